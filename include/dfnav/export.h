@@ -1,0 +1,36 @@
+/* dfnav export: a query result as an aligned table for people, as CSV
+ * (RFC 4180 through libcsv, full-precision values) or as JSON; and safe
+ * saving to a file (temporary file renamed into place, never clobbering
+ * an existing file unless asked). */
+#ifndef DFNAV_EXPORT_H
+#define DFNAV_EXPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dfnav/query.h"
+#include "dfnav/store.h"
+
+typedef enum { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON } dfn_format;
+
+bool dfn_format_parse(const char *s, dfn_format *out);
+/* Column names of a result: its dimensions (an event expands to start_s,
+ * proc, cat, func, file, offset, ret) then every metric. */
+size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max);
+/* Writes the result; returns 0, or -1 with errno set on a write error. */
+int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_format fmt);
+/* Writes to PATH through a temporary file in the same directory. Fails if
+ * PATH exists and overwrite is false. Returns 0 or -1 with a message. */
+int dfn_export_save(const char *path, bool overwrite, const dfn_store *s, const dfn_result *r,
+                    dfn_format fmt, char *err, size_t errlen);
+
+/* Human units for people: "1.5 ms", "3.2 GiB". */
+void dfn_fmt_us(double us, char *buf, size_t cap);
+void dfn_fmt_bytes(double b, char *buf, size_t cap);
+/* Shortest text that reads back as the same double. */
+void dfn_fmt_double(double v, char *buf, size_t cap);
+/* Copies text making control bytes, DEL and invalid UTF-8 visible as \xNN,
+ * so names from traces never reach a terminal as escapes. */
+size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,40 @@
+/* dfnav I/O classes: which POSIX/STDIO calls read, write, touch metadata,
+ * sync, manage processes or do IPC; how many bytes a call moved; and the
+ * twelve standard transfer-size bins. */
+#ifndef DFNAV_IOCLASS_H
+#define DFNAV_IOCLASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef enum {
+    DFN_CLASS_READ, DFN_CLASS_WRITE, DFN_CLASS_METADATA, DFN_CLASS_SYNC,
+    DFN_CLASS_PROCESS, DFN_CLASS_IPC, DFN_CLASS_OTHER, DFN_CLASS_COUNT
+} dfn_class;
+
+/* The finer split users ask for: metadata divides into open, close, seek
+ * and stat (the rest stays "metadata"). */
+typedef enum {
+    DFN_OP_READ, DFN_OP_WRITE, DFN_OP_OPEN, DFN_OP_CLOSE, DFN_OP_SEEK,
+    DFN_OP_STAT, DFN_OP_METADATA, DFN_OP_SYNC, DFN_OP_PROCESS, DFN_OP_IPC,
+    DFN_OP_OTHER, DFN_OP_COUNT
+} dfn_op;
+
+typedef enum { DFN_BYTES_NONE, DFN_BYTES_RET, DFN_BYTES_SIZE_X_RET } dfn_bytes_rule;
+
+/* Class by function name, for events whose category is POSIX or STDIO
+ * (compared ignoring case); any other category is DFN_CLASS_OTHER. */
+bool dfn_cat_is_io(const char *cat, size_t len);
+dfn_op dfn_op_of(const char *func, size_t len);
+dfn_class dfn_class_of_op(dfn_op op);
+dfn_bytes_rule dfn_bytes_rule_of(const char *func, size_t len);
+const char *dfn_class_name(dfn_class c);
+const char *dfn_op_name(dfn_op o);
+
+#define DFN_SIZEBIN_COUNT 12
+/* Bin of a transfer of BYTES (> 0), right-closed: 4096 is in "<=4KiB". */
+int dfn_sizebin(uint64_t bytes);
+const char *dfn_sizebin_name(int bin);
+
+#endif

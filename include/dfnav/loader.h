@@ -1,0 +1,51 @@
+/* dfnav loader: expands inputs (files, directories, globs, "-"), reads and
+ * parses them on worker threads and builds the event store. Runs in the
+ * background with progress and cancellation, because the explorer shows
+ * both while a trace set loads. Results do not depend on the thread count. */
+#ifndef DFNAV_LOADER_H
+#define DFNAV_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/store.h"
+
+typedef struct {
+    int threads;              /* parser threads; 0 = one per online core */
+    size_t block_size;        /* 0 = 4 MiB */
+} dfn_load_opts;
+
+typedef struct {
+    uint64_t bytes_done, bytes_total;   /* as stored (compressed for gzip) */
+    uint64_t events, files_done, files_total;
+    double elapsed_s, events_per_s;
+    bool building;            /* all read; the store is being assembled */
+    bool done, cancelled;
+} dfn_progress;
+
+/* Expands command-line inputs into trace files: directories are searched
+ * recursively for *.pfw and *.pfw.gz (sorted), a pattern that names no file
+ * is globbed, "-" is standard input. Paths that give nothing land in
+ * errors ("PATH: reason"). */
+typedef struct {
+    char **paths; size_t n;
+    char **errors; size_t nerrors;
+} dfn_inputs;
+void dfn_inputs_expand(const char *const *args, size_t nargs, dfn_inputs *out);
+void dfn_inputs_free(dfn_inputs *in);
+
+typedef struct dfn_loader dfn_loader;
+/* Starts loading the given trace files in the background. */
+dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_load_opts *opts);
+void dfn_loader_progress(dfn_loader *l, dfn_progress *out);
+void dfn_loader_cancel(dfn_loader *l);
+/* Waits for the end and returns the store (NULL when cancelled); frees l. */
+dfn_store *dfn_loader_finish(dfn_loader *l);
+/* Synchronous load. */
+dfn_store *dfn_load(const char *const *files, size_t nfiles, const dfn_load_opts *opts);
+
+/* Exit-status helpers: 0 all loaded, 1 some damage, 3 nothing readable. */
+int dfn_store_status(const dfn_store *s);
+
+#endif

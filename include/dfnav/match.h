@@ -1,0 +1,37 @@
+/* dfnav matching: a filter compiled against one store and its layers into
+ * lookup tables over the store's small id spaces (kinds, files, lanes), so
+ * that testing an event costs a few array reads; and the per-event layer
+ * membership masks. */
+#ifndef DFNAV_MATCH_H
+#define DFNAV_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/filter.h"
+#include "dfnav/layers.h"
+#include "dfnav/store.h"
+
+typedef struct dfn_layerset dfn_layerset;
+typedef struct dfn_match dfn_match;
+
+dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char *err, size_t errlen);
+/* Bit k set when event i is in layer k (bit n for "other"). */
+uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i);
+size_t dfn_layerset_count(const dfn_layerset *ls);   /* layers including "other" */
+const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls);
+void dfn_layerset_free(dfn_layerset *ls);
+
+/* ls may be NULL when the filter has no layer terms. */
+dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen);
+bool dfn_match_event(const dfn_match *m, size_t i);
+/* Events outside [lo, hi) cannot match (from the time terms). */
+void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi);
+bool dfn_match_all(const dfn_match *m);   /* no terms at all */
+void dfn_match_free(dfn_match *m);
+
+/* Start time (µs from the trace start) lower bound: first event with ts >= t. */
+size_t dfn_store_lower_bound(const dfn_store *s, uint64_t t);
+
+#endif

@@ -1,0 +1,83 @@
+/* dfnav queries: filter events, group them by one or more dimensions and
+ * compute the metrics of each group. The explorer and `dfnav report` both
+ * answer through dfn_query_run, so they always show the same rows. */
+#ifndef DFNAV_QUERY_H
+#define DFNAV_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/filter.h"
+#include "dfnav/match.h"
+#include "dfnav/store.h"
+
+#define DFN_MAX_DIMS 6
+
+typedef enum {
+    DFN_DIM_TIME, DFN_DIM_HOST, DFN_DIM_PID, DFN_DIM_TID, DFN_DIM_PROC, DFN_DIM_CAT,
+    DFN_DIM_FUNC, DFN_DIM_CLASS, DFN_DIM_OP, DFN_DIM_LAYER, DFN_DIM_FILE, DFN_DIM_PATTERN,
+    DFN_DIM_DIR, DFN_DIM_FS, DFN_DIM_SIZEBIN, DFN_DIM_ARG, DFN_DIM_EVENT, DFN_DIM_COUNT
+} dfn_dimkind;
+
+typedef struct {
+    dfn_dimkind kind;
+    char *arg;                /* NAME of arg.NAME */
+} dfn_dim;
+
+typedef enum {
+    DFN_M_COUNT, DFN_M_TIME_S, DFN_M_BUSY_S, DFN_M_MAX_PROC_S, DFN_M_BYTES, DFN_M_BW_MIBPS,
+    DFN_M_OPS_PER_S, DFN_M_MEAN_US, DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US, DFN_M_MAX_US,
+    DFN_M_FILES, DFN_M_PROCS, DFN_M_PCT_TIME, DFN_M_COUNT_
+} dfn_metric;
+
+const char *dfn_metric_name(dfn_metric m);
+int dfn_metric_parse(const char *s, size_t len);   /* -1 when unknown */
+const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap);
+/* "file,func" or "file func"; dims get malloc'd arg names. */
+bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen);
+void dfn_dims_free(dfn_dim *dims, size_t n);
+
+typedef struct {
+    dfn_dim dims[DFN_MAX_DIMS];
+    size_t ndims;             /* 0: one row of totals */
+    const dfn_filter *filter; /* may be NULL */
+    const dfn_layerset *layers;
+    double bin_s;             /* time bin width; 0 = chosen from the window */
+    int sort;                 /* metric, or -1 for the group key */
+    bool desc;
+    size_t top;               /* 0 = all rows */
+} dfn_query;
+
+typedef struct {
+    uint32_t id;              /* string id, value index, bin, layer or event index */
+} dfn_keyval;
+
+typedef struct {
+    size_t nrows, ndims;
+    dfn_dim dims[DFN_MAX_DIMS];
+    dfn_keyval *keys;         /* nrows * ndims */
+    double *m;                /* nrows * DFN_M_COUNT_ */
+    double bin_s, win_lo_s, win_hi_s;   /* time bins and the window they cover */
+    double total_time_s;      /* sum of durations of all matched events */
+    uint64_t matched;
+    int64_t *ints;            /* pid / tid values by index */
+    struct dfn_strtab *vals;  /* arg.NAME values */
+    const dfn_layers *layers;
+} dfn_result;
+
+dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
+static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m) { return r->m[row * DFN_M_COUNT_ + m]; }
+static inline const dfn_keyval *dfn_result_key(const dfn_result *r, size_t row, size_t dim) { return &r->keys[row * r->ndims + dim]; }
+/* Text of one key: file path, "host/pid/tid", bin start seconds ...
+ * key_str returns the stored string itself (any length) or formats a
+ * number into buf; key_text always copies into buf, truncating. */
+const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t row, size_t dim,
+                               char *buf, size_t cap, size_t *len);
+size_t dfn_result_key_text(const dfn_store *s, const dfn_result *r, size_t row, size_t dim, char *buf, size_t cap);
+void dfn_result_free(dfn_result *r);
+
+/* The time bin the query would choose for a window of span_s seconds. */
+double dfn_auto_bin(double span_s);
+
+#endif

@@ -1,0 +1,61 @@
+/* dfnav reader: streams one trace file (plain text, gzip with one or many
+ * members, or standard input) as blocks that hold only whole lines, so that
+ * blocks can be parsed independently on worker threads. */
+#ifndef DFNAV_READER_H
+#define DFNAV_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    DFN_COMP_NONE = 0,
+    DFN_COMP_GZIP = 1
+} dfn_compression;
+
+/* A run of whole lines. data[len-1] is '\n' except for the last block of a
+ * file whose last line has no newline. The block owns data (malloc'd); the
+ * consumer frees it with dfn_block_free(). */
+typedef struct dfn_block {
+    char *data;
+    size_t len;
+    uint64_t seq;          /* 0, 1, 2 ... within the file */
+} dfn_block;
+
+typedef struct dfn_reader dfn_reader;
+
+/* Lines longer than this are cut to this length (so they parse as malformed
+ * and keep their line number) and the rest of the line is skipped. */
+#define DFN_READER_MAX_LINE (64u << 20)
+
+/* Opens PATH ("-" is standard input). Compression is detected from the
+ * content (gzip magic), not the name. block_size is the target block size
+ * (0 = default 4 MiB). Returns NULL with a message in err on failure. */
+dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size_t errlen);
+
+/* Fills *b with the next block. Returns 1 for a block, 0 at the end of the
+ * file, -1 on damage (truncated or corrupt gzip, read error): every complete
+ * line before the damage has already been returned, and dfn_reader_error()
+ * says what happened and where (compressed byte offset). */
+int dfn_reader_next(dfn_reader *r, dfn_block *b);
+
+dfn_compression dfn_reader_compression(const dfn_reader *r);
+/* Bytes consumed of the file as stored (compressed bytes for gzip). */
+uint64_t dfn_reader_bytes_in(const dfn_reader *r);
+/* File size as stored, 0 when unknown (pipes). */
+uint64_t dfn_reader_size(const dfn_reader *r);
+/* Bytes produced (uncompressed text). */
+uint64_t dfn_reader_bytes_out(const dfn_reader *r);
+/* Lines cut by DFN_READER_MAX_LINE. */
+uint64_t dfn_reader_long_lines(const dfn_reader *r);
+/* Number of gzip members seen (0 for plain files). */
+uint64_t dfn_reader_members(const dfn_reader *r);
+/* Message of the last -1, or NULL. */
+const char *dfn_reader_error(const dfn_reader *r);
+void dfn_reader_close(dfn_reader *r);
+
+void dfn_block_free(dfn_block *b);
+
+/* Name of the gzip backend compiled in: "isa-l" or "zlib". */
+const char *dfn_reader_backend(void);
+
+#endif

@@ -1,0 +1,74 @@
+/* dfnav utilities shared by the engine: hashing, varints, checked
+ * allocation and number parsing from untrusted text. */
+#ifndef DFNAV_UTIL_H
+#define DFNAV_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+uint64_t dfn_hash(const void *data, size_t len);
+static inline uint64_t dfn_hash_u64(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Allocation that aborts with a message: out of memory is not recoverable
+ * in the middle of a load, and a NULL deref would be worse. */
+void *dfn_xmalloc(size_t n);
+void *dfn_xcalloc(size_t n, size_t size);
+void *dfn_xrealloc(void *p, size_t n);
+void *dfn_xreallocarray(void *p, size_t n, size_t size);
+char *dfn_xstrdup(const char *s);
+char *dfn_xstrndup(const char *s, size_t n);
+
+/* Grows *buf (element size elsize, capacity *cap) to hold at least need. */
+void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize);
+
+/* LEB128 varints. */
+static inline size_t dfn_varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+/* Reads a varint from [p, end); returns bytes used, 0 when malformed. */
+static inline size_t dfn_varint_get(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (size_t i = 0; i < 10 && p + i < end; i++) {
+        r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+        if (!(p[i] & 0x80)) { *v = r; return i + 1; }
+    }
+    return 0;
+}
+static inline uint64_t dfn_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t dfn_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Parses an unsigned decimal integer occupying exactly [s, s+len).
+ * Fails on empty text, non-digits and overflow. */
+bool dfn_parse_u64(const char *s, size_t len, uint64_t *out);
+/* Signed variant: optional leading '-'. */
+bool dfn_parse_i64(const char *s, size_t len, int64_t *out);
+/* A JSON number (possibly fractional or with exponent) to double. */
+bool dfn_parse_double(const char *s, size_t len, double *out);
+
+/* Case-insensitive ASCII comparisons. */
+bool dfn_ascii_ieq(const char *a, size_t alen, const char *b, size_t blen);
+bool dfn_ascii_icontains(const char *hay, size_t hlen, const char *needle, size_t nlen);
+
+/* Glob match with * and ? (no classes), bytes compared exactly or
+ * ignoring ASCII case. */
+bool dfn_glob_match(const char *pat, size_t plen, const char *s, size_t slen, bool icase);
+
+/* Monotonic clock in seconds. */
+double dfn_now(void);
+
+/* Number of online cores, at least 1. */
+int dfn_ncpus(void);
+
+#endif

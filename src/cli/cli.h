@@ -1,0 +1,38 @@
+/* dfnav command line: options shared by every command, loading with
+ * progress and damage reports, and the commands themselves. */
+#ifndef DFNAV_CLI_H
+#define DFNAV_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dfnav/export.h"
+#include "dfnav/layers.h"
+#include "dfnav/loader.h"
+#include "dfnav/query.h"
+
+typedef struct {
+    int threads;
+    const char *layers;       /* NULL = chosen from the trace set */
+    const char *by, *where, *sort;
+    size_t top;
+    double bin_s;
+    dfn_format format;
+    bool quiet;
+    char **paths;
+    size_t npaths;
+} cli_opts;
+
+/* Loads the inputs, reporting progress on a terminal and damage on stderr.
+ * Returns NULL (with *status 3) when nothing could be read. */
+dfn_store *cli_load(const cli_opts *o, int *status);
+/* Layers for the store: o->layers or the automatic preset. */
+bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out);
+/* Reports a failed write; EPIPE (a closed pipe, as with `| head`) is quiet. */
+int cli_write_status(FILE *f);
+
+int cmd_report(const cli_opts *o);
+int cmd_info(const cli_opts *o);
+int cmd_overview(const cli_opts *o);
+
+#endif

@@ -1,0 +1,216 @@
+/* `dfnav report` and the overview: load, query through the engine's one
+ * query path, print. Also the loading shared by every command: progress on
+ * a terminal, and each damaged file and line reported on stderr. */
+#include "cli.h"
+#include "dfnav/match.h"
+#include "dfnav/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_write_status(FILE *f)
+{
+    if (fflush(f) == 0 && !ferror(f)) return 0;
+    if (errno == EPIPE) return 0;
+    fprintf(stderr, "dfnav: write error: %s\n", strerror(errno));
+    return 2;
+}
+
+static void report_damage(const dfn_store *s)
+{
+    for (size_t i = 0; i < s->nsrc; i++) {
+        const dfn_srcinfo *si = &s->src[i];
+        if (si->error) fprintf(stderr, "dfnav: %s: %s\n", si->path, si->error);
+        for (size_t k = 0; k < si->nbad; k++)
+            fprintf(stderr, "dfnav: %s:%" PRIu64 ": malformed line: %s\n", si->path, si->bad_lines[k], si->bad_reason[k]);
+        if (si->malformed > si->nbad)
+            fprintf(stderr, "dfnav: %s: %" PRIu64 " malformed lines in all (the first %zu shown)\n",
+                    si->path, si->malformed, si->nbad);
+        if (si->long_lines)
+            fprintf(stderr, "dfnav: %s: %" PRIu64 " lines longer than 64 MiB were cut\n", si->path, si->long_lines);
+    }
+    if (s->hash_conflicts)
+        fprintf(stderr, "dfnav: %" PRIu64 " hashes are defined with two different names; the first definition is used\n",
+                s->hash_conflicts);
+}
+
+dfn_store *cli_load(const cli_opts *o, int *status)
+{
+    dfn_inputs in;
+    dfn_inputs_expand((const char *const *)o->paths, o->npaths, &in);
+    for (size_t i = 0; i < in.nerrors; i++) fprintf(stderr, "dfnav: %s\n", in.errors[i]);
+    if (in.n == 0) {
+        fprintf(stderr, "dfnav: no trace file to read\n");
+        dfn_inputs_free(&in);
+        *status = 3;
+        return NULL;
+    }
+    dfn_load_opts lo = { .threads = o->threads };
+    dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &lo);
+    bool tty = !o->quiet && isatty(STDERR_FILENO);
+    bool shown = false;
+    for (;;) {
+        dfn_progress p;
+        dfn_loader_progress(l, &p);
+        if (p.done) break;
+        if (tty && p.elapsed_s > 0.3) {
+            double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+            fprintf(stderr, "\rdfnav: %s %5.1f%%  %" PRIu64 " events  %.0f events/s   ",
+                    p.building ? "building" : "loading", pct, p.events, p.events_per_s);
+            shown = true;
+        }
+        struct timespec ts = { 0, 50 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    if (shown) fprintf(stderr, "\r\033[K");
+    dfn_store *s = dfn_loader_finish(l);
+    int st = dfn_store_status(s);
+    if (in.nerrors && st == 0) st = 1;
+    if (!o->quiet) report_damage(s);
+    dfn_inputs_free(&in);
+    *status = st;
+    if (st == 3) {
+        fprintf(stderr, "dfnav: nothing could be read\n");
+        dfn_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out)
+{
+    char err[1024];
+    const char *name = o->layers ? o->layers : dfn_layers_auto(s);
+    if (!dfn_layers_load(name, out, err, sizeof err)) {
+        fprintf(stderr, "dfnav: layers: %s\n", err);
+        return false;
+    }
+    return true;
+}
+
+static bool parse_sort(const char *text, dfn_query *q)
+{
+    q->sort = DFN_M_TIME_S;
+    q->desc = true;
+    if (q->ndims && (q->dims[0].kind == DFN_DIM_TIME || q->dims[0].kind == DFN_DIM_EVENT)) {
+        q->sort = -1;
+        q->desc = false;
+    }
+    if (!text) return true;
+    const char *colon = strchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : strlen(text);
+    if ((len == 3 && memcmp(text, "key", 3) == 0) || (len == 4 && memcmp(text, "name", 4) == 0)) {
+        q->sort = -1;
+        q->desc = false;
+    } else {
+        int m = dfn_metric_parse(text, len);
+        if (m < 0) {
+            fprintf(stderr, "dfnav: --sort: unknown metric '%.*s' (count time_s busy_s max_proc_s bytes bw_mibps ops_per_s mean_us p50_us p90_us p99_us max_us files procs pct_time, or key)\n",
+                    (int)len, text);
+            return false;
+        }
+        q->sort = m;
+        q->desc = true;
+    }
+    if (colon) {
+        if (strcmp(colon + 1, "asc") == 0) q->desc = false;
+        else if (strcmp(colon + 1, "desc") == 0) q->desc = true;
+        else { fprintf(stderr, "dfnav: --sort: direction is asc or desc, not '%s'\n", colon + 1); return false; }
+    }
+    return true;
+}
+
+/* Runs one query and prints it; returns 0, or 2 for a bad query. */
+static int run_and_print(const cli_opts *o, const dfn_store *s, const dfn_layerset *ls,
+                         const char *by, const char *where, const char *sort, size_t top, FILE *out)
+{
+    char err[2048];
+    dfn_query q = { .layers = ls, .bin_s = o->bin_s, .top = top };
+    if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --by: %s\n", err);
+        return 2;
+    }
+    dfn_filter f;
+    if (!dfn_filter_parse(where, &f, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --where: %s\n", err);
+        dfn_dims_free(q.dims, q.ndims);
+        return 2;
+    }
+    q.filter = &f;
+    int rc = 0;
+    if (!parse_sort(sort, &q)) rc = 2;
+    dfn_result *r = rc ? NULL : dfn_query_run(s, &q, err, sizeof err);
+    if (!rc && !r) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
+    if (r) {
+        dfn_export_write(out, s, r, o->format);
+        dfn_result_free(r);
+    }
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    return rc;
+}
+
+int cmd_report(const cli_opts *o)
+{
+    int status;
+    dfn_store *s = cli_load(o, &status);
+    if (!s) return status;
+    dfn_layers layers;
+    if (!cli_layers(o, s, &layers)) { dfn_store_free(s); return 2; }
+    char err[1024];
+    dfn_layerset *ls = dfn_layerset_compile(s, &layers, err, sizeof err);
+    int rc = 2;
+    if (!ls) fprintf(stderr, "dfnav: layers: %s\n", err);
+    else rc = run_and_print(o, s, ls, o->by, o->where, o->sort, o->top, stdout);
+    int wr = cli_write_status(stdout);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&layers);
+    dfn_store_free(s);
+    return rc ? rc : wr ? wr : status;
+}
+
+/* The overview: what was loaded, then time per layer, per I/O class and
+ * the busiest files: the first three questions users ask of a trace set. */
+int cmd_overview(const cli_opts *o)
+{
+    int status;
+    dfn_store *s = cli_load(o, &status);
+    if (!s) return status;
+    dfn_layers layers;
+    if (!cli_layers(o, s, &layers)) { dfn_store_free(s); return 2; }
+    char err[1024];
+    dfn_layerset *ls = dfn_layerset_compile(s, &layers, err, sizeof err);
+    int rc = 2;
+    if (!ls) {
+        fprintf(stderr, "dfnav: layers: %s\n", err);
+    } else {
+        uint64_t malformed = 0;
+        for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
+        if (o->format == DFN_FMT_TABLE) {
+            printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
+                   s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
+            printf("\nLayers (%s):\n", layers.source);
+        }
+        rc = run_and_print(o, s, ls, "layer", o->where, "key", 0, stdout);
+        if (!rc && o->format == DFN_FMT_TABLE) {
+            printf("\nI/O classes:\n");
+            rc = run_and_print(o, s, ls, "class", o->where, NULL, 0, stdout);
+        }
+        if (!rc && o->format == DFN_FMT_TABLE) {
+            printf("\nBusiest files:\n");
+            char where[4096];
+            snprintf(where, sizeof where, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+            rc = run_and_print(o, s, ls, "file", where, NULL, 10, stdout);
+            printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
+        }
+    }
+    int wr = cli_write_status(stdout);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&layers);
+    dfn_store_free(s);
+    return rc ? rc : wr ? wr : status;
+}

@@ -1,0 +1,320 @@
+/* Result writers: the aligned table users read, CSV through libcsv and
+ * JSON for scripts, plus the temp-file-and-rename save the explorer uses.
+ * Names from traces are data: the table escapes control bytes, CSV and JSON
+ * quote and escape them by their own rules. */
+#include "dfnav/export.h"
+#include "dfnav/util.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *event_cols[] = { "start_s", "proc", "cat", "func", "file", "offset", "ret" };
+#define NEVENT_COLS (sizeof event_cols / sizeof event_cols[0])
+
+bool dfn_format_parse(const char *s, dfn_format *out)
+{
+    if (strcmp(s, "table") == 0) *out = DFN_FMT_TABLE;
+    else if (strcmp(s, "csv") == 0) *out = DFN_FMT_CSV;
+    else if (strcmp(s, "json") == 0) *out = DFN_FMT_JSON;
+    else return false;
+    return true;
+}
+
+void dfn_fmt_double(double v, char *buf, size_t cap)
+{
+    if (v == 0) { snprintf(buf, cap, "0"); return; }
+    if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, cap, "%.0f", v); return; }
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+void dfn_fmt_us(double us, char *buf, size_t cap)
+{
+    if (us < 1000) snprintf(buf, cap, "%.0fus", us);
+    else if (us < 1e6) snprintf(buf, cap, "%.1fms", us / 1e3);
+    else if (us < 1e9) snprintf(buf, cap, "%.2fs", us / 1e6);
+    else snprintf(buf, cap, "%.0fs", us / 1e6);
+}
+
+void dfn_fmt_bytes(double b, char *buf, size_t cap)
+{
+    static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int k = 0;
+    while (b >= 1024 && k < 5) { b /= 1024; k++; }
+    if (k == 0) snprintf(buf, cap, "%.0f%s", b, u[k]);
+    else snprintf(buf, cap, "%.1f%s", b, u[k]);
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t len)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (!n || n > len || (n == 2 && c < 0xc2) || (n == 4 && c > 0xf4)) return 0;
+    for (size_t i = 1; i < n; i++) if ((s[i] & 0xc0) != 0x80) return 0;
+    if (n == 3 && ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))) return 0;
+    if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))) return 0;
+    /* C1 controls (U+0080..U+009F) act as terminal escapes too */
+    if (n == 2 && c == 0xc2 && s[1] < 0xa0) return 0;
+    return n;
+}
+
+size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t w = 0;
+    if (!cap) return 0;
+    for (size_t i = 0; i < len;) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        size_t n = *p >= 0x20 && *p != 0x7f ? utf8_len(p, len - i) : 0;
+        if (n) {
+            if (w + n >= cap) break;
+            memcpy(buf + w, p, n);
+            w += n;
+            i += n;
+        } else {
+            if (w + 4 >= cap) break;
+            buf[w++] = '\\'; buf[w++] = 'x'; buf[w++] = hex[*p >> 4]; buf[w++] = hex[*p & 15];
+            i++;
+        }
+    }
+    buf[w] = 0;
+    return w;
+}
+
+size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max)
+{
+    static _Thread_local char argnames[DFN_MAX_DIMS][128];
+    size_t n = 0;
+    for (size_t d = 0; d < r->ndims; d++) {
+        if (r->dims[d].kind == DFN_DIM_EVENT) {
+            for (size_t k = 0; k < NEVENT_COLS && n < max; k++) names[n++] = event_cols[k];
+        } else if (n < max) {
+            names[n++] = dfn_dim_name(&r->dims[d], argnames[d], sizeof argnames[d]);
+        }
+    }
+    for (int m = 0; m < DFN_M_COUNT_ && n < max; m++) names[n++] = dfn_metric_name((dfn_metric)m);
+    return n;
+}
+
+/* The raw text of one cell; grows to any name length. */
+typedef struct { char *text; size_t len, cap; bool is_num; } cell;
+
+static void cell_set(cell *c, const char *s, size_t len, bool num)
+{
+    dfn_grow((void **)&c->text, &c->cap, len + 1, 1);
+    memcpy(c->text, s, len);
+    c->text[len] = 0;
+    c->len = len;
+    c->is_num = num;
+}
+
+static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cell *cells, bool human)
+{
+    size_t n = 0;
+    char buf[4096];
+    for (size_t d = 0; d < r->ndims; d++) {
+        if (r->dims[d].kind != DFN_DIM_EVENT) {
+            size_t l;
+            const char *t = dfn_result_key_str(s, r, row, d, buf, sizeof buf, &l);
+            bool num = r->dims[d].kind == DFN_DIM_TIME || r->dims[d].kind == DFN_DIM_PID || r->dims[d].kind == DFN_DIM_TID;
+            cell_set(&cells[n++], t, l, num);
+            continue;
+        }
+        size_t i = dfn_result_key(r, row, d)->id;
+        const dfn_kind *k = &s->kinds[s->kind[i]];
+        int l = snprintf(buf, sizeof buf, "%.6f", dfn_store_ts(s, i) / 1e6);
+        cell_set(&cells[n++], buf, (size_t)l, true);
+        const char *t = dfn_store_str(s, s->lanes[s->lane[i]].name);
+        cell_set(&cells[n++], t, strlen(t), false);
+        t = dfn_store_str(s, k->cat);
+        cell_set(&cells[n++], t, dfn_strtab_len(s->strs, k->cat), false);
+        t = dfn_store_str(s, k->func);
+        cell_set(&cells[n++], t, dfn_strtab_len(s->strs, k->func), false);
+        uint32_t path = s->files[s->file[i]].path;
+        cell_set(&cells[n++], dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
+        static const char *argk[2] = { "offset", "ret" };
+        for (int a = 0; a < 2; a++) {
+            uint32_t key = dfn_strtab_find(s->strs, argk[a], strlen(argk[a]));
+            dfn_arg v;
+            if (key != DFN_NOID && dfn_store_arg(s, i, key, &v)) {
+                size_t vl = dfn_arg_text(s, &v, buf, sizeof buf);
+                cell_set(&cells[n++], buf, vl, true);
+            } else {
+                cell_set(&cells[n++], "", 0, true);
+            }
+        }
+    }
+    for (int m = 0; m < DFN_M_COUNT_; m++) {
+        double v = dfn_result_metric(r, row, (dfn_metric)m);
+        if (!human) {
+            if (m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S) snprintf(buf, sizeof buf, "%.6f", v);
+            else dfn_fmt_double(v, buf, sizeof buf);
+        } else if (m == DFN_M_BYTES) {
+            dfn_fmt_bytes(v, buf, sizeof buf);
+        } else if (m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S) {
+            snprintf(buf, sizeof buf, "%.3f", v);
+        } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US) {
+            snprintf(buf, sizeof buf, "%.0f", v);
+        } else {
+            snprintf(buf, sizeof buf, "%.1f", v);
+        }
+        cell_set(&cells[n++], buf, strlen(buf), true);
+    }
+    return n;
+}
+
+static int write_csv_field(FILE *out, const char *s, size_t len)
+{
+    bool quote = false;
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r' || (i == 0 && (s[i] == ' ' || s[i] == '\t')) ||
+                (i == len - 1 && (s[i] == ' ' || s[i] == '\t'));
+    if (quote) return csv_fwrite(out, s, len) == 0 ? 0 : -1;
+    return fwrite(s, 1, len, out) == len || len == 0 ? 0 : -1;
+}
+
+static void json_string(FILE *out, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    fputc('"', out);
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') { fputc('\\', out); fputc(c, out); i++; continue; }
+        if (c < 0x20 || c == 0x7f) {
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+            i++;
+            continue;
+        }
+        size_t n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s + i, len - i);
+        if (!n) {   /* invalid UTF-8: keep the byte visible, stay valid JSON */
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+            i++;
+            continue;
+        }
+        fwrite(s + i, 1, n, out);
+        i += n;
+    }
+    fputc('"', out);
+}
+
+int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_format fmt)
+{
+    const char *names[DFN_MAX_DIMS * NEVENT_COLS + DFN_M_COUNT_];
+    size_t ncol = dfn_export_columns(r, names, sizeof names / sizeof names[0]);
+    cell *cells = dfn_xcalloc(ncol, sizeof *cells);
+    if (fmt == DFN_FMT_CSV) {
+        for (size_t c = 0; c < ncol; c++) {
+            if (c) fputc(',', out);
+            write_csv_field(out, names[c], strlen(names[c]));
+        }
+        fputs("\r\n", out);
+        for (size_t row = 0; row < r->nrows; row++) {
+            row_cells(s, r, row, cells, false);
+            for (size_t c = 0; c < ncol; c++) {
+                if (c) fputc(',', out);
+                write_csv_field(out, cells[c].text, cells[c].len);
+            }
+            fputs("\r\n", out);
+            if (ferror(out)) break;
+        }
+    } else if (fmt == DFN_FMT_JSON) {
+        fputs("[", out);
+        for (size_t row = 0; row < r->nrows; row++) {
+            row_cells(s, r, row, cells, false);
+            fputs(row ? ",\n {" : "\n {", out);
+            for (size_t c = 0; c < ncol; c++) {
+                if (c) fputs(", ", out);
+                json_string(out, names[c], strlen(names[c]));
+                fputs(": ", out);
+                if (cells[c].is_num && cells[c].len) fwrite(cells[c].text, 1, cells[c].len, out);
+                else if (cells[c].is_num) fputs("null", out);
+                else json_string(out, cells[c].text, cells[c].len);
+            }
+            fputs("}", out);
+            if (ferror(out)) break;
+        }
+        fputs(r->nrows ? "\n]\n" : "]\n", out);
+    } else {
+        /* two passes: widths, then rows; names escaped for the terminal */
+        size_t *w = dfn_xcalloc(ncol, sizeof *w);
+        char *safe = NULL;
+        size_t safecap = 0;
+        for (size_t c = 0; c < ncol; c++) w[c] = strlen(names[c]);
+        for (size_t row = 0; row < r->nrows; row++) {
+            row_cells(s, r, row, cells, true);
+            for (size_t c = 0; c < ncol; c++) {
+                dfn_grow((void **)&safe, &safecap, cells[c].len * 4 + 1, 1);
+                size_t l = dfn_fmt_safe(cells[c].text, cells[c].len, safe, safecap);
+                if (l > w[c]) w[c] = l;
+            }
+        }
+        for (size_t c = 0; c < ncol; c++) {
+            bool num = c >= ncol - DFN_M_COUNT_;
+            fprintf(out, c ? "  %*s" : "%*s", num ? (int)w[c] : -(int)w[c], names[c]);
+        }
+        fputc('\n', out);
+        for (size_t row = 0; row < r->nrows; row++) {
+            row_cells(s, r, row, cells, true);
+            for (size_t c = 0; c < ncol; c++) {
+                dfn_grow((void **)&safe, &safecap, cells[c].len * 4 + 1, 1);
+                dfn_fmt_safe(cells[c].text, cells[c].len, safe, safecap);
+                fprintf(out, c ? "  %*s" : "%*s", cells[c].is_num ? (int)w[c] : -(int)w[c], safe);
+            }
+            fputc('\n', out);
+            if (ferror(out)) break;
+        }
+        free(w);
+        free(safe);
+    }
+    for (size_t c = 0; c < ncol; c++) free(cells[c].text);
+    free(cells);
+    fflush(out);
+    return ferror(out) ? -1 : 0;
+}
+
+int dfn_export_save(const char *path, bool overwrite, const dfn_store *s, const dfn_result *r,
+                    dfn_format fmt, char *err, size_t errlen)
+{
+    if (!overwrite && access(path, F_OK) == 0) {
+        snprintf(err, errlen, "%s exists", path);
+        return -1;
+    }
+    size_t n = strlen(path) + 32;
+    char *tmp = dfn_xmalloc(n);
+    snprintf(tmp, n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write in the directory of %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    fchmod(fd, 0644);
+    FILE *f = fdopen(fd, "w");
+    if (!f) { close(fd); unlink(tmp); snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(tmp); return -1; }
+    int rc = dfn_export_write(f, s, r, fmt);
+    int saved = errno;
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) { rc = -1; saved = errno; }
+    if (fclose(f) != 0 && rc == 0) { rc = -1; saved = errno; }
+    if (rc == 0 && !overwrite) {
+        /* link fails if the name appeared meanwhile: never clobber */
+        if (link(tmp, path) != 0) { rc = -1; saved = errno; }
+        unlink(tmp);
+    } else if (rc == 0) {
+        if (rename(tmp, path) != 0) { rc = -1; saved = errno; unlink(tmp); }
+    } else {
+        unlink(tmp);
+    }
+    if (rc != 0) snprintf(err, errlen, "%s: %s", path, strerror(saved));
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* Input expansion: command-line arguments to a sorted, de-duplicated list
+ * of trace files. Sorting makes the load order, and so every tie-break,
+ * independent of the directory order the file system happens to return. */
+#include "dfnav/loader.h"
+#include "dfnav/strtab.h"
+#include "dfnav/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct { char **v; size_t n, cap; } strvec;
+
+static void vec_push(strvec *v, char *s)
+{
+    dfn_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v);
+    v->v[v->n++] = s;
+}
+
+static bool is_trace_name(const char *name)
+{
+    size_t l = strlen(name);
+    return (l > 4 && strcmp(name + l - 4, ".pfw") == 0) || (l > 7 && strcmp(name + l - 7, ".pfw.gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char *errf(const char *path, const char *msg)
+{
+    size_t n = strlen(path) + strlen(msg) + 3;
+    char *s = dfn_xmalloc(n);
+    snprintf(s, n, "%s: %s", path, msg);
+    return s;
+}
+
+/* Depth-first walk; depth is bounded so a symlink loop cannot recurse
+ * forever. */
+static void walk_dir(const char *dir, int depth, strvec *files, strvec *errs)
+{
+    if (depth > 64) { vec_push(errs, errf(dir, "directory nesting too deep")); return; }
+    DIR *d = opendir(dir);
+    if (!d) { vec_push(errs, errf(dir, strerror(errno))); return; }
+    strvec names = {0};
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        vec_push(&names, dfn_xstrdup(e->d_name));
+    }
+    closedir(d);
+    if (names.n) qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    for (size_t i = 0; i < names.n; i++) {
+        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
+        char *p = dfn_xmalloc(n);
+        snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names.v[i]);
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            if (is_trace_name(names.v[i])) vec_push(errs, errf(p, strerror(errno)));
+            free(p);
+        } else if (S_ISDIR(st.st_mode)) {
+            walk_dir(p, depth + 1, files, errs);
+            free(p);
+        } else if (S_ISREG(st.st_mode) && is_trace_name(names.v[i])) {
+            vec_push(files, p);
+        } else {
+            free(p);
+        }
+        free(names.v[i]);
+    }
+    free(names.v);
+}
+
+static void add_path(const char *arg, strvec *files, strvec *errs)
+{
+    if (strcmp(arg, "-") == 0) { vec_push(files, dfn_xstrdup("-")); return; }
+    struct stat st;
+    if (stat(arg, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            size_t before = files->n;
+            walk_dir(arg, 0, files, errs);
+            if (files->n == before) vec_push(errs, errf(arg, "no *.pfw or *.pfw.gz files in this directory"));
+        } else {
+            vec_push(files, dfn_xstrdup(arg));
+        }
+        return;
+    }
+    int saved = errno;
+    if (strpbrk(arg, "*?[")) {
+        glob_t g;
+        int r = glob(arg, 0, NULL, &g);
+        if (r == 0) {
+            for (size_t i = 0; i < g.gl_pathc; i++) add_path(g.gl_pathv[i], files, errs);
+            globfree(&g);
+            return;
+        }
+        if (r != GLOB_NOMATCH) globfree(&g);
+        vec_push(errs, errf(arg, "no file matches this pattern"));
+        return;
+    }
+    vec_push(errs, errf(arg, strerror(saved)));
+}
+
+void dfn_inputs_expand(const char *const *args, size_t nargs, dfn_inputs *out)
+{
+    strvec files = {0}, errs = {0};
+    for (size_t i = 0; i < nargs; i++) add_path(args[i], &files, &errs);
+    /* The same file named twice (a directory and a glob inside it) loads once. */
+    dfn_strtab *seen = dfn_strtab_new();
+    size_t w = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        size_t before = dfn_strtab_count(seen);
+        bool dup = strcmp(files.v[i], "-") != 0 &&
+                   (dfn_strtab_intern(seen, files.v[i], strlen(files.v[i])), dfn_strtab_count(seen) == before);
+        if (dup) free(files.v[i]); else files.v[w++] = files.v[i];
+    }
+    dfn_strtab_free(seen);
+    out->paths = files.v;
+    out->n = w;
+    out->errors = errs.v;
+    out->nerrors = errs.n;
+}
+
+void dfn_inputs_free(dfn_inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++) free(in->paths[i]);
+    for (size_t i = 0; i < in->nerrors; i++) free(in->errors[i]);
+    free(in->paths);
+    free(in->errors);
+    memset(in, 0, sizeof *in);
+}

@@ -1,0 +1,101 @@
+/* Internal to the loader: the tables shared by parser threads while a
+ * trace set loads, the per-thread parser, the batch a block parses into,
+ * and the compact sorted chunk a batch becomes until the store is built. */
+#ifndef DFNAV_LOAD_H
+#define DFNAV_LOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dfnav/store.h"
+#include "dfnav/strtab.h"
+
+/* A name reference before metadata is resolved: a string id, or (top bit
+ * set) an index into the hash table, or none. */
+#define DFN_REF_HASH 0x80000000u
+#define DFN_REF_NONE UINT32_MAX
+
+enum { DFN_META_HH, DFN_META_FH, DFN_META_SH };
+
+typedef struct {
+    uint32_t hash_ref;        /* index in ctx->hashes */
+    uint32_t name;            /* string id */
+    uint8_t type;
+    uint64_t line;            /* line within its block, 1-based */
+} dfn_meta;
+
+/* Era hints seen in a file. */
+enum {
+    DFN_ERA_QUOTED = 1, DFN_ERA_NO_ID = 2, DFN_ERA_INLINE = 4, DFN_ERA_HASH_SMALL = 8,
+    DFN_ERA_HASH_HEX = 16, DFN_ERA_HASH_U64 = 32, DFN_ERA_PH_NUM = 64, DFN_ERA_TYPE = 128,
+    DFN_ERA_HASH_STR = 256
+};
+
+typedef struct {
+    pthread_mutex_t lock;     /* guards every table below */
+    dfn_strtab *strs;         /* names, paths, argument keys and values */
+    dfn_strtab *hashes;       /* canonical hash text */
+    dfn_strtab *lanes;        /* (host ref u32, pid i64, tid i64) as bytes */
+    dfn_strtab *kinds;        /* (cat u32, func u32) as bytes */
+    dfn_strtab *schemas;      /* [(key u32, type u8)...] as bytes */
+} dfn_loadctx;
+
+typedef struct {
+    uint64_t line;
+    const char *reason;       /* static text */
+} dfn_badline;
+
+/* One parsed block, in wide columns, in file order. */
+typedef struct {
+    size_t n, cap;
+    uint64_t *ts, *dur, *bytes;
+    uint32_t *lane, *kind, *file, *args_off;
+    uint8_t *args; size_t args_len, args_cap;
+    dfn_meta *meta; size_t nmeta, metacap;
+    dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
+    uint64_t lines, events, metadata, other, malformed;
+    uint64_t min_ts, max_end;
+    unsigned era;
+    uint32_t version;         /* from the start event, 0 if none */
+} dfn_batch;
+
+/* A batch sorted by start time in compact columns. */
+typedef struct {
+    uint32_t src;             /* input file index */
+    uint64_t seq;             /* block number within the file */
+    size_t n;
+    uint64_t ts_base;         /* absolute µs */
+    dfn_col32 ts, dur, bytes;
+    uint32_t *lane, *kind, *file;
+    uint8_t *args; size_t args_len;
+    dfn_meta *meta; size_t nmeta;
+    dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
+    uint64_t lines, events, metadata, other, malformed;
+    uint64_t min_ts, max_end;
+    unsigned era;
+    uint32_t version;
+    size_t mem;
+} dfn_chunk;
+
+typedef struct dfn_parser dfn_parser;
+dfn_parser *dfn_parser_new(dfn_loadctx *ctx);
+void dfn_parser_free(dfn_parser *p);
+/* Parses every line of a block into b (which it resets first). */
+void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b);
+
+void dfn_batch_free(dfn_batch *b);
+/* Sorts a batch by start time into a new compact chunk. */
+dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
+void dfn_chunk_free(dfn_chunk *c);
+
+/* Sets v[i] (v preallocated); calls must come in increasing i. */
+void dfn_col32_set(dfn_col32 *c, size_t i, uint64_t v);
+void dfn_col32_free(dfn_col32 *c);
+
+/* Argument records: one store index entry every 2^DFN_ARGS_INDEX_SHIFT events. */
+#define DFN_ARGS_INDEX_SHIFT 4
+/* End of the record at p, never past end (needs the store's schemas). */
+const uint8_t *dfn_store_record_end(const dfn_store *s, const uint8_t *p, const uint8_t *end);
+
+#endif

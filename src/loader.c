@@ -1,0 +1,672 @@
+/* The loader: reader threads turn files into blocks of whole lines, parser
+ * threads turn blocks into sorted compact chunks, and the builder merges
+ * the chunks by start time into the store, resolving hashed names through
+ * the metadata of the whole set. Every id the store hands out is assigned
+ * in merge order, and chunks merge in (file, block) order on ties, so the
+ * store is the same for any thread count. */
+#include "dfnav/loader.h"
+#include "dfnav/reader.h"
+#include "dfnav/pathinfo.h"
+#include "dfnav/util.h"
+#include "load.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint32_t src;
+    uint64_t seq;
+    dfn_block blk;
+} queued_block;
+
+typedef struct {
+    char *error;
+    const char *compression;
+    uint64_t size, long_lines;
+} src_state;
+
+struct dfn_loader {
+    char **files; size_t nfiles;
+    dfn_load_opts opts;
+    int nreaders, nparsers;
+    pthread_t coordinator;
+
+    pthread_mutex_t qlock;
+    pthread_cond_t qnotempty, qnotfull;
+    queued_block *queue; size_t qcap, qhead, qcount;
+    int readers_left;
+
+    atomic_size_t next_file;
+    atomic_uint_fast64_t bytes_done, events, files_done;
+    atomic_bool cancel, building, done;
+    uint64_t bytes_total;
+    double t_start, t_end;
+
+    src_state *src;
+    pthread_mutex_t clock;   /* guards chunks */
+    dfn_chunk **chunks; size_t nchunks, chunkcap;
+
+    dfn_loadctx ctx;
+    dfn_store *store;
+};
+
+/* ---- reader threads ---- */
+
+static void queue_push(dfn_loader *l, queued_block *qb)
+{
+    pthread_mutex_lock(&l->qlock);
+    while (l->qcount == l->qcap && !atomic_load(&l->cancel)) pthread_cond_wait(&l->qnotfull, &l->qlock);
+    if (atomic_load(&l->cancel)) {
+        pthread_mutex_unlock(&l->qlock);
+        dfn_block_free(&qb->blk);
+        return;
+    }
+    l->queue[(l->qhead + l->qcount) % l->qcap] = *qb;
+    l->qcount++;
+    pthread_cond_signal(&l->qnotempty);
+    pthread_mutex_unlock(&l->qlock);
+}
+
+static bool queue_pop(dfn_loader *l, queued_block *out)
+{
+    pthread_mutex_lock(&l->qlock);
+    while (l->qcount == 0 && l->readers_left > 0 && !atomic_load(&l->cancel))
+        pthread_cond_wait(&l->qnotempty, &l->qlock);
+    if (l->qcount == 0 || atomic_load(&l->cancel)) {
+        pthread_mutex_unlock(&l->qlock);
+        return false;
+    }
+    *out = l->queue[l->qhead];
+    l->qhead = (l->qhead + 1) % l->qcap;
+    l->qcount--;
+    pthread_cond_signal(&l->qnotfull);
+    pthread_mutex_unlock(&l->qlock);
+    return true;
+}
+
+static void *reader_main(void *arg)
+{
+    dfn_loader *l = arg;
+    for (;;) {
+        size_t f = atomic_fetch_add(&l->next_file, 1);
+        if (f >= l->nfiles || atomic_load(&l->cancel)) break;
+        char err[512];
+        dfn_reader *r = dfn_reader_open(l->files[f], l->opts.block_size, err, sizeof err);
+        if (!r) {
+            l->src[f].error = dfn_xstrdup(err);
+            atomic_fetch_add(&l->bytes_done, l->src[f].size);
+            atomic_fetch_add(&l->files_done, 1);
+            continue;
+        }
+        uint64_t seq = 0, last_in = 0;
+        for (;;) {
+            if (atomic_load(&l->cancel)) break;
+            queued_block qb = { .src = (uint32_t)f, .seq = seq };
+            int rc = dfn_reader_next(r, &qb.blk);
+            uint64_t in = dfn_reader_bytes_in(r);
+            atomic_fetch_add(&l->bytes_done, in - last_in);
+            last_in = in;
+            if (rc <= 0) {
+                if (rc < 0) {
+                    const char *m = dfn_reader_error(r);
+                    l->src[f].error = dfn_xstrdup(m ? m : "read error");
+                }
+                break;
+            }
+            seq++;
+            queue_push(l, &qb);
+        }
+        l->src[f].compression = dfn_reader_compression(r) == DFN_COMP_GZIP ? "gzip" : "none";
+        l->src[f].long_lines = dfn_reader_long_lines(r);
+        if (!l->src[f].size) l->src[f].size = dfn_reader_bytes_in(r);
+        /* the stored size may differ from what was read (a growing file) */
+        if (last_in < l->src[f].size) atomic_fetch_add(&l->bytes_done, l->src[f].size - last_in);
+        dfn_reader_close(r);
+        atomic_fetch_add(&l->files_done, 1);
+    }
+    pthread_mutex_lock(&l->qlock);
+    l->readers_left--;
+    pthread_cond_broadcast(&l->qnotempty);
+    pthread_mutex_unlock(&l->qlock);
+    return NULL;
+}
+
+/* ---- parser threads ---- */
+
+static void *parser_main(void *arg)
+{
+    dfn_loader *l = arg;
+    dfn_parser *p = dfn_parser_new(&l->ctx);
+    dfn_batch b = {0};
+    queued_block qb;
+    while (queue_pop(l, &qb)) {
+        dfn_parser_block(p, qb.blk.data, qb.blk.len, &b);
+        dfn_block_free(&qb.blk);
+        dfn_chunk *c = dfn_chunk_from_batch(&b, qb.src, qb.seq);
+        atomic_fetch_add(&l->events, b.events);
+        pthread_mutex_lock(&l->clock);
+        dfn_grow((void **)&l->chunks, &l->chunkcap, l->nchunks + 1, sizeof *l->chunks);
+        l->chunks[l->nchunks++] = c;
+        pthread_mutex_unlock(&l->clock);
+    }
+    dfn_batch_free(&b);
+    dfn_parser_free(p);
+    return NULL;
+}
+
+/* ---- building the store ---- */
+
+static int chunk_order_cmp(const void *a, const void *b)
+{
+    const dfn_chunk *x = *(dfn_chunk *const *)a, *y = *(dfn_chunk *const *)b;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static char *era_label(unsigned era, uint32_t version)
+{
+    char buf[64];
+    const char *fam =
+        era & DFN_ERA_PH_NUM ? "newest" :
+        era & DFN_ERA_HASH_HEX ? "v1.0.6-hex" :
+        era & DFN_ERA_HASH_U64 ? "v1.0.7+" :
+        era & DFN_ERA_HASH_SMALL ? "v1.0.5-hash16" :
+        era & DFN_ERA_QUOTED ? "v0.0.2-v1.0.4" :
+        (era & DFN_ERA_INLINE) && (era & DFN_ERA_NO_ID) ? "v0.0.1" :
+        era & DFN_ERA_INLINE ? "v1.0.5" : "unknown";
+    if (version)
+        snprintf(buf, sizeof buf, "v%u.%u.%u", version / 100000, (version / 1000) % 100, version % 1000);
+    else
+        snprintf(buf, sizeof buf, "%s", fam);
+    return dfn_xstrdup(buf);
+}
+
+typedef struct {
+    dfn_chunk *c;
+    size_t pos, order;
+    uint64_t ts;
+    const uint8_t *args;
+} cursor;
+
+static inline bool cur_less(const cursor *a, const cursor *b)
+{
+    return a->ts != b->ts ? a->ts < b->ts : a->order < b->order;
+}
+
+static void heap_down(cursor *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && cur_less(&h[l], &h[m])) m = l;
+        if (r < n && cur_less(&h[r], &h[m])) m = r;
+        if (m == i) return;
+        cursor t = h[i]; h[i] = h[m]; h[m] = t;
+        i = m;
+    }
+}
+
+/* Ids handed out in merge order; maps are indexed by the load-time refs. */
+typedef struct {
+    dfn_store *s;
+    dfn_loadctx *ctx;
+    uint32_t *hmap, *fmap;          /* hash ref -> string id */
+    uint32_t *lane_map, *kind_map;  /* load ref -> store id, NOID = not yet */
+    uint32_t *strfile_map, *hashfile_map;
+    size_t nstr_at_load;
+    dfn_strtab *lane_keys, *kind_keys, *file_keys, *catfold;
+    uint32_t *catfold_best;  size_t catfold_cap;
+    size_t lanecap, kindcap, filecap;
+    uint32_t empty;
+} builder;
+
+static uint32_t hash_text(builder *b, uint32_t ref)
+{
+    return dfn_strtab_intern(b->s->strs, dfn_strtab_str(b->ctx->hashes, ref), dfn_strtab_len(b->ctx->hashes, ref));
+}
+
+static uint32_t build_lane(builder *b, uint32_t ref)
+{
+    if (b->lane_map[ref] != DFN_NOID) return b->lane_map[ref];
+    const char *key = dfn_strtab_str(b->ctx->lanes, ref);
+    uint32_t host_ref; int64_t pid, tid;
+    memcpy(&host_ref, key, 4); memcpy(&pid, key + 4, 8); memcpy(&tid, key + 12, 8);
+    uint32_t host;
+    if (host_ref == DFN_REF_NONE) host = b->empty;
+    else if (host_ref & DFN_REF_HASH) {
+        uint32_t h = host_ref & ~DFN_REF_HASH;
+        host = b->hmap[h] != DFN_NOID ? b->hmap[h] : hash_text(b, h);
+        if (b->hmap[h] == DFN_NOID) b->s->unresolved_hashes++;
+    } else host = host_ref;
+    uint8_t rk[20];
+    memcpy(rk, &host, 4); memcpy(rk + 4, &pid, 8); memcpy(rk + 12, &tid, 8);
+    uint32_t before = dfn_strtab_count(b->lane_keys);
+    uint32_t id = dfn_strtab_intern(b->lane_keys, (const char *)rk, 20);
+    if (id == before) {
+        dfn_grow((void **)&b->s->lanes, &b->lanecap, id + 1, sizeof *b->s->lanes);
+        char name[256];
+        int n = snprintf(name, sizeof name, "%s/%" PRId64 "/%" PRId64, dfn_strtab_str(b->s->strs, host), pid, tid);
+        if (n < 0) n = 0;
+        if ((size_t)n >= sizeof name) {
+            size_t need = (size_t)n + 1;
+            char *big = dfn_xmalloc(need);
+            snprintf(big, need, "%s/%" PRId64 "/%" PRId64, dfn_strtab_str(b->s->strs, host), pid, tid);
+            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, big, (size_t)n) };
+            free(big);
+        } else {
+            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, (size_t)n) };
+        }
+        b->s->nlanes = id + 1;
+    }
+    return b->lane_map[ref] = id;
+}
+
+/* Categories compare ignoring case; the canonical spelling is the smallest
+ * byte-wise, so it does not depend on which thread saw which first. */
+static uint32_t canonical_cat(builder *b, uint32_t cat)
+{
+    const char *s = dfn_strtab_str(b->s->strs, cat);
+    size_t len = dfn_strtab_len(b->s->strs, cat);
+    char *low = dfn_xmalloc(len + 1);
+    for (size_t i = 0; i < len; i++) low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    uint32_t before = dfn_strtab_count(b->catfold);
+    uint32_t k = dfn_strtab_intern(b->catfold, low, len);
+    free(low);
+    if (k == before) {
+        dfn_grow((void **)&b->catfold_best, &b->catfold_cap, k + 1, sizeof *b->catfold_best);
+        /* every spelling of this category, picked from the whole kind table */
+        uint32_t best = cat;
+        for (uint32_t r = 0; r < dfn_strtab_count(b->ctx->kinds); r++) {
+            uint32_t c2;
+            memcpy(&c2, dfn_strtab_str(b->ctx->kinds, r), 4);
+            size_t l2 = dfn_strtab_len(b->s->strs, c2);
+            if (l2 == len && dfn_ascii_ieq(dfn_strtab_str(b->s->strs, c2), l2, s, len) &&
+                strcmp(dfn_strtab_str(b->s->strs, c2), dfn_strtab_str(b->s->strs, best)) < 0)
+                best = c2;
+        }
+        b->catfold_best[k] = best;
+    }
+    return b->catfold_best[k];
+}
+
+static uint32_t build_kind(builder *b, uint32_t ref)
+{
+    if (b->kind_map[ref] != DFN_NOID) return b->kind_map[ref];
+    uint32_t cat, func;
+    const char *key = dfn_strtab_str(b->ctx->kinds, ref);
+    memcpy(&cat, key, 4); memcpy(&func, key + 4, 4);
+    cat = canonical_cat(b, cat);
+    uint8_t rk[8];
+    memcpy(rk, &cat, 4); memcpy(rk + 4, &func, 4);
+    uint32_t before = dfn_strtab_count(b->kind_keys);
+    uint32_t id = dfn_strtab_intern(b->kind_keys, (const char *)rk, 8);
+    if (id == before) {
+        dfn_grow((void **)&b->s->kinds, &b->kindcap, id + 1, sizeof *b->s->kinds);
+        const char *cs = dfn_strtab_str(b->s->strs, cat), *fs = dfn_strtab_str(b->s->strs, func);
+        size_t cl = dfn_strtab_len(b->s->strs, cat), fl = dfn_strtab_len(b->s->strs, func);
+        dfn_op op = dfn_cat_is_io(cs, cl) ? dfn_op_of(fs, fl) : DFN_OP_OTHER;
+        b->s->kinds[id] = (dfn_kind){ cat, func, (uint8_t)dfn_class_of_op(op), (uint8_t)op,
+                                      (uint8_t)dfn_bytes_rule_of(fs, fl) };
+        b->s->nkinds = id + 1;
+    }
+    return b->kind_map[ref] = id;
+}
+
+static uint32_t build_file_for_path(builder *b, uint32_t path)
+{
+    uint32_t before = dfn_strtab_count(b->file_keys);
+    uint32_t id = dfn_strtab_intern(b->file_keys, (const char *)&path, 4) + 1;
+    if (id == before + 1) {
+        dfn_grow((void **)&b->s->files, &b->filecap, id + 1, sizeof *b->s->files);
+        const char *p = dfn_strtab_str(b->s->strs, path);
+        size_t len = dfn_strtab_len(b->s->strs, path);
+        char *tmp = dfn_xmalloc(len + 2);
+        dfn_file f = { .path = path };
+        f.pattern = dfn_strtab_intern(b->s->strs, tmp, dfn_path_pattern(p, len, tmp));
+        f.dir = dfn_strtab_intern(b->s->strs, tmp, dfn_path_dir(p, len, tmp));
+        f.fs = dfn_strtab_intern(b->s->strs, tmp, dfn_path_fs(p, len, tmp));
+        free(tmp);
+        b->s->files[id] = f;
+        b->s->nfiles = id + 1;
+    }
+    return id;
+}
+
+static uint32_t build_file(builder *b, uint32_t ref)
+{
+    if (ref == DFN_REF_NONE) return 0;
+    if (ref & DFN_REF_HASH) {
+        uint32_t h = ref & ~DFN_REF_HASH;
+        if (b->hashfile_map[h] != DFN_NOID) return b->hashfile_map[h];
+        uint32_t path = b->fmap[h];
+        if (path == DFN_NOID) { path = hash_text(b, h); b->s->unresolved_hashes++; }
+        return b->hashfile_map[h] = build_file_for_path(b, path);
+    }
+    if (ref >= b->nstr_at_load) return 0;
+    if (b->strfile_map[ref] != DFN_NOID) return b->strfile_map[ref];
+    return b->strfile_map[ref] = build_file_for_path(b, ref);
+}
+
+static uint32_t *map_new(size_t n)
+{
+    uint32_t *m = dfn_xmalloc((n ? n : 1) * sizeof *m);
+    memset(m, 0xff, (n ? n : 1) * sizeof *m);
+    return m;
+}
+
+static void build_sources(dfn_loader *l, dfn_store *s)
+{
+    s->nsrc = l->nfiles;
+    s->src = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *s->src);
+    unsigned *era = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *era);
+    uint32_t *version = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *version);
+    for (size_t f = 0; f < l->nfiles; f++) {
+        dfn_srcinfo *si = &s->src[f];
+        si->path = dfn_xstrdup(l->files[f]);
+        si->compression = l->src[f].compression ? l->src[f].compression : "none";
+        si->size_bytes = l->src[f].size;
+        si->error = l->src[f].error;
+        l->src[f].error = NULL;
+        si->long_lines = l->src[f].long_lines;
+        si->start_us = UINT64_MAX;
+    }
+    for (size_t k = 0; k < l->nchunks; k++) {
+        dfn_chunk *c = l->chunks[k];
+        dfn_srcinfo *si = &s->src[c->src];
+        for (size_t j = 0; j < c->nbad; j++) {
+            if (si->nbad < DFN_MAX_BAD_LINES) {
+                si->bad_lines[si->nbad] = si->lines + c->bad[j].line;
+                si->bad_reason[si->nbad] = dfn_xstrdup(c->bad[j].reason);
+                si->nbad++;
+            }
+        }
+        si->lines += c->lines;
+        si->events += c->events;
+        si->metadata += c->metadata;
+        si->other_records += c->other;
+        si->malformed += c->malformed;
+        if (c->events) {
+            if (c->min_ts < si->start_us) si->start_us = c->min_ts;
+            if (c->max_end > si->end_us) si->end_us = c->max_end;
+        }
+        era[c->src] |= c->era;
+        if (c->version && !version[c->src]) version[c->src] = c->version;
+    }
+    for (size_t f = 0; f < l->nfiles; f++) {
+        if (s->src[f].start_us == UINT64_MAX) s->src[f].start_us = 0;
+        s->src[f].era = s->src[f].lines ? era_label(era[f], version[f]) : dfn_xstrdup("-");
+    }
+    free(era);
+    free(version);
+}
+
+static void build_metadata(builder *b, dfn_loader *l)
+{
+    size_t nh = dfn_strtab_count(l->ctx.hashes);
+    b->hmap = map_new(nh);
+    b->fmap = map_new(nh);
+    for (size_t k = 0; k < l->nchunks; k++) {
+        dfn_chunk *c = l->chunks[k];
+        for (size_t j = 0; j < c->nmeta; j++) {
+            dfn_meta *m = &c->meta[j];
+            uint32_t *map = m->type == DFN_META_HH ? b->hmap : m->type == DFN_META_FH ? b->fmap : NULL;
+            if (!map || m->hash_ref >= nh) continue;
+            if (map[m->hash_ref] == DFN_NOID) map[m->hash_ref] = m->name;
+            else if (map[m->hash_ref] != m->name) b->s->hash_conflicts++;
+        }
+    }
+}
+
+static void build_schemas(dfn_store *s, dfn_strtab *schemas)
+{
+    size_t n = dfn_strtab_count(schemas);
+    s->nschemas = n;
+    s->schema_keys = dfn_xcalloc(n ? n : 1, sizeof *s->schema_keys);
+    s->schema_types = dfn_xcalloc(n ? n : 1, sizeof *s->schema_types);
+    s->schema_len = dfn_xcalloc(n ? n : 1, sizeof *s->schema_len);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = dfn_strtab_str(schemas, (uint32_t)i);
+        size_t m = dfn_strtab_len(schemas, (uint32_t)i) / 5;
+        s->schema_len[i] = (uint16_t)m;
+        s->schema_keys[i] = dfn_xmalloc((m ? m : 1) * sizeof(uint32_t));
+        s->schema_types[i] = dfn_xmalloc(m ? m : 1);
+        for (size_t j = 0; j < m; j++) {
+            memcpy(&s->schema_keys[i][j], k + j * 5, 4);
+            s->schema_types[i][j] = (uint8_t)k[j * 5 + 4];
+        }
+    }
+}
+
+static dfn_store *loader_build(dfn_loader *l)
+{
+    dfn_store *s = dfn_xcalloc(1, sizeof *s);
+    if (l->nchunks) qsort(l->chunks, l->nchunks, sizeof *l->chunks, chunk_order_cmp);
+    s->strs = l->ctx.strs;    /* the store takes the names over */
+    build_sources(l, s);
+    build_schemas(s, l->ctx.schemas);
+
+    builder b = { .s = s, .ctx = &l->ctx };
+    build_metadata(&b, l);
+    b.nstr_at_load = dfn_strtab_count(s->strs);
+    b.lane_map = map_new(dfn_strtab_count(l->ctx.lanes));
+    b.kind_map = map_new(dfn_strtab_count(l->ctx.kinds));
+    b.strfile_map = map_new(b.nstr_at_load);
+    b.hashfile_map = map_new(dfn_strtab_count(l->ctx.hashes));
+    b.lane_keys = dfn_strtab_new();
+    b.kind_keys = dfn_strtab_new();
+    b.file_keys = dfn_strtab_new();
+    b.catfold = dfn_strtab_new();
+    b.empty = dfn_strtab_intern(s->strs, "", 0);
+    dfn_grow((void **)&s->files, &b.filecap, 1, sizeof *s->files);
+    s->files[0] = (dfn_file){ b.empty, b.empty, b.empty, b.empty };
+    s->nfiles = 1;
+
+    size_t n = 0, args_total = 0;
+    for (size_t k = 0; k < l->nchunks; k++) { n += l->chunks[k]->n; args_total += l->chunks[k]->args_len; }
+    s->n = n;
+    size_t nblocks = (n >> DFN_TS_BLOCK_SHIFT) + 1;
+    s->ts_base = dfn_xcalloc(nblocks, sizeof *s->ts_base);
+    s->ts.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    s->dur.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    s->bytes.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    s->lane = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    s->kind = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    s->file = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    s->args = dfn_xmalloc(args_total ? args_total : 1);
+    s->args_idx = dfn_xcalloc((n >> DFN_ARGS_INDEX_SHIFT) + 1, sizeof *s->args_idx);
+
+    cursor *heap = dfn_xmalloc((l->nchunks ? l->nchunks : 1) * sizeof *heap);
+    size_t hn = 0;
+    for (size_t k = 0; k < l->nchunks; k++) {
+        dfn_chunk *c = l->chunks[k];
+        if (!c->n) { dfn_chunk_free(c); l->chunks[k] = NULL; continue; }
+        heap[hn++] = (cursor){ c, 0, k, c->ts_base + dfn_col32_get(&c->ts, 0), c->args };
+    }
+    for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
+
+    uint64_t t0 = hn ? heap[0].ts : 0, t1 = t0;
+    size_t w = 0, aw = 0;
+    while (hn) {
+        cursor *cu = &heap[0];
+        dfn_chunk *c = cu->c;
+        size_t j = cu->pos;
+        uint64_t rel = cu->ts - t0;
+        if ((w & ((1u << DFN_TS_BLOCK_SHIFT) - 1)) == 0) s->ts_base[w >> DFN_TS_BLOCK_SHIFT] = rel;
+        dfn_col32_set(&s->ts, w, rel - s->ts_base[w >> DFN_TS_BLOCK_SHIFT]);
+        uint64_t dur = dfn_col32_get(&c->dur, j);
+        if (cu->ts + dur > t1) t1 = cu->ts + dur;
+        dfn_col32_set(&s->dur, w, dur);
+        dfn_col32_set(&s->bytes, w, dfn_col32_get(&c->bytes, j));
+        s->lane[w] = build_lane(&b, c->lane[j]);
+        s->kind[w] = build_kind(&b, c->kind[j]);
+        s->file[w] = build_file(&b, c->file[j]);
+        const uint8_t *rend = dfn_store_record_end(s, cu->args, c->args + c->args_len);
+        if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
+        memcpy(s->args + aw, cu->args, (size_t)(rend - cu->args));
+        aw += (size_t)(rend - cu->args);
+        cu->args = rend;
+        w++;
+        cu->pos++;
+        if (cu->pos < c->n) {
+            cu->ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
+        } else {
+            dfn_chunk_free(c);
+            l->chunks[cu->order] = NULL;
+            heap[0] = heap[--hn];
+        }
+        if (hn) heap_down(heap, hn, 0);
+    }
+    free(heap);
+    s->args_len = aw;
+    s->t0 = t0;
+    s->t1 = t1;
+
+    free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
+    free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best);
+    dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
+    dfn_strtab_free(b.file_keys); dfn_strtab_free(b.catfold);
+    return s;
+}
+
+/* ---- lifecycle ---- */
+
+static void *coordinator_main(void *arg)
+{
+    dfn_loader *l = arg;
+    int total = l->nreaders + l->nparsers;
+    pthread_t *th = dfn_xmalloc((size_t)total * sizeof *th);
+    l->readers_left = l->nreaders;   /* before any reader can finish */
+    for (int i = 0; i < total; i++) {
+        if (pthread_create(&th[i], NULL, i < l->nreaders ? reader_main : parser_main, l) != 0) {
+            fprintf(stderr, "dfnav: cannot start a loader thread\n");
+            abort();
+        }
+    }
+    for (int i = 0; i < total; i++) pthread_join(th[i], NULL);
+    free(th);
+    if (!atomic_load(&l->cancel)) {
+        atomic_store(&l->building, true);
+        l->store = loader_build(l);
+    }
+    l->t_end = dfn_now();
+    atomic_store(&l->done, true);
+    return NULL;
+}
+
+dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_load_opts *opts)
+{
+    dfn_loader *l = dfn_xcalloc(1, sizeof *l);
+    l->nfiles = nfiles;
+    l->files = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->files);
+    l->src = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->src);
+    for (size_t i = 0; i < nfiles; i++) {
+        l->files[i] = dfn_xstrdup(files[i]);
+        FILE *f = strcmp(files[i], "-") == 0 ? NULL : fopen(files[i], "rb");
+        if (f) {
+            if (fseeko(f, 0, SEEK_END) == 0) {
+                off_t sz = ftello(f);
+                if (sz > 0) l->src[i].size = (uint64_t)sz;
+            }
+            fclose(f);
+        }
+        l->bytes_total += l->src[i].size;
+    }
+    if (opts) l->opts = *opts;
+    int threads = l->opts.threads > 0 ? l->opts.threads : dfn_ncpus();
+    if (threads > 256) threads = 256;
+    l->nparsers = threads;
+    /* Reading plain text is cheap next to parsing, inflating is not: one
+     * reader per two parsers keeps both busy on gzip sets. */
+    l->nreaders = threads / 2 > 0 ? threads / 2 : 1;
+    if ((size_t)l->nreaders > nfiles) l->nreaders = nfiles > 0 ? (int)nfiles : 1;
+    l->qcap = (size_t)threads * 2 + 2;
+    l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
+    pthread_mutex_init(&l->qlock, NULL);
+    pthread_cond_init(&l->qnotempty, NULL);
+    pthread_cond_init(&l->qnotfull, NULL);
+    pthread_mutex_init(&l->clock, NULL);
+    pthread_mutex_init(&l->ctx.lock, NULL);
+    l->ctx.strs = dfn_strtab_new();
+    l->ctx.hashes = dfn_strtab_new();
+    l->ctx.lanes = dfn_strtab_new();
+    l->ctx.kinds = dfn_strtab_new();
+    l->ctx.schemas = dfn_strtab_new();
+    l->t_start = dfn_now();
+    if (pthread_create(&l->coordinator, NULL, coordinator_main, l) != 0) {
+        fprintf(stderr, "dfnav: cannot start the loader thread\n");
+        abort();
+    }
+    return l;
+}
+
+void dfn_loader_progress(dfn_loader *l, dfn_progress *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bytes_done = atomic_load(&l->bytes_done);
+    out->bytes_total = l->bytes_total;
+    if (out->bytes_done > out->bytes_total) out->bytes_total = out->bytes_done;
+    out->events = atomic_load(&l->events);
+    out->files_done = atomic_load(&l->files_done);
+    out->files_total = l->nfiles;
+    out->done = atomic_load(&l->done);
+    out->building = atomic_load(&l->building) && !out->done;
+    out->cancelled = atomic_load(&l->cancel);
+    out->elapsed_s = (out->done ? l->t_end : dfn_now()) - l->t_start;
+    out->events_per_s = out->elapsed_s > 0 ? out->events / out->elapsed_s : 0;
+}
+
+void dfn_loader_cancel(dfn_loader *l)
+{
+    atomic_store(&l->cancel, true);
+    pthread_mutex_lock(&l->qlock);
+    pthread_cond_broadcast(&l->qnotempty);
+    pthread_cond_broadcast(&l->qnotfull);
+    pthread_mutex_unlock(&l->qlock);
+}
+
+dfn_store *dfn_loader_finish(dfn_loader *l)
+{
+    if (!l) return NULL;
+    pthread_join(l->coordinator, NULL);
+    dfn_store *s = l->store;
+    for (size_t i = 0; i < l->qcount; i++) dfn_block_free(&l->queue[(l->qhead + i) % l->qcap].blk);
+    for (size_t k = 0; k < l->nchunks; k++) dfn_chunk_free(l->chunks[k]);
+    for (size_t i = 0; i < l->nfiles; i++) { free(l->files[i]); free(l->src[i].error); }
+    free(l->chunks);
+    free(l->files);
+    free(l->src);
+    free(l->queue);
+    if (!s) dfn_strtab_free(l->ctx.strs);   /* otherwise the store owns it */
+    dfn_strtab_free(l->ctx.hashes);
+    dfn_strtab_free(l->ctx.lanes);
+    dfn_strtab_free(l->ctx.kinds);
+    dfn_strtab_free(l->ctx.schemas);
+    pthread_mutex_destroy(&l->qlock);
+    pthread_cond_destroy(&l->qnotempty);
+    pthread_cond_destroy(&l->qnotfull);
+    pthread_mutex_destroy(&l->clock);
+    pthread_mutex_destroy(&l->ctx.lock);
+    free(l);
+    return s;
+}
+
+dfn_store *dfn_load(const char *const *files, size_t nfiles, const dfn_load_opts *opts)
+{
+    return dfn_loader_finish(dfn_loader_start(files, nfiles, opts));
+}
+
+int dfn_store_status(const dfn_store *s)
+{
+    if (!s) return 3;
+    bool damage = false, any = false;
+    for (size_t i = 0; i < s->nsrc; i++) {
+        const dfn_srcinfo *si = &s->src[i];
+        if (si->error || si->malformed) damage = true;
+        if (!si->error || si->lines) any = true;
+    }
+    if (!any && s->nsrc) return 3;
+    return damage ? 1 : 0;
+}

@@ -1,0 +1,328 @@
+/* Filter evaluation against a store. String keys become byte tables over
+ * the id space they depend on (kind, file, lane), decided once per id; the
+ * per-event test is then a handful of array reads. Layers compile to one
+ * matcher each and give every event a membership bit mask. */
+#include "dfnav/match.h"
+#include "dfnav/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    dfn_key key;
+    dfn_cmp op;
+    double num;
+    uint64_t layer_bits;
+    uint32_t argkey;          /* DFN_NOID when no event has that argument */
+    const dfn_term *t;
+    uint8_t bin_ok[DFN_SIZEBIN_COUNT + 1];
+} eterm;                      /* a term tested per event */
+
+struct dfn_match {
+    const dfn_store *s;
+    const dfn_layerset *ls;
+    uint8_t *kind_ok, *file_ok, *lane_ok;
+    eterm *et; size_t net;
+    size_t lo, hi;
+    bool empty;               /* no term at all */
+    bool never;
+};
+
+struct dfn_layerset {
+    const dfn_store *s;
+    const dfn_layers *layers;
+    dfn_match **m;            /* one per layer */
+    size_t n;
+};
+
+size_t dfn_store_lower_bound(const dfn_store *s, uint64_t t)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (dfn_store_ts(s, mid) < t) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static bool has_glob(const char *v, size_t len) { return memchr(v, '*', len) || memchr(v, '?', len); }
+
+/* Does text satisfy the term's string comparison (before negation)? */
+static bool value_hit(const dfn_term *t, const char *s, size_t len, bool icase)
+{
+    for (size_t k = 0; k < t->nvalues; k++) {
+        const char *v = t->values[k];
+        size_t vl = t->value_lens[k];
+        bool hit;
+        if (t->op == DFN_EQ || t->op == DFN_NE)
+            hit = icase ? dfn_ascii_ieq(s, len, v, vl) : (len == vl && memcmp(s, v, len) == 0);
+        else if (has_glob(v, vl))
+            hit = dfn_glob_match(v, vl, s, len, icase);
+        else
+            hit = icase ? dfn_ascii_icontains(s, len, v, vl) : (vl == 0 || (len >= vl && memmem(s, len, v, vl)));
+        if (hit) return true;
+    }
+    return false;
+}
+
+static bool num_cmp(dfn_cmp op, double a, double b)
+{
+    switch (op) {
+    case DFN_EQ: return a == b;
+    case DFN_NE: return a != b;
+    case DFN_LT: return a < b;
+    case DFN_LE: return a <= b;
+    case DFN_GT: return a > b;
+    case DFN_GE: return a >= b;
+    default: return false;
+    }
+}
+
+/* A whole term against a text value, negation included. Ordered operators
+ * compare numerically when the text is a number. */
+static bool term_text(const dfn_term *t, const char *s, size_t len, bool icase)
+{
+    if (t->op >= DFN_LT) {
+        double x;
+        return t->has_num && dfn_parse_double(s, len, &x) && num_cmp(t->op, x, t->num);
+    }
+    bool hit = value_hit(t, s, len, icase);
+    return (t->op == DFN_NE || t->op == DFN_NMATCH) ? !hit : hit;
+}
+
+static bool term_int(const dfn_term *t, int64_t v)
+{
+    if (t->op >= DFN_LT) return num_cmp(t->op, (double)v, t->num);
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return term_text(t, buf, (size_t)n, false);
+}
+
+static uint8_t *table_new(size_t n)
+{
+    uint8_t *t = dfn_xmalloc(n ? n : 1);
+    memset(t, 1, n ? n : 1);
+    return t;
+}
+
+static bool str_term(const dfn_store *s, const dfn_term *t, uint32_t id, bool icase)
+{
+    return term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), icase);
+}
+
+dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen)
+{
+    dfn_match *m = dfn_xcalloc(1, sizeof *m);
+    m->s = s;
+    m->ls = ls;
+    m->lo = 0;
+    m->hi = s->n;
+    m->empty = f->n == 0;
+    for (size_t k = 0; k < f->n; k++) {
+        const dfn_term *t = &f->terms[k];
+        switch (t->key) {
+        case DFN_KEY_CAT: case DFN_KEY_FUNC: case DFN_KEY_CLASS: case DFN_KEY_OP:
+            if (!m->kind_ok) m->kind_ok = table_new(s->nkinds);
+            for (size_t i = 0; i < s->nkinds; i++) {
+                const dfn_kind *kd = &s->kinds[i];
+                bool ok;
+                if (t->key == DFN_KEY_CAT) ok = str_term(s, t, kd->cat, true);
+                else if (t->key == DFN_KEY_FUNC) ok = str_term(s, t, kd->func, false);
+                else {
+                    const char *n = t->key == DFN_KEY_CLASS ? dfn_class_name((dfn_class)kd->cls) : dfn_op_name((dfn_op)kd->op);
+                    ok = term_text(t, n, strlen(n), true);
+                }
+                m->kind_ok[i] &= ok;
+            }
+            break;
+        case DFN_KEY_FILE: case DFN_KEY_PATTERN: case DFN_KEY_DIR: case DFN_KEY_FS:
+            if (!m->file_ok) m->file_ok = table_new(s->nfiles);
+            for (size_t i = 0; i < s->nfiles; i++) {
+                const dfn_file *fl = &s->files[i];
+                uint32_t id = t->key == DFN_KEY_FILE ? fl->path : t->key == DFN_KEY_PATTERN ? fl->pattern :
+                              t->key == DFN_KEY_DIR ? fl->dir : fl->fs;
+                m->file_ok[i] &= str_term(s, t, id, false);
+            }
+            break;
+        case DFN_KEY_HOST: case DFN_KEY_PID: case DFN_KEY_TID: case DFN_KEY_PROC:
+            if (!m->lane_ok) m->lane_ok = table_new(s->nlanes);
+            for (size_t i = 0; i < s->nlanes; i++) {
+                const dfn_lane *ln = &s->lanes[i];
+                bool ok = t->key == DFN_KEY_HOST ? str_term(s, t, ln->host, false) :
+                          t->key == DFN_KEY_PROC ? str_term(s, t, ln->name, false) :
+                          term_int(t, t->key == DFN_KEY_PID ? ln->pid : ln->tid);
+                m->lane_ok[i] &= ok;
+            }
+            break;
+        case DFN_KEY_TIME: {
+            /* narrow the scanned range by binary search; the per-event test stays exact */
+            double us = t->num * 1e6;
+            uint64_t lim = us <= 0 ? 0 : us >= 1.8e19 ? UINT64_MAX : (uint64_t)ceil(us);
+            if (t->op == DFN_GE || t->op == DFN_GT || t->op == DFN_EQ) {
+                size_t lo = dfn_store_lower_bound(s, lim);
+                if (lo > m->lo) m->lo = lo;
+            }
+            if (t->op == DFN_LT || t->op == DFN_LE || t->op == DFN_EQ) {
+                size_t hi = lim == UINT64_MAX ? s->n : dfn_store_lower_bound(s, lim + 1);
+                if (hi < m->hi) m->hi = hi;
+            }
+        } /* fall through */
+        case DFN_KEY_DUR: case DFN_KEY_BYTES: case DFN_KEY_SIZEBIN: case DFN_KEY_ARG: case DFN_KEY_LAYER: {
+            eterm e = { .key = t->key, .op = t->op, .num = t->num, .t = t, .argkey = DFN_NOID };
+            if (t->key == DFN_KEY_ARG) e.argkey = dfn_strtab_find(s->strs, t->arg, strlen(t->arg));
+            if (t->key == DFN_KEY_SIZEBIN) {
+                for (int b = 0; b <= DFN_SIZEBIN_COUNT; b++) {
+                    const char *n = b < DFN_SIZEBIN_COUNT ? dfn_sizebin_name(b) : "-";
+                    e.bin_ok[b] = term_text(t, n, strlen(n), true);
+                }
+            }
+            if (t->key == DFN_KEY_LAYER) {
+                if (!ls) { snprintf(err, errlen, "layer terms need layers"); dfn_match_free(m); return NULL; }
+                const dfn_layers *L = ls->layers;
+                for (size_t k2 = 0; k2 < t->nvalues; k2++) {
+                    bool found = false;
+                    for (size_t j = 0; j <= L->n; j++) {
+                        const char *n = dfn_layers_name(L, j);
+                        bool hit = t->op == DFN_EQ || t->op == DFN_NE
+                                       ? strlen(n) == t->value_lens[k2] && memcmp(n, t->values[k2], t->value_lens[k2]) == 0
+                                       : dfn_glob_match(t->values[k2], t->value_lens[k2], n, strlen(n), false) ||
+                                         (!has_glob(t->values[k2], t->value_lens[k2]) && strstr(n, t->values[k2]));
+                        if (hit) { e.layer_bits |= 1ull << j; found = true; }
+                    }
+                    if (!found && (t->op == DFN_EQ || t->op == DFN_NE)) {
+                        snprintf(err, errlen, "unknown layer '%s' (layers from %s: see 'dfnav report --by layer')",
+                                 t->values[k2], L->source ? L->source : "?");
+                        dfn_match_free(m);
+                        return NULL;
+                    }
+                }
+            }
+            m->et = dfn_xreallocarray(m->et, m->net + 1, sizeof *m->et);
+            m->et[m->net++] = e;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (m->lo >= m->hi) m->never = true;
+    return m;
+}
+
+static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t layers)
+{
+    const dfn_store *s = m->s;
+    switch (e->key) {
+    case DFN_KEY_TIME: return num_cmp(e->op, dfn_store_ts(s, i) / 1e6, e->num);
+    case DFN_KEY_DUR: return num_cmp(e->op, (double)dfn_store_dur(s, i), e->num);
+    case DFN_KEY_BYTES: return num_cmp(e->op, (double)dfn_store_bytes(s, i), e->num);
+    case DFN_KEY_SIZEBIN: {
+        uint64_t b = dfn_store_bytes(s, i);
+        return e->bin_ok[b ? dfn_sizebin(b) : DFN_SIZEBIN_COUNT];
+    }
+    case DFN_KEY_LAYER: {
+        bool hit = (layers & e->layer_bits) != 0;
+        return (e->op == DFN_NE || e->op == DFN_NMATCH) ? !hit : hit;
+    }
+    case DFN_KEY_ARG: {
+        dfn_arg a;
+        if (e->argkey == DFN_NOID || !dfn_store_arg(s, i, e->argkey, &a))
+            return e->op == DFN_NE || e->op == DFN_NMATCH;
+        char buf[64];
+        if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW)
+            return term_text(e->t, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str), false);
+        size_t n = dfn_arg_text(s, &a, buf, sizeof buf);
+        return term_text(e->t, buf, n, false);
+    }
+    default: return true;
+    }
+}
+
+static bool match_with_layers(const dfn_match *m, size_t i, uint64_t layers)
+{
+    const dfn_store *s = m->s;
+    if (m->never || i < m->lo || i >= m->hi) return false;
+    if (m->kind_ok && !m->kind_ok[s->kind[i]]) return false;
+    if (m->file_ok && !m->file_ok[s->file[i]]) return false;
+    if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
+    for (size_t k = 0; k < m->net; k++)
+        if (!eterm_event(m, &m->et[k], i, layers)) return false;
+    return true;
+}
+
+static bool match_needs_layers(const dfn_match *m)
+{
+    for (size_t k = 0; k < m->net; k++) if (m->et[k].key == DFN_KEY_LAYER) return true;
+    return false;
+}
+
+bool dfn_match_event(const dfn_match *m, size_t i)
+{
+    uint64_t layers = m->ls && m->net && match_needs_layers(m) ? dfn_layerset_mask(m->ls, i) : 0;
+    return match_with_layers(m, i, layers);
+}
+
+void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)
+{
+    *lo = m->never ? 0 : m->lo;
+    *hi = m->never ? 0 : m->hi;
+}
+
+bool dfn_match_all(const dfn_match *m) { return m->empty; }
+
+void dfn_match_free(dfn_match *m)
+{
+    if (!m) return;
+    free(m->kind_ok);
+    free(m->file_ok);
+    free(m->lane_ok);
+    free(m->et);
+    free(m);
+}
+
+/* ---- layers ---- */
+
+dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char *err, size_t errlen)
+{
+    dfn_layerset *ls = dfn_xcalloc(1, sizeof *ls);
+    ls->s = s;
+    ls->layers = l;
+    ls->n = l->n;
+    ls->m = dfn_xcalloc(l->n ? l->n : 1, sizeof *ls->m);
+    for (size_t k = 0; k < l->n; k++) {
+        char e2[512];
+        ls->m[k] = dfn_match_compile(s, ls, &l->defs[k].filter, e2, sizeof e2);
+        if (!ls->m[k]) {
+            snprintf(err, errlen, "layer %s: %s", l->defs[k].name, e2);
+            dfn_layerset_free(ls);
+            return NULL;
+        }
+    }
+    return ls;
+}
+
+uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i)
+{
+    uint64_t mask = 0;
+    const dfn_layers *l = ls->layers;
+    for (size_t k = 0; k < ls->n; k++) {
+        int p = l->defs[k].parent;
+        if (p >= 0 && !(mask & (1ull << p))) continue;
+        /* a layer's own "layer=" terms see only the layers defined above it */
+        if (match_with_layers(ls->m[k], i, mask)) mask |= 1ull << k;
+    }
+    return mask ? mask : 1ull << ls->n;
+}
+
+size_t dfn_layerset_count(const dfn_layerset *ls) { return ls->n + 1; }
+const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls) { return ls->layers; }
+
+void dfn_layerset_free(dfn_layerset *ls)
+{
+    if (!ls) return;
+    for (size_t k = 0; k < ls->n; k++) dfn_match_free(ls->m[k]);
+    free(ls->m);
+    free(ls);
+}

@@ -1,0 +1,595 @@
+/* The line parser: turns one block of DFTracer JSON lines of any format era
+ * into a batch of events and metadata records. Every byte is untrusted:
+ * jsmn tokenizes in strict mode with a bounded token array, numbers are
+ * parsed from exact spans, and anything that is not one JSON object with
+ * usable fields is counted as malformed with its line number. */
+#include "load.h"
+#include "dfnav/ioclass.h"
+#include "dfnav/util.h"
+
+#define JSMN_STATIC
+#define JSMN_STRICT
+#include <jsmn.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOKENS_MIN 256
+#define TOKENS_MAX (1u << 20)
+#define ARGS_MAX 64           /* arguments kept per event; more are dropped */
+
+struct dfn_parser {
+    dfn_loadctx *ctx;
+    dfn_strcache *c_strs, *c_hashes, *c_lanes, *c_kinds, *c_schemas;
+    jsmntok_t *toks;
+    size_t ntoks;
+    char *unesc;
+    size_t unesc_cap;
+    uint8_t *rule_of_kind;    /* bytes rule by kind ref, 255 = not known yet */
+    size_t rule_cap;
+};
+
+dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
+{
+    dfn_parser *p = dfn_xcalloc(1, sizeof *p);
+    p->ctx = ctx;
+    p->c_strs = dfn_strcache_new(ctx->strs, &ctx->lock);
+    p->c_hashes = dfn_strcache_new(ctx->hashes, &ctx->lock);
+    p->c_lanes = dfn_strcache_new(ctx->lanes, &ctx->lock);
+    p->c_kinds = dfn_strcache_new(ctx->kinds, &ctx->lock);
+    p->c_schemas = dfn_strcache_new(ctx->schemas, &ctx->lock);
+    p->ntoks = TOKENS_MIN;
+    p->toks = dfn_xmalloc(p->ntoks * sizeof *p->toks);
+    return p;
+}
+
+void dfn_parser_free(dfn_parser *p)
+{
+    if (!p) return;
+    dfn_strcache_free(p->c_strs);
+    dfn_strcache_free(p->c_hashes);
+    dfn_strcache_free(p->c_lanes);
+    dfn_strcache_free(p->c_kinds);
+    dfn_strcache_free(p->c_schemas);
+    free(p->toks);
+    free(p->unesc);
+    free(p->rule_of_kind);
+    free(p);
+}
+
+void dfn_batch_free(dfn_batch *b)
+{
+    free(b->ts); free(b->dur); free(b->bytes);
+    free(b->lane); free(b->kind); free(b->file); free(b->args_off);
+    free(b->args); free(b->meta);
+    memset(b, 0, sizeof *b);
+}
+
+static void batch_reset(dfn_batch *b)
+{
+    b->n = 0;
+    b->args_len = 0;
+    b->nmeta = 0;
+    b->nbad = 0;
+    b->lines = b->events = b->metadata = b->other = b->malformed = 0;
+    b->min_ts = UINT64_MAX;
+    b->max_end = 0;
+    b->era = 0;
+    b->version = 0;
+}
+
+static void batch_reserve(dfn_batch *b)
+{
+    if (b->n < b->cap) return;
+    size_t cap = b->cap ? b->cap * 2 : 4096;
+    b->ts = dfn_xreallocarray(b->ts, cap, sizeof *b->ts);
+    b->dur = dfn_xreallocarray(b->dur, cap, sizeof *b->dur);
+    b->bytes = dfn_xreallocarray(b->bytes, cap, sizeof *b->bytes);
+    b->lane = dfn_xreallocarray(b->lane, cap, sizeof *b->lane);
+    b->kind = dfn_xreallocarray(b->kind, cap, sizeof *b->kind);
+    b->file = dfn_xreallocarray(b->file, cap, sizeof *b->file);
+    b->args_off = dfn_xreallocarray(b->args_off, cap, sizeof *b->args_off);
+    b->cap = cap;
+}
+
+static void batch_bad(dfn_batch *b, uint64_t line, const char *reason)
+{
+    b->malformed++;
+    if (b->nbad < DFN_MAX_BAD_LINES) b->bad[b->nbad++] = (dfn_badline){ line, reason };
+}
+
+/* ---- token helpers ---- */
+
+typedef struct {
+    const char *s;     /* the line */
+    jsmntok_t *t;
+    int n;
+} toks_view;
+
+static inline size_t tok_len(const jsmntok_t *t) { return (size_t)(t->end - t->start); }
+
+/* Index of the token after the whole value starting at i. */
+static int tok_skip(const toks_view *v, int i)
+{
+    int end = v->t[i].end, j = i + 1;
+    while (j < v->n && v->t[j].start < end) j++;
+    return j;
+}
+
+static bool tok_is(const toks_view *v, int i, const char *lit, size_t litlen)
+{
+    const jsmntok_t *t = &v->t[i];
+    return t->type == JSMN_STRING && tok_len(t) == litlen && memcmp(v->s + t->start, lit, litlen) == 0;
+}
+#define TOK_IS(v, i, lit) tok_is((v), (i), lit, sizeof(lit) - 1)
+
+/* A number written bare or quoted ("ts":"1712599257392616"). Fractions
+ * are accepted and rounded: some writers emit µs as floats. */
+static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
+{
+    const jsmntok_t *t = &v->t[i];
+    if (t->type != JSMN_PRIMITIVE && t->type != JSMN_STRING) return false;
+    if (quoted && t->type == JSMN_STRING) *quoted = true;
+    const char *s = v->s + t->start;
+    size_t len = tok_len(t);
+    if (dfn_parse_u64(s, len, out)) return true;
+    double d;
+    if (len && s[0] != '-' && dfn_parse_double(s, len, &d) && d >= 0 && d < 1.8e19) {
+        *out = (uint64_t)(d + 0.5);
+        return true;
+    }
+    return false;
+}
+
+static bool tok_i64(const toks_view *v, int i, int64_t *out, bool *quoted)
+{
+    const jsmntok_t *t = &v->t[i];
+    if (t->type != JSMN_PRIMITIVE && t->type != JSMN_STRING) return false;
+    if (quoted && t->type == JSMN_STRING) *quoted = true;
+    return dfn_parse_i64(v->s + t->start, tok_len(t), out);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static size_t utf8_put(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xc0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3f)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f)); return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3f)); o[3] = (char)(0x80 | (cp & 0x3f)); return 4;
+}
+
+static bool u4(const char *s, size_t i, size_t len, uint32_t *cp)
+{
+    if (i + 4 > len) return false;
+    uint32_t v = 0;
+    for (size_t k = 0; k < 4; k++) {
+        int h = hexval(s[i + k]);
+        if (h < 0) return false;
+        v = v << 4 | (uint32_t)h;
+    }
+    *cp = v;
+    return true;
+}
+
+/* JSON unescape; the output is never longer than the input. */
+static size_t json_unescape(const char *s, size_t len, char *o)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\\' || i + 1 >= len) { o[w++] = s[i]; continue; }
+        char c = s[++i];
+        switch (c) {
+        case 'n': o[w++] = '\n'; break;
+        case 't': o[w++] = '\t'; break;
+        case 'r': o[w++] = '\r'; break;
+        case 'b': o[w++] = '\b'; break;
+        case 'f': o[w++] = '\f'; break;
+        case 'u': {
+            uint32_t cp;
+            if (!u4(s, i + 1, len, &cp)) { o[w++] = '\\'; o[w++] = 'u'; break; }
+            i += 4;
+            if (cp >= 0xd800 && cp < 0xdc00) {
+                uint32_t lo;
+                if (i + 2 < len && s[i + 1] == '\\' && s[i + 2] == 'u' && u4(s, i + 3, len, &lo) &&
+                    lo >= 0xdc00 && lo < 0xe000) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    i += 6;
+                } else {
+                    cp = 0xfffd;
+                }
+            } else if (cp >= 0xdc00 && cp < 0xe000) {
+                cp = 0xfffd;
+            }
+            w += utf8_put(o + w, cp);
+            break;
+        }
+        default: o[w++] = c; break;   /* \" \\ \/ */
+        }
+    }
+    return w;
+}
+
+/* Interns the text of a string or primitive token, unescaping strings. */
+static uint32_t parser_str(dfn_parser *p, const toks_view *v, int i)
+{
+    const jsmntok_t *t = &v->t[i];
+    const char *s = v->s + t->start;
+    size_t len = tok_len(t);
+    if (t->type == JSMN_STRING && memchr(s, '\\', len)) {
+        if (p->unesc_cap < len) {
+            p->unesc_cap = len;
+            p->unesc = dfn_xrealloc(p->unesc, len);
+        }
+        len = json_unescape(s, len, p->unesc);
+        s = p->unesc;
+    }
+    return dfn_strcache_intern(p->c_strs, s, len);
+}
+
+/* Hash values are compared as canonical text: decimal without leading
+ * zeros (bare or quoted, any width, so uint64 above 2^63 is exact) or
+ * lowercase hex. */
+static uint32_t parser_hash(dfn_parser *p, const toks_view *v, int i, unsigned *era)
+{
+    const jsmntok_t *t = &v->t[i];
+    const char *s = v->s + t->start;
+    size_t len = tok_len(t);
+    if (len == 0 || len > 64 || (t->type != JSMN_STRING && t->type != JSMN_PRIMITIVE))
+        return DFN_REF_NONE;
+    char buf[64];
+    bool digits = true;
+    for (size_t k = 0; k < len; k++)
+        if (s[k] < '0' || s[k] > '9') { digits = false; break; }
+    size_t w = 0;
+    if (digits) {
+        size_t k = 0;
+        while (k + 1 < len && s[k] == '0') k++;
+        w = len - k;
+        memcpy(buf, s + k, w);
+        if (t->type == JSMN_STRING) *era |= DFN_ERA_HASH_STR;
+        *era |= (w > 5 || (w == 5 && memcmp(buf, "65535", 5) > 0)) ? DFN_ERA_HASH_U64 : DFN_ERA_HASH_SMALL;
+    } else {
+        for (size_t k = 0; k < len; k++) {
+            char c = s[k];
+            if (hexval(c) < 0) return DFN_REF_NONE;
+            buf[w++] = (char)(c >= 'A' && c <= 'F' ? c + 32 : c);
+        }
+        *era |= DFN_ERA_HASH_HEX;
+    }
+    uint32_t id = dfn_strcache_intern(p->c_hashes, buf, w);
+    return id >= DFN_REF_HASH ? DFN_REF_NONE : (id | DFN_REF_HASH);
+}
+
+/* ---- argument records ---- */
+
+/* An integer in canonical form (no leading zeros, no '+'), so "epoch":"0"
+ * and "epoch":0 from different eras group together. */
+static bool canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u, bool *is_u)
+{
+    if (len == 0 || len > 20) return false;
+    size_t k = s[0] == '-';
+    if (k == len) return false;
+    if (s[k] == '0' && len - k > 1) return false;
+    if (k && len == 2 && s[1] == '0') return false;   /* "-0" */
+    for (size_t j = k; j < len; j++) if (s[j] < '0' || s[j] > '9') return false;
+    if (!k && dfn_parse_u64(s, len, u)) {
+        if (*u > (uint64_t)INT64_MAX) { *is_u = true; return true; }
+        *i = (int64_t)*u; *is_u = false; return true;
+    }
+    if (k && dfn_parse_i64(s, len, i)) { *is_u = false; return true; }
+    return false;
+}
+
+typedef struct {
+    uint32_t key;
+    uint8_t type;
+    uint64_t val;             /* zigzag int, uint, or string id */
+} enc_arg;
+
+static void batch_args_reserve(dfn_batch *b, size_t more)
+{
+    if (b->args_len + more <= b->args_cap) return;
+    size_t cap = b->args_cap ? b->args_cap : 1 << 16;
+    while (cap < b->args_len + more) cap *= 2;
+    b->args = dfn_xrealloc(b->args, cap);
+    b->args_cap = cap;
+}
+
+static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size_t n)
+{
+    uint8_t schema[ARGS_MAX * 5];
+    for (size_t k = 0; k < n; k++) {
+        memcpy(schema + k * 5, &a[k].key, 4);
+        schema[k * 5 + 4] = a[k].type;
+    }
+    uint32_t sid = dfn_strcache_intern(p->c_schemas, (const char *)schema, n * 5);
+    batch_args_reserve(b, 10 + n * 10);
+    b->args_off[b->n] = (uint32_t)b->args_len;
+    uint8_t *o = b->args + b->args_len;
+    size_t w = dfn_varint_put(o, sid);
+    for (size_t k = 0; k < n; k++)
+        if (a[k].type >= DFN_ARG_INT) w += dfn_varint_put(o + w, a[k].val);
+    b->args_len += w;
+}
+
+/* ---- one line ---- */
+
+static bool line_is_skippable(const char *s, size_t len)
+{
+    if (len == 0) return true;
+    if (len == 1) return s[0] == '[' || s[0] == ']' || s[0] == '{' || s[0] == '}';
+    return len == 2 && s[0] == ']' && s[1] == '[';
+}
+
+static inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
+{
+    for (;;) {
+        jsmn_parser jp;
+        jsmn_init(&jp);
+        int r = jsmn_parse(&jp, s, len, p->toks, (unsigned)p->ntoks);
+        if (r != JSMN_ERROR_NOMEM) return r;
+        if (p->ntoks >= TOKENS_MAX) return r;
+        p->ntoks *= 4;
+        p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
+    }
+}
+
+static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const toks_view *v, int name_tok)
+{
+    if (kind_ref >= p->rule_cap) {
+        size_t old = p->rule_cap, cap = old ? old : 256;
+        while (cap <= kind_ref) cap *= 2;
+        p->rule_of_kind = dfn_xrealloc(p->rule_of_kind, cap);
+        memset(p->rule_of_kind + old, 255, cap - old);
+        p->rule_cap = cap;
+    }
+    uint8_t r = p->rule_of_kind[kind_ref];
+    if (r == 255) {
+        r = name_tok >= 0 ? (uint8_t)dfn_bytes_rule_of(v->s + v->t[name_tok].start, tok_len(&v->t[name_tok]))
+                          : DFN_BYTES_NONE;
+        p->rule_of_kind[kind_ref] = r;
+    }
+    return r;
+}
+
+static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line)
+{
+    while (len && is_space(*s)) { s++; len--; }
+    while (len && is_space(s[len - 1])) len--;
+    if (len && s[len - 1] == ',') {
+        len--;
+        while (len && is_space(s[len - 1])) len--;
+    }
+    if (line_is_skippable(s, len)) return;
+    /* A leading "[" glued to the first event, as some writers do. */
+    if (len > 1 && s[0] == '[' && s[1] != ']') {
+        s++; len--;
+        while (len && is_space(*s)) { s++; len--; }
+    }
+    if (len == 0 || s[0] != '{') { batch_bad(b, line, "not a JSON object"); return; }
+    if (len > INT32_MAX) { batch_bad(b, line, "line too long"); return; }
+
+    int r = parser_tokenize(p, s, len);
+    if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return; }
+    if (r < 1 || p->toks[0].type != JSMN_OBJECT || (size_t)p->toks[0].end != len) {
+        batch_bad(b, line, r == JSMN_ERROR_PART ? "truncated JSON" : "invalid JSON");
+        return;
+    }
+    toks_view v = { s, p->toks, r };
+
+    int t_name = -1, t_cat = -1, t_args = -1;
+    uint64_t ts = 0, dur = 0;
+    int64_t pid = 0, tid = 0;
+    bool has_ts = false, has_id = false, quoted = false, bad_num = false;
+    char ph = 0;
+    unsigned era = 0;
+
+    int nkeys = p->toks[0].size;
+    int i = 1;
+    for (int k = 0; k < nkeys && i < r; k++) {
+        int key = i, val = i + 1;
+        if (val >= r) break;
+        int next = tok_skip(&v, val);
+        const jsmntok_t *kt = &v.t[key];
+        size_t kl = tok_len(kt);
+        const char *ks = s + kt->start;
+        if (kt->type == JSMN_STRING) {
+            switch (kl) {
+            case 2:
+                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; }
+                else if (memcmp(ks, "ph", 2) == 0) {
+                    const jsmntok_t *pt = &v.t[val];
+                    if (pt->type == JSMN_STRING && tok_len(pt) >= 1) ph = s[pt->start];
+                    else if (pt->type == JSMN_PRIMITIVE && tok_len(pt) == 1 && s[pt->start] >= '1' && s[pt->start] <= '4') {
+                        static const char num_ph[] = { 'X', 'C', 'A', 'M' };
+                        ph = num_ph[s[pt->start] - '1'];
+                        era |= DFN_ERA_PH_NUM;
+                    } else {
+                        ph = '?';
+                    }
+                }
+                else if (memcmp(ks, "id", 2) == 0) has_id = true;
+                break;
+            case 3:
+                if (memcmp(ks, "dur", 3) == 0) {
+                    int64_t d;
+                    if (tok_i64(&v, val, &d, &quoted)) {
+                        if (d < 0) { batch_bad(b, line, "negative dur"); return; }
+                        dur = (uint64_t)d;
+                    } else if (!tok_u64(&v, val, &dur, &quoted)) {
+                        bad_num = true;
+                    }
+                }
+                else if (memcmp(ks, "pid", 3) == 0) bad_num |= !tok_i64(&v, val, &pid, &quoted);
+                else if (memcmp(ks, "tid", 3) == 0) bad_num |= !tok_i64(&v, val, &tid, &quoted);
+                else if (memcmp(ks, "cat", 3) == 0) t_cat = val;
+                break;
+            case 4:
+                if (memcmp(ks, "name", 4) == 0) t_name = val;
+                else if (memcmp(ks, "args", 4) == 0 && v.t[val].type == JSMN_OBJECT) t_args = val;
+                else if (memcmp(ks, "type", 4) == 0) era |= DFN_ERA_TYPE;
+                break;
+            }
+        }
+        i = next;
+    }
+    if (quoted) era |= DFN_ERA_QUOTED;
+    if (!has_id) era |= DFN_ERA_NO_ID;
+
+    if (ph == 'M') {
+        b->metadata++;
+        b->era |= era & ~DFN_ERA_NO_ID;
+        if (t_name < 0 || t_args < 0) return;
+        uint8_t type;
+        if (TOK_IS(&v, t_name, "HH")) type = DFN_META_HH;
+        else if (TOK_IS(&v, t_name, "FH")) type = DFN_META_FH;
+        else if (TOK_IS(&v, t_name, "SH")) type = DFN_META_SH;
+        else return;
+        int an = -1, av = -1;
+        int na = v.t[t_args].size;
+        int j = t_args + 1;
+        for (int k = 0; k < na && j + 1 < r; k++) {
+            if (TOK_IS(&v, j, "name")) an = j + 1;
+            else if (TOK_IS(&v, j, "value")) av = j + 1;
+            j = tok_skip(&v, j + 1);
+        }
+        if (an < 0 || av < 0) { batch_bad(b, line, "metadata without name or value"); return; }
+        uint32_t href = parser_hash(p, &v, av, &b->era);
+        if (href == DFN_REF_NONE) { batch_bad(b, line, "metadata with a bad hash value"); return; }
+        if (b->nmeta == b->metacap) {
+            b->metacap = b->metacap ? b->metacap * 2 : 64;
+            b->meta = dfn_xreallocarray(b->meta, b->metacap, sizeof *b->meta);
+        }
+        b->meta[b->nmeta++] = (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, &v, an), type, line };
+        return;
+    }
+    if (ph != 'X' && ph != 'A' && !(ph == 0 && has_ts)) { b->other++; return; }
+    if (bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
+    if (!has_ts) { batch_bad(b, line, "event without ts"); return; }
+    if (ts > (UINT64_MAX >> 2) || dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
+
+    uint32_t name = t_name >= 0 ? parser_str(p, &v, t_name) : dfn_strcache_intern(p->c_strs, "", 0);
+    uint32_t cat = t_cat >= 0 ? parser_str(p, &v, t_cat) : dfn_strcache_intern(p->c_strs, "", 0);
+    uint32_t host = DFN_REF_NONE, file = DFN_REF_NONE;
+    enc_arg args[ARGS_MAX];
+    size_t nargs = 0;
+    int64_t ret = 0, size = 0, size_sum = -1;
+    int64_t version = 0;
+    bool has_ret = false, has_size = false;
+
+    batch_reserve(b);
+    if (t_args >= 0) {
+        int na = v.t[t_args].size;
+        int j = t_args + 1;
+        for (int k = 0; k < na && j + 1 < r; k++) {
+            int key = j, val = j + 1;
+            j = tok_skip(&v, val);
+            const jsmntok_t *kt = &v.t[key], *vt = &v.t[val];
+            const char *ks = s + kt->start;
+            size_t kl = tok_len(kt);
+            if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
+                if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash(p, &v, val, &era);
+                continue;
+            }
+            if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
+                if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash(p, &v, val, &era);
+                continue;
+            }
+            if (kl == 8 && memcmp(ks, "hostname", 8) == 0 && vt->type == JSMN_STRING) {
+                host = parser_str(p, &v, val); era |= DFN_ERA_INLINE; continue;
+            }
+            if (kl == 5 && memcmp(ks, "fname", 5) == 0 && vt->type == JSMN_STRING) {
+                file = parser_str(p, &v, val); era |= DFN_ERA_INLINE; continue;
+            }
+            if (nargs == ARGS_MAX) continue;
+            enc_arg *a = &args[nargs];
+            a->key = parser_str(p, &v, key);
+            const char *vs = s + vt->start;
+            size_t vl = tok_len(vt);
+            int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
+            if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && canonical_int(vs, vl, &iv, &uv, &is_u)) {
+                if (is_u) { a->type = DFN_ARG_UINT; a->val = uv; iv = INT64_MAX; }
+                else { a->type = DFN_ARG_INT; a->val = dfn_zigzag(iv); }
+                if (kl == 3 && memcmp(ks, "ret", 3) == 0) { ret = iv; has_ret = true; }
+                else if (kl == 4 && memcmp(ks, "size", 4) == 0) { size = iv; has_size = true; }
+                else if (kl == 8 && memcmp(ks, "size_sum", 8) == 0) size_sum = iv;
+                else if (kl == 7 && memcmp(ks, "version", 7) == 0) version = iv;
+            } else if (vt->type == JSMN_STRING) {
+                a->type = DFN_ARG_STR;
+                a->val = parser_str(p, &v, val);
+            } else if (vt->type == JSMN_PRIMITIVE && vl == 4 && memcmp(vs, "null", 4) == 0) {
+                a->type = DFN_ARG_NULL;
+            } else if (vt->type == JSMN_PRIMITIVE && vl == 4 && memcmp(vs, "true", 4) == 0) {
+                a->type = DFN_ARG_TRUE;
+            } else if (vt->type == JSMN_PRIMITIVE && vl == 5 && memcmp(vs, "false", 5) == 0) {
+                a->type = DFN_ARG_FALSE;
+            } else {
+                a->type = DFN_ARG_RAW;
+                a->val = dfn_strcache_intern(p->c_strs, vs, vl);
+            }
+            nargs++;
+        }
+    }
+
+    uint8_t lanekey[20];
+    memcpy(lanekey, &host, 4);
+    memcpy(lanekey + 4, &pid, 8);
+    memcpy(lanekey + 12, &tid, 8);
+    uint8_t kindkey[8];
+    memcpy(kindkey, &cat, 4);
+    memcpy(kindkey + 4, &name, 4);
+    uint32_t kind = dfn_strcache_intern(p->c_kinds, (const char *)kindkey, 8);
+
+    uint64_t bytes = 0;
+    if (size_sum >= 0) {
+        bytes = (uint64_t)size_sum;
+    } else {
+        uint8_t rule = parser_rule(p, kind, &v, t_name);
+        if (rule == DFN_BYTES_RET && has_ret && ret > 0) bytes = (uint64_t)ret;
+        else if (rule == DFN_BYTES_SIZE_X_RET && has_ret && has_size && ret > 0 && size > 0 &&
+                 (uint64_t)size <= UINT64_MAX / (uint64_t)ret)
+            bytes = (uint64_t)size * (uint64_t)ret;
+    }
+
+    size_t n = b->n;
+    b->ts[n] = ts;
+    b->dur[n] = dur;
+    b->bytes[n] = bytes;
+    b->lane[n] = dfn_strcache_intern(p->c_lanes, (const char *)lanekey, 20);
+    b->kind[n] = kind;
+    b->file[n] = file;
+    parser_emit_args(p, b, args, nargs);
+    b->n++;
+    b->events++;
+    b->era |= era;
+    if (ts < b->min_ts) b->min_ts = ts;
+    if (ts + dur > b->max_end) b->max_end = ts + dur;
+    if (version > 0 && version < UINT32_MAX && t_name >= 0 && TOK_IS(&v, t_name, "start"))
+        b->version = (uint32_t)version;
+}
+
+void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
+{
+    batch_reset(b);
+    const char *s = data, *end = data + len;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        const char *le = nl ? nl : end;
+        b->lines++;
+        parse_line(p, b, s, (size_t)(le - s), b->lines);
+        s = nl ? nl + 1 : end;
+    }
+}

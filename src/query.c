@@ -1,0 +1,558 @@
+/* The query engine: one pass over the matching events in start-time order,
+ * grouping by the requested dimensions and accumulating every metric. The
+ * store's time order makes busy time (the union of intervals) a running
+ * sweep per group, and time windows a binary search. */
+#include "dfnav/query.h"
+#include "dfnav/util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *metric_names[DFN_M_COUNT_] = {
+    "count", "time_s", "busy_s", "max_proc_s", "bytes", "bw_mibps", "ops_per_s", "mean_us",
+    "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time"
+};
+static const char *dim_names[DFN_DIM_COUNT] = {
+    "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
+    "pattern", "dir", "fs", "sizebin", "arg", "event"
+};
+
+const char *dfn_metric_name(dfn_metric m) { return m < DFN_M_COUNT_ ? metric_names[m] : "?"; }
+
+int dfn_metric_parse(const char *s, size_t len)
+{
+    for (int i = 0; i < DFN_M_COUNT_; i++)
+        if (strlen(metric_names[i]) == len && memcmp(metric_names[i], s, len) == 0) return i;
+    /* the explorer's column titles work too */
+    static const struct { const char *n; int m; } alias[] = {
+        {"time", DFN_M_TIME_S}, {"busy", DFN_M_BUSY_S}, {"bandwidth", DFN_M_BW_MIBPS}, {"bw", DFN_M_BW_MIBPS},
+        {"p50", DFN_M_P50_US}, {"p90", DFN_M_P90_US}, {"p99", DFN_M_P99_US}, {"max", DFN_M_MAX_US},
+        {"mean", DFN_M_MEAN_US}, {"pct", DFN_M_PCT_TIME}, {"ops", DFN_M_OPS_PER_S}, {"max_proc", DFN_M_MAX_PROC_S}};
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (strlen(alias[i].n) == len && memcmp(alias[i].n, s, len) == 0) return alias[i].m;
+    return -1;
+}
+
+const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap)
+{
+    if (d->kind == DFN_DIM_ARG) { snprintf(buf, cap, "arg.%s", d->arg ? d->arg : ""); return buf; }
+    return d->kind < DFN_DIM_COUNT ? dim_names[d->kind] : "?";
+}
+
+bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen)
+{
+    *n = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ',' || *p == ' ') p++;
+        if (!*p) break;
+        const char *e = p;
+        while (*e && *e != ',' && *e != ' ') e++;
+        size_t len = (size_t)(e - p);
+        if (*n == DFN_MAX_DIMS) { snprintf(err, errlen, "at most %d dimensions", DFN_MAX_DIMS); goto fail; }
+        dfn_dim d = {0};
+        bool ok = false;
+        if (len > 4 && memcmp(p, "arg.", 4) == 0) { d.kind = DFN_DIM_ARG; d.arg = dfn_xstrndup(p + 4, len - 4); ok = true; }
+        for (int k = 0; k < DFN_DIM_COUNT && !ok; k++)
+            if (k != DFN_DIM_ARG && strlen(dim_names[k]) == len && memcmp(dim_names[k], p, len) == 0) { d.kind = (dfn_dimkind)k; ok = true; }
+        if (!ok && len == 7 && memcmp(p, "process", 7) == 0) { d.kind = DFN_DIM_PROC; ok = true; }
+        if (!ok && len == 8 && memcmp(p, "function", 8) == 0) { d.kind = DFN_DIM_FUNC; ok = true; }
+        if (!ok) {
+            snprintf(err, errlen, "unknown dimension '%.*s' (time host pid tid proc cat func class op layer file pattern dir fs sizebin arg.NAME event)",
+                     (int)(len > 40 ? 40 : len), p);
+            goto fail;
+        }
+        dims[(*n)++] = d;
+        p = e;
+    }
+    return true;
+fail:
+    dfn_dims_free(dims, *n);
+    *n = 0;
+    return false;
+}
+
+void dfn_dims_free(dfn_dim *dims, size_t n)
+{
+    for (size_t i = 0; i < n; i++) { free(dims[i].arg); dims[i].arg = NULL; }
+}
+
+double dfn_auto_bin(double span_s)
+{
+    static const double steps[] = { 1, 2, 5 };
+    if (!(span_s > 0)) return 1;
+    for (double mag = 1e-6; mag < 1e9; mag *= 10)
+        for (int i = 0; i < 3; i++)
+            if (span_s / (steps[i] * mag) <= 60) return steps[i] * mag;
+    return 1e9;
+}
+
+/* ---- a u64 -> u64 open-addressing map for the sparse accumulators ---- */
+
+typedef struct { uint64_t *k, *v; size_t cap, n; } map64;
+#define MAP_EMPTY UINT64_MAX
+
+static void map_init(map64 *m) { m->cap = 1024; m->n = 0; m->k = dfn_xmalloc(m->cap * 8); m->v = dfn_xcalloc(m->cap, 8); memset(m->k, 0xff, m->cap * 8); }
+static void map_free(map64 *m) { free(m->k); free(m->v); memset(m, 0, sizeof *m); }
+
+static uint64_t *map_slot(map64 *m, uint64_t key)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        map64 g = { dfn_xmalloc(m->cap * 16), dfn_xcalloc(m->cap * 2, 8), m->cap * 2, 0 };
+        memset(g.k, 0xff, g.cap * 8);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->k[i] != MAP_EMPTY) *map_slot(&g, m->k[i]) = m->v[i];
+        map_free(m);
+        *m = g;
+    }
+    size_t mask = m->cap - 1, j = dfn_hash_u64(key) & mask;
+    while (m->k[j] != MAP_EMPTY && m->k[j] != key) j = (j + 1) & mask;
+    if (m->k[j] == MAP_EMPTY) { m->k[j] = key; m->n++; }
+    return &m->v[j];
+}
+
+/* ---- histogram buckets: exact below 64 µs, then 64 per power of two
+ * (relative error of the midpoint under 0.8%) ---- */
+
+static inline uint32_t hist_bucket(uint64_t v)
+{
+    if (v < 64) return (uint32_t)v;
+    int e = 63 - __builtin_clzll(v);
+    return (uint32_t)(64 + (e - 6) * 64 + ((v >> (e - 6)) & 63));
+}
+
+static double hist_value(uint32_t b)
+{
+    if (b < 64) return b;
+    int e = (int)(b - 64) / 64 + 6;
+    double lo = ldexp(1.0, e) + (double)((b - 64) % 64) * ldexp(1.0, e - 6);
+    return lo + ldexp(1.0, e - 6) / 2;
+}
+
+typedef struct {
+    uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
+    bool started;
+} acc;
+
+typedef struct {
+    const dfn_store *s;
+    const dfn_query *q;
+    dfn_result *r;
+    uint32_t *lane_tab[DFN_MAX_DIMS], *kind_tab[DFN_MAX_DIMS], *file_tab[DFN_MAX_DIMS];
+    int layer_dim;
+    uint64_t win_lo_us, bin_us;
+    uint32_t argkey[DFN_MAX_DIMS];
+    dfn_strtab *rowkeys;      /* composite keys of several dimensions */
+    uint32_t *direct;         /* row + 1 by id, one dimension */
+    size_t direct_n;
+    acc *acc; size_t nacc, acccap;
+    size_t keycap;
+    map64 hist, procs, files;
+} qstate;
+
+static uint32_t int_index(dfn_result *r, size_t *n, size_t *cap, int64_t v)
+{
+    for (size_t i = 0; i < *n; i++) if (r->ints[i] == v) return (uint32_t)i;
+    dfn_grow((void **)&r->ints, cap, *n + 1, sizeof *r->ints);
+    r->ints[*n] = v;
+    return (uint32_t)(*n)++;
+}
+
+static void prepare_tables(qstate *st)
+{
+    const dfn_store *s = st->s;
+    dfn_result *r = st->r;
+    size_t nints = 0, intcap = 0;
+    st->layer_dim = -1;
+    for (size_t d = 0; d < r->ndims; d++) {
+        dfn_dimkind k = r->dims[d].kind;
+        st->argkey[d] = DFN_NOID;
+        switch (k) {
+        case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC:
+            st->lane_tab[d] = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof(uint32_t));
+            for (size_t i = 0; i < s->nlanes; i++) {
+                const dfn_lane *l = &s->lanes[i];
+                st->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_PROC ? (uint32_t)i :
+                                     int_index(r, &nints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
+            }
+            break;
+        case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP:
+            st->kind_tab[d] = dfn_xmalloc((s->nkinds ? s->nkinds : 1) * sizeof(uint32_t));
+            for (size_t i = 0; i < s->nkinds; i++) {
+                const dfn_kind *kd = &s->kinds[i];
+                st->kind_tab[d][i] = k == DFN_DIM_CAT ? kd->cat : k == DFN_DIM_FUNC ? kd->func :
+                                     k == DFN_DIM_CLASS ? kd->cls : kd->op;
+            }
+            break;
+        case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS:
+            st->file_tab[d] = dfn_xmalloc(s->nfiles * sizeof(uint32_t));
+            for (size_t i = 0; i < s->nfiles; i++) {
+                const dfn_file *f = &s->files[i];
+                st->file_tab[d][i] = k == DFN_DIM_FILE ? (uint32_t)i : k == DFN_DIM_PATTERN ? f->pattern :
+                                     k == DFN_DIM_DIR ? f->dir : f->fs;
+            }
+            break;
+        case DFN_DIM_LAYER: st->layer_dim = (int)d; break;
+        case DFN_DIM_ARG: st->argkey[d] = dfn_strtab_find(s->strs, r->dims[d].arg, strlen(r->dims[d].arg)); break;
+        default: break;
+        }
+    }
+}
+
+static uint32_t dim_id(qstate *st, size_t d, size_t i, uint64_t ts)
+{
+    const dfn_store *s = st->s;
+    switch (st->r->dims[d].kind) {
+    case DFN_DIM_TIME: {
+        uint64_t b = ts >= st->win_lo_us ? (ts - st->win_lo_us) / st->bin_us : 0;
+        return b > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
+    }
+    case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: return st->lane_tab[d][s->lane[i]];
+    case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: return st->kind_tab[d][s->kind[i]];
+    case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: return st->file_tab[d][s->file[i]];
+    case DFN_DIM_SIZEBIN: {
+        uint64_t b = dfn_store_bytes(s, i);
+        return b ? (uint32_t)dfn_sizebin(b) : DFN_SIZEBIN_COUNT;
+    }
+    case DFN_DIM_ARG: {
+        dfn_arg a;
+        char buf[64];
+        if (st->argkey[d] == DFN_NOID || !dfn_store_arg(s, i, st->argkey[d], &a))
+            return dfn_strtab_intern(st->r->vals, "", 0);
+        if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW)
+            return dfn_strtab_intern(st->r->vals, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str));
+        size_t n = dfn_arg_text(s, &a, buf, sizeof buf);
+        return dfn_strtab_intern(st->r->vals, buf, n);
+    }
+    case DFN_DIM_EVENT: return (uint32_t)i;
+    default: return 0;
+    }
+}
+
+static size_t row_of(qstate *st, const uint32_t *ids)
+{
+    dfn_result *r = st->r;
+    size_t nd = r->ndims, row;
+    if (nd == 1 && ids[0] < st->direct_n) {
+        if (st->direct[ids[0]]) return st->direct[ids[0]] - 1;
+        row = st->nacc;
+        st->direct[ids[0]] = (uint32_t)row + 1;
+    } else if (nd == 0) {
+        if (st->nacc) return 0;
+        row = 0;
+    } else {
+        uint32_t before = dfn_strtab_count(st->rowkeys);
+        row = dfn_strtab_intern(st->rowkeys, (const char *)ids, nd * 4);
+        if (row < before) return row;
+    }
+    dfn_grow((void **)&st->acc, &st->acccap, row + 1, sizeof *st->acc);
+    memset(&st->acc[row], 0, sizeof *st->acc);
+    dfn_grow((void **)&r->keys, &st->keycap, (row + 1) * nd + 1, sizeof *r->keys);
+    for (size_t d = 0; d < nd; d++) r->keys[row * nd + d].id = ids[d];
+    st->nacc = row + 1;
+    r->nrows = st->nacc;
+    return row;
+}
+
+static void accumulate(qstate *st, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes)
+{
+    acc *a = &st->acc[row];
+    uint64_t end = ts + dur;
+    a->count++;
+    a->dur += dur;
+    a->bytes += bytes;
+    if (dur > a->maxdur) a->maxdur = dur;
+    if (!a->started) { a->cur_s = ts; a->cur_e = end; a->started = true; }
+    else if (ts >= a->cur_e) { a->busy += a->cur_e - a->cur_s; a->cur_s = ts; a->cur_e = end; }
+    else if (end > a->cur_e) a->cur_e = end;
+    (*map_slot(&st->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
+    *map_slot(&st->procs, (uint64_t)row << 32 | st->s->lane[i]) += dur;
+    (*map_slot(&st->files, (uint64_t)row << 32 | st->s->file[i]))++;
+}
+
+typedef struct { uint64_t k, v; } kv;
+static int kv_cmp(const void *a, const void *b)
+{
+    const kv *x = a, *y = b;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static kv *map_sorted(const map64 *m)
+{
+    kv *out = dfn_xmalloc((m->n ? m->n : 1) * sizeof *out);
+    size_t w = 0;
+    for (size_t i = 0; i < m->cap; i++) if (m->k[i] != MAP_EMPTY) out[w++] = (kv){ m->k[i], m->v[i] };
+    qsort(out, w, sizeof *out, kv_cmp);
+    return out;
+}
+
+static void finish_metrics(qstate *st)
+{
+    dfn_result *r = st->r;
+    size_t n = st->nacc;
+    r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
+    for (size_t row = 0; row < n; row++) {
+        acc *a = &st->acc[row];
+        double *m = &r->m[row * DFN_M_COUNT_];
+        uint64_t busy = a->busy + (a->started ? a->cur_e - a->cur_s : 0);
+        double t = a->dur / 1e6;
+        m[DFN_M_COUNT] = (double)a->count;
+        m[DFN_M_TIME_S] = t;
+        m[DFN_M_BUSY_S] = busy / 1e6;
+        m[DFN_M_BYTES] = (double)a->bytes;
+        m[DFN_M_BW_MIBPS] = t > 0 ? a->bytes / 1048576.0 / t : 0;
+        m[DFN_M_OPS_PER_S] = t > 0 ? a->count / t : 0;
+        m[DFN_M_MEAN_US] = a->count ? (double)a->dur / a->count : 0;
+        m[DFN_M_MAX_US] = (double)a->maxdur;
+        m[DFN_M_PCT_TIME] = r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
+    }
+    /* percentiles: nearest rank over the row's histogram, buckets in order */
+    kv *h = map_sorted(&st->hist);
+    for (size_t k = 0; k < st->hist.n;) {
+        size_t row = h[k].k >> 16, end = k;
+        while (end < st->hist.n && (h[end].k >> 16) == row) end++;
+        uint64_t cnt = st->acc[row].count, seen = 0;
+        double *m = &r->m[row * DFN_M_COUNT_];
+        static const double ps[3] = { 0.50, 0.90, 0.99 };
+        static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
+        int pi = 0;
+        for (size_t j = k; j < end && pi < 3; j++) {
+            seen += h[j].v;
+            while (pi < 3 && seen >= (uint64_t)ceil(ps[pi] * cnt)) {
+                double v = hist_value((uint32_t)(h[j].k & 0xffff));
+                m[ms[pi]] = v > m[DFN_M_MAX_US] ? m[DFN_M_MAX_US] : v;
+                pi++;
+            }
+        }
+        k = end;
+    }
+    free(h);
+    kv *p = map_sorted(&st->procs);
+    for (size_t k = 0; k < st->procs.n; k++) {
+        double *m = &r->m[(p[k].k >> 32) * DFN_M_COUNT_];
+        m[DFN_M_PROCS]++;
+        if (p[k].v / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = p[k].v / 1e6;
+    }
+    free(p);
+    for (size_t k = 0; k < st->files.cap; k++) {
+        if (st->files.k[k] == MAP_EMPTY) continue;
+        if ((st->files.k[k] & 0xffffffffu) == 0) continue;   /* "no file" is not a file */
+        r->m[(st->files.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_FILES]++;
+    }
+}
+
+/* ---- sorting ---- */
+
+typedef struct { const dfn_store *s; const dfn_result *r; int metric; bool desc; } sortctx;
+
+static int key_cmp(const sortctx *c, size_t a, size_t b)
+{
+    const dfn_result *r = c->r;
+    for (size_t d = 0; d < r->ndims; d++) {
+        dfn_dimkind k = r->dims[d].kind;
+        uint32_t x = dfn_result_key(r, a, d)->id, y = dfn_result_key(r, b, d)->id;
+        if (x == y) continue;
+        if (k == DFN_DIM_TIME || k == DFN_DIM_SIZEBIN || k == DFN_DIM_EVENT || k == DFN_DIM_LAYER)
+            return x < y ? -1 : 1;
+        if (k == DFN_DIM_PID || k == DFN_DIM_TID)
+            return r->ints[x] < r->ints[y] ? -1 : r->ints[x] > r->ints[y];
+        char bx[64], by[64];
+        size_t lx, ly;
+        const char *tx = dfn_result_key_str(c->s, r, a, d, bx, sizeof bx, &lx);
+        const char *ty = dfn_result_key_str(c->s, r, b, d, by, sizeof by, &ly);
+        int cmp = memcmp(tx, ty, lx < ly ? lx : ly);
+        if (cmp) return cmp;
+        if (lx != ly) return lx < ly ? -1 : 1;
+    }
+    return 0;
+}
+
+static _Thread_local const sortctx *g_sort;   /* qsort has no context argument */
+static int row_cmp(const void *pa, const void *pb)
+{
+    const sortctx *c = g_sort;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    if (c->metric >= 0) {
+        double x = dfn_result_metric(c->r, a, c->metric), y = dfn_result_metric(c->r, b, c->metric);
+        if (x != y) return (x < y) == c->desc ? 1 : -1;
+        int k = key_cmp(c, a, b);
+        return k;
+    }
+    int k = key_cmp(c, a, b);
+    return c->desc ? -k : k;
+}
+
+static void sort_rows(const dfn_store *s, dfn_result *r, const dfn_query *q)
+{
+    size_t n = r->nrows, nd = r->ndims;
+    if (n < 2 && !q->top) return;
+    size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    sortctx c = { s, r, q->sort, q->desc };
+    g_sort = &c;
+    qsort(order, n, sizeof *order, row_cmp);
+    g_sort = NULL;
+    size_t keep = q->top && q->top < n ? q->top : n;
+    dfn_keyval *keys = dfn_xmalloc((keep * nd > 0 ? keep * nd : 1) * sizeof *keys);
+    double *m = dfn_xmalloc((keep ? keep : 1) * DFN_M_COUNT_ * sizeof *m);
+    for (size_t i = 0; i < keep; i++) {
+        memcpy(&keys[i * nd], &r->keys[order[i] * nd], nd * sizeof *keys);
+        memcpy(&m[i * DFN_M_COUNT_], &r->m[order[i] * DFN_M_COUNT_], DFN_M_COUNT_ * sizeof *m);
+    }
+    free(r->keys); free(r->m); free(order);
+    r->keys = keys; r->m = m; r->nrows = keep;
+}
+
+/* ---- the query ---- */
+
+static void time_window(const dfn_store *s, const dfn_filter *f, double *lo, double *hi)
+{
+    *lo = 0;
+    *hi = (s->t1 - s->t0) / 1e6;
+    for (size_t k = 0; f && k < f->n; k++) {
+        const dfn_term *t = &f->terms[k];
+        if (t->key != DFN_KEY_TIME) continue;
+        if ((t->op == DFN_GE || t->op == DFN_GT) && t->num > *lo) *lo = t->num;
+        if ((t->op == DFN_LT || t->op == DFN_LE) && t->num < *hi) *hi = t->num;
+    }
+    if (*hi < *lo) *hi = *lo;
+}
+
+dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
+{
+    dfn_filter empty = {0};
+    const dfn_filter *f = q->filter ? q->filter : &empty;
+    dfn_match *m = dfn_match_compile(s, q->layers, f, err, errlen);
+    if (!m) return NULL;
+    dfn_result *r = dfn_xcalloc(1, sizeof *r);
+    r->ndims = q->ndims;
+    for (size_t d = 0; d < q->ndims; d++) {
+        r->dims[d].kind = q->dims[d].kind;
+        r->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
+        if (q->dims[d].kind == DFN_DIM_LAYER && !q->layers) {
+            snprintf(err, errlen, "grouping by layer needs layers");
+            dfn_match_free(m);
+            dfn_result_free(r);
+            return NULL;
+        }
+    }
+    r->vals = dfn_strtab_new();
+    r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
+    time_window(s, f, &r->win_lo_s, &r->win_hi_s);
+    r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
+
+    qstate st = { .s = s, .q = q, .r = r };
+    st.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
+    st.bin_us = (uint64_t)llround(r->bin_s * 1e6);
+    if (st.bin_us == 0) st.bin_us = 1;
+    prepare_tables(&st);
+    st.rowkeys = dfn_strtab_new();
+    /* direct row lookup for one dimension with a small id space */
+    if (r->ndims == 1) {
+        dfn_dimkind k = r->dims[0].kind;
+        st.direct_n = k == DFN_DIM_FILE ? s->nfiles : k == DFN_DIM_PROC ? s->nlanes :
+                      k == DFN_DIM_CLASS ? DFN_CLASS_COUNT : k == DFN_DIM_OP ? DFN_OP_COUNT :
+                      k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
+                      k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->win_lo_s) / r->bin_s) + 2 :
+                      (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
+                      k == DFN_DIM_EVENT ? 0 : dfn_strtab_count(s->strs);
+        if (st.direct_n > (1u << 24)) st.direct_n = 0;
+        st.direct = dfn_xcalloc(st.direct_n ? st.direct_n : 1, sizeof *st.direct);
+    }
+    map_init(&st.hist);
+    map_init(&st.procs);
+    map_init(&st.files);
+
+    size_t lo, hi;
+    dfn_match_range(m, &lo, &hi);
+    bool all = dfn_match_all(m);
+    uint64_t total = 0, matched = 0;
+    uint32_t ids[DFN_MAX_DIMS];
+    for (size_t i = lo; i < hi; i++) {
+        if (!all && !dfn_match_event(m, i)) continue;
+        uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
+        matched++;
+        total += dur;
+        for (size_t d = 0; d < r->ndims; d++) if ((int)d != st.layer_dim) ids[d] = dim_id(&st, d, i, ts);
+        if (st.layer_dim >= 0) {
+            uint64_t mask = dfn_layerset_mask(q->layers, i);
+            while (mask) {
+                int b = __builtin_ctzll(mask);
+                mask &= mask - 1;
+                ids[st.layer_dim] = (uint32_t)b;
+                accumulate(&st, row_of(&st, ids), i, ts, dur, bytes);
+            }
+        } else {
+            accumulate(&st, row_of(&st, ids), i, ts, dur, bytes);
+        }
+    }
+    r->matched = matched;
+    r->total_time_s = total / 1e6;
+    if (r->ndims == 0 && st.nacc == 0) {   /* totals of nothing: one row of zeros */
+        st.acc = dfn_xcalloc(1, sizeof *st.acc);
+        st.nacc = 1;
+        r->nrows = 1;
+    }
+    finish_metrics(&st);
+    for (size_t d = 0; d < DFN_MAX_DIMS; d++) { free(st.lane_tab[d]); free(st.kind_tab[d]); free(st.file_tab[d]); }
+    free(st.direct);
+    free(st.acc);
+    dfn_strtab_free(st.rowkeys);
+    map_free(&st.hist); map_free(&st.procs); map_free(&st.files);
+    dfn_match_free(m);
+    if (r->nrows && (r->ndims || q->top)) sort_rows(s, r, q);
+    return r;
+}
+
+const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t row, size_t dim,
+                               char *buf, size_t cap, size_t *len)
+{
+    uint32_t id = dfn_result_key(r, row, dim)->id;
+    uint32_t sid = DFN_NOID;
+    const char *lit = NULL;
+    int n = 0;
+    switch (r->dims[dim].kind) {
+    case DFN_DIM_TIME: n = snprintf(buf, cap, "%.6g", r->win_lo_s + id * r->bin_s); break;
+    case DFN_DIM_PID: case DFN_DIM_TID: n = snprintf(buf, cap, "%" PRId64, r->ints[id]); break;
+    case DFN_DIM_EVENT: n = snprintf(buf, cap, "%u", id); break;
+    case DFN_DIM_PROC: sid = s->lanes[id].name; break;
+    case DFN_DIM_FILE: sid = s->files[id].path; break;
+    case DFN_DIM_CLASS: lit = dfn_class_name((dfn_class)id); break;
+    case DFN_DIM_OP: lit = dfn_op_name((dfn_op)id); break;
+    case DFN_DIM_LAYER: lit = r->layers ? dfn_layers_name(r->layers, id) : "?"; break;
+    case DFN_DIM_SIZEBIN: lit = id < DFN_SIZEBIN_COUNT ? dfn_sizebin_name((int)id) : "-"; break;
+    case DFN_DIM_ARG: *len = dfn_strtab_len(r->vals, id); return dfn_strtab_str(r->vals, id);
+    default: sid = id; break;
+    }
+    if (sid != DFN_NOID) { *len = dfn_strtab_len(s->strs, sid); return dfn_store_str(s, sid); }
+    if (lit) { *len = strlen(lit); return lit; }
+    if (n < 0) n = 0;
+    *len = (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+    return buf;
+}
+
+size_t dfn_result_key_text(const dfn_store *s, const dfn_result *r, size_t row, size_t dim, char *buf, size_t cap)
+{
+    size_t len;
+    const char *t = dfn_result_key_str(s, r, row, dim, buf, cap, &len);
+    if (t != buf && cap) {
+        if (len >= cap) len = cap - 1;
+        memmove(buf, t, len);
+        buf[len] = 0;
+    }
+    return len;
+}
+
+void dfn_result_free(dfn_result *r)
+{
+    if (!r) return;
+    free(r->keys);
+    free(r->m);
+    free(r->ints);
+    dfn_strtab_free(r->vals);
+    dfn_dims_free(r->dims, r->ndims);
+    free(r);
+}

@@ -1,0 +1,164 @@
+/* The event store's read side: 32-bit columns with escaped wide values,
+ * decoding of argument records, and freeing. The store is built by the
+ * loader (loader.c) and never changes afterwards. */
+#include "dfnav/store.h"
+#include "load.h"
+#include "dfnav/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dfn_col32_set(dfn_col32 *c, size_t i, uint64_t v)
+{
+    if (v < UINT32_MAX) { c->v[i] = (uint32_t)v; return; }
+    c->v[i] = UINT32_MAX;
+    dfn_grow((void **)&c->esc, &c->esccap, c->nesc + 1, sizeof *c->esc);
+    c->esc[c->nesc++] = (dfn_esc){ i, v };
+}
+
+uint64_t dfn_col32_escaped(const dfn_col32 *c, size_t i)
+{
+    size_t lo = 0, hi = c->nesc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->esc[mid].idx < i) lo = mid + 1; else hi = mid;
+    }
+    return lo < c->nesc && c->esc[lo].idx == i ? c->esc[lo].val : UINT32_MAX;
+}
+
+void dfn_col32_free(dfn_col32 *c)
+{
+    free(c->v);
+    free(c->esc);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- argument records: varint schema id, then one varint per value of a
+ * type that carries one (int zigzag, uint, string id) ---- */
+
+const uint8_t *dfn_store_record_end(const dfn_store *s, const uint8_t *p, const uint8_t *end)
+{
+    uint64_t sid;
+    size_t k = dfn_varint_get(p, end, &sid);
+    if (!k || sid >= s->nschemas) return end;
+    p += k;
+    for (uint16_t j = 0; j < s->schema_len[sid]; j++) {
+        if (s->schema_types[sid][j] < DFN_ARG_INT) continue;
+        uint64_t v;
+        k = dfn_varint_get(p, end, &v);
+        if (!k) return end;
+        p += k;
+    }
+    return p;
+}
+
+const uint8_t *dfn_store_args_at(const dfn_store *s, size_t i)
+{
+    if (i >= s->n) return NULL;
+    const uint8_t *end = s->args + s->args_len;
+    const uint8_t *p = s->args + s->args_idx[i >> DFN_ARGS_INDEX_SHIFT];
+    for (size_t j = i & ~(((size_t)1 << DFN_ARGS_INDEX_SHIFT) - 1); j < i; j++)
+        p = dfn_store_record_end(s, p, end);
+    return p;
+}
+
+const uint8_t *dfn_store_args_next(const dfn_store *s, const uint8_t *rec)
+{
+    return dfn_store_record_end(s, rec, s->args + s->args_len);
+}
+
+static size_t store_decode(const dfn_store *s, const uint8_t *p, dfn_arg *out, size_t max, uint32_t only_key, bool *found)
+{
+    const uint8_t *end = s->args + s->args_len;
+    uint64_t sid;
+    size_t k = dfn_varint_get(p, end, &sid);
+    if (!k || sid >= s->nschemas) return 0;
+    p += k;
+    size_t n = s->schema_len[sid], w = 0;
+    for (size_t j = 0; j < n; j++) {
+        dfn_arg a = { .key = s->schema_keys[sid][j], .type = (dfn_argtype)s->schema_types[sid][j] };
+        if (a.type >= DFN_ARG_INT) {
+            uint64_t v;
+            k = dfn_varint_get(p, end, &v);
+            if (!k) return w;
+            p += k;
+            if (a.type == DFN_ARG_INT) a.i = dfn_unzigzag(v);
+            else if (a.type == DFN_ARG_UINT) a.u = v;
+            else a.str = (uint32_t)v;
+        }
+        if (only_key != DFN_NOID) {
+            if (a.key == only_key) { *out = a; *found = true; return 1; }
+            continue;
+        }
+        if (w < max) out[w] = a;
+        w++;
+    }
+    return only_key != DFN_NOID ? 0 : w;
+}
+
+size_t dfn_store_args(const dfn_store *s, size_t i, dfn_arg *out, size_t max)
+{
+    const uint8_t *p = dfn_store_args_at(s, i);
+    bool found = false;
+    return p ? store_decode(s, p, out, max, DFN_NOID, &found) : 0;
+}
+
+bool dfn_store_arg_in(const dfn_store *s, const uint8_t *rec, uint32_t key, dfn_arg *out)
+{
+    bool found = false;
+    store_decode(s, rec, out, 1, key, &found);
+    return found;
+}
+
+bool dfn_store_arg(const dfn_store *s, size_t i, uint32_t key, dfn_arg *out)
+{
+    const uint8_t *p = dfn_store_args_at(s, i);
+    return p && dfn_store_arg_in(s, p, key, out);
+}
+
+size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap)
+{
+    int n;
+    switch (a->type) {
+    case DFN_ARG_NULL: n = snprintf(buf, cap, "null"); break;
+    case DFN_ARG_FALSE: n = snprintf(buf, cap, "false"); break;
+    case DFN_ARG_TRUE: n = snprintf(buf, cap, "true"); break;
+    case DFN_ARG_INT: n = snprintf(buf, cap, "%" PRId64, a->i); break;
+    case DFN_ARG_UINT: n = snprintf(buf, cap, "%" PRIu64, a->u); break;
+    default: n = snprintf(buf, cap, "%s", dfn_store_str(s, a->str)); break;
+    }
+    if (n < 0) n = 0;
+    return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
+
+void dfn_store_free(dfn_store *s)
+{
+    if (!s) return;
+    free(s->ts_base);
+    dfn_col32_free(&s->ts);
+    dfn_col32_free(&s->dur);
+    dfn_col32_free(&s->bytes);
+    free(s->lane);
+    free(s->kind);
+    free(s->file);
+    free(s->args);
+    free(s->args_idx);
+    dfn_strtab_free(s->strs);
+    free(s->lanes);
+    free(s->kinds);
+    free(s->files);
+    for (size_t i = 0; i < s->nschemas; i++) { free(s->schema_keys[i]); free(s->schema_types[i]); }
+    free(s->schema_keys);
+    free(s->schema_types);
+    free(s->schema_len);
+    for (size_t i = 0; i < s->nsrc; i++) {
+        free(s->src[i].path);
+        free(s->src[i].era);
+        free(s->src[i].error);
+        for (size_t k = 0; k < s->src[i].nbad; k++) free(s->src[i].bad_reason[k]);
+    }
+    free(s->src);
+    free(s);
+}

@@ -1,0 +1,184 @@
+/* Engine utilities: the hash used by every table, checked allocation,
+ * strict number parsing of untrusted text, glob matching and clocks. */
+#include "dfnav/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline uint64_t util_read64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* A small multiply-xorshift hash, 8 bytes per step: strings are hashed on
+ * every interned name, so this sits on the load's hot path. */
+uint64_t dfn_hash(const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL);
+    while (len >= 8) {
+        h ^= util_read64(p) * 0x87c37b91114253d5ULL;
+        h = (h << 31 | h >> 33) * 0x4cf5ad432745937fULL;
+        p += 8; len -= 8;
+    }
+    uint64_t t = 0;
+    for (size_t i = 0; i < len; i++) t |= (uint64_t)p[i] << (8 * i);
+    h ^= t * 0x87c37b91114253d5ULL;
+    return dfn_hash_u64(h);
+}
+
+static void util_oom(size_t n)
+{
+    fprintf(stderr, "dfnav: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+void *dfn_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) util_oom(n);
+    return p;
+}
+
+void *dfn_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) util_oom(n * size);
+    return p;
+}
+
+void *dfn_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) util_oom(n);
+    return q;
+}
+
+void *dfn_xreallocarray(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) util_oom(SIZE_MAX);
+    return dfn_xrealloc(p, n * size);
+}
+
+char *dfn_xstrdup(const char *s) { return dfn_xstrndup(s, strlen(s)); }
+
+char *dfn_xstrndup(const char *s, size_t n)
+{
+    char *p = dfn_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize)
+{
+    if (need <= *cap) return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2) util_oom(SIZE_MAX);
+        c *= 2;
+    }
+    *buf = dfn_xreallocarray(*buf, c, elsize);
+    *cap = c;
+}
+
+bool dfn_parse_u64(const char *s, size_t len, uint64_t *out)
+{
+    if (len == 0 || len > 20) return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9) return false;
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool dfn_parse_i64(const char *s, size_t len, int64_t *out)
+{
+    bool neg = len > 0 && s[0] == '-';
+    uint64_t u;
+    if (!dfn_parse_u64(s + neg, len - neg, &u)) return false;
+    if (neg) {
+        if (u > (uint64_t)INT64_MAX + 1) return false;
+        *out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+    } else {
+        if (u > (uint64_t)INT64_MAX) return false;
+        *out = (int64_t)u;
+    }
+    return true;
+}
+
+bool dfn_parse_double(const char *s, size_t len, double *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) return false;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (end != buf + len || !isfinite(d)) return false;
+    *out = d;
+    return true;
+}
+
+static inline unsigned char util_lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+bool dfn_ascii_ieq(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen != blen) return false;
+    for (size_t i = 0; i < alen; i++)
+        if (util_lower((unsigned char)a[i]) != util_lower((unsigned char)b[i])) return false;
+    return true;
+}
+
+bool dfn_ascii_icontains(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+    if (nlen == 0) return true;
+    if (nlen > hlen) return false;
+    for (size_t i = 0; i + nlen <= hlen; i++)
+        if (dfn_ascii_ieq(hay + i, nlen, needle, nlen)) return true;
+    return false;
+}
+
+/* Iterative glob with single-star backtracking: linear in practice and no
+ * recursion depth that a hostile pattern could blow up. */
+bool dfn_glob_match(const char *pat, size_t plen, const char *s, size_t slen, bool icase)
+{
+    size_t p = 0, i = 0, star = SIZE_MAX, mark = 0;
+    while (i < slen) {
+        if (p < plen && (pat[p] == '?' ||
+                         (icase ? util_lower((unsigned char)pat[p]) == util_lower((unsigned char)s[i])
+                                : pat[p] == s[i]) ) && pat[p] != '*') {
+            p++; i++;
+        } else if (p < plen && pat[p] == '*') {
+            star = p++;
+            mark = i;
+        } else if (star != SIZE_MAX) {
+            p = star + 1;
+            i = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < plen && pat[p] == '*') p++;
+    return p == plen;
+}
+
+double dfn_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int dfn_ncpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}

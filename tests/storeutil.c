@@ -1,0 +1,81 @@
+/* Engine helpers for the Criterion suites (see storeutil.h). */
+#include "storeutil.h"
+#include "testutil.h"
+#include "dfnav/match.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+dfn_store *su_load_paths(const char *const *paths, size_t n, int threads, size_t block)
+{
+    dfn_load_opts o = { .threads = threads, .block_size = block };
+    dfn_store *s = dfn_load(paths, n, &o);
+    cr_assert_not_null(s);
+    return s;
+}
+
+dfn_store *su_load_text(const char *name, const char *text, int threads)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_write_file(dir, name, text, strlen(text));
+    const char *p[1] = { path };
+    dfn_store *s = su_load_paths(p, 1, threads, 0);
+    free(path);
+    free(dir);
+    return s;
+}
+
+/* Layers live as long as the process: results point at them. */
+dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, const char *where)
+{
+    char err[2048];
+    dfn_layers *l = calloc(1, sizeof *l);
+    cr_assert(dfn_layers_load(layers ? layers : "dlio", l, err, sizeof err), "%s", err);
+    dfn_layerset *ls = dfn_layerset_compile(s, l, err, sizeof err);
+    cr_assert_not_null(ls, "%s", err);
+    dfn_query q = { .layers = ls, .sort = DFN_M_TIME_S, .desc = true };
+    if (by) cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    dfn_filter f;
+    cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    q.filter = &f;
+    dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    return r;
+}
+
+long su_row(const dfn_store *s, const dfn_result *r, const char *key)
+{
+    char buf[4096], part[2048];
+    for (size_t row = 0; row < r->nrows; row++) {
+        buf[0] = 0;
+        for (size_t d = 0; d < r->ndims; d++) {
+            dfn_result_key_text(s, r, row, d, part, sizeof part);
+            if (d) strcat(buf, "|");
+            strncat(buf, part, sizeof buf - strlen(buf) - 1);
+        }
+        if (strcmp(buf, key) == 0) return (long)row;
+    }
+    return -1;
+}
+
+double su_metric(const dfn_store *s, const dfn_result *r, const char *key, dfn_metric m)
+{
+    long row = su_row(s, r, key);
+    cr_assert(row >= 0, "no row '%s'", key);
+    return dfn_result_metric(r, (size_t)row, m);
+}
+
+const char *su_traces_dir(void)
+{
+    static char path[4096];
+    const char *src = getenv("SRCDIR");
+    snprintf(path, sizeof path, "%s/../shared/traces", src ? src : "..");
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return path;
+    return NULL;
+}

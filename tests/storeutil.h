@@ -1,0 +1,22 @@
+/* Test helpers over the engine: load trace text through the real loader,
+ * run a query from text, and read a result's rows by key text. */
+#ifndef DFNAV_STOREUTIL_H
+#define DFNAV_STOREUTIL_H
+
+#include "dfnav/loader.h"
+#include "dfnav/query.h"
+#include "dfnav/layers.h"
+
+/* Writes text to a fresh file NAME in a temp dir and loads it. */
+dfn_store *su_load_text(const char *name, const char *text, int threads);
+/* Loads files with the given threads and block size. */
+dfn_store *su_load_paths(const char *const *paths, size_t n, int threads, size_t block);
+/* Runs "--by BY --where WHERE" with the preset layers; aborts on error. */
+dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, const char *where);
+/* Row whose key text (dims joined by '|') equals key, or -1. */
+long su_row(const dfn_store *s, const dfn_result *r, const char *key);
+double su_metric(const dfn_store *s, const dfn_result *r, const char *key, dfn_metric m);
+/* The folder of real traces, or NULL (tests then skip with a message). */
+const char *su_traces_dir(void);
+
+#endif

@@ -1,0 +1,398 @@
+/* Loading: every format era gives the same store, metadata resolution
+ * (late, 64-bit, unresolved), damaged input is counted with line numbers
+ * while the rest loads, gzip damage, thread-count invariance, and the real
+ * traces of three eras. */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfnav/loader.h"
+#include "dfnav/query.h"
+#include "storeutil.h"
+#include "testutil.h"
+
+#define F_DATA "/p/lustre2/a/data-1.h5"
+#define F_CKPT "/l/ssd/ck/model-1.pt"
+
+/* The same three calls written by each era's writer. */
+static const char *eras[][2] = {
+    { "v0.0.1",
+      "[\n"
+      "{\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000010,\"dur\":5,\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"fname\":\"" F_DATA "\",\"ret\":3}}\n"
+      "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000020,\"dur\":100,\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"fname\":\"" F_DATA "\",\"ret\":4096,\"count\":4096,\"offset\":8192}}\n"
+      "{\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":100,\"tid\":101,\"ts\":1700000000000200,\"dur\":50,\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"fname\":\"" F_CKPT "\",\"size\":8,\"ret\":16}}\n" },
+    { "v0.0.2-v1.0.4",
+      "[\n"
+      " {\"id\":\"0\",\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":\"100\",\"tid\":\"101\",\"ts\":\"1700000000000010\",\"dur\":\"5\",\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"ret\":\"3\",\"fname\":\"" F_DATA "\"}},\n"
+      "{\"id\":\"1\",\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":\"100\",\"tid\":\"101\",\"ts\":\"1700000000000020\",\"dur\":\"100\",\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"ret\":\"4096\",\"count\":4096,\"offset\":\"8192\",\"fname\":\"" F_DATA "\"}},\n"
+      "{\"id\":\"2\",\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":\"100\",\"tid\":\"101\",\"ts\":\"1700000000000200\",\"dur\":\"50\",\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"size\":\"8\",\"ret\":16,\"fname\":\"" F_CKPT "\"}}\n"
+      "]" },
+    { "v1.0.5",
+      "[\n"
+      "{\"id\":1,\"name\":\"thread_name\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"name\":\"100\",\"value\":\"thread_name\"}}\n"
+      "{\"id\":2,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000010,\"dur\":5,\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"fname\":\"" F_DATA "\",\"ret\":3}}\n"
+      "{\"id\":3,\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000020,\"dur\":100,\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"fname\":\"" F_DATA "\",\"ret\":4096,\"count\":4096,\"offset\":8192}}\n"
+      "{\"id\":4,\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":100,\"tid\":101,\"ts\":1700000000000200,\"dur\":50,\"ph\":\"X\",\"args\":{\"hostname\":\"node01\",\"fname\":\"" F_CKPT "\",\"size\":8,\"ret\":16}}\n"
+      "]\n" },
+    { "v1.0.5-hash16",   /* FH of the checkpoint comes after its first use */
+      "[\n"
+      "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":7,\"name\":\"node01\",\"value\":7}}\n"
+      "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":7,\"name\":\"" F_DATA "\",\"value\":513}}\n"
+      "{\"id\":3,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000010,\"dur\":5,\"ph\":\"X\",\"args\":{\"hhash\":7,\"fhash\":513,\"ret\":3}}\n"
+      "{\"id\":4,\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000020,\"dur\":100,\"ph\":\"X\",\"args\":{\"hhash\":7,\"fhash\":513,\"ret\":4096,\"count\":4096,\"offset\":8192}}\n"
+      "{\"id\":5,\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":100,\"tid\":101,\"ts\":1700000000000200,\"dur\":50,\"ph\":\"X\",\"args\":{\"hhash\":7,\"fhash\":65535,\"size\":8,\"ret\":16}}\n"
+      "{\"id\":6,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":7,\"name\":\"" F_CKPT "\",\"value\":65535}}\n"
+      "]" },
+    { "v1.0.6-hex",
+      "[\n"
+      "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":\"a1b2c3d4\",\"name\":\"node01\",\"value\":\"a1b2c3d4\"}}\n"
+      "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":\"a1b2c3d4\",\"name\":\"" F_DATA "\",\"value\":\"00ff00ff00ff00ff\"}}\n"
+      "{\"id\":3,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":\"a1b2c3d4\",\"name\":\"" F_CKPT "\",\"value\":\"DEADBEEF\"}}\n"
+      "{\"id\":4,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000010,\"dur\":5,\"ph\":\"X\",\"args\":{\"hhash\":\"a1b2c3d4\",\"fhash\":\"00ff00ff00ff00ff\",\"ret\":3}}\n"
+      "{\"id\":5,\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000020,\"dur\":100,\"ph\":\"X\",\"args\":{\"hhash\":\"a1b2c3d4\",\"fhash\":\"00ff00ff00ff00ff\",\"ret\":4096,\"count\":4096,\"offset\":8192}}\n"
+      "{\"id\":6,\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":100,\"tid\":101,\"ts\":1700000000000200,\"dur\":50,\"ph\":\"X\",\"args\":{\"hhash\":\"a1b2c3d4\",\"fhash\":\"deadbeef\",\"size\":8,\"ret\":16}}\n"
+      "]\n" },
+    { "v1.0.7+",   /* 64-bit hashes above 2^63, never parsed as double or int64 */
+      "[\n"
+      "{\"id\":1,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":18446744073709551615,\"name\":\"node01\",\"value\":18446744073709551615}}\n"
+      "{\"id\":2,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":18446744073709551615,\"name\":\"" F_DATA "\",\"value\":9223372036854775809}}\n"
+      "{\"id\":3,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":\"M\",\"args\":{\"hhash\":18446744073709551615,\"name\":\"" F_CKPT "\",\"value\":9223372036854775808}}\n"
+      "{\"id\":4,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000010,\"dur\":5,\"ph\":\"X\",\"args\":{\"hhash\":18446744073709551615,\"fhash\":9223372036854775809,\"ret\":3}}\n"
+      "{\"id\":5,\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000020,\"dur\":100,\"ph\":\"X\",\"args\":{\"hhash\":18446744073709551615,\"fhash\":9223372036854775809,\"ret\":4096,\"count\":4096,\"offset\":8192}}\n"
+      "{\"id\":6,\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":100,\"tid\":101,\"ts\":1700000000000200,\"dur\":50,\"ph\":\"X\",\"args\":{\"hhash\":18446744073709551615,\"fhash\":9223372036854775808,\"size\":8,\"ret\":16}}\n"
+      "]\n" },
+    { "newest",
+      "[\n"
+      "{\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":4,\"args\":{\"hhash\":\"12345678901234567890\",\"name\":\"node01\",\"value\":\"12345678901234567890\"}}\n"
+      "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":4,\"args\":{\"name\":\"" F_DATA "\",\"value\":11111111111111111111}}\n"
+      "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":101,\"ph\":4,\"args\":{\"name\":\"" F_CKPT "\",\"value\":22222}}\n"
+      "{\"id\":4,\"name\":\"open64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000010,\"dur\":5,\"ph\":1,\"type\":0,\"args\":{\"hhash\":\"12345678901234567890\",\"fhash\":11111111111111111111,\"ret\":3}}\n"
+      "{\"id\":5,\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":100,\"tid\":101,\"ts\":1700000000000020,\"dur\":100,\"ph\":1,\"type\":0,\"args\":{\"hhash\":\"12345678901234567890\",\"fhash\":11111111111111111111,\"ret\":4096,\"count\":4096,\"offset\":8192}}\n"
+      "{\"id\":6,\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":100,\"tid\":101,\"ts\":1700000000000200,\"dur\":50,\"ph\":1,\"type\":0,\"args\":{\"hhash\":\"12345678901234567890\",\"fhash\":22222,\"size\":8,\"ret\":16}}\n"
+      "]\n" },
+};
+
+static void check_three_calls(const dfn_store *s, const char *era)
+{
+    cr_assert_eq(s->n, 3, "%s: %zu events", era, s->n);
+    cr_assert_eq(s->t0, 1700000000000010ull, "%s", era);
+    cr_assert_eq(s->t1 - s->t0, 240, "%s: span %" PRIu64, era, s->t1 - s->t0);
+    cr_assert_eq(s->nlanes, 1, "%s", era);
+    cr_assert_str_eq(dfn_store_str(s, s->lanes[0].name), "node01/100/101", "%s", era);
+    dfn_result *r = su_query(s, "posix", "file", NULL);
+    cr_assert_eq(r->nrows, 2, "%s", era);
+    cr_assert_eq(su_metric(s, r, F_DATA, DFN_M_COUNT), 2, "%s", era);
+    cr_assert_eq(su_metric(s, r, F_DATA, DFN_M_BYTES), 4096, "%s", era);
+    cr_assert_eq(su_metric(s, r, F_DATA, DFN_M_TIME_S), 105e-6, "%s", era);
+    cr_assert_eq(su_metric(s, r, F_CKPT, DFN_M_BYTES), 128, "%s: fwrite bytes = size * ret", era);
+    dfn_result_free(r);
+    /* the offset argument survives, as a number */
+    uint32_t key = dfn_strtab_find(s->strs, "offset", 6);
+    cr_assert_neq(key, DFN_NOID, "%s", era);
+    dfn_arg a;
+    cr_assert(dfn_store_arg(s, 1, key, &a), "%s", era);
+    cr_assert_eq(a.type, DFN_ARG_INT, "%s", era);
+    cr_assert_eq(a.i, 8192, "%s", era);
+    cr_assert_str_eq(s->src[0].era, era);
+    cr_assert_eq(s->src[0].malformed, 0, "%s", era);
+    cr_assert_eq(dfn_store_status(s), 0, "%s", era);
+}
+
+Test(load, every_era_gives_the_same_store)
+{
+    for (size_t e = 0; e < sizeof eras / sizeof eras[0]; e++) {
+        dfn_store *s = su_load_text("t.pfw", eras[e][1], 2);
+        check_three_calls(s, eras[e][0]);
+        dfn_store_free(s);
+    }
+}
+
+Test(load, gzip_members_load_like_plain)
+{
+    char *dir = tu_tmpdir();
+    const char *text = eras[5][1];
+    size_t half = strlen(text) / 2;
+    while (text[half - 1] != '\n') half++;
+    size_t l1, l2;
+    unsigned char *m1 = tu_gzip(text, half, &l1), *m2 = tu_gzip(text + half, strlen(text) - half, &l2);
+    unsigned char *both = malloc(l1 + l2);
+    memcpy(both, m1, l1);
+    memcpy(both + l1, m2, l2);
+    char *path = tu_write_file(dir, "t.pfw.gz", both, l1 + l2);
+    const char *p[1] = { path };
+    dfn_store *s = su_load_paths(p, 1, 2, 0);
+    check_three_calls(s, "v1.0.7+");
+    cr_assert_str_eq(s->src[0].compression, "gzip");
+    dfn_store_free(s);
+    free(m1); free(m2); free(both); free(path); free(dir);
+}
+
+Test(load, one_hash_map_for_the_whole_set)
+{
+    /* the metadata sits in another file than the events that use it */
+    char *dir = tu_tmpdir();
+    const char *a =
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/x/y\",\"value\":99}}\n";
+    const char *b =
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":10,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":99,\"ret\":7}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":11,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":12345,\"ret\":7}}\n";
+    char *pa = tu_write_file(dir, "a.pfw", a, strlen(a)), *pb = tu_write_file(dir, "b.pfw", b, strlen(b));
+    const char *p[2] = { pa, pb };
+    dfn_store *s = su_load_paths(p, 2, 2, 0);
+    dfn_result *r = su_query(s, "posix", "file", NULL);
+    cr_assert_eq(su_metric(s, r, "/x/y", DFN_M_BYTES), 7);
+    /* an unresolved hash is shown as the hash, never dropped */
+    cr_assert_eq(su_metric(s, r, "12345", DFN_M_COUNT), 1);
+    cr_assert_eq(s->unresolved_hashes, 1);
+    dfn_result_free(r);
+    dfn_store_free(s);
+    free(pa); free(pb); free(dir);
+}
+
+Test(load, conflicting_hash_keeps_the_first_definition)
+{
+    const char *t =
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/first\",\"value\":5}}\n"
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/second\",\"value\":5}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":5,\"ret\":1}}\n";
+    dfn_store *s = su_load_text("c.pfw", t, 1);
+    cr_assert_eq(s->hash_conflicts, 1);
+    cr_assert_str_eq(dfn_store_str(s, s->files[s->file[0]].path), "/first");
+    dfn_store_free(s);
+}
+
+Test(load, malformed_lines_are_counted_with_their_numbers)
+{
+    char *big = malloc(50u << 20);
+    memset(big, 'x', 50u << 20);
+    memcpy(big, "{\"name\":\"", 9);
+    big[(50u << 20) - 1] = 0;
+    const char *head =
+        "[\n"                                                                                 /* 1 */
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"ph\":\"X\"}\n"  /* 2 */
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\n"                                     /* 3 cut */
+        "\"tid\":1,\"ts\":12,\"dur\":1,\"ph\":\"X\"}\n"                                         /* 4 */
+        "\x01\x02\xff garbage\n"                                                              /* 5 */
+        "{\"name\":\"bad\nline\",\"ph\":\"X\"}\n";                                             /* 6, 7: raw newline */
+    const char *tail =
+        "\n"                                                                                  /* 8 = the big line */
+        "{\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":-3,\"ph\":\"X\"}\n"  /* 9 */
+        "{\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":2,\"ph\":\"X\"},\n"  /* 10 */
+        "]";
+    size_t n = strlen(head) + strlen(big) + strlen(tail);
+    char *text = malloc(n + 1);
+    strcpy(text, head); strcat(text, big); strcat(text, tail);
+    dfn_store *s = su_load_text("m.pfw", text, 2);
+    cr_assert_eq(s->n, 2);
+    const dfn_srcinfo *si = &s->src[0];
+    cr_assert_eq(si->lines, 11);
+    cr_assert_eq(si->malformed, 7, "%" PRIu64, si->malformed);
+    uint64_t want[] = { 3, 4, 5, 6, 7, 8, 9 };
+    cr_assert_eq(si->nbad, 7);
+    for (size_t k = 0; k < 7; k++) cr_assert_eq(si->bad_lines[k], want[k], "bad line %zu: %" PRIu64, k, si->bad_lines[k]);
+    cr_assert_str_eq(si->bad_reason[6], "negative dur");
+    cr_assert_eq(dfn_store_status(s), 1);
+    dfn_store_free(s);
+    free(text);
+    free(big);
+}
+
+Test(load, truncated_gzip_keeps_complete_lines)
+{
+    char text[8192] = "";
+    for (int i = 0; i < 60; i++) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,\"ph\":\"X\",\"args\":{\"ret\":1}}\n", 100 + i);
+        strcat(text, line);
+    }
+    size_t gl;
+    unsigned char *gz = tu_gzip(text, strlen(text), &gl);
+    char *dir = tu_tmpdir();
+    char *path = tu_write_file(dir, "cut.pfw.gz", gz, gl * 2 / 3);
+    const char *p[1] = { path };
+    dfn_store *s = su_load_paths(p, 1, 2, 0);
+    cr_assert_not_null(s->src[0].error);
+    cr_assert(strstr(s->src[0].error, "byte"), "error names the offset: %s", s->src[0].error);
+    cr_assert(s->n > 0 && s->n < 60, "%zu events before the damage", s->n);
+    /* every event that loaded is whole: ts 100.. in order */
+    for (size_t i = 0; i < s->n; i++) cr_assert_eq(dfn_store_ts(s, i), i);
+    cr_assert_eq(dfn_store_status(s), 1);
+    dfn_store_free(s);
+    free(gz); free(path); free(dir);
+}
+
+Test(load, missing_file_is_status_3)
+{
+    const char *p[1] = { "/nonexistent/dfnav/x.pfw" };
+    dfn_store *s = su_load_paths(p, 1, 1, 0);
+    cr_assert_eq(s->n, 0);
+    cr_assert_not_null(s->src[0].error);
+    cr_assert_eq(dfn_store_status(s), 3);
+    dfn_store_free(s);
+}
+
+Test(load, categories_compare_ignoring_case)
+{
+    const char *t =
+        "{\"name\":\"read\",\"cat\":\"posix\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"ph\":\"X\",\"args\":{\"ret\":2}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":11,\"dur\":1,\"ph\":\"X\",\"args\":{\"ret\":3}}\n";
+    dfn_store *s = su_load_text("c.pfw", t, 1);
+    dfn_result *r = su_query(s, "posix", "cat", NULL);
+    cr_assert_eq(r->nrows, 1);
+    cr_assert_eq(su_metric(s, r, "POSIX", DFN_M_BYTES), 5);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "class", "cat=Posix");
+    cr_assert_eq(su_metric(s, r, "read", DFN_M_COUNT), 2);
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
+/* Many events across files and blocks: any thread count and block size
+ * must give the identical store. */
+static char *make_set(char *dir, int files, int per_file)
+{
+    unsigned seed = 12345;
+    for (int f = 0; f < files; f++) {
+        size_t cap = (size_t)per_file * 200 + 64, len = 0;
+        char *t = malloc(cap);
+        len += (size_t)sprintf(t + len, "[\n");
+        for (int i = 0; i < per_file; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned ts = (unsigned)i * 10u + (seed >> 20) % 7u;   /* not sorted */
+            len += (size_t)sprintf(t + len,
+                "{\"id\":%d,\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%u,\"dur\":%u,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f%u\",\"ret\":%u,\"epoch\":\"%u\"}}\n",
+                i, (seed >> 8) % 3 ? "read" : "write", f, f + (i % 2), ts, (seed >> 4) % 100u, (seed >> 12) % 17u, (seed >> 3) % 5000u, (seed >> 16) % 4u);
+        }
+        char name[32];
+        snprintf(name, sizeof name, "r%d.pfw", f);
+        free(tu_write_file(dir, name, t, len));
+        free(t);
+    }
+    return dir;
+}
+
+Test(load, same_store_for_any_thread_count_and_block_size)
+{
+    char *dir = make_set(tu_tmpdir(), 4, 5000);
+    const char *p[1] = { dir };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    cr_assert_eq(in.n, 4);
+    dfn_store *ref = su_load_paths((const char *const *)in.paths, in.n, 1, 0);
+    cr_assert_eq(ref->n, 20000);
+    int threads[] = { 2, 3, 8 };
+    size_t blocks[] = { 4096, 65536, 0 };
+    for (int k = 0; k < 3; k++) {
+        dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads[k], blocks[k]);
+        cr_assert_eq(s->n, ref->n);
+        for (size_t i = 0; i < s->n; i++) {
+            cr_assert_eq(dfn_store_ts(s, i), dfn_store_ts(ref, i));
+            cr_assert_eq(dfn_store_dur(s, i), dfn_store_dur(ref, i));
+            cr_assert_eq(dfn_store_bytes(s, i), dfn_store_bytes(ref, i));
+            cr_assert_str_eq(dfn_store_str(s, s->files[s->file[i]].path), dfn_store_str(ref, ref->files[ref->file[i]].path));
+            cr_assert_str_eq(dfn_store_str(s, s->lanes[s->lane[i]].name), dfn_store_str(ref, ref->lanes[ref->lane[i]].name));
+            cr_assert_str_eq(dfn_store_str(s, s->kinds[s->kind[i]].func), dfn_store_str(ref, ref->kinds[ref->kind[i]].func));
+            dfn_arg a[8], b[8];
+            size_t na = dfn_store_args(s, i, a, 8), nb = dfn_store_args(ref, i, b, 8);
+            cr_assert_eq(na, nb);
+            for (size_t j = 0; j < na; j++) {
+                cr_assert_str_eq(dfn_store_str(s, a[j].key), dfn_store_str(ref, b[j].key));
+                cr_assert_eq(a[j].i, b[j].i);
+            }
+        }
+        /* and the same rows out of a query */
+        dfn_result *r1 = su_query(s, "posix", "arg.epoch,func", NULL), *r2 = su_query(ref, "posix", "arg.epoch,func", NULL);
+        cr_assert_eq(r1->nrows, r2->nrows);
+        for (size_t row = 0; row < r1->nrows; row++)
+            for (int m = 0; m < DFN_M_COUNT_; m++)
+                cr_assert_eq(dfn_result_metric(r1, row, m), dfn_result_metric(r2, row, m));
+        dfn_result_free(r1); dfn_result_free(r2);
+        dfn_store_free(s);
+    }
+    dfn_store_free(ref);
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
+Test(load, directories_and_globs_expand_sorted)
+{
+    char *dir = tu_tmpdir();
+    free(tu_write_file(dir, "b.pfw", "", 0));
+    free(tu_write_file(dir, "a.pfw.gz", "", 0));
+    free(tu_write_file(dir, "a.pfw.gz.zindex", "x", 1));
+    free(tu_write_file(dir, "notes.txt", "x", 1));
+    char glob[4096];
+    snprintf(glob, sizeof glob, "%s/*.pfw", dir);
+    const char *args[3] = { dir, glob, "/nonexistent/dfnav" };
+    dfn_inputs in;
+    dfn_inputs_expand(args, 3, &in);
+    cr_assert_eq(in.n, 2, "the glob names b.pfw again: loaded once");
+    cr_assert(strstr(in.paths[0], "/a.pfw.gz") != NULL);
+    cr_assert(strstr(in.paths[1], "/b.pfw") != NULL);
+    cr_assert_eq(in.nerrors, 1);
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
+/* ---- real traces of three eras ---- */
+
+Test(real, dlio_unet3d_counts_and_span)
+{
+    const char *t = su_traces_dir();
+    if (!t) { cr_skip_test("../shared/traces not found: real-trace tests skipped"); }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/dlio-unet3d", t);
+    const char *args[1] = { p };
+    dfn_inputs in;
+    dfn_inputs_expand(args, 1, &in);
+    cr_assert_eq(in.n, 8);
+    dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, 2, 0);
+    cr_assert_eq(s->n, 18039);
+    cr_assert_eq(s->t1 - s->t0, 56695354);
+    cr_assert_eq(s->unresolved_hashes, 0);
+    cr_assert_eq(s->hash_conflicts, 0);
+    for (size_t i = 0; i < s->nsrc; i++) {
+        cr_assert_str_eq(s->src[i].era, "v1.0.8");
+        cr_assert_eq(s->src[i].malformed, 0);
+    }
+    dfn_store_free(s);
+    dfn_inputs_free(&in);
+}
+
+Test(real, v0_quoted_plain_and_gzip_agree)
+{
+    const char *t = su_traces_dir();
+    if (!t) { cr_skip_test("../shared/traces not found: real-trace tests skipped"); }
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "%s/v0-quoted/test.pfw", t);
+    snprintf(b, sizeof b, "%s/v0-quoted/test.pfw.gz", t);
+    const char *pa[1] = { a }, *pb[1] = { b };
+    dfn_store *s1 = su_load_paths(pa, 1, 2, 0), *s2 = su_load_paths(pb, 1, 2, 0);
+    cr_assert_eq(s1->n, 1012);
+    cr_assert_eq(s2->n, 1012);
+    cr_assert_str_eq(s1->src[0].era, "v0.0.2-v1.0.4");
+    uint64_t b1 = 0, b2 = 0;
+    for (size_t i = 0; i < s1->n; i++) { b1 += dfn_store_bytes(s1, i); b2 += dfn_store_bytes(s2, i); }
+    cr_assert_eq(b1, b2);
+    cr_assert(b1 > 0);
+    dfn_store_free(s1);
+    dfn_store_free(s2);
+}
+
+Test(real, dlio_2023_gzip)
+{
+    const char *t = su_traces_dir();
+    if (!t) { cr_skip_test("../shared/traces not found: real-trace tests skipped"); }
+    char a[4096];
+    snprintf(a, sizeof a, "%s/dlio-2023/test-trace.pfw.gz", t);
+    const char *pa[1] = { a };
+    dfn_store *s = su_load_paths(pa, 1, 2, 0);
+    cr_assert_eq(s->n, 93894);
+    cr_assert_eq(s->src[0].malformed, 0);
+    cr_assert_null(s->src[0].error);
+    cr_assert_str_eq(s->src[0].compression, "gzip");
+    dfn_store_free(s);
+}
