@@ -4,8 +4,10 @@
 #include "load.h"
 #include "dfnav/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef struct { uint64_t ts; uint32_t i; } ts_idx;
 
@@ -50,13 +52,24 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     if (!sorted) qsort(order, n, sizeof *order, ts_idx_cmp);
 
     c->ts_base = order[0].ts;
-    c->ts.v = dfn_xmalloc(n * sizeof(uint32_t));
-    c->dur.v = dfn_xmalloc(n * sizeof(uint32_t));
-    c->bytes.v = dfn_xmalloc(n * sizeof(uint32_t));
-    c->lane = dfn_xmalloc(n * sizeof(uint32_t));
-    c->kind = dfn_xmalloc(n * sizeof(uint32_t));
-    c->file = dfn_xmalloc(n * sizeof(uint32_t));
-    c->args = dfn_xmalloc(b->args_len ? b->args_len : 1);
+    /* One mapping per chunk: the merge frees chunks while the store grows,
+     * and munmap hands the memory back at once, where free() would keep it
+     * in the heap and double the peak. */
+    c->map_len = n * 6 * sizeof(uint32_t) + (b->args_len ? b->args_len : 1);
+    void *m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        fprintf(stderr, "dfnav: out of memory (mapping %zu bytes)\n", c->map_len);
+        abort();
+    }
+    c->map = m;
+    uint32_t *cols = m;
+    c->ts.v = cols;
+    c->dur.v = cols + n;
+    c->bytes.v = cols + 2 * n;
+    c->lane = cols + 3 * n;
+    c->kind = cols + 4 * n;
+    c->file = cols + 5 * n;
+    c->args = (uint8_t *)(cols + 6 * n);
     size_t w = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = order[j].i;
@@ -80,13 +93,10 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
 void dfn_chunk_free(dfn_chunk *c)
 {
     if (!c) return;
-    dfn_col32_free(&c->ts);
-    dfn_col32_free(&c->dur);
-    dfn_col32_free(&c->bytes);
-    free(c->lane);
-    free(c->kind);
-    free(c->file);
-    free(c->args);
+    free(c->ts.esc);
+    free(c->dur.esc);
+    free(c->bytes.esc);
+    if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
     free(c);
 }

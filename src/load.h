@@ -76,6 +76,8 @@ typedef struct {
     unsigned era;
     uint32_t version;
     size_t mem;
+    void *map;                /* the columns and args live in one mapping */
+    size_t map_len;
 } dfn_chunk;
 
 typedef struct dfn_parser dfn_parser;

@@ -582,7 +582,7 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
      * reader per two parsers keeps both busy on gzip sets. */
     l->nreaders = threads / 2 > 0 ? threads / 2 : 1;
     if ((size_t)l->nreaders > nfiles) l->nreaders = nfiles > 0 ? (int)nfiles : 1;
-    l->qcap = (size_t)threads * 2 + 2;
+    l->qcap = (size_t)threads + 1;   /* blocks in flight cost memory: keep few */
     l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
     pthread_mutex_init(&l->qlock, NULL);
     pthread_cond_init(&l->qnotempty, NULL);

@@ -35,6 +35,10 @@ struct dfn_layerset {
     const dfn_layers *layers;
     dfn_match **m;            /* one per layer */
     size_t n;
+    /* every event's membership, decided once: an index into masks[] */
+    uint64_t *masks; size_t nmasks;
+    uint8_t *idx8;            /* when there are at most 256 distinct masks */
+    uint32_t *idx32;
 };
 
 size_t dfn_store_lower_bound(const dfn_store *s, uint64_t t)
@@ -228,8 +232,9 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
     }
     case DFN_KEY_ARG: {
         dfn_arg a;
+        /* a missing argument compares as empty text, as it groups */
         if (e->argkey == DFN_NOID || !dfn_store_arg(s, i, e->argkey, &a))
-            return e->op == DFN_NE || e->op == DFN_NMATCH;
+            return term_text(e->t, "", 0, false);
         char buf[64];
         if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW)
             return term_text(e->t, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str), false);
@@ -284,6 +289,8 @@ void dfn_match_free(dfn_match *m)
 
 /* ---- layers ---- */
 
+static void layerset_index(dfn_layerset *ls);
+
 dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char *err, size_t errlen)
 {
     dfn_layerset *ls = dfn_xcalloc(1, sizeof *ls);
@@ -300,10 +307,11 @@ dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char
             return NULL;
         }
     }
+    layerset_index(ls);
     return ls;
 }
 
-uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i)
+static uint64_t layerset_eval(const dfn_layerset *ls, size_t i)
 {
     uint64_t mask = 0;
     const dfn_layers *l = ls->layers;
@@ -316,6 +324,76 @@ uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i)
     return mask ? mask : 1ull << ls->n;
 }
 
+uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i)
+{
+    return ls->masks[ls->idx8 ? ls->idx8[i] : ls->idx32[i]];
+}
+
+/* Layers that test only kinds, files and lanes give the same mask for the
+ * same (kind, file, lane): those are evaluated once per triple. */
+static bool layerset_table_only(const dfn_layerset *ls)
+{
+    for (size_t k = 0; k < ls->n; k++)
+        for (size_t t = 0; t < ls->m[k]->net; t++)
+            if (ls->m[k]->et[t].key != DFN_KEY_LAYER) return false;
+    return true;
+}
+
+typedef struct { uint32_t kind, file, lane, idx; } triple_slot;
+
+static void layerset_index(dfn_layerset *ls)
+{
+    const dfn_store *s = ls->s;
+    size_t cap = 256, tcap = 1024, tn = 0;
+    ls->masks = dfn_xmalloc(cap * sizeof *ls->masks);
+    uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
+    triple_slot *tab = dfn_xcalloc(tcap, sizeof *tab);   /* idx 0 = empty */
+    bool memo = layerset_table_only(ls);
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t kf[3] = { s->kind[i], s->file[i], s->lane[i] };
+        size_t j = 0;
+        if (memo) {
+            j = dfn_hash(kf, sizeof kf) & (tcap - 1);
+            while (tab[j].idx && (tab[j].kind != kf[0] || tab[j].file != kf[1] || tab[j].lane != kf[2]))
+                j = (j + 1) & (tcap - 1);
+            if (tab[j].idx) { idx[i] = tab[j].idx - 1; continue; }
+        }
+        uint64_t mask = layerset_eval(ls, i);
+        size_t m = 0;
+        while (m < ls->nmasks && ls->masks[m] != mask) m++;
+        if (m == ls->nmasks) {
+            dfn_grow((void **)&ls->masks, &cap, ls->nmasks + 1, sizeof *ls->masks);
+            ls->masks[ls->nmasks++] = mask;
+        }
+        idx[i] = (uint32_t)m;
+        if (memo) {
+            tab[j] = (triple_slot){ kf[0], kf[1], kf[2], (uint32_t)m + 1 };
+            if (++tn * 2 > tcap) {
+                size_t ncap = tcap * 2;
+                triple_slot *nt = dfn_xcalloc(ncap, sizeof *nt);
+                for (size_t k = 0; k < tcap; k++) {
+                    if (!tab[k].idx) continue;
+                    uint32_t key[3] = { tab[k].kind, tab[k].file, tab[k].lane };
+                    size_t h = dfn_hash(key, sizeof key) & (ncap - 1);
+                    while (nt[h].idx) h = (h + 1) & (ncap - 1);
+                    nt[h] = tab[k];
+                }
+                free(tab);
+                tab = nt;
+                tcap = ncap;
+            }
+        }
+    }
+    free(tab);
+    if (ls->nmasks <= 256) {
+        ls->idx8 = dfn_xmalloc(s->n ? s->n : 1);
+        for (size_t i = 0; i < s->n; i++) ls->idx8[i] = (uint8_t)idx[i];
+        free(idx);
+    } else {
+        ls->idx32 = idx;
+    }
+}
+
 size_t dfn_layerset_count(const dfn_layerset *ls) { return ls->n + 1; }
 const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls) { return ls->layers; }
 
@@ -324,5 +402,8 @@ void dfn_layerset_free(dfn_layerset *ls)
     if (!ls) return;
     for (size_t k = 0; k < ls->n; k++) dfn_match_free(ls->m[k]);
     free(ls->m);
+    free(ls->masks);
+    free(ls->idx8);
+    free(ls->idx32);
     free(ls);
 }

@@ -117,10 +117,15 @@ static uint64_t *map_slot(map64 *m, uint64_t key)
 /* ---- histogram buckets: exact below 64 µs, then 64 per power of two
  * (relative error of the midpoint under 0.8%) ---- */
 
+#define HIST_OCTAVES 41                      /* up to 2^47 µs, four years */
+#define HIST_BUCKETS (64 + HIST_OCTAVES * 64)
+#define DENSE_ROWS 4096                      /* rows with dense accumulators */
+
 static inline uint32_t hist_bucket(uint64_t v)
 {
     if (v < 64) return (uint32_t)v;
     int e = 63 - __builtin_clzll(v);
+    if (e >= 6 + HIST_OCTAVES) return HIST_BUCKETS - 1;
     return (uint32_t)(64 + (e - 6) * 64 + ((v >> (e - 6)) & 63));
 }
 
@@ -128,13 +133,20 @@ static double hist_value(uint32_t b)
 {
     if (b < 64) return b;
     int e = (int)(b - 64) / 64 + 6;
-    double lo = ldexp(1.0, e) + (double)((b - 64) % 64) * ldexp(1.0, e - 6);
-    return lo + ldexp(1.0, e - 6) / 2;
+    double width = ldexp(1.0, e - 6);
+    double lo = ldexp(1.0, e) + (double)((b - 64) % 64) * width;
+    return lo + (width - 1) / 2;   /* middle of the integers in the bucket */
 }
 
+/* One row's accumulators. The first DENSE_ROWS rows keep histogram,
+ * per-process sums and the file set in arrays; later rows (a grouping by
+ * event, say) fall back to the shared sparse maps. */
 typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
     bool started;
+    uint32_t *hist;
+    uint64_t *procsum;
+    uint64_t *files;          /* bitset */
 } acc;
 
 typedef struct {
@@ -150,6 +162,9 @@ typedef struct {
     size_t direct_n;
     acc *acc; size_t nacc, acccap;
     size_t keycap;
+    uint32_t *proc_of_lane;   /* process (host, pid) of each lane */
+    size_t nprocs;
+    bool need_hist, need_procs, need_files;
     map64 hist, procs, files;
 } qstate;
 
@@ -249,7 +264,13 @@ static size_t row_of(qstate *st, const uint32_t *ids)
         if (row < before) return row;
     }
     dfn_grow((void **)&st->acc, &st->acccap, row + 1, sizeof *st->acc);
-    memset(&st->acc[row], 0, sizeof *st->acc);
+    acc *a = &st->acc[row];
+    memset(a, 0, sizeof *a);
+    if (row < DENSE_ROWS) {
+        if (st->need_hist) a->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *a->hist);
+        if (st->need_procs && st->nprocs <= 65536) a->procsum = dfn_xcalloc(st->nprocs, sizeof *a->procsum);
+        if (st->need_files && st->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((st->s->nfiles + 63) / 64, 8);
+    }
     dfn_grow((void **)&r->keys, &st->keycap, (row + 1) * nd + 1, sizeof *r->keys);
     for (size_t d = 0; d < nd; d++) r->keys[row * nd + d].id = ids[d];
     st->nacc = row + 1;
@@ -268,9 +289,20 @@ static void accumulate(qstate *st, size_t row, size_t i, uint64_t ts, uint64_t d
     if (!a->started) { a->cur_s = ts; a->cur_e = end; a->started = true; }
     else if (ts >= a->cur_e) { a->busy += a->cur_e - a->cur_s; a->cur_s = ts; a->cur_e = end; }
     else if (end > a->cur_e) a->cur_e = end;
-    (*map_slot(&st->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
-    *map_slot(&st->procs, (uint64_t)row << 32 | st->s->lane[i]) += dur;
-    (*map_slot(&st->files, (uint64_t)row << 32 | st->s->file[i]))++;
+    if (st->need_hist) {
+        if (a->hist) a->hist[hist_bucket(dur)]++;
+        else (*map_slot(&st->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
+    }
+    if (st->need_procs) {
+        uint32_t p = st->proc_of_lane[st->s->lane[i]];
+        if (a->procsum) a->procsum[p] += dur;
+        else *map_slot(&st->procs, (uint64_t)row << 32 | p) += dur;
+    }
+    if (st->need_files) {
+        uint32_t f = st->s->file[i];
+        if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
+        else (*map_slot(&st->files, (uint64_t)row << 32 | f))++;
+    }
 }
 
 typedef struct { uint64_t k, v; } kv;
@@ -309,15 +341,45 @@ static void finish_metrics(qstate *st)
         m[DFN_M_MAX_US] = (double)a->maxdur;
         m[DFN_M_PCT_TIME] = r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
     }
-    /* percentiles: nearest rank over the row's histogram, buckets in order */
+    static const double ps[3] = { 0.50, 0.90, 0.99 };
+    static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
+    for (size_t row = 0; row < n; row++) {
+        acc *a = &st->acc[row];
+        double *m = &r->m[row * DFN_M_COUNT_];
+        if (a->hist) {
+            uint64_t seen = 0;
+            int pi = 0;
+            for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++) {
+                if (!a->hist[b]) continue;
+                seen += a->hist[b];
+                while (pi < 3 && seen >= (uint64_t)ceil(ps[pi] * a->count)) {
+                    double v = hist_value(b);
+                    m[ms[pi]] = v > m[DFN_M_MAX_US] ? m[DFN_M_MAX_US] : v;
+                    pi++;
+                }
+            }
+        }
+        if (a->procsum) {
+            for (size_t p = 0; p < st->nprocs; p++) {
+                if (!a->procsum[p]) continue;
+                m[DFN_M_PROCS]++;
+                if (a->procsum[p] / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = a->procsum[p] / 1e6;
+            }
+        }
+        if (a->files) {
+            a->files[0] &= ~1ull;   /* "no file" is not a file */
+            uint64_t c = 0;
+            for (size_t w = 0; w < (st->s->nfiles + 63) / 64; w++) c += (uint64_t)__builtin_popcountll(a->files[w]);
+            m[DFN_M_FILES] = (double)c;
+        }
+    }
+    /* the sparse rows: nearest rank over each row's histogram, in bucket order */
     kv *h = map_sorted(&st->hist);
     for (size_t k = 0; k < st->hist.n;) {
         size_t row = h[k].k >> 16, end = k;
         while (end < st->hist.n && (h[end].k >> 16) == row) end++;
         uint64_t cnt = st->acc[row].count, seen = 0;
         double *m = &r->m[row * DFN_M_COUNT_];
-        static const double ps[3] = { 0.50, 0.90, 0.99 };
-        static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
         int pi = 0;
         for (size_t j = k; j < end && pi < 3; j++) {
             seen += h[j].v;
@@ -449,6 +511,26 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     st.bin_us = (uint64_t)llround(r->bin_s * 1e6);
     if (st.bin_us == 0) st.bin_us = 1;
     prepare_tables(&st);
+    /* the slowest process: threads of one (host, pid) add up, as a forked
+     * worker's time belongs to the process whose pid it writes under */
+    st.proc_of_lane = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *st.proc_of_lane);
+    {
+        dfn_strtab *procs = dfn_strtab_new();
+        for (size_t i = 0; i < s->nlanes; i++) {
+            uint8_t key[12];
+            memcpy(key, &s->lanes[i].host, 4);
+            memcpy(key + 4, &s->lanes[i].pid, 8);
+            st.proc_of_lane[i] = dfn_strtab_intern(procs, (const char *)key, 12);
+        }
+        st.nprocs = dfn_strtab_count(procs);
+        dfn_strtab_free(procs);
+    }
+    {
+        uint32_t want = q->metrics ? q->metrics : ~0u;
+        st.need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
+        st.need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS);
+        st.need_files = want & (1u << DFN_M_FILES);
+    }
     st.rowkeys = dfn_strtab_new();
     /* direct row lookup for one dimension with a small id space */
     if (r->ndims == 1) {
@@ -499,6 +581,8 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     finish_metrics(&st);
     for (size_t d = 0; d < DFN_MAX_DIMS; d++) { free(st.lane_tab[d]); free(st.kind_tab[d]); free(st.file_tab[d]); }
     free(st.direct);
+    free(st.proc_of_lane);
+    for (size_t k = 0; k < st.nacc; k++) { free(st.acc[k].hist); free(st.acc[k].procsum); free(st.acc[k].files); }
     free(st.acc);
     dfn_strtab_free(st.rowkeys);
     map_free(&st.hist); map_free(&st.procs); map_free(&st.files);

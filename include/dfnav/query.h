@@ -47,6 +47,7 @@ typedef struct {
     int sort;                 /* metric, or -1 for the group key */
     bool desc;
     size_t top;               /* 0 = all rows */
+    uint32_t metrics;         /* bit per dfn_metric to compute; 0 = all */
 } dfn_query;
 
 typedef struct {

@@ -1,0 +1,2049 @@
+/* dfnav-gen: writes synthetic DLIO-benchmark-like DFTracer traces and the
+ * ground truth that dfnav's tests compare against.
+ *
+ * This file owns the whole generator: the workload model (ranks, forked
+ * data-loader workers, epochs, steps, sample reads, checkpoints), the line
+ * format of every trace era, plain and gzip output, and the truth CSV.
+ *
+ * Every byte of output is a pure function of the options. Each rank has two
+ * PRNG streams: one drives the workload, the other only formatting choices
+ * (late metadata, trailing commas). So the era, the compression and the
+ * placement of metadata never change the events, and the truth file of a
+ * seed is the same in every era.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ------------------------------------------------------------------ */
+/* Constant tables                                                     */
+/* ------------------------------------------------------------------ */
+
+#define T_BASE 1744611912000000ULL /* Mon Apr 14 2025 06:25:12 UTC, in us */
+#define PID_BASE 1000000ULL
+#define NLANES 3          /* main thread + 2 forked data-loader workers */
+#define MAXDEPTH 16
+#define NPOOL 168         /* sample files in the data set */
+#define BATCH 4           /* samples per step */
+#define LINE_RESERVE 4096 /* room reserved for one event line */
+#define TEXT_SLACK 65536  /* buffer room above the flush threshold */
+
+enum era { ERA_V0, ERA_QUOTED, ERA_INLINE, ERA_HASH16, ERA_HEX, ERA_U64, ERA_NEWEST };
+static const char *const era_names[] = {"v0", "quoted", "inline", "hash16", "hex", "u64", "newest"};
+#define NERA ((int)(sizeof era_names / sizeof era_names[0]))
+
+enum gzmode { GZ_NONE, GZ_SINGLE, GZ_MEMBERS };
+
+enum cat_id { C_DFTRACER, C_DLIO, C_STORAGE, C_CONFIG, C_CKPT, C_LOADER, C_READER, C_AI,
+              C_POSIX, C_STDIO, NCAT };
+static const char *const cat_names[NCAT] = {
+    "dftracer", "dlio_benchmark", "storage", "config", "checkpoint",
+    "data_loader", "reader", "ai_framework", "POSIX", "STDIO"};
+/* The newest tracers add a numeric "type"; readers must ignore it. */
+static const unsigned cat_type[NCAT] = {1, 0, 0, 0, 0, 0, 0, 0, 9, 8};
+
+enum io_class { K_READ, K_WRITE, K_METADATA, K_SYNC, K_PROCESS, K_IPC, K_OTHER, NCLASS };
+static const char *const class_names[NCLASS] = {
+    "read", "write", "metadata", "sync", "process", "ipc", "other"};
+
+enum layer_id { L_APP, L_TRAINING, L_COMPUTE, L_FETCH, L_LOADER, L_FORK, L_READER,
+                L_RPOSIX, L_RPOSIX_LUSTRE, L_RPOSIX_SSD, L_CKPT, L_CPOSIX,
+                L_CPOSIX_LUSTRE, L_CPOSIX_SSD, L_OTHER_POSIX, L_OTHER, NLAYER };
+static const char *const layer_names[NLAYER] = {
+    "app", "training", "compute", "fetch_data", "data_loader", "data_loader_fork",
+    "reader", "reader_posix", "reader_posix_lustre", "reader_posix_ssd",
+    "checkpoint", "checkpoint_posix", "checkpoint_posix_lustre", "checkpoint_posix_ssd",
+    "other_posix", "other"};
+#define LBIT(l) (1u << (l))
+
+#define NBIN 12
+static const char *const bin_names[NBIN] = {
+    "<=4KiB", "4-16KiB", "16-64KiB", "64-256KiB", "256KiB-1MiB", "1-4MiB",
+    "4-16MiB", "16-64MiB", "64-256MiB", "256MiB-1GiB", "1-4GiB", ">4GiB"};
+
+/* How the bytes moved by a call are derived from its args. */
+enum bytes_kind { B_NONE, B_RET, B_SIZE_RET };
+
+/* Which args an event carries, in the order real tracers write them. */
+enum arg_kind { A_NONE, A_START, A_END, A_EPOCH, A_STEP, A_CKPT, A_PATH, A_MKDIR,
+                A_OPEN, A_RWOFF, A_RW, A_LSEEK, A_FD, A_FORK, A_FOPEN, A_FRW, A_FCLOSE };
+
+enum func_id {
+    F_START, F_END, F_INIT, F_VALIDATE, F_RUN, F_TRAIN, F_WALK, F_GETNODE, F_CKPT_INIT,
+    F_GETITEM, F_READIDX, F_ITER, F_YIELD, F_COMPUTE, F_SAVECKPT, F_FINALIZE,
+    F_FORK, F_OPENDIR, F_XSTAT, F_OPEN64, F_PREAD64, F_READ, F_LSEEK64, F_CLOSE,
+    F_MKDIR, F_WRITE, F_PWRITE64, F_FSYNC, F_FOPEN, F_FREAD, F_FWRITE, F_FCLOSE, NFUNC
+};
+
+typedef struct {
+    const char *name;
+    unsigned char cat, cls, bytes, args;
+} funcdef;
+
+/* The I/O class follows the table of analysis.md by function name. */
+static const funcdef funcs[NFUNC] = {
+    [F_START] = {"start", C_DFTRACER, K_OTHER, B_NONE, A_START},
+    [F_END] = {"end", C_DFTRACER, K_OTHER, B_NONE, A_END},
+    [F_INIT] = {"DLIOBenchmark.__init__", C_DLIO, K_OTHER, B_NONE, A_NONE},
+    [F_VALIDATE] = {"ConfigArguments.validate", C_CONFIG, K_OTHER, B_NONE, A_NONE},
+    [F_RUN] = {"DLIOBenchmark.run", C_DLIO, K_OTHER, B_NONE, A_EPOCH},
+    [F_TRAIN] = {"DLIOBenchmark._train", C_DLIO, K_OTHER, B_NONE, A_EPOCH},
+    [F_WALK] = {"FileStorage.walk_node", C_STORAGE, K_OTHER, B_NONE, A_NONE},
+    [F_GETNODE] = {"FileStorage.get_node", C_STORAGE, K_OTHER, B_NONE, A_NONE},
+    [F_CKPT_INIT] = {"PyTorchCheckpointing.__init__", C_CKPT, K_OTHER, B_NONE, A_NONE},
+    [F_GETITEM] = {"TorchDataset.__getitem__", C_LOADER, K_OTHER, B_NONE, A_STEP},
+    [F_READIDX] = {"HDF5Reader.read_index", C_READER, K_OTHER, B_NONE, A_STEP},
+    [F_ITER] = {"loop.iter", C_LOADER, K_OTHER, B_NONE, A_STEP},
+    [F_YIELD] = {"loop.yield", C_LOADER, K_OTHER, B_NONE, A_STEP},
+    [F_COMPUTE] = {"TorchFramework.compute", C_AI, K_OTHER, B_NONE, A_EPOCH},
+    [F_SAVECKPT] = {"PyTorchCheckpointing.save_checkpoint", C_CKPT, K_OTHER, B_NONE, A_CKPT},
+    [F_FINALIZE] = {"TorchDataLoader.finalize", C_LOADER, K_OTHER, B_NONE, A_EPOCH},
+    [F_FORK] = {"fork", C_POSIX, K_PROCESS, B_NONE, A_FORK},
+    [F_OPENDIR] = {"opendir", C_POSIX, K_METADATA, B_NONE, A_PATH},
+    [F_XSTAT] = {"__xstat64", C_POSIX, K_METADATA, B_NONE, A_PATH},
+    [F_OPEN64] = {"open64", C_POSIX, K_METADATA, B_NONE, A_OPEN},
+    [F_PREAD64] = {"pread64", C_POSIX, K_READ, B_RET, A_RWOFF},
+    [F_READ] = {"read", C_POSIX, K_READ, B_RET, A_RW},
+    [F_LSEEK64] = {"lseek64", C_POSIX, K_METADATA, B_NONE, A_LSEEK},
+    [F_CLOSE] = {"close", C_POSIX, K_METADATA, B_NONE, A_FD},
+    [F_MKDIR] = {"mkdir", C_POSIX, K_METADATA, B_NONE, A_MKDIR},
+    [F_WRITE] = {"write", C_POSIX, K_WRITE, B_RET, A_RW},
+    [F_PWRITE64] = {"pwrite64", C_POSIX, K_WRITE, B_RET, A_RWOFF},
+    [F_FSYNC] = {"fsync", C_POSIX, K_SYNC, B_NONE, A_FD},
+    [F_FOPEN] = {"fopen", C_STDIO, K_METADATA, B_NONE, A_FOPEN},
+    [F_FREAD] = {"fread", C_STDIO, K_READ, B_SIZE_RET, A_FRW},
+    [F_FWRITE] = {"fwrite", C_STDIO, K_WRITE, B_SIZE_RET, A_FRW},
+    [F_FCLOSE] = {"fclose", C_STDIO, K_METADATA, B_NONE, A_FCLOSE},
+};
+
+static const char DATA_DIR[] = "/p/lustre2/dfnav/data/train";
+static const char CKPT_LUSTRE[] = "/p/lustre2/dfnav/checkpoint";
+static const char CKPT_SSD[] = "/l/ssd/dfnav/checkpoint";
+static const char CONFIG_FILE[] = "/usr/workspace/dfnav/dlio/configs/workload/unet3d_dfnav.yaml";
+static const char EXEC_NAME[] = "dlio_benchmark";
+static const char CMDLINE[] =
+    "/usr/workspace/dfnav/.venv/bin/python;/usr/workspace/dfnav/.venv/bin/dlio_benchmark;"
+    "workload=unet3d_dfnav;++workload.dataset.data_folder=/p/lustre2/dfnav/data;"
+    "++workload.checkpoint.checkpoint_folder=/p/lustre2/dfnav/checkpoint;"
+    "++workload.dataset.format=hdf5;++workload.dataset.num_files_train=168;"
+    "++workload.reader.read_threads=2;++workload.workflow.train=True;"
+    "++workload.workflow.checkpoint=True";
+
+/* Read sizes of the data part of a sample, weighted toward large requests. */
+static const uint32_t chunk_kib[16] = {64, 128, 256, 256, 512, 512, 1024, 1024,
+                                       1024, 1024, 2048, 2048, 2048, 4096, 4096, 4096};
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dfnav-gen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+static void usage_error(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("dfnav-gen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\nTry 'dfnav-gen --help'.\n", stderr);
+    va_end(ap);
+    exit(2);
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* xoshiro256**: fast, and its output is fixed by the algorithm, not by libc. */
+typedef struct {
+    uint64_t s[4];
+} rng;
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void rng_seed(rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (stream + 1) * 0xd1b54a32d192ed03ULL;
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+/* Uniform in [0, n); the modulo bias is irrelevant for a workload model. */
+static inline uint64_t rng_below(rng *r, uint64_t n) { return rng_next(r) % n; }
+/* Uniform in [lo, hi]. */
+static inline uint64_t rng_range(rng *r, uint64_t lo, uint64_t hi)
+{
+    return lo + rng_next(r) % (hi - lo + 1);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Integer to text without printf: the hot path formats ~10 numbers per line. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    char *t = tmp + sizeof tmp;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--t = digit_pairs[d + 1];
+        *--t = digit_pairs[d];
+    }
+    if (v >= 10) {
+        unsigned d = (unsigned)v * 2;
+        *--t = digit_pairs[d + 1];
+        *--t = digit_pairs[d];
+    } else {
+        *--t = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - t);
+    memcpy(p, t, n);
+    return p + n;
+}
+
+static inline char *put_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
+static inline char *put_mem(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+#define PUT(p, lit) put_mem((p), (lit), sizeof(lit) - 1)
+
+static inline char *put_hex16(char *p, uint64_t v)
+{
+    static const char hx[] = "0123456789abcdef";
+    for (int i = 15; i >= 0; i--)
+        *p++ = hx[(v >> (i * 4)) & 15];
+    return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* State                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t count, time, bytes;
+} agg;
+
+static inline void agg_add(agg *a, uint64_t dur, uint64_t bytes)
+{
+    a->count++;
+    a->time += dur;
+    a->bytes += bytes;
+}
+
+typedef struct {
+    uint64_t seed, events;
+    int ranks, rpn, level;
+    int era, gz;
+    int late;         /* -1 default, 0 off, 1 on */
+    int verbose;
+    const char *outdir, *truth;
+} opts;
+
+typedef struct {
+    char *str;
+    uint32_t len;
+    uint16_t mask; /* layer bits that depend on the path */
+    uint16_t fs;   /* index into the fs prefix table */
+    uint64_t hash; /* value written in hashed eras */
+    char *frag;    /* ,"fhash":H or ,"fname":"PATH" */
+    uint32_t fraglen;
+    agg a;
+} pathent;
+
+typedef struct {
+    char name[32];
+    uint64_t hash;
+    char frag[64]; /* "hhash":H or "hostname":"node01" */
+    uint32_t fraglen;
+    agg a;
+} hostent;
+
+/* One event. Fields not used by the event's arg kind stay zero. */
+typedef struct {
+    int func;
+    uint32_t path; /* 0: no file */
+    uint64_t ts, dur;
+    int64_t id, pidx;
+    int64_t level;
+    int64_t fd, ret, count, offset, flags, mode, whence, size;
+    int64_t epoch, step, img, ppid;
+} ev;
+
+typedef struct {
+    uint64_t tid, now;
+    int64_t next_id;
+    int64_t root_pidx, root_level; /* hints for events with no parent in this lane */
+    int64_t fdnext;
+    ev stack[MAXDEPTH];
+    int depth;
+    char pt[64]; /* ,"pid":P,"tid":T in the era's quoting */
+    uint32_t ptlen;
+} lane;
+
+typedef struct {
+    int fd;
+    const char *path;
+    char *buf;
+    size_t len, cap, flush_at;
+    int gz;
+    z_stream zs;
+    int zlive;
+    unsigned char *zbuf;
+    size_t zcap;
+} outfile;
+
+typedef struct {
+    uint32_t path;
+    int lane;
+    int64_t id;
+} pendfh;
+
+typedef struct {
+    int rank, host;
+    uint64_t pid;
+    lane ln[NLANES];
+    rng wr; /* workload */
+    rng fr; /* format decisions only */
+    outfile out;
+    char *outpath;
+    uint8_t *seen; /* FH line already written (or pending) for path i */
+    size_t seen_cap;
+    pendfh *pend;
+    size_t npend, pend_cap;
+    uint64_t nx;        /* ph=X events written */
+    int space_first;    /* quoted era: one space before the first event */
+    agg a;              /* per pid truth */
+    uint64_t layer_dur[NLAYER];
+} rankst;
+
+typedef struct {
+    uint64_t s, e;
+} ival;
+
+/* Union of intervals of one layer. Intervals are collected during a step
+ * and folded into `total` at step boundaries; `floor` guards the invariant
+ * that makes the folding exact: nothing added later starts before it. */
+typedef struct {
+    ival *v;
+    size_t n, cap;
+    uint64_t total, floor;
+    int open; /* frames of this layer open in some lane: cannot fold yet */
+} busyacc;
+
+#define MAXFS 16
+
+typedef struct {
+    opts o;
+    int hashed; /* era writes hhash/fhash and HH/FH metadata */
+    int hints;  /* era writes p_idx and level */
+    int has_id;
+    int quoted;
+    int late;
+    /* formatting fragments */
+    char *ffrag[NFUNC];
+    uint32_t ffraglen[NFUNC];
+    uint16_t fmask[NFUNC]; /* layer bits that depend on name/category only */
+    char date[64];
+    /* names */
+    pathent *paths;
+    size_t npaths, paths_cap; /* index 0 unused: 0 means no file */
+    uint32_t *pmap;
+    size_t pmap_cap;
+    uint64_t *hset;
+    size_t hset_cap, hset_n;
+    hostent *hosts;
+    int nhosts;
+    char *fs_names[MAXFS];
+    agg fs[MAXFS];
+    int nfs;
+    uint64_t cmd_hash, exec_hash;
+    uint32_t pool_path[NPOOL];
+    uint64_t pool_size[NPOOL];
+    uint32_t data_dir, config_file, ckpt_root[2];
+    /* schedule */
+    int epochs, steps, ckpt_every;
+    /* ranks */
+    rankst *rk;
+    /* truth */
+    agg total, func[NFUNC], cat[NCAT], cls[NCLASS], layer[NLAYER], bin[NBIN], nofile, nofs;
+    uint64_t tmin, tmax;
+    busyacc busy[NLAYER];
+} gen;
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static void write_all(int fd, const void *data, size_t n, const char *path)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            die("%s: write failed: %s", path, strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* big: buffer size for few files; with many ranks the buffers shrink so
+ * that memory stays bounded (every file is open for the whole run). */
+static void out_open(outfile *o, const char *path, int gz, int level, int big)
+{
+    o->path = path;
+    o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o->fd < 0)
+        die("%s: %s", path, strerror(errno));
+    o->gz = gz;
+    /* members: one gzip member per ~64 KiB of text, as newer tracers do */
+    o->flush_at = gz == GZ_MEMBERS ? 65536 : big ? (1u << 20) : (1u << 17);
+    o->cap = o->flush_at + TEXT_SLACK;
+    o->buf = xmalloc(o->cap);
+    o->len = 0;
+    o->zlive = 0;
+    if (gz != GZ_NONE) {
+        memset(&o->zs, 0, sizeof o->zs);
+        /* windowBits 15+16: gzip wrapper; zlib's default header has mtime 0,
+         * so the bytes do not depend on when the generator ran */
+        if (deflateInit2(&o->zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            die("%s: deflateInit2 failed", path);
+        o->zlive = 1;
+        o->zcap = big ? 1u << 18 : 1u << 15;
+        o->zbuf = xmalloc(o->zcap);
+    }
+}
+
+static void out_deflate(outfile *o, int flush)
+{
+    o->zs.next_in = (Bytef *)o->buf;
+    o->zs.avail_in = (uInt)o->len;
+    for (;;) {
+        o->zs.next_out = o->zbuf;
+        o->zs.avail_out = (uInt)o->zcap;
+        int rc = deflate(&o->zs, flush);
+        if (rc == Z_STREAM_ERROR)
+            die("%s: deflate failed", o->path);
+        size_t have = o->zcap - o->zs.avail_out;
+        if (have)
+            write_all(o->fd, o->zbuf, have, o->path);
+        if (flush == Z_FINISH) {
+            if (rc == Z_STREAM_END)
+                break;
+        } else if (o->zs.avail_out != 0) {
+            break;
+        }
+    }
+    o->len = 0;
+}
+
+/* Called only at line ends, so every gzip member ends at a line boundary. */
+static void out_flush(outfile *o)
+{
+    if (o->len == 0)
+        return;
+    switch (o->gz) {
+    case GZ_NONE:
+        write_all(o->fd, o->buf, o->len, o->path);
+        o->len = 0;
+        break;
+    case GZ_SINGLE:
+        out_deflate(o, Z_NO_FLUSH);
+        break;
+    case GZ_MEMBERS:
+        out_deflate(o, Z_FINISH);
+        if (deflateReset(&o->zs) != Z_OK)
+            die("%s: deflateReset failed", o->path);
+        break;
+    }
+}
+
+static inline char *out_reserve(outfile *o, size_t n)
+{
+    if (o->cap - o->len < n) {
+        /* only lines far longer than any we write could get here */
+        if (n > TEXT_SLACK)
+            die("internal error: line too long");
+        out_flush(o);
+    }
+    return o->buf + o->len;
+}
+
+static inline void out_commit(outfile *o, char *end)
+{
+    o->len = (size_t)(end - o->buf);
+    if (o->len >= o->flush_at)
+        out_flush(o);
+}
+
+static void out_close(outfile *o)
+{
+    if (o->gz == GZ_SINGLE) {
+        out_deflate(o, Z_FINISH);
+    } else {
+        out_flush(o);
+    }
+    if (o->zlive) {
+        deflateEnd(&o->zs);
+        free(o->zbuf);
+    }
+    if (close(o->fd) != 0)
+        die("%s: close failed: %s", o->path, strerror(errno));
+    free(o->buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names and hashes                                                    */
+/* ------------------------------------------------------------------ */
+
+static int hset_has(const gen *g, uint64_t v)
+{
+    if (g->hset_cap == 0)
+        return 0;
+    size_t m = g->hset_cap - 1;
+    for (size_t i = mix64(v) & m;; i = (i + 1) & m) {
+        if (g->hset[i] == 0)
+            return 0;
+        if (g->hset[i] == v)
+            return 1;
+    }
+}
+
+static void hset_put(gen *g, uint64_t v)
+{
+    if ((g->hset_n + 1) * 2 > g->hset_cap) {
+        size_t oc = g->hset_cap;
+        uint64_t *old = g->hset;
+        g->hset_cap = oc ? oc * 2 : 1024;
+        g->hset = xcalloc(g->hset_cap, sizeof *g->hset);
+        g->hset_n = 0;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i])
+                hset_put(g, old[i]);
+        free(old);
+    }
+    size_t m = g->hset_cap - 1;
+    size_t i = mix64(v) & m;
+    while (g->hset[i] != 0)
+        i = (i + 1) & m;
+    g->hset[i] = v;
+    g->hset_n++;
+}
+
+/* Hash of a name as the era writes it. Values are unique over all names of
+ * the run (hosts, files, strings): collisions are a separate test. */
+static uint64_t name_hash(gen *g, const char *s, size_t n)
+{
+    uint64_t v = mix64(fnv1a(s, n));
+    if (g->o.era == ERA_HASH16) {
+        if (g->hset_n >= 65535)
+            die("era hash16 holds at most 65535 distinct names; use fewer --ranks or --events");
+        v = 1 + v % 65535;
+        while (hset_has(g, v))
+            v = v % 65535 + 1;
+    } else {
+        if (v == 0)
+            v = 1;
+        while (hset_has(g, v))
+            v = v + 1 ? v + 1 : 1;
+    }
+    hset_put(g, v);
+    return v;
+}
+
+/* Hash value as text: quoted hex in the hex era, a quoted decimal where the
+ * newest tracers write hhash as a string, a plain decimal otherwise. */
+static char *put_hash(const gen *g, char *p, uint64_t v, int as_string)
+{
+    if (g->o.era == ERA_HEX) {
+        *p++ = '"';
+        p = put_hex16(p, v);
+        *p++ = '"';
+    } else if (as_string) {
+        *p++ = '"';
+        p = put_u64(p, v);
+        *p++ = '"';
+    } else {
+        p = put_u64(p, v);
+    }
+    return p;
+}
+
+static int fs_index(gen *g, const char *path)
+{
+    /* the first two components: /p/lustre2, /l/ssd, /usr/workspace */
+    const char *e = path;
+    for (int k = 0; k < 3 && e; k++)
+        e = strchr(e + (k ? 1 : 0), '/');
+    size_t n = e ? (size_t)(e - path) : strlen(path);
+    for (int i = 0; i < g->nfs; i++)
+        if (strlen(g->fs_names[i]) == n && memcmp(g->fs_names[i], path, n) == 0)
+            return i;
+    if (g->nfs == MAXFS)
+        die("internal error: too many file system prefixes");
+    g->fs_names[g->nfs] = xstrndup(path, n);
+    return g->nfs++;
+}
+
+static uint16_t path_mask(const char *s)
+{
+    uint16_t m = 0;
+    int lustre = strstr(s, "lustre") != NULL, ssd = strstr(s, "ssd") != NULL;
+    if (strstr(s, "/data")) {
+        m |= LBIT(L_RPOSIX);
+        if (lustre)
+            m |= LBIT(L_RPOSIX_LUSTRE);
+        if (ssd)
+            m |= LBIT(L_RPOSIX_SSD);
+    }
+    if (strstr(s, "/checkpoint")) {
+        m |= LBIT(L_CPOSIX);
+        if (lustre)
+            m |= LBIT(L_CPOSIX_LUSTRE);
+        if (ssd)
+            m |= LBIT(L_CPOSIX_SSD);
+    }
+    return m;
+}
+
+/* Paths are generated by this file and hold no byte that JSON must escape. */
+static uint32_t path_id(gen *g, const char *s)
+{
+    size_t n = strlen(s);
+    uint64_t h = fnv1a(s, n);
+    if ((g->npaths + 1) * 2 > g->pmap_cap) {
+        free(g->pmap);
+        g->pmap_cap = g->pmap_cap ? g->pmap_cap * 2 : 1024;
+        g->pmap = xcalloc(g->pmap_cap, sizeof *g->pmap);
+        for (uint32_t i = 1; i < g->npaths; i++) {
+            size_t j = fnv1a(g->paths[i].str, g->paths[i].len) & (g->pmap_cap - 1);
+            while (g->pmap[j])
+                j = (j + 1) & (g->pmap_cap - 1);
+            g->pmap[j] = i;
+        }
+    }
+    size_t m = g->pmap_cap - 1, j = h & m;
+    for (; g->pmap[j]; j = (j + 1) & m) {
+        pathent *pe = &g->paths[g->pmap[j]];
+        if (pe->len == n && memcmp(pe->str, s, n) == 0)
+            return g->pmap[j];
+    }
+    if (g->npaths == g->paths_cap) {
+        g->paths_cap = g->paths_cap ? g->paths_cap * 2 : 1024;
+        g->paths = xrealloc(g->paths, g->paths_cap * sizeof *g->paths);
+    }
+    uint32_t id = (uint32_t)g->npaths++;
+    pathent *pe = &g->paths[id];
+    memset(pe, 0, sizeof *pe);
+    pe->str = xstrndup(s, n);
+    pe->len = (uint32_t)n;
+    pe->mask = path_mask(s);
+    pe->fs = (uint16_t)fs_index(g, s);
+    pe->frag = xmalloc(n + 64);
+    char *p = pe->frag;
+    if (g->hashed) {
+        pe->hash = name_hash(g, s, n);
+        p = PUT(p, ",\"fhash\":");
+        p = put_hash(g, p, pe->hash, 0);
+    } else {
+        p = PUT(p, ",\"fname\":\"");
+        p = put_mem(p, s, n);
+        *p++ = '"';
+    }
+    pe->fraglen = (uint32_t)(p - pe->frag);
+    g->pmap[j] = id;
+    return id;
+}
+
+static uint16_t func_base_mask(int f)
+{
+    const char *name = funcs[f].name;
+    int cat = funcs[f].cat;
+    uint16_t m = 0;
+    if (strcmp(name, "DLIOBenchmark.run") == 0)
+        m |= LBIT(L_APP);
+    if (strcmp(name, "DLIOBenchmark._train") == 0)
+        m |= LBIT(L_TRAINING);
+    if (cat == C_AI)
+        m |= LBIT(L_COMPUTE);
+    if (!strcmp(name, "<module>.iter") || !strcmp(name, "fetch-data.iter") ||
+        !strcmp(name, "loop.iter"))
+        m |= LBIT(L_FETCH);
+    if (cat == C_LOADER && strcmp(name, "loop.iter") != 0 && strcmp(name, "loop.yield") != 0)
+        m |= LBIT(L_LOADER);
+    if (cat == C_POSIX && strcmp(name, "fork") == 0)
+        m |= LBIT(L_FORK);
+    if (cat == C_READER)
+        m |= LBIT(L_READER);
+    if (cat == C_CKPT)
+        m |= LBIT(L_CKPT);
+    return m;
+}
+
+static unsigned event_mask(const gen *g, const ev *e)
+{
+    unsigned m = g->fmask[e->func];
+    int cat = funcs[e->func].cat;
+    if (cat == C_POSIX || cat == C_STDIO) {
+        unsigned pm = e->path ? g->paths[e->path].mask : 0;
+        m |= pm;
+        if (!(m & (LBIT(L_RPOSIX) | LBIT(L_CPOSIX) | LBIT(L_FORK))))
+            m |= LBIT(L_OTHER_POSIX);
+    }
+    if (m == 0)
+        m = LBIT(L_OTHER);
+    return m;
+}
+
+/* ------------------------------------------------------------------ */
+/* Truth accounting                                                    */
+/* ------------------------------------------------------------------ */
+
+static void busy_add(busyacc *b, uint64_t s, uint64_t e)
+{
+    if (e == s)
+        return; /* empty interval: no length */
+    if (s < b->floor)
+        die("internal error: busy interval before the folded part");
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 256;
+        b->v = xrealloc(b->v, b->cap * sizeof *b->v);
+    }
+    b->v[b->n].s = s;
+    b->v[b->n].e = e;
+    b->n++;
+}
+
+static int ival_cmp(const void *a, const void *b)
+{
+    const ival *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+static void busy_fold(busyacc *b)
+{
+    if (b->n == 0)
+        return;
+    qsort(b->v, b->n, sizeof *b->v, ival_cmp);
+    uint64_t cs = b->v[0].s, ce = b->v[0].e;
+    for (size_t i = 1; i < b->n; i++) {
+        if (b->v[i].s > ce) {
+            b->total += ce - cs;
+            cs = b->v[i].s;
+            ce = b->v[i].e;
+        } else if (b->v[i].e > ce) {
+            ce = b->v[i].e;
+        }
+    }
+    b->total += ce - cs;
+    if (ce > b->floor)
+        b->floor = ce;
+    b->n = 0;
+}
+
+static inline int size_bin(uint64_t bytes)
+{
+    uint64_t lim = 4096;
+    for (int i = 0; i < NBIN - 1; i++, lim *= 4)
+        if (bytes <= lim)
+            return i;
+    return NBIN - 1;
+}
+
+static inline uint64_t event_bytes(const ev *e)
+{
+    switch (funcs[e->func].bytes) {
+    case B_RET:
+        return e->ret > 0 ? (uint64_t)e->ret : 0;
+    case B_SIZE_RET:
+        return e->size > 0 && e->ret > 0 ? (uint64_t)e->size * (uint64_t)e->ret : 0;
+    default:
+        return 0;
+    }
+}
+
+static void account(gen *g, rankst *rk, const ev *e)
+{
+    const funcdef *f = &funcs[e->func];
+    uint64_t bytes = event_bytes(e), dur = e->dur, end = e->ts + e->dur;
+    agg_add(&g->total, dur, bytes);
+    if (e->ts < g->tmin)
+        g->tmin = e->ts;
+    if (end > g->tmax)
+        g->tmax = end;
+    agg_add(&g->func[e->func], dur, bytes);
+    agg_add(&g->cat[f->cat], dur, bytes);
+    agg_add(&g->hosts[rk->host].a, dur, bytes);
+    agg_add(&rk->a, dur, bytes);
+    if (e->path) {
+        pathent *pe = &g->paths[e->path];
+        agg_add(&pe->a, dur, bytes);
+        agg_add(&g->fs[pe->fs], dur, bytes);
+    } else {
+        agg_add(&g->nofile, dur, bytes);
+        agg_add(&g->nofs, dur, bytes);
+    }
+    agg_add(&g->cls[f->cls], dur, bytes);
+    if ((f->cls == K_READ || f->cls == K_WRITE) && bytes > 0)
+        agg_add(&g->bin[size_bin(bytes)], dur, bytes);
+    unsigned m = event_mask(g, e);
+    while (m) {
+        int l = __builtin_ctz(m);
+        m &= m - 1;
+        agg_add(&g->layer[l], dur, bytes);
+        rk->layer_dur[l] += dur;
+        busy_add(&g->busy[l], e->ts, end);
+    }
+    rk->nx++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lines                                                               */
+/* ------------------------------------------------------------------ */
+
+static inline char *put_num(char *p, uint64_t v, int q)
+{
+    if (q)
+        *p++ = '"';
+    p = put_u64(p, v);
+    if (q)
+        *p++ = '"';
+    return p;
+}
+
+static inline char *line_start(rankst *rk, outfile *o, size_t n)
+{
+    char *p = out_reserve(o, n);
+    if (rk->space_first) {
+        /* like the v0.0.x writers: the first event shares no line with "[" but
+         * starts with a space */
+        *p++ = ' ';
+        rk->space_first = 0;
+    }
+    return p;
+}
+
+/* Metadata line. sval != NULL: value is that string, else the hash hval. */
+static void write_meta(gen *g, rankst *rk, const lane *ln, int64_t id, const char *type,
+                       const char *name, size_t nlen, uint64_t hval, const char *sval)
+{
+    outfile *o = &rk->out;
+    char *p = line_start(rk, o, nlen + 512);
+    *p++ = '{';
+    if (g->o.era != ERA_NEWEST) {
+        p = PUT(p, "\"id\":");
+        p = put_i64(p, id);
+        *p++ = ',';
+    }
+    p = PUT(p, "\"name\":\"");
+    p = put_mem(p, type, strlen(type));
+    p = PUT(p, "\",\"cat\":\"dftracer\"");
+    if (g->o.era == ERA_NEWEST)
+        p = PUT(p, ",\"type\":1");
+    p = put_mem(p, ln->pt, ln->ptlen);
+    p = g->o.era == ERA_NEWEST ? PUT(p, ",\"ph\":4,\"args\":{") : PUT(p, ",\"ph\":\"M\",\"args\":{");
+    if (g->hashed) {
+        const hostent *h = &g->hosts[rk->host];
+        p = put_mem(p, h->frag, h->fraglen);
+        *p++ = ',';
+    }
+    p = PUT(p, "\"name\":\"");
+    p = put_mem(p, name, nlen);
+    p = PUT(p, "\",\"value\":");
+    if (sval) {
+        *p++ = '"';
+        p = put_mem(p, sval, strlen(sval));
+        *p++ = '"';
+    } else {
+        p = put_hash(g, p, hval, 0);
+    }
+    p = PUT(p, "}}\n");
+    out_commit(o, p);
+}
+
+static void write_fh(gen *g, rankst *rk, const lane *ln, int64_t id, uint32_t path)
+{
+    const pathent *pe = &g->paths[path];
+    write_meta(g, rk, ln, id, "FH", pe->str, pe->len, pe->hash, NULL);
+}
+
+/* Each file writes the FH line of every path it uses, normally just before
+ * the first use; with late metadata some come after it, as in real traces.
+ * The id is taken now either way so that ids do not depend on the choice. */
+static void need_fh(gen *g, rankst *rk, lane *ln, uint32_t path)
+{
+    if (path >= rk->seen_cap) {
+        size_t nc = rk->seen_cap ? rk->seen_cap : 1024;
+        while (nc <= path)
+            nc *= 2;
+        rk->seen = xrealloc(rk->seen, nc);
+        memset(rk->seen + rk->seen_cap, 0, nc - rk->seen_cap);
+        rk->seen_cap = nc;
+    }
+    if (rk->seen[path])
+        return;
+    rk->seen[path] = 1;
+    int64_t id = ln->next_id++;
+    if (g->late && rng_below(&rk->fr, 8) == 0) {
+        if (rk->npend == rk->pend_cap) {
+            rk->pend_cap = rk->pend_cap ? rk->pend_cap * 2 : 16;
+            rk->pend = xrealloc(rk->pend, rk->pend_cap * sizeof *rk->pend);
+        }
+        rk->pend[rk->npend].path = path;
+        rk->pend[rk->npend].lane = (int)(ln - rk->ln);
+        rk->pend[rk->npend].id = id;
+        rk->npend++;
+        return;
+    }
+    write_fh(g, rk, ln, id, path);
+}
+
+static void flush_pending(gen *g, rankst *rk)
+{
+    for (size_t i = 0; i < rk->npend; i++)
+        write_fh(g, rk, &rk->ln[rk->pend[i].lane], rk->pend[i].id, rk->pend[i].path);
+    rk->npend = 0;
+}
+
+static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
+{
+    const funcdef *f = &funcs[e->func];
+    const int q = g->quoted;
+    outfile *o = &rk->out;
+    if (e->path && g->hashed)
+        need_fh(g, rk, ln, e->path);
+    char *p = line_start(rk, o, LINE_RESERVE);
+    *p++ = '{';
+    if (g->has_id) {
+        p = PUT(p, "\"id\":");
+        if (q)
+            *p++ = '"';
+        p = put_i64(p, e->id);
+        if (q)
+            *p++ = '"';
+        *p++ = ',';
+    }
+    p = put_mem(p, g->ffrag[e->func], g->ffraglen[e->func]);
+    p = put_mem(p, ln->pt, ln->ptlen);
+    p = PUT(p, ",\"ts\":");
+    p = put_num(p, e->ts, q);
+    p = PUT(p, ",\"dur\":");
+    p = put_num(p, e->dur, q);
+    p = g->o.era == ERA_NEWEST ? PUT(p, ",\"ph\":1,\"args\":{") : PUT(p, ",\"ph\":\"X\",\"args\":{");
+    const hostent *h = &g->hosts[rk->host];
+    p = put_mem(p, h->frag, h->fraglen);
+    if (g->hints) {
+        p = PUT(p, ",\"p_idx\":");
+        p = put_i64(p, e->pidx);
+    }
+    if (e->path) {
+        const pathent *pe = &g->paths[e->path];
+        p = put_mem(p, pe->frag, pe->fraglen);
+    }
+    /* the 2023 writers quoted the byte counts of read/write calls only */
+    const int qb = q && f->bytes == B_RET;
+    switch (f->args) {
+    case A_NONE:
+    case A_PATH:
+        break;
+    case A_START:
+        if (g->hashed) {
+            p = PUT(p, ",\"cmd_hash\":");
+            p = put_hash(g, p, g->cmd_hash, 0);
+            p = PUT(p, ",\"exec_hash\":");
+            p = put_hash(g, p, g->exec_hash, 0);
+        }
+        break;
+    case A_END:
+        p = PUT(p, ",\"num_events\":");
+        p = put_i64(p, e->count);
+        break;
+    case A_EPOCH:
+        p = PUT(p, ",\"epoch\":\"");
+        p = put_i64(p, e->epoch);
+        *p++ = '"';
+        break;
+    case A_STEP:
+        p = PUT(p, ",\"step\":\"");
+        p = put_i64(p, e->step);
+        p = PUT(p, "\",\"image_idx\":\"");
+        p = put_i64(p, e->img);
+        *p++ = '"';
+        break;
+    case A_CKPT:
+        p = PUT(p, ",\"epoch\":\"");
+        p = put_i64(p, e->epoch);
+        p = PUT(p, "\",\"step\":\"");
+        p = put_i64(p, e->step);
+        *p++ = '"';
+        break;
+    case A_MKDIR:
+        p = PUT(p, ",\"mode\":");
+        p = put_i64(p, e->mode);
+        break;
+    case A_OPEN:
+        p = PUT(p, ",\"ret\":");
+        p = put_i64(p, e->ret);
+        p = PUT(p, ",\"flags\":");
+        p = put_i64(p, e->flags);
+        p = PUT(p, ",\"mode\":");
+        p = put_i64(p, e->mode);
+        break;
+    case A_RWOFF:
+    case A_RW:
+        p = PUT(p, ",\"fd\":");
+        p = put_i64(p, e->fd);
+        p = PUT(p, ",\"ret\":");
+        if (qb)
+            *p++ = '"';
+        p = put_i64(p, e->ret);
+        if (qb)
+            *p++ = '"';
+        p = PUT(p, ",\"count\":");
+        if (qb)
+            *p++ = '"';
+        p = put_i64(p, e->count);
+        if (qb)
+            *p++ = '"';
+        if (f->args == A_RWOFF) {
+            p = PUT(p, ",\"offset\":");
+            p = put_i64(p, e->offset);
+        }
+        break;
+    case A_LSEEK:
+        p = PUT(p, ",\"fd\":");
+        p = put_i64(p, e->fd);
+        p = PUT(p, ",\"ret\":");
+        p = put_i64(p, e->ret);
+        p = PUT(p, ",\"offset\":");
+        p = put_i64(p, e->offset);
+        p = PUT(p, ",\"whence\":");
+        p = put_i64(p, e->whence);
+        break;
+    case A_FD:
+        p = PUT(p, ",\"fd\":");
+        p = put_i64(p, e->fd);
+        p = PUT(p, ",\"ret\":");
+        p = put_i64(p, e->ret);
+        break;
+    case A_FORK:
+    case A_FCLOSE:
+        p = PUT(p, ",\"ret\":");
+        p = put_i64(p, e->ret);
+        break;
+    case A_FOPEN:
+        p = e->mode ? PUT(p, ",\"mode\":\"wb\"") : PUT(p, ",\"mode\":\"r\"");
+        break;
+    case A_FRW:
+        p = PUT(p, ",\"size\":");
+        p = put_i64(p, e->size);
+        p = PUT(p, ",\"count\":");
+        p = put_i64(p, e->count);
+        p = PUT(p, ",\"ret\":");
+        p = put_i64(p, e->ret);
+        break;
+    }
+    if (g->hints) {
+        p = PUT(p, ",\"level\":");
+        p = put_i64(p, e->level);
+    }
+    if (f->args == A_START) {
+        p = PUT(p, ",\"version\":100008,\"date\":\"");
+        p = put_mem(p, g->date, strlen(g->date));
+        p = PUT(p, "\",\"ppid\":");
+        p = put_i64(p, e->ppid);
+    }
+    p = PUT(p, "}}");
+    /* readers must tolerate a trailing comma: the 2023 writers left some */
+    if (q && rng_below(&rk->fr, 100) == 0)
+        *p++ = ',';
+    *p++ = '\n';
+    out_commit(o, p);
+    account(g, rk, e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lanes: events open and close in time order; lines go out when an    */
+/* event ends, so children precede their parents as in real traces.    */
+/* ------------------------------------------------------------------ */
+
+static inline uint64_t gap(rankst *rk) { return 1 + rng_below(&rk->wr, 12); }
+
+static void set_hints(lane *ln, ev *e)
+{
+    e->id = ln->next_id++;
+    if (ln->depth > 0) {
+        e->pidx = ln->stack[ln->depth - 1].id;
+        e->level = ln->stack[ln->depth - 1].level + 1;
+    } else {
+        e->pidx = ln->root_pidx;
+        e->level = ln->root_level;
+    }
+}
+
+static ev *begin(gen *g, rankst *rk, lane *ln, int func)
+{
+    if (ln->depth == MAXDEPTH)
+        die("internal error: nesting too deep");
+    ev *e = &ln->stack[ln->depth];
+    memset(e, 0, sizeof *e);
+    e->func = func;
+    ln->now += gap(rk);
+    e->ts = ln->now;
+    set_hints(ln, e);
+    ln->depth++;
+    unsigned m = event_mask(g, e);
+    while (m) {
+        g->busy[__builtin_ctz(m)].open++;
+        m &= m - 1;
+    }
+    return e;
+}
+
+static void end(gen *g, rankst *rk, lane *ln)
+{
+    ev *e = &ln->stack[--ln->depth];
+    ln->now += gap(rk);
+    e->dur = ln->now - e->ts;
+    unsigned m = event_mask(g, e);
+    while (m) {
+        g->busy[__builtin_ctz(m)].open--;
+        m &= m - 1;
+    }
+    emit(g, rk, ln, e);
+    if (rk->npend)
+        flush_pending(g, rk);
+}
+
+static void leaf(gen *g, rankst *rk, lane *ln, ev *e, uint64_t dur)
+{
+    /* the tracer registers a new path (FH, with its own id) before the
+     * event that uses it gets an id */
+    if (e->path && g->hashed)
+        need_fh(g, rk, ln, e->path);
+    ln->now += gap(rk);
+    e->ts = ln->now;
+    e->dur = dur;
+    ln->now += dur;
+    set_hints(ln, e);
+    emit(g, rk, ln, e);
+}
+
+static int64_t lane_fd(lane *ln)
+{
+    int64_t fd = ln->fdnext++;
+    if (ln->fdnext > 47)
+        ln->fdnext = 16;
+    return fd;
+}
+
+/* Duration of moving `bytes` at a bandwidth of lo..hi bytes per us. */
+static uint64_t xfer_us(rankst *rk, uint64_t bytes, uint64_t lo, uint64_t hi)
+{
+    return 2 + bytes / rng_range(&rk->wr, lo, hi) + rng_below(&rk->wr, 40);
+}
+
+/* ------------------------------------------------------------------ */
+/* Workload                                                            */
+/* ------------------------------------------------------------------ */
+
+#define LEAF(g, rk, ln, dur, ...)          \
+    do {                                   \
+        ev e_ = {__VA_ARGS__};             \
+        leaf((g), (rk), (ln), &e_, (dur)); \
+    } while (0)
+
+static void write_header(gen *g, rankst *rk)
+{
+    lane *ln = &rk->ln[0];
+    outfile *o = &rk->out;
+    char *p = out_reserve(o, 8);
+    *p++ = '[';
+    *p++ = '\n';
+    out_commit(o, p);
+    rk->space_first = g->o.era == ERA_QUOTED;
+    if (g->o.era == ERA_V0 || g->o.era == ERA_QUOTED)
+        return;
+    char pidtxt[32], rname[32];
+    snprintf(pidtxt, sizeof pidtxt, "%llu", (unsigned long long)rk->pid);
+    snprintf(rname, sizeof rname, "Rank %d", rk->rank);
+    if (g->hashed) {
+        const hostent *h = &g->hosts[rk->host];
+        write_meta(g, rk, ln, ln->next_id++, "HH", h->name, strlen(h->name), h->hash, NULL);
+    }
+    write_meta(g, rk, ln, ln->next_id++, "thread_name", pidtxt, strlen(pidtxt), 0, "thread_name");
+    write_meta(g, rk, ln, ln->next_id++, "process_name", rname, strlen(rname), 0, "process_name");
+    if (g->hashed) {
+        write_meta(g, rk, ln, ln->next_id++, "SH", CMDLINE, strlen(CMDLINE), g->cmd_hash, NULL);
+        write_meta(g, rk, ln, ln->next_id++, "SH", EXEC_NAME, strlen(EXEC_NAME), g->exec_hash, NULL);
+    }
+}
+
+/* Start-up of one rank: tracer start, DLIO reading its config, walking the
+ * data set, creating the checkpoint roots. */
+static void gen_startup(gen *g, rankst *rk)
+{
+    lane *ln = &rk->ln[0];
+    rng *r = &rk->wr;
+    ln->now = T_BASE + (uint64_t)rk->rank * 53 + rng_below(r, 2000);
+    write_header(g, rk);
+    {
+        ev e = {.func = F_START, .ppid = (int64_t)rk->pid - 2};
+        leaf(g, rk, ln, &e, 0);
+    }
+    ln->now += rng_range(r, 150000, 250000); /* Python imports */
+    begin(g, rk, ln, F_INIT);
+    {
+        uint64_t cfg = rng_range(r, 1500, 2500);
+        LEAF(g, rk, ln, rng_range(r, 200, 600), .func = F_VALIDATE);
+        LEAF(g, rk, ln, rng_range(r, 20, 300), .func = F_XSTAT, .path = g->config_file);
+        LEAF(g, rk, ln, rng_range(r, 30, 400), .func = F_FOPEN, .path = g->config_file, .mode = 0);
+        LEAF(g, rk, ln, rng_range(r, 10, 50), .func = F_FREAD, .path = g->config_file, .size = 1,
+             .count = 65536, .ret = (int64_t)cfg);
+        LEAF(g, rk, ln, rng_range(r, 2, 6), .func = F_FREAD, .path = g->config_file, .size = 1,
+             .count = 65536, .ret = 0);
+        LEAF(g, rk, ln, rng_range(r, 5, 30), .func = F_FCLOSE, .path = g->config_file, .ret = 0);
+        begin(g, rk, ln, F_WALK);
+        LEAF(g, rk, ln, rng_range(r, 1000, 5000), .func = F_OPENDIR, .path = g->data_dir);
+        end(g, rk, ln);
+        begin(g, rk, ln, F_GETNODE);
+        LEAF(g, rk, ln, rng_range(r, 300, 1500), .func = F_XSTAT, .path = g->data_dir);
+        LEAF(g, rk, ln, rng_range(r, 300, 1500), .func = F_XSTAT, .path = g->pool_path[0]);
+        end(g, rk, ln);
+    }
+    end(g, rk, ln);
+    begin(g, rk, ln, F_CKPT_INIT);
+    LEAF(g, rk, ln, rng_range(r, 50, 400), .func = F_MKDIR, .path = g->ckpt_root[0], .mode = 511);
+    LEAF(g, rk, ln, rng_range(r, 5, 50), .func = F_MKDIR, .path = g->ckpt_root[1], .mode = 511);
+    end(g, rk, ln);
+}
+
+/* One sample read by a data-loader worker: HDF5-like small header reads,
+ * then the data in chunks, mostly sequential. */
+static void sample_io(gen *g, rankst *rk, lane *ln, int f)
+{
+    rng *r = &rk->wr;
+    uint32_t path = g->pool_path[f];
+    int64_t size = (int64_t)g->pool_size[f];
+    int64_t fd = lane_fd(ln);
+    int use_read = rng_below(r, 5) == 0;
+    int random = !use_read && rng_below(r, 10) == 0;
+    int64_t chunk = (int64_t)chunk_kib[rng_below(r, 16)] * 1024;
+
+    LEAF(g, rk, ln, rng_range(r, 20, 400), .func = F_XSTAT, .path = path);
+    LEAF(g, rk, ln, rng_range(r, 100, 1500), .func = F_OPEN64, .path = path, .ret = fd,
+         .flags = 0, .mode = 0);
+    if (use_read) {
+        /* h5py through read(): find the size, then rewind */
+        LEAF(g, rk, ln, rng_range(r, 1, 4), .func = F_LSEEK64, .path = path, .fd = fd,
+             .ret = size, .offset = 0, .whence = 2);
+        LEAF(g, rk, ln, rng_range(r, 1, 4), .func = F_LSEEK64, .path = path, .fd = fd, .ret = 0,
+             .offset = 0, .whence = 0);
+        LEAF(g, rk, ln, rng_range(r, 3, 15), .func = F_READ, .path = path, .fd = fd, .ret = 8,
+             .count = 8);
+        LEAF(g, rk, ln, rng_range(r, 3, 15), .func = F_READ, .path = path, .fd = fd, .ret = 2040,
+             .count = 2040);
+        int64_t off = 2048;
+        while (off < size) {
+            int64_t c = size - off < chunk ? size - off : chunk;
+            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, 900, 2600), .func = F_READ, .path = path,
+                 .fd = fd, .ret = c, .count = c);
+            off += c;
+        }
+        /* the read that finds end of file moves no bytes */
+        LEAF(g, rk, ln, rng_range(r, 2, 8), .func = F_READ, .path = path, .fd = fd, .ret = 0,
+             .count = chunk);
+    } else {
+        LEAF(g, rk, ln, rng_range(r, 3, 15), .func = F_PREAD64, .path = path, .fd = fd, .ret = 8,
+             .count = 8, .offset = 0);
+        LEAF(g, rk, ln, rng_range(r, 3, 15), .func = F_PREAD64, .path = path, .fd = fd,
+             .ret = 512, .count = 512, .offset = 96);
+        if (random) {
+            /* chunks in reverse order: every offset breaks the sequence */
+            int64_t n = (size - 2048 + chunk - 1) / chunk;
+            for (int64_t i = n - 1; i >= 0; i--) {
+                int64_t off = 2048 + i * chunk;
+                int64_t c = size - off < chunk ? size - off : chunk;
+                LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, 600, 2000), .func = F_PREAD64,
+                     .path = path, .fd = fd, .ret = c, .count = c, .offset = off);
+            }
+        } else {
+            int64_t off = 2048;
+            while (off < size) {
+                int64_t c = size - off < chunk ? size - off : chunk;
+                int64_t got = c;
+                if (c > 8192 && rng_below(r, 32) == 0)
+                    got = c / 2 + (int64_t)rng_below(r, (uint64_t)(c / 2)); /* short read */
+                LEAF(g, rk, ln, xfer_us(rk, (uint64_t)got, 900, 2600), .func = F_PREAD64,
+                     .path = path, .fd = fd, .ret = got, .count = c, .offset = off);
+                off += got;
+            }
+        }
+    }
+    LEAF(g, rk, ln, rng_range(r, 20, 700), .func = F_CLOSE, .path = path, .fd = fd, .ret = 0);
+}
+
+/* Writes of one checkpoint file through POSIX. */
+static void ckpt_posix_file(gen *g, rankst *rk, lane *ln, const char *name, int model, int ssd)
+{
+    rng *r = &rk->wr;
+    uint64_t lo = ssd ? 2000 : 800, hi = ssd ? 4000 : 2000;
+    uint32_t path = path_id(g, name);
+    int64_t fd = lane_fd(ln);
+    LEAF(g, rk, ln, rng_range(r, 100, ssd ? 600 : 3000), .func = F_OPEN64, .path = path,
+         .ret = fd, .flags = 577, .mode = 438);
+    int64_t off = 0;
+    if (model) {
+        /* the model state goes out in two large positioned writes */
+        for (int i = 0; i < 2; i++) {
+            int64_t c = (int64_t)rng_range(r, 64, 255) << 20;
+            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, lo, hi), .func = F_PWRITE64, .path = path,
+                 .fd = fd, .ret = c, .count = c, .offset = off);
+            off += c;
+        }
+        LEAF(g, rk, ln, rng_range(r, ssd ? 2000 : 10000, ssd ? 20000 : 80000), .func = F_FSYNC,
+             .path = path, .fd = fd, .ret = 0);
+    } else {
+        /* torch.save of a layer: a small header, big tensors, a tail */
+        LEAF(g, rk, ln, rng_range(r, 5, 40), .func = F_WRITE, .path = path, .fd = fd, .ret = 512,
+             .count = 512);
+        int n = 1 + (int)rng_below(r, 2);
+        for (int i = 0; i < n; i++) {
+            int64_t c = (int64_t)rng_range(r, 4096, 16383) * 4096; /* 16-64 MiB */
+            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, lo, hi), .func = F_WRITE, .path = path,
+                 .fd = fd, .ret = c, .count = c);
+        }
+        int64_t t = (int64_t)rng_range(r, 4 << 20, 16 << 20);
+        LEAF(g, rk, ln, xfer_us(rk, (uint64_t)t, lo, hi), .func = F_WRITE, .path = path,
+             .fd = fd, .ret = t, .count = t);
+    }
+    LEAF(g, rk, ln, rng_range(r, 20, ssd ? 300 : 2000), .func = F_CLOSE, .path = path, .fd = fd,
+         .ret = 0);
+}
+
+static void gen_checkpoint(gen *g, rankst *rk, lane *ln, int epoch, int gstep, int nckpt)
+{
+    rng *r = &rk->wr;
+    int ssd = nckpt % 2 == 1; /* alternate node-local SSD and Lustre */
+    uint64_t lo = ssd ? 2000 : 800, hi = ssd ? 4000 : 2000;
+    char dir[256], name[320];
+    snprintf(dir, sizeof dir, "%s/global_epoch%d_step%d", ssd ? CKPT_SSD : CKPT_LUSTRE, epoch,
+             gstep);
+    ev *c = begin(g, rk, ln, F_SAVECKPT);
+    c->epoch = epoch;
+    c->step = gstep;
+    LEAF(g, rk, ln, rng_range(r, 50, 500), .func = F_MKDIR, .path = path_id(g, dir), .mode = 511);
+    for (int l = 0; l < 2; l++) {
+        snprintf(name, sizeof name, "%s/layer-%d-%d-600-3.pt", dir, l, rk->rank);
+        ckpt_posix_file(g, rk, ln, name, 0, ssd);
+    }
+    snprintf(name, sizeof name, "%s/model-0-%d.pt", dir, rk->rank);
+    ckpt_posix_file(g, rk, ln, name, 1, ssd);
+
+    /* optimizer state through STDIO; fwrite counts items, not bytes */
+    snprintf(name, sizeof name, "%s/optimizer-0-%d.pt", dir, rk->rank);
+    uint32_t path = path_id(g, name);
+    LEAF(g, rk, ln, rng_range(r, 100, ssd ? 600 : 3000), .func = F_FOPEN, .path = path, .mode = 1);
+    {
+        int64_t items = (int64_t)rng_range(r, 64u << 20, 255u << 20); /* x4: 256 MiB-1 GiB */
+        LEAF(g, rk, ln, xfer_us(rk, (uint64_t)items * 4, lo, hi), .func = F_FWRITE, .path = path,
+             .size = 4, .count = items, .ret = items);
+    }
+    /* now and then a huge optimizer state, so that the top size bins fill */
+    uint64_t big = rng_below(r, 8);
+    if (big == 0) {
+        int64_t items = (int64_t)rng_range(r, 540000000, 700000000); /* x8: above 4 GiB */
+        LEAF(g, rk, ln, xfer_us(rk, (uint64_t)items * 8, lo, hi), .func = F_FWRITE, .path = path,
+             .size = 8, .count = items, .ret = items);
+    } else if (big < 3) {
+        int64_t items = (int64_t)rng_range(r, 300000000, 900000000); /* x4: 1-4 GiB */
+        LEAF(g, rk, ln, xfer_us(rk, (uint64_t)items * 4, lo, hi), .func = F_FWRITE, .path = path,
+             .size = 4, .count = items, .ret = items);
+    } else {
+        int64_t items = (int64_t)rng_range(r, 1u << 20, 4u << 20); /* x4: 4-16 MiB */
+        LEAF(g, rk, ln, xfer_us(rk, (uint64_t)items * 4, lo, hi), .func = F_FWRITE, .path = path,
+             .size = 4, .count = items, .ret = items);
+    }
+    LEAF(g, rk, ln, rng_range(r, 50, ssd ? 500 : 5000), .func = F_FCLOSE, .path = path, .ret = 0);
+    end(g, rk, ln);
+}
+
+/* Epoch start on one rank: _train opens and the two workers are forked. A
+ * fork is traced twice, in the parent (ret = child) and in the child
+ * (ret 0, its own tid, a little longer), as real traces show. */
+static void gen_epoch_start(gen *g, rankst *rk, int epoch, uint64_t at)
+{
+    lane *m = &rk->ln[0];
+    rng *r = &rk->wr;
+    if (m->now < at)
+        m->now = at;
+    ev *t = begin(g, rk, m, F_TRAIN);
+    t->epoch = epoch;
+    for (int w = 1; w < NLANES; w++) {
+        lane *c = &rk->ln[w];
+        ev pe = {.func = F_FORK, .ret = (int64_t)c->tid};
+        uint64_t d = rng_range(r, 15000, 25000);
+        leaf(g, rk, m, &pe, d);
+        /* the child starts life with the parent's id counter and stack */
+        c->next_id = pe.id + 1;
+        c->root_pidx = pe.pidx;
+        c->root_level = pe.level;
+        c->depth = 0;
+        ev ce = {.func = F_FORK, .ret = 0};
+        ce.ts = pe.ts;
+        ce.dur = d + rng_range(r, 100, 300);
+        ce.id = pe.id;
+        ce.pidx = pe.pidx;
+        ce.level = pe.level;
+        c->now = ce.ts + ce.dur;
+        emit(g, rk, c, &ce);
+    }
+}
+
+static void gen_step(gen *g, rankst *rk, int epoch, int step, int gstep, uint64_t at)
+{
+    lane *m = &rk->ln[0];
+    lane *w = &rk->ln[1 + gstep % 2]; /* the workers take turns */
+    rng *r = &rk->wr;
+    int nr = g->o.ranks;
+    if (m->now < at)
+        m->now = at;
+    m->now += rng_below(r, 300); /* ranks do not leave a barrier together */
+    int64_t last = ((int64_t)(step - 1) * BATCH + BATCH - 1) * nr + rk->rank;
+    ev *it = begin(g, rk, m, F_ITER);
+    it->step = step;
+    it->img = last;
+    if (w->now < m->now)
+        w->now = m->now;
+    for (int b = 0; b < BATCH; b++) {
+        int64_t idx = ((int64_t)(step - 1) * BATCH + b) * nr + rk->rank;
+        int f = (int)rng_below(r, NPOOL);
+        ev *gi = begin(g, rk, w, F_GETITEM);
+        gi->step = step;
+        gi->img = idx;
+        ev *ri = begin(g, rk, w, F_READIDX);
+        ri->step = step;
+        ri->img = idx;
+        sample_io(g, rk, w, f);
+        end(g, rk, w);
+        end(g, rk, w);
+    }
+    if (m->now < w->now)
+        m->now = w->now;
+    end(g, rk, m);
+    ev *y = begin(g, rk, m, F_YIELD);
+    y->step = step;
+    y->img = last;
+    LEAF(g, rk, m, rng_range(r, 18000, 26000), .func = F_COMPUTE, .epoch = epoch);
+    if (gstep % g->ckpt_every == 0)
+        gen_checkpoint(g, rk, m, epoch, gstep, gstep / g->ckpt_every);
+    end(g, rk, m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                               */
+/* ------------------------------------------------------------------ */
+
+static void lane_init(gen *g, lane *ln, uint64_t pid, uint64_t tid)
+{
+    memset(ln, 0, sizeof *ln);
+    ln->tid = tid;
+    ln->next_id = 1;
+    ln->root_pidx = -1;
+    ln->root_level = 1;
+    ln->fdnext = 16;
+    char *p = ln->pt;
+    p = PUT(p, ",\"pid\":");
+    p = put_num(p, pid, g->quoted);
+    p = PUT(p, ",\"tid\":");
+    p = put_num(p, tid, g->quoted);
+    ln->ptlen = (uint32_t)(p - ln->pt);
+}
+
+static void build_fragments(gen *g)
+{
+    for (int f = 0; f < NFUNC; f++) {
+        char buf[256];
+        char *p = buf;
+        p = PUT(p, "\"name\":\"");
+        p = put_mem(p, funcs[f].name, strlen(funcs[f].name));
+        p = PUT(p, "\",\"cat\":\"");
+        p = put_mem(p, cat_names[funcs[f].cat], strlen(cat_names[funcs[f].cat]));
+        *p++ = '"';
+        if (g->o.era == ERA_NEWEST) {
+            p = PUT(p, ",\"type\":");
+            p = put_u64(p, cat_type[funcs[f].cat]);
+        }
+        g->ffraglen[f] = (uint32_t)(p - buf);
+        g->ffrag[f] = xstrndup(buf, g->ffraglen[f]);
+        g->fmask[f] = func_base_mask(f);
+    }
+    time_t t0 = (time_t)(T_BASE / 1000000);
+    struct tm tm;
+    gmtime_r(&t0, &tm);
+    strftime(g->date, sizeof g->date, "%a %b %d %H:%M:%S %Y", &tm);
+}
+
+/* Epochs, steps per epoch and the checkpoint interval that bring the total
+ * number of ph=X events close to --events. Per-step cost measured on the
+ * model above: ~3 main-lane events + BATCH samples of ~13.6 events. */
+static void plan(gen *g)
+{
+    const double per_sample = 13.6, per_step = 3.0 + BATCH * per_sample;
+    const double fixed = 22.0, per_epoch = 6.0, per_ckpt = 22.0;
+    double target = (double)g->o.events / g->o.ranks - fixed;
+    long steps = (long)(target / per_step + 0.5);
+    if (steps < 1)
+        steps = 1;
+    int every = steps < 20 ? (int)(steps / 2 > 1 ? steps / 2 : 1)
+                           : (int)(steps / 64 > 10 ? (steps + 63) / 64 : 10);
+    int epochs = (int)(steps / 10 < 1 ? 1 : steps / 10 > 5 ? 5 : steps / 10);
+    double steps_d = (target - epochs * per_epoch) / (per_step + per_ckpt / every);
+    steps = (long)(steps_d + 0.5);
+    if (steps < 1)
+        steps = 1;
+    long spe = (steps + epochs / 2) / epochs;
+    if (spe < 1)
+        spe = 1;
+    if (spe > 100000000L)
+        die("--events too large");
+    g->epochs = epochs;
+    g->steps = (int)spe;
+    g->ckpt_every = every;
+}
+
+static void setup(gen *g)
+{
+    const opts *o = &g->o;
+    g->hashed = o->era >= ERA_HASH16;
+    g->hints = o->era >= ERA_INLINE;
+    g->has_id = o->era != ERA_V0;
+    g->quoted = o->era == ERA_QUOTED;
+    g->late = g->hashed && o->late != 0;
+    g->tmin = UINT64_MAX;
+    g->npaths = 1; /* id 0 = no file */
+    g->paths_cap = 1024;
+    g->paths = xcalloc(g->paths_cap, sizeof *g->paths);
+    build_fragments(g);
+
+    g->nhosts = (o->ranks + o->rpn - 1) / o->rpn;
+    g->hosts = xcalloc((size_t)g->nhosts, sizeof *g->hosts);
+    for (int h = 0; h < g->nhosts; h++) {
+        hostent *he = &g->hosts[h];
+        snprintf(he->name, sizeof he->name, "node%02d", h + 1);
+        char *p = he->frag;
+        if (g->hashed) {
+            he->hash = name_hash(g, he->name, strlen(he->name));
+            p = PUT(p, "\"hhash\":");
+            /* the newest tracers write hhash as a string */
+            p = put_hash(g, p, he->hash, o->era == ERA_NEWEST);
+        } else {
+            p = PUT(p, "\"hostname\":\"");
+            p = put_mem(p, he->name, strlen(he->name));
+            *p++ = '"';
+        }
+        he->fraglen = (uint32_t)(p - he->frag);
+    }
+    if (g->hashed) {
+        g->cmd_hash = name_hash(g, CMDLINE, strlen(CMDLINE));
+        g->exec_hash = name_hash(g, EXEC_NAME, strlen(EXEC_NAME));
+    }
+
+    /* The data set: shared by all ranks, sizes fixed by the seed. */
+    rng pr;
+    rng_seed(&pr, o->seed, 0xda7aULL);
+    g->data_dir = path_id(g, DATA_DIR);
+    for (int i = 0; i < NPOOL; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s/img_%04d_of_%04d.h5", DATA_DIR, i, NPOOL);
+        g->pool_path[i] = path_id(g, name);
+        g->pool_size[i] = rng_range(&pr, 256u << 10, 4u << 20);
+    }
+    g->config_file = path_id(g, CONFIG_FILE);
+    g->ckpt_root[0] = path_id(g, CKPT_LUSTRE);
+    g->ckpt_root[1] = path_id(g, CKPT_SSD);
+    plan(g);
+
+    g->rk = xcalloc((size_t)o->ranks, sizeof *g->rk);
+    const char *ext = o->gz == GZ_NONE ? "pfw" : "pfw.gz";
+    for (int i = 0; i < o->ranks; i++) {
+        rankst *rk = &g->rk[i];
+        rk->rank = i;
+        rk->host = i / o->rpn;
+        rk->pid = PID_BASE + 17ULL * (uint64_t)i;
+        for (int l = 0; l < NLANES; l++)
+            lane_init(g, &rk->ln[l], rk->pid, rk->pid + (uint64_t)l);
+        rng_seed(&rk->wr, o->seed, 2ULL * (uint64_t)i + 1);
+        rng_seed(&rk->fr, o->seed, 2ULL * (uint64_t)i + 2);
+        size_t n = strlen(o->outdir) + 64;
+        rk->outpath = xmalloc(n);
+        snprintf(rk->outpath, n, "%s/trace-%d-of-%d.%s", o->outdir, i, o->ranks, ext);
+        out_open(&rk->out, rk->outpath, o->gz, o->level, o->ranks <= 64);
+    }
+}
+
+/* Fold the busy intervals collected so far. Only at points where no event
+ * still to be written can start before what is folded: between steps, with
+ * the layers of the open frames (run, _train) left out. */
+static void fold_busy(gen *g)
+{
+    for (int l = 0; l < NLAYER; l++)
+        if (g->busy[l].open == 0)
+            busy_fold(&g->busy[l]);
+}
+
+static uint64_t barrier(gen *g)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < g->o.ranks; i++) {
+        for (int l = 0; l < NLANES; l++)
+            if (g->rk[i].ln[l].now > t)
+                t = g->rk[i].ln[l].now;
+    }
+    return t + 50;
+}
+
+static void finish_rank(gen *g, rankst *rk, int last)
+{
+    lane *m = &rk->ln[0];
+    end(g, rk, m); /* DLIOBenchmark.run */
+    m->now += rng_range(&rk->wr, 1000, 5000);
+    {
+        ev e = {.func = F_END, .count = (int64_t)rk->nx + 1};
+        leaf(g, rk, m, &e, 0);
+    }
+    flush_pending(g, rk);
+    /* v0: the last rank was never finalized, no closing bracket */
+    if (!(g->o.era == ERA_V0 && last)) {
+        char *p = out_reserve(&rk->out, 2);
+        *p++ = ']';
+        out_commit(&rk->out, p);
+    }
+    out_close(&rk->out);
+}
+
+static void generate(gen *g)
+{
+    int nr = g->o.ranks;
+    for (int i = 0; i < nr; i++)
+        gen_startup(g, &g->rk[i]);
+    uint64_t at = barrier(g);
+    for (int i = 0; i < nr; i++) {
+        rankst *rk = &g->rk[i];
+        rk->ln[0].now = at + rng_below(&rk->wr, 200);
+        ev *run = begin(g, rk, &rk->ln[0], F_RUN);
+        run->epoch = g->epochs;
+    }
+    int gstep = 0;
+    for (int e = 1; e <= g->epochs; e++) {
+        at = barrier(g);
+        for (int i = 0; i < nr; i++)
+            gen_epoch_start(g, &g->rk[i], e, at + rng_below(&g->rk[i].wr, 200));
+        for (int s = 1; s <= g->steps; s++) {
+            gstep++;
+            fold_busy(g);
+            at = barrier(g);
+            for (int i = 0; i < nr; i++)
+                gen_step(g, &g->rk[i], e, s, gstep, at);
+        }
+        for (int i = 0; i < nr; i++) {
+            rankst *rk = &g->rk[i];
+            LEAF(g, rk, &rk->ln[0], rng_range(&rk->wr, 3, 10), .func = F_FINALIZE, .epoch = e);
+            end(g, rk, &rk->ln[0]); /* _train */
+        }
+    }
+    for (int i = 0; i < nr; i++)
+        finish_rank(g, &g->rk[i], i == nr - 1);
+    for (int l = 0; l < NLAYER; l++)
+        busy_fold(&g->busy[l]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Truth file                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *key;
+    const agg *a;
+} keyrow;
+
+static int keyrow_cmp(const void *a, const void *b)
+{
+    return strcmp(((const keyrow *)a)->key, ((const keyrow *)b)->key);
+}
+
+static void put_key(FILE *f, const char *k)
+{
+    if (strpbrk(k, ",\"\n\r")) {
+        fputc('"', f);
+        for (; *k; k++) {
+            if (*k == '"')
+                fputc('"', f);
+            fputc(*k, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(k, f);
+    }
+}
+
+static void row(FILE *f, const char *dim, const char *key, uint64_t c, uint64_t t, uint64_t b)
+{
+    fputs(dim, f);
+    fputc(',', f);
+    put_key(f, key);
+    fprintf(f, ",%llu,%llu,%llu\n", (unsigned long long)c, (unsigned long long)t,
+            (unsigned long long)b);
+}
+
+static void rows_sorted(FILE *f, const char *dim, keyrow *v, size_t n)
+{
+    qsort(v, n, sizeof *v, keyrow_cmp);
+    for (size_t i = 0; i < n; i++)
+        row(f, dim, v[i].key, v[i].a->count, v[i].a->time, v[i].a->bytes);
+}
+
+static void write_truth(gen *g, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    size_t cap = g->npaths + NFUNC + NCAT + (size_t)g->nhosts + MAXFS + 8;
+    keyrow *v = xmalloc(cap * sizeof *v);
+    size_t n;
+
+    fputs("dim,key,count,time_us,bytes\n", f);
+    row(f, "total", "", g->total.count, g->total.time, g->total.bytes);
+    row(f, "span", "", 0, g->total.count ? g->tmax - g->tmin : 0, 0);
+
+    n = 0;
+    for (int i = 0; i < NFUNC; i++)
+        if (g->func[i].count)
+            v[n++] = (keyrow){funcs[i].name, &g->func[i]};
+    rows_sorted(f, "func", v, n);
+
+    n = 0;
+    for (int i = 0; i < NCAT; i++)
+        if (g->cat[i].count)
+            v[n++] = (keyrow){cat_names[i], &g->cat[i]};
+    rows_sorted(f, "cat", v, n);
+
+    n = 0;
+    for (int i = 0; i < g->nhosts; i++)
+        if (g->hosts[i].a.count)
+            v[n++] = (keyrow){g->hosts[i].name, &g->hosts[i].a};
+    rows_sorted(f, "host", v, n);
+
+    n = 0;
+    if (g->nofile.count)
+        v[n++] = (keyrow){"", &g->nofile};
+    for (size_t i = 1; i < g->npaths; i++)
+        if (g->paths[i].a.count)
+            v[n++] = (keyrow){g->paths[i].str, &g->paths[i].a};
+    rows_sorted(f, "file", v, n);
+
+    n = 0;
+    if (g->nofs.count)
+        v[n++] = (keyrow){"", &g->nofs};
+    for (int i = 0; i < g->nfs; i++)
+        if (g->fs[i].count)
+            v[n++] = (keyrow){g->fs_names[i], &g->fs[i]};
+    rows_sorted(f, "fs", v, n);
+
+    for (int i = 0; i < NCLASS; i++)
+        row(f, "class", class_names[i], g->cls[i].count, g->cls[i].time, g->cls[i].bytes);
+    for (int i = 0; i < NLAYER; i++)
+        row(f, "layer", layer_names[i], g->layer[i].count, g->layer[i].time, g->layer[i].bytes);
+    /* pids ascend with the rank */
+    for (int i = 0; i < g->o.ranks; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%llu", (unsigned long long)g->rk[i].pid);
+        row(f, "pid", k, g->rk[i].a.count, g->rk[i].a.time, g->rk[i].a.bytes);
+    }
+    for (int i = 0; i < NBIN; i++)
+        row(f, "sizebin", bin_names[i], g->bin[i].count, g->bin[i].time, g->bin[i].bytes);
+    for (int i = 0; i < NLAYER; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "layer:%s", layer_names[i]);
+        row(f, "busy", k, 0, g->busy[i].total, 0);
+    }
+    for (int i = 0; i < NLAYER; i++) {
+        char k[64];
+        uint64_t mx = 0;
+        for (int r = 0; r < g->o.ranks; r++)
+            if (g->rk[r].layer_dur[i] > mx)
+                mx = g->rk[r].layer_dur[i];
+        snprintf(k, sizeof k, "layer:%s", layer_names[i]);
+        row(f, "maxproc", k, 0, mx, 0);
+    }
+    free(v);
+    if (fflush(f) != 0 || ferror(f))
+        die("%s: write failed", path);
+    if (fclose(f) != 0)
+        die("%s: close failed: %s", path, strerror(errno));
+}
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                        */
+/* ------------------------------------------------------------------ */
+
+static void help(void)
+{
+    fputs(
+        "Usage: dfnav-gen [options] OUTDIR\n"
+        "Write synthetic DLIO-benchmark-like DFTracer traces, one file per rank\n"
+        "(OUTDIR/trace-R-of-N.pfw or .pfw.gz), and optionally their ground truth.\n"
+        "\n"
+        "  --seed N            PRNG seed (default 1); output is a pure function of the options\n"
+        "  --events N          approximate number of ph=X events over all ranks (default 20000)\n"
+        "  --ranks N           processes, one file each (default 4, at most 1000)\n"
+        "  --ranks-per-node N  ranks per host node01, node02, ... (default 4)\n"
+        "  --era ERA           v0 | quoted | inline | hash16 | hex | u64 | newest (default u64)\n"
+        "  --gzip MODE         none | single | members (default none)\n"
+        "  --level N           zlib level 0-9 for gzip (default 6)\n"
+        "  --truth FILE        write the ground truth CSV\n"
+        "  --late-metadata     hashed eras: write some FH lines after their first use\n"
+        "                      (the default for hashed eras)\n"
+        "  --no-late-metadata  write every FH line before its first use\n"
+        "  --verbose           print the plan and the counts on stderr\n"
+        "  --help              show this help\n",
+        stdout);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi)
+{
+    char *end;
+    errno = 0;
+    if (*s == '\0' || *s == '-')
+        usage_error("%s: '%s' is not a number", opt, s);
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end != '\0')
+        usage_error("%s: '%s' is not a number", opt, s);
+    if (v < lo || v > hi)
+        usage_error("%s: %llu is out of range %llu..%llu", opt, v, (unsigned long long)lo,
+                    (unsigned long long)hi);
+    return v;
+}
+
+static void parse_args(opts *o, int argc, char **argv)
+{
+    enum { O_SEED = 256, O_EVENTS, O_RANKS, O_RPN, O_ERA, O_GZIP, O_LEVEL, O_TRUTH, O_LATE,
+           O_NOLATE, O_VERBOSE, O_HELP };
+    static const struct option lo[] = {
+        {"seed", required_argument, 0, O_SEED},
+        {"events", required_argument, 0, O_EVENTS},
+        {"ranks", required_argument, 0, O_RANKS},
+        {"ranks-per-node", required_argument, 0, O_RPN},
+        {"era", required_argument, 0, O_ERA},
+        {"gzip", required_argument, 0, O_GZIP},
+        {"level", required_argument, 0, O_LEVEL},
+        {"truth", required_argument, 0, O_TRUTH},
+        {"late-metadata", no_argument, 0, O_LATE},
+        {"no-late-metadata", no_argument, 0, O_NOLATE},
+        {"verbose", no_argument, 0, O_VERBOSE},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->events = 20000;
+    o->ranks = 4;
+    o->rpn = 4;
+    o->level = 6;
+    o->era = ERA_U64;
+    o->gz = GZ_NONE;
+    o->late = -1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+        switch (c) {
+        case O_SEED: o->seed = parse_u64("--seed", optarg, 0, UINT64_MAX); break;
+        case O_EVENTS: o->events = parse_u64("--events", optarg, 1, 1000000000000ULL); break;
+        case O_RANKS: o->ranks = (int)parse_u64("--ranks", optarg, 1, 1000); break;
+        case O_RPN: o->rpn = (int)parse_u64("--ranks-per-node", optarg, 1, 1000000); break;
+        case O_LEVEL: o->level = (int)parse_u64("--level", optarg, 0, 9); break;
+        case O_TRUTH: o->truth = optarg; break;
+        case O_LATE: o->late = 1; break;
+        case O_NOLATE: o->late = 0; break;
+        case O_VERBOSE: o->verbose = 1; break;
+        case O_HELP: help(); exit(0);
+        case O_ERA: {
+            int k;
+            for (k = 0; k < NERA; k++)
+                if (strcmp(optarg, era_names[k]) == 0)
+                    break;
+            if (k == NERA)
+                usage_error("--era: unknown era '%s' (v0, quoted, inline, hash16, hex, u64, newest)",
+                            optarg);
+            o->era = k;
+            break;
+        }
+        case O_GZIP:
+            if (strcmp(optarg, "none") == 0)
+                o->gz = GZ_NONE;
+            else if (strcmp(optarg, "single") == 0)
+                o->gz = GZ_SINGLE;
+            else if (strcmp(optarg, "members") == 0)
+                o->gz = GZ_MEMBERS;
+            else
+                usage_error("--gzip: unknown mode '%s' (none, single, members)", optarg);
+            break;
+        case ':':
+            usage_error("option %s needs a value", argv[optind - 1]);
+        default:
+            usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        usage_error(optind >= argc ? "missing OUTDIR" : "too many arguments");
+    o->outdir = argv[optind];
+}
+
+int main(int argc, char **argv)
+{
+    gen *g = xcalloc(1, sizeof *g);
+    parse_args(&g->o, argc, argv);
+    if (mkdir(g->o.outdir, 0755) != 0 && errno != EEXIST)
+        die("%s: %s", g->o.outdir, strerror(errno));
+    struct stat st;
+    if (stat(g->o.outdir, &st) != 0 || !S_ISDIR(st.st_mode))
+        die("%s: not a directory", g->o.outdir);
+    setup(g);
+    if (g->o.verbose)
+        fprintf(stderr, "dfnav-gen: %d ranks, %d epochs x %d steps, checkpoint every %d steps\n",
+                g->o.ranks, g->epochs, g->steps, g->ckpt_every);
+    generate(g);
+    if (g->o.truth)
+        write_truth(g, g->o.truth);
+    if (g->o.verbose)
+        fprintf(stderr, "dfnav-gen: %llu events, %zu paths\n",
+                (unsigned long long)g->total.count, g->npaths - 1);
+
+    /* release everything so that leak checkers stay quiet */
+    for (int i = 0; i < g->o.ranks; i++) {
+        free(g->rk[i].outpath);
+        free(g->rk[i].seen);
+        free(g->rk[i].pend);
+    }
+    free(g->rk);
+    for (size_t i = 1; i < g->npaths; i++) {
+        free(g->paths[i].str);
+        free(g->paths[i].frag);
+    }
+    free(g->paths);
+    free(g->pmap);
+    free(g->hset);
+    free(g->hosts);
+    for (int i = 0; i < g->nfs; i++)
+        free(g->fs_names[i]);
+    for (int i = 0; i < NFUNC; i++)
+        free(g->ffrag[i]);
+    for (int i = 0; i < NLAYER; i++)
+        free(g->busy[i].v);
+    free(g);
+    return 0;
+}

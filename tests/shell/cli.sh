@@ -1,0 +1,81 @@
+#!/bin/sh
+# The command line as a contract: exit statuses, damage reports naming file
+# and line, formats (CSV header and quoting, valid JSON), closed pipes,
+# standard input, and names with control bytes never reaching a terminal.
+. "$SRCDIR/tests/shell/lib.sh"
+
+"$DFNAV_GEN" --seed 5 --events 3000 --ranks 2 "$T/ok" >/dev/null
+
+check_status "help" 0 "$DFNAV" --help
+grep -q "dfnav report" "$T/out" && ok || fail "--help shows report"
+check_status "version" 0 "$DFNAV" --version
+grep -q "gzip: " "$T/out" && ok || fail "--version names the gzip backend"
+check_status "no path" 2 "$DFNAV" report
+check_status "bad option" 2 "$DFNAV" report --bogus "$T/ok"
+check_status "bad format" 2 "$DFNAV" report --format xml "$T/ok"
+check_status "bad top" 2 "$DFNAV" report --top -3 "$T/ok"
+check_status "bad dimension" 2 "$DFNAV" report --by colour "$T/ok"
+grep -q "unknown dimension 'colour'" "$T/err" && ok || fail "bad dimension is named"
+check_status "bad filter" 2 "$DFNAV" report --where 'cat=POSIX dur>soon' "$T/ok"
+grep -q '\^\^\^\^' "$T/err" && ok || fail "bad filter gets a caret under the term: $(cat "$T/err")"
+check_status "bad sort" 2 "$DFNAV" report --sort speed "$T/ok"
+check_status "bad layers" 2 "$DFNAV" report --layers /nonexistent.layers "$T/ok"
+check_status "clean set" 0 "$DFNAV" report "$T/ok"
+check_status "missing path" 3 "$DFNAV" report /nonexistent/trace.pfw
+grep -q "/nonexistent/trace.pfw" "$T/err" && ok || fail "missing path is named"
+check_status "one missing among good" 1 "$DFNAV" report "$T/ok" /nonexistent/trace.pfw
+check_status "empty directory" 3 "$DFNAV" info "$T/ok/.."/nonexistent-dir
+
+# damaged lines: counted, reported with file and line, the rest loads
+{
+    echo '['
+    echo '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"ret":100}}'
+    echo '{"name":"read","cat":"POSIX",'
+    printf '\001\002garbage\n'
+    echo '{"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":20,"dur":5,"ph":"X","args":{"ret":7}}'
+    echo ']'
+} >"$T/bad.pfw"
+check_status "damaged file" 1 "$DFNAV" report --format csv "$T/bad.pfw"
+grep -q "bad.pfw:3: malformed line" "$T/err" && ok || fail "line 3 reported: $(cat "$T/err")"
+grep -q "bad.pfw:4: malformed line" "$T/err" && ok || fail "line 4 reported"
+check "damaged file still loads the rest" "2" "$(awk -F, 'NR == 2 { print $1 }' "$T/out")"
+check_status "quiet hides the report" 1 "$DFNAV" report -q "$T/bad.pfw"
+check "quiet stderr" "" "$(cat "$T/err")"
+"$DFNAV" info --format csv "$T/bad.pfw" 2>/dev/null >"$T/info.csv"
+check "info header" "path,format,compression,size_bytes,lines,events,metadata,malformed,start_us,end_us" "$(head -1 "$T/info.csv" | tr -d '\r')"
+check "info malformed count" "2" "$(awk -F, 'NR == 2 { print $8 }' "$T/info.csv")"
+
+# CSV: header of dimension then metric names, CRLF rows, RFC 4180 quoting
+"$DFNAV" report -q --by func --format csv "$T/ok" >"$T/r.csv"
+check "csv header" "func,count,time_s,busy_s,max_proc_s,bytes,bw_mibps,ops_per_s,mean_us,p50_us,p90_us,p99_us,max_us,files,procs,pct_time" "$(head -1 "$T/r.csv" | tr -d '\r')"
+check "csv rows end in CRLF" "$(wc -l <"$T/r.csv" | tr -d ' ')" "$(grep -c "$(printf '\r')\$" "$T/r.csv")"
+printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X","args":{"fname":"/a,b \\"q\\"\\u001b[31mred"}}\n' >"$T/esc.pfw"
+"$DFNAV" report -q --by file --format csv "$T/esc.pfw" >"$T/esc.csv"
+check "csv quotes commas and quotes" '"/a,b ""q""' "$(sed -n 2p "$T/esc.csv" | cut -c1-11)"
+"$DFNAV" report -q --by file "$T/esc.pfw" >"$T/esc.txt"
+if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte from a trace reached the table"; else ok; fi
+grep -q '\\x1b\[31mred' "$T/esc.txt" && ok || fail "escape shown as \\x1b: $(cat "$T/esc.txt")"
+
+# JSON parses and carries the same numbers as CSV
+"$DFNAV" report -q --by func --format json "$T/ok" >"$T/r.json"
+if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d and "func" in d[0] and "p99_us" in d[0]' "$T/r.json" && ok || fail "json does not parse"
+fi
+check "json rows" "$(($(wc -l <"$T/r.csv") - 1))" "$(grep -c '"func":' "$T/r.json")"
+
+# closed pipe: quiet, and no error status from the write
+"$DFNAV" report -q --by event --format csv "$T/ok" 2>"$T/err" | head -1 >/dev/null
+check "closed pipe is quiet" "" "$(cat "$T/err")"
+
+# standard input and globs
+cat "$T"/ok/*.pfw | "$DFNAV" report -q --format csv - >"$T/stdin.csv"
+"$DFNAV" report -q --format csv "$T/ok" >"$T/dir.csv"
+if cmp -s "$T/stdin.csv" "$T/dir.csv"; then ok; else fail "standard input gives other totals"; fi
+"$DFNAV" report -q --format csv "$T/ok/*.pfw" >"$T/glob.csv"
+if cmp -s "$T/glob.csv" "$T/dir.csv"; then ok; else fail "a quoted glob gives other totals"; fi
+
+# overview
+check_status "overview" 0 "$DFNAV" "$T/ok"
+grep -q "^Layers (dlio)" "$T/out" && ok || fail "overview shows layers"
+grep -q "^Busiest files" "$T/out" && ok || fail "overview shows files"
+finish

@@ -1,0 +1,28 @@
+# Shared by the shell tests: locations, a scratch directory, and checks
+# that count failures and say what differed.
+DFNAV=${DFNAV:-$PWD/dfnav}
+DFNAV_GEN=${DFNAV_GEN:-$PWD/dfnav-gen}
+SRCDIR=${SRCDIR:-.}
+TRACES="$SRCDIR/../shared/traces"
+tmp_root=${DFN_TEST_TMP:-${TMPDIR:-/tmp}}
+mkdir -p "$tmp_root"
+T=$(mktemp -d "$tmp_root/shell.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+check() {   # check DESCRIPTION EXPECTED ACTUAL
+    if [ "$2" = "$3" ]; then ok; else fail "$1: expected '$2', got '$3'"; fi
+}
+check_status() {   # check_status DESCRIPTION EXPECTED COMMAND...
+    desc=$1; want=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" = "$want" ]; then ok; else fail "$desc: exit $got, expected $want ($(head -c 300 "$T/err"))"; fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}

@@ -1,0 +1,44 @@
+#!/bin/sh
+# The reference figures of analysis.md on the real DLIO U-Net3D trace, and
+# the other real eras. Skipped, with a message, without ../shared/traces.
+. "$SRCDIR/tests/shell/lib.sh"
+if [ ! -d "$TRACES/dlio-unet3d" ]; then
+    echo "SKIP: $TRACES not found: real-trace figures not checked"
+    exit 77
+fi
+U="$TRACES/dlio-unet3d"
+
+"$DFNAV" info -q --format csv "$U" >"$T/info.csv"
+check "events" 18039 "$(awk -F, '$1 == "total" { print $6 }' "$T/info.csv")"
+check "job span µs" 56695354 "$(awk -F, '$1 == "total" { print $10 - $9 }' "$T/info.csv")"
+check "era" "v1.0.8" "$(awk -F, 'NR == 2 { print $2 }' "$T/info.csv")"
+
+"$DFNAV" report -q --layers dlio --by layer --format csv "$U" >"$T/layers.csv"
+layer() { awk -F, -v l="$1" -v c="$2" '$1 == l { print $c }' "$T/layers.csv"; }
+# analysis.md's counts; compute, data_loader and checkpoint differ on
+# purpose (README: "Reference figures").
+for pair in app:8 training:40 fetch_data:160 data_loader_fork:96 reader:4008 \
+            reader_posix_lustre:10432 checkpoint_posix_lustre:45 \
+            compute:512 data_loader:920 checkpoint:26 other_posix:8; do
+    check "layer ${pair%%:*} count" "${pair#*:}" "$(layer "${pair%%:*}" 2)"
+done
+check "reader_posix_lustre MiB" "111833.161" "$(layer reader_posix_lustre 6 | awk '{ printf "%.3f", $1 / 1048576 }')"
+check "checkpoint_posix_lustre MiB" "0.011" "$(layer checkpoint_posix_lustre 6 | awk '{ printf "%.3f", $1 / 1048576 }')"
+check "app time" "441.967" "$(layer app 3 | awk '{ printf "%.3f", $1 }')"
+check "reader POSIX time" "127.812" "$(layer reader_posix 3 | awk '{ printf "%.3f", $1 }')"
+# the stricter definitions that give analysis.md's other three counts
+check "TorchFramework.compute" 200 "$("$DFNAV" report -q --format csv --where 'layer=compute func~.compute' "$U" | awk -F, 'NR == 2 { print $1 }')"
+check "save_checkpoint" 8 "$("$DFNAV" report -q --format csv --where 'layer=checkpoint func~save_checkpoint' "$U" | awk -F, 'NR == 2 { print $1 }')"
+
+# v0 quoted: plain and gzip load the same; dlio-2023: one gzip member
+"$DFNAV" report -q --by func --format csv "$TRACES/v0-quoted/test.pfw" >"$T/a.csv"
+"$DFNAV" report -q --by func --format csv "$TRACES/v0-quoted/test.pfw.gz" >"$T/b.csv"
+if cmp -s "$T/a.csv" "$T/b.csv"; then ok; else fail "v0 plain and gzip differ"; fi
+check "v0 events" 1012 "$("$DFNAV" report -q --format csv "$TRACES/v0-quoted/test.pfw" | awk -F, 'NR == 2 { print $1 }')"
+"$DFNAV" info -q --format csv "$TRACES/dlio-2023" >"$T/i23.csv"
+check "dlio-2023 events" 93894 "$(awk -F, '$1 == "total" { print $6 }' "$T/i23.csv")"
+check "dlio-2023 malformed" 0 "$(awk -F, '$1 == "total" { print $8 }' "$T/i23.csv")"
+check "dlio-2023 era" "v0.0.2-v1.0.4" "$(awk -F, 'NR == 2 { print $2 }' "$T/i23.csv")"
+# all three eras in one set
+check_status "mixed eras in one set" 0 "$DFNAV" report --by host "$U" "$TRACES/v0-quoted/test.pfw" "$TRACES/dlio-2023"
+finish

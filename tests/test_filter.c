@@ -1,0 +1,107 @@
+/* The filter language: terms, operators, quoting, alternatives, units, the
+ * canonical text, and error messages that point at the offending term. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfnav/filter.h"
+
+static dfn_filter parse_ok(const char *text)
+{
+    dfn_filter f;
+    char err[1024];
+    cr_assert(dfn_filter_parse(text, &f, err, sizeof err), "%s: %s", text, err);
+    return f;
+}
+
+static void parse_fails(const char *text, const char *msg, const char *caret)
+{
+    dfn_filter f;
+    char err[1024] = "";
+    cr_assert_not(dfn_filter_parse(text, &f, err, sizeof err), "%s parsed", text);
+    cr_assert(strstr(err, msg), "'%s' gave '%s'", text, err);
+    cr_assert(strstr(err, caret), "'%s': caret '%s' not in\n%s", text, caret, err);
+}
+
+Test(filter, terms_and_operators)
+{
+    dfn_filter f = parse_ok("cat=POSIX func != open  file~lustre dur>=1ms bytes<4k time > 12.5 arg.epoch=3 host!~node0*");
+    cr_assert_eq(f.n, 8);
+    cr_assert_eq(f.terms[0].key, DFN_KEY_CAT);
+    cr_assert_eq(f.terms[0].op, DFN_EQ);
+    cr_assert_str_eq(f.terms[0].values[0], "POSIX");
+    cr_assert_eq(f.terms[1].op, DFN_NE);
+    cr_assert_eq(f.terms[2].op, DFN_MATCH);
+    cr_assert_eq(f.terms[3].key, DFN_KEY_DUR);
+    cr_assert_eq(f.terms[3].op, DFN_GE);
+    cr_assert_eq(f.terms[3].num, 1000.0, "1ms is 1000 µs");
+    cr_assert_eq(f.terms[4].num, 4096.0);
+    cr_assert_eq(f.terms[4].op, DFN_LT);
+    cr_assert_eq(f.terms[5].num, 12.5);
+    cr_assert_eq(f.terms[6].key, DFN_KEY_ARG);
+    cr_assert_str_eq(f.terms[6].arg, "epoch");
+    cr_assert_eq(f.terms[7].op, DFN_NMATCH);
+    dfn_filter_free(&f);
+}
+
+Test(filter, quotes_alternatives_and_units)
+{
+    dfn_filter f = parse_ok("file=\"/p/my dir/a b.h5\" func=open|open64|'fopen x' bytes>=1.5MiB dur<2s");
+    cr_assert_str_eq(f.terms[0].values[0], "/p/my dir/a b.h5");
+    cr_assert_eq(f.terms[1].nvalues, 3);
+    cr_assert_str_eq(f.terms[1].values[1], "open64");
+    cr_assert_str_eq(f.terms[1].values[2], "fopen x");
+    cr_assert_eq(f.terms[2].num, 1.5 * 1048576);
+    cr_assert_eq(f.terms[3].num, 2e6);
+    dfn_filter_free(&f);
+    f = parse_ok("file=\"with \\\"quote\\\"\"");
+    cr_assert_str_eq(f.terms[0].values[0], "with \"quote\"");
+    dfn_filter_free(&f);
+    f = parse_ok("  ");
+    cr_assert_eq(f.n, 0);
+    dfn_filter_free(&f);
+    f = parse_ok("cat=POSIX and func=read, file~x");
+    cr_assert_eq(f.n, 3);
+    dfn_filter_free(&f);
+}
+
+Test(filter, canonical_text_round_trips)
+{
+    dfn_filter f = parse_ok("file=\"/a b\" func=open|read arg.step>=3 cat~post");
+    char *t = dfn_filter_text(&f);
+    cr_assert_str_eq(t, "file=\"/a b\" func=open|read arg.step>=3 cat~post");
+    dfn_filter g = parse_ok(t);
+    char *t2 = dfn_filter_text(&g);
+    cr_assert_str_eq(t, t2);
+    free(t); free(t2);
+    dfn_filter_free(&f); dfn_filter_free(&g);
+}
+
+Test(filter, add_and_append)
+{
+    dfn_filter f = parse_ok("cat=POSIX");
+    dfn_filter_add(&f, DFN_KEY_FILE, NULL, DFN_EQ, "/x|y z", 6);
+    char *t = dfn_filter_text(&f);
+    cr_assert_str_eq(t, "cat=POSIX file=\"/x|y z\"", "a literal '|' is quoted, not an alternative: %s", t);
+    dfn_filter g = parse_ok(t);
+    cr_assert_eq(g.terms[1].nvalues, 1);
+    dfn_filter h = {0};
+    dfn_filter_append(&h, &g);
+    cr_assert_eq(h.n, 2);
+    cr_assert_str_eq(h.terms[1].values[0], "/x|y z");
+    free(t);
+    dfn_filter_free(&f); dfn_filter_free(&g); dfn_filter_free(&h);
+}
+
+Test(filter, errors_point_at_the_term)
+{
+    parse_fails("cat=POSIX colour=red", "unknown key 'colour'", "            ^^^^^^");
+    parse_fails("cat POSIX", "expected an operator", "      ^");
+    parse_fails("dur>fast", "expected a duration", "      ^^^^");
+    parse_fails("bytes>4 parsecs", "unknown key 'parsecs'", "        ^^^^^^^");
+    parse_fails("file=\"open", "unterminated quote", "^");
+    parse_fails("func=", "missing value", "^");
+    parse_fails("dur~5", "one number", "^^^^^");
+    parse_fails("pid=abc", "whole numbers", "^^^");
+    parse_fails("cat>x", "compare numbers", "^");
+}

@@ -1,0 +1,225 @@
+/* Query figures on hand-made traces whose truth is known exactly: sums,
+ * busy time as the union of intervals, the slowest process, percentiles,
+ * shares, time bins, layers, derived file dimensions and argument groups. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfnav/query.h"
+#include "storeutil.h"
+
+#define EV(name, cat, pid, tid, ts, dur, args) \
+    "{\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur ",\"ph\":\"X\",\"args\":{" args "}}\n"
+
+/* Two processes. Process 1 reads /p/lustre2/data/img_1.h5 three times, two of
+ * the reads overlapping; process 2 writes checkpoints to SSD and Lustre.
+ * Times in µs from 1000. */
+static const char *trace =
+    "[\n"
+    EV("DLIOBenchmark.run", "dlio_benchmark", 1, 1, 1000, 10000, "\"epoch\":\"1\"")
+    EV("pread64", "POSIX", 1, 1, 1100, 100, "\"fname\":\"/p/lustre2/data/img_1.h5\",\"ret\":4096,\"offset\":0")
+    EV("pread64", "POSIX", 1, 2, 1150, 100, "\"fname\":\"/p/lustre2/data/img_1.h5\",\"ret\":8192,\"offset\":4096")
+    EV("pread64", "POSIX", 1, 1, 1400, 300, "\"fname\":\"/p/lustre2/data/img_1.h5\",\"ret\":1048576,\"offset\":12288")
+    EV("TorchFramework.compute", "ai_framework", 1, 1, 2000, 1000, "\"epoch\":1")
+    EV("write", "POSIX", 2, 2, 3000, 400, "\"fname\":\"/l/ssd/ck/layer-0-1.pt\",\"ret\":5000000")
+    EV("write", "POSIX", 2, 2, 3500, 600, "\"fname\":\"/p/lustre2/ck/layer-7-2.pt\",\"ret\":3000000")
+    EV("fork", "POSIX", 2, 2, 4200, 50, "")
+    EV("__xstat64", "POSIX", 2, 2, 4300, 10, "\"fname\":\"/p/lustre2/x\"")
+    "]\n";
+
+static dfn_store *st;
+static void setup(void) { st = su_load_text("q.pfw", trace, 2); }
+static void teardown(void) { dfn_store_free(st); }
+
+TestSuite(query, .init = setup, .fini = teardown);
+
+Test(query, totals)
+{
+    dfn_result *r = su_query(st, "dlio", NULL, NULL);
+    cr_assert_eq(r->nrows, 1);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), 9);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_TIME_S), 12560e-6);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_BYTES), 4096 + 8192 + 1048576 + 5000000 + 3000000);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_BUSY_S), 10000e-6, "everything inside the run event");
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_PROCS), 2, "processes 1 and 2 (threads of a pid add up)");
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_FILES), 4);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_MAX_US), 10000);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_PCT_TIME), 100);
+    dfn_result_free(r);
+    cr_assert_eq(st->t1 - st->t0, 10000);
+}
+
+Test(query, busy_is_the_union_and_max_proc_the_slowest_lane)
+{
+    dfn_result *r = su_query(st, "dlio", "func", "cat=POSIX");
+    /* pread64: [1100,1200) + [1150,1250) + [1400,1700) = 150 + 300 */
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_TIME_S), 500e-6);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_BUSY_S), 450e-6);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_MAX_PROC_S), 500e-6, "pid 1, both threads");
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_PROCS), 1);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_MAX_PROC_S), 1000e-6);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_FILES), 1);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_MEAN_US), 500.0 / 3);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_P50_US), 100);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_MAX_US), 300);
+    double p99 = su_metric(st, r, "pread64", DFN_M_P99_US);
+    cr_assert(fabs(p99 - 300) <= 3, "p99 within 1%%: %f", p99);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_BYTES), 8000000);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_BW_MIBPS), 8000000 / 1048576.0 / 1000e-6);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_OPS_PER_S), 2 / 1000e-6);
+    /* shares of the filtered total (POSIX: 1560 µs) */
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_PCT_TIME), 100.0 * 1000 / 1560);
+    /* sorted by time_s descending by default */
+    char k[64];
+    dfn_result_key_text(st, r, 0, 0, k, sizeof k);
+    cr_assert_str_eq(k, "write");
+    dfn_result_free(r);
+}
+
+Test(query, file_dimensions)
+{
+    dfn_result *r = su_query(st, "dlio", "fs", "file!=\"\"");
+    cr_assert_eq(r->nrows, 2);
+    cr_assert_eq(su_metric(st, r, "/p/lustre2", DFN_M_COUNT), 5);
+    cr_assert_eq(su_metric(st, r, "/l/ssd", DFN_M_BYTES), 5000000);
+    dfn_result_free(r);
+    r = su_query(st, "dlio", "pattern", "func=write");
+    cr_assert_eq(su_metric(st, r, "/l/ssd/ck/layer-#-#.pt", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "/p/lustre#/ck/layer-#-#.pt", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+    r = su_query(st, "dlio", "dir", "class=read");
+    cr_assert_eq(su_metric(st, r, "/p/lustre2/data", DFN_M_COUNT), 3);
+    dfn_result_free(r);
+    r = su_query(st, "dlio", "sizebin", "class=read|write");
+    cr_assert_eq(su_metric(st, r, "<=4KiB", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "4-16KiB", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "256KiB-1MiB", DFN_M_COUNT), 1, "1 MiB exactly is right-closed");
+    cr_assert_eq(su_metric(st, r, "4-16MiB", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "1-4MiB", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+}
+
+Test(query, layers_of_the_dlio_preset)
+{
+    dfn_result *r = su_query(st, "dlio", "layer", NULL);
+    cr_assert_eq(su_metric(st, r, "app", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "compute", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "reader_posix", DFN_M_COUNT), 3);
+    cr_assert_eq(su_metric(st, r, "reader_posix_lustre", DFN_M_COUNT), 3);
+    cr_assert_eq(su_row(st, r, "reader_posix_ssd"), -1, "no ssd reads");
+    cr_assert_eq(su_metric(st, r, "data_loader_fork", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "other_posix", DFN_M_COUNT), 3, "two checkpoint writes outside /checkpoint, one stat");
+    cr_assert_eq(su_row(st, r, "other"), -1, "every event is in a layer");
+    dfn_result_free(r);
+    r = su_query(st, "dlio", "func", "layer=other_posix");
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 2);
+    cr_assert_eq(su_row(st, r, "fork"), -1, "fork is counted once, in data_loader_fork");
+    dfn_result_free(r);
+    r = su_query(st, "posix", "layer", NULL);
+    cr_assert_eq(su_metric(st, r, "posix", DFN_M_COUNT), 7);
+    cr_assert_eq(su_metric(st, r, "other", DFN_M_COUNT), 2);
+    dfn_result_free(r);
+}
+
+Test(query, time_bins_and_windows)
+{
+    dfn_query q = { .sort = -1 };
+    char err[256];
+    cr_assert(dfn_dims_parse("time", q.dims, &q.ndims, err, sizeof err));
+    q.bin_s = 0.001;
+    dfn_result *r = dfn_query_run(st, &q, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    /* starts relative to 1000: 0, 100, 150, 400 | 1000 | 2000 | 2500 | 3200, 3300 */
+    cr_assert_eq(su_metric(st, r, "0", DFN_M_COUNT), 4);
+    cr_assert_eq(su_metric(st, r, "0.001", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "0.002", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(st, r, "0.003", DFN_M_COUNT), 2);
+    dfn_result_free(r);
+    dfn_dims_free(q.dims, q.ndims);
+    r = su_query(st, "dlio", "func", "time>=0.001 time<0.0025");
+    cr_assert_eq(r->nrows, 2);
+    cr_assert_eq(su_metric(st, r, "TorchFramework.compute", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+}
+
+Test(query, args_group_across_eras)
+{
+    /* "epoch":"1" (newer writers) and "epoch":1 (2023) are one group */
+    dfn_result *r = su_query(st, "dlio", "arg.epoch", "arg.epoch!=\"\"");
+    cr_assert_eq(r->nrows, 1);
+    cr_assert_eq(su_metric(st, r, "1", DFN_M_COUNT), 2);
+    dfn_result_free(r);
+    r = su_query(st, "dlio", "func", "arg.ret>=1000000");
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+}
+
+Test(query, several_dimensions_and_top)
+{
+    char err[256];
+    dfn_query q = { .sort = DFN_M_BYTES, .desc = true, .top = 2 };
+    cr_assert(dfn_dims_parse("pid,func", q.dims, &q.ndims, err, sizeof err));
+    dfn_result *r = dfn_query_run(st, &q, err, sizeof err);
+    cr_assert_eq(r->nrows, 2);
+    char k[64];
+    dfn_result_key_text(st, r, 0, 0, k, sizeof k);
+    cr_assert_str_eq(k, "2");
+    dfn_result_key_text(st, r, 1, 1, k, sizeof k);
+    cr_assert_str_eq(k, "pread64");
+    cr_assert_eq(dfn_result_metric(r, 1, DFN_M_BYTES), 4096 + 8192 + 1048576);
+    dfn_result_free(r);
+    dfn_dims_free(q.dims, q.ndims);
+}
+
+Test(query, events_are_rows)
+{
+    dfn_result *r = su_query(st, "dlio", "event", "func=pread64");
+    cr_assert_eq(r->nrows, 3);
+    cr_assert_eq(dfn_result_metric(r, 2, DFN_M_TIME_S), 100e-6);
+    dfn_result_free(r);
+}
+
+Test(query, bad_queries_say_why)
+{
+    char err[512];
+    dfn_dim d[DFN_MAX_DIMS];
+    size_t n;
+    cr_assert_not(dfn_dims_parse("file,colour", d, &n, err, sizeof err));
+    cr_assert(strstr(err, "unknown dimension 'colour'"));
+    dfn_filter f;
+    cr_assert(dfn_filter_parse("layer=nosuch", &f, err, sizeof err));
+    dfn_layers l;
+    cr_assert(dfn_layers_load("dlio", &l, err, sizeof err));
+    dfn_layerset *ls = dfn_layerset_compile(st, &l, err, sizeof err);
+    dfn_query q = { .filter = &f, .layers = ls };
+    cr_assert_null(dfn_query_run(st, &q, err, sizeof err));
+    cr_assert(strstr(err, "unknown layer 'nosuch'"), "%s", err);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_filter_free(&f);
+}
+
+Test(layers, file_format_and_errors)
+{
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse("# io\nio : cat=POSIX\nbig < io : bytes>1M\nrest:layer!=io\n", "t", &l, err, sizeof err), "%s", err);
+    cr_assert_eq(l.n, 3);
+    cr_assert_eq(l.defs[1].parent, 0);
+    cr_assert_str_eq(dfn_layers_name(&l, 3), "other");
+    dfn_layers_free(&l);
+    cr_assert_not(dfn_layers_parse("a : layer=b\nb : cat=x\n", "t", &l, err, sizeof err));
+    cr_assert(strstr(err, "not defined above"), "%s", err);
+    cr_assert_not(dfn_layers_parse("a < nope : cat=x\n", "t", &l, err, sizeof err));
+    cr_assert(strstr(err, "t:1: parent layer 'nope'"), "%s", err);
+    cr_assert_not(dfn_layers_parse("a : cat=x\na : cat=y\n", "t", &l, err, sizeof err));
+    cr_assert(strstr(err, "defined twice"), "%s", err);
+    cr_assert_not(dfn_layers_parse("a cat=x\n", "t", &l, err, sizeof err));
+    cr_assert(strstr(err, "expected ':'"), "%s", err);
+    cr_assert_not(dfn_layers_load("/nonexistent/x.layers", &l, err, sizeof err));
+    cr_assert(strstr(err, "presets: posix, dlio"), "%s", err);
+}
