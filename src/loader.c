@@ -427,6 +427,7 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
     s->schema_keys = dfn_xcalloc(n ? n : 1, sizeof *s->schema_keys);
     s->schema_types = dfn_xcalloc(n ? n : 1, sizeof *s->schema_types);
     s->schema_len = dfn_xcalloc(n ? n : 1, sizeof *s->schema_len);
+    s->schema_nval = dfn_xcalloc(n ? n : 1, sizeof *s->schema_nval);
     for (size_t i = 0; i < n; i++) {
         const char *k = dfn_strtab_str(schemas, (uint32_t)i);
         size_t m = dfn_strtab_len(schemas, (uint32_t)i) / 5;
@@ -436,6 +437,7 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
         for (size_t j = 0; j < m; j++) {
             memcpy(&s->schema_keys[i][j], k + j * 5, 4);
             s->schema_types[i][j] = (uint8_t)k[j * 5 + 4];
+            if (s->schema_types[i][j] >= DFN_ARG_INT) s->schema_nval[i]++;
         }
     }
 }

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,33 +141,55 @@ static double hist_value(uint32_t b)
 
 /* One row's accumulators. The first DENSE_ROWS rows keep histogram,
  * per-process sums and the file set in arrays; later rows (a grouping by
- * event, say) fall back to the shared sparse maps. */
+ * event, say) fall back to the part's sparse maps. */
+#define PREFIX_SEGS 32
 typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
-    bool started;
+    bool started, overflow;
+    uint8_t nsegs;
+    uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint32_t *hist;
     uint64_t *procsum;
     uint64_t *files;          /* bitset */
 } acc;
 
+/* What every thread of one query reads. */
 typedef struct {
     const dfn_store *s;
     const dfn_query *q;
     dfn_result *r;
+    const dfn_match *m;
+    bool all;
     uint32_t *lane_tab[DFN_MAX_DIMS], *kind_tab[DFN_MAX_DIMS], *file_tab[DFN_MAX_DIMS];
-    int layer_dim;
-    uint64_t win_lo_us, bin_us;
     uint32_t argkey[DFN_MAX_DIMS];
-    dfn_strtab *rowkeys;      /* composite keys of several dimensions */
-    uint32_t *direct;         /* row + 1 by id, one dimension */
-    size_t direct_n;
-    acc *acc; size_t nacc, acccap;
-    size_t keycap;
+    int16_t *argpos[DFN_MAX_DIMS];   /* by schema: index among valued args, -1 valueless, -2 absent */
+    uint8_t *argtype[DFN_MAX_DIMS];
+    int layer_dim;
+    bool has_arg;
+    uint64_t win_lo_us, bin_us;
     uint32_t *proc_of_lane;   /* process (host, pid) of each lane */
     size_t nprocs;
     bool need_hist, need_procs, need_files;
+    size_t direct_n;
+} qctx;
+
+/* One thread's share: a contiguous range of events, so in time order.
+ * Aligned so that two threads never write to one cache line. */
+typedef struct {
+    _Alignas(128) const qctx *c;
+    size_t lo, hi;
+    bool record;              /* keep the first segments of each union */
+    dfn_strtab *rowkeys;      /* composite keys of several dimensions */
+    uint32_t *direct;         /* row + 1 by id, one dimension */
+    acc *acc; size_t nacc, acccap;
+    uint32_t *keys; size_t keycap;
+    dfn_strtab *vals;         /* arg.NAME values by text */
+    uint32_t empty_val;       /* id of "", the value of a missing argument */
+    map64 valmap[DFN_ARG_RAW + 1];
     map64 hist, procs, files;
-} qstate;
+    uint64_t total, matched;
+    const uint8_t *rec; size_t rec_i;   /* argument record cursor */
+} part;
 
 static uint32_t int_index(dfn_result *r, size_t *n, size_t *cap, int64_t v)
 {
@@ -176,133 +199,436 @@ static uint32_t int_index(dfn_result *r, size_t *n, size_t *cap, int64_t v)
     return (uint32_t)(*n)++;
 }
 
-static void prepare_tables(qstate *st)
+static void ctx_prepare(qctx *c)
 {
-    const dfn_store *s = st->s;
-    dfn_result *r = st->r;
+    const dfn_store *s = c->s;
+    dfn_result *r = c->r;
     size_t nints = 0, intcap = 0;
-    st->layer_dim = -1;
+    c->layer_dim = -1;
     for (size_t d = 0; d < r->ndims; d++) {
         dfn_dimkind k = r->dims[d].kind;
-        st->argkey[d] = DFN_NOID;
+        c->argkey[d] = DFN_NOID;
         switch (k) {
         case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC:
-            st->lane_tab[d] = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof(uint32_t));
+            c->lane_tab[d] = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof(uint32_t));
             for (size_t i = 0; i < s->nlanes; i++) {
                 const dfn_lane *l = &s->lanes[i];
-                st->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_PROC ? (uint32_t)i :
-                                     int_index(r, &nints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
+                c->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_PROC ? (uint32_t)i :
+                                    int_index(r, &nints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
             }
             break;
         case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP:
-            st->kind_tab[d] = dfn_xmalloc((s->nkinds ? s->nkinds : 1) * sizeof(uint32_t));
+            c->kind_tab[d] = dfn_xmalloc((s->nkinds ? s->nkinds : 1) * sizeof(uint32_t));
             for (size_t i = 0; i < s->nkinds; i++) {
                 const dfn_kind *kd = &s->kinds[i];
-                st->kind_tab[d][i] = k == DFN_DIM_CAT ? kd->cat : k == DFN_DIM_FUNC ? kd->func :
-                                     k == DFN_DIM_CLASS ? kd->cls : kd->op;
+                c->kind_tab[d][i] = k == DFN_DIM_CAT ? kd->cat : k == DFN_DIM_FUNC ? kd->func :
+                                    k == DFN_DIM_CLASS ? kd->cls : kd->op;
             }
             break;
         case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS:
-            st->file_tab[d] = dfn_xmalloc(s->nfiles * sizeof(uint32_t));
+            c->file_tab[d] = dfn_xmalloc(s->nfiles * sizeof(uint32_t));
             for (size_t i = 0; i < s->nfiles; i++) {
                 const dfn_file *f = &s->files[i];
-                st->file_tab[d][i] = k == DFN_DIM_FILE ? (uint32_t)i : k == DFN_DIM_PATTERN ? f->pattern :
-                                     k == DFN_DIM_DIR ? f->dir : f->fs;
+                c->file_tab[d][i] = k == DFN_DIM_FILE ? (uint32_t)i : k == DFN_DIM_PATTERN ? f->pattern :
+                                    k == DFN_DIM_DIR ? f->dir : f->fs;
             }
             break;
-        case DFN_DIM_LAYER: st->layer_dim = (int)d; break;
-        case DFN_DIM_ARG: st->argkey[d] = dfn_strtab_find(s->strs, r->dims[d].arg, strlen(r->dims[d].arg)); break;
+        case DFN_DIM_LAYER: c->layer_dim = (int)d; break;
+        case DFN_DIM_ARG:
+            c->argkey[d] = dfn_strtab_find(s->strs, r->dims[d].arg, strlen(r->dims[d].arg));
+            c->has_arg = true;
+            c->argpos[d] = dfn_xmalloc((s->nschemas ? s->nschemas : 1) * sizeof *c->argpos[d]);
+            c->argtype[d] = dfn_xcalloc(s->nschemas ? s->nschemas : 1, 1);
+            for (size_t sc = 0; sc < s->nschemas; sc++) {
+                int16_t pos = -2, valued = 0;
+                for (uint16_t j = 0; j < s->schema_len[sc]; j++) {
+                    bool has_val = s->schema_types[sc][j] >= DFN_ARG_INT;
+                    if (s->schema_keys[sc][j] == c->argkey[d]) {
+                        pos = has_val ? valued : -1;
+                        c->argtype[d][sc] = s->schema_types[sc][j];
+                        break;
+                    }
+                    valued += has_val;
+                }
+                c->argpos[d][sc] = pos;
+            }
+            break;
         default: break;
         }
     }
+    /* the slowest process: threads of one (host, pid) add up, as a forked
+     * worker's time belongs to the process whose pid it writes under */
+    c->proc_of_lane = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *c->proc_of_lane);
+    dfn_strtab *procs = dfn_strtab_new();
+    for (size_t i = 0; i < s->nlanes; i++) {
+        uint8_t key[12];
+        memcpy(key, &s->lanes[i].host, 4);
+        memcpy(key + 4, &s->lanes[i].pid, 8);
+        c->proc_of_lane[i] = dfn_strtab_intern(procs, (const char *)key, 12);
+    }
+    c->nprocs = dfn_strtab_count(procs);
+    dfn_strtab_free(procs);
+    uint32_t want = c->q->metrics ? c->q->metrics : ~0u;
+    c->need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
+    c->need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS);
+    c->need_files = want & (1u << DFN_M_FILES);
+    /* direct row lookup for one dimension with a small id space */
+    if (r->ndims == 1) {
+        dfn_dimkind k = r->dims[0].kind;
+        c->direct_n = k == DFN_DIM_FILE ? s->nfiles : k == DFN_DIM_PROC ? s->nlanes :
+                      k == DFN_DIM_CLASS ? DFN_CLASS_COUNT : k == DFN_DIM_OP ? DFN_OP_COUNT :
+                      k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
+                      k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->win_lo_s) / r->bin_s) + 2 :
+                      (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
+                      k == DFN_DIM_EVENT || k == DFN_DIM_ARG ? 0 : dfn_strtab_count(s->strs);
+        if (c->direct_n > (1u << 24)) c->direct_n = 0;
+    }
 }
 
-static uint32_t dim_id(qstate *st, size_t d, size_t i, uint64_t ts)
+static void ctx_free(qctx *c)
 {
-    const dfn_store *s = st->s;
-    switch (st->r->dims[d].kind) {
+    for (size_t d = 0; d < DFN_MAX_DIMS; d++) {
+        free(c->lane_tab[d]); free(c->kind_tab[d]); free(c->file_tab[d]);
+        free(c->argpos[d]); free(c->argtype[d]);
+    }
+    free(c->proc_of_lane);
+}
+
+static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
+{
+    memset(p, 0, sizeof *p);
+    p->c = c;
+    p->lo = lo;
+    p->hi = hi;
+    p->record = record;
+    p->rowkeys = dfn_strtab_new();
+    p->direct = dfn_xcalloc(c->direct_n ? c->direct_n : 1, sizeof *p->direct);
+    p->vals = dfn_strtab_new();
+    p->empty_val = dfn_strtab_intern(p->vals, "", 0);
+    for (int k = 0; k <= DFN_ARG_RAW; k++) map_init(&p->valmap[k]);
+    map_init(&p->hist);
+    map_init(&p->procs);
+    map_init(&p->files);
+}
+
+static void part_free(part *p)
+{
+    for (size_t k = 0; k < p->nacc; k++) {
+        free(p->acc[k].hist); free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs);
+    }
+    free(p->acc);
+    free(p->keys);
+    free(p->direct);
+    dfn_strtab_free(p->rowkeys);
+    dfn_strtab_free(p->vals);
+    for (int k = 0; k <= DFN_ARG_RAW; k++) map_free(&p->valmap[k]);
+    map_free(&p->hist); map_free(&p->procs); map_free(&p->files);
+}
+
+/* The value of arg.NAME for event i, as an id in the part's value table.
+ * Records are decoded from a cursor: scans go forward. */
+static uint32_t part_arg_id(part *p, size_t d, size_t i)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    if (c->argkey[d] == DFN_NOID) return p->empty_val;
+    if (p->rec && p->rec_i <= i && i - p->rec_i < 64) {
+        while (p->rec_i < i) { p->rec = dfn_store_args_next(s, p->rec); p->rec_i++; }
+    } else {
+        p->rec = dfn_store_args_at(s, i);
+        p->rec_i = i;
+    }
+    /* the schema says where the value sits: no decoding of other arguments */
+    const uint8_t *rp = p->rec, *end = s->args + s->args_len;
+    uint64_t sid;
+    size_t k = dfn_varint_get(rp, end, &sid);
+    if (!k || sid >= s->nschemas || c->argpos[d][sid] == -2) return p->empty_val;
+    dfn_arg a = { .key = c->argkey[d], .type = (dfn_argtype)c->argtype[d][sid] };
+    if (c->argpos[d][sid] >= 0) {
+        rp += k;
+        for (int16_t j = 0; j < c->argpos[d][sid]; j++) {
+            while (rp < end && (*rp & 0x80)) rp++;
+            rp++;
+        }
+        uint64_t v;
+        if (rp >= end || !dfn_varint_get(rp, end, &v)) return p->empty_val;
+        if (a.type == DFN_ARG_INT) a.i = dfn_unzigzag(v);
+        else if (a.type == DFN_ARG_UINT) a.u = v;
+        else a.str = (uint32_t)v;
+    }
+    uint64_t raw = a.type == DFN_ARG_INT ? dfn_zigzag(a.i) : a.type == DFN_ARG_UINT ? a.u :
+                   (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) ? a.str : 0;
+    uint64_t *slot = raw != MAP_EMPTY ? map_slot(&p->valmap[a.type], raw) : NULL;
+    if (slot && *slot) return (uint32_t)(*slot - 1);
+    uint32_t id;
+    if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) {
+        id = dfn_strtab_intern(p->vals, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str));
+    } else {
+        char buf[64];
+        size_t n = dfn_arg_text(s, &a, buf, sizeof buf);
+        id = dfn_strtab_intern(p->vals, buf, n);
+    }
+    if (slot) *slot = (uint64_t)id + 1;
+    return id;
+}
+
+static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uint64_t bytes)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    switch (c->r->dims[d].kind) {
     case DFN_DIM_TIME: {
-        uint64_t b = ts >= st->win_lo_us ? (ts - st->win_lo_us) / st->bin_us : 0;
+        uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
         return b > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
     }
-    case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: return st->lane_tab[d][s->lane[i]];
-    case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: return st->kind_tab[d][s->kind[i]];
-    case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: return st->file_tab[d][s->file[i]];
-    case DFN_DIM_SIZEBIN: {
-        uint64_t b = dfn_store_bytes(s, i);
-        return b ? (uint32_t)dfn_sizebin(b) : DFN_SIZEBIN_COUNT;
-    }
-    case DFN_DIM_ARG: {
-        dfn_arg a;
-        char buf[64];
-        if (st->argkey[d] == DFN_NOID || !dfn_store_arg(s, i, st->argkey[d], &a))
-            return dfn_strtab_intern(st->r->vals, "", 0);
-        if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW)
-            return dfn_strtab_intern(st->r->vals, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str));
-        size_t n = dfn_arg_text(s, &a, buf, sizeof buf);
-        return dfn_strtab_intern(st->r->vals, buf, n);
-    }
+    case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: return c->lane_tab[d][s->lane[i]];
+    case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: return c->kind_tab[d][s->kind[i]];
+    case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: return c->file_tab[d][s->file[i]];
+    case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes) : DFN_SIZEBIN_COUNT;
+    case DFN_DIM_ARG: return part_arg_id(p, d, i);
     case DFN_DIM_EVENT: return (uint32_t)i;
     default: return 0;
     }
 }
 
-static size_t row_of(qstate *st, const uint32_t *ids)
+static size_t part_row(part *p, const uint32_t *ids)
 {
-    dfn_result *r = st->r;
-    size_t nd = r->ndims, row;
-    if (nd == 1 && ids[0] < st->direct_n) {
-        if (st->direct[ids[0]]) return st->direct[ids[0]] - 1;
-        row = st->nacc;
-        st->direct[ids[0]] = (uint32_t)row + 1;
+    const qctx *c = p->c;
+    size_t nd = c->r->ndims, row;
+    if (nd == 1 && ids[0] < c->direct_n) {
+        if (p->direct[ids[0]]) return p->direct[ids[0]] - 1;
+        row = p->nacc;
+        p->direct[ids[0]] = (uint32_t)row + 1;
     } else if (nd == 0) {
-        if (st->nacc) return 0;
+        if (p->nacc) return 0;
         row = 0;
     } else {
-        uint32_t before = dfn_strtab_count(st->rowkeys);
-        row = dfn_strtab_intern(st->rowkeys, (const char *)ids, nd * 4);
+        uint32_t before = dfn_strtab_count(p->rowkeys);
+        row = dfn_strtab_intern(p->rowkeys, (const char *)ids, nd * 4);
         if (row < before) return row;
     }
-    dfn_grow((void **)&st->acc, &st->acccap, row + 1, sizeof *st->acc);
-    acc *a = &st->acc[row];
+    dfn_grow((void **)&p->acc, &p->acccap, row + 1, sizeof *p->acc);
+    acc *a = &p->acc[row];
     memset(a, 0, sizeof *a);
     if (row < DENSE_ROWS) {
-        if (st->need_hist) a->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *a->hist);
-        if (st->need_procs && st->nprocs <= 65536) a->procsum = dfn_xcalloc(st->nprocs, sizeof *a->procsum);
-        if (st->need_files && st->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((st->s->nfiles + 63) / 64, 8);
+        if (c->need_hist) a->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *a->hist);
+        if (c->need_procs && c->nprocs <= 65536) a->procsum = dfn_xcalloc(c->nprocs, sizeof *a->procsum);
+        if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
     }
-    dfn_grow((void **)&r->keys, &st->keycap, (row + 1) * nd + 1, sizeof *r->keys);
-    for (size_t d = 0; d < nd; d++) r->keys[row * nd + d].id = ids[d];
-    st->nacc = row + 1;
-    r->nrows = st->nacc;
+    dfn_grow((void **)&p->keys, &p->keycap, (row + 1) * nd + 1, sizeof *p->keys);
+    memcpy(&p->keys[row * nd], ids, nd * sizeof *ids);
+    p->nacc = row + 1;
     return row;
 }
 
-static void accumulate(qstate *st, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes)
+static inline void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes)
 {
-    acc *a = &st->acc[row];
+    const qctx *c = p->c;
+    acc *a = &p->acc[row];
     uint64_t end = ts + dur;
     a->count++;
     a->dur += dur;
     a->bytes += bytes;
     if (dur > a->maxdur) a->maxdur = dur;
     if (!a->started) { a->cur_s = ts; a->cur_e = end; a->started = true; }
-    else if (ts >= a->cur_e) { a->busy += a->cur_e - a->cur_s; a->cur_s = ts; a->cur_e = end; }
+    else if (ts >= a->cur_e) {
+        if (p->record) {
+            if (a->nsegs < PREFIX_SEGS) {
+                if (!a->segs) a->segs = dfn_xmalloc(2 * PREFIX_SEGS * sizeof *a->segs);
+                a->segs[2 * a->nsegs] = a->cur_s;
+                a->segs[2 * a->nsegs + 1] = a->cur_e;
+                a->nsegs++;
+            } else {
+                a->overflow = true;
+            }
+        }
+        a->busy += a->cur_e - a->cur_s; a->cur_s = ts; a->cur_e = end;
+    }
     else if (end > a->cur_e) a->cur_e = end;
-    if (st->need_hist) {
+    if (c->need_hist) {
         if (a->hist) a->hist[hist_bucket(dur)]++;
-        else (*map_slot(&st->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
+        else (*map_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
     }
-    if (st->need_procs) {
-        uint32_t p = st->proc_of_lane[st->s->lane[i]];
-        if (a->procsum) a->procsum[p] += dur;
-        else *map_slot(&st->procs, (uint64_t)row << 32 | p) += dur;
+    if (c->need_procs) {
+        uint32_t pr = c->proc_of_lane[c->s->lane[i]];
+        if (a->procsum) a->procsum[pr] += dur;
+        else *map_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
     }
-    if (st->need_files) {
-        uint32_t f = st->s->file[i];
+    if (c->need_files) {
+        uint32_t f = c->s->file[i];
         if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
-        else (*map_slot(&st->files, (uint64_t)row << 32 | f))++;
+        else (*map_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
+}
+
+static void part_scan(part *p)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    size_t nd = c->r->ndims;
+    uint32_t ids[DFN_MAX_DIMS];
+    bool one_table = nd == 1 && c->layer_dim < 0 && !c->has_arg;
+    uint64_t matched = 0, total = 0;   /* locals: the parts sit side by side in memory */
+    for (size_t i = p->lo; i < p->hi; i++) {
+        if (!c->all && !dfn_match_event(c->m, i)) continue;
+        uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
+        matched++;
+        total += dur;
+        if (one_table) {
+            /* the common case: one dimension read from a table */
+            ids[0] = part_dim_id(p, 0, i, ts, bytes);
+            size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
+            part_acc(p, row, i, ts, dur, bytes);
+            continue;
+        }
+        for (size_t d = 0; d < nd; d++) if ((int)d != c->layer_dim) ids[d] = part_dim_id(p, d, i, ts, bytes);
+        if (c->layer_dim >= 0) {
+            uint64_t mask = dfn_layerset_mask(c->q->layers, i);
+            while (mask) {
+                int b = __builtin_ctzll(mask);
+                mask &= mask - 1;
+                ids[c->layer_dim] = (uint32_t)b;
+                part_acc(p, part_row(p, ids), i, ts, dur, bytes);
+            }
+        } else {
+            part_acc(p, part_row(p, ids), i, ts, dur, bytes);
+        }
+    }
+    p->matched = matched;
+    p->total = total;
+    /* close the open segment into busy: from here busy is the union's
+     * length and cur_e its end */
+    for (size_t row = 0; row < p->nacc; row++) {
+        acc *a = &p->acc[row];
+        if (a->started) a->busy += a->cur_e - a->cur_s;
+    }
+}
+
+static void *part_thread(void *arg)
+{
+    part_scan(arg);
+    return NULL;
+}
+
+/* Length of part t's union of row r below x, exactly, by scanning the
+ * part's events of that row again: the rare case where more of the union
+ * lies below x than the recorded segments cover. */
+static uint64_t part_rescan_below(part *p, size_t row, uint64_t x)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    size_t nd = c->r->ndims;
+    const uint32_t *key = &p->keys[row * nd];
+    uint64_t below = 0, ce = 0;
+    bool started = false;
+    p->rec = NULL;
+    for (size_t i = p->lo; i < p->hi; i++) {
+        uint64_t ts = dfn_store_ts(s, i);
+        if (ts >= x) break;
+        if (!c->all && !dfn_match_event(c->m, i)) continue;
+        uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
+        bool same = true;
+        for (size_t d = 0; d < nd && same; d++) {
+            if ((int)d == c->layer_dim) same = (dfn_layerset_mask(c->q->layers, i) >> key[d]) & 1;
+            else same = part_dim_id(p, d, i, ts, bytes) == key[d];
+        }
+        if (!same) continue;
+        uint64_t from = started && ce > ts ? ce : ts, end = ts + dur;
+        if (end > from) below += (end < x ? end : x) - (from < x ? from : x);
+        if (!started || end > ce) ce = end;
+        started = true;
+    }
+    return below;
+}
+
+/* Part t's union of a row below x: recorded closed segments, then the open
+ * one; exact unless segments were dropped before reaching x. */
+static uint64_t union_below(part *p, size_t row, uint64_t x)
+{
+    acc *a = &p->acc[row];
+    uint64_t below = 0;
+    /* the common long-event case: a parent in the earlier part ends after
+     * everything of this part, so all of this union lies below x */
+    if (x >= a->cur_e) return a->busy;
+    for (uint8_t k = 0; k < a->nsegs; k++) {
+        uint64_t s0 = a->segs[2 * k], e0 = a->segs[2 * k + 1];
+        if (s0 >= x) return below;
+        below += (e0 < x ? e0 : x) - s0;
+    }
+    if (a->overflow) return part_rescan_below(p, row, x);
+    if (a->cur_s < x) below += (a->cur_e < x ? a->cur_e : x) - a->cur_s;
+    return below;
+}
+
+/* Merges part t (later in time) into part f. */
+static void part_merge(part *f, part *t)
+{
+    const qctx *c = f->c;
+    size_t nd = c->r->ndims;
+    uint32_t ids[DFN_MAX_DIMS];
+    uint32_t *rowmap = dfn_xmalloc((t->nacc ? t->nacc : 1) * sizeof *rowmap);
+    for (size_t row = 0; row < t->nacc; row++) {
+        memcpy(ids, &t->keys[row * nd], nd * sizeof *ids);
+        for (size_t d = 0; d < nd; d++)
+            if (c->r->dims[d].kind == DFN_DIM_ARG)
+                ids[d] = dfn_strtab_intern(f->vals, dfn_strtab_str(t->vals, ids[d]), dfn_strtab_len(t->vals, ids[d]));
+        size_t before = f->nacc;
+        size_t fr = part_row(f, ids);
+        rowmap[row] = (uint32_t)fr;
+        acc *a = &f->acc[fr], *b = &t->acc[row];
+        if (fr >= before) {
+            /* new in f: take the union as it is */
+            a->busy = b->busy; a->cur_s = b->cur_s; a->cur_e = b->cur_e; a->started = b->started;
+        } else if (b->started) {
+            uint64_t overlap = a->cur_e > b->cur_s || (b->nsegs && a->cur_e > b->segs[0])
+                                   ? union_below(t, row, a->cur_e) : 0;
+            a->busy = a->busy + b->busy - overlap;
+            if (b->cur_e > a->cur_e) a->cur_e = b->cur_e;
+        }
+        a->count += b->count;
+        a->dur += b->dur;
+        a->bytes += b->bytes;
+        if (b->maxdur > a->maxdur) a->maxdur = b->maxdur;
+        if (b->hist) {
+            if (a->hist) for (size_t k = 0; k < HIST_BUCKETS; k++) a->hist[k] += b->hist[k];
+            else for (uint32_t k = 0; k < HIST_BUCKETS; k++)
+                if (b->hist[k]) *map_slot(&f->hist, (uint64_t)fr << 16 | k) += b->hist[k];
+        }
+        if (b->procsum) {
+            for (size_t k = 0; k < c->nprocs; k++) {
+                if (!b->procsum[k]) continue;
+                if (a->procsum) a->procsum[k] += b->procsum[k];
+                else *map_slot(&f->procs, (uint64_t)fr << 32 | k) += b->procsum[k];
+            }
+        }
+        if (b->files) {
+            for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) {
+                if (!b->files[w]) continue;
+                if (a->files) { a->files[w] |= b->files[w]; continue; }
+                for (int bit = 0; bit < 64; bit++)
+                    if (b->files[w] >> bit & 1) (*map_slot(&f->files, (uint64_t)fr << 32 | (w * 64 + (size_t)bit)))++;
+            }
+        }
+    }
+    /* the sparse rows of t */
+    map64 *tm[3] = { &t->hist, &t->procs, &t->files };
+    for (int k = 0; k < 3; k++) {
+        int shift = k == 0 ? 16 : 32;
+        for (size_t j = 0; j < tm[k]->cap; j++) {
+            uint64_t key = tm[k]->k[j];
+            if (key == MAP_EMPTY) continue;
+            size_t fr = rowmap[key >> shift];
+            uint64_t low = key & ((1ull << shift) - 1);
+            acc *a = &f->acc[fr];
+            if (k == 0 && a->hist) a->hist[low] += tm[k]->v[j];
+            else if (k == 1 && a->procsum) a->procsum[low] += tm[k]->v[j];
+            else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
+            else *map_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : &f->files, (uint64_t)fr << shift | low) += tm[k]->v[j];
+        }
+    }
+    f->total += t->total;
+    f->matched += t->matched;
+    free(rowmap);
 }
 
 typedef struct { uint64_t k, v; } kv;
@@ -321,31 +647,30 @@ static kv *map_sorted(const map64 *m)
     return out;
 }
 
-static void finish_metrics(qstate *st)
+/* The merged part becomes the result's rows and metrics. */
+static void part_finish(part *p, dfn_result *r)
 {
-    dfn_result *r = st->r;
-    size_t n = st->nacc;
+    const qctx *c = p->c;
+    size_t n = p->nacc, nd = r->ndims;
+    r->nrows = n;
+    r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
+    for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
     r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
+    static const double ps[3] = { 0.50, 0.90, 0.99 };
+    static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
     for (size_t row = 0; row < n; row++) {
-        acc *a = &st->acc[row];
+        acc *a = &p->acc[row];
         double *m = &r->m[row * DFN_M_COUNT_];
-        uint64_t busy = a->busy + (a->started ? a->cur_e - a->cur_s : 0);
         double t = a->dur / 1e6;
         m[DFN_M_COUNT] = (double)a->count;
         m[DFN_M_TIME_S] = t;
-        m[DFN_M_BUSY_S] = busy / 1e6;
+        m[DFN_M_BUSY_S] = a->busy / 1e6;
         m[DFN_M_BYTES] = (double)a->bytes;
         m[DFN_M_BW_MIBPS] = t > 0 ? a->bytes / 1048576.0 / t : 0;
         m[DFN_M_OPS_PER_S] = t > 0 ? a->count / t : 0;
         m[DFN_M_MEAN_US] = a->count ? (double)a->dur / a->count : 0;
         m[DFN_M_MAX_US] = (double)a->maxdur;
         m[DFN_M_PCT_TIME] = r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
-    }
-    static const double ps[3] = { 0.50, 0.90, 0.99 };
-    static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
-    for (size_t row = 0; row < n; row++) {
-        acc *a = &st->acc[row];
-        double *m = &r->m[row * DFN_M_COUNT_];
         if (a->hist) {
             uint64_t seen = 0;
             int pi = 0;
@@ -360,25 +685,25 @@ static void finish_metrics(qstate *st)
             }
         }
         if (a->procsum) {
-            for (size_t p = 0; p < st->nprocs; p++) {
-                if (!a->procsum[p]) continue;
+            for (size_t pr = 0; pr < c->nprocs; pr++) {
+                if (!a->procsum[pr]) continue;
                 m[DFN_M_PROCS]++;
-                if (a->procsum[p] / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = a->procsum[p] / 1e6;
+                if (a->procsum[pr] / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = a->procsum[pr] / 1e6;
             }
         }
         if (a->files) {
             a->files[0] &= ~1ull;   /* "no file" is not a file */
-            uint64_t c = 0;
-            for (size_t w = 0; w < (st->s->nfiles + 63) / 64; w++) c += (uint64_t)__builtin_popcountll(a->files[w]);
-            m[DFN_M_FILES] = (double)c;
+            uint64_t cnt = 0;
+            for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(a->files[w]);
+            m[DFN_M_FILES] = (double)cnt;
         }
     }
     /* the sparse rows: nearest rank over each row's histogram, in bucket order */
-    kv *h = map_sorted(&st->hist);
-    for (size_t k = 0; k < st->hist.n;) {
+    kv *h = map_sorted(&p->hist);
+    for (size_t k = 0; k < p->hist.n;) {
         size_t row = h[k].k >> 16, end = k;
-        while (end < st->hist.n && (h[end].k >> 16) == row) end++;
-        uint64_t cnt = st->acc[row].count, seen = 0;
+        while (end < p->hist.n && (h[end].k >> 16) == row) end++;
+        uint64_t cnt = p->acc[row].count, seen = 0;
         double *m = &r->m[row * DFN_M_COUNT_];
         int pi = 0;
         for (size_t j = k; j < end && pi < 3; j++) {
@@ -392,18 +717,20 @@ static void finish_metrics(qstate *st)
         k = end;
     }
     free(h);
-    kv *p = map_sorted(&st->procs);
-    for (size_t k = 0; k < st->procs.n; k++) {
-        double *m = &r->m[(p[k].k >> 32) * DFN_M_COUNT_];
+    for (size_t k = 0; k < p->procs.cap; k++) {
+        if (p->procs.k[k] == MAP_EMPTY) continue;
+        double *m = &r->m[(p->procs.k[k] >> 32) * DFN_M_COUNT_];
         m[DFN_M_PROCS]++;
-        if (p[k].v / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = p[k].v / 1e6;
+        if (p->procs.v[k] / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = p->procs.v[k] / 1e6;
     }
-    free(p);
-    for (size_t k = 0; k < st->files.cap; k++) {
-        if (st->files.k[k] == MAP_EMPTY) continue;
-        if ((st->files.k[k] & 0xffffffffu) == 0) continue;   /* "no file" is not a file */
-        r->m[(st->files.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_FILES]++;
+    for (size_t k = 0; k < p->files.cap; k++) {
+        if (p->files.k[k] == MAP_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
+        r->m[(p->files.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_FILES]++;
     }
+    /* the part's value table becomes the result's */
+    dfn_strtab_free(r->vals);
+    r->vals = p->vals;
+    p->vals = NULL;
 }
 
 /* ---- sorting ---- */
@@ -483,6 +810,9 @@ static void time_window(const dfn_store *s, const dfn_filter *f, double *lo, dou
     if (*hi < *lo) *hi = *lo;
 }
 
+/* Below this many events per thread, starting threads costs more than it saves. */
+#define EVENTS_PER_THREAD 250000
+
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
 {
     dfn_filter empty = {0};
@@ -506,86 +836,49 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     time_window(s, f, &r->win_lo_s, &r->win_hi_s);
     r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
 
-    qstate st = { .s = s, .q = q, .r = r };
-    st.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
-    st.bin_us = (uint64_t)llround(r->bin_s * 1e6);
-    if (st.bin_us == 0) st.bin_us = 1;
-    prepare_tables(&st);
-    /* the slowest process: threads of one (host, pid) add up, as a forked
-     * worker's time belongs to the process whose pid it writes under */
-    st.proc_of_lane = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *st.proc_of_lane);
-    {
-        dfn_strtab *procs = dfn_strtab_new();
-        for (size_t i = 0; i < s->nlanes; i++) {
-            uint8_t key[12];
-            memcpy(key, &s->lanes[i].host, 4);
-            memcpy(key + 4, &s->lanes[i].pid, 8);
-            st.proc_of_lane[i] = dfn_strtab_intern(procs, (const char *)key, 12);
-        }
-        st.nprocs = dfn_strtab_count(procs);
-        dfn_strtab_free(procs);
-    }
-    {
-        uint32_t want = q->metrics ? q->metrics : ~0u;
-        st.need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
-        st.need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS);
-        st.need_files = want & (1u << DFN_M_FILES);
-    }
-    st.rowkeys = dfn_strtab_new();
-    /* direct row lookup for one dimension with a small id space */
-    if (r->ndims == 1) {
-        dfn_dimkind k = r->dims[0].kind;
-        st.direct_n = k == DFN_DIM_FILE ? s->nfiles : k == DFN_DIM_PROC ? s->nlanes :
-                      k == DFN_DIM_CLASS ? DFN_CLASS_COUNT : k == DFN_DIM_OP ? DFN_OP_COUNT :
-                      k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
-                      k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->win_lo_s) / r->bin_s) + 2 :
-                      (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
-                      k == DFN_DIM_EVENT ? 0 : dfn_strtab_count(s->strs);
-        if (st.direct_n > (1u << 24)) st.direct_n = 0;
-        st.direct = dfn_xcalloc(st.direct_n ? st.direct_n : 1, sizeof *st.direct);
-    }
-    map_init(&st.hist);
-    map_init(&st.procs);
-    map_init(&st.files);
+    qctx c = { .s = s, .q = q, .r = r, .m = m, .all = dfn_match_all(m) };
+    c.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
+    c.bin_us = (uint64_t)llround(r->bin_s * 1e6);
+    if (c.bin_us == 0) c.bin_us = 1;
+    ctx_prepare(&c);
 
     size_t lo, hi;
     dfn_match_range(m, &lo, &hi);
-    bool all = dfn_match_all(m);
-    uint64_t total = 0, matched = 0;
-    uint32_t ids[DFN_MAX_DIMS];
-    for (size_t i = lo; i < hi; i++) {
-        if (!all && !dfn_match_event(m, i)) continue;
-        uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
-        matched++;
-        total += dur;
-        for (size_t d = 0; d < r->ndims; d++) if ((int)d != st.layer_dim) ids[d] = dim_id(&st, d, i, ts);
-        if (st.layer_dim >= 0) {
-            uint64_t mask = dfn_layerset_mask(q->layers, i);
-            while (mask) {
-                int b = __builtin_ctzll(mask);
-                mask &= mask - 1;
-                ids[st.layer_dim] = (uint32_t)b;
-                accumulate(&st, row_of(&st, ids), i, ts, dur, bytes);
-            }
-        } else {
-            accumulate(&st, row_of(&st, ids), i, ts, dur, bytes);
-        }
+    size_t span = hi - lo;
+    int nt;
+    if (q->threads > 0) {
+        nt = (size_t)q->threads > span ? (int)span : q->threads;   /* as asked, even for few events */
+    } else {
+        nt = dfn_ncpus();
+        if ((size_t)nt > span / EVENTS_PER_THREAD) nt = (int)(span / EVENTS_PER_THREAD);
     }
-    r->matched = matched;
-    r->total_time_s = total / 1e6;
-    if (r->ndims == 0 && st.nacc == 0) {   /* totals of nothing: one row of zeros */
-        st.acc = dfn_xcalloc(1, sizeof *st.acc);
-        st.nacc = 1;
-        r->nrows = 1;
+    if (nt < 1) nt = 1;
+    if (nt > 64) nt = 64;
+    part *parts = aligned_alloc(128, (size_t)nt * sizeof *parts);
+    if (!parts) { fprintf(stderr, "dfnav: out of memory\n"); abort(); }
+    pthread_t th[64];
+    bool started[64] = { false };
+    for (int t = 0; t < nt; t++)
+        part_init(&parts[t], &c, lo + span * (size_t)t / (size_t)nt, lo + span * (size_t)(t + 1) / (size_t)nt, t > 0);
+    for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, part_thread, &parts[t]) == 0;
+    part_scan(&parts[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else part_scan(&parts[t]);
     }
-    finish_metrics(&st);
-    for (size_t d = 0; d < DFN_MAX_DIMS; d++) { free(st.lane_tab[d]); free(st.kind_tab[d]); free(st.file_tab[d]); }
-    free(st.direct);
-    free(st.proc_of_lane);
-    for (size_t k = 0; k < st.nacc; k++) { free(st.acc[k].hist); free(st.acc[k].procsum); free(st.acc[k].files); }
-    free(st.acc);
-    dfn_strtab_free(st.rowkeys);
-    map_free(&st.hist); map_free(&st.procs); map_free(&st.files);
+    /* merge in time order: the busy-time fix-up relies on it */
+    for (int t = 1; t < nt; t++) part_merge(&parts[0], &parts[t]);
+    part *p = &parts[0];
+    r->matched = p->matched;
+    r->total_time_s = p->total / 1e6;
+    if (r->ndims == 0 && p->nacc == 0) {   /* totals of nothing: one row of zeros */
+        uint32_t none[1] = { 0 };
+        part_row(p, none);
+    }
+    part_finish(p, r);
+    for (int t = 0; t < nt; t++) part_free(&parts[t]);
+    free(parts);
+    ctx_free(&c);
     dfn_match_free(m);
     if (r->nrows && (r->ndims || q->top)) sort_rows(s, r, q);
     return r;

@@ -44,12 +44,11 @@ const uint8_t *dfn_store_record_end(const dfn_store *s, const uint8_t *p, const 
     size_t k = dfn_varint_get(p, end, &sid);
     if (!k || sid >= s->nschemas) return end;
     p += k;
-    for (uint16_t j = 0; j < s->schema_len[sid]; j++) {
-        if (s->schema_types[sid][j] < DFN_ARG_INT) continue;
-        uint64_t v;
-        k = dfn_varint_get(p, end, &v);
-        if (!k) return end;
-        p += k;
+    /* skip the values: each varint ends at a byte below 0x80 */
+    for (uint16_t j = 0; j < s->schema_nval[sid]; j++) {
+        while (p < end && (*p & 0x80)) p++;
+        if (p >= end) return end;
+        p++;
     }
     return p;
 }
@@ -153,6 +152,7 @@ void dfn_store_free(dfn_store *s)
     free(s->schema_keys);
     free(s->schema_types);
     free(s->schema_len);
+    free(s->schema_nval);
     for (size_t i = 0; i < s->nsrc; i++) {
         free(s->src[i].path);
         free(s->src[i].era);

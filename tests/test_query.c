@@ -223,3 +223,101 @@ Test(layers, file_format_and_errors)
     cr_assert_not(dfn_layers_load("/nonexistent/x.layers", &l, err, sizeof err));
     cr_assert(strstr(err, "presets: posix, dlio"), "%s", err);
 }
+
+/* ---- threads: a query split over any number of threads gives the same
+ * rows, busy time included, as one thread ---- */
+
+static char *nested_trace(void)
+{
+    size_t cap = 8 << 20, len = 0;
+    char *t = malloc(cap);
+    unsigned seed = 7;
+    len += (size_t)sprintf(t + len, "[\n");
+    for (int lane = 0; lane < 6; lane++) {
+        /* a parent spanning the lane, epochs inside it, calls inside those */
+        len += (size_t)sprintf(t + len, EV("DLIOBenchmark.run", "dlio_benchmark", %d, %d, %d, %d, "\"epoch\":\"0\""),
+                               lane / 2, lane, 1000 + lane, 2000000);
+        for (int e = 0; e < 4; e++) {
+            int es = 1000 + lane + 10 + e * 490000;
+            len += (size_t)sprintf(t + len, EV("DLIOBenchmark._train", "dlio_benchmark", %d, %d, %d, %d, "\"epoch\":\"%d\""),
+                                   lane / 2, lane, es, 480000, e);
+            for (int k = 0; k < 1200; k++) {
+                seed = seed * 1103515245u + 12345u;
+                int ts = es + 5 + k * 399 + (int)(seed >> 24) % 50;
+                len += (size_t)sprintf(t + len,
+                    EV("%s", "POSIX", %d, %d, %d, %u, "\"fname\":\"/p/lustre2/data/f%u.h5\",\"ret\":%u,\"epoch\":%d"),
+                    (seed >> 8) % 4 ? "pread64" : "write", lane / 2, lane, ts, 20 + (seed >> 12) % 700u,
+                    (seed >> 4) % 37u, (seed >> 3) % 3000000u, e);
+            }
+        }
+    }
+    /* one long read early and many short ones later: the second part's
+     * union lies partly below the first part's end, beyond the recorded
+     * segments, so the merge must rescan */
+    len += (size_t)sprintf(t + len, EV("read", "POSIX", 99, 99, 0, 750000, "\"fname\":\"/x\",\"ret\":1"));
+    for (int k = 0; k < 2000; k++)
+        len += (size_t)sprintf(t + len, EV("read", "POSIX", 99, 99, %d, 100, "\"fname\":\"/x\",\"ret\":1"), 100 + 500 * k);
+    len += (size_t)sprintf(t + len, "]\n");
+    return t;
+}
+
+Test(query_threads, any_thread_count_gives_the_same_rows)
+{
+    char *text = nested_trace();
+    dfn_store *s = su_load_text("n.pfw", text, 2);
+    free(text);
+    cr_assert_gt(s->n, 20000);
+    char err[512];
+    dfn_layers l;
+    cr_assert(dfn_layers_load("dlio", &l, err, sizeof err));
+    dfn_layerset *ls = dfn_layerset_compile(s, &l, err, sizeof err);
+    const char *bys[] = { "func", "layer", "proc", "time", "arg.epoch", "file,func", "pid,arg.epoch,layer", "event" };
+    const char *wheres[] = { "", "cat=POSIX", "time>=0.3 time<1.4", "dur>100" };
+    for (size_t b = 0; b < sizeof bys / sizeof bys[0]; b++) {
+        for (size_t w = 0; w < sizeof wheres / sizeof wheres[0]; w++) {
+            dfn_filter f;
+            cr_assert(dfn_filter_parse(wheres[w], &f, err, sizeof err));
+            dfn_query q = { .layers = ls, .filter = &f, .sort = -1, .threads = 1 };
+            cr_assert(dfn_dims_parse(bys[b], q.dims, &q.ndims, err, sizeof err));
+            dfn_result *ref = dfn_query_run(s, &q, err, sizeof err);
+            int threads[] = { 2, 3, 7 };
+            for (int k = 0; k < 3; k++) {
+                q.threads = threads[k];
+                dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
+                cr_assert_eq(r->nrows, ref->nrows, "--by %s --where '%s' -j %d", bys[b], wheres[w], threads[k]);
+                for (size_t row = 0; row < r->nrows; row++) {
+                    for (size_t d = 0; d < r->ndims; d++) {
+                        char x[256], y[256];
+                        dfn_result_key_text(s, r, row, d, x, sizeof x);
+                        dfn_result_key_text(s, ref, row, d, y, sizeof y);
+                        cr_assert_str_eq(x, y);
+                    }
+                    for (int m = 0; m < DFN_M_COUNT_; m++)
+                        cr_assert_eq(dfn_result_metric(r, row, m), dfn_result_metric(ref, row, m),
+                                     "--by %s --where '%s' -j %d row %zu %s: %.17g vs %.17g", bys[b], wheres[w],
+                                     threads[k], row, dfn_metric_name(m), dfn_result_metric(r, row, m),
+                                     dfn_result_metric(ref, row, m));
+                }
+                dfn_result_free(r);
+            }
+            dfn_result_free(ref);
+            dfn_dims_free(q.dims, q.ndims);
+            dfn_filter_free(&f);
+        }
+    }
+    /* the row built to need a rescan has the union's exact length */
+    dfn_query q = { .layers = ls, .threads = 2, .sort = -1 };
+    dfn_filter f;
+    cr_assert(dfn_filter_parse("pid=99", &f, err, sizeof err));
+    q.filter = &f;
+    for (int t = 1; t <= 5; t++) {
+        q.threads = t;
+        dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
+        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_BUSY_S), 0.8, "-j %d: %.9f", t, dfn_result_metric(r, 0, DFN_M_BUSY_S));
+        dfn_result_free(r);
+    }
+    dfn_filter_free(&f);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}

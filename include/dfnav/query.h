@@ -48,6 +48,7 @@ typedef struct {
     bool desc;
     size_t top;               /* 0 = all rows */
     uint32_t metrics;         /* bit per dfn_metric to compute; 0 = all */
+    int threads;              /* 0 = one per online core; results never depend on it */
 } dfn_query;
 
 typedef struct {

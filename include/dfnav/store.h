@@ -79,6 +79,7 @@ typedef struct dfn_store {
     dfn_file *files; size_t nfiles;
     /* argument schemas: for schema s, keys[s][k] / types[s][k] */
     uint32_t **schema_keys; uint8_t **schema_types; uint16_t *schema_len; size_t nschemas;
+    uint16_t *schema_nval;    /* how many of a schema's arguments carry a value */
 
     dfn_srcinfo *src; size_t nsrc;
     uint64_t hash_conflicts;  /* one hash defined with two different names */
