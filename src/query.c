@@ -151,6 +151,7 @@ typedef struct {
     uint32_t *hist;
     uint64_t *procsum;
     uint64_t *files;          /* bitset */
+    uint64_t *spark;          /* µs per sparkline bin */
 } acc;
 
 /* What every thread of one query reads. */
@@ -171,6 +172,8 @@ typedef struct {
     size_t nprocs;
     bool need_hist, need_procs, need_files;
     size_t direct_n;
+    size_t spark_bins;
+    uint64_t spark_lo_us, spark_span_us;
 } qctx;
 
 /* One thread's share: a contiguous range of events, so in time order.
@@ -189,6 +192,8 @@ typedef struct {
     map64 hist, procs, files;
     uint64_t total, matched;
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
+    uint64_t *spark_total;
+    uint32_t *events; size_t nevents, eventcap;   /* grouping by event */
 } part;
 
 static uint32_t int_index(dfn_result *r, size_t *n, size_t *cap, int64_t v)
@@ -309,13 +314,17 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     map_init(&p->hist);
     map_init(&p->procs);
     map_init(&p->files);
+    if (c->spark_bins) p->spark_total = dfn_xcalloc(c->spark_bins, sizeof *p->spark_total);
 }
 
 static void part_free(part *p)
 {
     for (size_t k = 0; k < p->nacc; k++) {
         free(p->acc[k].hist); free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs);
+        free(p->acc[k].spark);
     }
+    free(p->spark_total);
+    free(p->events);
     free(p->acc);
     free(p->keys);
     free(p->direct);
@@ -414,11 +423,29 @@ static size_t part_row(part *p, const uint32_t *ids)
         if (c->need_hist) a->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *a->hist);
         if (c->need_procs && c->nprocs <= 65536) a->procsum = dfn_xcalloc(c->nprocs, sizeof *a->procsum);
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
+        if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
     }
     dfn_grow((void **)&p->keys, &p->keycap, (row + 1) * nd + 1, sizeof *p->keys);
     memcpy(&p->keys[row * nd], ids, nd * sizeof *ids);
     p->nacc = row + 1;
     return row;
+}
+
+/* Adds an event's time to the bins it spans, so a long call shows over
+ * its whole length rather than as one spike at its start. */
+static void spark_add(const qctx *c, uint64_t *bins, uint64_t ts, uint64_t dur)
+{
+    uint64_t lo = c->spark_lo_us, span = c->spark_span_us, w = c->spark_bins;
+    uint64_t s = ts > lo ? ts - lo : 0, e = ts + dur > lo ? ts + dur - lo : 0;
+    if (dur == 0 || s >= span || e <= s) return;
+    if (e > span) e = span;
+    uint64_t b0 = s * w / span, b1 = (e - 1) * w / span;
+    if (b0 == b1) { bins[b0] += e - s; return; }
+    for (uint64_t b = b0; b <= b1; b++) {
+        uint64_t bs = (b * span + w - 1) / w, be = ((b + 1) * span + w - 1) / w;
+        uint64_t from = s > bs ? s : bs, to = e < be ? e : be;
+        if (to > from) bins[b] += to - from;
+    }
 }
 
 static inline void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes)
@@ -459,6 +486,7 @@ static inline void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t
         if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
         else (*map_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
+    if (a->spark) spark_add(c, a->spark, ts, dur);
 }
 
 static void part_scan(part *p)
@@ -474,6 +502,13 @@ static void part_scan(part *p)
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         total += dur;
+        if (p->spark_total) spark_add(c, p->spark_total, ts, dur);
+        if (p->events) {
+            /* grouping by event: the list is the result */
+            dfn_grow((void **)&p->events, &p->eventcap, p->nevents + 1, sizeof *p->events);
+            p->events[p->nevents++] = (uint32_t)i;
+            continue;
+        }
         if (one_table) {
             /* the common case: one dimension read from a table */
             ids[0] = part_dim_id(p, 0, i, ts, bytes);
@@ -601,6 +636,10 @@ static void part_merge(part *f, part *t)
                 else *map_slot(&f->procs, (uint64_t)fr << 32 | k) += b->procsum[k];
             }
         }
+        if (b->spark) {
+            if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
+            for (size_t k = 0; k < c->spark_bins; k++) a->spark[k] += b->spark[k];
+        }
         if (b->files) {
             for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) {
                 if (!b->files[w]) continue;
@@ -628,6 +667,12 @@ static void part_merge(part *f, part *t)
     }
     f->total += t->total;
     f->matched += t->matched;
+    if (f->spark_total) for (size_t k = 0; k < c->spark_bins; k++) f->spark_total[k] += t->spark_total[k];
+    if (t->nevents) {
+        dfn_grow((void **)&f->events, &f->eventcap, f->nevents + t->nevents, sizeof *f->events);
+        memcpy(f->events + f->nevents, t->events, t->nevents * sizeof *t->events);
+        f->nevents += t->nevents;
+    }
     free(rowmap);
 }
 
@@ -656,6 +701,12 @@ static void part_finish(part *p, dfn_result *r)
     r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
     for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
     r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
+    if (c->spark_bins) {
+        r->spark = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark);
+        for (size_t row = 0; row < n; row++)
+            if (p->acc[row].spark)
+                for (size_t k = 0; k < c->spark_bins; k++) r->spark[row * c->spark_bins + k] = (double)p->acc[row].spark[k];
+    }
     static const double ps[3] = { 0.50, 0.90, 0.99 };
     static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
     for (size_t row = 0; row < n; row++) {
@@ -767,32 +818,64 @@ static int row_cmp(const void *pa, const void *pb)
     if (c->metric >= 0) {
         double x = dfn_result_metric(c->r, a, c->metric), y = dfn_result_metric(c->r, b, c->metric);
         if (x != y) return (x < y) == c->desc ? 1 : -1;
-        int k = key_cmp(c, a, b);
-        return k;
+        return key_cmp(c, a, b);
     }
     int k = key_cmp(c, a, b);
     return c->desc ? -k : k;
 }
 
-static void sort_rows(const dfn_store *s, dfn_result *r, const dfn_query *q)
+/* Reorders the rows and keeps the first keep of them. */
+static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
 {
-    size_t n = r->nrows, nd = r->ndims;
-    if (n < 2 && !q->top) return;
+    size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
-    sortctx c = { s, r, q->sort, q->desc };
+    sortctx c = { r->store, r, metric, desc };
     g_sort = &c;
     qsort(order, n, sizeof *order, row_cmp);
     g_sort = NULL;
-    size_t keep = q->top && q->top < n ? q->top : n;
-    dfn_keyval *keys = dfn_xmalloc((keep * nd > 0 ? keep * nd : 1) * sizeof *keys);
-    double *m = dfn_xmalloc((keep ? keep : 1) * DFN_M_COUNT_ * sizeof *m);
-    for (size_t i = 0; i < keep; i++) {
-        memcpy(&keys[i * nd], &r->keys[order[i] * nd], nd * sizeof *keys);
-        memcpy(&m[i * DFN_M_COUNT_], &r->m[order[i] * DFN_M_COUNT_], DFN_M_COUNT_ * sizeof *m);
+    if (keep > n) keep = n;
+    if (r->events) {
+        uint32_t *ev = dfn_xmalloc((keep ? keep : 1) * sizeof *ev);
+        for (size_t i = 0; i < keep; i++) ev[i] = r->events[order[i]];
+        free(r->events);
+        r->events = ev;
+        r->keys = (dfn_keyval *)ev;
+    } else {
+        dfn_keyval *keys = dfn_xmalloc((keep * nd > 0 ? keep * nd : 1) * sizeof *keys);
+        double *m = dfn_xmalloc((keep ? keep : 1) * DFN_M_COUNT_ * sizeof *m);
+        double *sp = r->spark ? dfn_xmalloc((keep * w > 0 ? keep * w : 1) * sizeof *sp) : NULL;
+        for (size_t i = 0; i < keep; i++) {
+            memcpy(&keys[i * nd], &r->keys[order[i] * nd], nd * sizeof *keys);
+            memcpy(&m[i * DFN_M_COUNT_], &r->m[order[i] * DFN_M_COUNT_], DFN_M_COUNT_ * sizeof *m);
+            if (sp) memcpy(&sp[i * w], &r->spark[order[i] * w], w * sizeof *sp);
+        }
+        free(r->keys); free(r->m); free(r->spark);
+        r->keys = keys; r->m = m; r->spark = sp;
     }
-    free(r->keys); free(r->m); free(order);
-    r->keys = keys; r->m = m; r->nrows = keep;
+    free(order);
+    r->nrows = keep;
+}
+
+void dfn_result_sort(dfn_result *r, int metric, bool desc)
+{
+    if (r->nrows > 1) result_reorder(r, metric, desc, r->nrows);
+}
+
+double dfn_event_metric(const dfn_store *s, uint32_t i, dfn_metric m, double total_time_s)
+{
+    double dur = (double)dfn_store_dur(s, i), bytes = (double)dfn_store_bytes(s, i), t = dur / 1e6;
+    switch (m) {
+    case DFN_M_COUNT: case DFN_M_PROCS: return 1;
+    case DFN_M_TIME_S: case DFN_M_BUSY_S: case DFN_M_MAX_PROC_S: return t;
+    case DFN_M_BYTES: return bytes;
+    case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : 0;
+    case DFN_M_OPS_PER_S: return t > 0 ? 1 / t : 0;
+    case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: case DFN_M_MAX_US: return dur;
+    case DFN_M_FILES: return s->file[i] != 0;
+    case DFN_M_PCT_TIME: return total_time_s > 0 ? 100.0 * t / total_time_s : 0;
+    default: return 0;
+    }
 }
 
 /* ---- the query ---- */
@@ -840,7 +923,16 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     c.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
     c.bin_us = (uint64_t)llround(r->bin_s * 1e6);
     if (c.bin_us == 0) c.bin_us = 1;
+    r->store = s;
+    if (q->spark_bins) {
+        c.spark_bins = q->spark_bins > 4096 ? 4096 : q->spark_bins;
+        c.spark_lo_us = c.win_lo_us;
+        c.spark_span_us = (uint64_t)llround((r->win_hi_s - r->win_lo_s) * 1e6);
+        if (c.spark_span_us < c.spark_bins) c.spark_span_us = c.spark_bins;
+        r->spark_bins = c.spark_bins;
+    }
     ctx_prepare(&c);
+    bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
 
     size_t lo, hi;
     dfn_match_range(m, &lo, &hi);
@@ -858,8 +950,10 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (!parts) { fprintf(stderr, "dfnav: out of memory\n"); abort(); }
     pthread_t th[64];
     bool started[64] = { false };
-    for (int t = 0; t < nt; t++)
+    for (int t = 0; t < nt; t++) {
         part_init(&parts[t], &c, lo + span * (size_t)t / (size_t)nt, lo + span * (size_t)(t + 1) / (size_t)nt, t > 0);
+        if (by_event) parts[t].events = dfn_xmalloc(1024 * sizeof *parts[t].events), parts[t].eventcap = 1024;
+    }
     for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, part_thread, &parts[t]) == 0;
     part_scan(&parts[0]);
     for (int t = 1; t < nt; t++) {
@@ -871,16 +965,35 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     part *p = &parts[0];
     r->matched = p->matched;
     r->total_time_s = p->total / 1e6;
-    if (r->ndims == 0 && p->nacc == 0) {   /* totals of nothing: one row of zeros */
-        uint32_t none[1] = { 0 };
-        part_row(p, none);
+    if (p->spark_total) {
+        r->spark_total = dfn_xmalloc(c.spark_bins * sizeof *r->spark_total);
+        for (size_t k = 0; k < c.spark_bins; k++) r->spark_total[k] = (double)p->spark_total[k];
     }
-    part_finish(p, r);
+    if (by_event) {
+        /* the events themselves are the rows: 4 bytes each, no accumulators */
+        r->events = p->events;
+        r->keys = (dfn_keyval *)r->events;
+        r->nrows = p->nevents;
+        p->events = NULL;
+        free(r->spark);
+        r->spark = NULL;
+        r->spark_bins = 0;
+    } else {
+        if (r->ndims == 0 && p->nacc == 0) {   /* totals of nothing: one row of zeros */
+            uint32_t none[1] = { 0 };
+            part_row(p, none);
+        }
+        part_finish(p, r);
+    }
     for (int t = 0; t < nt; t++) part_free(&parts[t]);
     free(parts);
     ctx_free(&c);
     dfn_match_free(m);
-    if (r->nrows && (r->ndims || q->top)) sort_rows(s, r, q);
+    bool sorted_already = by_event && q->sort < 0 && !q->desc;   /* events come in time order */
+    if (r->nrows && (r->ndims || q->top) && !sorted_already)
+        result_reorder(r, q->sort, q->desc, q->top ? q->top : r->nrows);
+    else if (q->top && r->nrows > q->top)
+        r->nrows = q->top;
     return r;
 }
 
@@ -926,8 +1039,10 @@ size_t dfn_result_key_text(const dfn_store *s, const dfn_result *r, size_t row, 
 void dfn_result_free(dfn_result *r)
 {
     if (!r) return;
-    free(r->keys);
+    if (r->events) free(r->events); else free(r->keys);
     free(r->m);
+    free(r->spark);
+    free(r->spark_total);
     free(r->ints);
     dfn_strtab_free(r->vals);
     dfn_dims_free(r->dims, r->ndims);

@@ -321,3 +321,39 @@ Test(query_threads, any_thread_count_gives_the_same_rows)
     dfn_layers_free(&l);
     dfn_store_free(s);
 }
+
+Test(query, sparklines_split_time_over_the_bins)
+{
+    char err[256];
+    dfn_query q = { .sort = -1, .spark_bins = 10 };
+    cr_assert(dfn_dims_parse("func", q.dims, &q.ndims, err, sizeof err));
+    dfn_result *r = dfn_query_run(st, &q, err, sizeof err);
+    cr_assert_eq(r->spark_bins, 10);
+    long run = su_row(st, r, "DLIOBenchmark.run"), rd = su_row(st, r, "pread64"), wr = su_row(st, r, "write");
+    for (int b = 0; b < 10; b++) cr_assert_eq(r->spark[run * 10 + b], 1000, "the run covers every bin");
+    cr_assert_eq(r->spark[rd * 10 + 0], 500);
+    cr_assert_eq(r->spark[wr * 10 + 2], 400 + 500, "[2000,2400) and half of [2500,3100)");
+    cr_assert_eq(r->spark[wr * 10 + 3], 100);
+    cr_assert_eq(r->spark_total[0], 1500);
+    dfn_result_sort(r, DFN_M_BYTES, true);
+    cr_assert_eq(su_row(st, r, "write"), 0);
+    cr_assert_eq(r->spark[0 * 10 + 3], 100, "sparklines move with their rows");
+    dfn_result_free(r);
+    dfn_dims_free(q.dims, q.ndims);
+}
+
+Test(query, events_sort_by_any_metric)
+{
+    char err[256];
+    dfn_query q = { .sort = DFN_M_TIME_S, .desc = true, .top = 2 };
+    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
+    dfn_result *r = dfn_query_run(st, &q, err, sizeof err);
+    cr_assert_eq(r->nrows, 2);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_TIME_S), 10000e-6);
+    cr_assert_eq(dfn_result_metric(r, 1, DFN_M_TIME_S), 1000e-6);
+    cr_assert(fabs(dfn_result_metric(r, 1, DFN_M_PCT_TIME) - 100.0 * 1000 / 12560) < 1e-9);
+    dfn_result_sort(r, -1, false);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_TIME_S), 10000e-6, "key order is time order");
+    dfn_result_free(r);
+    dfn_dims_free(q.dims, q.ndims);
+}

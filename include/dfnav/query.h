@@ -49,6 +49,7 @@ typedef struct {
     size_t top;               /* 0 = all rows */
     uint32_t metrics;         /* bit per dfn_metric to compute; 0 = all */
     int threads;              /* 0 = one per online core; results never depend on it */
+    size_t spark_bins;        /* > 0: each row's time per bin over the window (sparklines) */
 } dfn_query;
 
 typedef struct {
@@ -59,7 +60,12 @@ typedef struct {
     size_t nrows, ndims;
     dfn_dim dims[DFN_MAX_DIMS];
     dfn_keyval *keys;         /* nrows * ndims */
-    double *m;                /* nrows * DFN_M_COUNT_ */
+    double *m;                /* nrows * DFN_M_COUNT_; NULL for events */
+    uint32_t *events;         /* grouping by event: the events, no other row data */
+    const dfn_store *store;
+    size_t spark_bins;
+    double *spark;            /* nrows * spark_bins: µs of each row in each bin */
+    double *spark_total;      /* spark_bins: µs of all matched events in each bin */
     double bin_s, win_lo_s, win_hi_s;   /* time bins and the window they cover */
     double total_time_s;      /* sum of durations of all matched events */
     uint64_t matched;
@@ -69,7 +75,14 @@ typedef struct {
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
-static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m) { return r->m[row * DFN_M_COUNT_ + m]; }
+/* A metric of one event as a row of its own. */
+double dfn_event_metric(const dfn_store *s, uint32_t event, dfn_metric m, double total_time_s);
+static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m)
+{
+    return r->events ? dfn_event_metric(r->store, r->events[row], m, r->total_time_s) : r->m[row * DFN_M_COUNT_ + m];
+}
+/* Sorts the rows again (metric, or -1 for the key); ties go by key. */
+void dfn_result_sort(dfn_result *r, int metric, bool desc);
 static inline const dfn_keyval *dfn_result_key(const dfn_result *r, size_t row, size_t dim) { return &r->keys[row * r->ndims + dim]; }
 /* Text of one key: file path, "host/pid/tid", bin start seconds ...
  * key_str returns the stored string itself (any length) or formats a
