@@ -52,7 +52,17 @@ struct dfn_loader {
 
     dfn_loadctx ctx;
     dfn_store *store;
+    pthread_mutex_t snap_lock;   /* a snapshot reads the chunks the final build frees */
 };
+
+/* What one build reads: the final one consumes the loader's chunks and
+ * tables, a snapshot copies the tables and leaves the chunks alone. */
+typedef struct {
+    dfn_chunk **chunks;
+    size_t nchunks;
+    dfn_loadctx *ctx;
+    bool keep;
+} build_in;
 
 /* ---- reader threads ---- */
 
@@ -357,7 +367,7 @@ static uint32_t *map_new(size_t n)
     return m;
 }
 
-static void build_sources(dfn_loader *l, dfn_store *s)
+static void build_sources(dfn_loader *l, const build_in *in, dfn_store *s)
 {
     s->nsrc = l->nfiles;
     s->src = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *s->src);
@@ -366,15 +376,17 @@ static void build_sources(dfn_loader *l, dfn_store *s)
     for (size_t f = 0; f < l->nfiles; f++) {
         dfn_srcinfo *si = &s->src[f];
         si->path = dfn_xstrdup(l->files[f]);
+        si->start_us = UINT64_MAX;
+        si->compression = "none";
+        if (in->keep) continue;   /* reader threads still write these */
         si->compression = l->src[f].compression ? l->src[f].compression : "none";
         si->size_bytes = l->src[f].size;
         si->error = l->src[f].error;
         l->src[f].error = NULL;
         si->long_lines = l->src[f].long_lines;
-        si->start_us = UINT64_MAX;
     }
-    for (size_t k = 0; k < l->nchunks; k++) {
-        dfn_chunk *c = l->chunks[k];
+    for (size_t k = 0; k < in->nchunks; k++) {
+        dfn_chunk *c = in->chunks[k];
         dfn_srcinfo *si = &s->src[c->src];
         for (size_t j = 0; j < c->nbad; j++) {
             if (si->nbad < DFN_MAX_BAD_LINES) {
@@ -403,13 +415,13 @@ static void build_sources(dfn_loader *l, dfn_store *s)
     free(version);
 }
 
-static void build_metadata(builder *b, dfn_loader *l)
+static void build_metadata(builder *b, const build_in *in)
 {
-    size_t nh = dfn_strtab_count(l->ctx.hashes);
+    size_t nh = dfn_strtab_count(in->ctx->hashes);
     b->hmap = map_new(nh);
     b->fmap = map_new(nh);
-    for (size_t k = 0; k < l->nchunks; k++) {
-        dfn_chunk *c = l->chunks[k];
+    for (size_t k = 0; k < in->nchunks; k++) {
+        dfn_chunk *c = in->chunks[k];
         for (size_t j = 0; j < c->nmeta; j++) {
             dfn_meta *m = &c->meta[j];
             uint32_t *map = m->type == DFN_META_HH ? b->hmap : m->type == DFN_META_FH ? b->fmap : NULL;
@@ -442,21 +454,21 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
     }
 }
 
-static dfn_store *loader_build(dfn_loader *l)
+static dfn_store *loader_build(dfn_loader *l, const build_in *in)
 {
     dfn_store *s = dfn_xcalloc(1, sizeof *s);
-    if (l->nchunks) qsort(l->chunks, l->nchunks, sizeof *l->chunks, chunk_order_cmp);
-    s->strs = l->ctx.strs;    /* the store takes the names over */
-    build_sources(l, s);
-    build_schemas(s, l->ctx.schemas);
+    if (in->nchunks) qsort(in->chunks, in->nchunks, sizeof *in->chunks, chunk_order_cmp);
+    s->strs = in->ctx->strs;    /* the store takes the names over */
+    build_sources(l, in, s);
+    build_schemas(s, in->ctx->schemas);
 
-    builder b = { .s = s, .ctx = &l->ctx };
-    build_metadata(&b, l);
+    builder b = { .s = s, .ctx = in->ctx };
+    build_metadata(&b, in);
     b.nstr_at_load = dfn_strtab_count(s->strs);
-    b.lane_map = map_new(dfn_strtab_count(l->ctx.lanes));
-    b.kind_map = map_new(dfn_strtab_count(l->ctx.kinds));
+    b.lane_map = map_new(dfn_strtab_count(in->ctx->lanes));
+    b.kind_map = map_new(dfn_strtab_count(in->ctx->kinds));
     b.strfile_map = map_new(b.nstr_at_load);
-    b.hashfile_map = map_new(dfn_strtab_count(l->ctx.hashes));
+    b.hashfile_map = map_new(dfn_strtab_count(in->ctx->hashes));
     b.lane_keys = dfn_strtab_new();
     b.kind_keys = dfn_strtab_new();
     b.file_keys = dfn_strtab_new();
@@ -467,7 +479,7 @@ static dfn_store *loader_build(dfn_loader *l)
     s->nfiles = 1;
 
     size_t n = 0, args_total = 0;
-    for (size_t k = 0; k < l->nchunks; k++) { n += l->chunks[k]->n; args_total += l->chunks[k]->args_len; }
+    for (size_t k = 0; k < in->nchunks; k++) { n += in->chunks[k]->n; args_total += in->chunks[k]->args_len; }
     s->n = n;
     size_t nblocks = (n >> DFN_TS_BLOCK_SHIFT) + 1;
     s->ts_base = dfn_xcalloc(nblocks, sizeof *s->ts_base);
@@ -480,11 +492,14 @@ static dfn_store *loader_build(dfn_loader *l)
     s->args = dfn_xmalloc(args_total ? args_total : 1);
     s->args_idx = dfn_xcalloc((n >> DFN_ARGS_INDEX_SHIFT) + 1, sizeof *s->args_idx);
 
-    cursor *heap = dfn_xmalloc((l->nchunks ? l->nchunks : 1) * sizeof *heap);
+    cursor *heap = dfn_xmalloc((in->nchunks ? in->nchunks : 1) * sizeof *heap);
     size_t hn = 0;
-    for (size_t k = 0; k < l->nchunks; k++) {
-        dfn_chunk *c = l->chunks[k];
-        if (!c->n) { dfn_chunk_free(c); l->chunks[k] = NULL; continue; }
+    for (size_t k = 0; k < in->nchunks; k++) {
+        dfn_chunk *c = in->chunks[k];
+        if (!c->n) {
+            if (!in->keep) { dfn_chunk_free(c); in->chunks[k] = NULL; }
+            continue;
+        }
         heap[hn++] = (cursor){ c, 0, k, c->ts_base + dfn_col32_get(&c->ts, 0), c->args };
     }
     for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
@@ -515,8 +530,10 @@ static dfn_store *loader_build(dfn_loader *l)
         if (cu->pos < c->n) {
             cu->ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
         } else {
-            dfn_chunk_free(c);
-            l->chunks[cu->order] = NULL;
+            if (!in->keep) {
+                dfn_chunk_free(c);
+                in->chunks[cu->order] = NULL;
+            }
             heap[0] = heap[--hn];
         }
         if (hn) heap_down(heap, hn, 0);
@@ -549,10 +566,13 @@ static void *coordinator_main(void *arg)
     }
     for (int i = 0; i < total; i++) pthread_join(th[i], NULL);
     free(th);
+    pthread_mutex_lock(&l->snap_lock);
+    atomic_store(&l->building, true);
     if (!atomic_load(&l->cancel)) {
-        atomic_store(&l->building, true);
-        l->store = loader_build(l);
+        build_in in = { l->chunks, l->nchunks, &l->ctx, false };
+        l->store = loader_build(l, &in);
     }
+    pthread_mutex_unlock(&l->snap_lock);
     l->t_end = dfn_now();
     atomic_store(&l->done, true);
     return NULL;
@@ -590,6 +610,7 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     pthread_cond_init(&l->qnotempty, NULL);
     pthread_cond_init(&l->qnotfull, NULL);
     pthread_mutex_init(&l->clock, NULL);
+    pthread_mutex_init(&l->snap_lock, NULL);
     pthread_mutex_init(&l->ctx.lock, NULL);
     l->ctx.strs = dfn_strtab_new();
     l->ctx.hashes = dfn_strtab_new();
@@ -650,8 +671,40 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     pthread_cond_destroy(&l->qnotempty);
     pthread_cond_destroy(&l->qnotfull);
     pthread_mutex_destroy(&l->clock);
+    pthread_mutex_destroy(&l->snap_lock);
     pthread_mutex_destroy(&l->ctx.lock);
     free(l);
+    return s;
+}
+
+dfn_store *dfn_loader_snapshot(dfn_loader *l)
+{
+    pthread_mutex_lock(&l->snap_lock);
+    if (atomic_load(&l->building) || atomic_load(&l->cancel)) {
+        pthread_mutex_unlock(&l->snap_lock);
+        return NULL;
+    }
+    pthread_mutex_lock(&l->clock);
+    size_t n = l->nchunks;
+    dfn_chunk **chunks = dfn_xmalloc((n ? n : 1) * sizeof *chunks);
+    memcpy(chunks, l->chunks, n * sizeof *chunks);
+    pthread_mutex_unlock(&l->clock);
+    dfn_loadctx ctx = {0};
+    pthread_mutex_lock(&l->ctx.lock);
+    ctx.strs = dfn_strtab_copy(l->ctx.strs);
+    ctx.hashes = dfn_strtab_copy(l->ctx.hashes);
+    ctx.lanes = dfn_strtab_copy(l->ctx.lanes);
+    ctx.kinds = dfn_strtab_copy(l->ctx.kinds);
+    ctx.schemas = dfn_strtab_copy(l->ctx.schemas);
+    pthread_mutex_unlock(&l->ctx.lock);
+    build_in in = { chunks, n, &ctx, true };
+    dfn_store *s = loader_build(l, &in);
+    pthread_mutex_unlock(&l->snap_lock);
+    free(chunks);
+    dfn_strtab_free(ctx.hashes);
+    dfn_strtab_free(ctx.lanes);
+    dfn_strtab_free(ctx.kinds);
+    dfn_strtab_free(ctx.schemas);
     return s;
 }
 

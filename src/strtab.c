@@ -145,6 +145,13 @@ uint32_t dfn_strtab_len(const dfn_strtab *t, uint32_t id)
 
 uint32_t dfn_strtab_count(const dfn_strtab *t) { return (uint32_t)t->count; }
 
+dfn_strtab *dfn_strtab_copy(const dfn_strtab *t)
+{
+    dfn_strtab *c = dfn_strtab_new();
+    for (size_t i = 0; i < t->count; i++) dfn_strtab_intern(c, t->strs[i], dfn_strtab_len(t, (uint32_t)i));
+    return c;
+}
+
 size_t dfn_strtab_bytes(const dfn_strtab *t)
 {
     return t->bytes + t->cap * sizeof *t->strs + t->nslots * 8;

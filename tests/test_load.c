@@ -396,3 +396,39 @@ Test(real, dlio_2023_gzip)
     cr_assert_str_eq(s->src[0].compression, "gzip");
     dfn_store_free(s);
 }
+
+Test(load, snapshots_while_loading_and_cancel)
+{
+    char *dir = make_set(tu_tmpdir(), 8, 20000);
+    const char *p[1] = { dir };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    dfn_load_opts o = { .threads = 2, .block_size = 65536 };
+    dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &o);
+    size_t snaps = 0, last = 0;
+    for (;;) {
+        dfn_progress pr;
+        dfn_loader_progress(l, &pr);
+        if (pr.done) break;
+        dfn_store *s = dfn_loader_snapshot(l);
+        if (!s) continue;
+        snaps++;
+        cr_assert_leq(s->n, 160000);
+        /* a snapshot is a store like any other: its events add up */
+        dfn_result *r = su_query(s, "posix", NULL, NULL);
+        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), s->n);
+        dfn_result_free(r);
+        if (s->n > last) last = s->n;
+        dfn_store_free(s);
+    }
+    dfn_store *s = dfn_loader_finish(l);
+    cr_assert_eq(s->n, 160000);
+    cr_assert_gt(snaps, 0, "at least one snapshot while loading");
+    dfn_store_free(s);
+    /* cancelling stops the threads and gives no store */
+    l = dfn_loader_start((const char *const *)in.paths, in.n, &o);
+    dfn_loader_cancel(l);
+    cr_assert_null(dfn_loader_finish(l));
+    dfn_inputs_free(&in);
+    free(dir);
+}

@@ -40,6 +40,10 @@ typedef struct dfn_loader dfn_loader;
 dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_load_opts *opts);
 void dfn_loader_progress(dfn_loader *l, dfn_progress *out);
 void dfn_loader_cancel(dfn_loader *l);
+/* A store of what has loaded so far, for showing tables while loading;
+ * NULL once the final store is being built. Safe from any thread, costs a
+ * copy of the loaded events. */
+dfn_store *dfn_loader_snapshot(dfn_loader *l);
 /* Waits for the end and returns the store (NULL when cancelled); frees l. */
 dfn_store *dfn_loader_finish(dfn_loader *l);
 /* Synchronous load. */

@@ -23,6 +23,8 @@ uint32_t dfn_strtab_find(const dfn_strtab *t, const char *s, size_t len);
 const char *dfn_strtab_str(const dfn_strtab *t, uint32_t id);
 uint32_t dfn_strtab_len(const dfn_strtab *t, uint32_t id);
 uint32_t dfn_strtab_count(const dfn_strtab *t);
+/* A copy with the same ids. */
+dfn_strtab *dfn_strtab_copy(const dfn_strtab *t);
 /* Bytes held, for memory accounting. */
 size_t dfn_strtab_bytes(const dfn_strtab *t);
 
