@@ -976,8 +976,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         r->nrows = p->nevents;
         p->events = NULL;
         free(r->spark);
-        r->spark = NULL;
-        r->spark_bins = 0;
+        r->spark = NULL;   /* no row sparklines; spark_total stays */
     } else {
         if (r->ndims == 0 && p->nacc == 0) {   /* totals of nothing: one row of zeros */
             uint32_t none[1] = { 0 };

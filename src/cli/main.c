@@ -1,6 +1,7 @@
 /* dfnav: the program. Parses the command line and hands over to a command;
  * each command is a thin layer over the engine library. */
 #include "cli.h"
+#include "../ui/ui.h"
 #include "dfnav/reader.h"
 #include "dfnav/util.h"
 
@@ -19,7 +20,8 @@
 static void usage(FILE *f)
 {
     fputs(
-"Usage: dfnav [OPTIONS] PATH...          overview of a trace set\n"
+"Usage: dfnav [OPTIONS] PATH...          the explorer (on a terminal)\n"
+"       dfnav overview [OPTIONS] PATH... layers, I/O classes, busiest files\n"
 "       dfnav report [OPTIONS] PATH...   one table of grouped events\n"
 "       dfnav info [OPTIONS] PATH...     what each trace file holds\n"
 "\n"
@@ -40,6 +42,12 @@ static void usage(FILE *f)
 "  -f, --format FMT       table (default), csv or json\n"
 "  -j, --threads N        loader threads (default: one per online core)\n"
 "  -q, --quiet            no progress line and no damage report on stderr\n"
+"      --ascii            explorer: ASCII sparklines and marks, even in UTF-8\n"
+"      --color WHEN       explorer: auto (default; off with NO_COLOR), always, never\n"
+"      --replay KEYS      explorer without a terminal: replay KEYS (see dfnav(1)),\n"
+"                         write each screen as text and the latency per key\n"
+"      --size COLSxROWS   screen size for --replay (default 80x24)\n"
+"      --screens FILE     where --replay writes the screens (default: stdout)\n"
 "  -h, --help             this help\n"
 "  -V, --version          version and gzip backend\n"
 "\n"
@@ -54,17 +62,22 @@ int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
     cli_opts o = { .format = DFN_FMT_TABLE };
-    int (*cmd)(const cli_opts *) = cmd_overview;
+    int (*cmd)(const cli_opts *) = NULL;   /* NULL: the explorer */
     int first = 1;
     if (argc > 1 && strcmp(argv[1], "report") == 0) { cmd = cmd_report; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "info") == 0) { cmd = cmd_info; first = 2; }
+    else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
+    ui_opts ui = { .color = -1, .rows = 24, .cols = 80 };
     static const struct option longopts[] = {
         {"by", required_argument, 0, 'b'}, {"where", required_argument, 0, 'w'},
         {"sort", required_argument, 0, 's'}, {"top", required_argument, 0, 'n'},
         {"bin", required_argument, 0, 'B'}, {"layers", required_argument, 0, 'l'},
         {"format", required_argument, 0, 'f'}, {"threads", required_argument, 0, 'j'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'}, {"ascii", no_argument, 0, 'A'},
+        {"color", required_argument, 0, 'C'}, {"colour", required_argument, 0, 'C'},
+        {"replay", required_argument, 0, 'R'}, {"size", required_argument, 0, 'S'},
+        {"screens", required_argument, 0, 'O'}, {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:qhV", longopts, NULL)) != -1) {
@@ -92,6 +105,21 @@ int main(int argc, char **argv)
             if (*end || errno || o.threads < 1 || o.threads > 256) { fprintf(stderr, "dfnav: -j takes 1 to 256, not '%s'\n", optarg); return 2; }
             break;
         case 'q': o.quiet = true; break;
+        case 'A': ui.ascii = true; break;
+        case 'C':
+            if (strcmp(optarg, "auto") == 0) ui.color = -1;
+            else if (strcmp(optarg, "always") == 0) ui.color = 1;
+            else if (strcmp(optarg, "never") == 0) ui.color = 0;
+            else { fprintf(stderr, "dfnav: --color is auto, always or never, not '%s'\n", optarg); return 2; }
+            break;
+        case 'R': ui.replay = optarg; break;
+        case 'S':
+            if (sscanf(optarg, "%dx%d", &ui.cols, &ui.rows) != 2 || ui.cols < 1 || ui.rows < 1 || ui.cols > 2000 || ui.rows > 1000) {
+                fprintf(stderr, "dfnav: --size is COLSxROWS such as 80x24, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'O': ui.screens = optarg; break;
         case 'h': usage(stdout); return cli_write_status(stdout) ? 2 : 0;
         case 'V':
             printf("dfnav %s (gzip: %s)\n", PACKAGE_VERSION, dfn_reader_backend());
@@ -106,5 +134,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    return cmd(&o);
+    if (cmd) return cmd(&o);
+    /* no command: the explorer on a terminal (or replaying), else the overview */
+    if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
+    ui.layers = o.layers;
+    ui.threads = o.threads;
+    ui.quiet = o.quiet;
+    return ui_run(&ui, o.paths, o.npaths);
 }

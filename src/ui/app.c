@@ -1,0 +1,745 @@
+/* The explorer program: curses set-up and teardown, the main loop that
+ * polls the background loader (showing snapshots as they come), key
+ * handling for every screen, prompts with line editing and history, and
+ * CSV export on a worker thread. Signals only set flags; the loop restores
+ * the terminal. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "ui.h"
+#include "replay.h"
+#include "dfnav/export.h"
+#include "dfnav/loader.h"
+#include "dfnav/util.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig) { got_signal = sig; }
+
+/* ---- line editing ---- */
+
+static void edit_set(line_edit *e, const char *s)
+{
+    size_t n = strlen(s);
+    dfn_grow((void **)&e->buf, &e->cap, n + 1, 1);
+    memcpy(e->buf, s, n + 1);
+    e->len = e->cur = n;
+}
+
+static void edit_insert(line_edit *e, const char *s, size_t n)
+{
+    dfn_grow((void **)&e->buf, &e->cap, e->len + n + 1, 1);
+    memmove(e->buf + e->cur + n, e->buf + e->cur, e->len - e->cur + 1);
+    memcpy(e->buf + e->cur, s, n);
+    e->len += n;
+    e->cur += n;
+}
+
+/* Cursor moves and deletes go by whole UTF-8 characters. */
+static size_t edit_prev(const line_edit *e, size_t at)
+{
+    if (!at) return 0;
+    at--;
+    while (at && ((unsigned char)e->buf[at] & 0xc0) == 0x80) at--;
+    return at;
+}
+
+static size_t edit_next(const line_edit *e, size_t at)
+{
+    if (at >= e->len) return e->len;
+    at++;
+    while (at < e->len && ((unsigned char)e->buf[at] & 0xc0) == 0x80) at++;
+    return at;
+}
+
+static void edit_delete(line_edit *e, size_t from, size_t to)
+{
+    memmove(e->buf + from, e->buf + to, e->len - to + 1);
+    e->len -= to - from;
+    e->cur = from;
+}
+
+/* ---- background loading ---- */
+
+typedef struct {
+    dfn_loader *l;
+    pthread_t thread;
+    bool started;
+    _Atomic(dfn_store *) ready;   /* a snapshot for the UI to take */
+    atomic_bool stop;
+} snapper;
+
+/* Makes snapshots at growing intervals: the first quickly, so the screen
+ * fills early; later ones rarely, as each costs a copy of what is loaded. */
+static void *snapper_main(void *arg)
+{
+    snapper *sn = arg;
+    double wait = 0.25;
+    for (;;) {
+        for (double t = 0; t < wait; t += 0.05) {
+            if (atomic_load(&sn->stop)) return NULL;
+            struct timespec ts = { 0, 50 * 1000000 };
+            nanosleep(&ts, NULL);
+        }
+        dfn_progress p;
+        dfn_loader_progress(sn->l, &p);
+        if (p.done || p.building || p.cancelled) return NULL;
+        dfn_store *s = dfn_loader_snapshot(sn->l);
+        if (!s) return NULL;
+        dfn_store *old = atomic_exchange(&sn->ready, s);
+        dfn_store_free(old);   /* the UI had not taken it yet */
+        wait = wait * 2 > 4 ? 4 : wait * 2;
+    }
+}
+
+/* ---- export on a worker thread ---- */
+
+typedef struct {
+    pthread_t thread;
+    atomic_bool running, done;
+    const dfn_store *s;
+    const dfn_layerset *ls;
+    dfn_filter filter;
+    dfn_dim dim;
+    int sort;
+    bool desc, overwrite;
+    char *path;
+    char msg[1200];
+} exporter;
+
+static void *exporter_main(void *arg)
+{
+    exporter *x = arg;
+    char err[900];
+    dfn_query q = { .filter = &x->filter, .layers = x->ls, .sort = x->sort, .desc = x->desc };
+    q.dims[0] = x->dim;
+    q.ndims = 1;
+    dfn_result *r = dfn_query_run(x->s, &q, err, sizeof err);
+    if (!r) {
+        snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
+    } else if (dfn_export_save(x->path, x->overwrite, x->s, r, DFN_FMT_CSV, err, sizeof err) != 0) {
+        snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
+    } else {
+        snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", r->nrows, x->path);
+    }
+    dfn_result_free(r);
+    atomic_store(&x->done, true);
+    return NULL;
+}
+
+/* ---- the app ---- */
+
+typedef struct {
+    app a;
+    dfn_loader *loader;
+    snapper sn;
+    dfn_store *final, *snap;
+    exporter ex;
+    bool quit;
+    int status;
+    bool headless;
+    char *pending_path;
+    bool pending_calls;
+} runner;
+
+static long long now_seconds(void)
+{
+    /* reproducible names for tests and builds */
+    const char *e = getenv("SOURCE_DATE_EPOCH");
+    if (e && *e) return atoll(e);
+    return (long long)time(NULL);
+}
+
+static void set_size(runner *r, int rows, int cols)
+{
+    app *a = &r->a;
+    a->rows = rows;
+    a->cols = cols;
+    if (a->have_view) {
+        int tr = rows - 7 > 1 ? rows - 7 : 1;
+        int sw = cols - 10 > 8 ? cols - 10 : 8;
+        bool changed = tr != a->v.table_rows || sw != a->v.spark_w;
+        a->v.table_rows = tr;
+        a->v.spark_w = sw;
+        if (changed && rows >= 24 && cols >= 80) {
+            char err[256];
+            view_refresh(&a->v, err, sizeof err);
+        }
+    }
+}
+
+static void count_damage(app *a, const dfn_store *s)
+{
+    a->malformed = 0;
+    a->bad_files = 0;
+    for (size_t i = 0; i < s->nsrc; i++) {
+        a->malformed += s->src[i].malformed;
+        if (s->src[i].error || s->src[i].malformed) a->bad_files++;
+    }
+    a->damage_store = s;
+}
+
+/* Shows a store: the first makes the view, later ones replace it. */
+static void show_store(runner *r, const dfn_store *s)
+{
+    app *a = &r->a;
+    if (!a->have_view) {
+        char err[1024];
+        if (!view_init(&a->v, s, a->opts.layers, err, sizeof err)) {
+            snprintf(a->msg, sizeof a->msg, "layers: %.1000s", err);
+            return;
+        }
+        a->have_view = true;
+        set_size(r, a->rows, a->cols);
+        view_refresh(&a->v, err, sizeof err);
+    } else {
+        view_set_store(&a->v, s);
+    }
+    a->shown = s;
+}
+
+static void poll_loader(runner *r)
+{
+    app *a = &r->a;
+    if (!r->loader) return;
+    dfn_progress p;
+    dfn_loader_progress(r->loader, &p);
+    if (!p.done) {
+        double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+        double eta = pct > 1 && p.elapsed_s > 0 ? p.elapsed_s * (100 - pct) / pct : -1;
+        char etas[32] = "";
+        if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
+        snprintf(a->progress, sizeof a->progress, "%s %.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
+                 p.building ? "building the store:" : "loading", pct, p.bytes_total / 1e6, p.events,
+                 p.events_per_s / 1e6, p.building ? "" : etas);
+        a->loading = true;
+        dfn_store *s = atomic_exchange(&r->sn.ready, NULL);
+        if (s) {
+            show_store(r, s);
+            dfn_store_free(r->snap);
+            r->snap = s;
+        }
+        return;
+    }
+    /* done: the final store replaces any snapshot */
+    atomic_store(&r->sn.stop, true);
+    if (r->sn.started) pthread_join(r->sn.thread, NULL);
+    r->sn.started = false;
+    dfn_store_free(atomic_exchange(&r->sn.ready, NULL));
+    r->final = dfn_loader_finish(r->loader);
+    r->loader = NULL;
+    a->loading = false;
+    if (!r->final) { r->quit = true; return; }
+    r->status = dfn_store_status(r->final);
+    count_damage(a, r->final);
+    if (r->status == 3) {
+        snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
+    }
+    show_store(r, r->final);
+    dfn_store_free(r->snap);
+    r->snap = NULL;
+}
+
+static void start_prompt(app *a, prompt_kind k, const char *init)
+{
+    a->mode = MODE_PROMPT;
+    a->pk = k;
+    a->perr[0] = 0;
+    edit_set(&a->edit, init ? init : "");
+    a->fhist_pos = a->nfhist;
+}
+
+static void start_export(runner *r, const char *path, bool overwrite)
+{
+    app *a = &r->a;
+    exporter *x = &r->ex;
+    level *l = view_top(&a->v);
+    memset(&x->filter, 0, sizeof x->filter);
+    view_filter(&a->v, l, &x->filter);
+    x->s = a->v.s;
+    x->ls = a->v.ls;
+    if (a->export_calls) {
+        /* the calls of the selected row, or of this level */
+        if (!view_is_calls(l) && l->res && l->res->nrows) {
+            char key[4096];
+            size_t klen;
+            const char *kt = dfn_result_key_str(a->v.s, l->res, l->cursor, 0, key, sizeof key, &klen);
+            if (l->dim.kind == DFN_DIM_TIME) {
+                char n1[64], n2[64];
+                double lo = l->res->win_lo_s + dfn_result_key(l->res, l->cursor, 0)->id * l->res->bin_s;
+                int k1 = snprintf(n1, sizeof n1, "%.6f", lo), k2 = snprintf(n2, sizeof n2, "%.6f", lo + l->res->bin_s);
+                dfn_filter_add(&x->filter, DFN_KEY_TIME, NULL, DFN_GE, n1, (size_t)k1);
+                dfn_filter_add(&x->filter, DFN_KEY_TIME, NULL, DFN_LT, n2, (size_t)k2);
+            } else {
+                dfn_key fk;
+                char dn[64];
+                char *argname = NULL;
+                if (dfn_key_parse(dfn_dim_name(&l->dim, dn, sizeof dn), strlen(dn), &fk, &argname))
+                    dfn_filter_add(&x->filter, fk, argname, DFN_EQ, kt, klen);
+                free(argname);
+            }
+        }
+        x->dim.kind = DFN_DIM_EVENT;
+        x->sort = -1;
+        x->desc = false;
+    } else {
+        x->dim.kind = l->dim.kind;
+        x->sort = l->sort;
+        x->desc = l->desc;
+    }
+    x->dim.arg = a->export_calls || !l->dim.arg ? NULL : dfn_xstrdup(l->dim.arg);
+    x->path = dfn_xstrdup(path);
+    x->overwrite = overwrite;
+    atomic_store(&x->done, false);
+    atomic_store(&x->running, true);
+    a->exporting = true;
+    snprintf(a->msg, sizeof a->msg, "saving %s ...", path);
+    if (pthread_create(&x->thread, NULL, exporter_main, x) != 0) exporter_main(x);
+}
+
+static void poll_export(runner *r, bool wait)
+{
+    exporter *x = &r->ex;
+    if (!atomic_load(&x->running)) return;
+    if (!wait && !atomic_load(&x->done)) return;
+    pthread_join(x->thread, NULL);
+    atomic_store(&x->running, false);
+    r->a.exporting = false;
+    snprintf(r->a.msg, sizeof r->a.msg, "%.1000s", x->msg);
+    dfn_filter_free(&x->filter);
+    free(x->dim.arg);
+    x->dim.arg = NULL;
+    free(x->path);
+    x->path = NULL;
+}
+
+static void submit_prompt(runner *r)
+{
+    app *a = &r->a;
+    char err[1024];
+    const char *text = a->edit.buf ? a->edit.buf : "";
+    switch (a->pk) {
+    case PROMPT_FILTER:
+        if (!view_set_user_filter(&a->v, text, err, sizeof err)) {
+            snprintf(a->perr, sizeof a->perr, "%s", err);
+            /* one line: keep the message, drop the quoted expression */
+            char *nl = strchr(a->perr, '\n');
+            if (nl) *nl = 0;
+            return;
+        }
+        if (*text && (a->nfhist == 0 || strcmp(a->fhist[a->nfhist - 1], text) != 0)) {
+            a->fhist = dfn_xreallocarray(a->fhist, a->nfhist + 1, sizeof *a->fhist);
+            a->fhist[a->nfhist++] = dfn_xstrdup(text);
+        }
+        a->msg[0] = 0;
+        break;
+    case PROMPT_SEARCH:
+        free(a->v.search);
+        a->v.search = dfn_xstrdup(text);
+        if (*text && !view_search(&a->v, 1)) snprintf(a->msg, sizeof a->msg, "not found: %s", text);
+        else a->msg[0] = 0;
+        break;
+    case PROMPT_ARG: {
+        if (!*text) break;
+        dfn_dim d = { .kind = DFN_DIM_ARG, .arg = (char *)text };
+        if (!view_pivot(&a->v, &d, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
+        break;
+    }
+    case PROMPT_EXPORT:
+        if (!*text) { a->mode = MODE_TABLE; return; }
+        if (access(text, F_OK) == 0) {
+            free(r->pending_path);
+            r->pending_path = dfn_xstrdup(text);
+            a->mode = MODE_CONFIRM;
+            return;
+        }
+        a->mode = MODE_TABLE;
+        start_export(r, text, false);
+        return;
+    }
+    a->mode = MODE_TABLE;
+}
+
+static void key_prompt(runner *r, int key, const char *utf8, size_t ulen)
+{
+    app *a = &r->a;
+    line_edit *e = &a->edit;
+    switch (key) {
+    case 27: a->mode = MODE_TABLE; a->perr[0] = 0; return;
+    case '\n': case '\r': case KEY_ENTER: submit_prompt(r); return;
+    case KEY_LEFT: e->cur = edit_prev(e, e->cur); return;
+    case KEY_RIGHT: e->cur = edit_next(e, e->cur); return;
+    case KEY_HOME: case 1: e->cur = 0; return;
+    case KEY_END: case 5: e->cur = e->len; return;
+    case KEY_BACKSPACE: case 127: case 8:
+        if (e->cur) edit_delete(e, edit_prev(e, e->cur), e->cur);
+        return;
+    case KEY_DC: if (e->cur < e->len) edit_delete(e, e->cur, edit_next(e, e->cur)); return;
+    case 21: edit_delete(e, 0, e->cur); return;   /* Ctrl-U */
+    case KEY_UP: case KEY_DOWN:
+        if (a->pk != PROMPT_FILTER || !a->nfhist) return;
+        if (key == KEY_UP && a->fhist_pos > 0) a->fhist_pos--;
+        else if (key == KEY_DOWN && a->fhist_pos < a->nfhist) a->fhist_pos++;
+        edit_set(e, a->fhist_pos < a->nfhist ? a->fhist[a->fhist_pos] : "");
+        return;
+    default:
+        if (utf8 && ulen) edit_insert(e, utf8, ulen);
+    }
+}
+
+static void open_detail(app *a)
+{
+    level *l = view_top(&a->v);
+    if (!l->res || !l->res->nrows) return;
+    a->detail_event = l->res->events[l->cursor];
+    a->scroll = 0;
+    a->mode = MODE_DETAIL;
+}
+
+static void key_table(runner *r, int key)
+{
+    app *a = &r->a;
+    char err[1024];
+    a->msg[0] = 0;
+    if (!a->have_view) {
+        if (key == 'q' || key == 'Q') r->quit = true;
+        return;
+    }
+    level *l = view_top(&a->v);
+    long page = a->v.table_rows > 1 ? a->v.table_rows - 1 : 1;
+    switch (key) {
+    case KEY_UP: case 'k': view_move(&a->v, -1); break;
+    case KEY_DOWN: case 'j': view_move(&a->v, 1); break;
+    case KEY_PPAGE: view_move(&a->v, -page); break;
+    case KEY_NPAGE: case ' ': view_move(&a->v, page); break;
+    case KEY_HOME: case 'g': view_move(&a->v, -(long)l->cursor); break;
+    case KEY_END: case 'G': view_move(&a->v, l->res ? (long)l->res->nrows : 0); break;
+    case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT: case 'l':
+        if (view_is_calls(l)) { open_detail(a); break; }
+        if (!view_drill(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
+        break;
+    case KEY_BACKSPACE: case 127: case 8: case KEY_LEFT: case 'h':
+        view_back(&a->v);
+        break;
+    case 'q':
+        if (view_back(&a->v)) break;
+        if (a->exporting) { snprintf(a->msg, sizeof a->msg, "an export is running: q again waits for it and quits, Q quits at once"); a->exporting = false; break; }
+        r->quit = true;
+        break;
+    case 'Q': r->quit = true; break;
+    case 'p': a->mode = MODE_PIVOT; a->menu_sel = 0; break;
+    case 'c': a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
+    case '?': a->mode = MODE_HELP; a->scroll = 0; break;
+    case '!': a->mode = MODE_DAMAGE; a->scroll = 0; break;
+    case '<': view_sort_move(&a->v, -1); break;
+    case '>': view_sort_move(&a->v, 1); break;
+    case 'r': view_sort_reverse(&a->v); break;
+    case 'z': case 'Z': case '[': case ']':
+        if (key == 'z' || key == 'Z') view_zoom(&a->v, key == 'z');
+        else view_shift(&a->v, key == ']' ? 1 : -1);
+        if (!view_refresh(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
+        break;
+    case 'f': start_prompt(a, PROMPT_FILTER, l->user); break;
+    case '/': start_prompt(a, PROMPT_SEARCH, a->v.search); break;
+    case 'n': case 'N':
+        if (!view_search(&a->v, key == 'n' ? 1 : -1))
+            snprintf(a->msg, sizeof a->msg, a->v.search ? "not found: %s" : "no search yet: / searches", a->v.search ? a->v.search : "");
+        break;
+    case 'e': case 'E': {
+        if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish before exporting"); break; }
+        if (r->ex.running) { snprintf(a->msg, sizeof a->msg, "an export is already running"); break; }
+        a->export_calls = key == 'E';
+        char name[256];
+        view_export_name(&a->v, a->export_calls, now_seconds(), name, sizeof name);
+        start_prompt(a, PROMPT_EXPORT, name);
+        break;
+    }
+    case 12: clearok(curscr, TRUE); break;   /* Ctrl-L */
+    default: break;
+    }
+}
+
+static void key_menu(runner *r, int key)
+{
+    app *a = &r->a;
+    char err[1024];
+    int n = a->mode == MODE_PIVOT ? (int)view_npivots : COL_N - 1;
+    if (key == 27 || key == 'q' || (a->mode == MODE_COLUMNS && (key == '\n' || key == '\r' || key == KEY_ENTER))) {
+        bool cols = a->mode == MODE_COLUMNS;
+        a->mode = MODE_TABLE;
+        if (cols) view_refresh(&a->v, err, sizeof err);
+        return;
+    }
+    if (key == KEY_UP || key == 'k') { a->menu_sel = (a->menu_sel + n - 1) % n; return; }
+    if (key == KEY_DOWN || key == 'j') { a->menu_sel = (a->menu_sel + 1) % n; return; }
+    if (a->mode == MODE_COLUMNS) {
+        if (key == ' ') a->v.col_on[a->menu_sel + 1] = !a->v.col_on[a->menu_sel + 1];
+        return;
+    }
+    int pick = -1;
+    if (key == '\n' || key == '\r' || key == KEY_ENTER) pick = a->menu_sel;
+    for (size_t i = 0; i < view_npivots && pick < 0; i++) if (view_pivots[i].key == key) pick = (int)i;
+    if (pick < 0) return;
+    a->mode = MODE_TABLE;
+    if (view_pivots[pick].kind == DFN_DIM_ARG) { start_prompt(a, PROMPT_ARG, "epoch"); return; }
+    dfn_dim d = { .kind = view_pivots[pick].kind };
+    if (!view_pivot(&a->v, &d, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
+}
+
+static void key_screen(runner *r, int key)
+{
+    app *a = &r->a;
+    if (key == 27 || key == 'q' || key == KEY_BACKSPACE || key == 127 || key == 8 || key == KEY_LEFT || key == 'h' ||
+        (a->mode == MODE_HELP && key == '?') || (a->mode == MODE_DAMAGE && key == '!')) {
+        a->mode = MODE_TABLE;
+        return;
+    }
+    if (key == 'Q') { r->quit = true; return; }
+    if ((key == KEY_UP || key == 'k') && a->scroll) a->scroll--;
+    if (key == KEY_DOWN || key == 'j') a->scroll++;
+    if (key == KEY_NPAGE || key == ' ') a->scroll += (size_t)(a->rows > 4 ? a->rows - 4 : 1);
+    if (key == KEY_PPAGE) a->scroll = a->scroll > (size_t)a->rows ? a->scroll - (size_t)a->rows : 0;
+}
+
+/* One key: the whole dispatch, shared by the terminal and the replay. */
+static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
+{
+    app *a = &r->a;
+    if (key == KEY_RESIZE) return;
+    if (a->loading && !a->have_view && (key == 'q' || key == 'Q' || key == 3)) { r->quit = true; return; }
+    if (a->loading && (key == 'Q' || key == 3 || (key == 'q' && a->mode == MODE_TABLE && a->v.nlv <= 1))) {
+        r->quit = true;   /* cancels the load */
+        return;
+    }
+    switch (a->mode) {
+    case MODE_PROMPT: key_prompt(r, key, utf8, ulen); break;
+    case MODE_CONFIRM:
+        if (key == 'y' || key == 'Y') { a->mode = MODE_TABLE; start_export(r, r->pending_path, true); }
+        else if (key == 'n' || key == 'N' || key == 27) { a->mode = MODE_TABLE; snprintf(a->msg, sizeof a->msg, "not saved"); }
+        break;
+    case MODE_PIVOT: case MODE_COLUMNS: key_menu(r, key); break;
+    case MODE_HELP: case MODE_DETAIL: case MODE_DAMAGE: key_screen(r, key); break;
+    default: key_table(r, key); break;
+    }
+}
+
+static void init_colors(app *a)
+{
+    a->color = false;
+    if (a->opts.color == 0 || (a->opts.color < 0 && getenv("NO_COLOR") && *getenv("NO_COLOR"))) return;
+    if (!has_colors() || start_color() != OK) return;
+    use_default_colors();
+    init_pair(PAIR_TITLE, COLOR_BLACK, COLOR_CYAN);
+    init_pair(PAIR_SPARK, COLOR_GREEN, -1);
+    init_pair(PAIR_WARN, COLOR_YELLOW, -1);
+    init_pair(PAIR_HINT, COLOR_BLACK, COLOR_WHITE);
+    init_pair(PAIR_SEL_SPARK, COLOR_CYAN, -1);
+    a->color = true;
+}
+
+static void runner_free(runner *r)
+{
+    if (r->loader) {
+        atomic_store(&r->sn.stop, true);
+        dfn_loader_cancel(r->loader);
+        if (r->sn.started) pthread_join(r->sn.thread, NULL);
+        dfn_store_free(dfn_loader_finish(r->loader));
+        r->loader = NULL;
+    }
+    dfn_store_free(atomic_exchange(&r->sn.ready, NULL));
+    poll_export(r, true);
+    if (r->a.have_view) view_free(&r->a.v);
+    dfn_store_free(r->snap);
+    dfn_store_free(r->final);
+    for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
+    free(r->a.fhist);
+    free(r->a.edit.buf);
+    free(r->pending_path);
+}
+
+/* Reads one key: a wide character or a function key. */
+static int read_key(char *utf8, size_t *ulen)
+{
+    wint_t wc;
+    int rc = get_wch(&wc);
+    *ulen = 0;
+    if (rc == ERR) return ERR;
+    if (rc == KEY_CODE_YES) return (int)wc;
+    if (wc >= 32 && wc != 127) {
+        mbstate_t st;
+        memset(&st, 0, sizeof st);
+        size_t n = wcrtomb(utf8, (wchar_t)wc, &st);
+        *ulen = n == (size_t)-1 ? 0 : n;
+    }
+    return (int)wc;
+}
+
+/* The replay: a fixed screen size, the load finished before the first
+ * screen, every key handled exactly as from a terminal, the screen written
+ * as text after each, and the time each key took. */
+static int run_headless(runner *r, const ui_opts *o)
+{
+    app *a = &r->a;
+    replay_key *keys;
+    size_t nkeys;
+    char err[512];
+    if (!replay_parse(o->replay, &keys, &nkeys, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --replay: %s\n", err);
+        return 2;
+    }
+    FILE *out = stdout;
+    if (o->screens && strcmp(o->screens, "-") != 0) {
+        out = fopen(o->screens, "w");
+        if (!out) {
+            fprintf(stderr, "dfnav: %s: %s\n", o->screens, strerror(errno));
+            replay_free(keys, nkeys);
+            return 2;
+        }
+    }
+    FILE *tout = fopen("/dev/null", "w"), *tin = fopen("/dev/null", "r");
+    SCREEN *scr = tout && tin ? newterm("xterm-256color", tout, tin) : NULL;
+    if (!scr) {
+        fprintf(stderr, "dfnav: cannot set up the replay screen (terminfo for xterm-256color)\n");
+        if (tout) fclose(tout);
+        if (tin) fclose(tin);
+        if (out != stdout) fclose(out);
+        replay_free(keys, nkeys);
+        return 2;
+    }
+    set_term(scr);
+    resizeterm(o->rows, o->cols);
+    init_colors(a);
+    a->rows = o->rows;
+    a->cols = o->cols;
+    while (r->loader) {
+        poll_loader(r);
+        if (r->loader) { struct timespec ts = { 0, 5 * 1000000 }; nanosleep(&ts, NULL); }
+    }
+    set_size(r, o->rows, o->cols);
+    double *lat = dfn_xmalloc((nkeys ? nkeys : 1) * sizeof *lat);
+    size_t nlat = 0;
+    draw_screen(a);
+    wnoutrefresh(stdscr);
+    doupdate();
+    replay_dump(out, "start", a->rows, a->cols);
+    for (size_t k = 0; k < nkeys && !r->quit; k++) {
+        double t0 = dfn_now();
+        if (keys[k].rows) {
+            resizeterm(keys[k].rows, keys[k].cols);
+            set_size(r, keys[k].rows, keys[k].cols);
+        } else {
+            handle_key(r, keys[k].key, keys[k].utf8, keys[k].ulen);
+        }
+        poll_export(r, true);
+        draw_screen(a);
+        wnoutrefresh(stdscr);
+        doupdate();
+        lat[nlat++] = (dfn_now() - t0) * 1e3;
+        replay_dump(out, keys[k].label, a->rows, a->cols);
+    }
+    replay_latency(stderr, lat, nlat);
+    free(lat);
+    endwin();
+    delscreen(scr);
+    fclose(tout);
+    fclose(tin);
+    if (out != stdout) fclose(out);
+    else fflush(stdout);
+    replay_free(keys, nkeys);
+    return r->status;
+}
+
+int ui_run(const ui_opts *o, char **paths, size_t npaths)
+{
+    runner *r = dfn_xcalloc(1, sizeof *r);
+    app *a = &r->a;
+    a->opts = *o;
+    setlocale(LC_ALL, "");
+    a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    r->headless = o->replay != NULL;
+
+    dfn_inputs in;
+    dfn_inputs_expand((const char *const *)paths, npaths, &in);
+    if (in.n == 0) {
+        for (size_t i = 0; i < in.nerrors; i++) fprintf(stderr, "dfnav: %s\n", in.errors[i]);
+        fprintf(stderr, "dfnav: no trace file to read\n");
+        dfn_inputs_free(&in);
+        free(r);
+        return 3;
+    }
+    bool missing = in.nerrors > 0;
+    dfn_load_opts lo = { .threads = o->threads };
+    r->loader = dfn_loader_start((const char *const *)in.paths, in.n, &lo);
+    r->sn.l = r->loader;
+    if (!r->headless) r->sn.started = pthread_create(&r->sn.thread, NULL, snapper_main, &r->sn) == 0;
+
+    int status;
+    if (r->headless) {
+        status = run_headless(r, o);
+    } else {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        if (!initscr()) {
+            fprintf(stderr, "dfnav: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
+            runner_free(r);
+            dfn_inputs_free(&in);
+            free(r);
+            return 2;
+        }
+        cbreak();
+        noecho();
+        nonl();
+        keypad(stdscr, TRUE);
+        set_escdelay(25);
+        timeout(50);          /* the loop polls the loader between keys */
+        curs_set(0);
+        init_colors(a);
+        set_size(r, LINES, COLS);
+        while (!r->quit) {
+            poll_loader(r);
+            poll_export(r, false);
+            if (got_signal) break;
+            curs_set(a->mode == MODE_PROMPT ? 1 : 0);
+            draw_screen(a);
+            refresh();
+            char u[8];
+            size_t ul;
+            int key = read_key(u, &ul);
+            if (got_signal) break;
+            if (key == ERR) continue;
+            if (key == KEY_RESIZE) { set_size(r, LINES, COLS); continue; }
+            handle_key(r, key, u, ul);
+        }
+        endwin();
+        status = r->status;
+    }
+    if (r->loader && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
+    if (status == 0 && missing) status = 1;
+    int sig = got_signal;
+    runner_free(r);
+    dfn_inputs_free(&in);
+    free(r);
+    if (sig) {
+        /* die of the signal, as a well-behaved program does, after the terminal is restored */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    return status;
+}

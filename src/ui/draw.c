@@ -1,0 +1,678 @@
+/* Drawing the explorer: breadcrumb, active filter, timeline, the table
+ * with its sparklines, status and key hints, and the overlay screens (help,
+ * pivot menu, columns, call detail, damage). Reads the app's state, never
+ * changes it except for layout figures the view needs (table rows, widths).
+ * Names from traces go through draw_text, which escapes control bytes. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "ui.h"
+#include "dfnav/export.h"
+#include "dfnav/ioclass.h"
+#include "dfnav/util.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+static attr_t pair(const app *a, int p) { return a->color ? COLOR_PAIR(p) : 0; }
+
+/* ---- text ---- */
+
+int draw_text(int y, int x, int width, const char *s, size_t len, bool right, bool middle, bool ascii)
+{
+    if (width <= 0) return 0;
+    /* escape: at most 4 bytes out for each byte in */
+    char *safe = dfn_xmalloc(len * 4 + 1);
+    size_t sl = dfn_fmt_safe(s, len, safe, len * 4 + 1);
+    if (ascii) {
+        /* in ASCII mode non-ASCII bytes are shown as escapes too */
+        char *a2 = dfn_xmalloc(sl * 4 + 1);
+        size_t w = 0;
+        for (size_t i = 0; i < sl; i++) {
+            unsigned char c = (unsigned char)safe[i];
+            if (c < 0x80) { a2[w++] = (char)c; continue; }
+            w += (size_t)snprintf(a2 + w, 5, "\\x%02x", c);
+        }
+        a2[w] = 0;
+        free(safe);
+        safe = a2;
+        sl = w;
+    }
+    wchar_t *ws = dfn_xmalloc((sl + 1) * sizeof *ws);
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    const char *src = safe;
+    size_t nw = mbsrtowcs(ws, &src, sl + 1, &st);
+    if (nw == (size_t)-1) {   /* the locale cannot decode it: show bytes */
+        nw = 0;
+        for (size_t i = 0; i < sl; i++) ws[nw++] = (unsigned char)safe[i] < 0x80 ? (wchar_t)safe[i] : L'?';
+        ws[nw] = 0;
+    }
+    int total = 0;
+    for (size_t i = 0; i < nw; i++) { int cw = wcwidth(ws[i]); total += cw > 0 ? cw : 0; }
+    wchar_t ell = ascii ? L'~' : 0x2026;
+    if (total > width) {
+        /* cut: in the middle for paths, at the end otherwise */
+        wchar_t *out = dfn_xmalloc((nw + 2) * sizeof *out);
+        size_t o = 0;
+        if (middle && width >= 5) {
+            /* a path keeps more of its end: the file name tells rows apart */
+            int head = (width - 1) / 4, tail = width - 1 - head, used = 0;
+            for (size_t i = 0; i < nw; i++) { int cw = wcwidth(ws[i]); if (cw < 0) cw = 0; if (used + cw > head) break; out[o++] = ws[i]; used += cw; }
+            out[o++] = ell;
+            size_t start = nw;
+            used = 0;
+            while (start > 0) { int cw = wcwidth(ws[start - 1]); if (cw < 0) cw = 0; if (used + cw > tail) break; used += cw; start--; }
+            for (size_t i = start; i < nw; i++) out[o++] = ws[i];
+        } else {
+            int used = 0;
+            for (size_t i = 0; i < nw; i++) { int cw = wcwidth(ws[i]); if (cw < 0) cw = 0; if (used + cw > width - 1) break; out[o++] = ws[i]; used += cw; }
+            out[o++] = ell;
+        }
+        out[o] = 0;
+        free(ws);
+        ws = out;
+        nw = o;
+        total = 0;
+        for (size_t i = 0; i < nw; i++) { int cw = wcwidth(ws[i]); total += cw > 0 ? cw : 0; }
+    }
+    int pad = right && total < width ? width - total : 0;
+    mvaddnwstr(y, x + pad, ws, (int)nw);
+    free(ws);
+    free(safe);
+    return total + pad;
+}
+
+static void fill(int y, int x, int width)
+{
+    for (int i = 0; i < width; i++) mvaddch(y, x + i, ' ');
+}
+
+/* ---- numbers for people ---- */
+
+static void fmt_count(double v, char *b, size_t cap)
+{
+    if (v < 1e6) snprintf(b, cap, "%.0f", v);
+    else if (v < 1e9) snprintf(b, cap, "%.1fM", v / 1e6);
+    else snprintf(b, cap, "%.1fG", v / 1e9);
+}
+
+static void fmt_pct(double v, char *b, size_t cap) { snprintf(b, cap, "%.1f%%", v); }
+
+static void fmt_bw(double mibps, char *b, size_t cap)
+{
+    char t[32];
+    dfn_fmt_bytes(mibps * 1048576.0, t, sizeof t);
+    snprintf(b, cap, "%s/s", t);
+}
+
+/* ---- sparklines ---- */
+
+static const wchar_t *ramp_utf8 = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+static const char *ramp_ascii = " .:-=+*#@";
+
+/* Draws bins as a ramp w cells wide; scale_bins (or bins themselves when
+ * NULL) gives the top of the scale, so a row can be drawn as a share of
+ * the whole. */
+static double spark_max(const double *bins, size_t nb, int w)
+{
+    double *cell = dfn_xcalloc((size_t)w, sizeof *cell), mx = 0;
+    for (size_t b = 0; b < nb; b++) cell[b * (size_t)w / nb] += bins[b];
+    for (int i = 0; i < w; i++) if (cell[i] > mx) mx = cell[i];
+    free(cell);
+    return mx;
+}
+
+static void spark_scaled(const app *a, int y, int x, int w, const double *bins, size_t nb, const double *scale_bins, attr_t attr)
+{
+    if (w <= 0 || nb == 0 || !bins) return;
+    double *cell = dfn_xcalloc((size_t)w, sizeof *cell);
+    for (size_t b = 0; b < nb; b++) cell[b * (size_t)w / nb] += bins[b];
+    double mx = spark_max(scale_bins ? scale_bins : bins, nb, w);
+    attron(attr);
+    for (int i = 0; i < w; i++) {
+        int lvl = mx > 0 && cell[i] > 0 ? 1 + (int)((cell[i] / mx) * 7.999) : 0;
+        if (lvl > 8) lvl = 8;
+        if (a->utf8 && !a->opts.ascii) {
+            wchar_t ch[2] = { ramp_utf8[lvl], 0 };
+            mvaddnwstr(y, x + i, ch, 1);
+        } else {
+            mvaddch(y, x + i, (chtype)(unsigned char)ramp_ascii[lvl]);
+        }
+    }
+    attroff(attr);
+    free(cell);
+}
+
+static void spark(const app *a, int y, int x, int w, const double *bins, size_t nb, attr_t attr)
+{
+    spark_scaled(a, y, x, w, bins, nb, NULL, attr);
+}
+
+/* ---- table layout ---- */
+
+typedef struct { col_id id; const char *title; int width; int metric; } colspec;
+
+static const colspec cols[COL_N] = {
+    { COL_KEY, "", 0, -1 },
+    { COL_COUNT, "count", 7, DFN_M_COUNT },
+    { COL_TIME, "time", 8, DFN_M_TIME_S },
+    { COL_BUSY, "busy", 8, DFN_M_BUSY_S },
+    { COL_PCT, "% time", 6, DFN_M_PCT_TIME },
+    { COL_BYTES, "bytes", 9, DFN_M_BYTES },
+    { COL_BW, "bandwidth", 11, DFN_M_BW_MIBPS },
+    { COL_P90, "p90", 8, DFN_M_P90_US },
+    { COL_MAX, "max", 8, DFN_M_MAX_US },
+    { COL_SPARK, "activity", 10, -1 },
+};
+
+/* Which columns fit: the least useful go first when the screen is narrow. */
+static int layout(const app *a, bool *show, int *spark_w, int *key_w)
+{
+    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_SPARK, COL_MAX, COL_BYTES, COL_PCT, COL_TIME, COL_COUNT };
+    int dropped = 0;
+    for (int c = 0; c < COL_N; c++) show[c] = a->v.col_on[c];
+    show[COL_KEY] = true;
+    int min_key = a->cols >= 100 ? 30 : 18;
+    *spark_w = a->cols >= 120 ? 20 : a->cols >= 100 ? 14 : 10;
+    for (;;) {
+        int used = 0;
+        for (int c = 1; c < COL_N; c++) if (show[c]) used += (c == COL_SPARK ? *spark_w : cols[c].width) + 1;
+        *key_w = a->cols - used - 1;
+        if (*key_w >= min_key) break;
+        /* the sparkline narrows only once the least useful numbers are gone */
+        if (dropped >= 3 && show[COL_SPARK] && *spark_w > 6) { (*spark_w)--; continue; }
+        dropped++;
+        size_t k = 0;
+        while (k < sizeof drop_order / sizeof drop_order[0] && !show[drop_order[k]]) k++;
+        if (k == sizeof drop_order / sizeof drop_order[0]) break;
+        show[drop_order[k]] = false;
+    }
+    return 0;
+}
+
+static const char *sort_mark(const app *a, bool desc)
+{
+    if (a->utf8 && !a->opts.ascii) return desc ? "\u25bc" : "\u25b2";
+    return desc ? "v" : "^";
+}
+
+static void header_cell(const app *a, int y, int x, int w, const char *title, bool sorted, bool desc, bool right)
+{
+    char t[64];
+    snprintf(t, sizeof t, "%s%s", title, sorted ? sort_mark(a, desc) : "");
+    if (sorted) attron(A_BOLD | A_UNDERLINE);
+    draw_text(y, x, w, t, strlen(t), right, false, false);
+    if (sorted) attroff(A_BOLD | A_UNDERLINE);
+}
+
+static void metric_text(int c, double v, char *b, size_t cap)
+{
+    switch (c) {
+    case COL_COUNT: fmt_count(v, b, cap); break;
+    case COL_TIME: case COL_BUSY: dfn_fmt_us(v * 1e6, b, cap); break;
+    case COL_PCT: fmt_pct(v, b, cap); break;
+    case COL_BYTES: dfn_fmt_bytes(v, b, cap); break;
+    case COL_BW: fmt_bw(v, b, cap); break;
+    case COL_P90: case COL_MAX: dfn_fmt_us(v, b, cap); break;
+    default: b[0] = 0;
+    }
+}
+
+static void draw_groups(app *a, level *l, int y0, int nrows)
+{
+    bool show[COL_N];
+    int spark_w, key_w;
+    layout(a, show, &spark_w, &key_w);
+    a->spark_col_w = show[COL_SPARK] ? spark_w : 0;
+    const dfn_result *r = l->res;
+    /* header */
+    int x = 0;
+    attron(A_REVERSE);
+    fill(y0, 0, a->cols);
+    header_cell(a, y0, 0, key_w, view_dim_title(&l->dim), l->sort < 0, l->desc, false);
+    x = key_w + 1;
+    for (int c = 1; c < COL_N; c++) {
+        if (!show[c]) continue;
+        int w = c == COL_SPARK ? spark_w : cols[c].width;
+        header_cell(a, y0, x, w, cols[c].title, cols[c].metric >= 0 && cols[c].metric == l->sort, l->desc, c != COL_SPARK);
+        x += w + 1;
+    }
+    attroff(A_REVERSE);
+    if (!r) return;
+    if (l->cursor < l->top) l->top = l->cursor;
+    if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
+    char key[4096], num[64];
+    for (int i = 0; i < nrows; i++) {
+        size_t row = l->top + (size_t)i;
+        int y = y0 + 1 + i;
+        if (row >= r->nrows) break;
+        bool sel = row == l->cursor;
+        if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
+        size_t kl = view_key_text(&a->v, l, row, key, sizeof key);
+        bool path = l->dim.kind == DFN_DIM_FILE || l->dim.kind == DFN_DIM_DIR || l->dim.kind == DFN_DIM_PATTERN ||
+                    l->dim.kind == DFN_DIM_PROC;
+        draw_text(y, 0, key_w, kl ? key : "(none)", kl ? kl : 6, false, path, a->opts.ascii || !a->utf8);
+        x = key_w + 1;
+        for (int c = 1; c < COL_N; c++) {
+            if (!show[c]) continue;
+            int w = c == COL_SPARK ? spark_w : cols[c].width;
+            if (c == COL_SPARK) {
+                if (r->spark) spark(a, y, x, w, &r->spark[row * r->spark_bins], r->spark_bins, sel ? 0 : pair(a, PAIR_SPARK));
+            } else {
+                metric_text(c, dfn_result_metric(r, row, (dfn_metric)cols[c].metric), num, sizeof num);
+                draw_text(y, x, w, num, strlen(num), true, false, true);
+            }
+            x += w + 1;
+        }
+        if (sel) attroff(A_REVERSE);
+    }
+}
+
+static void draw_calls(app *a, level *l, int y0, int nrows)
+{
+    const dfn_store *s = a->v.s;
+    const dfn_result *r = l->res;
+    int w_start = 11, w_dur = 8, w_bytes = 9, w_off = 12, w_ret = 9;
+    int rest = a->cols - (w_start + w_dur + w_bytes + 4);
+    bool wide = a->cols >= 110;
+    if (wide) rest -= w_off + w_ret + 2;
+    int w_func = rest * 2 / 7 > 10 ? rest * 2 / 7 : 10;
+    int w_file = rest - w_func - 2;
+    attron(A_REVERSE);
+    fill(y0, 0, a->cols);
+    int x = 0;
+    header_cell(a, y0, x, w_start, "start s", l->sort < 0, l->desc, true); x += w_start + 1;
+    header_cell(a, y0, x, w_dur, "dur", l->sort == DFN_M_TIME_S, l->desc, true); x += w_dur + 1;
+    header_cell(a, y0, x, w_func, "function", false, false, false); x += w_func + 1;
+    header_cell(a, y0, x, w_file, "file", false, false, false); x += w_file + 1;
+    header_cell(a, y0, x, w_bytes, "bytes", l->sort == DFN_M_BYTES, l->desc, true); x += w_bytes + 1;
+    if (wide) {
+        header_cell(a, y0, x, w_off, "offset", false, false, true); x += w_off + 1;
+        header_cell(a, y0, x, w_ret, "ret", false, false, true);
+    }
+    attroff(A_REVERSE);
+    if (!r) return;
+    if (l->cursor < l->top) l->top = l->cursor;
+    if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
+    uint32_t koff = dfn_strtab_find(s->strs, "offset", 6), kret = dfn_strtab_find(s->strs, "ret", 3);
+    char b[128];
+    bool ascii = a->opts.ascii || !a->utf8;
+    for (int i = 0; i < nrows; i++) {
+        size_t row = l->top + (size_t)i;
+        if (row >= r->nrows) break;
+        int y = y0 + 1 + i;
+        uint32_t ev = r->events[row];
+        bool sel = row == l->cursor;
+        if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
+        x = 0;
+        snprintf(b, sizeof b, "%.6f", dfn_store_ts(s, ev) / 1e6);
+        draw_text(y, x, w_start, b, strlen(b), true, false, true); x += w_start + 1;
+        dfn_fmt_us((double)dfn_store_dur(s, ev), b, sizeof b);
+        draw_text(y, x, w_dur, b, strlen(b), true, false, true); x += w_dur + 1;
+        uint32_t fn = s->kinds[s->kind[ev]].func, fp = s->files[s->file[ev]].path;
+        draw_text(y, x, w_func, dfn_store_str(s, fn), dfn_strtab_len(s->strs, fn), false, false, ascii); x += w_func + 1;
+        draw_text(y, x, w_file, dfn_store_str(s, fp), dfn_strtab_len(s->strs, fp), false, true, ascii); x += w_file + 1;
+        uint64_t by = dfn_store_bytes(s, ev);
+        if (by) dfn_fmt_bytes((double)by, b, sizeof b); else b[0] = 0;
+        draw_text(y, x, w_bytes, b, strlen(b), true, false, true); x += w_bytes + 1;
+        if (wide) {
+            dfn_arg v;
+            b[0] = 0;
+            if (koff != DFN_NOID && dfn_store_arg(s, ev, koff, &v)) dfn_arg_text(s, &v, b, sizeof b);
+            draw_text(y, x, w_off, b, strlen(b), true, false, true); x += w_off + 1;
+            b[0] = 0;
+            if (kret != DFN_NOID && dfn_store_arg(s, ev, kret, &v)) dfn_arg_text(s, &v, b, sizeof b);
+            draw_text(y, x, w_ret, b, strlen(b), true, false, true);
+        }
+        if (sel) attroff(A_REVERSE);
+    }
+}
+
+/* ---- the frame around the table ---- */
+
+static void draw_breadcrumb(app *a)
+{
+    attron(A_REVERSE | pair(a, PAIR_TITLE));
+    fill(0, 0, a->cols);
+    const char *sep = a->utf8 && !a->opts.ascii ? " \u203a " : " > ";
+    /* the deepest crumbs matter most: drop from the left until it fits */
+    size_t n = a->v.nlv, from = 0;
+    char *line = NULL;
+    for (;;) {
+        size_t cap = 64;
+        for (size_t i = from; i < n; i++) cap += strlen(a->v.lv[i].crumb) + 8;
+        free(line);
+        line = dfn_xmalloc(cap);
+        strcpy(line, from ? "..." : "");
+        for (size_t i = from; i < n; i++) {
+            if (i > from || from) strcat(line, sep);
+            strcat(line, a->v.lv[i].crumb);
+        }
+        if ((int)strlen(line) <= a->cols - 8 || from + 1 >= n) break;
+        from++;
+    }
+    mvaddstr(0, 0, "dfnav ");
+    draw_text(0, 6, a->cols - 6, line, strlen(line), false, true, a->opts.ascii || !a->utf8);
+    free(line);
+    attroff(A_REVERSE | pair(a, PAIR_TITLE));
+}
+
+static void draw_filter_line(app *a, level *l)
+{
+    dfn_filter f;
+    view_filter(&a->v, l, &f);
+    char *t = dfn_filter_text(&f);
+    dfn_filter_free(&f);
+    char head[96];
+    snprintf(head, sizeof head, "window %.3f-%.3f s  where: ", l->win_lo, l->win_hi);
+    mvaddstr(1, 0, head);
+    int x = (int)strlen(head);
+    if (*t) draw_text(1, x, a->cols - x, t, strlen(t), false, false, a->opts.ascii || !a->utf8);
+    else { attron(A_DIM); mvaddstr(1, x, "all events"); attroff(A_DIM); }
+    free(t);
+}
+
+static void draw_timeline(app *a, level *l)
+{
+    const dfn_result *r = l->res;
+    int x0 = 9, w = a->cols - x0 - 1;
+    mvaddstr(2, 0, "all");
+    mvaddstr(3, 0, "selected");
+    if (!r || !r->spark_total || w <= 0) return;
+    spark(a, 2, x0, w, r->spark_total, r->spark_bins, pair(a, PAIR_SPARK));
+    if (!r->nrows) return;
+    if (view_is_calls(l)) {
+        /* the selected call's place in the window */
+        const dfn_store *s = a->v.s;
+        uint32_t ev = r->events[l->cursor];
+        double t = dfn_store_ts(s, ev) / 1e6, d = dfn_store_dur(s, ev) / 1e6;
+        double span = l->win_hi - l->win_lo;
+        if (span <= 0) return;
+        int c0 = (int)((t - l->win_lo) / span * w), c1 = (int)((t + d - l->win_lo) / span * w);
+        if (c0 < 0) c0 = 0;
+        if (c1 >= w) c1 = w - 1;
+        attron(A_BOLD | pair(a, PAIR_SEL_SPARK));
+        for (int c = c0; c <= c1 && c < w; c++) mvaddch(3, x0 + c, '|');
+        attroff(A_BOLD | pair(a, PAIR_SEL_SPARK));
+        return;
+    }
+    if (r->spark) {
+        /* the selected row on the same scale as all rows */
+        spark_scaled(a, 3, x0, w, &r->spark[l->cursor * r->spark_bins], r->spark_bins, r->spark_total,
+                     A_BOLD | pair(a, PAIR_SEL_SPARK));
+    }
+}
+
+static void draw_status(app *a)
+{
+    int y = a->rows - 2;
+    fill(y, 0, a->cols);
+    char line[1200];
+    level *l = a->have_view ? view_top(&a->v) : NULL;
+    if (a->mode == MODE_PROMPT) {
+        if (a->perr[0]) {
+            attron(A_BOLD | pair(a, PAIR_WARN));
+            draw_text(y, 0, a->cols, a->perr, strlen(a->perr), false, false, a->opts.ascii || !a->utf8);
+            attroff(A_BOLD | pair(a, PAIR_WARN));
+        }
+        return;
+    }
+    if (a->loading) {
+        attron(A_BOLD);
+        draw_text(y, 0, a->cols, a->progress, strlen(a->progress), false, false, true);
+        attroff(A_BOLD);
+        return;
+    }
+    if (a->msg[0]) {
+        draw_text(y, 0, a->cols, a->msg, strlen(a->msg), false, false, a->opts.ascii || !a->utf8);
+        return;
+    }
+    if (l && l->res) {
+        int n = snprintf(line, sizeof line, "%zu rows, %" PRIu64 " events", l->res->nrows, l->res->matched);
+        if (view_is_calls(l) && l->res->matched > l->res->nrows)
+            n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", l->res->nrows);
+        if (a->malformed || a->bad_files)
+            snprintf(line + n, sizeof line - (size_t)n, "  |  DAMAGE: %" PRIu64 " malformed lines, %zu files with errors (! lists them)",
+                     a->malformed, a->bad_files);
+        if (a->malformed || a->bad_files) attron(A_BOLD | pair(a, PAIR_WARN));
+        draw_text(y, 0, a->cols, line, strlen(line), false, false, true);
+        if (a->malformed || a->bad_files) attroff(A_BOLD | pair(a, PAIR_WARN));
+    }
+}
+
+static void draw_hints(app *a)
+{
+    int y = a->rows - 1;
+    attron(A_REVERSE | pair(a, PAIR_HINT));
+    fill(y, 0, a->cols);
+    const char *h;
+    if (a->mode == MODE_PROMPT) {
+        static const char *names[] = { "filter: ", "search: ", "save CSV as: ", "argument name: " };
+        const char *p = names[a->pk];
+        attroff(A_REVERSE | pair(a, PAIR_HINT));
+        fill(y, 0, a->cols);
+        mvaddstr(y, 0, p);
+        int x = (int)strlen(p), w = a->cols - x - 1;
+        /* keep the cursor visible in a long line */
+        size_t from = a->edit.cur > (size_t)w - 1 ? a->edit.cur - (size_t)w + 1 : 0;
+        draw_text(y, x, w, a->edit.buf + from, a->edit.len - from, false, false, a->opts.ascii || !a->utf8);
+        move(y, x + (int)(a->edit.cur - from));
+        return;
+    }
+    if (a->mode == MODE_CONFIRM) h = "The file exists. Overwrite it? y = yes, n = no";
+    else if (a->mode == MODE_PIVOT) h = "pivot: letter or Up/Down + Enter; Esc cancels";
+    else if (a->mode == MODE_COLUMNS) h = "columns: Space toggles; Enter or Esc closes";
+    else if (a->mode != MODE_TABLE) h = "Esc/q back  Up/Down scroll";
+    else if (a->cols >= 100) h = "Enter drill  Bksp back  p pivot  f filter  / search  </> sort  r reverse  z/Z zoom  [ ] move  e/E export  c columns  ? help  q quit";
+    else h = "Enter drill  Bksp back  p pivot  f filter  / find  <> sort  e export  ? help  q quit";
+    mvaddstr(y, 0, h);
+    attroff(A_REVERSE | pair(a, PAIR_HINT));
+}
+
+/* ---- overlays ---- */
+
+static void draw_lines(app *a, const char *title, char **lines, size_t n)
+{
+    erase();
+    attron(A_REVERSE | A_BOLD);
+    fill(0, 0, a->cols);
+    mvaddstr(0, 0, title);
+    attroff(A_REVERSE | A_BOLD);
+    int h = a->rows - 2;
+    if (a->scroll + (size_t)h > n) a->scroll = n > (size_t)h ? n - (size_t)h : 0;
+    for (int i = 0; i < h && a->scroll + (size_t)i < n; i++) {
+        const char *s = lines[a->scroll + (size_t)i];
+        draw_text(1 + i, 1, a->cols - 2, s, strlen(s), false, false, a->opts.ascii || !a->utf8);
+    }
+    draw_hints(a);
+}
+
+static const char *help_lines[] = {
+    "Moving",
+    "  Up/Down k/j        move the cursor         PgUp/PgDn, Home/End  page, first, last",
+    "  Enter / Right / l  drill into the row: the next level (time > process > layer > file > calls)",
+    "  Backspace / Left / h   back one level, with its cursor, sort and scroll",
+    "Grouping and sorting",
+    "  p   pivot this level to another dimension (time, host, process, thread, layer, ...)",
+    "  < > move the sort column     r  reverse the sort",
+    "  c   choose columns",
+    "Time",
+    "  z   zoom in (around the cursor's time bin)   Z  zoom out   [ ]  move the window",
+    "Filtering and finding",
+    "  f   filter this level with an expression, e.g.  cat=POSIX dur>1ms file~lustre",
+    "      (Up/Down: history; an empty filter clears it; see man dfnav, FILTERS)",
+    "  /   find a row by its name     n / N  next / previous match",
+    "Export",
+    "  e   save this table as CSV (all rows, as dfnav report --format csv)",
+    "  E   save the individual calls of the selected row (or of this level) as CSV",
+    "Screens",
+    "  !   list damaged files and lines      ?  this help",
+    "  q   back one level; quits at the top (asks while an export runs)   Q  quit at once",
+    "",
+    "Columns: count, time (sum of durations), busy (union of intervals), % time (share",
+    "of the level's total), bytes, bandwidth (bytes / time), p90 and max latency, and",
+    "activity over the time window. On the calls level Enter shows every field.",
+};
+
+static void draw_help(app *a)
+{
+    draw_lines(a, " dfnav keys", (char **)help_lines, sizeof help_lines / sizeof help_lines[0]);
+}
+
+static void draw_menu(app *a, const char *title, const char **items, const bool *checked, size_t n)
+{
+    int w = 34, h = (int)n + 2;
+    if (h > a->rows - 2) h = a->rows - 2;
+    int y0 = (a->rows - h) / 2, x0 = (a->cols - w) / 2;
+    if (y0 < 1) y0 = 1;
+    for (int i = 0; i < h; i++) fill(y0 + i, x0, w);
+    attron(A_BOLD);
+    mvaddstr(y0, x0 + 1, title);
+    attroff(A_BOLD);
+    int vis = h - 2;
+    int first = a->menu_sel >= vis ? a->menu_sel - vis + 1 : 0;
+    for (int i = 0; i < vis && first + i < (int)n; i++) {
+        int k = first + i;
+        char line[64];
+        if (checked) snprintf(line, sizeof line, "[%c] %s", checked[k] ? 'x' : ' ', items[k]);
+        else snprintf(line, sizeof line, "%s", items[k]);
+        if (k == a->menu_sel) attron(A_REVERSE);
+        fill(y0 + 1 + i, x0 + 1, w - 2);
+        mvaddstr(y0 + 1 + i, x0 + 2, line);
+        if (k == a->menu_sel) attroff(A_REVERSE);
+    }
+}
+
+static void draw_pivot(app *a)
+{
+    const char *items[32];
+    char buf[32][40];
+    for (size_t i = 0; i < view_npivots; i++) {
+        snprintf(buf[i], sizeof buf[i], "%c  %s", view_pivots[i].key, view_pivots[i].label);
+        items[i] = buf[i];
+    }
+    draw_menu(a, "Group this level by", items, NULL, view_npivots);
+}
+
+static void draw_columns(app *a)
+{
+    const char *items[COL_N - 1];
+    bool checked[COL_N - 1];
+    for (int c = 1; c < COL_N; c++) { items[c - 1] = cols[c].title; checked[c - 1] = a->v.col_on[c]; }
+    draw_menu(a, "Columns", items, checked, COL_N - 1);
+}
+
+static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = dfn_xmalloc((size_t)(len > 0 ? len : 0) + 1);
+    vsnprintf(s, (size_t)(len > 0 ? len : 0) + 1, fmt, ap2);
+    va_end(ap2);
+    dfn_grow((void **)lines, cap, *n + 1, sizeof **lines);
+    (*lines)[(*n)++] = s;
+}
+
+static void draw_detail(app *a)
+{
+    const dfn_store *s = a->v.s;
+    uint32_t i = a->detail_event;
+    char **lines = NULL;
+    size_t n = 0, cap = 0;
+    const dfn_kind *k = &s->kinds[s->kind[i]];
+    const dfn_lane *ln = &s->lanes[s->lane[i]];
+    uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
+    add_line(&lines, &n, &cap, "function   %s", dfn_store_str(s, k->func));
+    add_line(&lines, &n, &cap, "category   %s", dfn_store_str(s, k->cat));
+    add_line(&lines, &n, &cap, "I/O class  %s (%s)", dfn_class_name((dfn_class)k->cls), dfn_op_name((dfn_op)k->op));
+    add_line(&lines, &n, &cap, "start      %.6f s from the trace start (%" PRIu64 " us since the epoch)", ts / 1e6, s->t0 + ts);
+    add_line(&lines, &n, &cap, "duration   %" PRIu64 " us", dur);
+    add_line(&lines, &n, &cap, "end        %.6f s", (ts + dur) / 1e6);
+    add_line(&lines, &n, &cap, "process    %s (host %s, pid %" PRId64 ", tid %" PRId64 ")", dfn_store_str(s, ln->name),
+             dfn_store_str(s, ln->host), ln->pid, ln->tid);
+    add_line(&lines, &n, &cap, "file       %s", dfn_store_str(s, s->files[s->file[i]].path));
+    add_line(&lines, &n, &cap, "bytes      %" PRIu64, dfn_store_bytes(s, i));
+    add_line(&lines, &n, &cap, "arguments");
+    dfn_arg args[64];
+    size_t na = dfn_store_args(s, i, args, 64);
+    char v[4096];
+    for (size_t j = 0; j < na && j < 64; j++) {
+        dfn_arg_text(s, &args[j], v, sizeof v);
+        add_line(&lines, &n, &cap, "  %-14s %s", dfn_store_str(s, args[j].key), v);
+    }
+    if (!na) add_line(&lines, &n, &cap, "  (none)");
+    draw_lines(a, " call detail", lines, n);
+    for (size_t j = 0; j < n; j++) free(lines[j]);
+    free(lines);
+}
+
+static void draw_damage(app *a)
+{
+    const dfn_store *s = a->damage_store ? a->damage_store : a->v.s;
+    char **lines = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t f = 0; f < s->nsrc; f++) {
+        const dfn_srcinfo *si = &s->src[f];
+        if (!si->error && !si->malformed) continue;
+        add_line(&lines, &n, &cap, "%s", si->path);
+        if (si->error) add_line(&lines, &n, &cap, "    error: %s", si->error);
+        if (si->malformed) add_line(&lines, &n, &cap, "    %" PRIu64 " malformed lines", si->malformed);
+        for (size_t k = 0; k < si->nbad; k++)
+            add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", si->bad_lines[k], si->bad_reason[k]);
+    }
+    if (!n) add_line(&lines, &n, &cap, "No damage: every line of every file loaded.");
+    draw_lines(a, " damaged input", lines, n);
+    for (size_t j = 0; j < n; j++) free(lines[j]);
+    free(lines);
+}
+
+void draw_screen(app *a)
+{
+    erase();
+    if (a->rows < 24 || a->cols < 80) {
+        const char *m1 = "terminal too small", *m2 = "dfnav needs at least 80x24";
+        char m3[64];
+        snprintf(m3, sizeof m3, "(now %dx%d)", a->cols, a->rows);
+        int y = a->rows / 2 - 1;
+        if (y < 0) y = 0;
+        mvaddnstr(y, 0, m1, a->cols);
+        if (y + 1 < a->rows) mvaddnstr(y + 1, 0, m2, a->cols);
+        if (y + 2 < a->rows) mvaddnstr(y + 2, 0, m3, a->cols);
+        return;
+    }
+    if (a->mode == MODE_HELP) { draw_help(a); return; }
+    if (a->mode == MODE_DETAIL) { draw_detail(a); return; }
+    if (a->mode == MODE_DAMAGE) { draw_damage(a); return; }
+    if (!a->have_view) {
+        mvaddstr(0, 0, "dfnav");
+        draw_status(a);
+        draw_hints(a);
+        return;
+    }
+    level *l = view_top(&a->v);
+    draw_breadcrumb(a);
+    draw_filter_line(a, l);
+    draw_timeline(a, l);
+    int nrows = a->rows - 7;
+    if (view_is_calls(l)) draw_calls(a, l, 4, nrows);
+    else draw_groups(a, l, 4, nrows);
+    if (l->res && l->res->nrows == 0) {
+        attron(A_DIM);
+        mvaddstr(6, 2, "No events here. Backspace goes back; f changes the filter.");
+        attroff(A_DIM);
+    }
+    draw_status(a);
+    if (a->mode == MODE_PIVOT) draw_pivot(a);
+    if (a->mode == MODE_COLUMNS) draw_columns(a);
+    draw_hints(a);
+}

@@ -1,0 +1,158 @@
+/* The interactive explorer: a view model of drill levels over the engine
+ * (view.c, no curses), its drawing (draw.c) and the program around them:
+ * input, prompts, background loading and export (app.c), and the headless
+ * replay that tests and measures it (replay.c). Only the UI thread touches
+ * curses. */
+#ifndef DFNAV_UI_H
+#define DFNAV_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/layers.h"
+#include "dfnav/match.h"
+#include "dfnav/query.h"
+#include "dfnav/store.h"
+
+/* ---- options ---- */
+
+typedef struct {
+    bool ascii;               /* ASCII glyphs even in a UTF-8 locale */
+    int color;                /* -1 auto, 0 never, 1 always */
+    const char *layers;
+    int threads;
+    const char *replay;       /* headless: keys to replay */
+    int rows, cols;           /* headless screen size */
+    const char *screens;      /* headless: where the screens go ("-" stdout) */
+    bool quiet;
+} ui_opts;
+
+int ui_run(const ui_opts *o, char **paths, size_t npaths);
+
+/* ---- the view model ---- */
+
+typedef enum {
+    COL_KEY, COL_COUNT, COL_TIME, COL_BUSY, COL_PCT, COL_BYTES, COL_BW, COL_P90, COL_MAX,
+    COL_SPARK, COL_N
+} col_id;
+
+typedef struct {
+    dfn_dim dim;
+    dfn_filter base;          /* inherited filter plus the drilled row */
+    char *user;               /* typed with f at this level, or NULL */
+    double win_lo, win_hi;    /* time window, seconds from the trace start */
+    char *crumb;              /* how this level was reached, for the breadcrumb */
+    int sort;                 /* metric, or -1 for the key */
+    bool desc;
+    size_t cursor, top;
+    dfn_result *res;
+    double bin_s;             /* time level: the bin the screen chose */
+    double query_ms;
+} level;
+
+typedef struct {
+    const dfn_store *s;
+    dfn_layers layers;
+    dfn_layerset *ls;
+    level *lv;
+    size_t nlv, lvcap;
+    bool col_on[COL_N];
+    int table_rows;           /* rows the screen has for the table */
+    int spark_w;              /* sparkline width the screen chose */
+    char *search;
+    size_t calls_limit;       /* rows of the calls level */
+} view;
+
+#define VIEW_CALLS_LIMIT 100000
+
+bool view_init(view *v, const dfn_store *s, const char *layers, char *err, size_t errlen);
+void view_free(view *v);
+/* Swaps in a newer store (a snapshot while loading, then the final one),
+ * keeping levels, filters, sort and the cursor's row where it can. */
+void view_set_store(view *v, const dfn_store *s);
+level *view_top(view *v);
+/* Runs the top level's query again. */
+bool view_refresh(view *v, char *err, size_t errlen);
+/* Enter: opens the next level on the cursor's row. False with a message
+ * when there is nothing to drill into. */
+bool view_drill(view *v, char *err, size_t errlen);
+bool view_back(view *v);
+bool view_pivot(view *v, const dfn_dim *d, char *err, size_t errlen);
+void view_sort_move(view *v, int step);
+void view_sort_reverse(view *v);
+bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen);
+void view_zoom(view *v, bool in);
+void view_shift(view *v, int dir);
+/* Moves the cursor to the next row (dir 1) or previous (-1) whose key
+ * contains the search text; false when none does. */
+bool view_search(view *v, int dir);
+void view_move(view *v, long delta);
+/* The full filter of the top level: base, time window, user terms. */
+void view_filter(const view *v, const level *l, dfn_filter *out);
+/* Label of a row's key for the screen (time bins as "12.0-18.0 s"). */
+size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap);
+bool view_is_calls(const level *l);
+const char *view_dim_title(const dfn_dim *d);
+/* Default file name for an export of the top level, at time now. */
+void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap);
+
+/* ---- the program around the view ---- */
+
+typedef enum {
+    MODE_TABLE, MODE_HELP, MODE_PIVOT, MODE_COLUMNS, MODE_DETAIL, MODE_DAMAGE, MODE_PROMPT,
+    MODE_CONFIRM, MODE_SMALL
+} app_mode;
+
+typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG } prompt_kind;
+
+typedef struct {
+    char *buf;
+    size_t len, cap, cur;     /* bytes; the cursor is a byte offset */
+} line_edit;
+
+struct app {
+    ui_opts opts;
+    view v;
+    bool have_view;
+    const dfn_store *shown;   /* the store the view shows (a snapshot while loading) */
+    bool utf8, color;
+    int rows, cols;
+    app_mode mode, back_mode;
+    int menu_sel;
+    prompt_kind pk;
+    line_edit edit;
+    char perr[1024];          /* the prompt's error, shown above it */
+    char msg[1024];           /* the status line's message */
+    char progress[256];       /* loading: percent, events, rate, ETA */
+    bool loading;
+    uint64_t malformed;       /* damage: malformed lines in all */
+    size_t bad_files;         /* files with an error or malformed lines */
+    const dfn_store *damage_store;
+    uint32_t detail_event;
+    size_t scroll;            /* of the help, detail and damage screens */
+    bool export_calls;        /* the export prompt is for E */
+    bool exporting;
+    char **fhist; size_t nfhist, fhist_pos;
+    int spark_col_w;          /* width the table gave the sparkline column */
+};
+
+typedef struct app app;
+
+/* Colour pairs; nothing depends on colour alone (selection is reverse
+ * video, the sort column bold, warnings bold). */
+enum { PAIR_TITLE = 1, PAIR_SPARK, PAIR_WARN, PAIR_HINT, PAIR_SEL_SPARK };
+
+/* Drawing: the whole screen from the app's state (draw.c). */
+void draw_screen(app *a);
+/* Text for the screen: control bytes escaped (non-ASCII too in ASCII
+ * mode), as wide characters, cut to width with an ellipsis in the middle
+ * (paths keep their file name). Returns the display width used. */
+int draw_text(int y, int x, int width, const char *s, size_t len, bool right, bool middle, bool ascii);
+
+/* Dimensions the pivot menu offers, with a key each. */
+typedef struct { dfn_dimkind kind; const char *label; char key; } pivot_item;
+extern const pivot_item view_pivots[];
+extern const size_t view_npivots;
+
+#endif

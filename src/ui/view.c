@@ -1,0 +1,496 @@
+/* The explorer's view model: a stack of drill levels, each a grouping of
+ * the events that the levels above selected, with its own filter, time
+ * window, sort, cursor and result. Every table comes from dfn_query_run,
+ * the same path as `dfnav report`. No curses here. */
+#include "ui.h"
+#include "dfnav/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const pivot_item view_pivots[] = {
+    { DFN_DIM_TIME, "time", 't' }, { DFN_DIM_HOST, "host", 'h' }, { DFN_DIM_PROC, "process", 'p' },
+    { DFN_DIM_TID, "thread", 'T' }, { DFN_DIM_LAYER, "layer", 'l' }, { DFN_DIM_CAT, "category", 'c' },
+    { DFN_DIM_FUNC, "function", 'f' }, { DFN_DIM_CLASS, "I/O class", 'i' }, { DFN_DIM_OP, "I/O op", 'o' },
+    { DFN_DIM_FILE, "file", 'F' }, { DFN_DIM_PATTERN, "file pattern", 'P' }, { DFN_DIM_DIR, "directory", 'd' },
+    { DFN_DIM_FS, "file system", 's' }, { DFN_DIM_SIZEBIN, "transfer size", 'z' }, { DFN_DIM_PID, "pid", 'I' },
+    { DFN_DIM_ARG, "argument...", 'a' }, { DFN_DIM_EVENT, "calls", 'e' },
+};
+const size_t view_npivots = sizeof view_pivots / sizeof view_pivots[0];
+
+const char *view_dim_title(const dfn_dim *d)
+{
+    static _Thread_local char buf[80];
+    switch (d->kind) {
+    case DFN_DIM_TIME: return "time";
+    case DFN_DIM_PROC: return "process";
+    case DFN_DIM_TID: return "thread";
+    case DFN_DIM_FUNC: return "function";
+    case DFN_DIM_CAT: return "category";
+    case DFN_DIM_CLASS: return "I/O class";
+    case DFN_DIM_OP: return "I/O op";
+    case DFN_DIM_PATTERN: return "file pattern";
+    case DFN_DIM_FS: return "file system";
+    case DFN_DIM_SIZEBIN: return "transfer size";
+    case DFN_DIM_EVENT: return "calls";
+    default: return dfn_dim_name(d, buf, sizeof buf);
+    }
+}
+
+bool view_is_calls(const level *l) { return l->dim.kind == DFN_DIM_EVENT; }
+
+level *view_top(view *v) { return &v->lv[v->nlv - 1]; }
+
+static void level_free(level *l)
+{
+    dfn_filter_free(&l->base);
+    free(l->user);
+    free(l->crumb);
+    free(l->dim.arg);
+    dfn_result_free(l->res);
+    memset(l, 0, sizeof *l);
+}
+
+static double store_span(const dfn_store *s) { return s->n ? (s->t1 - s->t0) / 1e6 : 0; }
+
+static void level_default_sort(level *l)
+{
+    bool by_key = l->dim.kind == DFN_DIM_TIME || l->dim.kind == DFN_DIM_EVENT;
+    l->sort = by_key ? -1 : DFN_M_TIME_S;
+    l->desc = !by_key;
+}
+
+static level *view_push(view *v)
+{
+    dfn_grow((void **)&v->lv, &v->lvcap, v->nlv + 1, sizeof *v->lv);
+    level *l = &v->lv[v->nlv++];
+    memset(l, 0, sizeof *l);
+    return l;
+}
+
+static bool view_layers(view *v, const char *name, char *err, size_t errlen)
+{
+    const char *n = name ? name : dfn_layers_auto(v->s);
+    if (!dfn_layers_load(n, &v->layers, err, errlen)) return false;
+    v->ls = dfn_layerset_compile(v->s, &v->layers, err, errlen);
+    return v->ls != NULL;
+}
+
+bool view_init(view *v, const dfn_store *s, const char *layers, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    v->s = s;
+    for (int c = 0; c < COL_N; c++) v->col_on[c] = true;
+    v->table_rows = 16;
+    v->spark_w = 12;
+    v->calls_limit = VIEW_CALLS_LIMIT;
+    if (!view_layers(v, layers, err, errlen)) return false;
+    level *l = view_push(v);
+    l->dim.kind = DFN_DIM_TIME;
+    l->win_lo = 0;
+    l->win_hi = store_span(s);
+    l->crumb = dfn_xstrdup("All");
+    level_default_sort(l);
+    return true;
+}
+
+void view_free(view *v)
+{
+    for (size_t i = 0; i < v->nlv; i++) level_free(&v->lv[i]);
+    free(v->lv);
+    dfn_layerset_free(v->ls);
+    dfn_layers_free(&v->layers);
+    free(v->search);
+    memset(v, 0, sizeof *v);
+}
+
+void view_filter(const view *v, const level *l, dfn_filter *out)
+{
+    memset(out, 0, sizeof *out);
+    dfn_filter_append(out, &l->base);
+    double span = store_span(v->s);
+    char num[64];
+    /* %.10g: exact enough for µs over days, and short for round numbers */
+    if (l->win_lo > 0) {
+        int n = snprintf(num, sizeof num, "%.10g", l->win_lo);
+        dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_GE, num, (size_t)n);
+    }
+    if (l->win_hi < span) {
+        int n = snprintf(num, sizeof num, "%.10g", l->win_hi);
+        dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_LT, num, (size_t)n);
+    }
+    if (l->user) {
+        dfn_filter uf;
+        char err[256];
+        if (dfn_filter_parse(l->user, &uf, err, sizeof err)) {
+            dfn_filter_append(out, &uf);
+            dfn_filter_free(&uf);
+        }
+    }
+}
+
+/* 1, 2 or 5 times a power of ten, at least x. */
+static double nice_ceil(double x)
+{
+    if (!(x > 0)) return 1e-6;
+    double mag = pow(10, floor(log10(x)));
+    for (int k = 0; k < 4; k++) {
+        static const double steps[] = { 1, 2, 5, 10 };
+        if (steps[k] * mag >= x * (1 - 1e-9)) return steps[k] * mag;
+    }
+    return 10 * mag;
+}
+
+static uint32_t view_metrics(void)
+{
+    return 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
+           1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_P90_US | 1u << DFN_M_MAX_US;
+}
+
+bool view_refresh(view *v, char *err, size_t errlen)
+{
+    level *l = view_top(v);
+    dfn_filter f;
+    view_filter(v, l, &f);
+    dfn_query q = { .filter = &f, .layers = v->ls, .sort = l->sort, .desc = l->desc, .metrics = view_metrics() };
+    q.dims[0].kind = l->dim.kind;
+    q.dims[0].arg = l->dim.arg;
+    q.ndims = 1;
+    if (l->dim.kind == DFN_DIM_TIME) {
+        /* bins sized to the screen: about one row each */
+        int rows = v->table_rows > 1 ? v->table_rows : 1;
+        l->bin_s = nice_ceil((l->win_hi - l->win_lo) / rows);
+        q.bin_s = l->bin_s;
+    }
+    if (view_is_calls(l)) q.top = v->calls_limit;
+    if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
+    double t0 = dfn_now();
+    dfn_result *r = dfn_query_run(v->s, &q, err, errlen);
+    l->query_ms = (dfn_now() - t0) * 1e3;
+    dfn_filter_free(&f);
+    if (!r) return false;
+    dfn_result_free(l->res);
+    l->res = r;
+    if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
+    return true;
+}
+
+size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap)
+{
+    if (!l->res || row >= l->res->nrows) { if (cap) buf[0] = 0; return 0; }
+    if (l->dim.kind == DFN_DIM_TIME) {
+        double lo = l->res->win_lo_s + dfn_result_key(l->res, row, 0)->id * l->res->bin_s;
+        double hi = lo + l->res->bin_s;
+        if (hi > l->win_hi) hi = l->win_hi;
+        char a[32], b[32];
+        /* as many decimals as the bin width needs */
+        int dec = l->res->bin_s >= 1 ? 1 : l->res->bin_s >= 0.1 ? 2 : l->res->bin_s >= 0.001 ? 3 : 6;
+        snprintf(a, sizeof a, "%.*f", dec, lo);
+        snprintf(b, sizeof b, "%.*f", dec, hi);
+        int n = snprintf(buf, cap, "%s-%s s", a, b);
+        return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    }
+    if (view_is_calls(l)) {
+        uint32_t i = l->res->events[row];
+        const dfn_store *s = v->s;
+        int n = snprintf(buf, cap, "%.6f", dfn_store_ts(s, i) / 1e6);
+        return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    }
+    return dfn_result_key_text(v->s, l->res, row, 0, buf, cap);
+}
+
+/* The level that follows a grouping when the user presses Enter: the
+ * default path is time, process, layer, file, calls. */
+static dfn_dimkind next_dim(dfn_dimkind k)
+{
+    switch (k) {
+    case DFN_DIM_TIME: return DFN_DIM_PROC;
+    case DFN_DIM_HOST: case DFN_DIM_PID: return DFN_DIM_PROC;
+    case DFN_DIM_PROC: case DFN_DIM_TID: case DFN_DIM_ARG: return DFN_DIM_LAYER;
+    case DFN_DIM_LAYER: case DFN_DIM_FUNC: case DFN_DIM_OP: case DFN_DIM_PATTERN:
+    case DFN_DIM_DIR: case DFN_DIM_FS: return DFN_DIM_FILE;
+    case DFN_DIM_CAT: case DFN_DIM_CLASS: return DFN_DIM_FUNC;
+    default: return DFN_DIM_EVENT;
+    }
+}
+
+static dfn_key key_of_dim(dfn_dimkind k)
+{
+    switch (k) {
+    case DFN_DIM_HOST: return DFN_KEY_HOST;
+    case DFN_DIM_PID: return DFN_KEY_PID;
+    case DFN_DIM_TID: return DFN_KEY_TID;
+    case DFN_DIM_PROC: return DFN_KEY_PROC;
+    case DFN_DIM_CAT: return DFN_KEY_CAT;
+    case DFN_DIM_FUNC: return DFN_KEY_FUNC;
+    case DFN_DIM_CLASS: return DFN_KEY_CLASS;
+    case DFN_DIM_OP: return DFN_KEY_OP;
+    case DFN_DIM_LAYER: return DFN_KEY_LAYER;
+    case DFN_DIM_FILE: return DFN_KEY_FILE;
+    case DFN_DIM_PATTERN: return DFN_KEY_PATTERN;
+    case DFN_DIM_DIR: return DFN_KEY_DIR;
+    case DFN_DIM_FS: return DFN_KEY_FS;
+    case DFN_DIM_SIZEBIN: return DFN_KEY_SIZEBIN;
+    case DFN_DIM_ARG: return DFN_KEY_ARG;
+    default: return DFN_KEY_COUNT;
+    }
+}
+
+bool view_drill(view *v, char *err, size_t errlen)
+{
+    level *l = view_top(v);
+    if (!l->res || l->res->nrows == 0) { snprintf(err, errlen, "no row to open"); return false; }
+    if (view_is_calls(l)) { snprintf(err, errlen, "this is a single call"); return false; }
+    size_t row = l->cursor;
+    char key[4096];
+    size_t klen;
+    const char *kt = dfn_result_key_str(v->s, l->res, row, 0, key, sizeof key, &klen);
+    char label[4096];
+    view_key_text(v, l, row, label, sizeof label);
+
+    level *c = view_push(v);
+    l = &v->lv[v->nlv - 2];   /* the push may have moved the stack */
+    dfn_filter_append(&c->base, &l->base);
+    if (l->user) {
+        dfn_filter uf;
+        if (dfn_filter_parse(l->user, &uf, err, errlen)) { dfn_filter_append(&c->base, &uf); dfn_filter_free(&uf); }
+    }
+    c->win_lo = l->win_lo;
+    c->win_hi = l->win_hi;
+    if (l->dim.kind == DFN_DIM_TIME) {
+        c->win_lo = l->res->win_lo_s + dfn_result_key(l->res, row, 0)->id * l->res->bin_s;
+        c->win_hi = c->win_lo + l->res->bin_s;
+        if (c->win_hi > l->win_hi) c->win_hi = l->win_hi;
+    } else {
+        dfn_filter_add(&c->base, key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
+    }
+    c->dim.kind = next_dim(l->dim.kind);
+    c->crumb = dfn_xstrdup(label);
+    level_default_sort(c);
+    if (!view_refresh(v, err, errlen)) {
+        level_free(&v->lv[--v->nlv]);
+        return false;
+    }
+    return true;
+}
+
+bool view_back(view *v)
+{
+    if (v->nlv <= 1) return false;
+    level_free(&v->lv[--v->nlv]);
+    /* the level below kept its rows, cursor, sort and scroll */
+    level *l = view_top(v);
+    if (!l->res) {
+        char err[256];
+        view_refresh(v, err, sizeof err);
+    }
+    return true;
+}
+
+bool view_pivot(view *v, const dfn_dim *d, char *err, size_t errlen)
+{
+    level *l = view_top(v);
+    dfn_dim old = l->dim;
+    int osort = l->sort;
+    bool odesc = l->desc;
+    size_t ocur = l->cursor, otop = l->top;
+    l->dim.kind = d->kind;
+    l->dim.arg = d->arg ? dfn_xstrdup(d->arg) : NULL;
+    level_default_sort(l);
+    l->cursor = l->top = 0;
+    if (!view_refresh(v, err, errlen)) {
+        free(l->dim.arg);
+        l->dim = old;
+        l->sort = osort; l->desc = odesc; l->cursor = ocur; l->top = otop;
+        return false;
+    }
+    free(old.arg);
+    return true;
+}
+
+static int col_metric(col_id c)
+{
+    switch (c) {
+    case COL_COUNT: return DFN_M_COUNT;
+    case COL_TIME: return DFN_M_TIME_S;
+    case COL_BUSY: return DFN_M_BUSY_S;
+    case COL_PCT: return DFN_M_PCT_TIME;
+    case COL_BYTES: return DFN_M_BYTES;
+    case COL_BW: return DFN_M_BW_MIBPS;
+    case COL_P90: return DFN_M_P90_US;
+    case COL_MAX: return DFN_M_MAX_US;
+    default: return -1;
+    }
+}
+
+/* The sortable columns in screen order: the key, then the visible metrics
+ * (the calls level sorts by start, duration or bytes). */
+static size_t sort_columns(const view *v, const level *l, int *out)
+{
+    size_t n = 0;
+    out[n++] = -1;
+    if (view_is_calls(l)) {
+        out[n++] = DFN_M_TIME_S;
+        out[n++] = DFN_M_BYTES;
+        return n;
+    }
+    for (int c = COL_COUNT; c < COL_SPARK; c++)
+        if (v->col_on[c]) out[n++] = col_metric((col_id)c);
+    return n;
+}
+
+void view_sort_move(view *v, int step)
+{
+    level *l = view_top(v);
+    int cols[COL_N + 2];
+    size_t n = sort_columns(v, l, cols), at = 0;
+    for (size_t i = 0; i < n; i++) if (cols[i] == l->sort) at = i;
+    at = (at + n + (size_t)(step > 0 ? 1 : n - 1)) % n;
+    l->sort = cols[at];
+    l->desc = l->sort >= 0;   /* biggest first; keys in order */
+    if (l->res) dfn_result_sort(l->res, l->sort, l->desc);
+    l->cursor = l->top = 0;
+}
+
+void view_sort_reverse(view *v)
+{
+    level *l = view_top(v);
+    l->desc = !l->desc;
+    if (l->res) dfn_result_sort(l->res, l->sort, l->desc);
+    l->cursor = l->top = 0;
+}
+
+bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
+{
+    dfn_filter f;
+    if (!dfn_filter_parse(text, &f, err, errlen)) return false;
+    bool empty = f.n == 0;
+    dfn_filter_free(&f);
+    level *l = view_top(v);
+    char *old = l->user;
+    l->user = empty ? NULL : dfn_xstrdup(text);
+    l->cursor = l->top = 0;
+    if (!view_refresh(v, err, errlen)) {
+        free(l->user);
+        l->user = old;
+        return false;
+    }
+    free(old);
+    return true;
+}
+
+void view_zoom(view *v, bool in)
+{
+    level *l = view_top(v);
+    double span = store_span(v->s), w = l->win_hi - l->win_lo, center = l->win_lo + w / 2;
+    if (in && l->dim.kind == DFN_DIM_TIME && l->res && l->res->nrows) {
+        /* zoom around the bin under the cursor */
+        double lo = l->res->win_lo_s + dfn_result_key(l->res, l->cursor, 0)->id * l->res->bin_s;
+        center = lo + l->res->bin_s / 2;
+    }
+    double nw = in ? w / 2 : w * 2;
+    if (nw < 1e-6) nw = 1e-6;
+    if (nw > span) nw = span;
+    double lo = center - nw / 2;
+    if (lo < 0) lo = 0;
+    if (lo + nw > span) lo = span - nw;
+    l->win_lo = lo;
+    l->win_hi = lo + nw;
+    l->cursor = l->top = 0;
+}
+
+void view_shift(view *v, int dir)
+{
+    level *l = view_top(v);
+    double span = store_span(v->s), w = l->win_hi - l->win_lo;
+    double lo = l->win_lo + dir * w / 2;
+    if (lo < 0) lo = 0;
+    if (lo + w > span) lo = span - w;
+    if (lo < 0) lo = 0;
+    l->win_lo = lo;
+    l->win_hi = lo + w;
+    l->cursor = l->top = 0;
+}
+
+void view_move(view *v, long delta)
+{
+    level *l = view_top(v);
+    size_t n = l->res ? l->res->nrows : 0;
+    if (!n) { l->cursor = 0; return; }
+    long c = (long)l->cursor + delta;
+    if (c < 0) c = 0;
+    if (c >= (long)n) c = (long)n - 1;
+    l->cursor = (size_t)c;
+}
+
+bool view_search(view *v, int dir)
+{
+    level *l = view_top(v);
+    size_t n = l->res ? l->res->nrows : 0;
+    if (!n || !v->search || !*v->search) return false;
+    size_t slen = strlen(v->search);
+    char key[4096];
+    for (size_t k = 1; k <= n; k++) {
+        size_t row = (l->cursor + (dir > 0 ? k : n - k)) % n;
+        size_t len = view_key_text(v, l, row, key, sizeof key);
+        if (view_is_calls(l)) {
+            /* calls are found by function or file */
+            uint32_t i = l->res->events[row];
+            const dfn_kind *kd = &v->s->kinds[v->s->kind[i]];
+            const char *fn = dfn_store_str(v->s, kd->func), *fl = dfn_store_str(v->s, v->s->files[v->s->file[i]].path);
+            if (dfn_ascii_icontains(fn, strlen(fn), v->search, slen) || dfn_ascii_icontains(fl, strlen(fl), v->search, slen)) {
+                l->cursor = row;
+                return true;
+            }
+            continue;
+        }
+        if (dfn_ascii_icontains(key, len, v->search, slen)) {
+            l->cursor = row;
+            return true;
+        }
+    }
+    return false;
+}
+
+void view_set_store(view *v, const dfn_store *s)
+{
+    double old_span = store_span(v->s);
+    v->s = s;
+    dfn_layerset_free(v->ls);
+    char err[256];
+    v->ls = dfn_layerset_compile(s, &v->layers, err, sizeof err);
+    double span = store_span(s);
+    for (size_t i = 0; i < v->nlv; i++) {
+        level *l = &v->lv[i];
+        /* a window that showed everything keeps showing everything */
+        if (l->win_hi >= old_span) l->win_hi = span;
+        dfn_result_free(l->res);
+        l->res = NULL;
+    }
+    level *l = view_top(v);
+    size_t cursor = l->cursor;
+    view_refresh(v, err, sizeof err);
+    l->cursor = cursor;
+    view_move(v, 0);
+}
+
+void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap)
+{
+    const level *l = &v->lv[v->nlv - 1];
+    time_t t = (time_t)now;
+    struct tm tm;
+    localtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    char dim[64];
+    const char *name = calls || view_is_calls(l) ? "calls" : dfn_dim_name(&l->dim, dim, sizeof dim);
+    char clean[64];
+    size_t w = 0;
+    for (const char *p = name; *p && w < sizeof clean - 1; p++)
+        clean[w++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p : '-';
+    clean[w] = 0;
+    snprintf(buf, cap, "dfnav-%s-%s.csv", clean, stamp);
+}
