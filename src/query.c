@@ -982,6 +982,13 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
             uint32_t none[1] = { 0 };
             part_row(p, none);
         }
+        if (r->ndims == 1 && r->dims[0].kind == DFN_DIM_TIME) {
+            /* a time series shows its gaps: every bin of the window is a row */
+            double nb = ceil((r->win_hi_s - r->win_lo_s) / r->bin_s - 1e-9);
+            if (nb < 1) nb = 1;
+            if (nb <= 10000)
+                for (uint32_t b = 0; b < (uint32_t)nb; b++) part_row(p, &b);
+        }
         part_finish(p, r);
     }
     for (int t = 0; t < nt; t++) part_free(&parts[t]);

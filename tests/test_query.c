@@ -136,6 +136,8 @@ Test(query, time_bins_and_windows)
     cr_assert_eq(su_metric(st, r, "0.001", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "0.002", DFN_M_COUNT), 2);
     cr_assert_eq(su_metric(st, r, "0.003", DFN_M_COUNT), 2);
+    cr_assert_eq(r->nrows, 10, "every bin of the 10 ms window, empty ones too");
+    cr_assert_eq(su_metric(st, r, "0.005", DFN_M_COUNT), 0);
     dfn_result_free(r);
     dfn_dims_free(q.dims, q.ndims);
     r = su_query(st, "dlio", "func", "time>=0.001 time<0.0025");

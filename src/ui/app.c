@@ -96,11 +96,16 @@ static void *snapper_main(void *arg)
         dfn_progress p;
         dfn_loader_progress(sn->l, &p);
         if (p.done || p.building || p.cancelled) return NULL;
+        double t0 = dfn_now();
         dfn_store *s = dfn_loader_snapshot(sn->l);
         if (!s) return NULL;
+        double cost = dfn_now() - t0;
         dfn_store *old = atomic_exchange(&sn->ready, s);
         dfn_store_free(old);   /* the UI had not taken it yet */
-        wait = wait * 2 > 4 ? 4 : wait * 2;
+        /* a snapshot takes a core from the load: keep them to a small
+         * share of the time, and rarer as the set grows */
+        wait *= 2;
+        if (wait < cost * 8) wait = cost * 8;
     }
 }
 
@@ -283,12 +288,7 @@ static void start_export(runner *r, const char *path, bool overwrite)
                 dfn_filter_add(&x->filter, DFN_KEY_TIME, NULL, DFN_GE, n1, (size_t)k1);
                 dfn_filter_add(&x->filter, DFN_KEY_TIME, NULL, DFN_LT, n2, (size_t)k2);
             } else {
-                dfn_key fk;
-                char dn[64];
-                char *argname = NULL;
-                if (dfn_key_parse(dfn_dim_name(&l->dim, dn, sizeof dn), strlen(dn), &fk, &argname))
-                    dfn_filter_add(&x->filter, fk, argname, DFN_EQ, kt, klen);
-                free(argname);
+                dfn_filter_add(&x->filter, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
             }
         }
         x->dim.kind = DFN_DIM_EVENT;

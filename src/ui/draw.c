@@ -162,7 +162,7 @@ static const colspec cols[COL_N] = {
     { COL_COUNT, "count", 7, DFN_M_COUNT },
     { COL_TIME, "time", 8, DFN_M_TIME_S },
     { COL_BUSY, "busy", 8, DFN_M_BUSY_S },
-    { COL_PCT, "% time", 6, DFN_M_PCT_TIME },
+    { COL_PCT, "% time", 7, DFN_M_PCT_TIME },
     { COL_BYTES, "bytes", 9, DFN_M_BYTES },
     { COL_BW, "bandwidth", 11, DFN_M_BW_MIBPS },
     { COL_P90, "p90", 8, DFN_M_P90_US },
@@ -177,8 +177,8 @@ static int layout(const app *a, bool *show, int *spark_w, int *key_w)
     int dropped = 0;
     for (int c = 0; c < COL_N; c++) show[c] = a->v.col_on[c];
     show[COL_KEY] = true;
-    int min_key = a->cols >= 100 ? 30 : 18;
-    *spark_w = a->cols >= 120 ? 20 : a->cols >= 100 ? 14 : 10;
+    int min_key = a->cols >= 120 ? 26 : a->cols >= 100 ? 22 : 18;
+    *spark_w = a->cols >= 140 ? 20 : a->cols >= 100 ? 14 : 10;
     for (;;) {
         int used = 0;
         for (int c = 1; c < COL_N; c++) if (show[c]) used += (c == COL_SPARK ? *spark_w : cols[c].width) + 1;
@@ -229,6 +229,7 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     int spark_w, key_w;
     layout(a, show, &spark_w, &key_w);
     a->spark_col_w = show[COL_SPARK] ? spark_w : 0;
+    memcpy(a->v.col_shown, show, sizeof show);   /* sorting moves over what is shown */
     const dfn_result *r = l->res;
     /* header */
     int x = 0;

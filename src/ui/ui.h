@@ -57,7 +57,8 @@ typedef struct {
     dfn_layerset *ls;
     level *lv;
     size_t nlv, lvcap;
-    bool col_on[COL_N];
+    bool col_on[COL_N];       /* chosen with c */
+    bool col_shown[COL_N];    /* of those, what fits the screen (set by drawing) */
     int table_rows;           /* rows the screen has for the table */
     int spark_w;              /* sparkline width the screen chose */
     char *search;
@@ -93,6 +94,8 @@ void view_filter(const view *v, const level *l, dfn_filter *out);
 /* Label of a row's key for the screen (time bins as "12.0-18.0 s"). */
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap);
 bool view_is_calls(const level *l);
+/* The filter key that selects one row of a grouping. */
+dfn_key view_key_of_dim(dfn_dimkind k);
 const char *view_dim_title(const dfn_dim *d);
 /* Default file name for an export of the top level, at time now. */
 void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap);

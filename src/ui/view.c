@@ -83,7 +83,7 @@ bool view_init(view *v, const dfn_store *s, const char *layers, char *err, size_
 {
     memset(v, 0, sizeof *v);
     v->s = s;
-    for (int c = 0; c < COL_N; c++) v->col_on[c] = true;
+    for (int c = 0; c < COL_N; c++) v->col_on[c] = v->col_shown[c] = true;
     v->table_rows = 16;
     v->spark_w = 12;
     v->calls_limit = VIEW_CALLS_LIMIT;
@@ -217,7 +217,7 @@ static dfn_dimkind next_dim(dfn_dimkind k)
     }
 }
 
-static dfn_key key_of_dim(dfn_dimkind k)
+dfn_key view_key_of_dim(dfn_dimkind k)
 {
     switch (k) {
     case DFN_DIM_HOST: return DFN_KEY_HOST;
@@ -249,7 +249,7 @@ bool view_drill(view *v, char *err, size_t errlen)
     size_t klen;
     const char *kt = dfn_result_key_str(v->s, l->res, row, 0, key, sizeof key, &klen);
     char label[4096];
-    view_key_text(v, l, row, label, sizeof label);
+    if (!view_key_text(v, l, row, label, sizeof label)) snprintf(label, sizeof label, "(none)");
 
     level *c = view_push(v);
     l = &v->lv[v->nlv - 2];   /* the push may have moved the stack */
@@ -265,7 +265,7 @@ bool view_drill(view *v, char *err, size_t errlen)
         c->win_hi = c->win_lo + l->res->bin_s;
         if (c->win_hi > l->win_hi) c->win_hi = l->win_hi;
     } else {
-        dfn_filter_add(&c->base, key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
+        dfn_filter_add(&c->base, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
     }
     c->dim.kind = next_dim(l->dim.kind);
     c->crumb = dfn_xstrdup(label);
@@ -338,7 +338,7 @@ static size_t sort_columns(const view *v, const level *l, int *out)
         return n;
     }
     for (int c = COL_COUNT; c < COL_SPARK; c++)
-        if (v->col_on[c]) out[n++] = col_metric((col_id)c);
+        if (v->col_on[c] && v->col_shown[c]) out[n++] = col_metric((col_id)c);
     return n;
 }
 
