@@ -177,7 +177,7 @@ static int layout(const app *a, bool *show, int *spark_w, int *key_w)
     int dropped = 0;
     for (int c = 0; c < COL_N; c++) show[c] = a->v.col_on[c];
     show[COL_KEY] = true;
-    int min_key = a->cols >= 120 ? 26 : a->cols >= 100 ? 22 : 18;
+    int min_key = a->cols >= 100 ? 28 : 26;   /* room for host/pid/tid */
     *spark_w = a->cols >= 140 ? 20 : a->cols >= 100 ? 14 : 10;
     for (;;) {
         int used = 0;
