@@ -154,63 +154,71 @@ static int run_and_print(const cli_opts *o, const dfn_store *s, const dfn_layers
     return rc;
 }
 
-int cmd_report(const cli_opts *o)
+/* Loads and compiles the layers: what every table command starts with.
+ * Returns the exit status to give up with, or -1 to go on. */
+static int prepare(const cli_opts *o, dfn_store **s, dfn_layers *layers, dfn_layerset **ls, int *status)
 {
-    int status;
-    dfn_store *s = cli_load(o, &status);
-    if (!s) return status;
-    dfn_layers layers;
-    if (!cli_layers(o, s, &layers)) { dfn_store_free(s); return 2; }
+    *s = cli_load(o, status);
+    if (!*s) return *status;
+    if (!cli_layers(o, *s, layers)) { dfn_store_free(*s); return 2; }
     char err[1024];
-    dfn_layerset *ls = dfn_layerset_compile(s, &layers, err, sizeof err);
-    int rc = 2;
-    if (!ls) fprintf(stderr, "dfnav: layers: %s\n", err);
-    else rc = run_and_print(o, s, ls, o->by, o->where, o->sort, o->top, stdout);
+    *ls = dfn_layerset_compile(*s, layers, err, sizeof err);
+    if (!*ls) {
+        fprintf(stderr, "dfnav: layers: %s\n", err);
+        dfn_layers_free(layers);
+        dfn_store_free(*s);
+        return 2;
+    }
+    return -1;
+}
+
+static int finish(dfn_store *s, dfn_layers *layers, dfn_layerset *ls, int rc, int status)
+{
     int wr = cli_write_status(stdout);
     dfn_layerset_free(ls);
-    dfn_layers_free(&layers);
+    dfn_layers_free(layers);
     dfn_store_free(s);
     return rc ? rc : wr ? wr : status;
+}
+
+int cmd_report(const cli_opts *o)
+{
+    int status, rc;
+    dfn_store *s;
+    dfn_layers layers;
+    dfn_layerset *ls;
+    if ((rc = prepare(o, &s, &layers, &ls, &status)) >= 0) return rc;
+    rc = run_and_print(o, s, ls, o->by, o->where, o->sort, o->top, stdout);
+    return finish(s, &layers, ls, rc, status);
 }
 
 /* The overview: what was loaded, then time per layer, per I/O class and
  * the busiest files: the first three questions users ask of a trace set. */
 int cmd_overview(const cli_opts *o)
 {
-    int status;
-    dfn_store *s = cli_load(o, &status);
-    if (!s) return status;
+    int status, rc;
+    dfn_store *s;
     dfn_layers layers;
-    if (!cli_layers(o, s, &layers)) { dfn_store_free(s); return 2; }
-    char err[1024];
-    dfn_layerset *ls = dfn_layerset_compile(s, &layers, err, sizeof err);
-    int rc = 2;
-    if (!ls) {
-        fprintf(stderr, "dfnav: layers: %s\n", err);
-    } else {
-        uint64_t malformed = 0;
-        for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
-        if (o->format == DFN_FMT_TABLE) {
-            printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
-                   s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
-            printf("\nLayers (%s):\n", layers.source);
-        }
-        rc = run_and_print(o, s, ls, "layer", o->where, "key", 0, stdout);
-        if (!rc && o->format == DFN_FMT_TABLE) {
-            printf("\nI/O classes:\n");
-            rc = run_and_print(o, s, ls, "class", o->where, NULL, 0, stdout);
-        }
-        if (!rc && o->format == DFN_FMT_TABLE) {
-            printf("\nBusiest files:\n");
-            char where[4096];
-            snprintf(where, sizeof where, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
-            rc = run_and_print(o, s, ls, "file", where, NULL, 10, stdout);
-            printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
-        }
+    dfn_layerset *ls;
+    if ((rc = prepare(o, &s, &layers, &ls, &status)) >= 0) return rc;
+    uint64_t malformed = 0;
+    for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
+    if (o->format == DFN_FMT_TABLE) {
+        printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
+               s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
+        printf("\nLayers (%s):\n", layers.source);
     }
-    int wr = cli_write_status(stdout);
-    dfn_layerset_free(ls);
-    dfn_layers_free(&layers);
-    dfn_store_free(s);
-    return rc ? rc : wr ? wr : status;
+    rc = run_and_print(o, s, ls, "layer", o->where, "key", 0, stdout);
+    if (!rc && o->format == DFN_FMT_TABLE) {
+        printf("\nI/O classes:\n");
+        rc = run_and_print(o, s, ls, "class", o->where, NULL, 0, stdout);
+    }
+    if (!rc && o->format == DFN_FMT_TABLE) {
+        printf("\nBusiest files:\n");
+        char where[4096];
+        snprintf(where, sizeof where, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+        rc = run_and_print(o, s, ls, "file", where, NULL, 10, stdout);
+        printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
+    }
+    return finish(s, &layers, ls, rc, status);
 }
