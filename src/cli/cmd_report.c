@@ -215,9 +215,11 @@ int cmd_overview(const cli_opts *o)
     }
     if (!rc && o->format == DFN_FMT_TABLE) {
         printf("\nBusiest files:\n");
-        char where[4096];
-        snprintf(where, sizeof where, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+        size_t n = (o->where ? strlen(o->where) : 0) + 16;
+        char *where = dfn_xmalloc(n);
+        snprintf(where, n, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
         rc = run_and_print(o, s, ls, "file", where, NULL, 10, stdout);
+        free(where);
         printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     }
     return finish(s, &layers, ls, rc, status);
