@@ -28,6 +28,7 @@ struct dfn_match {
     size_t lo, hi;
     bool empty;               /* no term at all */
     bool never;
+    bool needs_layers;        /* a layer term: the event's mask is read */
 };
 
 struct dfn_layerset {
@@ -212,6 +213,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
         }
     }
     if (m->lo >= m->hi) m->never = true;
+    for (size_t k = 0; k < m->net; k++) if (m->et[k].key == DFN_KEY_LAYER) m->needs_layers = true;
     return m;
 }
 
@@ -257,16 +259,19 @@ static bool match_with_layers(const dfn_match *m, size_t i, uint64_t layers)
     return true;
 }
 
-static bool match_needs_layers(const dfn_match *m)
-{
-    for (size_t k = 0; k < m->net; k++) if (m->et[k].key == DFN_KEY_LAYER) return true;
-    return false;
-}
-
 bool dfn_match_event(const dfn_match *m, size_t i)
 {
-    uint64_t layers = m->ls && m->net && match_needs_layers(m) ? dfn_layerset_mask(m->ls, i) : 0;
+    uint64_t layers = m->ls && m->needs_layers ? dfn_layerset_mask(m->ls, i) : 0;
     return match_with_layers(m, i, layers);
+}
+
+void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t **file_ok,
+                      const uint8_t **lane_ok, bool *per_event)
+{
+    *kind_ok = m->kind_ok;
+    *file_ok = m->file_ok;
+    *lane_ok = m->lane_ok;
+    *per_event = m->net > 0 || m->never;
 }
 
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)

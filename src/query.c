@@ -174,6 +174,7 @@ typedef struct {
     size_t direct_n;
     size_t spark_bins;
     uint64_t spark_lo_us, spark_span_us;
+    double spark_dinv;        /* bins / span */
 } qctx;
 
 /* One thread's share: a contiguous range of events, so in time order.
@@ -194,7 +195,12 @@ typedef struct {
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
     uint64_t *spark_total;
     uint32_t *events; size_t nevents, eventcap;   /* grouping by event */
+    uint32_t **slabs; size_t nslabs;   /* histograms, HIST_SLAB rows at a time */
 } part;
+
+/* Histograms come from slabs large enough for calloc to map fresh zero
+ * pages: a row's buckets cost nothing until its events touch them. */
+#define HIST_SLAB 64
 
 static uint32_t int_index(dfn_result *r, size_t *n, size_t *cap, int64_t v)
 {
@@ -285,7 +291,7 @@ static void ctx_prepare(qctx *c)
                       k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
                       k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->win_lo_s) / r->bin_s) + 2 :
                       (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
-                      k == DFN_DIM_EVENT || k == DFN_DIM_ARG ? 0 : dfn_strtab_count(s->strs);
+                      k == DFN_DIM_EVENT ? 0 : k == DFN_DIM_ARG ? 1u << 16 : dfn_strtab_count(s->strs);
         if (c->direct_n > (1u << 24)) c->direct_n = 0;
     }
 }
@@ -320,11 +326,13 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
 static void part_free(part *p)
 {
     for (size_t k = 0; k < p->nacc; k++) {
-        free(p->acc[k].hist); free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs);
+        free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs);
         free(p->acc[k].spark);
     }
     free(p->spark_total);
     free(p->events);
+    for (size_t k = 0; k < p->nslabs; k++) free(p->slabs[k]);
+    free(p->slabs);
     free(p->acc);
     free(p->keys);
     free(p->direct);
@@ -420,7 +428,13 @@ static size_t part_row(part *p, const uint32_t *ids)
     acc *a = &p->acc[row];
     memset(a, 0, sizeof *a);
     if (row < DENSE_ROWS) {
-        if (c->need_hist) a->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *a->hist);
+        if (c->need_hist) {
+            if (row % HIST_SLAB == 0) {
+                p->slabs = dfn_xreallocarray(p->slabs, p->nslabs + 1, sizeof *p->slabs);
+                p->slabs[p->nslabs++] = dfn_xcalloc((size_t)HIST_SLAB * HIST_BUCKETS, sizeof **p->slabs);
+            }
+            a->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
+        }
         if (c->need_procs && c->nprocs <= 65536) a->procsum = dfn_xcalloc(c->nprocs, sizeof *a->procsum);
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
@@ -431,24 +445,55 @@ static size_t part_row(part *p, const uint32_t *ids)
     return row;
 }
 
+/* Where an event falls on the sparkline: its span clipped to the window,
+ * and the first and last bin. Computed once per event, applied to the
+ * row's bins and to the total. */
+typedef struct { uint64_t s, e; uint32_t b0, b1; bool on; } spark_pos;
+
+static inline uint32_t spark_bin(const qctx *c, uint64_t x)
+{
+    /* floor(x * w / span) without a 64-bit division per event: a double
+     * estimate is off by at most one, and one integer step corrects it */
+    uint64_t w = c->spark_bins, span = c->spark_span_us, xw = x * w;
+    uint64_t b = (uint64_t)((double)x * c->spark_dinv);
+    if (b >= w) b = w - 1;
+    if ((b + 1) * span <= xw && b + 1 < w) b++;
+    else if (b * span > xw) b--;
+    return (uint32_t)b;
+}
+
+static inline spark_pos spark_where(const qctx *c, uint64_t ts, uint64_t dur)
+{
+    spark_pos p = { .on = false };
+    uint64_t lo = c->spark_lo_us, span = c->spark_span_us;
+    uint64_t s = ts > lo ? ts - lo : 0, e = ts + dur > lo ? ts + dur - lo : 0;
+    if (dur == 0 || s >= span || e <= s) return p;
+    if (e > span) e = span;
+    p.s = s;
+    p.e = e;
+    p.b0 = spark_bin(c, s);
+    p.b1 = spark_bin(c, e - 1);
+    p.on = true;
+    return p;
+}
+
 /* Adds an event's time to the bins it spans, so a long call shows over
  * its whole length rather than as one spike at its start. */
-static void spark_add(const qctx *c, uint64_t *bins, uint64_t ts, uint64_t dur)
+static void spark_add(const qctx *c, uint64_t *bins, const spark_pos *p)
 {
-    uint64_t lo = c->spark_lo_us, span = c->spark_span_us, w = c->spark_bins;
-    uint64_t s = ts > lo ? ts - lo : 0, e = ts + dur > lo ? ts + dur - lo : 0;
-    if (dur == 0 || s >= span || e <= s) return;
-    if (e > span) e = span;
-    uint64_t b0 = s * w / span, b1 = (e - 1) * w / span;
-    if (b0 == b1) { bins[b0] += e - s; return; }
-    for (uint64_t b = b0; b <= b1; b++) {
+    if (!p->on) return;
+    if (p->b0 == p->b1) { bins[p->b0] += p->e - p->s; return; }
+    uint64_t span = c->spark_span_us, w = c->spark_bins;
+    for (uint64_t b = p->b0; b <= p->b1; b++) {
         uint64_t bs = (b * span + w - 1) / w, be = ((b + 1) * span + w - 1) / w;
-        uint64_t from = s > bs ? s : bs, to = e < be ? e : be;
+        uint64_t from = p->s > bs ? p->s : bs, to = p->e < be ? p->e : be;
         if (to > from) bins[b] += to - from;
     }
 }
 
-static inline void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes)
+/* Inlined into the scan: this runs once per event and row. */
+static inline __attribute__((always_inline))
+void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
@@ -486,7 +531,7 @@ static inline void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t
         if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
         else (*map_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
-    if (a->spark) spark_add(c, a->spark, ts, dur);
+    if (a->spark) spark_add(c, a->spark, sp);
 }
 
 static void part_scan(part *p)
@@ -497,12 +542,23 @@ static void part_scan(part *p)
     uint32_t ids[DFN_MAX_DIMS];
     bool one_table = nd == 1 && c->layer_dim < 0 && !c->has_arg;
     uint64_t matched = 0, total = 0;   /* locals: the parts sit side by side in memory */
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    const uint32_t *kindc = s->kind, *filec = s->file, *lanec = s->lane;
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (!c->all && !dfn_match_event(c->m, i)) continue;
+        if (kind_ok && !kind_ok[kindc[i]]) continue;
+        if (file_ok && !file_ok[filec[i]]) continue;
+        if (lane_ok && !lane_ok[lanec[i]]) continue;
+        if (per_event && !dfn_match_event(c->m, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         total += dur;
-        if (p->spark_total) spark_add(c, p->spark_total, ts, dur);
+        spark_pos sp = { .on = false };
+        if (p->spark_total) {
+            sp = spark_where(c, ts, dur);
+            spark_add(c, p->spark_total, &sp);
+        }
         if (p->events) {
             /* grouping by event: the list is the result */
             dfn_grow((void **)&p->events, &p->eventcap, p->nevents + 1, sizeof *p->events);
@@ -513,7 +569,7 @@ static void part_scan(part *p)
             /* the common case: one dimension read from a table */
             ids[0] = part_dim_id(p, 0, i, ts, bytes);
             size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
-            part_acc(p, row, i, ts, dur, bytes);
+            part_acc(p, row, i, ts, dur, bytes, &sp);
             continue;
         }
         for (size_t d = 0; d < nd; d++) if ((int)d != c->layer_dim) ids[d] = part_dim_id(p, d, i, ts, bytes);
@@ -523,10 +579,10 @@ static void part_scan(part *p)
                 int b = __builtin_ctzll(mask);
                 mask &= mask - 1;
                 ids[c->layer_dim] = (uint32_t)b;
-                part_acc(p, part_row(p, ids), i, ts, dur, bytes);
+                part_acc(p, part_row(p, ids), i, ts, dur, bytes, &sp);
             }
         } else {
-            part_acc(p, part_row(p, ids), i, ts, dur, bytes);
+            part_acc(p, part_row(p, ids), i, ts, dur, bytes, &sp);
         }
     }
     p->matched = matched;
@@ -929,6 +985,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         c.spark_lo_us = c.win_lo_us;
         c.spark_span_us = (uint64_t)llround((r->win_hi_s - r->win_lo_s) * 1e6);
         if (c.spark_span_us < c.spark_bins) c.spark_span_us = c.spark_bins;
+        c.spark_dinv = (double)c.spark_bins / (double)c.spark_span_us;
         r->spark_bins = c.spark_bins;
     }
     ctx_prepare(&c);

@@ -629,7 +629,11 @@ dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size
         return NULL;
     }
     if (S_ISREG(st.st_mode)) {
-        r->size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+        /* Standard input may arrive partly read; size what is left. */
+        off_t at = is_stdin ? lseek(r->fd, 0, SEEK_CUR) : 0;
+        if (at < 0 || at > st.st_size)
+            at = 0;
+        r->size = (uint64_t)(st.st_size - at);
 #ifdef POSIX_FADV_SEQUENTIAL
         (void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

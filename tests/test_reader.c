@@ -1115,6 +1115,45 @@ Test(reader, stdin_from_file)
     cleanup(dir, path);
 }
 
+Test(reader, stdin_partly_read_file)
+{
+    static const char text[] = "skipped\nkept 1\nkept 2\n";
+    char *dir = NULL, *path = write_tmp(&dir, "in.pfw", text, sizeof text - 1);
+    int fd = open(path, O_RDONLY);
+    cr_assert(fd >= 0);
+    cr_assert_eq(lseek(fd, 8, SEEK_SET), 8);
+    cr_assert_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+    close(fd);
+    result_t res;
+    read_path("-", 0, &res);
+    cr_assert_eq(res.rc, 0);
+    cr_assert_eq(res.size, sizeof text - 1 - 8);
+    cr_assert_eq(res.bytes_in, res.size);
+    assert_same(res.text.p, res.text.len, text + 8, sizeof text - 1 - 8);
+    result_free(&res);
+    cleanup(dir, path);
+}
+
+Test(reader, stdin_errors)
+{
+    char *dir = tu_tmpdir();
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    cr_assert(fd >= 0);
+    cr_assert_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+    close(fd);
+    char err[512];
+    cr_assert_null(dfn_reader_open("-", 0, err, sizeof err));
+    char want[256];
+    snprintf(want, sizeof want, "standard input: %s", strerror(EISDIR));
+    cr_assert_str_eq(err, want);
+
+    close(STDIN_FILENO);
+    cr_assert_null(dfn_reader_open("-", 0, err, sizeof err));
+    snprintf(want, sizeof want, "standard input: %s", strerror(EBADF));
+    cr_assert_str_eq(err, want);
+    cleanup(dir, NULL);
+}
+
 /* ---- open errors and misuse ---- */
 
 Test(reader, open_missing_file)

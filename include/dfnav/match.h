@@ -26,6 +26,11 @@ void dfn_layerset_free(dfn_layerset *ls);
 /* ls may be NULL when the filter has no layer terms. */
 dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen);
 bool dfn_match_event(const dfn_match *m, size_t i);
+/* The lookup tables a match reduces to (NULL when that id space has no
+ * term), and whether any term must still be tested per event: scans test
+ * the tables inline and call dfn_match_event only when per_event is set. */
+void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t **file_ok,
+                      const uint8_t **lane_ok, bool *per_event);
 /* Events outside [lo, hi) cannot match (from the time terms). */
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi);
 bool dfn_match_all(const dfn_match *m);   /* no terms at all */
