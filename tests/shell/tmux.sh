@@ -95,6 +95,34 @@ for mode in "LANG=C LC_ALL=C TERM=xterm $DFNAV" "LANG=C.UTF-8 TERM=xterm $DFNAV 
     expect "Q quits" "DFNAV-EXIT=0"
 done
 
+# the real trace at 80x24 in ASCII mode: three Enters reach a file of the
+# reader layer with report's figures, and e writes what report prints
+if [ -d "$TRACES/dlio-unet3d" ]; then
+    U="$TRACES/dlio-unet3d"
+    start "LANG=C LC_ALL=C TERM=xterm $DFNAV '$U'"
+    expect "real trace: time level at once" "0.0-5.0 s" 5
+    keys Enter
+    expect "real trace: processes" "corona171/"
+    proc=$(screen | sed -n 's/^\(corona171\/[0-9]*\/[0-9]*\) .*/\1/p' | head -1)
+    keys Enter
+    expect "real trace: layers" "reader_posix_lustre"
+    keys / 'reader_posix_lustre' Enter Enter
+    expect "real trace: files of the reader layer" "hdf5"
+    row=$(screen | grep -m1 'hdf5 ')
+    "$DFNAV" report -q --by file --where "proc=$proc layer=reader_posix_lustre time<5" --top 1 --format csv "$U" >"$T/u.csv"
+    cnt=$(awk -F, 'NR == 2 { print $2 }' "$T/u.csv")
+    case "$row" in *" $cnt "*) ok ;; *) fail "real trace: file row '$row' lacks report's count $cnt" ;; esac
+    keys e C-u 'unet3d-files.csv' Enter
+    expect "real trace: export" "saved "
+    "$DFNAV" report -q --by file --where "proc=$proc layer=reader_posix_lustre time<5" --format csv "$U" >"$T/u-all.csv"
+    if cmp -s "$T/unet3d-files.csv" "$T/u-all.csv"; then ok; else fail "real trace: export differs from dfnav report"; fi
+    if screen | LC_ALL=C grep -q "$(printf '[\200-\377]')"; then fail "real trace: non-ASCII on screen"; else ok; fi
+    keys Q
+    expect "real trace: quits" "DFNAV-EXIT=0"
+else
+    echo "SKIP: $TRACES not found: real-trace terminal checks skipped"
+fi
+
 # every TERM users have
 for term in xterm xterm-256color screen tmux-256color vt100; do
     start "LANG=C.UTF-8 TERM=$term $DFNAV '$S'"
