@@ -687,7 +687,7 @@ dfn_store *dfn_loader_snapshot(dfn_loader *l)
     pthread_mutex_lock(&l->clock);
     size_t n = l->nchunks;
     dfn_chunk **chunks = dfn_xmalloc((n ? n : 1) * sizeof *chunks);
-    memcpy(chunks, l->chunks, n * sizeof *chunks);
+    if (n) memcpy(chunks, l->chunks, n * sizeof *chunks);
     pthread_mutex_unlock(&l->clock);
     dfn_loadctx ctx = {0};
     pthread_mutex_lock(&l->ctx.lock);

@@ -28,7 +28,22 @@ dfn_store *su_load_text(const char *name, const char *text, int threads)
     return s;
 }
 
-/* Layers live as long as the process: results point at them. */
+/* Results point at their layers: those live until the test process ends. */
+static dfn_layers **kept_layers;
+static dfn_layerset **kept_sets;
+static size_t nkept;
+
+static void su_free_kept(void)
+{
+    for (size_t i = 0; i < nkept; i++) {
+        dfn_layerset_free(kept_sets[i]);
+        dfn_layers_free(kept_layers[i]);
+        free(kept_layers[i]);
+    }
+    free(kept_layers);
+    free(kept_sets);
+}
+
 dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, const char *where)
 {
     char err[2048];
@@ -36,6 +51,11 @@ dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, con
     cr_assert(dfn_layers_load(layers ? layers : "dlio", l, err, sizeof err), "%s", err);
     dfn_layerset *ls = dfn_layerset_compile(s, l, err, sizeof err);
     cr_assert_not_null(ls, "%s", err);
+    if (!nkept) atexit(su_free_kept);
+    kept_layers = realloc(kept_layers, (nkept + 1) * sizeof *kept_layers);
+    kept_sets = realloc(kept_sets, (nkept + 1) * sizeof *kept_sets);
+    kept_layers[nkept] = l;
+    kept_sets[nkept++] = ls;
     dfn_query q = { .layers = ls, .sort = DFN_M_TIME_S, .desc = true };
     if (by) cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     dfn_filter f;
