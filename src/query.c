@@ -146,8 +146,9 @@ static double hist_value(uint32_t b)
 typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
     bool started, overflow;
-    uint8_t nsegs;
+    uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
+    uint64_t *tail;           /* and the last ones, a ring */
     uint32_t *hist;
     uint64_t *procsum;
     uint64_t *files;          /* bitset */
@@ -172,6 +173,7 @@ typedef struct {
     size_t nprocs;
     bool need_hist, need_procs, need_files;
     size_t direct_n;
+    bool one_table;           /* one dimension read from a table: an event is in one row */
     size_t spark_bins;
     uint64_t spark_lo_us, spark_span_us;
     double spark_dinv;        /* bins / span */
@@ -326,7 +328,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
 static void part_free(part *p)
 {
     for (size_t k = 0; k < p->nacc; k++) {
-        free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs);
+        free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs); free(p->acc[k].tail);
         free(p->acc[k].spark);
     }
     free(p->spark_total);
@@ -511,7 +513,12 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
                 a->segs[2 * a->nsegs + 1] = a->cur_e;
                 a->nsegs++;
             } else {
-                a->overflow = true;
+                if (!a->tail) a->tail = dfn_xmalloc(2 * PREFIX_SEGS * sizeof *a->tail);
+                if (a->ntail == PREFIX_SEGS) a->overflow = true;   /* the ring dropped one */
+                a->tail[2 * a->tailpos] = a->cur_s;
+                a->tail[2 * a->tailpos + 1] = a->cur_e;
+                a->tailpos = (uint8_t)((a->tailpos + 1) % PREFIX_SEGS);
+                if (a->ntail < PREFIX_SEGS) a->ntail++;
             }
         }
         a->busy += a->cur_e - a->cur_s; a->cur_s = ts; a->cur_e = end;
@@ -540,7 +547,7 @@ static void part_scan(part *p)
     const dfn_store *s = c->s;
     size_t nd = c->r->ndims;
     uint32_t ids[DFN_MAX_DIMS];
-    bool one_table = nd == 1 && c->layer_dim < 0 && !c->has_arg;
+    bool one_table = c->one_table;
     uint64_t matched = 0, total = 0;   /* locals: the parts sit side by side in memory */
     const uint8_t *kind_ok, *file_ok, *lane_ok;
     bool per_event;
@@ -557,7 +564,9 @@ static void part_scan(part *p)
         spark_pos sp = { .on = false };
         if (p->spark_total) {
             sp = spark_where(c, ts, dur);
-            spark_add(c, p->spark_total, &sp);
+            /* one dimension: each event is in one row, and the total is
+             * the rows' sum, added up once at the end */
+            if (!one_table) spark_add(c, p->spark_total, &sp);
         }
         if (p->events) {
             /* grouping by event: the list is the result */
@@ -570,6 +579,7 @@ static void part_scan(part *p)
             ids[0] = part_dim_id(p, 0, i, ts, bytes);
             size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
             part_acc(p, row, i, ts, dur, bytes, &sp);
+            if (sp.on && !p->acc[row].spark) spark_add(c, p->spark_total, &sp);
             continue;
         }
         for (size_t d = 0; d < nd; d++) if ((int)d != c->layer_dim) ids[d] = part_dim_id(p, d, i, ts, bytes);
@@ -632,23 +642,45 @@ static uint64_t part_rescan_below(part *p, size_t row, uint64_t x)
     return below;
 }
 
-/* Part t's union of a row below x: recorded closed segments, then the open
- * one; exact unless segments were dropped before reaching x. */
+/* Part t's union of a row below x, from what the scan recorded: the first
+ * and the last closed segments and the open one. Exact when x falls among
+ * the first segments, or after the earliest of the last ones (then it is
+ * the union less what lies above x); only in between is the part scanned
+ * again. */
 static uint64_t union_below(part *p, size_t row, uint64_t x)
 {
     acc *a = &p->acc[row];
-    uint64_t below = 0;
     /* the common long-event case: a parent in the earlier part ends after
      * everything of this part, so all of this union lies below x */
     if (x >= a->cur_e) return a->busy;
+    uint64_t below = 0;
     for (uint8_t k = 0; k < a->nsegs; k++) {
         uint64_t s0 = a->segs[2 * k], e0 = a->segs[2 * k + 1];
         if (s0 >= x) return below;
         below += (e0 < x ? e0 : x) - s0;
     }
-    if (a->overflow) return part_rescan_below(p, row, x);
-    if (a->cur_s < x) below += (a->cur_e < x ? a->cur_e : x) - a->cur_s;
-    return below;
+    if (a->nsegs < PREFIX_SEGS || (a->ntail == 0 && !a->overflow)) {
+        /* every closed segment was recorded: add the open one */
+        if (a->cur_s < x) below += (a->cur_e < x ? a->cur_e : x) - a->cur_s;
+        return below;
+    }
+    /* x lies beyond the first segments: measure above x from the end */
+    uint64_t oldest = a->tail[2 * (a->ntail < PREFIX_SEGS ? 0 : a->tailpos)];
+    if (!a->overflow || x >= oldest) {
+        /* nothing unrecorded lies above x: the dropped segments all end
+         * before the oldest one kept */
+        uint64_t above = a->cur_e > x ? a->cur_e - (a->cur_s > x ? a->cur_s : x) : 0;
+        for (uint8_t k = 0; k < a->nsegs; k++) {
+            uint64_t s0 = a->segs[2 * k], e0 = a->segs[2 * k + 1];
+            if (e0 > x) above += e0 - (s0 > x ? s0 : x);
+        }
+        for (uint8_t k = 0; k < a->ntail; k++) {
+            uint64_t s0 = a->tail[2 * k], e0 = a->tail[2 * k + 1];
+            if (e0 > x) above += e0 - (s0 > x ? s0 : x);
+        }
+        return a->busy - above;
+    }
+    return part_rescan_below(p, row, x);
 }
 
 /* Merges part t (later in time) into part f. */
@@ -990,6 +1022,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     }
     ctx_prepare(&c);
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+    c.one_table = r->ndims == 1 && c.layer_dim < 0 && !c.has_arg && !by_event;
 
     size_t lo, hi;
     dfn_match_range(m, &lo, &hi);
@@ -1023,6 +1056,10 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     r->matched = p->matched;
     r->total_time_s = p->total / 1e6;
     if (p->spark_total) {
+        if (c.one_table)
+            for (size_t row = 0; row < p->nacc; row++)
+                if (p->acc[row].spark)
+                    for (size_t k = 0; k < c.spark_bins; k++) p->spark_total[k] += p->acc[row].spark[k];
         r->spark_total = dfn_xmalloc(c.spark_bins * sizeof *r->spark_total);
         for (size_t k = 0; k < c.spark_bins; k++) r->spark_total[k] = (double)p->spark_total[k];
     }

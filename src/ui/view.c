@@ -144,10 +144,14 @@ static double nice_ceil(double x)
     return 10 * mag;
 }
 
-static uint32_t view_metrics(void)
+/* Only what the screen shows: the latency histogram behind p90 is the
+ * dearest part of a scan, and narrow screens do not show p90. */
+static uint32_t view_metrics(const view *v)
 {
-    return 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
-           1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_P90_US | 1u << DFN_M_MAX_US;
+    uint32_t m = 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
+                 1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US;
+    if (v->col_on[COL_P90] && v->col_shown[COL_P90]) m |= 1u << DFN_M_P90_US;
+    return m;
 }
 
 bool view_refresh(view *v, char *err, size_t errlen)
@@ -155,7 +159,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     level *l = view_top(v);
     dfn_filter f;
     view_filter(v, l, &f);
-    dfn_query q = { .filter = &f, .layers = v->ls, .sort = l->sort, .desc = l->desc, .metrics = view_metrics() };
+    dfn_query q = { .filter = &f, .layers = v->ls, .sort = l->sort, .desc = l->desc, .metrics = view_metrics(v) };
     q.dims[0].kind = l->dim.kind;
     q.dims[0].arg = l->dim.arg;
     q.ndims = 1;
