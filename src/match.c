@@ -400,6 +400,14 @@ static void layerset_index(dfn_layerset *ls)
 }
 
 size_t dfn_layerset_count(const dfn_layerset *ls) { return ls->n + 1; }
+
+const uint64_t *dfn_layerset_masks(const dfn_layerset *ls, size_t *n, const uint8_t **idx8, const uint32_t **idx32)
+{
+    *n = ls->nmasks;
+    *idx8 = ls->idx8;
+    *idx32 = ls->idx32;
+    return ls->masks;
+}
 const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls) { return ls->layers; }
 
 void dfn_layerset_free(dfn_layerset *ls)

@@ -541,7 +541,107 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (a->spark) spark_add(c, a->spark, sp);
 }
 
-static void part_scan(part *p)
+/* The explorer's most frequent scan, one dimension read through a table
+ * (function, file, process ...) with rows indexed directly, written out
+ * with every invariant in a local: no switch or call per event. */
+static bool part_scan_table(part *p)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    const uint32_t *tab, *col;
+    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = s->kind; }
+    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; }
+    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
+    else return false;
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    const uint32_t *kindc = s->kind, *filec = s->file, *lanec = s->lane;
+    const uint32_t *tsv = s->ts.v, *durv = s->dur.v, *bytesv = s->bytes.v;
+    const uint64_t *base = s->ts_base;
+    uint32_t *direct = p->direct;
+    size_t direct_n = c->direct_n;
+    bool spark = p->spark_total != NULL;
+    uint64_t matched = 0, total = 0;
+    for (size_t i = p->lo; i < p->hi; i++) {
+        if (kind_ok && !kind_ok[kindc[i]]) continue;
+        if (file_ok && !file_ok[filec[i]]) continue;
+        if (lane_ok && !lane_ok[lanec[i]]) continue;
+        if (per_event && !dfn_match_event(c->m, i)) continue;
+        uint32_t t32 = tsv[i], d32 = durv[i], b32 = bytesv[i];
+        uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
+        uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+        uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
+        matched++;
+        total += dur;
+        uint32_t id = tab[col[i]];
+        size_t row;
+        if (id < direct_n && direct[id]) row = direct[id] - 1;
+        else { row = part_row(p, &id); direct = p->direct; }
+        spark_pos sp = { .on = false };
+        if (spark) sp = spark_where(c, ts, dur);
+        part_acc(p, row, i, ts, dur, bytes, &sp);
+        if (sp.on && !p->acc[row].spark) spark_add(c, p->spark_total, &sp);
+    }
+    p->matched = matched;
+    p->total = total;
+    return true;
+}
+
+/* Grouping by layer alone: an event counts in each layer of its mask, and
+ * the masks are few, so their rows are looked up once per mask. */
+static void part_scan_layers(part *p)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    const dfn_layerset *ls = c->q->layers;
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    const uint32_t *kindc = s->kind, *filec = s->file, *lanec = s->lane;
+    size_t nmasks;
+    const uint8_t *idx8;
+    const uint32_t *idx32;
+    const uint64_t *masks = dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
+    int32_t (*rows)[64] = dfn_xmalloc((nmasks ? nmasks : 1) * sizeof *rows);   /* -1 = not yet */
+    uint8_t *nrow = dfn_xcalloc(nmasks ? nmasks : 1, 1);
+    bool *known = dfn_xcalloc(nmasks ? nmasks : 1, sizeof *known);
+    bool spark = p->spark_total != NULL;
+    uint64_t matched = 0, total = 0;
+    for (size_t i = p->lo; i < p->hi; i++) {
+        if (kind_ok && !kind_ok[kindc[i]]) continue;
+        if (file_ok && !file_ok[filec[i]]) continue;
+        if (lane_ok && !lane_ok[lanec[i]]) continue;
+        if (per_event && !dfn_match_event(c->m, i)) continue;
+        uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
+        matched++;
+        total += dur;
+        spark_pos sp = { .on = false };
+        if (spark) {
+            sp = spark_where(c, ts, dur);
+            spark_add(c, p->spark_total, &sp);
+        }
+        size_t mi = idx8 ? idx8[i] : idx32[i];
+        if (!known[mi]) {
+            uint64_t m = masks[mi];
+            while (m) {
+                uint32_t b = (uint32_t)__builtin_ctzll(m);
+                m &= m - 1;
+                rows[mi][nrow[mi]++] = (int32_t)part_row(p, &b);
+            }
+            known[mi] = true;
+        }
+        for (uint8_t k = 0; k < nrow[mi]; k++) part_acc(p, (size_t)rows[mi][k], i, ts, dur, bytes, &sp);
+    }
+    free(rows);
+    free(nrow);
+    free(known);
+    p->matched = matched;
+    p->total = total;
+}
+
+/* Everything else: several dimensions, arguments, events. */
+static void part_scan_general(part *p)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -597,6 +697,17 @@ static void part_scan(part *p)
     }
     p->matched = matched;
     p->total = total;
+}
+
+static void part_scan(part *p)
+{
+    const qctx *c = p->c;
+    if (c->one_table && part_scan_table(p)) {
+    } else if (c->r->ndims == 1 && c->layer_dim == 0) {
+        part_scan_layers(p);
+    } else {
+        part_scan_general(p);
+    }
     /* close the open segment into busy: from here busy is the union's
      * length and cur_e its end */
     for (size_t row = 0; row < p->nacc; row++) {

@@ -20,6 +20,10 @@ dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char
 /* Bit k set when event i is in layer k (bit n for "other"). */
 uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i);
 size_t dfn_layerset_count(const dfn_layerset *ls);   /* layers including "other" */
+/* The distinct masks, and per event the index of its mask (in idx8 when
+ * there are at most 256 masks, else idx32): scans that group by layer
+ * work per mask, not per event. */
+const uint64_t *dfn_layerset_masks(const dfn_layerset *ls, size_t *n, const uint8_t **idx8, const uint32_t **idx32);
 const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls);
 void dfn_layerset_free(dfn_layerset *ls);
 

@@ -647,6 +647,7 @@ static int run_headless(runner *r, const ui_opts *o)
         wnoutrefresh(stdscr);
         doupdate();
         lat[nlat++] = (dfn_now() - t0) * 1e3;
+        fprintf(stderr, "latency %s: %.1f ms\n", keys[k].label, lat[nlat - 1]);
         replay_dump(out, keys[k].label, a->rows, a->cols);
     }
     replay_latency(stderr, lat, nlat);

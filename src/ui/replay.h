@@ -23,7 +23,8 @@ bool replay_parse(const char *script, replay_key **keys, size_t *n, char *err, s
 void replay_free(replay_key *keys, size_t n);
 /* The curses screen as UTF-8 text, trailing spaces cut, after a header line. */
 void replay_dump(FILE *out, const char *label, int rows, int cols);
-/* "latency: N actions, p50 X ms, p95 Y ms, max Z ms" */
+/* "latency: N actions, p50 X ms, p95 Y ms, max Z ms" (each key's own
+ * "latency KEY: X ms" line comes before it) */
 void replay_latency(FILE *out, const double *ms, size_t n);
 
 #endif
