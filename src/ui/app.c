@@ -75,9 +75,10 @@ static void edit_delete(line_edit *e, size_t from, size_t to)
 
 typedef struct {
     dfn_loader *l;
+    const char *layers;
     pthread_t thread;
     bool started;
-    _Atomic(dfn_store *) ready;   /* a snapshot for the UI to take */
+    _Atomic(view_set *) ready;    /* a snapshot, indexed, for the UI to take */
     atomic_bool stop;
 } snapper;
 
@@ -99,9 +100,9 @@ static void *snapper_main(void *arg)
         double t0 = dfn_now();
         dfn_store *s = dfn_loader_snapshot(sn->l);
         if (!s) return NULL;
+        view_set *vs = view_set_new(s, sn->layers);
         double cost = dfn_now() - t0;
-        dfn_store *old = atomic_exchange(&sn->ready, s);
-        dfn_store_free(old);   /* the UI had not taken it yet */
+        view_set_free(atomic_exchange(&sn->ready, vs));   /* the UI had not taken the last */
         /* a snapshot takes a core from the load: keep them to a small
          * share of the time, and rarer as the set grows */
         wait *= 2;
@@ -144,13 +145,31 @@ static void *exporter_main(void *arg)
     return NULL;
 }
 
+/* ---- the final store's layer index, built off the UI thread ---- */
+
+typedef struct {
+    pthread_t thread;
+    bool started;
+    dfn_store *store;
+    const char *layers;
+    _Atomic(view_set *) ready;
+} indexer;
+
+static void *indexer_main(void *arg)
+{
+    indexer *ix = arg;
+    atomic_store(&ix->ready, view_set_new(ix->store, ix->layers));
+    return NULL;
+}
+
 /* ---- the app ---- */
 
 typedef struct {
     app a;
     dfn_loader *loader;
     snapper sn;
-    dfn_store *final, *snap;
+    indexer ix;
+    view_set *cur;            /* what the view shows */
     exporter ex;
     bool quit;
     int status;
@@ -196,65 +215,82 @@ static void count_damage(app *a, const dfn_store *s)
     a->damage_store = s;
 }
 
-/* Shows a store: the first makes the view, later ones replace it. */
-static void show_store(runner *r, const dfn_store *s)
+/* Shows a set: the first makes the view, later ones replace it. */
+static void show_set(runner *r, view_set *vs)
 {
     app *a = &r->a;
+    if (!vs->ls) {
+        snprintf(a->msg, sizeof a->msg, "layers: %.900s", vs->err);
+        view_set_free(vs);
+        return;
+    }
+    char err[256];
     if (!a->have_view) {
-        char err[1024];
-        if (!view_init(&a->v, s, a->opts.layers, err, sizeof err)) {
-            snprintf(a->msg, sizeof a->msg, "layers: %.1000s", err);
-            return;
-        }
+        view_init(&a->v, vs);
         a->have_view = true;
         set_size(r, a->rows, a->cols);
         view_refresh(&a->v, err, sizeof err);
     } else {
-        view_set_store(&a->v, s);
+        view_set_store(&a->v, vs);
     }
-    a->shown = s;
+    view_set_free(r->cur);   /* the view let go of it */
+    r->cur = vs;
+    a->shown = vs->store;
+}
+
+static void loading_text(app *a, const dfn_progress *p)
+{
+    double pct = p->bytes_total ? 100.0 * p->bytes_done / p->bytes_total : 0;
+    double eta = pct > 1 && p->elapsed_s > 0 ? p->elapsed_s * (100 - pct) / pct : -1;
+    char etas[32] = "";
+    if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
+    snprintf(a->progress, sizeof a->progress, "%s %.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
+             p->building ? "building the store:" : "loading", pct, p->bytes_total / 1e6, p->events,
+             p->events_per_s / 1e6, p->building ? "" : etas);
 }
 
 static void poll_loader(runner *r)
 {
     app *a = &r->a;
+    if (r->ix.started) {
+        view_set *vs = atomic_exchange(&r->ix.ready, NULL);
+        if (!vs) return;
+        pthread_join(r->ix.thread, NULL);
+        r->ix.started = false;
+        a->loading = false;
+        show_set(r, vs);
+        return;
+    }
     if (!r->loader) return;
     dfn_progress p;
     dfn_loader_progress(r->loader, &p);
     if (!p.done) {
-        double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
-        double eta = pct > 1 && p.elapsed_s > 0 ? p.elapsed_s * (100 - pct) / pct : -1;
-        char etas[32] = "";
-        if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
-        snprintf(a->progress, sizeof a->progress, "%s %.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
-                 p.building ? "building the store:" : "loading", pct, p.bytes_total / 1e6, p.events,
-                 p.events_per_s / 1e6, p.building ? "" : etas);
         a->loading = true;
-        dfn_store *s = atomic_exchange(&r->sn.ready, NULL);
-        if (s) {
-            show_store(r, s);
-            dfn_store_free(r->snap);
-            r->snap = s;
-        }
+        loading_text(a, &p);
+        view_set *vs = atomic_exchange(&r->sn.ready, NULL);
+        if (vs) show_set(r, vs);
         return;
     }
-    /* done: the final store replaces any snapshot */
+    /* done: the final store replaces any snapshot once its layers are indexed */
     atomic_store(&r->sn.stop, true);
     if (r->sn.started) pthread_join(r->sn.thread, NULL);
     r->sn.started = false;
-    dfn_store_free(atomic_exchange(&r->sn.ready, NULL));
-    r->final = dfn_loader_finish(r->loader);
+    view_set_free(atomic_exchange(&r->sn.ready, NULL));
+    dfn_store *final = dfn_loader_finish(r->loader);
     r->loader = NULL;
-    a->loading = false;
-    if (!r->final) { r->quit = true; return; }
-    r->status = dfn_store_status(r->final);
-    count_damage(a, r->final);
-    if (r->status == 3) {
-        snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
+    if (!final) { a->loading = false; r->quit = true; return; }
+    r->status = dfn_store_status(final);
+    count_damage(a, final);
+    if (r->status == 3) snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
+    r->ix.store = final;
+    r->ix.layers = a->opts.layers;
+    if (r->headless || pthread_create(&r->ix.thread, NULL, indexer_main, &r->ix) != 0) {
+        a->loading = false;
+        show_set(r, view_set_new(final, a->opts.layers));
+        return;
     }
-    show_store(r, r->final);
-    dfn_store_free(r->snap);
-    r->snap = NULL;
+    r->ix.started = true;
+    snprintf(a->progress, sizeof a->progress, "indexing the layers of %zu events ...", final->n);
 }
 
 static void start_prompt(app *a, prompt_kind k, const char *init)
@@ -274,7 +310,7 @@ static void start_export(runner *r, const char *path, bool overwrite)
     memset(&x->filter, 0, sizeof x->filter);
     view_filter(&a->v, l, &x->filter);
     x->s = a->v.s;
-    x->ls = a->v.ls;
+    x->ls = a->v.ls;   /* exports wait for the load, so the set cannot change meanwhile */
     if (a->export_calls) {
         /* the calls of the selected row, or of this level */
         if (!view_is_calls(l) && l->res && l->res->nrows) {
@@ -558,11 +594,14 @@ static void runner_free(runner *r)
         dfn_store_free(dfn_loader_finish(r->loader));
         r->loader = NULL;
     }
-    dfn_store_free(atomic_exchange(&r->sn.ready, NULL));
+    view_set_free(atomic_exchange(&r->sn.ready, NULL));
+    if (r->ix.started) {
+        pthread_join(r->ix.thread, NULL);
+        view_set_free(atomic_exchange(&r->ix.ready, NULL));
+    }
     poll_export(r, true);
     if (r->a.have_view) view_free(&r->a.v);
-    dfn_store_free(r->snap);
-    dfn_store_free(r->final);
+    view_set_free(r->cur);
     for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
     free(r->a.fhist);
     free(r->a.edit.buf);
@@ -623,7 +662,7 @@ static int run_headless(runner *r, const ui_opts *o)
     init_colors(a);
     a->rows = o->rows;
     a->cols = o->cols;
-    while (r->loader) {
+    while (r->loader || r->ix.started) {
         poll_loader(r);
         if (r->loader) { struct timespec ts = { 0, 5 * 1000000 }; nanosleep(&ts, NULL); }
     }
@@ -681,9 +720,22 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         return 3;
     }
     bool missing = in.nerrors > 0;
+    if (o->layers) {
+        /* a bad layer file is a usage error, before any screen */
+        dfn_layers l;
+        char err[1024];
+        if (!dfn_layers_load(o->layers, &l, err, sizeof err)) {
+            fprintf(stderr, "dfnav: layers: %s\n", err);
+            dfn_inputs_free(&in);
+            free(r);
+            return 2;
+        }
+        dfn_layers_free(&l);
+    }
     dfn_load_opts lo = { .threads = o->threads };
     r->loader = dfn_loader_start((const char *const *)in.paths, in.n, &lo);
     r->sn.l = r->loader;
+    r->sn.layers = o->layers;
     if (!r->headless) r->sn.started = pthread_create(&r->sn.thread, NULL, snapper_main, &r->sn) == 0;
 
     int status;
@@ -731,7 +783,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         endwin();
         status = r->status;
     }
-    if (r->loader && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
+    if ((r->loader || r->ix.started) && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
     if (status == 0 && missing) status = 1;
     int sig = got_signal;
     runner_free(r);

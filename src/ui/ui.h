@@ -51,9 +51,23 @@ typedef struct {
     double query_ms;
 } level;
 
+/* A store ready to show: built, with its layers compiled into per-event
+ * membership, all off the UI thread (indexing millions of events takes
+ * longer than a keypress may wait). */
+typedef struct {
+    dfn_store *store;
+    dfn_layers layers;
+    dfn_layerset *ls;
+    char err[512];            /* layers that did not load or compile */
+} view_set;
+
+/* Builds a set for store (taking it over); layers NULL chooses a preset. */
+view_set *view_set_new(dfn_store *store, const char *layers);
+void view_set_free(view_set *vs);
+
 typedef struct {
     const dfn_store *s;
-    dfn_layers layers;
+    const dfn_layers *layers;
     dfn_layerset *ls;
     level *lv;
     size_t nlv, lvcap;
@@ -67,11 +81,13 @@ typedef struct {
 
 #define VIEW_CALLS_LIMIT 100000
 
-bool view_init(view *v, const dfn_store *s, const char *layers, char *err, size_t errlen);
+/* The view reads the set's store and layers; the caller keeps the set
+ * alive while the view shows it. */
+void view_init(view *v, const view_set *vs);
 void view_free(view *v);
-/* Swaps in a newer store (a snapshot while loading, then the final one),
+/* Swaps in a newer set (a snapshot while loading, then the final one),
  * keeping levels, filters, sort and the cursor's row where it can. */
-void view_set_store(view *v, const dfn_store *s);
+void view_set_store(view *v, const view_set *vs);
 level *view_top(view *v);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);

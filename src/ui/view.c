@@ -71,38 +71,47 @@ static level *view_push(view *v)
     return l;
 }
 
-static bool view_layers(view *v, const char *name, char *err, size_t errlen)
+view_set *view_set_new(dfn_store *store, const char *layers)
 {
-    const char *n = name ? name : dfn_layers_auto(v->s);
-    if (!dfn_layers_load(n, &v->layers, err, errlen)) return false;
-    v->ls = dfn_layerset_compile(v->s, &v->layers, err, errlen);
-    return v->ls != NULL;
+    view_set *vs = dfn_xcalloc(1, sizeof *vs);
+    vs->store = store;
+    const char *n = layers ? layers : dfn_layers_auto(store);
+    if (dfn_layers_load(n, &vs->layers, vs->err, sizeof vs->err))
+        vs->ls = dfn_layerset_compile(store, &vs->layers, vs->err, sizeof vs->err);
+    return vs;
 }
 
-bool view_init(view *v, const dfn_store *s, const char *layers, char *err, size_t errlen)
+void view_set_free(view_set *vs)
+{
+    if (!vs) return;
+    dfn_layerset_free(vs->ls);
+    dfn_layers_free(&vs->layers);
+    dfn_store_free(vs->store);
+    free(vs);
+}
+
+void view_init(view *v, const view_set *vs)
 {
     memset(v, 0, sizeof *v);
-    v->s = s;
+    v->s = vs->store;
+    v->layers = &vs->layers;
+    v->ls = vs->ls;
     for (int c = 0; c < COL_N; c++) v->col_on[c] = v->col_shown[c] = true;
     v->table_rows = 16;
     v->spark_w = 12;
     v->calls_limit = VIEW_CALLS_LIMIT;
-    if (!view_layers(v, layers, err, errlen)) return false;
     level *l = view_push(v);
     l->dim.kind = DFN_DIM_TIME;
     l->win_lo = 0;
-    l->win_hi = store_span(s);
+    l->win_hi = store_span(v->s);
     l->crumb = dfn_xstrdup("All");
     level_default_sort(l);
-    return true;
 }
 
 void view_free(view *v)
 {
     for (size_t i = 0; i < v->nlv; i++) level_free(&v->lv[i]);
     free(v->lv);
-    dfn_layerset_free(v->ls);
-    dfn_layers_free(&v->layers);
     free(v->search);
     memset(v, 0, sizeof *v);
 }
@@ -459,13 +468,14 @@ bool view_search(view *v, int dir)
     return false;
 }
 
-void view_set_store(view *v, const dfn_store *s)
+void view_set_store(view *v, const view_set *vs)
 {
     double old_span = store_span(v->s);
+    const dfn_store *s = vs->store;
     v->s = s;
-    dfn_layerset_free(v->ls);
+    v->layers = &vs->layers;
+    v->ls = vs->ls;
     char err[256];
-    v->ls = dfn_layerset_compile(s, &v->layers, err, sizeof err);
     double span = store_span(s);
     for (size_t i = 0; i < v->nlv; i++) {
         level *l = &v->lv[i];
