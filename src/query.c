@@ -541,6 +541,32 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (a->spark) spark_add(c, a->spark, sp);
 }
 
+/* The filter as the scans test it: its lookup tables inline, the call
+ * only for terms that need the event itself. */
+typedef struct {
+    const dfn_match *m;
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    const uint32_t *kindc, *filec, *lanec;
+} scan_filter;
+
+static void scan_filter_init(scan_filter *f, const qctx *c)
+{
+    f->m = c->m;
+    dfn_match_tables(c->m, &f->kind_ok, &f->file_ok, &f->lane_ok, &f->per_event);
+    f->kindc = c->s->kind;
+    f->filec = c->s->file;
+    f->lanec = c->s->lane;
+}
+
+static inline bool scan_filter_pass(const scan_filter *f, size_t i)
+{
+    if (f->kind_ok && !f->kind_ok[f->kindc[i]]) return false;
+    if (f->file_ok && !f->file_ok[f->filec[i]]) return false;
+    if (f->lane_ok && !f->lane_ok[f->lanec[i]]) return false;
+    return !f->per_event || dfn_match_event(f->m, i);
+}
+
 /* The explorer's most frequent scan, one dimension read through a table
  * (function, file, process ...) with rows indexed directly, written out
  * with every invariant in a local: no switch or call per event. */
@@ -553,10 +579,8 @@ static bool part_scan_table(part *p)
     else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; }
     else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
     else return false;
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    const uint32_t *kindc = s->kind, *filec = s->file, *lanec = s->lane;
+    scan_filter sf;
+    scan_filter_init(&sf, c);
     const uint32_t *tsv = s->ts.v, *durv = s->dur.v, *bytesv = s->bytes.v;
     const uint64_t *base = s->ts_base;
     uint32_t *direct = p->direct;
@@ -564,10 +588,7 @@ static bool part_scan_table(part *p)
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0;
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (kind_ok && !kind_ok[kindc[i]]) continue;
-        if (file_ok && !file_ok[filec[i]]) continue;
-        if (lane_ok && !lane_ok[lanec[i]]) continue;
-        if (per_event && !dfn_match_event(c->m, i)) continue;
+        if (!scan_filter_pass(&sf, i)) continue;
         uint32_t t32 = tsv[i], d32 = durv[i], b32 = bytesv[i];
         uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
         uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
@@ -595,24 +616,19 @@ static void part_scan_layers(part *p)
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     const dfn_layerset *ls = c->q->layers;
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    const uint32_t *kindc = s->kind, *filec = s->file, *lanec = s->lane;
+    scan_filter sf;
+    scan_filter_init(&sf, c);
     size_t nmasks;
     const uint8_t *idx8;
     const uint32_t *idx32;
     const uint64_t *masks = dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
-    int32_t (*rows)[64] = dfn_xmalloc((nmasks ? nmasks : 1) * sizeof *rows);   /* -1 = not yet */
+    int32_t (*rows)[64] = dfn_xmalloc((nmasks ? nmasks : 1) * sizeof *rows);   /* valid once known */
     uint8_t *nrow = dfn_xcalloc(nmasks ? nmasks : 1, 1);
     bool *known = dfn_xcalloc(nmasks ? nmasks : 1, sizeof *known);
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0;
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (kind_ok && !kind_ok[kindc[i]]) continue;
-        if (file_ok && !file_ok[filec[i]]) continue;
-        if (lane_ok && !lane_ok[lanec[i]]) continue;
-        if (per_event && !dfn_match_event(c->m, i)) continue;
+        if (!scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         total += dur;
@@ -649,15 +665,10 @@ static void part_scan_general(part *p)
     uint32_t ids[DFN_MAX_DIMS];
     bool one_table = c->one_table;
     uint64_t matched = 0, total = 0;   /* locals: the parts sit side by side in memory */
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    const uint32_t *kindc = s->kind, *filec = s->file, *lanec = s->lane;
+    scan_filter sf;
+    scan_filter_init(&sf, c);
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (kind_ok && !kind_ok[kindc[i]]) continue;
-        if (file_ok && !file_ok[filec[i]]) continue;
-        if (lane_ok && !lane_ok[lanec[i]]) continue;
-        if (per_event && !dfn_match_event(c->m, i)) continue;
+        if (!scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         total += dur;
