@@ -207,7 +207,7 @@ static void set_size(runner *r, int rows, int cols)
 static void count_damage(app *a, const dfn_store *s)
 {
     a->malformed = 0;
-    a->bad_files = 0;
+    a->bad_files = a->ninput_errors;
     for (size_t i = 0; i < s->nsrc; i++) {
         a->malformed += s->src[i].malformed;
         if (s->src[i].error || s->src[i].malformed) a->bad_files++;
@@ -720,6 +720,8 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         return 3;
     }
     bool missing = in.nerrors > 0;
+    a->input_errors = in.errors;
+    a->ninput_errors = in.nerrors;
     if (o->layers) {
         /* a bad layer file is a usage error, before any screen */
         dfn_layers l;

@@ -438,7 +438,7 @@ static void draw_status(app *a)
         if (view_is_calls(l) && l->res->matched > l->res->nrows)
             n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", l->res->nrows);
         if (a->malformed || a->bad_files)
-            snprintf(line + n, sizeof line - (size_t)n, "  |  DAMAGE: %" PRIu64 " malformed lines, %zu files with errors (! lists them)",
+            snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
                      a->malformed, a->bad_files);
         if (a->malformed || a->bad_files) attron(A_BOLD | pair(a, PAIR_WARN));
         draw_text(y, 0, a->cols, line, strlen(line), false, false, true);
@@ -622,7 +622,8 @@ static void draw_damage(app *a)
     const dfn_store *s = a->damage_store ? a->damage_store : a->v.s;
     char **lines = NULL;
     size_t n = 0, cap = 0;
-    for (size_t f = 0; f < s->nsrc; f++) {
+    for (size_t k = 0; k < a->ninput_errors; k++) add_line(&lines, &n, &cap, "%s", a->input_errors[k]);
+    for (size_t f = 0; s && f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
         if (!si->error && !si->malformed) continue;
         add_line(&lines, &n, &cap, "%s", si->path);

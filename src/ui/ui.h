@@ -148,6 +148,8 @@ struct app {
     uint64_t malformed;       /* damage: malformed lines in all */
     size_t bad_files;         /* files with an error or malformed lines */
     const dfn_store *damage_store;
+    char **input_errors;      /* paths that gave no file ("PATH: reason") */
+    size_t ninput_errors;
     uint32_t detail_event;
     size_t scroll;            /* of the help, detail and damage screens */
     bool export_calls;        /* the export prompt is for E */

@@ -66,6 +66,28 @@ printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","ar
 grep -q '/tmp/x\\x1b\[31mred\\x07' "$T/esc.txt" && ok || fail "escape bytes shown as \\x1b: $(grep tmp "$T/esc.txt")"
 if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte reached the screen"; else ok; fi
 
+# damage: counted in the status line, listed by file and line on !
+{
+    echo '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"ret":100}}'
+    echo '{"name":"read","cat":"POSIX",'
+    printf '\001garbage\n'
+} >"$T/bad.pfw"
+"$DFNAV" --replay '!' "$T/bad.pfw" "$T/nonexistent.pfw" >"$T/bad.txt" 2>/dev/null
+grep -q "DAMAGE: 2 bad lines, 2 files (! lists)" "$T/bad.txt" && ok ||
+    fail "status line counts the damage: $(grep -m1 DAMAGE "$T/bad.txt")"
+grep -q "line 2: truncated JSON" "$T/bad.txt" && ok || fail "! lists the bad lines"
+grep -q "line 3: not a JSON object" "$T/bad.txt" && ok || fail "! lists every bad line"
+grep -q "nonexistent.pfw: No such file or directory" "$T/bad.txt" && ok || fail "! lists a path that gave no file"
+"$DFNAV" --replay 'q' "$T/bad.pfw" "$T/nonexistent.pfw" >/dev/null 2>&1
+check "damage is exit status 1" 1 $?
+# filter history: Up brings the last filter back
+"$DFNAV" --replay 'f cat=POSIX <Enter> f <C-u> <Up>' "$S" 2>/dev/null | tail -1 >"$T/hist.txt"
+check "filter history" "filter: cat=POSIX" "$(cat "$T/hist.txt")"
+# columns: c, uncheck count, and the header loses it
+"$DFNAV" --replay 'c <Space> <Enter>' "$S" 2>/dev/null >"$T/cols.txt"
+awk '/^--- <Enter>$/{f=1; next} f && /^time/{print; exit}' "$T/cols.txt" | grep -q "count" && fail "c did not hide count" || ok
+grep -q "\[ \] count" "$T/cols.txt" && ok || fail "the column chooser shows the unchecked column"
+
 # the real trace: three Enters from the time level reach a file of the reader layer
 if [ -d "$TRACES/dlio-unet3d" ]; then
     U="$TRACES/dlio-unet3d"
