@@ -72,13 +72,13 @@ if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte reached th
     echo '{"name":"read","cat":"POSIX",'
     printf '\001garbage\n'
 } >"$T/bad.pfw"
-"$DFNAV" --replay '!' "$T/bad.pfw" "$T/nonexistent.pfw" >"$T/bad.txt" 2>/dev/null
+(cd "$T" && "$DFNAV" --replay '!' bad.pfw nonexistent.pfw >"$T/bad.txt" 2>/dev/null)
 grep -q "DAMAGE: 2 bad lines, 2 files (! lists)" "$T/bad.txt" && ok ||
     fail "status line counts the damage: $(grep -m1 DAMAGE "$T/bad.txt")"
 grep -q "line 2: truncated JSON" "$T/bad.txt" && ok || fail "! lists the bad lines"
 grep -q "line 3: not a JSON object" "$T/bad.txt" && ok || fail "! lists every bad line"
 grep -q "nonexistent.pfw: No such file or directory" "$T/bad.txt" && ok || fail "! lists a path that gave no file"
-"$DFNAV" --replay 'q' "$T/bad.pfw" "$T/nonexistent.pfw" >/dev/null 2>&1
+(cd "$T" && "$DFNAV" --replay 'q' bad.pfw nonexistent.pfw >/dev/null 2>&1)
 check "damage is exit status 1" 1 $?
 # filter history: Up brings the last filter back
 "$DFNAV" --replay 'f cat=POSIX <Enter> f <C-u> <Up>' "$S" 2>/dev/null | tail -1 >"$T/hist.txt"
