@@ -493,17 +493,11 @@ static void spark_add(const qctx *c, uint64_t *bins, const spark_pos *p)
     }
 }
 
-/* Inlined into the scan: this runs once per event and row. */
+/* The union of a row's intervals, swept in start order; the later parts
+ * of a split scan keep their first and last segments for the merge. */
 static inline __attribute__((always_inline))
-void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
+void acc_busy(const part *p, acc *a, uint64_t ts, uint64_t end)
 {
-    const qctx *c = p->c;
-    acc *a = &p->acc[row];
-    uint64_t end = ts + dur;
-    a->count++;
-    a->dur += dur;
-    a->bytes += bytes;
-    if (dur > a->maxdur) a->maxdur = dur;
     if (!a->started) { a->cur_s = ts; a->cur_e = end; a->started = true; }
     else if (ts >= a->cur_e) {
         if (p->record) {
@@ -524,6 +518,19 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         a->busy += a->cur_e - a->cur_s; a->cur_s = ts; a->cur_e = end;
     }
     else if (end > a->cur_e) a->cur_e = end;
+}
+
+/* Inlined into the scan: this runs once per event and row. */
+static inline __attribute__((always_inline))
+void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
+{
+    const qctx *c = p->c;
+    acc *a = &p->acc[row];
+    a->count++;
+    a->dur += dur;
+    a->bytes += bytes;
+    if (dur > a->maxdur) a->maxdur = dur;
+    acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
         if (a->hist) a->hist[hist_bucket(dur)]++;
         else (*map_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
@@ -609,8 +616,10 @@ static bool part_scan_table(part *p)
     return true;
 }
 
-/* Grouping by layer alone: an event counts in each layer of its mask, and
- * the masks are few, so their rows are looked up once per mask. */
+/* Grouping by layer alone. An event adds the same to each layer of its
+ * mask, and masks are few, so everything that adds up is accumulated once
+ * per mask and spread to the layers at the end; only the union of
+ * intervals (busy time) is swept per layer. */
 static void part_scan_layers(part *p)
 {
     const qctx *c = p->c;
@@ -622,9 +631,11 @@ static void part_scan_layers(part *p)
     const uint8_t *idx8;
     const uint32_t *idx32;
     const uint64_t *masks = dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
-    int32_t (*rows)[64] = dfn_xmalloc((nmasks ? nmasks : 1) * sizeof *rows);   /* valid once known */
-    uint8_t *nrow = dfn_xcalloc(nmasks ? nmasks : 1, 1);
-    bool *known = dfn_xcalloc(nmasks ? nmasks : 1, sizeof *known);
+    size_t nm = nmasks ? nmasks : 1;
+    int32_t (*rows)[64] = dfn_xmalloc(nm * sizeof *rows);   /* layer rows of a mask, valid once known */
+    uint8_t *nrow = dfn_xcalloc(nm, 1);
+    bool *known = dfn_xcalloc(nm, sizeof *known);
+    acc *macc = dfn_xcalloc(nm, sizeof *macc);               /* what adds up, per mask */
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0;
     for (size_t i = p->lo; i < p->hi; i++) {
@@ -632,23 +643,73 @@ static void part_scan_layers(part *p)
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         total += dur;
-        spark_pos sp = { .on = false };
-        if (spark) {
-            sp = spark_where(c, ts, dur);
-            spark_add(c, p->spark_total, &sp);
-        }
         size_t mi = idx8 ? idx8[i] : idx32[i];
+        acc *m = &macc[mi];
         if (!known[mi]) {
-            uint64_t m = masks[mi];
-            while (m) {
-                uint32_t b = (uint32_t)__builtin_ctzll(m);
-                m &= m - 1;
+            uint64_t bits = masks[mi];
+            while (bits) {
+                uint32_t b = (uint32_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
                 rows[mi][nrow[mi]++] = (int32_t)part_row(p, &b);
             }
             known[mi] = true;
+            if (c->need_hist) m->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->hist);
+            if (c->need_procs) m->procsum = dfn_xcalloc(c->nprocs ? c->nprocs : 1, sizeof *m->procsum);
+            if (c->need_files) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
+            if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
         }
-        for (uint8_t k = 0; k < nrow[mi]; k++) part_acc(p, (size_t)rows[mi][k], i, ts, dur, bytes, &sp);
+        m->count++;
+        m->dur += dur;
+        m->bytes += bytes;
+        if (dur > m->maxdur) m->maxdur = dur;
+        if (m->hist) m->hist[hist_bucket(dur)]++;
+        if (m->procsum) m->procsum[c->proc_of_lane[s->lane[i]]] += dur;
+        if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
+        if (m->spark) {
+            spark_pos sp = spark_where(c, ts, dur);
+            spark_add(c, m->spark, &sp);
+        }
+        for (uint8_t k = 0; k < nrow[mi]; k++) acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
     }
+    /* spread each mask's sums to its layers; the masks partition the
+     * events, so their sparklines add up to the total */
+    for (size_t mi = 0; mi < nm; mi++) {
+        acc *m = &macc[mi];
+        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) {
+            size_t row = (size_t)rows[mi][k];
+            acc *a = &p->acc[row];
+            a->count += m->count;
+            a->dur += m->dur;
+            a->bytes += m->bytes;
+            if (m->maxdur > a->maxdur) a->maxdur = m->maxdur;
+            for (uint32_t b = 0; m->hist && b < HIST_BUCKETS; b++) {
+                if (!m->hist[b]) continue;
+                if (a->hist) a->hist[b] += m->hist[b];
+                else *map_slot(&p->hist, (uint64_t)row << 16 | b) += m->hist[b];
+            }
+            for (size_t pr = 0; m->procsum && pr < c->nprocs; pr++) {
+                if (!m->procsum[pr]) continue;
+                if (a->procsum) a->procsum[pr] += m->procsum[pr];
+                else *map_slot(&p->procs, (uint64_t)row << 32 | pr) += m->procsum[pr];
+            }
+            for (size_t w = 0; m->files && w < (s->nfiles + 63) / 64; w++) {
+                if (!m->files[w]) continue;
+                if (a->files) { a->files[w] |= m->files[w]; continue; }
+                for (int bit = 0; bit < 64; bit++)
+                    if (m->files[w] >> bit & 1) (*map_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
+            }
+            if (m->spark) {
+                if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
+                for (size_t b = 0; b < c->spark_bins; b++) a->spark[b] += m->spark[b];
+            }
+        }
+        if (m->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += m->spark[b];
+        free(m->hist);
+        free(m->procsum);
+        free(m->files);
+        free(m->spark);
+    }
+    free(macc);
     free(rows);
     free(nrow);
     free(known);
