@@ -86,7 +86,6 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     }
     c->args_len = w;
     free(order);
-    c->mem = n * 24 + w + (c->ts.nesc + c->dur.nesc + c->bytes.nesc) * sizeof(dfn_esc);
     return c;
 }
 

@@ -75,7 +75,6 @@ typedef struct {
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;
-    size_t mem;
     void *map;                /* the columns and args live in one mapping */
     size_t map_len;
 } dfn_chunk;

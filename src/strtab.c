@@ -22,7 +22,6 @@ struct dfn_strtab {
     uint32_t *slots;        /* id + 1, 0 = empty */
     uint32_t *slot_hash;    /* low 32 bits of the hash, to skip most compares */
     size_t nslots;
-    size_t bytes;
 };
 
 dfn_strtab *dfn_strtab_new(void)
@@ -56,7 +55,6 @@ static const char *strtab_store(dfn_strtab *t, const char *s, size_t len)
         c->cap = cap;
         c->next = t->chunks;
         t->chunks = c;
-        t->bytes += sizeof *c + cap;
     }
     char *p = c->data + c->used;
     uint32_t l32 = (uint32_t)len;
@@ -150,11 +148,6 @@ dfn_strtab *dfn_strtab_copy(const dfn_strtab *t)
     dfn_strtab *c = dfn_strtab_new();
     for (size_t i = 0; i < t->count; i++) dfn_strtab_intern(c, t->strs[i], dfn_strtab_len(t, (uint32_t)i));
     return c;
-}
-
-size_t dfn_strtab_bytes(const dfn_strtab *t)
-{
-    return t->bytes + t->cap * sizeof *t->strs + t->nslots * 8;
 }
 
 /* ---- per-thread cache ---- */

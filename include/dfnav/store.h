@@ -84,7 +84,6 @@ typedef struct dfn_store {
     dfn_srcinfo *src; size_t nsrc;
     uint64_t hash_conflicts;  /* one hash defined with two different names */
     uint64_t unresolved_hashes;
-    size_t mem_bytes;         /* bytes held, for the memory report */
 } dfn_store;
 
 static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)

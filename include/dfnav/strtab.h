@@ -25,8 +25,6 @@ uint32_t dfn_strtab_len(const dfn_strtab *t, uint32_t id);
 uint32_t dfn_strtab_count(const dfn_strtab *t);
 /* A copy with the same ids. */
 dfn_strtab *dfn_strtab_copy(const dfn_strtab *t);
-/* Bytes held, for memory accounting. */
-size_t dfn_strtab_bytes(const dfn_strtab *t);
 
 /* A per-thread cache in front of a shared table guarded by a mutex: a hit
  * costs no lock, so parser threads rarely contend. */

@@ -235,7 +235,6 @@ static void show_set(runner *r, view_set *vs)
     }
     view_set_free(r->cur);   /* the view let go of it */
     r->cur = vs;
-    a->shown = vs->store;
 }
 
 static void loading_text(app *a, const dfn_progress *p)

@@ -228,7 +228,6 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     bool show[COL_N];
     int spark_w, key_w;
     layout(a, show, &spark_w, &key_w);
-    a->spark_col_w = show[COL_SPARK] ? spark_w : 0;
     memcpy(a->v.col_shown, show, sizeof show);   /* sorting moves over what is shown */
     const dfn_result *r = l->res;
     /* header */

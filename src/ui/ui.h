@@ -48,7 +48,6 @@ typedef struct {
     size_t cursor, top;
     dfn_result *res;
     double bin_s;             /* time level: the bin the screen chose */
-    double query_ms;
 } level;
 
 /* A store ready to show: built, with its layers compiled into per-event
@@ -134,10 +133,9 @@ struct app {
     ui_opts opts;
     view v;
     bool have_view;
-    const dfn_store *shown;   /* the store the view shows (a snapshot while loading) */
     bool utf8, color;
     int rows, cols;
-    app_mode mode, back_mode;
+    app_mode mode;
     int menu_sel;
     prompt_kind pk;
     line_edit edit;
@@ -155,7 +153,6 @@ struct app {
     bool export_calls;        /* the export prompt is for E */
     bool exporting;
     char **fhist; size_t nfhist, fhist_pos;
-    int spark_col_w;          /* width the table gave the sparkline column */
 };
 
 typedef struct app app;

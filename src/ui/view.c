@@ -180,9 +180,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     }
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
-    double t0 = dfn_now();
     dfn_result *r = dfn_query_run(v->s, &q, err, errlen);
-    l->query_ms = (dfn_now() - t0) * 1e3;
     dfn_filter_free(&f);
     if (!r) return false;
     dfn_result_free(l->res);
