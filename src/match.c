@@ -26,7 +26,6 @@ struct dfn_match {
     uint8_t *kind_ok, *file_ok, *lane_ok;
     eterm *et; size_t net;
     size_t lo, hi;
-    bool empty;               /* no term at all */
     bool never;
     bool needs_layers;        /* a layer term: the event's mask is read */
 };
@@ -124,7 +123,6 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
     m->ls = ls;
     m->lo = 0;
     m->hi = s->n;
-    m->empty = f->n == 0;
     for (size_t k = 0; k < f->n; k++) {
         const dfn_term *t = &f->terms[k];
         switch (t->key) {
@@ -279,8 +277,6 @@ void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)
     *lo = m->never ? 0 : m->lo;
     *hi = m->never ? 0 : m->hi;
 }
-
-bool dfn_match_all(const dfn_match *m) { return m->empty; }
 
 void dfn_match_free(dfn_match *m)
 {

@@ -161,7 +161,6 @@ typedef struct {
     const dfn_query *q;
     dfn_result *r;
     const dfn_match *m;
-    bool all;
     uint32_t *lane_tab[DFN_MAX_DIMS], *kind_tab[DFN_MAX_DIMS], *file_tab[DFN_MAX_DIMS];
     uint32_t argkey[DFN_MAX_DIMS];
     int16_t *argpos[DFN_MAX_DIMS];   /* by schema: index among valued args, -1 valueless, -2 absent */
@@ -184,7 +183,7 @@ typedef struct {
 typedef struct {
     _Alignas(128) const qctx *c;
     size_t lo, hi;
-    bool record;              /* keep the first segments of each union */
+    bool record;              /* keep the first and last segments of each union */
     dfn_strtab *rowkeys;      /* composite keys of several dimensions */
     uint32_t *direct;         /* row + 1 by id, one dimension */
     acc *acc; size_t nacc, acccap;
@@ -548,6 +547,40 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (a->spark) spark_add(c, a->spark, sp);
 }
 
+/* Adds what sums up of src (count, time, bytes, max, latency buckets,
+ * per-process time, files, sparkline) into row of p, whose arrays may be
+ * dense or in the part's sparse maps. Busy time is not a sum: callers
+ * handle it. */
+static void acc_add_sums(part *p, size_t row, const acc *src)
+{
+    const qctx *c = p->c;
+    acc *a = &p->acc[row];
+    a->count += src->count;
+    a->dur += src->dur;
+    a->bytes += src->bytes;
+    if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
+    for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
+        if (!src->hist[b]) continue;
+        if (a->hist) a->hist[b] += src->hist[b];
+        else *map_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
+    }
+    for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
+        if (!src->procsum[pr]) continue;
+        if (a->procsum) a->procsum[pr] += src->procsum[pr];
+        else *map_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
+    }
+    for (size_t w = 0; src->files && w < (c->s->nfiles + 63) / 64; w++) {
+        if (!src->files[w]) continue;
+        if (a->files) { a->files[w] |= src->files[w]; continue; }
+        for (int bit = 0; bit < 64; bit++)
+            if (src->files[w] >> bit & 1) (*map_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
+    }
+    if (src->spark) {
+        if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
+        for (size_t b = 0; b < c->spark_bins; b++) a->spark[b] += src->spark[b];
+    }
+}
+
 /* The filter as the scans test it: its lookup tables inline, the call
  * only for terms that need the event itself. */
 typedef struct {
@@ -675,34 +708,7 @@ static void part_scan_layers(part *p)
      * events, so their sparklines add up to the total */
     for (size_t mi = 0; mi < nm; mi++) {
         acc *m = &macc[mi];
-        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) {
-            size_t row = (size_t)rows[mi][k];
-            acc *a = &p->acc[row];
-            a->count += m->count;
-            a->dur += m->dur;
-            a->bytes += m->bytes;
-            if (m->maxdur > a->maxdur) a->maxdur = m->maxdur;
-            for (uint32_t b = 0; m->hist && b < HIST_BUCKETS; b++) {
-                if (!m->hist[b]) continue;
-                if (a->hist) a->hist[b] += m->hist[b];
-                else *map_slot(&p->hist, (uint64_t)row << 16 | b) += m->hist[b];
-            }
-            for (size_t pr = 0; m->procsum && pr < c->nprocs; pr++) {
-                if (!m->procsum[pr]) continue;
-                if (a->procsum) a->procsum[pr] += m->procsum[pr];
-                else *map_slot(&p->procs, (uint64_t)row << 32 | pr) += m->procsum[pr];
-            }
-            for (size_t w = 0; m->files && w < (s->nfiles + 63) / 64; w++) {
-                if (!m->files[w]) continue;
-                if (a->files) { a->files[w] |= m->files[w]; continue; }
-                for (int bit = 0; bit < 64; bit++)
-                    if (m->files[w] >> bit & 1) (*map_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
-            }
-            if (m->spark) {
-                if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
-                for (size_t b = 0; b < c->spark_bins; b++) a->spark[b] += m->spark[b];
-            }
-        }
+        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
         if (m->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += m->spark[b];
         free(m->hist);
         free(m->procsum);
@@ -805,11 +811,13 @@ static uint64_t part_rescan_below(part *p, size_t row, uint64_t x)
     const uint32_t *key = &p->keys[row * nd];
     uint64_t below = 0, ce = 0;
     bool started = false;
+    scan_filter sf;
+    scan_filter_init(&sf, c);
     p->rec = NULL;
     for (size_t i = p->lo; i < p->hi; i++) {
         uint64_t ts = dfn_store_ts(s, i);
         if (ts >= x) break;
-        if (!c->all && !dfn_match_event(c->m, i)) continue;
+        if (!scan_filter_pass(&sf, i)) continue;
         uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         bool same = true;
         for (size_t d = 0; d < nd && same; d++) {
@@ -891,34 +899,7 @@ static void part_merge(part *f, part *t)
             a->busy = a->busy + b->busy - overlap;
             if (b->cur_e > a->cur_e) a->cur_e = b->cur_e;
         }
-        a->count += b->count;
-        a->dur += b->dur;
-        a->bytes += b->bytes;
-        if (b->maxdur > a->maxdur) a->maxdur = b->maxdur;
-        if (b->hist) {
-            if (a->hist) for (size_t k = 0; k < HIST_BUCKETS; k++) a->hist[k] += b->hist[k];
-            else for (uint32_t k = 0; k < HIST_BUCKETS; k++)
-                if (b->hist[k]) *map_slot(&f->hist, (uint64_t)fr << 16 | k) += b->hist[k];
-        }
-        if (b->procsum) {
-            for (size_t k = 0; k < c->nprocs; k++) {
-                if (!b->procsum[k]) continue;
-                if (a->procsum) a->procsum[k] += b->procsum[k];
-                else *map_slot(&f->procs, (uint64_t)fr << 32 | k) += b->procsum[k];
-            }
-        }
-        if (b->spark) {
-            if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
-            for (size_t k = 0; k < c->spark_bins; k++) a->spark[k] += b->spark[k];
-        }
-        if (b->files) {
-            for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) {
-                if (!b->files[w]) continue;
-                if (a->files) { a->files[w] |= b->files[w]; continue; }
-                for (int bit = 0; bit < 64; bit++)
-                    if (b->files[w] >> bit & 1) (*map_slot(&f->files, (uint64_t)fr << 32 | (w * 64 + (size_t)bit)))++;
-            }
-        }
+        acc_add_sums(f, fr, b);
     }
     /* the sparse rows of t */
     map64 *tm[3] = { &t->hist, &t->procs, &t->files };
@@ -963,6 +944,27 @@ static kv *map_sorted(const map64 *m)
     return out;
 }
 
+/* One step of the nearest-rank walk over a row's histogram, buckets in
+ * order: n more events in bucket b. */
+static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_t b, uint64_t n)
+{
+    static const double ps[3] = { 0.50, 0.90, 0.99 };
+    static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
+    *seen += n;
+    while (*pi < 3 && *seen >= (uint64_t)ceil(ps[*pi] * count)) {
+        double v = hist_value(b);
+        m[ms[*pi]] = v > m[DFN_M_MAX_US] ? m[DFN_M_MAX_US] : v;
+        (*pi)++;
+    }
+}
+
+/* One process's summed time, into procs and max_proc_s. */
+static void proc_step(double *m, uint64_t sum_us)
+{
+    m[DFN_M_PROCS]++;
+    if (sum_us / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = sum_us / 1e6;
+}
+
 /* The merged part becomes the result's rows and metrics. */
 static void part_finish(part *p, dfn_result *r)
 {
@@ -978,8 +980,6 @@ static void part_finish(part *p, dfn_result *r)
             if (p->acc[row].spark)
                 for (size_t k = 0; k < c->spark_bins; k++) r->spark[row * c->spark_bins + k] = (double)p->acc[row].spark[k];
     }
-    static const double ps[3] = { 0.50, 0.90, 0.99 };
-    static const int ms[3] = { DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US };
     for (size_t row = 0; row < n; row++) {
         acc *a = &p->acc[row];
         double *m = &r->m[row * DFN_M_COUNT_];
@@ -996,23 +996,11 @@ static void part_finish(part *p, dfn_result *r)
         if (a->hist) {
             uint64_t seen = 0;
             int pi = 0;
-            for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++) {
-                if (!a->hist[b]) continue;
-                seen += a->hist[b];
-                while (pi < 3 && seen >= (uint64_t)ceil(ps[pi] * a->count)) {
-                    double v = hist_value(b);
-                    m[ms[pi]] = v > m[DFN_M_MAX_US] ? m[DFN_M_MAX_US] : v;
-                    pi++;
-                }
-            }
+            for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
+                if (a->hist[b]) pct_step(m, a->count, &seen, &pi, b, a->hist[b]);
         }
-        if (a->procsum) {
-            for (size_t pr = 0; pr < c->nprocs; pr++) {
-                if (!a->procsum[pr]) continue;
-                m[DFN_M_PROCS]++;
-                if (a->procsum[pr] / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = a->procsum[pr] / 1e6;
-            }
-        }
+        for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
+            if (a->procsum[pr]) proc_step(m, a->procsum[pr]);
         if (a->files) {
             a->files[0] &= ~1ull;   /* "no file" is not a file */
             uint64_t cnt = 0;
@@ -1025,26 +1013,15 @@ static void part_finish(part *p, dfn_result *r)
     for (size_t k = 0; k < p->hist.n;) {
         size_t row = h[k].k >> 16, end = k;
         while (end < p->hist.n && (h[end].k >> 16) == row) end++;
-        uint64_t cnt = p->acc[row].count, seen = 0;
-        double *m = &r->m[row * DFN_M_COUNT_];
+        uint64_t seen = 0;
         int pi = 0;
-        for (size_t j = k; j < end && pi < 3; j++) {
-            seen += h[j].v;
-            while (pi < 3 && seen >= (uint64_t)ceil(ps[pi] * cnt)) {
-                double v = hist_value((uint32_t)(h[j].k & 0xffff));
-                m[ms[pi]] = v > m[DFN_M_MAX_US] ? m[DFN_M_MAX_US] : v;
-                pi++;
-            }
-        }
+        for (size_t j = k; j < end && pi < 3; j++)
+            pct_step(&r->m[row * DFN_M_COUNT_], p->acc[row].count, &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
         k = end;
     }
     free(h);
-    for (size_t k = 0; k < p->procs.cap; k++) {
-        if (p->procs.k[k] == MAP_EMPTY) continue;
-        double *m = &r->m[(p->procs.k[k] >> 32) * DFN_M_COUNT_];
-        m[DFN_M_PROCS]++;
-        if (p->procs.v[k] / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = p->procs.v[k] / 1e6;
-    }
+    for (size_t k = 0; k < p->procs.cap; k++)
+        if (p->procs.k[k] != MAP_EMPTY) proc_step(&r->m[(p->procs.k[k] >> 32) * DFN_M_COUNT_], p->procs.v[k]);
     for (size_t k = 0; k < p->files.cap; k++) {
         if (p->files.k[k] == MAP_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
         r->m[(p->files.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_FILES]++;
@@ -1190,7 +1167,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     time_window(s, f, &r->win_lo_s, &r->win_hi_s);
     r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
 
-    qctx c = { .s = s, .q = q, .r = r, .m = m, .all = dfn_match_all(m) };
+    qctx c = { .s = s, .q = q, .r = r, .m = m };
     c.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
     c.bin_us = (uint64_t)llround(r->bin_s * 1e6);
     if (c.bin_us == 0) c.bin_us = 1;

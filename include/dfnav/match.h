@@ -37,7 +37,6 @@ void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t
                       const uint8_t **lane_ok, bool *per_event);
 /* Events outside [lo, hi) cannot match (from the time terms). */
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi);
-bool dfn_match_all(const dfn_match *m);   /* no terms at all */
 void dfn_match_free(dfn_match *m);
 
 /* Start time (µs from the trace start) lower bound: first event with ts >= t. */
