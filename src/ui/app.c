@@ -307,25 +307,18 @@ static void start_export(runner *r, const char *path, bool overwrite)
     exporter *x = &r->ex;
     level *l = view_top(&a->v);
     memset(&x->filter, 0, sizeof x->filter);
-    view_filter(&a->v, l, &x->filter);
+    if (a->export_calls && !view_is_calls(l) && l->res && l->res->nrows) {
+        /* the calls of the selected row, selected as a drill would */
+        level sel = {0};
+        view_select_row(&a->v, l, l->cursor, &sel);
+        view_filter(&a->v, &sel, &x->filter);
+        dfn_filter_free(&sel.base);
+    } else {
+        view_filter(&a->v, l, &x->filter);
+    }
     x->s = a->v.s;
     x->ls = a->v.ls;   /* exports wait for the load, so the set cannot change meanwhile */
     if (a->export_calls) {
-        /* the calls of the selected row, or of this level */
-        if (!view_is_calls(l) && l->res && l->res->nrows) {
-            char key[4096];
-            size_t klen;
-            const char *kt = dfn_result_key_str(a->v.s, l->res, l->cursor, 0, key, sizeof key, &klen);
-            if (l->dim.kind == DFN_DIM_TIME) {
-                char n1[64], n2[64];
-                double lo = l->res->win_lo_s + dfn_result_key(l->res, l->cursor, 0)->id * l->res->bin_s;
-                int k1 = snprintf(n1, sizeof n1, "%.6f", lo), k2 = snprintf(n2, sizeof n2, "%.6f", lo + l->res->bin_s);
-                dfn_filter_add(&x->filter, DFN_KEY_TIME, NULL, DFN_GE, n1, (size_t)k1);
-                dfn_filter_add(&x->filter, DFN_KEY_TIME, NULL, DFN_LT, n2, (size_t)k2);
-            } else {
-                dfn_filter_add(&x->filter, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
-            }
-        }
         x->dim.kind = DFN_DIM_EVENT;
         x->sort = -1;
         x->desc = false;

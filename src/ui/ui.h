@@ -106,6 +106,9 @@ bool view_search(view *v, int dir);
 void view_move(view *v, long delta);
 /* The full filter of the top level: base, time window, user terms. */
 void view_filter(const view *v, const level *l, dfn_filter *out);
+/* The events of one row of l: fills out's base filter and time window
+ * (what a drill into the row starts from, and what E exports). */
+void view_select_row(const view *v, const level *l, size_t row, level *out);
 /* Label of a row's key for the screen (time bins as "12.0-18.0 s"). */
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap);
 bool view_is_calls(const level *l);

@@ -189,12 +189,17 @@ bool view_refresh(view *v, char *err, size_t errlen)
     return true;
 }
 
+/* The start of a time level's row: its bin's lower edge. */
+static double bin_lo(const level *l, size_t row)
+{
+    return l->res->win_lo_s + dfn_result_key(l->res, row, 0)->id * l->res->bin_s;
+}
+
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap)
 {
     if (!l->res || row >= l->res->nrows) { if (cap) buf[0] = 0; return 0; }
     if (l->dim.kind == DFN_DIM_TIME) {
-        double lo = l->res->win_lo_s + dfn_result_key(l->res, row, 0)->id * l->res->bin_s;
-        double hi = lo + l->res->bin_s;
+        double lo = bin_lo(l, row), hi = lo + l->res->bin_s;
         if (hi > l->win_hi) hi = l->win_hi;
         char a[32], b[32];
         /* as many decimals as the bin width needs */
@@ -250,34 +255,41 @@ dfn_key view_key_of_dim(dfn_dimkind k)
     }
 }
 
+void view_select_row(const view *v, const level *l, size_t row, level *out)
+{
+    dfn_filter_append(&out->base, &l->base);
+    if (l->user) {
+        dfn_filter uf;
+        char err[256];
+        if (dfn_filter_parse(l->user, &uf, err, sizeof err)) { dfn_filter_append(&out->base, &uf); dfn_filter_free(&uf); }
+    }
+    out->win_lo = l->win_lo;
+    out->win_hi = l->win_hi;
+    if (l->dim.kind == DFN_DIM_TIME) {
+        /* a time row narrows the window rather than adding a term */
+        out->win_lo = bin_lo(l, row);
+        out->win_hi = out->win_lo + l->res->bin_s;
+        if (out->win_hi > l->win_hi) out->win_hi = l->win_hi;
+    } else {
+        char key[4096];
+        size_t klen;
+        const char *kt = dfn_result_key_str(v->s, l->res, row, 0, key, sizeof key, &klen);
+        dfn_filter_add(&out->base, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
+    }
+}
+
 bool view_drill(view *v, char *err, size_t errlen)
 {
     level *l = view_top(v);
     if (!l->res || l->res->nrows == 0) { snprintf(err, errlen, "no row to open"); return false; }
     if (view_is_calls(l)) { snprintf(err, errlen, "this is a single call"); return false; }
     size_t row = l->cursor;
-    char key[4096];
-    size_t klen;
-    const char *kt = dfn_result_key_str(v->s, l->res, row, 0, key, sizeof key, &klen);
     char label[4096];
     if (!view_key_text(v, l, row, label, sizeof label)) snprintf(label, sizeof label, "(none)");
 
     level *c = view_push(v);
     l = &v->lv[v->nlv - 2];   /* the push may have moved the stack */
-    dfn_filter_append(&c->base, &l->base);
-    if (l->user) {
-        dfn_filter uf;
-        if (dfn_filter_parse(l->user, &uf, err, errlen)) { dfn_filter_append(&c->base, &uf); dfn_filter_free(&uf); }
-    }
-    c->win_lo = l->win_lo;
-    c->win_hi = l->win_hi;
-    if (l->dim.kind == DFN_DIM_TIME) {
-        c->win_lo = l->res->win_lo_s + dfn_result_key(l->res, row, 0)->id * l->res->bin_s;
-        c->win_hi = c->win_lo + l->res->bin_s;
-        if (c->win_hi > l->win_hi) c->win_hi = l->win_hi;
-    } else {
-        dfn_filter_add(&c->base, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
-    }
+    view_select_row(v, l, row, c);
     c->dim.kind = next_dim(l->dim.kind);
     c->crumb = dfn_xstrdup(label);
     level_default_sort(c);
@@ -399,8 +411,7 @@ void view_zoom(view *v, bool in)
     double span = store_span(v->s), w = l->win_hi - l->win_lo, center = l->win_lo + w / 2;
     if (in && l->dim.kind == DFN_DIM_TIME && l->res && l->res->nrows) {
         /* zoom around the bin under the cursor */
-        double lo = l->res->win_lo_s + dfn_result_key(l->res, l->cursor, 0)->id * l->res->bin_s;
-        center = lo + l->res->bin_s / 2;
+        center = bin_lo(l, l->cursor) + l->res->bin_s / 2;
     }
     double nw = in ? w / 2 : w * 2;
     if (nw < 1e-6) nw = 1e-6;

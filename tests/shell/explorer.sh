@@ -57,6 +57,12 @@ c=$(ls dfnav-calls-*.csv 2>/dev/null | head -1)
 check "E exports calls" "start_s,proc,cat,func,file,offset,ret,count,time_s" "$(head -1 "$c" | cut -d, -f1-9)"
 top=$("$DFNAV" report -q --by func --format csv "$S" | awk -F, 'NR == 2 { print $2 }')
 check "E exports every call of the row" "$top" "$(($(wc -l <"$c") - 1))"
+# E on a time range: exactly the calls of that range
+rm -f dfnav-calls-*.csv
+"$DFNAV" --replay 'E <Enter>' "$S" >/dev/null 2>&1
+c=$(ls dfnav-calls-*.csv 2>/dev/null | head -1)
+n=$("$DFNAV" report -q --where 'time<2' --format csv "$S" | awk -F, 'NR == 2 { print $1 }')
+check "E on the first time range exports its calls" "$n" "$(($(wc -l <"$c") - 1))"
 ls *.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind" || ok
 cd "$T" || exit 1
 
