@@ -118,7 +118,16 @@ static void cell_set(cell *c, const char *s, size_t len, bool num)
     c->is_num = num;
 }
 
-static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cell *cells, bool human)
+/* The string ids of the offset and ret arguments, looked up once per
+ * export rather than once per row. */
+typedef struct { uint32_t key[2]; } event_keys;
+
+static event_keys event_keys_of(const dfn_store *s)
+{
+    return (event_keys){ { dfn_strtab_find(s->strs, "offset", 6), dfn_strtab_find(s->strs, "ret", 3) } };
+}
+
+static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cell *cells, bool human, const event_keys *ek)
 {
     size_t n = 0;
     char buf[4096];
@@ -142,9 +151,8 @@ static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cel
         cell_set(&cells[n++], t, dfn_strtab_len(s->strs, k->func), false);
         uint32_t path = s->files[s->file[i]].path;
         cell_set(&cells[n++], dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
-        static const char *argk[2] = { "offset", "ret" };
         for (int a = 0; a < 2; a++) {
-            uint32_t key = dfn_strtab_find(s->strs, argk[a], strlen(argk[a]));
+            uint32_t key = ek->key[a];
             dfn_arg v;
             if (key != DFN_NOID && dfn_store_arg(s, i, key, &v)) {
                 size_t vl = dfn_arg_text(s, &v, buf, sizeof buf);
@@ -173,7 +181,7 @@ static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cel
     return n;
 }
 
-static int write_csv_field(FILE *out, const char *s, size_t len)
+int dfn_csv_field(FILE *out, const char *s, size_t len)
 {
     bool quote = false;
     for (size_t i = 0; i < len && !quote; i++)
@@ -183,7 +191,7 @@ static int write_csv_field(FILE *out, const char *s, size_t len)
     return fwrite(s, 1, len, out) == len || len == 0 ? 0 : -1;
 }
 
-static void json_string(FILE *out, const char *s, size_t len)
+void dfn_json_string(FILE *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     fputc('"', out);
@@ -212,17 +220,18 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
     const char *names[DFN_MAX_DIMS * NEVENT_COLS + DFN_M_COUNT_];
     size_t ncol = dfn_export_columns(r, names, sizeof names / sizeof names[0]);
     cell *cells = dfn_xcalloc(ncol, sizeof *cells);
+    event_keys ek = event_keys_of(s);
     if (fmt == DFN_FMT_CSV) {
         for (size_t c = 0; c < ncol; c++) {
             if (c) fputc(',', out);
-            write_csv_field(out, names[c], strlen(names[c]));
+            dfn_csv_field(out, names[c], strlen(names[c]));
         }
         fputs("\r\n", out);
         for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, false);
+            row_cells(s, r, row, cells, false, &ek);
             for (size_t c = 0; c < ncol; c++) {
                 if (c) fputc(',', out);
-                write_csv_field(out, cells[c].text, cells[c].len);
+                dfn_csv_field(out, cells[c].text, cells[c].len);
             }
             fputs("\r\n", out);
             if (ferror(out)) break;
@@ -230,15 +239,15 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
     } else if (fmt == DFN_FMT_JSON) {
         fputs("[", out);
         for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, false);
+            row_cells(s, r, row, cells, false, &ek);
             fputs(row ? ",\n {" : "\n {", out);
             for (size_t c = 0; c < ncol; c++) {
                 if (c) fputs(", ", out);
-                json_string(out, names[c], strlen(names[c]));
+                dfn_json_string(out, names[c], strlen(names[c]));
                 fputs(": ", out);
                 if (cells[c].is_num && cells[c].len) fwrite(cells[c].text, 1, cells[c].len, out);
                 else if (cells[c].is_num) fputs("null", out);
-                else json_string(out, cells[c].text, cells[c].len);
+                else dfn_json_string(out, cells[c].text, cells[c].len);
             }
             fputs("}", out);
             if (ferror(out)) break;
@@ -251,7 +260,7 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
         size_t safecap = 0;
         for (size_t c = 0; c < ncol; c++) w[c] = strlen(names[c]);
         for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, true);
+            row_cells(s, r, row, cells, true, &ek);
             for (size_t c = 0; c < ncol; c++) {
                 dfn_grow((void **)&safe, &safecap, cells[c].len * 4 + 1, 1);
                 size_t l = dfn_fmt_safe(cells[c].text, cells[c].len, safe, safecap);
@@ -264,7 +273,7 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
         }
         fputc('\n', out);
         for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, true);
+            row_cells(s, r, row, cells, true, &ek);
             for (size_t c = 0; c < ncol; c++) {
                 dfn_grow((void **)&safe, &safecap, cells[c].len * 4 + 1, 1);
                 dfn_fmt_safe(cells[c].text, cells[c].len, safe, safecap);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
     uint32_t src;
@@ -586,14 +587,9 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     l->src = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->src);
     for (size_t i = 0; i < nfiles; i++) {
         l->files[i] = dfn_xstrdup(files[i]);
-        FILE *f = strcmp(files[i], "-") == 0 ? NULL : fopen(files[i], "rb");
-        if (f) {
-            if (fseeko(f, 0, SEEK_END) == 0) {
-                off_t sz = ftello(f);
-                if (sz > 0) l->src[i].size = (uint64_t)sz;
-            }
-            fclose(f);
-        }
+        struct stat st;
+        if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            l->src[i].size = (uint64_t)st.st_size;
         l->bytes_total += l->src[i].size;
     }
     if (opts) l->opts = *opts;

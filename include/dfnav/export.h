@@ -24,6 +24,11 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
 int dfn_export_save(const char *path, bool overwrite, const dfn_store *s, const dfn_result *r,
                     dfn_format fmt, char *err, size_t errlen);
 
+/* One CSV field, quoted (through libcsv) only when RFC 4180 needs it. */
+int dfn_csv_field(FILE *out, const char *s, size_t len);
+/* A JSON string literal; control bytes and invalid UTF-8 as \u00XX. */
+void dfn_json_string(FILE *out, const char *s, size_t len);
+
 /* Human units for people: "1.5 ms", "3.2 GiB". */
 void dfn_fmt_us(double us, char *buf, size_t cap);
 void dfn_fmt_bytes(double b, char *buf, size_t cap);

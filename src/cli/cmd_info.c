@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "dfnav/util.h"
 
-#include <csv.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,23 +20,6 @@ static void row_values(const dfn_srcinfo *si, char v[NCOLS][32])
     snprintf(v[7], 32, "%" PRIu64, si->malformed);
     snprintf(v[8], 32, "%" PRIu64, si->start_us);
     snprintf(v[9], 32, "%" PRIu64, si->end_us);
-}
-
-static void put_csv(FILE *out, const char *s)
-{
-    if (strpbrk(s, ",\"\r\n")) csv_fwrite(out, s, strlen(s));
-    else fputs(s, out);
-}
-
-static void put_json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f || *p >= 0x80) fprintf(out, "\\u%04x", *p);
-        else fputc(*p, out);
-    }
-    fputc('"', out);
 }
 
 int cmd_info(const cli_opts *o)
@@ -68,9 +50,9 @@ int cmd_info(const cli_opts *o)
         for (int c = 0; c < NCOLS; c++) fprintf(out, "%s%s", c ? "," : "", cols[c]);
         fputs("\r\n", out);
         for (size_t i = 0; i <= n; i++) {
-            put_csv(out, rows[i]->path); fputc(',', out);
-            put_csv(out, rows[i]->era); fputc(',', out);
-            put_csv(out, rows[i]->compression);
+            dfn_csv_field(out, rows[i]->path, strlen(rows[i]->path)); fputc(',', out);
+            dfn_csv_field(out, rows[i]->era, strlen(rows[i]->era)); fputc(',', out);
+            dfn_csv_field(out, rows[i]->compression, strlen(rows[i]->compression));
             for (int c = 3; c < NCOLS; c++) fprintf(out, ",%s", v[i][c]);
             fputs("\r\n", out);
         }
@@ -78,9 +60,9 @@ int cmd_info(const cli_opts *o)
         fputs("[", out);
         for (size_t i = 0; i <= n; i++) {
             fputs(i ? ",\n {" : "\n {", out);
-            fputs("\"path\": ", out); put_json_str(out, rows[i]->path);
-            fputs(", \"format\": ", out); put_json_str(out, rows[i]->era);
-            fputs(", \"compression\": ", out); put_json_str(out, rows[i]->compression);
+            fputs("\"path\": ", out); dfn_json_string(out, rows[i]->path, strlen(rows[i]->path));
+            fputs(", \"format\": ", out); dfn_json_string(out, rows[i]->era, strlen(rows[i]->era));
+            fputs(", \"compression\": ", out); dfn_json_string(out, rows[i]->compression, strlen(rows[i]->compression));
             for (int c = 3; c < NCOLS; c++) fprintf(out, ", \"%s\": %s", cols[c], v[i][c]);
             fputs("}", out);
         }

@@ -63,6 +63,14 @@ if command -v python3 >/dev/null; then
 fi
 check "json rows" "$(($(wc -l <"$T/r.csv") - 1))" "$(grep -c '"func":' "$T/r.json")"
 
+# info JSON keeps a UTF-8 file name as text
+printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X"}\n' >"$T/été.pfw"
+if command -v python3 >/dev/null; then
+    "$DFNAV" info -q --format json "$T/été.pfw" >"$T/i.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); assert d[0]["path"].endswith("/été.pfw"), d[0]["path"]' "$T/i.json" && ok ||
+        fail "info --format json mangles a UTF-8 path: $(head -c 200 "$T/i.json")"
+fi
+
 # closed pipe: quiet, and no error status from the write
 "$DFNAV" report -q --by event --format csv "$T/ok" 2>"$T/err" | head -1 >/dev/null
 check "closed pipe is quiet" "" "$(cat "$T/err")"
