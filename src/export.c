@@ -15,6 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Calls per transfer-size bin (--sizes), by the bin's upper bound. */
+static const char *size_cols[DFN_SIZEBIN_COUNT] = {
+    "n_le4KiB", "n_4_16KiB", "n_16_64KiB", "n_64_256KiB", "n_256KiB_1MiB", "n_1_4MiB", "n_4_16MiB",
+    "n_16_64MiB", "n_64_256MiB", "n_256MiB_1GiB", "n_1_4GiB", "n_gt4GiB" };
+
 static const char *event_cols[] = { "start_s", "proc", "cat", "func", "file", "offset", "ret" };
 #define NEVENT_COLS (sizeof event_cols / sizeof event_cols[0])
 
@@ -91,6 +96,13 @@ size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
     return w;
 }
 
+/* How many columns the metrics (and size bins) take. */
+static size_t metric_columns(const dfn_result *r)
+{
+    size_t n = (size_t)__builtin_popcount(r->metrics & (DFN_M_BIT(DFN_M_COUNT_) - 1));
+    return n + (r->sizes ? DFN_SIZEBIN_COUNT : 0);
+}
+
 size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max)
 {
     static _Thread_local char argnames[DFN_MAX_DIMS][128];
@@ -102,7 +114,9 @@ size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max)
             names[n++] = dfn_dim_name(&r->dims[d], argnames[d], sizeof argnames[d]);
         }
     }
-    for (int m = 0; m < DFN_M_COUNT_ && n < max; m++) names[n++] = dfn_metric_name((dfn_metric)m);
+    for (int m = 0; m < DFN_M_COUNT_ && n < max; m++)
+        if (r->metrics & DFN_M_BIT(m)) names[n++] = dfn_metric_name((dfn_metric)m);
+    for (int b = 0; r->sizes && b < DFN_SIZEBIN_COUNT && n < max; b++) names[n++] = size_cols[b];
     return n;
 }
 
@@ -163,20 +177,32 @@ static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cel
         }
     }
     for (int m = 0; m < DFN_M_COUNT_; m++) {
+        if (!(r->metrics & DFN_M_BIT(m))) continue;
+        const char *text = dfn_result_metric_str(r, row, (dfn_metric)m, buf, sizeof buf);
+        if (text) { cell_set(&cells[n++], text, strlen(text), false); continue; }
         double v = dfn_result_metric(r, row, (dfn_metric)m);
-        if (!human) {
-            if (m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S) snprintf(buf, sizeof buf, "%.6f", v);
+        bool secs = m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S || m == DFN_M_COMPUTE_S ||
+                    m == DFN_M_IO_BUSY_S || m == DFN_M_EXPOSED_S || m == DFN_M_SELF_S;
+        if (isnan(v)) {
+            /* undefined (a share of nothing): empty, "-" for people */
+            snprintf(buf, sizeof buf, "%s", human ? "-" : "");
+        } else if (!human) {
+            if (secs) snprintf(buf, sizeof buf, "%.6f", v);
             else dfn_fmt_double(v, buf, sizeof buf);
         } else if (m == DFN_M_BYTES) {
             dfn_fmt_bytes(v, buf, sizeof buf);
-        } else if (m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S) {
+        } else if (secs) {
             snprintf(buf, sizeof buf, "%.3f", v);
-        } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US) {
+        } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES) {
             snprintf(buf, sizeof buf, "%.0f", v);
         } else {
             snprintf(buf, sizeof buf, "%.1f", v);
         }
         cell_set(&cells[n++], buf, strlen(buf), true);
+    }
+    for (int b = 0; r->sizes && b < DFN_SIZEBIN_COUNT; b++) {
+        int l = snprintf(buf, sizeof buf, "%" PRIu64, r->events ? 0 : r->sizes[row * DFN_SIZEBIN_COUNT + (size_t)b]);
+        cell_set(&cells[n++], buf, (size_t)l, true);
     }
     return n;
 }
@@ -217,7 +243,7 @@ void dfn_json_string(FILE *out, const char *s, size_t len)
 
 int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_format fmt)
 {
-    const char *names[DFN_MAX_DIMS * NEVENT_COLS + DFN_M_COUNT_];
+    const char *names[DFN_MAX_DIMS * NEVENT_COLS + DFN_M_COUNT_ + DFN_SIZEBIN_COUNT];
     size_t ncol = dfn_export_columns(r, names, sizeof names / sizeof names[0]);
     cell *cells = dfn_xcalloc(ncol, sizeof *cells);
     event_keys ek = event_keys_of(s);
@@ -268,7 +294,7 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
             }
         }
         for (size_t c = 0; c < ncol; c++) {
-            bool num = c >= ncol - DFN_M_COUNT_;
+            bool num = c >= ncol - metric_columns(r) && strcmp(names[c], "max_proc") != 0;
             fprintf(out, c ? "  %*s" : "%*s", num ? (int)w[c] : -(int)w[c], names[c]);
         }
         fputc('\n', out);

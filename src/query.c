@@ -3,6 +3,7 @@
  * store's time order makes busy time (the union of intervals) a running
  * sweep per group, and time windows a binary search. */
 #include "dfnav/query.h"
+#include "dfnav/map64.h"
 #include "dfnav/util.h"
 
 #include <inttypes.h>
@@ -14,7 +15,8 @@
 
 static const char *metric_names[DFN_M_COUNT_] = {
     "count", "time_s", "busy_s", "max_proc_s", "bytes", "bw_mibps", "ops_per_s", "mean_us",
-    "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time"
+    "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time",
+    "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc"
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
@@ -31,10 +33,48 @@ int dfn_metric_parse(const char *s, size_t len)
     static const struct { const char *n; int m; } alias[] = {
         {"time", DFN_M_TIME_S}, {"busy", DFN_M_BUSY_S}, {"bandwidth", DFN_M_BW_MIBPS}, {"bw", DFN_M_BW_MIBPS},
         {"p50", DFN_M_P50_US}, {"p90", DFN_M_P90_US}, {"p99", DFN_M_P99_US}, {"max", DFN_M_MAX_US},
-        {"mean", DFN_M_MEAN_US}, {"pct", DFN_M_PCT_TIME}, {"ops", DFN_M_OPS_PER_S}, {"max_proc", DFN_M_MAX_PROC_S}};
+        {"mean", DFN_M_MEAN_US}, {"pct", DFN_M_PCT_TIME}, {"ops", DFN_M_OPS_PER_S},
+        {"compute", DFN_M_COMPUTE_S}, {"io", DFN_M_IO_BUSY_S}, {"exposed", DFN_M_EXPOSED_S},
+        {"overlap", DFN_M_OVERLAP_PCT}, {"self", DFN_M_SELF_S}, {"seq", DFN_M_SEQ_PCT},
+        {"shared", DFN_M_SHARED_FILES}};
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (strlen(alias[i].n) == len && memcmp(alias[i].n, s, len) == 0) return alias[i].m;
     return -1;
+}
+
+bool dfn_metrics_parse(const char *text, uint32_t *out, char *err, size_t errlen)
+{
+    static const struct { const char *n; uint32_t bits; } groups[] = {
+        {"basic", DFN_M_BASIC}, {"overlap", DFN_M_OVERLAP},
+        {"analysis", ~DFN_M_BASIC & (DFN_M_BIT(DFN_M_COUNT_) - 1)}, {"all", DFN_M_BIT(DFN_M_COUNT_) - 1}};
+    const char *p = text;
+    while (*p == ' ') p++;
+    uint32_t m = *p == '+' ? DFN_M_BASIC : 0;
+    if (*p == '+') p++;
+    while (*p) {
+        while (*p == ',' || *p == ' ') p++;
+        if (!*p) break;
+        bool minus = *p == '-';
+        if (minus) p++;
+        const char *e = p;
+        while (*e && *e != ',' && *e != ' ') e++;
+        size_t len = (size_t)(e - p);
+        uint32_t bits = 0;
+        for (size_t g = 0; g < sizeof groups / sizeof groups[0] && !bits; g++)
+            if (strlen(groups[g].n) == len && memcmp(groups[g].n, p, len) == 0) bits = groups[g].bits;
+        /* a group name wins over a metric alias of the same spelling */
+        int k = bits ? -1 : dfn_metric_parse(p, len);
+        if (k >= 0) bits = DFN_M_BIT(k);
+        if (!bits) {
+            snprintf(err, errlen, "unknown metric '%.*s' (see dfnav(1), METRICS)", (int)(len > 40 ? 40 : len), p);
+            return false;
+        }
+        m = minus ? m & ~bits : m | bits;
+        p = e;
+    }
+    if (!m) { snprintf(err, errlen, "no metrics left"); return false; }
+    *out = m;
+    return true;
 }
 
 const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap)
@@ -91,30 +131,6 @@ double dfn_auto_bin(double span_s)
     return 1e9;
 }
 
-/* ---- a u64 -> u64 open-addressing map for the sparse accumulators ---- */
-
-typedef struct { uint64_t *k, *v; size_t cap, n; } map64;
-#define MAP_EMPTY UINT64_MAX
-
-static void map_init(map64 *m) { m->cap = 1024; m->n = 0; m->k = dfn_xmalloc(m->cap * 8); m->v = dfn_xcalloc(m->cap, 8); memset(m->k, 0xff, m->cap * 8); }
-static void map_free(map64 *m) { free(m->k); free(m->v); memset(m, 0, sizeof *m); }
-
-static uint64_t *map_slot(map64 *m, uint64_t key)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        map64 g = { dfn_xmalloc(m->cap * 16), dfn_xcalloc(m->cap * 2, 8), m->cap * 2, 0 };
-        memset(g.k, 0xff, g.cap * 8);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->k[i] != MAP_EMPTY) *map_slot(&g, m->k[i]) = m->v[i];
-        map_free(m);
-        *m = g;
-    }
-    size_t mask = m->cap - 1, j = dfn_hash_u64(key) & mask;
-    while (m->k[j] != MAP_EMPTY && m->k[j] != key) j = (j + 1) & mask;
-    if (m->k[j] == MAP_EMPTY) { m->k[j] = key; m->n++; }
-    return &m->v[j];
-}
-
 /* ---- histogram buckets: exact below 64 µs, then 64 per power of two
  * (relative error of the midpoint under 0.8%) ---- */
 
@@ -153,7 +169,25 @@ typedef struct {
     uint64_t *procsum;
     uint64_t *files;          /* bitset */
     uint64_t *spark;          /* µs per sparkline bin */
+    /* analysis metrics */
+    uint64_t self, seq, rnd;
+    uint64_t *sizes;          /* calls per size bin */
+    uint64_t *spk_io, *spk_cmp;
+    uint32_t *psw;            /* per (process, io|compute): sweep index + 1 (few processes) */
+    uint64_t share_key, share_val;   /* last (file, process) seen: most events repeat it */
 } acc;
+
+/* The union of one row's I/O (or compute) intervals within one process,
+ * swept like busy time, with the part of it not covered by the process's
+ * compute; the later parts of a split scan keep their first segment (and
+ * where the second starts) for the merge. */
+typedef struct {
+    uint64_t s, e, len, exposed;
+    uint64_t f_s, f_e, second;
+    uint32_t proc, row;
+    uint8_t kind;             /* 0 I/O, 1 compute */
+    bool started, closed_one;
+} psweep;
 
 /* What every thread of one query reads. */
 typedef struct {
@@ -176,6 +210,12 @@ typedef struct {
     size_t spark_bins;
     uint64_t spark_lo_us, spark_span_us;
     double spark_dinv;        /* bins / span */
+    /* analysis metrics */
+    bool need_extra, need_overlap, need_share, need_sizes, spark_split, dense_psw;
+    const uint64_t *cmp_bits, *judged, *seqbits;
+    const uint32_t *ov_proc;  /* the overlap's process (or host) of each lane */
+    size_t ov_nprocs;
+    uint8_t *kind_io;         /* POSIX/STDIO kinds */
 } qctx;
 
 /* One thread's share: a contiguous range of events, so in time order.
@@ -190,14 +230,20 @@ typedef struct {
     uint32_t *keys; size_t keycap;
     dfn_strtab *vals;         /* arg.NAME values by text */
     uint32_t empty_val;       /* id of "", the value of a missing argument */
-    map64 valmap[DFN_ARG_RAW + 1];
-    map64 hist, procs, files;
+    dfn_map64 valmap[DFN_ARG_RAW + 1];
+    dfn_map64 hist, procs, files;
     uint64_t total, matched;
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
     uint64_t *spark_total;
     uint32_t *events; size_t nevents, eventcap;   /* grouping by event */
     uint32_t **slabs; size_t nslabs;   /* histograms, HIST_SLAB rows at a time */
+    psweep *psw; size_t npsw, pswcap;
+    dfn_map64 pswmap;         /* (row, process, kind) -> sweep index + 1, many processes */
+    dfn_map64 share;          /* (row, file) -> process + 1, or SHARE_MANY */
+    dfn_map64 sizes;          /* (row, bin) -> calls, sparse rows */
 } part;
+
+#define SHARE_MANY (1ull << 63)
 
 /* Histograms come from slabs large enough for calloc to map fresh zero
  * pages: a row's buckets cost nothing until its events touch them. */
@@ -268,22 +314,28 @@ static void ctx_prepare(qctx *c)
         default: break;
         }
     }
-    /* the slowest process: threads of one (host, pid) add up, as a forked
-     * worker's time belongs to the process whose pid it writes under */
-    c->proc_of_lane = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *c->proc_of_lane);
-    dfn_strtab *procs = dfn_strtab_new();
-    for (size_t i = 0; i < s->nlanes; i++) {
-        uint8_t key[12];
-        memcpy(key, &s->lanes[i].host, 4);
-        memcpy(key + 4, &s->lanes[i].pid, 8);
-        c->proc_of_lane[i] = dfn_strtab_intern(procs, (const char *)key, 12);
-    }
-    c->nprocs = dfn_strtab_count(procs);
-    dfn_strtab_free(procs);
-    uint32_t want = c->q->metrics ? c->q->metrics : ~0u;
+    c->nprocs = dfn_store_procs(s, &c->proc_of_lane);
+    uint32_t want = r->metrics;
     c->need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
-    c->need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS);
-    c->need_files = want & (1u << DFN_M_FILES);
+    c->need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS | 1u << DFN_M_MAX_PROC);
+    c->need_files = want & (1u << DFN_M_FILES | 1u << DFN_M_SHARED_FILES);
+    c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
+    c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
+    c->need_share = want & DFN_M_BIT(DFN_M_SHARED_FILES);
+    c->need_sizes = c->q->sizes;
+    if (c->need_overlap) {
+        c->cmp_bits = dfn_overlap_bits(c->q->overlap);
+        c->kind_io = dfn_xcalloc(s->nkinds ? s->nkinds : 1, 1);
+        for (size_t k = 0; k < s->nkinds; k++) {
+            uint32_t cat = s->kinds[k].cat;
+            c->kind_io[k] = dfn_cat_is_io(dfn_store_str(s, cat), dfn_strtab_len(s->strs, cat));
+        }
+        c->ov_proc = dfn_overlap_procs(c->q->overlap, &c->ov_nprocs);
+        c->dense_psw = c->ov_nprocs <= 256;
+    }
+    if ((want & DFN_M_BIT(DFN_M_SEQ_PCT)) && c->q->access) dfn_access_bits(c->q->access, &c->judged, &c->seqbits);
+    c->need_extra = c->need_overlap || c->need_share || c->need_sizes || c->judged ||
+                    ((want & DFN_M_BIT(DFN_M_SELF_S)) && c->q->tree);
     /* direct row lookup for one dimension with a small id space */
     if (r->ndims == 1) {
         dfn_dimkind k = r->dims[0].kind;
@@ -304,6 +356,7 @@ static void ctx_free(qctx *c)
         free(c->argpos[d]); free(c->argtype[d]);
     }
     free(c->proc_of_lane);
+    free(c->kind_io);
 }
 
 static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
@@ -317,10 +370,13 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     p->direct = dfn_xcalloc(c->direct_n ? c->direct_n : 1, sizeof *p->direct);
     p->vals = dfn_strtab_new();
     p->empty_val = dfn_strtab_intern(p->vals, "", 0);
-    for (int k = 0; k <= DFN_ARG_RAW; k++) map_init(&p->valmap[k]);
-    map_init(&p->hist);
-    map_init(&p->procs);
-    map_init(&p->files);
+    for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_init(&p->valmap[k]);
+    dfn_map64_init(&p->hist);
+    dfn_map64_init(&p->procs);
+    dfn_map64_init(&p->files);
+    dfn_map64_init(&p->pswmap);
+    dfn_map64_init(&p->share);
+    dfn_map64_init(&p->sizes);
     if (c->spark_bins) p->spark_total = dfn_xcalloc(c->spark_bins, sizeof *p->spark_total);
 }
 
@@ -329,7 +385,10 @@ static void part_free(part *p)
     for (size_t k = 0; k < p->nacc; k++) {
         free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs); free(p->acc[k].tail);
         free(p->acc[k].spark);
+        free(p->acc[k].sizes); free(p->acc[k].spk_io); free(p->acc[k].spk_cmp); free(p->acc[k].psw);
     }
+    free(p->psw);
+    dfn_map64_free(&p->pswmap); dfn_map64_free(&p->share); dfn_map64_free(&p->sizes);
     free(p->spark_total);
     free(p->events);
     for (size_t k = 0; k < p->nslabs; k++) free(p->slabs[k]);
@@ -339,8 +398,8 @@ static void part_free(part *p)
     free(p->direct);
     dfn_strtab_free(p->rowkeys);
     dfn_strtab_free(p->vals);
-    for (int k = 0; k <= DFN_ARG_RAW; k++) map_free(&p->valmap[k]);
-    map_free(&p->hist); map_free(&p->procs); map_free(&p->files);
+    for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
+    dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->files);
 }
 
 /* The value of arg.NAME for event i, as an id in the part's value table.
@@ -376,7 +435,7 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
     }
     uint64_t raw = a.type == DFN_ARG_INT ? dfn_zigzag(a.i) : a.type == DFN_ARG_UINT ? a.u :
                    (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) ? a.str : 0;
-    uint64_t *slot = raw != MAP_EMPTY ? map_slot(&p->valmap[a.type], raw) : NULL;
+    uint64_t *slot = raw != DFN_MAP64_EMPTY ? dfn_map64_slot(&p->valmap[a.type], raw) : NULL;
     if (slot && *slot) return (uint32_t)(*slot - 1);
     uint32_t id;
     if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) {
@@ -439,6 +498,12 @@ static size_t part_row(part *p, const uint32_t *ids)
         if (c->need_procs && c->nprocs <= 65536) a->procsum = dfn_xcalloc(c->nprocs, sizeof *a->procsum);
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
+        if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
+        if (c->spark_split) {
+            a->spk_io = dfn_xcalloc(c->spark_bins, sizeof *a->spk_io);
+            a->spk_cmp = dfn_xcalloc(c->spark_bins, sizeof *a->spk_cmp);
+        }
+        if (c->need_overlap && c->dense_psw) a->psw = dfn_xcalloc(2 * (c->ov_nprocs ? c->ov_nprocs : 1), sizeof *a->psw);
     }
     dfn_grow((void **)&p->keys, &p->keycap, (row + 1) * nd + 1, sizeof *p->keys);
     memcpy(&p->keys[row * nd], ids, nd * sizeof *ids);
@@ -519,6 +584,81 @@ void acc_busy(const part *p, acc *a, uint64_t ts, uint64_t end)
     else if (end > a->cur_e) a->cur_e = end;
 }
 
+/* The sweep of (row, process, kind), created on first use. */
+static psweep *psw_get(part *p, size_t row, uint32_t proc, int kind)
+{
+    acc *a = &p->acc[row];
+    uint32_t *slot32 = NULL;
+    uint64_t *slot64 = NULL;
+    if (a->psw) {
+        slot32 = &a->psw[2 * (size_t)proc + (size_t)kind];
+        if (*slot32) return &p->psw[*slot32 - 1];
+    } else {
+        slot64 = dfn_map64_slot(&p->pswmap, (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind);
+        if (*slot64) return &p->psw[*slot64 - 1];
+    }
+    dfn_grow((void **)&p->psw, &p->pswcap, p->npsw + 1, sizeof *p->psw);
+    psweep *w = &p->psw[p->npsw++];
+    memset(w, 0, sizeof *w);
+    w->proc = proc;
+    w->row = (uint32_t)row;
+    w->kind = (uint8_t)kind;
+    if (slot32) *slot32 = (uint32_t)p->npsw; else *slot64 = p->npsw;
+    return w;
+}
+
+/* Closes the segment [w->s, w->e) into the sweep's sums. */
+static void psw_close(const qctx *c, psweep *w, uint64_t next_start)
+{
+    uint64_t len = w->e - w->s;
+    w->len += len;
+    if (w->kind == 0) w->exposed += len - dfn_overlap_covered(c->q->overlap, w->proc, w->s, w->e);
+    if (!w->closed_one) { w->f_e = w->e; w->second = next_start; w->closed_one = true; }
+}
+
+static void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t end)
+{
+    psweep *w = psw_get(p, row, proc, kind);
+    if (!w->started) { w->s = w->f_s = ts; w->e = end; w->started = true; }
+    else if (ts > w->e) { psw_close(p->c, w, ts); w->s = ts; w->e = end; }
+    else if (end > w->e) w->e = end;
+}
+
+/* The analysis metrics of one event in one row. */
+static void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    acc *a = &p->acc[row];
+    if (c->q->tree && (c->r->metrics & DFN_M_BIT(DFN_M_SELF_S))) a->self += dfn_calltree_self(c->q->tree, i);
+    if (c->judged && (c->judged[i >> 6] >> (i & 63) & 1)) {
+        if (c->seqbits[i >> 6] >> (i & 63) & 1) a->seq++; else a->rnd++;
+    }
+    if (c->need_sizes && bytes) {
+        int b = dfn_sizebin(bytes);
+        if (a->sizes) a->sizes[b]++;
+        else (*dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b))++;
+    }
+    uint32_t proc = c->proc_of_lane[s->lane[i]];
+    if (c->need_share && s->file[i]) {
+        uint64_t key = (uint64_t)s->file[i] << 32 | (proc + 1u);
+        if (key != a->share_key) {
+            a->share_key = key;
+            uint64_t *v = dfn_map64_slot(&p->share, (uint64_t)row << 32 | s->file[i]);
+            if (!*v) *v = proc + 1u;
+            else if (*v != proc + 1u) *v = SHARE_MANY;
+        }
+    }
+    if (c->need_overlap) {
+        bool io = c->kind_io[s->kind[i]], cmp = dfn_overlap_is_compute(c->cmp_bits, i);
+        uint32_t op = c->ov_proc[s->lane[i]];
+        if (io) psw_add(p, row, op, 0, ts, ts + dur);
+        if (cmp) psw_add(p, row, op, 1, ts, ts + dur);
+        if (a->spk_io && io) spark_add(c, a->spk_io, sp);
+        if (a->spk_cmp && cmp) spark_add(c, a->spk_cmp, sp);
+    }
+}
+
 /* Inlined into the scan: this runs once per event and row. */
 static inline __attribute__((always_inline))
 void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
@@ -532,19 +672,20 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
         if (a->hist) a->hist[hist_bucket(dur)]++;
-        else (*map_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
+        else (*dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
         if (a->procsum) a->procsum[pr] += dur;
-        else *map_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
+        else *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
     }
     if (c->need_files) {
         uint32_t f = c->s->file[i];
         if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
-        else (*map_slot(&p->files, (uint64_t)row << 32 | f))++;
+        else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
     if (a->spark) spark_add(c, a->spark, sp);
+    if (c->need_extra) part_acc_extra(p, row, i, ts, dur, bytes, sp);
 }
 
 /* Adds what sums up of src (count, time, bytes, max, latency buckets,
@@ -562,23 +703,34 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
         if (!src->hist[b]) continue;
         if (a->hist) a->hist[b] += src->hist[b];
-        else *map_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
+        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
     }
     for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
         if (!src->procsum[pr]) continue;
         if (a->procsum) a->procsum[pr] += src->procsum[pr];
-        else *map_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
+        else *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
     }
     for (size_t w = 0; src->files && w < (c->s->nfiles + 63) / 64; w++) {
         if (!src->files[w]) continue;
         if (a->files) { a->files[w] |= src->files[w]; continue; }
         for (int bit = 0; bit < 64; bit++)
-            if (src->files[w] >> bit & 1) (*map_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
+            if (src->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
     }
     if (src->spark) {
         if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
         for (size_t b = 0; b < c->spark_bins; b++) a->spark[b] += src->spark[b];
     }
+    a->self += src->self;
+    a->seq += src->seq;
+    a->rnd += src->rnd;
+    for (int b = 0; src->sizes && b < DFN_SIZEBIN_COUNT; b++) {
+        if (!src->sizes[b]) continue;
+        if (a->sizes) a->sizes[b] += src->sizes[b];
+        else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += src->sizes[b];
+    }
+    uint64_t *sp[2][2] = { { a->spk_io, src->spk_io }, { a->spk_cmp, src->spk_cmp } };
+    for (int k = 0; k < 2; k++)
+        for (size_t b = 0; sp[k][0] && sp[k][1] && b < c->spark_bins; b++) sp[k][0][b] += sp[k][1][b];
 }
 
 /* The filter as the scans test it: its lookup tables inline, the call
@@ -698,11 +850,13 @@ static void part_scan_layers(part *p)
         if (m->hist) m->hist[hist_bucket(dur)]++;
         if (m->procsum) m->procsum[c->proc_of_lane[s->lane[i]]] += dur;
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
-        if (m->spark) {
-            spark_pos sp = spark_where(c, ts, dur);
-            spark_add(c, m->spark, &sp);
+        spark_pos sp = { .on = false };
+        if (spark) sp = spark_where(c, ts, dur);
+        if (m->spark) spark_add(c, m->spark, &sp);
+        for (uint8_t k = 0; k < nrow[mi]; k++) {
+            acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
+            if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, bytes, &sp);
         }
-        for (uint8_t k = 0; k < nrow[mi]; k++) acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
     }
     /* spread each mask's sums to its layers; the masks partition the
      * events, so their sparklines add up to the total */
@@ -792,6 +946,8 @@ static void part_scan(part *p)
         acc *a = &p->acc[row];
         if (a->started) a->busy += a->cur_e - a->cur_s;
     }
+    for (size_t k = 0; k < p->npsw; k++)
+        if (p->psw[k].started) psw_close(c, &p->psw[k], UINT64_MAX);
 }
 
 static void *part_thread(void *arg)
@@ -800,37 +956,56 @@ static void *part_thread(void *arg)
     return NULL;
 }
 
-/* Length of part t's union of row r below x, exactly, by scanning the
+/* Length of part p's union of a row below x, exactly, by scanning the
  * part's events of that row again: the rare case where more of the union
- * lies below x than the recorded segments cover. */
-static uint64_t part_rescan_below(part *p, size_t row, uint64_t x)
+ * lies below x than the recorded segments cover. With kind >= 0 only the
+ * I/O (0) or compute (1) events of process proc count, and *exposed gets
+ * the part of that union not covered by the process's compute. */
+static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, uint64_t x, uint64_t *exposed)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     size_t nd = c->r->ndims;
     const uint32_t *key = &p->keys[row * nd];
-    uint64_t below = 0, ce = 0;
+    uint64_t below = 0, cs = 0, ce = 0;
     bool started = false;
     scan_filter sf;
     scan_filter_init(&sf, c);
     p->rec = NULL;
-    for (size_t i = p->lo; i < p->hi; i++) {
-        uint64_t ts = dfn_store_ts(s, i);
-        if (ts >= x) break;
-        if (!scan_filter_pass(&sf, i)) continue;
-        uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
-        bool same = true;
-        for (size_t d = 0; d < nd && same; d++) {
-            if ((int)d == c->layer_dim) same = (dfn_layerset_mask(c->q->layers, i) >> key[d]) & 1;
-            else same = part_dim_id(p, d, i, ts, bytes) == key[d];
+    for (size_t i = p->lo; i <= p->hi; i++) {
+        uint64_t ts = i < p->hi ? dfn_store_ts(s, i) : UINT64_MAX;
+        if (i < p->hi && ts < x) {
+            if (!scan_filter_pass(&sf, i)) continue;
+            if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc ||
+                              (kind == 0 ? !c->kind_io[s->kind[i]] : !dfn_overlap_is_compute(c->cmp_bits, i))))
+                continue;
+            uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
+            bool same = true;
+            for (size_t d = 0; d < nd && same; d++) {
+                if ((int)d == c->layer_dim) same = (dfn_layerset_mask(c->q->layers, i) >> key[d]) & 1;
+                else same = part_dim_id(p, d, i, ts, bytes) == key[d];
+            }
+            if (!same) continue;
+            if (!started) { cs = ts; ce = ts + dur; started = true; continue; }
+            if (ts <= ce) { if (ts + dur > ce) ce = ts + dur; continue; }
         }
-        if (!same) continue;
-        uint64_t from = started && ce > ts ? ce : ts, end = ts + dur;
-        if (end > from) below += (end < x ? end : x) - (from < x ? from : x);
-        if (!started || end > ce) ce = end;
-        started = true;
+        /* a segment ends (or the scan does): count its part below x */
+        if (started) {
+            uint64_t b = ce < x ? ce : x;
+            if (b > cs) {
+                below += b - cs;
+                if (exposed) *exposed += (b - cs) - dfn_overlap_covered(c->q->overlap, proc, cs, b);
+            }
+        }
+        if (i >= p->hi || ts >= x) break;
+        cs = ts; ce = ts + dfn_store_dur(s, i);
     }
     return below;
+}
+
+static uint64_t part_rescan_below(part *p, size_t row, uint64_t x)
+{
+    return part_rescan_union(p, row, UINT32_MAX, -1, x, NULL);
 }
 
 /* Part t's union of a row below x, from what the scan recorded: the first
@@ -874,6 +1049,54 @@ static uint64_t union_below(part *p, size_t row, uint64_t x)
     return part_rescan_below(p, row, x);
 }
 
+/* Merges the analysis state of part t into f (rows of t mapped by
+ * rowmap): per-process unions with the same exact fix-up as busy time,
+ * file sharing, and the sparse size histograms. */
+static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
+{
+    const qctx *c = f->c;
+    for (size_t k = 0; k < t->npsw; k++) {
+        psweep *b = &t->psw[k];
+        if (!b->started) continue;
+        psweep *a = psw_get(f, rowmap[b->row], b->proc, b->kind);
+        if (!a->started) {
+            uint32_t row = a->row;
+            *a = *b;
+            a->row = row;
+            continue;
+        }
+        /* what of t's union lies below the end of f's: it is inside f's
+         * last segment, as t's events start after all of f's */
+        uint64_t m = a->e, below = 0, exp_below = 0;
+        if (b->f_s < m) {
+            if (b->second >= m) {
+                uint64_t oe = b->f_e < m ? b->f_e : m;
+                below = oe - b->f_s;
+                if (b->kind == 0) exp_below = below - dfn_overlap_covered(c->q->overlap, b->proc, b->f_s, oe);
+            } else {
+                below = part_rescan_union(t, b->row, b->proc, b->kind, m, b->kind == 0 ? &exp_below : NULL);
+            }
+        }
+        a->len += b->len - below;
+        a->exposed += b->exposed - exp_below;
+        if (b->e > a->e) { a->s = b->s; a->e = b->e; }
+    }
+    for (size_t j = 0; j < t->share.cap; j++) {
+        uint64_t key = t->share.k[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        uint64_t *v = dfn_map64_slot(&f->share, (uint64_t)rowmap[key >> 32] << 32 | (key & 0xffffffffu));
+        if (!*v) *v = t->share.v[j];
+        else if (*v != t->share.v[j]) *v = SHARE_MANY;
+    }
+    for (size_t j = 0; j < t->sizes.cap; j++) {
+        uint64_t key = t->sizes.k[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        acc *a = &f->acc[rowmap[key >> 8]];
+        if (a->sizes) a->sizes[key & 0xff] += t->sizes.v[j];
+        else *dfn_map64_slot(&f->sizes, (uint64_t)rowmap[key >> 8] << 8 | (key & 0xff)) += t->sizes.v[j];
+    }
+}
+
 /* Merges part t (later in time) into part f. */
 static void part_merge(part *f, part *t)
 {
@@ -902,21 +1125,22 @@ static void part_merge(part *f, part *t)
         acc_add_sums(f, fr, b);
     }
     /* the sparse rows of t */
-    map64 *tm[3] = { &t->hist, &t->procs, &t->files };
+    dfn_map64 *tm[3] = { &t->hist, &t->procs, &t->files };
     for (int k = 0; k < 3; k++) {
         int shift = k == 0 ? 16 : 32;
         for (size_t j = 0; j < tm[k]->cap; j++) {
             uint64_t key = tm[k]->k[j];
-            if (key == MAP_EMPTY) continue;
+            if (key == DFN_MAP64_EMPTY) continue;
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
             if (k == 0 && a->hist) a->hist[low] += tm[k]->v[j];
             else if (k == 1 && a->procsum) a->procsum[low] += tm[k]->v[j];
             else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
-            else *map_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : &f->files, (uint64_t)fr << shift | low) += tm[k]->v[j];
+            else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : &f->files, (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
     }
+    part_merge_extra(f, t, rowmap);
     f->total += t->total;
     f->matched += t->matched;
     if (f->spark_total) for (size_t k = 0; k < c->spark_bins; k++) f->spark_total[k] += t->spark_total[k];
@@ -935,11 +1159,11 @@ static int kv_cmp(const void *a, const void *b)
     return x->k < y->k ? -1 : x->k > y->k;
 }
 
-static kv *map_sorted(const map64 *m)
+static kv *map_sorted(const dfn_map64 *m)
 {
     kv *out = dfn_xmalloc((m->n ? m->n : 1) * sizeof *out);
     size_t w = 0;
-    for (size_t i = 0; i < m->cap; i++) if (m->k[i] != MAP_EMPTY) out[w++] = (kv){ m->k[i], m->v[i] };
+    for (size_t i = 0; i < m->cap; i++) if (m->k[i] != DFN_MAP64_EMPTY) out[w++] = (kv){ m->k[i], m->v[i] };
     qsort(out, w, sizeof *out, kv_cmp);
     return out;
 }
@@ -958,11 +1182,63 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
     }
 }
 
-/* One process's summed time, into procs and max_proc_s. */
-static void proc_step(double *m, uint64_t sum_us)
+/* Whether process a goes before b among equals: the smaller pid, then
+ * the host's name. */
+static bool proc_before(const qctx *c, const dfn_result *r, uint32_t a, uint32_t b)
+{
+    const dfn_lane *la = &c->s->lanes[r->proc_lane[a]], *lb = &c->s->lanes[r->proc_lane[b]];
+    if (la->pid != lb->pid) return la->pid < lb->pid;
+    return strcmp(dfn_store_str(c->s, la->host), dfn_store_str(c->s, lb->host)) < 0;
+}
+
+/* One process's summed time, into procs, max_proc_s and max_proc. */
+static void proc_step(const qctx *c, const dfn_result *r, double *m, uint32_t proc, uint64_t sum_us)
 {
     m[DFN_M_PROCS]++;
-    if (sum_us / 1e6 > m[DFN_M_MAX_PROC_S]) m[DFN_M_MAX_PROC_S] = sum_us / 1e6;
+    double t = sum_us / 1e6;
+    if (isnan(m[DFN_M_MAX_PROC]) || t > m[DFN_M_MAX_PROC_S] ||
+        (t == m[DFN_M_MAX_PROC_S] && proc_before(c, r, proc, (uint32_t)m[DFN_M_MAX_PROC]))) {
+        m[DFN_M_MAX_PROC_S] = t;
+        m[DFN_M_MAX_PROC] = proc;
+    }
+}
+
+/* The analysis metrics of the merged part's rows. */
+static void part_finish_extra(part *p, dfn_result *r)
+{
+    const qctx *c = p->c;
+    size_t n = p->nacc;
+    for (size_t k = 0; k < p->npsw; k++) {
+        const psweep *w = &p->psw[k];
+        double *m = &r->m[w->row * DFN_M_COUNT_];
+        if (w->kind == 0) { m[DFN_M_IO_BUSY_S] += w->len / 1e6; m[DFN_M_EXPOSED_S] += w->exposed / 1e6; }
+        else m[DFN_M_COMPUTE_S] += w->len / 1e6;
+    }
+    for (size_t row = 0; row < n; row++) {
+        double *m = &r->m[row * DFN_M_COUNT_];
+        m[DFN_M_OVERLAP_PCT] = m[DFN_M_IO_BUSY_S] > 0 ? 100.0 * (1 - m[DFN_M_EXPOSED_S] / m[DFN_M_IO_BUSY_S]) : NAN;
+    }
+    for (size_t k = 0; k < p->share.cap; k++)
+        if (p->share.k[k] != DFN_MAP64_EMPTY && p->share.v[k] == SHARE_MANY)
+            r->m[(p->share.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_SHARED_FILES]++;
+    if (c->need_sizes) {
+        r->sizes = dfn_xcalloc((n ? n : 1) * DFN_SIZEBIN_COUNT, sizeof *r->sizes);
+        for (size_t row = 0; row < n; row++)
+            if (p->acc[row].sizes) memcpy(&r->sizes[row * DFN_SIZEBIN_COUNT], p->acc[row].sizes, DFN_SIZEBIN_COUNT * sizeof *r->sizes);
+        for (size_t k = 0; k < p->sizes.cap; k++)
+            if (p->sizes.k[k] != DFN_MAP64_EMPTY)
+                r->sizes[(p->sizes.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizes.k[k] & 0xff)] += p->sizes.v[k];
+    }
+    if (c->spark_split) {
+        size_t w = c->spark_bins;
+        r->spark_io = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_io);
+        r->spark_cmp = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_cmp);
+        for (size_t row = 0; row < n; row++)
+            for (size_t b = 0; b < w && p->acc[row].spk_io; b++) {
+                r->spark_io[row * w + b] = (double)p->acc[row].spk_io[b];
+                r->spark_cmp[row * w + b] = (double)p->acc[row].spk_cmp[b];
+            }
+    }
 }
 
 /* The merged part becomes the result's rows and metrics. */
@@ -999,8 +1275,11 @@ static void part_finish(part *p, dfn_result *r)
             for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
                 if (a->hist[b]) pct_step(m, a->count, &seen, &pi, b, a->hist[b]);
         }
+        m[DFN_M_MAX_PROC] = NAN;
         for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
-            if (a->procsum[pr]) proc_step(m, a->procsum[pr]);
+            if (a->procsum[pr]) proc_step(c, r, m, (uint32_t)pr, a->procsum[pr]);
+        m[DFN_M_SELF_S] = a->self / 1e6;
+        m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
         if (a->files) {
             a->files[0] &= ~1ull;   /* "no file" is not a file */
             uint64_t cnt = 0;
@@ -1021,9 +1300,11 @@ static void part_finish(part *p, dfn_result *r)
     }
     free(h);
     for (size_t k = 0; k < p->procs.cap; k++)
-        if (p->procs.k[k] != MAP_EMPTY) proc_step(&r->m[(p->procs.k[k] >> 32) * DFN_M_COUNT_], p->procs.v[k]);
+        if (p->procs.k[k] != DFN_MAP64_EMPTY)
+            proc_step(c, r, &r->m[(p->procs.k[k] >> 32) * DFN_M_COUNT_], (uint32_t)(p->procs.k[k] & 0xffffffffu), p->procs.v[k]);
+    part_finish_extra(p, r);
     for (size_t k = 0; k < p->files.cap; k++) {
-        if (p->files.k[k] == MAP_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
+        if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
         r->m[(p->files.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_FILES]++;
     }
     /* the part's value table becomes the result's */
@@ -1092,14 +1373,22 @@ static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
     } else {
         dfn_keyval *keys = dfn_xmalloc((keep * nd > 0 ? keep * nd : 1) * sizeof *keys);
         double *m = dfn_xmalloc((keep ? keep : 1) * DFN_M_COUNT_ * sizeof *m);
-        double *sp = r->spark ? dfn_xmalloc((keep * w > 0 ? keep * w : 1) * sizeof *sp) : NULL;
         for (size_t i = 0; i < keep; i++) {
             memcpy(&keys[i * nd], &r->keys[order[i] * nd], nd * sizeof *keys);
             memcpy(&m[i * DFN_M_COUNT_], &r->m[order[i] * DFN_M_COUNT_], DFN_M_COUNT_ * sizeof *m);
-            if (sp) memcpy(&sp[i * w], &r->spark[order[i] * w], w * sizeof *sp);
         }
-        free(r->keys); free(r->m); free(r->spark);
-        r->keys = keys; r->m = m; r->spark = sp;
+        free(r->keys); free(r->m);
+        r->keys = keys; r->m = m;
+        /* the per-row arrays follow their rows */
+        void **arr[4] = { (void **)&r->spark, (void **)&r->spark_io, (void **)&r->spark_cmp, (void **)&r->sizes };
+        size_t width[4] = { w * sizeof(double), w * sizeof(double), w * sizeof(double), DFN_SIZEBIN_COUNT * sizeof(uint64_t) };
+        for (int k = 0; k < 4; k++) {
+            if (!*arr[k]) continue;
+            char *src = *arr[k], *dst = dfn_xmalloc(keep * width[k] > 0 ? keep * width[k] : 1);
+            for (size_t i = 0; i < keep; i++) memcpy(dst + i * width[k], src + order[i] * width[k], width[k]);
+            free(src);
+            *arr[k] = dst;
+        }
     }
     free(order);
     r->nrows = keep;
@@ -1110,8 +1399,10 @@ void dfn_result_sort(dfn_result *r, int metric, bool desc)
     if (r->nrows > 1) result_reorder(r, metric, desc, r->nrows);
 }
 
-double dfn_event_metric(const dfn_store *s, uint32_t i, dfn_metric m, double total_time_s)
+double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
 {
+    const dfn_store *s = r->store;
+    double total_time_s = r->total_time_s;
     double dur = (double)dfn_store_dur(s, i), bytes = (double)dfn_store_bytes(s, i), t = dur / 1e6;
     switch (m) {
     case DFN_M_COUNT: case DFN_M_PROCS: return 1;
@@ -1122,8 +1413,46 @@ double dfn_event_metric(const dfn_store *s, uint32_t i, dfn_metric m, double tot
     case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: case DFN_M_MAX_US: return dur;
     case DFN_M_FILES: return s->file[i] != 0;
     case DFN_M_PCT_TIME: return total_time_s > 0 ? 100.0 * t / total_time_s : 0;
+    case DFN_M_SELF_S: return r->tree ? dfn_calltree_self(r->tree, i) / 1e6 : NAN;
+    case DFN_M_SEQ_PCT: {
+        dfn_access_kind k = r->access ? dfn_access_of(r->access, i) : DFN_ACCESS_NONE;
+        return k == DFN_ACCESS_NONE ? NAN : k == DFN_ACCESS_SEQ ? 100 : 0;
+    }
+    case DFN_M_COMPUTE_S: case DFN_M_IO_BUSY_S: case DFN_M_EXPOSED_S: case DFN_M_OVERLAP_PCT: {
+        if (!r->overlap) return NAN;
+        bool cmp = dfn_overlap_is_compute(dfn_overlap_bits(r->overlap), i);
+        uint32_t cat = s->kinds[s->kind[i]].cat;
+        bool io = dfn_cat_is_io(dfn_store_str(s, cat), dfn_strtab_len(s->strs, cat));
+        if (m == DFN_M_COMPUTE_S) return cmp ? t : 0;
+        if (m == DFN_M_IO_BUSY_S) return io ? t : 0;
+        size_t np;
+        uint32_t proc = dfn_overlap_procs(r->overlap, &np)[s->lane[i]];
+        uint64_t ts = dfn_store_ts(s, i);
+        double exposed = io ? (dur - (double)dfn_overlap_covered(r->overlap, proc, ts, ts + (uint64_t)dur)) / 1e6 : 0;
+        if (m == DFN_M_EXPOSED_S) return exposed;
+        return io && dur > 0 ? 100.0 * (1 - exposed / t) : NAN;
+    }
+    case DFN_M_SHARED_FILES: return 0;
+    case DFN_M_MAX_PROC: return NAN;   /* text: the event's own process */
     default: return 0;
     }
+}
+
+const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap)
+{
+    if (m != DFN_M_MAX_PROC) return NULL;
+    const dfn_store *s = r->store;
+    const dfn_lane *l = NULL;
+    if (r->events) {
+        l = &s->lanes[s->lane[r->events[row]]];
+    } else {
+        double v = r->m[row * DFN_M_COUNT_ + m];
+        if (!isnan(v)) l = &s->lanes[r->proc_lane[(size_t)v]];
+    }
+    if (!l) { if (cap) buf[0] = 0; return buf; }
+    const char *host = dfn_store_str(s, l->host);
+    snprintf(buf, cap, "%s%s%" PRId64, host, *host ? "/" : "", l->pid);
+    return buf;
 }
 
 /* ---- the query ---- */
@@ -1162,6 +1491,19 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
             return NULL;
         }
     }
+    r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
+    const char *missing = (r->metrics & DFN_M_OVERLAP) && !q->overlap ? "compute_s, io_busy_s, exposed_s and overlap_pct need a compute definition" :
+                          (r->metrics & DFN_M_BIT(DFN_M_SELF_S)) && !q->tree ? "self_s needs the call tree" :
+                          (r->metrics & DFN_M_BIT(DFN_M_SEQ_PCT)) && !q->access ? "seq_pct needs the access analysis" : NULL;
+    if (missing) {
+        snprintf(err, errlen, "%s", missing);
+        dfn_match_free(m);
+        dfn_result_free(r);
+        return NULL;
+    }
+    r->tree = q->tree;
+    r->access = q->access;
+    r->overlap = q->overlap;
     r->vals = dfn_strtab_new();
     r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
     time_window(s, f, &r->win_lo_s, &r->win_hi_s);
@@ -1181,6 +1523,8 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         r->spark_bins = c.spark_bins;
     }
     ctx_prepare(&c);
+    r->proc_lane = dfn_xmalloc((c.nprocs ? c.nprocs : 1) * sizeof *r->proc_lane);
+    for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
     c.one_table = r->ndims == 1 && c.layer_dim < 0 && !c.has_arg && !by_event;
 
@@ -1303,6 +1647,10 @@ void dfn_result_free(dfn_result *r)
     free(r->m);
     free(r->spark);
     free(r->spark_total);
+    free(r->spark_io);
+    free(r->spark_cmp);
+    free(r->sizes);
+    free(r->proc_lane);
     free(r->ints);
     dfn_strtab_free(r->vals);
     dfn_dims_free(r->dims, r->ndims);

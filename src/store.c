@@ -162,3 +162,21 @@ void dfn_store_free(dfn_store *s)
     free(s->src);
     free(s);
 }
+
+size_t dfn_store_procs(const dfn_store *s, uint32_t **out)
+{
+    /* threads of one (host, pid) are one process: a forked worker's time
+     * belongs to the process whose pid it writes under */
+    uint32_t *map = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *map);
+    dfn_strtab *procs = dfn_strtab_new();
+    for (size_t i = 0; i < s->nlanes; i++) {
+        char key[12];
+        memcpy(key, &s->lanes[i].host, 4);
+        memcpy(key + 4, &s->lanes[i].pid, 8);
+        map[i] = dfn_strtab_intern(procs, key, 12);
+    }
+    size_t n = dfn_strtab_count(procs);
+    dfn_strtab_free(procs);
+    *out = map;
+    return n;
+}

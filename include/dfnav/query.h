@@ -8,8 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/access.h"
+#include "dfnav/calltree.h"
 #include "dfnav/filter.h"
 #include "dfnav/match.h"
+#include "dfnav/overlap.h"
 #include "dfnav/store.h"
 
 #define DFN_MAX_DIMS 6
@@ -28,11 +31,26 @@ typedef struct {
 typedef enum {
     DFN_M_COUNT, DFN_M_TIME_S, DFN_M_BUSY_S, DFN_M_MAX_PROC_S, DFN_M_BYTES, DFN_M_BW_MIBPS,
     DFN_M_OPS_PER_S, DFN_M_MEAN_US, DFN_M_P50_US, DFN_M_P90_US, DFN_M_P99_US, DFN_M_MAX_US,
-    DFN_M_FILES, DFN_M_PROCS, DFN_M_PCT_TIME, DFN_M_COUNT_
+    DFN_M_FILES, DFN_M_PROCS, DFN_M_PCT_TIME,
+    /* analysis metrics: computed only when asked for, from the indexes
+     * the query is given (overlap, call tree, access) */
+    DFN_M_COMPUTE_S, DFN_M_IO_BUSY_S, DFN_M_EXPOSED_S, DFN_M_OVERLAP_PCT, DFN_M_SELF_S,
+    DFN_M_SEQ_PCT, DFN_M_SHARED_FILES, DFN_M_MAX_PROC, DFN_M_COUNT_
 } dfn_metric;
+
+#define DFN_M_BIT(m) (1u << (m))
+/* What a query computes when it names no metrics: everything but the
+ * analysis metrics. */
+#define DFN_M_BASIC (DFN_M_BIT(DFN_M_COMPUTE_S) - 1)
+#define DFN_M_OVERLAP (DFN_M_BIT(DFN_M_COMPUTE_S) | DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S) | \
+                       DFN_M_BIT(DFN_M_OVERLAP_PCT))
 
 const char *dfn_metric_name(dfn_metric m);
 int dfn_metric_parse(const char *s, size_t len);   /* -1 when unknown */
+/* A list of metric names and groups (basic, overlap, analysis, all), each
+ * added, or removed with a leading '-'; a list starting with '+' adds to
+ * basic. Returns false with a message. */
+bool dfn_metrics_parse(const char *text, uint32_t *out, char *err, size_t errlen);
 const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap);
 /* "file,func" or "file func"; dims get malloc'd arg names. */
 bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen);
@@ -50,6 +68,11 @@ typedef struct {
     uint32_t metrics;         /* bit per dfn_metric to compute; 0 = all */
     int threads;              /* 0 = one per online core; results never depend on it */
     size_t spark_bins;        /* > 0: each row's time per bin over the window (sparklines) */
+    bool spark_split;         /* also each row's compute and I/O time per bin (needs overlap) */
+    bool sizes;               /* each row's transfer-size histogram */
+    const dfn_overlap *overlap;   /* compute_s io_busy_s exposed_s overlap_pct */
+    const dfn_calltree *tree;     /* self_s */
+    const dfn_access *access;     /* seq_pct */
 } dfn_query;
 
 typedef struct {
@@ -72,15 +95,26 @@ typedef struct {
     int64_t *ints;            /* pid / tid values by index */
     struct dfn_strtab *vals;  /* arg.NAME values */
     const dfn_layers *layers;
+    uint32_t metrics;         /* which metrics were computed */
+    double *spark_io, *spark_cmp;   /* nrows * spark_bins, with spark_split */
+    uint64_t *sizes;          /* nrows * DFN_SIZEBIN_COUNT calls, with sizes */
+    uint32_t *proc_lane;      /* a lane of each process index (max_proc) */
+    const dfn_calltree *tree;
+    const dfn_access *access;
+    const dfn_overlap *overlap;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
 /* A metric of one event as a row of its own. */
-double dfn_event_metric(const dfn_store *s, uint32_t event, dfn_metric m, double total_time_s);
+double dfn_event_metric(const dfn_result *r, uint32_t event, dfn_metric m);
 static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m)
 {
-    return r->events ? dfn_event_metric(r->store, r->events[row], m, r->total_time_s) : r->m[row * DFN_M_COUNT_ + m];
+    return r->events ? dfn_event_metric(r, r->events[row], m) : r->m[row * DFN_M_COUNT_ + m];
 }
+/* Text of a metric that is not a number (max_proc: "host/pid"); NULL for
+ * numeric metrics. Undefined values (NaN: overlap without I/O, a share of
+ * nothing) are written "" by the caller's rules. */
+const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap);
 /* Sorts the rows again (metric, or -1 for the key); ties go by key. */
 void dfn_result_sort(dfn_result *r, int metric, bool desc);
 static inline const dfn_keyval *dfn_result_key(const dfn_result *r, size_t row, size_t dim) { return &r->keys[row * r->ndims + dim]; }

@@ -117,6 +117,10 @@ bool dfn_store_arg_in(const dfn_store *s, const uint8_t *rec, uint32_t key, dfn_
 /* Text of an argument value (numbers in decimal, strings raw). */
 size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap);
 
+/* Processes are (host, pid): *out maps each lane to its process index,
+ * numbered in lane order. Returns the number of processes. */
+size_t dfn_store_procs(const dfn_store *s, uint32_t **out);
+
 void dfn_store_free(dfn_store *s);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "dfnav/analysis.h"
+#include "dfnav/diagnose.h"
 #include "dfnav/export.h"
 #include "dfnav/layers.h"
 #include "dfnav/loader.h"
@@ -19,6 +21,11 @@ typedef struct {
     double bin_s;
     dfn_format format;
     bool quiet;
+    uint32_t metrics;         /* 0: the basic metrics */
+    const char *compute;      /* compute definition for overlap; NULL = the layers' */
+    bool diagnose, sizes;
+    bool overlap_host;        /* compute hides I/O of its whole host */
+    dfn_thresholds thresholds;
     char **paths;
     size_t npaths;
 } cli_opts;

@@ -109,8 +109,7 @@ static bool parse_sort(const char *text, dfn_query *q)
     } else {
         int m = dfn_metric_parse(text, len);
         if (m < 0) {
-            fprintf(stderr, "dfnav: --sort: unknown metric '%.*s' (count time_s busy_s max_proc_s bytes bw_mibps ops_per_s mean_us p50_us p90_us p99_us max_us files procs pct_time, or key)\n",
-                    (int)len, text);
+            fprintf(stderr, "dfnav: --sort: unknown metric '%.*s' (see dfnav --help, or key)\n", (int)len, text);
             return false;
         }
         q->sort = m;
@@ -124,12 +123,22 @@ static bool parse_sort(const char *text, dfn_query *q)
     return true;
 }
 
+/* A loaded trace set and what queries on it need. */
+typedef struct {
+    dfn_store *s;
+    dfn_layers layers;
+    dfn_layerset *ls;
+    dfn_analysis an;
+} cli_set;
+
 /* Runs one query and prints it; returns 0, or 2 for a bad query. */
-static int run_and_print(const cli_opts *o, const dfn_store *s, const dfn_layerset *ls,
-                         const char *by, const char *where, const char *sort, size_t top, FILE *out)
+static int run_and_print(const cli_opts *o, cli_set *cs, const char *by, const char *where, const char *sort,
+                         size_t top, uint32_t metrics, FILE *out)
 {
     char err[2048];
-    dfn_query q = { .layers = ls, .bin_s = o->bin_s, .top = top };
+    const dfn_store *s = cs->s;
+    dfn_query q = { .layers = cs->ls, .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC,
+                    .sizes = o->sizes };
     if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
         fprintf(stderr, "dfnav: --by: %s\n", err);
         return 2;
@@ -143,6 +152,13 @@ static int run_and_print(const cli_opts *o, const dfn_store *s, const dfn_layers
     q.filter = &f;
     int rc = 0;
     if (!parse_sort(sort, &q)) rc = 2;
+    /* sorting by a metric shows it */
+    if (!rc && q.sort >= 0) q.metrics |= DFN_M_BIT(q.sort);
+    if (!rc && !dfn_analysis_build(&cs->an, s, cs->ls, o->compute, o->overlap_host, dfn_analysis_needs(q.metrics), err, sizeof err)) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        rc = 2;
+    }
+    dfn_analysis_apply(&cs->an, &q);
     dfn_result *r = rc ? NULL : dfn_query_run(s, &q, err, sizeof err);
     if (!rc && !r) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
     if (r) {
@@ -156,40 +172,66 @@ static int run_and_print(const cli_opts *o, const dfn_store *s, const dfn_layers
 
 /* Loads and compiles the layers: what every table command starts with.
  * Returns the exit status to give up with, or -1 to go on. */
-static int prepare(const cli_opts *o, dfn_store **s, dfn_layers *layers, dfn_layerset **ls, int *status)
+static int prepare(const cli_opts *o, cli_set *cs, int *status)
 {
-    *s = cli_load(o, status);
-    if (!*s) return *status;
-    if (!cli_layers(o, *s, layers)) { dfn_store_free(*s); return 2; }
+    memset(cs, 0, sizeof *cs);
+    cs->s = cli_load(o, status);
+    if (!cs->s) return *status;
+    if (!cli_layers(o, cs->s, &cs->layers)) { dfn_store_free(cs->s); return 2; }
     char err[1024];
-    *ls = dfn_layerset_compile(*s, layers, err, sizeof err);
-    if (!*ls) {
+    cs->ls = dfn_layerset_compile(cs->s, &cs->layers, err, sizeof err);
+    if (!cs->ls) {
         fprintf(stderr, "dfnav: layers: %s\n", err);
-        dfn_layers_free(layers);
-        dfn_store_free(*s);
+        dfn_layers_free(&cs->layers);
+        dfn_store_free(cs->s);
         return 2;
     }
     return -1;
 }
 
-static int finish(dfn_store *s, dfn_layers *layers, dfn_layerset *ls, int rc, int status)
+static int finish(cli_set *cs, int rc, int status)
 {
     int wr = cli_write_status(stdout);
-    dfn_layerset_free(ls);
-    dfn_layers_free(layers);
-    dfn_store_free(s);
+    dfn_analysis_free(&cs->an);
+    dfn_layerset_free(cs->ls);
+    dfn_layers_free(&cs->layers);
+    dfn_store_free(cs->s);
     return rc ? rc : wr ? wr : status;
+}
+
+/* The diagnostics of the selection, its layers and processes. */
+static int diagnose(const cli_opts *o, cli_set *cs)
+{
+    char err[2048];
+    dfn_filter f;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --where: %s\n", err);
+        return 2;
+    }
+    int rc = 0;
+    if (!dfn_analysis_build(&cs->an, cs->s, cs->ls, o->compute, o->overlap_host, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err)) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        rc = 2;
+    }
+    dfn_findings *fs = rc ? NULL : dfn_diagnose(cs->s, cs->ls, &f, cs->an.overlap, cs->an.access, &o->thresholds,
+                                                o->threads, err, sizeof err);
+    if (!rc && !fs) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
+    if (fs) {
+        dfn_findings_write(stdout, fs, &o->thresholds, dfn_overlap_text(cs->an.overlap), o->where, o->format);
+        dfn_findings_free(fs);
+    }
+    dfn_filter_free(&f);
+    return rc;
 }
 
 int cmd_report(const cli_opts *o)
 {
     int status, rc;
-    dfn_store *s;
-    dfn_layers layers;
-    dfn_layerset *ls;
-    if ((rc = prepare(o, &s, &layers, &ls, &status)) >= 0) return rc;
-    rc = run_and_print(o, s, ls, o->by, o->where, o->sort, o->top, stdout);
-    return finish(s, &layers, ls, rc, status);
+    cli_set cs;
+    if ((rc = prepare(o, &cs, &status)) >= 0) return rc;
+    if (o->diagnose) rc = diagnose(o, &cs);
+    else rc = run_and_print(o, &cs, o->by, o->where, o->sort, o->top, o->metrics, stdout);
+    return finish(&cs, rc, status);
 }
 
 /* The overview: what was loaded, then time per layer, per I/O class and
@@ -197,30 +239,29 @@ int cmd_report(const cli_opts *o)
 int cmd_overview(const cli_opts *o)
 {
     int status, rc;
-    dfn_store *s;
-    dfn_layers layers;
-    dfn_layerset *ls;
-    if ((rc = prepare(o, &s, &layers, &ls, &status)) >= 0) return rc;
+    cli_set cs;
+    if ((rc = prepare(o, &cs, &status)) >= 0) return rc;
+    const dfn_store *s = cs.s;
     uint64_t malformed = 0;
     for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
     if (o->format == DFN_FMT_TABLE) {
         printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
                s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
-        printf("\nLayers (%s):\n", layers.source);
+        printf("\nLayers (%s):\n", cs.layers.source);
     }
-    rc = run_and_print(o, s, ls, "layer", o->where, "key", 0, stdout);
+    rc = run_and_print(o, &cs, "layer", o->where, "key", 0, o->metrics, stdout);
     if (!rc && o->format == DFN_FMT_TABLE) {
         printf("\nI/O classes:\n");
-        rc = run_and_print(o, s, ls, "class", o->where, NULL, 0, stdout);
+        rc = run_and_print(o, &cs, "class", o->where, NULL, 0, o->metrics, stdout);
     }
     if (!rc && o->format == DFN_FMT_TABLE) {
         printf("\nBusiest files:\n");
         size_t n = (o->where ? strlen(o->where) : 0) + 16;
         char *where = dfn_xmalloc(n);
         snprintf(where, n, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
-        rc = run_and_print(o, s, ls, "file", where, NULL, 10, stdout);
+        rc = run_and_print(o, &cs, "file", where, NULL, 10, o->metrics, stdout);
         free(where);
         printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     }
-    return finish(s, &layers, ls, rc, status);
+    return finish(&cs, rc, status);
 }

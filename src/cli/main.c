@@ -36,6 +36,17 @@ static void usage(FILE *f)
 "                         one of = != ~ !~ < <= > >= (see dfnav(1), FILTERS)\n"
 "  -s, --sort METRIC[:asc|desc]  sort rows by a metric, or by 'key'\n"
 "  -n, --top N            keep the first N rows\n"
+"  -m, --metrics LIST     metrics to show: names and groups (basic, overlap,\n"
+"                         analysis, all); +LIST adds to basic, -NAME removes\n"
+"      --sizes            also each row's calls per transfer-size bin\n"
+"      --compute EXPR     what counts as compute for overlap and exposed I/O\n"
+"                         (default: the layer 'compute' when there is one)\n"
+"      --overlap-by UNIT  process (default): I/O is hidden only by compute of\n"
+"                         its own process; host: by compute anywhere on its host\n"
+"      --diagnose         report: the diagnostics of the selection, its layers\n"
+"                         and processes, with the report that shows each finding\n"
+"      --threshold LIST   diagnostics limits, e.g. metadata=40,small_size=512KiB\n"
+"                         (metadata small_time small_size imbalance random exposed)\n"
 "      --bin SECONDS      width of time bins (default: chosen from the span)\n"
 "  -l, --layers NAME|FILE layer definitions: posix, dlio or a file\n"
 "                         (default: dlio when DLIO categories are present)\n"
@@ -52,7 +63,9 @@ static void usage(FILE *f)
 "  -V, --version          version and gzip backend\n"
 "\n"
 "Metrics: count time_s busy_s max_proc_s bytes bw_mibps ops_per_s mean_us\n"
-"         p50_us p90_us p99_us max_us files procs pct_time\n"
+"         p50_us p90_us p99_us max_us files procs pct_time (basic), and\n"
+"         compute_s io_busy_s exposed_s overlap_pct self_s seq_pct shared_files\n"
+"         max_proc (analysis; overlap = the first four)\n"
 "\n"
 "Exit status: 0 all loaded, 1 some lines or files damaged (the rest loaded),\n"
 "2 usage error, 3 nothing could be read.\n", f);
@@ -62,6 +75,8 @@ int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
     cli_opts o = { .format = DFN_FMT_TABLE };
+    dfn_thresholds_default(&o.thresholds);
+    char err[1024];
     int (*cmd)(const cli_opts *) = NULL;   /* NULL: the explorer */
     int first = 1;
     if (argc > 1 && strcmp(argv[1], "report") == 0) { cmd = cmd_report; first = 2; }
@@ -77,10 +92,12 @@ int main(int argc, char **argv)
         {"version", no_argument, 0, 'V'}, {"ascii", no_argument, 0, 'A'},
         {"color", required_argument, 0, 'C'}, {"colour", required_argument, 0, 'C'},
         {"replay", required_argument, 0, 'R'}, {"size", required_argument, 0, 'S'},
-        {"screens", required_argument, 0, 'O'}, {0, 0, 0, 0}};
+        {"screens", required_argument, 0, 'O'}, {"metrics", required_argument, 0, 'm'},
+        {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
+        {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'}, {0, 0, 0, 0}};
     int c;
     optind = first;
-    while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'b': o.by = optarg; break;
@@ -120,6 +137,20 @@ int main(int argc, char **argv)
             }
             break;
         case 'O': ui.screens = optarg; break;
+        case 'm':
+            if (!dfn_metrics_parse(optarg, &o.metrics, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
+            break;
+        case 'Z': o.sizes = true; break;
+        case 'U':
+            if (strcmp(optarg, "process") == 0) o.overlap_host = false;
+            else if (strcmp(optarg, "host") == 0) o.overlap_host = true;
+            else { fprintf(stderr, "dfnav: --overlap-by is process or host, not '%s'\n", optarg); return 2; }
+            break;
+        case 'P': o.compute = optarg; break;
+        case 'D': o.diagnose = true; break;
+        case 'T':
+            if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
+            break;
         case 'h': usage(stdout); return cli_write_status(stdout) ? 2 : 0;
         case 'V':
             printf("dfnav %s (gzip: %s)\n", PACKAGE_VERSION, dfn_reader_backend());
@@ -138,6 +169,9 @@ int main(int argc, char **argv)
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
     ui.layers = o.layers;
+    ui.compute = o.compute;
+    ui.overlap_host = o.overlap_host;
+    ui.thresholds = o.thresholds;
     ui.threads = o.threads;
     ui.quiet = o.quiet;
     return ui_run(&ui, o.paths, o.npaths);

@@ -12,6 +12,8 @@
 
 #include "dfnav/layers.h"
 #include "dfnav/match.h"
+#include "dfnav/analysis.h"
+#include "dfnav/diagnose.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
 
@@ -26,6 +28,9 @@ typedef struct {
     int rows, cols;           /* headless screen size */
     const char *screens;      /* headless: where the screens go ("-" stdout) */
     bool quiet;
+    const char *compute;      /* compute definition for overlap; NULL = the layers' */
+    bool overlap_host;        /* compute hides I/O of its whole host */
+    dfn_thresholds thresholds;
 } ui_opts;
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths);

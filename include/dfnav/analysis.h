@@ -1,0 +1,38 @@
+/* dfnav analysis: the indexes behind the analysis metrics (compute
+ * unions for overlap, the call tree for self time, access patterns for
+ * sequential share), built on demand for one store and one compute
+ * definition, the same way for the explorer and the command line. */
+#ifndef DFNAV_ANALYSIS_H
+#define DFNAV_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dfnav/access.h"
+#include "dfnav/calltree.h"
+#include "dfnav/match.h"
+#include "dfnav/overlap.h"
+#include "dfnav/query.h"
+
+typedef struct {
+    dfn_overlap *overlap;
+    dfn_calltree *tree;
+    dfn_access *access;
+} dfn_analysis;
+
+/* What the metrics need. */
+#define DFN_NEED_OVERLAP 1u
+#define DFN_NEED_TREE 2u
+#define DFN_NEED_ACCESS 4u
+unsigned dfn_analysis_needs(uint32_t metrics);
+
+/* Builds the parts of need not built yet. compute is a filter text, or
+ * NULL for the layers' default ("layer=compute" when they have one);
+ * by_host unites compute per host rather than per process. */
+bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *compute,
+                        bool by_host, unsigned need, char *err, size_t errlen);
+/* Points a query at the built parts. */
+void dfn_analysis_apply(const dfn_analysis *a, dfn_query *q);
+void dfn_analysis_free(dfn_analysis *a);
+
+#endif

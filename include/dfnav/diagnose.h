@@ -1,0 +1,75 @@
+/* dfnav diagnostics: DFAnalyzer's rules (metadata-heavy, small reads,
+ * small writes, read/write imbalance, random access, exposed I/O, file
+ * sharing) evaluated on a selection and on each of its layers and
+ * processes. Each finding carries the figures that triggered it and the
+ * filter and grouping that show the evidence, so the explorer can drill
+ * there and the command line can print the report that shows it. */
+#ifndef DFNAV_DIAGNOSE_H
+#define DFNAV_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "dfnav/access.h"
+#include "dfnav/filter.h"
+#include "dfnav/match.h"
+#include "dfnav/overlap.h"
+#include "dfnav/store.h"
+
+typedef enum {
+    DFN_TH_METADATA,          /* % of I/O time in metadata calls (50) */
+    DFN_TH_SMALL_TIME,        /* % of I/O time in reads (or writes) (50) ... */
+    DFN_TH_SMALL_SIZE,        /* ... with a mean transfer below this many bytes (1 MiB) */
+    DFN_TH_IMBALANCE,         /* % difference of read and write counts or bytes (10) */
+    DFN_TH_RANDOM,            /* % of judged reads and writes that are random (50) */
+    DFN_TH_EXPOSED,           /* % of I/O busy time not hidden by compute (50) */
+    DFN_TH_COUNT
+} dfn_threshold;
+
+typedef struct { double v[DFN_TH_COUNT]; } dfn_thresholds;
+
+void dfn_thresholds_default(dfn_thresholds *t);
+/* "metadata=40,small_size=512KiB": names as in dfn_threshold_name. */
+bool dfn_thresholds_parse(const char *text, dfn_thresholds *t, char *err, size_t errlen);
+const char *dfn_threshold_name(dfn_threshold k);
+
+typedef enum {
+    DFN_RULE_METADATA, DFN_RULE_SMALL_READS, DFN_RULE_SMALL_WRITES, DFN_RULE_IMBALANCE,
+    DFN_RULE_RANDOM, DFN_RULE_EXPOSED, DFN_RULE_SHARING, DFN_RULE_COUNT
+} dfn_rule;
+
+typedef enum { DFN_SCOPE_SELECTION, DFN_SCOPE_LAYER, DFN_SCOPE_PROC } dfn_scope;
+
+typedef struct {
+    dfn_rule rule;
+    dfn_scope scope;
+    char *where;              /* the scope: "selection", "layer reader_posix", "process node01/1234" */
+    char *figures;            /* what triggered it, in words and numbers */
+    char *filter;             /* the evidence: filter text to add to the selection */
+    char *by;                 /* ... and the grouping that shows it */
+    double value, threshold;  /* the rule's figure and its limit (same unit) */
+    bool info;                /* a fact reported for every scope, not a problem */
+} dfn_finding;
+
+typedef struct {
+    dfn_finding *v;
+    size_t n;
+    bool no_compute, no_access;   /* rules that could not be evaluated */
+} dfn_findings;
+
+const char *dfn_rule_name(dfn_rule r);
+/* Evaluates the rules on the events that match selection (may be NULL),
+ * its layers (ls may be NULL) and its processes. ov and ax may be NULL:
+ * the exposed-I/O and random-access rules are then skipped. */
+dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
+                           const dfn_overlap *ov, const dfn_access *ax, const dfn_thresholds *t,
+                           int threads, char *err, size_t errlen);
+/* Writes the findings: a list for people (each with the report that shows
+ * its evidence), CSV or JSON. compute is the compute definition's text and
+ * where the selection's filter (either may be NULL or ""). */
+int dfn_findings_write(FILE *out, const dfn_findings *f, const dfn_thresholds *t, const char *compute,
+                       const char *where, int fmt);
+void dfn_findings_free(dfn_findings *f);
+
+#endif

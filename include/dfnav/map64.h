@@ -1,0 +1,21 @@
+/* dfnav map64: an open-addressing map from 64-bit keys to 64-bit values,
+ * for the sparse accumulators of queries and the per-descriptor state of
+ * the access analysis. A slot's value starts at 0 the first time its key
+ * is seen. UINT64_MAX is not a valid key. */
+#ifndef DFNAV_MAP64_H
+#define DFNAV_MAP64_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct { uint64_t *k, *v; size_t cap, n; } dfn_map64;
+#define DFN_MAP64_EMPTY UINT64_MAX
+
+void dfn_map64_init(dfn_map64 *m);
+void dfn_map64_free(dfn_map64 *m);
+/* The value slot of key, created (as 0) when missing. */
+uint64_t *dfn_map64_slot(dfn_map64 *m, uint64_t key);
+/* The value slot of key, or NULL when missing. */
+uint64_t *dfn_map64_find(const dfn_map64 *m, uint64_t key);
+
+#endif

@@ -1,0 +1,41 @@
+/* dfnav overlap: each process's compute time as a union of intervals, so
+ * that a query can tell how much of a row's I/O was hidden behind compute
+ * and how much was exposed. Compute is a filter over events (by default
+ * the layer named "compute"); a process is (host, pid). Built once per
+ * store and compute definition, read-only afterwards. */
+#ifndef DFNAV_OVERLAP_H
+#define DFNAV_OVERLAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/filter.h"
+#include "dfnav/match.h"
+#include "dfnav/store.h"
+
+typedef struct dfn_overlap dfn_overlap;
+
+/* The compute definition used when none is given: "layer=compute" when the
+ * layers define one, else NULL (no compute: all I/O is exposed). */
+const char *dfn_overlap_default(const dfn_layers *l);
+/* compute may be NULL: then nothing is compute. ls is needed when the
+ * filter names layers. by_host: I/O counts as hidden behind compute of
+ * any process on its host (forked data-loader workers read for the main
+ * process's compute), not only of its own process. */
+dfn_overlap *dfn_overlap_build(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *compute,
+                               bool by_host, char *err, size_t errlen);
+static inline bool dfn_overlap_is_compute(const uint64_t *bits, size_t i) { return bits[i >> 6] >> (i & 63) & 1; }
+/* One bit per event: set for compute events. */
+const uint64_t *dfn_overlap_bits(const dfn_overlap *o);
+/* Process (or host) index of each lane: the unit compute is united by. */
+const uint32_t *dfn_overlap_procs(const dfn_overlap *o, size_t *nprocs);
+/* Length of [a, b) covered by process proc's compute. */
+uint64_t dfn_overlap_covered(const dfn_overlap *o, uint32_t proc, uint64_t a, uint64_t b);
+/* Length of process proc's compute union. */
+uint64_t dfn_overlap_compute_us(const dfn_overlap *o, uint32_t proc);
+/* The definition's text, for titles and notes ("" when none). */
+const char *dfn_overlap_text(const dfn_overlap *o);
+void dfn_overlap_free(dfn_overlap *o);
+
+#endif

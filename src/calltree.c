@@ -1,0 +1,143 @@
+/* The call tree by time containment: each lane's events are walked in
+ * start order (longer first at equal starts) with a stack of the events
+ * still open; a new event's parent is the nearest open one that contains
+ * it. Children arrive in start order, so each parent's covered time is a
+ * running union. */
+#include "dfnav/calltree.h"
+#include "dfnav/util.h"
+#include "load.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct dfn_calltree {
+    uint32_t *parent;
+    dfn_col32 self;
+    size_t n;
+};
+
+/* How far down the stack a new event looks for its parent: only lanes
+ * with many partly overlapping (not nested) events reach it. */
+#define MAX_WALK 64
+
+typedef struct {
+    uint32_t ev;
+    uint64_t s, e;
+    uint64_t cov_end, covered;   /* union of the children so far */
+} frame;
+
+static void frame_close(dfn_calltree *t, const frame *f)
+{
+    dfn_col32_set(&t->self, f->ev, (f->e - f->s) - f->covered);
+}
+
+static void lane_walk(dfn_calltree *t, const dfn_store *s, const uint32_t *ev, size_t n,
+                      frame **stack, size_t *cap)
+{
+    size_t depth = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = ev[k];
+        uint64_t ts = dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);
+        /* frames that ended before this start can hold nothing later;
+         * one ending exactly here can still hold a zero-length event */
+        while (depth && (stack[0][depth - 1].e < ts || (stack[0][depth - 1].e == ts && end > ts)))
+            frame_close(t, &stack[0][--depth]);
+        size_t p = depth;
+        for (size_t w = 0; w < MAX_WALK && p > 0; w++, p--)
+            if (stack[0][p - 1].e >= end) break;
+        if (p > 0 && stack[0][p - 1].e >= end) {
+            frame *f = &stack[0][p - 1];
+            t->parent[i] = f->ev;
+            uint64_t from = ts > f->cov_end ? ts : f->cov_end;
+            if (end > from) f->covered += end - from;
+            if (end > f->cov_end) f->cov_end = end;
+        }
+        dfn_grow((void **)stack, cap, depth + 1, sizeof **stack);
+        stack[0][depth++] = (frame){ i, ts, end, 0, 0 };
+    }
+    while (depth) frame_close(t, &stack[0][--depth]);
+}
+
+/* Events of one lane in store order are in start order; at equal starts
+ * the longer must come first so that it becomes the parent. */
+static void order_ties(const dfn_store *s, uint32_t *ev, size_t n)
+{
+    for (size_t k = 1; k < n; k++) {
+        uint32_t x = ev[k];
+        uint64_t ts = dfn_store_ts(s, x), dur = dfn_store_dur(s, x);
+        size_t j = k;
+        while (j > 0 && dfn_store_ts(s, ev[j - 1]) == ts && dfn_store_dur(s, ev[j - 1]) < dur) {
+            ev[j] = ev[j - 1];
+            j--;
+        }
+        ev[j] = x;
+    }
+}
+
+static int esc_cmp(const void *a, const void *b)
+{
+    const dfn_esc *x = a, *y = b;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+dfn_calltree *dfn_calltree_build(const dfn_store *s)
+{
+    dfn_calltree *t = dfn_xcalloc(1, sizeof *t);
+    t->n = s->n;
+    t->parent = dfn_xmalloc((s->n ? s->n : 1) * sizeof *t->parent);
+    memset(t->parent, 0xff, (s->n ? s->n : 1) * sizeof *t->parent);
+    t->self.v = dfn_xcalloc(s->n ? s->n : 1, sizeof *t->self.v);
+    /* events grouped by lane, in store order within each (counting sort) */
+    size_t nl = s->nlanes ? s->nlanes : 1;
+    size_t *start = dfn_xcalloc(nl + 1, sizeof *start);
+    for (size_t i = 0; i < s->n; i++) start[s->lane[i] + 1]++;
+    for (size_t l = 0; l < nl; l++) start[l + 1] += start[l];
+    uint32_t *ev = dfn_xmalloc((s->n ? s->n : 1) * sizeof *ev);
+    size_t *fill = dfn_xmalloc(nl * sizeof *fill);
+    memcpy(fill, start, nl * sizeof *fill);
+    for (size_t i = 0; i < s->n; i++) ev[fill[s->lane[i]]++] = (uint32_t)i;
+    frame *stack = NULL;
+    size_t cap = 0;
+    for (size_t l = 0; l < nl; l++) {
+        order_ties(s, ev + start[l], start[l + 1] - start[l]);
+        lane_walk(t, s, ev + start[l], start[l + 1] - start[l], &stack, &cap);
+    }
+    /* lanes close their frames out of index order: the escapes of long
+     * self times must be sorted for lookup */
+    qsort(t->self.esc, t->self.nesc, sizeof *t->self.esc, esc_cmp);
+    free(stack);
+    free(fill);
+    free(ev);
+    free(start);
+    return t;
+}
+
+uint32_t dfn_calltree_parent(const dfn_calltree *t, size_t i) { return i < t->n ? t->parent[i] : DFN_NOID; }
+
+uint64_t dfn_calltree_self(const dfn_calltree *t, size_t i) { return i < t->n ? dfn_col32_get(&t->self, i) : 0; }
+
+size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i, uint32_t *out, size_t max)
+{
+    if (i >= t->n) return 0;
+    /* children start inside the parent: scan forward from it */
+    uint64_t end = dfn_store_ts(s, i) + dfn_store_dur(s, i);
+    size_t n = 0;
+    /* events at the parent's start may precede it in store order */
+    size_t from = i;
+    uint64_t ts = dfn_store_ts(s, i);
+    while (from > 0 && dfn_store_ts(s, from - 1) == ts) from--;
+    for (size_t j = from; j < s->n && dfn_store_ts(s, j) <= end; j++) {
+        if (t->parent[j] != i) continue;
+        if (n < max) out[n] = (uint32_t)j;
+        n++;
+    }
+    return n;
+}
+
+void dfn_calltree_free(dfn_calltree *t)
+{
+    if (!t) return;
+    free(t->parent);
+    dfn_col32_free(&t->self);
+    free(t);
+}

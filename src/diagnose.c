@@ -1,0 +1,441 @@
+/* The diagnostics: a handful of grouped queries (by operation, and the
+ * analysis metrics) on the selection, by layer and by process, folded
+ * into per-scope figures that DFAnalyzer's rules are tested on. */
+#include "dfnav/diagnose.h"
+#include "dfnav/export.h"
+#include "dfnav/query.h"
+#include "dfnav/util.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *th_names[DFN_TH_COUNT] = { "metadata", "small_time", "small_size", "imbalance", "random", "exposed" };
+static const char *rule_names[DFN_RULE_COUNT] = {
+    "metadata-heavy", "small-reads", "small-writes", "rw-imbalance", "random-access", "exposed-io", "file-sharing"
+};
+
+const char *dfn_threshold_name(dfn_threshold k) { return k < DFN_TH_COUNT ? th_names[k] : "?"; }
+const char *dfn_rule_name(dfn_rule r) { return r < DFN_RULE_COUNT ? rule_names[r] : "?"; }
+
+void dfn_thresholds_default(dfn_thresholds *t)
+{
+    t->v[DFN_TH_METADATA] = 50;
+    t->v[DFN_TH_SMALL_TIME] = 50;
+    t->v[DFN_TH_SMALL_SIZE] = 1048576;
+    t->v[DFN_TH_IMBALANCE] = 10;
+    t->v[DFN_TH_RANDOM] = 50;
+    t->v[DFN_TH_EXPOSED] = 50;
+}
+
+bool dfn_thresholds_parse(const char *text, dfn_thresholds *t, char *err, size_t errlen)
+{
+    const char *p = text;
+    while (*p) {
+        while (*p == ',' || *p == ' ') p++;
+        if (!*p) break;
+        const char *eq = p;
+        while (*eq && *eq != '=' && *eq != ',') eq++;
+        const char *e = eq;
+        while (*e && *e != ',' && *e != ' ') e++;
+        int k = -1;
+        for (int i = 0; i < DFN_TH_COUNT; i++)
+            if (strlen(th_names[i]) == (size_t)(eq - p) && memcmp(th_names[i], p, (size_t)(eq - p)) == 0) k = i;
+        if (k < 0 || *eq != '=') {
+            snprintf(err, errlen, "unknown threshold '%.*s' (metadata small_time small_size imbalance random exposed)",
+                     (int)((eq - p) > 40 ? 40 : (eq - p)), p);
+            return false;
+        }
+        /* the size takes units through the filter language's parser */
+        char buf[64];
+        size_t vl = (size_t)(e - eq - 1);
+        if (vl == 0 || vl >= sizeof buf) { snprintf(err, errlen, "threshold %s needs a value", th_names[k]); return false; }
+        memcpy(buf, eq + 1, vl);
+        buf[vl] = 0;
+        double v;
+        if (k == DFN_TH_SMALL_SIZE) {
+            char ftext[96];
+            snprintf(ftext, sizeof ftext, "bytes<%s", buf);
+            dfn_filter f;
+            char ferr[256];
+            if (!dfn_filter_parse(ftext, &f, ferr, sizeof ferr) || f.n != 1 || !f.terms[0].has_num) {
+                if (f.n) dfn_filter_free(&f);
+                snprintf(err, errlen, "threshold small_size: '%s' is not a size (e.g. 1MiB)", buf);
+                return false;
+            }
+            v = f.terms[0].num;
+            dfn_filter_free(&f);
+        } else {
+            char *end;
+            v = strtod(buf, &end);
+            if (*end == '%') end++;
+            if (*end || !(v >= 0 && v <= 100)) {
+                snprintf(err, errlen, "threshold %s: '%s' is not a percentage from 0 to 100", th_names[k], buf);
+                return false;
+            }
+        }
+        t->v[k] = v;
+        p = e;
+    }
+    return true;
+}
+
+/* What the rules read of one scope. */
+typedef struct {
+    double t[DFN_OP_COUNT], n[DFN_OP_COUNT], b[DFN_OP_COUNT];
+    double io_busy, exposed, seq_pct, files, shared;
+    bool have_analysis;
+} figs;
+
+typedef struct {
+    dfn_findings *out;
+    const dfn_thresholds *th;
+    bool ov, ax;
+} dctx;
+
+static char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = dfn_xmalloc((size_t)(n > 0 ? n : 0) + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static void add(dctx *c, dfn_rule rule, dfn_scope scope, const char *where, const char *scope_filter,
+                const char *filter, const char *by, double value, double threshold, bool info, char *figures)
+{
+    dfn_findings *o = c->out;
+    o->v = dfn_xreallocarray(o->v, o->n + 1, sizeof *o->v);
+    dfn_finding *f = &o->v[o->n++];
+    f->rule = rule;
+    f->scope = scope;
+    f->where = dfn_xstrdup(where);
+    f->figures = figures;
+    f->filter = xprintf("%s%s%s", scope_filter, *scope_filter && *filter ? " " : "", filter);
+    f->by = dfn_xstrdup(by);
+    f->value = value;
+    f->threshold = threshold;
+    f->info = info;
+}
+
+static void secs(double s, char *buf, size_t cap) { dfn_fmt_us(s * 1e6, buf, cap); }
+
+static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *sf, const figs *g)
+{
+    const double *th = c->th->v;
+    static const dfn_op meta_ops[] = { DFN_OP_OPEN, DFN_OP_CLOSE, DFN_OP_SEEK, DFN_OP_STAT, DFN_OP_METADATA };
+    double meta = 0, io = g->t[DFN_OP_READ] + g->t[DFN_OP_WRITE] + g->t[DFN_OP_SYNC];
+    dfn_op lead = DFN_OP_METADATA;
+    for (size_t k = 0; k < sizeof meta_ops / sizeof meta_ops[0]; k++) {
+        meta += g->t[meta_ops[k]];
+        if (g->t[meta_ops[k]] > g->t[lead] || (lead == DFN_OP_METADATA && g->t[meta_ops[k]] >= g->t[lead])) lead = meta_ops[k];
+    }
+    io += meta;
+    char a[32], b[32], x[32], y[32];
+    if (io > 0) {
+        double pct = 100 * meta / io;
+        if (pct >= th[DFN_TH_METADATA]) {
+            secs(meta, a, sizeof a); secs(io, b, sizeof b); secs(g->t[lead], x, sizeof x);
+            add(c, DFN_RULE_METADATA, scope, where, sf, "class=metadata", "op", pct, th[DFN_TH_METADATA], false,
+                xprintf("metadata calls take %.1f%% of I/O time (%s of %s); %s leads with %s",
+                        pct, a, b, dfn_op_name(lead), x));
+        }
+        for (int w = 0; w < 2; w++) {
+            dfn_op op = w ? DFN_OP_WRITE : DFN_OP_READ;
+            double share = 100 * g->t[op] / io, mean = g->n[op] > 0 ? g->b[op] / g->n[op] : 0;
+            if (g->n[op] > 0 && share >= th[DFN_TH_SMALL_TIME] && mean < th[DFN_TH_SMALL_SIZE]) {
+                dfn_fmt_bytes(mean, a, sizeof a);
+                dfn_fmt_bytes(th[DFN_TH_SMALL_SIZE], b, sizeof b);
+                add(c, w ? DFN_RULE_SMALL_WRITES : DFN_RULE_SMALL_READS, scope, where, sf,
+                    w ? "class=write" : "class=read", "sizebin", share, th[DFN_TH_SMALL_TIME], false,
+                    xprintf("%s take %.1f%% of I/O time with a mean transfer of %s (under %s), %.0f calls",
+                            w ? "writes" : "reads", share, a, b, g->n[op]));
+            }
+        }
+    }
+    double nr = g->n[DFN_OP_READ], nw = g->n[DFN_OP_WRITE], br = g->b[DFN_OP_READ], bw = g->b[DFN_OP_WRITE];
+    if (nr > 0 && nw > 0) {
+        double ci = 100 * fabs(nr - nw) / (nr + nw), bi = br + bw > 0 ? 100 * fabs(br - bw) / (br + bw) : 0;
+        double v = ci > bi ? ci : bi;
+        if (v > th[DFN_TH_IMBALANCE]) {
+            dfn_fmt_bytes(br, a, sizeof a); dfn_fmt_bytes(bw, b, sizeof b);
+            add(c, DFN_RULE_IMBALANCE, scope, where, sf, "class=read|write", "class", v, th[DFN_TH_IMBALANCE], false,
+                xprintf("%.0f reads vs %.0f writes (%.1f%% apart), %s read vs %s written (%.1f%% apart)",
+                        nr, nw, ci, a, b, bi));
+        }
+    }
+    if (c->ax && g->have_analysis && !isnan(g->seq_pct)) {
+        double rnd = 100 - g->seq_pct;
+        if (rnd > th[DFN_TH_RANDOM])
+            add(c, DFN_RULE_RANDOM, scope, where, sf, "class=read|write", "file", rnd, th[DFN_TH_RANDOM], false,
+                xprintf("%.1f%% of reads and writes with a known offset are random", rnd));
+    }
+    if (c->ov && g->have_analysis && g->io_busy > 0) {
+        double pct = 100 * g->exposed / g->io_busy;
+        if (pct > th[DFN_TH_EXPOSED]) {
+            secs(g->exposed, x, sizeof x); secs(g->io_busy, y, sizeof y);
+            add(c, DFN_RULE_EXPOSED, scope, where, sf, "", scope == DFN_SCOPE_PROC ? "time" : "proc", pct,
+                th[DFN_TH_EXPOSED], false,
+                xprintf("%s of %s of I/O busy time (%.1f%%) is not hidden behind compute", x, y, pct));
+        }
+    }
+    if (scope != DFN_SCOPE_PROC && g->have_analysis && g->files > 0)
+        add(c, DFN_RULE_SHARING, scope, where, sf, "", "file", g->shared, 0, true,
+            xprintf("%.0f files: %.0f accessed by one process, %.0f shared by several",
+                    g->files, g->files - g->shared, g->shared));
+}
+
+/* ---- the queries ---- */
+
+static dfn_result *run(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *sel, const dfn_dimkind *dims,
+                       size_t nd, uint32_t metrics, const dfn_overlap *ov, const dfn_access *ax, int threads,
+                       char *err, size_t errlen)
+{
+    dfn_query q = { .ndims = nd, .filter = sel, .layers = ls, .sort = -1, .metrics = metrics,
+                    .threads = threads, .overlap = ov, .access = ax };
+    for (size_t d = 0; d < nd; d++) q.dims[d].kind = dims[d];
+    return dfn_query_run(s, &q, err, errlen);
+}
+
+/* Scope of a row: 0 for the selection, 1 + layer, or 1 + layers + process. */
+typedef struct {
+    const dfn_store *s;
+    size_t nlayers;
+    dfn_strtab *procs;        /* (host id, pid) as bytes */
+} scopes;
+
+static size_t scope_of(scopes *sc, const dfn_result *r, size_t row, int layer_dim, int host_dim)
+{
+    if (layer_dim >= 0) return 1 + dfn_result_key(r, row, (size_t)layer_dim)->id;
+    if (host_dim < 0) return 0;
+    char key[12];
+    uint32_t host = dfn_result_key(r, row, (size_t)host_dim)->id;
+    int64_t pid = r->ints[dfn_result_key(r, row, (size_t)host_dim + 1)->id];
+    memcpy(key, &host, 4);
+    memcpy(key + 4, &pid, 8);
+    return 1 + sc->nlayers + dfn_strtab_intern(sc->procs, key, 12);
+}
+
+static figs *figs_at(figs **all, size_t *cap, size_t k)
+{
+    if (k >= *cap) {
+        size_t old = *cap;
+        dfn_grow((void **)all, cap, k + 1, sizeof **all);
+        memset(*all + old, 0, (*cap - old) * sizeof **all);
+        for (size_t i = old; i < *cap; i++) (*all)[i].seq_pct = NAN;
+    }
+    return &(*all)[k];
+}
+
+dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
+                           const dfn_overlap *ov, const dfn_access *ax, const dfn_thresholds *t,
+                           int threads, char *err, size_t errlen)
+{
+    dfn_findings *out = dfn_xcalloc(1, sizeof *out);
+    out->no_compute = !ov;
+    out->no_access = !ax;
+    const dfn_layers *layers = ls ? dfn_layerset_layers(ls) : NULL;
+    scopes sc = { s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
+    figs *all = NULL;
+    size_t cap = 0;
+    uint32_t basic = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES);
+    uint32_t extra = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
+    if (ov) extra |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
+    if (ax) extra |= DFN_M_BIT(DFN_M_SEQ_PCT);
+    /* three groupings (selection, layer, process), each once by operation
+     * and once for the analysis metrics of the whole scope */
+    static const dfn_dimkind g_sel[] = { DFN_DIM_OP }, g_layer[] = { DFN_DIM_LAYER, DFN_DIM_OP },
+                             g_proc[] = { DFN_DIM_HOST, DFN_DIM_PID, DFN_DIM_OP };
+    const dfn_dimkind *groups[3] = { g_sel, g_layer, g_proc };
+    size_t ngroup[3] = { 1, 2, 3 };
+    bool ok = true;
+    for (int gi = 0; gi < 3 && ok; gi++) {
+        if (gi == 1 && !ls) continue;
+        for (int pass = 0; pass < 2 && ok; pass++) {
+            size_t nd = ngroup[gi] - (pass ? 1 : 0);   /* without the operation */
+            dfn_result *r = run(s, ls, selection, groups[gi], nd, pass ? extra : basic, ov, ax, threads, err, errlen);
+            if (!r) { ok = false; break; }
+            int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;
+            for (size_t row = 0; row < r->nrows; row++) {
+                figs *g = figs_at(&all, &cap, scope_of(&sc, r, row, layer_dim, host_dim));
+                const double *m = &r->m[row * DFN_M_COUNT_];
+                if (!pass) {
+                    uint32_t op = dfn_result_key(r, row, nd - 1)->id;
+                    if (op >= DFN_OP_COUNT) continue;
+                    g->t[op] += m[DFN_M_TIME_S];
+                    g->n[op] += m[DFN_M_COUNT];
+                    g->b[op] += m[DFN_M_BYTES];
+                } else {
+                    g->have_analysis = true;
+                    g->io_busy = m[DFN_M_IO_BUSY_S];
+                    g->exposed = m[DFN_M_EXPOSED_S];
+                    g->seq_pct = m[DFN_M_SEQ_PCT];
+                    g->files = m[DFN_M_FILES];
+                    g->shared = m[DFN_M_SHARED_FILES];
+                }
+            }
+            dfn_result_free(r);
+        }
+    }
+    if (ok) {
+        dctx c = { out, t, ov != NULL, ax != NULL };
+        size_t nscopes = 1 + sc.nlayers + dfn_strtab_count(sc.procs);
+        for (size_t k = 0; k < nscopes && k < cap; k++) {
+            char *where, *sf;
+            dfn_scope scope;
+            if (k == 0) {
+                scope = DFN_SCOPE_SELECTION;
+                where = dfn_xstrdup("selection");
+                sf = dfn_xstrdup("");
+            } else if (k <= sc.nlayers) {
+                scope = DFN_SCOPE_LAYER;
+                const char *name = dfn_layers_name(layers, k - 1);
+                where = xprintf("layer %s", name);
+                dfn_filter f = {0};
+                dfn_filter_add(&f, DFN_KEY_LAYER, NULL, DFN_EQ, name, strlen(name));
+                sf = dfn_filter_text(&f);
+                dfn_filter_free(&f);
+            } else {
+                scope = DFN_SCOPE_PROC;
+                const char *key = dfn_strtab_str(sc.procs, (uint32_t)(k - 1 - sc.nlayers));
+                uint32_t host;
+                int64_t pid;
+                memcpy(&host, key, 4);
+                memcpy(&pid, key + 4, 8);
+                const char *hn = dfn_store_str(s, host);
+                char pidtxt[32];
+                snprintf(pidtxt, sizeof pidtxt, "%" PRId64, pid);
+                where = xprintf("process %s%s%s", hn, *hn ? "/" : "", pidtxt);
+                dfn_filter f = {0};
+                if (*hn) dfn_filter_add(&f, DFN_KEY_HOST, NULL, DFN_EQ, hn, strlen(hn));
+                dfn_filter_add(&f, DFN_KEY_PID, NULL, DFN_EQ, pidtxt, strlen(pidtxt));
+                sf = dfn_filter_text(&f);
+                dfn_filter_free(&f);
+            }
+            eval_scope(&c, scope, where, sf, &all[k]);
+            free(where);
+            free(sf);
+        }
+    }
+    free(all);
+    dfn_strtab_free(sc.procs);
+    if (!ok) { dfn_findings_free(out); return NULL; }
+    return out;
+}
+
+/* Text as one shell word in single quotes. */
+static void shell_quote(FILE *out, const char *s)
+{
+    fputc('\'', out);
+    for (; *s; s++) {
+        if (*s == '\'') fputs("'\\''", out);
+        else fputc(*s, out);
+    }
+    fputc('\'', out);
+}
+
+static void write_table(FILE *out, const dfn_findings *f, const dfn_thresholds *t, const char *compute, const char *where)
+{
+    char sz[32];
+    dfn_fmt_bytes(t->v[DFN_TH_SMALL_SIZE], sz, sizeof sz);
+    fprintf(out, "Diagnostics (thresholds: metadata>=%g%% small_time>=%g%% small_size<%s imbalance>%g%% random>%g%% exposed>%g%%)\n",
+            t->v[DFN_TH_METADATA], t->v[DFN_TH_SMALL_TIME], sz, t->v[DFN_TH_IMBALANCE], t->v[DFN_TH_RANDOM],
+            t->v[DFN_TH_EXPOSED]);
+    fprintf(out, "compute: %s\n", compute && *compute ? compute : "none (every I/O is exposed)");
+    if (f->no_compute) fprintf(out, "exposed I/O: not evaluated (no compute definition)\n");
+    size_t problems = 0;
+    for (size_t i = 0; i < f->n; i++) problems += !f->v[i].info;
+    fprintf(out, "%zu finding%s\n", problems, problems == 1 ? "" : "s");
+    for (size_t i = 0; i < f->n; i++) {
+        const dfn_finding *x = &f->v[i];
+        char safe[1024];
+        dfn_fmt_safe(x->where, strlen(x->where), safe, sizeof safe);
+        if (x->info) fprintf(out, "\n%s: %s\n", safe, dfn_rule_name(x->rule));
+        else if (x->rule == DFN_RULE_METADATA || x->rule == DFN_RULE_SMALL_READS || x->rule == DFN_RULE_SMALL_WRITES)
+            fprintf(out, "\n%s: %s (%.1f%% >= %g%%)\n", safe, dfn_rule_name(x->rule), x->value, x->threshold);
+        else fprintf(out, "\n%s: %s (%.1f%% > %g%%)\n", safe, dfn_rule_name(x->rule), x->value, x->threshold);
+        size_t fl = strlen(x->figures);
+        char *fs = dfn_xmalloc(fl * 4 + 1);
+        dfn_fmt_safe(x->figures, fl, fs, fl * 4 + 1);
+        fprintf(out, "    %s\n    evidence: dfnav report", fs);
+        free(fs);
+        size_t wl = (where ? strlen(where) : 0) + strlen(x->filter) + 2;
+        char *w = dfn_xmalloc(wl);
+        snprintf(w, wl, "%s%s%s", where ? where : "", where && *where && *x->filter ? " " : "", x->filter);
+        if (*w) { fputs(" --where ", out); shell_quote(out, w); }
+        free(w);
+        fprintf(out, " --by %s PATH...\n", x->by);
+    }
+}
+
+int dfn_findings_write(FILE *out, const dfn_findings *f, const dfn_thresholds *t, const char *compute,
+                       const char *where, int fmt)
+{
+    static const char *cols[] = { "scope", "where", "rule", "value_pct", "threshold", "info", "figures", "filter", "by" };
+    static const char *scope_names[] = { "selection", "layer", "process" };
+    if (fmt == DFN_FMT_TABLE) {
+        write_table(out, f, t, compute, where);
+    } else if (fmt == DFN_FMT_CSV) {
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+            if (c) fputc(',', out);
+            fputs(cols[c], out);
+        }
+        fputs("\r\n", out);
+        for (size_t i = 0; i < f->n; i++) {
+            const dfn_finding *x = &f->v[i];
+            char v[32], th[32];
+            dfn_fmt_double(x->value, v, sizeof v);
+            dfn_fmt_double(x->threshold, th, sizeof th);
+            const char *cells[] = { scope_names[x->scope], x->where, dfn_rule_name(x->rule), v, th, x->info ? "1" : "0",
+                                    x->figures, x->filter, x->by };
+            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+                if (c) fputc(',', out);
+                dfn_csv_field(out, cells[c], strlen(cells[c]));
+            }
+            fputs("\r\n", out);
+        }
+    } else {
+        fputs("[", out);
+        for (size_t i = 0; i < f->n; i++) {
+            const dfn_finding *x = &f->v[i];
+            char v[32], th[32];
+            dfn_fmt_double(x->value, v, sizeof v);
+            dfn_fmt_double(x->threshold, th, sizeof th);
+            const char *cells[] = { scope_names[x->scope], x->where, dfn_rule_name(x->rule), v, th, x->info ? "true" : "false",
+                                    x->figures, x->filter, x->by };
+            fputs(i ? ",\n {" : "\n {", out);
+            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+                if (c) fputs(", ", out);
+                dfn_json_string(out, cols[c], strlen(cols[c]));
+                fputs(": ", out);
+                if (c >= 3 && c <= 5) fputs(cells[c], out);
+                else dfn_json_string(out, cells[c], strlen(cells[c]));
+            }
+            fputs("}", out);
+        }
+        fputs(f->n ? "\n]\n" : "]\n", out);
+    }
+    fflush(out);
+    return ferror(out) ? -1 : 0;
+}
+
+void dfn_findings_free(dfn_findings *f)
+{
+    if (!f) return;
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i].where);
+        free(f->v[i].figures);
+        free(f->v[i].filter);
+        free(f->v[i].by);
+    }
+    free(f->v);
+    free(f);
+}

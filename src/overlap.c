@@ -1,0 +1,138 @@
+/* Per-process compute unions: the compute events of each process merged
+ * into disjoint intervals in start order, with running sums, so the part
+ * of any span covered by compute is two binary searches away. */
+#include "dfnav/overlap.h"
+#include "dfnav/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t *s, *e, *cum;    /* intervals; cum[k] = length of intervals before k */
+    size_t n, cap;
+} ivals;
+
+struct dfn_overlap {
+    uint64_t *bits;
+    uint32_t *proc_of_lane;
+    size_t nprocs;
+    ivals *p;
+    char *text;
+};
+
+const char *dfn_overlap_default(const dfn_layers *l)
+{
+    return l && dfn_layers_find(l, "compute", 7) >= 0 ? "layer=compute" : NULL;
+}
+
+static void ivals_push(ivals *v, uint64_t s, uint64_t e)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 16;
+        v->s = dfn_xreallocarray(v->s, v->cap, sizeof *v->s);
+        v->e = dfn_xreallocarray(v->e, v->cap, sizeof *v->e);
+    }
+    v->s[v->n] = s;
+    v->e[v->n] = e;
+    v->n++;
+}
+
+dfn_overlap *dfn_overlap_build(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *compute,
+                               bool by_host, char *err, size_t errlen)
+{
+    dfn_overlap *o = dfn_xcalloc(1, sizeof *o);
+    if (by_host) {
+        o->proc_of_lane = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *o->proc_of_lane);
+        dfn_strtab *hosts = dfn_strtab_new();
+        for (size_t i = 0; i < s->nlanes; i++)
+            o->proc_of_lane[i] = dfn_strtab_intern(hosts, (const char *)&s->lanes[i].host, 4);
+        o->nprocs = dfn_strtab_count(hosts);
+        dfn_strtab_free(hosts);
+    } else {
+        o->nprocs = dfn_store_procs(s, &o->proc_of_lane);
+    }
+    o->p = dfn_xcalloc(o->nprocs ? o->nprocs : 1, sizeof *o->p);
+    o->bits = dfn_xcalloc(s->n / 64 + 1, sizeof *o->bits);
+    o->text = compute && compute->n ? dfn_filter_text(compute) : dfn_xstrdup("");
+    if (compute && compute->n) {
+        dfn_match *m = dfn_match_compile(s, ls, compute, err, errlen);
+        if (!m) { dfn_overlap_free(o); return NULL; }
+        size_t lo, hi;
+        dfn_match_range(m, &lo, &hi);
+        /* events come in start order: each process's open interval grows
+         * until a compute event starts after its end */
+        uint64_t *cs = dfn_xcalloc(o->nprocs ? o->nprocs : 1, sizeof *cs);
+        uint64_t *ce = dfn_xcalloc(o->nprocs ? o->nprocs : 1, sizeof *ce);
+        bool *open = dfn_xcalloc(o->nprocs ? o->nprocs : 1, sizeof *open);
+        for (size_t i = lo; i < hi; i++) {
+            if (!dfn_match_event(m, i)) continue;
+            o->bits[i >> 6] |= 1ull << (i & 63);
+            uint64_t ts = dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);
+            if (end == ts) continue;
+            uint32_t pr = o->proc_of_lane[s->lane[i]];
+            if (!open[pr]) { cs[pr] = ts; ce[pr] = end; open[pr] = true; }
+            else if (ts > ce[pr]) { ivals_push(&o->p[pr], cs[pr], ce[pr]); cs[pr] = ts; ce[pr] = end; }
+            else if (end > ce[pr]) ce[pr] = end;
+        }
+        for (size_t pr = 0; pr < o->nprocs; pr++)
+            if (open[pr]) ivals_push(&o->p[pr], cs[pr], ce[pr]);
+        free(cs); free(ce); free(open);
+        dfn_match_free(m);
+    }
+    for (size_t pr = 0; pr < o->nprocs; pr++) {
+        ivals *v = &o->p[pr];
+        v->cum = dfn_xmalloc((v->n + 1) * sizeof *v->cum);
+        v->cum[0] = 0;
+        for (size_t k = 0; k < v->n; k++) v->cum[k + 1] = v->cum[k] + (v->e[k] - v->s[k]);
+    }
+    return o;
+}
+
+const uint64_t *dfn_overlap_bits(const dfn_overlap *o) { return o->bits; }
+
+const uint32_t *dfn_overlap_procs(const dfn_overlap *o, size_t *nprocs)
+{
+    *nprocs = o->nprocs;
+    return o->proc_of_lane;
+}
+
+/* Length of v's union below x. */
+static uint64_t ivals_below(const ivals *v, uint64_t x)
+{
+    /* first interval starting at or after x */
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->s[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    if (lo == 0) return 0;
+    uint64_t below = v->cum[lo];
+    if (v->e[lo - 1] > x) below -= v->e[lo - 1] - x;
+    return below;
+}
+
+uint64_t dfn_overlap_covered(const dfn_overlap *o, uint32_t proc, uint64_t a, uint64_t b)
+{
+    if (proc >= o->nprocs || b <= a) return 0;
+    const ivals *v = &o->p[proc];
+    if (!v->n) return 0;
+    return ivals_below(v, b) - ivals_below(v, a);
+}
+
+uint64_t dfn_overlap_compute_us(const dfn_overlap *o, uint32_t proc)
+{
+    return proc < o->nprocs ? o->p[proc].cum[o->p[proc].n] : 0;
+}
+
+const char *dfn_overlap_text(const dfn_overlap *o) { return o->text; }
+
+void dfn_overlap_free(dfn_overlap *o)
+{
+    if (!o) return;
+    for (size_t pr = 0; pr < o->nprocs; pr++) { free(o->p[pr].s); free(o->p[pr].e); free(o->p[pr].cum); }
+    free(o->p);
+    free(o->bits);
+    free(o->proc_of_lane);
+    free(o->text);
+    free(o);
+}
