@@ -75,7 +75,7 @@ static void edit_delete(line_edit *e, size_t from, size_t to)
 
 typedef struct {
     dfn_loader *l;
-    const char *layers;
+    const ui_opts *opts;
     pthread_t thread;
     bool started;
     _Atomic(view_set *) ready;    /* a snapshot, indexed, for the UI to take */
@@ -100,7 +100,7 @@ static void *snapper_main(void *arg)
         double t0 = dfn_now();
         dfn_store *s = dfn_loader_snapshot(sn->l);
         if (!s) return NULL;
-        view_set *vs = view_set_new(s, sn->layers);
+        view_set *vs = view_set_new(s, sn->opts, false);
         double cost = dfn_now() - t0;
         view_set_free(atomic_exchange(&sn->ready, vs));   /* the UI had not taken the last */
         /* a snapshot takes a core from the load: keep them to a small
@@ -145,20 +145,42 @@ static void *exporter_main(void *arg)
     return NULL;
 }
 
+/* ---- diagnostics on a worker thread ---- */
+
+typedef struct {
+    pthread_t thread;
+    atomic_bool running, done;
+    const dfn_store *s;
+    const dfn_layerset *ls;
+    const dfn_analysis *an;
+    dfn_thresholds th;
+    dfn_filter filter;
+    dfn_findings *out;
+    char err[900];
+} diagnoser;
+
+static void *diagnoser_main(void *arg)
+{
+    diagnoser *d = arg;
+    d->out = dfn_diagnose(d->s, d->ls, &d->filter, d->an->overlap, d->an->access, &d->th, 0, d->err, sizeof d->err);
+    atomic_store(&d->done, true);
+    return NULL;
+}
+
 /* ---- the final store's layer index, built off the UI thread ---- */
 
 typedef struct {
     pthread_t thread;
     bool started;
     dfn_store *store;
-    const char *layers;
+    const ui_opts *opts;
     _Atomic(view_set *) ready;
 } indexer;
 
 static void *indexer_main(void *arg)
 {
     indexer *ix = arg;
-    atomic_store(&ix->ready, view_set_new(ix->store, ix->layers));
+    atomic_store(&ix->ready, view_set_new(ix->store, ix->opts, true));
     return NULL;
 }
 
@@ -171,6 +193,7 @@ typedef struct {
     indexer ix;
     view_set *cur;            /* what the view shows */
     exporter ex;
+    diagnoser dg;
     bool quit;
     int status;
     bool headless;
@@ -282,14 +305,14 @@ static void poll_loader(runner *r)
     count_damage(a, final);
     if (r->status == 3) snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
     r->ix.store = final;
-    r->ix.layers = a->opts.layers;
+    r->ix.opts = &a->opts;
     if (r->headless || pthread_create(&r->ix.thread, NULL, indexer_main, &r->ix) != 0) {
         a->loading = false;
-        show_set(r, view_set_new(final, a->opts.layers));
+        show_set(r, view_set_new(final, &a->opts, true));
         return;
     }
     r->ix.started = true;
-    snprintf(a->progress, sizeof a->progress, "indexing the layers of %zu events ...", final->n);
+    snprintf(a->progress, sizeof a->progress, "indexing the layers, call tree and access patterns of %zu events ...", final->n);
 }
 
 static void start_prompt(app *a, prompt_kind k, const char *init)
@@ -351,6 +374,66 @@ static void poll_export(runner *r, bool wait)
     x->dim.arg = NULL;
     free(x->path);
     x->path = NULL;
+}
+
+static void start_diagnose(runner *r)
+{
+    app *a = &r->a;
+    diagnoser *d = &r->dg;
+    if (atomic_load(&d->running)) { snprintf(a->msg, sizeof a->msg, "diagnostics are running"); return; }
+    if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish: diagnostics need the whole trace set"); return; }
+    level *l = view_top(&a->v);
+    view_filter(&a->v, l, &d->filter);
+    d->s = a->v.s;
+    d->ls = a->v.ls;
+    d->an = a->v.an;
+    d->th = a->opts.thresholds;
+    d->out = NULL;
+    dfn_findings_free(a->diag);
+    a->diag = NULL;
+    free(a->diag_where);
+    a->diag_where = dfn_filter_text(&d->filter);
+    a->diag_sel = 0;
+    a->scroll = 0;
+    a->diagnosing = true;
+    a->mode = MODE_DIAG;
+    atomic_store(&d->done, false);
+    atomic_store(&d->running, true);
+    if (pthread_create(&d->thread, NULL, diagnoser_main, d) != 0) diagnoser_main(d);
+}
+
+static void poll_diagnose(runner *r, bool wait)
+{
+    diagnoser *d = &r->dg;
+    if (!atomic_load(&d->running)) return;
+    if (!wait && !atomic_load(&d->done)) return;
+    pthread_join(d->thread, NULL);
+    atomic_store(&d->running, false);
+    r->a.diagnosing = false;
+    r->a.diag = d->out;
+    if (!d->out) snprintf(r->a.msg, sizeof r->a.msg, "diagnostics failed: %.900s", d->err);
+    dfn_filter_free(&d->filter);
+}
+
+static void key_diag(runner *r, int key)
+{
+    app *a = &r->a;
+    char err[1024];
+    size_t n = a->diag ? a->diag->n : 0;
+    if (key == 27 || key == 'q' || key == 'd' || key == KEY_BACKSPACE || key == 127 || key == 8 || key == KEY_LEFT || key == 'h') {
+        a->mode = MODE_TABLE;
+        return;
+    }
+    if (key == 'Q') { r->quit = true; return; }
+    if ((key == KEY_UP || key == 'k') && a->diag_sel > 0) a->diag_sel--;
+    if ((key == KEY_DOWN || key == 'j') && a->diag_sel + 1 < n) a->diag_sel++;
+    if (key == KEY_HOME || key == 'g') a->diag_sel = 0;
+    if ((key == KEY_END || key == 'G') && n) a->diag_sel = n - 1;
+    if ((key == '\n' || key == '\r' || key == KEY_ENTER || key == KEY_RIGHT || key == 'l') && a->diag_sel < n) {
+        a->mode = MODE_TABLE;
+        if (!view_open_finding(&a->v, &a->diag->v[a->diag_sel], err, sizeof err))
+            snprintf(a->msg, sizeof a->msg, "%.1000s", err);
+    }
 }
 
 static void submit_prompt(runner *r)
@@ -432,6 +515,19 @@ static void open_detail(app *a)
     level *l = view_top(&a->v);
     if (!l->res || !l->res->nrows) return;
     a->detail_event = l->res->events[l->cursor];
+    /* the children once, not on every redraw: finding them scans the
+     * events the call spans */
+    free(a->detail_kids);
+    a->detail_kids = NULL;
+    a->ndetail_kids = 0;
+    if (a->v.an && a->v.an->tree) {
+        uint32_t none;
+        size_t n = dfn_calltree_children(a->v.an->tree, a->v.s, a->detail_event, &none, 0);
+        size_t keep = n < DETAIL_KIDS ? n : DETAIL_KIDS;
+        a->detail_kids = dfn_xmalloc((keep ? keep : 1) * sizeof *a->detail_kids);
+        dfn_calltree_children(a->v.an->tree, a->v.s, a->detail_event, a->detail_kids, keep);
+        a->ndetail_kids = n;
+    }
     a->scroll = 0;
     a->mode = MODE_DETAIL;
 }
@@ -471,6 +567,19 @@ static void key_table(runner *r, int key)
     case 'c': a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
     case '?': a->mode = MODE_HELP; a->scroll = 0; break;
     case '!': a->mode = MODE_DAMAGE; a->scroll = 0; break;
+    case 'd':
+        if (a->diag && !a->diagnosing && a->diag_where) {
+            /* the same selection shows the findings it already has */
+            dfn_filter f;
+            view_filter(&a->v, l, &f);
+            char *w = dfn_filter_text(&f);
+            dfn_filter_free(&f);
+            bool same = strcmp(w, a->diag_where) == 0;
+            free(w);
+            if (same) { a->mode = MODE_DIAG; break; }
+        }
+        start_diagnose(r);
+        break;
     case '<': view_sort_move(&a->v, -1); break;
     case '>': view_sort_move(&a->v, 1); break;
     case 'r': view_sort_reverse(&a->v); break;
@@ -559,6 +668,7 @@ static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
         break;
     case MODE_PIVOT: case MODE_COLUMNS: key_menu(r, key); break;
     case MODE_HELP: case MODE_DETAIL: case MODE_DAMAGE: key_screen(r, key); break;
+    case MODE_DIAG: key_diag(r, key); break;
     default: key_table(r, key); break;
     }
 }
@@ -592,6 +702,10 @@ static void runner_free(runner *r)
         view_set_free(atomic_exchange(&r->ix.ready, NULL));
     }
     poll_export(r, true);
+    poll_diagnose(r, true);
+    dfn_findings_free(r->a.diag);
+    free(r->a.diag_where);
+    free(r->a.detail_kids);
     if (r->a.have_view) view_free(&r->a.v);
     view_set_free(r->cur);
     for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
@@ -674,6 +788,7 @@ static int run_headless(runner *r, const ui_opts *o)
             handle_key(r, keys[k].key, keys[k].utf8, keys[k].ulen);
         }
         poll_export(r, true);
+        poll_diagnose(r, true);
         draw_screen(a);
         wnoutrefresh(stdscr);
         doupdate();
@@ -726,10 +841,21 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         }
         dfn_layers_free(&l);
     }
+    if (o->compute) {
+        dfn_filter f;
+        char err[1024];
+        if (!dfn_filter_parse(o->compute, &f, err, sizeof err)) {
+            fprintf(stderr, "dfnav: --compute: %s\n", err);
+            dfn_inputs_free(&in);
+            free(r);
+            return 2;
+        }
+        dfn_filter_free(&f);
+    }
     dfn_load_opts lo = { .threads = o->threads };
     r->loader = dfn_loader_start((const char *const *)in.paths, in.n, &lo);
     r->sn.l = r->loader;
-    r->sn.layers = o->layers;
+    r->sn.opts = &r->a.opts;
     if (!r->headless) r->sn.started = pthread_create(&r->sn.thread, NULL, snapper_main, &r->sn) == 0;
 
     int status;
@@ -762,6 +888,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         while (!r->quit) {
             poll_loader(r);
             poll_export(r, false);
+            poll_diagnose(r, false);
             if (got_signal) break;
             curs_set(a->mode == MODE_PROMPT ? 1 : 0);
             draw_screen(a);

@@ -167,31 +167,53 @@ static const colspec cols[COL_N] = {
     { COL_BW, "bandwidth", 11, DFN_M_BW_MIBPS },
     { COL_P90, "p90", 8, DFN_M_P90_US },
     { COL_MAX, "max", 8, DFN_M_MAX_US },
+    { COL_COMPUTE, "compute", 8, DFN_M_COMPUTE_S },
+    { COL_IO, "I/O", 8, DFN_M_IO_BUSY_S },
+    { COL_EXPOSED, "exposed", 8, DFN_M_EXPOSED_S },
+    { COL_SELF, "self", 8, DFN_M_SELF_S },
+    { COL_SEQ, "seq", 6, DFN_M_SEQ_PCT },
     { COL_SPARK, "activity", 10, -1 },
 };
 
-/* Which columns fit: the least useful go first when the screen is narrow. */
-static int layout(const app *a, bool *show, int *spark_w, int *key_w)
+/* Which columns fit: the least useful go first when the screen is narrow.
+ * COL_KEY in an order marks where the sparkline starts to narrow, rather
+ * than lose more numbers. */
+static int layout(const app *a, const level *l, bool *show, int *spark_w, int *key_w)
 {
-    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_SPARK, COL_MAX, COL_BYTES, COL_PCT, COL_TIME, COL_COUNT };
-    int dropped = 0;
-    for (int c = 0; c < COL_N; c++) show[c] = a->v.col_on[c];
+    /* where the analysis columns apply they matter more than most */
+    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES,
+                                         COL_PCT, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
+    /* where rows show compute over I/O, the count goes before the lines */
+    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
+                                         COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
+    for (int c = 0; c < COL_N; c++) show[c] = a->v.col_on[c] && view_col_applies(&a->v, l, (col_id)c);
     show[COL_KEY] = true;
     int min_key = a->cols >= 100 ? 28 : 26;   /* room for host/pid/tid */
+    if (l->dim.kind == DFN_DIM_LAYER) min_key = 24;   /* layer names are short */
     *spark_w = a->cols >= 140 ? 20 : a->cols >= 100 ? 14 : 10;
+    /* compute over I/O is the point of the process levels: room for it */
+    bool split = view_split_spark(l) && l->res && l->res->spark_io;
+    if (split) *spark_w = a->cols >= 140 ? 40 : a->cols >= 100 ? 24 : 16;
+    const col_id *order = split ? drop_split : drop_order;
+    size_t n = sizeof drop_order / sizeof drop_order[0], k = 0;
     for (;;) {
         int used = 0;
         for (int c = 1; c < COL_N; c++) if (show[c]) used += (c == COL_SPARK ? *spark_w : cols[c].width) + 1;
         *key_w = a->cols - used - 1;
         if (*key_w >= min_key) break;
-        /* the sparkline narrows only once the least useful numbers are gone */
-        if (dropped >= 3 && show[COL_SPARK] && *spark_w > 6) { (*spark_w)--; continue; }
-        dropped++;
-        size_t k = 0;
-        while (k < sizeof drop_order / sizeof drop_order[0] && !show[drop_order[k]]) k++;
-        if (k == sizeof drop_order / sizeof drop_order[0]) break;
-        show[drop_order[k]] = false;
+        while (k < n && order[k] != COL_KEY && !show[order[k]]) k++;
+        if (k == n) break;
+        if (order[k] == COL_KEY) {
+            /* narrowing helps only if it alone makes the key fit */
+            int spare = show[COL_SPARK] ? *spark_w - (split ? 12 : 6) : 0;
+            if (spare > 0 && *key_w + spare >= min_key) { *spark_w -= min_key - *key_w; continue; }
+            k++;
+            continue;
+        }
+        show[order[k]] = false;
     }
+    /* the lines take what the key does not need */
+    if (split && show[COL_SPARK] && *key_w > min_key) { *spark_w += *key_w - min_key; *key_w = min_key; }
     return 0;
 }
 
@@ -206,7 +228,7 @@ static void header_cell(const app *a, int y, int x, int w, const char *title, bo
     char t[64];
     snprintf(t, sizeof t, "%s%s", title, sorted ? sort_mark(a, desc) : "");
     if (sorted) attron(A_BOLD | A_UNDERLINE);
-    draw_text(y, x, w, t, strlen(t), right, false, false);
+    draw_text(y, x, w, t, strlen(t), right, false, a->opts.ascii || !a->utf8);
     if (sorted) attroff(A_BOLD | A_UNDERLINE);
 }
 
@@ -219,6 +241,12 @@ static void metric_text(int c, double v, char *b, size_t cap)
     case COL_BYTES: dfn_fmt_bytes(v, b, cap); break;
     case COL_BW: fmt_bw(v, b, cap); break;
     case COL_P90: case COL_MAX: dfn_fmt_us(v, b, cap); break;
+    case COL_COMPUTE: case COL_IO: case COL_EXPOSED:
+        /* blank rather than a column of zeros where a row has none */
+        if (v > 0) dfn_fmt_us(v * 1e6, b, cap); else b[0] = 0;
+        break;
+    case COL_SELF: dfn_fmt_us(v * 1e6, b, cap); break;
+    case COL_SEQ: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, "%.0f%%", v); break;
     default: b[0] = 0;
     }
 }
@@ -227,9 +255,12 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
 {
     bool show[COL_N];
     int spark_w, key_w;
-    layout(a, show, &spark_w, &key_w);
+    layout(a, l, show, &spark_w, &key_w);
     memcpy(a->v.col_shown, show, sizeof show);   /* sorting moves over what is shown */
     const dfn_result *r = l->res;
+    /* the process levels give each row two lines: compute over I/O */
+    bool split = r && r->spark_io && show[COL_SPARK];
+    int per = split ? 2 : 1;
     /* header */
     int x = 0;
     attron(A_REVERSE);
@@ -239,17 +270,19 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     for (int c = 1; c < COL_N; c++) {
         if (!show[c]) continue;
         int w = c == COL_SPARK ? spark_w : cols[c].width;
-        header_cell(a, y0, x, w, cols[c].title, cols[c].metric >= 0 && cols[c].metric == l->sort, l->desc, c != COL_SPARK);
+        const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") : cols[c].title;
+        header_cell(a, y0, x, w, title, cols[c].metric >= 0 && cols[c].metric == l->sort, l->desc, c != COL_SPARK);
         x += w + 1;
     }
     attroff(A_REVERSE);
     if (!r) return;
+    int items = nrows / per > 0 ? nrows / per : 1;
     if (l->cursor < l->top) l->top = l->cursor;
-    if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
+    if (l->cursor >= l->top + (size_t)items) l->top = l->cursor - (size_t)items + 1;
     char key[4096], num[64];
-    for (int i = 0; i < nrows; i++) {
+    for (int i = 0; i < items; i++) {
         size_t row = l->top + (size_t)i;
-        int y = y0 + 1 + i;
+        int y = y0 + 1 + i * per;
         if (row >= r->nrows) break;
         bool sel = row == l->cursor;
         if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
@@ -261,7 +294,17 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
             int w = c == COL_SPARK ? spark_w : cols[c].width;
-            if (c == COL_SPARK) {
+            if (c == COL_SPARK && split) {
+                /* one scale for both lines, so their heights compare */
+                const double *cb = &r->spark_cmp[row * r->spark_bins], *ib = &r->spark_io[row * r->spark_bins];
+                double *both = dfn_xmalloc(r->spark_bins * sizeof *both);
+                for (size_t b = 0; b < r->spark_bins; b++) both[b] = cb[b] > ib[b] ? cb[b] : ib[b];
+                spark_scaled(a, y, x, w, cb, r->spark_bins, both, sel ? 0 : pair(a, PAIR_SPARK));
+                if (sel) attroff(A_REVERSE);
+                spark_scaled(a, y + 1, x, w, ib, r->spark_bins, both, pair(a, PAIR_WARN));
+                if (sel) attron(A_REVERSE);
+                free(both);
+            } else if (c == COL_SPARK) {
                 if (r->spark) spark(a, y, x, w, &r->spark[row * r->spark_bins], r->spark_bins, sel ? 0 : pair(a, PAIR_SPARK));
             } else {
                 metric_text(c, dfn_result_metric(r, row, (dfn_metric)cols[c].metric), num, sizeof num);
@@ -270,6 +313,13 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
             x += w + 1;
         }
         if (sel) attroff(A_REVERSE);
+        if (split && i * per + 1 < nrows) {
+            attron(A_DIM);
+            const char *lab = a->utf8 && !a->opts.ascii ? "I/O \u203a" : "I/O >";
+            int sx = a->cols - spark_w - 1 - 6;
+            if (show[COL_SPARK] && sx > 0) mvaddstr(y + 1, sx, lab);
+            attroff(A_DIM);
+        }
     }
 }
 
@@ -408,6 +458,41 @@ static void draw_timeline(app *a, level *l)
     }
 }
 
+/* The selected row's slowest process: the wall-clock cost of a parallel
+ * phase. */
+static void status_row_facts(const app *a, const level *l, char *out, size_t cap)
+{
+    const dfn_result *r = l->res;
+    char who[256], t[32];
+    dfn_result_metric_str(r, l->cursor, DFN_M_MAX_PROC, who, sizeof who);
+    if (!who[0]) { out[0] = 0; return; }
+    dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
+    snprintf(out, cap, " | slowest %s %s", who, t);
+    (void)a;
+}
+
+/* The selected row's calls per transfer size, as a bar row from <=4KiB to
+ * >4GiB, after the status text when it fits. */
+static void size_bars(const app *a, int y, int x, const uint64_t *bins)
+{
+    uint64_t mx = 0;
+    for (int b = 0; b < DFN_SIZEBIN_COUNT; b++) if (bins[b] > mx) mx = bins[b];
+    int need = 8 + DFN_SIZEBIN_COUNT + 3 + 1;
+    int x0 = a->cols - need;
+    if (!mx || x0 < x + 2) return;
+    mvaddstr(y, x0, "sizes 4K");
+    bool utf = a->utf8 && !a->opts.ascii;
+    attron(pair(a, PAIR_SPARK));
+    for (int b = 0; b < DFN_SIZEBIN_COUNT; b++) {
+        int lvl = bins[b] ? 1 + (int)((double)bins[b] / (double)mx * 7.999) : 0;
+        if (lvl > 8) lvl = 8;
+        if (utf) { wchar_t ch[2] = { ramp_utf8[lvl], 0 }; mvaddnwstr(y, x0 + 8 + b, ch, 1); }
+        else mvaddch(y, x0 + 8 + b, (chtype)(unsigned char)ramp_ascii[lvl]);
+    }
+    attroff(pair(a, PAIR_SPARK));
+    mvaddstr(y, x0 + 8 + DFN_SIZEBIN_COUNT, "4G+");
+}
+
 static void draw_status(app *a)
 {
     int y = a->rows - 2;
@@ -436,12 +521,17 @@ static void draw_status(app *a)
         int n = snprintf(line, sizeof line, "%zu rows, %" PRIu64 " events", l->res->nrows, l->res->matched);
         if (view_is_calls(l) && l->res->matched > l->res->nrows)
             n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", l->res->nrows);
-        if (a->malformed || a->bad_files)
+        bool damage = a->malformed || a->bad_files;
+        if (damage)
             snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
                      a->malformed, a->bad_files);
-        if (a->malformed || a->bad_files) attron(A_BOLD | pair(a, PAIR_WARN));
-        draw_text(y, 0, a->cols, line, strlen(line), false, false, true);
-        if (a->malformed || a->bad_files) attroff(A_BOLD | pair(a, PAIR_WARN));
+        else if (!view_is_calls(l) && l->res->nrows)
+            status_row_facts(a, l, line + n, sizeof line - (size_t)n);
+        if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
+        int used = draw_text(y, 0, a->cols, line, strlen(line), false, false, a->opts.ascii || !a->utf8);
+        if (damage) attroff(A_BOLD | pair(a, PAIR_WARN));
+        if (!view_is_calls(l) && l->res->sizes && l->cursor < l->res->nrows)
+            size_bars(a, y, used, &l->res->sizes[l->cursor * DFN_SIZEBIN_COUNT]);
     }
 }
 
@@ -467,6 +557,7 @@ static void draw_hints(app *a)
     if (a->mode == MODE_CONFIRM) h = "The file exists. Overwrite it? y = yes, n = no";
     else if (a->mode == MODE_PIVOT) h = "pivot: letter or Up/Down + Enter; Esc cancels";
     else if (a->mode == MODE_COLUMNS) h = "columns: Space toggles; Enter or Esc closes";
+    else if (a->mode == MODE_DIAG) h = "Up/Down choose  Enter shows the evidence  Esc/q/d back";
     else if (a->mode != MODE_TABLE) h = "Esc/q back  Up/Down scroll";
     else if (a->cols >= 100) h = "Enter drill  Bksp back  p pivot  f filter  / search  </> sort  r reverse  z/Z zoom  [ ] move  e/E export  c columns  ? help  q quit";
     else h = "Enter drill  Bksp back  p pivot  f filter  / find  <> sort  e export  ? help  q quit";
@@ -511,12 +602,20 @@ static const char *help_lines[] = {
     "  e   save this table as CSV (all rows, as dfnav report --format csv)",
     "  E   save the individual calls of the selected row (or of this level) as CSV",
     "Screens",
+    "  d   diagnostics of this level's selection, its layers and processes;",
+    "      Enter on a finding opens the level that shows its evidence",
     "  !   list damaged files and lines      ?  this help",
     "  q   back one level; quits at the top (asks while an export runs)   Q  quit at once",
     "",
     "Columns: count, time (sum of durations), busy (union of intervals), % time (share",
     "of the level's total), bytes, bandwidth (bytes / time), p90 and max latency, and",
-    "activity over the time window. On the calls level Enter shows every field.",
+    "activity over the time window. On the process and layer levels: compute (union",
+    "of compute intervals), I/O (union of I/O intervals per process) and exposed (the",
+    "I/O not covered by the process's compute); process rows take two lines, compute",
+    "activity above I/O activity. With c: self (time outside child calls) and seq",
+    "(sequential share of reads and writes). The status line names the selected row's",
+    "slowest process and draws its calls per transfer size (4KiB to 4GiB+).",
+    "On the calls level Enter shows every field, the enclosing calls and the calls made.",
 };
 
 static void draw_help(app *a)
@@ -583,6 +682,45 @@ static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...
     (*lines)[(*n)++] = s;
 }
 
+/* One event as a line of the call tree. */
+static void tree_line(const dfn_store *s, uint32_t e, const char *indent, char ***lines, size_t *n, size_t *cap)
+{
+    char d[32];
+    dfn_fmt_us((double)dfn_store_dur(s, e), d, sizeof d);
+    uint32_t fp = s->files[s->file[e]].path;
+    add_line(lines, n, cap, "%s%s  %.6f s  %s%s%s", indent, dfn_store_str(s, s->kinds[s->kind[e]].func),
+             dfn_store_ts(s, e) / 1e6, d, *dfn_store_str(s, fp) ? "  " : "", dfn_store_str(s, fp));
+}
+
+/* Where the call sits: its self time, the calls that enclose it in its
+ * thread and the calls it made. */
+static void detail_tree(app *a, uint32_t i, char ***lines, size_t *n, size_t *cap)
+{
+    const dfn_store *s = a->v.s;
+    const dfn_calltree *t = a->v.an ? a->v.an->tree : NULL;
+    if (!t) { add_line(lines, n, cap, "call tree  (once loading finishes)"); return; }
+    char d[32];
+    dfn_fmt_us((double)dfn_calltree_self(t, i), d, sizeof d);
+    add_line(lines, n, cap, "self time  %s (not inside a child call)", d);
+    if (a->v.an->access) {
+        dfn_access_kind k = dfn_access_of(a->v.an->access, i);
+        if (k != DFN_ACCESS_NONE) add_line(lines, n, cap, "access     %s", k == DFN_ACCESS_SEQ ? "sequential" : "random");
+    }
+    uint32_t chain[64];
+    size_t depth = 0;
+    for (uint32_t p = dfn_calltree_parent(t, i); p != DFN_NOID && depth < 64; p = dfn_calltree_parent(t, p)) chain[depth++] = p;
+    add_line(lines, n, cap, "called from%s", depth ? "" : "  (nothing encloses it in its thread)");
+    for (size_t k = depth; k-- > 0;) {
+        char indent[80];
+        size_t lvl = depth - 1 - k;
+        snprintf(indent, sizeof indent, "  %*s", (int)(lvl < 30 ? lvl * 2 : 60), "");
+        tree_line(s, chain[k], indent, lines, n, cap);
+    }
+    size_t nk = a->ndetail_kids;
+    add_line(lines, n, cap, "calls made  %zu%s", nk, nk > DETAIL_KIDS ? " (the first 200)" : "");
+    for (size_t k = 0; k < nk && k < DETAIL_KIDS; k++) tree_line(s, a->detail_kids[k], "  ", lines, n, cap);
+}
+
 static void draw_detail(app *a)
 {
     const dfn_store *s = a->v.s;
@@ -611,6 +749,7 @@ static void draw_detail(app *a)
         add_line(&lines, &n, &cap, "  %-14s %s", dfn_store_str(s, args[j].key), v);
     }
     if (!na) add_line(&lines, &n, &cap, "  (none)");
+    detail_tree(a, i, &lines, &n, &cap);
     draw_lines(a, " call detail", lines, n);
     for (size_t j = 0; j < n; j++) free(lines[j]);
     free(lines);
@@ -637,6 +776,63 @@ static void draw_damage(app *a)
     free(lines);
 }
 
+/* The diagnostics: each finding as a heading, its figures and where
+ * Enter leads; the selected one in reverse video, kept on screen. */
+static void draw_diag(app *a)
+{
+    erase();
+    attron(A_REVERSE | A_BOLD);
+    fill(0, 0, a->cols);
+    const char *w = a->diag_where && *a->diag_where ? a->diag_where : "all events";
+    char title[512];
+    snprintf(title, sizeof title, " diagnostics of %s", w);
+    draw_text(0, 0, a->cols, title, strlen(title), false, false, a->opts.ascii || !a->utf8);
+    attroff(A_REVERSE | A_BOLD);
+    bool ascii = a->opts.ascii || !a->utf8;
+    if (a->diagnosing || !a->diag) {
+        const char *m = a->diagnosing ? "evaluating the rules on the selection, its layers and processes ..." :
+                                        "no diagnostics (see the status line)";
+        mvaddstr(2, 2, m);
+        draw_hints(a);
+        return;
+    }
+    const dfn_findings *f = a->diag;
+    const dfn_thresholds *t = &a->opts.thresholds;
+    char sz[32], head[512];
+    dfn_fmt_bytes(t->v[DFN_TH_SMALL_SIZE], sz, sizeof sz);
+    snprintf(head, sizeof head, "limits: metadata>=%g%% small I/O>=%g%% of time below %s, imbalance>%g%%, random>%g%%, exposed>%g%%",
+             t->v[DFN_TH_METADATA], t->v[DFN_TH_SMALL_TIME], sz, t->v[DFN_TH_IMBALANCE], t->v[DFN_TH_RANDOM], t->v[DFN_TH_EXPOSED]);
+    attron(A_DIM);
+    draw_text(1, 1, a->cols - 2, head, strlen(head), false, false, ascii);
+    attroff(A_DIM);
+    if (!f->n) { mvaddstr(3, 2, "No rule fires: nothing stands out by these limits."); draw_hints(a); return; }
+    int per = 3, h = (a->rows - 4) / per;
+    if (h < 1) h = 1;
+    if (a->diag_sel < a->scroll) a->scroll = a->diag_sel;
+    if (a->diag_sel >= a->scroll + (size_t)h) a->scroll = a->diag_sel - (size_t)h + 1;
+    char line[2048];
+    for (int k = 0; k < h && a->scroll + (size_t)k < f->n; k++) {
+        size_t i = a->scroll + (size_t)k;
+        const dfn_finding *x = &f->v[i];
+        int y = 2 + k * per;
+        bool sel = i == a->diag_sel;
+        if (x->info) snprintf(line, sizeof line, "%s: %s", x->where, dfn_rule_name(x->rule));
+        else snprintf(line, sizeof line, "%s: %s  %.1f%% (limit %g%%)", x->where, dfn_rule_name(x->rule), x->value, x->threshold);
+        if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
+        else if (!x->info) attron(A_BOLD | pair(a, PAIR_WARN));
+        draw_text(y, 1, a->cols - 2, line, strlen(line), false, false, ascii);
+        if (sel) attroff(A_REVERSE);
+        else if (!x->info) attroff(A_BOLD | pair(a, PAIR_WARN));
+        snprintf(line, sizeof line, "   %s", x->figures);
+        draw_text(y + 1, 1, a->cols - 2, line, strlen(line), false, false, ascii);
+        snprintf(line, sizeof line, "   Enter: by %s%s%s", x->by, *x->filter ? " where " : "", x->filter);
+        attron(A_DIM);
+        draw_text(y + 2, 1, a->cols - 2, line, strlen(line), false, false, ascii);
+        attroff(A_DIM);
+    }
+    draw_hints(a);
+}
+
 void draw_screen(app *a)
 {
     erase();
@@ -654,6 +850,7 @@ void draw_screen(app *a)
     if (a->mode == MODE_HELP) { draw_help(a); return; }
     if (a->mode == MODE_DETAIL) { draw_detail(a); return; }
     if (a->mode == MODE_DAMAGE) { draw_damage(a); return; }
+    if (a->mode == MODE_DIAG) { draw_diag(a); return; }
     if (!a->have_view) {
         mvaddstr(0, 0, "dfnav");
         draw_status(a);

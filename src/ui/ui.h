@@ -39,7 +39,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths);
 
 typedef enum {
     COL_KEY, COL_COUNT, COL_TIME, COL_BUSY, COL_PCT, COL_BYTES, COL_BW, COL_P90, COL_MAX,
-    COL_SPARK, COL_N
+    COL_COMPUTE, COL_IO, COL_EXPOSED, COL_SELF, COL_SEQ, COL_SPARK, COL_N
 } col_id;
 
 typedef struct {
@@ -63,16 +63,21 @@ typedef struct {
     dfn_layers layers;
     dfn_layerset *ls;
     char err[512];            /* layers that did not load or compile */
+    dfn_analysis an;          /* overlap always; call tree and access when full */
+    char an_err[512];         /* the compute definition did not compile */
 } view_set;
 
-/* Builds a set for store (taking it over); layers NULL chooses a preset. */
-view_set *view_set_new(dfn_store *store, const char *layers);
+/* Builds a set for store (taking it over); layers NULL chooses a preset.
+ * full: also the call tree and access patterns (the final store; loading
+ * snapshots skip them). */
+view_set *view_set_new(dfn_store *store, const ui_opts *o, bool full);
 void view_set_free(view_set *vs);
 
 typedef struct {
     const dfn_store *s;
     const dfn_layers *layers;
     dfn_layerset *ls;
+    const dfn_analysis *an;
     level *lv;
     size_t nlv, lvcap;
     bool col_on[COL_N];       /* chosen with c */
@@ -120,6 +125,13 @@ bool view_is_calls(const level *l);
 /* The filter key that selects one row of a grouping. */
 dfn_key view_key_of_dim(dfn_dimkind k);
 const char *view_dim_title(const dfn_dim *d);
+/* Whether a column means something at level l with what is built. */
+bool view_col_applies(const view *v, const level *l, col_id c);
+/* Two sparklines a row (compute over I/O): the process levels. */
+bool view_split_spark(const level *l);
+/* Opens a level on a finding's evidence: the top level's selection plus
+ * the finding's filter, grouped as the finding says. */
+bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen);
 /* Default file name for an export of the top level, at time now. */
 void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap);
 
@@ -127,7 +139,7 @@ void view_export_name(const view *v, bool calls, long long now, char *buf, size_
 
 typedef enum {
     MODE_TABLE, MODE_HELP, MODE_PIVOT, MODE_COLUMNS, MODE_DETAIL, MODE_DAMAGE, MODE_PROMPT,
-    MODE_CONFIRM, MODE_SMALL
+    MODE_CONFIRM, MODE_SMALL, MODE_DIAG
 } app_mode;
 
 typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG } prompt_kind;
@@ -157,13 +169,21 @@ struct app {
     char **input_errors;      /* paths that gave no file ("PATH: reason") */
     size_t ninput_errors;
     uint32_t detail_event;
+    uint32_t *detail_kids;    /* its first DETAIL_KIDS children */
+    size_t ndetail_kids;      /* how many it has */
     size_t scroll;            /* of the help, detail and damage screens */
     bool export_calls;        /* the export prompt is for E */
     bool exporting;
     char **fhist; size_t nfhist, fhist_pos;
+    dfn_findings *diag;       /* the diagnostics screen's findings */
+    char *diag_where;         /* the selection they were made for */
+    bool diagnosing;          /* running on the worker thread */
+    size_t diag_sel;
 };
 
 typedef struct app app;
+
+#define DETAIL_KIDS 200
 
 /* Colour pairs; nothing depends on colour alone (selection is reverse
  * video, the sort column bold, warnings bold). */

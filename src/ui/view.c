@@ -71,19 +71,29 @@ static level *view_push(view *v)
     return l;
 }
 
-view_set *view_set_new(dfn_store *store, const char *layers)
+view_set *view_set_new(dfn_store *store, const ui_opts *o, bool full)
 {
     view_set *vs = dfn_xcalloc(1, sizeof *vs);
     vs->store = store;
-    const char *n = layers ? layers : dfn_layers_auto(store);
+    const char *n = o->layers ? o->layers : dfn_layers_auto(store);
     if (dfn_layers_load(n, &vs->layers, vs->err, sizeof vs->err))
         vs->ls = dfn_layerset_compile(store, &vs->layers, vs->err, sizeof vs->err);
+    if (vs->ls) {
+        unsigned need = DFN_NEED_OVERLAP | (full ? DFN_NEED_TREE | DFN_NEED_ACCESS : 0);
+        if (!dfn_analysis_build(&vs->an, store, vs->ls, o->compute, o->overlap_host, need, vs->an_err, sizeof vs->an_err) &&
+            full) {
+            /* without a compute definition the rest still helps */
+            char ignore[64];
+            dfn_analysis_build(&vs->an, store, vs->ls, NULL, false, DFN_NEED_TREE | DFN_NEED_ACCESS, ignore, sizeof ignore);
+        }
+    }
     return vs;
 }
 
 void view_set_free(view_set *vs)
 {
     if (!vs) return;
+    dfn_analysis_free(&vs->an);
     dfn_layerset_free(vs->ls);
     dfn_layers_free(&vs->layers);
     dfn_store_free(vs->store);
@@ -96,7 +106,10 @@ void view_init(view *v, const view_set *vs)
     v->s = vs->store;
     v->layers = &vs->layers;
     v->ls = vs->ls;
+    v->an = &vs->an;
     for (int c = 0; c < COL_N; c++) v->col_on[c] = v->col_shown[c] = true;
+    /* self time and sequential share are there for the asking (c) */
+    v->col_on[COL_SELF] = v->col_on[COL_SEQ] = false;
     v->table_rows = 16;
     v->spark_w = 12;
     v->calls_limit = VIEW_CALLS_LIMIT;
@@ -153,13 +166,40 @@ static double nice_ceil(double x)
     return 10 * mag;
 }
 
+bool view_split_spark(const level *l)
+{
+    dfn_dimkind k = l->dim.kind;
+    return k == DFN_DIM_PROC || k == DFN_DIM_PID || k == DFN_DIM_HOST || k == DFN_DIM_TID;
+}
+
+bool view_col_applies(const view *v, const level *l, col_id c)
+{
+    switch (c) {
+    case COL_COMPUTE:
+        return v->an && v->an->overlap && view_split_spark(l);
+    case COL_IO: case COL_EXPOSED:
+        /* per process and per layer: where exposed I/O is asked about */
+        return v->an && v->an->overlap && (view_split_spark(l) || l->dim.kind == DFN_DIM_LAYER);
+    case COL_SELF: return v->an && v->an->tree;
+    case COL_SEQ: return v->an && v->an->access;
+    default: return true;
+    }
+}
+
+static int col_metric(col_id c);
+
 /* Only what the screen shows: the latency histogram behind p90 is the
- * dearest part of a scan, and narrow screens do not show p90. */
-static uint32_t view_metrics(const view *v)
+ * dearest part of a scan, and narrow screens do not show p90. The slowest
+ * process is on the status line. */
+static uint32_t view_metrics(const view *v, const level *l)
 {
     uint32_t m = 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
-                 1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US;
+                 1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US | 1u << DFN_M_MAX_PROC_S |
+                 1u << DFN_M_MAX_PROC;
     if (v->col_on[COL_P90] && v->col_shown[COL_P90]) m |= 1u << DFN_M_P90_US;
+    for (int c = COL_COMPUTE; c <= COL_SEQ; c++)
+        if (v->col_on[c] && view_col_applies(v, l, (col_id)c)) m |= DFN_M_BIT(col_metric((col_id)c));
+    if ((m & DFN_M_OVERLAP) && (m & DFN_M_BIT(DFN_M_EXPOSED_S))) m |= DFN_M_BIT(DFN_M_IO_BUSY_S);
     return m;
 }
 
@@ -168,7 +208,12 @@ bool view_refresh(view *v, char *err, size_t errlen)
     level *l = view_top(v);
     dfn_filter f;
     view_filter(v, l, &f);
-    dfn_query q = { .filter = &f, .layers = v->ls, .sort = l->sort, .desc = l->desc, .metrics = view_metrics(v) };
+    dfn_query q = { .filter = &f, .layers = v->ls, .sort = l->sort, .desc = l->desc, .metrics = view_metrics(v, l),
+                    .sizes = !view_is_calls(l) };
+    if (v->an) dfn_analysis_apply(v->an, &q);
+    if (l->sort >= 0 && !(q.metrics & DFN_M_BIT(l->sort))) l->sort = DFN_M_TIME_S;   /* its column went */
+    q.sort = l->sort;
+    q.spark_split = view_split_spark(l) && q.overlap;
     q.dims[0].kind = l->dim.kind;
     q.dims[0].arg = l->dim.arg;
     q.ndims = 1;
@@ -345,6 +390,11 @@ static int col_metric(col_id c)
     case COL_BW: return DFN_M_BW_MIBPS;
     case COL_P90: return DFN_M_P90_US;
     case COL_MAX: return DFN_M_MAX_US;
+    case COL_COMPUTE: return DFN_M_COMPUTE_S;
+    case COL_IO: return DFN_M_IO_BUSY_S;
+    case COL_EXPOSED: return DFN_M_EXPOSED_S;
+    case COL_SELF: return DFN_M_SELF_S;
+    case COL_SEQ: return DFN_M_SEQ_PCT;
     default: return -1;
     }
 }
@@ -484,6 +534,7 @@ void view_set_store(view *v, const view_set *vs)
     v->s = s;
     v->layers = &vs->layers;
     v->ls = vs->ls;
+    v->an = &vs->an;
     char err[256];
     double span = store_span(s);
     for (size_t i = 0; i < v->nlv; i++) {
@@ -498,6 +549,42 @@ void view_set_store(view *v, const view_set *vs)
     view_refresh(v, err, sizeof err);
     l->cursor = cursor;
     view_move(v, 0);
+}
+
+bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
+{
+    dfn_filter extra;
+    if (!dfn_filter_parse(f->filter, &extra, err, errlen)) return false;
+    dfn_dim d = {0};
+    size_t nd = 0;
+    if (!dfn_dims_parse(f->by, &d, &nd, err, errlen) || nd != 1) {
+        dfn_filter_free(&extra);
+        if (nd) dfn_dims_free(&d, nd);
+        if (!nd) snprintf(err, errlen, "nothing to group by");
+        return false;
+    }
+    level *c = view_push(v);
+    level *l = &v->lv[v->nlv - 2];
+    dfn_filter_append(&c->base, &l->base);
+    if (l->user) {
+        dfn_filter uf;
+        char e2[256];
+        if (dfn_filter_parse(l->user, &uf, e2, sizeof e2)) { dfn_filter_append(&c->base, &uf); dfn_filter_free(&uf); }
+    }
+    dfn_filter_append(&c->base, &extra);
+    dfn_filter_free(&extra);
+    c->win_lo = l->win_lo;
+    c->win_hi = l->win_hi;
+    c->dim = d;
+    size_t n = strlen(f->where) + strlen(dfn_rule_name(f->rule)) + 4;
+    c->crumb = dfn_xmalloc(n);
+    snprintf(c->crumb, n, "%s: %s", dfn_rule_name(f->rule), f->where);
+    level_default_sort(c);
+    if (!view_refresh(v, err, errlen)) {
+        level_free(&v->lv[--v->nlv]);
+        return false;
+    }
+    return true;
 }
 
 void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap)
