@@ -36,6 +36,14 @@
 #define BATCH 4           /* samples per step */
 #define LINE_RESERVE 4096 /* room reserved for one event line */
 #define TEXT_SLACK 65536  /* buffer room above the flush threshold */
+/* --prefetch: compute per step (us) and the divisor of the sample read
+ * bandwidth. Six times the default compute, so that hidden reads weigh
+ * against the checkpoint writes (always exposed, most of a process's I/O
+ * time), and reads slowed so that a batch takes about as long as a step's
+ * compute: about half the batches finish under it, the rest run past. */
+#define PF_CPU_LO 108000
+#define PF_CPU_HI 156000
+#define PF_SLOW 24
 
 enum era { ERA_V0, ERA_QUOTED, ERA_INLINE, ERA_HASH16, ERA_HEX, ERA_U64, ERA_NEWEST };
 static const char *const era_names[] = {"v0", "quoted", "inline", "hash16", "hex", "u64", "newest"};
@@ -338,6 +346,7 @@ typedef struct {
     int era, gz;
     int late;         /* -1 default, 0 off, 1 on */
     int verbose;
+    int prefetch;     /* workers read the next step's batch during compute */
     const char *outdir, *truth;
 } opts;
 
@@ -416,11 +425,69 @@ typedef struct {
     int space_first;    /* quoted era: one space before the first event */
     agg a;              /* per pid truth */
     uint64_t layer_dur[NLAYER];
+    struct rktx *tx;    /* analysis truth of this process; only with --truth */
 } rankst;
 
 typedef struct {
     uint64_t s, e;
 } ival;
+
+/* Plain list of intervals: sorted and merged once, after the run. */
+typedef struct {
+    ival *v;
+    size_t n, cap;
+} ivlist;
+
+#define NSLOT (NLAYER + 1) /* per-layer slots, then one for everything */
+#define S_ALL NLAYER
+#define MAXFD 64           /* lane_fd hands out 16..47 */
+
+/* Position model of one descriptor lane, (process, fd) or (process, file). */
+typedef struct {
+    int64_t pos, prev_end;
+    uint64_t last_ts;
+    int judged; /* a judged call was seen since the last (re)open */
+} dlane;
+
+/* Running union of the children of one open frame. Children of a frame
+ * close one after another in their lane, so they arrive sorted by start and
+ * a single open run [rs, re) plus the closed length `cov` is exact. */
+typedef struct {
+    uint64_t cov, rs, re;
+    uint64_t tie_end; /* end of a child that starts with the frame, 0: none */
+} cover;
+
+struct rktx {
+    ivlist io[NSLOT], cpu[NSLOT];
+    cover cv[NLANES][MAXDEPTH];
+    dlane fdl[MAXFD];
+    dlane *pl; /* STDIO streams, by path id */
+    size_t plcap;
+    uint64_t io_us, cpu_us, exp_us;
+};
+
+/* Truth of the analysis figures (spec of issue 4), only with --truth. */
+typedef struct {
+    uint8_t judged[NFUNC]; /* read-class or write-class call by name */
+    uint64_t self[NFUNC];
+    uint64_t seq[NSLOT], rnd[NSLOT];
+    uint64_t lio[NLAYER], lcpu[NLAYER], lexp[NLAYER];
+    /* by path id */
+    size_t pcap;
+    uint64_t *pseq, *prnd;
+    int32_t *pfirst;  /* [path][slot]: first rank + 1, 0 = untouched */
+    uint8_t *pshared; /* [path][slot]: touched from a second rank */
+    int32_t *ppat;    /* pattern id + 1; -1: not a checkpoint path; 0: not seen */
+    /* by step value */
+    size_t scap;
+    agg *sagg, *cagg, nostep; /* argstep, ckptstep, events without step */
+    uint64_t *crk;            /* [step][rank]: checkpoint time */
+    /* checkpoint path patterns */
+    char **pat;
+    size_t npat, patcap;
+    agg *patagg; /* [pattern][func] */
+    uint64_t ties; /* children with their parent's exact interval */
+} truthx;
 
 /* Union of intervals of one layer. Intervals are collected during a step
  * and folded into `total` at step boundaries; `floor` guards the invariant
@@ -470,6 +537,7 @@ typedef struct {
     agg total, func[NFUNC], cat[NCAT], cls[NCLASS], layer[NLAYER], bin[NBIN], nofile, nofs;
     uint64_t tmin, tmax;
     busyacc busy[NLAYER];
+    truthx *tx; /* NULL without --truth: the plain run pays nothing */
 } gen;
 
 /* ------------------------------------------------------------------ */
@@ -824,6 +892,33 @@ static int ival_cmp(const void *a, const void *b)
     return x->s < y->s ? -1 : x->s > y->s;
 }
 
+/* Like busy_fold, for when later intervals may start anywhere from t on:
+ * runs of the union that end by t are folded, the others stay for the next
+ * fold. */
+static void busy_fold_before(busyacc *b, uint64_t t)
+{
+    if (b->n == 0)
+        return;
+    qsort(b->v, b->n, sizeof *b->v, ival_cmp);
+    size_t k = 0;
+    for (size_t i = 1; i < b->n; i++) {
+        if (b->v[i].s > b->v[k].e)
+            b->v[++k] = b->v[i];
+        else if (b->v[i].e > b->v[k].e)
+            b->v[k].e = b->v[i].e;
+    }
+    size_t keep = 0;
+    for (size_t i = 0; i <= k; i++) {
+        if (b->v[i].e <= t)
+            b->total += b->v[i].e - b->v[i].s;
+        else
+            b->v[keep++] = b->v[i];
+    }
+    b->n = keep;
+    if (t > b->floor)
+        b->floor = t;
+}
+
 static void busy_fold(busyacc *b)
 {
     if (b->n == 0)
@@ -899,6 +994,391 @@ static void account(gen *g, rankst *rk, const ev *e)
         busy_add(&g->busy[l], e->ts, end);
     }
     rk->nx++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Analysis truth: I/O busy and exposure, self time, access pattern,   */
+/* shared files, per-step checkpoint cost, checkpoint path patterns.   */
+/* Computed from the generator's own state (lane stacks, its fds)      */
+/* with plain algorithms, independent of dfnav's engine.               */
+/* ------------------------------------------------------------------ */
+
+static void iv_add(ivlist *l, uint64_t s, uint64_t e)
+{
+    if (e <= s)
+        return; /* no length */
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 256;
+        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n].s = s;
+    l->v[l->n].e = e;
+    l->n++;
+}
+
+/* Sorts and merges in place; returns the length of the union. */
+static uint64_t iv_merge(ivlist *l)
+{
+    if (l->n == 0)
+        return 0;
+    qsort(l->v, l->n, sizeof *l->v, ival_cmp);
+    size_t k = 0;
+    uint64_t total = 0;
+    for (size_t i = 1; i < l->n; i++) {
+        if (l->v[i].s > l->v[k].e)
+            l->v[++k] = l->v[i];
+        else if (l->v[i].e > l->v[k].e)
+            l->v[k].e = l->v[i].e;
+    }
+    l->n = k + 1;
+    for (size_t i = 0; i < l->n; i++)
+        total += l->v[i].e - l->v[i].s;
+    return total;
+}
+
+/* |a minus b| for two merged lists, in one walk over both. */
+static uint64_t iv_minus(const ivlist *a, const ivlist *b)
+{
+    uint64_t out = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        uint64_t s = a->v[i].s, e = a->v[i].e, cur = s;
+        while (j < b->n && b->v[j].e <= s)
+            j++;
+        /* b[j] may reach into the next piece of a: do not pass it */
+        for (size_t k = j; k < b->n && b->v[k].s < e; k++) {
+            if (b->v[k].s > cur)
+                out += b->v[k].s - cur;
+            if (b->v[k].e > cur)
+                cur = b->v[k].e;
+        }
+        if (e > cur)
+            out += e - cur;
+    }
+    return out;
+}
+
+static void *grow_zero(void *p, size_t old_n, size_t new_n, size_t sz)
+{
+    p = xrealloc(p, new_n * sz);
+    memset((char *)p + old_n * sz, 0, (new_n - old_n) * sz);
+    return p;
+}
+
+static void tx_path_room(truthx *t, uint32_t path)
+{
+    if (path < t->pcap)
+        return;
+    size_t nc = t->pcap ? t->pcap : 1024;
+    while (nc <= path)
+        nc *= 2;
+    t->pseq = grow_zero(t->pseq, t->pcap, nc, sizeof *t->pseq);
+    t->prnd = grow_zero(t->prnd, t->pcap, nc, sizeof *t->prnd);
+    t->ppat = grow_zero(t->ppat, t->pcap, nc, sizeof *t->ppat);
+    t->pfirst = grow_zero(t->pfirst, t->pcap * NSLOT, nc * NSLOT, sizeof *t->pfirst);
+    t->pshared = grow_zero(t->pshared, t->pcap * NSLOT, nc * NSLOT, sizeof *t->pshared);
+    t->pcap = nc;
+}
+
+static void tx_step_room(gen *g, truthx *t, int64_t step)
+{
+    size_t need = (size_t)step + 1, nr = (size_t)g->o.ranks;
+    if (need <= t->scap)
+        return;
+    size_t nc = t->scap ? t->scap : 64;
+    while (nc < need)
+        nc *= 2;
+    t->sagg = grow_zero(t->sagg, t->scap, nc, sizeof *t->sagg);
+    t->cagg = grow_zero(t->cagg, t->scap, nc, sizeof *t->cagg);
+    t->crk = grow_zero(t->crk, t->scap * nr, nc * nr, sizeof *t->crk);
+    t->scap = nc;
+}
+
+static void tx_init(gen *g)
+{
+    static const char *const judged[] = {"read", "pread", "pread64", "readv", "preadv", "fread",
+                                         "write", "pwrite", "pwrite64", "writev", "pwritev",
+                                         "fwrite"};
+    truthx *t = xcalloc(1, sizeof *t);
+    for (int f = 0; f < NFUNC; f++)
+        for (size_t k = 0; k < sizeof judged / sizeof judged[0]; k++)
+            if (strcmp(funcs[f].name, judged[k]) == 0)
+                t->judged[f] = 1;
+    for (int i = 0; i < g->o.ranks; i++)
+        g->rk[i].tx = xcalloc(1, sizeof *g->rk[i].tx);
+    g->tx = t;
+}
+
+/* Intervals of I/O and compute events, per layer and for the process. */
+static void tx_intervals(rankst *rk, const ev *e, unsigned m)
+{
+    int cat = funcs[e->func].cat;
+    ivlist *set = cat == C_POSIX || cat == C_STDIO ? rk->tx->io : cat == C_AI ? rk->tx->cpu : NULL;
+    if (!set)
+        return;
+    iv_add(&set[S_ALL], e->ts, e->ts + e->dur);
+    for (; m; m &= m - 1)
+        iv_add(&set[__builtin_ctz(m)], e->ts, e->ts + e->dur);
+}
+
+static uint64_t cover_len(const cover *c) { return c->cov + (c->re - c->rs); }
+
+static void cover_add(cover *c, uint64_t s, uint64_t e)
+{
+    if (e <= s)
+        return;
+    if (c->re == 0) { /* first child: ts is never 0 */
+        c->rs = s;
+        c->re = e;
+    } else if (s < c->rs) {
+        die("internal error: children out of order");
+    } else if (s <= c->re) {
+        if (e > c->re)
+            c->re = e;
+    } else {
+        c->cov += c->re - c->rs;
+        c->rs = s;
+        c->re = e;
+    }
+}
+
+/* Self time from the lane's explicit stack: the parent of an event is the
+ * frame under it, which contains it (checked) since the lane clock only
+ * moves forward. An emitted frame is stack[depth], a leaf is not on it. */
+static void tx_self(gen *g, rankst *rk, lane *ln, const ev *e)
+{
+    cover *cv = rk->tx->cv[ln - rk->ln];
+    int d = ln->depth;
+    uint64_t end = e->ts + e->dur, kids = 0;
+    if (e == &ln->stack[d]) {
+        kids = cover_len(&cv[d]);
+        if (cv[d].re > end || kids > e->dur)
+            die("internal error: a child outlives its parent");
+        /* the spec cannot tell such a child from its parent */
+        if (e->dur > 0 && cv[d].tie_end == end)
+            g->tx->ties++;
+        memset(&cv[d], 0, sizeof cv[d]);
+    }
+    g->tx->self[e->func] += e->dur - kids;
+    if (d == 0)
+        return;
+    const ev *p = &ln->stack[d - 1];
+    if (e->ts < p->ts)
+        die("internal error: a child starts before its parent");
+    /* the parent's end is not known yet: remember the candidate */
+    if (e->ts == p->ts && e->dur > 0)
+        cv[d - 1].tie_end = end;
+    cover_add(&cv[d - 1], e->ts, end);
+}
+
+static dlane *tx_dlane(rankst *rk, const ev *e, int by_fd, int64_t fd)
+{
+    struct rktx *x = rk->tx;
+    if (by_fd) {
+        if (fd < 0 || fd >= MAXFD)
+            die("internal error: fd %lld out of the model's range", (long long)fd);
+        return &x->fdl[fd];
+    }
+    if (e->path >= x->plcap) {
+        size_t nc = x->plcap ? x->plcap : 1024;
+        while (nc <= e->path)
+            nc *= 2;
+        x->pl = grow_zero(x->pl, x->plcap, nc, sizeof *x->pl);
+        x->plcap = nc;
+    }
+    return &x->pl[e->path];
+}
+
+static void tx_count_access(truthx *t, const ev *e, unsigned m, int seq)
+{
+    uint64_t *slot = seq ? t->seq : t->rnd;
+    slot[S_ALL]++;
+    for (; m; m &= m - 1)
+        slot[__builtin_ctz(m)]++;
+    if (e->path) {
+        tx_path_room(t, e->path);
+        (seq ? t->pseq : t->prnd)[e->path]++;
+    }
+}
+
+/* The spec's position model. Calls are seen in emission order; the check
+ * on last_ts makes sure that is the time order of every descriptor lane
+ * (lanes hand out fds on their own, or with --prefetch the process does:
+ * see new_fd; descriptor lanes are per process in the model). */
+static void tx_access(gen *g, rankst *rk, const ev *e, unsigned m)
+{
+    int f = e->func, a = funcs[f].args;
+    int has_fd = a == A_RW || a == A_RWOFF || a == A_LSEEK || a == A_FD;
+    dlane *dl;
+    if (f == F_OPEN64 || f == F_FOPEN) {
+        if (f == F_OPEN64 && e->ret < 0)
+            return;
+        dl = tx_dlane(rk, e, f == F_OPEN64, e->ret);
+        if (e->ts < dl->last_ts)
+            die("internal error: descriptor lane out of time order");
+        *dl = (dlane){.last_ts = e->ts};
+        return;
+    }
+    if (!g->tx->judged[f] && f != F_LSEEK64)
+        return;
+    dl = tx_dlane(rk, e, has_fd, e->fd);
+    if (e->ts < dl->last_ts)
+        die("internal error: descriptor lane out of time order");
+    dl->last_ts = e->ts;
+    if (f == F_LSEEK64) {
+        if (e->ret >= 0)
+            dl->pos = e->ret;
+        return;
+    }
+    int64_t bytes = (int64_t)event_bytes(e);
+    int64_t off = a == A_RWOFF ? e->offset : dl->pos;
+    int seq = dl->judged ? off == dl->prev_end : off == 0;
+    if (a != A_RWOFF)
+        dl->pos += bytes;
+    dl->prev_end = off + bytes;
+    dl->judged = 1;
+    tx_count_access(g->tx, e, m, seq);
+}
+
+static void tx_files(gen *g, int rank, const ev *e, unsigned m)
+{
+    truthx *t = g->tx;
+    tx_path_room(t, e->path);
+    size_t base = (size_t)e->path * NSLOT;
+    m |= 1u << S_ALL;
+    for (; m; m &= m - 1) {
+        size_t i = base + (size_t)__builtin_ctz(m);
+        if (t->pfirst[i] == 0)
+            t->pfirst[i] = rank + 1;
+        else if (t->pfirst[i] != rank + 1)
+            t->pshared[i] = 1;
+    }
+}
+
+static void tx_steps(gen *g, rankst *rk, const ev *e, unsigned m)
+{
+    truthx *t = g->tx;
+    int a = funcs[e->func].args;
+    uint64_t bytes = event_bytes(e);
+    if (a != A_STEP && a != A_CKPT) {
+        agg_add(&t->nostep, e->dur, bytes);
+        return;
+    }
+    if (e->step < 0)
+        die("internal error: negative step");
+    tx_step_room(g, t, e->step);
+    agg_add(&t->sagg[e->step], e->dur, bytes);
+    if (m & LBIT(L_CKPT)) {
+        agg_add(&t->cagg[e->step], e->dur, bytes);
+        t->crk[(size_t)e->step * (size_t)g->o.ranks + (size_t)rk->rank] += e->dur;
+    }
+}
+
+/* The pattern rule of dfnav's pathinfo.c: each run of ASCII digits becomes
+ * one '#'. */
+static int tx_pattern_id(truthx *t, uint32_t path, const char *s)
+{
+    if (t->ppat[path])
+        return t->ppat[path];
+    if (!strstr(s, "/checkpoint"))
+        return t->ppat[path] = -1;
+    char *p = xmalloc(strlen(s) + 1), *o = p;
+    for (; *s; s++) {
+        if (*s >= '0' && *s <= '9') {
+            *o++ = '#';
+            while (s[1] >= '0' && s[1] <= '9')
+                s++;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+    size_t k;
+    for (k = 0; k < t->npat && strcmp(t->pat[k], p) != 0; k++)
+        ;
+    if (k < t->npat) {
+        free(p);
+    } else {
+        if (t->npat == t->patcap) {
+            size_t nc = t->patcap ? t->patcap * 2 : 16;
+            t->pat = xrealloc(t->pat, nc * sizeof *t->pat);
+            t->patagg = grow_zero(t->patagg, t->patcap * NFUNC, nc * NFUNC, sizeof *t->patagg);
+            t->patcap = nc;
+        }
+        t->pat[t->npat++] = p;
+    }
+    return t->ppat[path] = (int32_t)k + 1;
+}
+
+static void tx_patterns(gen *g, const ev *e)
+{
+    truthx *t = g->tx;
+    tx_path_room(t, e->path);
+    int id = tx_pattern_id(t, e->path, g->paths[e->path].str);
+    if (id > 0)
+        agg_add(&t->patagg[(size_t)(id - 1) * NFUNC + (size_t)e->func], e->dur, event_bytes(e));
+}
+
+static void tx_event(gen *g, rankst *rk, lane *ln, const ev *e)
+{
+    unsigned m = event_mask(g, e);
+    tx_intervals(rk, e, m);
+    tx_self(g, rk, ln, e);
+    tx_access(g, rk, e, m);
+    tx_steps(g, rk, e, m);
+    if (e->path) {
+        tx_files(g, rk->rank, e, m);
+        tx_patterns(g, e);
+    }
+}
+
+static void tx_free(gen *g)
+{
+    truthx *t = g->tx;
+    for (int i = 0; i < g->o.ranks; i++) {
+        struct rktx *x = g->rk[i].tx;
+        for (int s = 0; s < NSLOT; s++) {
+            free(x->io[s].v);
+            free(x->cpu[s].v);
+        }
+        free(x->pl);
+        free(x);
+    }
+    free(t->pseq);
+    free(t->prnd);
+    free(t->pfirst);
+    free(t->pshared);
+    free(t->ppat);
+    free(t->sagg);
+    free(t->cagg);
+    free(t->crk);
+    for (size_t k = 0; k < t->npat; k++)
+        free(t->pat[k]);
+    free(t->pat);
+    free(t->patagg);
+    free(t);
+}
+
+/* After the run: unions per process, exposure against all its compute. */
+static void tx_finish(gen *g)
+{
+    truthx *t = g->tx;
+    for (int i = 0; i < g->o.ranks; i++) {
+        struct rktx *x = g->rk[i].tx;
+        for (int s = 0; s < NSLOT; s++) {
+            uint64_t io = iv_merge(&x->io[s]), cpu = iv_merge(&x->cpu[s]);
+            if (s == S_ALL) {
+                x->io_us = io;
+                x->cpu_us = cpu;
+            } else {
+                t->lio[s] += io;
+                t->lcpu[s] += cpu;
+            }
+        }
+        x->exp_us = iv_minus(&x->io[S_ALL], &x->cpu[S_ALL]);
+        for (int l = 0; l < NLAYER; l++)
+            t->lexp[l] += iv_minus(&x->io[l], &x->cpu[S_ALL]);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -1164,6 +1644,8 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
     *p++ = '\n';
     out_commit(o, p);
     account(g, rk, e);
+    if (g->tx)
+        tx_event(g, rk, ln, e);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1239,6 +1721,17 @@ static int64_t lane_fd(lane *ln)
     if (ln->fdnext > 47)
         ln->fdnext = 16;
     return fd;
+}
+
+/* The descriptor for a new open. Without --prefetch no two lanes of a
+ * process have files open at the same time and each lane counts on its
+ * own. With --prefetch a worker reads while the main thread checkpoints, so
+ * the process hands out the numbers: concurrent opens get distinct fds, and
+ * a number comes back only 32 opens (several steps) later, after its last
+ * use has ended. */
+static int64_t new_fd(const gen *g, rankst *rk, lane *ln)
+{
+    return lane_fd(g->o.prefetch ? &rk->ln[0] : ln);
 }
 
 /* Duration of moving `bytes` at a bandwidth of lo..hi bytes per us. */
@@ -1329,10 +1822,11 @@ static void sample_io(gen *g, rankst *rk, lane *ln, int f)
     rng *r = &rk->wr;
     uint32_t path = g->pool_path[f];
     int64_t size = (int64_t)g->pool_size[f];
-    int64_t fd = lane_fd(ln);
+    int64_t fd = new_fd(g, rk, ln);
     int use_read = rng_below(r, 5) == 0;
     int random = !use_read && rng_below(r, 10) == 0;
     int64_t chunk = (int64_t)chunk_kib[rng_below(r, 16)] * 1024;
+    uint64_t sl = g->o.prefetch ? PF_SLOW : 1; /* bandwidth divisor */
 
     LEAF(g, rk, ln, rng_range(r, 20, 400), .func = F_XSTAT, .path = path);
     LEAF(g, rk, ln, rng_range(r, 100, 1500), .func = F_OPEN64, .path = path, .ret = fd,
@@ -1350,8 +1844,8 @@ static void sample_io(gen *g, rankst *rk, lane *ln, int f)
         int64_t off = 2048;
         while (off < size) {
             int64_t c = size - off < chunk ? size - off : chunk;
-            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, 900, 2600), .func = F_READ, .path = path,
-                 .fd = fd, .ret = c, .count = c);
+            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, 900 / sl, 2600 / sl), .func = F_READ,
+                 .path = path, .fd = fd, .ret = c, .count = c);
             off += c;
         }
         /* the read that finds end of file moves no bytes */
@@ -1368,7 +1862,7 @@ static void sample_io(gen *g, rankst *rk, lane *ln, int f)
             for (int64_t i = n - 1; i >= 0; i--) {
                 int64_t off = 2048 + i * chunk;
                 int64_t c = size - off < chunk ? size - off : chunk;
-                LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, 600, 2000), .func = F_PREAD64,
+                LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, 600 / sl, 2000 / sl), .func = F_PREAD64,
                      .path = path, .fd = fd, .ret = c, .count = c, .offset = off);
             }
         } else {
@@ -1378,7 +1872,7 @@ static void sample_io(gen *g, rankst *rk, lane *ln, int f)
                 int64_t got = c;
                 if (c > 8192 && rng_below(r, 32) == 0)
                     got = c / 2 + (int64_t)rng_below(r, (uint64_t)(c / 2)); /* short read */
-                LEAF(g, rk, ln, xfer_us(rk, (uint64_t)got, 900, 2600), .func = F_PREAD64,
+                LEAF(g, rk, ln, xfer_us(rk, (uint64_t)got, 900 / sl, 2600 / sl), .func = F_PREAD64,
                      .path = path, .fd = fd, .ret = got, .count = c, .offset = off);
                 off += got;
             }
@@ -1393,7 +1887,7 @@ static void ckpt_posix_file(gen *g, rankst *rk, lane *ln, const char *name, int 
     rng *r = &rk->wr;
     uint64_t lo = ssd ? 2000 : 800, hi = ssd ? 4000 : 2000;
     uint32_t path = path_id(g, name);
-    int64_t fd = lane_fd(ln);
+    int64_t fd = new_fd(g, rk, ln);
     LEAF(g, rk, ln, rng_range(r, 100, ssd ? 600 : 3000), .func = F_OPEN64, .path = path,
          .ret = fd, .flags = 577, .mode = 438);
     int64_t off = 0;
@@ -1504,21 +1998,11 @@ static void gen_epoch_start(gen *g, rankst *rk, int epoch, uint64_t at)
     }
 }
 
-static void gen_step(gen *g, rankst *rk, int epoch, int step, int gstep, uint64_t at)
+/* The batch of one step, read by worker w from its lane clock on. */
+static void read_batch(gen *g, rankst *rk, lane *w, int step)
 {
-    lane *m = &rk->ln[0];
-    lane *w = &rk->ln[1 + gstep % 2]; /* the workers take turns */
     rng *r = &rk->wr;
     int nr = g->o.ranks;
-    if (m->now < at)
-        m->now = at;
-    m->now += rng_below(r, 300); /* ranks do not leave a barrier together */
-    int64_t last = ((int64_t)(step - 1) * BATCH + BATCH - 1) * nr + rk->rank;
-    ev *it = begin(g, rk, m, F_ITER);
-    it->step = step;
-    it->img = last;
-    if (w->now < m->now)
-        w->now = m->now;
     for (int b = 0; b < BATCH; b++) {
         int64_t idx = ((int64_t)(step - 1) * BATCH + b) * nr + rk->rank;
         int f = (int)rng_below(r, NPOOL);
@@ -1532,13 +2016,49 @@ static void gen_step(gen *g, rankst *rk, int epoch, int step, int gstep, uint64_
         end(g, rk, w);
         end(g, rk, w);
     }
+}
+
+/* One training step on one rank. The main thread waits in loop.iter for
+ * the step's batch, then computes (and checkpoints) inside loop.yield.
+ * Without --prefetch the batch is read while the main thread waits, so no
+ * read overlaps compute. With --prefetch, as DLIO's PyTorch loader does,
+ * the other worker starts on the next step's batch as soon as this one is
+ * handed over: it reads during compute, and what it has not finished when
+ * compute ends runs on during the checkpoint or the next loop.iter. Only
+ * the first batch of an epoch is read while the main thread waits. */
+static void gen_step(gen *g, rankst *rk, int epoch, int step, int gstep, uint64_t at)
+{
+    lane *m = &rk->ln[0];
+    lane *w = &rk->ln[1 + gstep % 2]; /* the workers take turns */
+    rng *r = &rk->wr;
+    int nr = g->o.ranks;
+    int pf = g->o.prefetch;
+    if (m->now < at)
+        m->now = at;
+    m->now += rng_below(r, 300); /* ranks do not leave a barrier together */
+    int64_t last = ((int64_t)(step - 1) * BATCH + BATCH - 1) * nr + rk->rank;
+    ev *it = begin(g, rk, m, F_ITER);
+    it->step = step;
+    it->img = last;
+    if (!pf || step == 1) {
+        if (w->now < m->now)
+            w->now = m->now;
+        read_batch(g, rk, w, step);
+    }
     if (m->now < w->now)
         m->now = w->now;
     end(g, rk, m);
     ev *y = begin(g, rk, m, F_YIELD);
     y->step = step;
     y->img = last;
-    LEAF(g, rk, m, rng_range(r, 18000, 26000), .func = F_COMPUTE, .epoch = epoch);
+    if (pf && step < g->steps) {
+        lane *nw = &rk->ln[1 + (gstep + 1) % 2];
+        if (nw->now < y->ts)
+            nw->now = y->ts;
+        read_batch(g, rk, nw, step + 1);
+    }
+    LEAF(g, rk, m, pf ? rng_range(r, PF_CPU_LO, PF_CPU_HI) : rng_range(r, 18000, 26000),
+         .func = F_COMPUTE, .epoch = epoch);
     if (gstep % g->ckpt_every == 0)
         gen_checkpoint(g, rk, m, epoch, gstep, gstep / g->ckpt_every);
     end(g, rk, m);
@@ -1696,6 +2216,23 @@ static void fold_busy(gen *g)
             busy_fold(&g->busy[l]);
 }
 
+/* With --prefetch a step starts when the main threads are through the
+ * previous one; the workers may still be reading the batch it needs. Every
+ * event of the coming step starts at t or later, so the busy intervals can
+ * be folded up to t. */
+static uint64_t step_barrier(gen *g)
+{
+    uint64_t t = 0;
+    for (int i = 0; i < g->o.ranks; i++)
+        if (g->rk[i].ln[0].now > t)
+            t = g->rk[i].ln[0].now;
+    t += 50;
+    for (int l = 0; l < NLAYER; l++)
+        if (g->busy[l].open == 0)
+            busy_fold_before(&g->busy[l], t);
+    return t;
+}
+
 static uint64_t barrier(gen *g)
 {
     uint64_t t = 0;
@@ -1745,8 +2282,12 @@ static void generate(gen *g)
             gen_epoch_start(g, &g->rk[i], e, at + rng_below(&g->rk[i].wr, 200));
         for (int s = 1; s <= g->steps; s++) {
             gstep++;
-            fold_busy(g);
-            at = barrier(g);
+            if (g->o.prefetch) {
+                at = step_barrier(g);
+            } else {
+                fold_busy(g);
+                at = barrier(g);
+            }
             for (int i = 0; i < nr; i++)
                 gen_step(g, &g->rk[i], e, s, gstep, at);
         }
@@ -1760,6 +2301,8 @@ static void generate(gen *g)
         finish_rank(g, &g->rk[i], i == nr - 1);
     for (int l = 0; l < NLAYER; l++)
         busy_fold(&g->busy[l]);
+    if (g->tx)
+        tx_finish(g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1805,6 +2348,192 @@ static void rows_sorted(FILE *f, const char *dim, keyrow *v, size_t n)
     qsort(v, n, sizeof *v, keyrow_cmp);
     for (size_t i = 0; i < n; i++)
         row(f, dim, v[i].key, v[i].a->count, v[i].a->time, v[i].a->bytes);
+}
+
+/* Keys with their own storage, for rows whose keys are made up here. */
+typedef struct {
+    char *key;
+    uint64_t c, t, b;
+} ownrow;
+
+static int ownrow_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ownrow *)a)->key, ((const ownrow *)b)->key);
+}
+
+static void ownrows_out(FILE *f, const char *dim, ownrow *v, size_t n)
+{
+    qsort(v, n, sizeof *v, ownrow_cmp);
+    for (size_t i = 0; i < n; i++) {
+        row(f, dim, v[i].key, v[i].c, v[i].t, v[i].b);
+        free(v[i].key);
+    }
+}
+
+static char *fmt_key(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt_key(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return xstrndup(buf, strlen(buf));
+}
+
+/* procio, proccompute, procexposed: per pid in rank order, then the sum. */
+static void tx_write_proc(gen *g, FILE *f)
+{
+    static const char *const dims[3] = {"procio", "proccompute", "procexposed"};
+    for (int d = 0; d < 3; d++) {
+        uint64_t sum = 0;
+        for (int i = 0; i < g->o.ranks; i++) {
+            const struct rktx *x = g->rk[i].tx;
+            uint64_t v = d == 0 ? x->io_us : d == 1 ? x->cpu_us : x->exp_us;
+            char k[32];
+            snprintf(k, sizeof k, "%llu", (unsigned long long)g->rk[i].pid);
+            row(f, dims[d], k, 0, v, 0);
+            sum += v;
+        }
+        row(f, dims[d], "*", 0, sum, 0);
+    }
+}
+
+/* One row per layer; the value goes to the count column or the time column. */
+static void tx_write_layers(FILE *f, const char *dim, const uint64_t *val, int as_count)
+{
+    for (int l = 0; l < NLAYER; l++) {
+        char k[64];
+        snprintf(k, sizeof k, "layer:%s", layer_names[l]);
+        row(f, dim, k, as_count ? val[l] : 0, as_count ? 0 : val[l], 0);
+    }
+}
+
+/* The slowest process of each layer with events; ties: the smaller pid,
+ * and pids ascend with the rank. */
+static void tx_write_maxproc(gen *g, FILE *f)
+{
+    for (int l = 0; l < NLAYER; l++) {
+        if (g->layer[l].count == 0)
+            continue;
+        int best = 0;
+        for (int r = 1; r < g->o.ranks; r++)
+            if (g->rk[r].layer_dur[l] > g->rk[best].layer_dur[l])
+                best = r;
+        char k[64];
+        snprintf(k, sizeof k, "layer:%s", layer_names[l]);
+        row(f, "maxprocpid", k, g->rk[best].pid, g->rk[best].layer_dur[l], 0);
+    }
+}
+
+static void tx_write_self(gen *g, FILE *f)
+{
+    ownrow v[NFUNC];
+    size_t n = 0;
+    for (int i = 0; i < NFUNC; i++)
+        if (g->func[i].count)
+            v[n++] = (ownrow){xstrndup(funcs[i].name, strlen(funcs[i].name)), 0, g->tx->self[i], 0};
+    ownrows_out(f, "self", v, n);
+}
+
+/* seqcalls / randcalls: per file with judged calls, the total, per layer. */
+static void tx_write_access(gen *g, FILE *f, int seq)
+{
+    truthx *t = g->tx;
+    const char *dim = seq ? "seqcalls" : "randcalls";
+    ownrow *v = xmalloc((t->pcap + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t p = 1; p < t->pcap && p < g->npaths; p++)
+        if (t->pseq[p] + t->prnd[p] > 0)
+            v[n++] = (ownrow){xstrndup(g->paths[p].str, g->paths[p].len),
+                              seq ? t->pseq[p] : t->prnd[p], 0, 0};
+    ownrows_out(f, dim, v, n);
+    free(v);
+    const uint64_t *c = seq ? t->seq : t->rnd;
+    row(f, dim, "*", c[S_ALL], 0, 0);
+    tx_write_layers(f, dim, c, 1);
+}
+
+/* files and sharedfiles per layer, then for everything ('*'). */
+static void tx_write_files(gen *g, FILE *f)
+{
+    truthx *t = g->tx;
+    uint64_t files[NSLOT] = {0}, shared[NSLOT] = {0};
+    for (size_t i = 0; i < t->pcap * NSLOT; i++) {
+        files[i % NSLOT] += t->pfirst[i] != 0;
+        shared[i % NSLOT] += t->pshared[i];
+    }
+    tx_write_layers(f, "sharedfiles", shared, 1);
+    row(f, "sharedfiles", "*", shared[S_ALL], 0, 0);
+    tx_write_layers(f, "files", files, 1);
+    row(f, "files", "*", files[S_ALL], 0, 0);
+}
+
+static void tx_write_steps(gen *g, FILE *f)
+{
+    truthx *t = g->tx;
+    size_t nr = (size_t)g->o.ranks;
+    for (size_t s = 0; s < t->scap; s++)
+        if (t->cagg[s].count) {
+            char k[32];
+            snprintf(k, sizeof k, "%zu", s);
+            row(f, "ckptstep", k, t->cagg[s].count, t->cagg[s].time, 0);
+        }
+    for (size_t s = 0; s < t->scap; s++) {
+        if (t->cagg[s].count == 0)
+            continue;
+        const uint64_t *byrank = &t->crk[s * nr];
+        size_t best = 0;
+        for (size_t r = 1; r < nr; r++)
+            if (byrank[r] > byrank[best])
+                best = r;
+        char k[32];
+        snprintf(k, sizeof k, "%zu", s);
+        row(f, "ckptstepmax", k, g->rk[best].pid, byrank[best], 0);
+    }
+    /* grouping by the argument's text: "10" sorts before "2" */
+    ownrow *v = xmalloc((t->scap + 1) * sizeof *v);
+    size_t n = 0;
+    if (t->nostep.count)
+        v[n++] = (ownrow){xstrndup("", 0), t->nostep.count, t->nostep.time, t->nostep.bytes};
+    for (size_t s = 0; s < t->scap; s++)
+        if (t->sagg[s].count)
+            v[n++] = (ownrow){fmt_key("%zu", s), t->sagg[s].count, t->sagg[s].time,
+                              t->sagg[s].bytes};
+    ownrows_out(f, "argstep", v, n);
+    free(v);
+}
+
+static void tx_write_patterns(gen *g, FILE *f)
+{
+    truthx *t = g->tx;
+    ownrow *v = xmalloc((t->npat * NFUNC + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t p = 0; p < t->npat; p++)
+        for (int fn = 0; fn < NFUNC; fn++) {
+            const agg *a = &t->patagg[p * NFUNC + (size_t)fn];
+            if (a->count)
+                v[n++] = (ownrow){fmt_key("%s|%s", t->pat[p], funcs[fn].name), a->count, a->time,
+                                  a->bytes};
+        }
+    ownrows_out(f, "patfunc", v, n);
+    free(v);
+}
+
+static void tx_write(gen *g, FILE *f)
+{
+    truthx *t = g->tx;
+    tx_write_proc(g, f);
+    tx_write_layers(f, "layerio", t->lio, 0);
+    tx_write_layers(f, "layerexposed", t->lexp, 0);
+    tx_write_layers(f, "layercompute", t->lcpu, 0);
+    tx_write_maxproc(g, f);
+    tx_write_self(g, f);
+    tx_write_access(g, f, 1);
+    tx_write_access(g, f, 0);
+    tx_write_files(g, f);
+    tx_write_steps(g, f);
+    tx_write_patterns(g, f);
 }
 
 static void write_truth(gen *g, const char *path)
@@ -1881,6 +2610,7 @@ static void write_truth(gen *g, const char *path)
         row(f, "maxproc", k, 0, mx, 0);
     }
     free(v);
+    tx_write(g, f);
     if (fflush(f) != 0 || ferror(f))
         die("%s: write failed", path);
     if (fclose(f) != 0)
@@ -1905,10 +2635,21 @@ static void help(void)
         "  --era ERA           v0 | quoted | inline | hash16 | hex | u64 | newest (default u64)\n"
         "  --gzip MODE         none | single | members (default none)\n"
         "  --level N           zlib level 0-9 for gzip (default 6)\n"
-        "  --truth FILE        write the ground truth CSV\n"
+        "  --truth FILE        write the ground truth CSV (dim,key,count,time_us,bytes):\n"
+        "                      sums by func, cat, host, file, fs, class, layer, pid, size\n"
+        "                      bin; busy and slowest process per layer; I/O busy, compute\n"
+        "                      and exposed I/O per pid and per layer (procio, proccompute,\n"
+        "                      procexposed, layerio, layercompute, layerexposed); the\n"
+        "                      slowest pid per layer (maxprocpid); self time per func;\n"
+        "                      sequential and random calls per file and layer (seqcalls,\n"
+        "                      randcalls); files and sharedfiles per layer; checkpoint\n"
+        "                      cost per step (ckptstep, ckptstepmax); sums by the step\n"
+        "                      argument (argstep); checkpoint path pattern x func\n"
+        "                      (patfunc)\n"
         "  --late-metadata     hashed eras: write some FH lines after their first use\n"
         "                      (the default for hashed eras)\n"
         "  --no-late-metadata  write every FH line before its first use\n"
+        "  --prefetch          workers read the next step's batch while the main thread computes\n"
         "  --verbose           print the plan and the counts on stderr\n"
         "  --help              show this help\n",
         stdout);
@@ -1932,7 +2673,7 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t 
 static void parse_args(opts *o, int argc, char **argv)
 {
     enum { O_SEED = 256, O_EVENTS, O_RANKS, O_RPN, O_ERA, O_GZIP, O_LEVEL, O_TRUTH, O_LATE,
-           O_NOLATE, O_VERBOSE, O_HELP };
+           O_NOLATE, O_VERBOSE, O_PREFETCH, O_HELP };
     static const struct option lo[] = {
         {"seed", required_argument, 0, O_SEED},
         {"events", required_argument, 0, O_EVENTS},
@@ -1945,6 +2686,7 @@ static void parse_args(opts *o, int argc, char **argv)
         {"late-metadata", no_argument, 0, O_LATE},
         {"no-late-metadata", no_argument, 0, O_NOLATE},
         {"verbose", no_argument, 0, O_VERBOSE},
+        {"prefetch", no_argument, 0, O_PREFETCH},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -1970,6 +2712,7 @@ static void parse_args(opts *o, int argc, char **argv)
         case O_LATE: o->late = 1; break;
         case O_NOLATE: o->late = 0; break;
         case O_VERBOSE: o->verbose = 1; break;
+        case O_PREFETCH: o->prefetch = 1; break;
         case O_HELP: help(); exit(0);
         case O_ERA: {
             int k;
@@ -2013,17 +2756,25 @@ int main(int argc, char **argv)
     if (stat(g->o.outdir, &st) != 0 || !S_ISDIR(st.st_mode))
         die("%s: not a directory", g->o.outdir);
     setup(g);
+    if (g->o.truth)
+        tx_init(g);
     if (g->o.verbose)
         fprintf(stderr, "dfnav-gen: %d ranks, %d epochs x %d steps, checkpoint every %d steps\n",
                 g->o.ranks, g->epochs, g->steps, g->ckpt_every);
     generate(g);
     if (g->o.truth)
         write_truth(g, g->o.truth);
+    /* the spec's parent of such a child is ambiguous, so is its self time */
+    if (g->tx && g->tx->ties)
+        fprintf(stderr, "dfnav-gen: warning: %llu events have their parent's exact interval\n",
+                (unsigned long long)g->tx->ties);
     if (g->o.verbose)
         fprintf(stderr, "dfnav-gen: %llu events, %zu paths\n",
                 (unsigned long long)g->total.count, g->npaths - 1);
 
     /* release everything so that leak checkers stay quiet */
+    if (g->tx)
+        tx_free(g);
     for (int i = 0; i < g->o.ranks; i++) {
         free(g->rk[i].outpath);
         free(g->rk[i].seen);
