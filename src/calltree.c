@@ -104,7 +104,7 @@ dfn_calltree *dfn_calltree_build(const dfn_store *s)
     }
     /* lanes close their frames out of index order: the escapes of long
      * self times must be sorted for lookup */
-    qsort(t->self.esc, t->self.nesc, sizeof *t->self.esc, esc_cmp);
+    if (t->self.nesc > 1) qsort(t->self.esc, t->self.nesc, sizeof *t->self.esc, esc_cmp);
     free(stack);
     free(fill);
     free(ev);

@@ -380,49 +380,43 @@ int dfn_findings_write(FILE *out, const dfn_findings *f, const dfn_thresholds *t
                        const char *where, int fmt)
 {
     static const char *cols[] = { "scope", "where", "rule", "value_pct", "threshold", "info", "figures", "filter", "by" };
-    static const char *scope_names[] = { "selection", "layer", "process" };
+    enum { NCOLS = sizeof cols / sizeof cols[0] };
     if (fmt == DFN_FMT_TABLE) {
         write_table(out, f, t, compute, where);
     } else if (fmt == DFN_FMT_CSV) {
-        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+        for (size_t c = 0; c < NCOLS; c++) {
             if (c) fputc(',', out);
             fputs(cols[c], out);
         }
         fputs("\r\n", out);
-        for (size_t i = 0; i < f->n; i++) {
-            const dfn_finding *x = &f->v[i];
-            char v[32], th[32];
-            dfn_fmt_double(x->value, v, sizeof v);
-            dfn_fmt_double(x->threshold, th, sizeof th);
-            const char *cells[] = { scope_names[x->scope], x->where, dfn_rule_name(x->rule), v, th, x->info ? "1" : "0",
-                                    x->figures, x->filter, x->by };
-            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
-                if (c) fputc(',', out);
-                dfn_csv_field(out, cells[c], strlen(cells[c]));
-            }
-            fputs("\r\n", out);
-        }
     } else {
         fputs("[", out);
-        for (size_t i = 0; i < f->n; i++) {
-            const dfn_finding *x = &f->v[i];
-            char v[32], th[32];
-            dfn_fmt_double(x->value, v, sizeof v);
-            dfn_fmt_double(x->threshold, th, sizeof th);
-            const char *cells[] = { scope_names[x->scope], x->where, dfn_rule_name(x->rule), v, th, x->info ? "true" : "false",
-                                    x->figures, x->filter, x->by };
-            fputs(i ? ",\n {" : "\n {", out);
-            for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
-                if (c) fputs(", ", out);
-                dfn_json_string(out, cols[c], strlen(cols[c]));
-                fputs(": ", out);
-                if (c >= 3 && c <= 5) fputs(cells[c], out);
-                else dfn_json_string(out, cells[c], strlen(cells[c]));
-            }
-            fputs("}", out);
-        }
-        fputs(f->n ? "\n]\n" : "]\n", out);
     }
+    for (size_t i = 0; fmt != DFN_FMT_TABLE && i < f->n; i++) {
+        const dfn_finding *x = &f->v[i];
+        static const char *scope_names[] = { "selection", "layer", "process" };
+        char v[32], th[32];
+        dfn_fmt_double(x->value, v, sizeof v);
+        dfn_fmt_double(x->threshold, th, sizeof th);
+        const char *info = fmt == DFN_FMT_CSV ? (x->info ? "1" : "0") : (x->info ? "true" : "false");
+        const char *cells[NCOLS] = { scope_names[x->scope], x->where, dfn_rule_name(x->rule), v, th, info,
+                                     x->figures, x->filter, x->by };
+        if (fmt == DFN_FMT_JSON) fputs(i ? ",\n {" : "\n {", out);
+        for (size_t c = 0; c < NCOLS; c++) {
+            if (fmt == DFN_FMT_CSV) {
+                if (c) fputc(',', out);
+                dfn_csv_field(out, cells[c], strlen(cells[c]));
+                continue;
+            }
+            if (c) fputs(", ", out);
+            dfn_json_string(out, cols[c], strlen(cols[c]));
+            fputs(": ", out);
+            if (c >= 3 && c <= 5) fputs(cells[c], out);   /* numbers and the flag */
+            else dfn_json_string(out, cells[c], strlen(cells[c]));
+        }
+        fputs(fmt == DFN_FMT_CSV ? "\r\n" : "}", out);
+    }
+    if (fmt == DFN_FMT_JSON) fputs(f->n ? "\n]\n" : "]\n", out);
     fflush(out);
     return ferror(out) ? -1 : 0;
 }

@@ -107,14 +107,6 @@ const char *dfn_op_name(dfn_op o)
     return o < DFN_OP_COUNT ? names[o] : "other";
 }
 
-int dfn_sizebin(uint64_t bytes)
-{
-    uint64_t limit = 4096;
-    for (int b = 0; b < DFN_SIZEBIN_COUNT - 1; b++, limit *= 4)
-        if (bytes <= limit) return b;
-    return DFN_SIZEBIN_COUNT - 1;
-}
-
 const char *dfn_sizebin_name(int bin)
 {
     static const char *names[DFN_SIZEBIN_COUNT] = {

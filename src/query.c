@@ -185,6 +185,8 @@ typedef struct {
     uint64_t s, e, len, exposed;
     uint64_t f_s, f_e, second;
     uint32_t proc, row;
+    uint32_t hint;            /* place in the process's compute intervals */
+    uint64_t gap_lo, gap_hi;  /* a stretch without compute around the last segment */
     uint8_t kind;             /* 0 I/O, 1 compute */
     bool started, closed_one;
 } psweep;
@@ -212,6 +214,8 @@ typedef struct {
     double spark_dinv;        /* bins / span */
     /* analysis metrics */
     bool need_extra, need_overlap, need_share, need_sizes, spark_split, dense_psw;
+    bool need_sums, need_cmp_sweep;
+    const dfn_calltree *self_tree;   /* when self_s is asked for */
     const uint64_t *cmp_bits, *judged, *seqbits;
     const uint32_t *ov_proc;  /* the overlap's process (or host) of each lane */
     size_t ov_nprocs;
@@ -334,8 +338,10 @@ static void ctx_prepare(qctx *c)
         c->dense_psw = c->ov_nprocs <= 256;
     }
     if ((want & DFN_M_BIT(DFN_M_SEQ_PCT)) && c->q->access) dfn_access_bits(c->q->access, &c->judged, &c->seqbits);
-    c->need_extra = c->need_overlap || c->need_share || c->need_sizes || c->judged ||
-                    ((want & DFN_M_BIT(DFN_M_SELF_S)) && c->q->tree);
+    if (want & DFN_M_BIT(DFN_M_SELF_S)) c->self_tree = c->q->tree;
+    c->need_cmp_sweep = (want & DFN_M_BIT(DFN_M_COMPUTE_S)) || c->spark_split;
+    c->need_sums = c->need_sizes || c->judged || c->self_tree;
+    c->need_extra = c->need_overlap || c->need_share;
     /* direct row lookup for one dimension with a small id space */
     if (r->ndims == 1) {
         dfn_dimkind k = r->dims[0].kind;
@@ -585,7 +591,7 @@ void acc_busy(const part *p, acc *a, uint64_t ts, uint64_t end)
 }
 
 /* The sweep of (row, process, kind), created on first use. */
-static psweep *psw_get(part *p, size_t row, uint32_t proc, int kind)
+static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row, uint32_t proc, int kind)
 {
     acc *a = &p->acc[row];
     uint32_t *slot32 = NULL;
@@ -612,11 +618,20 @@ static void psw_close(const qctx *c, psweep *w, uint64_t next_start)
 {
     uint64_t len = w->e - w->s;
     w->len += len;
-    if (w->kind == 0) w->exposed += len - dfn_overlap_covered(c->q->overlap, w->proc, w->s, w->e);
+    if (w->kind == 0) {
+        /* most calls fall between two stretches of compute: no search */
+        uint64_t cov = 0;
+        if (w->s < w->gap_lo || w->e > w->gap_hi) {
+            cov = dfn_overlap_covered_hint(c->q->overlap, w->proc, w->s, w->e, &w->hint);
+            dfn_overlap_gap(c->q->overlap, w->proc, w->e, &w->gap_lo, &w->gap_hi);
+        }
+        w->exposed += len - cov;
+    }
     if (!w->closed_one) { w->f_e = w->e; w->second = next_start; w->closed_one = true; }
 }
 
-static void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t end)
+static inline __attribute__((always_inline))
+void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t end)
 {
     psweep *w = psw_get(p, row, proc, kind);
     if (!w->started) { w->s = w->f_s = ts; w->e = end; w->started = true; }
@@ -625,22 +640,15 @@ static void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, u
 }
 
 /* The analysis metrics of one event in one row. */
-static void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
+static inline __attribute__((always_inline))
+void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     acc *a = &p->acc[row];
-    if (c->q->tree && (c->r->metrics & DFN_M_BIT(DFN_M_SELF_S))) a->self += dfn_calltree_self(c->q->tree, i);
-    if (c->judged && (c->judged[i >> 6] >> (i & 63) & 1)) {
-        if (c->seqbits[i >> 6] >> (i & 63) & 1) a->seq++; else a->rnd++;
-    }
-    if (c->need_sizes && bytes) {
-        int b = dfn_sizebin(bytes);
-        if (a->sizes) a->sizes[b]++;
-        else (*dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b))++;
-    }
-    uint32_t proc = c->proc_of_lane[s->lane[i]];
+    (void)bytes;
     if (c->need_share && s->file[i]) {
+        uint32_t proc = c->proc_of_lane[s->lane[i]];
         uint64_t key = (uint64_t)s->file[i] << 32 | (proc + 1u);
         if (key != a->share_key) {
             a->share_key = key;
@@ -650,12 +658,30 @@ static void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t 
         }
     }
     if (c->need_overlap) {
-        bool io = c->kind_io[s->kind[i]], cmp = dfn_overlap_is_compute(c->cmp_bits, i);
+        bool io = c->kind_io[s->kind[i]], cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
+        if (!io && !cmp) return;
         uint32_t op = c->ov_proc[s->lane[i]];
         if (io) psw_add(p, row, op, 0, ts, ts + dur);
         if (cmp) psw_add(p, row, op, 1, ts, ts + dur);
         if (a->spk_io && io) spark_add(c, a->spk_io, sp);
         if (a->spk_cmp && cmp) spark_add(c, a->spk_cmp, sp);
+    }
+}
+
+/* What adds up of the analysis metrics: self time, sequential and random
+ * calls, calls per size bin. Per row, or per mask in the layer scan. */
+static inline __attribute__((always_inline))
+void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
+{
+    const qctx *c = p->c;
+    if (c->self_tree) a->self += dfn_calltree_self(c->self_tree, i);
+    if (c->judged && (c->judged[i >> 6] >> (i & 63) & 1)) {
+        if (c->seqbits[i >> 6] >> (i & 63) & 1) a->seq++; else a->rnd++;
+    }
+    if (c->need_sizes && bytes) {
+        int b = dfn_sizebin(bytes);
+        if (a->sizes) a->sizes[b]++;
+        else (*dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b))++;
     }
 }
 
@@ -685,6 +711,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
     if (a->spark) spark_add(c, a->spark, sp);
+    if (c->need_sums) acc_add_event_sums(p, a, row, i, bytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, bytes, sp);
 }
 
@@ -842,7 +869,9 @@ static void part_scan_layers(part *p)
             if (c->need_procs) m->procsum = dfn_xcalloc(c->nprocs ? c->nprocs : 1, sizeof *m->procsum);
             if (c->need_files) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
             if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
+            if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
         }
+        if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
         m->count++;
         m->dur += dur;
         m->bytes += bytes;
@@ -868,6 +897,7 @@ static void part_scan_layers(part *p)
         free(m->procsum);
         free(m->files);
         free(m->spark);
+        free(m->sizes);
     }
     free(macc);
     free(rows);

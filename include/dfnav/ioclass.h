@@ -33,8 +33,16 @@ const char *dfn_class_name(dfn_class c);
 const char *dfn_op_name(dfn_op o);
 
 #define DFN_SIZEBIN_COUNT 12
-/* Bin of a transfer of BYTES (> 0), right-closed: 4096 is in "<=4KiB". */
-int dfn_sizebin(uint64_t bytes);
+/* Bin of a transfer of BYTES (> 0), right-closed: 4096 is in "<=4KiB".
+ * Inline: queries take it for every call. Bin b > 0 holds
+ * (4096 * 4^(b-1), 4096 * 4^b], so it follows from the bit length. */
+static inline int dfn_sizebin(uint64_t bytes)
+{
+    if (bytes <= 4096) return 0;
+    int bits = 64 - __builtin_clzll(bytes - 1);
+    int b = (bits - 11) / 2;
+    return b < DFN_SIZEBIN_COUNT - 1 ? b : DFN_SIZEBIN_COUNT - 1;
+}
 const char *dfn_sizebin_name(int bin);
 
 #endif

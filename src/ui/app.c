@@ -110,11 +110,34 @@ static void *snapper_main(void *arg)
     }
 }
 
-/* ---- export on a worker thread ---- */
+/* ---- jobs on a worker thread: exports and diagnostics ---- */
 
 typedef struct {
     pthread_t thread;
     atomic_bool running, done;
+} job;
+
+static void job_start(job *j, void *(*fn)(void *), void *arg)
+{
+    atomic_store(&j->done, false);
+    atomic_store(&j->running, true);
+    if (pthread_create(&j->thread, NULL, fn, arg) != 0) fn(arg);
+}
+
+/* True once when the job has finished (waiting for it with wait). */
+static bool job_finished(job *j, bool wait)
+{
+    if (!atomic_load(&j->running)) return false;
+    if (!wait && !atomic_load(&j->done)) return false;
+    pthread_join(j->thread, NULL);
+    atomic_store(&j->running, false);
+    return true;
+}
+
+/* ---- export ---- */
+
+typedef struct {
+    job job;
     const dfn_store *s;
     const dfn_layerset *ls;
     dfn_filter filter;
@@ -141,15 +164,14 @@ static void *exporter_main(void *arg)
         snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", r->nrows, x->path);
     }
     dfn_result_free(r);
-    atomic_store(&x->done, true);
+    atomic_store(&x->job.done, true);
     return NULL;
 }
 
 /* ---- diagnostics on a worker thread ---- */
 
 typedef struct {
-    pthread_t thread;
-    atomic_bool running, done;
+    job job;
     const dfn_store *s;
     const dfn_layerset *ls;
     const dfn_analysis *an;
@@ -163,7 +185,7 @@ static void *diagnoser_main(void *arg)
 {
     diagnoser *d = arg;
     d->out = dfn_diagnose(d->s, d->ls, &d->filter, d->an->overlap, d->an->access, &d->th, 0, d->err, sizeof d->err);
-    atomic_store(&d->done, true);
+    atomic_store(&d->job.done, true);
     return NULL;
 }
 
@@ -353,20 +375,15 @@ static void start_export(runner *r, const char *path, bool overwrite)
     x->dim.arg = a->export_calls || !l->dim.arg ? NULL : dfn_xstrdup(l->dim.arg);
     x->path = dfn_xstrdup(path);
     x->overwrite = overwrite;
-    atomic_store(&x->done, false);
-    atomic_store(&x->running, true);
     a->exporting = true;
     snprintf(a->msg, sizeof a->msg, "saving %s ...", path);
-    if (pthread_create(&x->thread, NULL, exporter_main, x) != 0) exporter_main(x);
+    job_start(&x->job, exporter_main, x);
 }
 
 static void poll_export(runner *r, bool wait)
 {
     exporter *x = &r->ex;
-    if (!atomic_load(&x->running)) return;
-    if (!wait && !atomic_load(&x->done)) return;
-    pthread_join(x->thread, NULL);
-    atomic_store(&x->running, false);
+    if (!job_finished(&x->job, wait)) return;
     r->a.exporting = false;
     snprintf(r->a.msg, sizeof r->a.msg, "%.1000s", x->msg);
     dfn_filter_free(&x->filter);
@@ -380,7 +397,7 @@ static void start_diagnose(runner *r)
 {
     app *a = &r->a;
     diagnoser *d = &r->dg;
-    if (atomic_load(&d->running)) { snprintf(a->msg, sizeof a->msg, "diagnostics are running"); return; }
+    if (atomic_load(&d->job.running)) { snprintf(a->msg, sizeof a->msg, "diagnostics are running"); return; }
     if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish: diagnostics need the whole trace set"); return; }
     level *l = view_top(&a->v);
     view_filter(&a->v, l, &d->filter);
@@ -397,18 +414,13 @@ static void start_diagnose(runner *r)
     a->scroll = 0;
     a->diagnosing = true;
     a->mode = MODE_DIAG;
-    atomic_store(&d->done, false);
-    atomic_store(&d->running, true);
-    if (pthread_create(&d->thread, NULL, diagnoser_main, d) != 0) diagnoser_main(d);
+    job_start(&d->job, diagnoser_main, d);
 }
 
 static void poll_diagnose(runner *r, bool wait)
 {
     diagnoser *d = &r->dg;
-    if (!atomic_load(&d->running)) return;
-    if (!wait && !atomic_load(&d->done)) return;
-    pthread_join(d->thread, NULL);
-    atomic_store(&d->running, false);
+    if (!job_finished(&d->job, wait)) return;
     r->a.diagnosing = false;
     r->a.diag = d->out;
     if (!d->out) snprintf(r->a.msg, sizeof r->a.msg, "diagnostics failed: %.900s", d->err);
@@ -596,7 +608,7 @@ static void key_table(runner *r, int key)
         break;
     case 'e': case 'E': {
         if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish before exporting"); break; }
-        if (r->ex.running) { snprintf(a->msg, sizeof a->msg, "an export is already running"); break; }
+        if (atomic_load(&r->ex.job.running)) { snprintf(a->msg, sizeof a->msg, "an export is already running"); break; }
         a->export_calls = key == 'E';
         char name[256];
         view_export_name(&a->v, a->export_calls, now_seconds(), name, sizeof name);

@@ -32,6 +32,21 @@ if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/ascii.txt"; then fail "ASCII m
 "$DFNAV" --ascii --replay 'p l' "$S" >"$T/ascii2.txt" 2>/dev/null
 if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/ascii2.txt"; then fail "--ascii drew non-ASCII"; else ok; fi
 
+# diagnostics: d lists the findings of the selection, Enter on one opens its
+# evidence; a call's detail shows the calls around it
+"$DFNAV" --replay 'd <Down> <Enter> <BS> d <Esc> p e f func=write <Enter> <Enter>' "$S" >"$T/diag.txt" 2>/dev/null
+golden sample-diag.txt "$T/diag.txt"
+grep -q '^ selection: exposed-io' "$T/diag.txt" && ok || fail "d: no exposed-io finding for the selection"
+grep -q '^dfnav All › .*: selection' "$T/diag.txt" && ok || fail "d, Enter: no level on the evidence"
+grep -q '^ called from$' "$T/diag.txt" && grep -q 'PyTorchCheckpointing.save_checkpoint' "$T/diag.txt" && ok ||
+    fail "detail: no enclosing calls of a checkpoint write"
+# the process level: compute over I/O, two lines a row, with their figures
+"$DFNAV" report -q --by proc --metrics compute_s,io_busy_s,exposed_s --sort key --format csv "$S" | tr -d '\r' >"$T/ov.csv"
+"$DFNAV" --replay 'p p' "$S" >"$T/procs.txt" 2>/dev/null
+row=$(grep -A1 '^node01/1000000/1000000 ' "$T/procs.txt" | tail -n +1)
+want=$(awk -F, '$1 == "node01/1000000/1000000" { print ($3 > 0) }' "$T/ov.csv")
+check "process level has an I/O line under each row" "1 I/O" "$want $(echo "$row" | sed -n 2p | grep -o 'I/O')"
+
 # too small, then resized to fit
 "$DFNAV" --size 60x20 --replay '<Resize:80x24> <Resize:120x40>' "$S" >"$T/small.txt" 2>/dev/null
 grep -q "terminal too small" "$T/small.txt" && ok || fail "60x20 says the terminal is too small"

@@ -1,0 +1,335 @@
+/* The analysis indexes and metrics on small traces worked out by hand:
+ * exposed I/O against compute (per process and per host), the call tree
+ * and self time (ties, zero-length calls, partial overlaps), sequential
+ * versus random access through open, lseek, pread and STDIO, shared files,
+ * the slowest process, size bins and the diagnostics. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfnav/analysis.h"
+#include "dfnav/diagnose.h"
+#include "dfnav/query.h"
+#include "storeutil.h"
+
+#define EV(name, cat, pid, tid, ts, dur, args) \
+    "{\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur ",\"ph\":\"X\",\"args\":{" args "}}\n"
+#define H "\"hostname\":\"n1\""
+
+/* Process 1 (host n1): compute on thread 1 over [100, 200) and [300, 350);
+ * reads on thread 2: [150, 250) half hidden, [260, 280) exposed, [320, 330)
+ * hidden, [345, 365) 5 µs hidden. Process 2 (host n1): compute [500, 600),
+ * a read [250, 300) that no compute covers. Process 3 (host n2): a read
+ * [120, 140) during process 1's compute, which is on another host. */
+static const char *overlap_trace =
+    "[\n"
+    EV("TorchFramework.compute", "ai_framework", 1, 1, 100, 100, H)
+    EV("TorchFramework.compute", "ai_framework", 1, 1, 300, 50, H)
+    EV("pread64", "POSIX", 1, 2, 150, 100, H ",\"fname\":\"/d/a\",\"ret\":10,\"fd\":3,\"offset\":0")
+    EV("pread64", "POSIX", 1, 2, 260, 20, H ",\"fname\":\"/d/a\",\"ret\":10,\"fd\":3,\"offset\":10")
+    EV("pread64", "POSIX", 1, 2, 320, 10, H ",\"fname\":\"/d/b\",\"ret\":10,\"fd\":4,\"offset\":50")
+    EV("pread64", "POSIX", 1, 2, 345, 20, H ",\"fname\":\"/d/b\",\"ret\":10,\"fd\":4,\"offset\":60")
+    EV("TorchFramework.compute", "ai_framework", 2, 2, 500, 100, H)
+    EV("read", "POSIX", 2, 2, 250, 50, H ",\"fname\":\"/d/a\",\"ret\":4097,\"fd\":3")
+    EV("read", "POSIX", 3, 3, 120, 20, "\"hostname\":\"n2\",\"fname\":\"/d/c\",\"ret\":5,\"fd\":3")
+    "]\n";
+
+static dfn_result *run(const dfn_store *s, dfn_layerset *ls, dfn_analysis *an, const char *by, const char *where,
+                       uint32_t metrics)
+{
+    char err[512];
+    dfn_filter f;
+    cr_assert(dfn_filter_parse(where ? where : "", &f, err, sizeof err), "%s", err);
+    dfn_query q = { .layers = ls, .filter = &f, .sort = -1, .metrics = metrics, .sizes = true };
+    if (by) cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    dfn_analysis_apply(an, &q);
+    dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    return r;
+}
+
+static dfn_layerset *dlio(const dfn_store *s)
+{
+    static dfn_layers l;
+    char err[256];
+    cr_assert(dfn_layers_load("dlio", &l, err, sizeof err));
+    dfn_layerset *ls = dfn_layerset_compile(s, &l, err, sizeof err);
+    cr_assert_not_null(ls, "%s", err);
+    return ls;
+}
+
+#define ALL (DFN_M_BIT(DFN_M_COUNT_) - 1)
+
+Test(overlap, exposed_io_from_the_intervals)
+{
+    dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
+    dfn_layerset *ls = dlio(s);
+    char err[256];
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));
+    dfn_result *r = run(s, ls, &an, "pid", NULL, ALL);
+    /* process 1: I/O union 100+20+10+20 = 150 µs; hidden 50 + 0 + 10 + 5 */
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_IO_BUSY_S), 150e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_EXPOSED_S), 85e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_COMPUTE_S), 150e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_OVERLAP_PCT), 100.0 * (1 - 85.0 / 150.0), 1e-9);
+    /* process 2: its read is exposed; its compute is later */
+    cr_assert_float_eq(su_metric(s, r, "2", DFN_M_EXPOSED_S), 50e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "3", DFN_M_EXPOSED_S), 20e-6, 1e-12);
+    dfn_result_free(r);
+    /* a row of compute only has no overlap to speak of */
+    r = run(s, ls, &an, "func", NULL, ALL);
+    cr_assert(isnan(su_metric(s, r, "TorchFramework.compute", DFN_M_OVERLAP_PCT)));
+    dfn_result_free(r);
+    dfn_analysis_free(&an);
+
+    /* by host: process 2's read [250, 300) is still not under any compute
+     * of host n1, but process 1's [260, 280) ... neither; host n2 has none */
+    cr_assert(dfn_analysis_build(&an, s, ls, NULL, true, DFN_NEED_OVERLAP, err, sizeof err));
+    r = run(s, ls, &an, "host", NULL, DFN_M_OVERLAP);
+    /* host n1: I/O union [150,300) + [320,330) + [345,365) = 180; hidden
+     * [150,200) + [320,330) + [345,350) = 65 */
+    cr_assert_float_eq(su_metric(s, r, "n1", DFN_M_IO_BUSY_S), 180e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "n1", DFN_M_EXPOSED_S), 115e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "n2", DFN_M_EXPOSED_S), 20e-6, 1e-12);
+    dfn_result_free(r);
+    dfn_analysis_free(&an);
+
+    /* another compute definition: the read of process 2 as compute hides nothing of process 1 */
+    cr_assert(dfn_analysis_build(&an, s, ls, "func=read", false, DFN_NEED_OVERLAP, err, sizeof err));
+    r = run(s, ls, &an, "pid", NULL, DFN_M_OVERLAP);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_EXPOSED_S), 150e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "2", DFN_M_COMPUTE_S), 50e-6, 1e-12);
+    dfn_result_free(r);
+    dfn_analysis_free(&an);
+    cr_assert_not(dfn_analysis_build(&an, s, ls, "dur>>1", false, DFN_NEED_OVERLAP, err, sizeof err));
+    cr_assert(strstr(err, "compute"), "%s", err);
+    dfn_layerset_free(ls);
+    dfn_store_free(s);
+}
+
+Test(overlap, metrics_without_their_index_are_refused)
+{
+    dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
+    char err[256];
+    dfn_query q = { .metrics = DFN_M_BIT(DFN_M_EXPOSED_S) };
+    cr_assert_null(dfn_query_run(s, &q, err, sizeof err));
+    cr_assert(strstr(err, "compute definition"), "%s", err);
+    q.metrics = DFN_M_BIT(DFN_M_SELF_S);
+    cr_assert_null(dfn_query_run(s, &q, err, sizeof err));
+    q.metrics = DFN_M_BIT(DFN_M_SEQ_PCT);
+    cr_assert_null(dfn_query_run(s, &q, err, sizeof err));
+    dfn_store_free(s);
+}
+
+/* One thread: run [0, 100) and f [0, 100), identical, f later in the file;
+ * a [10, 50) and b [50, 90) inside; c [20, 30) inside a, and a zero-length d
+ * at 30, which c contains by the rule (start and end within c's); e
+ * [95, 120) runs past every other call and has no parent. */
+static const char *tree_trace =
+    "[\n"
+    EV("run", "app", 1, 1, 0, 100, "")
+    EV("a", "app", 1, 1, 10, 40, "")
+    EV("c", "app", 1, 1, 20, 10, "")
+    EV("d", "app", 1, 1, 30, 0, "")
+    EV("b", "app", 1, 1, 50, 40, "")
+    EV("e", "app", 1, 1, 95, 25, "")
+    EV("f", "app", 1, 1, 0, 100, "")
+    EV("other_thread", "app", 1, 2, 20, 10, "")
+    "]\n";
+
+static uint32_t event_named(const dfn_store *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(dfn_store_str(s, s->kinds[s->kind[i]].func), name) == 0) return (uint32_t)i;
+    cr_assert_fail("no event %s", name);
+    return 0;
+}
+
+Test(calltree, parents_children_and_self_time)
+{
+    dfn_store *s = su_load_text("t.pfw", tree_trace, 1);
+    dfn_calltree *t = dfn_calltree_build(s);
+    uint32_t run_ = event_named(s, "run"), a = event_named(s, "a"), b = event_named(s, "b"), c = event_named(s, "c");
+    uint32_t d = event_named(s, "d"), e = event_named(s, "e"), f = event_named(s, "f"), o = event_named(s, "other_thread");
+    cr_assert_eq(dfn_calltree_parent(t, run_), DFN_NOID);
+    cr_assert_eq(dfn_calltree_parent(t, f), run_, "identical intervals: the first in order is the parent");
+    cr_assert_eq(dfn_calltree_parent(t, a), f);
+    cr_assert_eq(dfn_calltree_parent(t, b), f);
+    cr_assert_eq(dfn_calltree_parent(t, c), a);
+    cr_assert_eq(dfn_calltree_parent(t, d), c, "a zero-length call at c's end lies within c");
+    cr_assert_eq(dfn_calltree_parent(t, e), DFN_NOID, "a call that outlasts every other encloses nothing");
+    cr_assert_eq(dfn_calltree_parent(t, o), DFN_NOID, "other threads are other trees");
+    cr_assert_eq(dfn_calltree_self(t, run_), 0);
+    cr_assert_eq(dfn_calltree_self(t, f), 20);
+    cr_assert_eq(dfn_calltree_self(t, a), 30);
+    cr_assert_eq(dfn_calltree_self(t, b), 40);
+    cr_assert_eq(dfn_calltree_self(t, c), 10);
+    cr_assert_eq(dfn_calltree_self(t, d), 0);
+    cr_assert_eq(dfn_calltree_self(t, e), 25);
+    uint32_t kids[8];
+    size_t n = dfn_calltree_children(t, s, f, kids, 8);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(kids[0], a);
+    cr_assert_eq(kids[1], b);
+    cr_assert_eq(dfn_calltree_children(t, s, f, kids, 1), 2, "the count goes beyond max");
+    cr_assert_eq(kids[0], a);
+    dfn_calltree_free(t);
+    dfn_store_free(s);
+}
+
+/* Descriptor lanes: read() follows the position, lseek moves it, pread
+ * carries its offset; fd 3 is reused after close + open; STDIO streams are
+ * (process, file). */
+static const char *access_trace =
+    "[\n"
+    EV("open64", "POSIX", 1, 1, 1, 1, "\"fname\":\"/x\",\"ret\":3")
+    EV("read", "POSIX", 1, 1, 2, 1, "\"fname\":\"/x\",\"fd\":3,\"ret\":100")        /* seq: first at 0 */
+    EV("read", "POSIX", 1, 1, 3, 1, "\"fname\":\"/x\",\"fd\":3,\"ret\":100")        /* seq: 100 */
+    EV("lseek64", "POSIX", 1, 1, 4, 1, "\"fname\":\"/x\",\"fd\":3,\"offset\":500,\"whence\":0,\"ret\":500")
+    EV("read", "POSIX", 1, 1, 5, 1, "\"fname\":\"/x\",\"fd\":3,\"ret\":\"100\"")    /* random: 500 after 200 */
+    "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":6,\"args\":{\"offset\":9\n"   /* cut: not loaded */
+    EV("pread64", "POSIX", 1, 1, 7, 1, "\"fname\":\"/x\",\"fd\":3,\"ret\":50,\"offset\":600") /* seq: 500+100 */
+    EV("read", "POSIX", 1, 1, 8, 1, "\"fname\":\"/x\",\"fd\":3,\"ret\":10")          /* random: pos 600, last end 650 */
+    EV("open64", "POSIX", 1, 1, 9, 1, "\"fname\":\"/y\",\"ret\":3")
+    EV("write", "POSIX", 1, 1, 10, 1, "\"fname\":\"/y\",\"fd\":3,\"ret\":10")        /* seq: reopened at 0 */
+    EV("fopen", "STDIO", 1, 1, 11, 1, "\"fname\":\"/z\"")
+    EV("fread", "STDIO", 1, 1, 12, 1, "\"fname\":\"/z\",\"size\":1,\"ret\":8")        /* seq */
+    EV("fread", "STDIO", 1, 1, 13, 1, "\"fname\":\"/z\",\"size\":1,\"ret\":8")        /* seq */
+    EV("pread64", "POSIX", 2, 2, 14, 1, "\"fname\":\"/x\",\"fd\":3,\"ret\":5,\"offset\":7") /* another process: random */
+    EV("stat", "POSIX", 1, 1, 15, 1, "\"fname\":\"/x\"")
+    "]\n";
+
+Test(access, sequential_and_random_calls)
+{
+    dfn_store *s = su_load_text("a.pfw", access_trace, 1);
+    dfn_access *ax = dfn_access_build(s);
+    const char *want = "SSRSRSSSR";   /* the judged calls in order */
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        dfn_access_kind a = dfn_access_of(ax, i);
+        if (a == DFN_ACCESS_NONE) continue;
+        cr_assert_lt(k, strlen(want));
+        cr_assert_eq(a == DFN_ACCESS_SEQ ? 'S' : 'R', want[k], "judged call %zu (%s at %.0f us)", k,
+                     dfn_store_str(s, s->kinds[s->kind[i]].func), (double)dfn_store_ts(s, i));
+        k++;
+    }
+    cr_assert_eq(k, strlen(want));
+    dfn_access_free(ax);
+    dfn_store_free(s);
+}
+
+Test(analysis, shared_files_slowest_process_and_sizes)
+{
+    dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
+    dfn_layerset *ls = dlio(s);
+    char err[256];
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));
+    dfn_result *r = run(s, ls, &an, NULL, NULL, ALL);
+    /* /d/a from processes 1 and 2; /d/b and /d/c from one each */
+    cr_assert_eq(r->m[DFN_M_FILES], 3);
+    cr_assert_eq(r->m[DFN_M_SHARED_FILES], 1);
+    /* process 1: compute 150 + reads 150 = 300 µs, the slowest */
+    cr_assert_float_eq(r->m[DFN_M_MAX_PROC_S], 300e-6, 1e-12);
+    char who[64];
+    cr_assert_str_eq(dfn_result_metric_str(r, 0, DFN_M_MAX_PROC, who, sizeof who), "n1/1");
+    /* 4097 bytes is the first size above 4 KiB */
+    cr_assert_eq(r->sizes[0], 5);
+    cr_assert_eq(r->sizes[1], 1);
+    dfn_result_free(r);
+    /* /d/a: process 1 read it for 120 µs, process 2 for 50 */
+    r = run(s, ls, &an, "file", NULL, ALL);
+    cr_assert_str_eq(dfn_result_metric_str(r, (size_t)su_row(s, r, "/d/a"), DFN_M_MAX_PROC, who, sizeof who), "n1/1");
+    cr_assert_eq(su_metric(s, r, "/d/a", DFN_M_SHARED_FILES), 1);
+    cr_assert_eq(su_metric(s, r, "/d/b", DFN_M_SHARED_FILES), 0);
+    /* /d/a: offsets 0 and 10 on process 1's fd 3, then process 2's first
+     * read at position 0: all sequential */
+    cr_assert_float_eq(su_metric(s, r, "/d/a", DFN_M_SEQ_PCT), 100, 1e-9);
+    /* /d/b: offset 50 first (random), 60 after 50+10 (seq) */
+    cr_assert_float_eq(su_metric(s, r, "/d/b", DFN_M_SEQ_PCT), 50, 1e-9);
+    dfn_result_free(r);
+    dfn_analysis_free(&an);
+    dfn_layerset_free(ls);
+    dfn_store_free(s);
+}
+
+Test(analysis, size_bins_are_right_closed)
+{
+    static const struct { uint64_t bytes; int bin; } cases[] = {
+        {1, 0}, {4096, 0}, {4097, 1}, {16384, 1}, {16385, 2}, {65536, 2}, {1048576, 4}, {1048577, 5},
+        {4ull << 30, 10}, {(4ull << 30) + 1, 11}, {UINT64_MAX, 11}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(dfn_sizebin(cases[i].bytes), cases[i].bin, "%llu bytes", (unsigned long long)cases[i].bytes);
+}
+
+Test(diagnose, rules_fire_with_their_figures)
+{
+    /* process 1 is all metadata (stat) with one tiny read; process 2 reads
+     * small blocks randomly, none of it hidden */
+    static const char *t =
+        "[\n"
+        EV("stat", "POSIX", 1, 1, 0, 900, "\"fname\":\"/m\"")
+        EV("read", "POSIX", 1, 1, 1000, 100, "\"fname\":\"/m\",\"fd\":3,\"ret\":10")
+        EV("pread64", "POSIX", 2, 2, 0, 400, "\"fname\":\"/r\",\"fd\":3,\"ret\":4096,\"offset\":8192")
+        EV("pread64", "POSIX", 2, 2, 500, 400, "\"fname\":\"/r\",\"fd\":3,\"ret\":4096,\"offset\":0")
+        EV("pwrite64", "POSIX", 2, 2, 1000, 10, "\"fname\":\"/w\",\"fd\":4,\"ret\":4096,\"offset\":0")
+        "]\n";
+    dfn_store *s = su_load_text("d.pfw", t, 1);
+    dfn_layers l;
+    char err[256];
+    cr_assert(dfn_layers_load("posix", &l, err, sizeof err));
+    dfn_layerset *ls = dfn_layerset_compile(s, &l, err, sizeof err);
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, "func=nothing", false, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err));
+    dfn_thresholds th;
+    dfn_thresholds_default(&th);
+    dfn_findings *f = dfn_diagnose(s, ls, NULL, an.overlap, an.access, &th, 1, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    bool meta_p1 = false, small_p2 = false, random_p2 = false, exposed_sel = false, imbalance_sel = false;
+    for (size_t i = 0; i < f->n; i++) {
+        const dfn_finding *x = &f->v[i];
+        if (x->rule == DFN_RULE_METADATA && strcmp(x->where, "process 1") == 0) {
+            meta_p1 = true;
+            cr_assert_float_eq(x->value, 90, 1e-9);
+            cr_assert(strstr(x->figures, "stat leads"), "%s", x->figures);
+            cr_assert_str_eq(x->filter, "pid=1 class=metadata");
+            cr_assert_str_eq(x->by, "op");
+        }
+        if (x->rule == DFN_RULE_SMALL_READS && strcmp(x->where, "process 2") == 0) {
+            small_p2 = true;
+            cr_assert_float_eq(x->value, 100.0 * 800 / 810, 1e-9);
+        }
+        if (x->rule == DFN_RULE_RANDOM && strcmp(x->where, "process 2") == 0) {
+            random_p2 = true;   /* 8192 first (random), 0 after 12288 (random), write at 0 first (seq) */
+            cr_assert_float_eq(x->value, 100.0 * 2 / 3, 1e-9);
+        }
+        if (x->rule == DFN_RULE_EXPOSED && x->scope == DFN_SCOPE_SELECTION) exposed_sel = true;
+        if (x->rule == DFN_RULE_IMBALANCE && x->scope == DFN_SCOPE_SELECTION) {
+            imbalance_sel = true;   /* 3 reads vs 1 write: 50% apart */
+            cr_assert_float_eq(x->value, 50, 1e-9);
+        }
+    }
+    cr_assert(meta_p1 && small_p2 && random_p2 && exposed_sel && imbalance_sel,
+              "meta %d small %d random %d exposed %d imbalance %d", meta_p1, small_p2, random_p2, exposed_sel, imbalance_sel);
+    dfn_findings_free(f);
+    /* limits move the findings */
+    cr_assert(dfn_thresholds_parse("metadata=95,random=70,small_size=1KiB", &th, err, sizeof err), "%s", err);
+    cr_assert_float_eq(th.v[DFN_TH_SMALL_SIZE], 1024, 1e-9);
+    f = dfn_diagnose(s, ls, NULL, an.overlap, an.access, &th, 1, err, sizeof err);
+    for (size_t i = 0; i < f->n; i++)
+        cr_assert(f->v[i].rule != DFN_RULE_METADATA && f->v[i].rule != DFN_RULE_RANDOM &&
+                  f->v[i].rule != DFN_RULE_SMALL_READS, "%s %s", f->v[i].where, dfn_rule_name(f->v[i].rule));
+    dfn_findings_free(f);
+    cr_assert_not(dfn_thresholds_parse("metadata=150", &th, err, sizeof err));
+    cr_assert_not(dfn_thresholds_parse("nope=1", &th, err, sizeof err));
+    cr_assert_not(dfn_thresholds_parse("small_size=big", &th, err, sizeof err));
+    dfn_analysis_free(&an);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}
