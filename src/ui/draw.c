@@ -186,7 +186,7 @@ static int layout(const app *a, const level *l, bool *show, int *spark_w, int *k
     /* where rows show compute over I/O, the count goes before the lines */
     static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
                                          COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
-    for (int c = 0; c < COL_N; c++) show[c] = a->v.col_on[c] && view_col_applies(&a->v, l, (col_id)c);
+    for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(&a->v, l, (col_id)c) && view_col_applies(&a->v, l, (col_id)c);
     show[COL_KEY] = true;
     int min_key = a->cols >= 100 ? 28 : 26;   /* room for host/pid/tid */
     if (l->dim.kind == DFN_DIM_LAYER) min_key = 24;   /* layer names are short */
@@ -609,11 +609,12 @@ static const char *help_lines[] = {
     "",
     "Columns: count, time (sum of durations), busy (union of intervals), % time (share",
     "of the level's total), bytes, bandwidth (bytes / time), p90 and max latency, and",
-    "activity over the time window. On the process and layer levels: compute (union",
-    "of compute intervals), I/O (union of I/O intervals per process) and exposed (the",
-    "I/O not covered by the process's compute); process rows take two lines, compute",
-    "activity above I/O activity. With c: self (time outside child calls) and seq",
-    "(sequential share of reads and writes). The status line names the selected row's",
+    "activity over the time window. On the process levels: compute (union of compute",
+    "intervals), I/O (union of I/O intervals per process) and exposed (the I/O not",
+    "covered by the process's compute); process rows take two lines, compute activity",
+    "above I/O activity. With c, at any level: compute, I/O, exposed, self (time",
+    "outside child calls) and seq (sequential share of reads and writes).",
+    "The status line names the selected row's",
     "slowest process and draws its calls per transfer size (4KiB to 4GiB+).",
     "On the calls level Enter shows every field, the enclosing calls and the calls made.",
 };
@@ -662,7 +663,10 @@ static void draw_columns(app *a)
 {
     const char *items[COL_N - 1];
     bool checked[COL_N - 1];
-    for (int c = 1; c < COL_N; c++) { items[c - 1] = cols[c].title; checked[c - 1] = a->v.col_on[c]; }
+    static const char *titles[COL_N] = { [COL_COMPUTE] = "compute (processes: always)",
+                                         [COL_IO] = "I/O (processes: always)", [COL_EXPOSED] = "exposed (processes: always)",
+                                         [COL_SELF] = "self time", [COL_SEQ] = "seq (sequential %)" };
+    for (int c = 1; c < COL_N; c++) { items[c - 1] = titles[c] ? titles[c] : cols[c].title; checked[c - 1] = a->v.col_on[c]; }
     draw_menu(a, "Columns", items, checked, COL_N - 1);
 }
 

@@ -127,6 +127,9 @@ dfn_key view_key_of_dim(dfn_dimkind k);
 const char *view_dim_title(const dfn_dim *d);
 /* Whether a column means something at level l with what is built. */
 bool view_col_applies(const view *v, const level *l, col_id c);
+/* Whether l shows column c: chosen with c, or compute, I/O and exposed on
+ * the process levels, which always show them. */
+bool view_col_wanted(const view *v, const level *l, col_id c);
 /* Two sparklines a row (compute over I/O): the process levels. */
 bool view_split_spark(const level *l);
 /* Opens a level on a finding's evidence: the top level's selection plus

@@ -108,7 +108,10 @@ void view_init(view *v, const view_set *vs)
     v->ls = vs->ls;
     v->an = &vs->an;
     for (int c = 0; c < COL_N; c++) v->col_on[c] = v->col_shown[c] = true;
-    /* self time and sequential share are there for the asking (c) */
+    /* the analysis columns cost a scan's worth each: the process levels
+     * always show compute, I/O and exposed; elsewhere they, self time and
+     * sequential share are there for the asking (c) */
+    v->col_on[COL_COMPUTE] = v->col_on[COL_IO] = v->col_on[COL_EXPOSED] = false;
     v->col_on[COL_SELF] = v->col_on[COL_SEQ] = false;
     v->table_rows = 16;
     v->spark_w = 12;
@@ -175,11 +178,8 @@ bool view_split_spark(const level *l)
 bool view_col_applies(const view *v, const level *l, col_id c)
 {
     switch (c) {
-    case COL_COMPUTE:
-        return v->an && v->an->overlap && view_split_spark(l);
-    case COL_IO: case COL_EXPOSED:
-        /* per process and per layer: where exposed I/O is asked about */
-        return v->an && v->an->overlap && (view_split_spark(l) || l->dim.kind == DFN_DIM_LAYER);
+    case COL_COMPUTE: case COL_IO: case COL_EXPOSED:
+        return v->an && v->an->overlap && !view_is_calls(l);
     case COL_SELF: return v->an && v->an->tree;
     case COL_SEQ: return v->an && v->an->access;
     default: return true;
@@ -187,6 +187,12 @@ bool view_col_applies(const view *v, const level *l, col_id c)
 }
 
 static int col_metric(col_id c);
+
+bool view_col_wanted(const view *v, const level *l, col_id c)
+{
+    bool forced = (c == COL_COMPUTE || c == COL_IO || c == COL_EXPOSED) && view_split_spark(l);
+    return v->col_on[c] || forced;
+}
 
 /* Only what the screen shows: the latency histogram behind p90 is the
  * dearest part of a scan, and narrow screens do not show p90. The slowest
@@ -198,7 +204,7 @@ static uint32_t view_metrics(const view *v, const level *l)
                  1u << DFN_M_MAX_PROC;
     if (v->col_on[COL_P90] && v->col_shown[COL_P90]) m |= 1u << DFN_M_P90_US;
     for (int c = COL_COMPUTE; c <= COL_SEQ; c++)
-        if (v->col_on[c] && view_col_applies(v, l, (col_id)c)) m |= DFN_M_BIT(col_metric((col_id)c));
+        if (view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c)) m |= DFN_M_BIT(col_metric((col_id)c));
     if ((m & DFN_M_OVERLAP) && (m & DFN_M_BIT(DFN_M_EXPOSED_S))) m |= DFN_M_BIT(DFN_M_IO_BUSY_S);
     return m;
 }
@@ -411,7 +417,7 @@ static size_t sort_columns(const view *v, const level *l, int *out)
         return n;
     }
     for (int c = COL_COUNT; c < COL_SPARK; c++)
-        if (v->col_on[c] && v->col_shown[c]) out[n++] = col_metric((col_id)c);
+        if (view_col_wanted(v, l, (col_id)c) && v->col_shown[c]) out[n++] = col_metric((col_id)c);
     return n;
 }
 
