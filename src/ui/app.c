@@ -841,28 +841,21 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     bool missing = in.nerrors > 0;
     a->input_errors = in.errors;
     a->ninput_errors = in.nerrors;
-    if (o->layers) {
-        /* a bad layer file is a usage error, before any screen */
-        dfn_layers l;
-        char err[1024];
-        if (!dfn_layers_load(o->layers, &l, err, sizeof err)) {
-            fprintf(stderr, "dfnav: layers: %s\n", err);
-            dfn_inputs_free(&in);
-            free(r);
-            return 2;
-        }
-        dfn_layers_free(&l);
-    }
-    if (o->compute) {
-        dfn_filter f;
-        char err[1024];
-        if (!dfn_filter_parse(o->compute, &f, err, sizeof err)) {
-            fprintf(stderr, "dfnav: --compute: %s\n", err);
-            dfn_inputs_free(&in);
-            free(r);
-            return 2;
-        }
-        dfn_filter_free(&f);
+    /* a bad layer file or compute definition is a usage error, before
+     * any screen */
+    char err[1024];
+    const char *bad = NULL;
+    dfn_layers l;
+    dfn_filter f;
+    if (o->layers && !dfn_layers_load(o->layers, &l, err, sizeof err)) bad = "layers";
+    else if (o->layers) dfn_layers_free(&l);
+    if (!bad && o->compute && !dfn_filter_parse(o->compute, &f, err, sizeof err)) bad = "--compute";
+    else if (!bad && o->compute) dfn_filter_free(&f);
+    if (bad) {
+        fprintf(stderr, "dfnav: %s: %s\n", bad, err);
+        dfn_inputs_free(&in);
+        free(r);
+        return 2;
     }
     dfn_load_opts lo = { .threads = o->threads };
     r->loader = dfn_loader_start((const char *const *)in.paths, in.n, &lo);

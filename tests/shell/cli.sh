@@ -82,6 +82,26 @@ if cmp -s "$T/stdin.csv" "$T/dir.csv"; then ok; else fail "standard input gives 
 "$DFNAV" report -q --format csv "$T/ok/*.pfw" >"$T/glob.csv"
 if cmp -s "$T/glob.csv" "$T/dir.csv"; then ok; else fail "a quoted glob gives other totals"; fi
 
+# the analysis options: bad values are usage errors that say what is allowed
+check_status "bad metric" 2 "$DFNAV" report --metrics nope "$T/ok"
+grep -q "unknown metric 'nope'" "$T/err" && ok || fail "bad metric message: $(cat "$T/err")"
+check_status "bad compute" 2 "$DFNAV" report --metrics +overlap --compute 'dur>>1' "$T/ok"
+grep -q "compute" "$T/err" && ok || fail "bad compute message: $(cat "$T/err")"
+check_status "bad threshold" 2 "$DFNAV" report --diagnose --threshold nope=1 "$T/ok"
+check_status "bad overlap-by" 2 "$DFNAV" report --overlap-by rack "$T/ok"
+# metrics lists: +adds, -removes, groups; sorting by a metric shows it
+check "metrics +overlap -count" "func,time_s,busy_s,max_proc_s,bytes,bw_mibps,ops_per_s,mean_us,p50_us,p90_us,p99_us,max_us,files,procs,pct_time,compute_s,io_busy_s,exposed_s,overlap_pct" \
+    "$("$DFNAV" report -q --by func --metrics +overlap,-count --format csv "$T/ok" | head -1 | tr -d '\r')"
+check "sort adds its metric" "func,count,self_s" "$("$DFNAV" report -q --by func --metrics count --sort self_s --format csv "$T/ok" | head -1 | tr -d '\r')"
+check "--sizes adds twelve columns (after count and the sort's time_s)" 14 "$("$DFNAV" report -q --metrics count --sizes --format csv "$T/ok" | head -1 | tr ',' '\n' | wc -l | tr -d ' ')"
+# diagnostics in every format
+check_status "diagnose" 0 "$DFNAV" report --diagnose "$T/ok"
+grep -q "^Diagnostics (thresholds: metadata>=50%" "$T/out" && ok || fail "diagnose table header: $(head -2 "$T/out")"
+"$DFNAV" report -q --diagnose --format json "$T/ok" | python3 -c 'import json,sys; d = json.load(sys.stdin); assert all("rule" in f and "filter" in f for f in d)' && ok ||
+    fail "diagnose json does not parse"
+check "diagnose csv header" "scope,where,rule,value_pct,threshold,info,figures,filter,by" \
+    "$("$DFNAV" report -q --diagnose --format csv "$T/ok" | head -1 | tr -d '\r')"
+
 # overview
 check_status "overview" 0 "$DFNAV" "$T/ok"
 grep -q "^Layers (dlio)" "$T/out" && ok || fail "overview shows layers"
