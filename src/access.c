@@ -27,14 +27,20 @@ static int role_of(const char *func, dfn_class cls, dfn_op op)
     return R_NONE;
 }
 
+/* An event's arguments, decoded once. */
+typedef struct { dfn_arg a[24]; size_t n; } argset;
+
 /* An integer argument, also when a tracer wrote it as a string. */
-static bool arg_int(const dfn_store *s, const uint8_t *rec, uint32_t key, int64_t *out)
+static bool arg_int(const dfn_store *s, const argset *as, uint32_t key, int64_t *out)
 {
-    dfn_arg a;
-    if (key == DFN_NOID || !dfn_store_arg_in(s, rec, key, &a)) return false;
-    if (a.type == DFN_ARG_INT) { *out = a.i; return true; }
-    if (a.type == DFN_ARG_UINT) { *out = a.u > INT64_MAX ? INT64_MAX : (int64_t)a.u; return true; }
-    if (a.type == DFN_ARG_STR) return dfn_parse_i64(dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str), out);
+    for (size_t k = 0; key != DFN_NOID && k < as->n; k++) {
+        const dfn_arg *a = &as->a[k];
+        if (a->key != key) continue;
+        if (a->type == DFN_ARG_INT) { *out = a->i; return true; }
+        if (a->type == DFN_ARG_UINT) { *out = a->u > INT64_MAX ? INT64_MAX : (int64_t)a->u; return true; }
+        if (a->type == DFN_ARG_STR) return dfn_parse_i64(dfn_store_str(s, a->str), dfn_strtab_len(s->strs, a->str), out);
+        return false;
+    }
     return false;
 }
 
@@ -60,10 +66,23 @@ dfn_access *dfn_access_build(const dfn_store *s)
     dfn_map64_init(&lanes);
     lanest *st = NULL;
     size_t nst = 0, stcap = 0;
+    const uint8_t *cur = NULL;
+    size_t cur_i = 0;
     for (size_t i = 0; i < s->n; i++) {
         int r = role[s->kind[i]];
         if (r == R_NONE) continue;
-        const uint8_t *rec = dfn_store_args_at(s, i);
+        /* records are variable length: walk forward from the last one
+         * rather than from the index block each time */
+        if (cur && i - cur_i < 64) {
+            while (cur_i < i) { cur = dfn_store_args_next(s, cur); cur_i++; }
+        } else {
+            cur = dfn_store_args_at(s, i);
+            cur_i = i;
+        }
+        argset as;
+        as.n = dfn_store_args_in(s, cur, as.a, sizeof as.a / sizeof as.a[0]);
+        if (as.n > sizeof as.a / sizeof as.a[0]) as.n = sizeof as.a / sizeof as.a[0];
+        const argset *rec = &as;
         uint64_t proc = proc_of_lane[s->lane[i]];
         int64_t fd, off, ret, whence = 0;
         bool has_fd = r != R_OPEN_FD && r != R_OPEN_STREAM && arg_int(s, rec, k_fd, &fd);

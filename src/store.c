@@ -104,6 +104,12 @@ size_t dfn_store_args(const dfn_store *s, size_t i, dfn_arg *out, size_t max)
     return p ? store_decode(s, p, out, max, DFN_NOID, &found) : 0;
 }
 
+size_t dfn_store_args_in(const dfn_store *s, const uint8_t *rec, dfn_arg *out, size_t max)
+{
+    bool found = false;
+    return rec ? store_decode(s, rec, out, max, DFN_NOID, &found) : 0;
+}
+
 bool dfn_store_arg_in(const dfn_store *s, const uint8_t *rec, uint32_t key, dfn_arg *out)
 {
     bool found = false;

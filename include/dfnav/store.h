@@ -114,6 +114,7 @@ bool dfn_store_arg(const dfn_store *s, size_t i, uint32_t key, dfn_arg *out);
 const uint8_t *dfn_store_args_at(const dfn_store *s, size_t i);
 const uint8_t *dfn_store_args_next(const dfn_store *s, const uint8_t *rec);
 bool dfn_store_arg_in(const dfn_store *s, const uint8_t *rec, uint32_t key, dfn_arg *out);
+size_t dfn_store_args_in(const dfn_store *s, const uint8_t *rec, dfn_arg *out, size_t max);
 /* Text of an argument value (numbers in decimal, strings raw). */
 size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap);
 
