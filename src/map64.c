@@ -36,13 +36,3 @@ uint64_t *dfn_map64_slot(dfn_map64 *m, uint64_t key)
     if (m->k[j] == DFN_MAP64_EMPTY) { m->k[j] = key; m->n++; }
     return &m->v[j];
 }
-
-uint64_t *dfn_map64_find(const dfn_map64 *m, uint64_t key)
-{
-    size_t mask = m->cap - 1, j = dfn_hash_u64(key) & mask;
-    while (m->k[j] != DFN_MAP64_EMPTY) {
-        if (m->k[j] == key) return &m->v[j];
-        j = (j + 1) & mask;
-    }
-    return NULL;
-}

@@ -96,14 +96,10 @@ const uint32_t *dfn_overlap_procs(const dfn_overlap *o, size_t *nprocs)
     return o->proc_of_lane;
 }
 
-/* The first interval of v starting at or after x, galloping forward from
- * a hint: sweeps ask in time order, so the answer is usually near. */
-static size_t first_from(const ivals *v, uint64_t x, size_t from)
+/* The first interval of v starting at or after x. */
+static size_t first_from(const ivals *v, uint64_t x)
 {
-    if (from > v->n || (from > 0 && v->s[from - 1] >= x)) from = 0;
-    size_t lo = from, hi = from, step = 1;
-    while (hi < v->n && v->s[hi] < x) { lo = hi + 1; hi += step; step *= 2; }
-    if (hi > v->n) hi = v->n;
+    size_t lo = 0, hi = v->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (v->s[mid] < x) lo = mid + 1; else hi = mid;
@@ -111,28 +107,14 @@ static size_t first_from(const ivals *v, uint64_t x, size_t from)
     return lo;
 }
 
-/* Length of v's union below x, given k = first_from(v, x, ...). */
-static uint64_t below_at(const ivals *v, uint64_t x, size_t k)
+/* Length of v's union below x. */
+static uint64_t ivals_below(const ivals *v, uint64_t x)
 {
+    size_t k = first_from(v, x);
     if (k == 0) return 0;
     uint64_t below = v->cum[k];
     if (v->e[k - 1] > x) below -= v->e[k - 1] - x;
     return below;
-}
-
-uint64_t dfn_overlap_covered_hint(const dfn_overlap *o, uint32_t proc, uint64_t a, uint64_t b, uint32_t *hint)
-{
-    if (proc >= o->nprocs || b <= a) return 0;
-    const ivals *v = &o->p[proc];
-    if (!v->n) return 0;
-    /* the usual answer for short calls: the span falls in the gap before
-     * the hinted interval */
-    size_t h = *hint;
-    if (h <= v->n && (h == v->n || v->s[h] >= b) && (h == 0 || v->e[h - 1] <= a) && (h == 0 || v->s[h - 1] < a))
-        return 0;
-    size_t ka = first_from(v, a, h), kb = first_from(v, b, ka);
-    *hint = (uint32_t)(ka < UINT32_MAX ? ka : 0);
-    return below_at(v, b, kb) - below_at(v, a, ka);
 }
 
 void dfn_overlap_gap(const dfn_overlap *o, uint32_t proc, uint64_t x, uint64_t *lo, uint64_t *hi)
@@ -140,7 +122,7 @@ void dfn_overlap_gap(const dfn_overlap *o, uint32_t proc, uint64_t x, uint64_t *
     *lo = *hi = x;
     if (proc >= o->nprocs) { *lo = 0; *hi = UINT64_MAX; return; }
     const ivals *v = &o->p[proc];
-    size_t k = first_from(v, x, 0);
+    size_t k = first_from(v, x);
     if (k > 0 && v->e[k - 1] > x) return;   /* inside compute */
     *lo = k > 0 ? v->e[k - 1] : 0;
     *hi = k < v->n ? v->s[k] : UINT64_MAX;
@@ -148,13 +130,8 @@ void dfn_overlap_gap(const dfn_overlap *o, uint32_t proc, uint64_t x, uint64_t *
 
 uint64_t dfn_overlap_covered(const dfn_overlap *o, uint32_t proc, uint64_t a, uint64_t b)
 {
-    uint32_t hint = 0;
-    return dfn_overlap_covered_hint(o, proc, a, b, &hint);
-}
-
-uint64_t dfn_overlap_compute_us(const dfn_overlap *o, uint32_t proc)
-{
-    return proc < o->nprocs ? o->p[proc].cum[o->p[proc].n] : 0;
+    if (proc >= o->nprocs || b <= a) return 0;
+    return ivals_below(&o->p[proc], b) - ivals_below(&o->p[proc], a);
 }
 
 const char *dfn_overlap_text(const dfn_overlap *o) { return o->text; }

@@ -185,7 +185,6 @@ typedef struct {
     uint64_t s, e, len, exposed;
     uint64_t f_s, f_e, second;
     uint32_t proc, row;
-    uint32_t hint;            /* place in the process's compute intervals */
     uint64_t gap_lo, gap_hi;  /* a stretch without compute around the last segment */
     uint8_t kind;             /* 0 I/O, 1 compute */
     bool started, closed_one;
@@ -386,13 +385,16 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     if (c->spark_bins) p->spark_total = dfn_xcalloc(c->spark_bins, sizeof *p->spark_total);
 }
 
+/* The arrays an accumulator owns (a row's histogram lives in a slab). */
+static void acc_free(acc *a)
+{
+    free(a->procsum); free(a->files); free(a->segs); free(a->tail); free(a->spark);
+    free(a->sizes); free(a->spk_io); free(a->spk_cmp); free(a->psw);
+}
+
 static void part_free(part *p)
 {
-    for (size_t k = 0; k < p->nacc; k++) {
-        free(p->acc[k].procsum); free(p->acc[k].files); free(p->acc[k].segs); free(p->acc[k].tail);
-        free(p->acc[k].spark);
-        free(p->acc[k].sizes); free(p->acc[k].spk_io); free(p->acc[k].spk_cmp); free(p->acc[k].psw);
-    }
+    for (size_t k = 0; k < p->nacc; k++) acc_free(&p->acc[k]);
     free(p->psw);
     dfn_map64_free(&p->pswmap); dfn_map64_free(&p->share); dfn_map64_free(&p->sizes);
     free(p->spark_total);
@@ -622,7 +624,7 @@ static void psw_close(const qctx *c, psweep *w, uint64_t next_start)
         /* most calls fall between two stretches of compute: no search */
         uint64_t cov = 0;
         if (w->s < w->gap_lo || w->e > w->gap_hi) {
-            cov = dfn_overlap_covered_hint(c->q->overlap, w->proc, w->s, w->e, &w->hint);
+            cov = dfn_overlap_covered(c->q->overlap, w->proc, w->s, w->e);
             dfn_overlap_gap(c->q->overlap, w->proc, w->e, &w->gap_lo, &w->gap_hi);
         }
         w->exposed += len - cov;
@@ -641,12 +643,11 @@ void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t
 
 /* The analysis metrics of one event in one row. */
 static inline __attribute__((always_inline))
-void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
+void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, const spark_pos *sp)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     acc *a = &p->acc[row];
-    (void)bytes;
     if (c->need_share && s->file[i]) {
         uint32_t proc = c->proc_of_lane[s->lane[i]];
         uint64_t key = (uint64_t)s->file[i] << 32 | (proc + 1u);
@@ -712,7 +713,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     }
     if (a->spark) spark_add(c, a->spark, sp);
     if (c->need_sums) acc_add_event_sums(p, a, row, i, bytes);
-    if (c->need_extra) part_acc_extra(p, row, i, ts, dur, bytes, sp);
+    if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
 
 /* Adds what sums up of src (count, time, bytes, max, latency buckets,
@@ -884,7 +885,7 @@ static void part_scan_layers(part *p)
         if (m->spark) spark_add(c, m->spark, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
-            if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, bytes, &sp);
+            if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
         }
     }
     /* spread each mask's sums to its layers; the masks partition the
@@ -893,11 +894,8 @@ static void part_scan_layers(part *p)
         acc *m = &macc[mi];
         for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
         if (m->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += m->spark[b];
-        free(m->hist);
-        free(m->procsum);
-        free(m->files);
-        free(m->spark);
-        free(m->sizes);
+        free(m->hist);   /* a mask's own, not from a slab */
+        acc_free(m);
     }
     free(macc);
     free(rows);

@@ -32,15 +32,10 @@ const uint64_t *dfn_overlap_bits(const dfn_overlap *o);
 const uint32_t *dfn_overlap_procs(const dfn_overlap *o, size_t *nprocs);
 /* Length of [a, b) covered by process proc's compute. */
 uint64_t dfn_overlap_covered(const dfn_overlap *o, uint32_t proc, uint64_t a, uint64_t b);
-/* The same for spans asked in time order: *hint (0 at first) keeps the
- * place between calls. */
-uint64_t dfn_overlap_covered_hint(const dfn_overlap *o, uint32_t proc, uint64_t a, uint64_t b, uint32_t *hint);
 /* The stretch [*lo, *hi) around x with no compute of process proc (an
  * empty one at x when x is inside compute): spans within it are not
  * covered, which a sweep can tell without asking again. */
 void dfn_overlap_gap(const dfn_overlap *o, uint32_t proc, uint64_t x, uint64_t *lo, uint64_t *hi);
-/* Length of process proc's compute union. */
-uint64_t dfn_overlap_compute_us(const dfn_overlap *o, uint32_t proc);
 /* The definition's text, for titles and notes ("" when none). */
 const char *dfn_overlap_text(const dfn_overlap *o);
 void dfn_overlap_free(dfn_overlap *o);
