@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,23 @@ static size_t metric_columns(const dfn_result *r)
 {
     size_t n = (size_t)__builtin_popcount(r->metrics & (DFN_M_BIT(DFN_M_COUNT_) - 1));
     return n + (r->sizes ? DFN_SIZEBIN_COUNT : 0);
+}
+
+void dfn_warnf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    size_t len = n > 0 ? (size_t)n : 0;
+    char *msg = dfn_xmalloc(len + 1), *safe = dfn_xmalloc(len * 4 + 1);
+    va_start(ap, fmt);
+    vsnprintf(msg, len + 1, fmt, ap);
+    va_end(ap);
+    dfn_fmt_safe(msg, len, safe, len * 4 + 1);
+    fprintf(out, "dfnav: %s\n", safe);
+    free(msg);
+    free(safe);
 }
 
 size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max)

@@ -37,5 +37,8 @@ void dfn_fmt_double(double v, char *buf, size_t cap);
 /* Copies text making control bytes, DEL and invalid UTF-8 visible as \xNN,
  * so names from traces never reach a terminal as escapes. */
 size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap);
+/* Writes "dfnav: " and the formatted message with dfn_fmt_safe's escapes
+ * and a newline: paths and reasons from traces reach a terminal as text. */
+void dfn_warnf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

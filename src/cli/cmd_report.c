@@ -24,14 +24,13 @@ static void report_damage(const dfn_store *s)
 {
     for (size_t i = 0; i < s->nsrc; i++) {
         const dfn_srcinfo *si = &s->src[i];
-        if (si->error) fprintf(stderr, "dfnav: %s: %s\n", si->path, si->error);
+        if (si->error) dfn_warnf(stderr, "%s: %s", si->path, si->error);
         for (size_t k = 0; k < si->nbad; k++)
-            fprintf(stderr, "dfnav: %s:%" PRIu64 ": malformed line: %s\n", si->path, si->bad_lines[k], si->bad_reason[k]);
+            dfn_warnf(stderr, "%s:%" PRIu64 ": malformed line: %s", si->path, si->bad_lines[k], si->bad_reason[k]);
         if (si->malformed > si->nbad)
-            fprintf(stderr, "dfnav: %s: %" PRIu64 " malformed lines in all (the first %zu shown)\n",
-                    si->path, si->malformed, si->nbad);
+            dfn_warnf(stderr, "%s: %" PRIu64 " malformed lines in all (the first %zu shown)", si->path, si->malformed, si->nbad);
         if (si->long_lines)
-            fprintf(stderr, "dfnav: %s: %" PRIu64 " lines longer than 64 MiB were cut\n", si->path, si->long_lines);
+            dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, si->long_lines);
     }
     if (s->hash_conflicts)
         fprintf(stderr, "dfnav: %" PRIu64 " hashes are defined with two different names; the first definition is used\n",
@@ -42,7 +41,7 @@ dfn_store *cli_load(const cli_opts *o, int *status)
 {
     dfn_inputs in;
     dfn_inputs_expand((const char *const *)o->paths, o->npaths, &in);
-    for (size_t i = 0; i < in.nerrors; i++) fprintf(stderr, "dfnav: %s\n", in.errors[i]);
+    for (size_t i = 0; i < in.nerrors; i++) dfn_warnf(stderr, "%s", in.errors[i]);
     if (in.n == 0) {
         fprintf(stderr, "dfnav: no trace file to read\n");
         dfn_inputs_free(&in);

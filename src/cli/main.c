@@ -173,6 +173,5 @@ int main(int argc, char **argv)
     ui.overlap_host = o.overlap_host;
     ui.thresholds = o.thresholds;
     ui.threads = o.threads;
-    ui.quiet = o.quiet;
     return ui_run(&ui, o.paths, o.npaths);
 }

@@ -114,6 +114,7 @@ static void *snapper_main(void *arg)
 
 typedef struct {
     pthread_t thread;
+    bool joinable;            /* false when it ran inline, without a thread */
     atomic_bool running, done;
 } job;
 
@@ -121,7 +122,8 @@ static void job_start(job *j, void *(*fn)(void *), void *arg)
 {
     atomic_store(&j->done, false);
     atomic_store(&j->running, true);
-    if (pthread_create(&j->thread, NULL, fn, arg) != 0) fn(arg);
+    j->joinable = pthread_create(&j->thread, NULL, fn, arg) == 0;
+    if (!j->joinable) fn(arg);
 }
 
 /* True once when the job has finished (waiting for it with wait). */
@@ -129,7 +131,7 @@ static bool job_finished(job *j, bool wait)
 {
     if (!atomic_load(&j->running)) return false;
     if (!wait && !atomic_load(&j->done)) return false;
-    pthread_join(j->thread, NULL);
+    if (j->joinable) pthread_join(j->thread, NULL);
     atomic_store(&j->running, false);
     return true;
 }
@@ -239,9 +241,10 @@ static void set_size(runner *r, int rows, int cols)
     if (a->have_view) {
         int tr = rows - 7 > 1 ? rows - 7 : 1;
         int sw = cols - 10 > 8 ? cols - 10 : 8;
-        bool changed = tr != a->v.table_rows || sw != a->v.spark_w;
+        bool changed = tr != a->v.table_rows || sw != a->v.spark_w || cols != a->v.screen_cols;
         a->v.table_rows = tr;
         a->v.spark_w = sw;
+        a->v.screen_cols = cols;
         if (changed && rows >= 24 && cols >= 80) {
             char err[256];
             view_refresh(&a->v, err, sizeof err);
@@ -269,6 +272,7 @@ static void show_set(runner *r, view_set *vs)
         view_set_free(vs);
         return;
     }
+    if (vs->an_err[0]) snprintf(a->msg, sizeof a->msg, "%.900s: no compute, I/O or exposed columns", vs->an_err);
     char err[256];
     if (!a->have_view) {
         view_init(&a->v, vs);
@@ -832,7 +836,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     dfn_inputs in;
     dfn_inputs_expand((const char *const *)paths, npaths, &in);
     if (in.n == 0) {
-        for (size_t i = 0; i < in.nerrors; i++) fprintf(stderr, "dfnav: %s\n", in.errors[i]);
+        for (size_t i = 0; i < in.nerrors; i++) dfn_warnf(stderr, "%s", in.errors[i]);
         fprintf(stderr, "dfnav: no trace file to read\n");
         dfn_inputs_free(&in);
         free(r);

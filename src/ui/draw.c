@@ -153,70 +153,6 @@ static void spark(const app *a, int y, int x, int w, const double *bins, size_t 
     spark_scaled(a, y, x, w, bins, nb, NULL, attr);
 }
 
-/* ---- table layout ---- */
-
-typedef struct { col_id id; const char *title; int width; int metric; } colspec;
-
-static const colspec cols[COL_N] = {
-    { COL_KEY, "", 0, -1 },
-    { COL_COUNT, "count", 7, DFN_M_COUNT },
-    { COL_TIME, "time", 8, DFN_M_TIME_S },
-    { COL_BUSY, "busy", 8, DFN_M_BUSY_S },
-    { COL_PCT, "% time", 7, DFN_M_PCT_TIME },
-    { COL_BYTES, "bytes", 9, DFN_M_BYTES },
-    { COL_BW, "bandwidth", 11, DFN_M_BW_MIBPS },
-    { COL_P90, "p90", 8, DFN_M_P90_US },
-    { COL_MAX, "max", 8, DFN_M_MAX_US },
-    { COL_COMPUTE, "compute", 8, DFN_M_COMPUTE_S },
-    { COL_IO, "I/O", 8, DFN_M_IO_BUSY_S },
-    { COL_EXPOSED, "exposed", 8, DFN_M_EXPOSED_S },
-    { COL_SELF, "self", 8, DFN_M_SELF_S },
-    { COL_SEQ, "seq", 6, DFN_M_SEQ_PCT },
-    { COL_SPARK, "activity", 10, -1 },
-};
-
-/* Which columns fit: the least useful go first when the screen is narrow.
- * COL_KEY in an order marks where the sparkline starts to narrow, rather
- * than lose more numbers. */
-static int layout(const app *a, const level *l, bool *show, int *spark_w, int *key_w)
-{
-    /* where the analysis columns apply they matter more than most */
-    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES,
-                                         COL_PCT, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
-    /* where rows show compute over I/O, the count goes before the lines */
-    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
-                                         COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
-    for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(&a->v, l, (col_id)c) && view_col_applies(&a->v, l, (col_id)c);
-    show[COL_KEY] = true;
-    int min_key = a->cols >= 100 ? 28 : 26;   /* room for host/pid/tid */
-    if (l->dim.kind == DFN_DIM_LAYER) min_key = 24;   /* layer names are short */
-    *spark_w = a->cols >= 140 ? 20 : a->cols >= 100 ? 14 : 10;
-    /* compute over I/O is the point of the process levels: room for it */
-    bool split = view_split_spark(l) && l->res && l->res->spark_io;
-    if (split) *spark_w = a->cols >= 140 ? 40 : a->cols >= 100 ? 24 : 16;
-    const col_id *order = split ? drop_split : drop_order;
-    size_t n = sizeof drop_order / sizeof drop_order[0], k = 0;
-    for (;;) {
-        int used = 0;
-        for (int c = 1; c < COL_N; c++) if (show[c]) used += (c == COL_SPARK ? *spark_w : cols[c].width) + 1;
-        *key_w = a->cols - used - 1;
-        if (*key_w >= min_key) break;
-        while (k < n && order[k] != COL_KEY && !show[order[k]]) k++;
-        if (k == n) break;
-        if (order[k] == COL_KEY) {
-            /* narrowing helps only if it alone makes the key fit */
-            int spare = show[COL_SPARK] ? *spark_w - (split ? 12 : 6) : 0;
-            if (spare > 0 && *key_w + spare >= min_key) { *spark_w -= min_key - *key_w; continue; }
-            k++;
-            continue;
-        }
-        show[order[k]] = false;
-    }
-    /* the lines take what the key does not need */
-    if (split && show[COL_SPARK] && *key_w > min_key) { *spark_w += *key_w - min_key; *key_w = min_key; }
-    return 0;
-}
-
 static const char *sort_mark(const app *a, bool desc)
 {
     if (a->utf8 && !a->opts.ascii) return desc ? "\u25bc" : "\u25b2";
@@ -255,8 +191,7 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
 {
     bool show[COL_N];
     int spark_w, key_w;
-    layout(a, l, show, &spark_w, &key_w);
-    memcpy(a->v.col_shown, show, sizeof show);   /* sorting moves over what is shown */
+    view_layout(&a->v, l, show, &spark_w, &key_w);
     const dfn_result *r = l->res;
     /* the process levels give each row two lines: compute over I/O */
     bool split = r && r->spark_io && show[COL_SPARK];
@@ -269,9 +204,9 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     x = key_w + 1;
     for (int c = 1; c < COL_N; c++) {
         if (!show[c]) continue;
-        int w = c == COL_SPARK ? spark_w : cols[c].width;
-        const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") : cols[c].title;
-        header_cell(a, y0, x, w, title, cols[c].metric >= 0 && cols[c].metric == l->sort, l->desc, c != COL_SPARK);
+        int w = c == COL_SPARK ? spark_w : view_cols[c].width;
+        const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") : view_cols[c].title;
+        header_cell(a, y0, x, w, title, view_cols[c].metric >= 0 && view_cols[c].metric == l->sort, l->desc, c != COL_SPARK);
         x += w + 1;
     }
     attroff(A_REVERSE);
@@ -293,7 +228,7 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         x = key_w + 1;
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
-            int w = c == COL_SPARK ? spark_w : cols[c].width;
+            int w = c == COL_SPARK ? spark_w : view_cols[c].width;
             if (c == COL_SPARK && split) {
                 /* one scale for both lines, so their heights compare */
                 const double *cb = &r->spark_cmp[row * r->spark_bins], *ib = &r->spark_io[row * r->spark_bins];
@@ -307,7 +242,7 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
             } else if (c == COL_SPARK) {
                 if (r->spark) spark(a, y, x, w, &r->spark[row * r->spark_bins], r->spark_bins, sel ? 0 : pair(a, PAIR_SPARK));
             } else {
-                metric_text(c, dfn_result_metric(r, row, (dfn_metric)cols[c].metric), num, sizeof num);
+                metric_text(c, dfn_result_metric(r, row, (dfn_metric)view_cols[c].metric), num, sizeof num);
                 draw_text(y, x, w, num, strlen(num), true, false, true);
             }
             x += w + 1;
@@ -666,7 +601,7 @@ static void draw_columns(app *a)
     static const char *titles[COL_N] = { [COL_COMPUTE] = "compute (processes: always)",
                                          [COL_IO] = "I/O (processes: always)", [COL_EXPOSED] = "exposed (processes: always)",
                                          [COL_SELF] = "self time", [COL_SEQ] = "seq (sequential %)" };
-    for (int c = 1; c < COL_N; c++) { items[c - 1] = titles[c] ? titles[c] : cols[c].title; checked[c - 1] = a->v.col_on[c]; }
+    for (int c = 1; c < COL_N; c++) { items[c - 1] = titles[c] ? titles[c] : view_cols[c].title; checked[c - 1] = a->v.col_on[c]; }
     draw_menu(a, "Columns", items, checked, COL_N - 1);
 }
 

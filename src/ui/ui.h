@@ -27,7 +27,6 @@ typedef struct {
     const char *replay;       /* headless: keys to replay */
     int rows, cols;           /* headless screen size */
     const char *screens;      /* headless: where the screens go ("-" stdout) */
-    bool quiet;
     const char *compute;      /* compute definition for overlap; NULL = the layers' */
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;
@@ -52,7 +51,6 @@ typedef struct {
     bool desc;
     size_t cursor, top;
     dfn_result *res;
-    double bin_s;             /* time level: the bin the screen chose */
 } level;
 
 /* A store ready to show: built, with its layers compiled into per-event
@@ -75,14 +73,13 @@ void view_set_free(view_set *vs);
 
 typedef struct {
     const dfn_store *s;
-    const dfn_layers *layers;
     dfn_layerset *ls;
     const dfn_analysis *an;
     level *lv;
     size_t nlv, lvcap;
     bool col_on[COL_N];       /* chosen with c */
-    bool col_shown[COL_N];    /* of those, what fits the screen (set by drawing) */
     int table_rows;           /* rows the screen has for the table */
+    int screen_cols;          /* the screen's width, which columns fit in */
     int spark_w;              /* sparkline width the screen chose */
     char *search;
     size_t calls_limit;       /* rows of the calls level */
@@ -125,6 +122,13 @@ bool view_is_calls(const level *l);
 /* The filter key that selects one row of a grouping. */
 dfn_key view_key_of_dim(dfn_dimkind k);
 const char *view_dim_title(const dfn_dim *d);
+/* The table's columns: title, width on screen, the metric they show. */
+typedef struct { const char *title; int width; int metric; } view_colspec;
+extern const view_colspec view_cols[COL_N];
+/* Which columns of level l fit the screen, the sparkline's width and the
+ * key's: what the screen draws, what the query computes and what the sort
+ * moves over all come from here. */
+void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *key_w);
 /* Whether a column means something at level l with what is built. */
 bool view_col_applies(const view *v, const level *l, col_id c);
 /* Whether l shows column c: chosen with c, or compute, I/O and exposed on

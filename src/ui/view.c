@@ -104,16 +104,16 @@ void view_init(view *v, const view_set *vs)
 {
     memset(v, 0, sizeof *v);
     v->s = vs->store;
-    v->layers = &vs->layers;
     v->ls = vs->ls;
     v->an = &vs->an;
-    for (int c = 0; c < COL_N; c++) v->col_on[c] = v->col_shown[c] = true;
+    for (int c = 0; c < COL_N; c++) v->col_on[c] = true;
     /* the analysis columns cost a scan's worth each: the process levels
      * always show compute, I/O and exposed; elsewhere they, self time and
      * sequential share are there for the asking (c) */
     v->col_on[COL_COMPUTE] = v->col_on[COL_IO] = v->col_on[COL_EXPOSED] = false;
     v->col_on[COL_SELF] = v->col_on[COL_SEQ] = false;
     v->table_rows = 16;
+    v->screen_cols = 80;
     v->spark_w = 12;
     v->calls_limit = VIEW_CALLS_LIMIT;
     level *l = view_push(v);
@@ -186,7 +186,65 @@ bool view_col_applies(const view *v, const level *l, col_id c)
     }
 }
 
-static int col_metric(col_id c);
+const view_colspec view_cols[COL_N] = {
+    [COL_KEY] = { "", 0, -1 },
+    [COL_COUNT] = { "count", 7, DFN_M_COUNT },
+    [COL_TIME] = { "time", 8, DFN_M_TIME_S },
+    [COL_BUSY] = { "busy", 8, DFN_M_BUSY_S },
+    [COL_PCT] = { "% time", 7, DFN_M_PCT_TIME },
+    [COL_BYTES] = { "bytes", 9, DFN_M_BYTES },
+    [COL_BW] = { "bandwidth", 11, DFN_M_BW_MIBPS },
+    [COL_P90] = { "p90", 8, DFN_M_P90_US },
+    [COL_MAX] = { "max", 8, DFN_M_MAX_US },
+    [COL_COMPUTE] = { "compute", 8, DFN_M_COMPUTE_S },
+    [COL_IO] = { "I/O", 8, DFN_M_IO_BUSY_S },
+    [COL_EXPOSED] = { "exposed", 8, DFN_M_EXPOSED_S },
+    [COL_SELF] = { "self", 8, DFN_M_SELF_S },
+    [COL_SEQ] = { "seq", 6, DFN_M_SEQ_PCT },
+    [COL_SPARK] = { "activity", 10, -1 },
+};
+
+/* Which columns fit: the least useful go first when the screen is narrow.
+ * COL_KEY in an order marks where the sparkline starts to narrow, rather
+ * than lose more numbers. */
+void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *key_w)
+{
+    /* where the analysis columns apply they matter more than most */
+    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES,
+                                         COL_PCT, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
+    /* where rows show compute over I/O, the count goes before the lines */
+    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
+                                         COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
+    int cols = v->screen_cols;
+    for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c);
+    show[COL_KEY] = true;
+    int min_key = cols >= 100 ? 28 : 26;   /* room for host/pid/tid */
+    if (l->dim.kind == DFN_DIM_LAYER) min_key = 24;   /* layer names are short */
+    *spark_w = cols >= 140 ? 20 : cols >= 100 ? 14 : 10;
+    /* compute over I/O is the point of the process levels: room for it */
+    bool split = view_split_spark(l) && v->an && v->an->overlap;
+    if (split) *spark_w = cols >= 140 ? 40 : cols >= 100 ? 24 : 16;
+    const col_id *order = split ? drop_split : drop_order;
+    size_t n = sizeof drop_order / sizeof drop_order[0], k = 0;
+    for (;;) {
+        int used = 0;
+        for (int c = 1; c < COL_N; c++) if (show[c]) used += (c == COL_SPARK ? *spark_w : view_cols[c].width) + 1;
+        *key_w = cols - used - 1;
+        if (*key_w >= min_key) break;
+        while (k < n && order[k] != COL_KEY && !show[order[k]]) k++;
+        if (k == n) break;
+        if (order[k] == COL_KEY) {
+            /* narrowing helps only if it alone makes the key fit */
+            int spare = show[COL_SPARK] ? *spark_w - (split ? 12 : 6) : 0;
+            if (spare > 0 && *key_w + spare >= min_key) { *spark_w -= min_key - *key_w; continue; }
+            k++;
+            continue;
+        }
+        show[order[k]] = false;
+    }
+    /* the lines take what the key does not need */
+    if (split && show[COL_SPARK] && *key_w > min_key) { *spark_w += *key_w - min_key; *key_w = min_key; }
+}
 
 bool view_col_wanted(const view *v, const level *l, col_id c)
 {
@@ -194,18 +252,19 @@ bool view_col_wanted(const view *v, const level *l, col_id c)
     return v->col_on[c] || forced;
 }
 
-/* Only what the screen shows: the latency histogram behind p90 is the
- * dearest part of a scan, and narrow screens do not show p90. The slowest
- * process is on the status line. */
+/* Only what the screen shows: the latency histogram behind p90 and the
+ * analysis sweeps are the dearest parts of a scan, and narrow screens
+ * leave them out. The slowest process is on the status line. */
 static uint32_t view_metrics(const view *v, const level *l)
 {
     uint32_t m = 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
                  1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US | 1u << DFN_M_MAX_PROC_S |
                  1u << DFN_M_MAX_PROC;
-    if (v->col_on[COL_P90] && v->col_shown[COL_P90]) m |= 1u << DFN_M_P90_US;
-    for (int c = COL_COMPUTE; c <= COL_SEQ; c++)
-        if (view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c)) m |= DFN_M_BIT(col_metric((col_id)c));
-    if ((m & DFN_M_OVERLAP) && (m & DFN_M_BIT(DFN_M_EXPOSED_S))) m |= DFN_M_BIT(DFN_M_IO_BUSY_S);
+    bool show[COL_N];
+    int spark_w, key_w;
+    view_layout(v, l, show, &spark_w, &key_w);
+    for (int c = COL_P90; c <= COL_SEQ; c++)
+        if (show[c]) m |= DFN_M_BIT(view_cols[c].metric);
     return m;
 }
 
@@ -226,8 +285,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     if (l->dim.kind == DFN_DIM_TIME) {
         /* bins sized to the screen: about one row each */
         int rows = v->table_rows > 1 ? v->table_rows : 1;
-        l->bin_s = nice_ceil((l->win_hi - l->win_lo) / rows);
-        q.bin_s = l->bin_s;
+        q.bin_s = nice_ceil((l->win_hi - l->win_lo) / rows);
     }
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
@@ -385,26 +443,6 @@ bool view_pivot(view *v, const dfn_dim *d, char *err, size_t errlen)
     return true;
 }
 
-static int col_metric(col_id c)
-{
-    switch (c) {
-    case COL_COUNT: return DFN_M_COUNT;
-    case COL_TIME: return DFN_M_TIME_S;
-    case COL_BUSY: return DFN_M_BUSY_S;
-    case COL_PCT: return DFN_M_PCT_TIME;
-    case COL_BYTES: return DFN_M_BYTES;
-    case COL_BW: return DFN_M_BW_MIBPS;
-    case COL_P90: return DFN_M_P90_US;
-    case COL_MAX: return DFN_M_MAX_US;
-    case COL_COMPUTE: return DFN_M_COMPUTE_S;
-    case COL_IO: return DFN_M_IO_BUSY_S;
-    case COL_EXPOSED: return DFN_M_EXPOSED_S;
-    case COL_SELF: return DFN_M_SELF_S;
-    case COL_SEQ: return DFN_M_SEQ_PCT;
-    default: return -1;
-    }
-}
-
 /* The sortable columns in screen order: the key, then the visible metrics
  * (the calls level sorts by start, duration or bytes). */
 static size_t sort_columns(const view *v, const level *l, int *out)
@@ -416,8 +454,11 @@ static size_t sort_columns(const view *v, const level *l, int *out)
         out[n++] = DFN_M_BYTES;
         return n;
     }
+    bool show[COL_N];
+    int spark_w, key_w;
+    view_layout(v, l, show, &spark_w, &key_w);
     for (int c = COL_COUNT; c < COL_SPARK; c++)
-        if (view_col_wanted(v, l, (col_id)c) && v->col_shown[c]) out[n++] = col_metric((col_id)c);
+        if (show[c]) out[n++] = view_cols[c].metric;
     return n;
 }
 
@@ -538,7 +579,6 @@ void view_set_store(view *v, const view_set *vs)
     double old_span = store_span(v->s);
     const dfn_store *s = vs->store;
     v->s = s;
-    v->layers = &vs->layers;
     v->ls = vs->ls;
     v->an = &vs->an;
     char err[256];

@@ -55,6 +55,10 @@ check "csv quotes commas and quotes" '"/a,b ""q""' "$(sed -n 2p "$T/esc.csv" | c
 "$DFNAV" report -q --by file "$T/esc.pfw" >"$T/esc.txt"
 if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte from a trace reached the table"; else ok; fi
 grep -q '\\x1b\[31mred' "$T/esc.txt" && ok || fail "escape shown as \\x1b: $(cat "$T/esc.txt")"
+# ... and a file name in a damage report on stderr
+"$DFNAV" report -q --format csv "$T/ok" "$T/no$(printf '\033')[31msuch" >/dev/null 2>"$T/esc.err"
+if grep -q "$(printf '\033')" "$T/esc.err"; then fail "an escape byte of a path reached stderr"; else ok; fi
+grep -q 'no\\x1b\[31msuch' "$T/esc.err" && ok || fail "path escape shown as \\x1b: $(cat "$T/esc.err")"
 
 # JSON parses and carries the same numbers as CSV
 "$DFNAV" report -q --by func --format json "$T/ok" >"$T/r.json"

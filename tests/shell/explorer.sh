@@ -47,6 +47,14 @@ row=$(grep -A1 '^node01/1000000/1000000 ' "$T/procs.txt" | tail -n +1)
 want=$(awk -F, '$1 == "node01/1000000/1000000" { print ($3 > 0) }' "$T/ov.csv")
 check "process level has an I/O line under each row" "1 I/O" "$want $(echo "$row" | sed -n 2p | grep -o 'I/O')"
 
+# p90 is computed for every level that shows it, also when the level before
+# was too narrow for it
+"$DFNAV" --replay '<Enter> <Enter>' --size 100x30 "$S" >"$T/p90.txt" 2>/dev/null
+check "p90 of the app layer at 100 columns" "31.49s" "$(grep '^app ' "$T/p90.txt" | tail -1 | awk '{ print $6 }')"
+# a compute definition that does not compile is said, not silently dropped
+"$DFNAV" --compute 'layer=nosuch' --replay 'k' "$S" >"$T/cmp.txt" 2>/dev/null
+grep -q "^compute: unknown layer 'nosuch'" "$T/cmp.txt" && ok || fail "bad --compute not shown: $(tail -2 "$T/cmp.txt")"
+
 # too small, then resized to fit
 "$DFNAV" --size 60x20 --replay '<Resize:80x24> <Resize:120x40>' "$S" >"$T/small.txt" 2>/dev/null
 grep -q "terminal too small" "$T/small.txt" && ok || fail "60x20 says the terminal is too small"
