@@ -44,11 +44,11 @@ static void su_free_kept(void)
     free(kept_sets);
 }
 
-dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, const char *where)
+dfn_layerset *su_layerset(const dfn_store *s, const char *preset)
 {
     char err[2048];
     dfn_layers *l = calloc(1, sizeof *l);
-    cr_assert(dfn_layers_load(layers ? layers : "dlio", l, err, sizeof err), "%s", err);
+    cr_assert(dfn_layers_load(preset, l, err, sizeof err), "%s", err);
     dfn_layerset *ls = dfn_layerset_compile(s, l, err, sizeof err);
     cr_assert_not_null(ls, "%s", err);
     if (!nkept) atexit(su_free_kept);
@@ -56,15 +56,29 @@ dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, con
     kept_sets = realloc(kept_sets, (nkept + 1) * sizeof *kept_sets);
     kept_layers[nkept] = l;
     kept_sets[nkept++] = ls;
-    dfn_query q = { .layers = ls, .sort = DFN_M_TIME_S, .desc = true };
-    if (by) cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    return ls;
+}
+
+dfn_result *su_run(const dfn_store *s, dfn_query *q, const char *by)
+{
+    char err[2048];
+    if (by) cr_assert(dfn_dims_parse(by, q->dims, &q->ndims, err, sizeof err), "%s", err);
+    dfn_result *r = dfn_query_run(s, q, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    dfn_dims_free(q->dims, q->ndims);
+    q->ndims = 0;
+    return r;
+}
+
+dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, const char *where)
+{
+    char err[2048];
+    dfn_query q = { .layers = su_layerset(s, layers ? layers : "dlio"), .sort = DFN_M_TIME_S, .desc = true };
     dfn_filter f;
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
     q.filter = &f;
-    dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
-    cr_assert_not_null(r, "%s", err);
+    dfn_result *r = su_run(s, &q, by);
     dfn_filter_free(&f);
-    dfn_dims_free(q.dims, q.ndims);
     return r;
 }
 
@@ -83,11 +97,16 @@ long su_row(const dfn_store *s, const dfn_result *r, const char *key)
     return -1;
 }
 
-double su_metric(const dfn_store *s, const dfn_result *r, const char *key, dfn_metric m)
+size_t su_row_req(const dfn_store *s, const dfn_result *r, const char *key)
 {
     long row = su_row(s, r, key);
     cr_assert(row >= 0, "no row '%s'", key);
-    return dfn_result_metric(r, (size_t)row, m);
+    return (size_t)row;
+}
+
+double su_metric(const dfn_store *s, const dfn_result *r, const char *key, dfn_metric m)
+{
+    return dfn_result_metric(r, su_row_req(s, r, key), m);
 }
 
 const char *su_traces_dir(void)

@@ -14,8 +14,6 @@
 #include "dfnav/query.h"
 #include "storeutil.h"
 
-#define EV(name, cat, pid, tid, ts, dur, args) \
-    "{\"name\":\"" name "\",\"cat\":\"" cat "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts ",\"dur\":" #dur ",\"ph\":\"X\",\"args\":{" args "}}\n"
 #define H "\"hostname\":\"n1\""
 
 /* Process 1 (host n1): compute on thread 1 over [100, 200) and [300, 350);
@@ -43,23 +41,10 @@ static dfn_result *run(const dfn_store *s, dfn_layerset *ls, dfn_analysis *an, c
     dfn_filter f;
     cr_assert(dfn_filter_parse(where ? where : "", &f, err, sizeof err), "%s", err);
     dfn_query q = { .layers = ls, .filter = &f, .sort = -1, .metrics = metrics, .sizes = true };
-    if (by) cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     dfn_analysis_apply(an, &q);
-    dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
-    cr_assert_not_null(r, "%s", err);
+    dfn_result *r = su_run(s, &q, by);
     dfn_filter_free(&f);
-    dfn_dims_free(q.dims, q.ndims);
     return r;
-}
-
-static dfn_layerset *dlio(const dfn_store *s)
-{
-    static dfn_layers l;
-    char err[256];
-    cr_assert(dfn_layers_load("dlio", &l, err, sizeof err));
-    dfn_layerset *ls = dfn_layerset_compile(s, &l, err, sizeof err);
-    cr_assert_not_null(ls, "%s", err);
-    return ls;
 }
 
 #define ALL (DFN_M_BIT(DFN_M_COUNT_) - 1)
@@ -67,7 +52,7 @@ static dfn_layerset *dlio(const dfn_store *s)
 Test(overlap, exposed_io_from_the_intervals)
 {
     dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
-    dfn_layerset *ls = dlio(s);
+    dfn_layerset *ls = su_layerset(s, "dlio");
     char err[256];
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));
@@ -108,7 +93,6 @@ Test(overlap, exposed_io_from_the_intervals)
     dfn_analysis_free(&an);
     cr_assert_not(dfn_analysis_build(&an, s, ls, "dur>>1", false, DFN_NEED_OVERLAP, err, sizeof err));
     cr_assert(strstr(err, "compute"), "%s", err);
-    dfn_layerset_free(ls);
     dfn_store_free(s);
 }
 
@@ -226,7 +210,7 @@ Test(access, sequential_and_random_calls)
 Test(analysis, shared_files_slowest_process_and_sizes)
 {
     dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
-    dfn_layerset *ls = dlio(s);
+    dfn_layerset *ls = su_layerset(s, "dlio");
     char err[256];
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));
@@ -244,7 +228,7 @@ Test(analysis, shared_files_slowest_process_and_sizes)
     dfn_result_free(r);
     /* /d/a: process 1 read it for 120 µs, process 2 for 50 */
     r = run(s, ls, &an, "file", NULL, ALL);
-    cr_assert_str_eq(dfn_result_metric_str(r, (size_t)su_row(s, r, "/d/a"), DFN_M_MAX_PROC, who, sizeof who), "n1/1");
+    cr_assert_str_eq(dfn_result_metric_str(r, su_row_req(s, r, "/d/a"), DFN_M_MAX_PROC, who, sizeof who), "n1/1");
     cr_assert_eq(su_metric(s, r, "/d/a", DFN_M_SHARED_FILES), 1);
     cr_assert_eq(su_metric(s, r, "/d/b", DFN_M_SHARED_FILES), 0);
     /* /d/a: offsets 0 and 10 on process 1's fd 3, then process 2's first
@@ -254,7 +238,6 @@ Test(analysis, shared_files_slowest_process_and_sizes)
     cr_assert_float_eq(su_metric(s, r, "/d/b", DFN_M_SEQ_PCT), 50, 1e-9);
     dfn_result_free(r);
     dfn_analysis_free(&an);
-    dfn_layerset_free(ls);
     dfn_store_free(s);
 }
 
@@ -280,10 +263,8 @@ Test(diagnose, rules_fire_with_their_figures)
         EV("pwrite64", "POSIX", 2, 2, 1000, 10, "\"fname\":\"/w\",\"fd\":4,\"ret\":4096,\"offset\":0")
         "]\n";
     dfn_store *s = su_load_text("d.pfw", t, 1);
-    dfn_layers l;
     char err[256];
-    cr_assert(dfn_layers_load("posix", &l, err, sizeof err));
-    dfn_layerset *ls = dfn_layerset_compile(s, &l, err, sizeof err);
+    dfn_layerset *ls = su_layerset(s, "posix");
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, ls, "func=nothing", false, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err));
     dfn_thresholds th;
@@ -329,7 +310,5 @@ Test(diagnose, rules_fire_with_their_figures)
     cr_assert_not(dfn_thresholds_parse("nope=1", &th, err, sizeof err));
     cr_assert_not(dfn_thresholds_parse("small_size=big", &th, err, sizeof err));
     dfn_analysis_free(&an);
-    dfn_layerset_free(ls);
-    dfn_layers_free(&l);
     dfn_store_free(s);
 }

@@ -300,7 +300,12 @@ Test(load, same_store_for_any_thread_count_and_block_size)
             cr_assert_eq(na, nb);
             for (size_t j = 0; j < na; j++) {
                 cr_assert_str_eq(dfn_store_str(s, a[j].key), dfn_store_str(ref, b[j].key));
+                cr_assert_eq(a[j].type, b[j].type);
                 cr_assert_eq(a[j].i, b[j].i);
+                char va[256], vb[256];
+                dfn_arg_text(s, &a[j], va, sizeof va);
+                dfn_arg_text(ref, &b[j], vb, sizeof vb);
+                cr_assert_str_eq(va, vb);
             }
         }
         /* and the same rows out of a query */

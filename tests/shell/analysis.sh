@@ -28,7 +28,7 @@ truth() {
 }
 same() {   # same LABEL: compares $T/want and $T/got
     if [ ! -s "$T/want" ]; then fail "$1: no truth rows"; return; fi
-    if cmp -s "$T/want" "$T/got"; then ok; else fail "$1 differs from the truth (want < > got):"; diff "$T/want" "$T/got" | head -6 >&2; fi
+    same_files "$1 differs from the truth (want < > got):" "$T/want" "$T/got"
 }
 
 analyse() {   # analyse LABEL DIR
@@ -107,10 +107,8 @@ analyse() {   # analyse LABEL DIR
 
     # checkpoint parts: pattern x function on the checkpoint files
     $R --by pattern,func --where 'file~/checkpoint' "$dir" | csv_cols pattern func count time_s bytes |
-        awk '{ print $1 "|" $2, $3, $4, $5 }' >"$T/got"
-    truth patfunc | awk '{ print $2, $3, $4, $5 }' | sort >"$T/got.sorted.want"
-    sort "$T/got" >"$T/got.s"; mv "$T/got.s" "$T/got"
-    mv "$T/got.sorted.want" "$T/want"
+        awk '{ print $1 "|" $2, $3, $4, $5 }' | sort >"$T/got"
+    truth patfunc | awk '{ print $2, $3, $4, $5 }' | sort >"$T/want"
     same "$label checkpoint parts by function"
 }
 
@@ -138,5 +136,5 @@ analyse plain "$T/plain"
 # any number of loader threads, the same figures
 "$DFNAV" report -q -j 1 --by layer,pid --metrics all --format csv "$T/pre2" >"$T/j1.csv"
 "$DFNAV" report -q -j 3 --by layer,pid --metrics all --format csv "$T/pre2" >"$T/j3.csv"
-if cmp -s "$T/j1.csv" "$T/j3.csv"; then ok; else fail "--metrics all differs between -j 1 and -j 3"; fi
+same_files "--metrics all differs between -j 1 and -j 3" "$T/j1.csv" "$T/j3.csv"
 finish

@@ -43,7 +43,7 @@ grep -q '^ called from$' "$T/diag.txt" && grep -q 'PyTorchCheckpointing.save_che
 # the process level: compute over I/O, two lines a row, with their figures
 "$DFNAV" report -q --by proc --metrics compute_s,io_busy_s,exposed_s --sort key --format csv "$S" | tr -d '\r' >"$T/ov.csv"
 "$DFNAV" --replay 'p p' "$S" >"$T/procs.txt" 2>/dev/null
-row=$(grep -A1 '^node01/1000000/1000000 ' "$T/procs.txt" | tail -n +1)
+row=$(grep -A1 '^node01/1000000/1000000 ' "$T/procs.txt")
 want=$(awk -F, '$1 == "node01/1000000/1000000" { print ($3 > 0) }' "$T/ov.csv")
 check "process level has an I/O line under each row" "1 I/O" "$want $(echo "$row" | sed -n 2p | grep -o 'I/O')"
 
@@ -67,7 +67,7 @@ mkdir -p "$T/exp" && cd "$T/exp" || exit 1
 f=$(ls dfnav-func-*.csv 2>/dev/null | head -1)
 [ -f "$f" ] && ok || fail "e wrote no file: $(ls)"
 "$DFNAV" report -q --by func --where 'cat=POSIX' --format csv "$S" >"$T/report.csv"
-if cmp -s "$f" "$T/report.csv"; then ok; else fail "export differs from dfnav report"; diff "$f" "$T/report.csv" | head -5 >&2; fi
+same_files "export differs from dfnav report" "$T/report.csv" "$f"
 grep -q "saved [0-9]* rows to dfnav-func-" "$T/exp.txt" && ok || fail "the status line says where the file went"
 # the same name again: asked, and 'n' keeps the old file
 before=$(cksum <"$f")

@@ -18,13 +18,11 @@ compare_set() {   # compare_set LABEL DIR TRUTH
     for dim in func cat host file fs class layer pid; do
         "$DFNAV" report -q --layers dlio --by "$dim" --format csv "$dir" | rows >"$T/got"
         truth_rows "$dim" "$truth" >"$T/want"
-        if cmp -s "$T/got" "$T/want"; then ok; else
-            fail "$label --by $dim differs from the truth:"; diff "$T/want" "$T/got" | head -5 >&2
-        fi
+        same_files "$label --by $dim differs from the truth:" "$T/want" "$T/got"
     done
     "$DFNAV" report -q --by sizebin --where 'class=read|write bytes>0' --format csv "$dir" | rows >"$T/got"
     truth_rows sizebin "$truth" >"$T/want"
-    if cmp -s "$T/got" "$T/want"; then ok; else fail "$label sizebin differs"; diff "$T/want" "$T/got" | head -5 >&2; fi
+    same_files "$label sizebin differs" "$T/want" "$T/got"
     # totals
     got=$("$DFNAV" report -q --format csv "$dir" | awk -F, 'NR == 2 { printf "%d %.0f %.0f", $1, $2 * 1e6, $5 }')
     want=$(awk -F, '$1 == "total" { printf "%s %s %s", $3, $4, $5 }' "$truth")
@@ -35,7 +33,7 @@ compare_set() {   # compare_set LABEL DIR TRUTH
     awk -F, '$1 == "busy" { sub("layer:", "", $2); b[$2] = $4 }
              $1 == "maxproc" { sub("layer:", "", $2); m[$2] = $4 }
              END { for (k in b) if (b[k] > 0) printf "%s %s %s\n", k, b[k], m[k] }' "$truth" | sort >"$T/want"
-    if cmp -s "$T/got" "$T/want"; then ok; else fail "$label busy/max_proc per layer differ"; diff "$T/want" "$T/got" | head -5 >&2; fi
+    same_files "$label busy/max_proc per layer differ" "$T/want" "$T/got"
     # span from info
     got=$("$DFNAV" info -q --format csv "$dir" | awk -F, '$1 == "total" { print $10 - $9 }')
     want=$(awk -F, '$1 == "span" { print $4 }' "$truth")
@@ -56,23 +54,24 @@ for spec in v0:none quoted:none inline:none hash16:none hex:none u64:none newest
 done
 
 # The same events in every era: identical reports.
-"$DFNAV_GEN" --seed 7 --events 4000 --ranks 2 --era u64 "$T/same-u64" >/dev/null
-"$DFNAV_GEN" --seed 7 --events 4000 --ranks 2 --era quoted --gzip members "$T/same-quoted" >/dev/null
+"$DFNAV_GEN" --seed 7 --events 4000 --ranks 2 --era u64 "$T/same-u64" >/dev/null || fail "dfnav-gen u64"
+"$DFNAV_GEN" --seed 7 --events 4000 --ranks 2 --era quoted --gzip members "$T/same-quoted" >/dev/null || fail "dfnav-gen quoted"
 "$DFNAV" report -q --by layer,func --format csv "$T/same-u64" >"$T/a.csv"
 "$DFNAV" report -q --by layer,func --format csv "$T/same-quoted" >"$T/b.csv"
-if cmp -s "$T/a.csv" "$T/b.csv"; then ok; else fail "u64 and quoted/gzip eras of the same events report differently"; fi
+same_files "u64 and quoted/gzip eras of the same events report differently" "$T/a.csv" "$T/b.csv"
 
 # Any thread count, the same bytes out.
-"$DFNAV_GEN" --seed 3 --events 60000 --ranks 4 "$T/big" >/dev/null
+"$DFNAV_GEN" --seed 3 --events 60000 --ranks 4 "$T/big" >/dev/null || fail "dfnav-gen big"
 for by in file,func proc arg.epoch,layer event; do
     "$DFNAV" report -q -j 1 --by "$by" --format csv "$T/big" >"$T/j1.csv"
     "$DFNAV" report -q -j 2 --by "$by" --format csv "$T/big" >"$T/j2.csv"
     "$DFNAV" report -q -j 5 --by "$by" --format csv "$T/big" >"$T/j5.csv"
-    if cmp -s "$T/j1.csv" "$T/j2.csv" && cmp -s "$T/j1.csv" "$T/j5.csv"; then ok; else fail "--by $by differs between -j 1, 2 and 5"; fi
+    same_files "--by $by differs between -j 1 and 2" "$T/j1.csv" "$T/j2.csv"
+    same_files "--by $by differs between -j 1 and 5" "$T/j1.csv" "$T/j5.csv"
 done
 # The single file of all ranks loads to the same figures.
 cat "$T"/big/*.pfw >"$T/all-in-one.pfw"
 "$DFNAV" report -q --by layer --format csv "$T/big" >"$T/dir.csv"
 "$DFNAV" report -q --by layer --format csv "$T/all-in-one.pfw" >"$T/one.csv"
-if cmp -s "$T/dir.csv" "$T/one.csv"; then ok; else fail "one concatenated file reports differently from its parts"; fi
+same_files "one concatenated file reports differently from its parts" "$T/dir.csv" "$T/one.csv"
 finish

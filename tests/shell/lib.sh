@@ -22,6 +22,11 @@ check_status() {   # check_status DESCRIPTION EXPECTED COMMAND...
     got=$?
     if [ "$got" = "$want" ]; then ok; else fail "$desc: exit $got, expected $want ($(head -c 300 "$T/err"))"; fi
 }
+same_files() {   # same_files DESCRIPTION EXPECTED ACTUAL: equal and not both empty
+    if [ -s "$2" ] && cmp -s "$2" "$3"; then ok; else
+        fail "$1"; diff "$2" "$3" 2>&1 | head -5 >&2
+    fi
+}
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

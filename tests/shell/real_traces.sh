@@ -44,7 +44,7 @@ check "diagnose: checkpoint metadata share" 97.6 "$got"
 # v0 quoted: plain and gzip load the same; dlio-2023: one gzip member
 "$DFNAV" report -q --by func --format csv "$TRACES/v0-quoted/test.pfw" >"$T/a.csv"
 "$DFNAV" report -q --by func --format csv "$TRACES/v0-quoted/test.pfw.gz" >"$T/b.csv"
-if cmp -s "$T/a.csv" "$T/b.csv"; then ok; else fail "v0 plain and gzip differ"; fi
+same_files "v0 plain and gzip differ" "$T/a.csv" "$T/b.csv"
 check "v0 events" 1012 "$("$DFNAV" report -q --format csv "$TRACES/v0-quoted/test.pfw" | awk -F, 'NR == 2 { print $1 }')"
 "$DFNAV" info -q --format csv "$TRACES/dlio-2023" >"$T/i23.csv"
 check "dlio-2023 events" 93894 "$(awk -F, '$1 == "total" { print $6 }' "$T/i23.csv")"

@@ -71,8 +71,7 @@ keys Enter
 expect "export done" "saved "
 f=$(ls "$T"/dfnav-func-*.csv 2>/dev/null | head -1)
 "$DFNAV" report -q --by func --where cat=POSIX --sort pct_time:asc --format csv "$S" >"$T/r.csv"
-[ -n "$f" ] || fail "no exported file in $T"
-if [ -n "$f" ] && cmp -s "$f" "$T/r.csv"; then ok; else fail "exported CSV differs from dfnav report"; fi
+same_files "exported CSV (${f:-none in $T}) differs from dfnav report" "$T/r.csv" "$f"
 # resize: wider shows more columns, smaller says so, back again draws
 tm resize-window -t e -x 130 -y 30
 expect "wider screen" "bandwidth"
@@ -115,7 +114,7 @@ if [ -d "$TRACES/dlio-unet3d" ]; then
     keys e C-u 'unet3d-files.csv' Enter
     expect "real trace: export" "saved "
     "$DFNAV" report -q --by file --where "proc=$proc layer=reader_posix_lustre time<5" --format csv "$U" >"$T/u-all.csv"
-    if cmp -s "$T/unet3d-files.csv" "$T/u-all.csv"; then ok; else fail "real trace: export differs from dfnav report"; fi
+    same_files "real trace: export differs from dfnav report" "$T/u-all.csv" "$T/unet3d-files.csv"
     if screen | LC_ALL=C grep -q "$(printf '[\200-\377]')"; then fail "real trace: non-ASCII on screen"; else ok; fi
     keys Q
     expect "real trace: quits" "DFNAV-EXIT=0"
