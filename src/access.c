@@ -55,8 +55,7 @@ dfn_access *dfn_access_build(const dfn_store *s)
     uint8_t *role = dfn_xcalloc(s->nkinds ? s->nkinds : 1, 1);
     for (size_t k = 0; k < s->nkinds; k++) {
         const dfn_kind *kd = &s->kinds[k];
-        role[k] = kd->cls == DFN_CLASS_OTHER && kd->op == DFN_OP_OTHER ? R_NONE :
-                  (uint8_t)role_of(dfn_store_str(s, kd->func), (dfn_class)kd->cls, (dfn_op)kd->op);
+        role[k] = (uint8_t)role_of(dfn_store_str(s, kd->func), (dfn_class)kd->cls, (dfn_op)kd->op);
     }
     uint32_t k_fd = dfn_strtab_find(s->strs, "fd", 2), k_off = dfn_strtab_find(s->strs, "offset", 6);
     uint32_t k_ret = dfn_strtab_find(s->strs, "ret", 3), k_whence = dfn_strtab_find(s->strs, "whence", 6);
@@ -73,12 +72,7 @@ dfn_access *dfn_access_build(const dfn_store *s)
         if (r == R_NONE) continue;
         /* records are variable length: walk forward from the last one
          * rather than from the index block each time */
-        if (cur && i - cur_i < 64) {
-            while (cur_i < i) { cur = dfn_store_args_next(s, cur); cur_i++; }
-        } else {
-            cur = dfn_store_args_at(s, i);
-            cur_i = i;
-        }
+        dfn_store_args_seek(s, &cur, &cur_i, i);
         argset as;
         as.n = dfn_store_args_in(s, cur, as.a, sizeof as.a / sizeof as.a[0]);
         if (as.n > sizeof as.a / sizeof as.a[0]) as.n = sizeof as.a / sizeof as.a[0];

@@ -28,7 +28,6 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->lines = b->lines;
     c->events = b->events;
     c->metadata = b->metadata;
-    c->other = b->other;
     c->malformed = b->malformed;
     c->nbad = b->nbad;
     memcpy(c->bad, b->bad, sizeof c->bad);

@@ -8,7 +8,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,19 +95,6 @@ typedef struct {
     bool ov, ax;
 } dctx;
 
-static char *xprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = dfn_xmalloc((size_t)(n > 0 ? n : 0) + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)(n > 0 ? n : 0) + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
 static void add(dctx *c, dfn_rule rule, dfn_scope scope, const char *where, const char *scope_filter,
                 const char *filter, const char *by, double value, double threshold, bool info, char *figures)
 {
@@ -119,7 +105,7 @@ static void add(dctx *c, dfn_rule rule, dfn_scope scope, const char *where, cons
     f->scope = scope;
     f->where = dfn_xstrdup(where);
     f->figures = figures;
-    f->filter = xprintf("%s%s%s", scope_filter, *scope_filter && *filter ? " " : "", filter);
+    f->filter = dfn_xasprintf("%s%s%s", scope_filter, *scope_filter && *filter ? " " : "", filter);
     f->by = dfn_xstrdup(by);
     f->value = value;
     f->threshold = threshold;
@@ -145,7 +131,7 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
         if (pct >= th[DFN_TH_METADATA]) {
             secs(meta, a, sizeof a); secs(io, b, sizeof b); secs(g->t[lead], x, sizeof x);
             add(c, DFN_RULE_METADATA, scope, where, sf, "class=metadata", "op", pct, th[DFN_TH_METADATA], false,
-                xprintf("metadata calls take %.1f%% of I/O time (%s of %s); %s leads with %s",
+                dfn_xasprintf("metadata calls take %.1f%% of I/O time (%s of %s); %s leads with %s",
                         pct, a, b, dfn_op_name(lead), x));
         }
         for (int w = 0; w < 2; w++) {
@@ -156,7 +142,7 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
                 dfn_fmt_bytes(th[DFN_TH_SMALL_SIZE], b, sizeof b);
                 add(c, w ? DFN_RULE_SMALL_WRITES : DFN_RULE_SMALL_READS, scope, where, sf,
                     w ? "class=write" : "class=read", "sizebin", share, th[DFN_TH_SMALL_TIME], false,
-                    xprintf("%s take %.1f%% of I/O time with a mean transfer of %s (under %s), %.0f calls",
+                    dfn_xasprintf("%s take %.1f%% of I/O time with a mean transfer of %s (under %s), %.0f calls",
                             w ? "writes" : "reads", share, a, b, g->n[op]));
             }
         }
@@ -168,7 +154,7 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
         if (v > th[DFN_TH_IMBALANCE]) {
             dfn_fmt_bytes(br, a, sizeof a); dfn_fmt_bytes(bw, b, sizeof b);
             add(c, DFN_RULE_IMBALANCE, scope, where, sf, "class=read|write", "class", v, th[DFN_TH_IMBALANCE], false,
-                xprintf("%.0f reads vs %.0f writes (%.1f%% apart), %s read vs %s written (%.1f%% apart)",
+                dfn_xasprintf("%.0f reads vs %.0f writes (%.1f%% apart), %s read vs %s written (%.1f%% apart)",
                         nr, nw, ci, a, b, bi));
         }
     }
@@ -176,7 +162,7 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
         double rnd = 100 - g->seq_pct;
         if (rnd > th[DFN_TH_RANDOM])
             add(c, DFN_RULE_RANDOM, scope, where, sf, "class=read|write", "file", rnd, th[DFN_TH_RANDOM], false,
-                xprintf("%.1f%% of reads and writes with a known offset are random", rnd));
+                dfn_xasprintf("%.1f%% of reads and writes with a known offset are random", rnd));
     }
     if (c->ov && g->have_analysis && g->io_busy > 0) {
         double pct = 100 * g->exposed / g->io_busy;
@@ -184,12 +170,12 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
             secs(g->exposed, x, sizeof x); secs(g->io_busy, y, sizeof y);
             add(c, DFN_RULE_EXPOSED, scope, where, sf, "", scope == DFN_SCOPE_PROC ? "time" : "proc", pct,
                 th[DFN_TH_EXPOSED], false,
-                xprintf("%s of %s of I/O busy time (%.1f%%) is not hidden behind compute", x, y, pct));
+                dfn_xasprintf("%s of %s of I/O busy time (%.1f%%) is not hidden behind compute", x, y, pct));
         }
     }
     if (scope != DFN_SCOPE_PROC && g->have_analysis && g->files > 0)
         add(c, DFN_RULE_SHARING, scope, where, sf, "", "file", g->shared, 0, true,
-            xprintf("%.0f files: %.0f accessed by one process, %.0f shared by several",
+            dfn_xasprintf("%.0f files: %.0f accessed by one process, %.0f shared by several",
                     g->files, g->files - g->shared, g->shared));
 }
 
@@ -298,7 +284,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
             } else if (k <= sc.nlayers) {
                 scope = DFN_SCOPE_LAYER;
                 const char *name = dfn_layers_name(layers, k - 1);
-                where = xprintf("layer %s", name);
+                where = dfn_xasprintf("layer %s", name);
                 dfn_filter f = {0};
                 dfn_filter_add(&f, DFN_KEY_LAYER, NULL, DFN_EQ, name, strlen(name));
                 sf = dfn_filter_text(&f);
@@ -313,7 +299,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                 const char *hn = dfn_store_str(s, host);
                 char pidtxt[32];
                 snprintf(pidtxt, sizeof pidtxt, "%" PRId64, pid);
-                where = xprintf("process %s%s%s", hn, *hn ? "/" : "", pidtxt);
+                where = dfn_xasprintf("process %s%s%s", hn, *hn ? "/" : "", pidtxt);
                 dfn_filter f = {0};
                 if (*hn) dfn_filter_add(&f, DFN_KEY_HOST, NULL, DFN_EQ, hn, strlen(hn));
                 dfn_filter_add(&f, DFN_KEY_PID, NULL, DFN_EQ, pidtxt, strlen(pidtxt));

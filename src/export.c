@@ -108,13 +108,10 @@ void dfn_warnf(FILE *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *msg = dfn_xvasprintf(fmt, ap);
     va_end(ap);
-    size_t len = n > 0 ? (size_t)n : 0;
-    char *msg = dfn_xmalloc(len + 1), *safe = dfn_xmalloc(len * 4 + 1);
-    va_start(ap, fmt);
-    vsnprintf(msg, len + 1, fmt, ap);
-    va_end(ap);
+    size_t len = strlen(msg);
+    char *safe = dfn_xmalloc(len * 4 + 1);
     dfn_fmt_safe(msg, len, safe, len * 4 + 1);
     fprintf(out, "dfnav: %s\n", safe);
     free(msg);

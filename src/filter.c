@@ -303,7 +303,7 @@ char *dfn_filter_text(const dfn_filter *f)
             if (v) sb_put(&b, &len, &cap, "|", 1);
             const char *s = t->values[v];
             size_t sl = t->value_lens[v];
-            bool quote = sl == 0;
+            bool quote = sl == 0 || s[0] == '=';   /* "file==x" would read back as == */
             for (size_t j = 0; j < sl && !quote; j++)
                 quote = is_ws(s[j]) || s[j] == '"' || s[j] == '\'' || s[j] == '|' || s[j] == ',' || (unsigned char)s[j] < 0x20;
             if (!quote) { sb_put(&b, &len, &cap, s, sl); continue; }

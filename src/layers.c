@@ -35,10 +35,9 @@ static bool check_layer_refs(const dfn_layers *l, const dfn_filter *f, char *err
         if (f->terms[t].key != DFN_KEY_LAYER) continue;
         for (size_t v = 0; v < f->terms[t].nvalues; v++) {
             if (f->terms[t].op != DFN_EQ && f->terms[t].op != DFN_NE) continue;
-            int k = -1;
-            for (size_t j = 0; j < l->n; j++)
-                if (strcmp(l->defs[j].name, f->terms[t].values[v]) == 0) k = (int)j;
-            if (k < 0) {
+            /* "other" (index n) is not defined above anything */
+            int k = dfn_layers_find(l, f->terms[t].values[v], f->terms[t].value_lens[v]);
+            if (k < 0 || (size_t)k == l->n) {
                 snprintf(err, errlen, "line %zu: layer '%s' is not defined above this line", lineno, f->terms[t].values[v]);
                 return false;
             }
@@ -80,9 +79,8 @@ bool dfn_layers_parse(const char *text, const char *source, dfn_layers *out, cha
             char *pn = s;
             while (name_char(*s)) s++;
             size_t pl = (size_t)(s - pn);
-            for (size_t j = 0; j < out->n; j++)
-                if (strlen(out->defs[j].name) == pl && memcmp(out->defs[j].name, pn, pl) == 0) parent = (int)j;
-            if (parent < 0) {
+            parent = dfn_layers_find(out, pn, pl);
+            if (parent < 0 || (size_t)parent == out->n) {
                 snprintf(err, errlen, "%s:%zu: parent layer '%.*s' is not defined above", out->source, lineno, (int)pl, pn);
                 goto fail_line;
             }

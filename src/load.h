@@ -54,7 +54,7 @@ typedef struct {
     uint8_t *args; size_t args_len, args_cap;
     dfn_meta *meta; size_t nmeta, metacap;
     dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
-    uint64_t lines, events, metadata, other, malformed;
+    uint64_t lines, events, metadata, malformed;
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;         /* from the start event, 0 if none */
@@ -71,7 +71,7 @@ typedef struct {
     uint8_t *args; size_t args_len;
     dfn_meta *meta; size_t nmeta;
     dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
-    uint64_t lines, events, metadata, other, malformed;
+    uint64_t lines, events, metadata, malformed;
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;

@@ -318,9 +318,9 @@ static uint32_t build_kind(builder *b, uint32_t ref)
         dfn_grow((void **)&b->s->kinds, &b->kindcap, id + 1, sizeof *b->s->kinds);
         const char *cs = dfn_strtab_str(b->s->strs, cat), *fs = dfn_strtab_str(b->s->strs, func);
         size_t cl = dfn_strtab_len(b->s->strs, cat), fl = dfn_strtab_len(b->s->strs, func);
-        dfn_op op = dfn_cat_is_io(cs, cl) ? dfn_op_of(fs, fl) : DFN_OP_OTHER;
-        b->s->kinds[id] = (dfn_kind){ cat, func, (uint8_t)dfn_class_of_op(op), (uint8_t)op,
-                                      (uint8_t)dfn_bytes_rule_of(fs, fl) };
+        bool io = dfn_cat_is_io(cs, cl);
+        dfn_op op = io ? dfn_op_of(fs, fl) : DFN_OP_OTHER;
+        b->s->kinds[id] = (dfn_kind){ cat, func, (uint8_t)dfn_class_of_op(op), (uint8_t)op, io };
         b->s->nkinds = id + 1;
     }
     return b->kind_map[ref] = id;
@@ -399,7 +399,6 @@ static void build_sources(dfn_loader *l, const build_in *in, dfn_store *s)
         si->lines += c->lines;
         si->events += c->events;
         si->metadata += c->metadata;
-        si->other_records += c->other;
         si->malformed += c->malformed;
         if (c->events) {
             if (c->min_ts < si->start_us) si->start_us = c->min_ts;

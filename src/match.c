@@ -395,7 +395,6 @@ static void layerset_index(dfn_layerset *ls)
     }
 }
 
-size_t dfn_layerset_count(const dfn_layerset *ls) { return ls->n + 1; }
 
 const uint64_t *dfn_layerset_masks(const dfn_layerset *ls, size_t *n, const uint8_t **idx8, const uint32_t **idx32)
 {

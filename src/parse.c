@@ -71,7 +71,7 @@ static void batch_reset(dfn_batch *b)
     b->args_len = 0;
     b->nmeta = 0;
     b->nbad = 0;
-    b->lines = b->events = b->metadata = b->other = b->malformed = 0;
+    b->lines = b->events = b->metadata = b->malformed = 0;
     b->min_ts = UINT64_MAX;
     b->max_end = 0;
     b->era = 0;
@@ -476,7 +476,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
         b->meta[b->nmeta++] = (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, &v, an), type, line };
         return;
     }
-    if (ph != 'X' && ph != 'A' && !(ph == 0 && has_ts)) { b->other++; return; }
+    if (ph != 'X' && ph != 'A' && !(ph == 0 && has_ts)) return;   /* other records: instants, counters, ... */
     if (bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
     if (!has_ts) { batch_bad(b, line, "event without ts"); return; }
     if (ts > (UINT64_MAX >> 2) || dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }

@@ -167,6 +167,7 @@ typedef struct {
     uint64_t *tail;           /* and the last ones, a ring */
     uint32_t *hist;
     uint64_t *procsum;
+    uint64_t *procseen;       /* bitset: a process with events here, even of 0 µs */
     uint64_t *files;          /* bitset */
     uint64_t *spark;          /* µs per sparkline bin */
     /* analysis metrics */
@@ -174,7 +175,7 @@ typedef struct {
     uint64_t *sizes;          /* calls per size bin */
     uint64_t *spk_io, *spk_cmp;
     uint32_t *psw;            /* per (process, io|compute): sweep index + 1 (few processes) */
-    uint64_t share_key, share_val;   /* last (file, process) seen: most events repeat it */
+    uint64_t share_key;       /* last (file, process) seen: most events repeat it */
 } acc;
 
 /* The union of one row's I/O (or compute) intervals within one process,
@@ -218,7 +219,6 @@ typedef struct {
     const uint64_t *cmp_bits, *judged, *seqbits;
     const uint32_t *ov_proc;  /* the overlap's process (or host) of each lane */
     size_t ov_nprocs;
-    uint8_t *kind_io;         /* POSIX/STDIO kinds */
 } qctx;
 
 /* One thread's share: a contiguous range of events, so in time order.
@@ -248,23 +248,44 @@ typedef struct {
 
 #define SHARE_MANY (1ull << 63)
 
+/* Per-process sums of a row kept densely: the sums, and which processes
+ * have events at all (calls of 0 µs count a process too, as the sparse
+ * maps' slots do). */
+static void procs_alloc(acc *a, size_t nprocs)
+{
+    a->procsum = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *a->procsum);
+    a->procseen = dfn_xcalloc(nprocs / 64 + 1, sizeof *a->procseen);
+}
+
+static inline void proc_add(acc *a, uint64_t pr, uint64_t us)
+{
+    a->procsum[pr] += us;
+    a->procseen[pr >> 6] |= 1ull << (pr & 63);
+}
+
 /* Histograms come from slabs large enough for calloc to map fresh zero
  * pages: a row's buckets cost nothing until its events touch them. */
 #define HIST_SLAB 64
 
-static uint32_t int_index(dfn_result *r, size_t *n, size_t *cap, int64_t v)
+/* The index of pid or tid value v in r->ints, added when new; seen maps
+ * the values' bytes to their index (a linear search was quadratic in the
+ * lanes). */
+static uint32_t int_index(dfn_result *r, dfn_strtab *seen, size_t *cap, int64_t v)
 {
-    for (size_t i = 0; i < *n; i++) if (r->ints[i] == v) return (uint32_t)i;
-    dfn_grow((void **)&r->ints, cap, *n + 1, sizeof *r->ints);
-    r->ints[*n] = v;
-    return (uint32_t)(*n)++;
+    uint32_t before = dfn_strtab_count(seen), id = dfn_strtab_intern(seen, (const char *)&v, sizeof v);
+    if (id == before) {
+        dfn_grow((void **)&r->ints, cap, (size_t)id + 1, sizeof *r->ints);
+        r->ints[id] = v;
+    }
+    return id;
 }
 
 static void ctx_prepare(qctx *c)
 {
     const dfn_store *s = c->s;
     dfn_result *r = c->r;
-    size_t nints = 0, intcap = 0;
+    size_t intcap = 0;
+    dfn_strtab *ints = dfn_strtab_new();
     c->layer_dim = -1;
     for (size_t d = 0; d < r->ndims; d++) {
         dfn_dimkind k = r->dims[d].kind;
@@ -275,7 +296,7 @@ static void ctx_prepare(qctx *c)
             for (size_t i = 0; i < s->nlanes; i++) {
                 const dfn_lane *l = &s->lanes[i];
                 c->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_PROC ? (uint32_t)i :
-                                    int_index(r, &nints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
+                                    int_index(r, ints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
             }
             break;
         case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP:
@@ -317,6 +338,7 @@ static void ctx_prepare(qctx *c)
         default: break;
         }
     }
+    dfn_strtab_free(ints);
     c->nprocs = dfn_store_procs(s, &c->proc_of_lane);
     uint32_t want = r->metrics;
     c->need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
@@ -328,11 +350,6 @@ static void ctx_prepare(qctx *c)
     c->need_sizes = c->q->sizes;
     if (c->need_overlap) {
         c->cmp_bits = dfn_overlap_bits(c->q->overlap);
-        c->kind_io = dfn_xcalloc(s->nkinds ? s->nkinds : 1, 1);
-        for (size_t k = 0; k < s->nkinds; k++) {
-            uint32_t cat = s->kinds[k].cat;
-            c->kind_io[k] = dfn_cat_is_io(dfn_store_str(s, cat), dfn_strtab_len(s->strs, cat));
-        }
         c->ov_proc = dfn_overlap_procs(c->q->overlap, &c->ov_nprocs);
         c->dense_psw = c->ov_nprocs <= 256;
     }
@@ -361,7 +378,6 @@ static void ctx_free(qctx *c)
         free(c->argpos[d]); free(c->argtype[d]);
     }
     free(c->proc_of_lane);
-    free(c->kind_io);
 }
 
 static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
@@ -388,7 +404,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
 /* The arrays an accumulator owns (a row's histogram lives in a slab). */
 static void acc_free(acc *a)
 {
-    free(a->procsum); free(a->files); free(a->segs); free(a->tail); free(a->spark);
+    free(a->procsum); free(a->procseen); free(a->files); free(a->segs); free(a->tail); free(a->spark);
     free(a->sizes); free(a->spk_io); free(a->spk_cmp); free(a->psw);
 }
 
@@ -417,12 +433,7 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     if (c->argkey[d] == DFN_NOID) return p->empty_val;
-    if (p->rec && p->rec_i <= i && i - p->rec_i < 64) {
-        while (p->rec_i < i) { p->rec = dfn_store_args_next(s, p->rec); p->rec_i++; }
-    } else {
-        p->rec = dfn_store_args_at(s, i);
-        p->rec_i = i;
-    }
+    dfn_store_args_seek(s, &p->rec, &p->rec_i, i);
     /* the schema says where the value sits: no decoding of other arguments */
     const uint8_t *rp = p->rec, *end = s->args + s->args_len;
     uint64_t sid;
@@ -431,10 +442,7 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
     dfn_arg a = { .key = c->argkey[d], .type = (dfn_argtype)c->argtype[d][sid] };
     if (c->argpos[d][sid] >= 0) {
         rp += k;
-        for (int16_t j = 0; j < c->argpos[d][sid]; j++) {
-            while (rp < end && (*rp & 0x80)) rp++;
-            rp++;
-        }
+        for (int16_t j = 0; j < c->argpos[d][sid]; j++) rp = dfn_varint_skip(rp, end);
         uint64_t v;
         if (rp >= end || !dfn_varint_get(rp, end, &v)) return p->empty_val;
         if (a.type == DFN_ARG_INT) a.i = dfn_unzigzag(v);
@@ -503,7 +511,7 @@ static size_t part_row(part *p, const uint32_t *ids)
             }
             a->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
         }
-        if (c->need_procs && c->nprocs <= 65536) a->procsum = dfn_xcalloc(c->nprocs, sizeof *a->procsum);
+        if (c->need_procs && c->nprocs <= 65536) procs_alloc(a, c->nprocs);
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
         if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
@@ -659,7 +667,7 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         }
     }
     if (c->need_overlap) {
-        bool io = c->kind_io[s->kind[i]], cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
+        bool io = s->kinds[s->kind[i]].io, cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
         if (!io && !cmp) return;
         uint32_t op = c->ov_proc[s->lane[i]];
         if (io) psw_add(p, row, op, 0, ts, ts + dur);
@@ -703,7 +711,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
-        if (a->procsum) a->procsum[pr] += dur;
+        if (a->procsum) proc_add(a, pr, dur);
         else *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
     }
     if (c->need_files) {
@@ -734,8 +742,8 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
     }
     for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
-        if (!src->procsum[pr]) continue;
-        if (a->procsum) a->procsum[pr] += src->procsum[pr];
+        if (!(src->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
+        if (a->procsum) proc_add(a, pr, src->procsum[pr]);
         else *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
     }
     for (size_t w = 0; src->files && w < (c->s->nfiles + 63) / 64; w++) {
@@ -867,7 +875,7 @@ static void part_scan_layers(part *p)
             }
             known[mi] = true;
             if (c->need_hist) m->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->hist);
-            if (c->need_procs) m->procsum = dfn_xcalloc(c->nprocs ? c->nprocs : 1, sizeof *m->procsum);
+            if (c->need_procs) procs_alloc(m, c->nprocs);
             if (c->need_files) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
             if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
             if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
@@ -878,7 +886,7 @@ static void part_scan_layers(part *p)
         m->bytes += bytes;
         if (dur > m->maxdur) m->maxdur = dur;
         if (m->hist) m->hist[hist_bucket(dur)]++;
-        if (m->procsum) m->procsum[c->proc_of_lane[s->lane[i]]] += dur;
+        if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur);
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
@@ -935,7 +943,8 @@ static void part_scan_general(part *p)
             continue;
         }
         if (one_table) {
-            /* the common case: one dimension read from a table */
+            /* one dimension computed per event (time bin, size bin): the
+             * table dimensions take part_scan_table */
             ids[0] = part_dim_id(p, 0, i, ts, bytes);
             size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
             part_acc(p, row, i, ts, dur, bytes, &sp);
@@ -1005,7 +1014,7 @@ static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, 
         if (i < p->hi && ts < x) {
             if (!scan_filter_pass(&sf, i)) continue;
             if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc ||
-                              (kind == 0 ? !c->kind_io[s->kind[i]] : !dfn_overlap_is_compute(c->cmp_bits, i))))
+                              (kind == 0 ? !s->kinds[s->kind[i]].io : !dfn_overlap_is_compute(c->cmp_bits, i))))
                 continue;
             uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
             bool same = true;
@@ -1163,7 +1172,7 @@ static void part_merge(part *f, part *t)
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
             if (k == 0 && a->hist) a->hist[low] += tm[k]->v[j];
-            else if (k == 1 && a->procsum) a->procsum[low] += tm[k]->v[j];
+            else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j]);
             else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
             else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : &f->files, (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
@@ -1305,7 +1314,7 @@ static void part_finish(part *p, dfn_result *r)
         }
         m[DFN_M_MAX_PROC] = NAN;
         for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
-            if (a->procsum[pr]) proc_step(c, r, m, (uint32_t)pr, a->procsum[pr]);
+            if (a->procseen[pr >> 6] >> (pr & 63) & 1) proc_step(c, r, m, (uint32_t)pr, a->procsum[pr]);
         m[DFN_M_SELF_S] = a->self / 1e6;
         m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
         if (a->files) {
@@ -1449,8 +1458,7 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     case DFN_M_COMPUTE_S: case DFN_M_IO_BUSY_S: case DFN_M_EXPOSED_S: case DFN_M_OVERLAP_PCT: {
         if (!r->overlap) return NAN;
         bool cmp = dfn_overlap_is_compute(dfn_overlap_bits(r->overlap), i);
-        uint32_t cat = s->kinds[s->kind[i]].cat;
-        bool io = dfn_cat_is_io(dfn_store_str(s, cat), dfn_strtab_len(s->strs, cat));
+        bool io = s->kinds[s->kind[i]].io;
         if (m == DFN_M_COMPUTE_S) return cmp ? t : 0;
         if (m == DFN_M_IO_BUSY_S) return io ? t : 0;
         size_t np;
@@ -1541,6 +1549,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     c.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
     c.bin_us = (uint64_t)llround(r->bin_s * 1e6);
     if (c.bin_us == 0) c.bin_us = 1;
+    r->bin_s = c.bin_us / 1e6;   /* the bins the events fall in, for labels and counts */
     r->store = s;
     if (q->spark_bins) {
         c.spark_bins = q->spark_bins > 4096 ? 4096 : q->spark_bins;

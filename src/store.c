@@ -44,12 +44,7 @@ const uint8_t *dfn_store_record_end(const dfn_store *s, const uint8_t *p, const 
     size_t k = dfn_varint_get(p, end, &sid);
     if (!k || sid >= s->nschemas) return end;
     p += k;
-    /* skip the values: each varint ends at a byte below 0x80 */
-    for (uint16_t j = 0; j < s->schema_nval[sid]; j++) {
-        while (p < end && (*p & 0x80)) p++;
-        if (p >= end) return end;
-        p++;
-    }
+    for (uint16_t j = 0; j < s->schema_nval[sid] && p < end; j++) p = dfn_varint_skip(p, end);
     return p;
 }
 
@@ -66,6 +61,16 @@ const uint8_t *dfn_store_args_at(const dfn_store *s, size_t i)
 const uint8_t *dfn_store_args_next(const dfn_store *s, const uint8_t *rec)
 {
     return dfn_store_record_end(s, rec, s->args + s->args_len);
+}
+
+void dfn_store_args_seek(const dfn_store *s, const uint8_t **rec, size_t *rec_i, size_t i)
+{
+    if (*rec && *rec_i <= i && i - *rec_i < 64) {
+        while (*rec_i < i) { *rec = dfn_store_args_next(s, *rec); (*rec_i)++; }
+    } else {
+        *rec = dfn_store_args_at(s, i);
+        *rec_i = i;
+    }
 }
 
 static size_t store_decode(const dfn_store *s, const uint8_t *p, dfn_arg *out, size_t max, uint32_t only_key, bool *found)

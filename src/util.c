@@ -72,6 +72,27 @@ char *dfn_xstrndup(const char *s, size_t n)
     return p;
 }
 
+char *dfn_xvasprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t len = n > 0 ? (size_t)n : 0;
+    char *s = dfn_xmalloc(len + 1);
+    vsnprintf(s, len + 1, fmt, ap2);
+    va_end(ap2);
+    return s;
+}
+
+char *dfn_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = dfn_xvasprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
 void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize)
 {
     if (need <= *cap) return;

@@ -91,6 +91,16 @@ Test(filter, add_and_append)
     cr_assert_str_eq(h.terms[1].values[0], "/x|y z");
     free(t);
     dfn_filter_free(&f); dfn_filter_free(&g); dfn_filter_free(&h);
+    /* a value starting with '=' is quoted: file==x would read back as == */
+    dfn_filter e = {0};
+    dfn_filter_add(&e, DFN_KEY_FILE, NULL, DFN_EQ, "=x", 2);
+    t = dfn_filter_text(&e);
+    cr_assert_str_eq(t, "file=\"=x\"");
+    g = parse_ok(t);
+    cr_assert_eq(g.terms[0].op, DFN_EQ);
+    cr_assert_str_eq(g.terms[0].values[0], "=x");
+    free(t);
+    dfn_filter_free(&e); dfn_filter_free(&g);
 }
 
 Test(filter, errors_point_at_the_term)

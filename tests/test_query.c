@@ -354,3 +354,33 @@ Test(query, events_sort_by_any_metric)
     cr_assert_eq(dfn_result_metric(r, 0, DFN_M_TIME_S), 10000e-6, "key order is time order");
     dfn_result_free(r);
 }
+
+Test(query, processes_with_calls_of_no_duration_count)
+{
+    static const char *t = "[\n"
+        EV("lseek64", "POSIX", 1, 1, 10, 0, "\"fname\":\"/x\"")
+        EV("lseek64", "POSIX", 2, 2, 20, 5, "\"fname\":\"/x\"")
+        "]\n";
+    dfn_store *s = su_load_text("z.pfw", t, 1);
+    dfn_result *r = su_query(s, "posix", "func", NULL);
+    cr_assert_eq(su_metric(s, r, "lseek64", DFN_M_PROCS), 2, "a call of 0 us still counts its process");
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func,tid", NULL);
+    cr_assert_eq(su_metric(s, r, "lseek64|1", DFN_M_PROCS), 1);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "layer", NULL);
+    cr_assert_eq(su_metric(s, r, "posix", DFN_M_PROCS), 2, "the layer scan too");
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
+Test(query, time_bins_are_whole_microseconds)
+{
+    /* 1.5 us bins become 2 us: the labels follow the bins events fall in */
+    dfn_query q = { .sort = -1, .bin_s = 0.0000015 };
+    dfn_result *r = su_run(st, &q, "time");
+    cr_assert_float_eq(r->bin_s, 2e-6, 1e-15);
+    cr_assert_eq(su_metric(st, r, "0", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "0.0001", DFN_M_COUNT), 1, "the event 100 us in is in the bin labelled 100 us");
+    dfn_result_free(r);
+}

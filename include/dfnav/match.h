@@ -19,7 +19,6 @@ typedef struct dfn_match dfn_match;
 dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char *err, size_t errlen);
 /* Bit k set when event i is in layer k (bit n for "other"). */
 uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i);
-size_t dfn_layerset_count(const dfn_layerset *ls);   /* layers including "other" */
 /* The distinct masks, and per event the index of its mask (in idx8 when
  * there are at most 256 masks, else idx32): scans that group by layer
  * work per mask, not per event. */

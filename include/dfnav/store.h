@@ -40,7 +40,8 @@ typedef struct {
 typedef struct {
     uint32_t cat;             /* canonical spelling (categories compare ignoring case) */
     uint32_t func;
-    uint8_t cls, op, bytes_rule;
+    uint8_t cls, op;
+    bool io;                  /* a POSIX or STDIO call */
 } dfn_kind;
 
 typedef struct {
@@ -54,7 +55,7 @@ typedef struct {
     char *path;
     char *era;                /* detected format era */
     const char *compression;  /* "none" or "gzip" */
-    uint64_t size_bytes, lines, events, metadata, other_records, malformed;
+    uint64_t size_bytes, lines, events, metadata, malformed;
     uint64_t bad_lines[DFN_MAX_BAD_LINES];   /* first malformed line numbers */
     char *bad_reason[DFN_MAX_BAD_LINES];
     size_t nbad;
@@ -113,6 +114,9 @@ bool dfn_store_arg(const dfn_store *s, size_t i, uint32_t key, dfn_arg *out);
 /* Decodes sequentially from a known record position: used by scans. */
 const uint8_t *dfn_store_args_at(const dfn_store *s, size_t i);
 const uint8_t *dfn_store_args_next(const dfn_store *s, const uint8_t *rec);
+/* Moves a scan's cursor (*rec, the record of event *rec_i) to event i:
+ * forward record by record when near, else from the index. */
+void dfn_store_args_seek(const dfn_store *s, const uint8_t **rec, size_t *rec_i, size_t i);
 bool dfn_store_arg_in(const dfn_store *s, const uint8_t *rec, uint32_t key, dfn_arg *out);
 size_t dfn_store_args_in(const dfn_store *s, const uint8_t *rec, dfn_arg *out, size_t max);
 /* Text of an argument value (numbers in decimal, strings raw). */

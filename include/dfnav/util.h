@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
 uint64_t dfn_hash(const void *data, size_t len);
@@ -24,6 +25,9 @@ void *dfn_xrealloc(void *p, size_t n);
 void *dfn_xreallocarray(void *p, size_t n, size_t size);
 char *dfn_xstrdup(const char *s);
 char *dfn_xstrndup(const char *s, size_t n);
+/* A formatted string of any length, malloc'd. */
+char *dfn_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *dfn_xvasprintf(const char *fmt, va_list ap);
 
 /* Grows *buf (element size elsize, capacity *cap) to hold at least need. */
 void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize);
@@ -45,6 +49,12 @@ static inline size_t dfn_varint_get(const uint8_t *p, const uint8_t *end, uint64
         if (!(p[i] & 0x80)) { *v = r; return i + 1; }
     }
     return 0;
+}
+/* Past the varint at p: each ends at a byte below 0x80; end when cut. */
+static inline const uint8_t *dfn_varint_skip(const uint8_t *p, const uint8_t *end)
+{
+    while (p < end && (*p & 0x80)) p++;
+    return p < end ? p + 1 : end;
 }
 static inline uint64_t dfn_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t dfn_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }

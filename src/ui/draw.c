@@ -609,14 +609,10 @@ static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...
     __attribute__((format(printf, 4, 5)));
 static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
 {
-    va_list ap, ap2;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int len = vsnprintf(NULL, 0, fmt, ap);
+    char *s = dfn_xvasprintf(fmt, ap);
     va_end(ap);
-    char *s = dfn_xmalloc((size_t)(len > 0 ? len : 0) + 1);
-    vsnprintf(s, (size_t)(len > 0 ? len : 0) + 1, fmt, ap2);
-    va_end(ap2);
     dfn_grow((void **)lines, cap, *n + 1, sizeof **lines);
     (*lines)[(*n)++] = s;
 }
