@@ -84,6 +84,19 @@ static bool num_cmp(dfn_cmp op, double a, double b)
     }
 }
 
+/* The first event whose start (seconds, as the per-event test computes
+ * it) makes "start OP num" hold (holds) or fail (!holds): the test is
+ * monotone in the start, and events are in start order. */
+static size_t time_first(const dfn_store *s, dfn_cmp op, double num, bool holds)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (num_cmp(op, dfn_store_ts(s, mid) / 1e6, num) != holds) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 /* A whole term against a text value, negation included. Ordered operators
  * compare numerically when the text is a number. */
 static bool term_text(const dfn_term *t, const char *s, size_t len, bool icase)
@@ -159,19 +172,22 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
                 m->lane_ok[i] &= ok;
             }
             break;
-        case DFN_KEY_TIME: {
-            /* narrow the scanned range by binary search; the per-event test stays exact */
-            double us = t->num * 1e6;
-            uint64_t lim = us <= 0 ? 0 : us >= 1.8e19 ? UINT64_MAX : (uint64_t)ceil(us);
-            if (t->op == DFN_GE || t->op == DFN_GT || t->op == DFN_EQ) {
-                size_t lo = dfn_store_lower_bound(s, lim);
-                if (lo > m->lo) m->lo = lo;
+        case DFN_KEY_TIME:
+            /* events are in start order, so a bound on the start is a range
+             * of events, found with the per-event test itself: no test per
+             * event is left, but for != */
+            if (t->op != DFN_NE) {
+                if (t->op == DFN_GE || t->op == DFN_GT || t->op == DFN_EQ) {
+                    size_t lo = time_first(s, t->op == DFN_EQ ? DFN_GE : t->op, t->num, true);
+                    if (lo > m->lo) m->lo = lo;
+                }
+                if (t->op == DFN_LT || t->op == DFN_LE || t->op == DFN_EQ) {
+                    size_t hi = time_first(s, t->op == DFN_EQ ? DFN_LE : t->op, t->num, false);
+                    if (hi < m->hi) m->hi = hi;
+                }
+                break;
             }
-            if (t->op == DFN_LT || t->op == DFN_LE || t->op == DFN_EQ) {
-                size_t hi = lim == UINT64_MAX ? s->n : dfn_store_lower_bound(s, lim + 1);
-                if (hi < m->hi) m->hi = hi;
-            }
-        } /* fall through */
+            /* fall through */
         case DFN_KEY_DUR: case DFN_KEY_BYTES: case DFN_KEY_SIZEBIN: case DFN_KEY_ARG: case DFN_KEY_LAYER: {
             eterm e = { .key = t->key, .op = t->op, .num = t->num, .t = t, .argkey = DFN_NOID };
             if (t->key == DFN_KEY_ARG) e.argkey = dfn_strtab_find(s->strs, t->arg, strlen(t->arg));
