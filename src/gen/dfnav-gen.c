@@ -892,6 +892,23 @@ static int ival_cmp(const void *a, const void *b)
     return x->s < y->s ? -1 : x->s > y->s;
 }
 
+/* Sorts v and merges overlapping or touching intervals in place; returns
+ * how many disjoint intervals remain, in start order. */
+static size_t ival_merge(ival *v, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, ival_cmp);
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].s > v[k].e)
+            v[++k] = v[i];
+        else if (v[i].e > v[k].e)
+            v[k].e = v[i].e;
+    }
+    return k + 1;
+}
+
 /* Like busy_fold, for when later intervals may start anywhere from t on:
  * runs of the union that end by t are folded, the others stay for the next
  * fold. */
@@ -899,16 +916,8 @@ static void busy_fold_before(busyacc *b, uint64_t t)
 {
     if (b->n == 0)
         return;
-    qsort(b->v, b->n, sizeof *b->v, ival_cmp);
-    size_t k = 0;
-    for (size_t i = 1; i < b->n; i++) {
-        if (b->v[i].s > b->v[k].e)
-            b->v[++k] = b->v[i];
-        else if (b->v[i].e > b->v[k].e)
-            b->v[k].e = b->v[i].e;
-    }
-    size_t keep = 0;
-    for (size_t i = 0; i <= k; i++) {
+    size_t n = ival_merge(b->v, b->n), keep = 0;
+    for (size_t i = 0; i < n; i++) {
         if (b->v[i].e <= t)
             b->total += b->v[i].e - b->v[i].s;
         else
@@ -921,22 +930,12 @@ static void busy_fold_before(busyacc *b, uint64_t t)
 
 static void busy_fold(busyacc *b)
 {
-    if (b->n == 0)
-        return;
-    qsort(b->v, b->n, sizeof *b->v, ival_cmp);
-    uint64_t cs = b->v[0].s, ce = b->v[0].e;
-    for (size_t i = 1; i < b->n; i++) {
-        if (b->v[i].s > ce) {
-            b->total += ce - cs;
-            cs = b->v[i].s;
-            ce = b->v[i].e;
-        } else if (b->v[i].e > ce) {
-            ce = b->v[i].e;
-        }
-    }
-    b->total += ce - cs;
-    if (ce > b->floor)
-        b->floor = ce;
+    size_t n = ival_merge(b->v, b->n);
+    for (size_t i = 0; i < n; i++)
+        b->total += b->v[i].e - b->v[i].s;
+    /* the last of the disjoint runs ends last */
+    if (n && b->v[n - 1].e > b->floor)
+        b->floor = b->v[n - 1].e;
     b->n = 0;
 }
 
@@ -1019,18 +1018,8 @@ static void iv_add(ivlist *l, uint64_t s, uint64_t e)
 /* Sorts and merges in place; returns the length of the union. */
 static uint64_t iv_merge(ivlist *l)
 {
-    if (l->n == 0)
-        return 0;
-    qsort(l->v, l->n, sizeof *l->v, ival_cmp);
-    size_t k = 0;
     uint64_t total = 0;
-    for (size_t i = 1; i < l->n; i++) {
-        if (l->v[i].s > l->v[k].e)
-            l->v[++k] = l->v[i];
-        else if (l->v[i].e > l->v[k].e)
-            l->v[k].e = l->v[i].e;
-    }
-    l->n = k + 1;
+    l->n = ival_merge(l->v, l->n);
     for (size_t i = 0; i < l->n; i++)
         total += l->v[i].e - l->v[i].s;
     return total;
@@ -1395,6 +1384,18 @@ static inline char *put_num(char *p, uint64_t v, int q)
     return p;
 }
 
+/* A signed value, in quotes when q (the quoted era writes some numbers as
+ * strings). */
+static inline char *put_inum(char *p, int64_t v, int q)
+{
+    if (q)
+        *p++ = '"';
+    p = put_i64(p, v);
+    if (q)
+        *p++ = '"';
+    return p;
+}
+
 static inline char *line_start(rankst *rk, outfile *o, size_t n)
 {
     char *p = out_reserve(o, n);
@@ -1500,11 +1501,7 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
     *p++ = '{';
     if (g->has_id) {
         p = PUT(p, "\"id\":");
-        if (q)
-            *p++ = '"';
-        p = put_i64(p, e->id);
-        if (q)
-            *p++ = '"';
+        p = put_inum(p, e->id, q);
         *p++ = ',';
     }
     p = put_mem(p, g->ffrag[e->func], g->ffraglen[e->func]);
@@ -1578,17 +1575,9 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
         p = PUT(p, ",\"fd\":");
         p = put_i64(p, e->fd);
         p = PUT(p, ",\"ret\":");
-        if (qb)
-            *p++ = '"';
-        p = put_i64(p, e->ret);
-        if (qb)
-            *p++ = '"';
+        p = put_inum(p, e->ret, qb);
         p = PUT(p, ",\"count\":");
-        if (qb)
-            *p++ = '"';
-        p = put_i64(p, e->count);
-        if (qb)
-            *p++ = '"';
+        p = put_inum(p, e->count, qb);
         if (f->args == A_RWOFF) {
             p = PUT(p, ",\"offset\":");
             p = put_i64(p, e->offset);
