@@ -127,6 +127,19 @@ static double spark_max(const double *bins, size_t nb, int w)
     return mx;
 }
 
+/* One cell of the ramp: v on a scale whose top is mx. */
+static void ramp_cell(const app *a, int y, int x, double v, double mx)
+{
+    int lvl = mx > 0 && v > 0 ? 1 + (int)(v / mx * 7.999) : 0;
+    if (lvl > 8) lvl = 8;
+    if (a->utf8 && !a->opts.ascii) {
+        wchar_t ch[2] = { ramp_utf8[lvl], 0 };
+        mvaddnwstr(y, x, ch, 1);
+    } else {
+        mvaddch(y, x, (chtype)(unsigned char)ramp_ascii[lvl]);
+    }
+}
+
 static void spark_scaled(const app *a, int y, int x, int w, const double *bins, size_t nb, const double *scale_bins, attr_t attr)
 {
     if (w <= 0 || nb == 0 || !bins) return;
@@ -134,16 +147,7 @@ static void spark_scaled(const app *a, int y, int x, int w, const double *bins, 
     for (size_t b = 0; b < nb; b++) cell[b * (size_t)w / nb] += bins[b];
     double mx = spark_max(scale_bins ? scale_bins : bins, nb, w);
     attron(attr);
-    for (int i = 0; i < w; i++) {
-        int lvl = mx > 0 && cell[i] > 0 ? 1 + (int)((cell[i] / mx) * 7.999) : 0;
-        if (lvl > 8) lvl = 8;
-        if (a->utf8 && !a->opts.ascii) {
-            wchar_t ch[2] = { ramp_utf8[lvl], 0 };
-            mvaddnwstr(y, x + i, ch, 1);
-        } else {
-            mvaddch(y, x + i, (chtype)(unsigned char)ramp_ascii[lvl]);
-        }
-    }
+    for (int i = 0; i < w; i++) ramp_cell(a, y, x + i, cell[i], mx);
     attroff(attr);
     free(cell);
 }
@@ -416,14 +420,8 @@ static void size_bars(const app *a, int y, int x, const uint64_t *bins)
     int x0 = a->cols - need;
     if (!mx || x0 < x + 2) return;
     mvaddstr(y, x0, "sizes 4K");
-    bool utf = a->utf8 && !a->opts.ascii;
     attron(pair(a, PAIR_SPARK));
-    for (int b = 0; b < DFN_SIZEBIN_COUNT; b++) {
-        int lvl = bins[b] ? 1 + (int)((double)bins[b] / (double)mx * 7.999) : 0;
-        if (lvl > 8) lvl = 8;
-        if (utf) { wchar_t ch[2] = { ramp_utf8[lvl], 0 }; mvaddnwstr(y, x0 + 8 + b, ch, 1); }
-        else mvaddch(y, x0 + 8 + b, (chtype)(unsigned char)ramp_ascii[lvl]);
-    }
+    for (int b = 0; b < DFN_SIZEBIN_COUNT; b++) ramp_cell(a, y, x0 + 8 + b, (double)bins[b], (double)mx);
     attroff(pair(a, PAIR_SPARK));
     mvaddstr(y, x0 + 8 + DFN_SIZEBIN_COUNT, "4G+");
 }

@@ -132,6 +132,26 @@ void view_free(view *v)
     memset(v, 0, sizeof *v);
 }
 
+/* Appends the terms typed at level l (checked when typed). */
+static void level_user_terms(const level *l, dfn_filter *out)
+{
+    dfn_filter uf;
+    char err[256];
+    if (l->user && dfn_filter_parse(l->user, &uf, err, sizeof err)) {
+        dfn_filter_append(out, &uf);
+        dfn_filter_free(&uf);
+    }
+}
+
+/* A level c below l starts with l's selection and window. */
+static void level_inherit(const level *l, level *c)
+{
+    dfn_filter_append(&c->base, &l->base);
+    level_user_terms(l, &c->base);
+    c->win_lo = l->win_lo;
+    c->win_hi = l->win_hi;
+}
+
 void view_filter(const view *v, const level *l, dfn_filter *out)
 {
     memset(out, 0, sizeof *out);
@@ -147,14 +167,7 @@ void view_filter(const view *v, const level *l, dfn_filter *out)
         int n = snprintf(num, sizeof num, "%.10g", l->win_hi);
         dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_LT, num, (size_t)n);
     }
-    if (l->user) {
-        dfn_filter uf;
-        char err[256];
-        if (dfn_filter_parse(l->user, &uf, err, sizeof err)) {
-            dfn_filter_append(out, &uf);
-            dfn_filter_free(&uf);
-        }
-    }
+    level_user_terms(l, out);
 }
 
 /* 1, 2 or 5 times a power of ten, at least x. */
@@ -366,14 +379,7 @@ dfn_key view_key_of_dim(dfn_dimkind k)
 
 void view_select_row(const view *v, const level *l, size_t row, level *out)
 {
-    dfn_filter_append(&out->base, &l->base);
-    if (l->user) {
-        dfn_filter uf;
-        char err[256];
-        if (dfn_filter_parse(l->user, &uf, err, sizeof err)) { dfn_filter_append(&out->base, &uf); dfn_filter_free(&uf); }
-    }
-    out->win_lo = l->win_lo;
-    out->win_hi = l->win_hi;
+    level_inherit(l, out);
     if (l->dim.kind == DFN_DIM_TIME) {
         /* a time row narrows the window rather than adding a term */
         out->win_lo = bin_lo(l, row);
@@ -611,16 +617,9 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
     }
     level *c = view_push(v);
     level *l = &v->lv[v->nlv - 2];
-    dfn_filter_append(&c->base, &l->base);
-    if (l->user) {
-        dfn_filter uf;
-        char e2[256];
-        if (dfn_filter_parse(l->user, &uf, e2, sizeof e2)) { dfn_filter_append(&c->base, &uf); dfn_filter_free(&uf); }
-    }
+    level_inherit(l, c);
     dfn_filter_append(&c->base, &extra);
     dfn_filter_free(&extra);
-    c->win_lo = l->win_lo;
-    c->win_hi = l->win_hi;
     c->dim = d;
     size_t n = strlen(f->where) + strlen(dfn_rule_name(f->rule)) + 4;
     c->crumb = dfn_xmalloc(n);
