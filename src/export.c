@@ -97,13 +97,6 @@ size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
     return w;
 }
 
-/* How many columns the metrics (and size bins) take. */
-static size_t metric_columns(const dfn_result *r)
-{
-    size_t n = (size_t)__builtin_popcount(r->metrics & (DFN_M_BIT(DFN_M_COUNT_) - 1));
-    return n + (r->sizes ? DFN_SIZEBIN_COUNT : 0);
-}
-
 void dfn_warnf(FILE *out, const char *fmt, ...)
 {
     va_list ap;
@@ -116,23 +109,6 @@ void dfn_warnf(FILE *out, const char *fmt, ...)
     fprintf(out, "dfnav: %s\n", safe);
     free(msg);
     free(safe);
-}
-
-size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max)
-{
-    static _Thread_local char argnames[DFN_MAX_DIMS][128];
-    size_t n = 0;
-    for (size_t d = 0; d < r->ndims; d++) {
-        if (r->dims[d].kind == DFN_DIM_EVENT) {
-            for (size_t k = 0; k < NEVENT_COLS && n < max; k++) names[n++] = event_cols[k];
-        } else if (n < max) {
-            names[n++] = dfn_dim_name(&r->dims[d], argnames[d], sizeof argnames[d]);
-        }
-    }
-    for (int m = 0; m < DFN_M_COUNT_ && n < max; m++)
-        if (r->metrics & DFN_M_BIT(m)) names[n++] = dfn_metric_name((dfn_metric)m);
-    for (int b = 0; r->sizes && b < DFN_SIZEBIN_COUNT && n < max; b++) names[n++] = size_cols[b];
-    return n;
 }
 
 /* The raw text of one cell; grows to any name length. */
@@ -156,8 +132,10 @@ static event_keys event_keys_of(const dfn_store *s)
     return (event_keys){ { dfn_strtab_find(s->strs, "offset", 6), dfn_strtab_find(s->strs, "ret", 3) } };
 }
 
-static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cell *cells, bool human, const event_keys *ek)
+/* The key columns of row of r (an event expands to several). */
+static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const event_keys *ek)
 {
+    const dfn_store *s = r->store;
     size_t n = 0;
     char buf[4096];
     for (size_t d = 0; d < r->ndims; d++) {
@@ -191,35 +169,58 @@ static size_t row_cells(const dfn_store *s, const dfn_result *r, size_t row, cel
             }
         }
     }
-    for (int m = 0; m < DFN_M_COUNT_; m++) {
-        if (!(r->metrics & DFN_M_BIT(m))) continue;
-        const char *text = dfn_result_metric_str(r, row, (dfn_metric)m, buf, sizeof buf);
-        if (text) { cell_set(&cells[n++], text, strlen(text), false); continue; }
-        double v = dfn_result_metric(r, row, (dfn_metric)m);
-        bool secs = m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S || m == DFN_M_COMPUTE_S ||
-                    m == DFN_M_IO_BUSY_S || m == DFN_M_EXPOSED_S || m == DFN_M_SELF_S;
-        if (isnan(v)) {
-            /* undefined (a share of nothing): empty, "-" for people */
-            snprintf(buf, sizeof buf, "%s", human ? "-" : "");
-        } else if (!human) {
-            if (secs) snprintf(buf, sizeof buf, "%.6f", v);
-            else dfn_fmt_double(v, buf, sizeof buf);
-        } else if (m == DFN_M_BYTES) {
-            dfn_fmt_bytes(v, buf, sizeof buf);
-        } else if (secs) {
-            snprintf(buf, sizeof buf, "%.3f", v);
-        } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES) {
-            snprintf(buf, sizeof buf, "%.0f", v);
-        } else {
-            snprintf(buf, sizeof buf, "%.1f", v);
-        }
-        cell_set(&cells[n++], buf, strlen(buf), true);
-    }
-    for (int b = 0; r->sizes && b < DFN_SIZEBIN_COUNT; b++) {
-        int l = snprintf(buf, sizeof buf, "%" PRIu64, r->events ? 0 : r->sizes[row * DFN_SIZEBIN_COUNT + (size_t)b]);
-        cell_set(&cells[n++], buf, (size_t)l, true);
-    }
     return n;
+}
+
+static bool metric_is_secs(int m)
+{
+    return m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S || m == DFN_M_COMPUTE_S ||
+           m == DFN_M_IO_BUSY_S || m == DFN_M_EXPOSED_S || m == DFN_M_SELF_S;
+}
+
+/* A value of metric m: full precision for machines, units for people;
+ * undefined (a share of nothing, a run without the row) is empty, "-" for
+ * people. A ratio (col DFN_CMP_RATIO) is a plain number. */
+static void value_cell(cell *c, int m, int col, double v, bool human)
+{
+    char buf[64];
+    if (isnan(v)) snprintf(buf, sizeof buf, "%s", human ? "-" : "");
+    else if (isinf(v)) snprintf(buf, sizeof buf, "%s", v > 0 ? "inf" : "-inf");
+    else if (col == DFN_CMP_RATIO) {
+        if (human) snprintf(buf, sizeof buf, "%.3g", v);
+        else dfn_fmt_double(v, buf, sizeof buf);
+    } else if (!human) {
+        if (metric_is_secs(m)) snprintf(buf, sizeof buf, "%.6f", v);
+        else dfn_fmt_double(v, buf, sizeof buf);
+    } else if (m == DFN_M_BYTES) {
+        if (v < 0) { buf[0] = '-'; dfn_fmt_bytes(-v, buf + 1, sizeof buf - 1); }
+        else dfn_fmt_bytes(v, buf, sizeof buf);
+    } else if (metric_is_secs(m)) {
+        snprintf(buf, sizeof buf, "%.3f", v);
+    } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES) {
+        snprintf(buf, sizeof buf, "%.0f", v);
+    } else {
+        snprintf(buf, sizeof buf, "%.1f", v);
+    }
+    cell_set(c, buf, strlen(buf), true);
+}
+
+/* Metric m of row of r (absent: row DFN_CMP_ABSENT). */
+static void metric_cell(cell *c, const dfn_result *r, uint32_t row, int m, bool human)
+{
+    char buf[4096];
+    const char *text = row == DFN_CMP_ABSENT ? NULL : dfn_result_metric_str(r, row, (dfn_metric)m, buf, sizeof buf);
+    if (text) cell_set(c, text, strlen(text), false);
+    else if (m == DFN_M_MAX_PROC) cell_set(c, "", 0, true);   /* none: empty, null in JSON */
+    else value_cell(c, m, 0, row == DFN_CMP_ABSENT ? NAN : dfn_result_metric(r, row, (dfn_metric)m), human);
+}
+
+static void sizes_cell(cell *c, const dfn_result *r, uint32_t row, int b)
+{
+    char buf[32];
+    if (row == DFN_CMP_ABSENT) { cell_set(c, "", 0, true); return; }
+    int l = snprintf(buf, sizeof buf, "%" PRIu64, r->events ? 0 : r->sizes[row * DFN_SIZEBIN_COUNT + (size_t)b]);
+    cell_set(c, buf, (size_t)l, true);
 }
 
 int dfn_csv_field(FILE *out, const char *s, size_t len)
@@ -256,69 +257,172 @@ void dfn_json_string(FILE *out, const char *s, size_t len)
     fputc('"', out);
 }
 
-int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_format fmt)
+/* ---- tables ---- */
+
+/* A comparison's columns: keys (calls of several runs first say whose),
+ * then each metric once per run and, for two runs, the difference and
+ * ratio; then the size bins per run. One run gives plain names. */
+typedef struct {
+    size_t n;
+    char **names;
+    bool *right;              /* numbers: right-aligned in the table */
+    int *metric, *col;        /* metric columns: which and whose; -1 for keys */
+    int *bin;                 /* size-bin columns: which bin, else -1 */
+    size_t nkeys;
+} columns;
+
+static void columns_add(columns *t, size_t *cap, char *name, bool right, int metric, int col, int bin)
 {
-    const char *names[DFN_MAX_DIMS * NEVENT_COLS + DFN_M_COUNT_ + DFN_SIZEBIN_COUNT];
-    size_t ncol = dfn_export_columns(r, names, sizeof names / sizeof names[0]);
-    cell *cells = dfn_xcalloc(ncol, sizeof *cells);
-    event_keys ek = event_keys_of(s);
+    if (t->n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        t->names = dfn_xreallocarray(t->names, *cap, sizeof *t->names);
+        t->right = dfn_xreallocarray(t->right, *cap, sizeof *t->right);
+        t->metric = dfn_xreallocarray(t->metric, *cap, sizeof *t->metric);
+        t->col = dfn_xreallocarray(t->col, *cap, sizeof *t->col);
+        t->bin = dfn_xreallocarray(t->bin, *cap, sizeof *t->bin);
+    }
+    t->names[t->n] = name;
+    t->right[t->n] = right;
+    t->metric[t->n] = metric;
+    t->col[t->n] = col;
+    t->bin[t->n] = bin;
+    t->n++;
+}
+
+static bool cmp_by_event(const dfn_compare *c)
+{
+    const dfn_result *r = c->res[0];
+    return r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+}
+
+static void columns_of(const dfn_compare *c, columns *t)
+{
+    memset(t, 0, sizeof *t);
+    size_t cap = 0;
+    const dfn_result *r = c->res[0];
+    bool events = cmp_by_event(c), per_run = c->labels && !events;
+    if (c->labels && events) columns_add(t, &cap, dfn_xstrdup("run"), false, -1, 0, -1);
+    for (size_t d = 0; d < r->ndims; d++) {
+        if (r->dims[d].kind == DFN_DIM_EVENT) {
+            for (size_t k = 0; k < NEVENT_COLS; k++) columns_add(t, &cap, dfn_xstrdup(event_cols[k]), false, -1, 0, -1);
+        } else {
+            char buf[128];
+            columns_add(t, &cap, dfn_xstrdup(dfn_dim_name(&r->dims[d], buf, sizeof buf)), false, -1, 0, -1);
+        }
+    }
+    t->nkeys = t->n;
+    for (int m = 0; m < DFN_M_COUNT_; m++) {
+        if (!(r->metrics & DFN_M_BIT(m))) continue;
+        const char *name = dfn_metric_name((dfn_metric)m);
+        bool num = m != DFN_M_MAX_PROC;
+        if (!per_run) { columns_add(t, &cap, dfn_xstrdup(name), num, m, 0, -1); continue; }
+        for (size_t k = 0; k < c->nruns; k++)
+            columns_add(t, &cap, dfn_xasprintf("%s@%s", name, c->labels[k]), num, m, (int)k, -1);
+        if (c->nruns == 2 && num) {
+            columns_add(t, &cap, dfn_xasprintf("%s@diff", name), true, m, DFN_CMP_DIFF, -1);
+            columns_add(t, &cap, dfn_xasprintf("%s@ratio", name), true, m, DFN_CMP_RATIO, -1);
+        }
+    }
+    for (int b = 0; r->sizes && b < DFN_SIZEBIN_COUNT; b++) {
+        if (!per_run) { columns_add(t, &cap, dfn_xstrdup(size_cols[b]), true, -1, 0, b); continue; }
+        for (size_t k = 0; k < c->nruns; k++)
+            columns_add(t, &cap, dfn_xasprintf("%s@%s", size_cols[b], c->labels[k]), true, -1, (int)k, b);
+    }
+}
+
+static void columns_free(columns *t)
+{
+    for (size_t i = 0; i < t->n; i++) free(t->names[i]);
+    free(t->names); free(t->right); free(t->metric); free(t->col); free(t->bin);
+}
+
+static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *cells, bool human, const event_keys *ek)
+{
+    size_t rep = dfn_compare_rep(c, row), n = 0;
+    const dfn_result *rr = c->res[rep];
+    uint32_t rrow = c->row[row * c->nruns + rep];
+    if (c->labels && cmp_by_event(c)) cell_set(&cells[n++], c->labels[rep], strlen(c->labels[rep]), false);
+    n += key_cells(rr, rrow, cells + n, &ek[rep]);
+    bool per_run = c->labels && !cmp_by_event(c);
+    for (size_t i = t->nkeys; i < t->n; i++) {
+        int col = per_run ? t->col[i] : (int)rep;
+        if (t->bin[i] >= 0) {
+            sizes_cell(&cells[i], c->res[col], c->row[row * c->nruns + (size_t)col], t->bin[i]);
+        } else if (col < 0) {
+            value_cell(&cells[i], t->metric[i], col, dfn_compare_value(c, row, col, (dfn_metric)t->metric[i]), human);
+        } else {
+            metric_cell(&cells[i], c->res[col], c->row[row * c->nruns + (size_t)col], t->metric[i], human);
+        }
+    }
+}
+
+int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
+{
+    columns t;
+    columns_of(c, &t);
+    size_t ncol = t.n;
+    cell *cells = dfn_xcalloc(ncol ? ncol : 1, sizeof *cells);
+    event_keys *ek = dfn_xmalloc(c->nruns * sizeof *ek);
+    for (size_t k = 0; k < c->nruns; k++) ek[k] = event_keys_of(c->res[k]->store);
+    const char *const *names = (const char *const *)t.names;
     if (fmt == DFN_FMT_CSV) {
-        for (size_t c = 0; c < ncol; c++) {
-            if (c) fputc(',', out);
-            dfn_csv_field(out, names[c], strlen(names[c]));
+        for (size_t i = 0; i < ncol; i++) {
+            if (i) fputc(',', out);
+            dfn_csv_field(out, names[i], strlen(names[i]));
         }
         fputs("\r\n", out);
-        for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, false, &ek);
-            for (size_t c = 0; c < ncol; c++) {
-                if (c) fputc(',', out);
-                dfn_csv_field(out, cells[c].text, cells[c].len);
+        for (size_t row = 0; row < c->nrows; row++) {
+            row_cells(c, &t, row, cells, false, ek);
+            for (size_t i = 0; i < ncol; i++) {
+                if (i) fputc(',', out);
+                dfn_csv_field(out, cells[i].text, cells[i].len);
             }
             fputs("\r\n", out);
             if (ferror(out)) break;
         }
     } else if (fmt == DFN_FMT_JSON) {
         fputs("[", out);
-        for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, false, &ek);
+        for (size_t row = 0; row < c->nrows; row++) {
+            row_cells(c, &t, row, cells, false, ek);
             fputs(row ? ",\n {" : "\n {", out);
-            for (size_t c = 0; c < ncol; c++) {
-                if (c) fputs(", ", out);
-                dfn_json_string(out, names[c], strlen(names[c]));
+            for (size_t i = 0; i < ncol; i++) {
+                if (i) fputs(", ", out);
+                dfn_json_string(out, names[i], strlen(names[i]));
                 fputs(": ", out);
-                if (cells[c].is_num && cells[c].len) fwrite(cells[c].text, 1, cells[c].len, out);
-                else if (cells[c].is_num) fputs("null", out);
-                else dfn_json_string(out, cells[c].text, cells[c].len);
+                /* JSON has no infinity: an unbounded ratio is null too */
+                bool bad = cells[i].is_num && (!cells[i].len || strcmp(cells[i].text, "inf") == 0 ||
+                                               strcmp(cells[i].text, "-inf") == 0);
+                if (bad) fputs("null", out);
+                else if (cells[i].is_num) fwrite(cells[i].text, 1, cells[i].len, out);
+                else dfn_json_string(out, cells[i].text, cells[i].len);
             }
             fputs("}", out);
             if (ferror(out)) break;
         }
-        fputs(r->nrows ? "\n]\n" : "]\n", out);
+        fputs(c->nrows ? "\n]\n" : "]\n", out);
     } else {
         /* two passes: widths, then rows; names escaped for the terminal */
-        size_t *w = dfn_xcalloc(ncol, sizeof *w);
+        size_t *w = dfn_xcalloc(ncol ? ncol : 1, sizeof *w);
         char *safe = NULL;
         size_t safecap = 0;
-        for (size_t c = 0; c < ncol; c++) w[c] = strlen(names[c]);
-        for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, true, &ek);
-            for (size_t c = 0; c < ncol; c++) {
-                dfn_grow((void **)&safe, &safecap, cells[c].len * 4 + 1, 1);
-                size_t l = dfn_fmt_safe(cells[c].text, cells[c].len, safe, safecap);
-                if (l > w[c]) w[c] = l;
+        for (size_t i = 0; i < ncol; i++) w[i] = strlen(names[i]);
+        for (size_t row = 0; row < c->nrows; row++) {
+            row_cells(c, &t, row, cells, true, ek);
+            for (size_t i = 0; i < ncol; i++) {
+                dfn_grow((void **)&safe, &safecap, cells[i].len * 4 + 1, 1);
+                size_t l = dfn_fmt_safe(cells[i].text, cells[i].len, safe, safecap);
+                if (l > w[i]) w[i] = l;
             }
         }
-        for (size_t c = 0; c < ncol; c++) {
-            bool num = c >= ncol - metric_columns(r) && strcmp(names[c], "max_proc") != 0;
-            fprintf(out, c ? "  %*s" : "%*s", num ? (int)w[c] : -(int)w[c], names[c]);
-        }
+        for (size_t i = 0; i < ncol; i++)
+            fprintf(out, i ? "  %*s" : "%*s", t.right[i] ? (int)w[i] : -(int)w[i], names[i]);
         fputc('\n', out);
-        for (size_t row = 0; row < r->nrows; row++) {
-            row_cells(s, r, row, cells, true, &ek);
-            for (size_t c = 0; c < ncol; c++) {
-                dfn_grow((void **)&safe, &safecap, cells[c].len * 4 + 1, 1);
-                dfn_fmt_safe(cells[c].text, cells[c].len, safe, safecap);
-                fprintf(out, c ? "  %*s" : "%*s", cells[c].is_num ? (int)w[c] : -(int)w[c], safe);
+        for (size_t row = 0; row < c->nrows; row++) {
+            row_cells(c, &t, row, cells, true, ek);
+            for (size_t i = 0; i < ncol; i++) {
+                dfn_grow((void **)&safe, &safecap, cells[i].len * 4 + 1, 1);
+                dfn_fmt_safe(cells[i].text, cells[i].len, safe, safecap);
+                fprintf(out, i ? "  %*s" : "%*s", cells[i].is_num ? (int)w[i] : -(int)w[i], safe);
             }
             fputc('\n', out);
             if (ferror(out)) break;
@@ -326,14 +430,15 @@ int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_for
         free(w);
         free(safe);
     }
-    for (size_t c = 0; c < ncol; c++) free(cells[c].text);
+    for (size_t i = 0; i < ncol; i++) free(cells[i].text);
     free(cells);
+    free(ek);
+    columns_free(&t);
     fflush(out);
     return ferror(out) ? -1 : 0;
 }
 
-int dfn_export_save(const char *path, bool overwrite, const dfn_store *s, const dfn_result *r,
-                    dfn_format fmt, char *err, size_t errlen)
+int dfn_compare_save(const char *path, bool overwrite, const dfn_compare *c, dfn_format fmt, char *err, size_t errlen)
 {
     if (!overwrite && access(path, F_OK) == 0) {
         snprintf(err, errlen, "%s exists", path);
@@ -351,7 +456,7 @@ int dfn_export_save(const char *path, bool overwrite, const dfn_store *s, const 
     fchmod(fd, 0644);
     FILE *f = fdopen(fd, "w");
     if (!f) { close(fd); unlink(tmp); snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(tmp); return -1; }
-    int rc = dfn_export_write(f, s, r, fmt);
+    int rc = dfn_compare_write(f, c, fmt);
     int saved = errno;
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) { rc = -1; saved = errno; }
     if (fclose(f) != 0 && rc == 0) { rc = -1; saved = errno; }

@@ -1352,29 +1352,39 @@ static void part_finish(part *p, dfn_result *r)
 
 /* ---- sorting ---- */
 
-typedef struct { const dfn_store *s; const dfn_result *r; int metric; bool desc; } sortctx;
-
-static int key_cmp(const sortctx *c, size_t a, size_t b)
+int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size_t rb)
 {
-    const dfn_result *r = c->r;
-    for (size_t d = 0; d < r->ndims; d++) {
-        dfn_dimkind k = r->dims[d].kind;
-        uint32_t x = dfn_result_key(r, a, d)->id, y = dfn_result_key(r, b, d)->id;
-        if (x == y) continue;
-        if (k == DFN_DIM_TIME || k == DFN_DIM_SIZEBIN || k == DFN_DIM_EVENT || k == DFN_DIM_LAYER)
-            return x < y ? -1 : 1;
-        if (k == DFN_DIM_PID || k == DFN_DIM_TID)
-            return r->ints[x] < r->ints[y] ? -1 : r->ints[x] > r->ints[y];
+    for (size_t d = 0; d < a->ndims && d < b->ndims; d++) {
+        dfn_dimkind k = a->dims[d].kind;
+        uint32_t x = dfn_result_key(a, ra, d)->id, y = dfn_result_key(b, rb, d)->id;
+        if (k == DFN_DIM_EVENT && a->store != b->store) {
+            /* calls of two runs: by time from each run's start */
+            uint64_t tx = dfn_store_ts(a->store, x), ty = dfn_store_ts(b->store, y);
+            if (tx != ty) return tx < ty ? -1 : 1;
+            continue;
+        }
+        if (x == y && a == b) continue;
+        if (k == DFN_DIM_TIME || k == DFN_DIM_SIZEBIN || k == DFN_DIM_EVENT || k == DFN_DIM_LAYER) {
+            if (x != y) return x < y ? -1 : 1;
+            continue;
+        }
+        if (k == DFN_DIM_PID || k == DFN_DIM_TID) {
+            int64_t vx = a->ints[x], vy = b->ints[y];
+            if (vx != vy) return vx < vy ? -1 : 1;
+            continue;
+        }
         char bx[64], by[64];
         size_t lx, ly;
-        const char *tx = dfn_result_key_str(c->s, r, a, d, bx, sizeof bx, &lx);
-        const char *ty = dfn_result_key_str(c->s, r, b, d, by, sizeof by, &ly);
+        const char *tx = dfn_result_key_str(a->store, a, ra, d, bx, sizeof bx, &lx);
+        const char *ty = dfn_result_key_str(b->store, b, rb, d, by, sizeof by, &ly);
         int cmp = memcmp(tx, ty, lx < ly ? lx : ly);
         if (cmp) return cmp;
         if (lx != ly) return lx < ly ? -1 : 1;
     }
     return 0;
 }
+
+typedef struct { const dfn_result *r; int metric; bool desc; } sortctx;
 
 static _Thread_local const sortctx *g_sort;   /* qsort has no context argument */
 static int row_cmp(const void *pa, const void *pb)
@@ -1383,10 +1393,12 @@ static int row_cmp(const void *pa, const void *pb)
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
     if (c->metric >= 0) {
         double x = dfn_result_metric(c->r, a, c->metric), y = dfn_result_metric(c->r, b, c->metric);
-        if (x != y) return (x < y) == c->desc ? 1 : -1;
-        return key_cmp(c, a, b);
+        /* undefined values (a share of nothing) last, either way */
+        if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
+        if (x != y && !isnan(x)) return (x < y) == c->desc ? 1 : -1;
+        return dfn_result_key_cmp(c->r, a, c->r, b);
     }
-    int k = key_cmp(c, a, b);
+    int k = dfn_result_key_cmp(c->r, a, c->r, b);
     return c->desc ? -k : k;
 }
 
@@ -1396,7 +1408,7 @@ static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
     size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
-    sortctx c = { r->store, r, metric, desc };
+    sortctx c = { r, metric, desc };
     g_sort = &c;
     qsort(order, n, sizeof *order, row_cmp);
     g_sort = NULL;
@@ -1493,7 +1505,7 @@ const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m,
 
 /* ---- the query ---- */
 
-static void time_window(const dfn_store *s, const dfn_filter *f, double *lo, double *hi)
+void dfn_query_window(const dfn_store *s, const dfn_filter *f, double *lo, double *hi)
 {
     *lo = 0;
     *hi = (s->t1 - s->t0) / 1e6;
@@ -1542,7 +1554,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     r->overlap = q->overlap;
     r->vals = dfn_strtab_new();
     r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
-    time_window(s, f, &r->win_lo_s, &r->win_hi_s);
+    dfn_query_window(s, f, &r->win_lo_s, &r->win_hi_s);
     r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
 
     qctx c = { .s = s, .q = q, .r = r, .m = m };

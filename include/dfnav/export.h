@@ -8,21 +8,21 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "dfnav/compare.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
 
 typedef enum { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON } dfn_format;
 
 bool dfn_format_parse(const char *s, dfn_format *out);
-/* Column names of a result: its dimensions (an event expands to start_s,
- * proc, cat, func, file, offset, ret) then every metric. */
-size_t dfn_export_columns(const dfn_result *r, const char **names, size_t max);
-/* Writes the result; returns 0, or -1 with errno set on a write error. */
-int dfn_export_write(FILE *out, const dfn_store *s, const dfn_result *r, dfn_format fmt);
+/* Writes a comparison (a single run's result is a comparison of one):
+ * key columns, then each metric, once per run as METRIC@RUN and for two
+ * runs METRIC@diff and METRIC@ratio. Returns 0, or -1 with errno set on a
+ * write error. */
+int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt);
 /* Writes to PATH through a temporary file in the same directory. Fails if
  * PATH exists and overwrite is false. Returns 0 or -1 with a message. */
-int dfn_export_save(const char *path, bool overwrite, const dfn_store *s, const dfn_result *r,
-                    dfn_format fmt, char *err, size_t errlen);
+int dfn_compare_save(const char *path, bool overwrite, const dfn_compare *c, dfn_format fmt, char *err, size_t errlen);
 
 /* One CSV field, quoted (through libcsv) only when RFC 4180 needs it. */
 int dfn_csv_field(FILE *out, const char *s, size_t len);

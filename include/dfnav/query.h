@@ -126,6 +126,13 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
 size_t dfn_result_key_text(const dfn_store *s, const dfn_result *r, size_t row, size_t dim, char *buf, size_t cap);
 void dfn_result_free(dfn_result *r);
 
+/* Orders the keys of row ra of a and row rb of b, which may be results of
+ * different stores (calls then go by time from each store's start). */
+int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size_t rb);
+/* The window a query covers on s: seconds from the store's start, from
+ * the filter's time terms. */
+void dfn_query_window(const dfn_store *s, const dfn_filter *f, double *lo, double *hi);
+
 /* The time bin the query would choose for a window of span_s seconds. */
 double dfn_auto_bin(double span_s);
 

@@ -1,0 +1,71 @@
+/* dfnav comparison: one query on several runs of a job (each run its own
+ * store, layers and indexes), its rows matched across runs by their keys,
+ * so that a table shows every metric once per run and, for two runs, the
+ * difference and the ratio. A single run is a comparison of one: the
+ * explorer and `dfnav report` print every table through this. */
+#ifndef DFNAV_COMPARE_H
+#define DFNAV_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/query.h"
+
+#define DFN_CMP_ABSENT UINT32_MAX
+
+/* What a compared metric column shows: a run (0, 1, ...), or for two runs
+ * the second minus the first, or the second over the first. */
+#define DFN_CMP_DIFF (-1)
+#define DFN_CMP_RATIO (-2)
+
+typedef struct {
+    size_t nruns;
+    char **labels;            /* one per run; NULL for a single run */
+    dfn_result **res;         /* each run's own result */
+    size_t nrows;
+    uint32_t *row;            /* nrows * nruns: the row in res[k], or DFN_CMP_ABSENT */
+    uint64_t matched;         /* events matched in all runs */
+    bool calls;               /* rows are calls, each of one run: a column is the row's own run */
+    int sort, sort_col;       /* metric (-1 key) and column (run, DIFF or RATIO) */
+    bool desc;
+} dfn_compare;
+
+/* Runs qs[k] on stores[k] for every run. The queries must agree on their
+ * grouping; their filter, layers and indexes may differ. Time bins are
+ * made the same for all runs (relative to each run's start), rows are
+ * matched by key and sorted by (q.sort, sort_col), and q.top applies to
+ * the matched rows. Rows of calls are not matched: each is a call of one
+ * run. labels (copied) name the runs; NULL for a single run. */
+dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
+                     const char *const *labels, char *err, size_t errlen);
+/* A comparison of one run around r, taking it over. */
+dfn_compare *dfn_compare_of(dfn_result *r);
+
+static inline bool dfn_compare_has(const dfn_compare *c, size_t row, size_t run)
+{
+    return c->row[row * c->nruns + run] != DFN_CMP_ABSENT;
+}
+/* The run whose row gives the key (the first that has it). */
+size_t dfn_compare_rep(const dfn_compare *c, size_t row);
+/* A metric of a row in one run; NaN where the row is absent. */
+double dfn_compare_metric(const dfn_compare *c, size_t row, size_t run, dfn_metric m);
+/* A column's value: a run's metric, or (two runs) the difference and the
+ * ratio, NaN where a run lacks the row; the ratio of x to 0 is +inf. */
+double dfn_compare_value(const dfn_compare *c, size_t row, int col, dfn_metric m);
+/* Key text of a row, from the run that has it. */
+const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, char *buf, size_t cap, size_t *len);
+/* Sorts again: by metric (-1 key) of a column; rows without a value go
+ * last, ties by the largest value in any run, then by key. */
+void dfn_compare_sort(dfn_compare *c, int metric, int col, bool desc);
+void dfn_compare_free(dfn_compare *c);
+
+/* Checks a run label: not empty, not "diff" or "ratio", no '@', ',' or
+ * control bytes. False with a message. */
+bool dfn_compare_label_ok(const char *label, char *err, size_t errlen);
+/* Runs from command-line arguments: NAME=PATH, or PATH named after its
+ * last component (a repeated name gets -2, -3 ...). Fills n malloc'd
+ * labels and paths; false with a message (two runs given one name). */
+bool dfn_compare_runs_parse(char *const *args, size_t n, char **labels, char **paths, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,338 @@
+/* Comparing runs: each run's query result, and the table of rows matched
+ * across runs by key. A row is matched by the text of its keys (string ids
+ * differ between stores), except time bins and transfer sizes, which are
+ * the same numbers in every run once the bins agree. */
+#include "dfnav/compare.h"
+#include "dfnav/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool dfn_compare_label_ok(const char *label, char *err, size_t errlen)
+{
+    if (!*label) { snprintf(err, errlen, "a run needs a name"); return false; }
+    if (strcmp(label, "diff") == 0 || strcmp(label, "ratio") == 0) {
+        snprintf(err, errlen, "'%s' names the comparison columns; choose another run name", label);
+        return false;
+    }
+    for (const unsigned char *p = (const unsigned char *)label; *p; p++) {
+        if (*p == '@' || *p == ',' || *p < 0x20 || *p == 0x7f) {
+            snprintf(err, errlen, "a run name has no '@', ',' or control characters");
+            return false;
+        }
+    }
+    return true;
+}
+
+size_t dfn_compare_rep(const dfn_compare *c, size_t row)
+{
+    for (size_t k = 0; k < c->nruns; k++)
+        if (dfn_compare_has(c, row, k)) return k;
+    return 0;
+}
+
+double dfn_compare_metric(const dfn_compare *c, size_t row, size_t run, dfn_metric m)
+{
+    uint32_t r = c->row[row * c->nruns + run];
+    return r == DFN_CMP_ABSENT ? NAN : dfn_result_metric(c->res[run], r, m);
+}
+
+double dfn_compare_value(const dfn_compare *c, size_t row, int col, dfn_metric m)
+{
+    if (c->calls) return dfn_compare_metric(c, row, dfn_compare_rep(c, row), m);
+    if (col >= 0) return (size_t)col < c->nruns ? dfn_compare_metric(c, row, (size_t)col, m) : NAN;
+    if (c->nruns != 2) return NAN;
+    double a = dfn_compare_metric(c, row, 0, m), b = dfn_compare_metric(c, row, 1, m);
+    if (col == DFN_CMP_DIFF) return b - a;
+    if (a == 0) return b == 0 || isnan(b) ? NAN : b > 0 ? INFINITY : -INFINITY;
+    return b / a;
+}
+
+const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, char *buf, size_t cap, size_t *len)
+{
+    size_t k = dfn_compare_rep(c, row);
+    const dfn_result *r = c->res[k];
+    return dfn_result_key_str(r->store, r, c->row[row * c->nruns + k], dim, buf, cap, len);
+}
+
+/* ---- sorting ---- */
+
+typedef struct { const dfn_compare *c; int metric, col; bool desc; } cmp_sortctx;
+
+static _Thread_local const cmp_sortctx *g_cs;   /* qsort has no context argument */
+
+static int key_order(const dfn_compare *c, size_t a, size_t b)
+{
+    size_t ka = dfn_compare_rep(c, a), kb = dfn_compare_rep(c, b);
+    int k = dfn_result_key_cmp(c->res[ka], c->row[a * c->nruns + ka], c->res[kb], c->row[b * c->nruns + kb]);
+    if (k) return k;
+    return ka < kb ? -1 : ka > kb;   /* calls at the same moment: by run */
+}
+
+static double row_max(const dfn_compare *c, size_t row, dfn_metric m)
+{
+    double mx = -INFINITY;
+    for (size_t k = 0; k < c->nruns; k++) {
+        double v = dfn_compare_metric(c, row, k, m);
+        if (v > mx) mx = v;
+    }
+    return mx;
+}
+
+static int order_cmp(const void *pa, const void *pb)
+{
+    const cmp_sortctx *s = g_cs;
+    const dfn_compare *c = s->c;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    if (s->metric < 0) {
+        int k = key_order(c, a, b);
+        return s->desc ? -k : k;
+    }
+    double x = dfn_compare_value(c, a, s->col, (dfn_metric)s->metric), y = dfn_compare_value(c, b, s->col, (dfn_metric)s->metric);
+    /* a row a run lacks has no value there: last, either way */
+    if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
+    if (x != y && !isnan(x)) return (x < y) == s->desc ? 1 : -1;
+    double mx = row_max(c, a, (dfn_metric)s->metric), my = row_max(c, b, (dfn_metric)s->metric);
+    if (mx != my) return mx < my ? 1 : -1;
+    return key_order(c, a, b);
+}
+
+static void cmp_reorder(dfn_compare *c, size_t keep)
+{
+    size_t n = c->nrows, nr = c->nruns;
+    size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    cmp_sortctx s = { c, c->sort, c->sort_col, c->desc };
+    g_cs = &s;
+    qsort(order, n, sizeof *order, order_cmp);
+    g_cs = NULL;
+    if (keep > n) keep = n;
+    uint32_t *row = dfn_xmalloc((keep * nr > 0 ? keep * nr : 1) * sizeof *row);
+    for (size_t i = 0; i < keep; i++) memcpy(&row[i * nr], &c->row[order[i] * nr], nr * sizeof *row);
+    free(c->row);
+    c->row = row;
+    c->nrows = keep;
+    free(order);
+}
+
+void dfn_compare_sort(dfn_compare *c, int metric, int col, bool desc)
+{
+    c->sort = metric;
+    c->sort_col = col;
+    c->desc = desc;
+    if (c->nruns == 1) {
+        /* one run: its own result in this order, so exports of it match */
+        dfn_result_sort(c->res[0], metric, desc);
+        return;
+    }
+    if (c->nrows > 1) cmp_reorder(c, c->nrows);
+}
+
+/* ---- building ---- */
+
+dfn_compare *dfn_compare_of(dfn_result *r)
+{
+    dfn_compare *c = dfn_xcalloc(1, sizeof *c);
+    c->nruns = 1;
+    c->res = dfn_xmalloc(sizeof *c->res);
+    c->res[0] = r;
+    c->nrows = r->nrows;
+    c->row = dfn_xmalloc((r->nrows ? r->nrows : 1) * sizeof *c->row);
+    for (size_t i = 0; i < r->nrows; i++) c->row[i] = (uint32_t)i;
+    c->matched = r->matched;
+    c->sort = -1;
+    return c;
+}
+
+/* Appends the matching key of row i of r: time bins and sizes by number,
+ * everything else by text, each part length-prefixed. */
+static void match_key(const dfn_result *r, size_t i, char **buf, size_t *cap, size_t *len)
+{
+    *len = 0;
+    char num[64];
+    for (size_t d = 0; d < r->ndims; d++) {
+        size_t l;
+        const char *t;
+        dfn_dimkind k = r->dims[d].kind;
+        if (k == DFN_DIM_TIME || k == DFN_DIM_SIZEBIN) {
+            l = (size_t)snprintf(num, sizeof num, "%u", dfn_result_key(r, i, d)->id);
+            t = num;
+        } else {
+            t = dfn_result_key_str(r->store, r, i, d, num, sizeof num, &l);
+        }
+        dfn_grow((void **)buf, cap, *len + l + 8, 1);
+        uint32_t l32 = (uint32_t)l;
+        memcpy(*buf + *len, &l32, sizeof l32);
+        memcpy(*buf + *len + sizeof l32, t, l);
+        *len += sizeof l32 + l;
+    }
+}
+
+/* The common bin width of time groupings: from the longest window. */
+static double common_bin(const dfn_store *const *stores, const dfn_query *qs, size_t nruns)
+{
+    double span = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        double lo, hi;
+        dfn_query_window(stores[k], qs[k].filter, &lo, &hi);
+        if (hi - lo > span) span = hi - lo;
+    }
+    return dfn_auto_bin(span);
+}
+
+dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
+                     const char *const *labels, char *err, size_t errlen)
+{
+    if (nruns == 0) { snprintf(err, errlen, "no run to compare"); return NULL; }
+    if (nruns == 1 && !labels) {
+        dfn_result *r = dfn_query_run(stores[0], &qs[0], err, errlen);
+        if (!r) return NULL;
+        dfn_compare *c = dfn_compare_of(r);
+        c->sort = qs[0].sort;
+        c->desc = qs[0].desc;
+        return c;
+    }
+    const dfn_query *q0 = &qs[0];
+    bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT, has_time = false;
+    for (size_t d = 0; d < q0->ndims; d++) has_time |= q0->dims[d].kind == DFN_DIM_TIME;
+    double bin = q0->bin_s > 0 || !has_time ? q0->bin_s : common_bin(stores, qs, nruns);
+
+    dfn_compare *c = dfn_xcalloc(1, sizeof *c);
+    c->nruns = nruns;
+    c->res = dfn_xcalloc(nruns, sizeof *c->res);
+    c->sort = q0->sort;
+    c->sort_col = sort_col;
+    c->desc = q0->desc;
+    c->calls = by_event;
+    if (labels) {
+        c->labels = dfn_xcalloc(nruns, sizeof *c->labels);
+        for (size_t k = 0; k < nruns; k++) c->labels[k] = dfn_xstrdup(labels[k]);
+    }
+    for (size_t k = 0; k < nruns; k++) {
+        dfn_query q = qs[k];
+        q.bin_s = bin;
+        /* calls: each run's first top is enough; groups are cut once matched */
+        if (!by_event) q.top = 0;
+        c->res[k] = dfn_query_run(stores[k], &q, err, errlen);
+        if (!c->res[k]) { dfn_compare_free(c); return NULL; }
+        c->matched += c->res[k]->matched;
+    }
+
+    dfn_strtab *keys = dfn_strtab_new();
+    size_t cap = 0, rowcap = 0;
+    char *kb = NULL;
+    for (size_t k = 0; k < nruns; k++) {
+        const dfn_result *r = c->res[k];
+        for (size_t i = 0; i < r->nrows; i++) {
+            size_t row;
+            if (by_event) {
+                row = c->nrows;
+            } else {
+                size_t klen;
+                match_key(r, i, &kb, &cap, &klen);
+                row = dfn_strtab_intern(keys, kb ? kb : "", klen);
+            }
+            if (row == c->nrows) {
+                c->nrows++;
+                dfn_grow((void **)&c->row, &rowcap, c->nrows * nruns, sizeof *c->row);
+                for (size_t j = 0; j < nruns; j++) c->row[row * nruns + j] = DFN_CMP_ABSENT;
+            }
+            c->row[row * nruns + k] = (uint32_t)i;
+        }
+    }
+    free(kb);
+    dfn_strtab_free(keys);
+    if (!c->row) c->row = dfn_xmalloc(sizeof *c->row);
+    cmp_reorder(c, q0->top ? q0->top : c->nrows);
+    return c;
+}
+
+void dfn_compare_free(dfn_compare *c)
+{
+    if (!c) return;
+    for (size_t k = 0; k < c->nruns; k++) {
+        dfn_result_free(c->res[k]);
+        if (c->labels) free(c->labels[k]);
+    }
+    free(c->res);
+    free(c->labels);
+    free(c->row);
+    free(c);
+}
+
+/* ---- runs from the command line ---- */
+
+/* The default name of a run: the last part of its path, without a trace
+ * suffix. */
+static char *run_name(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/') start--;
+    char *name = dfn_xstrndup(path + start, len - start);
+    static const char *suffixes[] = { ".pfw.gz", ".pfw" };
+    for (size_t i = 0; i < 2; i++) {
+        size_t sl = strlen(suffixes[i]), nl = strlen(name);
+        if (nl > sl && strcmp(name + nl - sl, suffixes[i]) == 0) { name[nl - sl] = 0; break; }
+    }
+    /* what a label cannot hold becomes '_' */
+    for (char *p = name; *p; p++)
+        if (*p == '@' || *p == ',' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+    if (!*name || strcmp(name, "diff") == 0 || strcmp(name, "ratio") == 0 || strcmp(name, "-") == 0) {
+        free(name);
+        name = dfn_xstrdup("run");
+    }
+    return name;
+}
+
+static bool label_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+bool dfn_compare_runs_parse(char *const *args, size_t n, char **labels, char **paths, char *err, size_t errlen)
+{
+    bool *named = dfn_xcalloc(n ? n : 1, sizeof *named);
+    for (size_t i = 0; i < n; i++) labels[i] = paths[i] = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *a = args[i], *eq = strchr(a, '=');
+        named[i] = eq && eq > a && eq[1];
+        for (const char *p = a; named[i] && p < eq; p++) named[i] = label_char(*p);
+        if (named[i]) {
+            labels[i] = dfn_xstrndup(a, (size_t)(eq - a));
+            paths[i] = dfn_xstrdup(eq + 1);
+            if (!dfn_compare_label_ok(labels[i], err, errlen)) goto fail;
+        } else {
+            labels[i] = run_name(a);
+            paths[i] = dfn_xstrdup(a);
+        }
+    }
+    /* names must tell the runs apart: a repeated default name gets -2, -3 */
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) {
+            if (j == i || strcmp(labels[i], labels[j]) != 0) continue;
+            if (named[i] && named[j]) {
+                snprintf(err, errlen, "two runs are named '%s'", labels[i]);
+                goto fail;
+            }
+            if (named[i] || (!named[j] && j > i)) continue;   /* the other one gives way */
+            for (int k = 2;; k++) {
+                char *cand = dfn_xasprintf("%s-%d", labels[i], k);
+                bool taken = false;
+                for (size_t m = 0; m < n && !taken; m++) taken = m != i && strcmp(labels[m], cand) == 0;
+                if (!taken) { free(labels[i]); labels[i] = cand; break; }
+                free(cand);
+            }
+            j = (size_t)-1;   /* the new name may meet another: look again */
+        }
+    }
+    free(named);
+    return true;
+fail:
+    for (size_t i = 0; i < n; i++) { free(labels[i]); free(paths[i]); labels[i] = paths[i] = NULL; }
+    free(named);
+    return false;
+}
