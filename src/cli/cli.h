@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "dfnav/analysis.h"
+#include "dfnav/compare.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/export.h"
 #include "dfnav/layers.h"
@@ -26,13 +27,27 @@ typedef struct {
     bool diagnose, sizes;
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;
+    bool compare;             /* each PATH is a run of its own */
     char **paths;
     size_t npaths;
 } cli_opts;
 
-/* Loads the inputs, reporting progress on a terminal and damage on stderr.
- * Returns NULL (with *status 3) when nothing could be read. */
-dfn_store *cli_load(const cli_opts *o, int *status);
+/* One run: a trace set, loaded, and what queries on it need. */
+typedef struct {
+    char *label;              /* NULL: one set, no comparison */
+    char *path;               /* the run's PATH (compare) */
+    char **paths; size_t npaths;
+    dfn_store *s;
+    dfn_layers layers;
+    dfn_layerset *ls;
+    dfn_analysis an;
+} cli_run;
+
+/* Loads every run at once, reporting progress on a terminal and damage on
+ * stderr. A run that gives nothing keeps s NULL. Returns the exit status:
+ * 0 all loaded, 1 damage, 3 something could not be read. */
+int cli_load(const cli_opts *o, cli_run *runs, size_t n);
+void cli_runs_free(cli_run *runs, size_t n);
 /* Layers for the store: o->layers or the automatic preset. */
 bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out);
 /* Reports a failed write; EPIPE (a closed pipe, as with `| head`) is quiet. */

@@ -24,8 +24,13 @@ static void row_values(const dfn_srcinfo *si, char v[NCOLS][32])
 
 int cmd_info(const cli_opts *o)
 {
-    int status;
-    dfn_store *s = cli_load(o, &status);
+    if (o->compare) {
+        fprintf(stderr, "dfnav: info lists the files of all PATHs; it compares nothing (drop --compare)\n");
+        return 2;
+    }
+    cli_run run = { .paths = o->paths, .npaths = o->npaths };
+    int status = cli_load(o, &run, 1);
+    dfn_store *s = run.s;
     if (!s) return status;
     size_t n = s->nsrc;
     dfn_srcinfo total = { .path = "total", .era = "", .compression = "", .start_us = UINT64_MAX };

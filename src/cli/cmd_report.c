@@ -37,47 +37,92 @@ static void report_damage(const dfn_store *s)
                 s->hash_conflicts);
 }
 
-dfn_store *cli_load(const cli_opts *o, int *status)
+/* The progress of every run on one line: "base 45% scr 30%". */
+static void show_progress(cli_run *runs, size_t n, dfn_loader **ls, bool *done)
 {
-    dfn_inputs in;
-    dfn_inputs_expand((const char *const *)o->paths, o->npaths, &in);
-    for (size_t i = 0; i < in.nerrors; i++) dfn_warnf(stderr, "%s", in.errors[i]);
-    if (in.n == 0) {
-        fprintf(stderr, "dfnav: no trace file to read\n");
-        dfn_inputs_free(&in);
-        *status = 3;
-        return NULL;
-    }
-    dfn_load_opts lo = { .threads = o->threads };
-    dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &lo);
-    bool tty = !o->quiet && isatty(STDERR_FILENO);
-    bool shown = false;
-    for (;;) {
+    char line[512];
+    size_t w = 0;
+    uint64_t events = 0;
+    double rate = 0;
+    bool building = true;
+    for (size_t k = 0; k < n; k++) {
+        if (!ls[k]) continue;
         dfn_progress p;
-        dfn_loader_progress(l, &p);
-        if (p.done) break;
-        if (tty && p.elapsed_s > 0.3) {
-            double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
-            fprintf(stderr, "\rdfnav: %s %5.1f%%  %" PRIu64 " events  %.0f events/s   ",
-                    p.building ? "building" : "loading", pct, p.events, p.events_per_s);
+        dfn_loader_progress(ls[k], &p);
+        double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+        if (n > 1 && w < sizeof line) {
+            int m = snprintf(line + w, sizeof line - w, "%s %.0f%%  ", runs[k].label, done[k] ? 100.0 : pct);
+            if (m > 0) w += (size_t)m;
+        } else if (w < sizeof line) {
+            int m = snprintf(line + w, sizeof line - w, "%5.1f%%  ", pct);
+            if (m > 0) w += (size_t)m;
+        }
+        events += p.events;
+        rate += p.events_per_s;
+        building &= p.building || done[k];
+    }
+    fprintf(stderr, "\rdfnav: %s %s%" PRIu64 " events  %.0f events/s   ", building ? "building" : "loading", line, events, rate);
+}
+
+int cli_load(const cli_opts *o, cli_run *runs, size_t n)
+{
+    dfn_loader **ls = dfn_xcalloc(n, sizeof *ls);
+    bool *done = dfn_xcalloc(n, sizeof *done);
+    dfn_inputs *in = dfn_xcalloc(n, sizeof *in);
+    int status = 0;
+    /* every run loads at once, each on its own loader */
+    for (size_t k = 0; k < n; k++) {
+        dfn_inputs_expand((const char *const *)runs[k].paths, runs[k].npaths, &in[k]);
+        for (size_t i = 0; i < in[k].nerrors; i++) dfn_warnf(stderr, "%s", in[k].errors[i]);
+        if (in[k].n == 0) {
+            if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", runs[k].label);
+            else fprintf(stderr, "dfnav: no trace file to read\n");
+            status = 3;
+            continue;
+        }
+        dfn_load_opts lo = { .threads = o->threads };
+        ls[k] = dfn_loader_start((const char *const *)in[k].paths, in[k].n, &lo);
+    }
+    bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
+    double t0 = dfn_now();
+    for (;;) {
+        bool all = true;
+        for (size_t k = 0; k < n; k++) {
+            if (!ls[k] || done[k]) continue;
+            dfn_progress p;
+            dfn_loader_progress(ls[k], &p);
+            done[k] = p.done;
+            all &= done[k];
+        }
+        if (all) break;
+        if (tty && dfn_now() - t0 > 0.3) {
+            show_progress(runs, n, ls, done);
             shown = true;
         }
         struct timespec ts = { 0, 50 * 1000000 };
         nanosleep(&ts, NULL);
     }
     if (shown) fprintf(stderr, "\r\033[K");
-    dfn_store *s = dfn_loader_finish(l);
-    int st = dfn_store_status(s);
-    if (in.nerrors && st == 0) st = 1;
-    if (!o->quiet) report_damage(s);
-    dfn_inputs_free(&in);
-    *status = st;
-    if (st == 3) {
-        fprintf(stderr, "dfnav: nothing could be read\n");
-        dfn_store_free(s);
-        return NULL;
+    for (size_t k = 0; k < n; k++) {
+        if (!ls[k]) continue;
+        dfn_store *s = dfn_loader_finish(ls[k]);
+        int st = dfn_store_status(s);
+        if (in[k].nerrors && st == 0) st = 1;
+        if (!o->quiet) report_damage(s);
+        if (st == 3) {
+            if (n > 1) dfn_warnf(stderr, "%s: nothing could be read", runs[k].label);
+            else fprintf(stderr, "dfnav: nothing could be read\n");
+            dfn_store_free(s);
+            s = NULL;
+        }
+        runs[k].s = s;
+        if (st > status) status = st;
     }
-    return s;
+    for (size_t k = 0; k < n; k++) dfn_inputs_free(&in[k]);
+    free(in);
+    free(ls);
+    free(done);
+    return status;
 }
 
 bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out)
@@ -91,10 +136,12 @@ bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out)
     return true;
 }
 
-static bool parse_sort(const char *text, dfn_query *q)
+/* --sort METRIC[@RUN|@diff|@ratio][:asc|desc] or key. */
+static bool parse_sort(const char *text, const cli_run *runs, size_t nruns, dfn_query *q, int *col)
 {
     q->sort = DFN_M_TIME_S;
     q->desc = true;
+    *col = 0;
     if (q->ndims && (q->dims[0].kind == DFN_DIM_TIME || q->dims[0].kind == DFN_DIM_EVENT)) {
         q->sort = -1;
         q->desc = false;
@@ -102,17 +149,36 @@ static bool parse_sort(const char *text, dfn_query *q)
     if (!text) return true;
     const char *colon = strchr(text, ':');
     size_t len = colon ? (size_t)(colon - text) : strlen(text);
-    if ((len == 3 && memcmp(text, "key", 3) == 0) || (len == 4 && memcmp(text, "name", 4) == 0)) {
+    const char *at = memchr(text, '@', len);
+    size_t mlen = at ? (size_t)(at - text) : len;
+    if ((mlen == 3 && memcmp(text, "key", 3) == 0) || (mlen == 4 && memcmp(text, "name", 4) == 0)) {
         q->sort = -1;
         q->desc = false;
     } else {
-        int m = dfn_metric_parse(text, len);
+        int m = dfn_metric_parse(text, mlen);
         if (m < 0) {
-            fprintf(stderr, "dfnav: --sort: unknown metric '%.*s' (see dfnav --help, or key)\n", (int)len, text);
+            fprintf(stderr, "dfnav: --sort: unknown metric '%.*s' (see dfnav --help, or key)\n", (int)mlen, text);
             return false;
         }
         q->sort = m;
         q->desc = true;
+    }
+    if (at) {
+        const char *who = at + 1;
+        size_t wl = len - mlen - 1;
+        bool found = false;
+        if (runs[0].label && q->sort >= 0) {
+            if (nruns == 2 && wl == 4 && memcmp(who, "diff", 4) == 0) *col = DFN_CMP_DIFF, found = true;
+            else if (nruns == 2 && wl == 5 && memcmp(who, "ratio", 5) == 0) *col = DFN_CMP_RATIO, found = true;
+            for (size_t k = 0; k < nruns && !found; k++)
+                if (strlen(runs[k].label) == wl && memcmp(runs[k].label, who, wl) == 0) *col = (int)k, found = true;
+        }
+        if (!found) {
+            fprintf(stderr, "dfnav: --sort: '%.*s' is not %s\n", (int)wl, who,
+                    !runs[0].label ? "needed without --compare" : q->sort < 0 ? "needed to sort by key" :
+                    nruns == 2 ? "a run name, diff or ratio" : "a run name");
+            return false;
+        }
     }
     if (colon) {
         if (strcmp(colon + 1, "asc") == 0) q->desc = false;
@@ -122,22 +188,13 @@ static bool parse_sort(const char *text, dfn_query *q)
     return true;
 }
 
-/* A loaded trace set and what queries on it need. */
-typedef struct {
-    dfn_store *s;
-    dfn_layers layers;
-    dfn_layerset *ls;
-    dfn_analysis an;
-} cli_set;
-
-/* Runs one query and prints it; returns 0, or 2 for a bad query. */
-static int run_and_print(const cli_opts *o, cli_set *cs, const char *by, const char *where, const char *sort,
-                         size_t top, uint32_t metrics, FILE *out)
+/* Runs one query on every run, matched across runs, and prints it;
+ * returns 0, or 2 for a bad query. */
+static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const char *by, const char *where,
+                         const char *sort, size_t top, uint32_t metrics, FILE *out)
 {
     char err[2048];
-    const dfn_store *s = cs->s;
-    dfn_query q = { .layers = cs->ls, .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC,
-                    .sizes = o->sizes };
+    dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes };
     if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
         fprintf(stderr, "dfnav: --by: %s\n", err);
         return 2;
@@ -149,57 +206,118 @@ static int run_and_print(const cli_opts *o, cli_set *cs, const char *by, const c
         return 2;
     }
     q.filter = &f;
-    int rc = 0;
-    if (!parse_sort(sort, &q)) rc = 2;
+    int rc = 0, col = 0;
+    if (!parse_sort(sort, runs, nruns, &q, &col)) rc = 2;
     /* sorting by a metric shows it */
     if (!rc && q.sort >= 0) q.metrics |= DFN_M_BIT(q.sort);
-    if (!rc && !dfn_analysis_build(&cs->an, s, cs->ls, o->compute, o->overlap_host, dfn_analysis_needs(q.metrics), err, sizeof err)) {
-        fprintf(stderr, "dfnav: %s\n", err);
-        rc = 2;
+    dfn_query *qs = dfn_xcalloc(nruns, sizeof *qs);
+    const dfn_store **stores = dfn_xcalloc(nruns, sizeof *stores);
+    const char **labels = dfn_xcalloc(nruns, sizeof *labels);
+    for (size_t k = 0; k < nruns && !rc; k++) {
+        cli_run *r = &runs[k];
+        if (!dfn_analysis_build(&r->an, r->s, r->ls, o->compute, o->overlap_host, dfn_analysis_needs(q.metrics), err, sizeof err)) {
+            if (nruns > 1) dfn_warnf(stderr, "%s: %s", r->label, err);
+            else fprintf(stderr, "dfnav: %s\n", err);
+            rc = 2;
+        }
+        qs[k] = q;
+        qs[k].layers = r->ls;
+        dfn_analysis_apply(&r->an, &qs[k]);
+        stores[k] = r->s;
+        labels[k] = r->label;
     }
-    dfn_analysis_apply(&cs->an, &q);
-    dfn_result *r = rc ? NULL : dfn_query_run(s, &q, err, sizeof err);
-    if (!rc && !r) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
-    if (r) {
-        dfn_export_write(out, s, r, o->format);
-        dfn_result_free(r);
+    dfn_compare *c = rc ? NULL : dfn_compare_run(stores, qs, nruns, col, runs[0].label ? labels : NULL, err, sizeof err);
+    if (!rc && !c) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
+    if (c) {
+        dfn_compare_write(out, c, o->format);
+        dfn_compare_free(c);
     }
+    free(qs);
+    free(stores);
+    free(labels);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     return rc;
 }
 
-/* Loads and compiles the layers: what every table command starts with.
- * Returns the exit status to give up with, or -1 to go on. */
-static int prepare(const cli_opts *o, cli_set *cs, int *status)
+/* The runs the arguments name: with --compare each PATH (or NAME=PATH)
+ * is a run; without, all PATHs are one. */
+static bool make_runs(const cli_opts *o, cli_run **out, size_t *n)
 {
-    memset(cs, 0, sizeof *cs);
-    cs->s = cli_load(o, status);
-    if (!cs->s) return *status;
-    if (!cli_layers(o, cs->s, &cs->layers)) { dfn_store_free(cs->s); return 2; }
-    char err[1024];
-    cs->ls = dfn_layerset_compile(cs->s, &cs->layers, err, sizeof err);
-    if (!cs->ls) {
-        fprintf(stderr, "dfnav: layers: %s\n", err);
-        dfn_layers_free(&cs->layers);
-        dfn_store_free(cs->s);
-        return 2;
+    if (!o->compare) {
+        *n = 1;
+        *out = dfn_xcalloc(1, sizeof **out);
+        (*out)->paths = o->paths;
+        (*out)->npaths = o->npaths;
+        return true;
+    }
+    char err[512];
+    char **labels = dfn_xcalloc(o->npaths, sizeof *labels), **paths = dfn_xcalloc(o->npaths, sizeof *paths);
+    if (!dfn_compare_runs_parse(o->paths, o->npaths, labels, paths, err, sizeof err)) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        free(labels);
+        free(paths);
+        return false;
+    }
+    *n = o->npaths;
+    *out = dfn_xcalloc(*n, sizeof **out);
+    for (size_t k = 0; k < *n; k++) {
+        (*out)[k].label = labels[k];
+        (*out)[k].path = paths[k];
+        (*out)[k].paths = &(*out)[k].path;
+        (*out)[k].npaths = 1;
+    }
+    free(labels);
+    free(paths);
+    return true;
+}
+
+void cli_runs_free(cli_run *runs, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        dfn_analysis_free(&runs[k].an);
+        dfn_layerset_free(runs[k].ls);
+        dfn_layers_free(&runs[k].layers);
+        dfn_store_free(runs[k].s);
+        free(runs[k].label);
+        free(runs[k].path);
+    }
+    free(runs);
+}
+
+/* Loads the runs and compiles their layers: what every table command
+ * starts with. Returns the exit status to give up with, or -1 to go on. */
+static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
+{
+    if (!make_runs(o, runs, n)) return 2;
+    *status = cli_load(o, *runs, *n);
+    for (size_t k = 0; k < *n; k++) {
+        cli_run *r = &(*runs)[k];
+        if (!r->s) { cli_runs_free(*runs, *n); return 3; }
+    }
+    for (size_t k = 0; k < *n; k++) {
+        cli_run *r = &(*runs)[k];
+        char err[1024];
+        if (!cli_layers(o, r->s, &r->layers)) { cli_runs_free(*runs, *n); return 2; }
+        r->ls = dfn_layerset_compile(r->s, &r->layers, err, sizeof err);
+        if (!r->ls) {
+            fprintf(stderr, "dfnav: layers: %s\n", err);
+            cli_runs_free(*runs, *n);
+            return 2;
+        }
     }
     return -1;
 }
 
-static int finish(cli_set *cs, int rc, int status)
+static int finish(cli_run *runs, size_t n, int rc, int status)
 {
     int wr = cli_write_status(stdout);
-    dfn_analysis_free(&cs->an);
-    dfn_layerset_free(cs->ls);
-    dfn_layers_free(&cs->layers);
-    dfn_store_free(cs->s);
+    cli_runs_free(runs, n);
     return rc ? rc : wr ? wr : status;
 }
 
 /* The diagnostics of the selection, its layers and processes. */
-static int diagnose(const cli_opts *o, cli_set *cs)
+static int diagnose(const cli_opts *o, cli_run *cs)
 {
     char err[2048];
     dfn_filter f;
@@ -226,11 +344,20 @@ static int diagnose(const cli_opts *o, cli_set *cs)
 int cmd_report(const cli_opts *o)
 {
     int status, rc;
-    cli_set cs;
-    if ((rc = prepare(o, &cs, &status)) >= 0) return rc;
-    if (o->diagnose) rc = diagnose(o, &cs);
-    else rc = run_and_print(o, &cs, o->by, o->where, o->sort, o->top, o->metrics, stdout);
-    return finish(&cs, rc, status);
+    cli_run *runs;
+    size_t n;
+    if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
+    rc = 0;
+    if (o->diagnose) {
+        /* findings are judged within a run: each run's in turn */
+        for (size_t k = 0; k < n && !rc; k++) {
+            if (runs[k].label && o->format == DFN_FMT_TABLE) printf("%s== %s ==\n", k ? "\n" : "", runs[k].label);
+            rc = diagnose(o, &runs[k]);
+        }
+    } else {
+        rc = run_and_print(o, runs, n, o->by, o->where, o->sort, o->top, o->metrics, stdout);
+    }
+    return finish(runs, n, rc, status);
 }
 
 /* The overview: what was loaded, then time per layer, per I/O class and
@@ -238,29 +365,33 @@ int cmd_report(const cli_opts *o)
 int cmd_overview(const cli_opts *o)
 {
     int status, rc;
-    cli_set cs;
-    if ((rc = prepare(o, &cs, &status)) >= 0) return rc;
-    const dfn_store *s = cs.s;
-    uint64_t malformed = 0;
-    for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
+    cli_run *runs;
+    size_t n;
+    if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
     if (o->format == DFN_FMT_TABLE) {
-        printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
-               s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
-        printf("\nLayers (%s):\n", cs.layers.source);
+        for (size_t k = 0; k < n; k++) {
+            const dfn_store *s = runs[k].s;
+            uint64_t malformed = 0;
+            for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
+            if (runs[k].label) printf("%s: ", runs[k].label);
+            printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
+                   s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
+        }
+        printf("\nLayers (%s):\n", runs[0].layers.source);
     }
-    rc = run_and_print(o, &cs, "layer", o->where, "key", 0, o->metrics, stdout);
+    rc = run_and_print(o, runs, n, "layer", o->where, "key", 0, o->metrics, stdout);
     if (!rc && o->format == DFN_FMT_TABLE) {
         printf("\nI/O classes:\n");
-        rc = run_and_print(o, &cs, "class", o->where, NULL, 0, o->metrics, stdout);
+        rc = run_and_print(o, runs, n, "class", o->where, NULL, 0, o->metrics, stdout);
     }
     if (!rc && o->format == DFN_FMT_TABLE) {
         printf("\nBusiest files:\n");
-        size_t n = (o->where ? strlen(o->where) : 0) + 16;
-        char *where = dfn_xmalloc(n);
-        snprintf(where, n, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
-        rc = run_and_print(o, &cs, "file", where, NULL, 10, o->metrics, stdout);
+        size_t len = (o->where ? strlen(o->where) : 0) + 16;
+        char *where = dfn_xmalloc(len);
+        snprintf(where, len, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+        rc = run_and_print(o, runs, n, "file", where, NULL, 10, o->metrics, stdout);
         free(where);
         printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     }
-    return finish(&cs, rc, status);
+    return finish(runs, n, rc, status);
 }

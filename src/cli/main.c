@@ -21,12 +21,14 @@ static void usage(FILE *f)
 {
     fputs(
 "Usage: dfnav [OPTIONS] PATH...          the explorer (on a terminal)\n"
+"       dfnav compare [OPTIONS] RUN RUN...  the explorer over runs side by side\n"
 "       dfnav overview [OPTIONS] PATH... layers, I/O classes, busiest files\n"
 "       dfnav report [OPTIONS] PATH...   one table of grouped events\n"
 "       dfnav info [OPTIONS] PATH...     what each trace file holds\n"
 "\n"
 "PATH is a DFTracer trace (*.pfw, *.pfw.gz), a directory searched for them,\n"
-"a quoted glob, or - for standard input.\n"
+"a quoted glob, or - for standard input. A RUN is a PATH, or NAME=PATH to\n"
+"name it (default: the PATH's last part).\n"
 "\n"
 "Options:\n"
 "  -b, --by DIMS          group by dimensions, comma separated: time host pid tid\n"
@@ -34,7 +36,11 @@ static void usage(FILE *f)
 "                         arg.NAME event (without --by: one row of totals)\n"
 "  -w, --where EXPR       keep events matching every term KEY OP VALUE, with OP\n"
 "                         one of = != ~ !~ < <= > >= (see dfnav(1), FILTERS)\n"
-"  -s, --sort METRIC[:asc|desc]  sort rows by a metric, or by 'key'\n"
+"  -s, --sort METRIC[@RUN][:asc|desc]  sort rows by a metric, or by 'key';\n"
+"                         comparing, by a run's column or @diff, @ratio\n"
+"      --compare          each PATH is a run (RUN): report, overview and the\n"
+"                         explorer show every metric per run, and for two runs\n"
+"                         the difference (second - first) and ratio\n"
 "  -n, --top N            keep the first N rows\n"
 "  -m, --metrics LIST     metrics to show: names and groups (basic, overlap,\n"
 "                         analysis, all); +LIST adds to basic, -NAME removes\n"
@@ -80,6 +86,7 @@ int main(int argc, char **argv)
     int (*cmd)(const cli_opts *) = NULL;   /* NULL: the explorer */
     int first = 1;
     if (argc > 1 && strcmp(argv[1], "report") == 0) { cmd = cmd_report; first = 2; }
+    else if (argc > 1 && strcmp(argv[1], "compare") == 0) { o.compare = true; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "info") == 0) { cmd = cmd_info; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
     ui_opts ui = { .color = -1, .rows = 24, .cols = 80 };
@@ -94,7 +101,8 @@ int main(int argc, char **argv)
         {"replay", required_argument, 0, 'R'}, {"size", required_argument, 0, 'S'},
         {"screens", required_argument, 0, 'O'}, {"metrics", required_argument, 0, 'm'},
         {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
-        {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'}, {0, 0, 0, 0}};
+        {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
+        {"compare", no_argument, 0, 'K'}, {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
@@ -148,6 +156,7 @@ int main(int argc, char **argv)
             break;
         case 'P': o.compute = optarg; break;
         case 'D': o.diagnose = true; break;
+        case 'K': o.compare = true; break;
         case 'T':
             if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
             break;
@@ -165,6 +174,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.compare && o.npaths < 2 && cmd != cmd_info) {
+        fprintf(stderr, "dfnav: comparing needs two runs or more\n");
+        return 2;
+    }
     if (cmd) return cmd(&o);
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
@@ -173,5 +186,6 @@ int main(int argc, char **argv)
     ui.overlap_host = o.overlap_host;
     ui.thresholds = o.thresholds;
     ui.threads = o.threads;
+    ui.compare = o.compare;
     return ui_run(&ui, o.paths, o.npaths);
 }

@@ -140,11 +140,10 @@ static bool job_finished(job *j, bool wait)
 
 typedef struct {
     job job;
-    const dfn_store *s;
-    const dfn_layerset *ls;
+    const view *v;            /* its runs: exports wait for the load, so they cannot change */
     dfn_filter filter;
     dfn_dim dim;
-    int sort;
+    int sort, sort_col;
     bool desc, overwrite;
     char *path;
     char msg[1200];
@@ -154,18 +153,18 @@ static void *exporter_main(void *arg)
 {
     exporter *x = arg;
     char err[900];
-    dfn_query q = { .filter = &x->filter, .layers = x->ls, .sort = x->sort, .desc = x->desc };
+    dfn_query q = { .filter = &x->filter, .sort = x->sort, .desc = x->desc };
     q.dims[0] = x->dim;
     q.ndims = 1;
-    dfn_result *r = dfn_query_run(x->s, &q, err, sizeof err);
-    if (!r) {
+    dfn_compare *c = view_query(x->v, &q, x->sort_col, err, sizeof err);
+    if (!c) {
         snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
-    } else if (dfn_export_save(x->path, x->overwrite, x->s, r, DFN_FMT_CSV, err, sizeof err) != 0) {
+    } else if (dfn_compare_save(x->path, x->overwrite, c, DFN_FMT_CSV, err, sizeof err) != 0) {
         snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
     } else {
-        snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", r->nrows, x->path);
+        snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", c->nrows, x->path);
     }
-    dfn_result_free(r);
+    dfn_compare_free(c);
     atomic_store(&x->job.done, true);
     return NULL;
 }
@@ -174,19 +173,37 @@ static void *exporter_main(void *arg)
 
 typedef struct {
     job job;
-    const dfn_store *s;
-    const dfn_layerset *ls;
-    const dfn_analysis *an;
+    const view *v;            /* its runs: diagnostics wait for the load */
     dfn_thresholds th;
     dfn_filter filter;
     dfn_findings *out;
     char err[900];
 } diagnoser;
 
+/* Rules judge a run on its own; comparing, each finding says whose run. */
 static void *diagnoser_main(void *arg)
 {
     diagnoser *d = arg;
-    d->out = dfn_diagnose(d->s, d->ls, &d->filter, d->an->overlap, d->an->access, &d->th, 0, d->err, sizeof d->err);
+    const view *v = d->v;
+    for (size_t k = 0; k < v->nruns; k++) {
+        const view_run *run = &v->runs[k];
+        dfn_findings *f = dfn_diagnose(run->s, run->ls, &d->filter, run->an->overlap, run->an->access, &d->th, 0,
+                                       d->err, sizeof d->err);
+        if (!f) { dfn_findings_free(d->out); d->out = NULL; break; }
+        if (!v->labels) { d->out = f; break; }
+        if (!d->out) d->out = dfn_xcalloc(1, sizeof *d->out);
+        d->out->v = dfn_xreallocarray(d->out->v, d->out->n + f->n + 1, sizeof *d->out->v);
+        for (size_t i = 0; i < f->n; i++) {
+            dfn_finding *x = &d->out->v[d->out->n++];
+            *x = f->v[i];
+            x->where = dfn_xasprintf("%s: %s", v->labels[k], f->v[i].where);
+            free(f->v[i].where);
+        }
+        d->out->no_compute |= f->no_compute;
+        d->out->no_access |= f->no_access;
+        free(f->v);
+        free(f);
+    }
     atomic_store(&d->job.done, true);
     return NULL;
 }
@@ -210,12 +227,22 @@ static void *indexer_main(void *arg)
 
 /* ---- the app ---- */
 
+/* One run's loading: its loader, snapshots and final indexing, and the
+ * set the view shows of it. */
 typedef struct {
-    app a;
+    dfn_inputs in;
     dfn_loader *loader;
     snapper sn;
     indexer ix;
-    view_set *cur;            /* what the view shows */
+    view_set *cur;            /* what the view shows, or will once every run has a set */
+    const dfn_store *final;   /* the loaded store, for the damage screen */
+} run_load;
+
+typedef struct {
+    app a;
+    run_load *runs;
+    size_t nruns;
+    char **labels;            /* comparing: the runs' names; NULL for one run */
     exporter ex;
     diagnoser dg;
     bool quit;
@@ -239,7 +266,8 @@ static void set_size(runner *r, int rows, int cols)
     a->rows = rows;
     a->cols = cols;
     if (a->have_view) {
-        int tr = rows - 7 > 1 ? rows - 7 : 1;
+        int chrome = 2 + view_timeline_lines(&a->v) + view_header_lines(&a->v) + 2;
+        int tr = rows - chrome > 1 ? rows - chrome : 1;
         int sw = cols - 10 > 8 ? cols - 10 : 8;
         bool changed = tr != a->v.table_rows || sw != a->v.spark_w || cols != a->v.screen_cols;
         a->v.table_rows = tr;
@@ -252,93 +280,154 @@ static void set_size(runner *r, int rows, int cols)
     }
 }
 
-static void count_damage(app *a, const dfn_store *s)
+/* Damage over every run's loaded store. */
+static void count_damage(runner *r)
 {
+    app *a = &r->a;
     a->malformed = 0;
     a->bad_files = a->ninput_errors;
-    for (size_t i = 0; i < s->nsrc; i++) {
-        a->malformed += s->src[i].malformed;
-        if (s->src[i].error || s->src[i].malformed) a->bad_files++;
+    for (size_t k = 0; k < r->nruns; k++) {
+        const dfn_store *s = r->runs[k].final;
+        a->damage_store[k] = s;
+        for (size_t i = 0; s && i < s->nsrc; i++) {
+            a->malformed += s->src[i].malformed;
+            if (s->src[i].error || s->src[i].malformed) a->bad_files++;
+        }
     }
-    a->damage_store = s;
 }
 
-/* Shows a set: the first makes the view, later ones replace it. */
-static void show_set(runner *r, view_set *vs)
+/* Shows a set of run k: once every run has one the view starts; later
+ * ones replace the run's set in it. */
+static void show_set(runner *r, size_t k, view_set *vs)
 {
     app *a = &r->a;
     if (!vs->ls) {
         snprintf(a->msg, sizeof a->msg, "layers: %.900s", vs->err);
+        if (vs->store == r->runs[k].final) r->runs[k].final = NULL;   /* it goes with the set */
         view_set_free(vs);
+        count_damage(r);
         return;
     }
     if (vs->an_err[0]) snprintf(a->msg, sizeof a->msg, "%.900s: no compute, I/O or exposed columns", vs->an_err);
     char err[256];
     if (!a->have_view) {
-        view_init(&a->v, vs);
-        a->have_view = true;
-        set_size(r, a->rows, a->cols);
-        view_refresh(&a->v, err, sizeof err);
-    } else {
-        view_set_store(&a->v, vs);
+        view_set_free(r->runs[k].cur);
+        r->runs[k].cur = vs;
+        view_set **sets = dfn_xcalloc(r->nruns, sizeof *sets);
+        bool all = true;
+        for (size_t j = 0; j < r->nruns; j++) all &= (sets[j] = r->runs[j].cur) != NULL;
+        if (all) {
+            view_init(&a->v, sets, r->nruns, r->labels);
+            a->have_view = true;
+            set_size(r, a->rows, a->cols);
+            view_refresh(&a->v, err, sizeof err);
+        }
+        free(sets);
+        return;
     }
-    view_set_free(r->cur);   /* the view let go of it */
-    r->cur = vs;
+    view_set_store(&a->v, k, vs);
+    view_set_free(r->runs[k].cur);   /* the view let go of it */
+    r->runs[k].cur = vs;
 }
 
-static void loading_text(app *a, const dfn_progress *p)
+static bool run_loading(const run_load *rl) { return rl->loader || rl->ix.started; }
+
+static void loading_text(runner *r)
 {
-    double pct = p->bytes_total ? 100.0 * p->bytes_done / p->bytes_total : 0;
-    double eta = pct > 1 && p->elapsed_s > 0 ? p->elapsed_s * (100 - pct) / pct : -1;
+    app *a = &r->a;
+    uint64_t events = 0, bytes = 0, total = 0;
+    double rate = 0, elapsed = 0;
+    bool building = true;
+    char who[160] = "";
+    size_t w = 0;
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        dfn_progress p = {0};
+        if (rl->loader) dfn_loader_progress(rl->loader, &p);
+        else p.done = true;
+        double pct = p.done ? 100 : p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+        if (r->labels && w < sizeof who) {
+            int n = snprintf(who + w, sizeof who - w, "%s %.0f%%, ", r->labels[k], pct);
+            if (n > 0) w += (size_t)n;
+        }
+        events += p.events;
+        bytes += p.bytes_done;
+        total += p.bytes_total;
+        rate += p.events_per_s;
+        if (p.elapsed_s > elapsed) elapsed = p.elapsed_s;
+        building &= p.building || p.done;
+    }
+    double pct = total ? 100.0 * bytes / total : 0;
+    double eta = pct > 1 && elapsed > 0 ? elapsed * (100 - pct) / pct : -1;
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
-    snprintf(a->progress, sizeof a->progress, "%s %.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
-             p->building ? "building the store:" : "loading", pct, p->bytes_total / 1e6, p->events,
-             p->events_per_s / 1e6, p->building ? "" : etas);
+    snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
+             building ? "building the store:" : "loading", who, pct, total / 1e6, events, rate / 1e6, building ? "" : etas);
+}
+
+static void poll_run(runner *r, size_t k)
+{
+    app *a = &r->a;
+    run_load *rl = &r->runs[k];
+    if (rl->ix.started) {
+        view_set *vs = atomic_exchange(&rl->ix.ready, NULL);
+        if (!vs) return;
+        pthread_join(rl->ix.thread, NULL);
+        rl->ix.started = false;
+        show_set(r, k, vs);
+        return;
+    }
+    if (!rl->loader) return;
+    dfn_progress p;
+    dfn_loader_progress(rl->loader, &p);
+    if (!p.done) {
+        view_set *vs = atomic_exchange(&rl->sn.ready, NULL);
+        if (vs) show_set(r, k, vs);
+        return;
+    }
+    /* done: the final store replaces any snapshot once its layers are indexed */
+    atomic_store(&rl->sn.stop, true);
+    if (rl->sn.started) pthread_join(rl->sn.thread, NULL);
+    rl->sn.started = false;
+    view_set_free(atomic_exchange(&rl->sn.ready, NULL));
+    dfn_store *final = dfn_loader_finish(rl->loader);
+    rl->loader = NULL;
+    if (!final) { r->quit = true; return; }
+    int st = dfn_store_status(final);
+    if (st > r->status) r->status = st;
+    rl->final = final;
+    count_damage(r);
+    if (st == 3) {
+        if (r->labels) snprintf(a->msg, sizeof a->msg, "%.200s: nothing could be read (! lists the errors)", r->labels[k]);
+        else snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
+    }
+    rl->ix.store = final;
+    rl->ix.opts = &a->opts;
+    if (r->headless || pthread_create(&rl->ix.thread, NULL, indexer_main, &rl->ix) != 0) {
+        show_set(r, k, view_set_new(final, &a->opts, true));
+        return;
+    }
+    rl->ix.started = true;
 }
 
 static void poll_loader(runner *r)
 {
     app *a = &r->a;
-    if (r->ix.started) {
-        view_set *vs = atomic_exchange(&r->ix.ready, NULL);
-        if (!vs) return;
-        pthread_join(r->ix.thread, NULL);
-        r->ix.started = false;
-        a->loading = false;
-        show_set(r, vs);
-        return;
+    bool any = false;
+    for (size_t k = 0; k < r->nruns; k++) {
+        poll_run(r, k);
+        any |= run_loading(&r->runs[k]);
     }
-    if (!r->loader) return;
-    dfn_progress p;
-    dfn_loader_progress(r->loader, &p);
-    if (!p.done) {
-        a->loading = true;
-        loading_text(a, &p);
-        view_set *vs = atomic_exchange(&r->sn.ready, NULL);
-        if (vs) show_set(r, vs);
-        return;
+    a->loading = any;
+    if (!any) return;
+    bool indexing = true;
+    size_t events = 0;
+    for (size_t k = 0; k < r->nruns; k++) {
+        indexing &= !r->runs[k].loader;
+        if (r->runs[k].final) events += r->runs[k].final->n;
     }
-    /* done: the final store replaces any snapshot once its layers are indexed */
-    atomic_store(&r->sn.stop, true);
-    if (r->sn.started) pthread_join(r->sn.thread, NULL);
-    r->sn.started = false;
-    view_set_free(atomic_exchange(&r->sn.ready, NULL));
-    dfn_store *final = dfn_loader_finish(r->loader);
-    r->loader = NULL;
-    if (!final) { a->loading = false; r->quit = true; return; }
-    r->status = dfn_store_status(final);
-    count_damage(a, final);
-    if (r->status == 3) snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
-    r->ix.store = final;
-    r->ix.opts = &a->opts;
-    if (r->headless || pthread_create(&r->ix.thread, NULL, indexer_main, &r->ix) != 0) {
-        a->loading = false;
-        show_set(r, view_set_new(final, &a->opts, true));
-        return;
-    }
-    r->ix.started = true;
-    snprintf(a->progress, sizeof a->progress, "indexing the layers, call tree and access patterns of %zu events ...", final->n);
+    if (indexing) snprintf(a->progress, sizeof a->progress, "indexing the layers, call tree and access patterns of %zu events ...", events);
+    else loading_text(r);
 }
 
 static void start_prompt(app *a, prompt_kind k, const char *init)
@@ -365,15 +454,16 @@ static void start_export(runner *r, const char *path, bool overwrite)
     } else {
         view_filter(&a->v, l, &x->filter);
     }
-    x->s = a->v.s;
-    x->ls = a->v.ls;   /* exports wait for the load, so the set cannot change meanwhile */
+    x->v = &a->v;   /* exports wait for the load, so the runs cannot change meanwhile */
     if (a->export_calls) {
         x->dim.kind = DFN_DIM_EVENT;
         x->sort = -1;
+        x->sort_col = 0;
         x->desc = false;
     } else {
         x->dim.kind = l->dim.kind;
         x->sort = l->sort;
+        x->sort_col = l->sort_col;
         x->desc = l->desc;
     }
     x->dim.arg = a->export_calls || !l->dim.arg ? NULL : dfn_xstrdup(l->dim.arg);
@@ -405,9 +495,7 @@ static void start_diagnose(runner *r)
     if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish: diagnostics need the whole trace set"); return; }
     level *l = view_top(&a->v);
     view_filter(&a->v, l, &d->filter);
-    d->s = a->v.s;
-    d->ls = a->v.ls;
-    d->an = a->v.an;
+    d->v = &a->v;
     d->th = a->opts.thresholds;
     d->out = NULL;
     dfn_findings_free(a->diag);
@@ -530,18 +618,19 @@ static void open_detail(app *a)
 {
     level *l = view_top(&a->v);
     if (!l->res || !l->res->nrows) return;
-    a->detail_event = l->res->events[l->cursor];
+    a->detail_event = view_call(&a->v, l, l->cursor, &a->detail_run);
+    const view_run *run = &a->v.runs[a->detail_run];
     /* the children once, not on every redraw: finding them scans the
      * events the call spans */
     free(a->detail_kids);
     a->detail_kids = NULL;
     a->ndetail_kids = 0;
-    if (a->v.an && a->v.an->tree) {
+    if (run->an && run->an->tree) {
         uint32_t none;
-        size_t n = dfn_calltree_children(a->v.an->tree, a->v.s, a->detail_event, &none, 0);
+        size_t n = dfn_calltree_children(run->an->tree, run->s, a->detail_event, &none, 0);
         size_t keep = n < DETAIL_KIDS ? n : DETAIL_KIDS;
         a->detail_kids = dfn_xmalloc((keep ? keep : 1) * sizeof *a->detail_kids);
-        dfn_calltree_children(a->v.an->tree, a->v.s, a->detail_event, a->detail_kids, keep);
+        dfn_calltree_children(run->an->tree, run->s, a->detail_event, a->detail_kids, keep);
         a->ndetail_kids = n;
     }
     a->scroll = 0;
@@ -705,17 +794,23 @@ static void init_colors(app *a)
 
 static void runner_free(runner *r)
 {
-    if (r->loader) {
-        atomic_store(&r->sn.stop, true);
-        dfn_loader_cancel(r->loader);
-        if (r->sn.started) pthread_join(r->sn.thread, NULL);
-        dfn_store_free(dfn_loader_finish(r->loader));
-        r->loader = NULL;
-    }
-    view_set_free(atomic_exchange(&r->sn.ready, NULL));
-    if (r->ix.started) {
-        pthread_join(r->ix.thread, NULL);
-        view_set_free(atomic_exchange(&r->ix.ready, NULL));
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        if (rl->loader) {
+            atomic_store(&rl->sn.stop, true);
+            dfn_loader_cancel(rl->loader);
+            if (rl->sn.started) pthread_join(rl->sn.thread, NULL);
+            dfn_store_free(dfn_loader_finish(rl->loader));
+            rl->loader = NULL;
+        }
+        view_set_free(atomic_exchange(&rl->sn.ready, NULL));
+        if (rl->ix.started) {
+            pthread_join(rl->ix.thread, NULL);
+            view_set *vs = atomic_exchange(&rl->ix.ready, NULL);
+            /* its store is the final one, which no set owns yet */
+            if (vs) view_set_free(vs);
+            rl->ix.started = false;
+        }
     }
     poll_export(r, true);
     poll_diagnose(r, true);
@@ -723,7 +818,16 @@ static void runner_free(runner *r)
     free(r->a.diag_where);
     free(r->a.detail_kids);
     if (r->a.have_view) view_free(&r->a.v);
-    view_set_free(r->cur);
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        view_set_free(rl->cur);
+        dfn_inputs_free(&rl->in);
+    }
+    free(r->runs);
+    for (size_t k = 0; r->labels && k < r->nruns; k++) free(r->labels[k]);
+    free(r->labels);
+    free(r->a.damage_store);
+    free(r->a.input_errors);
     for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
     free(r->a.fhist);
     free(r->a.edit.buf);
@@ -784,9 +888,11 @@ static int run_headless(runner *r, const ui_opts *o)
     init_colors(a);
     a->rows = o->rows;
     a->cols = o->cols;
-    while (r->loader || r->ix.started) {
+    for (;;) {
         poll_loader(r);
-        if (r->loader) { struct timespec ts = { 0, 5 * 1000000 }; nanosleep(&ts, NULL); }
+        if (!a->loading) break;
+        struct timespec ts = { 0, 5 * 1000000 };
+        nanosleep(&ts, NULL);
     }
     set_size(r, o->rows, o->cols);
     double *lat = dfn_xmalloc((nkeys ? nkeys : 1) * sizeof *lat);
@@ -833,21 +939,48 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     r->headless = o->replay != NULL;
 
-    dfn_inputs in;
-    dfn_inputs_expand((const char *const *)paths, npaths, &in);
-    if (in.n == 0) {
-        for (size_t i = 0; i < in.nerrors; i++) dfn_warnf(stderr, "%s", in.errors[i]);
-        fprintf(stderr, "dfnav: no trace file to read\n");
-        dfn_inputs_free(&in);
+    /* comparing, each path is a run of its own; else all are one */
+    char err[1024];
+    char **runpaths = paths;
+    r->nruns = o->compare ? npaths : 1;
+    r->runs = dfn_xcalloc(r->nruns, sizeof *r->runs);
+    a->damage_store = dfn_xcalloc(r->nruns, sizeof *a->damage_store);
+    if (o->compare) {
+        r->labels = dfn_xcalloc(npaths, sizeof *r->labels);
+        runpaths = dfn_xcalloc(npaths, sizeof *runpaths);
+        if (!dfn_compare_runs_parse(paths, npaths, r->labels, runpaths, err, sizeof err)) {
+            fprintf(stderr, "dfnav: %s\n", err);
+            free(runpaths);
+            runner_free(r);
+            free(r);
+            return 2;
+        }
+    }
+    bool missing = false, empty = false;
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        dfn_inputs_expand((const char *const *)(o->compare ? &runpaths[k] : paths), o->compare ? 1 : npaths, &rl->in);
+        missing |= rl->in.nerrors > 0;
+        for (size_t i = 0; i < rl->in.nerrors; i++) {
+            a->input_errors = dfn_xreallocarray(a->input_errors, a->ninput_errors + 1, sizeof *a->input_errors);
+            a->input_errors[a->ninput_errors++] = rl->in.errors[i];
+        }
+        if (rl->in.n == 0) {
+            for (size_t i = 0; i < rl->in.nerrors; i++) dfn_warnf(stderr, "%s", rl->in.errors[i]);
+            if (r->labels) dfn_warnf(stderr, "%s: no trace file to read", r->labels[k]);
+            else fprintf(stderr, "dfnav: no trace file to read\n");
+            empty = true;
+        }
+    }
+    for (size_t k = 0; o->compare && k < npaths; k++) free(runpaths[k]);
+    if (o->compare) free(runpaths);
+    if (empty) {
+        runner_free(r);
         free(r);
         return 3;
     }
-    bool missing = in.nerrors > 0;
-    a->input_errors = in.errors;
-    a->ninput_errors = in.nerrors;
     /* a bad layer file or compute definition is a usage error, before
      * any screen */
-    char err[1024];
     const char *bad = NULL;
     dfn_layers l;
     dfn_filter f;
@@ -857,15 +990,20 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     else if (!bad && o->compute) dfn_filter_free(&f);
     if (bad) {
         fprintf(stderr, "dfnav: %s: %s\n", bad, err);
-        dfn_inputs_free(&in);
+        runner_free(r);
         free(r);
         return 2;
     }
-    dfn_load_opts lo = { .threads = o->threads };
-    r->loader = dfn_loader_start((const char *const *)in.paths, in.n, &lo);
-    r->sn.l = r->loader;
-    r->sn.opts = &r->a.opts;
-    if (!r->headless) r->sn.started = pthread_create(&r->sn.thread, NULL, snapper_main, &r->sn) == 0;
+    /* every run loads at once, each with its own loader and snapshots */
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        dfn_load_opts lo = { .threads = o->threads };
+        rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
+        rl->sn.l = rl->loader;
+        rl->sn.opts = &r->a.opts;
+        if (!r->headless) rl->sn.started = pthread_create(&rl->sn.thread, NULL, snapper_main, &rl->sn) == 0;
+    }
+    a->loading = true;
 
     int status;
     if (r->headless) {
@@ -881,7 +1019,6 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         if (!initscr()) {
             fprintf(stderr, "dfnav: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
             runner_free(r);
-            dfn_inputs_free(&in);
             free(r);
             return 2;
         }
@@ -913,11 +1050,10 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         endwin();
         status = r->status;
     }
-    if ((r->loader || r->ix.started) && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
+    if (a->loading && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
     if (status == 0 && missing) status = 1;
     int sig = got_signal;
     runner_free(r);
-    dfn_inputs_free(&in);
     free(r);
     if (sig) {
         /* die of the signal, as a well-behaved program does, after the terminal is restored */

@@ -191,29 +191,86 @@ static void metric_text(int c, double v, char *b, size_t cap)
     }
 }
 
+/* A difference for people: signed, in the metric's units. */
+static void diff_text(int c, double v, char *b, size_t cap)
+{
+    if (isnan(v)) { snprintf(b, cap, "-"); return; }
+    if (v == 0) { snprintf(b, cap, "0"); return; }
+    if (cap < 2) return;
+    b[0] = v < 0 ? '-' : '+';
+    if (c == COL_COMPUTE || c == COL_IO || c == COL_EXPOSED) dfn_fmt_us(fabs(v) * 1e6, b + 1, cap - 1);
+    else metric_text(c, fabs(v), b + 1, cap - 1);
+}
+
+static void ratio_text(double v, char *b, size_t cap)
+{
+    if (isnan(v)) snprintf(b, cap, "-");
+    else if (isinf(v)) snprintf(b, cap, "inf");
+    else if (v >= 100) snprintf(b, cap, "%.0fx", v);
+    else snprintf(b, cap, "%.2fx", v);
+}
+
+/* Comparing: a metric's group title over its columns, then each run's
+ * name, "diff" and "ratio" on the line below. */
+static void compare_header(app *a, level *l, int y0, const bool *show, int key_w)
+{
+    bool ascii = a->opts.ascii || !a->utf8;
+    attron(A_REVERSE);
+    fill(y0, 0, a->cols);
+    fill(y0 + 1, 0, a->cols);
+    header_cell(a, y0 + 1, 0, key_w, view_dim_title(&l->dim), l->sort < 0, l->desc, false);
+    int x = key_w + 1;
+    for (int c = 1; c < COL_N; c++) {
+        if (!show[c]) continue;
+        int sub[16], widths[16];
+        size_t n = view_group(&a->v, (col_id)c, sub, widths);
+        int gw = view_col_width(&a->v, (col_id)c, 0);
+        char t[64];
+        snprintf(t, sizeof t, "%s", view_cols[c].title);
+        attron(A_BOLD);
+        draw_text(y0, x + (gw > (int)strlen(t) ? (gw - (int)strlen(t)) / 2 : 0), gw, t, strlen(t), false, false, ascii);
+        attroff(A_BOLD);
+        for (size_t i = 0; i < n; i++) {
+            const char *name = sub[i] >= 0 ? a->v.labels[sub[i]] : sub[i] == DFN_CMP_DIFF ? "diff" : "ratio";
+            bool sorted = view_cols[c].metric == l->sort && sub[i] == l->sort_col;
+            header_cell(a, y0 + 1, x, widths[i], name, sorted, l->desc, true);
+            x += widths[i] + 1;
+        }
+    }
+    attroff(A_REVERSE);
+}
+
 static void draw_groups(app *a, level *l, int y0, int nrows)
 {
     bool show[COL_N];
     int spark_w, key_w;
     view_layout(&a->v, l, show, &spark_w, &key_w);
-    const dfn_result *r = l->res;
+    const dfn_compare *cr = l->res;
+    bool cmp = a->v.labels != NULL;
+    /* one run: its own result, with sparklines and sizes */
+    const dfn_result *r = cr ? cr->res[0] : NULL;
     /* the process levels give each row two lines: compute over I/O */
-    bool split = r && r->spark_io && show[COL_SPARK];
+    bool split = !cmp && r && r->spark_io && show[COL_SPARK];
     int per = split ? 2 : 1;
     /* header */
     int x = 0;
-    attron(A_REVERSE);
-    fill(y0, 0, a->cols);
-    header_cell(a, y0, 0, key_w, view_dim_title(&l->dim), l->sort < 0, l->desc, false);
-    x = key_w + 1;
-    for (int c = 1; c < COL_N; c++) {
-        if (!show[c]) continue;
-        int w = c == COL_SPARK ? spark_w : view_cols[c].width;
-        const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") : view_cols[c].title;
-        header_cell(a, y0, x, w, title, view_cols[c].metric >= 0 && view_cols[c].metric == l->sort, l->desc, c != COL_SPARK);
-        x += w + 1;
+    if (cmp) {
+        compare_header(a, l, y0, show, key_w);
+        y0 += 1;
+    } else {
+        attron(A_REVERSE);
+        fill(y0, 0, a->cols);
+        header_cell(a, y0, 0, key_w, view_dim_title(&l->dim), l->sort < 0, l->desc, false);
+        x = key_w + 1;
+        for (int c = 1; c < COL_N; c++) {
+            if (!show[c]) continue;
+            int w = c == COL_SPARK ? spark_w : view_cols[c].width;
+            const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") : view_cols[c].title;
+            header_cell(a, y0, x, w, title, view_cols[c].metric >= 0 && view_cols[c].metric == l->sort, l->desc, c != COL_SPARK);
+            x += w + 1;
+        }
+        attroff(A_REVERSE);
     }
-    attroff(A_REVERSE);
     if (!r) return;
     int items = nrows / per > 0 ? nrows / per : 1;
     if (l->cursor < l->top) l->top = l->cursor;
@@ -222,7 +279,7 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     for (int i = 0; i < items; i++) {
         size_t row = l->top + (size_t)i;
         int y = y0 + 1 + i * per;
-        if (row >= r->nrows) break;
+        if (row >= cr->nrows) break;
         bool sel = row == l->cursor;
         if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
         size_t kl = view_key_text(&a->v, l, row, key, sizeof key);
@@ -233,6 +290,20 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
             int w = c == COL_SPARK ? spark_w : view_cols[c].width;
+            if (cmp && c != COL_SPARK) {
+                int sub[16], widths[16];
+                size_t ns = view_group(&a->v, (col_id)c, sub, widths);
+                for (size_t j = 0; j < ns; j++) {
+                    double v = dfn_compare_value(cr, row, sub[j], (dfn_metric)view_cols[c].metric);
+                    if (sub[j] == DFN_CMP_DIFF) diff_text(c, v, num, sizeof num);
+                    else if (sub[j] == DFN_CMP_RATIO) ratio_text(v, num, sizeof num);
+                    else if (!dfn_compare_has(cr, row, (size_t)sub[j])) snprintf(num, sizeof num, "-");
+                    else metric_text(c, v, num, sizeof num);
+                    draw_text(y, x, widths[j], num, strlen(num), true, false, true);
+                    x += widths[j] + 1;
+                }
+                continue;
+            }
             if (c == COL_SPARK && split) {
                 /* one scale for both lines, so their heights compare */
                 const double *cb = &r->spark_cmp[row * r->spark_bins], *ib = &r->spark_io[row * r->spark_bins];
@@ -262,12 +333,18 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     }
 }
 
+/* The calls level; comparing, each call says whose run it is. */
 static void draw_calls(app *a, level *l, int y0, int nrows)
 {
-    const dfn_store *s = a->v.s;
-    const dfn_result *r = l->res;
+    const dfn_compare *r = l->res;
+    int w_run = 0;
+    for (size_t k = 0; a->v.labels && k < a->v.nruns; k++) {
+        int n = (int)strlen(a->v.labels[k]);
+        if (n > w_run) w_run = n;
+    }
+    if (w_run > 10) w_run = 10;
     int w_start = 11, w_dur = 8, w_bytes = 9, w_off = 12, w_ret = 9;
-    int rest = a->cols - (w_start + w_dur + w_bytes + 4);
+    int rest = a->cols - (w_start + w_dur + w_bytes + 4) - (w_run ? w_run + 1 : 0);
     bool wide = a->cols >= 110;
     if (wide) rest -= w_off + w_ret + 2;
     int w_func = rest * 2 / 7 > 10 ? rest * 2 / 7 : 10;
@@ -275,6 +352,7 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
     attron(A_REVERSE);
     fill(y0, 0, a->cols);
     int x = 0;
+    if (w_run) { header_cell(a, y0, x, w_run, "run", false, false, false); x += w_run + 1; }
     header_cell(a, y0, x, w_start, "start s", l->sort < 0, l->desc, true); x += w_start + 1;
     header_cell(a, y0, x, w_dur, "dur", l->sort == DFN_M_TIME_S, l->desc, true); x += w_dur + 1;
     header_cell(a, y0, x, w_func, "function", false, false, false); x += w_func + 1;
@@ -288,17 +366,23 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
     if (!r) return;
     if (l->cursor < l->top) l->top = l->cursor;
     if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
-    uint32_t koff = dfn_strtab_find(s->strs, "offset", 6), kret = dfn_strtab_find(s->strs, "ret", 3);
     char b[128];
     bool ascii = a->opts.ascii || !a->utf8;
     for (int i = 0; i < nrows; i++) {
         size_t row = l->top + (size_t)i;
         if (row >= r->nrows) break;
         int y = y0 + 1 + i;
-        uint32_t ev = r->events[row];
+        size_t run;
+        uint32_t ev = view_call(&a->v, l, row, &run);
+        const dfn_store *s = a->v.runs[run].s;
+        uint32_t koff = dfn_strtab_find(s->strs, "offset", 6), kret = dfn_strtab_find(s->strs, "ret", 3);
         bool sel = row == l->cursor;
         if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
         x = 0;
+        if (w_run) {
+            draw_text(y, x, w_run, a->v.labels[run], strlen(a->v.labels[run]), false, false, ascii);
+            x += w_run + 1;
+        }
         snprintf(b, sizeof b, "%.6f", dfn_store_ts(s, ev) / 1e6);
         draw_text(y, x, w_start, b, strlen(b), true, false, true); x += w_start + 1;
         dfn_fmt_us((double)dfn_store_dur(s, ev), b, sizeof b);
@@ -366,10 +450,46 @@ static void draw_filter_line(app *a, level *l)
     free(t);
 }
 
+/* Comparing: each run's activity over the window, on one time axis
+ * (a shorter run ends early) and one scale, so heights compare. */
+static void compare_timeline(app *a, level *l, int x0, int w)
+{
+    const dfn_compare *c = l->res;
+    int lines = view_timeline_lines(&a->v);
+    double span = l->win_hi - l->win_lo, mx = 0;
+    int *cw = dfn_xcalloc(c->nruns, sizeof *cw);
+    for (size_t k = 0; k < c->nruns; k++) {
+        const dfn_result *r = c->res[k];
+        double part = span > 0 ? (r->win_hi_s - r->win_lo_s) / span : 1;
+        cw[k] = (int)(w * (part < 1 ? part : 1) + 0.5);
+        if (cw[k] < 1) cw[k] = 1;
+        if (r->spark_total && r->spark_bins) {
+            double m = spark_max(r->spark_total, r->spark_bins, cw[k]);
+            if (m > mx) mx = m;
+        }
+    }
+    for (size_t k = 0; k < c->nruns && (int)k < lines; k++) {
+        const dfn_result *r = c->res[k];
+        draw_text(2 + (int)k, 0, x0 - 1, a->v.labels[k], strlen(a->v.labels[k]), false, false, a->opts.ascii || !a->utf8);
+        if (!r->spark_total || !r->spark_bins) continue;
+        double *cell = dfn_xcalloc((size_t)cw[k], sizeof *cell);
+        for (size_t b = 0; b < r->spark_bins; b++) cell[b * (size_t)cw[k] / r->spark_bins] += r->spark_total[b];
+        attron(pair(a, k ? PAIR_SEL_SPARK : PAIR_SPARK));
+        for (int i = 0; i < cw[k]; i++) ramp_cell(a, 2 + (int)k, x0 + i, cell[i], mx);
+        attroff(pair(a, k ? PAIR_SEL_SPARK : PAIR_SPARK));
+        free(cell);
+    }
+    free(cw);
+}
+
 static void draw_timeline(app *a, level *l)
 {
-    const dfn_result *r = l->res;
     int x0 = 9, w = a->cols - x0 - 1;
+    if (a->v.labels) {
+        if (l->res && w > 0) compare_timeline(a, l, x0, w);
+        return;
+    }
+    const dfn_result *r = l->res ? l->res->res[0] : NULL;
     mvaddstr(2, 0, "all");
     mvaddstr(3, 0, "selected");
     if (!r || !r->spark_total || w <= 0) return;
@@ -377,7 +497,7 @@ static void draw_timeline(app *a, level *l)
     if (!r->nrows) return;
     if (view_is_calls(l)) {
         /* the selected call's place in the window */
-        const dfn_store *s = a->v.s;
+        const dfn_store *s = a->v.runs[0].s;
         uint32_t ev = r->events[l->cursor];
         double t = dfn_store_ts(s, ev) / 1e6, d = dfn_store_dur(s, ev) / 1e6;
         double span = l->win_hi - l->win_lo;
@@ -401,7 +521,7 @@ static void draw_timeline(app *a, level *l)
  * phase. */
 static void status_row_facts(const app *a, const level *l, char *out, size_t cap)
 {
-    const dfn_result *r = l->res;
+    const dfn_result *r = l->res->res[0];
     char who[256], t[32];
     dfn_result_metric_str(r, l->cursor, DFN_M_MAX_PROC, who, sizeof who);
     if (!who[0]) { out[0] = 0; return; }
@@ -451,20 +571,28 @@ static void draw_status(app *a)
         return;
     }
     if (l && l->res) {
-        int n = snprintf(line, sizeof line, "%zu rows, %" PRIu64 " events", l->res->nrows, l->res->matched);
-        if (view_is_calls(l) && l->res->matched > l->res->nrows)
-            n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", l->res->nrows);
+        const dfn_compare *c = l->res;
+        int n = snprintf(line, sizeof line, "%zu rows, ", c->nrows);
+        /* comparing: each run's events, and which runs have the row */
+        for (size_t k = 0; a->v.labels && k < c->nruns && n < (int)sizeof line; k++)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %" PRIu64, k ? ", " : "", a->v.labels[k], c->res[k]->matched);
+        if (!a->v.labels) n += snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64, c->matched);
+        if (n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " events");
+        if (view_is_calls(l) && c->matched > c->nrows && n < (int)sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", c->nrows);
         bool damage = a->malformed || a->bad_files;
+        if (n >= (int)sizeof line) n = (int)sizeof line - 1;
         if (damage)
             snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
                      a->malformed, a->bad_files);
-        else if (!view_is_calls(l) && l->res->nrows)
+        else if (!view_is_calls(l) && c->nrows && !a->v.labels)
             status_row_facts(a, l, line + n, sizeof line - (size_t)n);
         if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
         int used = draw_text(y, 0, a->cols, line, strlen(line), false, false, a->opts.ascii || !a->utf8);
         if (damage) attroff(A_BOLD | pair(a, PAIR_WARN));
-        if (!view_is_calls(l) && l->res->sizes && l->cursor < l->res->nrows)
-            size_bars(a, y, used, &l->res->sizes[l->cursor * DFN_SIZEBIN_COUNT]);
+        const dfn_result *r = c->res[0];
+        if (!view_is_calls(l) && !a->v.labels && r->sizes && l->cursor < r->nrows)
+            size_bars(a, y, used, &r->sizes[l->cursor * DFN_SIZEBIN_COUNT]);
     }
 }
 
@@ -629,14 +757,15 @@ static void tree_line(const dfn_store *s, uint32_t e, const char *indent, char *
  * thread and the calls it made. */
 static void detail_tree(app *a, uint32_t i, char ***lines, size_t *n, size_t *cap)
 {
-    const dfn_store *s = a->v.s;
-    const dfn_calltree *t = a->v.an ? a->v.an->tree : NULL;
+    const view_run *run = &a->v.runs[a->detail_run];
+    const dfn_store *s = run->s;
+    const dfn_calltree *t = run->an ? run->an->tree : NULL;
     if (!t) { add_line(lines, n, cap, "call tree  (once loading finishes)"); return; }
     char d[32];
     dfn_fmt_us((double)dfn_calltree_self(t, i), d, sizeof d);
     add_line(lines, n, cap, "self time  %s (not inside a child call)", d);
-    if (a->v.an->access) {
-        dfn_access_kind k = dfn_access_of(a->v.an->access, i);
+    if (run->an->access) {
+        dfn_access_kind k = dfn_access_of(run->an->access, i);
         if (k != DFN_ACCESS_NONE) add_line(lines, n, cap, "access     %s", k == DFN_ACCESS_SEQ ? "sequential" : "random");
     }
     uint32_t chain[64];
@@ -656,10 +785,11 @@ static void detail_tree(app *a, uint32_t i, char ***lines, size_t *n, size_t *ca
 
 static void draw_detail(app *a)
 {
-    const dfn_store *s = a->v.s;
+    const dfn_store *s = a->v.runs[a->detail_run].s;
     uint32_t i = a->detail_event;
     char **lines = NULL;
     size_t n = 0, cap = 0;
+    if (a->v.labels) add_line(&lines, &n, &cap, "run        %s", a->v.labels[a->detail_run]);
     const dfn_kind *k = &s->kinds[s->kind[i]];
     const dfn_lane *ln = &s->lanes[s->lane[i]];
     uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
@@ -690,18 +820,20 @@ static void draw_detail(app *a)
 
 static void draw_damage(app *a)
 {
-    const dfn_store *s = a->damage_store ? a->damage_store : a->v.s;
     char **lines = NULL;
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < a->ninput_errors; k++) add_line(&lines, &n, &cap, "%s", a->input_errors[k]);
+    for (size_t k = 0; a->have_view && k < a->v.nruns; k++) {
+    const dfn_store *s = a->damage_store && a->damage_store[k] ? a->damage_store[k] : a->v.runs[k].s;
     for (size_t f = 0; s && f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
         if (!si->error && !si->malformed) continue;
         add_line(&lines, &n, &cap, "%s", si->path);
         if (si->error) add_line(&lines, &n, &cap, "    error: %s", si->error);
         if (si->malformed) add_line(&lines, &n, &cap, "    %" PRIu64 " malformed lines", si->malformed);
-        for (size_t k = 0; k < si->nbad; k++)
-            add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", si->bad_lines[k], si->bad_reason[k]);
+        for (size_t b = 0; b < si->nbad; b++)
+            add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", si->bad_lines[b], si->bad_reason[b]);
+    }
     }
     if (!n) add_line(&lines, &n, &cap, "No damage: every line of every file loaded.");
     draw_lines(a, " damaged input", lines, n);
@@ -794,9 +926,10 @@ void draw_screen(app *a)
     draw_breadcrumb(a);
     draw_filter_line(a, l);
     draw_timeline(a, l);
-    int nrows = a->rows - 7;
-    if (view_is_calls(l)) draw_calls(a, l, 4, nrows);
-    else draw_groups(a, l, 4, nrows);
+    int y0 = 2 + view_timeline_lines(&a->v);
+    int nrows = a->rows - y0 - 3;
+    if (view_is_calls(l)) draw_calls(a, l, y0, nrows);
+    else draw_groups(a, l, y0, nrows - (view_header_lines(&a->v) - 1));
     if (l->res && l->res->nrows == 0) {
         attron(A_DIM);
         mvaddstr(6, 2, "No events here. Backspace goes back; f changes the filter.");

@@ -13,6 +13,7 @@
 #include "dfnav/layers.h"
 #include "dfnav/match.h"
 #include "dfnav/analysis.h"
+#include "dfnav/compare.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
@@ -30,6 +31,7 @@ typedef struct {
     const char *compute;      /* compute definition for overlap; NULL = the layers' */
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;
+    bool compare;             /* each path is a run (NAME=PATH) */
 } ui_opts;
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths);
@@ -48,9 +50,10 @@ typedef struct {
     double win_lo, win_hi;    /* time window, seconds from the trace start */
     char *crumb;              /* how this level was reached, for the breadcrumb */
     int sort;                 /* metric, or -1 for the key */
+    int sort_col;             /* comparing: whose column (a run, DFN_CMP_DIFF, DFN_CMP_RATIO) */
     bool desc;
     size_t cursor, top;
-    dfn_result *res;
+    dfn_compare *res;         /* the rows, of every run */
 } level;
 
 /* A store ready to show: built, with its layers compiled into per-event
@@ -71,10 +74,17 @@ typedef struct {
 view_set *view_set_new(dfn_store *store, const ui_opts *o, bool full);
 void view_set_free(view_set *vs);
 
+/* What the view reads of one run's set. */
 typedef struct {
     const dfn_store *s;
     dfn_layerset *ls;
     const dfn_analysis *an;
+} view_run;
+
+typedef struct {
+    view_run *runs;
+    size_t nruns;
+    char **labels;            /* comparing: the runs' names; NULL for one run */
     level *lv;
     size_t nlv, lvcap;
     bool col_on[COL_N];       /* chosen with c */
@@ -87,13 +97,26 @@ typedef struct {
 
 #define VIEW_CALLS_LIMIT 100000
 
-/* The view reads the set's store and layers; the caller keeps the set
- * alive while the view shows it. */
-void view_init(view *v, const view_set *vs);
+/* The view reads the sets' stores and layers, one set per run; the caller
+ * keeps the sets alive while the view shows them. labels (copied) name
+ * the runs when comparing, NULL for one run. */
+void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels);
 void view_free(view *v);
-/* Swaps in a newer set (a snapshot while loading, then the final one),
- * keeping levels, filters, sort and the cursor's row where it can. */
-void view_set_store(view *v, const view_set *vs);
+/* Swaps in a newer set of run k (a snapshot while loading, then the final
+ * one), keeping levels, filters, sort and the cursor's row where it can. */
+void view_set_store(view *v, size_t k, const view_set *vs);
+/* The longest run's span in seconds: time windows are relative to each
+ * run's start. */
+double view_span(const view *v);
+/* The call on row of the calls level l: its event and its run. */
+uint32_t view_call(const view *v, const level *l, size_t row, size_t *run);
+/* The query of level l for every run (the export's too): per-run layers
+ * and indexes over one base query. */
+dfn_compare *view_query(const view *v, const dfn_query *base, int sort_col, char *err, size_t errlen);
+/* Lines above the table's rows: breadcrumb, filter, a timeline line per
+ * run (at least two, at most four) and the header (two lines comparing). */
+int view_timeline_lines(const view *v);
+int view_header_lines(const view *v);
 level *view_top(view *v);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
@@ -129,6 +152,12 @@ extern const view_colspec view_cols[COL_N];
  * key's: what the screen draws, what the query computes and what the sort
  * moves over all come from here. */
 void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *key_w);
+/* Comparing, a metric column is a group: a column per run and, for two
+ * runs, the difference and the ratio. Its sub-columns, their widths and
+ * total width. */
+size_t view_group(const view *v, col_id c, int *cols, int *widths);
+int view_col_width(const view *v, col_id c, int spark_w);
+#define VIEW_RATIO_W 6
 /* Whether a column means something at level l with what is built. */
 bool view_col_applies(const view *v, const level *l, col_id c);
 /* Whether l shows column c: chosen with c, or compute, I/O and exposed on
@@ -172,10 +201,11 @@ struct app {
     bool loading;
     uint64_t malformed;       /* damage: malformed lines in all */
     size_t bad_files;         /* files with an error or malformed lines */
-    const dfn_store *damage_store;
+    const dfn_store **damage_store;   /* each run's final store */
     char **input_errors;      /* paths that gave no file ("PATH: reason") */
     size_t ninput_errors;
     uint32_t detail_event;
+    size_t detail_run;
     uint32_t *detail_kids;    /* its first DETAIL_KIDS children */
     size_t ndetail_kids;      /* how many it has */
     size_t scroll;            /* of the help, detail and damage screens */

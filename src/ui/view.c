@@ -50,16 +50,47 @@ static void level_free(level *l)
     free(l->user);
     free(l->crumb);
     free(l->dim.arg);
-    dfn_result_free(l->res);
+    dfn_compare_free(l->res);
     memset(l, 0, sizeof *l);
 }
 
 static double store_span(const dfn_store *s) { return s->n ? (s->t1 - s->t0) / 1e6 : 0; }
 
+double view_span(const view *v)
+{
+    double span = 0;
+    for (size_t k = 0; k < v->nruns; k++)
+        if (store_span(v->runs[k].s) > span) span = store_span(v->runs[k].s);
+    return span;
+}
+
+/* Whether every run has the index (an analysis part, by offset). */
+static bool runs_have(const view *v, bool (*has)(const dfn_analysis *))
+{
+    for (size_t k = 0; k < v->nruns; k++)
+        if (!v->runs[k].an || !has(v->runs[k].an)) return false;
+    return v->nruns > 0;
+}
+static bool has_overlap(const dfn_analysis *an) { return an->overlap != NULL; }
+static bool has_tree(const dfn_analysis *an) { return an->tree != NULL; }
+static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
+
+int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : v->nruns >= 4 ? 4 : (int)v->nruns; }
+int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
+
+uint32_t view_call(const view *v, const level *l, size_t row, size_t *run)
+{
+    (void)v;
+    size_t k = dfn_compare_rep(l->res, row);
+    *run = k;
+    return l->res->res[k]->events[l->res->row[row * l->res->nruns + k]];
+}
+
 static void level_default_sort(level *l)
 {
     bool by_key = l->dim.kind == DFN_DIM_TIME || l->dim.kind == DFN_DIM_EVENT;
     l->sort = by_key ? -1 : DFN_M_TIME_S;
+    l->sort_col = 0;
     l->desc = !by_key;
 }
 
@@ -100,12 +131,16 @@ void view_set_free(view_set *vs)
     free(vs);
 }
 
-void view_init(view *v, const view_set *vs)
+void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels)
 {
     memset(v, 0, sizeof *v);
-    v->s = vs->store;
-    v->ls = vs->ls;
-    v->an = &vs->an;
+    v->nruns = nruns;
+    v->runs = dfn_xcalloc(nruns, sizeof *v->runs);
+    for (size_t k = 0; k < nruns; k++) v->runs[k] = (view_run){ sets[k]->store, sets[k]->ls, &sets[k]->an };
+    if (labels) {
+        v->labels = dfn_xcalloc(nruns, sizeof *v->labels);
+        for (size_t k = 0; k < nruns; k++) v->labels[k] = dfn_xstrdup(labels[k]);
+    }
     for (int c = 0; c < COL_N; c++) v->col_on[c] = true;
     /* the analysis columns cost a scan's worth each: the process levels
      * always show compute, I/O and exposed; elsewhere they, self time and
@@ -119,7 +154,7 @@ void view_init(view *v, const view_set *vs)
     level *l = view_push(v);
     l->dim.kind = DFN_DIM_TIME;
     l->win_lo = 0;
-    l->win_hi = store_span(v->s);
+    l->win_hi = view_span(v);
     l->crumb = dfn_xstrdup("All");
     level_default_sort(l);
 }
@@ -129,6 +164,9 @@ void view_free(view *v)
     for (size_t i = 0; i < v->nlv; i++) level_free(&v->lv[i]);
     free(v->lv);
     free(v->search);
+    for (size_t k = 0; v->labels && k < v->nruns; k++) free(v->labels[k]);
+    free(v->labels);
+    free(v->runs);
     memset(v, 0, sizeof *v);
 }
 
@@ -156,7 +194,7 @@ void view_filter(const view *v, const level *l, dfn_filter *out)
 {
     memset(out, 0, sizeof *out);
     dfn_filter_append(out, &l->base);
-    double span = store_span(v->s);
+    double span = view_span(v);
     char num[64];
     /* %.10g: exact enough for µs over days, and short for round numbers */
     if (l->win_lo > 0) {
@@ -192,9 +230,11 @@ bool view_col_applies(const view *v, const level *l, col_id c)
 {
     switch (c) {
     case COL_COMPUTE: case COL_IO: case COL_EXPOSED:
-        return v->an && v->an->overlap && !view_is_calls(l);
-    case COL_SELF: return v->an && v->an->tree;
-    case COL_SEQ: return v->an && v->an->access;
+        return runs_have(v, has_overlap) && !view_is_calls(l);
+    case COL_SELF: return runs_have(v, has_tree);
+    case COL_SEQ: return runs_have(v, has_access);
+    /* comparing, rows have no room for a line per run */
+    case COL_SPARK: return !v->labels;
     default: return true;
     }
 }
@@ -228,6 +268,9 @@ void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *k
     /* where rows show compute over I/O, the count goes before the lines */
     static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
                                          COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
+    /* comparing, a group per metric: the time first, then bytes and count */
+    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
+                                           COL_COMPUTE, COL_EXPOSED, COL_COUNT, COL_BYTES, COL_TIME, COL_SPARK, COL_KEY };
     int cols = v->screen_cols;
     for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c);
     show[COL_KEY] = true;
@@ -235,13 +278,13 @@ void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *k
     if (l->dim.kind == DFN_DIM_LAYER) min_key = 24;   /* layer names are short */
     *spark_w = cols >= 140 ? 20 : cols >= 100 ? 14 : 10;
     /* compute over I/O is the point of the process levels: room for it */
-    bool split = view_split_spark(l) && v->an && v->an->overlap;
+    bool split = view_split_spark(l) && runs_have(v, has_overlap) && !v->labels;
     if (split) *spark_w = cols >= 140 ? 40 : cols >= 100 ? 24 : 16;
-    const col_id *order = split ? drop_split : drop_order;
+    const col_id *order = v->labels ? drop_compare : split ? drop_split : drop_order;
     size_t n = sizeof drop_order / sizeof drop_order[0], k = 0;
     for (;;) {
         int used = 0;
-        for (int c = 1; c < COL_N; c++) if (show[c]) used += (c == COL_SPARK ? *spark_w : view_cols[c].width) + 1;
+        for (int c = 1; c < COL_N; c++) if (show[c]) used += view_col_width(v, (col_id)c, *spark_w) + 1;
         *key_w = cols - used - 1;
         if (*key_w >= min_key) break;
         while (k < n && order[k] != COL_KEY && !show[order[k]]) k++;
@@ -261,8 +304,32 @@ void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *k
 
 bool view_col_wanted(const view *v, const level *l, col_id c)
 {
-    bool forced = (c == COL_COMPUTE || c == COL_IO || c == COL_EXPOSED) && view_split_spark(l);
+    /* comparing, three groups more would push the time off the screen */
+    bool forced = (c == COL_COMPUTE || c == COL_IO || c == COL_EXPOSED) && view_split_spark(l) && !v->labels;
     return v->col_on[c] || forced;
+}
+
+size_t view_group(const view *v, col_id c, int *cols, int *widths)
+{
+    size_t n = 0;
+    int w = view_cols[c].width;
+    if (!v->labels) { cols[0] = 0; widths[0] = w; return 1; }
+    for (size_t k = 0; k < v->nruns; k++) { cols[n] = (int)k; widths[n++] = w; }
+    if (v->nruns == 2) {
+        cols[n] = DFN_CMP_DIFF; widths[n++] = w;
+        cols[n] = DFN_CMP_RATIO; widths[n++] = VIEW_RATIO_W;
+    }
+    return n;
+}
+
+int view_col_width(const view *v, col_id c, int spark_w)
+{
+    if (c == COL_SPARK) return spark_w;
+    if (!v->labels) return view_cols[c].width;
+    int cols[16], widths[16], total = -1;
+    size_t n = view_group(v, c, cols, widths);
+    for (size_t i = 0; i < n; i++) total += widths[i] + 1;
+    return total;
 }
 
 /* Only what the screen shows: the latency histogram behind p90 and the
@@ -281,17 +348,33 @@ static uint32_t view_metrics(const view *v, const level *l)
     return m;
 }
 
+dfn_compare *view_query(const view *v, const dfn_query *base, int sort_col, char *err, size_t errlen)
+{
+    dfn_query *qs = dfn_xcalloc(v->nruns, sizeof *qs);
+    const dfn_store **stores = dfn_xcalloc(v->nruns, sizeof *stores);
+    for (size_t k = 0; k < v->nruns; k++) {
+        qs[k] = *base;
+        qs[k].layers = v->runs[k].ls;
+        if (v->runs[k].an) dfn_analysis_apply(v->runs[k].an, &qs[k]);
+        qs[k].spark_split = base->spark_split && qs[k].overlap;
+        stores[k] = v->runs[k].s;
+    }
+    dfn_compare *c = dfn_compare_run(stores, qs, v->nruns, sort_col, (const char *const *)v->labels, err, errlen);
+    free(qs);
+    free(stores);
+    return c;
+}
+
 bool view_refresh(view *v, char *err, size_t errlen)
 {
     level *l = view_top(v);
     dfn_filter f;
     view_filter(v, l, &f);
-    dfn_query q = { .filter = &f, .layers = v->ls, .sort = l->sort, .desc = l->desc, .metrics = view_metrics(v, l),
-                    .sizes = !view_is_calls(l) };
-    if (v->an) dfn_analysis_apply(v->an, &q);
-    if (l->sort >= 0 && !(q.metrics & DFN_M_BIT(l->sort))) l->sort = DFN_M_TIME_S;   /* its column went */
+    dfn_query q = { .filter = &f, .sort = l->sort, .desc = l->desc, .metrics = view_metrics(v, l),
+                    .sizes = !view_is_calls(l) && !v->labels };
+    if (l->sort >= 0 && !(q.metrics & DFN_M_BIT(l->sort))) l->sort = DFN_M_TIME_S, l->sort_col = 0;   /* its column went */
     q.sort = l->sort;
-    q.spark_split = view_split_spark(l) && q.overlap;
+    q.spark_split = view_split_spark(l) && !v->labels;
     q.dims[0].kind = l->dim.kind;
     q.dims[0].arg = l->dim.arg;
     q.ndims = 1;
@@ -302,42 +385,54 @@ bool view_refresh(view *v, char *err, size_t errlen)
     }
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
-    dfn_result *r = dfn_query_run(v->s, &q, err, errlen);
+    dfn_compare *r = view_query(v, &q, l->sort_col, err, errlen);
     dfn_filter_free(&f);
     if (!r) return false;
-    dfn_result_free(l->res);
+    dfn_compare_free(l->res);
     l->res = r;
     if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
     return true;
 }
 
-/* The start of a time level's row: its bin's lower edge. */
+/* The start of a time level's row: its bin's lower edge (the same bins in
+ * every run). */
 static double bin_lo(const level *l, size_t row)
 {
-    return l->res->win_lo_s + dfn_result_key(l->res, row, 0)->id * l->res->bin_s;
+    const dfn_compare *c = l->res;
+    size_t k = dfn_compare_rep(c, row);
+    const dfn_result *r = c->res[k];
+    return r->win_lo_s + dfn_result_key(r, c->row[row * c->nruns + k], 0)->id * r->bin_s;
 }
 
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap)
 {
     if (!l->res || row >= l->res->nrows) { if (cap) buf[0] = 0; return 0; }
+    double bin = l->res->res[0]->bin_s;
     if (l->dim.kind == DFN_DIM_TIME) {
-        double lo = bin_lo(l, row), hi = lo + l->res->bin_s;
+        double lo = bin_lo(l, row), hi = lo + bin;
         if (hi > l->win_hi) hi = l->win_hi;
         char a[32], b[32];
         /* as many decimals as the bin width needs */
-        int dec = l->res->bin_s >= 1 ? 1 : l->res->bin_s >= 0.1 ? 2 : l->res->bin_s >= 0.001 ? 3 : 6;
+        int dec = bin >= 1 ? 1 : bin >= 0.1 ? 2 : bin >= 0.001 ? 3 : 6;
         snprintf(a, sizeof a, "%.*f", dec, lo);
         snprintf(b, sizeof b, "%.*f", dec, hi);
         int n = snprintf(buf, cap, "%s-%s s", a, b);
         return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     }
     if (view_is_calls(l)) {
-        uint32_t i = l->res->events[row];
-        const dfn_store *s = v->s;
-        int n = snprintf(buf, cap, "%.6f", dfn_store_ts(s, i) / 1e6);
+        size_t run;
+        uint32_t i = view_call(v, l, row, &run);
+        int n = snprintf(buf, cap, "%.6f", dfn_store_ts(v->runs[run].s, i) / 1e6);
         return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     }
-    return dfn_result_key_text(v->s, l->res, row, 0, buf, cap);
+    size_t len;
+    const char *t = dfn_compare_key_str(l->res, row, 0, buf, cap, &len);
+    if (t != buf && cap) {
+        if (len >= cap) len = cap - 1;
+        memmove(buf, t, len);
+        buf[len] = 0;
+    }
+    return len;
 }
 
 /* The level that follows a grouping when the user presses Enter: the
@@ -383,12 +478,12 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
     if (l->dim.kind == DFN_DIM_TIME) {
         /* a time row narrows the window rather than adding a term */
         out->win_lo = bin_lo(l, row);
-        out->win_hi = out->win_lo + l->res->bin_s;
+        out->win_hi = out->win_lo + l->res->res[0]->bin_s;
         if (out->win_hi > l->win_hi) out->win_hi = l->win_hi;
     } else {
         char key[4096];
         size_t klen;
-        const char *kt = dfn_result_key_str(v->s, l->res, row, 0, key, sizeof key, &klen);
+        const char *kt = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &klen);
         dfn_filter_add(&out->base, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
     }
 }
@@ -451,33 +546,42 @@ bool view_pivot(view *v, const dfn_dim *d, char *err, size_t errlen)
 
 /* The sortable columns in screen order: the key, then the visible metrics
  * (the calls level sorts by start, duration or bytes). */
-static size_t sort_columns(const view *v, const level *l, int *out)
+static size_t sort_columns(const view *v, const level *l, int *out, int *whose)
 {
     size_t n = 0;
+    whose[n] = 0;
     out[n++] = -1;
     if (view_is_calls(l)) {
+        whose[n] = 0;
         out[n++] = DFN_M_TIME_S;
+        whose[n] = 0;
         out[n++] = DFN_M_BYTES;
         return n;
     }
     bool show[COL_N];
     int spark_w, key_w;
     view_layout(v, l, show, &spark_w, &key_w);
-    for (int c = COL_COUNT; c < COL_SPARK; c++)
-        if (show[c]) out[n++] = view_cols[c].metric;
+    /* comparing, each run's column of a metric, its difference and ratio */
+    for (int c = COL_COUNT; c < COL_SPARK; c++) {
+        if (!show[c]) continue;
+        int sub[16], widths[16];
+        size_t ns = view_group(v, (col_id)c, sub, widths);
+        for (size_t i = 0; i < ns; i++) { out[n] = view_cols[c].metric; whose[n++] = sub[i]; }
+    }
     return n;
 }
 
 void view_sort_move(view *v, int step)
 {
     level *l = view_top(v);
-    int cols[COL_N + 2];
-    size_t n = sort_columns(v, l, cols), at = 0;
-    for (size_t i = 0; i < n; i++) if (cols[i] == l->sort) at = i;
+    int cols[COL_N * 16], whose[COL_N * 16];
+    size_t n = sort_columns(v, l, cols, whose), at = 0;
+    for (size_t i = 0; i < n; i++) if (cols[i] == l->sort && (cols[i] < 0 || whose[i] == l->sort_col)) at = i;
     at = (at + n + (size_t)(step > 0 ? 1 : n - 1)) % n;
     l->sort = cols[at];
+    l->sort_col = whose[at];
     l->desc = l->sort >= 0;   /* biggest first; keys in order */
-    if (l->res) dfn_result_sort(l->res, l->sort, l->desc);
+    if (l->res) dfn_compare_sort(l->res, l->sort, l->sort_col, l->desc);
     l->cursor = l->top = 0;
 }
 
@@ -485,7 +589,7 @@ void view_sort_reverse(view *v)
 {
     level *l = view_top(v);
     l->desc = !l->desc;
-    if (l->res) dfn_result_sort(l->res, l->sort, l->desc);
+    if (l->res) dfn_compare_sort(l->res, l->sort, l->sort_col, l->desc);
     l->cursor = l->top = 0;
 }
 
@@ -511,10 +615,10 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
 void view_zoom(view *v, bool in)
 {
     level *l = view_top(v);
-    double span = store_span(v->s), w = l->win_hi - l->win_lo, center = l->win_lo + w / 2;
+    double span = view_span(v), w = l->win_hi - l->win_lo, center = l->win_lo + w / 2;
     if (in && l->dim.kind == DFN_DIM_TIME && l->res && l->res->nrows) {
         /* zoom around the bin under the cursor */
-        center = bin_lo(l, l->cursor) + l->res->bin_s / 2;
+        center = bin_lo(l, l->cursor) + l->res->res[0]->bin_s / 2;
     }
     double nw = in ? w / 2 : w * 2;
     if (nw < 1e-6) nw = 1e-6;
@@ -530,7 +634,7 @@ void view_zoom(view *v, bool in)
 void view_shift(view *v, int dir)
 {
     level *l = view_top(v);
-    double span = store_span(v->s), w = l->win_hi - l->win_lo;
+    double span = view_span(v), w = l->win_hi - l->win_lo;
     double lo = l->win_lo + dir * w / 2;
     if (lo < 0) lo = 0;
     if (lo + w > span) lo = span - w;
@@ -563,9 +667,11 @@ bool view_search(view *v, int dir)
         size_t len = view_key_text(v, l, row, key, sizeof key);
         if (view_is_calls(l)) {
             /* calls are found by function or file */
-            uint32_t i = l->res->events[row];
-            const dfn_kind *kd = &v->s->kinds[v->s->kind[i]];
-            const char *fn = dfn_store_str(v->s, kd->func), *fl = dfn_store_str(v->s, v->s->files[v->s->file[i]].path);
+            size_t run;
+            uint32_t i = view_call(v, l, row, &run);
+            const dfn_store *s = v->runs[run].s;
+            const dfn_kind *kd = &s->kinds[s->kind[i]];
+            const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[s->file[i]].path);
             if (dfn_ascii_icontains(fn, strlen(fn), v->search, slen) || dfn_ascii_icontains(fl, strlen(fl), v->search, slen)) {
                 l->cursor = row;
                 return true;
@@ -580,20 +686,17 @@ bool view_search(view *v, int dir)
     return false;
 }
 
-void view_set_store(view *v, const view_set *vs)
+void view_set_store(view *v, size_t k, const view_set *vs)
 {
-    double old_span = store_span(v->s);
-    const dfn_store *s = vs->store;
-    v->s = s;
-    v->ls = vs->ls;
-    v->an = &vs->an;
+    double old_span = view_span(v);
+    v->runs[k] = (view_run){ vs->store, vs->ls, &vs->an };
     char err[256];
-    double span = store_span(s);
+    double span = view_span(v);
     for (size_t i = 0; i < v->nlv; i++) {
         level *l = &v->lv[i];
         /* a window that showed everything keeps showing everything */
         if (l->win_hi >= old_span) l->win_hi = span;
-        dfn_result_free(l->res);
+        dfn_compare_free(l->res);
         l->res = NULL;
     }
     level *l = view_top(v);
