@@ -29,6 +29,8 @@
 /* ------------------------------------------------------------------ */
 
 #define T_BASE 1744611912000000ULL /* Mon Apr 14 2025 06:25:12 UTC, in us */
+#define T_MAX 4102444800000000ULL  /* --start-us limit: Jan 1 2100, well below 2^53 */
+#define MAXSPLIT 64                /* --ckpt-write-split limit */
 #define PID_BASE 1000000ULL
 #define NLANES 3          /* main thread + 2 forked data-loader workers */
 #define MAXDEPTH 16
@@ -50,6 +52,9 @@ static const char *const era_names[] = {"v0", "quoted", "inline", "hash16", "hex
 #define NERA ((int)(sizeof era_names / sizeof era_names[0]))
 
 enum gzmode { GZ_NONE, GZ_SINGLE, GZ_MEMBERS };
+
+/* --ckpt-fs: where checkpoints go */
+enum ckptfs { CKFS_BOTH, CKFS_LUSTRE, CKFS_SSD };
 
 enum cat_id { C_DFTRACER, C_DLIO, C_STORAGE, C_CONFIG, C_CKPT, C_LOADER, C_READER, C_AI,
               C_POSIX, C_STDIO, NCAT };
@@ -347,6 +352,9 @@ typedef struct {
     int late;         /* -1 default, 0 off, 1 on */
     int verbose;
     int prefetch;     /* workers read the next step's batch during compute */
+    int ckpt_fs;      /* enum ckptfs */
+    int ckpt_split;   /* calls per checkpoint data write through POSIX */
+    uint64_t start;   /* run start, us since the epoch */
     const char *outdir, *truth;
 } opts;
 
@@ -1704,6 +1712,34 @@ static void leaf(gen *g, rankst *rk, lane *ln, ev *e, uint64_t dur)
     emit(g, rk, ln, e);
 }
 
+/* A write of e->ret bytes that takes dur, issued as n calls back to back
+ * (--ckpt-write-split): the same draws as leaf() and the same end on the
+ * lane clock, so nothing after it moves. Bytes and duration split alike:
+ * every call but the last gets the floor of the share, the last the rest;
+ * positioned writes advance their offset. n = 1 is exactly leaf(). */
+static void leaf_split(gen *g, rankst *rk, lane *ln, ev *e, uint64_t dur, int n)
+{
+    if (e->path && g->hashed)
+        need_fh(g, rk, ln, e->path);
+    ln->now += gap(rk);
+    uint64_t ts = ln->now;
+    ln->now += dur;
+    const int64_t bytes = e->ret, bpart = bytes / n;
+    const uint64_t dpart = dur / (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        const int last = i == n - 1;
+        int64_t b = last ? bytes - bpart * (n - 1) : bpart;
+        e->ts = ts;
+        e->dur = last ? dur - dpart * (uint64_t)(n - 1) : dpart;
+        e->ret = b;
+        e->count = b;
+        set_hints(ln, e);
+        emit(g, rk, ln, e);
+        ts += e->dur;
+        e->offset += b; /* only positioned writes write it out */
+    }
+}
+
 static int64_t lane_fd(lane *ln)
 {
     int64_t fd = ln->fdnext++;
@@ -1771,7 +1807,7 @@ static void gen_startup(gen *g, rankst *rk)
 {
     lane *ln = &rk->ln[0];
     rng *r = &rk->wr;
-    ln->now = T_BASE + (uint64_t)rk->rank * 53 + rng_below(r, 2000);
+    ln->now = g->o.start + (uint64_t)rk->rank * 53 + rng_below(r, 2000);
     write_header(g, rk);
     {
         ev e = {.func = F_START, .ppid = (int64_t)rk->pid - 2};
@@ -1877,6 +1913,7 @@ static void ckpt_posix_file(gen *g, rankst *rk, lane *ln, const char *name, int 
     uint64_t lo = ssd ? 2000 : 800, hi = ssd ? 4000 : 2000;
     uint32_t path = path_id(g, name);
     int64_t fd = new_fd(g, rk, ln);
+    const int split = g->o.ckpt_split;
     LEAF(g, rk, ln, rng_range(r, 100, ssd ? 600 : 3000), .func = F_OPEN64, .path = path,
          .ret = fd, .flags = 577, .mode = 438);
     int64_t off = 0;
@@ -1884,8 +1921,9 @@ static void ckpt_posix_file(gen *g, rankst *rk, lane *ln, const char *name, int 
         /* the model state goes out in two large positioned writes */
         for (int i = 0; i < 2; i++) {
             int64_t c = (int64_t)rng_range(r, 64, 255) << 20;
-            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, lo, hi), .func = F_PWRITE64, .path = path,
-                 .fd = fd, .ret = c, .count = c, .offset = off);
+            uint64_t d = xfer_us(rk, (uint64_t)c, lo, hi);
+            ev e = {.func = F_PWRITE64, .path = path, .fd = fd, .ret = c, .count = c, .offset = off};
+            leaf_split(g, rk, ln, &e, d, split);
             off += c;
         }
         LEAF(g, rk, ln, rng_range(r, ssd ? 2000 : 10000, ssd ? 20000 : 80000), .func = F_FSYNC,
@@ -1897,12 +1935,14 @@ static void ckpt_posix_file(gen *g, rankst *rk, lane *ln, const char *name, int 
         int n = 1 + (int)rng_below(r, 2);
         for (int i = 0; i < n; i++) {
             int64_t c = (int64_t)rng_range(r, 4096, 16383) * 4096; /* 16-64 MiB */
-            LEAF(g, rk, ln, xfer_us(rk, (uint64_t)c, lo, hi), .func = F_WRITE, .path = path,
-                 .fd = fd, .ret = c, .count = c);
+            uint64_t d = xfer_us(rk, (uint64_t)c, lo, hi);
+            ev e = {.func = F_WRITE, .path = path, .fd = fd, .ret = c, .count = c};
+            leaf_split(g, rk, ln, &e, d, split);
         }
         int64_t t = (int64_t)rng_range(r, 4 << 20, 16 << 20);
-        LEAF(g, rk, ln, xfer_us(rk, (uint64_t)t, lo, hi), .func = F_WRITE, .path = path,
-             .fd = fd, .ret = t, .count = t);
+        uint64_t d = xfer_us(rk, (uint64_t)t, lo, hi);
+        ev e = {.func = F_WRITE, .path = path, .fd = fd, .ret = t, .count = t};
+        leaf_split(g, rk, ln, &e, d, split);
     }
     LEAF(g, rk, ln, rng_range(r, 20, ssd ? 300 : 2000), .func = F_CLOSE, .path = path, .fd = fd,
          .ret = 0);
@@ -1911,7 +1951,8 @@ static void ckpt_posix_file(gen *g, rankst *rk, lane *ln, const char *name, int 
 static void gen_checkpoint(gen *g, rankst *rk, lane *ln, int epoch, int gstep, int nckpt)
 {
     rng *r = &rk->wr;
-    int ssd = nckpt % 2 == 1; /* alternate node-local SSD and Lustre */
+    /* by default alternate node-local SSD and Lustre */
+    int ssd = g->o.ckpt_fs == CKFS_BOTH ? nckpt % 2 == 1 : g->o.ckpt_fs == CKFS_SSD;
     uint64_t lo = ssd ? 2000 : 800, hi = ssd ? 4000 : 2000;
     char dir[256], name[320];
     snprintf(dir, sizeof dir, "%s/global_epoch%d_step%d", ssd ? CKPT_SSD : CKPT_LUSTRE, epoch,
@@ -2091,7 +2132,7 @@ static void build_fragments(gen *g)
         g->ffrag[f] = xstrndup(buf, g->ffraglen[f]);
         g->fmask[f] = func_base_mask(f);
     }
-    time_t t0 = (time_t)(T_BASE / 1000000);
+    time_t t0 = (time_t)(g->o.start / 1000000);
     struct tm tm;
     gmtime_r(&t0, &tm);
     strftime(g->date, sizeof g->date, "%a %b %d %H:%M:%S %Y", &tm);
@@ -2173,8 +2214,9 @@ static void setup(gen *g)
         g->pool_size[i] = rng_range(&pr, 256u << 10, 4u << 20);
     }
     g->config_file = path_id(g, CONFIG_FILE);
-    g->ckpt_root[0] = path_id(g, CKPT_LUSTRE);
-    g->ckpt_root[1] = path_id(g, CKPT_SSD);
+    /* the roots of both places, or twice the root of the only one */
+    g->ckpt_root[0] = path_id(g, o->ckpt_fs == CKFS_SSD ? CKPT_SSD : CKPT_LUSTRE);
+    g->ckpt_root[1] = path_id(g, o->ckpt_fs == CKFS_LUSTRE ? CKPT_LUSTRE : CKPT_SSD);
     plan(g);
 
     g->rk = xcalloc((size_t)o->ranks, sizeof *g->rk);
@@ -2639,6 +2681,10 @@ static void help(void)
         "                      (the default for hashed eras)\n"
         "  --no-late-metadata  write every FH line before its first use\n"
         "  --prefetch          workers read the next step's batch while the main thread computes\n"
+        "  --ckpt-fs MODE      checkpoints on both (alternating, default) | lustre | ssd\n"
+        "  --ckpt-write-split N  each checkpoint data write() / pwrite64() as N calls, same\n"
+        "                      bytes and time in all (1-64, default 1)\n"
+        "  --start-us N        run start in us since the epoch (default 1744611912000000)\n"
         "  --verbose           print the plan and the counts on stderr\n"
         "  --help              show this help\n",
         stdout);
@@ -2662,7 +2708,7 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t 
 static void parse_args(opts *o, int argc, char **argv)
 {
     enum { O_SEED = 256, O_EVENTS, O_RANKS, O_RPN, O_ERA, O_GZIP, O_LEVEL, O_TRUTH, O_LATE,
-           O_NOLATE, O_VERBOSE, O_PREFETCH, O_HELP };
+           O_NOLATE, O_VERBOSE, O_PREFETCH, O_CKPT_FS, O_CKPT_SPLIT, O_START, O_HELP };
     static const struct option lo[] = {
         {"seed", required_argument, 0, O_SEED},
         {"events", required_argument, 0, O_EVENTS},
@@ -2676,6 +2722,9 @@ static void parse_args(opts *o, int argc, char **argv)
         {"no-late-metadata", no_argument, 0, O_NOLATE},
         {"verbose", no_argument, 0, O_VERBOSE},
         {"prefetch", no_argument, 0, O_PREFETCH},
+        {"ckpt-fs", required_argument, 0, O_CKPT_FS},
+        {"ckpt-write-split", required_argument, 0, O_CKPT_SPLIT},
+        {"start-us", required_argument, 0, O_START},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -2688,6 +2737,9 @@ static void parse_args(opts *o, int argc, char **argv)
     o->era = ERA_U64;
     o->gz = GZ_NONE;
     o->late = -1;
+    o->ckpt_fs = CKFS_BOTH;
+    o->ckpt_split = 1;
+    o->start = T_BASE;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
@@ -2702,6 +2754,20 @@ static void parse_args(opts *o, int argc, char **argv)
         case O_NOLATE: o->late = 0; break;
         case O_VERBOSE: o->verbose = 1; break;
         case O_PREFETCH: o->prefetch = 1; break;
+        case O_CKPT_SPLIT:
+            o->ckpt_split = (int)parse_u64("--ckpt-write-split", optarg, 1, MAXSPLIT);
+            break;
+        case O_START: o->start = parse_u64("--start-us", optarg, 0, T_MAX); break;
+        case O_CKPT_FS:
+            if (strcmp(optarg, "both") == 0)
+                o->ckpt_fs = CKFS_BOTH;
+            else if (strcmp(optarg, "lustre") == 0)
+                o->ckpt_fs = CKFS_LUSTRE;
+            else if (strcmp(optarg, "ssd") == 0)
+                o->ckpt_fs = CKFS_SSD;
+            else
+                usage_error("--ckpt-fs: unknown mode '%s' (both, lustre, ssd)", optarg);
+            break;
         case O_HELP: help(); exit(0);
         case O_ERA: {
             int k;

@@ -74,4 +74,99 @@ cat "$T"/big/*.pfw >"$T/all-in-one.pfw"
 "$DFNAV" report -q --by layer --format csv "$T/big" >"$T/dir.csv"
 "$DFNAV" report -q --by layer --format csv "$T/all-in-one.pfw" >"$T/one.csv"
 same_files "one concatenated file reports differently from its parts" "$T/dir.csv" "$T/one.csv"
+# Runs of one job configured differently (for dfnav compare): checkpoints
+# on one file system only, data writes split into several calls, another
+# start time. Each run still equals its truth, analysis rows included.
+# ckpt_truth LABEL DIR TRUTH: checkpoint cost per step, checkpoint parts by
+# function, self time per function, sequential calls per layer.
+ckpt_truth() {
+    label=$1; dir=$2; truth=$3
+    R="$DFNAV report -q --layers dlio --format csv"
+    $R --by arg.step --where 'func=PyTorchCheckpointing.save_checkpoint' "$dir" |
+        awk -F, 'NR > 1 { printf "%s %d %.0f\n", $1, $2, $3 * 1e6 }' | sort >"$T/got"
+    awk -F, '$1 == "ckptstep" { print $2, $3, $4 }' "$truth" | sort >"$T/want"
+    same_files "$label checkpoint cost per step differs from the truth" "$T/want" "$T/got"
+    $R --by pattern,func --where 'file~/checkpoint' "$dir" |
+        awk -F, 'NR > 1 { printf "%s|%s %d %.0f %.0f\n", $1, $2, $3, $4 * 1e6, $7 }' | sort >"$T/got"
+    awk -F, '$1 == "patfunc" { print $2, $3, $4, $5 }' "$truth" | sort >"$T/want"
+    same_files "$label checkpoint parts by function differ from the truth" "$T/want" "$T/got"
+    $R --by func --metrics self_s "$dir" |
+        awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                 { printf "%s %.0f\n", $1, $c["self_s"] * 1e6 }' | sort >"$T/got"
+    awk -F, '$1 == "self" { print $2, $4 }' "$truth" | sort >"$T/want"
+    same_files "$label self time differs from the truth" "$T/want" "$T/got"
+    $R --by layer --where 'class=read|write' --metrics count,seq_pct "$dir" |
+        awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                 { printf "%s %d %.0f\n", $1, $c["count"], $c["count"] * $c["seq_pct"] / 100 }' | sort >"$T/got"
+    awk -F, '$1 ~ /^(seq|rand)calls$/ && $2 ~ /^layer:/ { sub("layer:", "", $2); c[$2] += $3; if ($1 == "seqcalls") q[$2] = $3 }
+             END { for (l in c) if (c[l] > 0) print l, c[l], q[l] }' "$truth" | sort >"$T/want"
+    same_files "$label sequential calls per layer differ from the truth" "$T/want" "$T/got"
+}
+base="--seed 11 --events 6000 --ranks 3 --ranks-per-node 2"
+for spec in "ssd-split3:--ckpt-fs ssd --ckpt-write-split 3 --start-us 1800000000000000" \
+            "lustre:--ckpt-fs lustre" "both-split2:--ckpt-write-split 2" "both:"; do
+    name=${spec%%:*}
+    # shellcheck disable=SC2086
+    "$DFNAV_GEN" $base ${spec#*:} --truth "$T/truth-$name.csv" "$T/$name" >/dev/null ||
+        { fail "dfnav-gen $spec"; continue; }
+    compare_set "$name" "$T/$name" "$T/truth-$name.csv"
+    ckpt_truth "$name" "$T/$name" "$T/truth-$name.csv"
+done
+# every mode: the same calls of every function, only where they go differs
+for name in both lustre ssd-split3 both-split2; do
+    "$DFNAV" report -q --by func --format csv "$T/$name" | awk -F, 'NR > 1 && $1 !~ /^p?write(64)?$/ { print $1, $2 }' | sort >"$T/calls-$name"
+done
+same_files "--ckpt-fs lustre changes the calls" "$T/calls-both" "$T/calls-lustre"
+same_files "--ckpt-fs ssd --ckpt-write-split 3 changes the calls" "$T/calls-both" "$T/calls-ssd-split3"
+# lustre: nothing on the SSD; ssd: no checkpoint bytes on Lustre
+got=$("$DFNAV" report -q --by fs --format csv "$T/lustre" | grep -c '^/l/ssd,')
+check "--ckpt-fs lustre: rows of /l/ssd" 0 "$got"
+got=$("$DFNAV" report -q --by fs --where 'file~/checkpoint' --format csv "$T/ssd-split3" |
+      awk -F, 'NR > 1 && $6 > 0 { printf "%s ", $1 }')
+check "--ckpt-fs ssd: file systems with checkpoint bytes" "/l/ssd " "$got"
+got=$("$DFNAV" report -q --by fs --where 'file~/checkpoint' --format csv "$T/both" |
+      awk -F, 'NR > 1 && $6 > 0 { printf "%s ", $1 }')
+check "--ckpt-fs both: file systems with checkpoint bytes" "/l/ssd /p/lustre2 " "$got"
+# split 2: one call more per checkpoint data write (not the 512-byte
+# headers), back to back: the same time, busy time, slowest process and
+# bytes in every layer, every other function the same
+data=$("$DFNAV" report -q --by func --where 'file~/checkpoint func=write|pwrite64 bytes>512' --format csv "$T/both" |
+       awk -F, 'NR > 1 { n += $2 } END { print n + 0 }')
+calls() { "$DFNAV" report -q --where 'func=write|pwrite64' --format csv "$1" | awk -F, 'NR == 2 { print $1 }'; }
+c1=$(calls "$T/both"); c2=$(calls "$T/both-split2")
+[ "$data" -gt 0 ] || fail "no checkpoint data writes in the run"
+check "--ckpt-write-split 2: write and pwrite64 calls" "$((c1 + data))" "$c2"
+for name in both both-split2; do
+    "$DFNAV" report -q --layers dlio --by layer --format csv "$T/$name" | awk -F, 'NR > 1 { print $1, $3, $4, $5, $6 }' | sort >"$T/lt-$name"
+    "$DFNAV" report -q --by func --format csv "$T/$name" | awk -F, 'NR > 1 && $1 !~ /^p?write(64)?$/ { print $1, $2, $3, $6 }' |
+        sort >"$T/ft-$name"
+done
+same_files "--ckpt-write-split 2 changes time or bytes of a layer" "$T/lt-both" "$T/lt-both-split2"
+same_files "--ckpt-write-split 2 changes other calls" "$T/ft-both" "$T/ft-both-split2"
+# writes to a checkpoint file, a call that follows another back to back
+# (and at its end offset, when positioned) merged into it:
+# "proc func file start_us end_us bytes offset"
+merged_writes() {
+    "$DFNAV" report -q --by event --where 'file~/checkpoint func=write|pwrite64' --format csv "$1" |
+        awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { s = sprintf("%.0f", $c["start_s"] * 1e6); o = $c["offset"]
+              printf "%s %s %s %d %d %s %s\n", $c["proc"], $c["func"], $c["file"], s,
+                  s + sprintf("%.0f", $c["time_s"] * 1e6), $c["bytes"], o == "" ? "-" : o }' |
+        sort -k1,1 -k3,3 -k4,4n |
+        awk '$1 == p1 && $2 == p2 && $3 == p3 && $4 == pe && ($7 == "-" || $7 == po + pb) { pe = $5; pb += $6; next }
+             NR > 1 { print p1, p2, p3, ps, pe, pb, po }
+             { p1 = $1; p2 = $2; p3 = $3; ps = $4; pe = $5; pb = $6; po = $7 }
+             END { if (NR) print p1, p2, p3, ps, pe, pb, po }'
+}
+merged_writes "$T/both" >"$T/mw1"
+merged_writes "$T/both-split2" >"$T/mw2"
+same_files "--ckpt-write-split 2: the calls of a write do not span the unsplit call" "$T/mw1" "$T/mw2"
+# another start: every time shifted by the difference, the rest the same
+"$DFNAV_GEN" $base --ckpt-fs ssd --ckpt-write-split 3 "$T/ssd-split3-t0" >/dev/null || fail "dfnav-gen ssd split 3"
+start() { "$DFNAV" info -q --format csv "$1" | awk -F, '$1 == "total" { print $9 }'; }
+s0=$(start "$T/ssd-split3-t0"); s1=$(start "$T/ssd-split3")
+check "--start-us shift of start_us" "$((1800000000000000 - 1744611912000000))" "$((s1 - s0))"
+"$DFNAV" report -q --by func --format csv "$T/ssd-split3-t0" >"$T/f0.csv"
+"$DFNAV" report -q --by func --format csv "$T/ssd-split3" >"$T/f1.csv"
+same_files "--start-us changes the report by func" "$T/f0.csv" "$T/f1.csv"
 finish
