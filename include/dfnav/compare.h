@@ -13,6 +13,8 @@
 #include "dfnav/query.h"
 
 #define DFN_CMP_ABSENT UINT32_MAX
+/* Runs a comparison shows at most (each takes a column per metric). */
+#define DFN_COMPARE_MAX_RUNS 8
 
 /* What a compared metric column shows: a run (0, 1, ...), or for two runs
  * the second minus the first, or the second over the first. */

@@ -174,8 +174,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (o.compare && o.npaths < 2 && cmd != cmd_info) {
-        fprintf(stderr, "dfnav: comparing needs two runs or more\n");
+    if (o.compare && cmd != cmd_info && (o.npaths < 2 || o.npaths > DFN_COMPARE_MAX_RUNS)) {
+        fprintf(stderr, "dfnav: comparing needs 2 to %d runs, not %zu\n", DFN_COMPARE_MAX_RUNS, o.npaths);
         return 2;
     }
     if (cmd) return cmd(&o);

@@ -314,9 +314,9 @@ size_t view_group(const view *v, col_id c, int *cols, int *widths)
     size_t n = 0;
     int w = view_cols[c].width;
     if (!v->labels) { cols[0] = 0; widths[0] = w; return 1; }
-    for (size_t k = 0; k < v->nruns; k++) { cols[n] = (int)k; widths[n++] = w; }
+    for (size_t k = 0; k < v->nruns && n < 14; k++) { cols[n] = (int)k; widths[n++] = w; }
     if (v->nruns == 2) {
-        cols[n] = DFN_CMP_DIFF; widths[n++] = w;
+        cols[n] = DFN_CMP_DIFF; widths[n++] = w + 1;   /* room for the sign */
         cols[n] = DFN_CMP_RATIO; widths[n++] = VIEW_RATIO_W;
     }
     return n;
