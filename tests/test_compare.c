@@ -53,8 +53,10 @@ static void teardown(void)
 
 TestSuite(compare, .init = setup, .fini = teardown);
 
-/* Runs "--by BY --where WHERE" on both stores, matched. */
-static dfn_compare *cmp_query(const char *by, const char *where, int sort, int col, bool desc, size_t top)
+/* Runs "--by BY --where WHERE -m METRICS" (0: basic) on the first nruns
+ * stores, matched; names NULL for a single run without names. */
+static dfn_compare *cmp_query_n(size_t nruns, const char *const *names, const char *by, const char *where,
+                                uint32_t metrics, int sort, int col, bool desc, size_t top)
 {
     dfn_query q[2];
     memset(q, 0, sizeof q);
@@ -65,6 +67,7 @@ static dfn_compare *cmp_query(const char *by, const char *where, int sort, int c
     if (by) cr_assert(dfn_dims_parse(by, q[0].dims, &nd, err, sizeof err), "%s", err);
     q[0].ndims = nd;
     q[0].filter = f;
+    q[0].metrics = metrics;
     q[0].sort = sort;
     q[0].desc = desc;
     q[0].top = top;
@@ -72,12 +75,17 @@ static dfn_compare *cmp_query(const char *by, const char *where, int sort, int c
     q[0].layers = su_layerset(sa, "posix");
     q[1].layers = su_layerset(sb, "posix");
     const dfn_store *stores[2] = { sa, sb };
-    dfn_compare *c = dfn_compare_run(stores, q, 2, col, labels, err, sizeof err);
+    dfn_compare *c = dfn_compare_run(stores, q, nruns, col, names, err, sizeof err);
     cr_assert_not_null(c, "%s", err);
     dfn_dims_free(q[0].dims, nd);
     dfn_filter_free(f);
     free(f);
     return c;
+}
+
+static dfn_compare *cmp_query(const char *by, const char *where, int sort, int col, bool desc, size_t top)
+{
+    return cmp_query_n(2, labels, by, where, 0, sort, col, desc, top);
 }
 
 static long row_of(const dfn_compare *c, const char *key)
@@ -255,18 +263,8 @@ static char *write_to_string(const dfn_compare *c, dfn_format fmt)
 
 Test(compare, csv_and_json_columns)
 {
-    dfn_query q[2];
-    memset(q, 0, sizeof q);
-    char err[256];
-    size_t nd = 0;
-    cr_assert(dfn_dims_parse("func", q[0].dims, &nd, err, sizeof err));
-    q[0].ndims = nd;
-    q[0].metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_BYTES);
-    q[0].sort = -1;
-    q[1] = q[0];
-    const dfn_store *stores[2] = { sa, sb };
-    dfn_compare *c = dfn_compare_run(stores, q, 2, 0, labels, err, sizeof err);
-    cr_assert_not_null(c, "%s", err);
+    uint32_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_BYTES);
+    dfn_compare *c = cmp_query_n(2, labels, "func", NULL, m, -1, 0, false, 0);
     char *csv = write_to_string(c, DFN_FMT_CSV);
     cr_assert_str_eq(csv,
                      "func,count@base,count@ssd,count@diff,count@ratio,bytes@base,bytes@ssd,bytes@diff,bytes@ratio\r\n"
@@ -281,29 +279,16 @@ Test(compare, csv_and_json_columns)
     dfn_compare_free(c);
 
     /* one run without names: plain columns, as dfnav report always wrote */
-    dfn_compare *one = dfn_compare_run(stores, q, 1, 0, NULL, err, sizeof err);
-    cr_assert_not_null(one, "%s", err);
+    dfn_compare *one = cmp_query_n(1, NULL, "func", NULL, m, -1, 0, false, 0);
     csv = write_to_string(one, DFN_FMT_CSV);
     cr_assert_str_eq(csv, "func,count,bytes\r\nclose,1,0\r\nread,1,0\r\nwrite,2,10000\r\n");
     free(csv);
     dfn_compare_free(one);
-    dfn_dims_free(q[0].dims, nd);
 }
 
 Test(compare, table_for_people)
 {
-    dfn_query q[2];
-    memset(q, 0, sizeof q);
-    char err[256];
-    size_t nd = 0;
-    cr_assert(dfn_dims_parse("func", q[0].dims, &nd, err, sizeof err));
-    q[0].ndims = nd;
-    q[0].metrics = DFN_M_BIT(DFN_M_BYTES);
-    q[0].sort = -1;
-    q[1] = q[0];
-    const dfn_store *stores[2] = { sa, sb };
-    dfn_compare *c = dfn_compare_run(stores, q, 2, 0, labels, err, sizeof err);
-    cr_assert_not_null(c, "%s", err);
+    dfn_compare *c = cmp_query_n(2, labels, "func", NULL, DFN_M_BIT(DFN_M_BYTES), -1, 0, false, 0);
     char *t = write_to_string(c, DFN_FMT_TABLE);
     cr_assert_str_eq(t,
                      "func   bytes@base  bytes@ssd  bytes@diff  bytes@ratio\n"
@@ -315,7 +300,6 @@ Test(compare, table_for_people)
     cr_assert(strstr(json, "\"bytes@ratio\": null}"), "JSON has no infinity: %s", json);
     free(json);
     dfn_compare_free(c);
-    dfn_dims_free(q[0].dims, nd);
 }
 
 Test(compare, run_names_from_arguments)

@@ -361,8 +361,12 @@ static void loading_text(runner *r)
     double eta = pct > 1 && elapsed > 0 ? elapsed * (100 - pct) / pct : -1;
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
-    snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
-             building ? "building the store:" : "loading", who, pct, total / 1e6, events, rate / 1e6, building ? "" : etas);
+    /* many long run names may not fit: the line is cut, as the screen would */
+    char *t = dfn_xasprintf("%s %s%.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
+                            building ? "building the store:" : "loading", who, pct, total / 1e6, events, rate / 1e6,
+                            building ? "" : etas);
+    snprintf(a->progress, sizeof a->progress, "%s", t);
+    free(t);
 }
 
 static void poll_run(runner *r, size_t k)

@@ -678,6 +678,11 @@ static const char *help_lines[] = {
     "The status line names the selected row's",
     "slowest process and draws its calls per transfer size (4KiB to 4GiB+).",
     "On the calls level Enter shows every field, the enclosing calls and the calls made.",
+    "",
+    "Comparing runs (dfnav compare RUN RUN...): each metric is a group of columns, one",
+    "per run, then diff (second - first) and ratio (second / first); < > sort by any of",
+    "them. A row a run lacks shows - there, not 0. Time is from each run's start; the",
+    "timeline draws each run on one axis. Calls show their run; d judges each run.",
 };
 
 static void draw_help(app *a)

@@ -7,14 +7,6 @@
 # against the report, and the usage errors.
 . "$SRCDIR/tests/shell/lib.sh"
 export SOURCE_DATE_EPOCH=1790000000 LANG=C.UTF-8 LC_ALL=C.UTF-8
-GOLDEN="$SRCDIR/tests/golden"
-
-golden() {   # golden NAME FILE
-    if [ -n "${DFN_UPDATE_GOLDEN:-}" ]; then cp "$2" "$GOLDEN/$1"; ok; return; fi
-    if cmp -s "$GOLDEN/$1" "$2"; then ok; else
-        fail "screens differ from tests/golden/$1:"; diff "$GOLDEN/$1" "$2" | head -20 >&2
-    fi
-}
 
 B="$T/lustre" S="$T/ssd"
 "$DFNAV_GEN" --seed 21 --events 30000 --ranks 4 --ckpt-fs lustre --truth "$T/tb.csv" "$B" >/dev/null ||

@@ -6,14 +6,6 @@
 # from trace names stay visible, too-small terminals, resize, latency.
 . "$SRCDIR/tests/shell/lib.sh"
 export SOURCE_DATE_EPOCH=1790000000 LANG=C.UTF-8 LC_ALL=C.UTF-8
-GOLDEN="$SRCDIR/tests/golden"
-
-golden() {   # golden NAME FILE
-    if [ -n "${DFN_UPDATE_GOLDEN:-}" ]; then cp "$2" "$GOLDEN/$1"; ok; return; fi
-    if cmp -s "$GOLDEN/$1" "$2"; then ok; else
-        fail "screens differ from tests/golden/$1:"; diff "$GOLDEN/$1" "$2" | head -20 >&2
-    fi
-}
 
 S="$SRCDIR/data/sample"
 # drill down the default path, into a call, and back; then pivot and sort

@@ -27,6 +27,12 @@ same_files() {   # same_files DESCRIPTION EXPECTED ACTUAL: equal and not both em
         fail "$1"; diff "$2" "$3" 2>&1 | head -5 >&2
     fi
 }
+golden() {   # golden NAME FILE: the screens equal tests/golden/NAME
+    if [ -n "${DFN_UPDATE_GOLDEN:-}" ]; then cp "$2" "$SRCDIR/tests/golden/$1"; ok; return; fi
+    if cmp -s "$SRCDIR/tests/golden/$1" "$2"; then ok; else
+        fail "screens differ from tests/golden/$1:"; diff "$SRCDIR/tests/golden/$1" "$2" | head -20 >&2
+    fi
+}
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
