@@ -18,8 +18,8 @@ bool dfn_compare_label_ok(const char *label, char *err, size_t errlen)
         return false;
     }
     for (const unsigned char *p = (const unsigned char *)label; *p; p++) {
-        if (*p == '@' || *p == ',' || *p < 0x20 || *p == 0x7f) {
-            snprintf(err, errlen, "a run name has no '@', ',' or control characters");
+        if (*p == '@' || *p == ',' || *p == ':' || *p < 0x20 || *p == 0x7f) {
+            snprintf(err, errlen, "a run name has no '@', ',', ':' or control characters");
             return false;
         }
     }
@@ -196,7 +196,14 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
     }
     const dfn_query *q0 = &qs[0];
     bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT, has_time = false;
-    for (size_t d = 0; d < q0->ndims; d++) has_time |= q0->dims[d].kind == DFN_DIM_TIME;
+    for (size_t d = 0; d < q0->ndims; d++) {
+        has_time |= q0->dims[d].kind == DFN_DIM_TIME;
+        if (q0->dims[d].kind == DFN_DIM_EVENT && !by_event) {
+            /* a call of one run matches no call of another */
+            snprintf(err, errlen, "comparing runs, calls (event) are a grouping of their own");
+            return NULL;
+        }
+    }
     double bin = q0->bin_s > 0 || !has_time ? q0->bin_s : common_bin(stores, qs, nruns);
 
     dfn_compare *c = dfn_xcalloc(1, sizeof *c);
@@ -278,9 +285,9 @@ static char *run_name(const char *path)
         size_t sl = strlen(suffixes[i]), nl = strlen(name);
         if (nl > sl && strcmp(name + nl - sl, suffixes[i]) == 0) { name[nl - sl] = 0; break; }
     }
-    /* what a label cannot hold becomes '_' */
+    /* what a label cannot hold becomes '_' (':' ends a --sort column) */
     for (char *p = name; *p; p++)
-        if (*p == '@' || *p == ',' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+        if (*p == '@' || *p == ',' || *p == ':' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
     if (!*name || strcmp(name, "diff") == 0 || strcmp(name, "ratio") == 0 || strcmp(name, "-") == 0) {
         free(name);
         name = dfn_xstrdup("run");

@@ -34,7 +34,8 @@ typedef struct {
 } dfn_compare;
 
 /* Runs qs[k] on stores[k] for every run. The queries must agree on their
- * grouping; their filter, layers and indexes may differ. Time bins are
+ * grouping and time terms (bins are numbered from the window's start);
+ * their layers and indexes are each run's own. Time bins are
  * made the same for all runs (relative to each run's start), rows are
  * matched by key and sorted by (q.sort, sort_col), and q.top applies to
  * the matched rows. Rows of calls are not matched: each is a call of one
@@ -62,8 +63,8 @@ const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, ch
 void dfn_compare_sort(dfn_compare *c, int metric, int col, bool desc);
 void dfn_compare_free(dfn_compare *c);
 
-/* Checks a run label: not empty, not "diff" or "ratio", no '@', ',' or
- * control bytes. False with a message. */
+/* Checks a run label: not empty, not "diff" or "ratio", no '@', ',', ':'
+ * or control bytes. False with a message. */
 bool dfn_compare_label_ok(const char *label, char *err, size_t errlen);
 /* Runs from command-line arguments: NAME=PATH, or PATH named after its
  * last component (a repeated name gets -2, -3 ...). Fills n malloc'd

@@ -48,8 +48,8 @@ typedef struct {
  * 0 all loaded, 1 damage, 3 something could not be read. */
 int cli_load(const cli_opts *o, cli_run *runs, size_t n);
 void cli_runs_free(cli_run *runs, size_t n);
-/* Layers for the store: o->layers or the automatic preset. */
-bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out);
+/* Layers for the store: o->layers, else preset, else the store's own. */
+bool cli_layers(const cli_opts *o, const dfn_store *s, const char *preset, dfn_layers *out);
 /* Reports a failed write; EPIPE (a closed pipe, as with `| head`) is quiet. */
 int cli_write_status(FILE *f);
 

@@ -125,10 +125,10 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
     return status;
 }
 
-bool cli_layers(const cli_opts *o, const dfn_store *s, dfn_layers *out)
+bool cli_layers(const cli_opts *o, const dfn_store *s, const char *preset, dfn_layers *out)
 {
     char err[1024];
-    const char *name = o->layers ? o->layers : dfn_layers_auto(s);
+    const char *name = o->layers ? o->layers : preset ? preset : dfn_layers_auto(s);
     if (!dfn_layers_load(name, out, err, sizeof err)) {
         fprintf(stderr, "dfnav: layers: %s\n", err);
         return false;
@@ -172,6 +172,11 @@ static bool parse_sort(const char *text, const cli_run *runs, size_t nruns, dfn_
             else if (nruns == 2 && wl == 5 && memcmp(who, "ratio", 5) == 0) *col = DFN_CMP_RATIO, found = true;
             for (size_t k = 0; k < nruns && !found; k++)
                 if (strlen(runs[k].label) == wl && memcmp(runs[k].label, who, wl) == 0) *col = (int)k, found = true;
+        }
+        if (found && q->ndims == 1 && q->dims[0].kind == DFN_DIM_EVENT) {
+            /* a call is of one run: there is no other run's column */
+            fprintf(stderr, "dfnav: --sort: calls sort by their own run's values; drop '@%.*s'\n", (int)wl, who);
+            return false;
         }
         if (!found) {
             fprintf(stderr, "dfnav: --sort: '%.*s' is not %s\n", (int)wl, who,
@@ -295,10 +300,15 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
         cli_run *r = &(*runs)[k];
         if (!r->s) { cli_runs_free(*runs, *n); return 3; }
     }
+    /* comparing, one preset for all: DLIO when any run has its
+     * categories, so a layer means the same events in every run */
+    const char *preset = NULL;
+    for (size_t k = 0; o->compare && k < *n; k++)
+        if (strcmp(dfn_layers_auto((*runs)[k].s), "dlio") == 0 || !preset) preset = dfn_layers_auto((*runs)[k].s);
     for (size_t k = 0; k < *n; k++) {
         cli_run *r = &(*runs)[k];
         char err[1024];
-        if (!cli_layers(o, r->s, &r->layers)) { cli_runs_free(*runs, *n); return 2; }
+        if (!cli_layers(o, r->s, preset, &r->layers)) { cli_runs_free(*runs, *n); return 2; }
         r->ls = dfn_layerset_compile(r->s, &r->layers, err, sizeof err);
         if (!r->ls) {
             fprintf(stderr, "dfnav: layers: %s\n", err);
@@ -348,7 +358,11 @@ int cmd_report(const cli_opts *o)
     size_t n;
     if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
     rc = 0;
-    if (o->diagnose) {
+    if (o->diagnose && n > 1 && o->format != DFN_FMT_TABLE) {
+        /* one CSV or JSON document holds the findings of one run */
+        fprintf(stderr, "dfnav: --diagnose --compare prints a table per run; for CSV or JSON diagnose each run alone\n");
+        rc = 2;
+    } else if (o->diagnose) {
         /* findings are judged within a run: each run's in turn */
         for (size_t k = 0; k < n && !rc; k++) {
             if (runs[k].label && o->format == DFN_FMT_TABLE) printf("%s== %s ==\n", k ? "\n" : "", runs[k].label);

@@ -28,7 +28,8 @@ static void usage(FILE *f)
 "\n"
 "PATH is a DFTracer trace (*.pfw, *.pfw.gz), a directory searched for them,\n"
 "a quoted glob, or - for standard input. A RUN is a PATH, or NAME=PATH to\n"
-"name it (default: the PATH's last part).\n"
+"name it (default: the PATH's last part); reports take up to 8 runs, the\n"
+"explorer up to 4.\n"
 "\n"
 "Options:\n"
 "  -b, --by DIMS          group by dimensions, comma separated: time host pid tid\n"
@@ -181,6 +182,11 @@ int main(int argc, char **argv)
     if (cmd) return cmd(&o);
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
+    if (o.compare && o.npaths > 4) {
+        /* a column per run and metric: more do not fit a terminal */
+        fprintf(stderr, "dfnav: the explorer compares up to 4 runs; dfnav report --compare takes up to %d\n", DFN_COMPARE_MAX_RUNS);
+        return 2;
+    }
     ui.layers = o.layers;
     ui.compute = o.compute;
     ui.overlap_host = o.overlap_host;

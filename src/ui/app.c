@@ -73,9 +73,21 @@ static void edit_delete(line_edit *e, size_t from, size_t to)
 
 /* ---- background loading ---- */
 
+/* Comparing without --layers, every run takes the DLIO preset once any
+ * run shows DLIO categories, so that a layer means the same events in
+ * every run (and a layer filter is known to all). NULL: not comparing,
+ * or --layers: each set's own choice. */
+static const char *shared_preset(const ui_opts *o, atomic_bool *dlio_seen, const dfn_store *s)
+{
+    if (o->layers || !dlio_seen) return NULL;
+    if (strcmp(dfn_layers_auto(s), "dlio") == 0) atomic_store(dlio_seen, true);
+    return atomic_load(dlio_seen) ? "dlio" : "posix";
+}
+
 typedef struct {
     dfn_loader *l;
     const ui_opts *opts;
+    atomic_bool *dlio_seen;
     pthread_t thread;
     bool started;
     _Atomic(view_set *) ready;    /* a snapshot, indexed, for the UI to take */
@@ -100,7 +112,7 @@ static void *snapper_main(void *arg)
         double t0 = dfn_now();
         dfn_store *s = dfn_loader_snapshot(sn->l);
         if (!s) return NULL;
-        view_set *vs = view_set_new(s, sn->opts, false);
+        view_set *vs = view_set_new(s, sn->opts, shared_preset(sn->opts, sn->dlio_seen, s), false);
         double cost = dfn_now() - t0;
         view_set_free(atomic_exchange(&sn->ready, vs));   /* the UI had not taken the last */
         /* a snapshot takes a core from the load: keep them to a small
@@ -215,13 +227,14 @@ typedef struct {
     bool started;
     dfn_store *store;
     const ui_opts *opts;
+    atomic_bool *dlio_seen;
     _Atomic(view_set *) ready;
 } indexer;
 
 static void *indexer_main(void *arg)
 {
     indexer *ix = arg;
-    atomic_store(&ix->ready, view_set_new(ix->store, ix->opts, true));
+    atomic_store(&ix->ready, view_set_new(ix->store, ix->opts, shared_preset(ix->opts, ix->dlio_seen, ix->store), true));
     return NULL;
 }
 
@@ -243,6 +256,7 @@ typedef struct {
     run_load *runs;
     size_t nruns;
     char **labels;            /* comparing: the runs' names; NULL for one run */
+    atomic_bool dlio_seen;    /* comparing: some run has DLIO categories */
     exporter ex;
     diagnoser dg;
     bool quit;
@@ -296,6 +310,24 @@ static void count_damage(runner *r)
     }
 }
 
+/* Comparing: a run whose final set took the POSIX preset before another
+ * run showed DLIO categories gets the DLIO layers too (snapshots are
+ * replaced by later ones anyway). */
+static void same_presets(runner *r)
+{
+    app *a = &r->a;
+    if (!r->labels || a->opts.layers || !atomic_load(&r->dlio_seen)) return;
+    for (size_t j = 0; j < r->nruns; j++) {
+        view_set *old = r->runs[j].cur;
+        if (!old || !old->full || !old->preset || strcmp(old->preset, "dlio") == 0) continue;
+        view_set *nv = view_set_new(old->store, &a->opts, "dlio", true);
+        if (!nv->ls) { view_set_release(nv); continue; }
+        if (a->have_view) view_set_store(&a->v, j, nv);
+        r->runs[j].cur = nv;
+        view_set_release(old);   /* the store stays with the new set */
+    }
+}
+
 /* Shows a set of run k: once every run has one the view starts; later
  * ones replace the run's set in it. */
 static void show_set(runner *r, size_t k, view_set *vs)
@@ -313,6 +345,7 @@ static void show_set(runner *r, size_t k, view_set *vs)
     if (!a->have_view) {
         view_set_free(r->runs[k].cur);
         r->runs[k].cur = vs;
+        same_presets(r);
         view_set **sets = dfn_xcalloc(r->nruns, sizeof *sets);
         bool all = true;
         for (size_t j = 0; j < r->nruns; j++) all &= (sets[j] = r->runs[j].cur) != NULL;
@@ -328,6 +361,7 @@ static void show_set(runner *r, size_t k, view_set *vs)
     view_set_store(&a->v, k, vs);
     view_set_free(r->runs[k].cur);   /* the view let go of it */
     r->runs[k].cur = vs;
+    same_presets(r);
 }
 
 static bool run_loading(const run_load *rl) { return rl->loader || rl->ix.started; }
@@ -407,8 +441,9 @@ static void poll_run(runner *r, size_t k)
     }
     rl->ix.store = final;
     rl->ix.opts = &a->opts;
+    rl->ix.dlio_seen = r->labels ? &r->dlio_seen : NULL;
     if (r->headless || pthread_create(&rl->ix.thread, NULL, indexer_main, &rl->ix) != 0) {
-        show_set(r, k, view_set_new(final, &a->opts, true));
+        show_set(r, k, view_set_new(final, &a->opts, shared_preset(&a->opts, r->labels ? &r->dlio_seen : NULL, final), true));
         return;
     }
     rl->ix.started = true;
@@ -949,6 +984,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     r->nruns = o->compare ? npaths : 1;
     r->runs = dfn_xcalloc(r->nruns, sizeof *r->runs);
     a->damage_store = dfn_xcalloc(r->nruns, sizeof *a->damage_store);
+    a->nruns = r->nruns;
     if (o->compare) {
         r->labels = dfn_xcalloc(npaths, sizeof *r->labels);
         runpaths = dfn_xcalloc(npaths, sizeof *runpaths);
@@ -1005,6 +1041,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
         rl->sn.l = rl->loader;
         rl->sn.opts = &r->a.opts;
+        rl->sn.dlio_seen = r->labels ? &r->dlio_seen : NULL;
         if (!r->headless) rl->sn.started = pthread_create(&rl->sn.thread, NULL, snapper_main, &rl->sn) == 0;
     }
     a->loading = true;

@@ -343,6 +343,7 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         if (n > w_run) w_run = n;
     }
     if (w_run > 10) w_run = 10;
+    if (w_run && w_run < 3) w_run = 3;   /* the header's "run" */
     int w_start = 11, w_dur = 8, w_bytes = 9, w_off = 12, w_ret = 9;
     int rest = a->cols - (w_start + w_dur + w_bytes + 4) - (w_run ? w_run + 1 : 0);
     bool wide = a->cols >= 110;
@@ -828,8 +829,8 @@ static void draw_damage(app *a)
     char **lines = NULL;
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < a->ninput_errors; k++) add_line(&lines, &n, &cap, "%s", a->input_errors[k]);
-    for (size_t k = 0; a->have_view && k < a->v.nruns; k++) {
-    const dfn_store *s = a->damage_store && a->damage_store[k] ? a->damage_store[k] : a->v.runs[k].s;
+    for (size_t k = 0; k < a->nruns; k++) {
+    const dfn_store *s = a->damage_store[k] ? a->damage_store[k] : a->have_view ? a->v.runs[k].s : NULL;
     for (size_t f = 0; s && f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
         if (!si->error && !si->malformed) continue;

@@ -66,13 +66,17 @@ typedef struct {
     char err[512];            /* layers that did not load or compile */
     dfn_analysis an;          /* overlap always; call tree and access when full */
     char an_err[512];         /* the compute definition did not compile */
+    const char *preset;       /* the preset chosen for it, or NULL (--layers) */
+    bool full;
 } view_set;
 
-/* Builds a set for store (taking it over); layers NULL chooses a preset.
- * full: also the call tree and access patterns (the final store; loading
- * snapshots skip them). */
-view_set *view_set_new(dfn_store *store, const ui_opts *o, bool full);
+/* Builds a set for store (taking it over): layers from --layers, else the
+ * preset named (NULL: the store's own choice). full: also the call tree
+ * and access patterns (the final store; loading snapshots skip them). */
+view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, bool full);
 void view_set_free(view_set *vs);
+/* Frees the set but not its store, which another set now holds. */
+void view_set_release(view_set *vs);
 
 /* What the view reads of one run's set. */
 typedef struct {
@@ -202,6 +206,7 @@ struct app {
     uint64_t malformed;       /* damage: malformed lines in all */
     size_t bad_files;         /* files with an error or malformed lines */
     const dfn_store **damage_store;   /* each run's final store */
+    size_t nruns;
     char **input_errors;      /* paths that gave no file ("PATH: reason") */
     size_t ninput_errors;
     uint32_t detail_event;

@@ -75,7 +75,7 @@ static bool has_overlap(const dfn_analysis *an) { return an->overlap != NULL; }
 static bool has_tree(const dfn_analysis *an) { return an->tree != NULL; }
 static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
 
-int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : v->nruns >= 4 ? 4 : (int)v->nruns; }
+int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : (int)v->nruns; }
 int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
 
 uint32_t view_call(const view *v, const level *l, size_t row, size_t *run)
@@ -102,11 +102,13 @@ static level *view_push(view *v)
     return l;
 }
 
-view_set *view_set_new(dfn_store *store, const ui_opts *o, bool full)
+view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, bool full)
 {
     view_set *vs = dfn_xcalloc(1, sizeof *vs);
     vs->store = store;
-    const char *n = o->layers ? o->layers : dfn_layers_auto(store);
+    vs->full = full;
+    vs->preset = o->layers ? NULL : preset ? preset : dfn_layers_auto(store);
+    const char *n = o->layers ? o->layers : vs->preset;
     if (dfn_layers_load(n, &vs->layers, vs->err, sizeof vs->err))
         vs->ls = dfn_layerset_compile(store, &vs->layers, vs->err, sizeof vs->err);
     if (vs->ls) {
@@ -121,14 +123,20 @@ view_set *view_set_new(dfn_store *store, const ui_opts *o, bool full)
     return vs;
 }
 
-void view_set_free(view_set *vs)
+void view_set_release(view_set *vs)
 {
     if (!vs) return;
     dfn_analysis_free(&vs->an);
     dfn_layerset_free(vs->ls);
     dfn_layers_free(&vs->layers);
-    dfn_store_free(vs->store);
     free(vs);
+}
+
+void view_set_free(view_set *vs)
+{
+    if (!vs) return;
+    dfn_store_free(vs->store);
+    view_set_release(vs);
 }
 
 void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels)

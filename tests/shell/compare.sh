@@ -96,7 +96,27 @@ grep -q 'time_s@base' "$T/ov" && ok || fail "overview tables compare"
 "$DFNAV" report -q --compare --diagnose base="$B" scr="$S" >"$T/diag"
 grep -q '^== base ==$' "$T/diag" && grep -q '^== scr ==$' "$T/diag" && ok || fail "diagnostics per run"
 
+# a run without DLIO categories takes the same layers as the DLIO run, so
+# a layer holds the same kind of events in both and its filter works
+P="$T/posix"
+mkdir -p "$P"
+for f in "$B"/*.pfw; do grep -v '"cat":"dlio_benchmark"\|"cat":"ai_framework"' "$f" >"$P/${f##*/}"; done
+"$DFNAV" report -q --compare --by layer -m count --sort key --format csv base="$B" posix="$P" | tr -d '\r' >"$T/mixed.csv"
+check "POSIX-only run: checkpoint_posix in both" "$(awk -F, '$1 == "checkpoint_posix" { print $2 }' "$T/mixed.csv")" \
+    "$(awk -F, '$1 == "checkpoint_posix" { print $3 }' "$T/mixed.csv")"
+check_status "a DLIO layer filter on a POSIX-only run" 0 "$DFNAV" report -q --compare --where layer=checkpoint_posix_lustre base="$B" posix="$P"
+
+# three runs: a column per run, no difference or ratio
+"$DFNAV" report -q --compare --by layer -m count --sort key --format csv a="$B" b="$S" c="$B" | head -1 | tr -d '\r' >"$T/h"
+check "three runs" "layer,count@a,count@b,count@c" "$(cat "$T/h")"
+"$DFNAV" compare --replay '<Down>' a="$B" b="$S" c="$B" >"$T/three.txt" 2>/dev/null
+check "three runs: a timeline line each" "a b c" "$(sed -n '/^--- <Down>/,$p' "$T/three.txt" | sed -n '4,6p' | cut -c1-8 | tr -d ' ' | tr '\n' ' ' | sed 's/ *$//')"
+
 # usage errors
+check_status "diagnostics of several runs as one CSV" 2 "$DFNAV" report -q --compare --diagnose -f csv base="$B" scr="$S"
+check_status "calls with another dimension" 2 "$DFNAV" report -q --compare --by event,func base="$B" scr="$S"
+check_status "calls sorted by another run's column" 2 "$DFNAV" report -q --compare --by event --sort time_s@scr base="$B" scr="$S"
+check_status "five runs in the explorer" 2 "$DFNAV" compare --replay q a="$B" b="$S" c="$B" d="$S" e="$B"
 check_status "one run" 2 "$DFNAV" report --compare "$B"
 grep -q 'comparing needs 2 to 8 runs' "$T/err" && ok || fail "one run: $(cat "$T/err")"
 check_status "a run named diff" 2 "$DFNAV" report --compare diff="$B" "$S"
