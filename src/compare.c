@@ -256,6 +256,24 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
     return c;
 }
 
+dfn_compare *dfn_compare_query(const dfn_run *runs, size_t nruns, const dfn_query *base, int sort_col,
+                               const char *const *labels, char *err, size_t errlen)
+{
+    dfn_query *qs = dfn_xcalloc(nruns ? nruns : 1, sizeof *qs);
+    const dfn_store **stores = dfn_xcalloc(nruns ? nruns : 1, sizeof *stores);
+    for (size_t k = 0; k < nruns; k++) {
+        qs[k] = *base;
+        qs[k].layers = runs[k].ls;
+        if (runs[k].an) dfn_analysis_apply(runs[k].an, &qs[k]);
+        qs[k].spark_split = base->spark_split && qs[k].overlap;
+        stores[k] = runs[k].s;
+    }
+    dfn_compare *c = dfn_compare_run(stores, qs, nruns, sort_col, labels, err, errlen);
+    free(qs);
+    free(stores);
+    return c;
+}
+
 void dfn_compare_free(dfn_compare *c)
 {
     if (!c) return;

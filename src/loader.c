@@ -636,6 +636,28 @@ void dfn_loader_progress(dfn_loader *l, dfn_progress *out)
     out->events_per_s = out->elapsed_s > 0 ? out->events / out->elapsed_s : 0;
 }
 
+void dfn_loaders_progress(dfn_loader *const *ls, size_t n, dfn_progress *sum, double *pct)
+{
+    memset(sum, 0, sizeof *sum);
+    sum->building = sum->done = true;
+    for (size_t k = 0; k < n; k++) {
+        dfn_progress p = { .done = true };
+        if (ls[k]) dfn_loader_progress(ls[k], &p);
+        if (pct) pct[k] = p.done ? 100 : p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+        sum->bytes_done += p.bytes_done;
+        sum->bytes_total += p.bytes_total;
+        sum->events += p.events;
+        sum->files_done += p.files_done;
+        sum->files_total += p.files_total;
+        sum->events_per_s += p.events_per_s;
+        if (p.elapsed_s > sum->elapsed_s) sum->elapsed_s = p.elapsed_s;
+        sum->building &= p.building || p.done;
+        sum->done &= p.done;
+        sum->cancelled |= p.cancelled;
+    }
+    sum->building &= !sum->done;
+}
+
 void dfn_loader_cancel(dfn_loader *l)
 {
     atomic_store(&l->cancel, true);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/analysis.h"
+#include "dfnav/layers.h"
 #include "dfnav/query.h"
 
 #define DFN_CMP_ABSENT UINT32_MAX
@@ -42,6 +44,18 @@ typedef struct {
  * run. labels (copied) name the runs; NULL for a single run. */
 dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
                      const char *const *labels, char *err, size_t errlen);
+/* One run as a query needs it: its store, layers and built indexes. */
+typedef struct {
+    const dfn_store *s;
+    const dfn_layerset *ls;
+    const dfn_analysis *an;   /* may be NULL */
+} dfn_run;
+
+/* base on every run: each with its own layers and indexes (row
+ * sparklines split by compute only where a run has the overlap). The one
+ * query path of the explorer and the command line. */
+dfn_compare *dfn_compare_query(const dfn_run *runs, size_t nruns, const dfn_query *base, int sort_col,
+                               const char *const *labels, char *err, size_t errlen);
 /* A comparison of one run around r, taking it over. */
 dfn_compare *dfn_compare_of(dfn_result *r);
 

@@ -39,6 +39,11 @@ typedef struct dfn_loader dfn_loader;
 /* Starts loading the given trace files in the background. */
 dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_load_opts *opts);
 void dfn_loader_progress(dfn_loader *l, dfn_progress *out);
+/* Several loaders as one (runs loading side by side; a NULL loader has
+ * finished): sums of bytes, events and rates, the longest elapsed time,
+ * building and done once all are. pct (may be NULL) gets each loader's
+ * percent, 100 when done. */
+void dfn_loaders_progress(dfn_loader *const *ls, size_t n, dfn_progress *sum, double *pct);
 void dfn_loader_cancel(dfn_loader *l);
 /* A store of what has loaded so far, for showing tables while loading;
  * NULL once the final store is being built. Safe from any thread, costs a

@@ -37,37 +37,21 @@ static void report_damage(const dfn_store *s)
                 s->hash_conflicts);
 }
 
-/* The progress of every run on one line: "base 45% scr 30%". */
-static void show_progress(cli_run *runs, size_t n, dfn_loader **ls, bool *done)
+/* The progress of every run on one line: "base 45%  scr 30%". */
+static void show_progress(const cli_run *runs, size_t n, const dfn_progress *sum, const double *pct)
 {
-    char line[512];
-    size_t w = 0;
-    uint64_t events = 0;
-    double rate = 0;
-    bool building = true;
+    fprintf(stderr, "\rdfnav: %s ", sum->building ? "building" : "loading");
     for (size_t k = 0; k < n; k++) {
-        if (!ls[k]) continue;
-        dfn_progress p;
-        dfn_loader_progress(ls[k], &p);
-        double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
-        if (n > 1 && w < sizeof line) {
-            int m = snprintf(line + w, sizeof line - w, "%s %.0f%%  ", runs[k].label, done[k] ? 100.0 : pct);
-            if (m > 0) w += (size_t)m;
-        } else if (w < sizeof line) {
-            int m = snprintf(line + w, sizeof line - w, "%5.1f%%  ", pct);
-            if (m > 0) w += (size_t)m;
-        }
-        events += p.events;
-        rate += p.events_per_s;
-        building &= p.building || done[k];
+        if (runs[k].label) fputs(runs[k].label, stderr);   /* names hold no control bytes */
+        fprintf(stderr, runs[k].label ? " %.0f%%  " : "%5.1f%%  ", pct[k]);
     }
-    fprintf(stderr, "\rdfnav: %s %s%" PRIu64 " events  %.0f events/s   ", building ? "building" : "loading", line, events, rate);
+    fprintf(stderr, "%" PRIu64 " events  %.0f events/s   ", sum->events, sum->events_per_s);
 }
 
 int cli_load(const cli_opts *o, cli_run *runs, size_t n)
 {
     dfn_loader **ls = dfn_xcalloc(n, sizeof *ls);
-    bool *done = dfn_xcalloc(n, sizeof *done);
+    double *pct = dfn_xcalloc(n, sizeof *pct);
     dfn_inputs *in = dfn_xcalloc(n, sizeof *in);
     int status = 0;
     /* every run loads at once, each on its own loader */
@@ -86,17 +70,11 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
     bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
     double t0 = dfn_now();
     for (;;) {
-        bool all = true;
-        for (size_t k = 0; k < n; k++) {
-            if (!ls[k] || done[k]) continue;
-            dfn_progress p;
-            dfn_loader_progress(ls[k], &p);
-            done[k] = p.done;
-            all &= done[k];
-        }
-        if (all) break;
+        dfn_progress sum;
+        dfn_loaders_progress(ls, n, &sum, pct);
+        if (sum.done) break;
         if (tty && dfn_now() - t0 > 0.3) {
-            show_progress(runs, n, ls, done);
+            show_progress(runs, n, &sum, pct);
             shown = true;
         }
         struct timespec ts = { 0, 50 * 1000000 };
@@ -121,7 +99,7 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
     for (size_t k = 0; k < n; k++) dfn_inputs_free(&in[k]);
     free(in);
     free(ls);
-    free(done);
+    free(pct);
     return status;
 }
 
@@ -215,8 +193,7 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     if (!parse_sort(sort, runs, nruns, &q, &col)) rc = 2;
     /* sorting by a metric shows it */
     if (!rc && q.sort >= 0) q.metrics |= DFN_M_BIT(q.sort);
-    dfn_query *qs = dfn_xcalloc(nruns, sizeof *qs);
-    const dfn_store **stores = dfn_xcalloc(nruns, sizeof *stores);
+    dfn_run *rs = dfn_xcalloc(nruns, sizeof *rs);
     const char **labels = dfn_xcalloc(nruns, sizeof *labels);
     for (size_t k = 0; k < nruns && !rc; k++) {
         cli_run *r = &runs[k];
@@ -225,20 +202,16 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
             else fprintf(stderr, "dfnav: %s\n", err);
             rc = 2;
         }
-        qs[k] = q;
-        qs[k].layers = r->ls;
-        dfn_analysis_apply(&r->an, &qs[k]);
-        stores[k] = r->s;
+        rs[k] = (dfn_run){ r->s, r->ls, &r->an };
         labels[k] = r->label;
     }
-    dfn_compare *c = rc ? NULL : dfn_compare_run(stores, qs, nruns, col, runs[0].label ? labels : NULL, err, sizeof err);
+    dfn_compare *c = rc ? NULL : dfn_compare_query(rs, nruns, &q, col, runs[0].label ? labels : NULL, err, sizeof err);
     if (!rc && !c) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
     if (c) {
         dfn_compare_write(out, c, o->format);
         dfn_compare_free(c);
     }
-    free(qs);
-    free(stores);
+    free(rs);
     free(labels);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);

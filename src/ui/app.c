@@ -168,7 +168,8 @@ static void *exporter_main(void *arg)
     dfn_query q = { .filter = &x->filter, .sort = x->sort, .desc = x->desc };
     q.dims[0] = x->dim;
     q.ndims = 1;
-    dfn_compare *c = view_query(x->v, &q, x->sort_col, err, sizeof err);
+    dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
+                                       sizeof err);
     if (!c) {
         snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
     } else if (dfn_compare_save(x->path, x->overwrite, c, DFN_FMT_CSV, err, sizeof err) != 0) {
@@ -198,7 +199,7 @@ static void *diagnoser_main(void *arg)
     diagnoser *d = arg;
     const view *v = d->v;
     for (size_t k = 0; k < v->nruns; k++) {
-        const view_run *run = &v->runs[k];
+        const dfn_run *run = &v->runs[k];
         dfn_findings *f = dfn_diagnose(run->s, run->ls, &d->filter, run->an->overlap, run->an->access, &d->th, 0,
                                        d->err, sizeof d->err);
         if (!f) { dfn_findings_free(d->out); d->out = NULL; break; }
@@ -369,30 +370,24 @@ static bool run_loading(const run_load *rl) { return rl->loader || rl->ix.starte
 static void loading_text(runner *r)
 {
     app *a = &r->a;
-    uint64_t events = 0, bytes = 0, total = 0;
-    double rate = 0, elapsed = 0;
-    bool building = true;
+    dfn_loader **ls = dfn_xcalloc(r->nruns, sizeof *ls);
+    double *each = dfn_xcalloc(r->nruns, sizeof *each);
+    for (size_t k = 0; k < r->nruns; k++) ls[k] = r->runs[k].loader;
+    dfn_progress p;
+    dfn_loaders_progress(ls, r->nruns, &p, each);
     char who[160] = "";
     size_t w = 0;
-    for (size_t k = 0; k < r->nruns; k++) {
-        run_load *rl = &r->runs[k];
-        dfn_progress p = {0};
-        if (rl->loader) dfn_loader_progress(rl->loader, &p);
-        else p.done = true;
-        double pct = p.done ? 100 : p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
-        if (r->labels && w < sizeof who) {
-            int n = snprintf(who + w, sizeof who - w, "%s %.0f%%, ", r->labels[k], pct);
-            if (n > 0) w += (size_t)n;
-        }
-        events += p.events;
-        bytes += p.bytes_done;
-        total += p.bytes_total;
-        rate += p.events_per_s;
-        if (p.elapsed_s > elapsed) elapsed = p.elapsed_s;
-        building &= p.building || p.done;
+    for (size_t k = 0; r->labels && k < r->nruns && w < sizeof who; k++) {
+        int n = snprintf(who + w, sizeof who - w, "%s %.0f%%, ", r->labels[k], each[k]);
+        if (n > 0) w += (size_t)n;
     }
-    double pct = total ? 100.0 * bytes / total : 0;
-    double eta = pct > 1 && elapsed > 0 ? elapsed * (100 - pct) / pct : -1;
+    free(ls);
+    free(each);
+    bool building = p.building;
+    uint64_t events = p.events, total = p.bytes_total;
+    double rate = p.events_per_s;
+    double pct = total ? 100.0 * p.bytes_done / total : 0;
+    double eta = pct > 1 && p.elapsed_s > 0 ? p.elapsed_s * (100 - pct) / pct : -1;
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
     /* many long run names may not fit: the line is cut, as the screen would */
@@ -658,7 +653,7 @@ static void open_detail(app *a)
     level *l = view_top(&a->v);
     if (!l->res || !l->res->nrows) return;
     a->detail_event = view_call(&a->v, l, l->cursor, &a->detail_run);
-    const view_run *run = &a->v.runs[a->detail_run];
+    const dfn_run *run = &a->v.runs[a->detail_run];
     /* the children once, not on every redraw: finding them scans the
      * events the call spans */
     free(a->detail_kids);

@@ -763,7 +763,7 @@ static void tree_line(const dfn_store *s, uint32_t e, const char *indent, char *
  * thread and the calls it made. */
 static void detail_tree(app *a, uint32_t i, char ***lines, size_t *n, size_t *cap)
 {
-    const view_run *run = &a->v.runs[a->detail_run];
+    const dfn_run *run = &a->v.runs[a->detail_run];
     const dfn_store *s = run->s;
     const dfn_calltree *t = run->an ? run->an->tree : NULL;
     if (!t) { add_line(lines, n, cap, "call tree  (once loading finishes)"); return; }

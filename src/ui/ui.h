@@ -78,15 +78,8 @@ void view_set_free(view_set *vs);
 /* Frees the set but not its store, which another set now holds. */
 void view_set_release(view_set *vs);
 
-/* What the view reads of one run's set. */
 typedef struct {
-    const dfn_store *s;
-    dfn_layerset *ls;
-    const dfn_analysis *an;
-} view_run;
-
-typedef struct {
-    view_run *runs;
+    dfn_run *runs;            /* what the view reads of each run's set */
     size_t nruns;
     char **labels;            /* comparing: the runs' names; NULL for one run */
     level *lv;
@@ -114,9 +107,6 @@ void view_set_store(view *v, size_t k, const view_set *vs);
 double view_span(const view *v);
 /* The call on row of the calls level l: its event and its run. */
 uint32_t view_call(const view *v, const level *l, size_t row, size_t *run);
-/* The query of level l for every run (the export's too): per-run layers
- * and indexes over one base query. */
-dfn_compare *view_query(const view *v, const dfn_query *base, int sort_col, char *err, size_t errlen);
 /* Lines above the table's rows: breadcrumb, filter, a timeline line per
  * run (at least two, at most four) and the header (two lines comparing). */
 int view_timeline_lines(const view *v);

@@ -144,7 +144,7 @@ void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels
     memset(v, 0, sizeof *v);
     v->nruns = nruns;
     v->runs = dfn_xcalloc(nruns, sizeof *v->runs);
-    for (size_t k = 0; k < nruns; k++) v->runs[k] = (view_run){ sets[k]->store, sets[k]->ls, &sets[k]->an };
+    for (size_t k = 0; k < nruns; k++) v->runs[k] = (dfn_run){ sets[k]->store, sets[k]->ls, &sets[k]->an };
     if (labels) {
         v->labels = dfn_xcalloc(nruns, sizeof *v->labels);
         for (size_t k = 0; k < nruns; k++) v->labels[k] = dfn_xstrdup(labels[k]);
@@ -356,23 +356,6 @@ static uint32_t view_metrics(const view *v, const level *l)
     return m;
 }
 
-dfn_compare *view_query(const view *v, const dfn_query *base, int sort_col, char *err, size_t errlen)
-{
-    dfn_query *qs = dfn_xcalloc(v->nruns, sizeof *qs);
-    const dfn_store **stores = dfn_xcalloc(v->nruns, sizeof *stores);
-    for (size_t k = 0; k < v->nruns; k++) {
-        qs[k] = *base;
-        qs[k].layers = v->runs[k].ls;
-        if (v->runs[k].an) dfn_analysis_apply(v->runs[k].an, &qs[k]);
-        qs[k].spark_split = base->spark_split && qs[k].overlap;
-        stores[k] = v->runs[k].s;
-    }
-    dfn_compare *c = dfn_compare_run(stores, qs, v->nruns, sort_col, (const char *const *)v->labels, err, errlen);
-    free(qs);
-    free(stores);
-    return c;
-}
-
 bool view_refresh(view *v, char *err, size_t errlen)
 {
     level *l = view_top(v);
@@ -393,7 +376,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     }
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
-    dfn_compare *r = view_query(v, &q, l->sort_col, err, errlen);
+    dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
     dfn_filter_free(&f);
     if (!r) return false;
     dfn_compare_free(l->res);
@@ -697,7 +680,7 @@ bool view_search(view *v, int dir)
 void view_set_store(view *v, size_t k, const view_set *vs)
 {
     double old_span = view_span(v);
-    v->runs[k] = (view_run){ vs->store, vs->ls, &vs->an };
+    v->runs[k] = (dfn_run){ vs->store, vs->ls, &vs->an };
     char err[256];
     double span = view_span(v);
     for (size_t i = 0; i < v->nlv; i++) {
