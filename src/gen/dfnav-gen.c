@@ -321,6 +321,8 @@ static inline char *put_mem(char *p, const char *s, size_t n)
     return p + n;
 }
 #define PUT(p, lit) put_mem((p), (lit), sizeof(lit) - 1)
+/* a literal (the key) and a number */
+#define PUT_I64(p, lit, v) put_i64(PUT((p), lit), (v))
 
 static inline char *put_hex16(char *p, uint64_t v)
 {
@@ -1424,8 +1426,7 @@ static void write_meta(gen *g, rankst *rk, const lane *ln, int64_t id, const cha
     char *p = line_start(rk, o, nlen + 512);
     *p++ = '{';
     if (g->o.era != ERA_NEWEST) {
-        p = PUT(p, "\"id\":");
-        p = put_i64(p, id);
+        p = PUT_I64(p, "\"id\":", id);
         *p++ = ',';
     }
     p = PUT(p, "\"name\":\"");
@@ -1508,8 +1509,7 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
     char *p = line_start(rk, o, LINE_RESERVE);
     *p++ = '{';
     if (g->has_id) {
-        p = PUT(p, "\"id\":");
-        p = put_inum(p, e->id, q);
+        p = put_inum(PUT(p, "\"id\":"), e->id, q);
         *p++ = ',';
     }
     p = put_mem(p, g->ffrag[e->func], g->ffraglen[e->func]);
@@ -1522,8 +1522,7 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
     const hostent *h = &g->hosts[rk->host];
     p = put_mem(p, h->frag, h->fraglen);
     if (g->hints) {
-        p = PUT(p, ",\"p_idx\":");
-        p = put_i64(p, e->pidx);
+        p = PUT_I64(p, ",\"p_idx\":", e->pidx);
     }
     if (e->path) {
         const pathent *pe = &g->paths[e->path];
@@ -1544,95 +1543,69 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
         }
         break;
     case A_END:
-        p = PUT(p, ",\"num_events\":");
-        p = put_i64(p, e->count);
+        p = PUT_I64(p, ",\"num_events\":", e->count);
         break;
     case A_EPOCH:
-        p = PUT(p, ",\"epoch\":\"");
-        p = put_i64(p, e->epoch);
+        p = PUT_I64(p, ",\"epoch\":\"", e->epoch);
         *p++ = '"';
         break;
     case A_STEP:
-        p = PUT(p, ",\"step\":\"");
-        p = put_i64(p, e->step);
-        p = PUT(p, "\",\"image_idx\":\"");
-        p = put_i64(p, e->img);
+        p = PUT_I64(p, ",\"step\":\"", e->step);
+        p = PUT_I64(p, "\",\"image_idx\":\"", e->img);
         *p++ = '"';
         break;
     case A_CKPT:
-        p = PUT(p, ",\"epoch\":\"");
-        p = put_i64(p, e->epoch);
-        p = PUT(p, "\",\"step\":\"");
-        p = put_i64(p, e->step);
+        p = PUT_I64(p, ",\"epoch\":\"", e->epoch);
+        p = PUT_I64(p, "\",\"step\":\"", e->step);
         *p++ = '"';
         break;
     case A_MKDIR:
-        p = PUT(p, ",\"mode\":");
-        p = put_i64(p, e->mode);
+        p = PUT_I64(p, ",\"mode\":", e->mode);
         break;
     case A_OPEN:
-        p = PUT(p, ",\"ret\":");
-        p = put_i64(p, e->ret);
-        p = PUT(p, ",\"flags\":");
-        p = put_i64(p, e->flags);
-        p = PUT(p, ",\"mode\":");
-        p = put_i64(p, e->mode);
+        p = PUT_I64(p, ",\"ret\":", e->ret);
+        p = PUT_I64(p, ",\"flags\":", e->flags);
+        p = PUT_I64(p, ",\"mode\":", e->mode);
         break;
     case A_RWOFF:
     case A_RW:
-        p = PUT(p, ",\"fd\":");
-        p = put_i64(p, e->fd);
-        p = PUT(p, ",\"ret\":");
-        p = put_inum(p, e->ret, qb);
-        p = PUT(p, ",\"count\":");
-        p = put_inum(p, e->count, qb);
+        p = PUT_I64(p, ",\"fd\":", e->fd);
+        p = put_inum(PUT(p, ",\"ret\":"), e->ret, qb);
+        p = put_inum(PUT(p, ",\"count\":"), e->count, qb);
         if (f->args == A_RWOFF) {
-            p = PUT(p, ",\"offset\":");
-            p = put_i64(p, e->offset);
+            p = PUT_I64(p, ",\"offset\":", e->offset);
         }
         break;
     case A_LSEEK:
-        p = PUT(p, ",\"fd\":");
-        p = put_i64(p, e->fd);
-        p = PUT(p, ",\"ret\":");
-        p = put_i64(p, e->ret);
-        p = PUT(p, ",\"offset\":");
-        p = put_i64(p, e->offset);
-        p = PUT(p, ",\"whence\":");
-        p = put_i64(p, e->whence);
+        p = PUT_I64(p, ",\"fd\":", e->fd);
+        p = PUT_I64(p, ",\"ret\":", e->ret);
+        p = PUT_I64(p, ",\"offset\":", e->offset);
+        p = PUT_I64(p, ",\"whence\":", e->whence);
         break;
     case A_FD:
-        p = PUT(p, ",\"fd\":");
-        p = put_i64(p, e->fd);
-        p = PUT(p, ",\"ret\":");
-        p = put_i64(p, e->ret);
+        p = PUT_I64(p, ",\"fd\":", e->fd);
+        p = PUT_I64(p, ",\"ret\":", e->ret);
         break;
     case A_FORK:
     case A_FCLOSE:
-        p = PUT(p, ",\"ret\":");
-        p = put_i64(p, e->ret);
+        p = PUT_I64(p, ",\"ret\":", e->ret);
         break;
     case A_FOPEN:
         p = e->mode ? PUT(p, ",\"mode\":\"wb\"") : PUT(p, ",\"mode\":\"r\"");
         break;
     case A_FRW:
-        p = PUT(p, ",\"size\":");
-        p = put_i64(p, e->size);
-        p = PUT(p, ",\"count\":");
-        p = put_i64(p, e->count);
-        p = PUT(p, ",\"ret\":");
-        p = put_i64(p, e->ret);
+        p = PUT_I64(p, ",\"size\":", e->size);
+        p = PUT_I64(p, ",\"count\":", e->count);
+        p = PUT_I64(p, ",\"ret\":", e->ret);
         break;
     }
     if (g->hints) {
-        p = PUT(p, ",\"level\":");
-        p = put_i64(p, e->level);
+        p = PUT_I64(p, ",\"level\":", e->level);
     }
     if (f->args == A_START) {
         p = PUT(p, ",\"version\":100008,\"date\":\"");
         p = put_mem(p, g->date, strlen(g->date));
-        p = PUT(p, "\",\"ppid\":");
-        p = put_i64(p, e->ppid);
+        p = PUT_I64(p, "\",\"ppid\":", e->ppid);
     }
     p = PUT(p, "}}");
     /* readers must tolerate a trailing comma: the 2023 writers left some */
