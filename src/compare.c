@@ -143,6 +143,7 @@ dfn_compare *dfn_compare_of(dfn_result *r)
     for (size_t i = 0; i < r->nrows; i++) c->row[i] = (uint32_t)i;
     c->matched = r->matched;
     c->sort = -1;
+    c->calls = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
     return c;
 }
 

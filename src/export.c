@@ -289,18 +289,12 @@ static void columns_add(columns *t, size_t *cap, char *name, bool right, int met
     t->n++;
 }
 
-static bool cmp_by_event(const dfn_compare *c)
-{
-    const dfn_result *r = c->res[0];
-    return r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
-}
-
 static void columns_of(const dfn_compare *c, columns *t)
 {
     memset(t, 0, sizeof *t);
     size_t cap = 0;
     const dfn_result *r = c->res[0];
-    bool events = cmp_by_event(c), per_run = c->labels && !events;
+    bool events = c->calls, per_run = c->labels && !events;
     if (c->labels && events) columns_add(t, &cap, dfn_xstrdup("run"), false, -1, 0, -1);
     for (size_t d = 0; d < r->ndims; d++) {
         if (r->dims[d].kind == DFN_DIM_EVENT) {
@@ -341,9 +335,9 @@ static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *
     size_t rep = dfn_compare_rep(c, row), n = 0;
     const dfn_result *rr = c->res[rep];
     uint32_t rrow = c->row[row * c->nruns + rep];
-    if (c->labels && cmp_by_event(c)) cell_set(&cells[n++], c->labels[rep], strlen(c->labels[rep]), false);
+    if (c->labels && c->calls) cell_set(&cells[n++], c->labels[rep], strlen(c->labels[rep]), false);
     n += key_cells(rr, rrow, cells + n, &ek[rep]);
-    bool per_run = c->labels && !cmp_by_event(c);
+    bool per_run = c->labels && !c->calls;
     for (size_t i = t->nkeys; i < t->n; i++) {
         int col = per_run ? t->col[i] : (int)rep;
         if (t->bin[i] >= 0) {

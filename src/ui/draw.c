@@ -115,9 +115,7 @@ static void fmt_bw(double mibps, char *b, size_t cap)
 static const wchar_t *ramp_utf8 = L" \u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
 static const char *ramp_ascii = " .:-=+*#@";
 
-/* Draws bins as a ramp w cells wide; scale_bins (or bins themselves when
- * NULL) gives the top of the scale, so a row can be drawn as a share of
- * the whole. */
+/* The largest cell of bins drawn w cells wide: the top of a scale. */
 static double spark_max(const double *bins, size_t nb, int w)
 {
     double *cell = dfn_xcalloc((size_t)w, sizeof *cell), mx = 0;
@@ -140,16 +138,24 @@ static void ramp_cell(const app *a, int y, int x, double v, double mx)
     }
 }
 
-static void spark_scaled(const app *a, int y, int x, int w, const double *bins, size_t nb, const double *scale_bins, attr_t attr)
+/* Draws bins as a ramp w cells wide on a scale whose top is mx. */
+static void spark_draw(const app *a, int y, int x, int w, const double *bins, size_t nb, double mx, attr_t attr)
 {
     if (w <= 0 || nb == 0 || !bins) return;
     double *cell = dfn_xcalloc((size_t)w, sizeof *cell);
     for (size_t b = 0; b < nb; b++) cell[b * (size_t)w / nb] += bins[b];
-    double mx = spark_max(scale_bins ? scale_bins : bins, nb, w);
     attron(attr);
     for (int i = 0; i < w; i++) ramp_cell(a, y, x + i, cell[i], mx);
     attroff(attr);
     free(cell);
+}
+
+/* scale_bins (or bins themselves when NULL) gives the top of the scale,
+ * so a row can be drawn as a share of the whole. */
+static void spark_scaled(const app *a, int y, int x, int w, const double *bins, size_t nb, const double *scale_bins, attr_t attr)
+{
+    if (w <= 0 || nb == 0 || !bins) return;
+    spark_draw(a, y, x, w, bins, nb, spark_max(scale_bins ? scale_bins : bins, nb, w), attr);
 }
 
 static void spark(const app *a, int y, int x, int w, const double *bins, size_t nb, attr_t attr)
@@ -472,13 +478,7 @@ static void compare_timeline(app *a, level *l, int x0, int w)
     for (size_t k = 0; k < c->nruns && (int)k < lines; k++) {
         const dfn_result *r = c->res[k];
         draw_text(2 + (int)k, 0, x0 - 1, a->v.labels[k], strlen(a->v.labels[k]), false, false, a->opts.ascii || !a->utf8);
-        if (!r->spark_total || !r->spark_bins) continue;
-        double *cell = dfn_xcalloc((size_t)cw[k], sizeof *cell);
-        for (size_t b = 0; b < r->spark_bins; b++) cell[b * (size_t)cw[k] / r->spark_bins] += r->spark_total[b];
-        attron(pair(a, k ? PAIR_SEL_SPARK : PAIR_SPARK));
-        for (int i = 0; i < cw[k]; i++) ramp_cell(a, 2 + (int)k, x0 + i, cell[i], mx);
-        attroff(pair(a, k ? PAIR_SEL_SPARK : PAIR_SPARK));
-        free(cell);
+        spark_draw(a, 2 + (int)k, x0, cw[k], r->spark_total, r->spark_bins, mx, pair(a, k ? PAIR_SEL_SPARK : PAIR_SPARK));
     }
     free(cw);
 }

@@ -416,14 +416,9 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
         int n = snprintf(buf, cap, "%.6f", dfn_store_ts(v->runs[run].s, i) / 1e6);
         return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     }
-    size_t len;
-    const char *t = dfn_compare_key_str(l->res, row, 0, buf, cap, &len);
-    if (t != buf && cap) {
-        if (len >= cap) len = cap - 1;
-        memmove(buf, t, len);
-        buf[len] = 0;
-    }
-    return len;
+    const dfn_compare *c = l->res;
+    size_t k = dfn_compare_rep(c, row);
+    return dfn_result_key_text(c->res[k]->store, c->res[k], c->row[row * c->nruns + k], 0, buf, cap);
 }
 
 /* The level that follows a grouping when the user presses Enter: the
