@@ -1,8 +1,10 @@
 /* The line parser: turns one block of DFTracer JSON lines of any format era
  * into a batch of events and metadata records. Every byte is untrusted:
- * jsmn tokenizes in strict mode with a bounded token array, numbers are
- * parsed from exact spans, and anything that is not one JSON object with
- * usable fields is counted as malformed with its line number. */
+ * the fast tokenizer takes the lines that are plainly valid JSON, jsmn in
+ * strict mode (the reference) every other one, both into a bounded token
+ * array; numbers are parsed from exact spans, and anything that is not one
+ * JSON object with usable fields is counted as malformed with its line
+ * number. */
 #include "load.h"
 #include "dfnav/ioclass.h"
 #include "dfnav/util.h"
@@ -10,6 +12,7 @@
 #define JSMN_STATIC
 #define JSMN_STRICT
 #include <jsmn.h>
+#include "tokenize.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,8 @@
 #define TOKENS_MIN 256
 #define TOKENS_MAX (1u << 20)
 #define ARGS_MAX 64           /* arguments kept per event; more are dropped */
+#define LANE_MEMO 64
+#define KIND_MEMO 256
 
 struct dfn_parser {
     dfn_loadctx *ctx;
@@ -27,6 +32,10 @@ struct dfn_parser {
     size_t unesc_cap;
     uint8_t *rule_of_kind;    /* bytes rule by kind ref, 255 = not known yet */
     size_t rule_cap;
+    /* Lanes and kinds repeat on nearly every line: small direct-mapped
+     * caches of their ids by value spare hashing their bytes. */
+    struct { uint32_t host; int64_t pid, tid; uint32_t id; } lane_memo[LANE_MEMO];
+    struct { uint64_t key; uint32_t id; } kind_memo[KIND_MEMO];
 };
 
 dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
@@ -40,6 +49,8 @@ dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
     p->c_schemas = dfn_strcache_new(ctx->schemas, &ctx->lock);
     p->ntoks = TOKENS_MIN;
     p->toks = dfn_xmalloc(p->ntoks * sizeof *p->toks);
+    for (size_t i = 0; i < LANE_MEMO; i++) p->lane_memo[i].id = DFN_REF_NONE;
+    for (size_t i = 0; i < KIND_MEMO; i++) p->kind_memo[i].id = DFN_REF_NONE;
     return p;
 }
 
@@ -323,6 +334,39 @@ static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size
     b->args_len += w;
 }
 
+static uint32_t parser_lane(dfn_parser *p, uint32_t host, int64_t pid, int64_t tid)
+{
+    uint64_t h = dfn_hash_u64((uint64_t)pid * 31 + (uint64_t)tid * 0x9e3779b97f4a7c15ULL + host);
+    size_t slot = h & (LANE_MEMO - 1);
+    if (p->lane_memo[slot].id != DFN_REF_NONE && p->lane_memo[slot].host == host &&
+        p->lane_memo[slot].pid == pid && p->lane_memo[slot].tid == tid)
+        return p->lane_memo[slot].id;
+    uint8_t key[20];
+    memcpy(key, &host, 4);
+    memcpy(key + 4, &pid, 8);
+    memcpy(key + 12, &tid, 8);
+    uint32_t id = dfn_strcache_intern(p->c_lanes, (const char *)key, 20);
+    p->lane_memo[slot].host = host;
+    p->lane_memo[slot].pid = pid;
+    p->lane_memo[slot].tid = tid;
+    p->lane_memo[slot].id = id;
+    return id;
+}
+
+static uint32_t parser_kind(dfn_parser *p, uint32_t cat, uint32_t name)
+{
+    uint64_t k = (uint64_t)cat << 32 | name;
+    size_t slot = dfn_hash_u64(k) & (KIND_MEMO - 1);
+    if (p->kind_memo[slot].id != DFN_REF_NONE && p->kind_memo[slot].key == k) return p->kind_memo[slot].id;
+    uint8_t key[8];
+    memcpy(key, &cat, 4);
+    memcpy(key + 4, &name, 4);
+    uint32_t id = dfn_strcache_intern(p->c_kinds, (const char *)key, 8);
+    p->kind_memo[slot].key = k;
+    p->kind_memo[slot].id = id;
+    return id;
+}
+
 /* ---- one line ---- */
 
 static bool line_is_skippable(const char *s, size_t len)
@@ -336,6 +380,13 @@ static inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' 
 
 static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
 {
+    for (;;) {
+        int r = dfn_tokenize(s, len, p->toks, p->ntoks);
+        if (r >= 0) return r;
+        if (r != DFN_TOK_NOMEM || p->ntoks >= TOKENS_MAX) break;
+        p->ntoks *= 4;
+        p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
+    }
     for (;;) {
         jsmn_parser jp;
         jsmn_init(&jp);
@@ -544,14 +595,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
         }
     }
 
-    uint8_t lanekey[20];
-    memcpy(lanekey, &host, 4);
-    memcpy(lanekey + 4, &pid, 8);
-    memcpy(lanekey + 12, &tid, 8);
-    uint8_t kindkey[8];
-    memcpy(kindkey, &cat, 4);
-    memcpy(kindkey + 4, &name, 4);
-    uint32_t kind = dfn_strcache_intern(p->c_kinds, (const char *)kindkey, 8);
+    uint32_t kind = parser_kind(p, cat, name);
 
     uint64_t bytes = 0;
     if (size_sum >= 0) {
@@ -568,7 +612,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     b->ts[n] = ts;
     b->dur[n] = dur;
     b->bytes[n] = bytes;
-    b->lane[n] = dfn_strcache_intern(p->c_lanes, (const char *)lanekey, 20);
+    b->lane[n] = parser_lane(p, host, pid, tid);
     b->kind[n] = kind;
     b->file[n] = file;
     parser_emit_args(p, b, args, nargs);

@@ -109,6 +109,16 @@ bool dfn_parse_u64(const char *s, size_t len, uint64_t *out)
 {
     if (len == 0 || len > 20) return false;
     uint64_t v = 0;
+    if (len < 20) {
+        /* 19 digits cannot overflow: the check per digit is for 20 only */
+        for (size_t i = 0; i < len; i++) {
+            unsigned d = (unsigned char)s[i] - '0';
+            if (d > 9) return false;
+            v = v * 10 + d;
+        }
+        *out = v;
+        return true;
+    }
     for (size_t i = 0; i < len; i++) {
         unsigned d = (unsigned char)s[i] - '0';
         if (d > 9) return false;

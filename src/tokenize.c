@@ -1,0 +1,211 @@
+/* The fast tokenizer: one pass over a line of strict JSON, producing the
+ * very tokens jsmn would (type, span, size), with a stack of open
+ * containers instead of jsmn's backward scans for every ',' and '}'.
+ * It accepts only what RFC 8259 calls valid, and says "unsure" for
+ * anything else (bad numbers, raw control bytes, deep nesting, trailing
+ * text), so that jsmn, the reference, decides those lines: the loader's
+ * verdict on any line is the one jsmn gives. */
+#define JSMN_HEADER
+#include <jsmn.h>
+#include "tokenize.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <string.h>
+
+#define DEPTH_MAX 32
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline bool tok_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static inline bool tok_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static inline bool tok_hex(unsigned char c)
+{
+    return tok_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Where the first flagged byte of a word is: the flag tests below may
+ * also flag bytes after the first hit (a borrow runs upward), never
+ * before it, so only the lowest flag is trusted. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TOK_SWAR 1
+static inline size_t tok_first(uint64_t m) { return (size_t)__builtin_ctzll(m) >> 3; }
+#else
+#define TOK_SWAR 0
+#endif
+
+/* Index of the quote closing a string whose text starts at i, or len
+ * when it is not plainly valid (raw control byte, bad escape, no end).
+ * Eight bytes at a time to the first quote, backslash or control byte. */
+static inline size_t tok_string_end(const unsigned char *s, size_t i, size_t len)
+{
+    for (;;) {
+#if TOK_SWAR
+        for (;;) {
+            if (i + 8 > len) {
+                while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
+                break;
+            }
+            uint64_t x, q, b, m;
+            memcpy(&x, s + i, 8);
+            q = x ^ (ONES * '"');
+            b = x ^ (ONES * '\\');
+            m = (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((x - ONES * 0x20) & ~x)) & HIGHS;
+            if (m) { i += tok_first(m); break; }
+            i += 8;
+        }
+#else
+        while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
+#endif
+        if (i >= len || s[i] < 0x20) return len;
+        if (s[i] == '"') return i;
+        if (i + 1 >= len) return len;
+        switch (s[i + 1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            i += 2;
+            break;
+        case 'u':
+            if (i + 5 >= len || !tok_hex(s[i + 2]) || !tok_hex(s[i + 3]) || !tok_hex(s[i + 4]) ||
+                !tok_hex(s[i + 5]))
+                return len;
+            i += 6;
+            break;
+        default:
+            return len;
+        }
+    }
+}
+
+/* The end of a run of digits starting at i. */
+static inline size_t tok_digits_end(const unsigned char *s, size_t i, size_t len)
+{
+#if TOK_SWAR
+    while (i + 8 <= len) {
+        uint64_t x, m;
+        memcpy(&x, s + i, 8);
+        /* a byte is a digit when b - '0' does not borrow and b + ('\x7f' - '9') does not carry */
+        m = ((x - ONES * '0') | (x + ONES * (0x7f - '9')) | x) & HIGHS;
+        if (m) return i + tok_first(m);
+        i += 8;
+    }
+#endif
+    while (i < len && tok_digit(s[i])) i++;
+    return i;
+}
+
+/* End of a number by the JSON grammar or of true, false, null starting
+ * at i, or len when there is none. */
+static inline size_t tok_primitive_end(const unsigned char *s, size_t i, size_t len)
+{
+    if (s[i] == 't') return len - i >= 4 && memcmp(s + i, "true", 4) == 0 ? i + 4 : len;
+    if (s[i] == 'f') return len - i >= 5 && memcmp(s + i, "false", 5) == 0 ? i + 5 : len;
+    if (s[i] == 'n') return len - i >= 4 && memcmp(s + i, "null", 4) == 0 ? i + 4 : len;
+    if (s[i] == '-') i++;
+    if (i >= len || !tok_digit(s[i])) return len;
+    i = s[i] == '0' ? i + 1 : tok_digits_end(s, i, len);
+    if (i < len && s[i] == '.') {
+        i++;
+        if (i >= len || !tok_digit(s[i])) return len;
+        i = tok_digits_end(s, i, len);
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        if (i >= len || !tok_digit(s[i])) return len;
+        i = tok_digits_end(s, i, len);
+    }
+    return i;
+}
+
+#define TOK_NEW(type_, start_)                          \
+    do {                                                \
+        if (n == ntoks) return DFN_TOK_NOMEM;           \
+        t = &toks[n++];                                 \
+        t->type = (type_);                              \
+        t->start = (int)(start_);                       \
+        t->end = -1;                                    \
+        t->size = 0;                                    \
+    } while (0)
+#define TOK_WS() while (i < len && s[i] <= ' ' && tok_ws(s[i])) i++
+
+/* One function with the grammar's states as labels, so that the position
+ * and token count stay in registers. */
+int dfn_tokenize(const char *line, size_t len, jsmntok_t *toks, size_t ntoks)
+{
+    const unsigned char *s = (const unsigned char *)line;
+    if (len == 0 || len > INT32_MAX || s[0] != '{') return DFN_TOK_UNSURE;
+    int open[DEPTH_MAX];      /* token index of each open container */
+    int depth = 0;
+    size_t i = 0, n = 0, e;
+    jsmntok_t *t;
+    unsigned char c;
+
+value:
+    TOK_WS();
+    if (i >= len) return DFN_TOK_UNSURE;
+    c = s[i];
+    if (c == '"') {
+        e = tok_string_end(s, i + 1, len);
+        if (e == len) return DFN_TOK_UNSURE;
+        TOK_NEW(JSMN_STRING, i + 1);
+        t->end = (int)e;
+        i = e + 1;
+        goto after;
+    }
+    if (c == '{' || c == '[') {
+        if (depth == DEPTH_MAX) return DFN_TOK_UNSURE;
+        TOK_NEW(c == '{' ? JSMN_OBJECT : JSMN_ARRAY, i);
+        i++;
+        TOK_WS();
+        if (i >= len) return DFN_TOK_UNSURE;
+        if (s[i] == (c == '{' ? '}' : ']')) {
+            t->end = (int)++i;
+            goto after;
+        }
+        open[depth++] = (int)(n - 1);
+        if (c == '{') goto key;
+        t->size++;
+        goto value;
+    }
+    e = tok_primitive_end(s, i, len);
+    /* jsmn ends a primitive only at one of these; anything glued on
+     * ("12x", "true\"") is for jsmn to judge */
+    if (e >= len || !(tok_ws(s[e]) || s[e] == ',' || s[e] == '}' || s[e] == ']')) return DFN_TOK_UNSURE;
+    TOK_NEW(JSMN_PRIMITIVE, i);
+    t->end = (int)e;
+    i = e;
+
+after:
+    TOK_WS();
+    if (depth == 0) return i == len ? (int)n : DFN_TOK_UNSURE;
+    if (i >= len) return DFN_TOK_UNSURE;
+    t = &toks[open[depth - 1]];
+    c = s[i++];
+    if (c == ',') {
+        if (t->type == JSMN_OBJECT) goto key;
+        t->size++;
+        goto value;
+    }
+    if (c != (t->type == JSMN_OBJECT ? '}' : ']')) return DFN_TOK_UNSURE;
+    t->end = (int)i;
+    depth--;
+    goto after;
+
+key:
+    /* jsmn counts keys on the object and each value on its key */
+    toks[open[depth - 1]].size++;
+    TOK_WS();
+    if (i >= len || s[i] != '"') return DFN_TOK_UNSURE;
+    e = tok_string_end(s, i + 1, len);
+    if (e == len) return DFN_TOK_UNSURE;
+    TOK_NEW(JSMN_STRING, i + 1);
+    t->end = (int)e;
+    t->size = 1;
+    i = e + 1;
+    TOK_WS();
+    if (i >= len || s[i] != ':') return DFN_TOK_UNSURE;
+    i++;
+    goto value;
+}

@@ -1,0 +1,15 @@
+/* The fast JSON tokenizer in front of jsmn (see tokenize.c). Include
+ * <jsmn.h> first, as its user wants it (static or header only). */
+#ifndef DFNAV_TOKENIZE_H
+#define DFNAV_TOKENIZE_H
+
+#include <stddef.h>
+
+#define DFN_TOK_NOMEM (-1)    /* more tokens than toks holds: grow, retry */
+#define DFN_TOK_UNSURE (-100) /* not plainly valid JSON: ask jsmn */
+
+/* Tokenizes one line holding one JSON object, exactly as jsmn does, into
+ * toks; returns the token count, DFN_TOK_NOMEM or DFN_TOK_UNSURE. */
+int dfn_tokenize(const char *line, size_t len, jsmntok_t *toks, size_t ntoks);
+
+#endif
