@@ -14,6 +14,8 @@
 #include <jsmn.h>
 #include "tokenize.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,7 @@
 #define ARGS_MAX 64           /* arguments kept per event; more are dropped */
 #define LANE_MEMO 64
 #define KIND_MEMO 256
+#define HASH_MEMO 1024
 
 struct dfn_parser {
     dfn_loadctx *ctx;
@@ -36,6 +39,7 @@ struct dfn_parser {
      * caches of their ids by value spare hashing their bytes. */
     struct { uint32_t host; int64_t pid, tid; uint32_t id; } lane_memo[LANE_MEMO];
     struct { uint64_t key; uint32_t id; } kind_memo[KIND_MEMO];
+    struct { uint64_t value; uint32_t id; } hash_memo[HASH_MEMO];   /* decimal hashes by value */
 };
 
 dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
@@ -51,6 +55,7 @@ dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
     p->toks = dfn_xmalloc(p->ntoks * sizeof *p->toks);
     for (size_t i = 0; i < LANE_MEMO; i++) p->lane_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < KIND_MEMO; i++) p->kind_memo[i].id = DFN_REF_NONE;
+    for (size_t i = 0; i < HASH_MEMO; i++) p->hash_memo[i].id = DFN_REF_NONE;
     return p;
 }
 
@@ -258,6 +263,21 @@ static uint32_t parser_hash(dfn_parser *p, const toks_view *v, int i, unsigned *
     size_t len = tok_len(t);
     if (len == 0 || len > 64 || (t->type != JSMN_STRING && t->type != JSMN_PRIMITIVE))
         return DFN_REF_NONE;
+    uint64_t value;
+    if (len <= 20 && dfn_parse_u64(s, len, &value)) {
+        /* decimal that fits: its value names its canonical text */
+        if (t->type == JSMN_STRING) *era |= DFN_ERA_HASH_STR;
+        *era |= value > 65535 ? DFN_ERA_HASH_U64 : DFN_ERA_HASH_SMALL;
+        size_t slot = dfn_hash_u64(value) & (HASH_MEMO - 1);
+        if (p->hash_memo[slot].id != DFN_REF_NONE && p->hash_memo[slot].value == value) return p->hash_memo[slot].id;
+        char dec[24];
+        size_t w = (size_t)snprintf(dec, sizeof dec, "%" PRIu64, value);
+        uint32_t id = dfn_strcache_intern(p->c_hashes, dec, w);
+        id = id >= DFN_REF_HASH ? DFN_REF_NONE : (id | DFN_REF_HASH);
+        p->hash_memo[slot].value = value;
+        p->hash_memo[slot].id = id;
+        return id;
+    }
     char buf[64];
     bool digits = true;
     for (size_t k = 0; k < len; k++)

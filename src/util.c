@@ -108,21 +108,17 @@ void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize)
 bool dfn_parse_u64(const char *s, size_t len, uint64_t *out)
 {
     if (len == 0 || len > 20) return false;
+    /* 19 digits cannot overflow: only a 20th needs the check */
+    size_t n = len < 20 ? len : 19;
     uint64_t v = 0;
-    if (len < 20) {
-        /* 19 digits cannot overflow: the check per digit is for 20 only */
-        for (size_t i = 0; i < len; i++) {
-            unsigned d = (unsigned char)s[i] - '0';
-            if (d > 9) return false;
-            v = v * 10 + d;
-        }
-        *out = v;
-        return true;
-    }
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < n; i++) {
         unsigned d = (unsigned char)s[i] - '0';
         if (d > 9) return false;
-        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    if (len == 20) {
+        unsigned d = (unsigned char)s[19] - '0';
+        if (d > 9 || v > (UINT64_MAX - d) / 10) return false;
         v = v * 10 + d;
     }
     *out = v;
