@@ -357,6 +357,7 @@ typedef struct {
     int ckpt_fs;      /* enum ckptfs */
     int ckpt_split;   /* calls per checkpoint data write through POSIX */
     uint64_t start;   /* run start, us since the epoch */
+    const char *ckpt_func;   /* the checkpoint function's name, NULL: the table's */
     const char *outdir, *truth;
 } opts;
 
@@ -549,6 +550,12 @@ typedef struct {
     busyacc busy[NLAYER];
     truthx *tx; /* NULL without --truth: the plain run pays nothing */
 } gen;
+
+/* A function's name as written: the table's, but for --ckpt-func. */
+static const char *func_name(const gen *g, int f)
+{
+    return f == F_SAVECKPT && g->o.ckpt_func ? g->o.ckpt_func : funcs[f].name;
+}
 
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
@@ -1101,7 +1108,7 @@ static void tx_init(gen *g)
     truthx *t = xcalloc(1, sizeof *t);
     for (int f = 0; f < NFUNC; f++)
         for (size_t k = 0; k < sizeof judged / sizeof judged[0]; k++)
-            if (strcmp(funcs[f].name, judged[k]) == 0)
+            if (strcmp(func_name(g, f), judged[k]) == 0)
                 t->judged[f] = 1;
     for (int i = 0; i < g->o.ranks; i++)
         g->rk[i].tx = xcalloc(1, sizeof *g->rk[i].tx);
@@ -2093,7 +2100,7 @@ static void build_fragments(gen *g)
         char buf[256];
         char *p = buf;
         p = PUT(p, "\"name\":\"");
-        p = put_mem(p, funcs[f].name, strlen(funcs[f].name));
+        p = put_mem(p, func_name(g, f), strlen(func_name(g, f)));
         p = PUT(p, "\",\"cat\":\"");
         p = put_mem(p, cat_names[funcs[f].cat], strlen(cat_names[funcs[f].cat]));
         *p++ = '"';
@@ -2436,7 +2443,7 @@ static void tx_write_self(gen *g, FILE *f)
     size_t n = 0;
     for (int i = 0; i < NFUNC; i++)
         if (g->func[i].count)
-            v[n++] = (ownrow){xstrndup(funcs[i].name, strlen(funcs[i].name)), 0, g->tx->self[i], 0};
+            v[n++] = (ownrow){xstrndup(func_name(g, i), strlen(func_name(g, i))), 0, g->tx->self[i], 0};
     ownrows_out(f, "self", v, n);
 }
 
@@ -2517,7 +2524,7 @@ static void tx_write_patterns(gen *g, FILE *f)
         for (int fn = 0; fn < NFUNC; fn++) {
             const agg *a = &t->patagg[p * NFUNC + (size_t)fn];
             if (a->count)
-                v[n++] = (ownrow){fmt_key("%s|%s", t->pat[p], funcs[fn].name), a->count, a->time,
+                v[n++] = (ownrow){fmt_key("%s|%s", t->pat[p], func_name(g, fn)), a->count, a->time,
                                   a->bytes};
         }
     ownrows_out(f, "patfunc", v, n);
@@ -2556,7 +2563,7 @@ static void write_truth(gen *g, const char *path)
     n = 0;
     for (int i = 0; i < NFUNC; i++)
         if (g->func[i].count)
-            v[n++] = (keyrow){funcs[i].name, &g->func[i]};
+            v[n++] = (keyrow){func_name(g, i), &g->func[i]};
     rows_sorted(f, "func", v, n);
 
     n = 0;
@@ -2658,6 +2665,9 @@ static void help(void)
         "  --ckpt-write-split N  each checkpoint data write() / pwrite64() as N calls, same\n"
         "                      bytes and time in all (1-64, default 1)\n"
         "  --start-us N        run start in us since the epoch (default 1744611912000000)\n"
+        "  --ckpt-func NAME    name of the checkpoint function (default\n"
+        "                      PyTorchCheckpointing.save_checkpoint; newer DLIO logs\n"
+        "                      PyTorchCheckpointing.checkpoint)\n"
         "  --verbose           print the plan and the counts on stderr\n"
         "  --help              show this help\n",
         stdout);
@@ -2681,7 +2691,7 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t 
 static void parse_args(opts *o, int argc, char **argv)
 {
     enum { O_SEED = 256, O_EVENTS, O_RANKS, O_RPN, O_ERA, O_GZIP, O_LEVEL, O_TRUTH, O_LATE,
-           O_NOLATE, O_VERBOSE, O_PREFETCH, O_CKPT_FS, O_CKPT_SPLIT, O_START, O_HELP };
+           O_NOLATE, O_VERBOSE, O_PREFETCH, O_CKPT_FS, O_CKPT_SPLIT, O_START, O_CKPT_FUNC, O_HELP };
     static const struct option lo[] = {
         {"seed", required_argument, 0, O_SEED},
         {"events", required_argument, 0, O_EVENTS},
@@ -2698,6 +2708,7 @@ static void parse_args(opts *o, int argc, char **argv)
         {"ckpt-fs", required_argument, 0, O_CKPT_FS},
         {"ckpt-write-split", required_argument, 0, O_CKPT_SPLIT},
         {"start-us", required_argument, 0, O_START},
+        {"ckpt-func", required_argument, 0, O_CKPT_FUNC},
         {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0},
     };
@@ -2731,6 +2742,11 @@ static void parse_args(opts *o, int argc, char **argv)
             o->ckpt_split = (int)parse_u64("--ckpt-write-split", optarg, 1, MAXSPLIT);
             break;
         case O_START: o->start = parse_u64("--start-us", optarg, 0, T_MAX); break;
+        case O_CKPT_FUNC:
+            if (!*optarg || strpbrk(optarg, "\"\\") || strlen(optarg) > 200)
+                usage_error("--ckpt-func: a name of 1 to 200 bytes without quotes or backslashes");
+            o->ckpt_func = optarg;
+            break;
         case O_CKPT_FS:
             if (strcmp(optarg, "both") == 0)
                 o->ckpt_fs = CKFS_BOTH;

@@ -82,7 +82,7 @@ same_files "one concatenated file reports differently from its parts" "$T/dir.cs
 ckpt_truth() {
     label=$1; dir=$2; truth=$3
     R="$DFNAV report -q --layers dlio --format csv"
-    $R --by arg.step --where 'func=PyTorchCheckpointing.save_checkpoint' "$dir" |
+    $R --by arg.step --where 'func=PyTorchCheckpointing.save_checkpoint|PyTorchCheckpointing.checkpoint' "$dir" |
         awk -F, 'NR > 1 { printf "%s %d %.0f\n", $1, $2, $3 * 1e6 }' | sort >"$T/got"
     awk -F, '$1 == "ckptstep" { print $2, $3, $4 }' "$truth" | sort >"$T/want"
     same_files "$label checkpoint cost per step differs from the truth" "$T/want" "$T/got"
@@ -104,7 +104,8 @@ ckpt_truth() {
 }
 base="--seed 11 --events 6000 --ranks 3 --ranks-per-node 2"
 for spec in "ssd-split3:--ckpt-fs ssd --ckpt-write-split 3 --start-us 1800000000000000" \
-            "lustre:--ckpt-fs lustre" "both-split2:--ckpt-write-split 2" "both:"; do
+            "lustre:--ckpt-fs lustre" "both-split2:--ckpt-write-split 2" "both:" \
+            "ckptfunc:--ckpt-func PyTorchCheckpointing.checkpoint"; do
     name=${spec%%:*}
     # shellcheck disable=SC2086
     "$DFNAV_GEN" $base ${spec#*:} --truth "$T/truth-$name.csv" "$T/$name" >/dev/null ||
@@ -117,6 +118,12 @@ for name in both lustre ssd-split3 both-split2; do
     "$DFNAV" report -q --by func --format csv "$T/$name" | awk -F, 'NR > 1 && $1 !~ /^p?write(64)?$/ { print $1, $2 }' | sort >"$T/calls-$name"
 done
 same_files "--ckpt-fs lustre changes the calls" "$T/calls-both" "$T/calls-lustre"
+# --ckpt-func: the checkpoint function renamed, every call the same
+"$DFNAV" report -q --by func --format csv "$T/ckptfunc" | awk -F, 'NR > 1 && $1 !~ /^p?write(64)?$/ { print $1, $2 }' |
+    sed 's/^PyTorchCheckpointing\.checkpoint /PyTorchCheckpointing.save_checkpoint /' | sort >"$T/calls-ckptfunc"
+same_files "--ckpt-func changes calls besides the name" "$T/calls-both" "$T/calls-ckptfunc"
+got=$("$DFNAV" report -q --by func --where 'cat=checkpoint' --format csv "$T/ckptfunc" | awk -F, 'NR > 1 { printf "%s ", $1 }')
+check "--ckpt-func: checkpoint functions" "PyTorchCheckpointing.__init__ PyTorchCheckpointing.checkpoint " "$(echo "$got" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/^ //')"
 same_files "--ckpt-fs ssd --ckpt-write-split 3 changes the calls" "$T/calls-both" "$T/calls-ssd-split3"
 # lustre: nothing on the SSD; ssd: no checkpoint bytes on Lustre
 got=$("$DFNAV" report -q --by fs --format csv "$T/lustre" | grep -c '^/l/ssd,')
