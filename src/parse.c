@@ -123,6 +123,45 @@ static bool tok_is(const toks_view *v, int i, const char *lit, size_t litlen)
 }
 #define TOK_IS(v, i, lit) tok_is((v), (i), lit, sizeof(lit) - 1)
 
+/* jsmn's strict mode takes any printable run that starts like a number or
+ * a literal as a primitive ("600\"", "nope", "1.2.3"); JSON allows only
+ * true, false, null and numbers (leading zeros tolerated, as some writers
+ * pad). Checking every token costs a tenth of the load, so a line checks
+ * only the primitives no exact number parser has read. */
+static bool json_primitive_ok(const char *s, size_t len)
+{
+    switch (s[0]) {
+    case 't': return len == 4 && memcmp(s, "true", 4) == 0;
+    case 'f': return len == 5 && memcmp(s, "false", 5) == 0;
+    case 'n': return len == 4 && memcmp(s, "null", 4) == 0;
+    }
+    size_t i = s[0] == '-', d = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return false;
+    if (i < len && s[i] == '.') {
+        d = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return false;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        d = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return false;
+    }
+    return i == len;
+}
+
+/* Every primitive of the values in tokens [from, to) is valid JSON. */
+static bool toks_primitives_ok(const toks_view *v, int from, int to)
+{
+    for (int k = from; k < to; k++)
+        if (v->t[k].type == JSMN_PRIMITIVE && !json_primitive_ok(v->s + v->t[k].start, tok_len(&v->t[k])))
+            return false;
+    return true;
+}
+
 /* A number written bare or quoted ("ts":"1712599257392616"). Fractions
  * are accepted and rounded: some writers emit µs as floats. */
 static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
@@ -134,7 +173,8 @@ static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
     size_t len = tok_len(t);
     if (dfn_parse_u64(s, len, out)) return true;
     double d;
-    if (len && s[0] != '-' && dfn_parse_double(s, len, &d) && d >= 0 && d < 1.8e19) {
+    if (len && s[0] != '-' && (t->type == JSMN_STRING || json_primitive_ok(s, len)) &&
+        dfn_parse_double(s, len, &d) && d >= 0 && d < 1.8e19) {
         *out = (uint64_t)(d + 0.5);
         return true;
     }
@@ -393,7 +433,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     int t_name = -1, t_cat = -1, t_args = -1;
     uint64_t ts = 0, dur = 0;
     int64_t pid = 0, tid = 0;
-    bool has_ts = false, has_id = false, quoted = false, bad_num = false;
+    bool has_ts = false, has_id = false, quoted = false, bad_num = false, bad_json = false;
     char ph = 0;
     unsigned era = 0;
 
@@ -406,10 +446,11 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
         const jsmntok_t *kt = &v.t[key];
         size_t kl = tok_len(kt);
         const char *ks = s + kt->start;
+        bool exact = false;   /* the value was read by an exact number parser */
         if (kt->type == JSMN_STRING) {
             switch (kl) {
             case 2:
-                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; }
+                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; exact = true; }
                 else if (memcmp(ks, "ph", 2) == 0) {
                     const jsmntok_t *pt = &v.t[val];
                     if (pt->type == JSMN_STRING && tok_len(pt) >= 1) ph = s[pt->start];
@@ -425,6 +466,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                 break;
             case 3:
                 if (memcmp(ks, "dur", 3) == 0) {
+                    exact = true;
                     int64_t d;
                     if (tok_i64(&v, val, &d, &quoted)) {
                         if (d < 0) { batch_bad(b, line, "negative dur"); return; }
@@ -433,8 +475,8 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                         bad_num = true;
                     }
                 }
-                else if (memcmp(ks, "pid", 3) == 0) bad_num |= !tok_i64(&v, val, &pid, &quoted);
-                else if (memcmp(ks, "tid", 3) == 0) bad_num |= !tok_i64(&v, val, &tid, &quoted);
+                else if (memcmp(ks, "pid", 3) == 0) { bad_num |= !tok_i64(&v, val, &pid, &quoted); exact = true; }
+                else if (memcmp(ks, "tid", 3) == 0) { bad_num |= !tok_i64(&v, val, &tid, &quoted); exact = true; }
                 else if (memcmp(ks, "cat", 3) == 0) t_cat = val;
                 break;
             case 4:
@@ -444,10 +486,15 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                 break;
             }
         }
+        if (!exact && val != t_args) bad_json |= !toks_primitives_ok(&v, val, next);
         i = next;
     }
     if (quoted) era |= DFN_ERA_QUOTED;
     if (!has_id) era |= DFN_ERA_NO_ID;
+    if (bad_json || (ph == 'M' && t_args >= 0 && !toks_primitives_ok(&v, t_args, tok_skip(&v, t_args)))) {
+        batch_bad(b, line, "invalid JSON");
+        return;
+    }
 
     if (ph == 'M') {
         b->metadata++;
@@ -498,13 +545,15 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             int key = j, val = j + 1;
             j = tok_skip(&v, val);
             const jsmntok_t *kt = &v.t[key], *vt = &v.t[val];
-            const char *ks = s + kt->start;
-            size_t kl = tok_len(kt);
+            const char *ks = s + kt->start, *vs = s + vt->start;
+            size_t kl = tok_len(kt), vl = tok_len(vt);
             if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
+                if (vt->type == JSMN_PRIMITIVE) bad_json |= !json_primitive_ok(vs, vl);
                 if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash(p, &v, val, &era);
                 continue;
             }
             if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
+                if (vt->type == JSMN_PRIMITIVE) bad_json |= !json_primitive_ok(vs, vl);
                 if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash(p, &v, val, &era);
                 continue;
             }
@@ -514,11 +563,9 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             if (kl == 5 && memcmp(ks, "fname", 5) == 0 && vt->type == JSMN_STRING) {
                 file = parser_str(p, &v, val); era |= DFN_ERA_INLINE; continue;
             }
-            if (nargs == ARGS_MAX) continue;
+            if (nargs == ARGS_MAX) { bad_json |= !toks_primitives_ok(&v, val, j); continue; }
             enc_arg *a = &args[nargs];
             a->key = parser_str(p, &v, key);
-            const char *vs = s + vt->start;
-            size_t vl = tok_len(vt);
             int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
             if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && canonical_int(vs, vl, &iv, &uv, &is_u)) {
                 if (is_u) { a->type = DFN_ARG_UINT; a->val = uv; iv = INT64_MAX; }
@@ -537,12 +584,14 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             } else if (vt->type == JSMN_PRIMITIVE && vl == 5 && memcmp(vs, "false", 5) == 0) {
                 a->type = DFN_ARG_FALSE;
             } else {
+                bad_json |= !toks_primitives_ok(&v, val, j);
                 a->type = DFN_ARG_RAW;
                 a->val = dfn_strcache_intern(p->c_strs, vs, vl);
             }
             nargs++;
         }
     }
+    if (bad_json) { batch_bad(b, line, "invalid JSON"); return; }
 
     uint8_t lanekey[20];
     memcpy(lanekey, &host, 4);
