@@ -1,6 +1,7 @@
 /* The line parser: turns one block of DFTracer JSON lines of any format era
  * into a batch of events and metadata records. Every byte is untrusted:
- * jsmn tokenizes in strict mode with a bounded token array, numbers are
+ * jsmn tokenizes in strict mode with parent links, a bounded token array
+ * and a bounded depth (so time stays linear in the line), numbers are
  * parsed from exact spans, and anything that is not one JSON object with
  * usable fields is counted as malformed with its line number. */
 #include "load.h"
@@ -9,6 +10,7 @@
 
 #define JSMN_STATIC
 #define JSMN_STRICT
+#define JSMN_PARENT_LINKS
 #include <jsmn.h>
 
 #include <stdlib.h>
@@ -16,6 +18,8 @@
 
 #define TOKENS_MIN 256
 #define TOKENS_MAX (1u << 20)
+#define DEPTH_MAX 64          /* nesting of [ and { a line may have beyond TOKENS_MIN tokens */
+#define TOKENIZE_TOO_DEEP (-100)
 #define ARGS_MAX 64           /* arguments kept per event; more are dropped */
 
 struct dfn_parser {
@@ -374,6 +378,31 @@ static bool line_is_skippable(const char *s, size_t len)
 
 static inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
+/* Whether [ and { outside strings nest deeper than limit. */
+static bool json_deeper_than(const char *s, size_t len, int limit)
+{
+    int depth = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit) return true;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return false;
+}
+
+/* jsmn with parent links closes a container by walking up from the last
+ * token, which costs the square of the depth on deep nesting (minutes for
+ * a 2 MB line of brackets). Lines past the first token array have their
+ * depth checked before jsmn sees them again: the cost stays linear. */
 static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
 {
     for (;;) {
@@ -382,6 +411,7 @@ static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
         int r = jsmn_parse(&jp, s, len, p->toks, (unsigned)p->ntoks);
         if (r != JSMN_ERROR_NOMEM) return r;
         if (p->ntoks >= TOKENS_MAX) return r;
+        if (p->ntoks == TOKENS_MIN && json_deeper_than(s, len, DEPTH_MAX)) return TOKENIZE_TOO_DEEP;
         p->ntoks *= 4;
         p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
     }
@@ -424,6 +454,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 
     int r = parser_tokenize(p, s, len);
     if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return; }
+    if (r == TOKENIZE_TOO_DEEP) { batch_bad(b, line, "JSON nested too deeply"); return; }
     if (r < 1 || p->toks[0].type != JSMN_OBJECT || (size_t)p->toks[0].end != len) {
         batch_bad(b, line, r == JSMN_ERROR_PART ? "truncated JSON" : "invalid JSON");
         return;
