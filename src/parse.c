@@ -456,7 +456,8 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return; }
     if (r == TOKENIZE_TOO_DEEP) { batch_bad(b, line, "JSON nested too deeply"); return; }
     if (r < 1 || p->toks[0].type != JSMN_OBJECT || (size_t)p->toks[0].end != len) {
-        batch_bad(b, line, r == JSMN_ERROR_PART ? "truncated JSON" : "invalid JSON");
+        /* jsmn stops at a NUL as at the end of the text */
+        batch_bad(b, line, r != JSMN_ERROR_PART ? "invalid JSON" : memchr(s, '\0', len) ? "NUL byte" : "truncated JSON");
         return;
     }
     toks_view v = { s, p->toks, r };
