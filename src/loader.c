@@ -108,7 +108,10 @@ static void *reader_main(void *arg)
         char err[512];
         dfn_reader *r = dfn_reader_open(l->files[f], l->opts.block_size, err, sizeof err);
         if (!r) {
-            l->src[f].error = dfn_xstrdup(err);
+            /* the reader names the file; the file's report does already */
+            size_t pl = strlen(l->files[f]);
+            bool named = strncmp(err, l->files[f], pl) == 0 && err[pl] == ':' && err[pl + 1] == ' ';
+            l->src[f].error = dfn_xstrdup(named ? err + pl + 2 : err);
             atomic_fetch_add(&l->bytes_done, l->src[f].size);
             atomic_fetch_add(&l->files_done, 1);
             continue;
