@@ -79,9 +79,11 @@ static void add_path(const char *arg, strvec *files, strvec *errs)
     struct stat st;
     if (stat(arg, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            size_t before = files->n;
+            size_t before = files->n, errs_before = errs->n;
             walk_dir(arg, 0, files, errs);
-            if (files->n == before) vec_push(errs, errf(arg, "no *.pfw or *.pfw.gz files in this directory"));
+            /* an unreadable directory has said why already */
+            if (files->n == before && errs->n == errs_before)
+                vec_push(errs, errf(arg, "no *.pfw or *.pfw.gz files in this directory"));
         } else {
             vec_push(files, dfn_xstrdup(arg));
         }

@@ -108,7 +108,10 @@ static void *reader_main(void *arg)
         char err[512];
         dfn_reader *r = dfn_reader_open(l->files[f], l->opts.block_size, err, sizeof err);
         if (!r) {
-            l->src[f].error = dfn_xstrdup(err);
+            /* the reader names the file; the file's report does already */
+            size_t pl = strlen(l->files[f]);
+            bool named = strncmp(err, l->files[f], pl) == 0 && err[pl] == ':' && err[pl + 1] == ' ';
+            l->src[f].error = dfn_xstrdup(named ? err + pl + 2 : err);
             atomic_fetch_add(&l->bytes_done, l->src[f].size);
             atomic_fetch_add(&l->files_done, 1);
             continue;
@@ -420,15 +423,23 @@ static void build_metadata(builder *b, const build_in *in)
     size_t nh = dfn_strtab_count(in->ctx->hashes);
     b->hmap = map_new(nh);
     b->fmap = map_new(nh);
+    /* chunks are in (file, block) order: a file's line numbers add up */
+    uint32_t src = UINT32_MAX;
+    uint64_t line0 = 0;
     for (size_t k = 0; k < in->nchunks; k++) {
         dfn_chunk *c = in->chunks[k];
+        if (c->src != src) { src = c->src; line0 = 0; }
         for (size_t j = 0; j < c->nmeta; j++) {
             dfn_meta *m = &c->meta[j];
             uint32_t *map = m->type == DFN_META_HH ? b->hmap : m->type == DFN_META_FH ? b->fmap : NULL;
             if (!map || m->hash_ref >= nh) continue;
             if (map[m->hash_ref] == DFN_NOID) map[m->hash_ref] = m->name;
-            else if (map[m->hash_ref] != m->name) b->s->hash_conflicts++;
+            else if (map[m->hash_ref] != m->name && b->s->hash_conflicts++ == 0) {
+                b->s->hash_conflict_src = c->src;
+                b->s->hash_conflict_line = line0 + m->line;
+            }
         }
+        line0 += c->lines;
     }
 }
 
@@ -740,5 +751,6 @@ int dfn_store_status(const dfn_store *s)
         if (!si->error || si->lines) any = true;
     }
     if (!any && s->nsrc) return 3;
-    return damage ? 1 : 0;
+    /* a hash with two names leaves some events under the wrong one */
+    return damage || s->hash_conflicts ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 /* The line parser: turns one block of DFTracer JSON lines of any format era
  * into a batch of events and metadata records. Every byte is untrusted:
  * the fast tokenizer takes the lines that are plainly valid JSON, jsmn in
- * strict mode (the reference) every other one, both into a bounded token
- * array; numbers are parsed from exact spans, and anything that is not one
+ * strict mode with parent links (the reference) every other one, both into
+ * a bounded token array with a bounded depth (so time stays linear in the
+ * line); numbers are parsed from exact spans, and anything that is not one
  * JSON object with usable fields is counted as malformed with its line
  * number. */
 #include "load.h"
@@ -10,9 +11,7 @@
 #include "dfnav/util.h"
 
 #define JSMN_STATIC
-#define JSMN_STRICT
-#include <jsmn.h>
-#include "tokenize.h"
+#include "tokenize.h"      /* and jsmn, configured alike for both */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +20,8 @@
 
 #define TOKENS_MIN 256
 #define TOKENS_MAX (1u << 20)
+#define DEPTH_MAX 64          /* nesting of [ and { a line may have beyond TOKENS_MIN tokens */
+#define TOKENIZE_TOO_DEEP (-100)
 #define ARGS_MAX 64           /* arguments kept per event; more are dropped */
 #define LANE_MEMO 64
 #define KIND_MEMO 256
@@ -139,6 +140,45 @@ static bool tok_is(const toks_view *v, int i, const char *lit, size_t litlen)
 }
 #define TOK_IS(v, i, lit) tok_is((v), (i), lit, sizeof(lit) - 1)
 
+/* jsmn's strict mode takes any printable run that starts like a number or
+ * a literal as a primitive ("600\"", "nope", "1.2.3"); JSON allows only
+ * true, false, null and numbers (leading zeros tolerated, as some writers
+ * pad). Checking every token costs a tenth of the load, so a line checks
+ * only the primitives no exact number parser has read. */
+static bool json_primitive_ok(const char *s, size_t len)
+{
+    switch (s[0]) {
+    case 't': return len == 4 && memcmp(s, "true", 4) == 0;
+    case 'f': return len == 5 && memcmp(s, "false", 5) == 0;
+    case 'n': return len == 4 && memcmp(s, "null", 4) == 0;
+    }
+    size_t i = s[0] == '-', d = i;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+    if (i == d) return false;
+    if (i < len && s[i] == '.') {
+        d = ++i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return false;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+        d = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return false;
+    }
+    return i == len;
+}
+
+/* Every primitive of the values in tokens [from, to) is valid JSON. */
+static bool toks_primitives_ok(const toks_view *v, int from, int to)
+{
+    for (int k = from; k < to; k++)
+        if (v->t[k].type == JSMN_PRIMITIVE && !json_primitive_ok(v->s + v->t[k].start, tok_len(&v->t[k])))
+            return false;
+    return true;
+}
+
 /* A number written bare or quoted ("ts":"1712599257392616"). Fractions
  * are accepted and rounded: some writers emit µs as floats. */
 static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
@@ -150,7 +190,8 @@ static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
     size_t len = tok_len(t);
     if (dfn_parse_u64(s, len, out)) return true;
     double d;
-    if (len && s[0] != '-' && dfn_parse_double(s, len, &d) && d >= 0 && d < 1.8e19) {
+    if (len && s[0] != '-' && (t->type == JSMN_STRING || json_primitive_ok(s, len)) &&
+        dfn_parse_double(s, len, &d) && d >= 0 && d < 1.8e19) {
         *out = (uint64_t)(d + 0.5);
         return true;
     }
@@ -398,6 +439,31 @@ static bool line_is_skippable(const char *s, size_t len)
 
 static inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
+/* Whether [ and { outside strings nest deeper than limit. */
+static bool json_deeper_than(const char *s, size_t len, int limit)
+{
+    int depth = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit) return true;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return false;
+}
+
+/* jsmn with parent links closes a container by walking up from the last
+ * token, which costs the square of the depth on deep nesting (minutes for
+ * a 2 MB line of brackets). Lines past the first token array have their
+ * depth checked before jsmn sees them again: the cost stays linear. */
 static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
 {
     for (;;) {
@@ -413,6 +479,7 @@ static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
         int r = jsmn_parse(&jp, s, len, p->toks, (unsigned)p->ntoks);
         if (r != JSMN_ERROR_NOMEM) return r;
         if (p->ntoks >= TOKENS_MAX) return r;
+        if (p->ntoks == TOKENS_MIN && json_deeper_than(s, len, DEPTH_MAX)) return TOKENIZE_TOO_DEEP;
         p->ntoks *= 4;
         p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
     }
@@ -455,8 +522,10 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 
     int r = parser_tokenize(p, s, len);
     if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return; }
+    if (r == TOKENIZE_TOO_DEEP) { batch_bad(b, line, "JSON nested too deeply"); return; }
     if (r < 1 || p->toks[0].type != JSMN_OBJECT || (size_t)p->toks[0].end != len) {
-        batch_bad(b, line, r == JSMN_ERROR_PART ? "truncated JSON" : "invalid JSON");
+        /* jsmn stops at a NUL as at the end of the text */
+        batch_bad(b, line, r != JSMN_ERROR_PART ? "invalid JSON" : memchr(s, '\0', len) ? "NUL byte" : "truncated JSON");
         return;
     }
     toks_view v = { s, p->toks, r };
@@ -464,7 +533,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     int t_name = -1, t_cat = -1, t_args = -1;
     uint64_t ts = 0, dur = 0;
     int64_t pid = 0, tid = 0;
-    bool has_ts = false, has_id = false, quoted = false, bad_num = false;
+    bool has_ts = false, has_id = false, quoted = false, bad_num = false, bad_json = false;
     char ph = 0;
     unsigned era = 0;
 
@@ -477,10 +546,11 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
         const jsmntok_t *kt = &v.t[key];
         size_t kl = tok_len(kt);
         const char *ks = s + kt->start;
+        bool exact = false;   /* the value was read by an exact number parser */
         if (kt->type == JSMN_STRING) {
             switch (kl) {
             case 2:
-                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; }
+                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; exact = true; }
                 else if (memcmp(ks, "ph", 2) == 0) {
                     const jsmntok_t *pt = &v.t[val];
                     if (pt->type == JSMN_STRING && tok_len(pt) >= 1) ph = s[pt->start];
@@ -496,6 +566,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                 break;
             case 3:
                 if (memcmp(ks, "dur", 3) == 0) {
+                    exact = true;
                     int64_t d;
                     if (tok_i64(&v, val, &d, &quoted)) {
                         if (d < 0) { batch_bad(b, line, "negative dur"); return; }
@@ -504,8 +575,8 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                         bad_num = true;
                     }
                 }
-                else if (memcmp(ks, "pid", 3) == 0) bad_num |= !tok_i64(&v, val, &pid, &quoted);
-                else if (memcmp(ks, "tid", 3) == 0) bad_num |= !tok_i64(&v, val, &tid, &quoted);
+                else if (memcmp(ks, "pid", 3) == 0) { bad_num |= !tok_i64(&v, val, &pid, &quoted); exact = true; }
+                else if (memcmp(ks, "tid", 3) == 0) { bad_num |= !tok_i64(&v, val, &tid, &quoted); exact = true; }
                 else if (memcmp(ks, "cat", 3) == 0) t_cat = val;
                 break;
             case 4:
@@ -515,10 +586,15 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                 break;
             }
         }
+        if (!exact && val != t_args) bad_json |= !toks_primitives_ok(&v, val, next);
         i = next;
     }
     if (quoted) era |= DFN_ERA_QUOTED;
     if (!has_id) era |= DFN_ERA_NO_ID;
+    if (bad_json || (ph == 'M' && t_args >= 0 && !toks_primitives_ok(&v, t_args, tok_skip(&v, t_args)))) {
+        batch_bad(b, line, "invalid JSON");
+        return;
+    }
 
     if (ph == 'M') {
         b->metadata++;
@@ -569,13 +645,15 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             int key = j, val = j + 1;
             j = tok_skip(&v, val);
             const jsmntok_t *kt = &v.t[key], *vt = &v.t[val];
-            const char *ks = s + kt->start;
-            size_t kl = tok_len(kt);
+            const char *ks = s + kt->start, *vs = s + vt->start;
+            size_t kl = tok_len(kt), vl = tok_len(vt);
             if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
+                if (vt->type == JSMN_PRIMITIVE) bad_json |= !json_primitive_ok(vs, vl);
                 if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash(p, &v, val, &era);
                 continue;
             }
             if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
+                if (vt->type == JSMN_PRIMITIVE) bad_json |= !json_primitive_ok(vs, vl);
                 if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash(p, &v, val, &era);
                 continue;
             }
@@ -585,11 +663,9 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             if (kl == 5 && memcmp(ks, "fname", 5) == 0 && vt->type == JSMN_STRING) {
                 file = parser_str(p, &v, val); era |= DFN_ERA_INLINE; continue;
             }
-            if (nargs == ARGS_MAX) continue;
+            if (nargs == ARGS_MAX) { bad_json |= !toks_primitives_ok(&v, val, j); continue; }
             enc_arg *a = &args[nargs];
             a->key = parser_str(p, &v, key);
-            const char *vs = s + vt->start;
-            size_t vl = tok_len(vt);
             int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
             if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && canonical_int(vs, vl, &iv, &uv, &is_u)) {
                 if (is_u) { a->type = DFN_ARG_UINT; a->val = uv; iv = INT64_MAX; }
@@ -608,12 +684,14 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             } else if (vt->type == JSMN_PRIMITIVE && vl == 5 && memcmp(vs, "false", 5) == 0) {
                 a->type = DFN_ARG_FALSE;
             } else {
+                bad_json |= !toks_primitives_ok(&v, val, j);
                 a->type = DFN_ARG_RAW;
                 a->val = dfn_strcache_intern(p->c_strs, vs, vl);
             }
             nargs++;
         }
     }
+    if (bad_json) { batch_bad(b, line, "invalid JSON"); return; }
 
     uint32_t kind = parser_kind(p, cat, name);
 

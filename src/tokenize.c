@@ -6,7 +6,6 @@
  * text), so that jsmn, the reference, decides those lines: the loader's
  * verdict on any line is the one jsmn gives. */
 #define JSMN_HEADER
-#include <jsmn.h>
 #include "tokenize.h"
 
 #include <stdbool.h>
@@ -127,6 +126,7 @@ static inline size_t tok_primitive_end(const unsigned char *s, size_t i, size_t 
         t->start = (int)(start_);                       \
         t->end = -1;                                    \
         t->size = 0;                                    \
+        t->parent = parent;                             \
     } while (0)
 #define TOK_WS() while (i < len && s[i] <= ' ' && tok_ws(s[i])) i++
 
@@ -138,6 +138,7 @@ int dfn_tokenize(const char *line, size_t len, jsmntok_t *toks, size_t ntoks)
     if (len == 0 || len > INT32_MAX || s[0] != '{') return DFN_TOK_UNSURE;
     int open[DEPTH_MAX];      /* token index of each open container */
     int depth = 0;
+    int parent = -1;          /* as jsmn links: a key to its object, a value to its key or array */
     size_t i = 0, n = 0, e;
     jsmntok_t *t;
     unsigned char c;
@@ -167,6 +168,7 @@ value:
         open[depth++] = (int)(n - 1);
         if (c == '{') goto key;
         t->size++;
+        parent = (int)(n - 1);
         goto value;
     }
     e = tok_primitive_end(s, i, len);
@@ -186,6 +188,7 @@ after:
     if (c == ',') {
         if (t->type == JSMN_OBJECT) goto key;
         t->size++;
+        parent = open[depth - 1];
         goto value;
     }
     if (c != (t->type == JSMN_OBJECT ? '}' : ']')) return DFN_TOK_UNSURE;
@@ -196,6 +199,7 @@ after:
 key:
     /* jsmn counts keys on the object and each value on its key */
     toks[open[depth - 1]].size++;
+    parent = open[depth - 1];
     TOK_WS();
     if (i >= len || s[i] != '"') return DFN_TOK_UNSURE;
     e = tok_string_end(s, i + 1, len);
@@ -203,6 +207,7 @@ key:
     TOK_NEW(JSMN_STRING, i + 1);
     t->end = (int)e;
     t->size = 1;
+    parent = (int)(n - 1);
     i = e + 1;
     TOK_WS();
     if (i >= len || s[i] != ':') return DFN_TOK_UNSURE;

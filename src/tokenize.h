@@ -1,9 +1,15 @@
-/* The fast JSON tokenizer in front of jsmn (see tokenize.c). Include
- * <jsmn.h> first, as its user wants it (static or header only). */
+/* The fast JSON tokenizer in front of jsmn (see tokenize.c), and jsmn's
+ * configuration: every file that sees jsmntok_t must see the same one.
+ * Define JSMN_STATIC (jsmn's code, in the one file that calls it) or
+ * JSMN_HEADER (its types only) before including this. */
 #ifndef DFNAV_TOKENIZE_H
 #define DFNAV_TOKENIZE_H
 
 #include <stddef.h>
+
+#define JSMN_STRICT
+#define JSMN_PARENT_LINKS
+#include <jsmn.h>
 
 #define DFN_TOK_NOMEM (-1)    /* more tokens than toks holds: grow, retry */
 #define DFN_TOK_UNSURE (-100) /* not plainly valid JSON: ask jsmn */

@@ -54,7 +54,8 @@ dfn_store *dfn_loader_finish(dfn_loader *l);
 /* Synchronous load. */
 dfn_store *dfn_load(const char *const *files, size_t nfiles, const dfn_load_opts *opts);
 
-/* Exit-status helpers: 0 all loaded, 1 some damage, 3 nothing readable. */
+/* Exit-status helpers: 0 all loaded, 1 some damage (a damaged file or line,
+ * a hash defined with two names), 3 nothing readable. */
 int dfn_store_status(const dfn_store *s);
 
 #endif

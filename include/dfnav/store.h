@@ -84,6 +84,8 @@ typedef struct dfn_store {
 
     dfn_srcinfo *src; size_t nsrc;
     uint64_t hash_conflicts;  /* one hash defined with two different names */
+    size_t hash_conflict_src; /* where the first such later definition stands */
+    uint64_t hash_conflict_line;
     uint64_t unresolved_hashes;
 } dfn_store;
 

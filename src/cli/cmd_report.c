@@ -33,8 +33,9 @@ static void report_damage(const dfn_store *s)
             dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, si->long_lines);
     }
     if (s->hash_conflicts)
-        fprintf(stderr, "dfnav: %" PRIu64 " hashes are defined with two different names; the first definition is used\n",
-                s->hash_conflicts);
+        dfn_warnf(stderr, "%s:%" PRIu64 ": hash defined again with another name; the first definition is used "
+                  "(%" PRIu64 " such definitions in all)", s->src[s->hash_conflict_src].path, s->hash_conflict_line,
+                  s->hash_conflicts);
 }
 
 /* The progress of every run on one line: "base 45%  scr 30%". */

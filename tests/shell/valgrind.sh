@@ -1,0 +1,44 @@
+#!/bin/sh
+# Memcheck over whole runs of dfnav: loading and querying a generated set,
+# comparing runs, the damaged-input corpus and the real traces, with no
+# leak and no invalid access allowed. Skipped, with a message, without
+# valgrind and in a sanitizer build (the two do not run together).
+. "$SRCDIR/tests/shell/lib.sh"
+
+if ! command -v valgrind >/dev/null; then
+    echo "SKIP: valgrind not installed (apt-get install valgrind): memcheck runs skipped"
+    finish
+    exit
+fi
+if grep -q __asan_init "$DFNAV"; then
+    echo "SKIP: a sanitizer build: memcheck runs are for the normal build"
+    finish
+    exit
+fi
+
+# memcheck NAME EXPECTED-STATUS ARGS...: dfnav exits as it would without
+# valgrind, which reports nothing (status 99 on any error or leak).
+memcheck() {
+    name=$1 st=$2
+    shift 2
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+        --error-exitcode=99 "$DFNAV" "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" = "$st" ] && ! grep -q '^==[0-9]*==' "$T/err"; then ok; else
+        fail "memcheck $name: exit $got, expected $st"; grep '^==[0-9]*==' "$T/err" | head -30 >&2
+    fi
+}
+
+"$DFNAV_GEN" --seed 9 --events 20000 --ranks 4 --era hex --gzip members "$T/gen" >/dev/null
+"$DFNAV_GEN" --seed 9 --events 20000 --ranks 4 --ckpt-fs ssd "$T/ssd" >/dev/null
+memcheck "load and report" 0 report -j2 --by func,file --metrics all --sizes "$T/gen"
+memcheck "filters, time bins, diagnostics" 0 report -j2 --by time,layer --where 'dur>1ms class=read|write' --diagnose "$T/gen"
+memcheck "compare" 0 report -j2 --compare --by layer --format json a="$T/gen" b="$T/ssd"
+memcheck "damaged corpus" 1 report -j2 --by file "$SRCDIR/tests/damaged"
+if [ -d "$TRACES" ]; then
+    memcheck "real traces: info" 0 info -j2 "$TRACES"
+    memcheck "real traces: overview" 0 -j2 "$TRACES/dlio-unet3d"
+else
+    echo "SKIP: $TRACES not found: memcheck on the real traces skipped"
+fi
+finish
