@@ -16,7 +16,7 @@ int cli_write_status(FILE *f)
 {
     if (fflush(f) == 0 && !ferror(f)) return 0;
     if (errno == EPIPE) return 0;
-    fprintf(stderr, "dfnav: write error: %s\n", strerror(errno));
+    fprintf(stderr, "dfnav: cannot write the output: %s\n", strerror(errno));
     return 2;
 }
 

@@ -75,12 +75,13 @@ static void usage(FILE *f)
 "         max_proc (analysis; overlap = the first four)\n"
 "\n"
 "Exit status: 0 all loaded, 1 some lines or files damaged (the rest loaded),\n"
-"2 usage error, 3 nothing could be read.\n", f);
+"2 usage error or output that could not be written, 3 nothing could be read.\n", f);
 }
 
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
+    signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
     cli_opts o = { .format = DFN_FMT_TABLE };
     dfn_thresholds_default(&o.thresholds);
     char err[1024];

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -156,8 +157,10 @@ typedef struct {
     dfn_filter filter;
     dfn_dim dim;
     int sort, sort_col;
-    bool desc, overwrite;
+    bool desc;
+    dfn_save save;            /* the temporary file, created before the job starts */
     char *path;
+    bool saved;
     char msg[1200];
 } exporter;
 
@@ -170,13 +173,10 @@ static void *exporter_main(void *arg)
     q.ndims = 1;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
                                        sizeof err);
-    if (!c) {
-        snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
-    } else if (dfn_compare_save(x->path, x->overwrite, c, DFN_FMT_CSV, err, sizeof err) != 0) {
-        snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
-    } else {
-        snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", c->nrows, x->path);
-    }
+    int rc = c ? dfn_save_write(&x->save, c, DFN_FMT_CSV, err, sizeof err) : -1;
+    x->saved = dfn_save_close(&x->save, rc, err, sizeof err) == 0;
+    if (!x->saved) snprintf(x->msg, sizeof x->msg, "not saved: %s", err);
+    else snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", c->nrows, x->path);
     dfn_compare_free(c);
     atomic_store(&x->job.done, true);
     return NULL;
@@ -500,9 +500,16 @@ static void start_export(runner *r, const char *path, bool overwrite)
         x->sort_col = l->sort_col;
         x->desc = l->desc;
     }
+    /* the temporary file now, on this thread: a failure shows at once */
+    char err[900];
+    if (dfn_save_open(&x->save, path, overwrite, err, sizeof err) != 0) {
+        snprintf(a->msg, sizeof a->msg, "not saved: %s", err);
+        a->msg_middle = true;
+        dfn_filter_free(&x->filter);
+        return;
+    }
     x->dim.arg = a->export_calls || !l->dim.arg ? NULL : dfn_xstrdup(l->dim.arg);
     x->path = dfn_xstrdup(path);
-    x->overwrite = overwrite;
     a->exporting = true;
     snprintf(a->msg, sizeof a->msg, "saving %s ...", path);
     job_start(&x->job, exporter_main, x);
@@ -514,6 +521,7 @@ static void poll_export(runner *r, bool wait)
     if (!job_finished(&x->job, wait)) return;
     r->a.exporting = false;
     snprintf(r->a.msg, sizeof r->a.msg, "%.1000s", x->msg);
+    r->a.msg_middle = !x->saved;
     dfn_filter_free(&x->filter);
     free(x->dim.arg);
     x->dim.arg = NULL;
@@ -608,7 +616,8 @@ static void submit_prompt(runner *r)
     }
     case PROMPT_EXPORT:
         if (!*text) { a->mode = MODE_TABLE; return; }
-        if (access(text, F_OK) == 0) {
+        struct stat st;
+        if (stat(text, &st) == 0 && S_ISREG(st.st_mode)) {   /* anything else fails with its reason */
             free(r->pending_path);
             r->pending_path = dfn_xstrdup(text);
             a->mode = MODE_CONFIRM;
@@ -794,6 +803,7 @@ static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
 {
     app *a = &r->a;
     if (key == KEY_RESIZE) return;
+    a->msg_middle = false;
     if (a->loading && !a->have_view && (key == 'q' || key == 'Q' || key == 3)) { r->quit = true; return; }
     if (a->loading && (key == 'Q' || key == 3 || (key == 'q' && a->mode == MODE_TABLE && a->v.nlv <= 1))) {
         r->quit = true;   /* cancels the load */

@@ -568,7 +568,7 @@ static void draw_status(app *a)
         return;
     }
     if (a->msg[0]) {
-        draw_text(y, 0, a->cols, a->msg, strlen(a->msg), false, false, a->opts.ascii || !a->utf8);
+        draw_text(y, 0, a->cols, a->msg, strlen(a->msg), false, a->msg_middle, a->opts.ascii || !a->utf8);
         return;
     }
     if (l && l->res) {

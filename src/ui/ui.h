@@ -191,6 +191,7 @@ struct app {
     line_edit edit;
     char perr[1024];          /* the prompt's error, shown above it */
     char msg[1024];           /* the status line's message */
+    bool msg_middle;          /* cut it in the middle: a failed save's reason follows a path of any length */
     char progress[256];       /* loading: percent, events, rate, ETA */
     bool loading;
     uint64_t malformed;       /* damage: malformed lines in all */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The command line as a contract: exit statuses, damage reports naming file
-# and line, formats (CSV header and quoting, valid JSON), closed pipes,
-# standard input, and names with control bytes never reaching a terminal.
+# and line, formats (CSV header and quoting, valid JSON), closed pipes, full
+# disks, standard input, and names with control bytes never reaching a
+# terminal.
 . "$SRCDIR/tests/shell/lib.sh"
 
 "$DFNAV_GEN" --seed 5 --events 3000 --ranks 2 "$T/ok" >/dev/null
@@ -79,6 +80,17 @@ fi
 { "$DFNAV" report -q --by event --format csv "$T/ok" 2>"$T/err"; echo $? >"$T/st"; } | head -1 >/dev/null
 check "closed pipe is quiet" "" "$(cat "$T/err")"
 check "closed pipe exits 0" 0 "$(cat "$T/st")"
+
+# a full disk and a file size limit: a message saying why and status 2,
+# never a silent death (SIGXFSZ) with a cut file behind
+if [ -w /dev/full ]; then
+    "$DFNAV" report -q --by event --format csv "$T/ok" >/dev/full 2>"$T/err"
+    check "full disk: exit status" 2 "$?"
+    check "full disk: message" "dfnav: cannot write the output: No space left on device" "$(cat "$T/err")"
+fi
+(ulimit -f 8 && exec "$DFNAV" report -q --by event --format csv "$T/ok" >"$T/limited.csv" 2>"$T/err")
+check "file size limit: exit status" 2 "$?"
+check "file size limit: message" "dfnav: cannot write the output: File too large" "$(cat "$T/err")"
 
 # standard input and globs
 cat "$T"/ok/*.pfw | "$DFNAV" report -q --format csv - >"$T/stdin.csv"
