@@ -2,9 +2,9 @@
 # The explorer in a real terminal: tmux runs it at 80x24, send-keys types,
 # capture-pane reads the screen. Start-up, drill down and back, pivot, sort,
 # filter, export (file content checked), resize, ASCII mode, TERM variants,
-# monochrome, control and escape bytes from traces shown escaped and never
-# sent (the raw terminal output read with pipe-pane), cancel while loading,
-# and signals restoring the terminal.
+# monochrome, and control and escape bytes from traces shown escaped and
+# never sent (the raw terminal output read with pipe-pane). Signals and
+# resize storms: signals.sh; export failures: exports.sh.
 . "$SRCDIR/tests/shell/lib.sh"
 . "$SRCDIR/tests/shell/term.sh"
 S="$SRCDIR/data/sample"
@@ -158,20 +158,5 @@ check "trace bytes that reached the terminal (hex)" "" "$leaked"
 if printf '%s\n' "$h" | grep -qE ' c2 [89][0-9a-f] '; then fail "a C1 control (U+0080-U+009F) reached the terminal"; else ok; fi
 [ -s "$RAW" ] && ok || fail "pipe-pane captured nothing"
 
-# cancel while loading: q stops the load at once
-"$DFNAV_GEN" --seed 9 --events 3000000 --ranks 4 "$T/big" >/dev/null
-start "$E -j 1 '$T/big'"
-expect "loading shows progress" "loading " 10
-keys q
-expect "q cancels the load" "DFNAV-EXIT=0" 5
-
-# signals restore the terminal and end the program
-for sig in TERM HUP INT; do
-    start "$E '$S'"
-    expect "start-up before SIG$sig" "time▲"
-    kill -s "$sig" "$(dfnav_pid)"
-    expect "SIG$sig ends it" "DFNAV-EXIT=" 5
-    if screen | grep -q "time▲"; then fail "SIG$sig left the explorer's screen"; else ok; fi
-done
 tm kill-server
 finish
