@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui.h"
 #include "replay.h"
+#include "dfnav/estimate.h"
 #include "dfnav/export.h"
 #include "dfnav/loader.h"
 #include "dfnav/util.h"
@@ -453,6 +454,21 @@ static void poll_run(runner *r, size_t k)
     rl->ix.started = true;
 }
 
+/* Every run loads at once, each with its own loader and snapshots. */
+static void runs_start(runner *r)
+{
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        dfn_load_opts lo = { .threads = r->a.opts.threads };
+        rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
+        rl->sn.l = rl->loader;
+        rl->sn.opts = &r->a.opts;
+        rl->sn.dlio_seen = r->labels ? &r->dlio_seen : NULL;
+        if (!r->headless) rl->sn.started = pthread_create(&rl->sn.thread, NULL, snapper_main, &rl->sn) == 0;
+    }
+    r->a.loading = true;
+}
+
 static void poll_loader(runner *r)
 {
     app *a = &r->a;
@@ -816,6 +832,12 @@ static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
     app *a = &r->a;
     if (key == KEY_RESIZE) return;
     a->msg_middle = false;
+    if (a->mode == MODE_MEMORY) {
+        /* the set may not fit: y loads it anyway, anything that quits quits */
+        if (key == 'y' || key == 'Y') { a->mode = MODE_TABLE; runs_start(r); }
+        else if (key == 'n' || key == 'N' || key == 'q' || key == 'Q' || key == 27 || key == 3) { r->status = 4; r->quit = true; }
+        return;
+    }
     if (a->loading && !a->have_view && (key == 'q' || key == 'Q' || key == 3)) { r->quit = true; return; }
     if (a->loading && ((key == 'Q' && a->mode != MODE_PROMPT) || key == 3 || (key == 'q' && a->mode == MODE_TABLE && a->v.nlv <= 1))) {
         r->quit = true;   /* cancels the load */
@@ -888,6 +910,7 @@ static void runner_free(runner *r)
     for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
     free(r->a.fhist);
     free(r->a.edit.buf);
+    free(r->a.mem_warning);
     free(r->pending_path);
 }
 
@@ -1143,17 +1166,26 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         free(r);
         return 2;
     }
-    /* every run loads at once, each with its own loader and snapshots */
-    for (size_t k = 0; k < r->nruns; k++) {
-        run_load *rl = &r->runs[k];
-        dfn_load_opts lo = { .threads = o->threads };
-        rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
-        rl->sn.l = rl->loader;
-        rl->sn.opts = &r->a.opts;
-        rl->sn.dlio_seen = r->labels ? &r->dlio_seen : NULL;
-        if (!r->headless) rl->sn.started = pthread_create(&rl->sn.thread, NULL, snapper_main, &rl->sn) == 0;
+    /* a set that would not fit is said before the load fills the memory:
+     * the replay gives up as the command line does, the explorer asks */
+    if (!o->force) {
+        dfn_estimate est = {0};
+        for (size_t k = 0; k < r->nruns; k++)
+            dfn_estimate_add(&est, (const char *const *)r->runs[k].in.paths, r->runs[k].in.n);
+        uint64_t threads = (uint64_t)(o->threads ? o->threads : dfn_ncpus()) * r->nruns;
+        char msg[512];
+        if (!dfn_estimate_fits(&est, threads, DFN_EST_EXPLORER_PER_EVENT, r->labels != NULL, msg, sizeof msg)) {
+            if (r->headless) {
+                fprintf(stderr, "dfnav: %s\ndfnav: --force loads it anyway; fewer files need less\n", msg);
+                runner_free(r);
+                free(r);
+                return 4;
+            }
+            a->mem_warning = dfn_xstrdup(msg);
+            a->mode = MODE_MEMORY;
+        }
     }
-    a->loading = true;
+    if (a->mode != MODE_MEMORY) runs_start(r);
 
     int status;
     if (r->headless) {

@@ -2,7 +2,8 @@
 # The explorer in a real terminal: tmux runs it at 80x24, send-keys types,
 # capture-pane reads the screen. Start-up, drill down and back, pivot, sort,
 # filter, export (file content checked), resize, ASCII mode, TERM variants,
-# monochrome, and control and escape bytes from traces shown escaped and
+# monochrome, the question before loading a set that may not fit in
+# memory, and control and escape bytes from traces shown escaped and
 # never sent (the raw terminal output read with pipe-pane). Signals and
 # resize storms: signals.sh; export failures: exports.sh.
 . "$SRCDIR/tests/shell/lib.sh"
@@ -110,6 +111,24 @@ for how in "NO_COLOR=1 $E" "$E --color=never"; do
     keys q
     expect "monochrome quits" "DFNAV-EXIT=0"
 done
+
+# a set that may not fit in memory: the explorer asks before loading
+start "DFNAV_MEM_AVAILABLE=1M $E '$S'"
+expect "asks before loading" "This set needs about"
+expect "with the figures" "available (DFNAV_MEM_AVAILABLE)"
+keys n
+expect "n quits with status 4" "DFNAV-EXIT=4"
+start "DFNAV_MEM_AVAILABLE=1M $E '$S'"
+expect "asks again" "This set needs about"
+keys y
+expect "y loads it" "time▲"
+keys q
+expect "quits after loading anyway" "DFNAV-EXIT=0"
+start "DFNAV_MEM_AVAILABLE=1M $E --force '$S'"
+expect "--force does not ask" "time▲"
+if screen | grep -q "This set needs"; then fail "--force asked"; else ok; fi
+keys q
+expect "quits" "DFNAV-EXIT=0"
 
 # Control and escape bytes from traces are shown escaped and never reach
 # the terminal: window-title and clipboard OSC, erase-display CSI, C1
