@@ -112,9 +112,14 @@ check_status "runs side by side add up" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" re
 grep -q "^dfnav: these runs need about [0-9]* MiB (4 files," "$T/err" && ok || fail "runs: $(cat "$T/err")"
 check_status "the replay refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" --replay q "$T/ok"
 # a real limit: under 20 MB of address space not even the fixed part fits
-(ulimit -v 20000 && exec "$DFNAV" report -j 1 "$T/ok" >"$T/out" 2>"$T/err")
-check "ulimit -v: exit status" 4 "$?"
-grep -q "available (ulimit -v)$" "$T/err" && ok || fail "ulimit -v is named: $(cat "$T/err")"
+# (a sanitizer build cannot start there: its shadow memory is terabytes)
+if (ulimit -v 20000 && exec "$DFNAV" --version >/dev/null 2>&1); then
+    (ulimit -v 20000 && exec "$DFNAV" report -j 1 "$T/ok" >"$T/out" 2>"$T/err")
+    check "ulimit -v: exit status" 4 "$?"
+    grep -q "available (ulimit -v)$" "$T/err" && ok || fail "ulimit -v is named: $(cat "$T/err")"
+else
+    echo "SKIP: $DFNAV cannot start under ulimit -v 20000 (sanitizers?): the ulimit -v check is skipped"
+fi
 cat "$T"/ok/*.pfw | DFNAV_MEM_AVAILABLE=1M "$DFNAV" report -q - >/dev/null
 check "standard input: nothing to estimate, it loads" 0 "$?"
 

@@ -3,10 +3,11 @@
 # an export: INT, TERM, HUP and QUIT end dfnav promptly with status 128+N,
 # the terminal's modes as they were, the cursor shown and the main screen
 # back; an export cut by a signal leaves no file under its name (and, but
-# for KILL, no temporary file either); Q cancels an export, q waits for it; Ctrl-Z stops with the terminal
-# restored and fg redraws; a stop and continue from outside repaints over
-# whatever was written meanwhile and takes the modes back; storms of
-# resizes end on the screen the final size gives.
+# for KILL, no temporary file either); Q cancels an export, q waits for
+# it; Ctrl-Z stops with the terminal restored and fg redraws, and an
+# export stopped that way completes after fg; a stop and continue from
+# outside repaints over whatever was written meanwhile and takes the modes
+# back; storms of resizes end on the screen the final size gives.
 . "$SRCDIR/tests/shell/lib.sh"
 . "$SRCDIR/tests/shell/term.sh"
 export SOURCE_DATE_EPOCH=1790000000
@@ -122,6 +123,28 @@ poll 5 not_left && ok || fail "fg: the alternate screen was not entered again"
 expect "the load goes on after fg" " rows, " 60
 keys q
 expect "quits after fg" "FG-EXIT=0" 10
+
+# -- Ctrl-Z and fg during an export: the export pauses and then completes --
+start_shell
+keys "$E mid" Enter
+expect "mid loads in the shell" " rows, " 60
+keys f C-u 'time<40' Enter p e
+expect "calls level in the shell" "start s"
+keys e C-u out/tstp.csv Enter
+poll 30 tmp_growing out/tstp.csv || fail "Ctrl-Z: no export under way"
+pid=$(pgrep -P "$(tm display -p -t e '#{pane_pid}')" -x dfnav)
+keys C-z
+expect "Ctrl-Z during an export stops it" "Stopped" 5
+poll 5 stopped "$pid" && ok || fail "Ctrl-Z during an export: dfnav is not stopped"
+poll 5 screen_left "$RAW" && ok || fail "Ctrl-Z during an export: the terminal was not restored"
+[ -e "$T/out/tstp.csv" ] && fail "the export completed before Ctrl-Z: nothing was tested" || ok
+keys "fg" Enter
+expect "the export completes after fg" "saved " 60
+rows=$(screen | sed -n 's/.*saved \([0-9]*\) rows to out\/tstp.csv.*/\1/p')
+check "Ctrl-Z during an export: the whole export is there" "$((rows + 1))" "$(wc -l <"$T/out/tstp.csv" | tr -d ' ')"
+check "Ctrl-Z during an export: temporary files left" "" "$(ls "$T/out" | grep tmp)"
+keys Q
+rm -f "$T"/out/*
 
 # -- SIGSTOP (not catchable) and SIGCONT from outside: the program takes
 # the terminal modes back and repaints what was written over it --
