@@ -259,6 +259,11 @@ void dfn_json_string(FILE *out, const char *s, size_t len)
 
 /* ---- tables ---- */
 
+static bool cancelled(atomic_bool *cancel)
+{
+    return cancel && atomic_load_explicit(cancel, memory_order_relaxed);
+}
+
 /* A comparison's columns: keys (calls of several runs first say whose),
  * then each metric once per run and, for two runs, the difference and
  * ratio; then the size bins per run. One run gives plain names. */
@@ -350,8 +355,11 @@ static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *
     }
 }
 
-int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
+/* Stops between rows once *cancel is set (NULL: never), failing with
+ * ECANCELED. */
+static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic_bool *cancel)
 {
+    bool stopped = false;
     columns t;
     columns_of(c, &t);
     size_t ncol = t.n;
@@ -372,7 +380,7 @@ int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
                 dfn_csv_field(out, cells[i].text, cells[i].len);
             }
             fputs("\r\n", out);
-            if (ferror(out)) break;
+            if (ferror(out) || (stopped = cancelled(cancel))) break;
         }
     } else if (fmt == DFN_FMT_JSON) {
         fputs("[", out);
@@ -391,7 +399,7 @@ int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
                 else dfn_json_string(out, cells[i].text, cells[i].len);
             }
             fputs("}", out);
-            if (ferror(out)) break;
+            if (ferror(out) || (stopped = cancelled(cancel))) break;
         }
         fputs(c->nrows ? "\n]\n" : "]\n", out);
     } else {
@@ -419,7 +427,7 @@ int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
                 fprintf(out, i ? "  %*s" : "%*s", cells[i].is_num ? (int)w[i] : -(int)w[i], safe);
             }
             fputc('\n', out);
-            if (ferror(out)) break;
+            if (ferror(out) || (stopped = cancelled(cancel))) break;
         }
         free(w);
         free(safe);
@@ -429,41 +437,95 @@ int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
     free(ek);
     columns_free(&t);
     fflush(out);
+    if (stopped) {
+        errno = ECANCELED;
+        return -1;
+    }
     return ferror(out) ? -1 : 0;
 }
 
-int dfn_compare_save(const char *path, bool overwrite, const dfn_compare *c, dfn_format fmt, char *err, size_t errlen)
+int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt)
 {
-    if (!overwrite && access(path, F_OK) == 0) {
-        snprintf(err, errlen, "%s exists", path);
-        return -1;
+    return compare_write(out, c, fmt, NULL);
+}
+
+/* The directory part of path, for messages: "." for a bare name. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return dfn_xstrdup(".");
+    if (slash == path) return dfn_xstrdup("/");
+    return dfn_xstrndup(path, (size_t)(slash - path));
+}
+
+int dfn_save_open(dfn_save *s, const char *path, bool overwrite, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    atomic_init(&s->cancel, false);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "%s is %s", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+            return -1;
+        }
+        if (!overwrite) {
+            snprintf(err, errlen, "%s exists", path);
+            return -1;
+        }
     }
-    size_t n = strlen(path) + 32;
-    char *tmp = dfn_xmalloc(n);
-    snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    size_t n = strlen(path) + 16;
+    s->tmp = dfn_xmalloc(n);
+    snprintf(s->tmp, n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(s->tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write in the directory of %s: %s", path, strerror(errno));
-        free(tmp);
+        char *dir = dir_of(path);
+        snprintf(err, errlen, "%s: cannot create a file in %s: %s", path, dir, strerror(errno));
+        free(dir);
+        free(s->tmp);
+        s->tmp = NULL;
         return -1;
     }
-    fchmod(fd, 0644);
-    FILE *f = fdopen(fd, "w");
-    if (!f) { close(fd); unlink(tmp); snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(tmp); return -1; }
-    int rc = dfn_compare_write(f, c, fmt);
-    int saved = errno;
-    if (fflush(f) != 0 || fsync(fileno(f)) != 0) { rc = -1; saved = errno; }
-    if (fclose(f) != 0 && rc == 0) { rc = -1; saved = errno; }
-    if (rc == 0 && !overwrite) {
-        /* link fails if the name appeared meanwhile: never clobber */
-        if (link(tmp, path) != 0) { rc = -1; saved = errno; }
-        unlink(tmp);
-    } else if (rc == 0) {
-        if (rename(tmp, path) != 0) { rc = -1; saved = errno; unlink(tmp); }
-    } else {
-        unlink(tmp);
+    fchmod(fd, 0644);   /* mkstemp's 0600 would hide an export from its readers */
+    s->f = fdopen(fd, "w");
+    if (!s->f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        unlink(s->tmp);
+        free(s->tmp);
+        s->tmp = NULL;
+        return -1;
     }
-    if (rc != 0) snprintf(err, errlen, "%s: %s", path, strerror(saved));
-    free(tmp);
+    s->path = dfn_xstrdup(path);
+    s->overwrite = overwrite;
+    return 0;
+}
+
+int dfn_save_write(dfn_save *s, const dfn_compare *c, dfn_format fmt, char *err, size_t errlen)
+{
+    if (compare_write(s->f, c, fmt, &s->cancel) == 0) return 0;
+    snprintf(err, errlen, "%s: %s", s->path, errno == ECANCELED ? "cancelled" : strerror(errno));
+    return -1;
+}
+
+int dfn_save_close(dfn_save *s, int rc, char *err, size_t errlen)
+{
+    int saved = 0;
+    /* a full disk may only show when the last blocks reach it */
+    if (rc == 0 && (fflush(s->f) != 0 || fsync(fileno(s->f)) != 0)) { rc = -1; saved = errno; }
+    if (fclose(s->f) != 0 && rc == 0) { rc = -1; saved = errno; }
+    s->f = NULL;
+    if (rc == 0 && !s->overwrite) {
+        /* link fails if the name appeared meanwhile: never clobber */
+        if (link(s->tmp, s->path) != 0) { rc = -1; saved = errno; }
+        unlink(s->tmp);
+    } else if (rc == 0) {
+        if (rename(s->tmp, s->path) != 0) { rc = -1; saved = errno; unlink(s->tmp); }
+    } else {
+        unlink(s->tmp);
+    }
+    if (saved) snprintf(err, errlen, "%s: %s", s->path, strerror(saved));
+    free(s->tmp);
+    free(s->path);
+    s->tmp = s->path = NULL;
     return rc;
 }

@@ -5,6 +5,7 @@
 #ifndef DFNAV_EXPORT_H
 #define DFNAV_EXPORT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -20,9 +21,31 @@ bool dfn_format_parse(const char *s, dfn_format *out);
  * runs METRIC@diff and METRIC@ratio. Returns 0, or -1 with errno set on a
  * write error. */
 int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt);
-/* Writes to PATH through a temporary file in the same directory. Fails if
- * PATH exists and overwrite is false. Returns 0 or -1 with a message. */
-int dfn_compare_save(const char *path, bool overwrite, const dfn_compare *c, dfn_format fmt, char *err, size_t errlen);
+
+/* Saving to a file so that its name never holds half a file: the rows go
+ * to PATH.tmp.XXXXXX in the same directory (a rename cannot cross file
+ * systems), which is flushed to disk and renamed into place once complete,
+ * and removed on any failure. A process killed meanwhile leaves at most
+ * that temporary file, never PATH. */
+typedef struct {
+    char *path, *tmp;
+    FILE *f;
+    bool overwrite;
+    atomic_bool cancel;       /* set from another thread: the write stops and fails */
+} dfn_save;
+
+/* Creates the temporary file. Fails with a message naming the file and the
+ * reason when PATH exists and overwrite is false, when PATH exists and is
+ * not a regular file (a device or directory is never replaced), or when
+ * its directory takes no new file. */
+int dfn_save_open(dfn_save *s, const char *path, bool overwrite, char *err, size_t errlen);
+/* Writes c into the temporary file; 0, or -1 with a message. */
+int dfn_save_write(dfn_save *s, const dfn_compare *c, dfn_format fmt, char *err, size_t errlen);
+/* rc 0: flushes to disk and renames into place (without overwrite, fails
+ * rather than replace a file that appeared meanwhile); otherwise removes
+ * the temporary file. Frees what open allocated. 0, or -1 with a message
+ * (which keeps an earlier one when rc was already -1). */
+int dfn_save_close(dfn_save *s, int rc, char *err, size_t errlen);
 
 /* One CSV field, quoted (through libcsv) only when RFC 4180 needs it. */
 int dfn_csv_field(FILE *out, const char *s, size_t len);

@@ -28,6 +28,7 @@ typedef struct {
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;
     bool compare;             /* each PATH is a run of its own */
+    bool force;               /* load even a set estimated not to fit in memory */
     char **paths;
     size_t npaths;
 } cli_opts;
@@ -45,7 +46,8 @@ typedef struct {
 
 /* Loads every run at once, reporting progress on a terminal and damage on
  * stderr. A run that gives nothing keeps s NULL. Returns the exit status:
- * 0 all loaded, 1 damage, 3 something could not be read. */
+ * 0 all loaded, 1 damage, 3 something could not be read, 4 nothing loaded
+ * because the runs were estimated not to fit in memory (unless force). */
 int cli_load(const cli_opts *o, cli_run *runs, size_t n);
 void cli_runs_free(cli_run *runs, size_t n);
 /* Layers for the store: o->layers, else preset, else the store's own. */

@@ -2,6 +2,7 @@
  * query path, print. Also the loading shared by every command: progress on
  * a terminal, and each damaged file and line reported on stderr. */
 #include "cli.h"
+#include "dfnav/estimate.h"
 #include "dfnav/match.h"
 #include "dfnav/util.h"
 
@@ -16,7 +17,7 @@ int cli_write_status(FILE *f)
 {
     if (fflush(f) == 0 && !ferror(f)) return 0;
     if (errno == EPIPE) return 0;
-    fprintf(stderr, "dfnav: write error: %s\n", strerror(errno));
+    fprintf(stderr, "dfnav: cannot write the output: %s\n", strerror(errno));
     return 2;
 }
 
@@ -55,7 +56,7 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
     double *pct = dfn_xcalloc(n, sizeof *pct);
     dfn_inputs *in = dfn_xcalloc(n, sizeof *in);
     int status = 0;
-    /* every run loads at once, each on its own loader */
+    dfn_estimate est = {0};
     for (size_t k = 0; k < n; k++) {
         dfn_inputs_expand((const char *const *)runs[k].paths, runs[k].npaths, &in[k]);
         for (size_t i = 0; i < in[k].nerrors; i++) dfn_warnf(stderr, "%s", in[k].errors[i]);
@@ -63,8 +64,21 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
             if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", runs[k].label);
             else fprintf(stderr, "dfnav: no trace file to read\n");
             status = 3;
-            continue;
         }
+        if (!o->force) dfn_estimate_add(&est, (const char *const *)in[k].paths, in[k].n);
+    }
+    /* a set that would not fit is said before it fills the memory and
+     * the machine swaps, not after */
+    char msg[512];
+    uint64_t threads = (uint64_t)(o->threads ? o->threads : dfn_ncpus()) * n;
+    if (status != 3 && !o->force && !dfn_estimate_fits(&est, threads, DFN_EST_CLI_PER_EVENT, n > 1, msg, sizeof msg)) {
+        fprintf(stderr, "dfnav: %s\n", msg);
+        fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
+        status = 4;
+    }
+    /* every run loads at once, each on its own loader */
+    for (size_t k = 0; k < n && status != 4; k++) {
+        if (in[k].n == 0) continue;
         dfn_load_opts lo = { .threads = o->threads };
         ls[k] = dfn_loader_start((const char *const *)in[k].paths, in[k].n, &lo);
     }
@@ -270,6 +284,7 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
 {
     if (!make_runs(o, runs, n)) return 2;
     *status = cli_load(o, *runs, *n);
+    if (*status == 4) { cli_runs_free(*runs, *n); return 4; }
     for (size_t k = 0; k < *n; k++) {
         cli_run *r = &(*runs)[k];
         if (!r->s) { cli_runs_free(*runs, *n); return 3; }

@@ -60,6 +60,8 @@ static void usage(FILE *f)
 "  -f, --format FMT       table (default), csv or json\n"
 "  -j, --threads N        loader threads (default: one per online core)\n"
 "  -q, --quiet            no progress line and no damage report on stderr\n"
+"      --force            load even a set estimated not to fit in the memory\n"
+"                         available (see dfnav(1), MEMORY)\n"
 "      --ascii            explorer: ASCII sparklines and marks, even in UTF-8\n"
 "      --color WHEN       explorer: auto (default; off with NO_COLOR), always, never\n"
 "      --replay KEYS      explorer without a terminal: replay KEYS (see dfnav(1)),\n"
@@ -75,12 +77,14 @@ static void usage(FILE *f)
 "         max_proc (analysis; overlap = the first four)\n"
 "\n"
 "Exit status: 0 all loaded, 1 some lines or files damaged (the rest loaded),\n"
-"2 usage error, 3 nothing could be read.\n", f);
+"2 usage error or output that could not be written, 3 nothing could be read,\n"
+"4 the set would not fit in memory (the estimate is printed; --force loads it).\n", f);
 }
 
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
+    signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
     cli_opts o = { .format = DFN_FMT_TABLE };
     dfn_thresholds_default(&o.thresholds);
     char err[1024];
@@ -103,7 +107,7 @@ int main(int argc, char **argv)
         {"screens", required_argument, 0, 'O'}, {"metrics", required_argument, 0, 'm'},
         {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
         {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
-        {"compare", no_argument, 0, 'K'}, {0, 0, 0, 0}};
+        {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'}, {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
@@ -158,6 +162,7 @@ int main(int argc, char **argv)
         case 'P': o.compute = optarg; break;
         case 'D': o.diagnose = true; break;
         case 'K': o.compare = true; break;
+        case 'F': o.force = true; break;
         case 'T':
             if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
             break;
@@ -193,5 +198,6 @@ int main(int argc, char **argv)
     ui.thresholds = o.thresholds;
     ui.threads = o.threads;
     ui.compare = o.compare;
+    ui.force = o.force;
     return ui_run(&ui, o.paths, o.npaths);
 }

@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "ui.h"
 #include "replay.h"
+#include "dfnav/estimate.h"
 #include "dfnav/export.h"
 #include "dfnav/loader.h"
 #include "dfnav/util.h"
@@ -21,12 +22,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t got_signal;
+/* Signals only set these; the loop acts on them between screens, where
+ * curses is in a known state (drawing from a handler would interleave with
+ * the loop's own output). */
+static volatile sig_atomic_t got_signal;   /* INT TERM HUP QUIT: restore the terminal, die of the signal */
+static volatile sig_atomic_t got_stop;     /* TSTP: restore the terminal, then stop */
+static volatile sig_atomic_t got_cont;     /* CONT: take the terminal back, redraw */
 
 static void on_signal(int sig) { got_signal = sig; }
+static void on_stop(int sig) { (void)sig; got_stop = 1; }
+static void on_cont(int sig) { (void)sig; got_cont = 1; }
 
 /* ---- line editing ---- */
 
@@ -156,8 +166,10 @@ typedef struct {
     dfn_filter filter;
     dfn_dim dim;
     int sort, sort_col;
-    bool desc, overwrite;
-    char *path;
+    bool desc;
+    dfn_save save;            /* the temporary file, created before the job starts */
+    char *path, *tmp;         /* the UI thread's copies: tmp is what a signal removes */
+    bool saved;
     char msg[1200];
 } exporter;
 
@@ -170,13 +182,10 @@ static void *exporter_main(void *arg)
     q.ndims = 1;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
                                        sizeof err);
-    if (!c) {
-        snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
-    } else if (dfn_compare_save(x->path, x->overwrite, c, DFN_FMT_CSV, err, sizeof err) != 0) {
-        snprintf(x->msg, sizeof x->msg, "export failed: %s", err);
-    } else {
-        snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", c->nrows, x->path);
-    }
+    int rc = c ? dfn_save_write(&x->save, c, DFN_FMT_CSV, err, sizeof err) : -1;
+    x->saved = dfn_save_close(&x->save, rc, err, sizeof err) == 0;
+    if (!x->saved) snprintf(x->msg, sizeof x->msg, "not saved: %s", err);
+    else snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", c->nrows, x->path);
     dfn_compare_free(c);
     atomic_store(&x->job.done, true);
     return NULL;
@@ -265,6 +274,7 @@ typedef struct {
     bool headless;
     char *pending_path;
     bool pending_calls;
+    bool abandon_export;      /* quitting with Q: a running export is cancelled, not awaited */
 } runner;
 
 static long long now_seconds(void)
@@ -444,6 +454,21 @@ static void poll_run(runner *r, size_t k)
     rl->ix.started = true;
 }
 
+/* Every run loads at once, each with its own loader and snapshots. */
+static void runs_start(runner *r)
+{
+    for (size_t k = 0; k < r->nruns; k++) {
+        run_load *rl = &r->runs[k];
+        dfn_load_opts lo = { .threads = r->a.opts.threads };
+        rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
+        rl->sn.l = rl->loader;
+        rl->sn.opts = &r->a.opts;
+        rl->sn.dlio_seen = r->labels ? &r->dlio_seen : NULL;
+        if (!r->headless) rl->sn.started = pthread_create(&rl->sn.thread, NULL, snapper_main, &rl->sn) == 0;
+    }
+    r->a.loading = true;
+}
+
 static void poll_loader(runner *r)
 {
     app *a = &r->a;
@@ -500,9 +525,18 @@ static void start_export(runner *r, const char *path, bool overwrite)
         x->sort_col = l->sort_col;
         x->desc = l->desc;
     }
+    /* the temporary file now, on this thread: a failure shows at once, and
+     * a signal during the export knows what to remove */
+    char err[900];
+    if (dfn_save_open(&x->save, path, overwrite, err, sizeof err) != 0) {
+        snprintf(a->msg, sizeof a->msg, "not saved: %s", err);
+        a->msg_middle = true;
+        dfn_filter_free(&x->filter);
+        return;
+    }
     x->dim.arg = a->export_calls || !l->dim.arg ? NULL : dfn_xstrdup(l->dim.arg);
     x->path = dfn_xstrdup(path);
-    x->overwrite = overwrite;
+    x->tmp = dfn_xstrdup(x->save.tmp);
     a->exporting = true;
     snprintf(a->msg, sizeof a->msg, "saving %s ...", path);
     job_start(&x->job, exporter_main, x);
@@ -514,11 +548,13 @@ static void poll_export(runner *r, bool wait)
     if (!job_finished(&x->job, wait)) return;
     r->a.exporting = false;
     snprintf(r->a.msg, sizeof r->a.msg, "%.1000s", x->msg);
+    r->a.msg_middle = !x->saved;
     dfn_filter_free(&x->filter);
     free(x->dim.arg);
     x->dim.arg = NULL;
     free(x->path);
-    x->path = NULL;
+    free(x->tmp);
+    x->path = x->tmp = NULL;
 }
 
 static void start_diagnose(runner *r)
@@ -608,7 +644,8 @@ static void submit_prompt(runner *r)
     }
     case PROMPT_EXPORT:
         if (!*text) { a->mode = MODE_TABLE; return; }
-        if (access(text, F_OK) == 0) {
+        struct stat st;
+        if (stat(text, &st) == 0 && S_ISREG(st.st_mode)) {   /* anything else fails with its reason */
             free(r->pending_path);
             r->pending_path = dfn_xstrdup(text);
             a->mode = MODE_CONFIRM;
@@ -794,8 +831,15 @@ static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
 {
     app *a = &r->a;
     if (key == KEY_RESIZE) return;
+    a->msg_middle = false;
+    if (a->mode == MODE_MEMORY) {
+        /* the set may not fit: y loads it anyway, anything that quits quits */
+        if (key == 'y' || key == 'Y') { a->mode = MODE_TABLE; runs_start(r); }
+        else if (key == 'n' || key == 'N' || key == 'q' || key == 'Q' || key == 27 || key == 3) { r->status = 4; r->quit = true; }
+        return;
+    }
     if (a->loading && !a->have_view && (key == 'q' || key == 'Q' || key == 3)) { r->quit = true; return; }
-    if (a->loading && (key == 'Q' || key == 3 || (key == 'q' && a->mode == MODE_TABLE && a->v.nlv <= 1))) {
+    if (a->loading && ((key == 'Q' && a->mode != MODE_PROMPT) || key == 3 || (key == 'q' && a->mode == MODE_TABLE && a->v.nlv <= 1))) {
         r->quit = true;   /* cancels the load */
         return;
     }
@@ -810,6 +854,7 @@ static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
     case MODE_DIAG: key_diag(r, key); break;
     default: key_table(r, key); break;
     }
+    if (r->quit && key == 'Q') r->abandon_export = true;   /* "quit at once" */
 }
 
 static void init_colors(app *a)
@@ -865,6 +910,7 @@ static void runner_free(runner *r)
     for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
     free(r->a.fhist);
     free(r->a.edit.buf);
+    free(r->a.mem_warning);
     free(r->pending_path);
 }
 
@@ -883,6 +929,97 @@ static int read_key(char *utf8, size_t *ulen)
         *ulen = n == (size_t)-1 ? 0 : n;
     }
     return (int)wc;
+}
+
+/* ---- signals ---- */
+
+/* INT, TERM, HUP and QUIT end the program and TSTP stops it, each once
+ * the loop has put the terminal back. A signal the program was started
+ * with ignored (nohup, a background job of a script) stays ignored. */
+static void signals_install(void)
+{
+    static const int ends[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_signal;
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        sigaction(ends[i], NULL, &old);
+        if (old.sa_handler != SIG_IGN) sigaction(ends[i], &sa, NULL);
+    }
+    /* our own TSTP and CONT handlers also keep ncurses from installing
+     * its TSTP handler, which draws from inside the signal handler */
+    sa.sa_handler = on_stop;
+    sigaction(SIGTSTP, &sa, NULL);
+    sa.sa_handler = on_cont;
+    sigaction(SIGCONT, &sa, NULL);
+}
+
+/* Ctrl-Z: the shell gets the terminal back as it was, then the whole
+ * process stops (a load or an export pauses with it) until SIGCONT. */
+static void app_suspend(void)
+{
+    got_stop = 0;
+    endwin();
+    struct sigaction dfl, ours;
+    memset(&dfl, 0, sizeof dfl);
+    sigemptyset(&dfl.sa_mask);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGTSTP, &dfl, &ours);
+    raise(SIGTSTP);   /* returns once continued */
+    sigaction(SIGTSTP, &ours, NULL);
+    got_cont = 1;
+}
+
+/* Continued (after Ctrl-Z, or a SIGSTOP that could not be caught): the
+ * shell may have changed the terminal modes and the size meanwhile (a
+ * stopped process gets no SIGWINCH), so both are taken again and the
+ * whole screen is redrawn. */
+static void app_resume(runner *r)
+{
+    got_cont = 0;
+    reset_prog_mode();
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+        (ws.ws_row != LINES || ws.ws_col != COLS))
+        resizeterm(ws.ws_row, ws.ws_col);
+    set_size(r, LINES, COLS);
+    clearok(curscr, TRUE);
+}
+
+/* After the screen is restored: a signal ends the program at once. An
+ * export in progress loses its temporary file, never leaving part of a
+ * table under its name; loader and worker threads end with the process,
+ * which holds nothing that outlives it. Dies of the signal (the shell sees
+ * 128 + its number). r may be NULL once freed. */
+static _Noreturn void die_of_signal(runner *r)
+{
+    int sig = got_signal;
+    if (r && atomic_load(&r->ex.job.running) && r->ex.tmp) unlink(r->ex.tmp);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
+/* Quitting while an export runs: q finishes it, Q cancels it. The status
+ * line is gone, so its outcome goes to stderr. */
+static void export_after_screen(runner *r)
+{
+    exporter *x = &r->ex;
+    if (!atomic_load(&x->job.running)) return;
+    if (r->abandon_export) atomic_store(&x->save.cancel, true);
+    else dfn_warnf(stderr, "finishing the export to %s ...", x->path);
+    while (!atomic_load(&x->job.done)) {
+        if (got_signal) die_of_signal(r);
+        struct timespec ts = { 0, 20 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    poll_export(r, true);
+    dfn_warnf(stderr, "%s", r->a.msg);
 }
 
 /* The replay: a fixed screen size, the load finished before the first
@@ -1029,29 +1166,32 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         free(r);
         return 2;
     }
-    /* every run loads at once, each with its own loader and snapshots */
-    for (size_t k = 0; k < r->nruns; k++) {
-        run_load *rl = &r->runs[k];
-        dfn_load_opts lo = { .threads = o->threads };
-        rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
-        rl->sn.l = rl->loader;
-        rl->sn.opts = &r->a.opts;
-        rl->sn.dlio_seen = r->labels ? &r->dlio_seen : NULL;
-        if (!r->headless) rl->sn.started = pthread_create(&rl->sn.thread, NULL, snapper_main, &rl->sn) == 0;
+    /* a set that would not fit is said before the load fills the memory:
+     * the replay gives up as the command line does, the explorer asks */
+    if (!o->force) {
+        dfn_estimate est = {0};
+        for (size_t k = 0; k < r->nruns; k++)
+            dfn_estimate_add(&est, (const char *const *)r->runs[k].in.paths, r->runs[k].in.n);
+        uint64_t threads = (uint64_t)(o->threads ? o->threads : dfn_ncpus()) * r->nruns;
+        char msg[512];
+        if (!dfn_estimate_fits(&est, threads, DFN_EST_EXPLORER_PER_EVENT, r->labels != NULL, msg, sizeof msg)) {
+            if (r->headless) {
+                fprintf(stderr, "dfnav: %s\ndfnav: --force loads it anyway; fewer files need less\n", msg);
+                runner_free(r);
+                free(r);
+                return 4;
+            }
+            a->mem_warning = dfn_xstrdup(msg);
+            a->mode = MODE_MEMORY;
+        }
     }
-    a->loading = true;
+    if (a->mode != MODE_MEMORY) runs_start(r);
 
     int status;
     if (r->headless) {
         status = run_headless(r, o);
     } else {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-        signal(SIGPIPE, SIG_IGN);
+        signals_install();
         if (!initscr()) {
             fprintf(stderr, "dfnav: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
             runner_free(r);
@@ -1067,34 +1207,31 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         curs_set(0);
         init_colors(a);
         set_size(r, LINES, COLS);
-        while (!r->quit) {
+        while (!r->quit && !got_signal) {
+            if (got_stop) app_suspend();
+            if (got_cont) app_resume(r);
             poll_loader(r);
             poll_export(r, false);
             poll_diagnose(r, false);
-            if (got_signal) break;
             curs_set(a->mode == MODE_PROMPT ? 1 : 0);
             draw_screen(a);
             refresh();
             char u[8];
             size_t ul;
             int key = read_key(u, &ul);
-            if (got_signal) break;
-            if (key == ERR) continue;
+            if (key == ERR || got_signal || got_stop) continue;
             if (key == KEY_RESIZE) { set_size(r, LINES, COLS); continue; }
             handle_key(r, key, u, ul);
         }
         endwin();
+        if (got_signal) die_of_signal(r);
+        export_after_screen(r);
         status = r->status;
     }
     if (a->loading && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
     if (status == 0 && missing) status = 1;
-    int sig = got_signal;
     runner_free(r);
     free(r);
-    if (sig) {
-        /* die of the signal, as a well-behaved program does, after the terminal is restored */
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
+    if (got_signal) die_of_signal(NULL);   /* one that came while cleaning up */
     return status;
 }

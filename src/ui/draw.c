@@ -568,7 +568,7 @@ static void draw_status(app *a)
         return;
     }
     if (a->msg[0]) {
-        draw_text(y, 0, a->cols, a->msg, strlen(a->msg), false, false, a->opts.ascii || !a->utf8);
+        draw_text(y, 0, a->cols, a->msg, strlen(a->msg), false, a->msg_middle, a->opts.ascii || !a->utf8);
         return;
     }
     if (l && l->res) {
@@ -617,6 +617,7 @@ static void draw_hints(app *a)
         return;
     }
     if (a->mode == MODE_CONFIRM) h = "The file exists. Overwrite it? y = yes, n = no";
+    else if (a->mode == MODE_MEMORY) h = "y loads it anyway  n or q quits";
     else if (a->mode == MODE_PIVOT) h = "pivot: letter or Up/Down + Enter; Esc cancels";
     else if (a->mode == MODE_COLUMNS) h = "columns: Space toggles; Enter or Esc closes";
     else if (a->mode == MODE_DIAG) h = "Up/Down choose  Enter shows the evidence  Esc/q/d back";
@@ -904,6 +905,48 @@ static void draw_diag(app *a)
     draw_hints(a);
 }
 
+/* Before loading: the estimate of a set that may not fit, word-wrapped,
+ * and the question. */
+static void draw_memory(app *a)
+{
+    bool ascii = a->opts.ascii || !a->utf8;
+    attron(A_BOLD);
+    mvaddstr(0, 0, "dfnav");
+    attroff(A_BOLD);
+    const char *m = a->mem_warning ? a->mem_warning : "";
+    int w = a->cols - 4, y = 2;
+    char first[2] = { (char)(*m >= 'a' && *m <= 'z' ? *m - 'a' + 'A' : *m), 0 };
+    attron(A_BOLD | pair(a, PAIR_WARN));
+    /* the first letter capitalised, then the rest cut at spaces */
+    if (*m) { mvaddstr(y, 2, first); m++; }
+    int x = 3;
+    while (*m && y < a->rows - 6) {
+        size_t n = strlen(m);
+        int room = w - (x - 2);
+        size_t take = n;
+        if ((int)n > room) {
+            take = (size_t)room;
+            while (take > 0 && m[take] != ' ') take--;
+            if (take == 0) take = (size_t)room;
+        }
+        draw_text(y, x, room, m, take, false, false, ascii);
+        m += take;
+        while (*m == ' ') m++;
+        y++;
+        x = 2;
+    }
+    attroff(A_BOLD | pair(a, PAIR_WARN));
+    static const char *rest[] = {
+        "Loading it could fill the memory and make the machine swap.",
+        "y loads it anyway; n or q quits (exit status 4). Fewer files need less;",
+        "--force skips this question.",
+    };
+    y++;
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0] && y < a->rows - 1; i++, y++)
+        draw_text(y, 2, w, rest[i], strlen(rest[i]), false, false, ascii);
+    draw_hints(a);
+}
+
 void draw_screen(app *a)
 {
     erase();
@@ -918,6 +961,7 @@ void draw_screen(app *a)
         if (y + 2 < a->rows) mvaddnstr(y + 2, 0, m3, a->cols);
         return;
     }
+    if (a->mode == MODE_MEMORY) { draw_memory(a); return; }
     if (a->mode == MODE_HELP) { draw_help(a); return; }
     if (a->mode == MODE_DETAIL) { draw_detail(a); return; }
     if (a->mode == MODE_DAMAGE) { draw_damage(a); return; }

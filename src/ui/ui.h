@@ -32,6 +32,7 @@ typedef struct {
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;
     bool compare;             /* each path is a run (NAME=PATH) */
+    bool force;               /* load even a set estimated not to fit in memory */
 } ui_opts;
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths);
@@ -169,7 +170,7 @@ void view_export_name(const view *v, bool calls, long long now, char *buf, size_
 
 typedef enum {
     MODE_TABLE, MODE_HELP, MODE_PIVOT, MODE_COLUMNS, MODE_DETAIL, MODE_DAMAGE, MODE_PROMPT,
-    MODE_CONFIRM, MODE_SMALL, MODE_DIAG
+    MODE_CONFIRM, MODE_SMALL, MODE_DIAG, MODE_MEMORY
 } app_mode;
 
 typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG } prompt_kind;
@@ -191,7 +192,9 @@ struct app {
     line_edit edit;
     char perr[1024];          /* the prompt's error, shown above it */
     char msg[1024];           /* the status line's message */
+    bool msg_middle;          /* cut it in the middle: a failed save's reason follows a path of any length */
     char progress[256];       /* loading: percent, events, rate, ETA */
+    char *mem_warning;        /* MODE_MEMORY: why the set may not fit, before it loads */
     bool loading;
     uint64_t malformed;       /* damage: malformed lines in all */
     size_t bad_files;         /* files with an error or malformed lines */

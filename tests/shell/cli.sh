@@ -1,7 +1,8 @@
 #!/bin/sh
 # The command line as a contract: exit statuses, damage reports naming file
-# and line, formats (CSV header and quoting, valid JSON), closed pipes,
-# standard input, and names with control bytes never reaching a terminal.
+# and line, formats (CSV header and quoting, valid JSON), closed pipes, full
+# disks, sets too big for the memory, standard input, and names with
+# control bytes never reaching a terminal.
 . "$SRCDIR/tests/shell/lib.sh"
 
 "$DFNAV_GEN" --seed 5 --events 3000 --ranks 2 "$T/ok" >/dev/null
@@ -79,6 +80,48 @@ fi
 { "$DFNAV" report -q --by event --format csv "$T/ok" 2>"$T/err"; echo $? >"$T/st"; } | head -1 >/dev/null
 check "closed pipe is quiet" "" "$(cat "$T/err")"
 check "closed pipe exits 0" 0 "$(cat "$T/st")"
+
+# a full disk and a file size limit: a message saying why and status 2,
+# never a silent death (SIGXFSZ) with a cut file behind
+if [ -w /dev/full ]; then
+    "$DFNAV" report -q --by event --format csv "$T/ok" >/dev/full 2>"$T/err"
+    check "full disk: exit status" 2 "$?"
+    check "full disk: message" "dfnav: cannot write the output: No space left on device" "$(cat "$T/err")"
+fi
+(ulimit -f 8 && exec "$DFNAV" report -q --by event --format csv "$T/ok" >"$T/limited.csv" 2>"$T/err")
+check "file size limit: exit status" 2 "$?"
+check "file size limit: message" "dfnav: cannot write the output: File too large" "$(cat "$T/err")"
+
+# a set estimated not to fit in memory is refused before it loads, with
+# the figures; --force loads it; standard input has no size to go by
+check_status "too big for the memory available" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report "$T/ok"
+grep -qE '^dfnav: this set needs about [0-9]+ MiB \(2 files, ~[0-9.]+ k events estimated\), only 1 MiB available \(DFNAV_MEM_AVAILABLE\)$' "$T/err" &&
+    ok || fail "the estimate is said: $(cat "$T/err")"
+grep -q "^dfnav: --force loads it anyway" "$T/err" && ok || fail "the way out is said: $(cat "$T/err")"
+check "nothing on standard output when refused" "" "$(cat "$T/out")"
+# the estimate of the events within 5% of what loads
+est=$(sed -n 's/.*~\([0-9.]*\) k events.*/\1/p' "$T/err")
+real=$("$DFNAV" info -q --format csv "$T/ok" | tr -d '\r' | awk -F, '$1 == "total" { print $6 }')
+awk -v e="$est" -v r="$real" 'BEGIN { d = e * 1000 / r; exit !(d > 0.95 && d < 1.05) }' && ok ||
+    fail "estimated ~$est k events, $real loaded"
+check_status "--force loads it" 0 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report --force "$T/ok"
+check_status "enough memory" 0 env DFNAV_MEM_AVAILABLE=1G "$DFNAV" report "$T/ok"
+check_status "an unreadable DFNAV_MEM_AVAILABLE is ignored" 0 env DFNAV_MEM_AVAILABLE=lots "$DFNAV" report "$T/ok"
+check_status "info refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" info "$T/ok"
+check_status "runs side by side add up" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report --compare "a=$T/ok" "b=$T/ok"
+grep -q "^dfnav: these runs need about [0-9]* MiB (4 files," "$T/err" && ok || fail "runs: $(cat "$T/err")"
+check_status "the replay refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" --replay q "$T/ok"
+# a real limit: under 20 MB of address space not even the fixed part fits
+# (a sanitizer build cannot start there: its shadow memory is terabytes)
+if (ulimit -v 20000 && exec "$DFNAV" --version >/dev/null 2>&1); then
+    (ulimit -v 20000 && exec "$DFNAV" report -j 1 "$T/ok" >"$T/out" 2>"$T/err")
+    check "ulimit -v: exit status" 4 "$?"
+    grep -q "available (ulimit -v)$" "$T/err" && ok || fail "ulimit -v is named: $(cat "$T/err")"
+else
+    echo "SKIP: $DFNAV cannot start under ulimit -v 20000 (sanitizers?): the ulimit -v check is skipped"
+fi
+cat "$T"/ok/*.pfw | DFNAV_MEM_AVAILABLE=1M "$DFNAV" report -q - >/dev/null
+check "standard input: nothing to estimate, it loads" 0 "$?"
 
 # standard input and globs
 cat "$T"/ok/*.pfw | "$DFNAV" report -q --format csv - >"$T/stdin.csv"

@@ -1,0 +1,74 @@
+/* dfnav estimate: the memory a trace set will take once loaded, from the
+ * files' sizes and a sample of their text, against what the process can
+ * still get (MemAvailable, the cgroup's limit, ulimit -v and -d), so that a
+ * set that would not fit is refused with figures before the machine swaps.
+ * Cheap: one stat per file and a few samples of at most 512 KiB of text. */
+#ifndef DFNAV_ESTIMATE_H
+#define DFNAV_ESTIMATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How many files are sampled (spread over the list) and how much text of
+ * each: the text per event and the gzip ratio barely vary along a set. */
+#define DFN_EST_SAMPLE_FILES 4
+#define DFN_EST_SAMPLE_BYTES ((size_t)512 << 10)
+
+/* Peak resident bytes of a load, measured on generated sets of 1 to 6 M
+ * events (README, Performance): a fixed part, the blocks in flight of each
+ * loader thread, and a part per event: the store's columns, arguments,
+ * strings and indexes (the command line), plus the explorer's layer
+ * index, call tree, access patterns and loading snapshots. A little above
+ * the measurements, so that a set refused would really not have fitted
+ * with room to spare. */
+#define DFN_EST_BASE ((uint64_t)16 << 20)
+#define DFN_EST_PER_THREAD ((uint64_t)12 << 20)
+#define DFN_EST_CLI_PER_EVENT 40
+#define DFN_EST_EXPLORER_PER_EVENT 64
+
+typedef struct {
+    uint64_t files;                       /* trace files seen */
+    uint64_t unsized;                     /* of which with no size to go by (standard input, unreadable) */
+    uint64_t plain_bytes, gzip_bytes;     /* sizes as stored (gzip: by the name's .gz) */
+    uint64_t sample_text, sample_events;  /* text read from the samples, and the events in it */
+    uint64_t sample_gz_in, sample_gz_out; /* gzip bytes the samples consumed, and the text they gave */
+} dfn_estimate;
+
+/* Adds files to e: the size of each, and a sample of a few (every file
+ * from a list this short, else DFN_EST_SAMPLE_FILES spread over it, and
+ * the first gzip file when those missed every one). */
+void dfn_estimate_add(dfn_estimate *e, const char *const *files, size_t n);
+/* Events in complete lines of text: lines with a "ts" that are not
+ * metadata (ph "M", or 4 in the newest era). */
+uint64_t dfn_estimate_count(const char *text, size_t len);
+/* Events of the whole set: its text (plain sizes, gzip sizes times the
+ * samples' ratio) over the samples' text per event; 0 without samples. */
+uint64_t dfn_estimate_events(const dfn_estimate *e);
+/* Peak resident bytes of loading events with this many loader threads in
+ * all (each run of a comparison has its own). */
+uint64_t dfn_estimate_bytes(uint64_t events, uint64_t threads, uint64_t per_event);
+
+/* Bytes the process can still get: the least of MemAvailable, the headroom
+ * under each cgroup memory limit above it (v1 and v2) and under ulimit -v
+ * and -d; DFNAV_MEM_AVAILABLE (a size such as 512M or 2GiB) replaces them
+ * all. UINT64_MAX when nothing says. *why names the one that decided. */
+uint64_t dfn_mem_available(const char **why);
+/* The parts, for tests. MemAvailable of /proc/meminfo's text, in bytes. */
+bool dfn_mem_meminfo(const char *meminfo, uint64_t *out);
+/* The least headroom under the memory limits of the cgroups that
+ * proc_cgroup (the text of /proc/self/cgroup) names and their ancestors,
+ * with the cgroup file systems mounted under root (/sys/fs/cgroup);
+ * UINT64_MAX when none is limited. */
+uint64_t dfn_mem_cgroup(const char *proc_cgroup, const char *root);
+/* A byte count: digits, optionally with a fraction, and K, M, G or T
+ * (powers of 1024), optionally followed by B or iB. */
+bool dfn_size_parse(const char *s, uint64_t *out);
+
+/* Whether loading fits what the process can get; when it does not, msg
+ * gets the sentence to show: "this set needs about 6.2 GiB (8 files, ~150.3
+ * M events estimated), only 3.9 GiB available (MemAvailable)". runs: the
+ * set is several runs side by side. */
+bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_event, bool runs, char *msg, size_t cap);
+
+#endif
