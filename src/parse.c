@@ -121,6 +121,7 @@ typedef struct {
     const char *s;     /* the line */
     jsmntok_t *t;
     int n;
+    bool strict;       /* the fast tokenizer's: every primitive is valid JSON */
 } toks_view;
 
 static inline size_t tok_len(const jsmntok_t *t) { return (size_t)(t->end - t->start); }
@@ -147,32 +148,13 @@ static bool tok_is(const toks_view *v, int i, const char *lit, size_t litlen)
  * only the primitives no exact number parser has read. */
 static bool json_primitive_ok(const char *s, size_t len)
 {
-    switch (s[0]) {
-    case 't': return len == 4 && memcmp(s, "true", 4) == 0;
-    case 'f': return len == 5 && memcmp(s, "false", 5) == 0;
-    case 'n': return len == 4 && memcmp(s, "null", 4) == 0;
-    }
-    size_t i = s[0] == '-', d = i;
-    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
-    if (i == d) return false;
-    if (i < len && s[i] == '.') {
-        d = ++i;
-        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
-        if (i == d) return false;
-    }
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        if (i < len && (s[i] == '+' || s[i] == '-')) i++;
-        d = i;
-        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
-        if (i == d) return false;
-    }
-    return i == len;
+    return dfn_json_primitive_end(s, 0, len, true) == len;
 }
 
 /* Every primitive of the values in tokens [from, to) is valid JSON. */
 static bool toks_primitives_ok(const toks_view *v, int from, int to)
 {
+    if (v->strict) return true;
     for (int k = from; k < to; k++)
         if (v->t[k].type == JSMN_PRIMITIVE && !json_primitive_ok(v->s + v->t[k].start, tok_len(&v->t[k])))
             return false;
@@ -463,9 +445,11 @@ static bool json_deeper_than(const char *s, size_t len, int limit)
 /* jsmn with parent links closes a container by walking up from the last
  * token, which costs the square of the depth on deep nesting (minutes for
  * a 2 MB line of brackets). Lines past the first token array have their
- * depth checked before jsmn sees them again: the cost stays linear. */
-static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
+ * depth checked before jsmn sees them again: the cost stays linear.
+ * *strict says whether the fast tokenizer took the line. */
+static int parser_tokenize(dfn_parser *p, const char *s, size_t len, bool *strict)
 {
+    *strict = true;
     for (;;) {
         int r = dfn_tokenize(s, len, p->toks, p->ntoks);
         if (r >= 0) return r;
@@ -473,6 +457,7 @@ static int parser_tokenize(dfn_parser *p, const char *s, size_t len)
         p->ntoks *= 4;
         p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
     }
+    *strict = false;
     for (;;) {
         jsmn_parser jp;
         jsmn_init(&jp);
@@ -520,7 +505,8 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     if (len == 0 || s[0] != '{') { batch_bad(b, line, "not a JSON object"); return; }
     if (len > INT32_MAX) { batch_bad(b, line, "line too long"); return; }
 
-    int r = parser_tokenize(p, s, len);
+    bool strict;
+    int r = parser_tokenize(p, s, len, &strict);
     if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return; }
     if (r == TOKENIZE_TOO_DEEP) { batch_bad(b, line, "JSON nested too deeply"); return; }
     if (r < 1 || p->toks[0].type != JSMN_OBJECT || (size_t)p->toks[0].end != len) {
@@ -528,7 +514,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
         batch_bad(b, line, r != JSMN_ERROR_PART ? "invalid JSON" : memchr(s, '\0', len) ? "NUL byte" : "truncated JSON");
         return;
     }
-    toks_view v = { s, p->toks, r };
+    toks_view v = { s, p->toks, r, strict };
 
     int t_name = -1, t_cat = -1, t_args = -1;
     uint64_t ts = 0, dur = 0;
@@ -648,12 +634,12 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
             const char *ks = s + kt->start, *vs = s + vt->start;
             size_t kl = tok_len(kt), vl = tok_len(vt);
             if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
-                if (vt->type == JSMN_PRIMITIVE) bad_json |= !json_primitive_ok(vs, vl);
+                bad_json |= !toks_primitives_ok(&v, val, val + 1);
                 if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash(p, &v, val, &era);
                 continue;
             }
             if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
-                if (vt->type == JSMN_PRIMITIVE) bad_json |= !json_primitive_ok(vs, vl);
+                bad_json |= !toks_primitives_ok(&v, val, val + 1);
                 if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash(p, &v, val, &era);
                 continue;
             }

@@ -34,6 +34,11 @@ static inline size_t tok_first(uint64_t m) { return (size_t)__builtin_ctzll(m) >
 #else
 #define TOK_SWAR 0
 #endif
+#ifdef __GNUC__
+#define TOK_INLINE inline __attribute__((always_inline))
+#else
+#define TOK_INLINE inline
+#endif
 
 /* Index of the quote closing a string whose text starts at i, or len
  * when it is not plainly valid (raw control byte, bad escape, no end).
@@ -94,28 +99,33 @@ static inline size_t tok_digits_end(const unsigned char *s, size_t i, size_t len
     return i;
 }
 
-/* End of a number by the JSON grammar or of true, false, null starting
- * at i, or len when there is none. */
-static inline size_t tok_primitive_end(const unsigned char *s, size_t i, size_t len)
+/* Inline in the tokenizer, which calls it for every number of every line. */
+static TOK_INLINE size_t tok_primitive_end(const unsigned char *s, size_t i, size_t len, bool lead_zeros)
 {
-    if (s[i] == 't') return len - i >= 4 && memcmp(s + i, "true", 4) == 0 ? i + 4 : len;
-    if (s[i] == 'f') return len - i >= 5 && memcmp(s + i, "false", 5) == 0 ? i + 5 : len;
-    if (s[i] == 'n') return len - i >= 4 && memcmp(s + i, "null", 4) == 0 ? i + 4 : len;
+    if (i >= len) return SIZE_MAX;
+    if (s[i] == 't') return len - i >= 4 && memcmp(s + i, "true", 4) == 0 ? i + 4 : SIZE_MAX;
+    if (s[i] == 'f') return len - i >= 5 && memcmp(s + i, "false", 5) == 0 ? i + 5 : SIZE_MAX;
+    if (s[i] == 'n') return len - i >= 4 && memcmp(s + i, "null", 4) == 0 ? i + 4 : SIZE_MAX;
     if (s[i] == '-') i++;
-    if (i >= len || !tok_digit(s[i])) return len;
-    i = s[i] == '0' ? i + 1 : tok_digits_end(s, i, len);
+    if (i >= len || !tok_digit(s[i])) return SIZE_MAX;
+    i = s[i] == '0' && !lead_zeros ? i + 1 : tok_digits_end(s, i, len);
     if (i < len && s[i] == '.') {
         i++;
-        if (i >= len || !tok_digit(s[i])) return len;
+        if (i >= len || !tok_digit(s[i])) return SIZE_MAX;
         i = tok_digits_end(s, i, len);
     }
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         if (i < len && (s[i] == '+' || s[i] == '-')) i++;
-        if (i >= len || !tok_digit(s[i])) return len;
+        if (i >= len || !tok_digit(s[i])) return SIZE_MAX;
         i = tok_digits_end(s, i, len);
     }
     return i;
+}
+
+size_t dfn_json_primitive_end(const char *line, size_t i, size_t len, bool lead_zeros)
+{
+    return tok_primitive_end((const unsigned char *)line, i, len, lead_zeros);
 }
 
 #define TOK_NEW(type_, start_)                          \
@@ -171,7 +181,7 @@ value:
         parent = (int)(n - 1);
         goto value;
     }
-    e = tok_primitive_end(s, i, len);
+    e = tok_primitive_end(s, i, len, false);
     /* jsmn ends a primitive only at one of these; anything glued on
      * ("12x", "true\"") is for jsmn to judge */
     if (e >= len || !(tok_ws(s[e]) || s[e] == ',' || s[e] == '}' || s[e] == ']')) return DFN_TOK_UNSURE;

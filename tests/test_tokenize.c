@@ -7,6 +7,7 @@
 #include "config.h"
 #endif
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,4 +161,20 @@ Test(tokenize, single_byte_edits_match_jsmn)
     }
     /* the check means something only if many edits stay valid */
     cr_expect_gt(accepted, checked / 10, "accepted %zu of %zu", accepted, checked);
+}
+
+/* One grammar for the tokenizer and for the parser's check of what jsmn
+ * let through: only the parser's check tolerates padded zeros. */
+Test(tokenize, primitive_grammar)
+{
+    static const struct { const char *s; size_t strict, padded; } cases[] = {
+        {"0", 1, 1}, {"007", 1, 3}, {"-0.5e+3", 7, 7}, {"12,", 2, 2}, {"true", 4, 4}, {"truex", 4, 4},
+        {"1.", SIZE_MAX, SIZE_MAX}, {"-", SIZE_MAX, SIZE_MAX}, {"nope", SIZE_MAX, SIZE_MAX},
+        {"1e", SIZE_MAX, SIZE_MAX}, {"0x10", 1, 1}, {"600\"", 3, 3}, {"", SIZE_MAX, SIZE_MAX},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len = strlen(cases[i].s);
+        cr_expect_eq(dfn_json_primitive_end(cases[i].s, 0, len, false), cases[i].strict, "%s", cases[i].s);
+        cr_expect_eq(dfn_json_primitive_end(cases[i].s, 0, len, true), cases[i].padded, "%s", cases[i].s);
+    }
 }
