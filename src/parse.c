@@ -20,8 +20,8 @@
 
 #define TOKENS_MIN 256
 #define TOKENS_MAX (1u << 20)
-#define DEPTH_MAX 64          /* nesting of [ and { a line may have beyond TOKENS_MIN tokens */
-#define TOKENIZE_TOO_DEEP (-100)
+#define JSMN_DEPTH_MAX 64     /* nesting of [ and { a line may have beyond TOKENS_MIN tokens */
+#define TOKENIZE_TOO_DEEP (-200)
 #define ARGS_MAX 64           /* arguments kept per event; more are dropped */
 #define LANE_MEMO 64
 #define KIND_MEMO 256
@@ -444,8 +444,8 @@ static bool json_deeper_than(const char *s, size_t len, int limit)
 
 /* jsmn with parent links closes a container by walking up from the last
  * token, which costs the square of the depth on deep nesting (minutes for
- * a 2 MB line of brackets). Lines past the first token array have their
- * depth checked before jsmn sees them again: the cost stays linear.
+ * a 2 MB line of brackets). A line that overflows TOKENS_MIN tokens has
+ * its depth checked before jsmn sees it again: the cost stays linear.
  * *strict says whether the fast tokenizer took the line. */
 static int parser_tokenize(dfn_parser *p, const char *s, size_t len, bool *strict)
 {
@@ -458,15 +458,20 @@ static int parser_tokenize(dfn_parser *p, const char *s, size_t len, bool *stric
         p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
     }
     *strict = false;
+    /* jsmn starts from a small array whatever a wide line grew it to, so
+     * that a deep line overflows it and has its depth checked first */
+    size_t cap = TOKENS_MIN;
     for (;;) {
         jsmn_parser jp;
         jsmn_init(&jp);
-        int r = jsmn_parse(&jp, s, len, p->toks, (unsigned)p->ntoks);
-        if (r != JSMN_ERROR_NOMEM) return r;
-        if (p->ntoks >= TOKENS_MAX) return r;
-        if (p->ntoks == TOKENS_MIN && json_deeper_than(s, len, DEPTH_MAX)) return TOKENIZE_TOO_DEEP;
-        p->ntoks *= 4;
-        p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
+        int r = jsmn_parse(&jp, s, len, p->toks, (unsigned)cap);
+        if (r != JSMN_ERROR_NOMEM || cap >= TOKENS_MAX) return r;
+        if (cap == TOKENS_MIN && json_deeper_than(s, len, JSMN_DEPTH_MAX)) return TOKENIZE_TOO_DEEP;
+        cap *= 4;
+        if (cap > p->ntoks) {
+            p->ntoks = cap;
+            p->toks = dfn_xreallocarray(p->toks, p->ntoks, sizeof *p->toks);
+        }
     }
 }
 

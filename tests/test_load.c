@@ -438,3 +438,27 @@ Test(load, snapshots_while_loading_and_cancel)
     dfn_inputs_free(&in);
     free(dir);
 }
+
+/* A wide line grows the parser's token array for good; a deep line after
+ * it must still have its depth checked (jsmn's cost is the square of the
+ * depth), not slip through on the bigger array. */
+Test(load, deep_line_after_a_wide_one_is_refused)
+{
+    size_t cap = 1u << 20, n = 0;
+    char *t = malloc(cap);
+    n += (size_t)sprintf(t + n, "{\"name\":\"w\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{");
+    for (int k = 0; k < 3000; k++) n += (size_t)sprintf(t + n, "%s\"k%d\":%d", k ? "," : "", k, k);
+    n += (size_t)sprintf(t + n, "}}\n{\"name\":\"d\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"ph\":\"X\",\"a\":");
+    for (int k = 0; k < 5000; k++) t[n++] = '[';
+    for (int k = 0; k < 5000; k++) t[n++] = ']';
+    n += (size_t)sprintf(t + n, "}\n");
+    cr_assert_lt(n, cap);
+    dfn_store *s = su_load_text("deep.pfw", t, 1);
+    cr_assert_eq(s->n, 1);
+    const dfn_srcinfo *si = &s->src[0];
+    cr_assert_eq(si->nbad, 1);
+    cr_assert_eq(si->bad_lines[0], 2);
+    cr_assert_str_eq(si->bad_reason[0], "JSON nested too deeply");
+    dfn_store_free(s);
+    free(t);
+}
