@@ -353,9 +353,7 @@ static void write_table(FILE *out, const dfn_findings *f, const dfn_thresholds *
         dfn_fmt_safe(x->figures, fl, fs, fl * 4 + 1);
         fprintf(out, "    %s\n    evidence: dfnav report", fs);
         free(fs);
-        size_t wl = (where ? strlen(where) : 0) + strlen(x->filter) + 2;
-        char *w = dfn_xmalloc(wl);
-        snprintf(w, wl, "%s%s%s", where ? where : "", where && *where && *x->filter ? " " : "", x->filter);
+        char *w = dfn_xasprintf("%s%s%s", where ? where : "", where && *where && *x->filter ? " " : "", x->filter);
         if (*w) { fputs(" --where ", out); shell_quote(out, w); }
         free(w);
         fprintf(out, " --by %s PATH...\n", x->by);

@@ -41,16 +41,6 @@ struct dfn_layerset {
     uint32_t *idx32;
 };
 
-size_t dfn_store_lower_bound(const dfn_store *s, uint64_t t)
-{
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (dfn_store_ts(s, mid) < t) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
 static bool has_glob(const char *v, size_t len) { return memchr(v, '*', len) || memchr(v, '?', len); }
 
 /* Does text satisfy the term's string comparison (before negation)? */

@@ -440,17 +440,17 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
     size_t k = dfn_varint_get(rp, end, &sid);
     if (!k || sid >= s->nschemas || c->argpos[d][sid] == -2) return p->empty_val;
     dfn_arg a = { .key = c->argkey[d], .type = (dfn_argtype)c->argtype[d][sid] };
+    uint64_t raw = 0;         /* the record's value: the key of valmap */
     if (c->argpos[d][sid] >= 0) {
         rp += k;
         for (int16_t j = 0; j < c->argpos[d][sid]; j++) rp = dfn_varint_skip(rp, end);
         uint64_t v;
         if (rp >= end || !dfn_varint_get(rp, end, &v)) return p->empty_val;
+        raw = v;
         if (a.type == DFN_ARG_INT) a.i = dfn_unzigzag(v);
         else if (a.type == DFN_ARG_UINT) a.u = v;
         else a.str = (uint32_t)v;
     }
-    uint64_t raw = a.type == DFN_ARG_INT ? dfn_zigzag(a.i) : a.type == DFN_ARG_UINT ? a.u :
-                   (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) ? a.str : 0;
     uint64_t *slot = raw != DFN_MAP64_EMPTY ? dfn_map64_slot(&p->valmap[a.type], raw) : NULL;
     if (slot && *slot) return (uint32_t)(*slot - 1);
     uint32_t id;

@@ -104,9 +104,7 @@ static size_t store_decode(const dfn_store *s, const uint8_t *p, dfn_arg *out, s
 
 size_t dfn_store_args(const dfn_store *s, size_t i, dfn_arg *out, size_t max)
 {
-    const uint8_t *p = dfn_store_args_at(s, i);
-    bool found = false;
-    return p ? store_decode(s, p, out, max, DFN_NOID, &found) : 0;
+    return dfn_store_args_in(s, dfn_store_args_at(s, i), out, max);
 }
 
 size_t dfn_store_args_in(const dfn_store *s, const uint8_t *rec, dfn_arg *out, size_t max)

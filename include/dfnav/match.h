@@ -38,7 +38,4 @@ void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi);
 void dfn_match_free(dfn_match *m);
 
-/* Start time (µs from the trace start) lower bound: first event with ts >= t. */
-size_t dfn_store_lower_bound(const dfn_store *s, uint64_t t);
-
 #endif
