@@ -273,7 +273,6 @@ typedef struct {
     int status;
     bool headless;
     char *pending_path;
-    bool pending_calls;
     bool abandon_export;      /* quitting with Q: a running export is cancelled, not awaited */
 } runner;
 
@@ -285,7 +284,8 @@ static long long now_seconds(void)
     return (long long)time(NULL);
 }
 
-static void set_size(runner *r, int rows, int cols)
+/* Whether the view was queried again for the new size. */
+static bool set_size(runner *r, int rows, int cols)
 {
     app *a = &r->a;
     a->rows = rows;
@@ -301,8 +301,10 @@ static void set_size(runner *r, int rows, int cols)
         if (changed && rows >= 24 && cols >= 80) {
             char err[256];
             view_refresh(&a->v, err, sizeof err);
+            return true;
         }
     }
+    return false;
 }
 
 /* Damage over every run's loaded store. */
@@ -363,8 +365,7 @@ static void show_set(runner *r, size_t k, view_set *vs)
         if (all) {
             view_init(&a->v, sets, r->nruns, r->labels);
             a->have_view = true;
-            set_size(r, a->rows, a->cols);
-            view_refresh(&a->v, err, sizeof err);
+            if (!set_size(r, a->rows, a->cols)) view_refresh(&a->v, err, sizeof err);
         }
         free(sets);
         return;
@@ -689,7 +690,7 @@ static void open_detail(app *a)
 {
     level *l = view_top(&a->v);
     if (!l->res || !l->res->nrows) return;
-    a->detail_event = view_call(&a->v, l, l->cursor, &a->detail_run);
+    a->detail_event = view_call(l, l->cursor, &a->detail_run);
     const dfn_run *run = &a->v.runs[a->detail_run];
     /* the children once, not on every redraw: finding them scans the
      * events the call spans */

@@ -380,7 +380,7 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         if (row >= r->nrows) break;
         int y = y0 + 1 + i;
         size_t run;
-        uint32_t ev = view_call(&a->v, l, row, &run);
+        uint32_t ev = view_call(l, row, &run);
         const dfn_store *s = a->v.runs[run].s;
         uint32_t koff = dfn_strtab_find(s->strs, "offset", 6), kret = dfn_strtab_find(s->strs, "ret", 3);
         bool sel = row == l->cursor;
@@ -520,7 +520,7 @@ static void draw_timeline(app *a, level *l)
 
 /* The selected row's slowest process: the wall-clock cost of a parallel
  * phase. */
-static void status_row_facts(const app *a, const level *l, char *out, size_t cap)
+static void status_row_facts(const level *l, char *out, size_t cap)
 {
     const dfn_result *r = l->res->res[0];
     char who[256], t[32];
@@ -528,7 +528,6 @@ static void status_row_facts(const app *a, const level *l, char *out, size_t cap
     if (!who[0]) { out[0] = 0; return; }
     dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
     snprintf(out, cap, " | slowest %s %s", who, t);
-    (void)a;
 }
 
 /* The selected row's calls per transfer size, as a bar row from <=4KiB to
@@ -587,7 +586,7 @@ static void draw_status(app *a)
             snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
                      a->malformed, a->bad_files);
         else if (!view_is_calls(l) && c->nrows && !a->v.labels)
-            status_row_facts(a, l, line + n, sizeof line - (size_t)n);
+            status_row_facts(l, line + n, sizeof line - (size_t)n);
         if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
         int used = draw_text(y, 0, a->cols, line, strlen(line), false, false, a->opts.ascii || !a->utf8);
         if (damage) attroff(A_BOLD | pair(a, PAIR_WARN));

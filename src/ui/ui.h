@@ -107,7 +107,7 @@ void view_set_store(view *v, size_t k, const view_set *vs);
  * run's start. */
 double view_span(const view *v);
 /* The call on row of the calls level l: its event and its run. */
-uint32_t view_call(const view *v, const level *l, size_t row, size_t *run);
+uint32_t view_call(const level *l, size_t row, size_t *run);
 /* Lines above the table's rows: breadcrumb, filter, a timeline line per
  * run (at least two, at most four) and the header (two lines comparing). */
 int view_timeline_lines(const view *v);
@@ -170,7 +170,7 @@ void view_export_name(const view *v, bool calls, long long now, char *buf, size_
 
 typedef enum {
     MODE_TABLE, MODE_HELP, MODE_PIVOT, MODE_COLUMNS, MODE_DETAIL, MODE_DAMAGE, MODE_PROMPT,
-    MODE_CONFIRM, MODE_SMALL, MODE_DIAG, MODE_MEMORY
+    MODE_CONFIRM, MODE_DIAG, MODE_MEMORY
 } app_mode;
 
 typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG } prompt_kind;

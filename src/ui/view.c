@@ -78,9 +78,8 @@ static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
 int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : (int)v->nruns; }
 int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
 
-uint32_t view_call(const view *v, const level *l, size_t row, size_t *run)
+uint32_t view_call(const level *l, size_t row, size_t *run)
 {
-    (void)v;
     size_t k = dfn_compare_rep(l->res, row);
     *run = k;
     return l->res->res[k]->events[l->res->row[row * l->res->nruns + k]];
@@ -412,7 +411,7 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
     }
     if (view_is_calls(l)) {
         size_t run;
-        uint32_t i = view_call(v, l, row, &run);
+        uint32_t i = view_call(l, row, &run);
         int n = snprintf(buf, cap, "%.6f", dfn_store_ts(v->runs[run].s, i) / 1e6);
         return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     }
@@ -654,7 +653,7 @@ bool view_search(view *v, int dir)
         if (view_is_calls(l)) {
             /* calls are found by function or file */
             size_t run;
-            uint32_t i = view_call(v, l, row, &run);
+            uint32_t i = view_call(l, row, &run);
             const dfn_store *s = v->runs[run].s;
             const dfn_kind *kd = &s->kinds[s->kind[i]];
             const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[s->file[i]].path);
