@@ -76,8 +76,9 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
         fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
         status = 4;
     }
-    /* every run loads at once, each on its own loader */
-    for (size_t k = 0; k < n && status != 4; k++) {
+    /* every run loads at once, each on its own loader; none when a run
+     * has nothing to read (the report needs them all) or would not fit */
+    for (size_t k = 0; k < n && status < 3; k++) {
         if (in[k].n == 0) continue;
         dfn_load_opts lo = { .threads = o->threads };
         ls[k] = dfn_loader_start((const char *const *)in[k].paths, in[k].n, &lo);
@@ -292,8 +293,10 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
     /* comparing, one preset for all: DLIO when any run has its
      * categories, so a layer means the same events in every run */
     const char *preset = NULL;
-    for (size_t k = 0; o->compare && k < *n; k++)
-        if (strcmp(dfn_layers_auto((*runs)[k].s), "dlio") == 0 || !preset) preset = dfn_layers_auto((*runs)[k].s);
+    for (size_t k = 0; o->compare && k < *n; k++) {
+        const char *own = dfn_layers_auto((*runs)[k].s);
+        if (!preset || strcmp(own, "dlio") == 0) preset = own;
+    }
     for (size_t k = 0; k < *n; k++) {
         cli_run *r = &(*runs)[k];
         char err[1024];

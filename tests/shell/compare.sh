@@ -117,6 +117,13 @@ check_status "diagnostics of several runs as one CSV" 2 "$DFNAV" report -q --com
 check_status "calls with another dimension" 2 "$DFNAV" report -q --compare --by event,func base="$B" scr="$S"
 check_status "calls sorted by another run's column" 2 "$DFNAV" report -q --compare --by event --sort time_s@scr base="$B" scr="$S"
 check_status "five runs in the explorer" 2 "$DFNAV" compare --replay q a="$B" b="$S" c="$B" d="$S" e="$B"
+# a run with nothing to read: status 3 before any run loads (no damage
+# report of the other run, whose bad line is never read)
+mkdir -p "$T/none" "$T/badrun"
+printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X"}\n{"name":\n' >"$T/badrun/t.pfw"
+check_status "a run without trace files" 3 "$DFNAV" report --compare none="$T/none" bad="$T/badrun"
+grep -q "none: no trace file to read" "$T/err" && ok || fail "the empty run is not named: $(head -c 300 "$T/err")"
+grep -q "malformed" "$T/err" && fail "the other run loaded anyway: $(head -c 300 "$T/err")" || ok
 check_status "one run" 2 "$DFNAV" report --compare "$B"
 grep -q 'comparing needs 2 to 8 runs' "$T/err" && ok || fail "one run: $(cat "$T/err")"
 check_status "a run named diff" 2 "$DFNAV" report --compare diff="$B" "$S"
