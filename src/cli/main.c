@@ -76,9 +76,14 @@ static void usage(FILE *f)
 "         compute_s io_busy_s exposed_s overlap_pct self_s seq_pct shared_files\n"
 "         max_proc (analysis; overlap = the first four)\n"
 "\n"
-"Exit status: 0 all loaded, 1 some lines or files damaged (the rest loaded),\n"
-"2 usage error or output that could not be written, 3 nothing could be read,\n"
-"4 the set would not fit in memory (the estimate is printed; --force loads it).\n", f);
+"Environment: DFNAV_MEM_AVAILABLE=SIZE replaces the memory the machine says is\n"
+"available; NO_COLOR=1 draws without colour; SOURCE_DATE_EPOCH dates export names.\n"
+"\n"
+"Exit status: 0 all loaded (or the explorer quit while loading), 1 some lines\n"
+"or files damaged or missing, or a hash defined with two names (the rest\n"
+"loaded), 2 usage error or output that could not be written, 3 nothing could\n"
+"be read, 4 the set would not fit in memory (the estimate is printed; --force\n"
+"loads it).\n", f);
 }
 
 int main(int argc, char **argv)
