@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size) memcpy(text, data, size);
     text[size] = '\0';   /* the language is C strings: a NUL ends the text */
 
-    char err[1024];
+    char err[1024] = "";
     dfn_filter f;
     if (!dfn_filter_parse(text, &f, err, sizeof err)) {
         if (err[0] == '\0') abort();   /* a refusal always says why */

@@ -134,5 +134,4 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && $NOBODY "$DFNAV" 
 else
     echo "SKIP: not root, no setpriv, or nobody cannot run $DFNAV: unwritable directory checks skipped"
 fi
-tm kill-server
 finish

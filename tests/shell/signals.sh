@@ -204,5 +204,4 @@ check "storm during the export: temporary files left" "" "$(ls "$T/out" | grep t
 same_screen "storm while exporting" 90x28 "f <C-u> time<40 <Enter> p e" mid 27
 keys Q
 expect "quits after the storm" "DFNAV-EXIT=0"
-tm kill-server
 finish

@@ -177,5 +177,4 @@ check "trace bytes that reached the terminal (hex)" "" "$leaked"
 if printf '%s\n' "$h" | grep -qE ' c2 [89][0-9a-f] '; then fail "a C1 control (U+0080-U+009F) reached the terminal"; else ok; fi
 [ -s "$RAW" ] && ok || fail "pipe-pane captured nothing"
 
-tm kill-server
 finish

@@ -7,13 +7,11 @@
 
 if ! command -v valgrind >/dev/null; then
     echo "SKIP: valgrind not installed (apt-get install valgrind): memcheck runs skipped"
-    finish
-    exit
+    exit 77
 fi
 if grep -q __asan_init "$DFNAV"; then
     echo "SKIP: a sanitizer build: memcheck runs are for the normal build"
-    finish
-    exit
+    exit 77
 fi
 
 # memcheck NAME EXPECTED-STATUS ARGS...: dfnav exits as it would without
