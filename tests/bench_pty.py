@@ -18,9 +18,11 @@ def main():
     t0 = time.monotonic()
     pid, fd = pty.fork()
     if pid == 0:
+        # the size is set before the program starts, so that its first
+        # screen is drawn once, at that size
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         os.environ["TERM"] = "xterm-256color"
         os.execvp(cmd[0], cmd)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     seen = {}
     out = b""
     while len(seen) < len(markers) and time.monotonic() - t0 < timeout:
