@@ -13,10 +13,9 @@
 
 #include <string.h>
 
-#define DEPTH_MAX 32
+#include "swar.h"
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
+#define DEPTH_MAX 32
 
 static inline bool tok_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 static inline bool tok_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -25,15 +24,6 @@ static inline bool tok_hex(unsigned char c)
     return tok_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-/* Where the first flagged byte of a word is: the flag tests below may
- * also flag bytes after the first hit (a borrow runs upward), never
- * before it, so only the lowest flag is trusted. */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define TOK_SWAR 1
-static inline size_t tok_first(uint64_t m) { return (size_t)__builtin_ctzll(m) >> 3; }
-#else
-#define TOK_SWAR 0
-#endif
 #ifdef __GNUC__
 #define TOK_INLINE inline __attribute__((always_inline))
 #else
@@ -46,23 +36,7 @@ static inline size_t tok_first(uint64_t m) { return (size_t)__builtin_ctzll(m) >
 static inline size_t tok_string_end(const unsigned char *s, size_t i, size_t len)
 {
     for (;;) {
-#if TOK_SWAR
-        for (;;) {
-            if (i + 8 > len) {
-                while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
-                break;
-            }
-            uint64_t x, q, b, m;
-            memcpy(&x, s + i, 8);
-            q = x ^ (ONES * '"');
-            b = x ^ (ONES * '\\');
-            m = (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((x - ONES * 0x20) & ~x)) & HIGHS;
-            if (m) { i += tok_first(m); break; }
-            i += 8;
-        }
-#else
-        while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
-#endif
+        i = swar_string_stop(s, i, len);
         if (i >= len || s[i] < 0x20) return len;
         if (s[i] == '"') return i;
         if (i + 1 >= len) return len;
@@ -82,23 +56,6 @@ static inline size_t tok_string_end(const unsigned char *s, size_t i, size_t len
     }
 }
 
-/* The end of a run of digits starting at i. */
-static inline size_t tok_digits_end(const unsigned char *s, size_t i, size_t len)
-{
-#if TOK_SWAR
-    while (i + 8 <= len) {
-        uint64_t x, m;
-        memcpy(&x, s + i, 8);
-        /* a byte is a digit when b - '0' does not borrow and b + ('\x7f' - '9') does not carry */
-        m = ((x - ONES * '0') | (x + ONES * (0x7f - '9')) | x) & HIGHS;
-        if (m) return i + tok_first(m);
-        i += 8;
-    }
-#endif
-    while (i < len && tok_digit(s[i])) i++;
-    return i;
-}
-
 /* Inline in the tokenizer, which calls it for every number of every line. */
 static TOK_INLINE size_t tok_primitive_end(const unsigned char *s, size_t i, size_t len, bool lead_zeros)
 {
@@ -108,17 +65,17 @@ static TOK_INLINE size_t tok_primitive_end(const unsigned char *s, size_t i, siz
     if (s[i] == 'n') return len - i >= 4 && memcmp(s + i, "null", 4) == 0 ? i + 4 : SIZE_MAX;
     if (s[i] == '-') i++;
     if (i >= len || !tok_digit(s[i])) return SIZE_MAX;
-    i = s[i] == '0' && !lead_zeros ? i + 1 : tok_digits_end(s, i, len);
+    i = s[i] == '0' && !lead_zeros ? i + 1 : swar_digits_end(s, i, len);
     if (i < len && s[i] == '.') {
         i++;
         if (i >= len || !tok_digit(s[i])) return SIZE_MAX;
-        i = tok_digits_end(s, i, len);
+        i = swar_digits_end(s, i, len);
     }
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         if (i < len && (s[i] == '+' || s[i] == '-')) i++;
         if (i >= len || !tok_digit(s[i])) return SIZE_MAX;
-        i = tok_digits_end(s, i, len);
+        i = swar_digits_end(s, i, len);
     }
     return i;
 }
