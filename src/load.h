@@ -69,6 +69,7 @@ typedef struct {
     dfn_col32 ts, dur, bytes;
     uint32_t *lane, *kind, *file;
     uint8_t *args; size_t args_len;
+    size_t *args_idx;         /* offset in args of every 2^DFN_ARGS_INDEX_SHIFT-th event */
     dfn_meta *meta; size_t nmeta;
     dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
     uint64_t lines, events, metadata, malformed;
@@ -84,6 +85,9 @@ dfn_parser *dfn_parser_new(dfn_loadctx *ctx);
 void dfn_parser_free(dfn_parser *p);
 /* Parses every line of a block into b (which it resets first). */
 void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b);
+/* Whether the line scanner may take lines (the default); tests turn it
+ * off to read every line through tokens and compare. */
+void dfn_parser_scan(dfn_parser *p, bool on);
 
 void dfn_batch_free(dfn_batch *b);
 /* Sorts a batch by start time into a new compact chunk. */

@@ -7,6 +7,7 @@
  * JSON object with usable fields is counted as malformed with its line
  * number. */
 #include "load.h"
+#include "line.h"
 #include "dfnav/ioclass.h"
 #include "dfnav/util.h"
 
@@ -26,6 +27,10 @@
 #define LANE_MEMO 64
 #define KIND_MEMO 256
 #define HASH_MEMO 1024
+#define STR_MEMO 1024
+#define SCHEMA_MEMO 64
+
+typedef struct { uint64_t h; uint8_t *bytes; size_t len; uint32_t id; } schema_memo;
 
 struct dfn_parser {
     dfn_loadctx *ctx;
@@ -41,6 +46,13 @@ struct dfn_parser {
     struct { uint32_t host; int64_t pid, tid; uint32_t id; } lane_memo[LANE_MEMO];
     struct { uint64_t key; uint32_t id; } kind_memo[KIND_MEMO];
     struct { uint64_t value; uint32_t id; } hash_memo[HASH_MEMO];   /* decimal hashes by value */
+    /* Names, categories and argument keys are short and few: their ids by
+     * their bytes, compared as two words instead of hashed. */
+    struct { uint64_t w0, w1; uint32_t len, id; } str_memo[STR_MEMO];
+    schema_memo schema_memo[SCHEMA_MEMO];
+    dfn_larg *largs;          /* the arguments of the line being read */
+    size_t largs_cap;
+    bool no_scan;             /* tests: every line through the token walk */
 };
 
 dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
@@ -57,6 +69,9 @@ dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
     for (size_t i = 0; i < LANE_MEMO; i++) p->lane_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < KIND_MEMO; i++) p->kind_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < HASH_MEMO; i++) p->hash_memo[i].id = DFN_REF_NONE;
+    for (size_t i = 0; i < STR_MEMO; i++) p->str_memo[i].id = DFN_REF_NONE;
+    p->largs_cap = ARGS_MAX;
+    p->largs = dfn_xmalloc(p->largs_cap * sizeof *p->largs);
     return p;
 }
 
@@ -71,6 +86,8 @@ void dfn_parser_free(dfn_parser *p)
     free(p->toks);
     free(p->unesc);
     free(p->rule_of_kind);
+    free(p->largs);
+    for (size_t i = 0; i < SCHEMA_MEMO; i++) free(p->schema_memo[i].bytes);
     free(p);
 }
 
@@ -259,48 +276,81 @@ static size_t json_unescape(const char *s, size_t len, char *o)
     return w;
 }
 
-/* Interns the text of a string or primitive token, unescaping strings. */
-static uint32_t parser_str(dfn_parser *p, const toks_view *v, int i)
+/* Interns text read raw from a line; avail bytes from s may be read. */
+static uint32_t parser_intern(dfn_parser *p, const char *s, size_t len, size_t avail)
 {
-    const jsmntok_t *t = &v->t[i];
-    const char *s = v->s + t->start;
-    size_t len = tok_len(t);
-    if (t->type == JSMN_STRING && memchr(s, '\\', len)) {
+    if (len > 16) return dfn_strcache_intern(p->c_strs, s, len);
+    uint64_t w[2] = { 0, 0 };
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail >= 16) {
+        /* the first len bytes as two words, zero beyond */
+        memcpy(w, s, 16);
+        if (len < 8) { w[0] = len ? w[0] & (~0ULL >> (64 - 8 * len)) : 0; w[1] = 0; }
+        else w[1] = len > 8 ? w[1] & (~0ULL >> (128 - 8 * len)) : 0;
+    } else
+#endif
+    {
+        (void)avail;
+        if (len) memcpy(w, s, len);
+    }
+    uint64_t h = (w[0] * 0x9e3779b97f4a7c15ULL ^ w[1] * 0xc2b2ae3d27d4eb4fULL ^ len) * 0xff51afd7ed558ccdULL;
+    size_t slot = (size_t)(h >> 54) & (STR_MEMO - 1);
+    if (p->str_memo[slot].id != DFN_REF_NONE && p->str_memo[slot].len == len && p->str_memo[slot].w0 == w[0] &&
+        p->str_memo[slot].w1 == w[1])
+        return p->str_memo[slot].id;
+    uint32_t id = dfn_strcache_intern(p->c_strs, s, len);
+    p->str_memo[slot].w0 = w[0];
+    p->str_memo[slot].w1 = w[1];
+    p->str_memo[slot].len = (uint32_t)len;
+    p->str_memo[slot].id = id;
+    return id;
+}
+
+/* Interns the text of a string (unescaped) or of a primitive. plain says
+ * a string is known to hold no escapes; end bounds what may be read. */
+static uint32_t parser_text(dfn_parser *p, const char *s, size_t len, bool quoted, bool plain, const char *end)
+{
+    if (quoted && !plain && memchr(s, '\\', len)) {
         if (p->unesc_cap < len) {
             p->unesc_cap = len;
             p->unesc = dfn_xrealloc(p->unesc, len);
         }
         len = json_unescape(s, len, p->unesc);
-        s = p->unesc;
+        return dfn_strcache_intern(p->c_strs, p->unesc, len);
     }
-    return dfn_strcache_intern(p->c_strs, s, len);
+    return parser_intern(p, s, len, (size_t)(end - s));
+}
+
+static uint32_t parser_str(dfn_parser *p, const toks_view *v, int i)
+{
+    const jsmntok_t *t = &v->t[i];
+    return parser_text(p, v->s + t->start, tok_len(t), t->type == JSMN_STRING, false, v->s + t->end);
+}
+
+/* A decimal hash that fits 64 bits: its value names its canonical text. */
+static uint32_t parser_hash_u64(dfn_parser *p, uint64_t value, bool quoted, unsigned *era)
+{
+    if (quoted) *era |= DFN_ERA_HASH_STR;
+    *era |= value > 65535 ? DFN_ERA_HASH_U64 : DFN_ERA_HASH_SMALL;
+    size_t slot = dfn_hash_u64(value) & (HASH_MEMO - 1);
+    if (p->hash_memo[slot].id != DFN_REF_NONE && p->hash_memo[slot].value == value) return p->hash_memo[slot].id;
+    char dec[24];
+    size_t w = (size_t)snprintf(dec, sizeof dec, "%" PRIu64, value);
+    uint32_t id = dfn_strcache_intern(p->c_hashes, dec, w);
+    id = id >= DFN_REF_HASH ? DFN_REF_NONE : (id | DFN_REF_HASH);
+    p->hash_memo[slot].value = value;
+    p->hash_memo[slot].id = id;
+    return id;
 }
 
 /* Hash values are compared as canonical text: decimal without leading
  * zeros (bare or quoted, any width, so uint64 above 2^63 is exact) or
- * lowercase hex. */
-static uint32_t parser_hash(dfn_parser *p, const toks_view *v, int i, unsigned *era)
+ * lowercase hex. container: the value is an object or array. */
+static uint32_t parser_hash(dfn_parser *p, const char *s, size_t len, bool quoted, bool container, unsigned *era)
 {
-    const jsmntok_t *t = &v->t[i];
-    const char *s = v->s + t->start;
-    size_t len = tok_len(t);
-    if (len == 0 || len > 64 || (t->type != JSMN_STRING && t->type != JSMN_PRIMITIVE))
-        return DFN_REF_NONE;
+    if (len == 0 || len > 64 || container) return DFN_REF_NONE;
     uint64_t value;
-    if (len <= 20 && dfn_parse_u64(s, len, &value)) {
-        /* decimal that fits: its value names its canonical text */
-        if (t->type == JSMN_STRING) *era |= DFN_ERA_HASH_STR;
-        *era |= value > 65535 ? DFN_ERA_HASH_U64 : DFN_ERA_HASH_SMALL;
-        size_t slot = dfn_hash_u64(value) & (HASH_MEMO - 1);
-        if (p->hash_memo[slot].id != DFN_REF_NONE && p->hash_memo[slot].value == value) return p->hash_memo[slot].id;
-        char dec[24];
-        size_t w = (size_t)snprintf(dec, sizeof dec, "%" PRIu64, value);
-        uint32_t id = dfn_strcache_intern(p->c_hashes, dec, w);
-        id = id >= DFN_REF_HASH ? DFN_REF_NONE : (id | DFN_REF_HASH);
-        p->hash_memo[slot].value = value;
-        p->hash_memo[slot].id = id;
-        return id;
-    }
+    if (len <= 20 && dfn_parse_u64(s, len, &value)) return parser_hash_u64(p, value, quoted, era);
     char buf[64];
     bool digits = true;
     for (size_t k = 0; k < len; k++)
@@ -311,7 +361,7 @@ static uint32_t parser_hash(dfn_parser *p, const toks_view *v, int i, unsigned *
         while (k + 1 < len && s[k] == '0') k++;
         w = len - k;
         memcpy(buf, s + k, w);
-        if (t->type == JSMN_STRING) *era |= DFN_ERA_HASH_STR;
+        if (quoted) *era |= DFN_ERA_HASH_STR;
         *era |= (w > 5 || (w == 5 && memcmp(buf, "65535", 5) > 0)) ? DFN_ERA_HASH_U64 : DFN_ERA_HASH_SMALL;
     } else {
         for (size_t k = 0; k < len; k++) {
@@ -325,25 +375,14 @@ static uint32_t parser_hash(dfn_parser *p, const toks_view *v, int i, unsigned *
     return id >= DFN_REF_HASH ? DFN_REF_NONE : (id | DFN_REF_HASH);
 }
 
-/* ---- argument records ---- */
-
-/* An integer in canonical form (no leading zeros, no '+'), so "epoch":"0"
- * and "epoch":0 from different eras group together. */
-static bool canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u, bool *is_u)
+static uint32_t parser_hash_arg(dfn_parser *p, const dfn_larg *a, unsigned *era)
 {
-    if (len == 0 || len > 20) return false;
-    size_t k = s[0] == '-';
-    if (k == len) return false;
-    if (s[k] == '0' && len - k > 1) return false;
-    if (k && len == 2 && s[1] == '0') return false;   /* "-0" */
-    for (size_t j = k; j < len; j++) if (s[j] < '0' || s[j] > '9') return false;
-    if (!k && dfn_parse_u64(s, len, u)) {
-        if (*u > (uint64_t)INT64_MAX) { *is_u = true; return true; }
-        *i = (int64_t)*u; *is_u = false; return true;
-    }
-    if (k && dfn_parse_i64(s, len, i)) { *is_u = false; return true; }
-    return false;
+    if (a->type == DFN_LV_UINT || (a->type == DFN_LV_INT && (int64_t)a->num >= 0))
+        return parser_hash_u64(p, a->num, a->quoted, era);
+    return parser_hash(p, a->val, a->val_len, a->quoted, !a->quoted && a->val_len && (a->val[0] == '{' || a->val[0] == '['), era);
 }
+
+/* ---- argument records ---- */
 
 typedef struct {
     uint32_t key;
@@ -367,7 +406,22 @@ static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size
         memcpy(schema + k * 5, &a[k].key, 4);
         schema[k * 5 + 4] = a[k].type;
     }
-    uint32_t sid = dfn_strcache_intern(p->c_schemas, (const char *)schema, n * 5);
+    /* nearly every event repeats one of a few schemas: look the last one
+     * of each hash slot up first */
+    uint64_t h = n;
+    for (size_t k = 0; k < n; k++) h = (h ^ ((uint64_t)a[k].key << 8 | a[k].type)) * 0x9e3779b97f4a7c15ULL;
+    schema_memo *sm = &p->schema_memo[(h >> 56) & (SCHEMA_MEMO - 1)];
+    uint32_t sid;
+    if (sm->bytes && sm->h == h && sm->len == n * 5 && memcmp(sm->bytes, schema, n * 5) == 0) {
+        sid = sm->id;
+    } else {
+        sid = dfn_strcache_intern(p->c_schemas, (const char *)schema, n * 5);
+        sm->bytes = dfn_xrealloc(sm->bytes, n * 5 + 1);
+        memcpy(sm->bytes, schema, n * 5);
+        sm->h = h;
+        sm->len = n * 5;
+        sm->id = sid;
+    }
     batch_args_reserve(b, 10 + n * 10);
     b->args_off[b->n] = (uint32_t)b->args_len;
     uint8_t *o = b->args + b->args_len;
@@ -475,7 +529,7 @@ static int parser_tokenize(dfn_parser *p, const char *s, size_t len, bool *stric
     }
 }
 
-static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const toks_view *v, int name_tok)
+static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const dfn_line *f)
 {
     if (kind_ref >= p->rule_cap) {
         size_t old = p->rule_cap, cap = old ? old : 256;
@@ -486,38 +540,101 @@ static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const toks_view *v,
     }
     uint8_t r = p->rule_of_kind[kind_ref];
     if (r == 255) {
-        r = name_tok >= 0 ? (uint8_t)dfn_bytes_rule_of(v->s + v->t[name_tok].start, tok_len(&v->t[name_tok]))
-                          : DFN_BYTES_NONE;
+        r = f->name ? (uint8_t)dfn_bytes_rule_of(f->name, f->name_len) : DFN_BYTES_NONE;
         p->rule_of_kind[kind_ref] = r;
     }
     return r;
 }
 
-static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line)
+/* Room for n arguments in p->largs. */
+static void parser_largs_reserve(dfn_parser *p, size_t n)
 {
-    while (len && is_space(*s)) { s++; len--; }
-    while (len && is_space(s[len - 1])) len--;
-    if (len && s[len - 1] == ',') {
-        len--;
-        while (len && is_space(s[len - 1])) len--;
-    }
-    if (line_is_skippable(s, len)) return;
-    /* A leading "[" glued to the first event, as some writers do. */
-    if (len > 1 && s[0] == '[' && s[1] != ']') {
-        s++; len--;
-        while (len && is_space(*s)) { s++; len--; }
-    }
-    if (len == 0 || s[0] != '{') { batch_bad(b, line, "not a JSON object"); return; }
-    if (len > INT32_MAX) { batch_bad(b, line, "line too long"); return; }
+    if (n <= p->largs_cap) return;
+    size_t cap = p->largs_cap;
+    while (cap < n) cap *= 2;
+    p->largs = dfn_xreallocarray(p->largs, cap, sizeof *p->largs);
+    p->largs_cap = cap;
+}
 
+/* Records a metadata line (HH, FH, SH: a hash and its name). */
+static void parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line)
+{
+    uint8_t type;
+    if (TOK_IS(v, t_name, "HH")) type = DFN_META_HH;
+    else if (TOK_IS(v, t_name, "FH")) type = DFN_META_FH;
+    else if (TOK_IS(v, t_name, "SH")) type = DFN_META_SH;
+    else return;
+    int an = -1, av = -1;
+    int na = v->t[t_args].size;
+    int j = t_args + 1;
+    for (int k = 0; k < na && j + 1 < v->n; k++) {
+        if (TOK_IS(v, j, "name")) an = j + 1;
+        else if (TOK_IS(v, j, "value")) av = j + 1;
+        j = tok_skip(v, j + 1);
+    }
+    if (an < 0 || av < 0) { batch_bad(b, line, "metadata without name or value"); return; }
+    const jsmntok_t *vt = &v->t[av];
+    uint32_t href = parser_hash(p, v->s + vt->start, tok_len(vt), vt->type == JSMN_STRING,
+                                vt->type == JSMN_OBJECT || vt->type == JSMN_ARRAY, &b->era);
+    if (href == DFN_REF_NONE) { batch_bad(b, line, "metadata with a bad hash value"); return; }
+    if (b->nmeta == b->metacap) {
+        b->metacap = b->metacap ? b->metacap * 2 : 64;
+        b->meta = dfn_xreallocarray(b->meta, b->metacap, sizeof *b->meta);
+    }
+    b->meta[b->nmeta++] = (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, v, an), type, line };
+}
+
+/* The arguments of an event from its tokens, into f->args; flags values
+ * that are not valid JSON where no exact reading has vouched for them. */
+static void line_args_from_tokens(dfn_parser *p, const toks_view *v, int t_args, dfn_line *f)
+{
+    int na = v->t[t_args].size, j = t_args + 1;
+    size_t kept = 0;
+    parser_largs_reserve(p, (size_t)na);
+    f->args = p->largs;
+    f->nargs = 0;
+    for (int k = 0; k < na && j + 1 < v->n; k++) {
+        int key = j, val = j + 1;
+        j = tok_skip(v, val);
+        const jsmntok_t *kt = &v->t[key], *vt = &v->t[val];
+        dfn_larg *a = &f->args[f->nargs++];
+        *a = (dfn_larg){ .key = v->s + kt->start, .key_len = (uint32_t)tok_len(kt),
+                         .val = v->s + vt->start, .val_len = (uint32_t)tok_len(vt),
+                         .quoted = vt->type == JSMN_STRING, .plain = false };
+        const char *ks = a->key, *vs = a->val;
+        size_t kl = a->key_len, vl = a->val_len;
+        bool hash = kl == 5 && (memcmp(ks, "hhash", 5) == 0 || memcmp(ks, "fhash", 5) == 0);
+        bool inline_name = a->quoted && ((kl == 8 && memcmp(ks, "hostname", 8) == 0) ||
+                                         (kl == 5 && memcmp(ks, "fname", 5) == 0));
+        int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
+        if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && dfn_parse_canonical_int(vs, vl, &iv, &uv, &is_u)) {
+            a->type = is_u ? DFN_LV_UINT : DFN_LV_INT;
+            a->num = is_u ? uv : (uint64_t)iv;
+        } else if (vt->type == JSMN_STRING) a->type = DFN_LV_STR;
+        else if (vt->type == JSMN_PRIMITIVE && vl == 4 && memcmp(vs, "null", 4) == 0) a->type = DFN_LV_NULL;
+        else if (vt->type == JSMN_PRIMITIVE && vl == 4 && memcmp(vs, "true", 4) == 0) a->type = DFN_LV_TRUE;
+        else if (vt->type == JSMN_PRIMITIVE && vl == 5 && memcmp(vs, "false", 5) == 0) a->type = DFN_LV_FALSE;
+        else a->type = DFN_LV_RAW;
+        if (hash) f->args_bad_json |= !toks_primitives_ok(v, val, val + 1);
+        else if (inline_name) continue;
+        else if (kept == ARGS_MAX || a->type == DFN_LV_RAW) f->args_bad_json |= !toks_primitives_ok(v, val, j);
+        if (!hash && kept < ARGS_MAX) kept++;
+    }
+}
+
+/* Reads a line the scanner did not take through its tokens into f.
+ * Returns false when the line is done with: malformed (recorded), a
+ * metadata record (recorded), or nothing to read. */
+static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line, dfn_line *f)
+{
     bool strict;
     int r = parser_tokenize(p, s, len, &strict);
-    if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return; }
-    if (r == TOKENIZE_TOO_DEEP) { batch_bad(b, line, "JSON nested too deeply"); return; }
+    if (r == JSMN_ERROR_NOMEM) { batch_bad(b, line, "too many JSON values"); return false; }
+    if (r == TOKENIZE_TOO_DEEP) { batch_bad(b, line, "JSON nested too deeply"); return false; }
     if (r < 1 || p->toks[0].type != JSMN_OBJECT || (size_t)p->toks[0].end != len) {
         /* jsmn stops at a NUL as at the end of the text */
         batch_bad(b, line, r != JSMN_ERROR_PART ? "invalid JSON" : memchr(s, '\0', len) ? "NUL byte" : "truncated JSON");
-        return;
+        return false;
     }
     toks_view v = { s, p->toks, r, strict };
 
@@ -560,7 +677,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
                     exact = true;
                     int64_t d;
                     if (tok_i64(&v, val, &d, &quoted)) {
-                        if (d < 0) { batch_bad(b, line, "negative dur"); return; }
+                        if (d < 0) { batch_bad(b, line, "negative dur"); return false; }
                         dur = (uint64_t)d;
                     } else if (!tok_u64(&v, val, &dur, &quoted)) {
                         bad_num = true;
@@ -584,43 +701,45 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     if (!has_id) era |= DFN_ERA_NO_ID;
     if (bad_json || (ph == 'M' && t_args >= 0 && !toks_primitives_ok(&v, t_args, tok_skip(&v, t_args)))) {
         batch_bad(b, line, "invalid JSON");
-        return;
+        return false;
     }
-
     if (ph == 'M') {
         b->metadata++;
         b->era |= era & ~DFN_ERA_NO_ID;
-        if (t_name < 0 || t_args < 0) return;
-        uint8_t type;
-        if (TOK_IS(&v, t_name, "HH")) type = DFN_META_HH;
-        else if (TOK_IS(&v, t_name, "FH")) type = DFN_META_FH;
-        else if (TOK_IS(&v, t_name, "SH")) type = DFN_META_SH;
-        else return;
-        int an = -1, av = -1;
-        int na = v.t[t_args].size;
-        int j = t_args + 1;
-        for (int k = 0; k < na && j + 1 < r; k++) {
-            if (TOK_IS(&v, j, "name")) an = j + 1;
-            else if (TOK_IS(&v, j, "value")) av = j + 1;
-            j = tok_skip(&v, j + 1);
-        }
-        if (an < 0 || av < 0) { batch_bad(b, line, "metadata without name or value"); return; }
-        uint32_t href = parser_hash(p, &v, av, &b->era);
-        if (href == DFN_REF_NONE) { batch_bad(b, line, "metadata with a bad hash value"); return; }
-        if (b->nmeta == b->metacap) {
-            b->metacap = b->metacap ? b->metacap * 2 : 64;
-            b->meta = dfn_xreallocarray(b->meta, b->metacap, sizeof *b->meta);
-        }
-        b->meta[b->nmeta++] = (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, &v, an), type, line };
-        return;
+        if (t_name >= 0 && t_args >= 0) parser_metadata(p, b, &v, t_name, t_args, line);
+        return false;
     }
-    if (ph != 'X' && ph != 'A' && !(ph == 0 && has_ts)) return;   /* other records: instants, counters, ... */
-    if (bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
-    if (!has_ts) { batch_bad(b, line, "event without ts"); return; }
-    if (ts > (UINT64_MAX >> 2) || dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
 
-    uint32_t name = t_name >= 0 ? parser_str(p, &v, t_name) : dfn_strcache_intern(p->c_strs, "", 0);
-    uint32_t cat = t_cat >= 0 ? parser_str(p, &v, t_cat) : dfn_strcache_intern(p->c_strs, "", 0);
+    *f = (dfn_line){ .end = s + len, .ts = ts, .dur = dur, .pid = pid, .tid = tid, .has_ts = has_ts,
+                     .bad_num = bad_num, .ph = ph, .era = era, .args = p->largs };
+    if (t_name >= 0) {
+        f->name = s + v.t[t_name].start;
+        f->name_len = (uint32_t)tok_len(&v.t[t_name]);
+        f->name_quoted = v.t[t_name].type == JSMN_STRING;
+    }
+    if (t_cat >= 0) {
+        f->cat = s + v.t[t_cat].start;
+        f->cat_len = (uint32_t)tok_len(&v.t[t_cat]);
+        f->cat_quoted = v.t[t_cat].type == JSMN_STRING;
+    }
+    if (t_args >= 0) line_args_from_tokens(p, &v, t_args, f);
+    return true;
+}
+
+/* Makes an event of a line either reader has read. */
+static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
+{
+    char ph = f->ph;
+    if (ph != 'X' && ph != 'A' && !(ph == 0 && f->has_ts)) return;   /* other records: instants, counters, ... */
+    if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
+    if (!f->has_ts) { batch_bad(b, line, "event without ts"); return; }
+    if (f->ts > (UINT64_MAX >> 2) || f->dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
+
+    unsigned era = f->era;
+    uint32_t name = f->name ? parser_text(p, f->name, f->name_len, f->name_quoted, f->plain, f->end)
+                            : parser_intern(p, "", 0, 0);
+    uint32_t cat = f->cat ? parser_text(p, f->cat, f->cat_len, f->cat_quoted, f->plain, f->end)
+                          : parser_intern(p, "", 0, 0);
     uint32_t host = DFN_REF_NONE, file = DFN_REF_NONE;
     enc_arg args[ARGS_MAX];
     size_t nargs = 0;
@@ -629,60 +748,55 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     bool has_ret = false, has_size = false;
 
     batch_reserve(b);
-    if (t_args >= 0) {
-        int na = v.t[t_args].size;
-        int j = t_args + 1;
-        for (int k = 0; k < na && j + 1 < r; k++) {
-            int key = j, val = j + 1;
-            j = tok_skip(&v, val);
-            const jsmntok_t *kt = &v.t[key], *vt = &v.t[val];
-            const char *ks = s + kt->start, *vs = s + vt->start;
-            size_t kl = tok_len(kt), vl = tok_len(vt);
-            if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
-                bad_json |= !toks_primitives_ok(&v, val, val + 1);
-                if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash(p, &v, val, &era);
-                continue;
-            }
-            if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
-                bad_json |= !toks_primitives_ok(&v, val, val + 1);
-                if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash(p, &v, val, &era);
-                continue;
-            }
-            if (kl == 8 && memcmp(ks, "hostname", 8) == 0 && vt->type == JSMN_STRING) {
-                host = parser_str(p, &v, val); era |= DFN_ERA_INLINE; continue;
-            }
-            if (kl == 5 && memcmp(ks, "fname", 5) == 0 && vt->type == JSMN_STRING) {
-                file = parser_str(p, &v, val); era |= DFN_ERA_INLINE; continue;
-            }
-            if (nargs == ARGS_MAX) { bad_json |= !toks_primitives_ok(&v, val, j); continue; }
-            enc_arg *a = &args[nargs];
-            a->key = parser_str(p, &v, key);
-            int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
-            if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && canonical_int(vs, vl, &iv, &uv, &is_u)) {
-                if (is_u) { a->type = DFN_ARG_UINT; a->val = uv; iv = INT64_MAX; }
-                else { a->type = DFN_ARG_INT; a->val = dfn_zigzag(iv); }
-                if (kl == 3 && memcmp(ks, "ret", 3) == 0) { ret = iv; has_ret = true; }
-                else if (kl == 4 && memcmp(ks, "size", 4) == 0) { size = iv; has_size = true; }
-                else if (kl == 8 && memcmp(ks, "size_sum", 8) == 0) size_sum = iv;
-                else if (kl == 7 && memcmp(ks, "version", 7) == 0) version = iv;
-            } else if (vt->type == JSMN_STRING) {
-                a->type = DFN_ARG_STR;
-                a->val = parser_str(p, &v, val);
-            } else if (vt->type == JSMN_PRIMITIVE && vl == 4 && memcmp(vs, "null", 4) == 0) {
-                a->type = DFN_ARG_NULL;
-            } else if (vt->type == JSMN_PRIMITIVE && vl == 4 && memcmp(vs, "true", 4) == 0) {
-                a->type = DFN_ARG_TRUE;
-            } else if (vt->type == JSMN_PRIMITIVE && vl == 5 && memcmp(vs, "false", 5) == 0) {
-                a->type = DFN_ARG_FALSE;
-            } else {
-                bad_json |= !toks_primitives_ok(&v, val, j);
-                a->type = DFN_ARG_RAW;
-                a->val = dfn_strcache_intern(p->c_strs, vs, vl);
-            }
-            nargs++;
+    for (size_t k = 0; k < f->nargs; k++) {
+        const dfn_larg *la = &f->args[k];
+        const char *ks = la->key;
+        size_t kl = la->key_len;
+        if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
+            if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash_arg(p, la, &era);
+            continue;
+        }
+        if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
+            if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash_arg(p, la, &era);
+            continue;
+        }
+        if (kl == 8 && la->quoted && memcmp(ks, "hostname", 8) == 0) {
+            host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+            era |= DFN_ERA_INLINE;
+            continue;
+        }
+        if (kl == 5 && la->quoted && memcmp(ks, "fname", 5) == 0) {
+            file = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+            era |= DFN_ERA_INLINE;
+            continue;
+        }
+        if (nargs == ARGS_MAX) continue;
+        enc_arg *a = &args[nargs++];
+        a->key = parser_text(p, ks, kl, true, la->plain, f->end);
+        int64_t iv;
+        switch (la->type) {
+        case DFN_LV_INT: case DFN_LV_UINT:
+            if (la->type == DFN_LV_UINT) { a->type = DFN_ARG_UINT; a->val = la->num; iv = INT64_MAX; }
+            else { iv = (int64_t)la->num; a->type = DFN_ARG_INT; a->val = dfn_zigzag(iv); }
+            if (kl == 3 && memcmp(ks, "ret", 3) == 0) { ret = iv; has_ret = true; }
+            else if (kl == 4 && memcmp(ks, "size", 4) == 0) { size = iv; has_size = true; }
+            else if (kl == 8 && memcmp(ks, "size_sum", 8) == 0) size_sum = iv;
+            else if (kl == 7 && memcmp(ks, "version", 7) == 0) version = iv;
+            break;
+        case DFN_LV_STR:
+            a->type = DFN_ARG_STR;
+            a->val = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+            break;
+        case DFN_LV_NULL: a->type = DFN_ARG_NULL; break;
+        case DFN_LV_TRUE: a->type = DFN_ARG_TRUE; break;
+        case DFN_LV_FALSE: a->type = DFN_ARG_FALSE; break;
+        default:
+            a->type = DFN_ARG_RAW;
+            a->val = dfn_strcache_intern(p->c_strs, la->val, la->val_len);
+            break;
         }
     }
-    if (bad_json) { batch_bad(b, line, "invalid JSON"); return; }
+    if (f->args_bad_json) { batch_bad(b, line, "invalid JSON"); return; }
 
     uint32_t kind = parser_kind(p, cat, name);
 
@@ -690,7 +804,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     if (size_sum >= 0) {
         bytes = (uint64_t)size_sum;
     } else {
-        uint8_t rule = parser_rule(p, kind, &v, t_name);
+        uint8_t rule = parser_rule(p, kind, f);
         if (rule == DFN_BYTES_RET && has_ret && ret > 0) bytes = (uint64_t)ret;
         else if (rule == DFN_BYTES_SIZE_X_RET && has_ret && has_size && ret > 0 && size > 0 &&
                  (uint64_t)size <= UINT64_MAX / (uint64_t)ret)
@@ -698,20 +812,48 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
     }
 
     size_t n = b->n;
-    b->ts[n] = ts;
-    b->dur[n] = dur;
+    b->ts[n] = f->ts;
+    b->dur[n] = f->dur;
     b->bytes[n] = bytes;
-    b->lane[n] = parser_lane(p, host, pid, tid);
+    b->lane[n] = parser_lane(p, host, f->pid, f->tid);
     b->kind[n] = kind;
     b->file[n] = file;
     parser_emit_args(p, b, args, nargs);
     b->n++;
     b->events++;
     b->era |= era;
-    if (ts < b->min_ts) b->min_ts = ts;
-    if (ts + dur > b->max_end) b->max_end = ts + dur;
-    if (version > 0 && version < UINT32_MAX && t_name >= 0 && TOK_IS(&v, t_name, "start"))
+    if (f->ts < b->min_ts) b->min_ts = f->ts;
+    if (f->ts + f->dur > b->max_end) b->max_end = f->ts + f->dur;
+    if (version > 0 && version < UINT32_MAX && f->name_quoted && f->name_len == 5 && memcmp(f->name, "start", 5) == 0)
         b->version = (uint32_t)version;
+}
+
+static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line)
+{
+    while (len && is_space(*s)) { s++; len--; }
+    while (len && is_space(s[len - 1])) len--;
+    if (len && s[len - 1] == ',') {
+        len--;
+        while (len && is_space(s[len - 1])) len--;
+    }
+    if (line_is_skippable(s, len)) return;
+    /* A leading "[" glued to the first event, as some writers do. */
+    if (len > 1 && s[0] == '[' && s[1] != ']') {
+        s++; len--;
+        while (len && is_space(*s)) { s++; len--; }
+    }
+    if (len == 0 || s[0] != '{') { batch_bad(b, line, "not a JSON object"); return; }
+    if (len > INT32_MAX) { batch_bad(b, line, "line too long"); return; }
+
+    dfn_line f;
+    f.args = p->largs;
+    if ((p->no_scan || !dfn_linescan(s, len, &f, ARGS_MAX)) && !line_from_tokens(p, b, s, len, line, &f)) return;
+    parser_event(p, b, &f, line);
+}
+
+void dfn_parser_scan(dfn_parser *p, bool on)
+{
+    p->no_scan = !on;
 }
 
 void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)

@@ -64,6 +64,10 @@ static inline int64_t dfn_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(in
 bool dfn_parse_u64(const char *s, size_t len, uint64_t *out);
 /* Signed variant: optional leading '-'. */
 bool dfn_parse_i64(const char *s, size_t len, int64_t *out);
+/* An integer in canonical form only (no leading zeros, no '+', no "-0"),
+ * so that "epoch":"0" and "epoch":0 from different eras group together:
+ * *is_u says the value is above INT64_MAX and sits in *u, else in *i. */
+bool dfn_parse_canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u, bool *is_u);
 /* A JSON number (possibly fractional or with exponent) to double. */
 bool dfn_parse_double(const char *s, size_t len, double *out);
 

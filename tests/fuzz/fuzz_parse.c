@@ -1,8 +1,10 @@
 /* Fuzz target for the line parser: the input is one block of trace lines,
  * parsed by dfn_parser_block (as a parser thread would) and sorted into a
  * chunk. Any crash, sanitizer report or leak is a bug; the batch's own
- * counts must add up. */
+ * counts must add up, and the same block read with the line scanner off
+ * (every line through tokens) must give the very same batch and tables. */
 #include "load.h"
+#include "parsecheck.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,32 +21,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size) memcpy(block, data, size);
     block[size] = '\0';
 
-    dfn_loadctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    pthread_mutex_init(&ctx.lock, NULL);
-    ctx.strs = dfn_strtab_new();
-    ctx.hashes = dfn_strtab_new();
-    ctx.lanes = dfn_strtab_new();
-    ctx.kinds = dfn_strtab_new();
-    ctx.schemas = dfn_strtab_new();
-
-    dfn_parser *p = dfn_parser_new(&ctx);
-    dfn_batch b;
+    dfn_loadctx ctx, ref_ctx;
+    pc_ctx_init(&ctx);
+    pc_ctx_init(&ref_ctx);
+    dfn_parser *p = dfn_parser_new(&ctx), *ref = dfn_parser_new(&ref_ctx);
+    dfn_parser_scan(ref, false);
+    dfn_batch b, rb;
     memset(&b, 0, sizeof b);
+    memset(&rb, 0, sizeof rb);
     dfn_parser_block(p, block, size, &b);
+    dfn_parser_block(ref, block, size, &rb);
     if (b.events != b.n || b.nbad > b.malformed || b.events + b.malformed > b.lines) abort();
+    if (pc_parse_same(&b, &ctx, &rb, &ref_ctx)) abort();
     dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);
     if (c->n != b.n) abort();
     dfn_chunk_free(c);
     dfn_batch_free(&b);
+    dfn_batch_free(&rb);
     dfn_parser_free(p);
-
-    dfn_strtab_free(ctx.strs);
-    dfn_strtab_free(ctx.hashes);
-    dfn_strtab_free(ctx.lanes);
-    dfn_strtab_free(ctx.kinds);
-    dfn_strtab_free(ctx.schemas);
-    pthread_mutex_destroy(&ctx.lock);
+    dfn_parser_free(ref);
+    pc_ctx_free(&ctx);
+    pc_ctx_free(&ref_ctx);
     free(block);
     return 0;
 }

@@ -1,0 +1,53 @@
+/* One event line as the parser's two readers hand it to the code that
+ * makes it an event: the one-pass scanner (linescan.c) for lines of the
+ * usual shape, and the token walk (parse.c) for every other line. Both
+ * fill the same fields with the same meaning, so an event depends only
+ * on the line's content, never on which reader took it. */
+#ifndef DFNAV_LINE_H
+#define DFNAV_LINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How an argument's value reads. */
+enum {
+    DFN_LV_INT,      /* a canonical integer, bare or quoted: num holds its int64 bits */
+    DFN_LV_UINT,     /* a canonical integer above INT64_MAX: num holds it */
+    DFN_LV_STR,      /* any other string */
+    DFN_LV_NULL, DFN_LV_TRUE, DFN_LV_FALSE,
+    DFN_LV_RAW       /* anything else, kept as its JSON text */
+};
+
+typedef struct {
+    const char *key, *val;    /* raw JSON text, between the quotes of strings */
+    uint32_t key_len, val_len;
+    uint8_t type;             /* DFN_LV_* */
+    bool quoted;              /* the value was a JSON string */
+    bool plain;               /* key and value hold no escapes */
+    uint64_t num;
+} dfn_larg;
+
+typedef struct {
+    const char *end;          /* the line's end: text may be read up to here */
+    const char *name, *cat;   /* raw text, NULL when absent */
+    uint32_t name_len, cat_len;
+    bool name_quoted, cat_quoted, plain;   /* plain: no escapes in name and cat */
+    uint64_t ts, dur;
+    int64_t pid, tid;
+    bool has_ts, bad_num;
+    bool args_bad_json;       /* an argument's value is not valid JSON */
+    char ph;
+    unsigned era;             /* DFN_ERA_* seen on the line so far */
+    dfn_larg *args;
+    size_t nargs;
+} dfn_line;
+
+/* Reads a line holding one JSON object of the usual shape (compact, flat
+ * values, a flat "args" object, plain integers, bare or quoted, no
+ * escapes, no repeated fields, not metadata) into f, using f->args (room for max). Returns
+ * false, having promised nothing, for any other line: the token walk
+ * decides those. */
+bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max);
+
+#endif

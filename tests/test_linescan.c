@@ -1,0 +1,269 @@
+/* Criterion suite for src/linescan.c: the scanner reads usual lines field
+ * by field with exact values, refuses every line whose meaning it cannot
+ * be sure of, and never makes a line mean anything else than the token
+ * walk does: each line and every one-byte edit of it, and the real traces
+ * of every era, parse to the same batch and tables with the scanner on
+ * and off. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "dfnav/reader.h"
+#include "fuzz/parsecheck.h"
+#include "line.h"
+#include "storeutil.h"
+
+#define DLIO_LINE                                                                                        \
+    "{\"id\":46072,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1000000,\"tid\":1000001,"                 \
+    "\"ts\":1744611997457495,\"dur\":78,\"ph\":\"X\",\"args\":{\"hhash\":12970282039104182291,"           \
+    "\"p_idx\":46061,\"fhash\":10993879687891814470,\"fd\":32,\"ret\":65536,\"count\":65536,\"level\":5}}"
+
+static const char *const usual[] = {
+    DLIO_LINE,
+    "{\"id\":6,\"name\":\"start\",\"cat\":\"dftracer\",\"pid\":1000000,\"tid\":1000000,\"ts\":1744611912000189,"
+    "\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":12970282039104182291,\"p_idx\":-1,\"cmd_hash\":8821900317313303051,"
+    "\"level\":1,\"version\":100008,\"date\":\"Mon Apr 14 06:25:12 2025\",\"ppid\":999998}}",
+    "{\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":-7,\"tid\":0,\"ts\":0,\"dur\":18446744073709551615,\"ph\":\"X\","
+    "\"args\":{\"fname\":\"/p/lustre2/dfnav/data/train/img_001_of_168.hdf5\",\"size\":\"4096\",\"epoch\":\"0\","
+    "\"big\":9223372036854775808,\"min\":-9223372036854775808,\"t\":true,\"f\":false,\"n\":null,\"s\":\"\"}}",
+    "{\"id\":1,\"name\":\"PyTorchCheckpointing.checkpoint\",\"cat\":\"checkpoint\",\"pid\":1,\"tid\":2,\"ts\":5,"
+    "\"dur\":6,\"ph\":\"X\",\"args\":{}}",
+    "{\"ts\":12,\"name\":\"\xc3\xa9t\xc3\xa9\",\"type\":0,\"ph\":\"i\",\"extra\":\"x\"}",
+    "{\"id\":\"0\",\"name\":\"TorchFramework.__init__\",\"cat\":\"ai_framework\",\"pid\":\"0\",\"tid\":\"338684\","
+    "\"ts\":\"1698352095942658\",\"dur\":\"8\",\"ph\":\"X\",\"args\":{\"hostname\":\"ruby165\",\"ret\":\"29360128\","
+    "\"whence\":1,\"offset\":\"0\",\"fd\":20}}",
+    "{\"id\":3,\"name\":\"fread\",\"cat\":\"STDIO\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"ph\":\"X\","
+    "\"args\":{\"hostname\":\"node01\",\"fname\":\"/a/b\",\"size\":8,\"count\":4,\"ret\":4}}",
+};
+
+/* Lines only the token walk may read. */
+static const char *const refused[] = {
+    "{}", "{ \"ts\":1}", "{\"ts\": 1}", "{\"ts\":1 }", "{\"ts\":1} ", "{\"ts\":1.5}", "{\"ts\":1e3}",
+    "{\"ts\":\"01\"}", "{\"ts\":\"1.5\"}", "{\"ts\":\"\"}", "{\"ts\":-1}", "{\"ts\":01}", "{\"ts\":-0}", "{\"ts\":18446744073709551616}",
+    "{\"ts\":123456789012345678901}", "{\"ts\":1,\"ts\":2}", "{\"name\":\"a\",\"name\":\"b\"}",
+    "{\"name\":\"a\\\"b\"}", "{\"na\\u006de\":\"a\"}", "{\"name\":1}", "{\"cat\":null}", "{\"ph\":\"M\"}",
+    "{\"ph\":1}", "{\"ph\":\"\"}", "{\"pid\":9223372036854775808}", "{\"pid\":\"+1\"}", "{\"dur\":\"-5\"}", "{\"dur\":-5}",
+    "{\"args\":[]}", "{\"args\":1}", "{\"args\":{\"a\":{}}}", "{\"args\":{\"a\":[1]}}", "{\"x\":[]}",
+    "{\"x\":{}}", "{\"args\":{\"a\":1.5}}", "{\"args\":{\"a\":tru}}", "{\"args\":{\"a\":1,}}",
+    "{\"args\":{\"a\":1}", "{\"a\":1,}", "{\"a\":1}}", "{\"a\"1}", "{\"a\":\"tab\there\"}", "{\"a\":12x}",
+    "{\"args\":{},\"args\":{}}", "{\"a\":-}", "{\"a\":nul}", "{\"a\":\"unterminated}",
+};
+
+static dfn_loadctx scan_ctx, ref_ctx;
+static dfn_parser *scan_p, *ref_p;
+static dfn_batch scan_b, ref_b;
+
+static void pair_open(void)
+{
+    pc_ctx_init(&scan_ctx);
+    pc_ctx_init(&ref_ctx);
+    scan_p = dfn_parser_new(&scan_ctx);
+    ref_p = dfn_parser_new(&ref_ctx);
+    dfn_parser_scan(ref_p, false);
+    memset(&scan_b, 0, sizeof scan_b);
+    memset(&ref_b, 0, sizeof ref_b);
+}
+
+static void pair_close(void)
+{
+    dfn_batch_free(&scan_b);
+    dfn_batch_free(&ref_b);
+    dfn_parser_free(scan_p);
+    dfn_parser_free(ref_p);
+    pc_ctx_free(&scan_ctx);
+    pc_ctx_free(&ref_ctx);
+}
+
+/* Both parsers read the block; NULL when they agree. Their tables grow
+ * alike through a whole test, so a memo that goes wrong shows later. */
+static const char *pair_parse(const char *s, size_t len)
+{
+    dfn_parser_block(scan_p, s, len, &scan_b);
+    dfn_parser_block(ref_p, s, len, &ref_b);
+    return pc_parse_same(&scan_b, &scan_ctx, &ref_b, &ref_ctx);
+}
+
+static bool scans(const char *s, size_t len)
+{
+    dfn_larg args[64];
+    dfn_line f = { .args = args };
+    return dfn_linescan(s, len, &f, 64);
+}
+
+Test(linescan, reads_a_dlio_line_exactly)
+{
+    const char *s = DLIO_LINE;
+    dfn_larg args[64];
+    dfn_line f = { .args = args };
+    cr_assert(dfn_linescan(s, strlen(s), &f, 64));
+    cr_assert_eq(f.ts, 1744611997457495u);
+    cr_assert_eq(f.dur, 78u);
+    cr_assert_eq(f.pid, 1000000);
+    cr_assert_eq(f.tid, 1000001);
+    cr_assert(f.has_ts && !f.bad_num && !f.args_bad_json);
+    cr_assert_eq(f.ph, 'X');
+    cr_assert_eq(f.era, 0u);
+    cr_assert(f.name_len == 4 && memcmp(f.name, "read", 4) == 0 && f.name_quoted);
+    cr_assert(f.cat_len == 5 && memcmp(f.cat, "POSIX", 5) == 0);
+    cr_assert_eq(f.nargs, 7u);
+    static const char *const keys[] = { "hhash", "p_idx", "fhash", "fd", "ret", "count", "level" };
+    static const uint64_t vals[] = { 12970282039104182291u, 46061, 10993879687891814470u, 32, 65536, 65536, 5 };
+    for (size_t i = 0; i < 7; i++) {
+        cr_assert(f.args[i].key_len == strlen(keys[i]) && memcmp(f.args[i].key, keys[i], f.args[i].key_len) == 0);
+        cr_assert_eq(f.args[i].num, vals[i], "arg %zu", i);
+        cr_assert_eq(f.args[i].type, vals[i] > INT64_MAX ? DFN_LV_UINT : DFN_LV_INT, "arg %zu", i);
+        cr_assert(!f.args[i].quoted && f.args[i].plain);
+    }
+}
+
+Test(linescan, reads_every_kind_of_value)
+{
+    const char *s = usual[2];
+    dfn_larg args[64];
+    dfn_line f = { .args = args };
+    cr_assert(dfn_linescan(s, strlen(s), &f, 64));
+    cr_assert_eq(f.pid, -7);
+    cr_assert_eq(f.dur, UINT64_MAX);
+    cr_assert_eq(f.era, (unsigned)DFN_ERA_NO_ID);
+    cr_assert_eq(f.nargs, 9u);
+    cr_assert(f.args[0].type == DFN_LV_STR && f.args[0].quoted && f.args[0].val_len == 47);
+    cr_assert(f.args[1].type == DFN_LV_INT && f.args[1].quoted && f.args[1].num == 4096);
+    cr_assert(f.args[2].type == DFN_LV_INT && f.args[2].num == 0);
+    cr_assert(f.args[3].type == DFN_LV_UINT && f.args[3].num == 9223372036854775808u);
+    cr_assert(f.args[4].type == DFN_LV_INT && (int64_t)f.args[4].num == INT64_MIN);
+    cr_assert_eq(f.args[5].type, DFN_LV_TRUE);
+    cr_assert_eq(f.args[6].type, DFN_LV_FALSE);
+    cr_assert_eq(f.args[7].type, DFN_LV_NULL);
+    cr_assert(f.args[8].type == DFN_LV_STR && f.args[8].val_len == 0);
+    /* eight digits and fewer read in one word: check each width */
+    char line[96];
+    uint64_t v = 0;
+    for (int digits = 1; digits <= 20; digits++) {
+        v = v * 10 + (uint64_t)(digits % 10);
+        snprintf(line, sizeof line, "{\"ts\":%llu,\"args\":{\"n\":-%llu}}", (unsigned long long)v,
+                 (unsigned long long)(v % 1000000000000000000u));
+        cr_assert(dfn_linescan(line, strlen(line), &f, 64), "%s", line);
+        cr_assert_eq(f.ts, v, "%s", line);
+        cr_assert_eq((int64_t)f.args[0].num, -(int64_t)(v % 1000000000000000000u), "%s", line);
+    }
+}
+
+Test(linescan, usual_lines_are_scanned)
+{
+    for (size_t i = 0; i < sizeof usual / sizeof *usual; i++)
+        cr_assert(scans(usual[i], strlen(usual[i])), "line %zu", i);
+}
+
+Test(linescan, lines_it_cannot_be_sure_of_are_refused)
+{
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        cr_assert(!scans(refused[i], strlen(refused[i])), "%s", refused[i]);
+    /* more fields or arguments than it keeps */
+    char line[4096];
+    size_t len = (size_t)sprintf(line, "{\"ts\":1,\"args\":{");
+    for (int i = 0; i < 65; i++) len += (size_t)sprintf(line + len, "%s\"k%d\":%d", i ? "," : "", i, i);
+    len += (size_t)sprintf(line + len, "}}");
+    cr_assert(!scans(line, len));
+    len = (size_t)sprintf(line, "{\"ts\":1");
+    for (int i = 0; i < 70; i++) len += (size_t)sprintf(line + len, ",\"k%d\":%d", i, i);
+    len += (size_t)sprintf(line + len, "}");
+    cr_assert(!scans(line, len));
+}
+
+Test(linescan, both_readers_agree_on_every_line, .init = pair_open, .fini = pair_close)
+{
+    for (size_t i = 0; i < sizeof usual / sizeof *usual; i++) {
+        const char *why = pair_parse(usual[i], strlen(usual[i]));
+        cr_assert_null(why, "line %zu: %s", i, why);
+    }
+    cr_assert_gt(scan_ctx.schemas ? dfn_strtab_count(scan_ctx.schemas) : 0, 0u);
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        const char *why = pair_parse(refused[i], strlen(refused[i]));
+        cr_assert_null(why, "%s: %s", refused[i], why);
+    }
+}
+
+Test(linescan, both_readers_agree_on_every_one_byte_edit, .init = pair_open, .fini = pair_close)
+{
+    static const char edits[] = "\"{}[],: \t\\/0129-+.eEtfnuxM\x01\x1f\x7f\x80";
+    char buf[1024];
+    size_t checked = 0, scanned = 0;
+    for (size_t v = 0; v < sizeof usual / sizeof *usual; v++) {
+        const char *s = usual[v];
+        size_t len = strlen(s);
+        for (size_t pos = 0; pos < len; pos++) {
+            for (size_t e = 0; e <= sizeof edits - 1; e++) {
+                size_t n;
+                if (e == sizeof edits - 1) {   /* deletion */
+                    memcpy(buf, s, pos);
+                    memcpy(buf + pos, s + pos + 1, len - pos - 1);
+                    n = len - 1;
+                } else if (checked & 1) {      /* replacement */
+                    memcpy(buf, s, len);
+                    buf[pos] = edits[e];
+                    n = len;
+                } else {                       /* insertion */
+                    memcpy(buf, s, pos);
+                    buf[pos] = edits[e];
+                    memcpy(buf + pos + 1, s + pos, len - pos);
+                    n = len + 1;
+                }
+                const char *why = pair_parse(buf, n);
+                cr_assert_null(why, "line %zu, edit %zu at %zu: %s: %.*s", v, e, pos, why, (int)n, buf);
+                scanned += scans(buf, n);
+                checked++;
+            }
+        }
+    }
+    /* the comparison means something only if the scanner took many edits */
+    cr_expect_gt(scanned, checked / 10, "scanned %zu of %zu", scanned, checked);
+}
+
+/* Both readers on the first blocks of every real trace; returns the share
+ * of lines the scanner took in dir. */
+static double real_traces_agree(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", su_traces_dir(), dir);
+    const char *p[1] = { path };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    cr_assert_gt(in.n, 0u, "%s", path);
+    size_t lines = 0, scanned = 0;
+    for (size_t f = 0; f < in.n; f++) {
+        char err[512];
+        dfn_reader *r = dfn_reader_open(in.paths[f], 1 << 20, err, sizeof err);
+        cr_assert_not_null(r, "%s", err);
+        dfn_block blk;
+        for (int k = 0; k < 4 && dfn_reader_next(r, &blk) > 0; k++) {
+            const char *why = pair_parse(blk.data, blk.len);
+            cr_assert_null(why, "%s block %d: %s", in.paths[f], k, why);
+            for (const char *s = blk.data, *end = blk.data + blk.len; s < end;) {
+                const char *nl = memchr(s, '\n', (size_t)(end - s)), *le = nl ? nl : end;
+                lines++;
+                scanned += scans(s, (size_t)(le - s));
+                s = nl ? nl + 1 : end;
+            }
+            dfn_block_free(&blk);
+        }
+        dfn_reader_close(r);
+    }
+    dfn_inputs_free(&in);
+    return lines ? (double)scanned / (double)lines : 0;
+}
+
+Test(linescan, real_traces_read_alike, .init = pair_open, .fini = pair_close)
+{
+    if (!su_traces_dir()) cr_skip_test("no ../shared/traces");
+    /* the DLIO traces are the usual shape: nearly every line is scanned */
+    cr_expect_gt(real_traces_agree("dlio-unet3d"), 0.95);
+    cr_expect_gt(real_traces_agree("dlio-2023"), 0.95);
+    /* older eras quote their numbers */
+    cr_expect_gt(real_traces_agree("v0-quoted"), 0.95);
+}
