@@ -11,11 +11,25 @@
 
 typedef struct { uint64_t ts; uint32_t i; } ts_idx;
 
-static int ts_idx_cmp(const void *a, const void *b)
+#define RADIX_BITS 11
+
+/* Orders a by start time, ties in line order, and returns where the
+ * result is (a or tmp). Least significant digit first and stable, over
+ * only the bits the block's time span needs: a block covers a short
+ * span, so two or three linear passes replace a comparison sort. */
+static ts_idx *chunk_sort(ts_idx *a, ts_idx *tmp, size_t n, uint64_t lo, uint64_t hi)
 {
-    const ts_idx *x = a, *y = b;
-    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    uint64_t span = hi - lo;
+    for (unsigned shift = 0; shift < 64 && (span >> shift); shift += RADIX_BITS) {
+        size_t count[1u << RADIX_BITS] = { 0 };
+        for (size_t i = 0; i < n; i++) count[((a[i].ts - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++;
+        if (count[((a[0].ts - lo) >> shift) & ((1u << RADIX_BITS) - 1)] == n) continue;   /* one digit: in order */
+        size_t sum = 0;
+        for (size_t d = 0; d < (1u << RADIX_BITS); d++) { size_t c = count[d]; count[d] = sum; sum += c; }
+        for (size_t i = 0; i < n; i++) tmp[count[((a[i].ts - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++] = a[i];
+        ts_idx *t = a; a = tmp; tmp = t;
+    }
+    return a;
 }
 
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
@@ -42,26 +56,31 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     }
     if (n == 0) return c;
 
-    ts_idx *order = dfn_xmalloc(n * sizeof *order);
+    ts_idx *buf = dfn_xmalloc(2 * n * sizeof *buf), *order = buf;
     bool sorted = true;
+    uint64_t lo = b->ts[0], hi = b->ts[0];
     for (size_t i = 0; i < n; i++) {
         order[i] = (ts_idx){ b->ts[i], (uint32_t)i };
         if (i && b->ts[i] < b->ts[i - 1]) sorted = false;
+        if (b->ts[i] < lo) lo = b->ts[i];
+        if (b->ts[i] > hi) hi = b->ts[i];
     }
-    if (!sorted) qsort(order, n, sizeof *order, ts_idx_cmp);
+    if (!sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
 
     c->ts_base = order[0].ts;
     /* One mapping per chunk: the merge frees chunks while the store grows,
      * and munmap hands the memory back at once, where free() would keep it
      * in the heap and double the peak. */
-    c->map_len = n * 6 * sizeof(uint32_t) + (b->args_len ? b->args_len : 1);
+    size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
+    c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + (b->args_len ? b->args_len : 1);
     void *m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         fprintf(stderr, "dfnav: out of memory (mapping %zu bytes)\n", c->map_len);
         abort();
     }
     c->map = m;
-    uint32_t *cols = m;
+    c->args_idx = m;
+    uint32_t *cols = (uint32_t *)(c->args_idx + nidx);
     c->ts.v = cols;
     c->dur.v = cols + n;
     c->bytes.v = cols + 2 * n;
@@ -78,13 +97,14 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
         c->lane[j] = b->lane[i];
         c->kind[j] = b->kind[i];
         c->file[j] = b->file[i];
+        if ((j & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) c->args_idx[j >> DFN_ARGS_INDEX_SHIFT] = w;
         size_t from = b->args_off[i];
         size_t to = i + 1 < n ? b->args_off[i + 1] : b->args_len;
         memcpy(c->args + w, b->args + from, to - from);
         w += to - from;
     }
     c->args_len = w;
-    free(order);
+    free(buf);
     return c;
 }
 

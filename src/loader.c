@@ -465,6 +465,195 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
     }
 }
 
+/* ---- the merge, in parts ---- */
+
+/* The merge runs in parts on as many threads as the load: each part owns
+ * a range of store positions that starts on a ts block, takes from every
+ * chunk the positions that fall there, and writes load-time refs; the
+ * first use of each ref in each part is noted, and replaying those notes
+ * part after part hands out the ids exactly as one merge would. */
+enum { FIRST_LANE, FIRST_KIND, FIRST_FILE };
+
+typedef struct {
+    const build_in *in;
+    dfn_store *s;
+    size_t w0, w1, a0, a1;        /* store positions, and the args offsets of w0 and w1 */
+    size_t *lo, *hi;              /* per chunk: the positions this part takes */
+    uint64_t t0, t1;
+    dfn_col32 ts, dur, bytes;     /* this part's escapes; values go to the store's */
+    uint32_t *first;              /* (FIRST_*, ref) pairs in order of first use */
+    size_t nfirst, firstcap;
+    uint8_t *seen_lane, *seen_kind, *seen_hfile, *seen_sfile;
+    size_t nstr_at_load;
+    atomic_int *users;            /* per chunk: parts still reading it */
+    const builder *b;             /* for the remap, once ids are handed out */
+} merge_part;
+
+static size_t chunk_bound(const dfn_chunk *c, uint64_t t, bool upper)
+{
+    if (!c) return 0;
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v = c->ts_base + dfn_col32_get(&c->ts, mid);
+        if (upper ? v <= t : v < t) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* Where store position p falls in each chunk (0 < p < n): the merge
+ * order is by ts, ties in chunk order, so the events at the boundary's ts
+ * go to the first part from the earliest chunks. */
+static void merge_split(const build_in *in, uint64_t tmin, uint64_t tmax, size_t p, size_t *out)
+{
+    uint64_t lo = tmin, hi = tmax;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        size_t le = 0;
+        for (size_t k = 0; k < in->nchunks; k++) le += chunk_bound(in->chunks[k], mid, true);
+        if (le > p) hi = mid; else lo = mid + 1;
+    }
+    size_t left = p;
+    for (size_t k = 0; k < in->nchunks; k++) { out[k] = chunk_bound(in->chunks[k], lo, false); left -= out[k]; }
+    for (size_t k = 0; k < in->nchunks && left; k++) {
+        size_t eq = chunk_bound(in->chunks[k], lo, true) - out[k], take = eq < left ? eq : left;
+        out[k] += take;
+        left -= take;
+    }
+}
+
+static const uint8_t *chunk_args_at(const dfn_store *s, const dfn_chunk *c, size_t pos)
+{
+    const uint8_t *p = c->args + c->args_idx[pos >> DFN_ARGS_INDEX_SHIFT], *end = c->args + c->args_len;
+    for (size_t j = pos & ~(((size_t)1 << DFN_ARGS_INDEX_SHIFT) - 1); j < pos; j++) p = dfn_store_record_end(s, p, end);
+    return p;
+}
+
+static void part_note(merge_part *m, uint32_t what, uint32_t ref)
+{
+    if (m->nfirst + 2 > m->firstcap) {
+        m->firstcap = m->firstcap ? m->firstcap * 2 : 256;
+        m->first = dfn_xreallocarray(m->first, m->firstcap, sizeof *m->first);
+    }
+    m->first[m->nfirst++] = what;
+    m->first[m->nfirst++] = ref;
+}
+
+static void *merge_part_run(void *arg)
+{
+    merge_part *m = arg;
+    const build_in *in = m->in;
+    dfn_store *s = m->s;
+    cursor *heap = dfn_xmalloc((in->nchunks ? in->nchunks : 1) * sizeof *heap);
+    size_t hn = 0;
+    for (size_t k = 0; k < in->nchunks; k++) {
+        dfn_chunk *c = in->chunks[k];
+        if (!c || m->lo[k] >= m->hi[k]) continue;
+        heap[hn++] = (cursor){ c, m->lo[k], k, c->ts_base + dfn_col32_get(&c->ts, m->lo[k]), chunk_args_at(s, c, m->lo[k]) };
+    }
+    for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
+    uint64_t t0 = m->t0, t1 = m->t0;
+    size_t w = m->w0, aw = m->a0;
+    while (hn) {
+        cursor *cu = &heap[0];
+        dfn_chunk *c = cu->c;
+        size_t j = cu->pos;
+        uint64_t rel = cu->ts - t0;
+        if ((w & ((1u << DFN_TS_BLOCK_SHIFT) - 1)) == 0) s->ts_base[w >> DFN_TS_BLOCK_SHIFT] = rel;
+        dfn_col32_set(&m->ts, w, rel - s->ts_base[w >> DFN_TS_BLOCK_SHIFT]);
+        uint64_t dur = dfn_col32_get(&c->dur, j);
+        if (cu->ts + dur > t1) t1 = cu->ts + dur;
+        dfn_col32_set(&m->dur, w, dur);
+        dfn_col32_set(&m->bytes, w, dfn_col32_get(&c->bytes, j));
+        uint32_t lane = c->lane[j], kind = c->kind[j], file = c->file[j];
+        s->lane[w] = lane;
+        s->kind[w] = kind;
+        s->file[w] = file;
+        if (!m->seen_lane[lane]) { m->seen_lane[lane] = 1; part_note(m, FIRST_LANE, lane); }
+        if (!m->seen_kind[kind]) { m->seen_kind[kind] = 1; part_note(m, FIRST_KIND, kind); }
+        if (file != DFN_REF_NONE) {
+            uint8_t *seen = file & DFN_REF_HASH ? &m->seen_hfile[file & ~DFN_REF_HASH]
+                          : file < m->nstr_at_load ? &m->seen_sfile[file] : NULL;
+            if (seen && !*seen) { *seen = 1; part_note(m, FIRST_FILE, file); }
+        }
+        const uint8_t *rend = dfn_store_record_end(s, cu->args, c->args + c->args_len);
+        if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
+        memcpy(s->args + aw, cu->args, (size_t)(rend - cu->args));
+        aw += (size_t)(rend - cu->args);
+        cu->args = rend;
+        w++;
+        cu->pos++;
+        if (cu->pos < m->hi[cu->order]) {
+            cu->ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
+        } else {
+            /* the last part to leave a chunk frees it, so memory shrinks as the store grows */
+            if (!in->keep && atomic_fetch_sub(&m->users[cu->order], 1) == 1) {
+                dfn_chunk_free(c);
+                in->chunks[cu->order] = NULL;
+            }
+            heap[0] = heap[--hn];
+        }
+        if (hn) heap_down(heap, hn, 0);
+    }
+    free(heap);
+    m->t1 = t1;
+    m->a1 = aw;
+    return NULL;
+}
+
+static uint32_t file_id(const builder *b, uint32_t ref)
+{
+    if (ref == DFN_REF_NONE) return 0;
+    if (ref & DFN_REF_HASH) return b->hashfile_map[ref & ~DFN_REF_HASH];
+    return ref < b->nstr_at_load ? b->strfile_map[ref] : 0;
+}
+
+static void *merge_part_remap(void *arg)
+{
+    merge_part *m = arg;
+    dfn_store *s = m->s;
+    const builder *b = m->b;
+    for (size_t w = m->w0; w < m->w1; w++) {
+        s->lane[w] = b->lane_map[s->lane[w]];
+        s->kind[w] = b->kind_map[s->kind[w]];
+        s->file[w] = file_id(b, s->file[w]);
+    }
+    return NULL;
+}
+
+/* Runs fn on every part, the first on this thread. */
+static void parts_run(merge_part *parts, size_t n, void *(*fn)(void *))
+{
+    pthread_t *th = dfn_xmalloc((n ? n : 1) * sizeof *th);
+    bool *started = dfn_xcalloc(n ? n : 1, sizeof *started);
+    for (size_t i = 1; i < n; i++) started[i] = pthread_create(&th[i], NULL, fn, &parts[i]) == 0;
+    fn(&parts[0]);
+    for (size_t i = 1; i < n; i++) {
+        if (started[i]) pthread_join(th[i], NULL);
+        else fn(&parts[i]);
+    }
+    free(started);
+    free(th);
+}
+
+/* Concatenates the parts' escapes of one column, in position order. */
+static void parts_escapes(merge_part *parts, size_t n, dfn_col32 *out, size_t which)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += (which == 0 ? &parts[i].ts : which == 1 ? &parts[i].dur : &parts[i].bytes)->nesc;
+    out->nesc = out->esccap = 0;
+    out->esc = NULL;
+    if (!total) return;
+    out->esc = dfn_xmalloc(total * sizeof *out->esc);
+    for (size_t i = 0; i < n; i++) {
+        dfn_col32 *c = which == 0 ? &parts[i].ts : which == 1 ? &parts[i].dur : &parts[i].bytes;
+        if (c->nesc) memcpy(out->esc + out->nesc, c->esc, c->nesc * sizeof *c->esc);
+        out->nesc += c->nesc;
+        free(c->esc);
+    }
+    out->esccap = total;
+}
+
 static dfn_store *loader_build(dfn_loader *l, const build_in *in)
 {
     dfn_store *s = dfn_xcalloc(1, sizeof *s);
@@ -476,10 +665,12 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
     b.nstr_at_load = dfn_strtab_count(s->strs);
-    b.lane_map = map_new(dfn_strtab_count(in->ctx->lanes));
-    b.kind_map = map_new(dfn_strtab_count(in->ctx->kinds));
+    size_t nlanes = dfn_strtab_count(in->ctx->lanes), nkinds = dfn_strtab_count(in->ctx->kinds);
+    size_t nhashes = dfn_strtab_count(in->ctx->hashes);
+    b.lane_map = map_new(nlanes);
+    b.kind_map = map_new(nkinds);
     b.strfile_map = map_new(b.nstr_at_load);
-    b.hashfile_map = map_new(dfn_strtab_count(in->ctx->hashes));
+    b.hashfile_map = map_new(nhashes);
     b.lane_keys = dfn_strtab_new();
     b.kind_keys = dfn_strtab_new();
     b.file_keys = dfn_strtab_new();
@@ -490,7 +681,19 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     s->nfiles = 1;
 
     size_t n = 0, args_total = 0;
-    for (size_t k = 0; k < in->nchunks; k++) { n += in->chunks[k]->n; args_total += in->chunks[k]->args_len; }
+    uint64_t tmin = UINT64_MAX, tmax = 0;
+    for (size_t k = 0; k < in->nchunks; k++) {
+        dfn_chunk *c = in->chunks[k];
+        if (!c->n) {
+            if (!in->keep) { dfn_chunk_free(c); in->chunks[k] = NULL; }
+            continue;
+        }
+        n += c->n;
+        args_total += c->args_len;
+        uint64_t first = c->ts_base + dfn_col32_get(&c->ts, 0), last = c->ts_base + dfn_col32_get(&c->ts, c->n - 1);
+        if (first < tmin) tmin = first;
+        if (last > tmax) tmax = last;
+    }
     s->n = n;
     size_t nblocks = (n >> DFN_TS_BLOCK_SHIFT) + 1;
     s->ts_base = dfn_xcalloc(nblocks, sizeof *s->ts_base);
@@ -503,57 +706,80 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     s->args = dfn_xmalloc(args_total ? args_total : 1);
     s->args_idx = dfn_xcalloc((n >> DFN_ARGS_INDEX_SHIFT) + 1, sizeof *s->args_idx);
 
-    cursor *heap = dfn_xmalloc((in->nchunks ? in->nchunks : 1) * sizeof *heap);
-    size_t hn = 0;
-    for (size_t k = 0; k < in->nchunks; k++) {
-        dfn_chunk *c = in->chunks[k];
-        if (!c->n) {
-            if (!in->keep) { dfn_chunk_free(c); in->chunks[k] = NULL; }
-            continue;
-        }
-        heap[hn++] = (cursor){ c, 0, k, c->ts_base + dfn_col32_get(&c->ts, 0), c->args };
+    /* parts of at least 2^16 events, each starting on a ts block */
+    size_t nparts = (size_t)(l->nparsers > 0 ? l->nparsers : 1);
+    if (nparts > n >> 16) nparts = n >> 16 ? n >> 16 : 1;
+    size_t nk = in->nchunks ? in->nchunks : 1;
+    size_t *bounds = dfn_xcalloc(nparts * nk, sizeof *bounds);   /* part i starts at bounds[i * nk + k] */
+    size_t *sizes = dfn_xcalloc(nk, sizeof *sizes);
+    size_t *pos = dfn_xcalloc(nparts + 1, sizeof *pos);
+    for (size_t k = 0; k < in->nchunks; k++) sizes[k] = in->chunks[k] ? in->chunks[k]->n : 0;
+    pos[nparts] = n;
+    for (size_t i = 1; i < nparts; i++) {
+        pos[i] = (n * i / nparts) & ~(((size_t)1 << DFN_TS_BLOCK_SHIFT) - 1);
+        if (pos[i] <= pos[i - 1]) { nparts = i; pos[nparts] = n; break; }
+        merge_split(in, tmin, tmax, pos[i], &bounds[i * nk]);
     }
-    for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
+    atomic_int *users = dfn_xcalloc(nk, sizeof *users);
+    merge_part *parts = dfn_xcalloc(nparts, sizeof *parts);
+    for (size_t i = 0; i < nparts; i++) {
+        merge_part *m = &parts[i];
+        m->in = in;
+        m->s = s;
+        m->w0 = pos[i];
+        m->w1 = pos[i + 1];
+        m->lo = &bounds[i * nk];
+        m->hi = i + 1 < nparts ? &bounds[(i + 1) * nk] : sizes;
+        m->t0 = tmin == UINT64_MAX ? 0 : tmin;
+        m->ts.v = s->ts.v;
+        m->dur.v = s->dur.v;
+        m->bytes.v = s->bytes.v;
+        m->seen_lane = dfn_xcalloc(nlanes ? nlanes : 1, 1);
+        m->seen_kind = dfn_xcalloc(nkinds ? nkinds : 1, 1);
+        m->seen_hfile = dfn_xcalloc(nhashes ? nhashes : 1, 1);
+        m->seen_sfile = dfn_xcalloc(b.nstr_at_load ? b.nstr_at_load : 1, 1);
+        m->nstr_at_load = b.nstr_at_load;
+        m->users = users;
+        m->b = &b;
+        for (size_t k = 0; k < in->nchunks; k++) {
+            if (m->lo[k] < m->hi[k]) atomic_fetch_add(&users[k], 1);
+            if (i > 0 && in->chunks[k]) m->a0 += (size_t)(chunk_args_at(s, in->chunks[k], m->lo[k]) - in->chunks[k]->args);
+        }
+    }
+    /* chunks no part reads */
+    for (size_t k = 0; k < in->nchunks && !in->keep; k++)
+        if (in->chunks[k] && atomic_load(&users[k]) == 0) { dfn_chunk_free(in->chunks[k]); in->chunks[k] = NULL; }
+    parts_run(parts, nparts, merge_part_run);
 
-    uint64_t t0 = hn ? heap[0].ts : 0, t1 = t0;
-    size_t w = 0, aw = 0;
-    while (hn) {
-        cursor *cu = &heap[0];
-        dfn_chunk *c = cu->c;
-        size_t j = cu->pos;
-        uint64_t rel = cu->ts - t0;
-        if ((w & ((1u << DFN_TS_BLOCK_SHIFT) - 1)) == 0) s->ts_base[w >> DFN_TS_BLOCK_SHIFT] = rel;
-        dfn_col32_set(&s->ts, w, rel - s->ts_base[w >> DFN_TS_BLOCK_SHIFT]);
-        uint64_t dur = dfn_col32_get(&c->dur, j);
-        if (cu->ts + dur > t1) t1 = cu->ts + dur;
-        dfn_col32_set(&s->dur, w, dur);
-        dfn_col32_set(&s->bytes, w, dfn_col32_get(&c->bytes, j));
-        s->lane[w] = build_lane(&b, c->lane[j]);
-        s->kind[w] = build_kind(&b, c->kind[j]);
-        s->file[w] = build_file(&b, c->file[j]);
-        const uint8_t *rend = dfn_store_record_end(s, cu->args, c->args + c->args_len);
-        if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
-        memcpy(s->args + aw, cu->args, (size_t)(rend - cu->args));
-        aw += (size_t)(rend - cu->args);
-        cu->args = rend;
-        w++;
-        cu->pos++;
-        if (cu->pos < c->n) {
-            cu->ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
-        } else {
-            if (!in->keep) {
-                dfn_chunk_free(c);
-                in->chunks[cu->order] = NULL;
-            }
-            heap[0] = heap[--hn];
+    uint64_t t1 = tmin == UINT64_MAX ? 0 : tmin;
+    for (size_t i = 0; i < nparts; i++) {
+        merge_part *m = &parts[i];
+        if (m->t1 > t1) t1 = m->t1;
+        for (size_t f = 0; f < m->nfirst; f += 2) {
+            uint32_t ref = m->first[f + 1];
+            if (m->first[f] == FIRST_LANE) build_lane(&b, ref);
+            else if (m->first[f] == FIRST_KIND) build_kind(&b, ref);
+            else build_file(&b, ref);
         }
-        if (hn) heap_down(heap, hn, 0);
     }
-    free(heap);
-    s->args_len = aw;
-    s->t0 = t0;
+    parts_run(parts, nparts, merge_part_remap);
+    parts_escapes(parts, nparts, &s->ts, 0);
+    parts_escapes(parts, nparts, &s->dur, 1);
+    parts_escapes(parts, nparts, &s->bytes, 2);
+    s->args_len = parts[nparts - 1].a1;
+    s->t0 = tmin == UINT64_MAX ? 0 : tmin;
     s->t1 = t1;
 
+    for (size_t i = 0; i < nparts; i++) {
+        free(parts[i].first);
+        free(parts[i].seen_lane); free(parts[i].seen_kind);
+        free(parts[i].seen_hfile); free(parts[i].seen_sfile);
+    }
+    free(parts);
+    free(users);
+    free(bounds);
+    free(sizes);
+    free(pos);
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
     free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);

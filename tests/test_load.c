@@ -323,6 +323,86 @@ Test(load, same_store_for_any_thread_count_and_block_size)
     free(dir);
 }
 
+/* Sets big enough that the merge runs in parts (2^16 events and more per
+ * part): many events share a ts across files, so part boundaries fall
+ * inside runs of ties; some ts jump past 32 bits inside a ts block and
+ * some dur and bytes need 64 bits, so every column has escapes in every
+ * part. The store must be the one merge on one thread gives, ids and all. */
+Test(load, merge_in_parts_gives_the_one_merge_store)
+{
+    char *dir = tu_tmpdir();
+    const int files = 4, per_file = 52000;
+    unsigned seed = 777;
+    for (int f = 0; f < files; f++) {
+        size_t cap = (size_t)per_file * 260, len = 0;
+        char *t = malloc(cap);
+        for (int i = 0; i < per_file; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned long long ts = (unsigned long long)(i / 7) * 3 + (seed >> 30);
+            if (i % 9973 == 0) ts += 1ull << 33;   /* far ahead: an escape where it lands */
+            unsigned long long dur = i % 7919 == 0 ? (1ull << 34) + i : (seed >> 8) % 100u;
+            unsigned long long ret = i % 6007 == 0 ? (1ull << 35) + 3 : (seed >> 3) % 5000u;
+            len += (size_t)sprintf(t + len,
+                "{\"id\":%d,\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%llu,\"dur\":%llu,\"ph\":\"X\","
+                "\"args\":{\"fname\":\"/d%d/f%u\",\"ret\":%llu,\"step\":%d}}\n",
+                i, (seed >> 8) % 5 ? "read" : (seed >> 9) % 3 ? "write" : "open", (seed >> 12) % 11 ? "POSIX" : "STDIO",
+                f, (seed >> 14) % 3u, ts, dur, f, (seed >> 16) % 97u, ret, i);
+        }
+        char name[32];
+        snprintf(name, sizeof name, "p%d.pfw", f);
+        free(tu_write_file(dir, name, t, len));
+        free(t);
+    }
+    const char *p[1] = { dir };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    dfn_store *ref = su_load_paths((const char *const *)in.paths, in.n, 1, 0);
+    cr_assert_eq(ref->n, (size_t)files * per_file);
+    cr_assert_gt(ref->ts.nesc + ref->dur.nesc + ref->bytes.nesc, 30u);
+    int threads[] = { 2, 3, 8 };
+    size_t blocks[] = { 0, 1 << 20, 300000 };
+    for (int k = 0; k < 3; k++) {
+        dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads[k], blocks[k]);
+        cr_assert_eq(s->n, ref->n);
+        cr_assert_eq(s->t0, ref->t0);
+        cr_assert_eq(s->t1, ref->t1);
+        cr_assert_eq(s->args_len, ref->args_len);
+        cr_assert_eq(s->ts.nesc, ref->ts.nesc);
+        cr_assert_eq(s->dur.nesc, ref->dur.nesc);
+        cr_assert_eq(s->bytes.nesc, ref->bytes.nesc);
+        cr_assert_eq(s->nlanes, ref->nlanes);
+        cr_assert_eq(s->nkinds, ref->nkinds);
+        cr_assert_eq(s->nfiles, ref->nfiles);
+        for (size_t i = 0; i < s->nlanes; i++)
+            cr_assert_str_eq(dfn_store_str(s, s->lanes[i].name), dfn_store_str(ref, ref->lanes[i].name));
+        for (size_t i = 0; i < s->nkinds; i++) {
+            cr_assert_str_eq(dfn_store_str(s, s->kinds[i].func), dfn_store_str(ref, ref->kinds[i].func));
+            cr_assert_str_eq(dfn_store_str(s, s->kinds[i].cat), dfn_store_str(ref, ref->kinds[i].cat));
+        }
+        for (size_t i = 0; i < s->nfiles; i++)
+            cr_assert_str_eq(dfn_store_str(s, s->files[i].path), dfn_store_str(ref, ref->files[i].path));
+        for (size_t i = 0; i < s->n; i++) {
+            cr_assert_eq(dfn_store_ts(s, i), dfn_store_ts(ref, i), "event %zu, %d threads", i, threads[k]);
+            cr_assert_eq(dfn_store_dur(s, i), dfn_store_dur(ref, i));
+            cr_assert_eq(dfn_store_bytes(s, i), dfn_store_bytes(ref, i));
+            cr_assert_eq(s->lane[i], ref->lane[i]);
+            cr_assert_eq(s->kind[i], ref->kind[i]);
+            cr_assert_eq(s->file[i], ref->file[i]);
+            dfn_arg a[4], b[4];
+            size_t na = dfn_store_args(s, i, a, 4), nb = dfn_store_args(ref, i, b, 4);
+            cr_assert_eq(na, nb);
+            for (size_t j = 0; j < na; j++) {
+                cr_assert_eq(a[j].type, b[j].type);
+                cr_assert_eq(a[j].i, b[j].i, "event %zu arg %zu", i, j);
+            }
+        }
+        dfn_store_free(s);
+    }
+    dfn_store_free(ref);
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
 Test(load, directories_and_globs_expand_sorted)
 {
     char *dir = tu_tmpdir();
