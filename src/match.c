@@ -348,6 +348,14 @@ static bool layerset_table_only(const dfn_layerset *ls)
 
 typedef struct { uint32_t kind, file, lane, idx; } triple_slot;
 
+/* Runs once per event: a multiply, not a general byte hash. */
+static inline size_t triple_hash(const uint32_t k[3])
+{
+    uint64_t h = ((uint64_t)k[0] * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)k[1] * 0xc2b2ae3d27d4eb4fULL) ^
+                 ((uint64_t)k[2] * 0x165667b19e3779f9ULL);
+    return (size_t)(h ^ (h >> 29));
+}
+
 static void layerset_index(dfn_layerset *ls)
 {
     const dfn_store *s = ls->s;
@@ -356,14 +364,21 @@ static void layerset_index(dfn_layerset *ls)
     uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
     triple_slot *tab = dfn_xcalloc(tcap, sizeof *tab);   /* idx 0 = empty */
     bool memo = layerset_table_only(ls);
+    uint32_t last[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, last_m = 0;
     for (size_t i = 0; i < s->n; i++) {
         uint32_t kf[3] = { s->kind[i], s->file[i], s->lane[i] };
         size_t j = 0;
         if (memo) {
-            j = dfn_hash(kf, sizeof kf) & (tcap - 1);
+            /* runs of one call on one file are common: the last triple first */
+            if (kf[0] == last[0] && kf[1] == last[1] && kf[2] == last[2]) { idx[i] = last_m; continue; }
+            j = triple_hash(kf) & (tcap - 1);
             while (tab[j].idx && (tab[j].kind != kf[0] || tab[j].file != kf[1] || tab[j].lane != kf[2]))
                 j = (j + 1) & (tcap - 1);
-            if (tab[j].idx) { idx[i] = tab[j].idx - 1; continue; }
+            if (tab[j].idx) {
+                idx[i] = last_m = tab[j].idx - 1;
+                memcpy(last, kf, sizeof last);
+                continue;
+            }
         }
         uint64_t mask = layerset_eval(ls, i);
         size_t m = 0;
@@ -381,7 +396,7 @@ static void layerset_index(dfn_layerset *ls)
                 for (size_t k = 0; k < tcap; k++) {
                     if (!tab[k].idx) continue;
                     uint32_t key[3] = { tab[k].kind, tab[k].file, tab[k].lane };
-                    size_t h = dfn_hash(key, sizeof key) & (ncap - 1);
+                    size_t h = triple_hash(key) & (ncap - 1);
                     while (nt[h].idx) h = (h + 1) & (ncap - 1);
                     nt[h] = tab[k];
                 }

@@ -85,11 +85,13 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
     }
     bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
     double t0 = dfn_now();
-    for (;;) {
+    /* without a progress line, finishing below waits for the loaders
+     * without the polling interval's lag */
+    while (tty) {
         dfn_progress sum;
         dfn_loaders_progress(ls, n, &sum, pct);
         if (sum.done) break;
-        if (tty && dfn_now() - t0 > 0.3) {
+        if (dfn_now() - t0 > 0.3) {
             show_progress(runs, n, &sum, pct);
             shown = true;
         }
