@@ -43,11 +43,22 @@ typedef struct {
     size_t nargs;
 } dfn_line;
 
+/* The keys of the last line read, position by position: consecutive
+ * lines mostly repeat them, and comparing two words with the key as it
+ * was (quotes and colon included) is cheaper than finding its end. */
+#define DFN_HINT_KEYS 24
+typedef struct {
+    uint64_t w[2], m[2];      /* the bytes and which of them count */
+    uint8_t len;              /* of "key": ; 0 = no hint */
+    uint16_t which;           /* a top-level key's field */
+} dfn_keyhint;
+typedef struct { dfn_keyhint top[DFN_HINT_KEYS], args[DFN_HINT_KEYS]; } dfn_scanhint;
+
 /* Reads a line holding one JSON object of the usual shape (compact, flat
  * values, a flat "args" object, plain integers, bare or quoted, no
  * escapes, no repeated fields, not metadata) into f, using f->args (room for max). Returns
  * false, having promised nothing, for any other line: the token walk
  * decides those. */
-bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max);
+bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint);
 
 #endif

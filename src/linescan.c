@@ -171,8 +171,50 @@ static SCAN_INLINE bool scan_key(const unsigned char *s, size_t *ip, size_t len,
     return *ip < len;
 }
 
+/* scan_key, trying the key the last line had at this place first. */
+static SCAN_INLINE bool scan_key_hinted(const unsigned char *s, size_t *ip, size_t len, const unsigned char **k,
+                                        size_t *kl, dfn_keyhint *h, bool *hit)
+{
+    size_t i = *ip;
+    *hit = false;
+#if SWAR
+    uint64_t a = 0, b = 0;
+    bool room = h && i + 16 <= len;
+    if (room) {
+        memcpy(&a, s + i, 8);
+        memcpy(&b, s + i + 8, 8);
+        if (h->len && (((a ^ h->w[0]) & h->m[0]) | ((b ^ h->w[1]) & h->m[1])) == 0) {
+            /* the very bytes that scan_key took last time */
+            *k = s + i + 1;
+            *kl = (size_t)h->len - 3;
+            *ip = i + h->len;
+            *hit = true;
+            return *ip < len;
+        }
+    }
+#endif
+    if (!scan_key(s, ip, len, k, kl)) return false;
+#if SWAR
+    if (h) {
+        /* learn this key, or forget the old one: a hint's field must be
+         * the one of its bytes */
+        size_t pl = *ip - i;
+        if (room && pl <= 16) {
+            h->m[0] = pl >= 8 ? ~0ULL : ~0ULL >> (64 - 8 * pl);
+            h->m[1] = pl > 8 ? ~0ULL >> (128 - 8 * pl) : 0;
+            h->w[0] = a & h->m[0];
+            h->w[1] = b & h->m[1];
+            h->len = (uint8_t)pl;
+        } else {
+            h->len = 0;
+        }
+    }
+#endif
+    return true;
+}
+
 /* The flat "args" object at i. */
-static bool scan_args(const unsigned char *s, size_t *ip, size_t len, dfn_line *f, size_t max)
+static bool scan_args(const unsigned char *s, size_t *ip, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint)
 {
     size_t i = *ip, n = 0;
     if (s[i] != '{' || i + 1 >= len) return false;
@@ -187,7 +229,10 @@ static bool scan_args(const unsigned char *s, size_t *ip, size_t len, dfn_line *
         dfn_larg *a = &f->args[n++];
         const unsigned char *k;
         size_t kl;
-        if (!scan_key(s, &i, len, &k, &kl) || !scan_value(s, &i, len, a) || i >= len) return false;
+        bool hit;
+        if (!scan_key_hinted(s, &i, len, &k, &kl, hint && n <= DFN_HINT_KEYS ? &hint->args[n - 1] : NULL, &hit) ||
+            !scan_value(s, &i, len, a) || i >= len)
+            return false;
         a->key = (const char *)k;
         a->key_len = (uint32_t)kl;
         a->plain = true;
@@ -209,7 +254,7 @@ static inline bool scan_u64(const dfn_larg *a, uint64_t *out, unsigned *era)
     return true;
 }
 
-bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max)
+bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint)
 {
     const unsigned char *s = (const unsigned char *)line;
     if (len < 3 || s[0] != '{' || s[len - 1] != '}' || len > INT32_MAX) return false;
@@ -229,12 +274,19 @@ bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max)
     for (;;) {
         const unsigned char *k;
         size_t kl;
-        if (++nkeys > KEYS_MAX || !scan_key(s, &i, len, &k, &kl)) return false;
-        unsigned which = scan_top_key(k, kl);
+        dfn_keyhint *h = hint && nkeys < DFN_HINT_KEYS ? &hint->top[nkeys] : NULL;
+        bool hit;
+        if (++nkeys > KEYS_MAX || !scan_key_hinted(s, &i, len, &k, &kl, h, &hit)) return false;
+        unsigned which;
+        if (hit) which = h->which;
+        else {
+            which = scan_top_key(k, kl);
+            if (h) h->which = (uint16_t)which;
+        }
         if (which & seen) return false;
         seen |= which;
         if (which == K_ARGS) {
-            if (!scan_args(s, &i, len, f, max)) return false;
+            if (!scan_args(s, &i, len, f, max, hint)) return false;
         } else {
             dfn_larg v;
             if (!scan_value(s, &i, len, &v)) return false;

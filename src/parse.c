@@ -53,6 +53,7 @@ struct dfn_parser {
     dfn_larg *largs;          /* the arguments of the line being read */
     size_t largs_cap;
     bool no_scan;             /* tests: every line through the token walk */
+    dfn_scanhint hint;
 };
 
 dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
@@ -847,7 +848,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 
     dfn_line f;
     f.args = p->largs;
-    if ((p->no_scan || !dfn_linescan(s, len, &f, ARGS_MAX)) && !line_from_tokens(p, b, s, len, line, &f)) return;
+    if ((p->no_scan || !dfn_linescan(s, len, &f, ARGS_MAX, &p->hint)) && !line_from_tokens(p, b, s, len, line, &f)) return;
     parser_event(p, b, &f, line);
 }
 

@@ -93,7 +93,7 @@ static bool scans(const char *s, size_t len)
 {
     dfn_larg args[64];
     dfn_line f = { .args = args };
-    return dfn_linescan(s, len, &f, 64);
+    return dfn_linescan(s, len, &f, 64, NULL);
 }
 
 Test(linescan, reads_a_dlio_line_exactly)
@@ -101,7 +101,7 @@ Test(linescan, reads_a_dlio_line_exactly)
     const char *s = DLIO_LINE;
     dfn_larg args[64];
     dfn_line f = { .args = args };
-    cr_assert(dfn_linescan(s, strlen(s), &f, 64));
+    cr_assert(dfn_linescan(s, strlen(s), &f, 64, NULL));
     cr_assert_eq(f.ts, 1744611997457495u);
     cr_assert_eq(f.dur, 78u);
     cr_assert_eq(f.pid, 1000000);
@@ -127,7 +127,7 @@ Test(linescan, reads_every_kind_of_value)
     const char *s = usual[2];
     dfn_larg args[64];
     dfn_line f = { .args = args };
-    cr_assert(dfn_linescan(s, strlen(s), &f, 64));
+    cr_assert(dfn_linescan(s, strlen(s), &f, 64, NULL));
     cr_assert_eq(f.pid, -7);
     cr_assert_eq(f.dur, UINT64_MAX);
     cr_assert_eq(f.era, (unsigned)DFN_ERA_NO_ID);
@@ -148,7 +148,7 @@ Test(linescan, reads_every_kind_of_value)
         v = v * 10 + (uint64_t)(digits % 10);
         snprintf(line, sizeof line, "{\"ts\":%llu,\"args\":{\"n\":-%llu}}", (unsigned long long)v,
                  (unsigned long long)(v % 1000000000000000000u));
-        cr_assert(dfn_linescan(line, strlen(line), &f, 64), "%s", line);
+        cr_assert(dfn_linescan(line, strlen(line), &f, 64, NULL), "%s", line);
         cr_assert_eq(f.ts, v, "%s", line);
         cr_assert_eq((int64_t)f.args[0].num, -(int64_t)(v % 1000000000000000000u), "%s", line);
     }
