@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct dfn_keyhint dfn_keyhint;
+
 /* How an argument's value reads. */
 enum {
     DFN_LV_INT,      /* a canonical integer, bare or quoted: num holds its int64 bits */
@@ -26,6 +28,7 @@ typedef struct {
     bool quoted;              /* the value was a JSON string */
     bool plain;               /* key and value hold no escapes */
     uint64_t num;
+    dfn_keyhint *hint;        /* the hint holding the key's bytes, or NULL */
 } dfn_larg;
 
 typedef struct {
@@ -47,11 +50,15 @@ typedef struct {
  * lines mostly repeat them, and comparing two words with the key as it
  * was (quotes and colon included) is cheaper than finding its end. */
 #define DFN_HINT_KEYS 24
-typedef struct {
+struct dfn_keyhint {
     uint64_t w[2], m[2];      /* the bytes and which of them count */
     uint8_t len;              /* of "key": ; 0 = no hint */
     uint16_t which;           /* a top-level key's field */
-} dfn_keyhint;
+    /* What the parser made of an argument key with these bytes, kept for
+     * the next line that has them; reset whenever the bytes change. */
+    uint8_t role;             /* 0 = not yet known */
+    uint32_t id;              /* its string id, UINT32_MAX = not yet known */
+};
 typedef struct { dfn_keyhint top[DFN_HINT_KEYS], args[DFN_HINT_KEYS]; } dfn_scanhint;
 
 /* Reads a line holding one JSON object of the usual shape (compact, flat

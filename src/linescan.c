@@ -205,6 +205,8 @@ static SCAN_INLINE bool scan_key_hinted(const unsigned char *s, size_t *ip, size
             h->w[0] = a & h->m[0];
             h->w[1] = b & h->m[1];
             h->len = (uint8_t)pl;
+            h->role = 0;
+            h->id = UINT32_MAX;
         } else {
             h->len = 0;
         }
@@ -230,12 +232,12 @@ static bool scan_args(const unsigned char *s, size_t *ip, size_t len, dfn_line *
         const unsigned char *k;
         size_t kl;
         bool hit;
-        if (!scan_key_hinted(s, &i, len, &k, &kl, hint && n <= DFN_HINT_KEYS ? &hint->args[n - 1] : NULL, &hit) ||
-            !scan_value(s, &i, len, a) || i >= len)
-            return false;
+        dfn_keyhint *h = hint && n <= DFN_HINT_KEYS ? &hint->args[n - 1] : NULL;
+        if (!scan_key_hinted(s, &i, len, &k, &kl, h, &hit) || !scan_value(s, &i, len, a) || i >= len) return false;
         a->key = (const char *)k;
         a->key_len = (uint32_t)kl;
         a->plain = true;
+        a->hint = h && h->len ? h : NULL;
         if (s[i] == '}') break;
         if (s[i] != ',' || ++i >= len) return false;
     }

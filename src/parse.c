@@ -727,6 +727,27 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     return true;
 }
 
+/* What an argument key means to the parser. */
+enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
+       ROLE_VERSION };
+
+static uint8_t key_role(const char *k, size_t kl)
+{
+    switch (kl) {
+    case 3: return memcmp(k, "ret", 3) == 0 ? ROLE_RET : ROLE_OTHER;
+    case 4: return memcmp(k, "size", 4) == 0 ? ROLE_SIZE : ROLE_OTHER;
+    case 5:
+        if (memcmp(k, "hhash", 5) == 0) return ROLE_HHASH;
+        if (memcmp(k, "fhash", 5) == 0) return ROLE_FHASH;
+        return memcmp(k, "fname", 5) == 0 ? ROLE_FNAME : ROLE_OTHER;
+    case 7: return memcmp(k, "version", 7) == 0 ? ROLE_VERSION : ROLE_OTHER;
+    case 8:
+        if (memcmp(k, "hostname", 8) == 0) return ROLE_HOSTNAME;
+        return memcmp(k, "size_sum", 8) == 0 ? ROLE_SIZE_SUM : ROLE_OTHER;
+    }
+    return ROLE_OTHER;
+}
+
 /* Makes an event of a line either reader has read. */
 static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
 {
@@ -753,36 +774,43 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
         const dfn_larg *la = &f->args[k];
         const char *ks = la->key;
         size_t kl = la->key_len;
-        if (kl == 5 && memcmp(ks, "hhash", 5) == 0) {
+        dfn_keyhint *kh = la->hint;
+        uint8_t role = kh && kh->role ? kh->role : key_role(ks, kl);
+        if (kh) kh->role = role;
+        if (role == ROLE_HHASH) {
             if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash_arg(p, la, &era);
             continue;
         }
-        if (kl == 5 && memcmp(ks, "fhash", 5) == 0) {
+        if (role == ROLE_FHASH) {
             if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash_arg(p, la, &era);
             continue;
         }
-        if (kl == 8 && la->quoted && memcmp(ks, "hostname", 8) == 0) {
+        if (role == ROLE_HOSTNAME && la->quoted) {
             host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
             era |= DFN_ERA_INLINE;
             continue;
         }
-        if (kl == 5 && la->quoted && memcmp(ks, "fname", 5) == 0) {
+        if (role == ROLE_FNAME && la->quoted) {
             file = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
             era |= DFN_ERA_INLINE;
             continue;
         }
         if (nargs == ARGS_MAX) continue;
         enc_arg *a = &args[nargs++];
-        a->key = parser_text(p, ks, kl, true, la->plain, f->end);
+        if (kh && kh->id != DFN_REF_NONE) a->key = kh->id;
+        else {
+            a->key = parser_text(p, ks, kl, true, la->plain, f->end);
+            if (kh) kh->id = a->key;
+        }
         int64_t iv;
         switch (la->type) {
         case DFN_LV_INT: case DFN_LV_UINT:
             if (la->type == DFN_LV_UINT) { a->type = DFN_ARG_UINT; a->val = la->num; iv = INT64_MAX; }
             else { iv = (int64_t)la->num; a->type = DFN_ARG_INT; a->val = dfn_zigzag(iv); }
-            if (kl == 3 && memcmp(ks, "ret", 3) == 0) { ret = iv; has_ret = true; }
-            else if (kl == 4 && memcmp(ks, "size", 4) == 0) { size = iv; has_size = true; }
-            else if (kl == 8 && memcmp(ks, "size_sum", 8) == 0) size_sum = iv;
-            else if (kl == 7 && memcmp(ks, "version", 7) == 0) version = iv;
+            if (role == ROLE_RET) { ret = iv; has_ret = true; }
+            else if (role == ROLE_SIZE) { size = iv; has_size = true; }
+            else if (role == ROLE_SIZE_SUM) size_sum = iv;
+            else if (role == ROLE_VERSION) version = iv;
             break;
         case DFN_LV_STR:
             a->type = DFN_ARG_STR;
