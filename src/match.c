@@ -6,6 +6,7 @@
 #include "dfnav/util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,16 +357,29 @@ static inline size_t triple_hash(const uint32_t k[3])
     return (size_t)(h ^ (h >> 29));
 }
 
-static void layerset_index(dfn_layerset *ls)
+/* One range of events: each event's mask as an index into the part's
+ * own list of masks, in order of first appearance. */
+typedef struct {
+    const dfn_layerset *ls;
+    size_t from, to;
+    uint32_t *idx;
+    uint64_t *masks;
+    size_t nmasks, cap;
+} layer_part;
+
+static void *layerset_index_part(void *arg)
 {
+    layer_part *lp = arg;
+    const dfn_layerset *ls = lp->ls;
     const dfn_store *s = ls->s;
-    size_t cap = 256, tcap = 1024, tn = 0;
-    ls->masks = dfn_xmalloc(cap * sizeof *ls->masks);
-    uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
+    uint32_t *idx = lp->idx;
+    size_t tcap = 1024, tn = 0;
+    lp->cap = 256;
+    lp->masks = dfn_xmalloc(lp->cap * sizeof *lp->masks);
     triple_slot *tab = dfn_xcalloc(tcap, sizeof *tab);   /* idx 0 = empty */
     bool memo = layerset_table_only(ls);
     uint32_t last[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, last_m = 0;
-    for (size_t i = 0; i < s->n; i++) {
+    for (size_t i = lp->from; i < lp->to; i++) {
         uint32_t kf[3] = { s->kind[i], s->file[i], s->lane[i] };
         size_t j = 0;
         if (memo) {
@@ -382,10 +396,10 @@ static void layerset_index(dfn_layerset *ls)
         }
         uint64_t mask = layerset_eval(ls, i);
         size_t m = 0;
-        while (m < ls->nmasks && ls->masks[m] != mask) m++;
-        if (m == ls->nmasks) {
-            dfn_grow((void **)&ls->masks, &cap, ls->nmasks + 1, sizeof *ls->masks);
-            ls->masks[ls->nmasks++] = mask;
+        while (m < lp->nmasks && lp->masks[m] != mask) m++;
+        if (m == lp->nmasks) {
+            dfn_grow((void **)&lp->masks, &lp->cap, lp->nmasks + 1, sizeof *lp->masks);
+            lp->masks[lp->nmasks++] = mask;
         }
         idx[i] = (uint32_t)m;
         if (memo) {
@@ -407,6 +421,53 @@ static void layerset_index(dfn_layerset *ls)
         }
     }
     free(tab);
+    return NULL;
+}
+
+/* The events split in parts on every core; the parts' masks then join
+ * in part order, so each mask's index is where it first appears, as one
+ * pass would give. */
+static void layerset_index(dfn_layerset *ls)
+{
+    const dfn_store *s = ls->s;
+    size_t nparts = (size_t)dfn_ncpus();
+    if (nparts > 16) nparts = 16;
+    if (nparts > s->n >> 16) nparts = s->n >> 16 ? s->n >> 16 : 1;
+    uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
+    layer_part *parts = dfn_xcalloc(nparts, sizeof *parts);
+    pthread_t th[16];
+    bool started[16] = { false };
+    for (size_t t = 0; t < nparts; t++) {
+        parts[t] = (layer_part){ .ls = ls, .from = s->n * t / nparts, .to = s->n * (t + 1) / nparts, .idx = idx };
+        if (t) started[t] = pthread_create(&th[t], NULL, layerset_index_part, &parts[t]) == 0;
+    }
+    layerset_index_part(&parts[0]);
+    for (size_t t = 1; t < nparts; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        else layerset_index_part(&parts[t]);
+    }
+    size_t cap = 256;
+    ls->masks = dfn_xmalloc(cap * sizeof *ls->masks);
+    for (size_t t = 0; t < nparts; t++) {
+        layer_part *lp = &parts[t];
+        uint32_t *map = dfn_xmalloc((lp->nmasks ? lp->nmasks : 1) * sizeof *map);
+        bool same = true;
+        for (size_t m = 0; m < lp->nmasks; m++) {
+            size_t g = 0;
+            while (g < ls->nmasks && ls->masks[g] != lp->masks[m]) g++;
+            if (g == ls->nmasks) {
+                dfn_grow((void **)&ls->masks, &cap, ls->nmasks + 1, sizeof *ls->masks);
+                ls->masks[ls->nmasks++] = lp->masks[m];
+            }
+            map[m] = (uint32_t)g;
+            same &= g == m;
+        }
+        if (!same)
+            for (size_t i = lp->from; i < lp->to; i++) idx[i] = map[idx[i]];
+        free(map);
+        free(lp->masks);
+    }
+    free(parts);
     if (ls->nmasks <= 256) {
         ls->idx8 = dfn_xmalloc(s->n ? s->n : 1);
         for (size_t i = 0; i < s->n; i++) ls->idx8[i] = (uint8_t)idx[i];
@@ -415,7 +476,6 @@ static void layerset_index(dfn_layerset *ls)
         ls->idx32 = idx;
     }
 }
-
 
 const uint64_t *dfn_layerset_masks(const dfn_layerset *ls, size_t *n, const uint8_t **idx8, const uint32_t **idx32)
 {

@@ -133,6 +133,16 @@ analyse hash16/members "$T/pre2"
 TRUTH="$T/t3.csv"
 analyse plain "$T/plain"
 
+# big enough that the merge into the store and the layer index run in
+# parts (2^16 events and more each): the same truth holds
+"$DFNAV_GEN" --seed 9 --events 300000 --ranks 4 --prefetch --truth "$T/t4.csv" "$T/big" >/dev/null ||
+    fail "dfnav-gen --events 300000"
+TRUTH="$T/t4.csv"
+analyse big "$T/big"
+"$DFNAV" report -q -j 1 --by layer,pid,func --metrics all --format csv "$T/big" >"$T/b1.csv"
+"$DFNAV" report -q -j 3 --by layer,pid,func --metrics all --format csv "$T/big" >"$T/b3.csv"
+same_files "--metrics all on 310,000 events differs between -j 1 and -j 3" "$T/b1.csv" "$T/b3.csv"
+
 # any number of loader threads, the same figures
 "$DFNAV" report -q -j 1 --by layer,pid --metrics all --format csv "$T/pre2" >"$T/j1.csv"
 "$DFNAV" report -q -j 3 --by layer,pid --metrics all --format csv "$T/pre2" >"$T/j3.csv"
