@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,37 +622,21 @@ static void *merge_part_remap(void *arg)
     return NULL;
 }
 
-/* Runs fn on every part, the first on this thread. */
-static void parts_run(merge_part *parts, size_t n, void *(*fn)(void *))
-{
-    pthread_t *th = dfn_xmalloc((n ? n : 1) * sizeof *th);
-    bool *started = dfn_xcalloc(n ? n : 1, sizeof *started);
-    for (size_t i = 1; i < n; i++) started[i] = pthread_create(&th[i], NULL, fn, &parts[i]) == 0;
-    fn(&parts[0]);
-    for (size_t i = 1; i < n; i++) {
-        if (started[i]) pthread_join(th[i], NULL);
-        else fn(&parts[i]);
-    }
-    free(started);
-    free(th);
-}
-
-/* Concatenates the parts' escapes of one column, in position order. */
-static void parts_escapes(merge_part *parts, size_t n, dfn_col32 *out, size_t which)
+/* Concatenates the parts' escapes of the column at offset col of a part,
+ * in position order. */
+static void parts_escapes(merge_part *parts, size_t n, size_t col, dfn_col32 *out)
 {
     size_t total = 0;
-    for (size_t i = 0; i < n; i++) total += (which == 0 ? &parts[i].ts : which == 1 ? &parts[i].dur : &parts[i].bytes)->nesc;
-    out->nesc = out->esccap = 0;
-    out->esc = NULL;
-    if (!total) return;
-    out->esc = dfn_xmalloc(total * sizeof *out->esc);
+    for (size_t i = 0; i < n; i++) total += ((dfn_col32 *)((char *)&parts[i] + col))->nesc;
+    out->esc = total ? dfn_xmalloc(total * sizeof *out->esc) : NULL;
+    out->nesc = 0;
+    out->esccap = total;
     for (size_t i = 0; i < n; i++) {
-        dfn_col32 *c = which == 0 ? &parts[i].ts : which == 1 ? &parts[i].dur : &parts[i].bytes;
+        dfn_col32 *c = (dfn_col32 *)((char *)&parts[i] + col);
         if (c->nesc) memcpy(out->esc + out->nesc, c->esc, c->nesc * sizeof *c->esc);
         out->nesc += c->nesc;
         free(c->esc);
     }
-    out->esccap = total;
 }
 
 static dfn_store *loader_build(dfn_loader *l, const build_in *in)
@@ -749,7 +734,7 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     /* chunks no part reads */
     for (size_t k = 0; k < in->nchunks && !in->keep; k++)
         if (in->chunks[k] && atomic_load(&users[k]) == 0) { dfn_chunk_free(in->chunks[k]); in->chunks[k] = NULL; }
-    parts_run(parts, nparts, merge_part_run);
+    dfn_parallel_each(parts, nparts, sizeof *parts, merge_part_run);
 
     uint64_t t1 = tmin == UINT64_MAX ? 0 : tmin;
     for (size_t i = 0; i < nparts; i++) {
@@ -762,10 +747,10 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
             else build_file(&b, ref);
         }
     }
-    parts_run(parts, nparts, merge_part_remap);
-    parts_escapes(parts, nparts, &s->ts, 0);
-    parts_escapes(parts, nparts, &s->dur, 1);
-    parts_escapes(parts, nparts, &s->bytes, 2);
+    dfn_parallel_each(parts, nparts, sizeof *parts, merge_part_remap);
+    parts_escapes(parts, nparts, offsetof(merge_part, ts), &s->ts);
+    parts_escapes(parts, nparts, offsetof(merge_part, dur), &s->dur);
+    parts_escapes(parts, nparts, offsetof(merge_part, bytes), &s->bytes);
     s->args_len = parts[nparts - 1].a1;
     s->t0 = tmin == UINT64_MAX ? 0 : tmin;
     s->t1 = t1;

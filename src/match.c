@@ -6,7 +6,6 @@
 #include "dfnav/util.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,21 +430,12 @@ static void layerset_index(dfn_layerset *ls)
 {
     const dfn_store *s = ls->s;
     size_t nparts = (size_t)dfn_ncpus();
-    if (nparts > 16) nparts = 16;
     if (nparts > s->n >> 16) nparts = s->n >> 16 ? s->n >> 16 : 1;
     uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
     layer_part *parts = dfn_xcalloc(nparts, sizeof *parts);
-    pthread_t th[16];
-    bool started[16] = { false };
-    for (size_t t = 0; t < nparts; t++) {
+    for (size_t t = 0; t < nparts; t++)
         parts[t] = (layer_part){ .ls = ls, .from = s->n * t / nparts, .to = s->n * (t + 1) / nparts, .idx = idx };
-        if (t) started[t] = pthread_create(&th[t], NULL, layerset_index_part, &parts[t]) == 0;
-    }
-    layerset_index_part(&parts[0]);
-    for (size_t t = 1; t < nparts; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else layerset_index_part(&parts[t]);
-    }
+    dfn_parallel_each(parts, nparts, sizeof *parts, layerset_index_part);
     size_t cap = 256;
     ls->masks = dfn_xmalloc(cap * sizeof *ls->masks);
     for (size_t t = 0; t < nparts; t++) {

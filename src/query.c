@@ -8,7 +8,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1591,18 +1590,11 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (nt > 64) nt = 64;
     part *parts = aligned_alloc(128, (size_t)nt * sizeof *parts);
     if (!parts) { fprintf(stderr, "dfnav: out of memory\n"); abort(); }
-    pthread_t th[64];
-    bool started[64] = { false };
     for (int t = 0; t < nt; t++) {
         part_init(&parts[t], &c, lo + span * (size_t)t / (size_t)nt, lo + span * (size_t)(t + 1) / (size_t)nt, t > 0);
         if (by_event) parts[t].events = dfn_xmalloc(1024 * sizeof *parts[t].events), parts[t].eventcap = 1024;
     }
-    for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, part_thread, &parts[t]) == 0;
-    part_scan(&parts[0]);
-    for (int t = 1; t < nt; t++) {
-        if (started[t]) pthread_join(th[t], NULL);
-        else part_scan(&parts[t]);
-    }
+    dfn_parallel_each(parts, (size_t)nt, sizeof *parts, part_thread);
     /* merge in time order: the busy-time fix-up relies on it */
     for (int t = 1; t < nt; t++) part_merge(&parts[0], &parts[t]);
     part *p = &parts[0];

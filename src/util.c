@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +220,21 @@ double dfn_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void dfn_parallel_each(void *parts, size_t n, size_t size, void *(*fn)(void *))
+{
+    char *base = parts;
+    pthread_t *th = dfn_xmalloc((n ? n : 1) * sizeof *th);
+    bool *started = dfn_xcalloc(n ? n : 1, sizeof *started);
+    for (size_t i = 1; i < n; i++) started[i] = pthread_create(&th[i], NULL, fn, base + i * size) == 0;
+    if (n) fn(base);
+    for (size_t i = 1; i < n; i++) {
+        if (started[i]) pthread_join(th[i], NULL);
+        else fn(base + i * size);
+    }
+    free(started);
+    free(th);
 }
 
 int dfn_ncpus(void)

@@ -84,5 +84,9 @@ double dfn_now(void);
 
 /* Number of online cores, at least 1. */
 int dfn_ncpus(void);
+/* Calls fn on each of n parts (an array of elements of size bytes), the
+ * first on this thread and the others on threads of their own, and
+ * returns when all are done; a part whose thread cannot start runs here. */
+void dfn_parallel_each(void *parts, size_t n, size_t size, void *(*fn)(void *));
 
 #endif
