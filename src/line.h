@@ -36,6 +36,7 @@ typedef struct {
     const char *name, *cat;   /* raw text, NULL when absent */
     uint32_t name_len, cat_len;
     bool name_quoted, cat_quoted, plain;   /* plain: no escapes in name and cat */
+    dfn_keyhint *name_hint, *cat_hint;     /* the hints of their fields, or NULL */
     uint64_t ts, dur;
     int64_t pid, tid;
     bool has_ts, bad_num;
@@ -46,18 +47,33 @@ typedef struct {
     size_t nargs;
 } dfn_line;
 
-/* The keys of the last line read, position by position: consecutive
- * lines mostly repeat them, and comparing two words with the key as it
- * was (quotes and colon included) is cheaper than finding its end. */
+/* The fields of the last line read, position by position: consecutive
+ * lines mostly repeat their keys and many of their values (host, file,
+ * process, category, name), and comparing a few words with the bytes as
+ * they were is cheaper than finding where they end and reading them. */
 #define DFN_HINT_KEYS 24
+#define DFN_HINT_VALUE 24     /* longest value, with the byte after it, a hint holds */
 struct dfn_keyhint {
-    uint64_t w[2], m[2];      /* the bytes and which of them count */
+    uint64_t w[2], m[2];      /* the key's bytes and which of them count */
     uint8_t len;              /* of "key": ; 0 = no hint */
     uint16_t which;           /* a top-level key's field */
     /* What the parser made of an argument key with these bytes, kept for
      * the next line that has them; reset whenever the bytes change. */
     uint8_t role;             /* 0 = not yet known */
     uint32_t id;              /* its string id, UINT32_MAX = not yet known */
+    /* The value after the key and the byte that ends it (',' or '}'),
+     * and how the scanner read it; reset whenever the key's bytes change. */
+    uint64_t vw[3], vm[3];
+    uint8_t vlen;             /* value and end byte; 0 = no value held */
+    uint8_t vtype, voff;      /* DFN_LV_*; where the text starts (1 for strings) */
+    bool vquoted;
+    uint32_t vval_len;
+    uint64_t vnum;
+    /* What the parser made of that value (a string or hash id and the
+     * eras it implies); reset whenever the value's bytes change. */
+    bool vok;
+    uint32_t vid;
+    unsigned vera;
 };
 typedef struct { dfn_keyhint top[DFN_HINT_KEYS], args[DFN_HINT_KEYS]; } dfn_scanhint;
 

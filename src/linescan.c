@@ -6,7 +6,11 @@
  * valid JSON and whose meaning it is sure of; on anything else
  * (whitespace, escapes, fractions, nesting, repeated fields, metadata,
  * padded or fractional numbers in the fixed fields) it says no and the token walk reads
- * the line, so what a line means never depends on which reader took it. */
+ * the line, so what a line means never depends on which reader took it.
+ * Consecutive lines repeat most keys and many values at the same place:
+ * the hints hold the last line's bytes there, so a repeated key or value
+ * costs a compare of a few words, and what the parser made of a repeated
+ * value (an interned name or hash) is kept on its hint. */
 #include "line.h"
 #include "load.h"
 #include "swar.h"
@@ -210,6 +214,62 @@ static SCAN_INLINE bool scan_key_hinted(const unsigned char *s, size_t *ip, size
         } else {
             h->len = 0;
         }
+        h->vlen = 0;
+    }
+#endif
+    return true;
+}
+
+/* scan_value, trying the value the key had on the last line first. The
+ * end byte is compared too, so equal bytes are the whole value and read
+ * as they did. */
+static SCAN_INLINE bool scan_value_hinted(const unsigned char *s, size_t *ip, size_t len, dfn_larg *a, dfn_keyhint *h)
+{
+    size_t i = *ip;
+#if SWAR
+    bool room = h && i + DFN_HINT_VALUE <= len;
+    if (room && h->vlen) {
+        uint64_t x0, x1, x2;
+        memcpy(&x0, s + i, 8);
+        memcpy(&x1, s + i + 8, 8);
+        memcpy(&x2, s + i + 16, 8);
+        if ((((x0 ^ h->vw[0]) & h->vm[0]) | ((x1 ^ h->vw[1]) & h->vm[1]) | ((x2 ^ h->vw[2]) & h->vm[2])) == 0) {
+            a->type = h->vtype;
+            a->quoted = h->vquoted;
+            a->num = h->vnum;
+            a->val = (const char *)s + i + h->voff;
+            a->val_len = h->vval_len;
+            *ip = i + h->vlen - 1;
+            return true;
+        }
+    }
+#endif
+    if (!scan_value(s, ip, len, a)) return false;
+#if SWAR
+    if (h) {
+        /* the bytes held, if any, are not this value's */
+        h->vok = false;
+        h->vlen = 0;
+        size_t vl = *ip - i + 1;
+        if (room && h->len && vl <= DFN_HINT_VALUE) {
+            /* the masks of the first vl bytes, word by word */
+            size_t full = vl >> 3, part = vl & 7;
+            for (size_t k = 0; k < 3; k++) h->vm[k] = k < full ? ~0ULL : 0;
+            if (part) h->vm[full] = ~0ULL >> (64 - 8 * part);
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            h->vw[0] = x & h->vm[0];
+            memcpy(&x, s + i + 8, 8);
+            h->vw[1] = x & h->vm[1];
+            memcpy(&x, s + i + 16, 8);
+            h->vw[2] = x & h->vm[2];
+            h->vlen = (uint8_t)vl;
+            h->vtype = a->type;
+            h->vquoted = a->quoted;
+            h->vnum = a->num;
+            h->voff = (uint8_t)((const unsigned char *)a->val - (s + i));
+            h->vval_len = a->val_len;
+        }
     }
 #endif
     return true;
@@ -233,11 +293,12 @@ static bool scan_args(const unsigned char *s, size_t *ip, size_t len, dfn_line *
         size_t kl;
         bool hit;
         dfn_keyhint *h = hint && n <= DFN_HINT_KEYS ? &hint->args[n - 1] : NULL;
-        if (!scan_key_hinted(s, &i, len, &k, &kl, h, &hit) || !scan_value(s, &i, len, a) || i >= len) return false;
+        if (!scan_key_hinted(s, &i, len, &k, &kl, h, &hit)) return false;
+        a->hint = h && h->len ? h : NULL;
+        if (!scan_value_hinted(s, &i, len, a, a->hint) || i >= len) return false;
         a->key = (const char *)k;
         a->key_len = (uint32_t)kl;
         a->plain = true;
-        a->hint = h && h->len ? h : NULL;
         if (s[i] == '}') break;
         if (s[i] != ',' || ++i >= len) return false;
     }
@@ -264,6 +325,7 @@ bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_sca
     f->name = f->cat = NULL;
     f->name_len = f->cat_len = 0;
     f->name_quoted = f->cat_quoted = false;
+    f->name_hint = f->cat_hint = NULL;
     f->plain = true;
     f->ts = f->dur = 0;
     f->pid = f->tid = 0;
@@ -291,7 +353,8 @@ bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_sca
             if (!scan_args(s, &i, len, f, max, hint)) return false;
         } else {
             dfn_larg v;
-            if (!scan_value(s, &i, len, &v)) return false;
+            if (h && !h->len) h = NULL;
+            if (!scan_value_hinted(s, &i, len, &v, h)) return false;
             switch (which) {
             case K_TS:
                 if (!scan_u64(&v, &f->ts, &f->era)) return false;
@@ -312,8 +375,13 @@ bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_sca
                 break;
             case K_NAME: case K_CAT:
                 if (!v.quoted) return false;
-                if (which == K_NAME) { f->name = v.val; f->name_len = v.val_len; f->name_quoted = true; }
-                else { f->cat = v.val; f->cat_len = v.val_len; f->cat_quoted = true; }
+                if (which == K_NAME) {
+                    f->name = v.val; f->name_len = v.val_len; f->name_quoted = true;
+                    f->name_hint = h;
+                } else {
+                    f->cat = v.val; f->cat_len = v.val_len; f->cat_quoted = true;
+                    f->cat_hint = h;
+                }
                 break;
             }
         }

@@ -378,9 +378,39 @@ static uint32_t parser_hash(dfn_parser *p, const char *s, size_t len, bool quote
 
 static uint32_t parser_hash_arg(dfn_parser *p, const dfn_larg *a, unsigned *era)
 {
+    dfn_keyhint *h = a->hint;
+    if (h && h->vok) {
+        *era |= h->vera;
+        return h->vid;
+    }
+    unsigned e = 0;
+    uint32_t id;
     if (a->type == DFN_LV_UINT || (a->type == DFN_LV_INT && (int64_t)a->num >= 0))
-        return parser_hash_u64(p, a->num, a->quoted, era);
-    return parser_hash(p, a->val, a->val_len, a->quoted, !a->quoted && a->val_len && (a->val[0] == '{' || a->val[0] == '['), era);
+        id = parser_hash_u64(p, a->num, a->quoted, &e);
+    else
+        id = parser_hash(p, a->val, a->val_len, a->quoted, !a->quoted && a->val_len && (a->val[0] == '{' || a->val[0] == '['), &e);
+    if (h) {
+        /* the scanner clears vok whenever the value's bytes change */
+        h->vok = true;
+        h->vid = id;
+        h->vera = e;
+    }
+    *era |= e;
+    return id;
+}
+
+/* parser_text of a value the scanner read under hint h (or NULL). */
+static uint32_t parser_text_hinted(dfn_parser *p, dfn_keyhint *h, const char *s, size_t len, bool quoted, bool plain,
+                                   const char *end)
+{
+    if (h && h->vok) return h->vid;
+    uint32_t id = parser_text(p, s, len, quoted, plain, end);
+    if (h) {
+        h->vok = true;
+        h->vid = id;
+        h->vera = 0;
+    }
+    return id;
 }
 
 /* ---- argument records ---- */
@@ -758,9 +788,9 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
     if (f->ts > (UINT64_MAX >> 2) || f->dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
 
     unsigned era = f->era;
-    uint32_t name = f->name ? parser_text(p, f->name, f->name_len, f->name_quoted, f->plain, f->end)
+    uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
                             : parser_intern(p, "", 0, 0);
-    uint32_t cat = f->cat ? parser_text(p, f->cat, f->cat_len, f->cat_quoted, f->plain, f->end)
+    uint32_t cat = f->cat ? parser_text_hinted(p, f->cat_hint, f->cat, f->cat_len, f->cat_quoted, f->plain, f->end)
                           : parser_intern(p, "", 0, 0);
     uint32_t host = DFN_REF_NONE, file = DFN_REF_NONE;
     enc_arg args[ARGS_MAX];
@@ -786,12 +816,12 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
             continue;
         }
         if (role == ROLE_HOSTNAME && la->quoted) {
-            host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+            host = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
             era |= DFN_ERA_INLINE;
             continue;
         }
         if (role == ROLE_FNAME && la->quoted) {
-            file = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+            file = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
             era |= DFN_ERA_INLINE;
             continue;
         }
@@ -814,7 +844,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
             break;
         case DFN_LV_STR:
             a->type = DFN_ARG_STR;
-            a->val = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+            a->val = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
             break;
         case DFN_LV_NULL: a->type = DFN_ARG_NULL; break;
         case DFN_LV_TRUE: a->type = DFN_ARG_TRUE; break;
