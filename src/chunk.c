@@ -72,7 +72,7 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
      * and munmap hands the memory back at once, where free() would keep it
      * in the heap and double the peak. */
     size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
-    c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + (b->args_len ? b->args_len : 1);
+    c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + (b->args_len ? b->args_len : 1);
     void *m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         fprintf(stderr, "dfnav: out of memory (mapping %zu bytes)\n", c->map_len);
@@ -87,7 +87,10 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->lane = cols + 3 * n;
     c->kind = cols + 4 * n;
     c->file = cols + 5 * n;
-    c->args = (uint8_t *)(cols + 6 * n);
+    /* the merge copies records in a new order: their lengths spare it
+     * decoding each one to find its end */
+    c->args_size = (uint8_t *)(cols + 6 * n);
+    c->args = c->args_size + n;
     size_t w = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = order[j].i;
@@ -101,6 +104,7 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
         size_t from = b->args_off[i];
         size_t to = i + 1 < n ? b->args_off[i + 1] : b->args_len;
         memcpy(c->args + w, b->args + from, to - from);
+        c->args_size[j] = to - from < 255 ? (uint8_t)(to - from) : 0;
         w += to - from;
     }
     c->args_len = w;

@@ -70,6 +70,7 @@ typedef struct {
     uint32_t *lane, *kind, *file;
     uint8_t *args; size_t args_len;
     size_t *args_idx;         /* offset in args of every 2^DFN_ARGS_INDEX_SHIFT-th event */
+    uint8_t *args_size;       /* each event's record length; 0 = 255 or more */
     dfn_meta *meta; size_t nmeta;
     dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
     uint64_t lines, events, metadata, malformed;

@@ -200,28 +200,52 @@ static char *era_label(unsigned era, uint32_t version)
     return dfn_xstrdup(buf);
 }
 
+/* A chunk as a merge part reads it. */
 typedef struct {
     dfn_chunk *c;
-    size_t pos, order;
-    uint64_t ts;
+    size_t pos, hi, order;
     const uint8_t *args;
 } cursor;
 
-static inline bool cur_less(const cursor *a, const cursor *b)
+/* The heap holds only what orders the cursors: the next start time, ties
+ * in chunk order, and which cursor it is. */
+typedef struct {
+    uint64_t ts;
+    uint32_t order, cur;
+} heap_key;
+
+static inline bool key_less(const heap_key *a, const heap_key *b)
 {
     return a->ts != b->ts ? a->ts < b->ts : a->order < b->order;
 }
 
-static void heap_down(cursor *h, size_t n, size_t i)
+static int key_cmp(const void *a, const void *b)
 {
+    return key_less(a, b) ? -1 : key_less(b, a);
+}
+
+static void heap_down(heap_key *h, size_t n, size_t i)
+{
+    heap_key x = h[i];
     for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && cur_less(&h[l], &h[m])) m = l;
-        if (r < n && cur_less(&h[r], &h[m])) m = r;
-        if (m == i) return;
-        cursor t = h[i]; h[i] = h[m]; h[m] = t;
+        size_t l = 2 * i + 1, m = l;
+        if (l >= n) break;
+        if (l + 1 < n && key_less(&h[l + 1], &h[l])) m = l + 1;
+        if (!key_less(&h[m], &x)) break;
+        h[i] = h[m];
         i = m;
     }
+    h[i] = x;
+}
+
+static void heap_push(heap_key *h, size_t *n, heap_key x)
+{
+    size_t i = (*n)++;
+    while (i && key_less(&x, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = x;
 }
 
 /* Ids handed out in merge order; maps are indexed by the load-time refs. */
@@ -545,25 +569,33 @@ static void *merge_part_run(void *arg)
     merge_part *m = arg;
     const build_in *in = m->in;
     dfn_store *s = m->s;
-    cursor *heap = dfn_xmalloc((in->nchunks ? in->nchunks : 1) * sizeof *heap);
-    size_t hn = 0;
+    size_t nk = in->nchunks ? in->nchunks : 1;
+    cursor *cur = dfn_xmalloc(nk * sizeof *cur);
+    heap_key *later = dfn_xmalloc(nk * sizeof *later), *heap = dfn_xmalloc(nk * sizeof *heap);
+    size_t nc = 0, hn = 0, next = 0;
     for (size_t k = 0; k < in->nchunks; k++) {
         dfn_chunk *c = in->chunks[k];
         if (!c || m->lo[k] >= m->hi[k]) continue;
-        heap[hn++] = (cursor){ c, m->lo[k], k, c->ts_base + dfn_col32_get(&c->ts, m->lo[k]), chunk_args_at(s, c, m->lo[k]) };
+        cur[nc] = (cursor){ c, m->lo[k], m->hi[k], k, chunk_args_at(s, c, m->lo[k]) };
+        later[nc] = (heap_key){ c->ts_base + dfn_col32_get(&c->ts, m->lo[k]), (uint32_t)k, (uint32_t)nc };
+        nc++;
     }
-    for (size_t i = hn; i-- > 0;) heap_down(heap, hn, i);
+    /* Chunks join the heap only when their first event is due: at any
+     * time few of them overlap, so the heap stays a few levels deep. */
+    qsort(later, nc, sizeof *later, key_cmp);
     uint64_t t0 = m->t0, t1 = m->t0;
     size_t w = m->w0, aw = m->a0;
-    while (hn) {
-        cursor *cu = &heap[0];
+    for (;;) {
+        while (next < nc && (hn == 0 || key_less(&later[next], &heap[0]))) heap_push(heap, &hn, later[next++]);
+        if (!hn) break;
+        cursor *cu = &cur[heap[0].cur];
         dfn_chunk *c = cu->c;
         size_t j = cu->pos;
-        uint64_t rel = cu->ts - t0;
+        uint64_t ts = heap[0].ts, rel = ts - t0;
         if ((w & ((1u << DFN_TS_BLOCK_SHIFT) - 1)) == 0) s->ts_base[w >> DFN_TS_BLOCK_SHIFT] = rel;
         dfn_col32_set(&m->ts, w, rel - s->ts_base[w >> DFN_TS_BLOCK_SHIFT]);
         uint64_t dur = dfn_col32_get(&c->dur, j);
-        if (cu->ts + dur > t1) t1 = cu->ts + dur;
+        if (ts + dur > t1) t1 = ts + dur;
         dfn_col32_set(&m->dur, w, dur);
         dfn_col32_set(&m->bytes, w, dfn_col32_get(&c->bytes, j));
         uint32_t lane = c->lane[j], kind = c->kind[j], file = c->file[j];
@@ -577,15 +609,15 @@ static void *merge_part_run(void *arg)
                           : file < m->nstr_at_load ? &m->seen_sfile[file] : NULL;
             if (seen && !*seen) { *seen = 1; part_note(m, FIRST_FILE, file); }
         }
-        const uint8_t *rend = dfn_store_record_end(s, cu->args, c->args + c->args_len);
+        size_t rl = c->args_size[j];
+        if (!rl) rl = (size_t)(dfn_store_record_end(s, cu->args, c->args + c->args_len) - cu->args);
         if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
-        memcpy(s->args + aw, cu->args, (size_t)(rend - cu->args));
-        aw += (size_t)(rend - cu->args);
-        cu->args = rend;
+        memcpy(s->args + aw, cu->args, rl);
+        aw += rl;
+        cu->args += rl;
         w++;
-        cu->pos++;
-        if (cu->pos < m->hi[cu->order]) {
-            cu->ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
+        if (++cu->pos < cu->hi) {
+            heap[0].ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
         } else {
             /* the last part to leave a chunk frees it, so memory shrinks as the store grows */
             if (!in->keep && atomic_fetch_sub(&m->users[cu->order], 1) == 1) {
@@ -596,6 +628,8 @@ static void *merge_part_run(void *arg)
         }
         if (hn) heap_down(heap, hn, 0);
     }
+    free(cur);
+    free(later);
     free(heap);
     m->t1 = t1;
     m->a1 = aw;

@@ -403,6 +403,65 @@ Test(load, merge_in_parts_gives_the_one_merge_store)
     free(dir);
 }
 
+/* Records of 255 bytes and more have no length in their chunk: the
+ * merge must find their ends itself, and the events after them keep
+ * their own arguments. */
+Test(load, long_argument_records_survive_the_merge)
+{
+    char *dir = tu_tmpdir();
+    const int files = 2, per_file = 3000, wide = 40;
+    for (int f = 0; f < files; f++) {
+        size_t cap = (size_t)per_file * 1200, len = 0;
+        char *t = malloc(cap);
+        for (int i = 0; i < per_file; i++) {
+            int step = f * per_file + i;
+            /* the files interleave in time, so records of both meet in the merge */
+            len += (size_t)sprintf(t + len,
+                "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":1,\"ph\":\"X\",\"args\":{\"step\":%d",
+                f, 2 * i + f, step);
+            if (i % 3 == 0)
+                for (int k = 0; k < wide; k++)
+                    len += (size_t)sprintf(t + len, ",\"a%d\":%llu", k, 18000000000000000000ull + (unsigned long long)step * 64 + (unsigned)k);
+            len += (size_t)sprintf(t + len, "}}\n");
+        }
+        char name[32];
+        snprintf(name, sizeof name, "w%d.pfw", f);
+        free(tu_write_file(dir, name, t, len));
+        free(t);
+    }
+    const char *p[1] = { dir };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    uint32_t akey[64];
+    for (int threads = 1; threads <= 3; threads += 2) {
+        dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads, 1 << 16);
+        cr_assert_eq(s->n, (size_t)files * per_file);
+        uint32_t step_key = dfn_strtab_find(s->strs, "step", 4);
+        cr_assert_neq(step_key, DFN_NOID);
+        for (int k = 0; k < wide; k++) {
+            char kn[8];
+            int kl = snprintf(kn, sizeof kn, "a%d", k);
+            akey[k] = dfn_strtab_find(s->strs, kn, (size_t)kl);
+        }
+        for (size_t e = 0; e < s->n; e++) {
+            /* ts 2i+f puts event i of file f at position 2i+f */
+            int f = (int)(e % 2), i = (int)(e / 2), step = f * per_file + i;
+            dfn_arg a;
+            cr_assert(dfn_store_arg(s, e, step_key, &a), "event %zu", e);
+            cr_assert_eq(a.i, step, "event %zu, %d threads", e, threads);
+            cr_assert_eq(dfn_store_args(s, e, NULL, 0), i % 3 == 0 ? (size_t)wide + 1 : 1u, "event %zu", e);
+            for (int k = 0; i % 3 == 0 && k < wide; k++) {
+                cr_assert(dfn_store_arg(s, e, akey[k], &a), "event %zu a%d", e, k);
+                cr_assert_eq(a.type, DFN_ARG_UINT);
+                cr_assert_eq(a.u, 18000000000000000000ull + (unsigned long long)step * 64 + (unsigned)k, "event %zu a%d", e, k);
+            }
+        }
+        dfn_store_free(s);
+    }
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
 Test(load, directories_and_globs_expand_sorted)
 {
     char *dir = tu_tmpdir();
