@@ -77,11 +77,15 @@ struct dfn_keyhint {
 };
 typedef struct { dfn_keyhint top[DFN_HINT_KEYS], args[DFN_HINT_KEYS]; } dfn_scanhint;
 
-/* Reads a line holding one JSON object of the usual shape (compact, flat
- * values, a flat "args" object, plain integers, bare or quoted, no
- * escapes, no repeated fields, not metadata) into f, using f->args (room for max). Returns
- * false, having promised nothing, for any other line: the token walk
- * decides those. */
-bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint);
+/* Reads the JSON object at the start of the len bytes at line into f,
+ * using f->args (room for max), when it has the usual shape (compact,
+ * flat values, a flat "args" object, plain integers, bare or quoted, no
+ * escapes, no repeated fields, not metadata). Returns its length, up to
+ * and with its closing brace; the caller decides whether what follows
+ * ends the line. Returns 0, having promised nothing, for any other
+ * object: the token walk decides those. What it takes never spans a
+ * newline, as no usual line holds one, so it may be given the rest of a
+ * block. */
+size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint);
 
 #endif

@@ -317,10 +317,11 @@ static inline bool scan_u64(const dfn_larg *a, uint64_t *out, unsigned *era)
     return true;
 }
 
-bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint)
+size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_scanhint *hint)
 {
     const unsigned char *s = (const unsigned char *)line;
-    if (len < 3 || s[0] != '{' || s[len - 1] != '}' || len > INT32_MAX) return false;
+    if (len > INT32_MAX) len = INT32_MAX;   /* longer lines are the token walk's */
+    if (len < 2 || s[0] != '{') return 0;
     f->end = line + len;
     f->name = f->cat = NULL;
     f->name_len = f->cat_len = 0;
@@ -340,41 +341,41 @@ bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_sca
         size_t kl;
         dfn_keyhint *h = hint && nkeys < DFN_HINT_KEYS ? &hint->top[nkeys] : NULL;
         bool hit;
-        if (++nkeys > KEYS_MAX || !scan_key_hinted(s, &i, len, &k, &kl, h, &hit)) return false;
+        if (++nkeys > KEYS_MAX || !scan_key_hinted(s, &i, len, &k, &kl, h, &hit)) return 0;
         unsigned which;
         if (hit) which = h->which;
         else {
             which = scan_top_key(k, kl);
             if (h) h->which = (uint16_t)which;
         }
-        if (which & seen) return false;
+        if (which & seen) return 0;
         seen |= which;
         if (which == K_ARGS) {
-            if (!scan_args(s, &i, len, f, max, hint)) return false;
+            if (!scan_args(s, &i, len, f, max, hint)) return 0;
         } else {
             dfn_larg v;
             if (h && !h->len) h = NULL;
-            if (!scan_value_hinted(s, &i, len, &v, h)) return false;
+            if (!scan_value_hinted(s, &i, len, &v, h)) return 0;
             switch (which) {
             case K_TS:
-                if (!scan_u64(&v, &f->ts, &f->era)) return false;
+                if (!scan_u64(&v, &f->ts, &f->era)) return 0;
                 f->has_ts = true;
                 break;
             case K_DUR:
-                if (!scan_u64(&v, &f->dur, &f->era)) return false;
+                if (!scan_u64(&v, &f->dur, &f->era)) return 0;
                 break;
             case K_PID: case K_TID:
-                if (v.type != DFN_LV_INT) return false;
+                if (v.type != DFN_LV_INT) return 0;
                 if (v.quoted) f->era |= DFN_ERA_QUOTED;
                 *(which == K_PID ? &f->pid : &f->tid) = (int64_t)v.num;
                 break;
             case K_PH:
                 /* metadata is rare and has its own reading */
-                if (!v.quoted || !v.val_len || v.val[0] == 'M') return false;
+                if (!v.quoted || !v.val_len || v.val[0] == 'M') return 0;
                 f->ph = v.val[0];
                 break;
             case K_NAME: case K_CAT:
-                if (!v.quoted) return false;
+                if (!v.quoted) return 0;
                 if (which == K_NAME) {
                     f->name = v.val; f->name_len = v.val_len; f->name_quoted = true;
                     f->name_hint = h;
@@ -385,11 +386,11 @@ bool dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_sca
                 break;
             }
         }
-        if (i >= len) return false;
-        if (s[i] == '}') { if (i + 1 != len) return false; break; }
-        if (s[i] != ',' || ++i >= len) return false;
+        if (i >= len) return 0;
+        if (s[i] == '}') break;
+        if (s[i] != ',' || ++i >= len) return 0;
     }
     if (!(seen & K_ID)) f->era |= DFN_ERA_NO_ID;
     if (seen & K_TYPE) f->era |= DFN_ERA_TYPE;
-    return true;
+    return i + 1;
 }

@@ -906,7 +906,8 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 
     dfn_line f;
     f.args = p->largs;
-    if ((p->no_scan || !dfn_linescan(s, len, &f, ARGS_MAX, &p->hint)) && !line_from_tokens(p, b, s, len, line, &f)) return;
+    if ((p->no_scan || dfn_linescan(s, len, &f, ARGS_MAX, &p->hint) != len) && !line_from_tokens(p, b, s, len, line, &f))
+        return;
     parser_event(p, b, &f, line);
 }
 
@@ -919,7 +920,21 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
 {
     batch_reset(b);
     const char *s = data, *end = data + len;
+    dfn_line f;
+    f.args = p->largs;
     while (s < end) {
+        if (!p->no_scan && *s == '{') {
+            /* the usual line: the scanner finds its end, so the line
+             * needs no search for its newline first */
+            size_t n = dfn_linescan(s, (size_t)(end - s), &f, ARGS_MAX, &p->hint);
+            size_t after = !n ? 0 : s + n == end ? n : s[n] == '\n' ? n + 1 : s[n] == '\r' && s + n + 1 < end && s[n + 1] == '\n' ? n + 2 : 0;
+            if (after) {
+                b->lines++;
+                parser_event(p, b, &f, b->lines);
+                s += after;
+                continue;
+            }
+        }
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
         b->lines++;
