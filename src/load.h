@@ -95,9 +95,19 @@ void dfn_batch_free(dfn_batch *b);
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
 void dfn_chunk_free(dfn_chunk *c);
 
-/* Sets v[i] (v preallocated); calls must come in increasing i. */
-void dfn_col32_set(dfn_col32 *c, size_t i, uint64_t v);
+/* Sets v[i] (v preallocated); calls must come in increasing i. Inline:
+ * the parse and the merge set three columns per event. */
+void dfn_col32_escape(dfn_col32 *c, size_t i, uint64_t v);
+static inline void dfn_col32_set(dfn_col32 *c, size_t i, uint64_t v)
+{
+    if (v < UINT32_MAX) c->v[i] = (uint32_t)v;
+    else dfn_col32_escape(c, i, v);
+}
 void dfn_col32_free(dfn_col32 *c);
+
+/* Bytes a chunk's and the merged store's records are followed by, so that
+ * the merge copies a short record with two fixed 16-byte moves. */
+#define DFN_RECORD_SLACK 32
 
 /* Argument records: one store index entry every 2^DFN_ARGS_INDEX_SHIFT events. */
 #define DFN_ARGS_INDEX_SHIFT 4

@@ -503,6 +503,7 @@ typedef struct {
     const build_in *in;
     dfn_store *s;
     size_t w0, w1, a0, a1;        /* store positions, and the args offsets of w0 and w1 */
+    size_t a_lim;                 /* args bytes up to here are this part's to write */
     size_t *lo, *hi;              /* per chunk: the positions this part takes */
     uint64_t t0, t1;
     dfn_col32 ts, dur, bytes;     /* this part's escapes; values go to the store's */
@@ -612,7 +613,12 @@ static void *merge_part_run(void *arg)
         size_t rl = c->args_size[j];
         if (!rl) rl = (size_t)(dfn_store_record_end(s, cu->args, c->args + c->args_len) - cu->args);
         if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
-        memcpy(s->args + aw, cu->args, rl);
+        if (rl <= DFN_RECORD_SLACK && aw + DFN_RECORD_SLACK <= m->a_lim) {
+            memcpy(s->args + aw, cu->args, 16);
+            memcpy(s->args + aw + 16, cu->args + 16, 16);
+        } else {
+            memcpy(s->args + aw, cu->args, rl);
+        }
         aw += rl;
         cu->args += rl;
         w++;
@@ -722,7 +728,7 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     s->lane = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->kind = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->file = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
-    s->args = dfn_xmalloc(args_total ? args_total : 1);
+    s->args = dfn_xmalloc(args_total + DFN_RECORD_SLACK);
     s->args_idx = dfn_xcalloc((n >> DFN_ARGS_INDEX_SHIFT) + 1, sizeof *s->args_idx);
 
     /* parts of at least 2^16 events, each starting on a ts block */
@@ -765,6 +771,8 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
             if (i > 0 && in->chunks[k]) m->a0 += (size_t)(chunk_args_at(s, in->chunks[k], m->lo[k]) - in->chunks[k]->args);
         }
     }
+    /* the next part's records start where this part's end */
+    for (size_t i = 0; i < nparts; i++) parts[i].a_lim = i + 1 < nparts ? parts[i + 1].a0 : args_total + DFN_RECORD_SLACK;
     /* chunks no part reads */
     for (size_t k = 0; k < in->nchunks && !in->keep; k++)
         if (in->chunks[k] && atomic_load(&users[k]) == 0) { dfn_chunk_free(in->chunks[k]); in->chunks[k] = NULL; }

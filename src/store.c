@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dfn_col32_set(dfn_col32 *c, size_t i, uint64_t v)
+void dfn_col32_escape(dfn_col32 *c, size_t i, uint64_t v)
 {
-    if (v < UINT32_MAX) { c->v[i] = (uint32_t)v; return; }
     c->v[i] = UINT32_MAX;
     dfn_grow((void **)&c->esc, &c->esccap, c->nesc + 1, sizeof *c->esc);
     c->esc[c->nesc++] = (dfn_esc){ i, v };
