@@ -575,8 +575,10 @@ static void *merge_part_run(void *arg)
     heap_key *later = dfn_xmalloc(nk * sizeof *later), *heap = dfn_xmalloc(nk * sizeof *heap);
     size_t nc = 0, hn = 0, next = 0;
     for (size_t k = 0; k < in->nchunks; k++) {
+        /* a chunk this part does not read may be freed by another meanwhile */
+        if (m->lo[k] >= m->hi[k]) continue;
         dfn_chunk *c = in->chunks[k];
-        if (!c || m->lo[k] >= m->hi[k]) continue;
+        if (!c) continue;
         cur[nc] = (cursor){ c, m->lo[k], m->hi[k], k, chunk_args_at(s, c, m->lo[k]) };
         later[nc] = (heap_key){ c->ts_base + dfn_col32_get(&c->ts, m->lo[k]), (uint32_t)k, (uint32_t)nc };
         nc++;

@@ -921,11 +921,12 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
     batch_reset(b);
     const char *s = data, *end = data + len;
     dfn_line f;
-    f.args = p->largs;
     while (s < end) {
         if (!p->no_scan && *s == '{') {
             /* the usual line: the scanner finds its end, so the line
-             * needs no search for its newline first */
+             * needs no search for its newline first. The token walk
+             * may have grown (moved) largs for a wide line. */
+            f.args = p->largs;
             size_t n = dfn_linescan(s, (size_t)(end - s), &f, ARGS_MAX, &p->hint);
             size_t after = !n ? 0 : s + n == end ? n : s[n] == '\n' ? n + 1 : s[n] == '\r' && s + n + 1 < end && s[n + 1] == '\n' ? n + 2 : 0;
             if (after) {

@@ -189,6 +189,29 @@ Test(linescan, both_readers_agree_on_every_line, .init = pair_open, .fini = pair
     }
 }
 
+/* A line with more arguments than the scanner keeps goes to the token
+ * walk, which grows the parser's argument room; the usual lines after it
+ * in the same block must be read into the new room (the sanitizer build
+ * sees a use of the old one). */
+Test(linescan, usual_lines_after_a_wide_one_in_a_block, .init = pair_open, .fini = pair_close)
+{
+    char block[16384];
+    size_t len = 0;
+    for (int round = 0; round < 3; round++) {
+        len += (size_t)snprintf(block + len, sizeof block - len, "%s\n", DLIO_LINE);
+        len += (size_t)snprintf(block + len, sizeof block - len, "{\"ts\":%d,\"ph\":\"X\",\"args\":{", round);
+        for (int k = 0; k < 100 + 50 * round; k++)
+            len += (size_t)snprintf(block + len, sizeof block - len, "%s\"a%d\":%d", k ? "," : "", k, k);
+        len += (size_t)snprintf(block + len, sizeof block - len, "}}\n%s\n%s\n", DLIO_LINE, usual[2]);
+    }
+    cr_assert_lt(len, sizeof block);
+    const char *why = pair_parse(block, len);
+    cr_assert_null(why, "%s", why);
+    /* usual[2] has a dur out of range */
+    cr_assert_eq(scan_b.n, 9u);
+    cr_assert_eq(scan_b.malformed, 3u);
+}
+
 Test(linescan, both_readers_agree_on_every_one_byte_edit, .init = pair_open, .fini = pair_close)
 {
     static const char edits[] = "\"{}[],: \t\r\n\\/0129-+.eEtfnuxM\x01\x1f\x7f\x80";
