@@ -22,8 +22,10 @@
 
 #ifdef __GNUC__
 #define SCAN_INLINE inline __attribute__((always_inline))
+#define SCAN_UNROLL _Pragma("GCC unroll 4")   /* the word loops: two or three words */
 #else
 #define SCAN_INLINE inline
+#define SCAN_UNROLL
 #endif
 
 enum { K_TS = 1, K_DUR = 2, K_PID = 4, K_TID = 8, K_NAME = 16, K_CAT = 32, K_PH = 64,
@@ -175,26 +177,50 @@ static SCAN_INLINE bool scan_key(const unsigned char *s, size_t *ip, size_t len,
     return *ip < len;
 }
 
-/* scan_key, trying the key the last line had at this place first. */
+#if SWAR
+/* Holds the first n bytes at s (n <= 8 * words) as masked words. */
+static SCAN_INLINE void hint_hold(uint64_t *w, uint64_t *m, size_t words, const unsigned char *s, size_t n)
+{
+    SCAN_UNROLL
+    for (size_t k = 0; k < words; k++) {
+        uint64_t x;
+        memcpy(&x, s + 8 * k, 8);
+        m[k] = n > 8 * k ? swar_prefix_mask(n - 8 * k) : 0;
+        w[k] = x & m[k];
+    }
+}
+
+/* Whether the bytes at s are those held. */
+static SCAN_INLINE bool hint_same(const uint64_t *w, const uint64_t *m, size_t words, const unsigned char *s)
+{
+    uint64_t diff = 0;
+    SCAN_UNROLL
+    for (size_t k = 0; k < words; k++) {
+        uint64_t x;
+        memcpy(&x, s + 8 * k, 8);
+        diff |= (x ^ w[k]) & m[k];
+    }
+    return diff == 0;
+}
+#endif
+
+/* scan_key, trying the key the last line had at this place (*hp) first;
+ * *hp comes back NULL when the place cannot hold this key. */
 static SCAN_INLINE bool scan_key_hinted(const unsigned char *s, size_t *ip, size_t len, const unsigned char **k,
-                                        size_t *kl, dfn_keyhint *h, bool *hit)
+                                        size_t *kl, dfn_keyhint **hp, bool *hit)
 {
     size_t i = *ip;
+    dfn_keyhint *h = *hp;
     *hit = false;
 #if SWAR
-    uint64_t a = 0, b = 0;
     bool room = h && i + 16 <= len;
-    if (room) {
-        memcpy(&a, s + i, 8);
-        memcpy(&b, s + i + 8, 8);
-        if (h->len && (((a ^ h->w[0]) & h->m[0]) | ((b ^ h->w[1]) & h->m[1])) == 0) {
-            /* the very bytes that scan_key took last time */
-            *k = s + i + 1;
-            *kl = (size_t)h->len - 3;
-            *ip = i + h->len;
-            *hit = true;
-            return *ip < len;
-        }
+    if (room && h->len && hint_same(h->w, h->m, 2, s + i)) {
+        /* the very bytes that scan_key took last time */
+        *k = s + i + 1;
+        *kl = (size_t)h->len - 3;
+        *ip = i + h->len;
+        *hit = true;
+        return *ip < len;
     }
 #endif
     if (!scan_key(s, ip, len, k, kl)) return false;
@@ -203,19 +229,19 @@ static SCAN_INLINE bool scan_key_hinted(const unsigned char *s, size_t *ip, size
         /* learn this key, or forget the old one: a hint's field must be
          * the one of its bytes */
         size_t pl = *ip - i;
+        h->vlen = 0;
         if (room && pl <= 16) {
-            h->m[0] = pl >= 8 ? ~0ULL : ~0ULL >> (64 - 8 * pl);
-            h->m[1] = pl > 8 ? ~0ULL >> (128 - 8 * pl) : 0;
-            h->w[0] = a & h->m[0];
-            h->w[1] = b & h->m[1];
+            hint_hold(h->w, h->m, 2, s + i, pl);
             h->len = (uint8_t)pl;
             h->role = 0;
             h->id = UINT32_MAX;
         } else {
             h->len = 0;
+            *hp = NULL;
         }
-        h->vlen = 0;
     }
+#else
+    *hp = NULL;
 #endif
     return true;
 }
@@ -228,20 +254,14 @@ static SCAN_INLINE bool scan_value_hinted(const unsigned char *s, size_t *ip, si
     size_t i = *ip;
 #if SWAR
     bool room = h && i + DFN_HINT_VALUE <= len;
-    if (room && h->vlen) {
-        uint64_t x0, x1, x2;
-        memcpy(&x0, s + i, 8);
-        memcpy(&x1, s + i + 8, 8);
-        memcpy(&x2, s + i + 16, 8);
-        if ((((x0 ^ h->vw[0]) & h->vm[0]) | ((x1 ^ h->vw[1]) & h->vm[1]) | ((x2 ^ h->vw[2]) & h->vm[2])) == 0) {
-            a->type = h->vtype;
-            a->quoted = h->vquoted;
-            a->num = h->vnum;
-            a->val = (const char *)s + i + h->voff;
-            a->val_len = h->vval_len;
-            *ip = i + h->vlen - 1;
-            return true;
-        }
+    if (room && h->vlen && hint_same(h->vw, h->vm, 3, s + i)) {
+        a->type = h->vtype;
+        a->quoted = h->vquoted;
+        a->num = h->vnum;
+        a->val = (const char *)s + i + h->voff;
+        a->val_len = h->vval_len;
+        *ip = i + h->vlen - 1;
+        return true;
     }
 #endif
     if (!scan_value(s, ip, len, a)) return false;
@@ -251,18 +271,8 @@ static SCAN_INLINE bool scan_value_hinted(const unsigned char *s, size_t *ip, si
         h->vok = false;
         h->vlen = 0;
         size_t vl = *ip - i + 1;
-        if (room && h->len && vl <= DFN_HINT_VALUE) {
-            /* the masks of the first vl bytes, word by word */
-            size_t full = vl >> 3, part = vl & 7;
-            for (size_t k = 0; k < 3; k++) h->vm[k] = k < full ? ~0ULL : 0;
-            if (part) h->vm[full] = ~0ULL >> (64 - 8 * part);
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            h->vw[0] = x & h->vm[0];
-            memcpy(&x, s + i + 8, 8);
-            h->vw[1] = x & h->vm[1];
-            memcpy(&x, s + i + 16, 8);
-            h->vw[2] = x & h->vm[2];
+        if (room && vl <= DFN_HINT_VALUE) {
+            hint_hold(h->vw, h->vm, 3, s + i, vl);
             h->vlen = (uint8_t)vl;
             h->vtype = a->type;
             h->vquoted = a->quoted;
@@ -293,9 +303,9 @@ static bool scan_args(const unsigned char *s, size_t *ip, size_t len, dfn_line *
         size_t kl;
         bool hit;
         dfn_keyhint *h = hint && n <= DFN_HINT_KEYS ? &hint->args[n - 1] : NULL;
-        if (!scan_key_hinted(s, &i, len, &k, &kl, h, &hit)) return false;
-        a->hint = h && h->len ? h : NULL;
-        if (!scan_value_hinted(s, &i, len, a, a->hint) || i >= len) return false;
+        if (!scan_key_hinted(s, &i, len, &k, &kl, &h, &hit) || !scan_value_hinted(s, &i, len, a, h) || i >= len)
+            return false;
+        a->hint = h;
         a->key = (const char *)k;
         a->key_len = (uint32_t)kl;
         a->plain = true;
@@ -341,7 +351,7 @@ size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_s
         size_t kl;
         dfn_keyhint *h = hint && nkeys < DFN_HINT_KEYS ? &hint->top[nkeys] : NULL;
         bool hit;
-        if (++nkeys > KEYS_MAX || !scan_key_hinted(s, &i, len, &k, &kl, h, &hit)) return 0;
+        if (++nkeys > KEYS_MAX || !scan_key_hinted(s, &i, len, &k, &kl, &h, &hit)) return 0;
         unsigned which;
         if (hit) which = h->which;
         else {
@@ -354,7 +364,6 @@ size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_s
             if (!scan_args(s, &i, len, f, max, hint)) return 0;
         } else {
             dfn_larg v;
-            if (h && !h->len) h = NULL;
             if (!scan_value_hinted(s, &i, len, &v, h)) return 0;
             switch (which) {
             case K_TS:

@@ -8,6 +8,7 @@
  * number. */
 #include "load.h"
 #include "line.h"
+#include "swar.h"
 #include "dfnav/ioclass.h"
 #include "dfnav/util.h"
 
@@ -282,12 +283,12 @@ static uint32_t parser_intern(dfn_parser *p, const char *s, size_t len, size_t a
 {
     if (len > 16) return dfn_strcache_intern(p->c_strs, s, len);
     uint64_t w[2] = { 0, 0 };
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if SWAR
     if (avail >= 16) {
         /* the first len bytes as two words, zero beyond */
         memcpy(w, s, 16);
-        if (len < 8) { w[0] = len ? w[0] & (~0ULL >> (64 - 8 * len)) : 0; w[1] = 0; }
-        else w[1] = len > 8 ? w[1] & (~0ULL >> (128 - 8 * len)) : 0;
+        w[0] &= swar_prefix_mask(len);
+        w[1] &= len > 8 ? swar_prefix_mask(len - 8) : 0;
     } else
 #endif
     {

@@ -21,6 +21,13 @@ static inline size_t swar_first(uint64_t m) { return (size_t)__builtin_ctzll(m) 
 #define SWAR 0
 #endif
 
+/* The mask of the first n bytes of a word (all of it from 8 on): the
+ * hints and the parser's memos hold short texts as masked words. */
+static inline uint64_t swar_prefix_mask(size_t n)
+{
+    return n >= 8 ? ~0ULL : n ? ~0ULL >> (64 - 8 * n) : 0;
+}
+
 /* Index of the first '"', '\\' or control byte at or after i, or len. */
 static inline size_t swar_string_stop(const unsigned char *s, size_t i, size_t len)
 {
