@@ -31,7 +31,7 @@
 #define STR_MEMO 1024
 #define SCHEMA_MEMO 64
 
-typedef struct { uint64_t h; uint8_t *bytes; size_t len; uint32_t id; } schema_memo;
+typedef struct { uint64_t h; size_t len; uint32_t id; uint8_t bytes[ARGS_MAX * 5]; } schema_memo;
 
 struct dfn_parser {
     dfn_loadctx *ctx;
@@ -72,6 +72,7 @@ dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
     for (size_t i = 0; i < KIND_MEMO; i++) p->kind_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < HASH_MEMO; i++) p->hash_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < STR_MEMO; i++) p->str_memo[i].id = DFN_REF_NONE;
+    for (size_t i = 0; i < SCHEMA_MEMO; i++) p->schema_memo[i].id = DFN_REF_NONE;
     p->largs_cap = ARGS_MAX;
     p->largs = dfn_xmalloc(p->largs_cap * sizeof *p->largs);
     return p;
@@ -89,7 +90,6 @@ void dfn_parser_free(dfn_parser *p)
     free(p->unesc);
     free(p->rule_of_kind);
     free(p->largs);
-    for (size_t i = 0; i < SCHEMA_MEMO; i++) free(p->schema_memo[i].bytes);
     free(p);
 }
 
@@ -377,41 +377,47 @@ static uint32_t parser_hash(dfn_parser *p, const char *s, size_t len, bool quote
     return id >= DFN_REF_HASH ? DFN_REF_NONE : (id | DFN_REF_HASH);
 }
 
+/* What the parser made of the value hint h holds, when it has made it:
+ * the scanner clears vok whenever the value's bytes change. */
+static inline bool hint_made(const dfn_keyhint *h, uint32_t *id, unsigned *era)
+{
+    if (!h || !h->vok) return false;
+    *id = h->vid;
+    *era |= h->vera;
+    return true;
+}
+
+static inline uint32_t hint_keep(dfn_keyhint *h, uint32_t id, unsigned era)
+{
+    if (h) {
+        h->vok = true;
+        h->vid = id;
+        h->vera = era;
+    }
+    return id;
+}
+
 static uint32_t parser_hash_arg(dfn_parser *p, const dfn_larg *a, unsigned *era)
 {
-    dfn_keyhint *h = a->hint;
-    if (h && h->vok) {
-        *era |= h->vera;
-        return h->vid;
-    }
-    unsigned e = 0;
     uint32_t id;
+    if (hint_made(a->hint, &id, era)) return id;
+    unsigned e = 0;
     if (a->type == DFN_LV_UINT || (a->type == DFN_LV_INT && (int64_t)a->num >= 0))
         id = parser_hash_u64(p, a->num, a->quoted, &e);
     else
         id = parser_hash(p, a->val, a->val_len, a->quoted, !a->quoted && a->val_len && (a->val[0] == '{' || a->val[0] == '['), &e);
-    if (h) {
-        /* the scanner clears vok whenever the value's bytes change */
-        h->vok = true;
-        h->vid = id;
-        h->vera = e;
-    }
     *era |= e;
-    return id;
+    return hint_keep(a->hint, id, e);
 }
 
 /* parser_text of a value the scanner read under hint h (or NULL). */
 static uint32_t parser_text_hinted(dfn_parser *p, dfn_keyhint *h, const char *s, size_t len, bool quoted, bool plain,
                                    const char *end)
 {
-    if (h && h->vok) return h->vid;
-    uint32_t id = parser_text(p, s, len, quoted, plain, end);
-    if (h) {
-        h->vok = true;
-        h->vid = id;
-        h->vera = 0;
-    }
-    return id;
+    uint32_t id;
+    unsigned none = 0;
+    if (hint_made(h, &id, &none)) return id;
+    return hint_keep(h, parser_text(p, s, len, quoted, plain, end), 0);
 }
 
 /* ---- argument records ---- */
@@ -444,11 +450,10 @@ static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size
     for (size_t k = 0; k < n; k++) h = (h ^ ((uint64_t)a[k].key << 8 | a[k].type)) * 0x9e3779b97f4a7c15ULL;
     schema_memo *sm = &p->schema_memo[(h >> 56) & (SCHEMA_MEMO - 1)];
     uint32_t sid;
-    if (sm->bytes && sm->h == h && sm->len == n * 5 && memcmp(sm->bytes, schema, n * 5) == 0) {
+    if (sm->id != DFN_REF_NONE && sm->h == h && sm->len == n * 5 && memcmp(sm->bytes, schema, n * 5) == 0) {
         sid = sm->id;
     } else {
         sid = dfn_strcache_intern(p->c_schemas, (const char *)schema, n * 5);
-        sm->bytes = dfn_xrealloc(sm->bytes, n * 5 + 1);
         memcpy(sm->bytes, schema, n * 5);
         sm->h = h;
         sm->len = n * 5;
@@ -616,6 +621,27 @@ static void parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
     b->meta[b->nmeta++] = (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, v, an), type, line };
 }
 
+/* What an argument key means to the parser. */
+enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
+       ROLE_VERSION };
+
+static uint8_t key_role(const char *k, size_t kl)
+{
+    switch (kl) {
+    case 3: return memcmp(k, "ret", 3) == 0 ? ROLE_RET : ROLE_OTHER;
+    case 4: return memcmp(k, "size", 4) == 0 ? ROLE_SIZE : ROLE_OTHER;
+    case 5:
+        if (memcmp(k, "hhash", 5) == 0) return ROLE_HHASH;
+        if (memcmp(k, "fhash", 5) == 0) return ROLE_FHASH;
+        return memcmp(k, "fname", 5) == 0 ? ROLE_FNAME : ROLE_OTHER;
+    case 7: return memcmp(k, "version", 7) == 0 ? ROLE_VERSION : ROLE_OTHER;
+    case 8:
+        if (memcmp(k, "hostname", 8) == 0) return ROLE_HOSTNAME;
+        return memcmp(k, "size_sum", 8) == 0 ? ROLE_SIZE_SUM : ROLE_OTHER;
+    }
+    return ROLE_OTHER;
+}
+
 /* The arguments of an event from its tokens, into f->args; flags values
  * that are not valid JSON where no exact reading has vouched for them. */
 static void line_args_from_tokens(dfn_parser *p, const toks_view *v, int t_args, dfn_line *f)
@@ -635,9 +661,9 @@ static void line_args_from_tokens(dfn_parser *p, const toks_view *v, int t_args,
                          .quoted = vt->type == JSMN_STRING, .plain = false };
         const char *ks = a->key, *vs = a->val;
         size_t kl = a->key_len, vl = a->val_len;
-        bool hash = kl == 5 && (memcmp(ks, "hhash", 5) == 0 || memcmp(ks, "fhash", 5) == 0);
-        bool inline_name = a->quoted && ((kl == 8 && memcmp(ks, "hostname", 8) == 0) ||
-                                         (kl == 5 && memcmp(ks, "fname", 5) == 0));
+        uint8_t role = key_role(ks, kl);
+        bool hash = role == ROLE_HHASH || role == ROLE_FHASH;
+        bool inline_name = a->quoted && (role == ROLE_HOSTNAME || role == ROLE_FNAME);
         int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
         if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && dfn_parse_canonical_int(vs, vl, &iv, &uv, &is_u)) {
             a->type = is_u ? DFN_LV_UINT : DFN_LV_INT;
@@ -756,27 +782,6 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     }
     if (t_args >= 0) line_args_from_tokens(p, &v, t_args, f);
     return true;
-}
-
-/* What an argument key means to the parser. */
-enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
-       ROLE_VERSION };
-
-static uint8_t key_role(const char *k, size_t kl)
-{
-    switch (kl) {
-    case 3: return memcmp(k, "ret", 3) == 0 ? ROLE_RET : ROLE_OTHER;
-    case 4: return memcmp(k, "size", 4) == 0 ? ROLE_SIZE : ROLE_OTHER;
-    case 5:
-        if (memcmp(k, "hhash", 5) == 0) return ROLE_HHASH;
-        if (memcmp(k, "fhash", 5) == 0) return ROLE_FHASH;
-        return memcmp(k, "fname", 5) == 0 ? ROLE_FNAME : ROLE_OTHER;
-    case 7: return memcmp(k, "version", 7) == 0 ? ROLE_VERSION : ROLE_OTHER;
-    case 8:
-        if (memcmp(k, "hostname", 8) == 0) return ROLE_HOSTNAME;
-        return memcmp(k, "size_sum", 8) == 0 ? ROLE_SIZE_SUM : ROLE_OTHER;
-    }
-    return ROLE_OTHER;
 }
 
 /* Makes an event of a line either reader has read. */
