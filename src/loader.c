@@ -548,10 +548,17 @@ static void merge_split(const build_in *in, uint64_t tmin, uint64_t tmax, size_t
     }
 }
 
+/* The length of event j's record, which starts at p. */
+static inline size_t chunk_record_len(const dfn_store *s, const dfn_chunk *c, size_t j, const uint8_t *p)
+{
+    size_t rl = c->args_size[j];
+    return rl ? rl : (size_t)(dfn_store_record_end(s, p, c->args + c->args_len) - p);
+}
+
 static const uint8_t *chunk_args_at(const dfn_store *s, const dfn_chunk *c, size_t pos)
 {
-    const uint8_t *p = c->args + c->args_idx[pos >> DFN_ARGS_INDEX_SHIFT], *end = c->args + c->args_len;
-    for (size_t j = pos & ~(((size_t)1 << DFN_ARGS_INDEX_SHIFT) - 1); j < pos; j++) p = dfn_store_record_end(s, p, end);
+    const uint8_t *p = c->args + c->args_idx[pos >> DFN_ARGS_INDEX_SHIFT];
+    for (size_t j = pos & ~(((size_t)1 << DFN_ARGS_INDEX_SHIFT) - 1); j < pos; j++) p += chunk_record_len(s, c, j, p);
     return p;
 }
 
@@ -612,8 +619,7 @@ static void *merge_part_run(void *arg)
                           : file < m->nstr_at_load ? &m->seen_sfile[file] : NULL;
             if (seen && !*seen) { *seen = 1; part_note(m, FIRST_FILE, file); }
         }
-        size_t rl = c->args_size[j];
-        if (!rl) rl = (size_t)(dfn_store_record_end(s, cu->args, c->args + c->args_len) - cu->args);
+        size_t rl = chunk_record_len(s, c, j, cu->args);
         if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
         if (rl <= DFN_RECORD_SLACK && aw + DFN_RECORD_SLACK <= m->a_lim) {
             memcpy(s->args + aw, cu->args, 16);
