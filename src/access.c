@@ -27,8 +27,8 @@ static int role_of(const char *func, dfn_class cls, dfn_op op)
     return R_NONE;
 }
 
-/* An event's arguments, decoded once. */
-typedef struct { dfn_arg a[24]; size_t n; } argset;
+/* An event's arguments, decoded once: all of them, as no record holds more. */
+typedef struct { dfn_arg a[DFN_ARGS_MAX]; size_t n; } argset;
 
 /* An integer argument, also when a tracer wrote it as a string. */
 static bool arg_int(const dfn_store *s, const argset *as, uint32_t key, int64_t *out)

@@ -24,14 +24,13 @@
 #define TOKENS_MAX (1u << 20)
 #define JSMN_DEPTH_MAX 64     /* nesting of [ and { a line may have beyond TOKENS_MIN tokens */
 #define TOKENIZE_TOO_DEEP (-200)
-#define ARGS_MAX 64           /* arguments kept per event; more are dropped */
 #define LANE_MEMO 64
 #define KIND_MEMO 256
 #define HASH_MEMO 1024
 #define STR_MEMO 1024
 #define SCHEMA_MEMO 64
 
-typedef struct { uint64_t h; size_t len; uint32_t id; uint8_t bytes[ARGS_MAX * 5]; } schema_memo;
+typedef struct { uint64_t h; size_t len; uint32_t id; uint8_t bytes[DFN_ARGS_MAX * 5]; } schema_memo;
 
 struct dfn_parser {
     dfn_loadctx *ctx;
@@ -73,7 +72,7 @@ dfn_parser *dfn_parser_new(dfn_loadctx *ctx)
     for (size_t i = 0; i < HASH_MEMO; i++) p->hash_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < STR_MEMO; i++) p->str_memo[i].id = DFN_REF_NONE;
     for (size_t i = 0; i < SCHEMA_MEMO; i++) p->schema_memo[i].id = DFN_REF_NONE;
-    p->largs_cap = ARGS_MAX;
+    p->largs_cap = DFN_ARGS_MAX;
     p->largs = dfn_xmalloc(p->largs_cap * sizeof *p->largs);
     return p;
 }
@@ -439,7 +438,7 @@ static void batch_args_reserve(dfn_batch *b, size_t more)
 
 static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size_t n)
 {
-    uint8_t schema[ARGS_MAX * 5];
+    uint8_t schema[DFN_ARGS_MAX * 5];
     for (size_t k = 0; k < n; k++) {
         memcpy(schema + k * 5, &a[k].key, 4);
         schema[k * 5 + 4] = a[k].type;
@@ -675,8 +674,8 @@ static void line_args_from_tokens(dfn_parser *p, const toks_view *v, int t_args,
         else a->type = DFN_LV_RAW;
         if (hash) f->args_bad_json |= !toks_primitives_ok(v, val, val + 1);
         else if (inline_name) continue;
-        else if (kept == ARGS_MAX || a->type == DFN_LV_RAW) f->args_bad_json |= !toks_primitives_ok(v, val, j);
-        if (!hash && kept < ARGS_MAX) kept++;
+        else if (kept == DFN_ARGS_MAX || a->type == DFN_LV_RAW) f->args_bad_json |= !toks_primitives_ok(v, val, j);
+        if (!hash && kept < DFN_ARGS_MAX) kept++;
     }
 }
 
@@ -799,7 +798,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
     uint32_t cat = f->cat ? parser_text_hinted(p, f->cat_hint, f->cat, f->cat_len, f->cat_quoted, f->plain, f->end)
                           : parser_intern(p, "", 0, 0);
     uint32_t host = DFN_REF_NONE, file = DFN_REF_NONE;
-    enc_arg args[ARGS_MAX];
+    enc_arg args[DFN_ARGS_MAX];
     size_t nargs = 0;
     int64_t ret = 0, size = 0, size_sum = -1;
     int64_t version = 0;
@@ -831,7 +830,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
             era |= DFN_ERA_INLINE;
             continue;
         }
-        if (nargs == ARGS_MAX) continue;
+        if (nargs == DFN_ARGS_MAX) continue;
         enc_arg *a = &args[nargs++];
         if (kh && kh->id != DFN_REF_NONE) a->key = kh->id;
         else {
@@ -912,7 +911,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 
     dfn_line f;
     f.args = p->largs;
-    if ((p->no_scan || dfn_linescan(s, len, &f, ARGS_MAX, &p->hint) != len) && !line_from_tokens(p, b, s, len, line, &f))
+    if ((p->no_scan || dfn_linescan(s, len, &f, DFN_ARGS_MAX, &p->hint) != len) && !line_from_tokens(p, b, s, len, line, &f))
         return;
     parser_event(p, b, &f, line);
 }
@@ -933,7 +932,7 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
              * needs no search for its newline first. The token walk
              * may have grown (moved) largs for a wide line. */
             f.args = p->largs;
-            size_t n = dfn_linescan(s, (size_t)(end - s), &f, ARGS_MAX, &p->hint);
+            size_t n = dfn_linescan(s, (size_t)(end - s), &f, DFN_ARGS_MAX, &p->hint);
             size_t after = !n ? 0 : s + n == end ? n : s[n] == '\n' ? n + 1 : s[n] == '\r' && s + n + 1 < end && s[n + 1] == '\n' ? n + 2 : 0;
             if (after) {
                 b->lines++;

@@ -207,6 +207,32 @@ Test(access, sequential_and_random_calls)
     dfn_store_free(s);
 }
 
+/* Arguments far down a wide record count as well: fd and offset after
+ * 40 others judge the calls as they do on their own. */
+Test(access, arguments_past_the_first_few_are_read)
+{
+#define PAD20 "\"a0\":0,\"a1\":0,\"a2\":0,\"a3\":0,\"a4\":0,\"a5\":0,\"a6\":0,\"a7\":0,\"a8\":0,\"a9\":0," \
+              "\"b0\":0,\"b1\":0,\"b2\":0,\"b3\":0,\"b4\":0,\"b5\":0,\"b6\":0,\"b7\":0,\"b8\":0,\"b9\":0,"
+#define PAD40 PAD20 "\"c0\":0,\"c1\":0,\"c2\":0,\"c3\":0,\"c4\":0,\"c5\":0,\"c6\":0,\"c7\":0,\"c8\":0,\"c9\":0," \
+              "\"d0\":0,\"d1\":0,\"d2\":0,\"d3\":0,\"d4\":0,\"d5\":0,\"d6\":0,\"d7\":0,\"d8\":0,\"d9\":0,"
+    static const char *wide_trace =
+        "[\n"
+        EV("pread64", "POSIX", 1, 1, 1, 1, PAD40 "\"fname\":\"/x\",\"fd\":3,\"ret\":100,\"offset\":0")   /* seq: first */
+        EV("pread64", "POSIX", 1, 1, 2, 1, PAD40 "\"fname\":\"/x\",\"fd\":3,\"ret\":100,\"offset\":100") /* seq */
+        EV("pread64", "POSIX", 1, 1, 3, 1, PAD40 "\"fname\":\"/x\",\"fd\":3,\"ret\":100,\"offset\":900") /* random */
+        "]\n";
+#undef PAD40
+#undef PAD20
+    dfn_store *s = su_load_text("w.pfw", wide_trace, 1);
+    cr_assert_eq(s->n, 3u);
+    dfn_access *ax = dfn_access_build(s);
+    cr_assert_eq(dfn_access_of(ax, 0), DFN_ACCESS_SEQ);
+    cr_assert_eq(dfn_access_of(ax, 1), DFN_ACCESS_SEQ);
+    cr_assert_eq(dfn_access_of(ax, 2), DFN_ACCESS_RANDOM);
+    dfn_access_free(ax);
+    dfn_store_free(s);
+}
+
 Test(analysis, shared_files_slowest_process_and_sizes)
 {
     dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);

@@ -108,6 +108,9 @@ typedef struct {
     uint32_t str;             /* DFN_ARG_STR / DFN_ARG_RAW (raw JSON text) */
 } dfn_arg;
 
+/* Arguments an event keeps at most: the parser drops those past it. */
+#define DFN_ARGS_MAX 64
+
 /* Decodes the arguments of event i into out (up to max); returns how many
  * the event has (which may exceed max). */
 size_t dfn_store_args(const dfn_store *s, size_t i, dfn_arg *out, size_t max);
