@@ -10,6 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What a run name cannot hold: '@' and ',' separate runs and metrics in
+ * --sort, ':' ends a column; control bytes would reach the terminal. */
+static bool label_bad_char(unsigned char c)
+{
+    return c == '@' || c == ',' || c == ':' || c < 0x20 || c == 0x7f;
+}
+
 bool dfn_compare_label_ok(const char *label, char *err, size_t errlen)
 {
     if (!*label) { snprintf(err, errlen, "a run needs a name"); return false; }
@@ -18,7 +25,7 @@ bool dfn_compare_label_ok(const char *label, char *err, size_t errlen)
         return false;
     }
     for (const unsigned char *p = (const unsigned char *)label; *p; p++) {
-        if (*p == '@' || *p == ',' || *p == ':' || *p < 0x20 || *p == 0x7f) {
+        if (label_bad_char(*p)) {
             snprintf(err, errlen, "a run name has no '@', ',', ':' or control characters");
             return false;
         }
@@ -92,8 +99,8 @@ static int order_cmp(const void *pa, const void *pb)
     }
     double x = dfn_compare_value(c, a, s->col, (dfn_metric)s->metric), y = dfn_compare_value(c, b, s->col, (dfn_metric)s->metric);
     /* a row a run lacks has no value there: last, either way */
-    if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
-    if (x != y && !isnan(x)) return (x < y) == s->desc ? 1 : -1;
+    int o = dfn_metric_order(x, y, s->desc);
+    if (o) return o;
     double mx = row_max(c, a, (dfn_metric)s->metric), my = row_max(c, b, (dfn_metric)s->metric);
     if (mx != my) return mx < my ? 1 : -1;
     return key_order(c, a, b);
@@ -306,7 +313,7 @@ static char *run_name(const char *path)
     }
     /* what a label cannot hold becomes '_' (':' ends a --sort column) */
     for (char *p = name; *p; p++)
-        if (*p == '@' || *p == ',' || *p == ':' || (unsigned char)*p < 0x20 || *p == 0x7f) *p = '_';
+        if (label_bad_char((unsigned char)*p)) *p = '_';
     if (!*name || strcmp(name, "diff") == 0 || strcmp(name, "ratio") == 0 || strcmp(name, "-") == 0) {
         free(name);
         name = dfn_xstrdup("run");

@@ -473,9 +473,7 @@ int dfn_save_open(dfn_save *s, const char *path, bool overwrite, char *err, size
             return -1;
         }
     }
-    size_t n = strlen(path) + 16;
-    s->tmp = dfn_xmalloc(n);
-    snprintf(s->tmp, n, "%s.tmp.XXXXXX", path);
+    s->tmp = dfn_xasprintf("%s.tmp.XXXXXX", path);
     int fd = mkstemp(s->tmp);
     if (fd < 0) {
         char *dir = dir_of(path);

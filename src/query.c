@@ -269,8 +269,10 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us)
 /* The index of pid or tid value v in r->ints, added when new; seen maps
  * the values' bytes to their index (a linear search was quadratic in the
  * lanes). */
-static uint32_t int_index(dfn_result *r, dfn_strtab *seen, size_t *cap, int64_t v)
+static uint32_t int_index(dfn_result *r, dfn_strtab **seenp, size_t *cap, int64_t v)
 {
+    if (!*seenp) *seenp = dfn_strtab_new();   /* only queries by pid or tid need it */
+    dfn_strtab *seen = *seenp;
     uint32_t before = dfn_strtab_count(seen), id = dfn_strtab_intern(seen, (const char *)&v, sizeof v);
     if (id == before) {
         dfn_grow((void **)&r->ints, cap, (size_t)id + 1, sizeof *r->ints);
@@ -284,7 +286,7 @@ static void ctx_prepare(qctx *c)
     const dfn_store *s = c->s;
     dfn_result *r = c->r;
     size_t intcap = 0;
-    dfn_strtab *ints = dfn_strtab_new();
+    dfn_strtab *ints = NULL;
     c->layer_dim = -1;
     for (size_t d = 0; d < r->ndims; d++) {
         dfn_dimkind k = r->dims[d].kind;
@@ -295,7 +297,7 @@ static void ctx_prepare(qctx *c)
             for (size_t i = 0; i < s->nlanes; i++) {
                 const dfn_lane *l = &s->lanes[i];
                 c->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_PROC ? (uint32_t)i :
-                                    int_index(r, ints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
+                                    int_index(r, &ints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
             }
             break;
         case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP:
@@ -1393,9 +1395,8 @@ static int row_cmp(const void *pa, const void *pb)
     if (c->metric >= 0) {
         double x = dfn_result_metric(c->r, a, c->metric), y = dfn_result_metric(c->r, b, c->metric);
         /* undefined values (a share of nothing) last, either way */
-        if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
-        if (x != y && !isnan(x)) return (x < y) == c->desc ? 1 : -1;
-        return dfn_result_key_cmp(c->r, a, c->r, b);
+        int o = dfn_metric_order(x, y, c->desc);
+        return o ? o : dfn_result_key_cmp(c->r, a, c->r, b);
     }
     int k = dfn_result_key_cmp(c->r, a, c->r, b);
     return c->desc ? -k : k;

@@ -149,7 +149,6 @@ bool dfn_parse_canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u,
     if (k == len) return false;
     if (s[k] == '0' && len - k > 1) return false;
     if (k && len == 2 && s[1] == '0') return false;   /* "-0" */
-    for (size_t j = k; j < len; j++) if (s[j] < '0' || s[j] > '9') return false;
     if (!k && dfn_parse_u64(s, len, u)) {
         if (*u > (uint64_t)INT64_MAX) { *is_u = true; return true; }
         *i = (int64_t)*u; *is_u = false; return true;

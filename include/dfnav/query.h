@@ -115,6 +115,15 @@ static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metr
  * numeric metrics. Undefined values (NaN: overlap without I/O, a share of
  * nothing) are written "" by the caller's rules. */
 const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap);
+/* The order of two metric values in a sort: undefined values (NaN) last
+ * either way; 0 when equal or both undefined, for the caller's ties. */
+static inline int dfn_metric_order(double x, double y, bool desc)
+{
+    bool nx = x != x, ny = y != y;
+    if (nx != ny) return nx ? 1 : -1;
+    if (nx || x == y) return 0;
+    return (x < y) == desc ? 1 : -1;
+}
 /* Sorts the rows again (metric, or -1 for the key); ties go by key. */
 void dfn_result_sort(dfn_result *r, int metric, bool desc);
 static inline const dfn_keyval *dfn_result_key(const dfn_result *r, size_t row, size_t dim) { return &r->keys[row * r->ndims + dim]; }
