@@ -59,9 +59,9 @@ double dfn_compare_value(const dfn_compare *c, size_t row, int col, dfn_metric m
 
 const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, char *buf, size_t cap, size_t *len)
 {
-    size_t k = dfn_compare_rep(c, row);
-    const dfn_result *r = c->res[k];
-    return dfn_result_key_str(r->store, r, c->row[row * c->nruns + k], dim, buf, cap, len);
+    size_t k;
+    uint32_t rr = dfn_compare_rep_row(c, row, &k);
+    return dfn_result_key_str(c->res[k]->store, c->res[k], rr, dim, buf, cap, len);
 }
 
 /* ---- sorting ---- */
@@ -72,8 +72,9 @@ static _Thread_local const cmp_sortctx *g_cs;   /* qsort has no context argument
 
 static int key_order(const dfn_compare *c, size_t a, size_t b)
 {
-    size_t ka = dfn_compare_rep(c, a), kb = dfn_compare_rep(c, b);
-    int k = dfn_result_key_cmp(c->res[ka], c->row[a * c->nruns + ka], c->res[kb], c->row[b * c->nruns + kb]);
+    size_t ka, kb;
+    uint32_t ra = dfn_compare_rep_row(c, a, &ka), rb = dfn_compare_rep_row(c, b, &kb);
+    int k = dfn_result_key_cmp(c->res[ka], ra, c->res[kb], rb);
     if (k) return k;
     return ka < kb ? -1 : ka > kb;   /* calls at the same moment: by run */
 }

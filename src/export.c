@@ -337,9 +337,9 @@ static void columns_free(columns *t)
 
 static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *cells, bool human, const event_keys *ek)
 {
-    size_t rep = dfn_compare_rep(c, row), n = 0;
+    size_t rep, n = 0;
+    uint32_t rrow = dfn_compare_rep_row(c, row, &rep);
     const dfn_result *rr = c->res[rep];
-    uint32_t rrow = c->row[row * c->nruns + rep];
     if (c->labels && c->calls) cell_set(&cells[n++], c->labels[rep], strlen(c->labels[rep]), false);
     n += key_cells(rr, rrow, cells + n, &ek[rep]);
     bool per_run = c->labels && !c->calls;

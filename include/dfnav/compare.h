@@ -65,6 +65,12 @@ static inline bool dfn_compare_has(const dfn_compare *c, size_t row, size_t run)
 }
 /* The run whose row gives the key (the first that has it). */
 size_t dfn_compare_rep(const dfn_compare *c, size_t row);
+/* That run in *run, and its row of that run's result. */
+static inline uint32_t dfn_compare_rep_row(const dfn_compare *c, size_t row, size_t *run)
+{
+    *run = dfn_compare_rep(c, row);
+    return c->row[row * c->nruns + *run];
+}
 /* A metric of a row in one run; NaN where the row is absent. */
 double dfn_compare_metric(const dfn_compare *c, size_t row, size_t run, dfn_metric m);
 /* A column's value: a run's metric, or (two runs) the difference and the

@@ -291,8 +291,8 @@ static bool set_size(runner *r, int rows, int cols)
     a->rows = rows;
     a->cols = cols;
     if (a->have_view) {
-        int chrome = 2 + view_timeline_lines(&a->v) + view_header_lines(&a->v) + 2;
-        int tr = rows - chrome > 1 ? rows - chrome : 1;
+        int tr = view_table_lines(&a->v, rows) - (view_header_lines(&a->v) - 1);
+        if (tr < 1) tr = 1;
         int sw = cols - 10 > 8 ? cols - 10 : 8;
         bool changed = tr != a->v.table_rows || sw != a->v.spark_w || cols != a->v.screen_cols;
         a->v.table_rows = tr;
@@ -698,12 +698,9 @@ static void open_detail(app *a)
     a->detail_kids = NULL;
     a->ndetail_kids = 0;
     if (run->an && run->an->tree) {
-        uint32_t none;
-        size_t n = dfn_calltree_children(run->an->tree, run->s, a->detail_event, &none, 0);
-        size_t keep = n < DETAIL_KIDS ? n : DETAIL_KIDS;
-        a->detail_kids = dfn_xmalloc((keep ? keep : 1) * sizeof *a->detail_kids);
-        dfn_calltree_children(run->an->tree, run->s, a->detail_event, a->detail_kids, keep);
-        a->ndetail_kids = n;
+        /* one scan fills the first DETAIL_KIDS and counts them all */
+        a->detail_kids = dfn_xmalloc(DETAIL_KIDS * sizeof *a->detail_kids);
+        a->ndetail_kids = dfn_calltree_children(run->an->tree, run->s, a->detail_event, a->detail_kids, DETAIL_KIDS);
     }
     a->scroll = 0;
     a->mode = MODE_DETAIL;

@@ -785,7 +785,8 @@ static void detail_tree(app *a, uint32_t i, char ***lines, size_t *n, size_t *ca
         tree_line(s, chain[k], indent, lines, n, cap);
     }
     size_t nk = a->ndetail_kids;
-    add_line(lines, n, cap, "calls made  %zu%s", nk, nk > DETAIL_KIDS ? " (the first 200)" : "");
+    if (nk > DETAIL_KIDS) add_line(lines, n, cap, "calls made  %zu (the first %d)", nk, DETAIL_KIDS);
+    else add_line(lines, n, cap, "calls made  %zu", nk);
     for (size_t k = 0; k < nk && k < DETAIL_KIDS; k++) tree_line(s, a->detail_kids[k], "  ", lines, n, cap);
 }
 
@@ -976,7 +977,7 @@ void draw_screen(app *a)
     draw_filter_line(a, l);
     draw_timeline(a, l);
     int y0 = 2 + view_timeline_lines(&a->v);
-    int nrows = a->rows - y0 - 3;
+    int nrows = view_table_lines(&a->v, a->rows);
     if (view_is_calls(l)) draw_calls(a, l, y0, nrows);
     else draw_groups(a, l, y0, nrows - (view_header_lines(&a->v) - 1));
     if (l->res && l->res->nrows == 0) {

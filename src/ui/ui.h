@@ -112,6 +112,9 @@ uint32_t view_call(const level *l, size_t row, size_t *run);
  * run (at least two, at most four) and the header (two lines comparing). */
 int view_timeline_lines(const view *v);
 int view_header_lines(const view *v);
+/* Lines the table has, its header included, on a screen of rows lines:
+ * what the breadcrumb, filter line, timeline, status and hints leave. */
+int view_table_lines(const view *v, int rows);
 level *view_top(view *v);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);

@@ -77,12 +77,12 @@ static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
 
 int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : (int)v->nruns; }
 int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
+int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - 3; }
 
 uint32_t view_call(const level *l, size_t row, size_t *run)
 {
-    size_t k = dfn_compare_rep(l->res, row);
-    *run = k;
-    return l->res->res[k]->events[l->res->row[row * l->res->nruns + k]];
+    uint32_t r = dfn_compare_rep_row(l->res, row, run);
+    return l->res->res[*run]->events[r];
 }
 
 static void level_default_sort(level *l)
@@ -341,12 +341,13 @@ int view_col_width(const view *v, col_id c, int spark_w)
 
 /* Only what the screen shows: the latency histogram behind p90 and the
  * analysis sweeps are the dearest parts of a scan, and narrow screens
- * leave them out. The slowest process is on the status line. */
+ * leave them out. The slowest process is on the status line, which has
+ * it only for grouped rows of one run (it costs a map update per event). */
 static uint32_t view_metrics(const view *v, const level *l)
 {
     uint32_t m = 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
-                 1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US | 1u << DFN_M_MAX_PROC_S |
-                 1u << DFN_M_MAX_PROC;
+                 1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US;
+    if (!v->labels && !view_is_calls(l)) m |= 1u << DFN_M_MAX_PROC_S | 1u << DFN_M_MAX_PROC;
     bool show[COL_N];
     int spark_w, key_w;
     view_layout(v, l, show, &spark_w, &key_w);
@@ -389,9 +390,10 @@ bool view_refresh(view *v, char *err, size_t errlen)
 static double bin_lo(const level *l, size_t row)
 {
     const dfn_compare *c = l->res;
-    size_t k = dfn_compare_rep(c, row);
+    size_t k;
+    uint32_t rr = dfn_compare_rep_row(c, row, &k);
     const dfn_result *r = c->res[k];
-    return r->win_lo_s + dfn_result_key(r, c->row[row * c->nruns + k], 0)->id * r->bin_s;
+    return r->win_lo_s + dfn_result_key(r, rr, 0)->id * r->bin_s;
 }
 
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap)
@@ -416,8 +418,9 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
         return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     }
     const dfn_compare *c = l->res;
-    size_t k = dfn_compare_rep(c, row);
-    return dfn_result_key_text(c->res[k]->store, c->res[k], c->row[row * c->nruns + k], 0, buf, cap);
+    size_t k;
+    uint32_t rr = dfn_compare_rep_row(c, row, &k);
+    return dfn_result_key_text(c->res[k]->store, c->res[k], rr, 0, buf, cap);
 }
 
 /* The level that follows a grouping when the user presses Enter: the
