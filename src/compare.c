@@ -17,7 +17,9 @@ static bool label_bad_char(unsigned char c)
     return c == '@' || c == ',' || c == ':' || c < 0x20 || c == 0x7f;
 }
 
-bool dfn_compare_label_ok(const char *label, char *err, size_t errlen)
+/* A run label: not empty, not "diff" or "ratio", no '@', ',', ':' or
+ * control bytes. False with a message. */
+static bool compare_label_ok(const char *label, char *err, size_t errlen)
 {
     if (!*label) { snprintf(err, errlen, "a run needs a name"); return false; }
     if (strcmp(label, "diff") == 0 || strcmp(label, "ratio") == 0) {
@@ -140,7 +142,8 @@ void dfn_compare_sort(dfn_compare *c, int metric, int col, bool desc)
 
 /* ---- building ---- */
 
-dfn_compare *dfn_compare_of(dfn_result *r)
+/* A comparison of one run around r, taking it over. */
+static dfn_compare *compare_of(dfn_result *r)
 {
     dfn_compare *c = dfn_xcalloc(1, sizeof *c);
     c->nruns = 1;
@@ -198,7 +201,7 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
     if (nruns == 1 && !labels) {
         dfn_result *r = dfn_query_run(stores[0], &qs[0], err, errlen);
         if (!r) return NULL;
-        dfn_compare *c = dfn_compare_of(r);
+        dfn_compare *c = compare_of(r);
         c->sort = qs[0].sort;
         c->desc = qs[0].desc;
         return c;
@@ -338,7 +341,7 @@ bool dfn_compare_runs_parse(char *const *args, size_t n, char **labels, char **p
         if (named[i]) {
             labels[i] = dfn_xstrndup(a, (size_t)(eq - a));
             paths[i] = dfn_xstrdup(eq + 1);
-            if (!dfn_compare_label_ok(labels[i], err, errlen)) goto fail;
+            if (!compare_label_ok(labels[i], err, errlen)) goto fail;
         } else {
             labels[i] = run_name(a);
             paths[i] = dfn_xstrdup(a);

@@ -56,8 +56,6 @@ typedef struct {
  * query path of the explorer and the command line. */
 dfn_compare *dfn_compare_query(const dfn_run *runs, size_t nruns, const dfn_query *base, int sort_col,
                                const char *const *labels, char *err, size_t errlen);
-/* A comparison of one run around r, taking it over. */
-dfn_compare *dfn_compare_of(dfn_result *r);
 
 static inline bool dfn_compare_has(const dfn_compare *c, size_t row, size_t run)
 {
@@ -83,9 +81,6 @@ const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, ch
 void dfn_compare_sort(dfn_compare *c, int metric, int col, bool desc);
 void dfn_compare_free(dfn_compare *c);
 
-/* Checks a run label: not empty, not "diff" or "ratio", no '@', ',', ':'
- * or control bytes. False with a message. */
-bool dfn_compare_label_ok(const char *label, char *err, size_t errlen);
 /* Runs from command-line arguments: NAME=PATH, or PATH named after its
  * last component (a repeated name gets -2, -3 ...). Fills n malloc'd
  * labels and paths; false with a message (two runs given one name). */

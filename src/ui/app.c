@@ -394,19 +394,14 @@ static void loading_text(runner *r)
     }
     free(ls);
     free(each);
-    bool building = p.building;
-    uint64_t events = p.events, total = p.bytes_total;
-    double rate = p.events_per_s;
-    double pct = total ? 100.0 * p.bytes_done / total : 0;
+    double pct = p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
     double eta = pct > 1 && p.elapsed_s > 0 ? p.elapsed_s * (100 - pct) / pct : -1;
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
     /* many long run names may not fit: the line is cut, as the screen would */
-    char *t = dfn_xasprintf("%s %s%.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
-                            building ? "building the store:" : "loading", who, pct, total / 1e6, events, rate / 1e6,
-                            building ? "" : etas);
-    snprintf(a->progress, sizeof a->progress, "%s", t);
-    free(t);
+    snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
+             p.building ? "building the store:" : "loading", who, pct, p.bytes_total / 1e6, p.events,
+             p.events_per_s / 1e6, p.building ? "" : etas);
 }
 
 static void poll_run(runner *r, size_t k)

@@ -103,9 +103,6 @@ void view_free(view *v);
 /* Swaps in a newer set of run k (a snapshot while loading, then the final
  * one), keeping levels, filters, sort and the cursor's row where it can. */
 void view_set_store(view *v, size_t k, const view_set *vs);
-/* The longest run's span in seconds: time windows are relative to each
- * run's start. */
-double view_span(const view *v);
 /* The call on row of the calls level l: its event and its run. */
 uint32_t view_call(const level *l, size_t row, size_t *run);
 /* Lines above the table's rows: breadcrumb, filter, a timeline line per
@@ -156,13 +153,6 @@ void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *k
 size_t view_group(const view *v, col_id c, int *cols, int *widths);
 int view_col_width(const view *v, col_id c, int spark_w);
 #define VIEW_RATIO_W 6
-/* Whether a column means something at level l with what is built. */
-bool view_col_applies(const view *v, const level *l, col_id c);
-/* Whether l shows column c: chosen with c, or compute, I/O and exposed on
- * the process levels, which always show them. */
-bool view_col_wanted(const view *v, const level *l, col_id c);
-/* Two sparklines a row (compute over I/O): the process levels. */
-bool view_split_spark(const level *l);
 /* Opens a level on a finding's evidence: the top level's selection plus
  * the finding's filter, grouped as the finding says. */
 bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen);

@@ -56,7 +56,9 @@ static void level_free(level *l)
 
 static double store_span(const dfn_store *s) { return s->n ? (s->t1 - s->t0) / 1e6 : 0; }
 
-double view_span(const view *v)
+/* The longest run's span in seconds: time windows are relative to each
+ * run's start. */
+static double view_span(const view *v)
 {
     double span = 0;
     for (size_t k = 0; k < v->nruns; k++)
@@ -227,13 +229,15 @@ static double nice_ceil(double x)
     return 10 * mag;
 }
 
-bool view_split_spark(const level *l)
+/* Two sparklines a row (compute over I/O): the process levels. */
+static bool view_split_spark(const level *l)
 {
     dfn_dimkind k = l->dim.kind;
     return k == DFN_DIM_PROC || k == DFN_DIM_PID || k == DFN_DIM_HOST || k == DFN_DIM_TID;
 }
 
-bool view_col_applies(const view *v, const level *l, col_id c)
+/* Whether a column means something at level l with what is built. */
+static bool view_col_applies(const view *v, const level *l, col_id c)
 {
     switch (c) {
     case COL_COMPUTE: case COL_IO: case COL_EXPOSED:
@@ -263,6 +267,15 @@ const view_colspec view_cols[COL_N] = {
     [COL_SEQ] = { "seq", 6, DFN_M_SEQ_PCT },
     [COL_SPARK] = { "activity", 10, -1 },
 };
+
+/* Whether l shows column c: chosen with c, or compute, I/O and exposed on
+ * the process levels, which always show them. */
+static bool view_col_wanted(const view *v, const level *l, col_id c)
+{
+    /* comparing, three groups more would push the time off the screen */
+    bool forced = (c == COL_COMPUTE || c == COL_IO || c == COL_EXPOSED) && view_split_spark(l) && !v->labels;
+    return v->col_on[c] || forced;
+}
 
 /* Which columns fit: the least useful go first when the screen is narrow.
  * COL_KEY in an order marks where the sparkline starts to narrow, rather
@@ -309,12 +322,6 @@ void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *k
     if (split && show[COL_SPARK] && *key_w > min_key) { *spark_w += *key_w - min_key; *key_w = min_key; }
 }
 
-bool view_col_wanted(const view *v, const level *l, col_id c)
-{
-    /* comparing, three groups more would push the time off the screen */
-    bool forced = (c == COL_COMPUTE || c == COL_IO || c == COL_EXPOSED) && view_split_spark(l) && !v->labels;
-    return v->col_on[c] || forced;
-}
 
 size_t view_group(const view *v, col_id c, int *cols, int *widths)
 {
@@ -361,7 +368,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     level *l = view_top(v);
     dfn_filter f;
     view_filter(v, l, &f);
-    dfn_query q = { .filter = &f, .sort = l->sort, .desc = l->desc, .metrics = view_metrics(v, l),
+    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(v, l),
                     .sizes = !view_is_calls(l) && !v->labels };
     if (l->sort >= 0 && !(q.metrics & DFN_M_BIT(l->sort))) l->sort = DFN_M_TIME_S, l->sort_col = 0;   /* its column went */
     q.sort = l->sort;
