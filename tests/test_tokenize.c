@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #define JSMN_STATIC
+#include "testutil.h"
 #include "tokenize.h"
 
 #define NT 512
@@ -139,21 +140,17 @@ Test(tokenize, single_byte_edits_match_jsmn)
         const char *s = valid[v];
         size_t len = strlen(s);
         for (size_t pos = 0; pos < len; pos++) {
-            memcpy(buf, s, pos);
-            memcpy(buf + pos, s + pos + 1, len - pos - 1);
+            size_t n = tu_edit_byte(s, len, pos, TU_DELETE, 0, buf, sizeof buf);
             int fast;
-            cr_assert(agrees(buf, len - 1, &fast), "line %zu without byte %zu", v, pos);
+            cr_assert(agrees(buf, n, &fast), "line %zu without byte %zu", v, pos);
             accepted += fast >= 0;
             checked++;
             for (size_t e = 0; e < sizeof edits - 1; e++) {
-                memcpy(buf, s, len);
-                buf[pos] = edits[e];
-                cr_assert(agrees(buf, len, &fast), "line %zu byte %zu = 0x%02x", v, pos, (unsigned char)edits[e]);
+                n = tu_edit_byte(s, len, pos, TU_REPLACE, edits[e], buf, sizeof buf);
+                cr_assert(agrees(buf, n, &fast), "line %zu byte %zu = 0x%02x", v, pos, (unsigned char)edits[e]);
                 accepted += fast >= 0;
-                memcpy(buf, s, pos);
-                buf[pos] = edits[e];
-                memcpy(buf + pos + 1, s + pos, len - pos);
-                cr_assert(agrees(buf, len + 1, &fast), "line %zu insert 0x%02x at %zu", v, (unsigned char)edits[e], pos);
+                n = tu_edit_byte(s, len, pos, TU_INSERT, edits[e], buf, sizeof buf);
+                cr_assert(agrees(buf, n, &fast), "line %zu insert 0x%02x at %zu", v, (unsigned char)edits[e], pos);
                 accepted += fast >= 0;
                 checked += 2;
             }

@@ -1,4 +1,5 @@
-/* Shared test helpers: scratch directories, files and gzip members. */
+/* Shared test helpers: scratch directories, files, gzip members and
+ * one-byte edits. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -84,4 +85,23 @@ unsigned char *tu_gzip(const void *data, size_t len, size_t *outlen)
     *outlen = (size_t)zs.total_out;
     deflateEnd(&zs);
     return out;
+}
+
+size_t tu_edit_byte(const char *line, size_t len, size_t pos, int kind, char c, char *out, size_t cap)
+{
+    cr_assert(pos < len && len + 1 <= cap, "edit at %zu of %zu bytes into %zu", pos, len, cap);
+    memcpy(out, line, pos);
+    switch (kind) {
+    case TU_DELETE:
+        memcpy(out + pos, line + pos + 1, len - pos - 1);
+        return len - 1;
+    case TU_REPLACE:
+        out[pos] = c;
+        memcpy(out + pos + 1, line + pos + 1, len - pos - 1);
+        return len;
+    default:
+        out[pos] = c;
+        memcpy(out + pos + 1, line + pos, len - pos);
+        return len + 1;
+    }
 }
