@@ -118,3 +118,38 @@ const char *su_traces_dir(void)
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return path;
     return NULL;
 }
+
+dfn_compare *su_compare(const dfn_store *const *stores, size_t nruns, const char *const *names, dfn_query q,
+                        const char *by, const char *where, int col)
+{
+    cr_assert_leq(nruns, DFN_COMPARE_MAX_RUNS);
+    dfn_query qs[DFN_COMPARE_MAX_RUNS];
+    char err[256];
+    size_t nd = 0;
+    dfn_filter f;
+    memset(&f, 0, sizeof f);
+    if (where) cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    if (by) cr_assert(dfn_dims_parse(by, q.dims, &nd, err, sizeof err), "%s", err);
+    q.ndims = nd;
+    q.filter = where ? &f : NULL;
+    for (size_t k = 0; k < nruns; k++) {
+        qs[k] = q;
+        qs[k].layers = su_layerset(stores[k], "posix");
+    }
+    dfn_compare *c = dfn_compare_run(stores, qs, nruns, col, names, err, sizeof err);
+    cr_assert_not_null(c, "%s", err);
+    dfn_dims_free(q.dims, nd);
+    dfn_filter_free(&f);
+    return c;
+}
+
+char *su_compare_text(const dfn_compare *c, dfn_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(dfn_compare_write(f, c, fmt), 0);
+    fclose(f);
+    return buf;
+}

@@ -1,8 +1,11 @@
 /* Test helpers over the engine: load trace text through the real loader,
- * run a query from text, and read a result's rows by key text. */
+ * run a query or a comparison from text, and read a result's rows by key
+ * text. */
 #ifndef DFNAV_STOREUTIL_H
 #define DFNAV_STOREUTIL_H
 
+#include "dfnav/compare.h"
+#include "dfnav/export.h"
 #include "dfnav/loader.h"
 #include "dfnav/query.h"
 #include "dfnav/layers.h"
@@ -26,6 +29,13 @@ long su_row(const dfn_store *s, const dfn_result *r, const char *key);
 /* The same, asserting that the row exists. */
 size_t su_row_req(const dfn_store *s, const dfn_result *r, const char *key);
 double su_metric(const dfn_store *s, const dfn_result *r, const char *key, dfn_metric m);
+/* Compares the first nruns stores (names NULL: one run, unnamed) by BY,
+ * filtered by WHERE (NULL: all events), with q's metrics, sort, desc and
+ * top and the posix layers; aborts on error. */
+dfn_compare *su_compare(const dfn_store *const *stores, size_t nruns, const char *const *names, dfn_query q,
+                        const char *by, const char *where, int col);
+/* What dfn_compare_write writes in fmt, malloc'd. */
+char *su_compare_text(const dfn_compare *c, dfn_format fmt);
 /* The folder of real traces, or NULL (tests then skip with a message). */
 const char *su_traces_dir(void);
 

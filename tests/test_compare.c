@@ -58,29 +58,9 @@ TestSuite(compare, .init = setup, .fini = teardown);
 static dfn_compare *cmp_query_n(size_t nruns, const char *const *names, const char *by, const char *where,
                                 uint32_t metrics, int sort, int col, bool desc, size_t top)
 {
-    dfn_query q[2];
-    memset(q, 0, sizeof q);
-    char err[256];
-    size_t nd = 0;
-    dfn_filter *f = dfn_xcalloc(1, sizeof *f);
-    if (where) cr_assert(dfn_filter_parse(where, f, err, sizeof err), "%s", err);
-    if (by) cr_assert(dfn_dims_parse(by, q[0].dims, &nd, err, sizeof err), "%s", err);
-    q[0].ndims = nd;
-    q[0].filter = f;
-    q[0].metrics = metrics;
-    q[0].sort = sort;
-    q[0].desc = desc;
-    q[0].top = top;
-    q[1] = q[0];
-    q[0].layers = su_layerset(sa, "posix");
-    q[1].layers = su_layerset(sb, "posix");
     const dfn_store *stores[2] = { sa, sb };
-    dfn_compare *c = dfn_compare_run(stores, q, nruns, col, names, err, sizeof err);
-    cr_assert_not_null(c, "%s", err);
-    dfn_dims_free(q[0].dims, nd);
-    dfn_filter_free(f);
-    free(f);
-    return c;
+    dfn_query q = { .metrics = metrics, .sort = sort, .desc = desc, .top = top };
+    return su_compare(stores, nruns, names, q, by, where, col);
 }
 
 static dfn_compare *cmp_query(const char *by, const char *where, int sort, int col, bool desc, size_t top)
@@ -251,28 +231,18 @@ Test(compare, calls_of_both_runs_in_time_order)
     dfn_compare_free(c);
 }
 
-static char *write_to_string(const dfn_compare *c, dfn_format fmt)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cr_assert_eq(dfn_compare_write(f, c, fmt), 0);
-    fclose(f);
-    return buf;
-}
-
 Test(compare, csv_and_json_columns)
 {
     uint32_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_BYTES);
     dfn_compare *c = cmp_query_n(2, labels, "func", NULL, m, -1, 0, false, 0);
-    char *csv = write_to_string(c, DFN_FMT_CSV);
+    char *csv = su_compare_text(c, DFN_FMT_CSV);
     cr_assert_str_eq(csv,
                      "func,count@base,count@ssd,count@diff,count@ratio,bytes@base,bytes@ssd,bytes@diff,bytes@ratio\r\n"
                      "close,1,,,,0,,,\r\n"
                      "read,1,1,0,1,0,100,100,inf\r\n"
                      "write,2,4,2,2,10000,10000,0,1\r\n");
     free(csv);
-    char *json = write_to_string(c, DFN_FMT_JSON);
+    char *json = su_compare_text(c, DFN_FMT_JSON);
     cr_assert(strstr(json, "{\"func\": \"close\", \"count@base\": 1, \"count@ssd\": null, \"count@diff\": null"),
               "absent is null: %s", json);
     free(json);
@@ -280,7 +250,7 @@ Test(compare, csv_and_json_columns)
 
     /* one run without names: plain columns, as dfnav report always wrote */
     dfn_compare *one = cmp_query_n(1, NULL, "func", NULL, m, -1, 0, false, 0);
-    csv = write_to_string(one, DFN_FMT_CSV);
+    csv = su_compare_text(one, DFN_FMT_CSV);
     cr_assert_str_eq(csv, "func,count,bytes\r\nclose,1,0\r\nread,1,0\r\nwrite,2,10000\r\n");
     free(csv);
     dfn_compare_free(one);
@@ -289,14 +259,14 @@ Test(compare, csv_and_json_columns)
 Test(compare, table_for_people)
 {
     dfn_compare *c = cmp_query_n(2, labels, "func", NULL, DFN_M_BIT(DFN_M_BYTES), -1, 0, false, 0);
-    char *t = write_to_string(c, DFN_FMT_TABLE);
+    char *t = su_compare_text(c, DFN_FMT_TABLE);
     cr_assert_str_eq(t,
                      "func   bytes@base  bytes@ssd  bytes@diff  bytes@ratio\n"
                      "close          0B          -           -            -\n"
                      "read           0B       100B        100B          inf\n"
                      "write      9.8KiB     9.8KiB          0B            1\n");
     free(t);
-    char *json = write_to_string(c, DFN_FMT_JSON);
+    char *json = su_compare_text(c, DFN_FMT_JSON);
     cr_assert(strstr(json, "\"bytes@ratio\": null}"), "JSON has no infinity: %s", json);
     free(json);
     dfn_compare_free(c);

@@ -33,18 +33,8 @@ static void setup(void)
 {
     st = su_load_text("t.pfw", trace, 1);
     dir = tu_tmpdir();
-    dfn_query q;
-    memset(&q, 0, sizeof q);
-    char err[256];
-    size_t nd = 0;
-    cr_assert(dfn_dims_parse("func", q.dims, &nd, err, sizeof err), "%s", err);
-    q.ndims = nd;
-    q.sort = -1;
-    q.layers = su_layerset(st, "posix");
     const dfn_store *stores[1] = { st };
-    cmp = dfn_compare_run(stores, &q, 1, 0, NULL, err, sizeof err);
-    cr_assert_not_null(cmp, "%s", err);
-    dfn_dims_free(q.dims, nd);
+    cmp = su_compare(stores, 1, NULL, (dfn_query){ .sort = -1 }, "func", NULL, 0);
 }
 
 static void teardown(void)
@@ -66,16 +56,6 @@ static char *slurp(const char *path)
     int c;
     while ((c = fgetc(f)) != EOF) fputc(c, m);
     fclose(f);
-    fclose(m);
-    return buf;
-}
-
-static char *expected_csv(void)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    cr_assert_eq(dfn_compare_write(m, cmp, DFN_FMT_CSV), 0);
     fclose(m);
     return buf;
 }
@@ -123,7 +103,7 @@ Test(save, new_file_complete_and_nothing_else)
 {
     char *path = in_dir("t.csv"), err[512] = "";
     cr_assert_eq(save(path, false, err, sizeof err), 0, "%s", err);
-    char *got = slurp(path), *want = expected_csv();
+    char *got = slurp(path), *want = su_compare_text(cmp, DFN_FMT_CSV);
     cr_assert_str_eq(got, want);
     assert_listing("t.csv");
     free(got); free(want); free(path);
@@ -140,7 +120,7 @@ Test(save, existing_file_kept_unless_asked)
     assert_listing("t.csv");
 
     cr_assert_eq(save(path, true, err, sizeof err), 0, "%s", err);
-    char *want = expected_csv();
+    char *want = su_compare_text(cmp, DFN_FMT_CSV);
     got = slurp(path);
     cr_assert_str_eq(got, want, "replaced when asked");
     assert_listing("t.csv");
