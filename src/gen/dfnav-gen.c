@@ -52,9 +52,11 @@ static const char *const era_names[] = {"v0", "quoted", "inline", "hash16", "hex
 #define NERA ((int)(sizeof era_names / sizeof era_names[0]))
 
 enum gzmode { GZ_NONE, GZ_SINGLE, GZ_MEMBERS };
+static const char *const gz_names[] = {"none", "single", "members"};
 
 /* --ckpt-fs: where checkpoints go */
 enum ckptfs { CKFS_BOTH, CKFS_LUSTRE, CKFS_SSD };
+static const char *const ckfs_names[] = {"both", "lustre", "ssd"};
 
 enum cat_id { C_DFTRACER, C_DLIO, C_STORAGE, C_CONFIG, C_CKPT, C_LOADER, C_READER, C_AI,
               C_POSIX, C_STDIO, NCAT };
@@ -2673,6 +2675,20 @@ static void help(void)
         stdout);
 }
 
+/* The index of arg among the n names of an option's values (in the
+ * order of their enum), or a usage error naming them all. */
+static int parse_choice(const char *opt, const char *what, const char *arg, const char *const *names, int n)
+{
+    char list[256] = "";
+    size_t w = 0;
+    for (int k = 0; k < n; k++) {
+        if (strcmp(arg, names[k]) == 0) return k;
+        w += (size_t)snprintf(list + w, sizeof list - w, "%s%s", k ? ", " : "", names[k]);
+        if (w >= sizeof list) w = sizeof list - 1;
+    }
+    usage_error("%s: unknown %s '%s' (%s)", opt, what, arg, list);
+}
+
 static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi)
 {
     char *end;
@@ -2748,37 +2764,11 @@ static void parse_args(opts *o, int argc, char **argv)
             o->ckpt_func = optarg;
             break;
         case O_CKPT_FS:
-            if (strcmp(optarg, "both") == 0)
-                o->ckpt_fs = CKFS_BOTH;
-            else if (strcmp(optarg, "lustre") == 0)
-                o->ckpt_fs = CKFS_LUSTRE;
-            else if (strcmp(optarg, "ssd") == 0)
-                o->ckpt_fs = CKFS_SSD;
-            else
-                usage_error("--ckpt-fs: unknown mode '%s' (both, lustre, ssd)", optarg);
+            o->ckpt_fs = parse_choice("--ckpt-fs", "mode", optarg, ckfs_names, 3);
             break;
         case O_HELP: help(); exit(0);
-        case O_ERA: {
-            int k;
-            for (k = 0; k < NERA; k++)
-                if (strcmp(optarg, era_names[k]) == 0)
-                    break;
-            if (k == NERA)
-                usage_error("--era: unknown era '%s' (v0, quoted, inline, hash16, hex, u64, newest)",
-                            optarg);
-            o->era = k;
-            break;
-        }
-        case O_GZIP:
-            if (strcmp(optarg, "none") == 0)
-                o->gz = GZ_NONE;
-            else if (strcmp(optarg, "single") == 0)
-                o->gz = GZ_SINGLE;
-            else if (strcmp(optarg, "members") == 0)
-                o->gz = GZ_MEMBERS;
-            else
-                usage_error("--gzip: unknown mode '%s' (none, single, members)", optarg);
-            break;
+        case O_ERA: o->era = parse_choice("--era", "era", optarg, era_names, NERA); break;
+        case O_GZIP: o->gz = parse_choice("--gzip", "mode", optarg, gz_names, 3); break;
         case ':':
             usage_error("option %s needs a value", argv[optind - 1]);
         default:
