@@ -48,7 +48,6 @@ bool dfn_thresholds_parse(const char *text, dfn_thresholds *t, char *err, size_t
                      (int)((eq - p) > 40 ? 40 : (eq - p)), p);
             return false;
         }
-        /* the size takes units through the filter language's parser */
         char buf[64];
         size_t vl = (size_t)(e - eq - 1);
         if (vl == 0 || vl >= sizeof buf) { snprintf(err, errlen, "threshold %s needs a value", th_names[k]); return false; }
@@ -56,17 +55,15 @@ bool dfn_thresholds_parse(const char *text, dfn_thresholds *t, char *err, size_t
         buf[vl] = 0;
         double v;
         if (k == DFN_TH_SMALL_SIZE) {
-            char ftext[96];
-            snprintf(ftext, sizeof ftext, "bytes<%s", buf);
-            dfn_filter f;
-            char ferr[256];
-            if (!dfn_filter_parse(ftext, &f, ferr, sizeof ferr) || f.n != 1 || !f.terms[0].has_num) {
-                if (f.n) dfn_filter_free(&f);
+            /* sizes with units as the filter language takes them */
+            char *end;
+            double mul;
+            v = strtod(buf, &end);
+            if (end == buf || !isfinite(v) || !dfn_size_unit(end, strlen(end), true, &mul)) {
                 snprintf(err, errlen, "threshold small_size: '%s' is not a size (e.g. 1MiB)", buf);
                 return false;
             }
-            v = f.terms[0].num;
-            dfn_filter_free(&f);
+            v *= mul;
         } else {
             char *end;
             v = strtod(buf, &end);

@@ -157,19 +157,10 @@ bool dfn_size_parse(const char *s, uint64_t *out)
     if (!s || *s < '0' || *s > '9') return false;
     double v = strtod(s, &end);
     if (errno || end == s) return false;
-    static const char units[] = "KMGT";
-    const char *u = *end && *end != 'B' ? strchr(units, *end) : NULL;
-    if (*end && *end != 'B' && !u) return false;
-    if (u) {
-        v *= pow(1024, (double)(u - units + 1));
-        end++;
-        if (*end == 'i') end++;
-        if (*end == 'B') end++;
-        if (end[-1] == 'i') return false;   /* "Ki" without "B" */
-    } else if (*end == 'B') {
-        end++;
-    }
-    if (*end || !(v < 9e18)) return false;
+    double mul;
+    if (!dfn_size_unit(end, strlen(end), false, &mul)) return false;
+    v *= mul;
+    if (!(v < 9e18)) return false;
     *out = (uint64_t)llround(v);
     return true;
 }

@@ -86,14 +86,7 @@ static bool parse_number(dfn_key key, const char *s, size_t len, double *out)
             else if (strcmp(unit, "h") == 0) mul = scale * 3600;
             else return false;
         } else if (key == DFN_KEY_BYTES) {
-            static const struct { const char *u; double m; } units[] = {
-                {"b", 1}, {"k", 1024.0}, {"kb", 1024.0}, {"kib", 1024.0}, {"m", 1048576.0}, {"mb", 1048576.0},
-                {"mib", 1048576.0}, {"g", 1073741824.0}, {"gb", 1073741824.0}, {"gib", 1073741824.0},
-                {"t", 1099511627776.0}, {"tb", 1099511627776.0}, {"tib", 1099511627776.0} };
-            bool ok = false;
-            for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-                if (strcmp(unit, units[i].u) == 0) { mul = units[i].m; ok = true; break; }
-            if (!ok) return false;
+            if (!dfn_size_unit(unit, ul, true, &mul)) return false;
         } else {
             return false;
         }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +156,25 @@ bool dfn_parse_canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u,
     }
     if (k && dfn_parse_i64(s, len, i)) { *is_u = false; return true; }
     return false;
+}
+
+bool dfn_size_unit(const char *u, size_t len, bool any_case, double *mul)
+{
+    if (len > 3) return false;
+    char c[4] = { 0, 0, 0, 0 };
+    for (size_t i = 0; i < len; i++) {
+        c[i] = u[i];
+        /* upper case but for the i of KiB */
+        if (any_case) c[i] = i == 1 && len == 3 && (u[i] == 'I' || u[i] == 'i') ? 'i' : (char)toupper((unsigned char)u[i]);
+    }
+    *mul = 1;
+    if (len == 0 || (len == 1 && c[0] == 'B')) return true;
+    static const char units[] = "KMGT";
+    const char *x = strchr(units, c[0]);
+    if (!c[0] || !x) return false;
+    if (!(len == 1 || (len == 2 && c[1] == 'B') || (len == 3 && c[1] == 'i' && c[2] == 'B'))) return false;
+    for (const char *k = units; k <= x; k++) *mul *= 1024;
+    return true;
 }
 
 bool dfn_parse_double(const char *s, size_t len, double *out)

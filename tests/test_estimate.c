@@ -227,6 +227,9 @@ Test(estimate, sizes)
     cr_assert_not(dfn_size_parse("M", &v));
     cr_assert_not(dfn_size_parse("-1", &v));
     cr_assert_not(dfn_size_parse("2Gi", &v));
+    cr_assert_not(dfn_size_parse("2GIB", &v));
+    cr_assert_not(dfn_size_parse("2Gb", &v));
+    cr_assert_not(dfn_size_parse("2GiBB", &v));
     cr_assert_not(dfn_size_parse("2X", &v));
     cr_assert_not(dfn_size_parse("2G ", &v));
     cr_assert_not(dfn_size_parse("99999999999T", &v));

@@ -65,6 +65,28 @@ Test(filter, quotes_alternatives_and_units)
     dfn_filter_free(&f);
 }
 
+/* Sizes take their units in any case, as powers of 1024, with or without
+ * B or iB; anything else after the number is refused. */
+Test(filter, size_units_in_any_case)
+{
+    static const struct { const char *text; double num; } ok[] = {
+        { "bytes<4", 4 }, { "bytes<4b", 4 }, { "bytes<4B", 4 }, { "bytes<1k", 1024 }, { "bytes<1KB", 1024 },
+        { "bytes<1kib", 1024 }, { "bytes<1KIB", 1024 }, { "bytes<2m", 2097152 }, { "bytes<1.5G", 1.5 * 1073741824.0 },
+        { "bytes<1TiB", 1099511627776.0 },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        dfn_filter f = parse_ok(ok[i].text);
+        cr_assert_eq(f.terms[0].num, ok[i].num, "%s", ok[i].text);
+        dfn_filter_free(&f);
+    }
+    static const char *const bad[] = { "bytes<1ki", "bytes<1kibb", "bytes<1x", "bytes<1bb", "bytes<1p" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        dfn_filter f;
+        char err[1024];
+        cr_assert_not(dfn_filter_parse(bad[i], &f, err, sizeof err), "%s parsed", bad[i]);
+    }
+}
+
 Test(filter, canonical_text_round_trips)
 {
     dfn_filter f = parse_ok("file=\"/a b\" func=open|read arg.step>=3 cat~post");

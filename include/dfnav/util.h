@@ -68,6 +68,10 @@ bool dfn_parse_i64(const char *s, size_t len, int64_t *out);
  * so that "epoch":"0" and "epoch":0 from different eras group together:
  * *is_u says the value is above INT64_MAX and sits in *u, else in *i. */
 bool dfn_parse_canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u, bool *is_u);
+/* The multiplier of the size unit in the len bytes at u: none or B (1),
+ * or K, M, G, T (powers of 1024) alone or followed by B or iB. any_case
+ * also takes lower case (the filter language); else only as written. */
+bool dfn_size_unit(const char *u, size_t len, bool any_case, double *mul);
 /* A JSON number (possibly fractional or with exponent) to double. */
 bool dfn_parse_double(const char *s, size_t len, double *out);
 
