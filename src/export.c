@@ -112,7 +112,7 @@ void dfn_warnf(FILE *out, const char *fmt, ...)
 }
 
 /* The raw text of one cell; grows to any name length. */
-typedef struct { char *text; size_t len, cap; bool is_num; } cell;
+typedef struct { char *text; size_t len, cap; bool is_num, inf; } cell;   /* inf: JSON has no such number */
 
 static void cell_set(cell *c, const char *s, size_t len, bool num)
 {
@@ -121,6 +121,7 @@ static void cell_set(cell *c, const char *s, size_t len, bool num)
     c->text[len] = 0;
     c->len = len;
     c->is_num = num;
+    c->inf = false;
 }
 
 /* The string ids of the offset and ret arguments, looked up once per
@@ -203,6 +204,7 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
         snprintf(buf, sizeof buf, "%.1f", v);
     }
     cell_set(c, buf, strlen(buf), true);
+    c->inf = isinf(v);
 }
 
 /* Metric m of row of r (absent: row DFN_CMP_ABSENT). */
@@ -268,45 +270,34 @@ static bool cancelled(atomic_bool *cancel)
  * then each metric once per run and, for two runs, the difference and
  * ratio; then the size bins per run. One run gives plain names. */
 typedef struct {
-    size_t n;
-    char **names;
-    bool *right;              /* numbers: right-aligned in the table */
-    int *metric, *col;        /* metric columns: which and whose; -1 for keys */
-    int *bin;                 /* size-bin columns: which bin, else -1 */
-    size_t nkeys;
+    char *name;
+    bool right;               /* numbers: right-aligned in the table */
+    int metric, col;          /* metric columns: which and whose; -1 for keys */
+    int bin;                  /* size-bin columns: which bin, else -1 */
+} column;
+typedef struct {
+    column *v;
+    size_t n, cap, nkeys;
 } columns;
 
-static void columns_add(columns *t, size_t *cap, char *name, bool right, int metric, int col, int bin)
+static void columns_add(columns *t, char *name, bool right, int metric, int col, int bin)
 {
-    if (t->n == *cap) {
-        *cap = *cap ? *cap * 2 : 64;
-        t->names = dfn_xreallocarray(t->names, *cap, sizeof *t->names);
-        t->right = dfn_xreallocarray(t->right, *cap, sizeof *t->right);
-        t->metric = dfn_xreallocarray(t->metric, *cap, sizeof *t->metric);
-        t->col = dfn_xreallocarray(t->col, *cap, sizeof *t->col);
-        t->bin = dfn_xreallocarray(t->bin, *cap, sizeof *t->bin);
-    }
-    t->names[t->n] = name;
-    t->right[t->n] = right;
-    t->metric[t->n] = metric;
-    t->col[t->n] = col;
-    t->bin[t->n] = bin;
-    t->n++;
+    dfn_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v);
+    t->v[t->n++] = (column){ name, right, metric, col, bin };
 }
 
 static void columns_of(const dfn_compare *c, columns *t)
 {
     memset(t, 0, sizeof *t);
-    size_t cap = 0;
     const dfn_result *r = c->res[0];
     bool events = c->calls, per_run = c->labels && !events;
-    if (c->labels && events) columns_add(t, &cap, dfn_xstrdup("run"), false, -1, 0, -1);
+    if (c->labels && events) columns_add(t, dfn_xstrdup("run"), false, -1, 0, -1);
     for (size_t d = 0; d < r->ndims; d++) {
         if (r->dims[d].kind == DFN_DIM_EVENT) {
-            for (size_t k = 0; k < NEVENT_COLS; k++) columns_add(t, &cap, dfn_xstrdup(event_cols[k]), false, -1, 0, -1);
+            for (size_t k = 0; k < NEVENT_COLS; k++) columns_add(t, dfn_xstrdup(event_cols[k]), false, -1, 0, -1);
         } else {
             char buf[128];
-            columns_add(t, &cap, dfn_xstrdup(dfn_dim_name(&r->dims[d], buf, sizeof buf)), false, -1, 0, -1);
+            columns_add(t, dfn_xstrdup(dfn_dim_name(&r->dims[d], buf, sizeof buf)), false, -1, 0, -1);
         }
     }
     t->nkeys = t->n;
@@ -314,25 +305,25 @@ static void columns_of(const dfn_compare *c, columns *t)
         if (!(r->metrics & DFN_M_BIT(m))) continue;
         const char *name = dfn_metric_name((dfn_metric)m);
         bool num = m != DFN_M_MAX_PROC;
-        if (!per_run) { columns_add(t, &cap, dfn_xstrdup(name), num, m, 0, -1); continue; }
+        if (!per_run) { columns_add(t, dfn_xstrdup(name), num, m, 0, -1); continue; }
         for (size_t k = 0; k < c->nruns; k++)
-            columns_add(t, &cap, dfn_xasprintf("%s@%s", name, c->labels[k]), num, m, (int)k, -1);
+            columns_add(t, dfn_xasprintf("%s@%s", name, c->labels[k]), num, m, (int)k, -1);
         if (c->nruns == 2 && num) {
-            columns_add(t, &cap, dfn_xasprintf("%s@diff", name), true, m, DFN_CMP_DIFF, -1);
-            columns_add(t, &cap, dfn_xasprintf("%s@ratio", name), true, m, DFN_CMP_RATIO, -1);
+            columns_add(t, dfn_xasprintf("%s@diff", name), true, m, DFN_CMP_DIFF, -1);
+            columns_add(t, dfn_xasprintf("%s@ratio", name), true, m, DFN_CMP_RATIO, -1);
         }
     }
     for (int b = 0; r->sizes && b < DFN_SIZEBIN_COUNT; b++) {
-        if (!per_run) { columns_add(t, &cap, dfn_xstrdup(size_cols[b]), true, -1, 0, b); continue; }
+        if (!per_run) { columns_add(t, dfn_xstrdup(size_cols[b]), true, -1, 0, b); continue; }
         for (size_t k = 0; k < c->nruns; k++)
-            columns_add(t, &cap, dfn_xasprintf("%s@%s", size_cols[b], c->labels[k]), true, -1, (int)k, b);
+            columns_add(t, dfn_xasprintf("%s@%s", size_cols[b], c->labels[k]), true, -1, (int)k, b);
     }
 }
 
 static void columns_free(columns *t)
 {
-    for (size_t i = 0; i < t->n; i++) free(t->names[i]);
-    free(t->names); free(t->right); free(t->metric); free(t->col); free(t->bin);
+    for (size_t i = 0; i < t->n; i++) free(t->v[i].name);
+    free(t->v);
 }
 
 static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *cells, bool human, const event_keys *ek)
@@ -344,13 +335,14 @@ static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *
     n += key_cells(rr, rrow, cells + n, &ek[rep]);
     bool per_run = c->labels && !c->calls;
     for (size_t i = t->nkeys; i < t->n; i++) {
-        int col = per_run ? t->col[i] : (int)rep;
-        if (t->bin[i] >= 0) {
-            sizes_cell(&cells[i], c->res[col], c->row[row * c->nruns + (size_t)col], t->bin[i]);
+        const column *tc = &t->v[i];
+        int col = per_run ? tc->col : (int)rep;
+        if (tc->bin >= 0) {
+            sizes_cell(&cells[i], c->res[col], c->row[row * c->nruns + (size_t)col], tc->bin);
         } else if (col < 0) {
-            value_cell(&cells[i], t->metric[i], col, dfn_compare_value(c, row, col, (dfn_metric)t->metric[i]), human);
+            value_cell(&cells[i], tc->metric, col, dfn_compare_value(c, row, col, (dfn_metric)tc->metric), human);
         } else {
-            metric_cell(&cells[i], c->res[col], c->row[row * c->nruns + (size_t)col], t->metric[i], human);
+            metric_cell(&cells[i], c->res[col], c->row[row * c->nruns + (size_t)col], tc->metric, human);
         }
     }
 }
@@ -366,11 +358,10 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
     cell *cells = dfn_xcalloc(ncol ? ncol : 1, sizeof *cells);
     event_keys *ek = dfn_xmalloc(c->nruns * sizeof *ek);
     for (size_t k = 0; k < c->nruns; k++) ek[k] = event_keys_of(c->res[k]->store);
-    const char *const *names = (const char *const *)t.names;
     if (fmt == DFN_FMT_CSV) {
         for (size_t i = 0; i < ncol; i++) {
             if (i) fputc(',', out);
-            dfn_csv_field(out, names[i], strlen(names[i]));
+            dfn_csv_field(out, t.v[i].name, strlen(t.v[i].name));
         }
         fputs("\r\n", out);
         for (size_t row = 0; row < c->nrows; row++) {
@@ -389,11 +380,10 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
             fputs(row ? ",\n {" : "\n {", out);
             for (size_t i = 0; i < ncol; i++) {
                 if (i) fputs(", ", out);
-                dfn_json_string(out, names[i], strlen(names[i]));
+                dfn_json_string(out, t.v[i].name, strlen(t.v[i].name));
                 fputs(": ", out);
                 /* JSON has no infinity: an unbounded ratio is null too */
-                bool bad = cells[i].is_num && (!cells[i].len || strcmp(cells[i].text, "inf") == 0 ||
-                                               strcmp(cells[i].text, "-inf") == 0);
+                bool bad = cells[i].is_num && (!cells[i].len || cells[i].inf);
                 if (bad) fputs("null", out);
                 else if (cells[i].is_num) fwrite(cells[i].text, 1, cells[i].len, out);
                 else dfn_json_string(out, cells[i].text, cells[i].len);
@@ -407,7 +397,7 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
         size_t *w = dfn_xcalloc(ncol ? ncol : 1, sizeof *w);
         char *safe = NULL;
         size_t safecap = 0;
-        for (size_t i = 0; i < ncol; i++) w[i] = strlen(names[i]);
+        for (size_t i = 0; i < ncol; i++) w[i] = strlen(t.v[i].name);
         for (size_t row = 0; row < c->nrows; row++) {
             row_cells(c, &t, row, cells, true, ek);
             for (size_t i = 0; i < ncol; i++) {
@@ -417,7 +407,7 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
             }
         }
         for (size_t i = 0; i < ncol; i++)
-            fprintf(out, i ? "  %*s" : "%*s", t.right[i] ? (int)w[i] : -(int)w[i], names[i]);
+            fprintf(out, i ? "  %*s" : "%*s", t.v[i].right ? (int)w[i] : -(int)w[i], t.v[i].name);
         fputc('\n', out);
         for (size_t row = 0; row < c->nrows; row++) {
             row_cells(c, &t, row, cells, true, ek);
