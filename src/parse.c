@@ -892,7 +892,10 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
         b->version = (uint32_t)version;
 }
 
-static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line)
+/* scan: whether the scanner may still take the line; the block loop has
+ * tried it on the rest of the block, and what it refused there it would
+ * refuse on the line alone. */
+static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line, bool scan)
 {
     while (len && is_space(*s)) { s++; len--; }
     while (len && is_space(s[len - 1])) len--;
@@ -911,7 +914,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 
     dfn_line f;
     f.args = p->largs;
-    if ((p->no_scan || dfn_linescan(s, len, &f, DFN_ARGS_MAX, &p->hint) != len) && !line_from_tokens(p, b, s, len, line, &f))
+    if ((!scan || dfn_linescan(s, len, &f, DFN_ARGS_MAX, &p->hint) != len) && !line_from_tokens(p, b, s, len, line, &f))
         return;
     parser_event(p, b, &f, line);
 }
@@ -927,7 +930,8 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
     const char *s = data, *end = data + len;
     dfn_line f;
     while (s < end) {
-        if (!p->no_scan && *s == '{') {
+        bool scan = !p->no_scan;
+        if (scan && *s == '{') {
             /* the usual line: the scanner finds its end, so the line
              * needs no search for its newline first. The token walk
              * may have grown (moved) largs for a wide line. */
@@ -940,11 +944,12 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
                 s += after;
                 continue;
             }
+            scan = n != 0;   /* an object, but something else ends the line */
         }
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
         b->lines++;
-        parse_line(p, b, s, (size_t)(le - s), b->lines);
+        parse_line(p, b, s, (size_t)(le - s), b->lines, scan);
         s = nl ? nl + 1 : end;
     }
 }
