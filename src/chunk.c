@@ -107,6 +107,9 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
         c->args_size[j] = to - from < 255 ? (uint8_t)(to - from) : 0;
         w += to - from;
     }
+    /* the entry for position n, when n starts an index step: the merge
+     * asks where a chunk's records end as often as where they start */
+    if ((n & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) c->args_idx[n >> DFN_ARGS_INDEX_SHIFT] = w;
     c->args_len = w;
     free(buf);
     return c;
