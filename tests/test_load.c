@@ -403,6 +403,64 @@ Test(load, merge_in_parts_gives_the_one_merge_store)
     free(dir);
 }
 
+/* Files one after another in time, each one chunk of a multiple of 16
+ * events: every merge part after the first starts behind chunks that
+ * wholly precede it, whose records must end where the chunk's index says
+ * (an index without its end entry put every later part's records at the
+ * wrong place, and arg.NAME grouped wrongly with more than one thread).
+ * Odd sizes beside them keep both kinds of chunk end in one set. */
+/* Event i of file f starts at f * 100000 + 5i and has epoch f * 100000 + i:
+ * each event's own arguments, whatever merge part it fell in. */
+static void assert_epoch_follows_ts(const dfn_store *s, int threads)
+{
+    uint32_t key = dfn_strtab_find(s->strs, "epoch", 5);
+    cr_assert_neq(key, DFN_NOID);
+    for (size_t e = 0; e < s->n; e++) {
+        dfn_arg a;
+        cr_assert(dfn_store_arg(s, e, key, &a), "event %zu, %d threads", e, threads);
+        uint64_t ts = dfn_store_ts(s, e) + s->t0;
+        cr_assert_eq((uint64_t)a.i, ts / 100000 * 100000 + ts % 100000 / 5, "event %zu, %d threads", e, threads);
+    }
+}
+
+Test(load, parts_start_after_whole_chunks_of_any_size)
+{
+    char *dir = tu_tmpdir();
+    const int files = 12;
+    size_t total = 0;
+    for (int f = 0; f < files; f++) {
+        int per_file = 16384 + (f % 3 == 2 ? 7 : 0);
+        size_t cap = (size_t)per_file * 160, len = 0;
+        char *t = malloc(cap);
+        for (int i = 0; i < per_file; i++)
+            len += (size_t)sprintf(t + len,
+                "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":3,\"ph\":\"X\","
+                "\"args\":{\"ret\":%d,\"epoch\":%d%s}}\n",
+                f, f * 100000 + i * 5, i % 7, f * 100000 + i, i % 5 ? "" : ",\"x\":\"y\"");
+        total += (size_t)per_file;
+        char name[32];
+        snprintf(name, sizeof name, "c%02d.pfw", f);
+        free(tu_write_file(dir, name, t, len));
+        free(t);
+    }
+    const char *p[1] = { dir };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    dfn_store *ref = su_load_paths((const char *const *)in.paths, in.n, 1, 64 << 20);
+    cr_assert_eq(ref->n, total);
+    assert_epoch_follows_ts(ref, 1);
+    int threads[] = { 2, 3, 7 };
+    for (int k = 0; k < 3; k++) {
+        dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads[k], 64 << 20);
+        assert_same_store(s, ref, true, threads[k]);
+        assert_epoch_follows_ts(s, threads[k]);
+        dfn_store_free(s);
+    }
+    dfn_store_free(ref);
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
 /* Records of 255 bytes and more have no length in their chunk: the
  * merge must find their ends itself, and the events after them keep
  * their own arguments. */
