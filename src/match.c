@@ -296,9 +296,9 @@ void dfn_match_free(dfn_match *m)
 
 /* ---- layers ---- */
 
-static void layerset_index(dfn_layerset *ls);
+static void layerset_index(dfn_layerset *ls, int threads);
 
-dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char *err, size_t errlen)
+dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, int threads, char *err, size_t errlen)
 {
     dfn_layerset *ls = dfn_xcalloc(1, sizeof *ls);
     ls->s = s;
@@ -314,7 +314,7 @@ dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char
             return NULL;
         }
     }
-    layerset_index(ls);
+    layerset_index(ls, threads);
     return ls;
 }
 
@@ -423,13 +423,13 @@ static void *layerset_index_part(void *arg)
     return NULL;
 }
 
-/* The events split in parts on every core; the parts' masks then join
+/* The events split in parts, one per thread; the parts' masks then join
  * in part order, so each mask's index is where it first appears, as one
  * pass would give. */
-static void layerset_index(dfn_layerset *ls)
+static void layerset_index(dfn_layerset *ls, int threads)
 {
     const dfn_store *s = ls->s;
-    size_t nparts = (size_t)dfn_ncpus();
+    size_t nparts = (size_t)(threads > 0 ? threads : dfn_ncpus());
     if (nparts > s->n >> 16) nparts = s->n >> 16 ? s->n >> 16 : 1;
     uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
     layer_part *parts = dfn_xcalloc(nparts, sizeof *parts);

@@ -49,7 +49,7 @@ dfn_layerset *su_layerset(const dfn_store *s, const char *preset)
     char err[2048];
     dfn_layers *l = calloc(1, sizeof *l);
     cr_assert(dfn_layers_load(preset, l, err, sizeof err), "%s", err);
-    dfn_layerset *ls = dfn_layerset_compile(s, l, err, sizeof err);
+    dfn_layerset *ls = dfn_layerset_compile(s, l, 0, err, sizeof err);
     cr_assert_not_null(ls, "%s", err);
     if (!nkept) atexit(su_free_kept);
     kept_layers = realloc(kept_layers, (nkept + 1) * sizeof *kept_layers);

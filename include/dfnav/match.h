@@ -16,7 +16,9 @@
 typedef struct dfn_layerset dfn_layerset;
 typedef struct dfn_match dfn_match;
 
-dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, char *err, size_t errlen);
+/* Compiles the layers for s and indexes every event's layers on threads
+ * threads (0: one per online core); the index does not depend on it. */
+dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, int threads, char *err, size_t errlen);
 /* Bit k set when event i is in layer k (bit n for "other"). */
 uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i);
 /* The distinct masks, and per event the index of its mask (in idx8 when

@@ -195,7 +195,8 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
                          const char *sort, size_t top, uint32_t metrics, FILE *out)
 {
     char err[2048];
-    dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes };
+    dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes,
+                    .threads = o->threads };
     if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
         fprintf(stderr, "dfnav: --by: %s\n", err);
         return 2;
@@ -303,7 +304,7 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
         cli_run *r = &(*runs)[k];
         char err[1024];
         if (!cli_layers(o, r->s, preset, &r->layers)) { cli_runs_free(*runs, *n); return 2; }
-        r->ls = dfn_layerset_compile(r->s, &r->layers, err, sizeof err);
+        r->ls = dfn_layerset_compile(r->s, &r->layers, o->threads, err, sizeof err);
         if (!r->ls) {
             fprintf(stderr, "dfnav: layers: %s\n", err);
             cli_runs_free(*runs, *n);

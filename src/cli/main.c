@@ -58,7 +58,7 @@ static void usage(FILE *f)
 "  -l, --layers NAME|FILE layer definitions: posix, dlio or a file\n"
 "                         (default: dlio when DLIO categories are present)\n"
 "  -f, --format FMT       table (default), csv or json\n"
-"  -j, --threads N        loader threads (default: one per online core)\n"
+"  -j, --threads N        threads to load and query with (default: one per core)\n"
 "  -q, --quiet            no progress line and no damage report on stderr\n"
 "      --force            load even a set estimated not to fit in the memory\n"
 "                         available (see dfnav(1), MEMORY)\n"

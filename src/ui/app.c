@@ -177,7 +177,7 @@ static void *exporter_main(void *arg)
 {
     exporter *x = arg;
     char err[900];
-    dfn_query q = { .filter = &x->filter, .sort = x->sort, .desc = x->desc };
+    dfn_query q = { .filter = &x->filter, .sort = x->sort, .desc = x->desc, .threads = x->v->threads };
     q.dims[0] = x->dim;
     q.ndims = 1;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
@@ -364,6 +364,7 @@ static void show_set(runner *r, size_t k, view_set *vs)
         for (size_t j = 0; j < r->nruns; j++) all &= (sets[j] = r->runs[j].cur) != NULL;
         if (all) {
             view_init(&a->v, sets, r->nruns, r->labels);
+            a->v.threads = a->opts.threads;
             a->have_view = true;
             if (!set_size(r, a->rows, a->cols)) view_refresh(&a->v, err, sizeof err);
         }

@@ -91,6 +91,7 @@ typedef struct {
     int spark_w;              /* sparkline width the screen chose */
     char *search;
     size_t calls_limit;       /* rows of the calls level */
+    int threads;              /* query threads (-j); 0 = one per online core */
 } view;
 
 #define VIEW_CALLS_LIMIT 100000

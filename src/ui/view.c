@@ -111,7 +111,7 @@ view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, b
     vs->preset = o->layers ? NULL : preset ? preset : dfn_layers_auto(store);
     const char *n = o->layers ? o->layers : vs->preset;
     if (dfn_layers_load(n, &vs->layers, vs->err, sizeof vs->err))
-        vs->ls = dfn_layerset_compile(store, &vs->layers, vs->err, sizeof vs->err);
+        vs->ls = dfn_layerset_compile(store, &vs->layers, o->threads, vs->err, sizeof vs->err);
     if (vs->ls) {
         unsigned need = DFN_NEED_OVERLAP | (full ? DFN_NEED_TREE | DFN_NEED_ACCESS : 0);
         if (!dfn_analysis_build(&vs->an, store, vs->ls, o->compute, o->overlap_host, need, vs->an_err, sizeof vs->an_err) &&
@@ -369,7 +369,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     dfn_filter f;
     view_filter(v, l, &f);
     dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(v, l),
-                    .sizes = !view_is_calls(l) && !v->labels };
+                    .sizes = !view_is_calls(l) && !v->labels, .threads = v->threads };
     if (l->sort >= 0 && !(q.metrics & DFN_M_BIT(l->sort))) l->sort = DFN_M_TIME_S, l->sort_col = 0;   /* its column went */
     q.sort = l->sort;
     q.spark_split = view_split_spark(l) && !v->labels;

@@ -57,7 +57,7 @@ static fuzz_world *fuzz_world_get(void)
     close(fd);
     char err[512];
     if (w.store == NULL || w.store->n != 6 || !dfn_layers_load("dlio", &w.layers, err, sizeof err)) abort();
-    w.ls = dfn_layerset_compile(w.store, &w.layers, err, sizeof err);
+    w.ls = dfn_layerset_compile(w.store, &w.layers, 0, err, sizeof err);
     if (w.ls == NULL) abort();
     return &w;
 }
