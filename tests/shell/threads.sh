@@ -9,8 +9,10 @@
 # by an argument that once lost whole epochs with -j 2 (the merge started
 # a part's argument records too early).
 #
-# DFN_THREADS_LONG=1 (CI's sanitizer pass) adds larger sets, more eras,
-# every pair with every metric and mixed load/query thread counts.
+# DFN_THREADS_LONG=1 (CI's normal pass) adds a set of seven merge parts,
+# the other eras, every pair at every thread count and with every metric,
+# and loads with one thread count queried with another. The sanitizer
+# builds run the short form: the long one takes them past half an hour.
 . "$SRCDIR/tests/shell/lib.sh"
 DIFF=${DFN_BUILDDIR:-.}/tests/threads_diff
 long=${DFN_THREADS_LONG:-}
@@ -47,9 +49,9 @@ gen quoted-members --seed 3 --events 30000 --ranks 3 --era quoted --gzip members
 gen inline-prefetch --seed 4 --events 30000 --ranks 4 --era inline --prefetch
 if [ -n "$long" ]; then
     # seven merge parts, every other era
-    gen u64-big --seed 5 --events 500000 --ranks 16 --era u64 --gzip members
-    gen v0 --seed 6 --events 140000 --ranks 4 --era v0
-    gen hex-prefetch --seed 7 --events 140000 --ranks 6 --era hex --prefetch --gzip single
+    gen u64-big --seed 5 --events 470000 --ranks 16 --era u64 --gzip members
+    gen v0 --seed 6 --events 40000 --ranks 4 --era v0
+    gen hex-prefetch --seed 7 --events 40000 --ranks 6 --era hex --prefetch --gzip single
 fi
 if [ -d "$TRACES" ]; then
     for d in "$TRACES"/*/; do sets="$sets ${d%/}"; done
