@@ -309,16 +309,23 @@ static uint32_t parser_intern(dfn_parser *p, const char *s, size_t len, size_t a
 
 /* Interns the text of a string (unescaped) or of a primitive. plain says
  * a string is known to hold no escapes; end bounds what may be read. */
+/* The text of a quoted string as it reads: *s and *len move to the
+ * parser's unescape buffer when it has escapes. True when they moved. */
+static bool parser_unescape(dfn_parser *p, const char **s, size_t *len, bool quoted, bool plain)
+{
+    if (!quoted || plain || !memchr(*s, '\\', *len)) return false;
+    if (p->unesc_cap < *len) {
+        p->unesc_cap = *len;
+        p->unesc = dfn_xrealloc(p->unesc, *len);
+    }
+    *len = json_unescape(*s, *len, p->unesc);
+    *s = p->unesc;
+    return true;
+}
+
 static uint32_t parser_text(dfn_parser *p, const char *s, size_t len, bool quoted, bool plain, const char *end)
 {
-    if (quoted && !plain && memchr(s, '\\', len)) {
-        if (p->unesc_cap < len) {
-            p->unesc_cap = len;
-            p->unesc = dfn_xrealloc(p->unesc, len);
-        }
-        len = json_unescape(s, len, p->unesc);
-        return dfn_strcache_intern(p->c_strs, p->unesc, len);
-    }
+    if (parser_unescape(p, &s, &len, quoted, plain)) return dfn_strcache_intern(p->c_strs, s, len);
     return parser_intern(p, s, len, (size_t)(end - s));
 }
 
@@ -565,6 +572,9 @@ static int parser_tokenize(dfn_parser *p, const char *s, size_t len, bool *stric
     }
 }
 
+/* The bytes rule of a kind, from its name as it reads once unescaped: the
+ * first line of a kind may spell it "re\u0061d", and the rule must be the
+ * one every thread finds for that kind whichever line it saw first. */
 static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const dfn_line *f)
 {
     if (kind_ref >= p->rule_cap) {
@@ -576,7 +586,10 @@ static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const dfn_line *f)
     }
     uint8_t r = p->rule_of_kind[kind_ref];
     if (r == 255) {
-        r = f->name ? (uint8_t)dfn_bytes_rule_of(f->name, f->name_len) : DFN_BYTES_NONE;
+        const char *name = f->name;
+        size_t len = f->name_len;
+        if (name) parser_unescape(p, &name, &len, f->name_quoted, f->plain);
+        r = name ? (uint8_t)dfn_bytes_rule_of(name, len) : DFN_BYTES_NONE;
         p->rule_of_kind[kind_ref] = r;
     }
     return r;

@@ -520,6 +520,50 @@ Test(load, long_argument_records_survive_the_merge)
     free(dir);
 }
 
+/* The first line of a kind may escape its name ("re\\u0061d"): the bytes
+ * rule is the name's as it reads, the same on every parser thread, so
+ * reads count ret and freads size x ret on every line whatever thread
+ * and block saw that line first. */
+Test(load, escaped_first_name_keeps_the_bytes_rule)
+{
+    char *dir = tu_tmpdir();
+    const int files = 3, per_file = 3000;
+    for (int f = 0; f < files; f++) {
+        size_t cap = (size_t)per_file * 200, len = 0;
+        char *t = malloc(cap);
+        for (int i = 0; i < per_file; i++) {
+            bool fr = i % 2;
+            /* every block's first read or fread of a file is escaped */
+            bool esc = i % 50 < 2;
+            len += (size_t)sprintf(t + len,
+                "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":2,\"ph\":\"X\","
+                "\"args\":{\"ret\":%d%s}}\n",
+                fr ? (esc ? "fre\\u0061d" : "fread") : (esc ? "re\\u0061d" : "read"), fr ? "STDIO" : "POSIX", f, i * 3,
+                100 + i % 7, fr ? ",\"size\":3" : "");
+        }
+        char name[32];
+        snprintf(name, sizeof name, "e%d.pfw", f);
+        free(tu_write_file(dir, name, t, len));
+        free(t);
+    }
+    uint64_t want_read = 0, want_fread = 0;
+    for (int i = 0; i < per_file; i++) *(i % 2 ? &want_fread : &want_read) += (uint64_t)(100 + i % 7) * (i % 2 ? 3 : 1);
+    const char *p[1] = { dir };
+    dfn_inputs in;
+    dfn_inputs_expand(p, 1, &in);
+    for (int threads = 1; threads <= 3; threads++) {
+        dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads, 4096);
+        dfn_result *r = su_query(s, "posix", "func", NULL);
+        cr_assert_eq(r->nrows, 2);
+        cr_assert_eq(su_metric(s, r, "read", DFN_M_BYTES), (double)(files * want_read), "%d threads", threads);
+        cr_assert_eq(su_metric(s, r, "fread", DFN_M_BYTES), (double)(files * want_fread), "%d threads", threads);
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
 Test(load, directories_and_globs_expand_sorted)
 {
     char *dir = tu_tmpdir();
