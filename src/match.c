@@ -337,12 +337,17 @@ uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i)
 }
 
 /* Layers that test only kinds, files and lanes give the same mask for the
- * same (kind, file, lane): those are evaluated once per triple. */
+ * same (kind, file, lane): those are evaluated once per triple. A time
+ * term is a range of events, not a per-event term, and a layer that has
+ * one gives one triple two masks (one that never matches gives none). */
 static bool layerset_table_only(const dfn_layerset *ls)
 {
-    for (size_t k = 0; k < ls->n; k++)
-        for (size_t t = 0; t < ls->m[k]->net; t++)
-            if (ls->m[k]->et[t].key != DFN_KEY_LAYER) return false;
+    for (size_t k = 0; k < ls->n; k++) {
+        const dfn_match *m = ls->m[k];
+        if (!m->never && (m->lo != 0 || m->hi != ls->s->n)) return false;
+        for (size_t t = 0; t < m->net; t++)
+            if (m->et[t].key != DFN_KEY_LAYER) return false;
+    }
     return true;
 }
 

@@ -212,6 +212,39 @@ Test(layers, file_format_and_errors)
     cr_assert(strstr(err, "presets: posix, dlio"), "%s", err);
 }
 
+/* A layer with a time term holds the calls of its window, not every call
+ * of a (function, file, process) whose first call fell in it, for any
+ * number of index threads (the per-triple memo once took the first call's
+ * mask for all of them). */
+Test(layers, a_time_term_is_per_call)
+{
+    size_t cap = 20000 * 160, len = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < 20000; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+            "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":10,\"ph\":\"X\","
+            "\"args\":{\"fname\":\"/d/f%d\",\"ret\":1}}\n", 1000000 + i * 1000, i % 3);
+    dfn_store *s = su_load_text("time.pfw", t, 1);
+    free(t);
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse("early : time<5\nlate < early : file~f1\n", "t", &l, err, sizeof err), "%s", err);
+    for (int threads = 1; threads <= 3; threads++) {
+        dfn_layerset *ls = dfn_layerset_compile(s, &l, threads, err, sizeof err);
+        cr_assert_not_null(ls, "%s", err);
+        dfn_query q = { .layers = ls, .sort = -1 };
+        dfn_result *r = su_run(s, &q, "layer");
+        /* call i at i ms from the first: 5000 start before 5 s, 1667 of them on f1 */
+        cr_assert_eq(su_metric(s, r, "early", DFN_M_COUNT), 5000, "%d threads", threads);
+        cr_assert_eq(su_metric(s, r, "late", DFN_M_COUNT), 1667, "%d threads", threads);
+        cr_assert_eq(su_metric(s, r, "other", DFN_M_COUNT), 15000, "%d threads", threads);
+        dfn_result_free(r);
+        dfn_layerset_free(ls);
+    }
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}
+
 /* ---- threads: a query split over any number of threads gives the same
  * rows, busy time included, as one thread ---- */
 
