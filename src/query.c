@@ -243,6 +243,7 @@ typedef struct {
     dfn_map64 pswmap;         /* (row, process, kind) -> sweep index + 1, many processes */
     dfn_map64 share;          /* (row, file) -> process + 1, or SHARE_MANY */
     dfn_map64 sizes;          /* (row, bin) -> calls, sparse rows */
+    dfn_map64 spk[3];         /* (row << 16 | bin) -> µs of rows past DENSE_ROWS: spark, spk_io, spk_cmp */
 } part;
 
 #define SHARE_MANY (1ull << 63)
@@ -399,6 +400,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     dfn_map64_init(&p->pswmap);
     dfn_map64_init(&p->share);
     dfn_map64_init(&p->sizes);
+    for (int k = 0; k < 3; k++) dfn_map64_init(&p->spk[k]);
     if (c->spark_bins) p->spark_total = dfn_xcalloc(c->spark_bins, sizeof *p->spark_total);
 }
 
@@ -414,6 +416,7 @@ static void part_free(part *p)
     for (size_t k = 0; k < p->nacc; k++) acc_free(&p->acc[k]);
     free(p->psw);
     dfn_map64_free(&p->pswmap); dfn_map64_free(&p->share); dfn_map64_free(&p->sizes);
+    for (int k = 0; k < 3; k++) dfn_map64_free(&p->spk[k]);
     free(p->spark_total);
     free(p->events);
     for (size_t k = 0; k < p->nslabs; k++) free(p->slabs[k]);
@@ -560,17 +563,24 @@ static inline spark_pos spark_where(const qctx *c, uint64_t ts, uint64_t dur)
     return p;
 }
 
+static inline void spark_put(uint64_t *bins, dfn_map64 *sparse, uint64_t row, uint64_t b, uint64_t us)
+{
+    if (bins) bins[b] += us;
+    else *dfn_map64_slot(sparse, row << 16 | b) += us;
+}
+
 /* Adds an event's time to the bins it spans, so a long call shows over
- * its whole length rather than as one spike at its start. */
-static void spark_add(const qctx *c, uint64_t *bins, const spark_pos *p)
+ * its whole length rather than as one spike at its start: into bins, or
+ * (a row without dense bins) into sparse under row. */
+static void spark_add(const qctx *c, uint64_t *bins, dfn_map64 *sparse, uint64_t row, const spark_pos *p)
 {
     if (!p->on) return;
-    if (p->b0 == p->b1) { bins[p->b0] += p->e - p->s; return; }
+    if (p->b0 == p->b1) { spark_put(bins, sparse, row, p->b0, p->e - p->s); return; }
     uint64_t span = c->spark_span_us, w = c->spark_bins;
     for (uint64_t b = p->b0; b <= p->b1; b++) {
         uint64_t bs = (b * span + w - 1) / w, be = ((b + 1) * span + w - 1) / w;
         uint64_t from = p->s > bs ? p->s : bs, to = p->e < be ? p->e : be;
-        if (to > from) bins[b] += to - from;
+        if (to > from) spark_put(bins, sparse, row, b, to - from);
     }
 }
 
@@ -673,8 +683,8 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         uint32_t op = c->ov_proc[s->lane[i]];
         if (io) psw_add(p, row, op, 0, ts, ts + dur);
         if (cmp) psw_add(p, row, op, 1, ts, ts + dur);
-        if (a->spk_io && io) spark_add(c, a->spk_io, sp);
-        if (a->spk_cmp && cmp) spark_add(c, a->spk_cmp, sp);
+        if (c->spark_split && io) spark_add(c, a->spk_io, &p->spk[1], row, sp);
+        if (c->spark_split && cmp) spark_add(c, a->spk_cmp, &p->spk[2], row, sp);
     }
 }
 
@@ -720,7 +730,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
         else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
-    if (a->spark) spark_add(c, a->spark, sp);
+    if (c->spark_bins) spark_add(c, a->spark, &p->spk[0], row, sp);
     if (c->need_sums) acc_add_event_sums(p, a, row, i, bytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -753,10 +763,10 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         for (int bit = 0; bit < 64; bit++)
             if (src->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
     }
-    if (src->spark) {
-        if (!a->spark) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
-        for (size_t b = 0; b < c->spark_bins; b++) a->spark[b] += src->spark[b];
-    }
+    uint64_t *sp[3][2] = { { a->spark, src->spark }, { a->spk_io, src->spk_io }, { a->spk_cmp, src->spk_cmp } };
+    for (int k = 0; k < 3; k++)
+        for (size_t b = 0; sp[k][1] && b < c->spark_bins; b++)
+            if (sp[k][1][b]) spark_put(sp[k][0], &p->spk[k], row, b, sp[k][1][b]);
     a->self += src->self;
     a->seq += src->seq;
     a->rnd += src->rnd;
@@ -765,9 +775,6 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         if (a->sizes) a->sizes[b] += src->sizes[b];
         else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += src->sizes[b];
     }
-    uint64_t *sp[2][2] = { { a->spk_io, src->spk_io }, { a->spk_cmp, src->spk_cmp } };
-    for (int k = 0; k < 2; k++)
-        for (size_t b = 0; sp[k][0] && sp[k][1] && b < c->spark_bins; b++) sp[k][0][b] += sp[k][1][b];
 }
 
 /* The filter as the scans test it: its lookup tables inline, the call
@@ -831,7 +838,6 @@ static bool part_scan_table(part *p)
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
         part_acc(p, row, i, ts, dur, bytes, &sp);
-        if (sp.on && !p->acc[row].spark) spark_add(c, p->spark_total, &sp);
     }
     p->matched = matched;
     p->total = total;
@@ -891,7 +897,7 @@ static void part_scan_layers(part *p)
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
-        if (m->spark) spark_add(c, m->spark, &sp);
+        if (m->spark) spark_add(c, m->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
             if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
@@ -935,7 +941,7 @@ static void part_scan_general(part *p)
             sp = spark_where(c, ts, dur);
             /* one dimension: each event is in one row, and the total is
              * the rows' sum, added up once at the end */
-            if (!one_table) spark_add(c, p->spark_total, &sp);
+            if (!one_table) spark_add(c, p->spark_total, NULL, 0, &sp);
         }
         if (p->events) {
             /* grouping by event: the list is the result */
@@ -949,7 +955,6 @@ static void part_scan_general(part *p)
             ids[0] = part_dim_id(p, 0, i, ts, bytes);
             size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
             part_acc(p, row, i, ts, dur, bytes, &sp);
-            if (sp.on && !p->acc[row].spark) spark_add(c, p->spark_total, &sp);
             continue;
         }
         for (size_t d = 0; d < nd; d++) if ((int)d != c->layer_dim) ids[d] = part_dim_id(p, d, i, ts, bytes);
@@ -1133,6 +1138,33 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
         if (a->sizes) a->sizes[key & 0xff] += t->sizes.v[j];
         else *dfn_map64_slot(&f->sizes, (uint64_t)rowmap[key >> 8] << 8 | (key & 0xff)) += t->sizes.v[j];
     }
+    /* sparklines of t's rows past DENSE_ROWS, into f's row dense or sparse */
+    for (int k = 0; k < 3; k++)
+        for (size_t j = 0; j < t->spk[k].cap; j++) {
+            uint64_t key = t->spk[k].k[j];
+            if (key == DFN_MAP64_EMPTY) continue;
+            uint32_t fr = rowmap[key >> 16];
+            const acc *a = &f->acc[fr];
+            spark_put(k == 0 ? a->spark : k == 1 ? a->spk_io : a->spk_cmp, &f->spk[k], fr, key & 0xffff, t->spk[k].v[j]);
+        }
+}
+
+/* Row sparklines (spark, spk_io or spk_cmp: k 0, 1, 2) of the merged part
+ * as the result's doubles, nrows x bins, from the dense arrays and the
+ * sparse rows. */
+static double *part_spark_out(const part *p, int k)
+{
+    size_t w = p->c->spark_bins, n = p->nacc;
+    double *out = dfn_xcalloc((n ? n : 1) * w, sizeof *out);
+    for (size_t row = 0; row < n; row++) {
+        const acc *a = &p->acc[row];
+        const uint64_t *bins = k == 0 ? a->spark : k == 1 ? a->spk_io : a->spk_cmp;
+        for (size_t b = 0; bins && b < w; b++) out[row * w + b] = (double)bins[b];
+    }
+    for (size_t j = 0; j < p->spk[k].cap; j++)
+        if (p->spk[k].k[j] != DFN_MAP64_EMPTY)
+            out[(p->spk[k].k[j] >> 16) * w + (p->spk[k].k[j] & 0xffff)] += (double)p->spk[k].v[j];
+    return out;
 }
 
 /* Merges part t (later in time) into part f. */
@@ -1268,14 +1300,8 @@ static void part_finish_extra(part *p, dfn_result *r)
                 r->sizes[(p->sizes.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizes.k[k] & 0xff)] += p->sizes.v[k];
     }
     if (c->spark_split) {
-        size_t w = c->spark_bins;
-        r->spark_io = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_io);
-        r->spark_cmp = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_cmp);
-        for (size_t row = 0; row < n; row++)
-            for (size_t b = 0; b < w && p->acc[row].spk_io; b++) {
-                r->spark_io[row * w + b] = (double)p->acc[row].spk_io[b];
-                r->spark_cmp[row * w + b] = (double)p->acc[row].spk_cmp[b];
-            }
+        r->spark_io = part_spark_out(p, 1);
+        r->spark_cmp = part_spark_out(p, 2);
     }
 }
 
@@ -1288,12 +1314,7 @@ static void part_finish(part *p, dfn_result *r)
     r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
     for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
     r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
-    if (c->spark_bins) {
-        r->spark = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark);
-        for (size_t row = 0; row < n; row++)
-            if (p->acc[row].spark)
-                for (size_t k = 0; k < c->spark_bins; k++) r->spark[row * c->spark_bins + k] = (double)p->acc[row].spark[k];
-    }
+    if (c->spark_bins) r->spark = part_spark_out(p, 0);
     for (size_t row = 0; row < n; row++) {
         acc *a = &p->acc[row];
         double *m = &r->m[row * DFN_M_COUNT_];
@@ -1602,10 +1623,11 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     r->matched = p->matched;
     r->total_time_s = p->total / 1e6;
     if (p->spark_total) {
-        if (c.one_table)
-            for (size_t row = 0; row < p->nacc; row++)
-                if (p->acc[row].spark)
-                    for (size_t k = 0; k < c.spark_bins; k++) p->spark_total[k] += p->acc[row].spark[k];
+        /* one table: each event is in one row, so the rows add up to the total */
+        for (size_t row = 0; c.one_table && row < p->nacc; row++)
+            for (size_t k = 0; p->acc[row].spark && k < c.spark_bins; k++) p->spark_total[k] += p->acc[row].spark[k];
+        for (size_t j = 0; c.one_table && j < p->spk[0].cap; j++)
+            if (p->spk[0].k[j] != DFN_MAP64_EMPTY) p->spark_total[p->spk[0].k[j] & 0xffff] += p->spk[0].v[j];
         r->spark_total = dfn_xmalloc(c.spark_bins * sizeof *r->spark_total);
         for (size_t k = 0; k < c.spark_bins; k++) r->spark_total[k] = (double)p->spark_total[k];
     }

@@ -375,6 +375,46 @@ Test(query, sparklines_split_time_over_the_bins)
     dfn_result_free(r);
 }
 
+/* More rows than get dense accumulators (4096), each seen at both ends of
+ * the trace: every row's sparkline holds all its time, the rows add up to
+ * the total, and both are the same for any number of query threads (rows
+ * past the dense ones once lost their time, or kept one part's share). */
+Test(query, sparklines_of_many_rows_for_any_thread_count)
+{
+    const int nfiles = 6000;
+    size_t cap = (size_t)nfiles * 2 * 170, len = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < 2 * nfiles; i++) {
+        int f = i < nfiles ? i : 2 * nfiles - 1 - i;
+        len += (size_t)snprintf(t + len, cap - len,
+            "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d,\"ph\":\"X\","
+            "\"args\":{\"fname\":\"/data/f%05d\",\"ret\":1}}\n", i * 10, 3 + f % 5, f);
+    }
+    dfn_store *s = su_load_text("many.pfw", t, 1);
+    free(t);
+    dfn_result *ref = NULL;
+    for (int threads = 1; threads <= 3; threads++) {
+        dfn_query q = { .sort = -1, .spark_bins = 8, .threads = threads };
+        dfn_result *r = su_run(s, &q, "file");
+        cr_assert_eq(r->nrows, (size_t)nfiles);
+        double all = 0;
+        for (size_t row = 0; row < r->nrows; row++) {
+            double sum = 0;
+            for (size_t b = 0; b < 8; b++) sum += r->spark[row * 8 + b];
+            cr_assert_eq(sum, dfn_result_metric(r, row, DFN_M_TIME_S) * 1e6, "row %zu, %d threads", row, threads);
+            all += sum;
+            if (ref) cr_assert_arr_eq(&r->spark[row * 8], &ref->spark[row * 8], 8 * sizeof *r->spark, "row %zu", row);
+        }
+        double total = 0;
+        for (size_t b = 0; b < 8; b++) total += r->spark_total[b];
+        cr_assert_eq(all, total, "%d threads", threads);
+        if (ref) dfn_result_free(r);
+        else ref = r;
+    }
+    dfn_result_free(ref);
+    dfn_store_free(s);
+}
+
 Test(query, events_sort_by_any_metric)
 {
     dfn_query q = { .sort = DFN_M_TIME_S, .desc = true, .top = 2 };
