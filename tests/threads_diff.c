@@ -4,8 +4,9 @@
  * layers, builds the analysis indexes, and writes the CSV of every
  * dimension alone and in pairs, each metric group and a set of filters,
  * through the one query path of the explorer and `dfnav report`
- * (dfn_compare_query and dfn_compare_write); the CSV of one thread is the
- * reference. Runs of two sets side by side (compare) are checked too.
+ * (dfn_compare_query and dfn_compare_write), with what the explorer draws
+ * beside it (sparklines, split by compute, and size histograms); what one
+ * thread gives is the reference. Runs of two sets side by side (compare) are checked too.
  *
  *     threads_diff [--long] DIR...
  *
@@ -20,6 +21,7 @@
 #include "dfnav/match.h"
 #include "dfnav/util.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@ typedef struct {
     const char *by, *where, *metrics;
     size_t top;
     bool pair;                /* checked at every thread count only when long */
+    bool screen;              /* as the explorer asks: sparklines (split by compute) and sizes too */
 } query_spec;
 
 /* Threads to load and to query with, and the read block size: small
@@ -76,12 +79,36 @@ static void set_free(loaded *l)
     dfn_store_free(l->s);
 }
 
+/* What the explorer draws besides the table, after each compared row: the
+ * row's sparkline, its I/O and compute sparklines and its size histogram
+ * in every run, then the total sparkline. */
+static void screen_write(FILE *out, const dfn_compare *c)
+{
+    for (size_t row = 0; row < c->nrows; row++)
+        for (size_t k = 0; k < c->nruns; k++) {
+            uint32_t rr = c->row[row * c->nruns + k];
+            const dfn_result *r = c->res[k];
+            if (rr == DFN_CMP_ABSENT || r->events) continue;
+            fprintf(out, "row %zu run %zu:", row, k);
+            const double *arr[3] = { r->spark, r->spark_io, r->spark_cmp };
+            for (int a = 0; a < 3; a++)
+                for (size_t b = 0; arr[a] && b < r->spark_bins; b++) fprintf(out, " %.17g", arr[a][rr * r->spark_bins + b]);
+            for (size_t b = 0; r->sizes && b < DFN_SIZEBIN_COUNT; b++) fprintf(out, " %" PRIu64, r->sizes[rr * DFN_SIZEBIN_COUNT + b]);
+            fputc('\n', out);
+        }
+    for (size_t k = 0; k < c->nruns; k++)
+        for (size_t b = 0; c->res[k]->spark_total && b < c->res[k]->spark_bins; b++)
+            fprintf(out, " %.17g", c->res[k]->spark_total[b]);
+    fputc('\n', out);
+}
+
 /* The CSV of one query over runs (one, or two side by side), as `dfnav
  * report` sorts it by default; NULL with a message in err when the query
  * is refused (refused the same way for every thread count). */
 static char *query_csv(loaded *const *runs, size_t nruns, const query_spec *qs, int threads, char *err, size_t errlen)
 {
     dfn_query q = { .top = qs->top, .threads = threads, .sort = DFN_M_TIME_S, .desc = true };
+    if (qs->screen) q.spark_bins = 37, q.spark_split = true, q.sizes = true;
     if (!dfn_dims_parse(qs->by, q.dims, &q.ndims, err, errlen)) return NULL;
     if (q.ndims && (q.dims[0].kind == DFN_DIM_TIME || q.dims[0].kind == DFN_DIM_EVENT)) q.sort = -1, q.desc = false;
     dfn_filter f;
@@ -99,6 +126,7 @@ static char *query_csv(loaded *const *runs, size_t nruns, const query_spec *qs, 
         FILE *out = open_memstream(&text, &len);
         if (!out) { perror("open_memstream"); exit(2); }
         dfn_compare_write(out, c, DFN_FMT_CSV);
+        if (qs->screen) screen_write(out, c);
         fclose(out);
         dfn_compare_free(c);
     }
@@ -157,7 +185,7 @@ static query_spec *make_queries(const dfn_store *s, bool longer, size_t *n, char
     char *argwhere = dfn_xasprintf("%s=2", arg);
     const char *wheres[] = { NULL, "class=read|write", argwhere, "time>=0.5 time<2.5", "dur>50 cat!=POSIX" };
     const char *groups[] = { "basic", "all" };
-    size_t cap = NDIMS * 10 + NDIMS * NDIMS * 2 + 8;
+    size_t cap = NDIMS * 11 + NDIMS * NDIMS * 2 + 8;
     query_spec *q = dfn_xcalloc(cap, sizeof *q);
     *owned = dfn_xcalloc(NDIMS * NDIMS + 2, sizeof **owned);
     (*owned)[(*nowned)++] = argwhere;
@@ -166,7 +194,8 @@ static query_spec *make_queries(const dfn_store *s, bool longer, size_t *n, char
         const char *dim = dims[d] ? dims[d] : arg;
         size_t top = dims[d] && strcmp(dims[d], "event") == 0 ? 400 : 0;
         for (size_t g = 0; g < 2; g++)
-            for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) q[k++] = (query_spec){ dim, wheres[w], groups[g], top, false };
+            for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) q[k++] = (query_spec){ dim, wheres[w], groups[g], top, false, false };
+        q[k++] = (query_spec){ dim, NULL, "basic", top, false, true };
     }
     for (size_t a = 0; a < NDIMS; a++)
         for (size_t b = a + 1; b < NDIMS; b++) {
@@ -174,8 +203,8 @@ static query_spec *make_queries(const dfn_store *s, bool longer, size_t *n, char
             (*owned)[(*nowned)++] = by;
             /* a row per call: the first second of the set is enough */
             bool calls = dims[b] && strcmp(dims[b], "event") == 0;
-            q[k++] = (query_spec){ by, calls ? "time<1" : NULL, PAIR_METRICS, calls ? 400 : 0, true };
-            if (longer) q[k++] = (query_spec){ by, calls ? "time<1" : NULL, "all", calls ? 400 : 0, true };
+            q[k++] = (query_spec){ by, calls ? "time<1" : NULL, PAIR_METRICS, calls ? 400 : 0, true, false };
+            if (longer) q[k++] = (query_spec){ by, calls ? "time<1" : NULL, "all", calls ? 400 : 0, true, false };
         }
     *n = k;
     return q;
@@ -192,9 +221,9 @@ static void diff_set(const char *dir, const char *other, bool longer)
     size_t nq, nowned = 0;
     char **owned;
     query_spec *qs = make_queries(ref.s, longer, &nq, &owned, &nowned);
-    query_spec cmp[] = { { "func", NULL, "basic", 0, false }, { set_arg(ref.s), NULL, "all", 0, false },
-                         { "time", NULL, "basic", 0, false }, { "proc,layer", "class=read", "basic", 0, false },
-                         { "event", NULL, "basic", 300, false } };
+    query_spec cmp[] = { { "func", NULL, "basic", 0, false, true }, { set_arg(ref.s), NULL, "all", 0, false, false },
+                         { "time", NULL, "basic", 0, false, true }, { "proc,layer", "class=read", "basic", 0, false, false },
+                         { "event", NULL, "basic", 300, false, false } };
     size_t ncmp = other ? sizeof cmp / sizeof *cmp : 0;
     char **want = dfn_xcalloc(nq + ncmp, sizeof *want), **want_err = dfn_xcalloc(nq + ncmp, sizeof *want_err);
     char err[2048];
