@@ -13,9 +13,12 @@
 # the other eras, every pair at every thread count and with every metric,
 # and loads with one thread count queried with another. The sanitizer
 # builds run the short form: the long one takes them past half an hour.
+# DFN_THREADS_TSAN=1 (CI's ThreadSanitizer pass) keeps the reproduction,
+# the set of two merge parts and one real trace.
 . "$SRCDIR/tests/shell/lib.sh"
 DIFF=${DFN_BUILDDIR:-.}/tests/threads_diff
 long=${DFN_THREADS_LONG:-}
+tsan=${DFN_THREADS_TSAN:-}
 
 gen() {   # gen NAME OPTIONS...
     name=$1; shift
@@ -54,9 +57,11 @@ sets=""
 
 # More than 2^17 events: two merge parts and two layer index parts.
 gen newest --seed 1 --events 140000 --ranks 8 --era newest --ckpt-func PyTorchCheckpointing.checkpoint
-gen hash16-gz --seed 2 --events 30000 --ranks 4 --era hash16 --gzip single
-gen quoted-members --seed 3 --events 30000 --ranks 3 --era quoted --gzip members
-gen inline-prefetch --seed 4 --events 30000 --ranks 4 --era inline --prefetch
+if [ -z "$tsan" ]; then
+    gen hash16-gz --seed 2 --events 30000 --ranks 4 --era hash16 --gzip single
+    gen quoted-members --seed 3 --events 30000 --ranks 3 --era quoted --gzip members
+    gen inline-prefetch --seed 4 --events 30000 --ranks 4 --era inline --prefetch
+fi
 if [ -n "$long" ]; then
     # seven merge parts, in the short form (every pair at every count
     # would take minutes here alone)
@@ -72,7 +77,9 @@ if [ -n "$long" ]; then
     gen v0 --seed 6 --events 40000 --ranks 4 --era v0
     gen hex-prefetch --seed 7 --events 40000 --ranks 6 --era hex --prefetch --gzip single
 fi
-if [ -d "$TRACES" ]; then
+if [ -d "$TRACES" ] && [ -n "$tsan" ]; then
+    sets="$sets $TRACES/dlio-unet3d"
+elif [ -d "$TRACES" ]; then
     for d in "$TRACES"/*/; do sets="$sets ${d%/}"; done
 else
     echo "threads: $TRACES not found; the real traces are skipped"
