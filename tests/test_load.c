@@ -250,6 +250,22 @@ Test(load, categories_compare_ignoring_case)
     dfn_store_free(s);
 }
 
+/* Writes text (freed) to file f of dir, named by fmt ("r%d.pfw"). */
+static void write_numbered(const char *dir, const char *fmt, int f, char *text, size_t len)
+{
+    char name[32];
+    snprintf(name, sizeof name, fmt, f);
+    free(tu_write_file(dir, name, text, len));
+    free(text);
+}
+
+/* The trace files of dir, as the command line finds them. */
+static void expand_dir(const char *dir, dfn_inputs *in)
+{
+    const char *p[1] = { dir };
+    dfn_inputs_expand(p, 1, in);
+}
+
 /* Many events across files and blocks: any thread count and block size
  * must give the identical store. */
 static char *make_set(char *dir, int files, int per_file)
@@ -266,10 +282,7 @@ static char *make_set(char *dir, int files, int per_file)
                 "{\"id\":%d,\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%u,\"dur\":%u,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f%u\",\"ret\":%u,\"epoch\":\"%u\"}}\n",
                 i, (seed >> 8) % 3 ? "read" : "write", f, f + (i % 2), ts, (seed >> 4) % 100u, (seed >> 12) % 17u, (seed >> 3) % 5000u, (seed >> 16) % 4u);
         }
-        char name[32];
-        snprintf(name, sizeof name, "r%d.pfw", f);
-        free(tu_write_file(dir, name, t, len));
-        free(t);
+        write_numbered(dir, "r%d.pfw", f, t, len);
     }
     return dir;
 }
@@ -329,9 +342,8 @@ static void assert_same_store(const dfn_store *s, const dfn_store *ref, bool sam
 Test(load, same_store_for_any_thread_count_and_block_size)
 {
     char *dir = make_set(tu_tmpdir(), 4, 5000);
-    const char *p[1] = { dir };
     dfn_inputs in;
-    dfn_inputs_expand(p, 1, &in);
+    expand_dir(dir, &in);
     cr_assert_eq(in.n, 4);
     dfn_store *ref = su_load_paths((const char *const *)in.paths, in.n, 1, 0);
     cr_assert_eq(ref->n, 20000);
@@ -380,14 +392,10 @@ Test(load, merge_in_parts_gives_the_one_merge_store)
                 i, (seed >> 8) % 5 ? "read" : (seed >> 9) % 3 ? "write" : "open", (seed >> 12) % 11 ? "POSIX" : "STDIO",
                 f, (seed >> 14) % 3u, ts, dur, f, (seed >> 16) % 97u, ret, i);
         }
-        char name[32];
-        snprintf(name, sizeof name, "p%d.pfw", f);
-        free(tu_write_file(dir, name, t, len));
-        free(t);
+        write_numbered(dir, "p%d.pfw", f, t, len);
     }
-    const char *p[1] = { dir };
     dfn_inputs in;
-    dfn_inputs_expand(p, 1, &in);
+    expand_dir(dir, &in);
     dfn_store *ref = su_load_paths((const char *const *)in.paths, in.n, 1, 0);
     cr_assert_eq(ref->n, (size_t)files * per_file);
     cr_assert_gt(ref->ts.nesc + ref->dur.nesc + ref->bytes.nesc, 30u);
@@ -438,14 +446,10 @@ Test(load, parts_start_after_whole_chunks_of_any_size)
                 "\"args\":{\"ret\":%d,\"epoch\":%d%s}}\n",
                 f, f * 100000 + i * 5, i % 7, f * 100000 + i, i % 5 ? "" : ",\"x\":\"y\"");
         total += (size_t)per_file;
-        char name[32];
-        snprintf(name, sizeof name, "c%02d.pfw", f);
-        free(tu_write_file(dir, name, t, len));
-        free(t);
+        write_numbered(dir, "c%02d.pfw", f, t, len);
     }
-    const char *p[1] = { dir };
     dfn_inputs in;
-    dfn_inputs_expand(p, 1, &in);
+    expand_dir(dir, &in);
     dfn_store *ref = su_load_paths((const char *const *)in.paths, in.n, 1, 64 << 20);
     cr_assert_eq(ref->n, total);
     assert_epoch_follows_ts(ref, 1);
@@ -482,14 +486,10 @@ Test(load, long_argument_records_survive_the_merge)
                     len += (size_t)sprintf(t + len, ",\"a%d\":%llu", k, 18000000000000000000ull + (unsigned long long)step * 64 + (unsigned)k);
             len += (size_t)sprintf(t + len, "}}\n");
         }
-        char name[32];
-        snprintf(name, sizeof name, "w%d.pfw", f);
-        free(tu_write_file(dir, name, t, len));
-        free(t);
+        write_numbered(dir, "w%d.pfw", f, t, len);
     }
-    const char *p[1] = { dir };
     dfn_inputs in;
-    dfn_inputs_expand(p, 1, &in);
+    expand_dir(dir, &in);
     uint32_t akey[64];
     for (int threads = 1; threads <= 3; threads += 2) {
         dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads, 1 << 16);
@@ -541,16 +541,12 @@ Test(load, escaped_first_name_keeps_the_bytes_rule)
                 fr ? (esc ? "fre\\u0061d" : "fread") : (esc ? "re\\u0061d" : "read"), fr ? "STDIO" : "POSIX", f, i * 3,
                 100 + i % 7, fr ? ",\"size\":3" : "");
         }
-        char name[32];
-        snprintf(name, sizeof name, "e%d.pfw", f);
-        free(tu_write_file(dir, name, t, len));
-        free(t);
+        write_numbered(dir, "e%d.pfw", f, t, len);
     }
     uint64_t want_read = 0, want_fread = 0;
     for (int i = 0; i < per_file; i++) *(i % 2 ? &want_fread : &want_read) += (uint64_t)(100 + i % 7) * (i % 2 ? 3 : 1);
-    const char *p[1] = { dir };
     dfn_inputs in;
-    dfn_inputs_expand(p, 1, &in);
+    expand_dir(dir, &in);
     for (int threads = 1; threads <= 3; threads++) {
         dfn_store *s = su_load_paths((const char *const *)in.paths, in.n, threads, 4096);
         dfn_result *r = su_query(s, "posix", "func", NULL);
@@ -647,9 +643,8 @@ Test(real, dlio_2023_gzip)
 Test(load, snapshots_while_loading_and_cancel)
 {
     char *dir = make_set(tu_tmpdir(), 8, 20000);
-    const char *p[1] = { dir };
     dfn_inputs in;
-    dfn_inputs_expand(p, 1, &in);
+    expand_dir(dir, &in);
     dfn_load_opts o = { .threads = 2, .block_size = 65536 };
     dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &o);
     size_t snaps = 0, last = 0;
