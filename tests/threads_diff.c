@@ -8,11 +8,12 @@
  * beside it (sparklines, split by compute, and size histograms); what one
  * thread gives is the reference. Runs of two sets side by side (compare) are checked too.
  *
- *     threads_diff [--long] DIR...
+ *     threads_diff [--quick|--long] DIR...
  *
  * Pairs are checked with 3 threads; --long checks them at every thread
  * count and with every metric, and adds loads with one thread count
- * queried with another. Prints each difference (set, threads,
+ * queried with another; --quick (the sanitizer builds) checks every
+ * dimension alone with 2 and 7 threads and no pairs. Prints each difference (set, threads,
  * query, first differing line) and closes with "N passed, N failed". */
 #include "dfnav/analysis.h"
 #include "dfnav/compare.h"
@@ -45,6 +46,10 @@ typedef struct {
  * blocks make many chunks, so merge parts start behind chunks of every
  * length and at every offset. */
 typedef struct { int load, query; size_t block; } threads_pair;
+
+/* How much to check: quick (no pairs, 2 and 7 threads), short (pairs at
+ * 3 threads too), long (every pair at every thread pair, every metric). */
+typedef enum { FORM_QUICK, FORM_SHORT, FORM_LONG } form;
 
 static size_t passed, failed;
 
@@ -179,7 +184,7 @@ static const char *dims[] = { "time", "host", "pid", "tid", "proc", "cat", "func
 
 /* The queries of one set: every dimension with each metric group and
  * filter; every pair with PAIR_METRICS (and with all metrics when long). */
-static query_spec *make_queries(const dfn_store *s, bool longer, size_t *n, char ***owned, size_t *nowned)
+static query_spec *make_queries(const dfn_store *s, form fm, size_t *n, char ***owned, size_t *nowned)
 {
     const char *arg = set_arg(s);
     char *argwhere = dfn_xasprintf("%s=2", arg);
@@ -197,14 +202,14 @@ static query_spec *make_queries(const dfn_store *s, bool longer, size_t *n, char
             for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) q[k++] = (query_spec){ dim, wheres[w], groups[g], top, false, false };
         q[k++] = (query_spec){ dim, NULL, "basic", top, false, true };
     }
-    for (size_t a = 0; a < NDIMS; a++)
+    for (size_t a = 0; a < NDIMS && fm != FORM_QUICK; a++)
         for (size_t b = a + 1; b < NDIMS; b++) {
             char *by = dfn_xasprintf("%s,%s", dims[a] ? dims[a] : arg, dims[b] ? dims[b] : arg);
             (*owned)[(*nowned)++] = by;
             /* a row per call: the first second of the set is enough */
             bool calls = dims[b] && strcmp(dims[b], "event") == 0;
             q[k++] = (query_spec){ by, calls ? "time<1" : NULL, PAIR_METRICS, calls ? 400 : 0, true, false };
-            if (longer) q[k++] = (query_spec){ by, calls ? "time<1" : NULL, "all", calls ? 400 : 0, true, false };
+            if (fm == FORM_LONG) q[k++] = (query_spec){ by, calls ? "time<1" : NULL, "all", calls ? 400 : 0, true, false };
         }
     *n = k;
     return q;
@@ -212,15 +217,15 @@ static query_spec *make_queries(const dfn_store *s, bool longer, size_t *n, char
 
 /* Every query of set dir (and of dir beside other, compared) at each
  * thread pair against one thread. */
-static void diff_set(const char *dir, const char *other, bool longer)
+static void diff_set(const char *dir, const char *other, form fm)
 {
-    threads_pair pairs[] = { { 2, 2, 1 << 16 }, { 3, 3, 0 }, { 7, 7, 300000 }, { 1, 7, 1 << 16 }, { 7, 1, 0 } };
-    size_t npairs = longer ? 5 : 3;
+    threads_pair pairs[] = { { 2, 2, 1 << 16 }, { 7, 7, 300000 }, { 3, 3, 0 }, { 1, 7, 1 << 16 }, { 7, 1, 0 } };
+    size_t npairs = fm == FORM_LONG ? 5 : fm == FORM_SHORT ? 3 : 2;
     loaded ref, ref_other;
     if (!set_load(&ref, dir, 1, 0) || (other && !set_load(&ref_other, other, 1, 0))) { failed++; return; }
     size_t nq, nowned = 0;
     char **owned;
-    query_spec *qs = make_queries(ref.s, longer, &nq, &owned, &nowned);
+    query_spec *qs = make_queries(ref.s, fm, &nq, &owned, &nowned);
     query_spec cmp[] = { { "func", NULL, "basic", 0, false, true }, { set_arg(ref.s), NULL, "all", 0, false, false },
                          { "time", NULL, "basic", 0, false, true }, { "proc,layer", "class=read", "basic", 0, false, false },
                          { "event", NULL, "basic", 300, false, false } };
@@ -242,7 +247,7 @@ static void diff_set(const char *dir, const char *other, bool longer)
         loaded *now[2] = { &set, &set_other };
         for (size_t i = 0; i < nq + ncmp; i++) {
             const query_spec *q = i < nq ? &qs[i] : &cmp[i - nq];
-            if (q->pair && !longer && pairs[p].load != 3) continue;   /* pairs at 3 threads suffice when short */
+            if (q->pair && fm != FORM_LONG && pairs[p].load != 3) continue;   /* pairs at 3 threads suffice when short */
             char *got = query_csv(now, i < nq ? 1 : 2, q, pairs[p].query, err, sizeof err);
             check(i < nq ? dir : "compare", pairs[p], q, want[i], got, want_err[i], err);
             free(got);
@@ -262,17 +267,18 @@ static void diff_set(const char *dir, const char *other, bool longer)
 
 int main(int argc, char **argv)
 {
-    bool longer = false;
+    form fm = FORM_SHORT;
     int first = 1;
-    if (argc > 1 && strcmp(argv[1], "--long") == 0) longer = true, first = 2;
+    if (argc > 1 && strcmp(argv[1], "--long") == 0) fm = FORM_LONG, first = 2;
+    else if (argc > 1 && strcmp(argv[1], "--quick") == 0) fm = FORM_QUICK, first = 2;
     if (first >= argc) {
-        fprintf(stderr, "usage: threads_diff [--long] DIR...\n");
+        fprintf(stderr, "usage: threads_diff [--quick|--long] DIR...\n");
         return 2;
     }
     for (int k = first; k < argc; k++) {
         size_t before = failed;
         /* the first two sets are also compared side by side */
-        diff_set(argv[k], k == first && k + 1 < argc ? argv[k + 1] : NULL, longer);
+        diff_set(argv[k], k == first && k + 1 < argc ? argv[k + 1] : NULL, fm);
         fprintf(stderr, "threads_diff: %s: %s\n", argv[k], failed == before ? "same for every thread count" : "DIFFERS");
     }
     printf("%zu passed, %zu failed\n", passed, failed);
