@@ -1,6 +1,9 @@
 /* Input expansion: command-line arguments to a sorted, de-duplicated list
  * of trace files. Sorting makes the load order, and so every tie-break,
- * independent of the directory order the file system happens to return. */
+ * independent of the directory order the file system happens to return.
+ * Files and directories are known by device and inode, so a file reached
+ * by two paths (a symlink beside its target, a directory and a file in it)
+ * is read once, and a walk through a symlink loop ends. */
 #include "dfnav/loader.h"
 #include "dfnav/strtab.h"
 #include "dfnav/util.h"
@@ -37,9 +40,19 @@ static char *errf(const char *path, const char *msg)
     return s;
 }
 
-/* Depth-first walk; depth is bounded so a symlink loop cannot recurse
- * forever. */
-static void walk_dir(const char *dir, int depth, strvec *files, strvec *errs)
+/* True when st's file was seen already; notes it otherwise. */
+static bool seen_before(dfn_strtab *seen, const struct stat *st)
+{
+    uint64_t key[2] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
+    uint32_t before = dfn_strtab_count(seen);
+    dfn_strtab_intern(seen, (const char *)key, sizeof key);
+    return dfn_strtab_count(seen) == before;
+}
+
+/* Depth-first walk of the directories not walked yet (dirs), skipping
+ * hidden ones (.dftindex/ and other tools' side files); depth is bounded
+ * too, for a tree deeper than any trace set. */
+static void walk_dir(const char *dir, int depth, dfn_strtab *dirs, strvec *files, strvec *errs)
 {
     if (depth > 64) { vec_push(errs, errf(dir, "directory nesting too deep")); return; }
     DIR *d = opendir(dir);
@@ -52,35 +65,43 @@ static void walk_dir(const char *dir, int depth, strvec *files, strvec *errs)
     }
     closedir(d);
     if (names.n) qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    for (size_t i = 0; i < names.n; i++) {
-        size_t n = strlen(dir) + strlen(names.v[i]) + 2;
-        char *p = dfn_xmalloc(n);
-        snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names.v[i]);
-        struct stat st;
-        if (stat(p, &st) != 0) {
-            if (is_trace_name(names.v[i])) vec_push(errs, errf(p, strerror(errno)));
-            free(p);
-        } else if (S_ISDIR(st.st_mode)) {
-            walk_dir(p, depth + 1, files, errs);
-            free(p);
-        } else if (S_ISREG(st.st_mode) && is_trace_name(names.v[i])) {
-            vec_push(files, p);
-        } else {
-            free(p);
+    /* entries themselves first, symlinks after: a file reached both ways
+     * keeps its own path (run1/ rather than latest -> run1) */
+    for (int links = 0; links < 2; links++)
+        for (size_t i = 0; i < names.n; i++) {
+            size_t n = strlen(dir) + strlen(names.v[i]) + 2;
+            char *p = dfn_xmalloc(n);
+            snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names.v[i]);
+            struct stat st, lst;
+            bool is_link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
+            if (is_link != (links == 1)) {
+                free(p);
+            } else if (stat(p, &st) != 0) {
+                if (is_trace_name(names.v[i])) vec_push(errs, errf(p, strerror(errno)));
+                free(p);
+            } else if (S_ISDIR(st.st_mode)) {
+                if (names.v[i][0] != '.' && !seen_before(dirs, &st)) walk_dir(p, depth + 1, dirs, files, errs);
+                free(p);
+            } else if (S_ISREG(st.st_mode) && is_trace_name(names.v[i])) {
+                vec_push(files, p);
+            } else {
+                free(p);
+            }
         }
-        free(names.v[i]);
-    }
+    for (size_t i = 0; i < names.n; i++) free(names.v[i]);
     free(names.v);
 }
 
-static void add_path(const char *arg, strvec *files, strvec *errs)
+static void add_path(const char *arg, dfn_strtab *dirs, strvec *files, strvec *errs)
 {
     if (strcmp(arg, "-") == 0) { vec_push(files, dfn_xstrdup("-")); return; }
     struct stat st;
     if (stat(arg, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             size_t before = files->n, errs_before = errs->n;
-            walk_dir(arg, 0, files, errs);
+            /* a directory named again, or inside one named before, adds nothing new */
+            if (seen_before(dirs, &st)) return;
+            walk_dir(arg, 0, dirs, files, errs);
             /* an unreadable directory has said why already */
             if (files->n == before && errs->n == errs_before)
                 vec_push(errs, errf(arg, "no *.pfw or *.pfw.gz files in this directory"));
@@ -94,7 +115,7 @@ static void add_path(const char *arg, strvec *files, strvec *errs)
         glob_t g;
         int r = glob(arg, 0, NULL, &g);
         if (r == 0) {
-            for (size_t i = 0; i < g.gl_pathc; i++) add_path(g.gl_pathv[i], files, errs);
+            for (size_t i = 0; i < g.gl_pathc; i++) add_path(g.gl_pathv[i], dirs, files, errs);
             globfree(&g);
             return;
         }
@@ -108,17 +129,19 @@ static void add_path(const char *arg, strvec *files, strvec *errs)
 void dfn_inputs_expand(const char *const *args, size_t nargs, dfn_inputs *out)
 {
     strvec files = {0}, errs = {0};
-    for (size_t i = 0; i < nargs; i++) add_path(args[i], &files, &errs);
-    /* The same file named twice (a directory and a glob inside it) loads once. */
-    dfn_strtab *seen = dfn_strtab_new();
+    dfn_strtab *dirs = dfn_strtab_new(), *seen = dfn_strtab_new();
+    for (size_t i = 0; i < nargs; i++) add_path(args[i], dirs, &files, &errs);
+    /* The same file by any path (a directory and a glob inside it, a link
+     * and its target) loads once, under the first path that named it; one
+     * that cannot be looked at is kept for the loader to report. */
     size_t w = 0;
     for (size_t i = 0; i < files.n; i++) {
-        size_t before = dfn_strtab_count(seen);
-        bool dup = strcmp(files.v[i], "-") != 0 &&
-                   (dfn_strtab_intern(seen, files.v[i], strlen(files.v[i])), dfn_strtab_count(seen) == before);
+        struct stat st;
+        bool dup = strcmp(files.v[i], "-") != 0 && stat(files.v[i], &st) == 0 && seen_before(seen, &st);
         if (dup) free(files.v[i]); else files.v[w++] = files.v[i];
     }
     dfn_strtab_free(seen);
+    dfn_strtab_free(dirs);
     out->paths = files.v;
     out->n = w;
     out->errors = errs.v;

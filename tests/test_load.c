@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dfnav/loader.h"
 #include "dfnav/query.h"
@@ -576,6 +578,43 @@ Test(load, directories_and_globs_expand_sorted)
     cr_assert(strstr(in.paths[0], "/a.pfw.gz") != NULL);
     cr_assert(strstr(in.paths[1], "/b.pfw") != NULL);
     cr_assert_eq(in.nerrors, 1);
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
+/* Each file once, by whatever path reached it: a link beside its target
+ * (latest -> run1), links back to the folder itself and to its parent,
+ * the folder and a file in it both named, the folder named twice; walks
+ * through those loops end. Hidden folders (.dftindex/) are side files of
+ * other tools and are not walked. */
+Test(load, each_file_once_through_links_and_loops)
+{
+    char *dir = tu_tmpdir(), p[4096], q[4096];
+    snprintf(p, sizeof p, "%s/run1", dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    free(tu_write_file(p, "t.pfw", "", 0));
+    snprintf(p, sizeof p, "%s/.dftindex", dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    free(tu_write_file(p, "index.pfw", "", 0));
+    const char *links[][2] = { { "run1", "latest" }, { ".", "run1/self" }, { "..", "run1/up" }, { ".", "again" } };
+    for (size_t k = 0; k < 4; k++) {
+        snprintf(p, sizeof p, "%s/%s", dir, links[k][1]);
+        cr_assert_eq(symlink(links[k][0], p), 0, "%s", p);
+    }
+    snprintf(p, sizeof p, "%s/run1/t.pfw", dir);
+    snprintf(q, sizeof q, "%s/latest", dir);
+    const char *args[4] = { dir, p, q, dir };
+    dfn_inputs in;
+    dfn_inputs_expand(args, 4, &in);
+    cr_assert_eq(in.n, 1, "one file, %zu paths", in.n);
+    cr_assert_str_eq(in.paths[0], p, "named by its own path, not through latest");
+    cr_assert_eq(in.nerrors, 0);
+    dfn_inputs_free(&in);
+    /* a hidden folder named on the command line is the user's choice */
+    snprintf(p, sizeof p, "%s/.dftindex", dir);
+    const char *hidden[1] = { p };
+    dfn_inputs_expand(hidden, 1, &in);
+    cr_assert_eq(in.n, 1);
     dfn_inputs_free(&in);
     free(dir);
 }
