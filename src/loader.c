@@ -556,10 +556,10 @@ static inline size_t chunk_record_len(const dfn_store *s, const dfn_chunk *c, si
 }
 
 /* Where the record of the chunk's event pos starts; pos == n is the end of
- * all its records (a part's start when the whole chunk precedes it). */
+ * all its records (a part's start when the whole chunk precedes it), which
+ * the index holds too. */
 static const uint8_t *chunk_args_at(const dfn_store *s, const dfn_chunk *c, size_t pos)
 {
-    if (pos >= c->n) return c->args + c->args_len;
     const uint8_t *p = c->args + c->args_idx[pos >> DFN_ARGS_INDEX_SHIFT];
     for (size_t j = pos & ~(((size_t)1 << DFN_ARGS_INDEX_SHIFT) - 1); j < pos; j++) p += chunk_record_len(s, c, j, p);
     return p;
@@ -805,7 +805,6 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     parts_escapes(parts, nparts, offsetof(merge_part, dur), &s->dur);
     parts_escapes(parts, nparts, offsetof(merge_part, bytes), &s->bytes);
     s->args_len = parts[nparts - 1].a1;
-    if ((n & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[n >> DFN_ARGS_INDEX_SHIFT] = s->args_len;
     s->t0 = tmin == UINT64_MAX ? 0 : tmin;
     s->t1 = t1;
 
