@@ -49,6 +49,24 @@ static bool seen_before(dfn_strtab *seen, const struct stat *st)
     return dfn_strtab_count(seen) == before;
 }
 
+static void walk_dir(const char *dir, int depth, dfn_strtab *dirs, strvec *files, strvec *errs);
+
+/* One entry p (named name) of a walk: a trace file is taken (p with it),
+ * a directory not walked yet and not hidden is walked, the rest freed. */
+static void walk_entry(char *p, const char *name, int depth, dfn_strtab *dirs, strvec *files, strvec *errs)
+{
+    struct stat st;
+    if (stat(p, &st) != 0) {
+        if (is_trace_name(name)) vec_push(errs, errf(p, strerror(errno)));
+    } else if (S_ISDIR(st.st_mode)) {
+        if (name[0] != '.' && !seen_before(dirs, &st)) walk_dir(p, depth + 1, dirs, files, errs);
+    } else if (S_ISREG(st.st_mode) && is_trace_name(name)) {
+        vec_push(files, p);
+        return;
+    }
+    free(p);
+}
+
 /* Depth-first walk of the directories not walked yet (dirs), skipping
  * hidden ones (.dftindex/ and other tools' side files); depth is bounded
  * too, for a tree deeper than any trace set. */
@@ -67,29 +85,19 @@ static void walk_dir(const char *dir, int depth, dfn_strtab *dirs, strvec *files
     if (names.n) qsort(names.v, names.n, sizeof *names.v, cmp_str);
     /* entries themselves first, symlinks after: a file reached both ways
      * keeps its own path (run1/ rather than latest -> run1) */
-    for (int links = 0; links < 2; links++)
-        for (size_t i = 0; i < names.n; i++) {
-            size_t n = strlen(dir) + strlen(names.v[i]) + 2;
-            char *p = dfn_xmalloc(n);
-            snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names.v[i]);
-            struct stat st, lst;
-            bool is_link = lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode);
-            if (is_link != (links == 1)) {
-                free(p);
-            } else if (stat(p, &st) != 0) {
-                if (is_trace_name(names.v[i])) vec_push(errs, errf(p, strerror(errno)));
-                free(p);
-            } else if (S_ISDIR(st.st_mode)) {
-                if (names.v[i][0] != '.' && !seen_before(dirs, &st)) walk_dir(p, depth + 1, dirs, files, errs);
-                free(p);
-            } else if (S_ISREG(st.st_mode) && is_trace_name(names.v[i])) {
-                vec_push(files, p);
-            } else {
-                free(p);
-            }
-        }
+    strvec links = {0}, link_names = {0};
+    bool slash = dir[strlen(dir) - 1] == '/';
+    for (size_t i = 0; i < names.n; i++) {
+        char *p = dfn_xasprintf("%s%s%s", dir, slash ? "" : "/", names.v[i]);
+        struct stat lst;
+        if (lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode)) { vec_push(&links, p); vec_push(&link_names, names.v[i]); continue; }
+        walk_entry(p, names.v[i], depth, dirs, files, errs);
+    }
+    for (size_t i = 0; i < links.n; i++) walk_entry(links.v[i], link_names.v[i], depth, dirs, files, errs);
     for (size_t i = 0; i < names.n; i++) free(names.v[i]);
     free(names.v);
+    free(links.v);
+    free(link_names.v);
 }
 
 static void add_path(const char *arg, dfn_strtab *dirs, strvec *files, strvec *errs)
