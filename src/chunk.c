@@ -39,10 +39,14 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->src = src;
     c->seq = seq;
     c->n = n;
-    c->lines = b->lines;
-    c->events = b->events;
-    c->metadata = b->metadata;
-    c->malformed = b->malformed;
+    c->info = b->info;
+    c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
+    c->info.app = b->info.app ? dfn_xstrdup(b->info.app) : NULL;
+    if (b->ncs) {
+        c->cs = dfn_xmalloc(b->ncs * sizeof *c->cs);
+        memcpy(c->cs, b->cs, b->ncs * sizeof *c->cs);
+        c->ncs = b->ncs;
+    }
     c->nbad = b->nbad;
     memcpy(c->bad, b->bad, sizeof c->bad);
     c->min_ts = b->min_ts;
@@ -91,12 +95,20 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
      * decoding each one to find its end */
     c->args_size = (uint8_t *)(cols + 6 * n);
     c->args = c->args_size + n;
+    if (b->cnt) {
+        c->cnt.v = dfn_xmalloc(n * sizeof *c->cnt.v);
+        c->durmax.v = dfn_xmalloc(n * sizeof *c->durmax.v);
+    }
     size_t w = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = order[j].i;
         dfn_col32_set(&c->ts, j, b->ts[i] - c->ts_base);
         dfn_col32_set(&c->dur, j, b->dur[i]);
         dfn_col32_set(&c->bytes, j, b->bytes[i]);
+        if (b->cnt) {
+            dfn_col32_set(&c->cnt, j, b->cnt[i]);
+            dfn_col32_set(&c->durmax, j, b->durmax[i]);
+        }
         c->lane[j] = b->lane[i];
         c->kind[j] = b->kind[i];
         c->file[j] = b->file[i];
@@ -121,6 +133,10 @@ void dfn_chunk_free(dfn_chunk *c)
     free(c->ts.esc);
     free(c->dur.esc);
     free(c->bytes.esc);
+    free(c->cnt.v); free(c->cnt.esc);
+    free(c->durmax.v); free(c->durmax.esc);
+    free(c->info.cfg); free(c->info.app);
+    free(c->cs);
     if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
     free(c);

@@ -198,7 +198,8 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
         else dfn_fmt_bytes(v, buf, sizeof buf);
     } else if (metric_is_secs(m)) {
         snprintf(buf, sizeof buf, "%.3f", v);
-    } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES) {
+    } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES ||
+               m == DFN_M_AGG_CALLS) {
         snprintf(buf, sizeof buf, "%.0f", v);
     } else {
         snprintf(buf, sizeof buf, "%.1f", v);
@@ -516,4 +517,74 @@ int dfn_save_close(dfn_save *s, int rc, char *err, size_t errlen)
     free(s->path);
     s->tmp = s->path = NULL;
     return rc;
+}
+
+/* ---- counters ---- */
+
+/* The cells of one counter row: keys, then samples, mean, min, max. */
+static void crow_cells(const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, bool people, char (*cells)[256])
+{
+    for (size_t k = 0; k < r->ndims; k++) {
+        char raw[256];
+        size_t len = dfn_crow_key_text(s, r, row, k, raw, sizeof raw);
+        if (people) dfn_fmt_safe(raw, len, cells[k], sizeof cells[k]);
+        else memcpy(cells[k], raw, len + 1);
+    }
+    snprintf(cells[r->ndims], sizeof cells[0], "%" PRIu64, row->samples);
+    double v[3] = { row->samples ? row->sum / (double)row->samples : 0, row->min, row->max };
+    for (int k = 0; k < 3; k++) {
+        if (people && k == 0) snprintf(cells[r->ndims + 1], sizeof cells[0], "%.3f", v[0]);
+        else dfn_fmt_double(v[k], cells[r->ndims + 1 + (size_t)k], sizeof cells[0]);
+    }
+}
+
+int dfn_counters_write(FILE *out, const dfn_store *s, const dfn_cresult *r, dfn_format fmt)
+{
+    static const char *const tail[] = { "samples", "mean", "min", "max" };
+    size_t nc = r->ndims + 4;
+    const char *head[DFN_CDIMS_MAX + 4];
+    for (size_t k = 0; k < nc; k++) head[k] = k < r->ndims ? dfn_cdim_name(r->dims[k]) : tail[k - r->ndims];
+    char (*cells)[256] = dfn_xcalloc((r->nrows + 1) * nc, sizeof *cells);
+    for (size_t i = 0; i < r->nrows; i++) crow_cells(s, r, &r->rows[i], fmt == DFN_FMT_TABLE, cells + i * nc);
+    if (fmt == DFN_FMT_CSV) {
+        for (size_t k = 0; k < nc; k++) fprintf(out, "%s%s", k ? "," : "", head[k]);
+        fputs("\r\n", out);
+        for (size_t i = 0; i < r->nrows; i++) {
+            for (size_t k = 0; k < nc; k++) {
+                if (k) fputc(',', out);
+                dfn_csv_field(out, cells[i * nc + k], strlen(cells[i * nc + k]));
+            }
+            fputs("\r\n", out);
+        }
+    } else if (fmt == DFN_FMT_JSON) {
+        fputs("[", out);
+        for (size_t i = 0; i < r->nrows; i++) {
+            fputs(i ? ",\n {" : "\n {", out);
+            for (size_t k = 0; k < nc; k++) {
+                fprintf(out, "%s\"%s\": ", k ? ", " : "", head[k]);
+                bool text = k < r->ndims && (r->dims[k] == DFN_CDIM_COUNTER || r->dims[k] == DFN_CDIM_HOST);
+                if (text) dfn_json_string(out, cells[i * nc + k], strlen(cells[i * nc + k]));
+                else fputs(cells[i * nc + k], out);
+            }
+            fputs("}", out);
+        }
+        fputs(r->nrows ? "\n]\n" : "]\n", out);
+    } else {
+        size_t w[DFN_CDIMS_MAX + 4];
+        for (size_t k = 0; k < nc; k++) w[k] = strlen(head[k]);
+        for (size_t i = 0; i < r->nrows; i++)
+            for (size_t k = 0; k < nc; k++) if (strlen(cells[i * nc + k]) > w[k]) w[k] = strlen(cells[i * nc + k]);
+        for (size_t k = 0; k < nc; k++)
+            fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k], head[k]);
+        fputc('\n', out);
+        for (size_t i = 0; i < r->nrows; i++) {
+            for (size_t k = 0; k < nc; k++)
+                fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k],
+                        cells[i * nc + k]);
+            fputc('\n', out);
+        }
+        if (!r->nrows) fputs("(no counter samples)\n", out);
+    }
+    free(cells);
+    return ferror(out) ? -1 : 0;
 }

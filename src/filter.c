@@ -11,7 +11,7 @@
 
 static const char *key_names[DFN_KEY_COUNT] = {
     "time", "dur", "bytes", "host", "pid", "tid", "proc", "cat", "func", "class", "op",
-    "layer", "file", "pattern", "dir", "fs", "sizebin", "arg"
+    "layer", "file", "pattern", "dir", "fs", "sizebin", "arg", "type", "rank", "counter"
 };
 
 const char *dfn_key_name(dfn_key k) { return k < DFN_KEY_COUNT ? key_names[k] : "?"; }
@@ -29,8 +29,8 @@ bool dfn_key_parse(const char *s, size_t len, dfn_key *k, char **arg)
         if (arg) *arg = dfn_xstrndup(s + 4, len - 4);
         return true;
     }
-    for (int i = 0; i < DFN_KEY_ARG; i++)
-        if (strlen(key_names[i]) == len && memcmp(key_names[i], s, len) == 0) { *k = (dfn_key)i; return true; }
+    for (int i = 0; i < DFN_KEY_COUNT; i++)
+        if (i != DFN_KEY_ARG && strlen(key_names[i]) == len && memcmp(key_names[i], s, len) == 0) { *k = (dfn_key)i; return true; }
     /* friendly aliases */
     if (len == 8 && memcmp(s, "function", 8) == 0) { *k = DFN_KEY_FUNC; return true; }
     if (len == 4 && memcmp(s, "name", 4) == 0) { *k = DFN_KEY_FUNC; return true; }
@@ -141,7 +141,7 @@ bool dfn_filter_parse(const char *text, dfn_filter *out, char *err, size_t errle
         }
         if (!dfn_key_parse(text + start, i - start, &t.key, &t.arg)) {
             char msg[160];
-            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc cat func class op layer file pattern dir fs sizebin arg.NAME)",
+            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern dir fs sizebin arg.NAME; with --counters: counter)",
                      (int)(i - start > 40 ? 40 : i - start), text + start);
             set_err(err, errlen, text, start, i - start, msg);
             goto fail;

@@ -12,6 +12,19 @@
 
 typedef struct dfn_keyhint dfn_keyhint;
 
+/* What a record is, from its "ph": Chrome's letters and DFTracer 2.x's
+ * numbers (1 complete, 2 counter, 3 aggregated, 4 metadata). */
+enum {
+    DFN_PH_NONE,     /* no ph: an event when it has ts (the oldest writers) */
+    DFN_PH_X,        /* complete event: "X", 1 */
+    DFN_PH_AGG,      /* aggregated calls: 3 */
+    DFN_PH_C,        /* counter sample: "C", 2 */
+    DFN_PH_M,        /* metadata: "M", 4 */
+    DFN_PH_B, DFN_PH_E,   /* begin and end of a call on one thread */
+    DFN_PH_I,        /* instant: "i", "I" */
+    DFN_PH_OTHER     /* a kind dfnav does not use: counted by its ph */
+};
+
 /* How an argument's value reads. */
 enum {
     DFN_LV_INT,      /* a canonical integer, bare or quoted: num holds its int64 bits */
@@ -20,6 +33,30 @@ enum {
     DFN_LV_NULL, DFN_LV_TRUE, DFN_LV_FALSE,
     DFN_LV_RAW       /* anything else, kept as its JSON text */
 };
+
+/* The DFN_PH_* of a ph value: its text (between the quotes of a string). */
+static inline uint8_t dfn_ph_code(const char *s, size_t len, bool quoted)
+{
+    if (len != 1) return DFN_PH_OTHER;
+    if (!quoted) {
+        switch (s[0]) {
+        case '1': return DFN_PH_X;
+        case '2': return DFN_PH_C;
+        case '3': return DFN_PH_AGG;
+        case '4': return DFN_PH_M;
+        }
+        return DFN_PH_OTHER;
+    }
+    switch (s[0]) {
+    case 'X': return DFN_PH_X;
+    case 'C': return DFN_PH_C;
+    case 'M': return DFN_PH_M;
+    case 'B': return DFN_PH_B;
+    case 'E': return DFN_PH_E;
+    case 'i': case 'I': return DFN_PH_I;
+    }
+    return DFN_PH_OTHER;
+}
 
 typedef struct {
     const char *key, *val;    /* raw JSON text, between the quotes of strings */
@@ -41,7 +78,10 @@ typedef struct {
     int64_t pid, tid;
     bool has_ts, bad_num;
     bool args_bad_json;       /* an argument's value is not valid JSON */
-    char ph;
+    uint8_t ph;               /* DFN_PH_* */
+    int16_t type;             /* 2.x "type" (instrumentation layer) 0-254, -1 when absent */
+    const char *ph_text;      /* DFN_PH_OTHER: the raw ph, for its count by kind */
+    uint32_t ph_len;
     unsigned era;             /* DFN_ERA_* seen on the line so far */
     dfn_larg *args;
     size_t nargs;

@@ -341,7 +341,10 @@ size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_s
     f->ts = f->dur = 0;
     f->pid = f->tid = 0;
     f->has_ts = f->bad_num = f->args_bad_json = false;
-    f->ph = 0;
+    f->ph = DFN_PH_NONE;
+    f->type = -1;
+    f->ph_text = NULL;
+    f->ph_len = 0;
     f->era = 0;
     f->nargs = 0;
     unsigned seen = 0;
@@ -379,9 +382,17 @@ size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_s
                 *(which == K_PID ? &f->pid : &f->tid) = (int64_t)v.num;
                 break;
             case K_PH:
+                if (!v.quoted && v.type != DFN_LV_INT) return 0;
+                f->ph = dfn_ph_code(v.val, v.val_len, v.quoted);
                 /* metadata is rare and has its own reading */
-                if (!v.quoted || !v.val_len || v.val[0] == 'M') return 0;
-                f->ph = v.val[0];
+                if (f->ph == DFN_PH_M) return 0;
+                if (!v.quoted) f->era |= DFN_ERA_PH_NUM;
+                f->ph_text = v.val;
+                f->ph_len = v.val_len;
+                break;
+            case K_TYPE:
+                if (v.type != DFN_LV_INT || v.quoted) return 0;
+                f->type = (int64_t)v.num >= 0 && v.num < 255 ? (int16_t)v.num : -1;
                 break;
             case K_NAME: case K_CAT:
                 if (!v.quoted) return 0;

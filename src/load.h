@@ -16,13 +16,16 @@
 #define DFN_REF_HASH 0x80000000u
 #define DFN_REF_NONE UINT32_MAX
 
-enum { DFN_META_HH, DFN_META_FH, DFN_META_SH };
+enum { DFN_META_HH, DFN_META_FH, DFN_META_SH, DFN_META_RANK };
+
+#define DFN_KIND_KEY 9        /* bytes of a kind's key: cat, func, type */
 
 typedef struct {
-    uint32_t hash_ref;        /* index in ctx->hashes */
-    uint32_t name;            /* string id */
+    uint32_t hash_ref;        /* index in ctx->hashes; RANK: the host's name ref */
+    uint32_t name;            /* string id; RANK: the rank's text */
     uint8_t type;
     uint64_t line;            /* line within its block, 1-based */
+    int64_t pid;              /* RANK: the process */
 } dfn_meta;
 
 /* Era hints seen in a file. */
@@ -37,7 +40,7 @@ typedef struct {
     dfn_strtab *strs;         /* names, paths, argument keys and values */
     dfn_strtab *hashes;       /* canonical hash text */
     dfn_strtab *lanes;        /* (host ref u32, pid i64, tid i64) as bytes */
-    dfn_strtab *kinds;        /* (cat u32, func u32) as bytes */
+    dfn_strtab *kinds;        /* (cat u32, func u32, type u8) as bytes */
     dfn_strtab *schemas;      /* [(key u32, type u8)...] as bytes */
 } dfn_loadctx;
 
@@ -46,15 +49,36 @@ typedef struct {
     const char *reason;       /* static text */
 } dfn_badline;
 
+/* One counter sample: a numeric field of a counter record. */
+typedef struct {
+    uint64_t ts;              /* in the file's unit until the build */
+    int64_t pid;
+    uint32_t host;            /* a name ref (see DFN_REF_HASH) */
+    uint32_t name, key;       /* string ids of the record's name and the field */
+    double value;
+} dfn_csample;
+
+/* What a block holds besides events, as counts and the few records kept. */
+typedef struct {
+    uint64_t lines, events, metadata, malformed, counters, other;
+    uint64_t skipped;         /* blank, or only [ ] { } ][ */
+    uint64_t agg_records, agg_calls;
+    dfn_phcount other_ph[DFN_PH_KINDS];
+    uint8_t unit;             /* dfn_unit the block's end record declares, 0 = none */
+    char *cfg, *app;          /* its end record's cfg and app as JSON (malloc'd), or NULL */
+} dfn_blockinfo;
+
 /* One parsed block, in wide columns, in file order. */
 typedef struct {
     size_t n, cap;
     uint64_t *ts, *dur, *bytes;
+    uint64_t *cnt, *durmax;   /* aggregated records: calls (0 = a single call) and longest; NULL without */
     uint32_t *lane, *kind, *file, *args_off;
     uint8_t *args; size_t args_len, args_cap;
     dfn_meta *meta; size_t nmeta, metacap;
     dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
-    uint64_t lines, events, metadata, malformed;
+    dfn_blockinfo info;
+    dfn_csample *cs; size_t ncs, cscap;
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;         /* from the start event, 0 if none */
@@ -67,13 +91,15 @@ typedef struct {
     size_t n;
     uint64_t ts_base;         /* absolute µs */
     dfn_col32 ts, dur, bytes;
+    dfn_col32 cnt, durmax;    /* aggregated records (see dfn_batch); v NULL without */
     uint32_t *lane, *kind, *file;
     uint8_t *args; size_t args_len;
     size_t *args_idx;         /* offset in args of every 2^DFN_ARGS_INDEX_SHIFT-th event */
     uint8_t *args_size;       /* each event's record length; 0 = 255 or more */
     dfn_meta *meta; size_t nmeta;
     dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
-    uint64_t lines, events, metadata, malformed;
+    dfn_blockinfo info;
+    dfn_csample *cs; size_t ncs;
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;

@@ -64,7 +64,21 @@ typedef struct {
     size_t nchunks;
     dfn_loadctx *ctx;
     bool keep;
+    dfn_unit *unit;           /* per file: the unit its ts and dur are in (set by the build) */
 } build_in;
+
+/* A value of a chunk's file in µs. */
+static inline uint64_t chunk_us(const build_in *in, const dfn_chunk *c, uint64_t v)
+{
+    dfn_unit u = in->unit[c->src];
+    return u == DFN_UNIT_US ? v : dfn_unit_to_us(u, v);
+}
+
+/* The start of a chunk's event j in µs. */
+static inline uint64_t chunk_ts(const build_in *in, const dfn_chunk *c, size_t j)
+{
+    return chunk_us(in, c, c->ts_base + dfn_col32_get(&c->ts, j));
+}
 
 /* ---- reader threads ---- */
 
@@ -162,7 +176,7 @@ static void *parser_main(void *arg)
         dfn_parser_block(p, qb.blk.data, qb.blk.len, &b);
         dfn_block_free(&qb.blk);
         dfn_chunk *c = dfn_chunk_from_batch(&b, qb.src, qb.seq);
-        atomic_fetch_add(&l->events, b.events);
+        atomic_fetch_add(&l->events, b.info.events);
         pthread_mutex_lock(&l->clock);
         dfn_grow((void **)&l->chunks, &l->chunkcap, l->nchunks + 1, sizeof *l->chunks);
         l->chunks[l->nchunks++] = c;
@@ -258,6 +272,7 @@ typedef struct {
     size_t nstr_at_load;
     dfn_strtab *lane_keys, *kind_keys, *file_keys, *catfold;
     uint32_t *catfold_best;  size_t catfold_cap;
+    dfn_meta *ranks; size_t nranks, rankcap;   /* rank metadata, in (file, block) order */
     size_t lanecap, kindcap, filecap;
     uint32_t empty;
 } builder;
@@ -267,19 +282,38 @@ static uint32_t hash_text(builder *b, uint32_t ref)
     return dfn_strtab_intern(b->s->strs, dfn_strtab_str(b->ctx->hashes, ref), dfn_strtab_len(b->ctx->hashes, ref));
 }
 
+static uint32_t build_host(builder *b, uint32_t host_ref, bool count);
+
+/* The rank metadata gives process (host, pid): the first that names the
+ * pid on that host (or on no host in particular). */
+static uint32_t build_rank(builder *b, uint32_t host, int64_t pid)
+{
+    for (size_t k = 0; k < b->nranks; k++) {
+        const dfn_meta *m = &b->ranks[k];
+        if (m->pid == pid && (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host)) return m->name;
+    }
+    return b->empty;
+}
+
+/* The host name a load-time ref stands for; an unresolved hash is shown
+ * as the hash (and counted when count says so). */
+static uint32_t build_host(builder *b, uint32_t host_ref, bool count)
+{
+    if (host_ref == DFN_REF_NONE) return b->empty;
+    if (!(host_ref & DFN_REF_HASH)) return host_ref;
+    uint32_t h = host_ref & ~DFN_REF_HASH;
+    if (b->hmap[h] != DFN_NOID) return b->hmap[h];
+    if (count) b->s->unresolved_hashes++;
+    return hash_text(b, h);
+}
+
 static uint32_t build_lane(builder *b, uint32_t ref)
 {
     if (b->lane_map[ref] != DFN_NOID) return b->lane_map[ref];
     const char *key = dfn_strtab_str(b->ctx->lanes, ref);
     uint32_t host_ref; int64_t pid, tid;
     memcpy(&host_ref, key, 4); memcpy(&pid, key + 4, 8); memcpy(&tid, key + 12, 8);
-    uint32_t host;
-    if (host_ref == DFN_REF_NONE) host = b->empty;
-    else if (host_ref & DFN_REF_HASH) {
-        uint32_t h = host_ref & ~DFN_REF_HASH;
-        host = b->hmap[h] != DFN_NOID ? b->hmap[h] : hash_text(b, h);
-        if (b->hmap[h] == DFN_NOID) b->s->unresolved_hashes++;
-    } else host = host_ref;
+    uint32_t host = build_host(b, host_ref, true);
     uint8_t rk[20];
     memcpy(rk, &host, 4); memcpy(rk + 4, &pid, 8); memcpy(rk + 12, &tid, 8);
     uint32_t before = dfn_strtab_count(b->lane_keys);
@@ -293,10 +327,12 @@ static uint32_t build_lane(builder *b, uint32_t ref)
             size_t need = (size_t)n + 1;
             char *big = dfn_xmalloc(need);
             snprintf(big, need, "%s/%" PRId64 "/%" PRId64, dfn_strtab_str(b->s->strs, host), pid, tid);
-            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, big, (size_t)n) };
+            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, big, (size_t)n),
+                                          build_rank(b, host, pid) };
             free(big);
         } else {
-            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, (size_t)n) };
+            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, (size_t)n),
+                                          build_rank(b, host, pid) };
         }
         b->s->nlanes = id + 1;
     }
@@ -337,18 +373,24 @@ static uint32_t build_kind(builder *b, uint32_t ref)
     uint32_t cat, func;
     const char *key = dfn_strtab_str(b->ctx->kinds, ref);
     memcpy(&cat, key, 4); memcpy(&func, key + 4, 4);
+    uint8_t type = (uint8_t)key[8];
     cat = canonical_cat(b, cat);
-    uint8_t rk[8];
+    uint8_t rk[DFN_KIND_KEY];
     memcpy(rk, &cat, 4); memcpy(rk + 4, &func, 4);
+    rk[8] = type;
     uint32_t before = dfn_strtab_count(b->kind_keys);
-    uint32_t id = dfn_strtab_intern(b->kind_keys, (const char *)rk, 8);
+    uint32_t id = dfn_strtab_intern(b->kind_keys, (const char *)rk, DFN_KIND_KEY);
     if (id == before) {
         dfn_grow((void **)&b->s->kinds, &b->kindcap, id + 1, sizeof *b->s->kinds);
         const char *cs = dfn_strtab_str(b->s->strs, cat), *fs = dfn_strtab_str(b->s->strs, func);
         size_t cl = dfn_strtab_len(b->s->strs, cat), fl = dfn_strtab_len(b->s->strs, func);
         bool io = dfn_cat_is_io(cs, cl);
         dfn_op op = io ? dfn_op_of(fs, fl) : DFN_OP_OTHER;
-        b->s->kinds[id] = (dfn_kind){ cat, func, (uint8_t)dfn_class_of_op(op), (uint8_t)op, io };
+        char tn[8];
+        const char *known = type == 255 ? "" : dfn_type_name(type);
+        if (!known) snprintf(tn, sizeof tn, "%u", type);
+        uint32_t type_name = known ? dfn_strtab_intern(b->s->strs, known, strlen(known)) : dfn_strtab_intern(b->s->strs, tn, strlen(tn));
+        b->s->kinds[id] = (dfn_kind){ cat, func, (uint8_t)dfn_class_of_op(op), (uint8_t)op, io, type, type_name };
         b->s->nkinds = id + 1;
     }
     return b->kind_map[ref] = id;
@@ -396,10 +438,45 @@ static uint32_t *map_new(size_t n)
     return m;
 }
 
-static void build_sources(dfn_loader *l, const build_in *in, dfn_store *s)
+/* Adds what a block held to its file's figures. */
+static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
+{
+    si->lines += bi->lines;
+    si->events += bi->events;
+    si->metadata += bi->metadata;
+    si->malformed += bi->malformed;
+    si->counters += bi->counters;
+    si->skipped += bi->skipped;
+    si->other += bi->other;
+    si->agg_records += bi->agg_records;
+    si->agg_calls += bi->agg_calls;
+    for (size_t k = 0; k < DFN_PH_KINDS && bi->other_ph[k].n; k++)
+        dfn_phcount_add(si->other_ph, bi->other_ph[k].ph, strlen(bi->other_ph[k].ph), bi->other_ph[k].n);
+    /* the end record is once per file, at its end: the last one read wins */
+    if (bi->cfg) { free(si->cfg); si->cfg = dfn_xstrdup(bi->cfg); }
+    if (bi->app) { free(si->app); si->app = dfn_xstrdup(bi->app); }
+}
+
+/* The unit of each file: what its end record declares, else the one the
+ * user gave, else µs. */
+static dfn_unit *build_units(const dfn_loader *l, const build_in *in, dfn_store *s)
+{
+    dfn_unit *unit = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *unit);
+    for (size_t k = 0; k < in->nchunks; k++)
+        if (in->chunks[k] && in->chunks[k]->info.unit) unit[in->chunks[k]->src] = (dfn_unit)in->chunks[k]->info.unit;
+    for (size_t f = 0; f < l->nfiles; f++) {
+        s->src[f].unit_declared = unit[f] != DFN_UNIT_NONE;
+        if (!unit[f]) unit[f] = l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
+        s->src[f].unit = unit[f];
+    }
+    return unit;
+}
+
+static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
 {
     s->nsrc = l->nfiles;
     s->src = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *s->src);
+    in->unit = build_units(l, in, s);
     unsigned *era = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *era);
     uint32_t *version = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *version);
     for (size_t f = 0; f < l->nfiles; f++) {
@@ -424,13 +501,10 @@ static void build_sources(dfn_loader *l, const build_in *in, dfn_store *s)
                 si->nbad++;
             }
         }
-        si->lines += c->lines;
-        si->events += c->events;
-        si->metadata += c->metadata;
-        si->malformed += c->malformed;
-        if (c->events) {
-            if (c->min_ts < si->start_us) si->start_us = c->min_ts;
-            if (c->max_end > si->end_us) si->end_us = c->max_end;
+        source_add(si, &c->info);
+        if (c->info.events) {
+            if (chunk_us(in, c, c->min_ts) < si->start_us) si->start_us = chunk_us(in, c, c->min_ts);
+            if (chunk_us(in, c, c->max_end) > si->end_us) si->end_us = chunk_us(in, c, c->max_end);
         }
         era[c->src] |= c->era;
         if (c->version && !version[c->src]) version[c->src] = c->version;
@@ -456,6 +530,11 @@ static void build_metadata(builder *b, const build_in *in)
         if (c->src != src) { src = c->src; line0 = 0; }
         for (size_t j = 0; j < c->nmeta; j++) {
             dfn_meta *m = &c->meta[j];
+            if (m->type == DFN_META_RANK) {
+                dfn_grow((void **)&b->ranks, &b->rankcap, b->nranks + 1, sizeof *b->ranks);
+                b->ranks[b->nranks++] = *m;
+                continue;
+            }
             uint32_t *map = m->type == DFN_META_HH ? b->hmap : m->type == DFN_META_FH ? b->fmap : NULL;
             if (!map || m->hash_ref >= nh) continue;
             if (map[m->hash_ref] == DFN_NOID) map[m->hash_ref] = m->name;
@@ -464,7 +543,7 @@ static void build_metadata(builder *b, const build_in *in)
                 b->s->hash_conflict_line = line0 + m->line;
             }
         }
-        line0 += c->lines;
+        line0 += c->info.lines;
     }
 }
 
@@ -490,6 +569,53 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
     }
 }
 
+static int sample_cmp(const void *a, const void *b)
+{
+    const dfn_sample *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    if (x->series != y->series) return x->series < y->series ? -1 : 1;
+    if (x->host != y->host) return x->host < y->host ? -1 : 1;
+    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Counter samples into the store, series numbered in (file, block) order
+ * so that they do not depend on the thread count; before the merge, which
+ * frees the chunks. */
+static void build_counters(builder *b, const build_in *in)
+{
+    dfn_store *s = b->s;
+    size_t total = 0, cap = 0;
+    for (size_t k = 0; k < in->nchunks; k++) total += in->chunks[k] ? in->chunks[k]->ncs : 0;
+    if (!total) return;
+    s->samples = dfn_xmalloc(total * sizeof *s->samples);
+    dfn_strtab *keys = dfn_strtab_new();
+    for (size_t k = 0; k < in->nchunks; k++) {
+        const dfn_chunk *c = in->chunks[k];
+        for (size_t j = 0; c && j < c->ncs; j++) {
+            const dfn_csample *cs = &c->cs[j];
+            uint32_t pair[2] = { cs->name, cs->key };
+            uint32_t before = dfn_strtab_count(keys), id = dfn_strtab_intern(keys, (const char *)pair, sizeof pair);
+            if (id == before) {
+                const char *n = dfn_strtab_str(s->strs, cs->name), *f = dfn_strtab_str(s->strs, cs->key);
+                size_t nl = dfn_strtab_len(s->strs, cs->name), fl = dfn_strtab_len(s->strs, cs->key);
+                char *t = dfn_xmalloc(nl + fl + 2);
+                memcpy(t, n, nl);
+                t[nl] = '.';
+                memcpy(t + nl + 1, f, fl);
+                dfn_grow((void **)&s->series, &cap, id + 1, sizeof *s->series);
+                s->series[id] = dfn_strtab_intern(s->strs, t, nl + 1 + fl);
+                s->nseries = id + 1;
+                free(t);
+            }
+            s->samples[s->nsamples++] = (dfn_sample){ chunk_us(in, c, cs->ts), cs->value, id,
+                                                      build_host(b, cs->host, false), cs->pid };
+        }
+    }
+    dfn_strtab_free(keys);
+    qsort(s->samples, s->nsamples, sizeof *s->samples, sample_cmp);
+}
+
 /* ---- the merge, in parts ---- */
 
 /* The merge runs in parts on as many threads as the load: each part owns
@@ -507,6 +633,7 @@ typedef struct {
     size_t *lo, *hi;              /* per chunk: the positions this part takes */
     uint64_t t0, t1;
     dfn_col32 ts, dur, bytes;     /* this part's escapes; values go to the store's */
+    dfn_col32 cnt, durmax;        /* v NULL when no chunk has aggregated records */
     uint32_t *first;              /* (FIRST_*, ref) pairs in order of first use */
     size_t nfirst, firstcap;
     uint8_t *seen_lane, *seen_kind, *seen_hfile, *seen_sfile;
@@ -515,13 +642,13 @@ typedef struct {
     const builder *b;             /* for the remap, once ids are handed out */
 } merge_part;
 
-static size_t chunk_bound(const dfn_chunk *c, uint64_t t, bool upper)
+static size_t chunk_bound(const build_in *in, const dfn_chunk *c, uint64_t t, bool upper)
 {
     if (!c) return 0;
     size_t lo = 0, hi = c->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t v = c->ts_base + dfn_col32_get(&c->ts, mid);
+        uint64_t v = chunk_ts(in, c, mid);
         if (upper ? v <= t : v < t) lo = mid + 1; else hi = mid;
     }
     return lo;
@@ -536,13 +663,13 @@ static void merge_split(const build_in *in, uint64_t tmin, uint64_t tmax, size_t
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         size_t le = 0;
-        for (size_t k = 0; k < in->nchunks; k++) le += chunk_bound(in->chunks[k], mid, true);
+        for (size_t k = 0; k < in->nchunks; k++) le += chunk_bound(in, in->chunks[k], mid, true);
         if (le > p) hi = mid; else lo = mid + 1;
     }
     size_t left = p;
-    for (size_t k = 0; k < in->nchunks; k++) { out[k] = chunk_bound(in->chunks[k], lo, false); left -= out[k]; }
+    for (size_t k = 0; k < in->nchunks; k++) { out[k] = chunk_bound(in, in->chunks[k], lo, false); left -= out[k]; }
     for (size_t k = 0; k < in->nchunks && left; k++) {
-        size_t eq = chunk_bound(in->chunks[k], lo, true) - out[k], take = eq < left ? eq : left;
+        size_t eq = chunk_bound(in, in->chunks[k], lo, true) - out[k], take = eq < left ? eq : left;
         out[k] += take;
         left -= take;
     }
@@ -590,7 +717,7 @@ static void *merge_part_run(void *arg)
         dfn_chunk *c = in->chunks[k];
         if (!c) continue;
         cur[nc] = (cursor){ c, m->lo[k], m->hi[k], k, chunk_args_at(s, c, m->lo[k]) };
-        later[nc] = (heap_key){ c->ts_base + dfn_col32_get(&c->ts, m->lo[k]), (uint32_t)k, (uint32_t)nc };
+        later[nc] = (heap_key){ chunk_ts(in, c, m->lo[k]), (uint32_t)k, (uint32_t)nc };
         nc++;
     }
     /* Chunks join the heap only when their first event is due: at any
@@ -607,10 +734,15 @@ static void *merge_part_run(void *arg)
         uint64_t ts = heap[0].ts, rel = ts - t0;
         if ((w & ((1u << DFN_TS_BLOCK_SHIFT) - 1)) == 0) s->ts_base[w >> DFN_TS_BLOCK_SHIFT] = rel;
         dfn_col32_set(&m->ts, w, rel - s->ts_base[w >> DFN_TS_BLOCK_SHIFT]);
-        uint64_t dur = dfn_col32_get(&c->dur, j);
+        uint64_t dur = chunk_us(in, c, dfn_col32_get(&c->dur, j));
         if (ts + dur > t1) t1 = ts + dur;
         dfn_col32_set(&m->dur, w, dur);
         dfn_col32_set(&m->bytes, w, dfn_col32_get(&c->bytes, j));
+        if (m->cnt.v) {
+            bool agg = c->cnt.v != NULL;
+            dfn_col32_set(&m->cnt, w, agg ? dfn_col32_get(&c->cnt, j) : 0);
+            dfn_col32_set(&m->durmax, w, agg ? chunk_us(in, c, dfn_col32_get(&c->durmax, j)) : 0);
+        }
         uint32_t lane = c->lane[j], kind = c->kind[j], file = c->file[j];
         s->lane[w] = lane;
         s->kind[w] = kind;
@@ -634,7 +766,7 @@ static void *merge_part_run(void *arg)
         cu->args += rl;
         w++;
         if (++cu->pos < cu->hi) {
-            heap[0].ts = c->ts_base + dfn_col32_get(&c->ts, cu->pos);
+            heap[0].ts = chunk_ts(in, c, cu->pos);
         } else {
             /* the last part to leave a chunk frees it, so memory shrinks as the store grows */
             if (!in->keep && atomic_fetch_sub(&m->users[cu->order], 1) == 1) {
@@ -690,7 +822,7 @@ static void parts_escapes(merge_part *parts, size_t n, size_t col, dfn_col32 *ou
     }
 }
 
-static dfn_store *loader_build(dfn_loader *l, const build_in *in)
+static dfn_store *loader_build(dfn_loader *l, build_in *in)
 {
     dfn_store *s = dfn_xcalloc(1, sizeof *s);
     if (in->nchunks) qsort(in->chunks, in->nchunks, sizeof *in->chunks, chunk_order_cmp);
@@ -701,6 +833,8 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
     b.nstr_at_load = dfn_strtab_count(s->strs);
+    b.empty = dfn_strtab_intern(s->strs, "", 0);
+    build_counters(&b, in);
     size_t nlanes = dfn_strtab_count(in->ctx->lanes), nkinds = dfn_strtab_count(in->ctx->kinds);
     size_t nhashes = dfn_strtab_count(in->ctx->hashes);
     b.lane_map = map_new(nlanes);
@@ -711,13 +845,13 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     b.kind_keys = dfn_strtab_new();
     b.file_keys = dfn_strtab_new();
     b.catfold = dfn_strtab_new();
-    b.empty = dfn_strtab_intern(s->strs, "", 0);
     dfn_grow((void **)&s->files, &b.filecap, 1, sizeof *s->files);
     s->files[0] = (dfn_file){ b.empty, b.empty, b.empty, b.empty };
     s->nfiles = 1;
 
     size_t n = 0, args_total = 0;
     uint64_t tmin = UINT64_MAX, tmax = 0;
+    bool any_agg = false;
     for (size_t k = 0; k < in->nchunks; k++) {
         dfn_chunk *c = in->chunks[k];
         if (!c->n) {
@@ -726,7 +860,8 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
         }
         n += c->n;
         args_total += c->args_len;
-        uint64_t first = c->ts_base + dfn_col32_get(&c->ts, 0), last = c->ts_base + dfn_col32_get(&c->ts, c->n - 1);
+        any_agg |= c->cnt.v != NULL;
+        uint64_t first = chunk_ts(in, c, 0), last = chunk_ts(in, c, c->n - 1);
         if (first < tmin) tmin = first;
         if (last > tmax) tmax = last;
     }
@@ -739,6 +874,10 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     s->lane = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->kind = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->file = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    if (any_agg) {   /* only sets with aggregated records pay for their columns */
+        s->cnt.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+        s->durmax.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    }
     s->args = dfn_xmalloc(args_total + DFN_RECORD_SLACK);
     s->args_idx = dfn_xcalloc((n >> DFN_ARGS_INDEX_SHIFT) + 1, sizeof *s->args_idx);
 
@@ -770,6 +909,8 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
         m->ts.v = s->ts.v;
         m->dur.v = s->dur.v;
         m->bytes.v = s->bytes.v;
+        m->cnt.v = s->cnt.v;
+        m->durmax.v = s->durmax.v;
         m->seen_lane = dfn_xcalloc(nlanes ? nlanes : 1, 1);
         m->seen_kind = dfn_xcalloc(nkinds ? nkinds : 1, 1);
         m->seen_hfile = dfn_xcalloc(nhashes ? nhashes : 1, 1);
@@ -804,6 +945,10 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     parts_escapes(parts, nparts, offsetof(merge_part, ts), &s->ts);
     parts_escapes(parts, nparts, offsetof(merge_part, dur), &s->dur);
     parts_escapes(parts, nparts, offsetof(merge_part, bytes), &s->bytes);
+    if (s->cnt.v) {
+        parts_escapes(parts, nparts, offsetof(merge_part, cnt), &s->cnt);
+        parts_escapes(parts, nparts, offsetof(merge_part, durmax), &s->durmax);
+    }
     s->args_len = parts[nparts - 1].a1;
     s->t0 = tmin == UINT64_MAX ? 0 : tmin;
     s->t1 = t1;
@@ -818,8 +963,10 @@ static dfn_store *loader_build(dfn_loader *l, const build_in *in)
     free(bounds);
     free(sizes);
     free(pos);
+    free(in->unit);
+    in->unit = NULL;
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
-    free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best);
+    free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best); free(b.ranks);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
     dfn_strtab_free(b.file_keys); dfn_strtab_free(b.catfold);
     return s;
@@ -844,7 +991,7 @@ static void *coordinator_main(void *arg)
     pthread_mutex_lock(&l->snap_lock);
     atomic_store(&l->building, true);
     if (!atomic_load(&l->cancel)) {
-        build_in in = { l->chunks, l->nchunks, &l->ctx, false };
+        build_in in = { .chunks = l->chunks, .nchunks = l->nchunks, .ctx = &l->ctx, .keep = false };
         l->store = loader_build(l, &in);
     }
     pthread_mutex_unlock(&l->snap_lock);
@@ -989,7 +1136,7 @@ dfn_store *dfn_loader_snapshot(dfn_loader *l)
     ctx.kinds = dfn_strtab_copy(l->ctx.kinds);
     ctx.schemas = dfn_strtab_copy(l->ctx.schemas);
     pthread_mutex_unlock(&l->ctx.lock);
-    build_in in = { chunks, n, &ctx, true };
+    build_in in = { .chunks = chunks, .nchunks = n, .ctx = &ctx, .keep = true };
     dfn_store *s = loader_build(l, &in);
     pthread_mutex_unlock(&l->snap_lock);
     free(chunks);

@@ -89,7 +89,7 @@ static size_t time_first(const dfn_store *s, dfn_cmp op, double num, bool holds)
 
 /* A whole term against a text value, negation included. Ordered operators
  * compare numerically when the text is a number. */
-static bool term_text(const dfn_term *t, const char *s, size_t len, bool icase)
+bool dfn_term_text(const dfn_term *t, const char *s, size_t len, bool icase)
 {
     if (t->op >= DFN_LT) {
         double x;
@@ -99,12 +99,18 @@ static bool term_text(const dfn_term *t, const char *s, size_t len, bool icase)
     return (t->op == DFN_NE || t->op == DFN_NMATCH) ? !hit : hit;
 }
 
-static bool term_int(const dfn_term *t, int64_t v)
+bool dfn_term_int(const dfn_term *t, int64_t v)
 {
     if (t->op >= DFN_LT) return num_cmp(t->op, (double)v, t->num);
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
-    return term_text(t, buf, (size_t)n, false);
+    return dfn_term_text(t, buf, (size_t)n, false);
+}
+
+bool dfn_term_num(const dfn_term *t, double v)
+{
+    if (!t->has_num || t->op == DFN_MATCH || t->op == DFN_NMATCH) return false;
+    return num_cmp(t->op, v, t->num);
 }
 
 static uint8_t *table_new(size_t n)
@@ -116,7 +122,7 @@ static uint8_t *table_new(size_t n)
 
 static bool str_term(const dfn_store *s, const dfn_term *t, uint32_t id, bool icase)
 {
-    return term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), icase);
+    return dfn_term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), icase);
 }
 
 dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen)
@@ -129,16 +135,17 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
     for (size_t k = 0; k < f->n; k++) {
         const dfn_term *t = &f->terms[k];
         switch (t->key) {
-        case DFN_KEY_CAT: case DFN_KEY_FUNC: case DFN_KEY_CLASS: case DFN_KEY_OP:
+        case DFN_KEY_CAT: case DFN_KEY_FUNC: case DFN_KEY_CLASS: case DFN_KEY_OP: case DFN_KEY_TYPE:
             if (!m->kind_ok) m->kind_ok = table_new(s->nkinds);
             for (size_t i = 0; i < s->nkinds; i++) {
                 const dfn_kind *kd = &s->kinds[i];
                 bool ok;
                 if (t->key == DFN_KEY_CAT) ok = str_term(s, t, kd->cat, true);
                 else if (t->key == DFN_KEY_FUNC) ok = str_term(s, t, kd->func, false);
+                else if (t->key == DFN_KEY_TYPE) ok = str_term(s, t, kd->type_name, true);
                 else {
                     const char *n = t->key == DFN_KEY_CLASS ? dfn_class_name((dfn_class)kd->cls) : dfn_op_name((dfn_op)kd->op);
-                    ok = term_text(t, n, strlen(n), true);
+                    ok = dfn_term_text(t, n, strlen(n), true);
                 }
                 m->kind_ok[i] &= ok;
             }
@@ -152,13 +159,14 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
                 m->file_ok[i] &= str_term(s, t, id, false);
             }
             break;
-        case DFN_KEY_HOST: case DFN_KEY_PID: case DFN_KEY_TID: case DFN_KEY_PROC:
+        case DFN_KEY_HOST: case DFN_KEY_PID: case DFN_KEY_TID: case DFN_KEY_PROC: case DFN_KEY_RANK:
             if (!m->lane_ok) m->lane_ok = table_new(s->nlanes);
             for (size_t i = 0; i < s->nlanes; i++) {
                 const dfn_lane *ln = &s->lanes[i];
                 bool ok = t->key == DFN_KEY_HOST ? str_term(s, t, ln->host, false) :
+                          t->key == DFN_KEY_RANK ? str_term(s, t, ln->rank, false) :
                           t->key == DFN_KEY_PROC ? str_term(s, t, ln->name, false) :
-                          term_int(t, t->key == DFN_KEY_PID ? ln->pid : ln->tid);
+                          dfn_term_int(t, t->key == DFN_KEY_PID ? ln->pid : ln->tid);
                 m->lane_ok[i] &= ok;
             }
             break;
@@ -184,7 +192,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
             if (t->key == DFN_KEY_SIZEBIN) {
                 for (int b = 0; b <= DFN_SIZEBIN_COUNT; b++) {
                     const char *n = b < DFN_SIZEBIN_COUNT ? dfn_sizebin_name(b) : "-";
-                    e.bin_ok[b] = term_text(t, n, strlen(n), true);
+                    e.bin_ok[b] = dfn_term_text(t, n, strlen(n), true);
                 }
             }
             if (t->key == DFN_KEY_LAYER) {
@@ -212,6 +220,10 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
             m->et[m->net++] = e;
             break;
         }
+        case DFN_KEY_COUNTER:
+            snprintf(err, errlen, "counter terms select counter samples: use them with --counters");
+            dfn_match_free(m);
+            return NULL;
         default:
             break;
         }
@@ -240,12 +252,12 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
         dfn_arg a;
         /* a missing argument compares as empty text, as it groups */
         if (e->argkey == DFN_NOID || !dfn_store_arg(s, i, e->argkey, &a))
-            return term_text(e->t, "", 0, false);
+            return dfn_term_text(e->t, "", 0, false);
         char buf[64];
         if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW)
-            return term_text(e->t, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str), false);
+            return dfn_term_text(e->t, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str), false);
         size_t n = dfn_arg_text(s, &a, buf, sizeof buf);
-        return term_text(e->t, buf, n, false);
+        return dfn_term_text(e->t, buf, n, false);
     }
     default: return true;
     }

@@ -11,11 +11,13 @@
 #include "swar.h"
 #include "dfnav/ioclass.h"
 #include "dfnav/util.h"
+#include "dfnav/jsonget.h"
 
 #define JSMN_STATIC
 #include "tokenize.h"      /* and jsmn, configured alike for both */
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,7 @@ struct dfn_parser {
     /* Lanes and kinds repeat on nearly every line: small direct-mapped
      * caches of their ids by value spare hashing their bytes. */
     struct { uint32_t host; int64_t pid, tid; uint32_t id; } lane_memo[LANE_MEMO];
-    struct { uint64_t key; uint32_t id; } kind_memo[KIND_MEMO];
+    struct { uint64_t key; uint32_t id; uint8_t type; } kind_memo[KIND_MEMO];
     struct { uint64_t value; uint32_t id; } hash_memo[HASH_MEMO];   /* decimal hashes by value */
     /* Names, categories and argument keys are short and few: their ids by
      * their bytes, compared as two words instead of hashed. */
@@ -94,7 +96,8 @@ void dfn_parser_free(dfn_parser *p)
 
 void dfn_batch_free(dfn_batch *b)
 {
-    free(b->ts); free(b->dur); free(b->bytes);
+    free(b->ts); free(b->dur); free(b->bytes); free(b->cnt); free(b->durmax);
+    free(b->info.cfg); free(b->info.app); free(b->cs);
     free(b->lane); free(b->kind); free(b->file); free(b->args_off);
     free(b->args); free(b->meta);
     memset(b, 0, sizeof *b);
@@ -106,7 +109,14 @@ static void batch_reset(dfn_batch *b)
     b->args_len = 0;
     b->nmeta = 0;
     b->nbad = 0;
-    b->lines = b->events = b->metadata = b->malformed = 0;
+    free(b->info.cfg);
+    free(b->info.app);
+    memset(&b->info, 0, sizeof b->info);
+    b->ncs = 0;
+    if (b->cnt) {   /* columns of aggregated records come back only with them */
+        free(b->cnt); free(b->durmax);
+        b->cnt = b->durmax = NULL;
+    }
     b->min_ts = UINT64_MAX;
     b->max_end = 0;
     b->era = 0;
@@ -124,12 +134,26 @@ static void batch_reserve(dfn_batch *b)
     b->kind = dfn_xreallocarray(b->kind, cap, sizeof *b->kind);
     b->file = dfn_xreallocarray(b->file, cap, sizeof *b->file);
     b->args_off = dfn_xreallocarray(b->args_off, cap, sizeof *b->args_off);
+    if (b->cnt) {
+        b->cnt = dfn_xreallocarray(b->cnt, cap, sizeof *b->cnt);
+        b->durmax = dfn_xreallocarray(b->durmax, cap, sizeof *b->durmax);
+    }
     b->cap = cap;
+}
+
+/* The first aggregated record of a block adds its columns: the events
+ * before it were single calls. */
+static void batch_agg_start(dfn_batch *b)
+{
+    if (b->cnt) return;
+    size_t cap = b->cap ? b->cap : 1;
+    b->cnt = dfn_xcalloc(cap, sizeof *b->cnt);
+    b->durmax = dfn_xcalloc(cap, sizeof *b->durmax);
 }
 
 static void batch_bad(dfn_batch *b, uint64_t line, const char *reason)
 {
-    b->malformed++;
+    b->info.malformed++;
     if (b->nbad < DFN_MAX_BAD_LINES) b->bad[b->nbad++] = (dfn_badline){ line, reason };
 }
 
@@ -493,16 +517,20 @@ static uint32_t parser_lane(dfn_parser *p, uint32_t host, int64_t pid, int64_t t
     return id;
 }
 
-static uint32_t parser_kind(dfn_parser *p, uint32_t cat, uint32_t name)
+/* A kind is (category, name, 2.x type); type 255 when the line has none. */
+static uint32_t parser_kind(dfn_parser *p, uint32_t cat, uint32_t name, uint8_t type)
 {
     uint64_t k = (uint64_t)cat << 32 | name;
-    size_t slot = dfn_hash_u64(k) & (KIND_MEMO - 1);
-    if (p->kind_memo[slot].id != DFN_REF_NONE && p->kind_memo[slot].key == k) return p->kind_memo[slot].id;
-    uint8_t key[8];
+    size_t slot = (dfn_hash_u64(k) + type) & (KIND_MEMO - 1);
+    if (p->kind_memo[slot].id != DFN_REF_NONE && p->kind_memo[slot].key == k && p->kind_memo[slot].type == type)
+        return p->kind_memo[slot].id;
+    uint8_t key[DFN_KIND_KEY];
     memcpy(key, &cat, 4);
     memcpy(key + 4, &name, 4);
-    uint32_t id = dfn_strcache_intern(p->c_kinds, (const char *)key, 8);
+    key[8] = type;
+    uint32_t id = dfn_strcache_intern(p->c_kinds, (const char *)key, DFN_KIND_KEY);
     p->kind_memo[slot].key = k;
+    p->kind_memo[slot].type = type;
     p->kind_memo[slot].id = id;
     return id;
 }
@@ -605,14 +633,66 @@ static void parser_largs_reserve(dfn_parser *p, size_t n)
     p->largs_cap = cap;
 }
 
-/* Records a metadata line (HH, FH, SH: a hash and its name). */
-static void parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line)
+/* Records a metadata line (HH, FH, SH: a hash and its name); false when
+ * it is malformed (and counted so). */
+static void batch_meta(dfn_batch *b, dfn_meta m)
+{
+    if (b->nmeta == b->metacap) {
+        b->metacap = b->metacap ? b->metacap * 2 : 64;
+        b->meta = dfn_xreallocarray(b->meta, b->metacap, sizeof *b->meta);
+    }
+    b->meta[b->nmeta++] = m;
+}
+
+/* The MPI rank of a process: PR metadata ("name":"rank", "value":R) or a
+ * process_name of "Rank N"; host from hhash when given. */
+static void parser_rank(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_args, uint64_t line, int64_t pid, bool pr)
+{
+    int an = -1, av = -1, ah = -1;
+    int j = t_args + 1;
+    for (int k = 0; k < v->t[t_args].size && j + 1 < v->n; k++) {
+        if (TOK_IS(v, j, "name")) an = j + 1;
+        else if (TOK_IS(v, j, "value")) av = j + 1;
+        else if (TOK_IS(v, j, "hhash")) ah = j + 1;
+        j = tok_skip(v, j + 1);
+    }
+    const jsmntok_t *nt = an >= 0 ? &v->t[an] : NULL, *vt = av >= 0 ? &v->t[av] : NULL;
+    const char *text = NULL;
+    size_t len = 0;
+    if (pr && nt && tok_len(nt) == 4 && memcmp(v->s + nt->start, "rank", 4) == 0 && vt &&
+        (vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING)) {
+        text = v->s + vt->start;
+        len = tok_len(vt);
+    } else if (!pr && nt && nt->type == JSMN_STRING && tok_len(nt) > 5 && memcmp(v->s + nt->start, "Rank ", 5) == 0) {
+        text = v->s + nt->start + 5;
+        len = tok_len(nt) - 5;
+    }
+    int64_t r;
+    if (!text || !dfn_parse_i64(text, len, &r)) return;   /* other properties: metadata kept as such */
+    char buf[24];
+    int w = snprintf(buf, sizeof buf, "%" PRId64, r);
+    unsigned era = 0;
+    uint32_t host = DFN_REF_NONE;
+    if (ah >= 0) {
+        const jsmntok_t *ht = &v->t[ah];
+        host = parser_hash(p, v->s + ht->start, tok_len(ht), ht->type == JSMN_STRING,
+                           ht->type == JSMN_OBJECT || ht->type == JSMN_ARRAY, &era);
+    }
+    batch_meta(b, (dfn_meta){ host, dfn_strcache_intern(p->c_strs, buf, (size_t)w), DFN_META_RANK, line, pid });
+}
+
+static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line,
+                            int64_t pid)
 {
     uint8_t type;
     if (TOK_IS(v, t_name, "HH")) type = DFN_META_HH;
     else if (TOK_IS(v, t_name, "FH")) type = DFN_META_FH;
     else if (TOK_IS(v, t_name, "SH")) type = DFN_META_SH;
-    else return;
+    else {
+        if (TOK_IS(v, t_name, "PR") || TOK_IS(v, t_name, "process_name"))
+            parser_rank(p, b, v, t_args, line, pid, TOK_IS(v, t_name, "PR"));
+        return true;
+    }
     int an = -1, av = -1;
     int na = v->t[t_args].size;
     int j = t_args + 1;
@@ -621,32 +701,38 @@ static void parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
         else if (TOK_IS(v, j, "value")) av = j + 1;
         j = tok_skip(v, j + 1);
     }
-    if (an < 0 || av < 0) { batch_bad(b, line, "metadata without name or value"); return; }
+    if (an < 0 || av < 0) { batch_bad(b, line, "metadata without name or value"); return false; }
     const jsmntok_t *vt = &v->t[av];
     uint32_t href = parser_hash(p, v->s + vt->start, tok_len(vt), vt->type == JSMN_STRING,
                                 vt->type == JSMN_OBJECT || vt->type == JSMN_ARRAY, &b->era);
-    if (href == DFN_REF_NONE) { batch_bad(b, line, "metadata with a bad hash value"); return; }
-    if (b->nmeta == b->metacap) {
-        b->metacap = b->metacap ? b->metacap * 2 : 64;
-        b->meta = dfn_xreallocarray(b->meta, b->metacap, sizeof *b->meta);
-    }
-    b->meta[b->nmeta++] = (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, v, an), type, line };
+    if (href == DFN_REF_NONE) { batch_bad(b, line, "metadata with a bad hash value"); return false; }
+    batch_meta(b, (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, v, an), type, line, 0 });
+    return true;
 }
 
 /* What an argument key means to the parser. */
 enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
-       ROLE_VERSION };
+       ROLE_VERSION, ROLE_CNT, ROLE_DUR, ROLE_DUR_SUM, ROLE_DUR_MAX, ROLE_RET_SUM, ROLE_CFG, ROLE_APP };
 
 static uint8_t key_role(const char *k, size_t kl)
 {
     switch (kl) {
-    case 3: return memcmp(k, "ret", 3) == 0 ? ROLE_RET : ROLE_OTHER;
+    case 3:
+        if (memcmp(k, "ret", 3) == 0) return ROLE_RET;
+        if (memcmp(k, "dur", 3) == 0) return ROLE_DUR;
+        if (memcmp(k, "cfg", 3) == 0) return ROLE_CFG;
+        return memcmp(k, "app", 3) == 0 ? ROLE_APP : ROLE_OTHER;
     case 4: return memcmp(k, "size", 4) == 0 ? ROLE_SIZE : ROLE_OTHER;
     case 5:
         if (memcmp(k, "hhash", 5) == 0) return ROLE_HHASH;
         if (memcmp(k, "fhash", 5) == 0) return ROLE_FHASH;
         return memcmp(k, "fname", 5) == 0 ? ROLE_FNAME : ROLE_OTHER;
-    case 7: return memcmp(k, "version", 7) == 0 ? ROLE_VERSION : ROLE_OTHER;
+    case 7:
+        if (memcmp(k, "version", 7) == 0) return ROLE_VERSION;
+        if (memcmp(k, "dft_cnt", 7) == 0) return ROLE_CNT;
+        if (memcmp(k, "dur_sum", 7) == 0) return ROLE_DUR_SUM;
+        if (memcmp(k, "dur_max", 7) == 0) return ROLE_DUR_MAX;
+        return memcmp(k, "ret_sum", 7) == 0 ? ROLE_RET_SUM : ROLE_OTHER;
     case 8:
         if (memcmp(k, "hostname", 8) == 0) return ROLE_HOSTNAME;
         return memcmp(k, "size_sum", 8) == 0 ? ROLE_SIZE_SUM : ROLE_OTHER;
@@ -712,7 +798,9 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     uint64_t ts = 0, dur = 0;
     int64_t pid = 0, tid = 0;
     bool has_ts = false, has_id = false, quoted = false, bad_num = false, bad_json = false;
-    char ph = 0;
+    uint8_t ph = DFN_PH_NONE;
+    int ph_tok = -1;
+    int16_t type = -1;
     unsigned era = 0;
 
     int nkeys = p->toks[0].size;
@@ -731,14 +819,11 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
                 if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; exact = true; }
                 else if (memcmp(ks, "ph", 2) == 0) {
                     const jsmntok_t *pt = &v.t[val];
-                    if (pt->type == JSMN_STRING && tok_len(pt) >= 1) ph = s[pt->start];
-                    else if (pt->type == JSMN_PRIMITIVE && tok_len(pt) == 1 && s[pt->start] >= '1' && s[pt->start] <= '4') {
-                        static const char num_ph[] = { 'X', 'C', 'A', 'M' };
-                        ph = num_ph[s[pt->start] - '1'];
-                        era |= DFN_ERA_PH_NUM;
-                    } else {
-                        ph = '?';
-                    }
+                    bool q = pt->type == JSMN_STRING;
+                    ph = pt->type == JSMN_STRING || pt->type == JSMN_PRIMITIVE ? dfn_ph_code(s + pt->start, tok_len(pt), q)
+                                                                             : DFN_PH_OTHER;
+                    if (!q && ph != DFN_PH_OTHER) era |= DFN_ERA_PH_NUM;
+                    ph_tok = val;
                 }
                 else if (memcmp(ks, "id", 2) == 0) has_id = true;
                 break;
@@ -760,7 +845,14 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
             case 4:
                 if (memcmp(ks, "name", 4) == 0) t_name = val;
                 else if (memcmp(ks, "args", 4) == 0 && v.t[val].type == JSMN_OBJECT) t_args = val;
-                else if (memcmp(ks, "type", 4) == 0) era |= DFN_ERA_TYPE;
+                else if (memcmp(ks, "type", 4) == 0) {
+                    int64_t tv;
+                    era |= DFN_ERA_TYPE;
+                    if (v.t[val].type == JSMN_PRIMITIVE && tok_i64(&v, val, &tv, NULL)) {
+                        type = tv >= 0 && tv < 255 ? (int16_t)tv : -1;
+                        exact = true;
+                    }
+                }
                 break;
             }
         }
@@ -769,19 +861,22 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     }
     if (quoted) era |= DFN_ERA_QUOTED;
     if (!has_id) era |= DFN_ERA_NO_ID;
-    if (bad_json || (ph == 'M' && t_args >= 0 && !toks_primitives_ok(&v, t_args, tok_skip(&v, t_args)))) {
+    if (bad_json || (ph == DFN_PH_M && t_args >= 0 && !toks_primitives_ok(&v, t_args, tok_skip(&v, t_args)))) {
         batch_bad(b, line, "invalid JSON");
         return false;
     }
-    if (ph == 'M') {
-        b->metadata++;
+    if (ph == DFN_PH_M) {
         b->era |= era & ~DFN_ERA_NO_ID;
-        if (t_name >= 0 && t_args >= 0) parser_metadata(p, b, &v, t_name, t_args, line);
+        if (t_name < 0 || t_args < 0 || parser_metadata(p, b, &v, t_name, t_args, line, pid)) b->info.metadata++;
         return false;
     }
 
     *f = (dfn_line){ .end = s + len, .ts = ts, .dur = dur, .pid = pid, .tid = tid, .has_ts = has_ts,
-                     .bad_num = bad_num, .ph = ph, .era = era, .args = p->largs };
+                     .bad_num = bad_num, .ph = ph, .type = type, .era = era, .args = p->largs };
+    if (ph_tok >= 0) {
+        f->ph_text = s + v.t[ph_tok].start;
+        f->ph_len = (uint32_t)tok_len(&v.t[ph_tok]);
+    }
     if (t_name >= 0) {
         f->name = s + v.t[t_name].start;
         f->name_len = (uint32_t)tok_len(&v.t[t_name]);
@@ -796,69 +891,77 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     return true;
 }
 
-/* Makes an event of a line either reader has read. */
-static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
-{
-    char ph = f->ph;
-    if (ph != 'X' && ph != 'A' && !(ph == 0 && f->has_ts)) return;   /* other records: instants, counters, ... */
-    if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
-    if (!f->has_ts) { batch_bad(b, line, "event without ts"); return; }
-    if (f->ts > (UINT64_MAX >> 2) || f->dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
-
-    unsigned era = f->era;
-    uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
-                            : parser_intern(p, "", 0, 0);
-    uint32_t cat = f->cat ? parser_text_hinted(p, f->cat_hint, f->cat, f->cat_len, f->cat_quoted, f->plain, f->end)
-                          : parser_intern(p, "", 0, 0);
-    uint32_t host = DFN_REF_NONE, file = DFN_REF_NONE;
+/* What the arguments of a line say beyond themselves. */
+typedef struct {
+    uint32_t host, file;
+    int64_t ret, size, size_sum, version, cnt, dur, dur_sum, dur_max, ret_sum;
+    uint16_t has;             /* HAS_* */
+    const dfn_larg *cfg, *app;   /* nested objects of the end record */
     enc_arg args[DFN_ARGS_MAX];
-    size_t nargs = 0;
-    int64_t ret = 0, size = 0, size_sum = -1;
-    int64_t version = 0;
-    bool has_ret = false, has_size = false;
+    size_t nargs;
+} evargs;
+enum { HAS_RET = 1, HAS_SIZE = 2, HAS_SIZE_SUM = 4, HAS_CNT = 8, HAS_DUR = 16, HAS_DUR_SUM = 32, HAS_DUR_MAX = 64,
+       HAS_RET_SUM = 128 };
 
-    batch_reserve(b);
+/* An integer argument of a known role into e. */
+static void evargs_number(evargs *e, uint8_t role, int64_t iv)
+{
+    static const struct { uint8_t role; uint16_t has; size_t off; } tab[] = {
+        { ROLE_RET, HAS_RET, offsetof(evargs, ret) }, { ROLE_SIZE, HAS_SIZE, offsetof(evargs, size) },
+        { ROLE_SIZE_SUM, HAS_SIZE_SUM, offsetof(evargs, size_sum) }, { ROLE_CNT, HAS_CNT, offsetof(evargs, cnt) },
+        { ROLE_DUR, HAS_DUR, offsetof(evargs, dur) }, { ROLE_DUR_SUM, HAS_DUR_SUM, offsetof(evargs, dur_sum) },
+        { ROLE_DUR_MAX, HAS_DUR_MAX, offsetof(evargs, dur_max) }, { ROLE_RET_SUM, HAS_RET_SUM, offsetof(evargs, ret_sum) },
+    };
+    if (role == ROLE_VERSION) { e->version = iv; return; }
+    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
+        if (tab[k].role == role) {
+            memcpy((char *)e + tab[k].off, &iv, sizeof iv);
+            e->has |= tab[k].has;
+            return;
+        }
+}
+
+/* Reads the arguments of f: host and file names, the numbers bytes and
+ * aggregated calls come from, and the rest encoded for the store. */
+static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *era)
+{
+    e->host = e->file = DFN_REF_NONE;
+    e->has = 0;
+    e->version = 0;
+    e->cfg = e->app = NULL;
+    e->nargs = 0;
     for (size_t k = 0; k < f->nargs; k++) {
         const dfn_larg *la = &f->args[k];
-        const char *ks = la->key;
-        size_t kl = la->key_len;
         dfn_keyhint *kh = la->hint;
-        uint8_t role = kh && kh->role ? kh->role : key_role(ks, kl);
+        uint8_t role = kh && kh->role ? kh->role : key_role(la->key, la->key_len);
         if (kh) kh->role = role;
         if (role == ROLE_HHASH) {
-            if (host == DFN_REF_NONE || (host & DFN_REF_HASH)) host = parser_hash_arg(p, la, &era);
+            if (e->host == DFN_REF_NONE || (e->host & DFN_REF_HASH)) e->host = parser_hash_arg(p, la, era);
             continue;
         }
         if (role == ROLE_FHASH) {
-            if (file == DFN_REF_NONE || (file & DFN_REF_HASH)) file = parser_hash_arg(p, la, &era);
+            if (e->file == DFN_REF_NONE || (e->file & DFN_REF_HASH)) e->file = parser_hash_arg(p, la, era);
             continue;
         }
-        if (role == ROLE_HOSTNAME && la->quoted) {
-            host = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
-            era |= DFN_ERA_INLINE;
+        if ((role == ROLE_HOSTNAME || role == ROLE_FNAME) && la->quoted) {
+            uint32_t id = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
+            *(role == ROLE_HOSTNAME ? &e->host : &e->file) = id;
+            *era |= DFN_ERA_INLINE;
             continue;
         }
-        if (role == ROLE_FNAME && la->quoted) {
-            file = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
-            era |= DFN_ERA_INLINE;
-            continue;
-        }
-        if (nargs == DFN_ARGS_MAX) continue;
-        enc_arg *a = &args[nargs++];
+        if (e->nargs == DFN_ARGS_MAX) continue;
+        enc_arg *a = &e->args[e->nargs++];
         if (kh && kh->id != DFN_REF_NONE) a->key = kh->id;
         else {
-            a->key = parser_text(p, ks, kl, true, la->plain, f->end);
+            a->key = parser_text(p, la->key, la->key_len, true, la->plain, f->end);
             if (kh) kh->id = a->key;
         }
-        int64_t iv;
         switch (la->type) {
-        case DFN_LV_INT: case DFN_LV_UINT:
-            if (la->type == DFN_LV_UINT) { a->type = DFN_ARG_UINT; a->val = la->num; iv = INT64_MAX; }
-            else { iv = (int64_t)la->num; a->type = DFN_ARG_INT; a->val = dfn_zigzag(iv); }
-            if (role == ROLE_RET) { ret = iv; has_ret = true; }
-            else if (role == ROLE_SIZE) { size = iv; has_size = true; }
-            else if (role == ROLE_SIZE_SUM) size_sum = iv;
-            else if (role == ROLE_VERSION) version = iv;
+        case DFN_LV_UINT: a->type = DFN_ARG_UINT; a->val = la->num; evargs_number(e, role, INT64_MAX); break;
+        case DFN_LV_INT:
+            a->type = DFN_ARG_INT;
+            a->val = dfn_zigzag((int64_t)la->num);
+            evargs_number(e, role, (int64_t)la->num);
             break;
         case DFN_LV_STR:
             a->type = DFN_ARG_STR;
@@ -870,39 +973,191 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
         default:
             a->type = DFN_ARG_RAW;
             a->val = dfn_strcache_intern(p->c_strs, la->val, la->val_len);
+            if (role == ROLE_CFG) e->cfg = la;
+            else if (role == ROLE_APP) e->app = la;
             break;
         }
     }
+}
+
+static inline bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b && a > UINT64_MAX / b) return false;
+    *out = a * b;
+    return true;
+}
+
+/* The calls an aggregated record folds (DFTracer 2.x, ph 3): dft_cnt of
+ * them, their time dur_sum (or a plain dur times the count), their
+ * longest dur_max, and their bytes from ret_sum (or a plain ret times the
+ * count). False when the figures overflow. */
+static bool parser_agg(const evargs *e, uint64_t top_dur, uint8_t rule, uint64_t *cnt, uint64_t *dur,
+                       uint64_t *durmax, uint64_t *bytes)
+{
+    uint64_t n = (e->has & HAS_CNT) && e->cnt > 0 ? (uint64_t)e->cnt : 1;
+    *cnt = n;
+    if (e->has & HAS_DUR_SUM) {
+        if (e->dur_sum < 0) return false;
+        *dur = (uint64_t)e->dur_sum;
+    } else if (!mul_ok((e->has & HAS_DUR) && e->dur >= 0 ? (uint64_t)e->dur : top_dur, n, dur)) {
+        return false;
+    }
+    if (e->has & HAS_DUR_MAX && e->dur_max >= 0) *durmax = (uint64_t)e->dur_max;
+    else *durmax = (e->has & HAS_DUR) && e->dur >= 0 ? (uint64_t)e->dur : top_dur ? top_dur : *dur / n;
+    uint64_t rets = 0;
+    if (e->has & HAS_RET_SUM) rets = e->ret_sum > 0 ? (uint64_t)e->ret_sum : 0;
+    else if (e->has & HAS_RET && e->ret > 0 && !mul_ok((uint64_t)e->ret, n, &rets)) return false;
+    *bytes = 0;
+    if (rule == DFN_BYTES_RET) {
+        *bytes = rets;
+    } else if (rule == DFN_BYTES_SIZE_X_RET && rets) {
+        /* items of a size that did not vary; a varying one with a fixed
+         * count; both varying: the product of means, the row says so */
+        if (e->has & HAS_SIZE && e->size > 0) return mul_ok((uint64_t)e->size, rets, bytes);
+        if (e->has & HAS_SIZE_SUM && e->size_sum > 0) {
+            if (e->has & HAS_RET) return mul_ok((uint64_t)e->size_sum, (uint64_t)e->ret, bytes);
+            *bytes = (uint64_t)((double)e->size_sum * (double)rets / (double)n);
+        }
+    }
+    return true;
+}
+
+/* Bytes a single call moved. */
+static uint64_t parser_bytes(const evargs *e, uint8_t rule)
+{
+    if (e->has & HAS_SIZE_SUM) return e->size_sum >= 0 ? (uint64_t)e->size_sum : 0;
+    if (!(e->has & HAS_RET) || e->ret <= 0) return 0;
+    if (rule == DFN_BYTES_RET) return (uint64_t)e->ret;
+    if (rule == DFN_BYTES_SIZE_X_RET && e->has & HAS_SIZE && e->size > 0 &&
+        (uint64_t)e->size <= UINT64_MAX / (uint64_t)e->ret)
+        return (uint64_t)e->size * (uint64_t)e->ret;
+    return 0;
+}
+
+/* The end record's cfg and app, kept as JSON for info, and the time unit
+ * cfg declares: it applies to the whole file although it comes last. */
+static void parser_end_record(dfn_batch *b, const evargs *e)
+{
+    if (e->cfg && e->cfg->val_len <= DFN_JSONGET_MAX) {
+        free(b->info.cfg);
+        b->info.cfg = dfn_xstrndup(e->cfg->val, e->cfg->val_len);
+        dfn_jsonval v;
+        if (dfn_json_get(e->cfg->val, e->cfg->val_len, "time_metric", 11, &v) && v.quoted)
+            b->info.unit = (uint8_t)dfn_unit_parse(v.s, v.len);
+    }
+    if (e->app && e->app->val_len <= DFN_JSONGET_MAX) {
+        free(b->info.app);
+        b->info.app = dfn_xstrndup(e->app->val, e->app->val_len);
+    }
+}
+
+static inline bool line_named(const dfn_line *f, const char *lit, size_t len)
+{
+    return f->name_quoted && f->name_len == len && memcmp(f->name, lit, len) == 0;
+}
+
+/* A record of a kind dfnav does not use: counted by its ph. */
+static void batch_other(dfn_batch *b, const dfn_line *f)
+{
+    b->info.other++;
+    if (f->ph_text) dfn_phcount_add(b->info.other_ph, f->ph_text, f->ph_len, 1);
+    else dfn_phcount_add(b->info.other_ph, "none", 4, 1);
+}
+
+/* A counter record's samples: every numeric field of its args but the
+ * host's hash, as one series each ("cpu" + "iowait_pct"). */
+static void parser_counter(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
+{
+    if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid or ts"); return; }
+    if (!f->has_ts) { batch_bad(b, line, "counter without ts"); return; }
+    if (f->args_bad_json) { batch_bad(b, line, "invalid JSON"); return; }
+    b->info.counters++;
+    uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
+                            : parser_intern(p, "", 0, 0);
+    uint32_t host = DFN_REF_NONE;
+    unsigned era = 0;
+    for (size_t k = 0; k < f->nargs; k++) {
+        const dfn_larg *la = &f->args[k];
+        uint8_t role = key_role(la->key, la->key_len);
+        if (role == ROLE_HHASH) host = parser_hash_arg(p, la, &era);
+        else if (role == ROLE_HOSTNAME && la->quoted) host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+    }
+    for (size_t k = 0; k < f->nargs; k++) {
+        const dfn_larg *la = &f->args[k];
+        uint8_t role = key_role(la->key, la->key_len);
+        if (role == ROLE_HHASH || role == ROLE_HOSTNAME) continue;
+        double v;
+        if (la->type == DFN_LV_INT) v = (double)(int64_t)la->num;
+        else if (la->type == DFN_LV_UINT) v = (double)la->num;
+        else if ((la->type == DFN_LV_RAW || la->type == DFN_LV_STR) && dfn_parse_double(la->val, la->val_len, &v) &&
+                 v == v && v - v == 0)
+            ;
+        else continue;
+        if (b->ncs == b->cscap) {
+            b->cscap = b->cscap ? b->cscap * 2 : 256;
+            b->cs = dfn_xreallocarray(b->cs, b->cscap, sizeof *b->cs);
+        }
+        b->cs[b->ncs++] = (dfn_csample){ f->ts, f->pid, host, name,
+                                         parser_text(p, la->key, la->key_len, true, la->plain, f->end), v };
+    }
+}
+
+/* Makes an event of a line either reader has read, or sets it aside. */
+static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
+{
+    switch (f->ph) {
+    case DFN_PH_X: case DFN_PH_AGG: case DFN_PH_I: break;
+    case DFN_PH_NONE: if (f->has_ts) break; batch_other(b, f); return;
+    case DFN_PH_C: parser_counter(p, b, f, line); return;
+    default: batch_other(b, f); return;
+    }
+    if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
+    if (!f->has_ts) { batch_bad(b, line, "event without ts"); return; }
+    if (f->ts > (UINT64_MAX >> 2) || f->dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
+
+    unsigned era = f->era;
+    uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
+                            : parser_intern(p, "", 0, 0);
+    uint32_t cat = f->cat ? parser_text_hinted(p, f->cat_hint, f->cat, f->cat_len, f->cat_quoted, f->plain, f->end)
+                          : parser_intern(p, "", 0, 0);
+    evargs e;
+    parser_args(p, f, &e, &era);
     if (f->args_bad_json) { batch_bad(b, line, "invalid JSON"); return; }
 
-    uint32_t kind = parser_kind(p, cat, name);
-
-    uint64_t bytes = 0;
-    if (size_sum >= 0) {
-        bytes = (uint64_t)size_sum;
+    uint32_t kind = parser_kind(p, cat, name, f->type >= 0 ? (uint8_t)f->type : 255);
+    uint64_t dur = f->ph == DFN_PH_I ? 0 : f->dur, bytes, cnt = 0, durmax = 0;
+    if (f->ph == DFN_PH_AGG) {
+        if (!parser_agg(&e, f->dur, parser_rule(p, kind, f), &cnt, &dur, &durmax, &bytes) || dur > (UINT64_MAX >> 2)) {
+            batch_bad(b, line, "aggregated figures out of range");
+            return;
+        }
     } else {
-        uint8_t rule = parser_rule(p, kind, f);
-        if (rule == DFN_BYTES_RET && has_ret && ret > 0) bytes = (uint64_t)ret;
-        else if (rule == DFN_BYTES_SIZE_X_RET && has_ret && has_size && ret > 0 && size > 0 &&
-                 (uint64_t)size <= UINT64_MAX / (uint64_t)ret)
-            bytes = (uint64_t)size * (uint64_t)ret;
+        bytes = e.has & HAS_SIZE_SUM ? parser_bytes(&e, DFN_BYTES_NONE) : parser_bytes(&e, parser_rule(p, kind, f));
     }
 
+    batch_reserve(b);
     size_t n = b->n;
+    if (cnt) batch_agg_start(b);
+    if (b->cnt) {
+        b->cnt[n] = cnt;
+        b->durmax[n] = durmax;
+        b->info.agg_records += cnt != 0;
+        b->info.agg_calls += cnt;
+    }
     b->ts[n] = f->ts;
-    b->dur[n] = f->dur;
+    b->dur[n] = dur;
     b->bytes[n] = bytes;
-    b->lane[n] = parser_lane(p, host, f->pid, f->tid);
+    b->lane[n] = parser_lane(p, e.host, f->pid, f->tid);
     b->kind[n] = kind;
-    b->file[n] = file;
-    parser_emit_args(p, b, args, nargs);
+    b->file[n] = e.file;
+    parser_emit_args(p, b, e.args, e.nargs);
     b->n++;
-    b->events++;
+    b->info.events++;
     b->era |= era;
     if (f->ts < b->min_ts) b->min_ts = f->ts;
-    if (f->ts + f->dur > b->max_end) b->max_end = f->ts + f->dur;
-    if (version > 0 && version < UINT32_MAX && f->name_quoted && f->name_len == 5 && memcmp(f->name, "start", 5) == 0)
-        b->version = (uint32_t)version;
+    if (f->ts + dur > b->max_end) b->max_end = f->ts + dur;
+    if (e.version > 0 && e.version < UINT32_MAX && line_named(f, "start", 5)) b->version = (uint32_t)e.version;
+    if (line_named(f, "end", 3)) parser_end_record(b, &e);
 }
 
 /* scan: whether the scanner may still take the line; the block loop has
@@ -916,7 +1171,7 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
         len--;
         while (len && is_space(s[len - 1])) len--;
     }
-    if (line_is_skippable(s, len)) return;
+    if (line_is_skippable(s, len)) { b->info.skipped++; return; }
     /* A leading "[" glued to the first event, as some writers do. */
     if (len > 1 && s[0] == '[' && s[1] != ']') {
         s++; len--;
@@ -952,8 +1207,8 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
             size_t n = dfn_linescan(s, (size_t)(end - s), &f, DFN_ARGS_MAX, &p->hint);
             size_t after = !n ? 0 : s + n == end ? n : s[n] == '\n' ? n + 1 : s[n] == '\r' && s + n + 1 < end && s[n + 1] == '\n' ? n + 2 : 0;
             if (after) {
-                b->lines++;
-                parser_event(p, b, &f, b->lines);
+                b->info.lines++;
+                parser_event(p, b, &f, b->info.lines);
                 s += after;
                 continue;
             }
@@ -961,8 +1216,8 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
         }
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
-        b->lines++;
-        parse_line(p, b, s, (size_t)(le - s), b->lines, scan);
+        b->info.lines++;
+        parse_line(p, b, s, (size_t)(le - s), b->info.lines, scan);
         s = nl ? nl + 1 : end;
     }
 }

@@ -15,11 +15,12 @@
 static const char *metric_names[DFN_M_COUNT_] = {
     "count", "time_s", "busy_s", "max_proc_s", "bytes", "bw_mibps", "ops_per_s", "mean_us",
     "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time",
-    "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc"
+    "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc",
+    "agg_calls"
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
-    "pattern", "dir", "fs", "sizebin", "arg", "event"
+    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank"
 };
 
 const char *dfn_metric_name(dfn_metric m) { return m < DFN_M_COUNT_ ? metric_names[m] : "?"; }
@@ -160,6 +161,7 @@ static double hist_value(uint32_t b)
 #define PREFIX_SEGS 32
 typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
+    uint64_t agg;             /* calls from aggregated records */
     bool started, overflow;
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
@@ -213,6 +215,7 @@ typedef struct {
     double spark_dinv;        /* bins / span */
     /* analysis metrics */
     bool need_extra, need_overlap, need_share, need_sizes, spark_split, dense_psw;
+    bool has_agg;             /* the store has aggregated records */
     bool need_sums, need_cmp_sweep;
     const dfn_calltree *self_tree;   /* when self_s is asked for */
     const uint64_t *cmp_bits, *judged, *seqbits;
@@ -293,19 +296,19 @@ static void ctx_prepare(qctx *c)
         dfn_dimkind k = r->dims[d].kind;
         c->argkey[d] = DFN_NOID;
         switch (k) {
-        case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC:
+        case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: case DFN_DIM_RANK:
             c->lane_tab[d] = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof(uint32_t));
             for (size_t i = 0; i < s->nlanes; i++) {
                 const dfn_lane *l = &s->lanes[i];
-                c->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_PROC ? (uint32_t)i :
+                c->lane_tab[d][i] = k == DFN_DIM_HOST ? l->host : k == DFN_DIM_RANK ? l->rank : k == DFN_DIM_PROC ? (uint32_t)i :
                                     int_index(r, &ints, &intcap, k == DFN_DIM_PID ? l->pid : l->tid);
             }
             break;
-        case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP:
+        case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: case DFN_DIM_TYPE:
             c->kind_tab[d] = dfn_xmalloc((s->nkinds ? s->nkinds : 1) * sizeof(uint32_t));
             for (size_t i = 0; i < s->nkinds; i++) {
                 const dfn_kind *kd = &s->kinds[i];
-                c->kind_tab[d][i] = k == DFN_DIM_CAT ? kd->cat : k == DFN_DIM_FUNC ? kd->func :
+                c->kind_tab[d][i] = k == DFN_DIM_CAT ? kd->cat : k == DFN_DIM_FUNC ? kd->func : k == DFN_DIM_TYPE ? kd->type_name :
                                     k == DFN_DIM_CLASS ? kd->cls : kd->op;
             }
             break;
@@ -344,6 +347,7 @@ static void ctx_prepare(qctx *c)
     c->nprocs = dfn_store_procs(s, &c->proc_of_lane);
     uint32_t want = r->metrics;
     c->need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
+    c->has_agg = s->cnt.v != NULL;
     c->need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS | 1u << DFN_M_MAX_PROC);
     c->need_files = want & (1u << DFN_M_FILES | 1u << DFN_M_SHARED_FILES);
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
@@ -478,8 +482,10 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
         uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
         return b > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
     }
-    case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: return c->lane_tab[d][s->lane[i]];
-    case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: return c->kind_tab[d][s->kind[i]];
+    case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: case DFN_DIM_RANK:
+        return c->lane_tab[d][s->lane[i]];
+    case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: case DFN_DIM_TYPE:
+        return c->kind_tab[d][s->kind[i]];
     case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: return c->file_tab[d][s->file[i]];
     case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes) : DFN_SIZEBIN_COUNT;
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
@@ -705,20 +711,31 @@ void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
     }
 }
 
+/* What an aggregated record's calls count as: how many, the longest, and
+ * the mean (where the latency histogram puts them all: an estimate). */
+static void agg_calls(const dfn_store *s, size_t i, uint64_t dur, uint64_t *calls, uint64_t *longest, uint64_t *typical)
+{
+    *calls = dfn_store_calls(s, i);
+    *longest = dfn_col32_get(&s->durmax, i);
+    *typical = dur / *calls;
+}
+
 /* Inlined into the scan: this runs once per event and row. */
 static inline __attribute__((always_inline))
 void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
-    a->count++;
+    uint64_t calls = 1, longest = dur, typical = dur;
+    if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, dur, &calls, &longest, &typical), a->agg += calls;
+    a->count += calls;
     a->dur += dur;
     a->bytes += bytes;
-    if (dur > a->maxdur) a->maxdur = dur;
+    if (longest > a->maxdur) a->maxdur = longest;
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
-        if (a->hist) a->hist[hist_bucket(dur)]++;
-        else (*dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(dur)))++;
+        if (a->hist) a->hist[hist_bucket(typical)] += (uint32_t)calls;
+        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
@@ -744,6 +761,7 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     const qctx *c = p->c;
     acc *a = &p->acc[row];
     a->count += src->count;
+    a->agg += src->agg;
     a->dur += src->dur;
     a->bytes += src->bytes;
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
@@ -888,11 +906,13 @@ static void part_scan_layers(part *p)
             if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
         }
         if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
-        m->count++;
+        uint64_t calls = 1, longest = dur, typical = dur;
+        if (c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), m->agg += calls;
+        m->count += calls;
         m->dur += dur;
         m->bytes += bytes;
-        if (dur > m->maxdur) m->maxdur = dur;
-        if (m->hist) m->hist[hist_bucket(dur)]++;
+        if (longest > m->maxdur) m->maxdur = longest;
+        if (m->hist) m->hist[hist_bucket(typical)] += (uint32_t)calls;
         if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur);
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
@@ -1327,6 +1347,7 @@ static void part_finish(part *p, dfn_result *r)
         m[DFN_M_OPS_PER_S] = t > 0 ? a->count / t : 0;
         m[DFN_M_MEAN_US] = a->count ? (double)a->dur / a->count : 0;
         m[DFN_M_MAX_US] = (double)a->maxdur;
+        m[DFN_M_AGG_CALLS] = (double)a->agg;
         m[DFN_M_PCT_TIME] = r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
         if (a->hist) {
             uint64_t seen = 0;
@@ -1474,13 +1495,17 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     const dfn_store *s = r->store;
     double total_time_s = r->total_time_s;
     double dur = (double)dfn_store_dur(s, i), bytes = (double)dfn_store_bytes(s, i), t = dur / 1e6;
+    double calls = (double)dfn_store_calls(s, i);
     switch (m) {
-    case DFN_M_COUNT: case DFN_M_PROCS: return 1;
+    case DFN_M_COUNT: return calls;
+    case DFN_M_PROCS: return 1;
+    case DFN_M_AGG_CALLS: return dfn_store_is_agg(s, i) ? calls : 0;
     case DFN_M_TIME_S: case DFN_M_BUSY_S: case DFN_M_MAX_PROC_S: return t;
     case DFN_M_BYTES: return bytes;
     case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : 0;
-    case DFN_M_OPS_PER_S: return t > 0 ? 1 / t : 0;
-    case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: case DFN_M_MAX_US: return dur;
+    case DFN_M_OPS_PER_S: return t > 0 ? calls / t : 0;
+    case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: return dur / calls;
+    case DFN_M_MAX_US: return (double)dfn_store_maxdur(s, i);
     case DFN_M_FILES: return s->file[i] != 0;
     case DFN_M_PCT_TIME: return total_time_s > 0 ? 100.0 * t / total_time_s : 0;
     case DFN_M_SELF_S: return r->tree ? dfn_calltree_self(r->tree, i) / 1e6 : NAN;

@@ -147,6 +147,10 @@ void dfn_store_free(dfn_store *s)
     dfn_col32_free(&s->ts);
     dfn_col32_free(&s->dur);
     dfn_col32_free(&s->bytes);
+    dfn_col32_free(&s->cnt);
+    dfn_col32_free(&s->durmax);
+    free(s->samples);
+    free(s->series);
     free(s->lane);
     free(s->kind);
     free(s->file);
@@ -165,6 +169,8 @@ void dfn_store_free(dfn_store *s)
         free(s->src[i].path);
         free(s->src[i].era);
         free(s->src[i].error);
+        free(s->src[i].cfg);
+        free(s->src[i].app);
         for (size_t k = 0; k < s->src[i].nbad; k++) free(s->src[i].bad_reason[k]);
     }
     free(s->src);

@@ -1,6 +1,6 @@
 /* The fast JSON tokenizer in front of jsmn (see tokenize.c), and jsmn's
  * configuration: every file that sees jsmntok_t must see the same one.
- * Define JSMN_STATIC (jsmn's code, in the one file that calls it) or
+ * Define JSMN_STATIC (jsmn's code, in each file that calls it) or
  * JSMN_HEADER (its types only) before including this. */
 #ifndef DFNAV_TOKENIZE_H
 #define DFNAV_TOKENIZE_H

@@ -41,6 +41,17 @@ static const char *const usual[] = {
     "\"whence\":1,\"offset\":\"0\",\"fd\":20}}",
     "{\"id\":3,\"name\":\"fread\",\"cat\":\"STDIO\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"ph\":\"X\","
     "\"args\":{\"hostname\":\"node01\",\"fname\":\"/a/b\",\"size\":8,\"count\":4,\"ret\":4}}",
+    /* DFTracer 2.x: numeric ph and type, aggregated records, counters */
+    "{\"id\":4,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"ph\":1,\"type\":3,"
+    "\"args\":{\"hhash\":\"11\",\"fhash\":\"22\",\"ret\":4}}",
+    "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5,\"ph\":3,\"type\":3,\"args\":{\"hhash\":\"11\","
+    "\"dft_cnt\":10,\"dur_min\":1,\"dur_max\":9,\"dur_sum\":50,\"ret_min\":0,\"ret_max\":4096,\"ret_sum\":8192}}",
+    "{\"name\":\"fread\",\"cat\":\"STDIO\",\"pid\":1,\"tid\":1,\"ts\":5,\"ph\":3,\"type\":3,\"args\":{\"dft_cnt\":3,"
+    "\"dur\":4,\"size\":8,\"ret\":2}}",
+    "{\"name\":\"mem\",\"cat\":\"sys\",\"pid\":1,\"tid\":1,\"ts\":9,\"ph\":2,\"type\":7,\"args\":{\"hhash\":\"11\","
+    "\"Dirty\":1024,\"MemFree\":\"77\"}}",
+    "{\"name\":\"flow\",\"ph\":\"s\",\"ts\":3,\"id\":7}", "{\"name\":\"n\",\"ph\":0,\"ts\":3}",
+    "{\"name\":\"n\",\"ph\":42,\"ts\":3}", "{\"name\":\"b\",\"ph\":\"B\",\"ts\":3}", "{\"name\":\"mark\",\"ph\":\"I\",\"ts\":3}",
 };
 
 /* Lines only the token walk may read. */
@@ -49,7 +60,7 @@ static const char *const refused[] = {
     "{\"ts\":\"01\"}", "{\"ts\":\"1.5\"}", "{\"ts\":\"\"}", "{\"ts\":-1}", "{\"ts\":01}", "{\"ts\":-0}", "{\"ts\":18446744073709551616}",
     "{\"ts\":123456789012345678901}", "{\"ts\":1,\"ts\":2}", "{\"name\":\"a\",\"name\":\"b\"}",
     "{\"name\":\"a\\\"b\"}", "{\"na\\u006de\":\"a\"}", "{\"name\":1}", "{\"cat\":null}", "{\"ph\":\"M\"}",
-    "{\"ph\":1}", "{\"ph\":\"\"}", "{\"pid\":9223372036854775808}", "{\"pid\":\"+1\"}", "{\"dur\":\"-5\"}", "{\"dur\":-5}",
+    "{\"ph\":4}", "{\"ph\":1.0}", "{\"type\":\"3\"}", "{\"type\":1.5}", "{\"pid\":9223372036854775808}", "{\"pid\":\"+1\"}", "{\"dur\":\"-5\"}", "{\"dur\":-5}",
     "{\"args\":[]}", "{\"args\":1}", "{\"args\":{\"a\":{}}}", "{\"args\":{\"a\":[1]}}", "{\"x\":[]}",
     "{\"x\":{}}", "{\"args\":{\"a\":1.5}}", "{\"args\":{\"a\":tru}}", "{\"args\":{\"a\":1,}}",
     "{\"args\":{\"a\":1}", "{\"a\":1,}", "{\"a\":1}}", "{\"a\"1}", "{\"a\":\"tab\there\"}", "{\"a\":12x}",
@@ -126,7 +137,7 @@ Test(linescan, reads_a_dlio_line_exactly)
     cr_assert_eq(f.pid, 1000000);
     cr_assert_eq(f.tid, 1000001);
     cr_assert(f.has_ts && !f.bad_num && !f.args_bad_json);
-    cr_assert_eq(f.ph, 'X');
+    cr_assert_eq(f.ph, DFN_PH_X);
     cr_assert_eq(f.era, 0u);
     cr_assert(f.name_len == 4 && memcmp(f.name, "read", 4) == 0 && f.name_quoted);
     cr_assert(f.cat_len == 5 && memcmp(f.cat, "POSIX", 5) == 0);
@@ -228,7 +239,7 @@ Test(linescan, usual_lines_after_a_wide_one_in_a_block, .init = pair_open, .fini
     cr_assert_null(why, "%s", why);
     /* usual[2] has a dur out of range */
     cr_assert_eq(scan_b.n, 9u);
-    cr_assert_eq(scan_b.malformed, 3u);
+    cr_assert_eq(scan_b.info.malformed, 3u);
 }
 
 Test(linescan, both_readers_agree_on_every_one_byte_edit, .init = pair_open, .fini = pair_close)

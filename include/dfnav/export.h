@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "dfnav/compare.h"
+#include "dfnav/counters.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
 
@@ -21,6 +22,9 @@ bool dfn_format_parse(const char *s, dfn_format *out);
  * runs METRIC@diff and METRIC@ratio. Returns 0, or -1 with errno set on a
  * write error. */
 int dfn_compare_write(FILE *out, const dfn_compare *c, dfn_format fmt);
+/* Writes counter rows: counter, the other dimensions, samples, mean, min,
+ * max. Returns 0, or -1 with errno set on a write error. */
+int dfn_counters_write(FILE *out, const dfn_store *s, const dfn_cresult *r, dfn_format fmt);
 
 /* Saving to a file so that its name never holds half a file: the rows go
  * to PATH.tmp.XXXXXX in the same directory (a rename cannot cross file

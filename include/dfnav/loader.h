@@ -14,6 +14,7 @@
 typedef struct {
     int threads;              /* parser threads; 0 = one per online core */
     size_t block_size;        /* 0 = 4 MiB */
+    dfn_unit time_unit;       /* of files whose end record declares none; NONE = µs */
 } dfn_load_opts;
 
 typedef struct {

@@ -28,6 +28,12 @@ const uint64_t *dfn_layerset_masks(const dfn_layerset *ls, size_t *n, const uint
 const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls);
 void dfn_layerset_free(dfn_layerset *ls);
 
+/* One term against a text, an integer or a number (negation included):
+ * what a filter key of that type means anywhere. */
+bool dfn_term_text(const dfn_term *t, const char *s, size_t len, bool icase);
+bool dfn_term_int(const dfn_term *t, int64_t v);
+bool dfn_term_num(const dfn_term *t, double v);
+
 /* ls may be NULL when the filter has no layer terms. */
 dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen);
 bool dfn_match_event(const dfn_match *m, size_t i);

@@ -20,7 +20,7 @@
 typedef enum {
     DFN_DIM_TIME, DFN_DIM_HOST, DFN_DIM_PID, DFN_DIM_TID, DFN_DIM_PROC, DFN_DIM_CAT,
     DFN_DIM_FUNC, DFN_DIM_CLASS, DFN_DIM_OP, DFN_DIM_LAYER, DFN_DIM_FILE, DFN_DIM_PATTERN,
-    DFN_DIM_DIR, DFN_DIM_FS, DFN_DIM_SIZEBIN, DFN_DIM_ARG, DFN_DIM_EVENT, DFN_DIM_COUNT
+    DFN_DIM_DIR, DFN_DIM_FS, DFN_DIM_SIZEBIN, DFN_DIM_ARG, DFN_DIM_EVENT, DFN_DIM_TYPE, DFN_DIM_RANK, DFN_DIM_COUNT
 } dfn_dimkind;
 
 typedef struct {
@@ -35,7 +35,10 @@ typedef enum {
     /* analysis metrics: computed only when asked for, from the indexes
      * the query is given (overlap, call tree, access) */
     DFN_M_COMPUTE_S, DFN_M_IO_BUSY_S, DFN_M_EXPOSED_S, DFN_M_OVERLAP_PCT, DFN_M_SELF_S,
-    DFN_M_SEQ_PCT, DFN_M_SHARED_FILES, DFN_M_MAX_PROC, DFN_M_COUNT_
+    DFN_M_SEQ_PCT, DFN_M_SHARED_FILES, DFN_M_MAX_PROC,
+    /* calls of the row that come from aggregated records (2.x ph 3):
+     * their busy time, overlap, percentiles and access are estimates */
+    DFN_M_AGG_CALLS, DFN_M_COUNT_
 } dfn_metric;
 
 #define DFN_M_BIT(m) (1u << (m))

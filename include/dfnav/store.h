@@ -35,6 +35,7 @@ typedef struct {
     uint32_t host;            /* string id ("" when unknown) */
     int64_t pid, tid;
     uint32_t name;            /* "host/pid/tid", string id */
+    uint32_t rank;            /* MPI rank of the process from metadata ("" when unknown) */
 } dfn_lane;
 
 typedef struct {
@@ -42,13 +43,34 @@ typedef struct {
     uint32_t func;
     uint8_t cls, op;
     bool io;                  /* a POSIX or STDIO call */
+    uint8_t type;             /* DFTracer 2.x instrumentation layer, 255 when not given */
+    uint32_t type_name;       /* its name ("LIBC_IO"; the number past the known ones; "" when not given) */
 } dfn_kind;
+
+/* The name of a 2.x type number ("LIBC_IO"), or NULL past the known ones. */
+const char *dfn_type_name(unsigned type);
 
 typedef struct {
     uint32_t path, pattern, dir, fs;   /* string ids; file 0 is "no file" (all "") */
 } dfn_file;
 
 #define DFN_MAX_BAD_LINES 8
+
+/* Records of kinds dfnav does not use, counted by their ph as written
+ * ("\"b\"", "7"); the last slot takes every kind past the others. */
+#define DFN_PH_KINDS 8
+#define DFN_PH_LABEL 16
+typedef struct { char ph[DFN_PH_LABEL]; uint64_t n; } dfn_phcount;
+/* Adds n records of the ph text t (raw JSON, len bytes) to a table. */
+void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n);
+
+/* Units of ts and dur (DFTracer's DFTRACER_TIME_METRIC). */
+typedef enum { DFN_UNIT_NONE, DFN_UNIT_US, DFN_UNIT_NS, DFN_UNIT_MS, DFN_UNIT_SEC } dfn_unit;
+const char *dfn_unit_name(dfn_unit u);          /* "US" ... ; "" for none */
+dfn_unit dfn_unit_parse(const char *s, size_t len);   /* any case; NONE when unknown */
+/* A value in unit u as µs: nanoseconds rounded to the nearest µs, larger
+ * units multiplied (saturating). */
+uint64_t dfn_unit_to_us(dfn_unit u, uint64_t v);
 
 /* What loading one input file gave. */
 typedef struct {
@@ -62,13 +84,34 @@ typedef struct {
     char *error;              /* file-level error (open, gzip damage), or NULL */
     uint64_t start_us, end_us;              /* absolute, 0/0 without events */
     uint64_t long_lines;
+    uint64_t skipped;         /* blank lines and lines of only [ or ] */
+    uint64_t counters;        /* counter records (ph 2, "C") */
+    uint64_t other;           /* records of kinds not used, by kind in other_ph */
+    dfn_phcount other_ph[DFN_PH_KINDS];
+    uint64_t agg_records, agg_calls;        /* aggregated records and the calls they fold */
+    dfn_unit unit;            /* of the file's ts and dur as applied */
+    bool unit_declared;       /* from the file's end record (else --time-unit or µs) */
+    char *cfg, *app;          /* the end record's cfg and app objects as JSON, or NULL */
 } dfn_srcinfo;
+
+/* One counter sample (ph 2, Chrome "C"): a series, where and when, and
+ * its value. Counters are not events: they live beside them. */
+typedef struct {
+    uint64_t ts;              /* absolute µs */
+    double value;
+    uint32_t series;          /* index in the store's series */
+    uint32_t host;            /* string id ("" when unknown) */
+    int64_t pid;
+} dfn_sample;
 
 typedef struct dfn_store {
     size_t n;
     uint64_t t0, t1;          /* absolute µs: first start, last end */
     uint64_t *ts_base;        /* per block of 2^DFN_TS_BLOCK_SHIFT events, relative to t0 */
     dfn_col32 ts, dur, bytes; /* ts relative to its block base */
+    /* Aggregated records (2.x ph 3): the calls each folds (0: an event of
+     * one call) and the longest of them; v NULL when the set has none. */
+    dfn_col32 cnt, durmax;
     uint32_t *lane, *kind, *file;
     uint8_t *args;            /* encoded argument records, in event order */
     size_t args_len;
@@ -87,6 +130,9 @@ typedef struct dfn_store {
     size_t hash_conflict_src; /* where the first such later definition stands */
     uint64_t hash_conflict_line;
     uint64_t unresolved_hashes;
+
+    dfn_sample *samples; size_t nsamples;   /* by time, then series, host, pid */
+    uint32_t *series; size_t nseries;       /* string id of each series ("cpu.iowait_pct") */
 } dfn_store;
 
 static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)
@@ -95,6 +141,18 @@ static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)
 }
 static inline uint64_t dfn_store_dur(const dfn_store *s, size_t i) { return dfn_col32_get(&s->dur, i); }
 static inline uint64_t dfn_store_bytes(const dfn_store *s, size_t i) { return dfn_col32_get(&s->bytes, i); }
+/* Whether event i is an aggregated record, and the calls it stands for. */
+static inline bool dfn_store_is_agg(const dfn_store *s, size_t i) { return s->cnt.v && dfn_col32_get(&s->cnt, i) != 0; }
+static inline uint64_t dfn_store_calls(const dfn_store *s, size_t i)
+{
+    uint64_t c = s->cnt.v ? dfn_col32_get(&s->cnt, i) : 0;
+    return c ? c : 1;
+}
+/* The longest call event i stands for. */
+static inline uint64_t dfn_store_maxdur(const dfn_store *s, size_t i)
+{
+    return dfn_store_is_agg(s, i) ? dfn_col32_get(&s->durmax, i) : dfn_store_dur(s, i);
+}
 static inline const char *dfn_store_str(const dfn_store *s, uint32_t id) { return dfn_strtab_str(s->strs, id); }
 
 /* Argument values. */

@@ -29,6 +29,8 @@ typedef struct {
     dfn_thresholds thresholds;
     bool compare;             /* each PATH is a run of its own */
     bool force;               /* load even a set estimated not to fit in memory */
+    dfn_unit time_unit;       /* of files whose end record names none; NONE = µs */
+    bool counters;            /* report: the counter samples instead of events */
     char **paths;
     size_t npaths;
 } cli_opts;

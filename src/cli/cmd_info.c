@@ -1,5 +1,9 @@
 /* `dfnav info`: per input file, what was read (format era, compression,
- * lines, events, metadata, malformed lines, time range), then totals. */
+ * lines, events, metadata, malformed lines, time range, counters, records
+ * set aside, aggregated records, time unit), then totals; every record
+ * line is one of events, metadata, counters, other or malformed. In text,
+ * what needs words follows the table: kinds set aside, the unit's source,
+ * the end record's cfg and app. */
 #include "cli.h"
 #include "dfnav/util.h"
 
@@ -7,19 +11,63 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Columns keep their places across versions (scripts read them by
+ * position): new ones go last. */
 static const char *cols[] = { "path", "format", "compression", "size_bytes", "lines", "events",
-                              "metadata", "malformed", "start_us", "end_us" };
-#define NCOLS 10
+                              "metadata", "malformed", "start_us", "end_us", "counters", "other",
+                              "agg_records", "agg_calls", "time_unit" };
+#define NCOLS 15
+#define COL_UNIT 14
 
 static void row_values(const dfn_srcinfo *si, char v[NCOLS][32])
 {
-    snprintf(v[3], 32, "%" PRIu64, si->size_bytes);
-    snprintf(v[4], 32, "%" PRIu64, si->lines);
-    snprintf(v[5], 32, "%" PRIu64, si->events);
-    snprintf(v[6], 32, "%" PRIu64, si->metadata);
-    snprintf(v[7], 32, "%" PRIu64, si->malformed);
-    snprintf(v[8], 32, "%" PRIu64, si->start_us);
-    snprintf(v[9], 32, "%" PRIu64, si->end_us);
+    const uint64_t n[] = { si->size_bytes, si->lines - si->skipped, si->events, si->metadata, si->malformed,
+                           si->start_us, si->end_us, si->counters, si->other, si->agg_records, si->agg_calls };
+    for (int c = 3; c < COL_UNIT; c++) snprintf(v[c], 32, "%" PRIu64, n[c - 3]);
+    snprintf(v[COL_UNIT], 32, "%s", dfn_unit_name(si->unit));
+}
+
+/* What a file's row cannot say: the kinds set aside, where its time unit
+ * came from, its end record's cfg and app. */
+static void info_notes(FILE *out, const dfn_srcinfo *si)
+{
+    char safe[1024];
+    dfn_fmt_safe(si->path, strlen(si->path), safe, sizeof safe);
+    if (si->other) {
+        fprintf(out, "%s: %" PRIu64 " records of kinds not used, by ph:", safe, si->other);
+        for (size_t k = 0; k < DFN_PH_KINDS && si->other_ph[k].n; k++)
+            fprintf(out, "%s %s: %" PRIu64, k ? "," : "", si->other_ph[k].ph, si->other_ph[k].n);
+        fputc('\n', out);
+    }
+    if (si->agg_records)
+        fprintf(out, "%s: %" PRIu64 " aggregated records fold %" PRIu64 " calls\n", safe, si->agg_records, si->agg_calls);
+    if (si->unit != DFN_UNIT_US || si->unit_declared)
+        fprintf(out, "%s: ts and dur in %s (%s)\n", safe, dfn_unit_name(si->unit),
+                si->unit_declared ? "the end record's cfg.time_metric" : "--time-unit");
+    const char *obj[] = { si->cfg, si->app }, *what[] = { "cfg", "app" };
+    for (int k = 0; k < 2; k++) {
+        if (!obj[k]) continue;
+        char *t = dfn_xmalloc(strlen(obj[k]) * 4 + 1);
+        dfn_fmt_safe(obj[k], strlen(obj[k]), t, strlen(obj[k]) * 4 + 1);
+        fprintf(out, "%s: end record %s %s\n", safe, what[k], t);
+        free(t);
+    }
+}
+
+static void info_total(dfn_srcinfo *total, const dfn_srcinfo *si)
+{
+    total->size_bytes += si->size_bytes;
+    total->lines += si->lines;
+    total->skipped += si->skipped;
+    total->events += si->events;
+    total->metadata += si->metadata;
+    total->malformed += si->malformed;
+    total->counters += si->counters;
+    total->other += si->other;
+    total->agg_records += si->agg_records;
+    total->agg_calls += si->agg_calls;
+    if (si->events && si->start_us < total->start_us) total->start_us = si->start_us;
+    if (si->end_us > total->end_us) total->end_us = si->end_us;
 }
 
 int cmd_info(const cli_opts *o)
@@ -34,16 +82,7 @@ int cmd_info(const cli_opts *o)
     if (!s) return status;
     size_t n = s->nsrc;
     dfn_srcinfo total = { .path = "total", .era = "", .compression = "", .start_us = UINT64_MAX };
-    for (size_t i = 0; i < n; i++) {
-        const dfn_srcinfo *si = &s->src[i];
-        total.size_bytes += si->size_bytes;
-        total.lines += si->lines;
-        total.events += si->events;
-        total.metadata += si->metadata;
-        total.malformed += si->malformed;
-        if (si->events && si->start_us < total.start_us) total.start_us = si->start_us;
-        if (si->end_us > total.end_us) total.end_us = si->end_us;
-    }
+    for (size_t i = 0; i < n; i++) info_total(&total, &s->src[i]);
     if (total.start_us == UINT64_MAX) total.start_us = 0;
     char (*v)[NCOLS][32] = dfn_xmalloc((n + 1) * sizeof *v);
     const dfn_srcinfo **rows = dfn_xmalloc((n + 1) * sizeof *rows);
@@ -59,7 +98,7 @@ int cmd_info(const cli_opts *o)
             dfn_csv_field(out, rows[i]->era, strlen(rows[i]->era)); fputc(',', out);
             dfn_csv_field(out, rows[i]->compression, strlen(rows[i]->compression));
             for (int c = 3; c < NCOLS; c++) fprintf(out, ",%s", v[i][c]);
-            fputs("\r\n", out);
+            fputs("\r\n", out);   /* the unit's text is letters only */
         }
     } else if (o->format == DFN_FMT_JSON) {
         fputs("[", out);
@@ -68,7 +107,19 @@ int cmd_info(const cli_opts *o)
             fputs("\"path\": ", out); dfn_json_string(out, rows[i]->path, strlen(rows[i]->path));
             fputs(", \"format\": ", out); dfn_json_string(out, rows[i]->era, strlen(rows[i]->era));
             fputs(", \"compression\": ", out); dfn_json_string(out, rows[i]->compression, strlen(rows[i]->compression));
-            for (int c = 3; c < NCOLS; c++) fprintf(out, ", \"%s\": %s", cols[c], v[i][c]);
+            for (int c = 3; c < COL_UNIT; c++) fprintf(out, ", \"%s\": %s", cols[c], v[i][c]);
+            fprintf(out, ", \"time_unit\": \"%s\", \"time_unit_declared\": %s", v[i][COL_UNIT],
+                    rows[i]->unit_declared ? "true" : "false");
+            fputs(", \"other_kinds\": {", out);
+            for (size_t k = 0; k < DFN_PH_KINDS && rows[i]->other_ph[k].n; k++) {
+                fputs(k ? ", " : "", out);
+                dfn_json_string(out, rows[i]->other_ph[k].ph, strlen(rows[i]->other_ph[k].ph));
+                fprintf(out, ": %" PRIu64, rows[i]->other_ph[k].n);
+            }
+            fputs("}", out);
+            /* objects a strict JSON reading vouched for, as they were */
+            if (rows[i]->cfg) fprintf(out, ", \"cfg\": %s", rows[i]->cfg);
+            if (rows[i]->app) fprintf(out, ", \"app\": %s", rows[i]->app);
             fputs("}", out);
         }
         fputs("\n]\n", out);
@@ -93,6 +144,7 @@ int cmd_info(const cli_opts *o)
             free(safe[i]);
         }
         free(safe);
+        for (size_t i = 0; i < n; i++) info_notes(out, &s->src[i]);
     }
     free(v);
     free(rows);

@@ -80,7 +80,7 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
      * has nothing to read (the report needs them all) or would not fit */
     for (size_t k = 0; k < n && status < 3; k++) {
         if (in[k].n == 0) continue;
-        dfn_load_opts lo = { .threads = o->threads };
+        dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
         ls[k] = dfn_loader_start((const char *const *)in[k].paths, in[k].n, &lo);
     }
     bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
@@ -212,6 +212,9 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     if (!parse_sort(sort, runs, nruns, &q, &col)) rc = 2;
     /* sorting by a metric shows it */
     if (!rc && q.sort >= 0) q.metrics |= DFN_M_BIT(q.sort);
+    /* the default columns say when calls come from aggregated records */
+    for (size_t k = 0; k < nruns && !metrics; k++)
+        if (runs[k].s->cnt.v) q.metrics |= DFN_M_BIT(DFN_M_AGG_CALLS);
     dfn_run *rs = dfn_xcalloc(nruns, sizeof *rs);
     const char **labels = dfn_xcalloc(nruns, sizeof *labels);
     for (size_t k = 0; k < nruns && !rc; k++) {
@@ -346,6 +349,35 @@ static int diagnose(const cli_opts *o, cli_run *cs)
     return rc;
 }
 
+/* --counters: the counter samples of one run, grouped by counter and
+ * the dimensions of --by. */
+static int report_counters(const cli_opts *o, const cli_run *run)
+{
+    char err[2048];
+    dfn_cquery q = { .bin_s = o->bin_s };
+    if (!dfn_cdims_parse(o->by, q.dims, &q.ndims, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --by: %s\n", err);
+        return 2;
+    }
+    dfn_filter f;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --where: %s\n", err);
+        return 2;
+    }
+    q.filter = &f;
+    dfn_cresult r;
+    int rc = 0;
+    if (!dfn_counters_query(run->s, &q, &r, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --where: %s\n", err);
+        rc = 2;
+    } else {
+        dfn_counters_write(stdout, run->s, &r, o->format);
+        dfn_cresult_free(&r);
+    }
+    dfn_filter_free(&f);
+    return rc;
+}
+
 int cmd_report(const cli_opts *o)
 {
     int status, rc;
@@ -353,7 +385,12 @@ int cmd_report(const cli_opts *o)
     size_t n;
     if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
     rc = 0;
-    if (o->diagnose && n > 1 && o->format != DFN_FMT_TABLE) {
+    if (o->counters && (n > 1 || o->diagnose || o->sort || o->top || o->metrics)) {
+        fprintf(stderr, "dfnav: --counters reports one run, by --by and --where (and --bin)\n");
+        rc = 2;
+    } else if (o->counters) {
+        rc = report_counters(o, &runs[0]);
+    } else if (o->diagnose && n > 1 && o->format != DFN_FMT_TABLE) {
         /* one CSV or JSON document holds the findings of one run */
         fprintf(stderr, "dfnav: --diagnose --compare prints a table per run; for CSV or JSON diagnose each run alone\n");
         rc = 2;

@@ -56,6 +56,11 @@ static void usage(FILE *f)
 "      --threshold LIST   diagnostics limits, e.g. metadata=40,small_size=512KiB\n"
 "                         (metadata small_time small_size imbalance random exposed)\n"
 "      --bin SECONDS      width of time bins (default: chosen from the span)\n"
+"      --counters         report: counter samples (CPU, memory, GPU ... series)\n"
+"                         instead of events: samples, mean, min, max per row of\n"
+"                         --by counter,time,host,pid\n"
+"      --time-unit UNIT   us, ns, ms or sec: the unit of ts and dur in files\n"
+"                         whose end record does not name one (default us)\n"
 "  -l, --layers NAME|FILE layer definitions: posix, dlio or a file\n"
 "                         (default: dlio when DLIO categories are present)\n"
 "  -f, --format FMT       table (default), csv or json\n"
@@ -113,7 +118,8 @@ int main(int argc, char **argv)
         {"screens", required_argument, 0, 'O'}, {"metrics", required_argument, 0, 'm'},
         {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
         {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
-        {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'}, {0, 0, 0, 0}};
+        {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
+        {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'}, {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
@@ -169,6 +175,11 @@ int main(int argc, char **argv)
         case 'D': o.diagnose = true; break;
         case 'K': o.compare = true; break;
         case 'F': o.force = true; break;
+        case 'u':
+            o.time_unit = dfn_unit_parse(optarg, strlen(optarg));
+            if (!o.time_unit) { fprintf(stderr, "dfnav: --time-unit is us, ns, ms or sec, not '%s'\n", optarg); return 2; }
+            break;
+        case 'c': o.counters = true; break;
         case 'T':
             if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
             break;
@@ -205,5 +216,6 @@ int main(int argc, char **argv)
     ui.threads = o.threads;
     ui.compare = o.compare;
     ui.force = o.force;
+    ui.time_unit = o.time_unit;
     return ui_run(&ui, o.paths, o.npaths);
 }

@@ -47,8 +47,9 @@
 #define PF_CPU_HI 156000
 #define PF_SLOW 24
 
-enum era { ERA_V0, ERA_QUOTED, ERA_INLINE, ERA_HASH16, ERA_HEX, ERA_U64, ERA_NEWEST };
-static const char *const era_names[] = {"v0", "quoted", "inline", "hash16", "hex", "u64", "newest"};
+enum era { ERA_V0, ERA_QUOTED, ERA_INLINE, ERA_HASH16, ERA_HEX, ERA_U64, ERA_NEWEST, ERA_V2 };
+static const char *const era_names[] = {"v0", "quoted", "inline", "hash16", "hex", "u64", "newest",
+                                        "v2"};
 #define NERA ((int)(sizeof era_names / sizeof era_names[0]))
 
 enum gzmode { GZ_NONE, GZ_SINGLE, GZ_MEMBERS };
@@ -58,13 +59,20 @@ static const char *const gz_names[] = {"none", "single", "members"};
 enum ckptfs { CKFS_BOTH, CKFS_LUSTRE, CKFS_SSD };
 static const char *const ckfs_names[] = {"both", "lustre", "ssd"};
 
+/* The last four are the categories of DLIO's AI logging (--ai-logging). */
 enum cat_id { C_DFTRACER, C_DLIO, C_STORAGE, C_CONFIG, C_CKPT, C_LOADER, C_READER, C_AI,
-              C_POSIX, C_STDIO, NCAT };
+              C_POSIX, C_STDIO, C_PIPELINE, C_COMPUTE, C_DATALOADER, C_DATA, NCAT };
 static const char *const cat_names[NCAT] = {
     "dftracer", "dlio_benchmark", "storage", "config", "checkpoint",
-    "data_loader", "reader", "ai_framework", "POSIX", "STDIO"};
-/* The newest tracers add a numeric "type"; readers must ignore it. */
-static const unsigned cat_type[NCAT] = {1, 0, 0, 0, 0, 0, 0, 0, 9, 8};
+    "data_loader", "reader", "ai_framework", "POSIX", "STDIO",
+    "pipeline", "compute", "dataloader", "data"};
+/* The numeric "type" (instrumentation layer) the newest and the 2.x tracers
+ * write, in DFTracer 2.x's numbering: 1 DFTRACER, 3 LIBC_IO, 6 PYTHON. */
+#define NTYPE 12
+static const char *const type_names[NTYPE] = {
+    "UNKNOWN", "DFTRACER", "C_APP", "LIBC_IO", "HIP", "HDF5", "PYTHON", "PSUTIL",
+    "FINSTRUMENT", "CPP_APP", "MPI", "CUDA"};
+static const unsigned cat_type[NCAT] = {1, 6, 6, 6, 6, 6, 6, 6, 3, 3, 6, 6, 6, 6};
 
 enum io_class { K_READ, K_WRITE, K_METADATA, K_SYNC, K_PROCESS, K_IPC, K_OTHER, NCLASS };
 static const char *const class_names[NCLASS] = {
@@ -72,12 +80,14 @@ static const char *const class_names[NCLASS] = {
 
 enum layer_id { L_APP, L_TRAINING, L_COMPUTE, L_FETCH, L_LOADER, L_FORK, L_READER,
                 L_RPOSIX, L_RPOSIX_LUSTRE, L_RPOSIX_SSD, L_CKPT, L_CPOSIX,
-                L_CPOSIX_LUSTRE, L_CPOSIX_SSD, L_OTHER_POSIX, L_OTHER, NLAYER };
+                L_CPOSIX_LUSTRE, L_CPOSIX_SSD, L_OTHER_POSIX, L_OTHER, L_EPOCH, NLAYER };
+/* L_EPOCH exists only in the AI-logging preset (--ai-logging), between
+ * training and compute; see layer_order(). */
 static const char *const layer_names[NLAYER] = {
     "app", "training", "compute", "fetch_data", "data_loader", "data_loader_fork",
     "reader", "reader_posix", "reader_posix_lustre", "reader_posix_ssd",
     "checkpoint", "checkpoint_posix", "checkpoint_posix_lustre", "checkpoint_posix_ssd",
-    "other_posix", "other"};
+    "other_posix", "other", "epoch"};
 #define LBIT(l) (1u << (l))
 
 #define NBIN 12
@@ -361,12 +371,23 @@ typedef struct {
     uint64_t start;   /* run start, us since the epoch */
     const char *ckpt_func;   /* the checkpoint function's name, NULL: the table's */
     const char *outdir, *truth;
+    /* era v2 only */
+    int aggregate;    /* --aggregate: LIBC_IO calls folded into ph 3 records */
+    uint64_t agg_us;  /* --agg-interval-us, 0: not given */
+    int counters;     /* --counters: cpu and mem samples, ph 2 */
+    uint64_t ctr_us;  /* --counter-interval-us, 0: not given */
+    int ns;           /* --time-unit ns */
+    int unit_given;   /* --time-unit was given */
+    int omit_metric;  /* --omit-time-metric */
+    const char *ctruth; /* --counter-truth FILE */
+    /* any era */
+    int ai;           /* --ai-logging: DLIO's AI-logging names and categories */
 } opts;
 
 typedef struct {
     char *str;
     uint32_t len;
-    uint16_t mask; /* layer bits that depend on the path */
+    uint32_t mask; /* layer bits that depend on the path */
     uint16_t fs;   /* index into the fs prefix table */
     uint64_t hash; /* value written in hashed eras */
     char *frag;    /* ,"fhash":H or ,"fname":"PATH" */
@@ -439,6 +460,8 @@ typedef struct {
     agg a;              /* per pid truth */
     uint64_t layer_dur[NLAYER];
     struct rktx *tx;    /* analysis truth of this process; only with --truth */
+    struct aggtab *agt; /* [lane] records being folded; only with --aggregate */
+    uint64_t cnext, cj; /* next counter sample: time (0: none yet) and index */
 } rankst;
 
 typedef struct {
@@ -524,7 +547,11 @@ typedef struct {
     /* formatting fragments */
     char *ffrag[NFUNC];
     uint32_t ffraglen[NFUNC];
-    uint16_t fmask[NFUNC]; /* layer bits that depend on name/category only */
+    uint32_t fmask[NFUNC]; /* layer bits that depend on name/category only */
+    const char *fname[NFUNC]; /* names as written (--ckpt-func, --ai-logging) */
+    unsigned char fcat[NFUNC]; /* categories as written (--ai-logging) */
+    int modern; /* numeric ph and a "type" field: eras newest and v2 */
+    int lorder[NLAYER], nlorder; /* the preset's layers in the truth's order */
     char date[64];
     /* names */
     pathent *paths;
@@ -548,16 +575,18 @@ typedef struct {
     rankst *rk;
     /* truth */
     agg total, func[NFUNC], cat[NCAT], cls[NCLASS], layer[NLAYER], bin[NBIN], nofile, nofs;
+    agg type[NTYPE];
+    agg aggc[NFUNC];      /* calls folded into aggregated records (--aggregate) */
+    uint64_t maxdur[NFUNC];
+    struct ctrstat *cst;  /* [host][series] counter statistics (--counters) */
     uint64_t tmin, tmax;
     busyacc busy[NLAYER];
     truthx *tx; /* NULL without --truth: the plain run pays nothing */
 } gen;
 
-/* A function's name as written: the table's, but for --ckpt-func. */
-static const char *func_name(const gen *g, int f)
-{
-    return f == F_SAVECKPT && g->o.ckpt_func ? g->o.ckpt_func : funcs[f].name;
-}
+/* A function's name as written: the table's, but for --ckpt-func and
+ * --ai-logging (set up by ai_names()). */
+static const char *func_name(const gen *g, int f) { return g->fname[f]; }
 
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
@@ -743,14 +772,16 @@ static uint64_t name_hash(gen *g, const char *s, size_t n)
 }
 
 /* Hash value as text: quoted hex in the hex era, a quoted decimal where the
- * newest tracers write hhash as a string, a plain decimal otherwise. */
+ * newest tracers write hhash as a string and for every hash in era v2
+ * (hhash, fhash, cmd_hash, exec_hash, HH/FH/SH values), a plain decimal
+ * otherwise. */
 static char *put_hash(const gen *g, char *p, uint64_t v, int as_string)
 {
     if (g->o.era == ERA_HEX) {
         *p++ = '"';
         p = put_hex16(p, v);
         *p++ = '"';
-    } else if (as_string) {
+    } else if (as_string || g->o.era == ERA_V2) {
         *p++ = '"';
         p = put_u64(p, v);
         *p++ = '"';
@@ -776,9 +807,9 @@ static int fs_index(gen *g, const char *path)
     return g->nfs++;
 }
 
-static uint16_t path_mask(const char *s)
+static uint32_t path_mask(const char *s)
 {
-    uint16_t m = 0;
+    uint32_t m = 0;
     int lustre = strstr(s, "lustre") != NULL, ssd = strstr(s, "ssd") != NULL;
     if (strstr(s, "/data")) {
         m |= LBIT(L_RPOSIX);
@@ -846,11 +877,39 @@ static uint32_t path_id(gen *g, const char *s)
     return id;
 }
 
-static uint16_t func_base_mask(int f)
+/* The layers of the AI-logging preset that a name and category decide:
+ * DFAnalyzer's current "dlio" preset, which --ai-logging traces follow. */
+static uint32_t ai_base_mask(const char *name, int cat)
 {
+    uint32_t m = 0;
+    if (strcmp(name, "ai_root") == 0)
+        m |= LBIT(L_APP);
+    if (cat == C_PIPELINE && strcmp(name, "train") == 0)
+        m |= LBIT(L_TRAINING);
+    if (cat == C_PIPELINE && strncmp(name, "epoch", 5) == 0)
+        m |= LBIT(L_EPOCH);
+    if (cat == C_COMPUTE && strcmp(name, "compute") == 0)
+        m |= LBIT(L_COMPUTE);
+    if (strcmp(name, "fetch.iter") == 0)
+        m |= LBIT(L_FETCH);
+    if (cat == C_DATA)
+        m |= LBIT(L_LOADER);
+    if ((cat == C_POSIX || cat == C_STDIO) && strcmp(name, "fork") == 0)
+        m |= LBIT(L_FORK);
+    if (cat == C_READER || strcmp(name, "preprocess") == 0)
+        m |= LBIT(L_READER);
+    if (cat == C_CKPT)
+        m |= LBIT(L_CKPT);
+    return m;
+}
+
+static uint32_t func_base_mask(const gen *g, int f)
+{
+    if (g->o.ai)
+        return ai_base_mask(g->fname[f], g->fcat[f]);
     const char *name = funcs[f].name;
     int cat = funcs[f].cat;
-    uint16_t m = 0;
+    uint32_t m = 0;
     if (strcmp(name, "DLIOBenchmark.run") == 0)
         m |= LBIT(L_APP);
     if (strcmp(name, "DLIOBenchmark._train") == 0)
@@ -989,7 +1048,10 @@ static void account(gen *g, rankst *rk, const ev *e)
     if (end > g->tmax)
         g->tmax = end;
     agg_add(&g->func[e->func], dur, bytes);
-    agg_add(&g->cat[f->cat], dur, bytes);
+    agg_add(&g->cat[g->fcat[e->func]], dur, bytes);
+    agg_add(&g->type[cat_type[g->fcat[e->func]]], dur, bytes);
+    if (dur > g->maxdur[e->func])
+        g->maxdur[e->func] = dur;
     agg_add(&g->hosts[rk->host].a, dur, bytes);
     agg_add(&rk->a, dur, bytes);
     if (e->path) {
@@ -1118,10 +1180,13 @@ static void tx_init(gen *g)
 }
 
 /* Intervals of I/O and compute events, per layer and for the process. */
-static void tx_intervals(rankst *rk, const ev *e, unsigned m)
+static void tx_intervals(const gen *g, rankst *rk, const ev *e, unsigned m)
 {
-    int cat = funcs[e->func].cat;
-    ivlist *set = cat == C_POSIX || cat == C_STDIO ? rk->tx->io : cat == C_AI ? rk->tx->cpu : NULL;
+    int cat = g->fcat[e->func];
+    /* compute: cat ai_framework, or compute under --ai-logging */
+    ivlist *set = cat == C_POSIX || cat == C_STDIO ? rk->tx->io
+                  : cat == C_AI || cat == C_COMPUTE ? rk->tx->cpu
+                                                    : NULL;
     if (!set)
         return;
     iv_add(&set[S_ALL], e->ts, e->ts + e->dur);
@@ -1330,7 +1395,7 @@ static void tx_patterns(gen *g, const ev *e)
 static void tx_event(gen *g, rankst *rk, lane *ln, const ev *e)
 {
     unsigned m = event_mask(g, e);
-    tx_intervals(rk, e, m);
+    tx_intervals(g, rk, e, m);
     tx_self(g, rk, ln, e);
     tx_access(g, rk, e, m);
     tx_steps(g, rk, e, m);
@@ -1427,24 +1492,24 @@ static inline char *line_start(rankst *rk, outfile *o, size_t n)
     return p;
 }
 
-/* Metadata line. sval != NULL: value is that string, else the hash hval. */
-static void write_meta(gen *g, rankst *rk, const lane *ln, int64_t id, const char *type,
-                       const char *name, size_t nlen, uint64_t hval, const char *sval)
+/* A metadata line up to its value: the caller writes the value and ends
+ * the line. Room for the value is reserved. */
+static char *meta_head(gen *g, rankst *rk, const lane *ln, int64_t id, const char *type,
+                       const char *name, size_t nlen)
 {
-    outfile *o = &rk->out;
-    char *p = line_start(rk, o, nlen + 512);
+    char *p = line_start(rk, &rk->out, nlen + 512);
     *p++ = '{';
-    if (g->o.era != ERA_NEWEST) {
+    if (!g->modern) {
         p = PUT_I64(p, "\"id\":", id);
         *p++ = ',';
     }
     p = PUT(p, "\"name\":\"");
     p = put_mem(p, type, strlen(type));
     p = PUT(p, "\",\"cat\":\"dftracer\"");
-    if (g->o.era == ERA_NEWEST)
+    if (g->modern)
         p = PUT(p, ",\"type\":1");
     p = put_mem(p, ln->pt, ln->ptlen);
-    p = g->o.era == ERA_NEWEST ? PUT(p, ",\"ph\":4,\"args\":{") : PUT(p, ",\"ph\":\"M\",\"args\":{");
+    p = g->modern ? PUT(p, ",\"ph\":4,\"args\":{") : PUT(p, ",\"ph\":\"M\",\"args\":{");
     if (g->hashed) {
         const hostent *h = &g->hosts[rk->host];
         p = put_mem(p, h->frag, h->fraglen);
@@ -1452,7 +1517,15 @@ static void write_meta(gen *g, rankst *rk, const lane *ln, int64_t id, const cha
     }
     p = PUT(p, "\"name\":\"");
     p = put_mem(p, name, nlen);
-    p = PUT(p, "\",\"value\":");
+    return PUT(p, "\",\"value\":");
+}
+
+/* Metadata line. sval != NULL: value is that string, else the hash hval. */
+static void write_meta(gen *g, rankst *rk, const lane *ln, int64_t id, const char *type,
+                       const char *name, size_t nlen, uint64_t hval, const char *sval)
+{
+    outfile *o = &rk->out;
+    char *p = meta_head(g, rk, ln, id, type, name, nlen);
     if (sval) {
         *p++ = '"';
         p = put_mem(p, sval, strlen(sval));
@@ -1508,37 +1581,400 @@ static void flush_pending(gen *g, rankst *rk)
     rk->npend = 0;
 }
 
-static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
+/* ------------------------------------------------------------------ */
+/* Era v2 (DFTracer 2.x): what only its files hold. The time unit       */
+/* (--time-unit ns), the nested objects of the end record, the PR       */
+/* metadata of the process.                                             */
+/* ------------------------------------------------------------------ */
+
+/* A time (ts or dur) of us microseconds in the file's unit. In ns it is
+ * us * 1000 plus a jitter in [-499, 499] fixed by the seed, the value and
+ * the salt, never below 0 (us == 0 gets a jitter >= 0): rounding the ns
+ * value half up to us gives back exactly us, so the truth stays in us. */
+static char *put_time(const gen *g, char *p, uint64_t us, uint64_t salt)
 {
-    const funcdef *f = &funcs[e->func];
-    const int q = g->quoted;
-    outfile *o = &rk->out;
-    if (e->path && g->hashed)
-        need_fh(g, rk, ln, e->path);
-    char *p = line_start(rk, o, LINE_RESERVE);
-    *p++ = '{';
-    if (g->has_id) {
-        p = put_inum(PUT(p, "\"id\":"), e->id, q);
-        *p++ = ',';
+    if (!g->o.ns)
+        return put_u64(p, us);
+    int64_t j = (int64_t)(mix64(mix64(g->o.seed ^ salt) ^ us) % 999) - 499;
+    if (us == 0 && j < 0)
+        j = -j;
+    uint64_t ns = us * 1000;
+    return put_u64(p, j < 0 ? ns - (uint64_t)-j : ns + (uint64_t)j);
+}
+
+/* After num_events in the end record: the effective configuration and the
+ * application metadata, as nested objects. */
+static char *put_end_cfg(const gen *g, char *p)
+{
+    p = PUT(p, ",\"cfg\":{");
+    if (!g->o.omit_metric)
+        p = g->o.ns ? PUT(p, "\"time_metric\":\"NS\",") : PUT(p, "\"time_metric\":\"US\",");
+    p = g->o.gz != GZ_NONE ? PUT(p, "\"compression\":true") : PUT(p, "\"compression\":false");
+    p = g->o.aggregate ? PUT(p, ",\"aggregation_enable\":true}")
+                       : PUT(p, ",\"aggregation_enable\":false}");
+    p = PUT_I64(p, ",\"app\":{\"batch_size\":", BATCH);
+    return PUT(p, ",\"model\":\"unet3d\"}");
+}
+
+/* The process metadata of the file's one pid: its MPI rank. */
+static void write_pr(gen *g, rankst *rk)
+{
+    char *p = meta_head(g, rk, &rk->ln[0], 0, "PR", "rank", 4);
+    p = put_u64(p, (uint64_t)rk->rank);
+    p = PUT(p, "}}\n");
+    out_commit(&rk->out, p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Aggregation (--aggregate, era v2): every LIBC_IO call is folded into */
+/* an aggregated record (ph 3) of its thread, key and interval, as      */
+/* DFTracer 2.x does with DFTRACER_ENABLE_AGGREGATION=1. A thread's     */
+/* calls arrive in time order, so each thread holds the records of one  */
+/* interval at a time; they are written when the thread's clock (the    */
+/* end of its latest call or line) reaches the end of the interval, and */
+/* the rest just before the end record.                                 */
+/* ------------------------------------------------------------------ */
+
+/* Numeric args that get folded; dur is always first. */
+enum { AV_DUR, AV_FD, AV_RET, AV_COUNT, AV_OFFSET, AV_FLAGS, AV_MODE, AV_WHENCE, AV_SIZE, NAV };
+static const char *const av_names[NAV] = {"dur", "fd", "ret", "count", "offset",
+                                          "flags", "mode", "whence", "size"};
+/* The numeric args of a LIBC_IO call by arg kind, in the order emit()
+ * writes them; 0 (AV_DUR) ends a list. fopen's mode is a string: a key. */
+static const unsigned char av_lists[][5] = {
+    [A_MKDIR] = {AV_MODE},
+    [A_OPEN] = {AV_RET, AV_FLAGS, AV_MODE},
+    [A_RWOFF] = {AV_FD, AV_RET, AV_COUNT, AV_OFFSET},
+    [A_RW] = {AV_FD, AV_RET, AV_COUNT},
+    [A_LSEEK] = {AV_FD, AV_RET, AV_OFFSET, AV_WHENCE},
+    [A_FD] = {AV_FD, AV_RET},
+    [A_FORK] = {AV_RET},
+    [A_FCLOSE] = {AV_RET},
+    [A_FRW] = {AV_SIZE, AV_COUNT, AV_RET},
+};
+
+typedef struct {
+    int func;
+    uint32_t path;
+    int64_t size;  /* fread/fwrite: the item size is part of the key */
+    int64_t smode; /* fopen: the mode string ("r" 0, "wb" 1) is part of the key */
+    uint64_t cnt;
+    int64_t mn[NAV], mx[NAV], sum[NAV];
+} aggrec;
+
+struct aggtab {
+    aggrec *v; /* in the order of their first call */
+    size_t n, cap;
+    uint32_t *h; /* open addressing: index + 1 into v, 0 empty */
+    size_t hcap;
+    uint64_t k; /* the interval of the records in v */
+};
+typedef struct aggtab aggtab;
+
+static int64_t av_value(const ev *e, int s)
+{
+    switch (s) {
+    case AV_DUR: return (int64_t)e->dur;
+    case AV_FD: return e->fd;
+    case AV_RET: return e->ret;
+    case AV_COUNT: return e->count;
+    case AV_OFFSET: return e->offset;
+    case AV_FLAGS: return e->flags;
+    case AV_MODE: return e->mode;
+    case AV_WHENCE: return e->whence;
+    default: return e->size;
     }
-    p = put_mem(p, g->ffrag[e->func], g->ffraglen[e->func]);
+}
+
+static size_t agg_keyhash(int func, uint32_t path, int64_t size, int64_t smode)
+{
+    return (size_t)mix64(((uint64_t)func << 48) ^ path ^ mix64((uint64_t)size * 4 + (uint64_t)smode));
+}
+
+static void agg_rehash(aggtab *t, size_t cap)
+{
+    free(t->h);
+    t->hcap = cap;
+    t->h = xcalloc(cap, sizeof *t->h);
+    for (size_t i = 0; i < t->n; i++) {
+        const aggrec *r = &t->v[i];
+        size_t j = agg_keyhash(r->func, r->path, r->size, r->smode) & (cap - 1);
+        while (t->h[j])
+            j = (j + 1) & (cap - 1);
+        t->h[j] = (uint32_t)i + 1;
+    }
+}
+
+/* The record of a call's key, new (zeroed) if none. */
+static aggrec *agg_slot(aggtab *t, const ev *e, int64_t size, int64_t smode)
+{
+    if ((t->n + 1) * 2 > t->hcap)
+        agg_rehash(t, t->hcap ? t->hcap * 2 : 256);
+    size_t m = t->hcap - 1, i = agg_keyhash(e->func, e->path, size, smode) & m;
+    for (; t->h[i]; i = (i + 1) & m) {
+        aggrec *r = &t->v[t->h[i] - 1];
+        if (r->func == e->func && r->path == e->path && r->size == size && r->smode == smode)
+            return r;
+    }
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+    }
+    aggrec *r = &t->v[t->n++];
+    memset(r, 0, sizeof *r);
+    r->func = e->func;
+    r->path = e->path;
+    r->size = size;
+    r->smode = smode;
+    t->h[i] = (uint32_t)t->n;
+    return r;
+}
+
+static void av_add(aggrec *r, int s, int64_t v)
+{
+    if (r->cnt == 0) {
+        r->mn[s] = r->mx[s] = r->sum[s] = v;
+        return;
+    }
+    if (v < r->mn[s])
+        r->mn[s] = v;
+    if (v > r->mx[s])
+        r->mx[s] = v;
+    r->sum[s] += v;
+}
+
+static void agg_fold(gen *g, rankst *rk, int li, const ev *e)
+{
+    aggtab *t = &rk->agt[li];
+    int a = funcs[e->func].args;
+    if (e->ts < g->o.start)
+        die("internal error: a call before the run start");
+    if (funcs[e->func].bytes != B_NONE && e->ret < 0)
+        die("internal error: a failed read or write would not fold into ret_sum");
+    uint64_t k = (e->ts - g->o.start) / g->o.agg_us;
+    if (t->n == 0)
+        t->k = k;
+    else if (k != t->k)
+        die("internal error: calls of a thread out of time order");
+    aggrec *r = agg_slot(t, e, a == A_FRW ? e->size : 0, a == A_FOPEN ? e->mode : 0);
+    av_add(r, AV_DUR, (int64_t)e->dur);
+    for (const unsigned char *s = av_lists[a]; s < av_lists[a] + 5 && *s; s++)
+        av_add(r, *s, av_value(e, *s));
+    r->cnt++;
+    agg_add(&g->aggc[e->func], e->dur, event_bytes(e));
+}
+
+/* "NAME":v if the calls agree, else NAME_min, NAME_max, NAME_sum; times
+ * scaled to the file's unit (exact multiples of 1000 in ns). */
+static char *put_av(char *p, const aggrec *r, int s, int64_t scale)
+{
+    const char *nm = av_names[s];
+    size_t nl = strlen(nm);
+    *p++ = ',';
+    *p++ = '"';
+    p = put_mem(p, nm, nl);
+    if (r->cnt == 1 || r->mn[s] == r->mx[s])
+        return put_i64(PUT(p, "\":"), r->mn[s] * scale);
+    p = put_i64(PUT(p, "_min\":"), r->mn[s] * scale);
+    p = put_mem(PUT(p, ",\""), nm, nl);
+    p = put_i64(PUT(p, "_max\":"), r->mx[s] * scale);
+    p = put_mem(PUT(p, ",\""), nm, nl);
+    return put_i64(PUT(p, "_sum\":"), r->sum[s] * scale);
+}
+
+static void agg_write(gen *g, rankst *rk, const lane *ln, uint64_t k, const aggrec *r)
+{
+    const char *name = func_name(g, r->func), *cat = cat_names[g->fcat[r->func]];
+    const int a = funcs[r->func].args;
+    uint64_t ts = g->o.start + k * g->o.agg_us;
+    char *p = line_start(rk, &rk->out, LINE_RESERVE);
+    p = put_mem(PUT(p, "{\"name\":\""), name, strlen(name));
+    p = put_mem(PUT(p, "\",\"cat\":\""), cat, strlen(cat));
+    *p++ = '"';
     p = put_mem(p, ln->pt, ln->ptlen);
-    p = PUT(p, ",\"ts\":");
-    p = put_num(p, e->ts, q);
-    p = PUT(p, ",\"dur\":");
-    p = put_num(p, e->dur, q);
-    p = g->o.era == ERA_NEWEST ? PUT(p, ",\"ph\":1,\"args\":{") : PUT(p, ",\"ph\":\"X\",\"args\":{");
+    /* the interval's start: exact in either unit */
+    p = put_u64(PUT(p, ",\"ts\":"), g->o.ns ? ts * 1000 : ts);
+    p = put_u64(PUT(p, ",\"ph\":3,\"type\":"), cat_type[g->fcat[r->func]]);
+    p = PUT(p, ",\"args\":{");
     const hostent *h = &g->hosts[rk->host];
     p = put_mem(p, h->frag, h->fraglen);
-    if (g->hints) {
-        p = PUT_I64(p, ",\"p_idx\":", e->pidx);
+    if (r->path)
+        p = put_mem(p, g->paths[r->path].frag, g->paths[r->path].fraglen);
+    p = put_u64(PUT(p, ",\"dft_cnt\":"), r->cnt);
+    p = put_av(p, r, AV_DUR, g->o.ns ? 1000 : 1);
+    if (a == A_FOPEN)
+        p = r->smode ? PUT(p, ",\"mode\":\"wb\"") : PUT(p, ",\"mode\":\"r\"");
+    for (const unsigned char *s = av_lists[a]; s < av_lists[a] + 5 && *s; s++)
+        p = put_av(p, r, *s, 1);
+    p = PUT(p, "}}\n");
+    out_commit(&rk->out, p);
+}
+
+static void agg_flush(gen *g, rankst *rk, int li)
+{
+    aggtab *t = &rk->agt[li];
+    if (t->n == 0)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        agg_write(g, rk, &rk->ln[li], t->k, &t->v[i]);
+    t->n = 0;
+    memset(t->h, 0, t->hcap * sizeof *t->h);
+}
+
+/* The thread's clock is at now: write its records if their interval ended. */
+static void agg_check(gen *g, rankst *rk, int li, uint64_t now)
+{
+    const aggtab *t = &rk->agt[li];
+    if (t->n && now >= g->o.start + (t->k + 1) * g->o.agg_us)
+        agg_flush(g, rk, li);
+}
+
+static void agg_free(rankst *rk)
+{
+    for (int l = 0; l < NLANES; l++) {
+        free(rk->agt[l].v);
+        free(rk->agt[l].h);
     }
-    if (e->path) {
-        const pathent *pe = &g->paths[e->path];
-        p = put_mem(p, pe->frag, pe->fraglen);
+    free(rk->agt);
+}
+
+/* ------------------------------------------------------------------ */
+/* Counters (--counters, era v2): telemetry samples (ph 2, type 7) of   */
+/* cpu and mem in each file, every --counter-interval-us from the start */
+/* record to the end record of the rank, placed among the other lines   */
+/* by time (before the first line that ends after the sample). Values   */
+/* come from a hash of the seed, the rank and the sample index, so they */
+/* touch no PRNG stream. Their statistics go to --counter-truth.        */
+/* ------------------------------------------------------------------ */
+
+#define NSERIES 9
+#define NPCT 4 /* the first NPCT series are percentages, kept in hundredths */
+static const char *const series_names[NSERIES] = {
+    "cpu.user_pct", "cpu.system_pct", "cpu.idle_pct", "cpu.iowait_pct", "mem.MemAvailable",
+    "mem.MemFree", "mem.Cached", "mem.Dirty", "mem.Active"};
+
+struct ctrstat {
+    uint64_t n, sum, mn, mx;
+};
+
+/* Sample j of a rank. Percentages in hundredths, on a grid of 0.25 so that
+ * all the written forms occur (40, 12.5, 3.25); they add up to 100.
+ * Memory in kB of a 256 GiB node. */
+static void ctr_values(const gen *g, const rankst *rk, uint64_t j, uint64_t v[NSERIES])
+{
+    uint64_t base = mix64(mix64(g->o.seed ^ 0x5eedc0117e7ULL) ^ ((uint64_t)rk->rank + 1));
+    uint64_t h[7];
+    for (int i = 0; i < 7; i++)
+        h[i] = mix64(base ^ mix64(j * 8 + (uint64_t)i + 1));
+    v[0] = 25 * (40 + h[0] % 161); /* user 10-50 % */
+    v[1] = 25 * (4 + h[1] % 37);   /* system 1-10 % */
+    v[3] = 25 * (h[2] % 81);       /* iowait 0-20 % */
+    v[2] = 10000 - v[0] - v[1] - v[3];
+    v[5] = 8388608 + h[3] % 58720257;  /* MemFree 8-64 GiB */
+    v[6] = 33554432 + h[4] % 100663297; /* Cached 32-128 GiB */
+    v[4] = v[5] + v[6] - v[6] / 8;      /* MemAvailable */
+    v[7] = h[5] % 2097153;              /* Dirty 0-2 GiB */
+    v[8] = 16777216 + h[6] % 83886081;  /* Active 16-96 GiB */
+}
+
+/* Hundredths as written: at most two decimals, no trailing zeros. */
+static char *put_pct(char *p, uint64_t v)
+{
+    p = put_u64(p, v / 100);
+    unsigned r = (unsigned)(v % 100);
+    if (r) {
+        *p++ = '.';
+        *p++ = (char)('0' + r / 10);
+        if (r % 10)
+            *p++ = (char)('0' + r % 10);
     }
+    return p;
+}
+
+/* One record: the series [s0, s1) under name. */
+static void ctr_line(gen *g, rankst *rk, const char *name, uint64_t t, const uint64_t *v, int s0,
+                     int s1)
+{
+    const lane *ln = &rk->ln[0];
+    const hostent *h = &g->hosts[rk->host];
+    char *p = line_start(rk, &rk->out, LINE_RESERVE);
+    p = put_mem(PUT(p, "{\"name\":\""), name, strlen(name));
+    p = PUT(p, "\",\"cat\":\"sys\"");
+    p = put_mem(p, ln->pt, ln->ptlen);
+    p = put_time(g, PUT(p, ",\"ts\":"), t, 0xc0117e7ULL ^ rk->pid);
+    p = PUT(p, ",\"ph\":2,\"type\":7,\"args\":{");
+    p = put_mem(p, h->frag, h->fraglen);
+    for (int s = s0; s < s1; s++) {
+        const char *f = strchr(series_names[s], '.') + 1;
+        p = put_mem(PUT(p, ",\""), f, strlen(f));
+        p = PUT(p, "\":");
+        p = s < NPCT ? put_pct(p, v[s]) : put_u64(p, v[s]);
+    }
+    p = PUT(p, "}}\n");
+    out_commit(&rk->out, p);
+}
+
+static void ctr_sample(gen *g, rankst *rk, uint64_t j, uint64_t t)
+{
+    uint64_t v[NSERIES];
+    ctr_values(g, rk, j, v);
+    ctr_line(g, rk, "cpu", t, v, 0, NPCT);
+    ctr_line(g, rk, "mem", t, v, NPCT, NSERIES);
+    struct ctrstat *st = &g->cst[(size_t)rk->host * NSERIES];
+    for (int s = 0; s < NSERIES; s++) {
+        if (st[s].n == 0 || v[s] < st[s].mn)
+            st[s].mn = v[s];
+        if (st[s].n == 0 || v[s] > st[s].mx)
+            st[s].mx = v[s];
+        st[s].n++;
+        st[s].sum += v[s];
+    }
+}
+
+/* The samples before a line that ends at c (at c too for the end record). */
+static void ctr_upto(gen *g, rankst *rk, uint64_t c, int incl)
+{
+    while (rk->cnext && (rk->cnext < c || (incl && rk->cnext == c))) {
+        ctr_sample(g, rk, rk->cj++, rk->cnext);
+        rk->cnext += g->o.ctr_us;
+    }
+}
+
+/* Era v2: what goes before the line of event e: counter samples up to its
+ * end, and the aggregated records of its thread whose interval has ended
+ * (all of them before the end record). Returns 1 when e is a LIBC_IO call
+ * folded into a record instead of being written. */
+static int v2_before_line(gen *g, rankst *rk, lane *ln, const ev *e)
+{
+    const int li = (int)(ln - rk->ln), last = e->func == F_END;
+    const uint64_t c = e->ts + e->dur;
+    const int cat = funcs[e->func].cat;
+    if (g->o.aggregate && last)
+        for (int l = 0; l < NLANES; l++)
+            agg_flush(g, rk, l);
+    if (g->o.counters) {
+        if (e->func == F_START)
+            rk->cnext = e->ts;
+        ctr_upto(g, rk, c, last);
+    }
+    if (!g->o.aggregate || last)
+        return 0;
+    if (cat != C_POSIX && cat != C_STDIO) {
+        agg_check(g, rk, li, c);
+        return 0;
+    }
+    agg_check(g, rk, li, e->ts); /* a call of a later interval: those are done */
+    agg_fold(g, rk, li, e);
+    agg_check(g, rk, li, c);
+    return 1;
+}
+
+/* The args of a call by its arg kind, in the order real tracers write them. */
+static char *put_call_args(const gen *g, char *p, const ev *e)
+{
+    const funcdef *f = &funcs[e->func];
     /* the 2023 writers quoted the byte counts of read/write calls only */
-    const int qb = q && f->bytes == B_RET;
+    const int qb = g->quoted && f->bytes == B_RET;
     switch (f->args) {
     case A_NONE:
     case A_PATH:
@@ -1553,6 +1989,8 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
         break;
     case A_END:
         p = PUT_I64(p, ",\"num_events\":", e->count);
+        if (g->o.era == ERA_V2)
+            p = put_end_cfg(g, p);
         break;
     case A_EPOCH:
         p = PUT_I64(p, ",\"epoch\":\"", e->epoch);
@@ -1608,11 +2046,51 @@ static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
         p = PUT_I64(p, ",\"ret\":", e->ret);
         break;
     }
+    return p;
+}
+
+static void emit(gen *g, rankst *rk, lane *ln, const ev *e)
+{
+    const int q = g->quoted;
+    outfile *o = &rk->out;
+    if (e->path && g->hashed)
+        need_fh(g, rk, ln, e->path);
+    if (g->o.era == ERA_V2 && v2_before_line(g, rk, ln, e)) {
+        /* folded into an aggregated record: counted, not written */
+        account(g, rk, e);
+        if (g->tx)
+            tx_event(g, rk, ln, e);
+        return;
+    }
+    char *p = line_start(rk, o, LINE_RESERVE);
+    *p++ = '{';
+    if (g->has_id) {
+        p = put_inum(PUT(p, "\"id\":"), e->id, q);
+        *p++ = ',';
+    }
+    p = put_mem(p, g->ffrag[e->func], g->ffraglen[e->func]);
+    p = put_mem(p, ln->pt, ln->ptlen);
+    p = PUT(p, ",\"ts\":");
+    p = g->o.ns ? put_time(g, p, e->ts, 2 * ln->tid) : put_num(p, e->ts, q);
+    p = PUT(p, ",\"dur\":");
+    p = g->o.ns ? put_time(g, p, e->dur, 2 * ln->tid + 1) : put_num(p, e->dur, q);
+    p = g->modern ? PUT(p, ",\"ph\":1,\"args\":{") : PUT(p, ",\"ph\":\"X\",\"args\":{");
+    const hostent *h = &g->hosts[rk->host];
+    p = put_mem(p, h->frag, h->fraglen);
+    if (g->hints) {
+        p = PUT_I64(p, ",\"p_idx\":", e->pidx);
+    }
+    if (e->path) {
+        const pathent *pe = &g->paths[e->path];
+        p = put_mem(p, pe->frag, pe->fraglen);
+    }
+    p = put_call_args(g, p, e);
     if (g->hints) {
         p = PUT_I64(p, ",\"level\":", e->level);
     }
-    if (f->args == A_START) {
-        p = PUT(p, ",\"version\":100008,\"date\":\"");
+    if (funcs[e->func].args == A_START) {
+        p = g->o.era == ERA_V2 ? PUT(p, ",\"version\":200002,\"date\":\"")
+                               : PUT(p, ",\"version\":100008,\"date\":\"");
         p = put_mem(p, g->date, strlen(g->date));
         p = PUT_I64(p, "\",\"ppid\":", e->ppid);
     }
@@ -1761,10 +2239,12 @@ static void write_header(gen *g, rankst *rk)
 {
     lane *ln = &rk->ln[0];
     outfile *o = &rk->out;
-    char *p = out_reserve(o, 8);
-    *p++ = '[';
-    *p++ = '\n';
-    out_commit(o, p);
+    if (g->o.era != ERA_V2) { /* v2: one JSON object per line, no brackets */
+        char *p = out_reserve(o, 8);
+        *p++ = '[';
+        *p++ = '\n';
+        out_commit(o, p);
+    }
     rk->space_first = g->o.era == ERA_QUOTED;
     if (g->o.era == ERA_V0 || g->o.era == ERA_QUOTED)
         return;
@@ -1781,6 +2261,8 @@ static void write_header(gen *g, rankst *rk)
         write_meta(g, rk, ln, ln->next_id++, "SH", CMDLINE, strlen(CMDLINE), g->cmd_hash, NULL);
         write_meta(g, rk, ln, ln->next_id++, "SH", EXEC_NAME, strlen(EXEC_NAME), g->exec_hash, NULL);
     }
+    if (g->o.era == ERA_V2)
+        write_pr(g, rk);
 }
 
 /* Start-up of one rank: tracer start, DLIO reading its config, walking the
@@ -2096,6 +2578,43 @@ static void lane_init(gen *g, lane *ln, uint64_t pid, uint64_t tid)
     ln->ptlen = (uint32_t)(p - ln->pt);
 }
 
+/* Names and categories as written: the table's, --ckpt-func, and the AI
+ * logging names of DLIO (--ai-logging) for the python-level events. */
+static void set_names(gen *g)
+{
+    static const struct {
+        unsigned char f, cat;
+        const char *name;
+    } ai[] = {
+        {F_RUN, C_PIPELINE, "ai_root"},      {F_TRAIN, C_PIPELINE, "train"},
+        {F_COMPUTE, C_COMPUTE, "compute"},   {F_ITER, C_DATALOADER, "fetch.iter"},
+        {F_YIELD, C_DATALOADER, "fetch.yield"}, {F_GETITEM, C_DATA, "item"},
+        {F_FINALIZE, C_DATA, "finalize"},    {F_READIDX, C_READER, "read_index"},
+        {F_CKPT_INIT, C_CKPT, "checkpoint.init"}, {F_SAVECKPT, C_CKPT, "checkpoint.save"},
+        {F_INIT, C_PIPELINE, "initialize"},
+    };
+    for (int f = 0; f < NFUNC; f++) {
+        g->fname[f] = funcs[f].name;
+        g->fcat[f] = funcs[f].cat;
+    }
+    if (g->o.ckpt_func)
+        g->fname[F_SAVECKPT] = g->o.ckpt_func;
+    if (g->o.ai)
+        for (size_t i = 0; i < sizeof ai / sizeof ai[0]; i++) {
+            g->fname[ai[i].f] = ai[i].name;
+            g->fcat[ai[i].f] = ai[i].cat;
+        }
+    /* the layers in the preset's order: the AI-logging one has epoch */
+    g->nlorder = 0;
+    for (int l = 0; l < NLAYER; l++) {
+        if (l == L_EPOCH)
+            continue;
+        g->lorder[g->nlorder++] = l;
+        if (l == L_TRAINING && g->o.ai)
+            g->lorder[g->nlorder++] = L_EPOCH;
+    }
+}
+
 static void build_fragments(gen *g)
 {
     for (int f = 0; f < NFUNC; f++) {
@@ -2104,15 +2623,15 @@ static void build_fragments(gen *g)
         p = PUT(p, "\"name\":\"");
         p = put_mem(p, func_name(g, f), strlen(func_name(g, f)));
         p = PUT(p, "\",\"cat\":\"");
-        p = put_mem(p, cat_names[funcs[f].cat], strlen(cat_names[funcs[f].cat]));
+        p = put_mem(p, cat_names[g->fcat[f]], strlen(cat_names[g->fcat[f]]));
         *p++ = '"';
-        if (g->o.era == ERA_NEWEST) {
+        if (g->modern) {
             p = PUT(p, ",\"type\":");
-            p = put_u64(p, cat_type[funcs[f].cat]);
+            p = put_u64(p, cat_type[g->fcat[f]]);
         }
         g->ffraglen[f] = (uint32_t)(p - buf);
         g->ffrag[f] = xstrndup(buf, g->ffraglen[f]);
-        g->fmask[f] = func_base_mask(f);
+        g->fmask[f] = func_base_mask(g, f);
     }
     time_t t0 = (time_t)(g->o.start / 1000000);
     struct tm tm;
@@ -2155,11 +2674,13 @@ static void setup(gen *g)
     g->hints = o->era >= ERA_INLINE;
     g->has_id = o->era != ERA_V0;
     g->quoted = o->era == ERA_QUOTED;
+    g->modern = o->era >= ERA_NEWEST;
     g->late = g->hashed && o->late != 0;
     g->tmin = UINT64_MAX;
     g->npaths = 1; /* id 0 = no file */
     g->paths_cap = 1024;
     g->paths = xcalloc(g->paths_cap, sizeof *g->paths);
+    set_names(g);
     build_fragments(g);
 
     g->nhosts = (o->ranks + o->rpn - 1) / o->rpn;
@@ -2172,7 +2693,7 @@ static void setup(gen *g)
             he->hash = name_hash(g, he->name, strlen(he->name));
             p = PUT(p, "\"hhash\":");
             /* the newest tracers write hhash as a string */
-            p = put_hash(g, p, he->hash, o->era == ERA_NEWEST);
+            p = put_hash(g, p, he->hash, g->modern);
         } else {
             p = PUT(p, "\"hostname\":\"");
             p = put_mem(p, he->name, strlen(he->name));
@@ -2216,7 +2737,11 @@ static void setup(gen *g)
         rk->outpath = xmalloc(n);
         snprintf(rk->outpath, n, "%s/trace-%d-of-%d.%s", o->outdir, i, o->ranks, ext);
         out_open(&rk->out, rk->outpath, o->gz, o->level, o->ranks <= 64);
+        if (o->aggregate)
+            rk->agt = xcalloc(NLANES, sizeof *rk->agt);
     }
+    if (o->counters)
+        g->cst = xcalloc((size_t)g->nhosts * NSERIES, sizeof *g->cst);
 }
 
 /* Fold the busy intervals collected so far. Only at points where no event
@@ -2267,8 +2792,8 @@ static void finish_rank(gen *g, rankst *rk, int last)
         leaf(g, rk, m, &e, 0);
     }
     flush_pending(g, rk);
-    /* v0: the last rank was never finalized, no closing bracket */
-    if (!(g->o.era == ERA_V0 && last)) {
+    /* v0: the last rank was never finalized, no closing bracket; v2 has none */
+    if (!(g->o.era == ERA_V0 && last) && g->o.era != ERA_V2) {
         char *p = out_reserve(&rk->out, 2);
         *p++ = ']';
         out_commit(&rk->out, p);
@@ -2413,9 +2938,11 @@ static void tx_write_proc(gen *g, FILE *f)
 }
 
 /* One row per layer; the value goes to the count column or the time column. */
-static void tx_write_layers(FILE *f, const char *dim, const uint64_t *val, int as_count)
+static void tx_write_layers(const gen *g, FILE *f, const char *dim, const uint64_t *val,
+                            int as_count)
 {
-    for (int l = 0; l < NLAYER; l++) {
+    for (int i = 0; i < g->nlorder; i++) {
+        int l = g->lorder[i];
         char k[64];
         snprintf(k, sizeof k, "layer:%s", layer_names[l]);
         row(f, dim, k, as_count ? val[l] : 0, as_count ? 0 : val[l], 0);
@@ -2426,7 +2953,8 @@ static void tx_write_layers(FILE *f, const char *dim, const uint64_t *val, int a
  * and pids ascend with the rank. */
 static void tx_write_maxproc(gen *g, FILE *f)
 {
-    for (int l = 0; l < NLAYER; l++) {
+    for (int i = 0; i < g->nlorder; i++) {
+        int l = g->lorder[i];
         if (g->layer[l].count == 0)
             continue;
         int best = 0;
@@ -2464,7 +2992,7 @@ static void tx_write_access(gen *g, FILE *f, int seq)
     free(v);
     const uint64_t *c = seq ? t->seq : t->rnd;
     row(f, dim, "*", c[S_ALL], 0, 0);
-    tx_write_layers(f, dim, c, 1);
+    tx_write_layers(g, f, dim, c, 1);
 }
 
 /* files and sharedfiles per layer, then for everything ('*'). */
@@ -2476,9 +3004,9 @@ static void tx_write_files(gen *g, FILE *f)
         files[i % NSLOT] += t->pfirst[i] != 0;
         shared[i % NSLOT] += t->pshared[i];
     }
-    tx_write_layers(f, "sharedfiles", shared, 1);
+    tx_write_layers(g, f, "sharedfiles", shared, 1);
     row(f, "sharedfiles", "*", shared[S_ALL], 0, 0);
-    tx_write_layers(f, "files", files, 1);
+    tx_write_layers(g, f, "files", files, 1);
     row(f, "files", "*", files[S_ALL], 0, 0);
 }
 
@@ -2504,6 +3032,12 @@ static void tx_write_steps(gen *g, FILE *f)
         snprintf(k, sizeof k, "%zu", s);
         row(f, "ckptstepmax", k, g->rk[best].pid, byrank[best], 0);
     }
+}
+
+/* Sums by the step argument: plain sums, exact under --aggregate too. */
+static void tx_write_argstep(gen *g, FILE *f)
+{
+    truthx *t = g->tx;
     /* grouping by the argument's text: "10" sorts before "2" */
     ownrow *v = xmalloc((t->scap + 1) * sizeof *v);
     size_t n = 0;
@@ -2537,30 +3071,31 @@ static void tx_write(gen *g, FILE *f)
 {
     truthx *t = g->tx;
     tx_write_proc(g, f);
-    tx_write_layers(f, "layerio", t->lio, 0);
-    tx_write_layers(f, "layerexposed", t->lexp, 0);
-    tx_write_layers(f, "layercompute", t->lcpu, 0);
+    tx_write_layers(g, f, "layerio", t->lio, 0);
+    tx_write_layers(g, f, "layerexposed", t->lexp, 0);
+    tx_write_layers(g, f, "layercompute", t->lcpu, 0);
     tx_write_maxproc(g, f);
     tx_write_self(g, f);
     tx_write_access(g, f, 1);
     tx_write_access(g, f, 0);
     tx_write_files(g, f);
     tx_write_steps(g, f);
+    tx_write_argstep(g, f);
     tx_write_patterns(g, f);
 }
 
-static void write_truth(gen *g, const char *path)
+/* The plain sums: total and by func, cat, host, file, fs, class, layer,
+ * pid; in era v2 also by type and rank. Exact under --aggregate too. */
+static void write_truth_sums(gen *g, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        die("%s: %s", path, strerror(errno));
     size_t cap = g->npaths + NFUNC + NCAT + (size_t)g->nhosts + MAXFS + 8;
     keyrow *v = xmalloc(cap * sizeof *v);
     size_t n;
 
-    fputs("dim,key,count,time_us,bytes\n", f);
     row(f, "total", "", g->total.count, g->total.time, g->total.bytes);
-    row(f, "span", "", 0, g->total.count ? g->tmax - g->tmin : 0, 0);
+    /* the record ts of a folded call is its interval's start, not its own */
+    if (!g->o.aggregate)
+        row(f, "span", "", 0, g->total.count ? g->tmax - g->tmin : 0, 0);
 
     n = 0;
     for (int i = 0; i < NFUNC; i++)
@@ -2595,35 +3130,168 @@ static void write_truth(gen *g, const char *path)
         if (g->fs[i].count)
             v[n++] = (keyrow){g->fs_names[i], &g->fs[i]};
     rows_sorted(f, "fs", v, n);
+    free(v);
 
     for (int i = 0; i < NCLASS; i++)
         row(f, "class", class_names[i], g->cls[i].count, g->cls[i].time, g->cls[i].bytes);
-    for (int i = 0; i < NLAYER; i++)
-        row(f, "layer", layer_names[i], g->layer[i].count, g->layer[i].time, g->layer[i].bytes);
+    for (int i = 0; i < g->nlorder; i++) {
+        const agg *a = &g->layer[g->lorder[i]];
+        row(f, "layer", layer_names[g->lorder[i]], a->count, a->time, a->bytes);
+    }
     /* pids ascend with the rank */
     for (int i = 0; i < g->o.ranks; i++) {
         char k[32];
         snprintf(k, sizeof k, "%llu", (unsigned long long)g->rk[i].pid);
         row(f, "pid", k, g->rk[i].a.count, g->rk[i].a.time, g->rk[i].a.bytes);
     }
+    if (g->o.era != ERA_V2)
+        return;
+    /* types with events, by number: DFTRACER, LIBC_IO, PYTHON */
+    for (int i = 0; i < NTYPE; i++)
+        if (g->type[i].count)
+            row(f, "type", type_names[i], g->type[i].count, g->type[i].time, g->type[i].bytes);
+    /* a file is a rank; its forked children write into it */
+    for (int i = 0; i < g->o.ranks; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "%d", g->rk[i].rank);
+        row(f, "rank", k, g->rk[i].a.count, g->rk[i].a.time, g->rk[i].a.bytes);
+    }
+}
+
+/* Size bins, busy time and the slowest process per layer, then the
+ * analysis truth: none of it is a plain sum, so not under --aggregate. */
+static void write_truth_analysis(gen *g, FILE *f)
+{
     for (int i = 0; i < NBIN; i++)
         row(f, "sizebin", bin_names[i], g->bin[i].count, g->bin[i].time, g->bin[i].bytes);
-    for (int i = 0; i < NLAYER; i++) {
+    for (int i = 0; i < g->nlorder; i++) {
         char k[64];
-        snprintf(k, sizeof k, "layer:%s", layer_names[i]);
-        row(f, "busy", k, 0, g->busy[i].total, 0);
+        snprintf(k, sizeof k, "layer:%s", layer_names[g->lorder[i]]);
+        row(f, "busy", k, 0, g->busy[g->lorder[i]].total, 0);
     }
-    for (int i = 0; i < NLAYER; i++) {
+    for (int i = 0; i < g->nlorder; i++) {
+        int l = g->lorder[i];
         char k[64];
         uint64_t mx = 0;
         for (int r = 0; r < g->o.ranks; r++)
-            if (g->rk[r].layer_dur[i] > mx)
-                mx = g->rk[r].layer_dur[i];
-        snprintf(k, sizeof k, "layer:%s", layer_names[i]);
+            if (g->rk[r].layer_dur[l] > mx)
+                mx = g->rk[r].layer_dur[l];
+        snprintf(k, sizeof k, "layer:%s", layer_names[l]);
         row(f, "maxproc", k, 0, mx, 0);
     }
-    free(v);
     tx_write(g, f);
+}
+
+/* --aggregate: the calls folded into aggregated records per func (aggcalls)
+ * and the longest single call of every func (maxdur, in the count column). */
+static void write_truth_agg(gen *g, FILE *f)
+{
+    ownrow v[NFUNC];
+    size_t n = 0;
+    for (int i = 0; i < NFUNC; i++)
+        if (g->aggc[i].count)
+            v[n++] = (ownrow){xstrndup(func_name(g, i), strlen(func_name(g, i))), g->aggc[i].count,
+                              g->aggc[i].time, g->aggc[i].bytes};
+    ownrows_out(f, "aggcalls", v, n);
+    n = 0;
+    for (int i = 0; i < NFUNC; i++)
+        if (g->func[i].count)
+            v[n++] = (ownrow){xstrndup(func_name(g, i), strlen(func_name(g, i))), g->maxdur[i], 0, 0};
+    ownrows_out(f, "maxdur", v, n);
+}
+
+static void write_truth(gen *g, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    fputs("dim,key,count,time_us,bytes\n", f);
+    write_truth_sums(g, f);
+    if (g->o.aggregate) {
+        tx_write_argstep(g, f);
+        write_truth_agg(g, f);
+    } else {
+        write_truth_analysis(g, f);
+    }
+    if (fflush(f) != 0 || ferror(f))
+        die("%s: write failed", path);
+    if (fclose(f) != 0)
+        die("%s: close failed: %s", path, strerror(errno));
+}
+
+/* The counter truth (--counter-truth): per series (NAME.FIELD) and host,
+ * then over all hosts ('*'): samples, the mean rounded half up to 6
+ * decimals, min and max as the trace writes them. */
+typedef struct {
+    int series;
+    const char *host;
+    const struct ctrstat *st;
+} ctrrow;
+
+static int ctrrow_cmp(const void *a, const void *b)
+{
+    const ctrrow *x = a, *y = b;
+    int c = strcmp(series_names[x->series], series_names[y->series]);
+    return c ? c : strcmp(x->host, y->host);
+}
+
+/* sum / den exactly, rounded half up to 6 decimals */
+static void put_mean(FILE *f, uint64_t sum, uint64_t den)
+{
+    uint64_t ip = sum / den, r = sum % den;
+    uint64_t fr = (r * 2000000 + den) / (2 * den);
+    if (fr == 1000000) {
+        ip++;
+        fr = 0;
+    }
+    fprintf(f, "%llu.%06llu", (unsigned long long)ip, (unsigned long long)fr);
+}
+
+static void put_ctrval(FILE *f, int series, uint64_t v)
+{
+    char buf[32];
+    char *e = series < NPCT ? put_pct(buf, v) : put_u64(buf, v);
+    fwrite(buf, 1, (size_t)(e - buf), f);
+}
+
+static void write_counter_truth(gen *g, const char *path)
+{
+    struct ctrstat all[NSERIES] = {{0, 0, 0, 0}};
+    ctrrow *v = xmalloc((size_t)(g->nhosts + 1) * NSERIES * sizeof *v);
+    size_t n = 0;
+    for (int h = 0; h < g->nhosts; h++)
+        for (int s = 0; s < NSERIES; s++) {
+            const struct ctrstat *st = &g->cst[(size_t)h * NSERIES + (size_t)s];
+            if (st->n == 0)
+                continue;
+            if (all[s].n == 0 || st->mn < all[s].mn)
+                all[s].mn = st->mn;
+            if (all[s].n == 0 || st->mx > all[s].mx)
+                all[s].mx = st->mx;
+            all[s].n += st->n;
+            all[s].sum += st->sum;
+            v[n++] = (ctrrow){s, g->hosts[h].name, st};
+        }
+    for (int s = 0; s < NSERIES; s++)
+        if (all[s].n)
+            v[n++] = (ctrrow){s, "*", &all[s]};
+    qsort(v, n, sizeof *v, ctrrow_cmp);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("%s: %s", path, strerror(errno));
+    fputs("counter,host,samples,mean,min,max\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const struct ctrstat *st = v[i].st;
+        fprintf(f, "%s,%s,%llu,", series_names[v[i].series], v[i].host,
+                (unsigned long long)st->n);
+        put_mean(f, st->sum, st->n * (v[i].series < NPCT ? 100 : 1));
+        fputc(',', f);
+        put_ctrval(f, v[i].series, st->mn);
+        fputc(',', f);
+        put_ctrval(f, v[i].series, st->mx);
+        fputc('\n', f);
+    }
+    free(v);
     if (fflush(f) != 0 || ferror(f))
         die("%s: write failed", path);
     if (fclose(f) != 0)
@@ -2645,7 +3313,15 @@ static void help(void)
         "  --events N          approximate number of ph=X events over all ranks (default 20000)\n"
         "  --ranks N           processes, one file each (default 4, at most 1000)\n"
         "  --ranks-per-node N  ranks per host node01, node02, ... (default 4)\n"
-        "  --era ERA           v0 | quoted | inline | hash16 | hex | u64 | newest (default u64)\n"
+        "  --era ERA           v0 | quoted | inline | hash16 | hex | u64 | newest | v2\n"
+        "                      (default u64). newest: numeric ph, a type field (1\n"
+        "                      dftracer, 3 POSIX/STDIO, 6 application), hhash as a\n"
+        "                      string, metadata without id. v2 (DFTracer 2.x): as newest,\n"
+        "                      with every hash a quoted decimal, no [ ] lines, start\n"
+        "                      version 200002, an end record with nested args.cfg\n"
+        "                      (time_metric, compression, aggregation_enable) and args.app\n"
+        "                      (batch_size, model), and a PR metadata record (args.name\n"
+        "                      \"rank\", args.value the rank) in each file\n"
         "  --gzip MODE         none | single | members (default none)\n"
         "  --level N           zlib level 0-9 for gzip (default 6)\n"
         "  --truth FILE        write the ground truth CSV (dim,key,count,time_us,bytes):\n"
@@ -2658,7 +3334,8 @@ static void help(void)
         "                      randcalls); files and sharedfiles per layer; checkpoint\n"
         "                      cost per step (ckptstep, ckptstepmax); sums by the step\n"
         "                      argument (argstep); checkpoint path pattern x func\n"
-        "                      (patfunc)\n"
+        "                      (patfunc). Era v2 adds sums by type (DFTRACER, LIBC_IO,\n"
+        "                      PYTHON) and by rank (the rank of the file)\n"
         "  --late-metadata     hashed eras: write some FH lines after their first use\n"
         "                      (the default for hashed eras)\n"
         "  --no-late-metadata  write every FH line before its first use\n"
@@ -2670,6 +3347,44 @@ static void help(void)
         "  --ckpt-func NAME    name of the checkpoint function (default\n"
         "                      PyTorchCheckpointing.save_checkpoint; newer DLIO logs\n"
         "                      PyTorchCheckpointing.checkpoint)\n"
+        "  --ai-logging        DLIO's AI-logging names for the python-level events:\n"
+        "                      ai_root, train (cat pipeline), compute (cat compute),\n"
+        "                      fetch.iter and fetch.yield (cat dataloader), item and\n"
+        "                      finalize (cat data), read_index (cat reader),\n"
+        "                      checkpoint.init and checkpoint.save (cat checkpoint),\n"
+        "                      initialize (cat pipeline); the layer truth then follows\n"
+        "                      the AI-logging dlio preset (with an empty epoch layer)\n"
+        "Era v2 only:\n"
+        "  --aggregate         fold every POSIX/STDIO call into aggregated records (ph 3,\n"
+        "                      args.dft_cnt, no id or dur) per pid, tid, name, cat, file,\n"
+        "                      string args and fread/fwrite item size, in intervals of\n"
+        "                      --agg-interval-us from --start-us; ts is the interval's\n"
+        "                      start. A numeric arg (dur included) the calls agree on is\n"
+        "                      written plain, else as NAME_min, NAME_max, NAME_sum. A\n"
+        "                      thread's records go out when its clock passes the\n"
+        "                      interval's end, the rest before the end record. The truth\n"
+        "                      keeps total, func, cat, host, file, fs, class, layer, pid,\n"
+        "                      type, rank, argstep and adds aggcalls (calls folded, per\n"
+        "                      func) and maxdur (longest call per func, in the count\n"
+        "                      column); the rest, not exact for folded calls, is left out\n"
+        "  --agg-interval-us N aggregation interval (default 1000000)\n"
+        "  --counters          cpu and mem counter samples (ph 2, type 7, cat sys) in each\n"
+        "                      file from its start record to its end record, placed among\n"
+        "                      the lines by time: cpu user_pct, system_pct, idle_pct,\n"
+        "                      iowait_pct (at most two decimals), mem MemAvailable,\n"
+        "                      MemFree, Cached, Dirty, Active (kB). Not events: not in\n"
+        "                      the truth\n"
+        "  --counter-interval-us N  counter sampling interval (default 500000, >= 1000)\n"
+        "  --counter-truth FILE  write counter,host,samples,mean,min,max per series\n"
+        "                      (cpu.iowait_pct, mem.Dirty, ...) and host, and over all\n"
+        "                      hosts (host *); mean rounded half up to 6 decimals, min\n"
+        "                      and max as written in the trace\n"
+        "  --time-unit UNIT    us | ns (default us): with ns every ts and dur is in ns\n"
+        "                      (events: us * 1000 plus a jitter of at most 499 ns, so\n"
+        "                      rounding half up gives the truth's us; aggregated records:\n"
+        "                      exact multiples of 1000) and the end record says NS\n"
+        "  --omit-time-metric  leave time_metric out of the end record's cfg\n"
+        "\n"
         "  --verbose           print the plan and the counts on stderr\n"
         "  --help              show this help\n",
         stdout);
@@ -2704,10 +3419,63 @@ static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t 
     return v;
 }
 
+/* The options of era v2 and --ai-logging. */
+enum v2opt { V_AGG, V_AGG_US, V_CTR, V_CTR_US, V_CTRUTH, V_UNIT, V_OMIT_METRIC, V_AI };
+
+static void parse_v2_opt(opts *o, int which, const char *arg)
+{
+    static const char *const unit_names[] = {"us", "ns"};
+    switch (which) {
+    case V_AGG: o->aggregate = 1; break;
+    case V_AGG_US: o->agg_us = parse_u64("--agg-interval-us", arg, 1, 1000000000000ULL); break;
+    case V_CTR: o->counters = 1; break;
+    case V_CTR_US:
+        o->ctr_us = parse_u64("--counter-interval-us", arg, 1000, 1000000000000ULL);
+        break;
+    case V_CTRUTH: o->ctruth = arg; break;
+    case V_UNIT:
+        o->ns = parse_choice("--time-unit", "unit", arg, unit_names, 2);
+        o->unit_given = 1;
+        break;
+    case V_OMIT_METRIC: o->omit_metric = 1; break;
+    default: o->ai = 1; break;
+    }
+}
+
+/* Options that only make sense together: a usage error, not a silent no-op. */
+static void check_combinations(opts *o)
+{
+    const char *v2only = o->aggregate          ? "--aggregate"
+                         : o->agg_us           ? "--agg-interval-us"
+                         : o->counters         ? "--counters"
+                         : o->ctr_us           ? "--counter-interval-us"
+                         : o->ctruth           ? "--counter-truth"
+                         : o->unit_given       ? "--time-unit"
+                         : o->omit_metric      ? "--omit-time-metric"
+                                               : NULL;
+    if (v2only && o->era != ERA_V2)
+        usage_error("%s needs --era v2 (DFTracer 2.x)", v2only);
+    if (o->agg_us && !o->aggregate)
+        usage_error("--agg-interval-us needs --aggregate");
+    if (o->ctr_us && !o->counters)
+        usage_error("--counter-interval-us needs --counters");
+    if (o->ctruth && !o->counters)
+        usage_error("--counter-truth needs --counters");
+    if (o->ai && o->ckpt_func)
+        usage_error("--ckpt-func and --ai-logging exclude each other: AI logging names the "
+                    "checkpoint function checkpoint.save");
+    if (o->aggregate && !o->agg_us)
+        o->agg_us = 1000000;
+    if (o->counters && !o->ctr_us)
+        o->ctr_us = 500000;
+}
+
 static void parse_args(opts *o, int argc, char **argv)
 {
     enum { O_SEED = 256, O_EVENTS, O_RANKS, O_RPN, O_ERA, O_GZIP, O_LEVEL, O_TRUTH, O_LATE,
-           O_NOLATE, O_VERBOSE, O_PREFETCH, O_CKPT_FS, O_CKPT_SPLIT, O_START, O_CKPT_FUNC, O_HELP };
+           O_NOLATE, O_VERBOSE, O_PREFETCH, O_CKPT_FS, O_CKPT_SPLIT, O_START, O_CKPT_FUNC, O_HELP,
+           /* in the order of enum v2opt */
+           O_AGG, O_AGG_US, O_CTR, O_CTR_US, O_CTRUTH, O_UNIT, O_OMIT_METRIC, O_AI };
     static const struct option lo[] = {
         {"seed", required_argument, 0, O_SEED},
         {"events", required_argument, 0, O_EVENTS},
@@ -2726,6 +3494,14 @@ static void parse_args(opts *o, int argc, char **argv)
         {"start-us", required_argument, 0, O_START},
         {"ckpt-func", required_argument, 0, O_CKPT_FUNC},
         {"help", no_argument, 0, O_HELP},
+        {"aggregate", no_argument, 0, O_AGG},
+        {"agg-interval-us", required_argument, 0, O_AGG_US},
+        {"counters", no_argument, 0, O_CTR},
+        {"counter-interval-us", required_argument, 0, O_CTR_US},
+        {"counter-truth", required_argument, 0, O_CTRUTH},
+        {"time-unit", required_argument, 0, O_UNIT},
+        {"omit-time-metric", no_argument, 0, O_OMIT_METRIC},
+        {"ai-logging", no_argument, 0, O_AI},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -2769,6 +3545,10 @@ static void parse_args(opts *o, int argc, char **argv)
         case O_HELP: help(); exit(0);
         case O_ERA: o->era = parse_choice("--era", "era", optarg, era_names, NERA); break;
         case O_GZIP: o->gz = parse_choice("--gzip", "mode", optarg, gz_names, 3); break;
+        case O_AGG: case O_AGG_US: case O_CTR: case O_CTR_US: case O_CTRUTH: case O_UNIT:
+        case O_OMIT_METRIC: case O_AI:
+            parse_v2_opt(o, c - O_AGG, optarg);
+            break;
         case ':':
             usage_error("option %s needs a value", argv[optind - 1]);
         default:
@@ -2778,6 +3558,7 @@ static void parse_args(opts *o, int argc, char **argv)
     if (optind != argc - 1)
         usage_error(optind >= argc ? "missing OUTDIR" : "too many arguments");
     o->outdir = argv[optind];
+    check_combinations(o);
 }
 
 int main(int argc, char **argv)
@@ -2798,6 +3579,8 @@ int main(int argc, char **argv)
     generate(g);
     if (g->o.truth)
         write_truth(g, g->o.truth);
+    if (g->o.ctruth)
+        write_counter_truth(g, g->o.ctruth);
     /* the spec's parent of such a child is ambiguous, so is its self time */
     if (g->tx && g->tx->ties)
         fprintf(stderr, "dfnav-gen: warning: %llu events have their parent's exact interval\n",
@@ -2813,7 +3596,10 @@ int main(int argc, char **argv)
         free(g->rk[i].outpath);
         free(g->rk[i].seen);
         free(g->rk[i].pend);
+        if (g->rk[i].agt)
+            agg_free(&g->rk[i]);
     }
+    free(g->cst);
     free(g->rk);
     for (size_t i = 1; i < g->npaths; i++) {
         free(g->paths[i].str);

@@ -312,12 +312,14 @@ static void count_damage(runner *r)
 {
     app *a = &r->a;
     a->malformed = 0;
+    a->set_aside = 0;
     a->bad_files = a->ninput_errors;
     for (size_t k = 0; k < r->nruns; k++) {
         const dfn_store *s = r->runs[k].final;
         a->damage_store[k] = s;
         for (size_t i = 0; s && i < s->nsrc; i++) {
             a->malformed += s->src[i].malformed;
+            a->set_aside += s->src[i].other;
             if (s->src[i].error || s->src[i].malformed) a->bad_files++;
         }
     }
@@ -456,7 +458,7 @@ static void runs_start(runner *r)
 {
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
-        dfn_load_opts lo = { .threads = r->a.opts.threads };
+        dfn_load_opts lo = { .threads = r->a.opts.threads, .time_unit = r->a.opts.time_unit };
         rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
         rl->sn.l = rl->loader;
         rl->sn.opts = &r->a.opts;

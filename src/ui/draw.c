@@ -585,6 +585,9 @@ static void draw_status(app *a)
         if (damage)
             snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
                      a->malformed, a->bad_files);
+        else if (a->set_aside)
+            snprintf(line + n, sizeof line - (size_t)n, " | %" PRIu64 " records of kinds not used (! lists)",
+                     a->set_aside);
         else if (!view_is_calls(l) && c->nrows && !a->v.labels)
             status_row_facts(l, line + n, sizeof line - (size_t)n);
         if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
@@ -825,6 +828,17 @@ static void draw_detail(app *a)
     free(lines);
 }
 
+/* A file's records of kinds not used, by their ph. */
+static void set_aside_line(const dfn_srcinfo *si, char ***lines, size_t *n, size_t *cap)
+{
+    char buf[512];
+    size_t w = (size_t)snprintf(buf, sizeof buf, "    %" PRIu64 " records set aside, kinds not used, by ph:", si->other);
+    for (size_t k = 0; k < DFN_PH_KINDS && si->other_ph[k].n && w < sizeof buf; k++)
+        w += (size_t)snprintf(buf + w, sizeof buf - w, "%s %s: %" PRIu64, k ? "," : "", si->other_ph[k].ph,
+                              si->other_ph[k].n);
+    add_line(lines, n, cap, "%s", buf);
+}
+
 static void draw_damage(app *a)
 {
     char **lines = NULL;
@@ -834,12 +848,13 @@ static void draw_damage(app *a)
     const dfn_store *s = a->damage_store[k] ? a->damage_store[k] : a->have_view ? a->v.runs[k].s : NULL;
     for (size_t f = 0; s && f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
-        if (!si->error && !si->malformed) continue;
+        if (!si->error && !si->malformed && !si->other) continue;
         add_line(&lines, &n, &cap, "%s", si->path);
         if (si->error) add_line(&lines, &n, &cap, "    error: %s", si->error);
         if (si->malformed) add_line(&lines, &n, &cap, "    %" PRIu64 " malformed lines", si->malformed);
         for (size_t b = 0; b < si->nbad; b++)
             add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", si->bad_lines[b], si->bad_reason[b]);
+        if (si->other) set_aside_line(si, &lines, &n, &cap);
     }
     }
     if (!n) add_line(&lines, &n, &cap, "No damage: every line of every file loaded.");

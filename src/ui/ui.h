@@ -33,6 +33,7 @@ typedef struct {
     dfn_thresholds thresholds;
     bool compare;             /* each path is a run (NAME=PATH) */
     bool force;               /* load even a set estimated not to fit in memory */
+    dfn_unit time_unit;       /* --time-unit */
 } ui_opts;
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths);
@@ -191,6 +192,7 @@ struct app {
     char *mem_warning;        /* MODE_MEMORY: why the set may not fit, before it loads */
     bool loading;
     uint64_t malformed;       /* damage: malformed lines in all */
+    uint64_t set_aside;       /* records of kinds not used, over every file */
     size_t bad_files;         /* files with an error or malformed lines */
     const dfn_store **damage_store;   /* each run's final store */
     size_t nruns;

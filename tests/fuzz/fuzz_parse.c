@@ -31,7 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&rb, 0, sizeof rb);
     dfn_parser_block(p, block, size, &b);
     dfn_parser_block(ref, block, size, &rb);
-    if (b.events != b.n || b.nbad > b.malformed || b.events + b.malformed > b.lines) abort();
+    /* every line is exactly one of these */
+    const dfn_blockinfo *i = &b.info;
+    if (i->events != b.n || b.nbad > i->malformed ||
+        i->events + i->metadata + i->counters + i->other + i->malformed + i->skipped != i->lines)
+        abort();
     if (pc_parse_same(&b, &ctx, &rb, &ref_ctx)) abort();
     dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);
     if (c->n != b.n) abort();

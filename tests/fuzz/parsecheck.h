@@ -54,13 +54,28 @@ static inline const char *pc_parse_same(const dfn_batch *a, const dfn_loadctx *c
     if (a->nmeta != b->nmeta) return "metadata count";
     for (size_t i = 0; i < a->nmeta; i++)
         if (a->meta[i].hash_ref != b->meta[i].hash_ref || a->meta[i].name != b->meta[i].name ||
-            a->meta[i].type != b->meta[i].type || a->meta[i].line != b->meta[i].line)
+            a->meta[i].type != b->meta[i].type || a->meta[i].line != b->meta[i].line || a->meta[i].pid != b->meta[i].pid)
             return "metadata";
     if (a->nbad != b->nbad) return "damage count";
     for (size_t i = 0; i < a->nbad; i++)
         if (a->bad[i].line != b->bad[i].line || strcmp(a->bad[i].reason, b->bad[i].reason) != 0) return "damage";
-    if (a->lines != b->lines || a->events != b->events || a->metadata != b->metadata || a->malformed != b->malformed)
+    const dfn_blockinfo *x = &a->info, *y = &b->info;
+    if (x->lines != y->lines || x->events != y->events || x->metadata != y->metadata || x->malformed != y->malformed ||
+        x->counters != y->counters || x->other != y->other || x->skipped != y->skipped ||
+        x->agg_records != y->agg_records || x->agg_calls != y->agg_calls)
         return "counts";
+    if (memcmp(x->other_ph, y->other_ph, sizeof x->other_ph) != 0) return "kinds set aside";
+    if (x->unit != y->unit || !x->cfg != !y->cfg || !x->app != !y->app || (x->cfg && strcmp(x->cfg, y->cfg)) ||
+        (x->app && strcmp(x->app, y->app)))
+        return "end record";
+    if (!a->cnt != !b->cnt) return "aggregated columns";
+    if (a->cnt) { PC_COL(cnt) PC_COL(durmax) }
+    if (a->ncs != b->ncs) return "counter sample count";
+    for (size_t i = 0; i < a->ncs; i++)
+        if (a->cs[i].ts != b->cs[i].ts || a->cs[i].pid != b->cs[i].pid || a->cs[i].host != b->cs[i].host ||
+            a->cs[i].name != b->cs[i].name || a->cs[i].key != b->cs[i].key ||
+            memcmp(&a->cs[i].value, &b->cs[i].value, sizeof a->cs[i].value) != 0)
+            return "counter samples";
     if (a->min_ts != b->min_ts || a->max_end != b->max_end) return "time span";
     if (a->era != b->era) return "era";
     if (a->version != b->version) return "version";

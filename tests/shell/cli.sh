@@ -43,7 +43,7 @@ check "damaged file still loads the rest" "2" "$(awk -F, 'NR == 2 { print $1 }' 
 check_status "quiet hides the report" 1 "$DFNAV" report -q "$T/bad.pfw"
 check "quiet stderr" "" "$(cat "$T/err")"
 "$DFNAV" info --format csv "$T/bad.pfw" 2>/dev/null >"$T/info.csv"
-check "info header" "path,format,compression,size_bytes,lines,events,metadata,malformed,start_us,end_us" "$(head -1 "$T/info.csv" | tr -d '\r')"
+check "info header" "path,format,compression,size_bytes,lines,events,metadata,malformed,start_us,end_us,counters,other,agg_records,agg_calls,time_unit" "$(head -1 "$T/info.csv" | tr -d '\r')"
 check "info malformed count" "2" "$(awk -F, 'NR == 2 { print $8 }' "$T/info.csv")"
 
 # CSV: header of dimension then metric names, CRLF rows, RFC 4180 quoting

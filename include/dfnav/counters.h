@@ -1,0 +1,52 @@
+/* dfnav counter queries: the samples of time series kept beside the events
+ * (CPU, memory, disk, network, GPU use: DFTracer 2.x ph 2, Chrome "C"),
+ * filtered and grouped by series, time bin, host and pid into samples,
+ * mean, min and max per row. `report --counters` and the explorer's
+ * counter tracks read them through here. */
+#ifndef DFNAV_COUNTERS_H
+#define DFNAV_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/filter.h"
+#include "dfnav/store.h"
+
+typedef enum { DFN_CDIM_COUNTER, DFN_CDIM_TIME, DFN_CDIM_HOST, DFN_CDIM_PID, DFN_CDIM_COUNT } dfn_cdim;
+
+#define DFN_CDIMS_MAX 4
+
+typedef struct {
+    dfn_cdim dims[DFN_CDIMS_MAX];
+    size_t ndims;             /* the series is always the first key of a row */
+    const dfn_filter *filter; /* terms on counter, host, pid, time; may be NULL */
+    double bin_s;             /* time bins; 0 = chosen from the window */
+} dfn_cquery;
+
+typedef struct {
+    uint64_t key[DFN_CDIMS_MAX];   /* series index, bin, host string id, pid */
+    uint64_t samples;
+    double sum, min, max;
+} dfn_crow;
+
+typedef struct {
+    dfn_cdim dims[DFN_CDIMS_MAX];
+    size_t ndims;
+    dfn_crow *rows;
+    size_t nrows;
+    double bin_s, win_lo_s, win_hi_s;   /* bins start at win_lo_s, seconds from the store's start */
+} dfn_cresult;
+
+/* "counter,time,host,pid" (any order, each once; counter is added first
+ * when missing). False with a message. */
+bool dfn_cdims_parse(const char *text, dfn_cdim *dims, size_t *n, char *err, size_t errlen);
+const char *dfn_cdim_name(dfn_cdim d);
+/* Rows in key order (series name, time, host, pid). False with a message
+ * for filter terms counters do not have. */
+bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
+/* The text of key k of a row (series name, bin start in seconds, host, pid). */
+size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, size_t k, char *buf, size_t cap);
+void dfn_cresult_free(dfn_cresult *r);
+
+#endif

@@ -1,0 +1,73 @@
+/* The vocabulary of record kinds: DFTracer 2.x instrumentation types by
+ * number, time units, and the tally of records of kinds dfnav sets aside
+ * (by their ph as written), so that every line is accounted for. */
+#include "dfnav/store.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static const char *const type_names[] = {
+    "UNKNOWN", "DFTRACER", "C_APP", "LIBC_IO", "HIP", "HDF5", "PYTHON", "PSUTIL", "FINSTRUMENT", "CPP_APP",
+    "MPI", "CUDA"
+};
+
+const char *dfn_type_name(unsigned type)
+{
+    return type < sizeof type_names / sizeof *type_names ? type_names[type] : NULL;
+}
+
+static const char *const unit_names[] = { "", "US", "NS", "MS", "SEC" };
+
+const char *dfn_unit_name(dfn_unit u)
+{
+    return (unsigned)u < sizeof unit_names / sizeof *unit_names ? unit_names[u] : "";
+}
+
+dfn_unit dfn_unit_parse(const char *s, size_t len)
+{
+    for (unsigned u = DFN_UNIT_US; u <= DFN_UNIT_SEC; u++) {
+        const char *n = unit_names[u];
+        size_t k = 0;
+        if (strlen(n) != len) continue;
+        while (k < len && (s[k] == n[k] || s[k] == n[k] + 32)) k++;
+        if (k == len) return (dfn_unit)u;
+    }
+    return DFN_UNIT_NONE;
+}
+
+uint64_t dfn_unit_to_us(dfn_unit u, uint64_t v)
+{
+    switch (u) {
+    case DFN_UNIT_NS: return v / 1000 + (v % 1000 >= 500);
+    case DFN_UNIT_MS: return v > UINT64_MAX / 1000 ? UINT64_MAX : v * 1000;
+    case DFN_UNIT_SEC: return v > UINT64_MAX / 1000000 ? UINT64_MAX : v * 1000000;
+    default: return v;
+    }
+}
+
+/* Labels keep printable ASCII only: a trace's bytes never reach a
+ * terminal raw. */
+static void phcount_label(char *out, const char *t, size_t len)
+{
+    size_t w = 0;
+    memset(out, 0, DFN_PH_LABEL);
+    for (size_t i = 0; i < len && w + 1 < DFN_PH_LABEL; i++)
+        out[w++] = t[i] >= 0x20 && t[i] < 0x7f ? t[i] : '?';
+}
+
+void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n)
+{
+    char label[DFN_PH_LABEL];
+    phcount_label(label, t, len);
+    for (size_t k = 0; k < DFN_PH_KINDS - 1; k++) {
+        if (tab[k].n && strcmp(tab[k].ph, label) == 0) { tab[k].n += n; return; }
+        if (!tab[k].n) {
+            memcpy(tab[k].ph, label, sizeof label);
+            tab[k].n = n;
+            return;
+        }
+    }
+    /* the last slot: every further kind */
+    phcount_label(tab[DFN_PH_KINDS - 1].ph, "more", 4);
+    tab[DFN_PH_KINDS - 1].n += n;
+}
