@@ -95,8 +95,10 @@ bool dfn_layers_parse(const char *text, const char *source, dfn_layers *out, cha
             snprintf(err, errlen, "%s:%zu: at most %d layers", out->source, lineno, DFN_LAYERS_MAX);
             goto fail_line;
         }
-        if ((nlen == 5 && memcmp(name, "other", 5) == 0) || dfn_layers_find(out, name, nlen) >= 0) {
-            snprintf(err, errlen, "%s:%zu: layer '%.*s' is defined twice (\"other\" is implicit)", out->source, lineno, (int)nlen, name);
+        int again = dfn_layers_find(out, name, nlen);
+        if ((nlen == 5 && memcmp(name, "other", 5) == 0) || (again >= 0 && out->defs[again].parent != parent)) {
+            snprintf(err, errlen, "%s:%zu: layer '%.*s' is defined again under another parent (\"other\" is implicit)",
+                     out->source, lineno, (int)nlen, name);
             goto fail_line;
         }
         dfn_filter f;
@@ -109,8 +111,24 @@ bool dfn_layers_parse(const char *text, const char *source, dfn_layers *out, cha
             dfn_filter_free(&f);
             goto fail_line;
         }
+        if (again >= 0) {
+            /* an alternative: its layer terms see the layers above the first line */
+            for (size_t t = 0; t < f.n; t++)
+                for (size_t v = 0; f.terms[t].key == DFN_KEY_LAYER && v < f.terms[t].nvalues; v++)
+                    if (dfn_layers_find(out, f.terms[t].values[v], f.terms[t].value_lens[v]) >= again) {
+                        snprintf(err, errlen, "%s:%zu: layer '%s' is not defined above the first line of '%.*s'",
+                                 out->source, lineno, f.terms[t].values[v], (int)nlen, name);
+                        dfn_filter_free(&f);
+                        goto fail_line;
+                    }
+            dfn_layer_def *d = &out->defs[again];
+            d->alts = dfn_xreallocarray(d->alts, d->nalts + 1, sizeof *d->alts);
+            d->alts[d->nalts++] = f;
+            free(line);
+            continue;
+        }
         out->defs = dfn_xreallocarray(out->defs, out->n + 1, sizeof *out->defs);
-        out->defs[out->n++] = (dfn_layer_def){ dfn_xstrndup(name, nlen), parent, f };
+        out->defs[out->n++] = (dfn_layer_def){ dfn_xstrndup(name, nlen), parent, f, NULL, 0 };
         free(line);
         continue;
     fail_line:
@@ -123,11 +141,12 @@ bool dfn_layers_parse(const char *text, const char *source, dfn_layers *out, cha
 
 bool dfn_layers_load(const char *name, dfn_layers *out, char *err, size_t errlen)
 {
+    if (strcmp(name, "dlio-pre-ai-logging") == 0) name = "dlio-legacy";   /* DFAnalyzer's name for it */
     const char *preset = dfn_preset_text(name);
     if (preset) return dfn_layers_parse(preset, name, out, err, errlen);
     FILE *f = fopen(name, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: %s (presets: posix, dlio)", name, strerror(errno));
+        snprintf(err, errlen, "%s: %s (presets: posix, dlio, dlio-legacy)", name, strerror(errno));
         return false;
     }
     char *buf = NULL;
@@ -149,13 +168,27 @@ bool dfn_layers_load(const char *name, dfn_layers *out, char *err, size_t errlen
     return ok;
 }
 
-const char *dfn_layers_auto(const dfn_store *s)
+const char *dfn_layers_auto(const dfn_store *s, const char **why)
 {
+    const char *legacy = NULL;
     for (size_t k = 0; k < s->nkinds; k++) {
-        const char *c = dfn_store_str(s, s->kinds[k].cat);
-        if (strcmp(c, "dlio_benchmark") == 0 || strcmp(c, "ai_framework") == 0) return "dlio";
+        const char *c = dfn_store_str(s, s->kinds[k].cat), *f = dfn_store_str(s, s->kinds[k].func);
+        if (strcmp(f, "ai_root") == 0 || strcmp(f, "fetch.iter") == 0 ||
+            (strcmp(c, "pipeline") == 0 && strcmp(f, "train") == 0) ||
+            (strcmp(c, "compute") == 0 && strcmp(f, "compute") == 0)) {
+            if (why) *why = "DLIO's AI logging names";
+            return "dlio";
+        }
+        if (!legacy && (strcmp(c, "dlio_benchmark") == 0 || strcmp(c, "ai_framework") == 0)) legacy = c;
     }
-    return "posix";
+    if (why) *why = legacy ? "DLIO's categories before AI logging" : "no DLIO names";
+    return legacy ? "dlio-legacy" : "posix";
+}
+
+bool dfn_preset_is_dlio(const char *name)
+{
+    return name && (strcmp(name, "dlio") == 0 || strcmp(name, "dlio-legacy") == 0 ||
+                    strcmp(name, "dlio-pre-ai-logging") == 0);
 }
 
 void dfn_layers_free(dfn_layers *l)
@@ -163,6 +196,8 @@ void dfn_layers_free(dfn_layers *l)
     for (size_t k = 0; k < l->n; k++) {
         free(l->defs[k].name);
         dfn_filter_free(&l->defs[k].filter);
+        for (size_t a = 0; a < l->defs[k].nalts; a++) dfn_filter_free(&l->defs[k].alts[a]);
+        free(l->defs[k].alts);
     }
     free(l->defs);
     free(l->source);

@@ -34,6 +34,7 @@ struct dfn_layerset {
     const dfn_store *s;
     const dfn_layers *layers;
     dfn_match **m;            /* one per layer */
+    dfn_match ***alt;         /* per layer, one per alternative line */
     size_t n;
     /* every event's membership, decided once: an index into masks[] */
     uint64_t *masks; size_t nmasks;
@@ -317,11 +318,16 @@ dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, int 
     ls->layers = l;
     ls->n = l->n;
     ls->m = dfn_xcalloc(l->n ? l->n : 1, sizeof *ls->m);
+    ls->alt = dfn_xcalloc(l->n ? l->n : 1, sizeof *ls->alt);
     for (size_t k = 0; k < l->n; k++) {
         char e2[512];
-        ls->m[k] = dfn_match_compile(s, ls, &l->defs[k].filter, e2, sizeof e2);
-        if (!ls->m[k]) {
-            snprintf(err, errlen, "layer %s: %s", l->defs[k].name, e2);
+        const dfn_layer_def *d = &l->defs[k];
+        bool ok = (ls->m[k] = dfn_match_compile(s, ls, &d->filter, e2, sizeof e2)) != NULL;
+        if (d->nalts) ls->alt[k] = dfn_xcalloc(d->nalts, sizeof *ls->alt[k]);
+        for (size_t a = 0; ok && a < d->nalts; a++)
+            ok = (ls->alt[k][a] = dfn_match_compile(s, ls, &d->alts[a], e2, sizeof e2)) != NULL;
+        if (!ok) {
+            snprintf(err, errlen, "layer %s: %s", d->name, e2);
             dfn_layerset_free(ls);
             return NULL;
         }
@@ -338,7 +344,9 @@ static uint64_t layerset_eval(const dfn_layerset *ls, size_t i)
         int p = l->defs[k].parent;
         if (p >= 0 && !(mask & (1ull << p))) continue;
         /* a layer's own "layer=" terms see only the layers defined above it */
-        if (match_with_layers(ls->m[k], i, mask)) mask |= 1ull << k;
+        bool in = match_with_layers(ls->m[k], i, mask);
+        for (size_t a = 0; !in && a < l->defs[k].nalts; a++) in = match_with_layers(ls->alt[k][a], i, mask);
+        if (in) mask |= 1ull << k;
     }
     return mask ? mask : 1ull << ls->n;
 }
@@ -355,10 +363,12 @@ uint64_t dfn_layerset_mask(const dfn_layerset *ls, size_t i)
 static bool layerset_table_only(const dfn_layerset *ls)
 {
     for (size_t k = 0; k < ls->n; k++) {
-        const dfn_match *m = ls->m[k];
-        if (!m->never && (m->lo != 0 || m->hi != ls->s->n)) return false;
-        for (size_t t = 0; t < m->net; t++)
-            if (m->et[t].key != DFN_KEY_LAYER) return false;
+        for (size_t a = 0; a <= ls->layers->defs[k].nalts; a++) {
+            const dfn_match *m = a ? ls->alt[k][a - 1] : ls->m[k];
+            if (!m->never && (m->lo != 0 || m->hi != ls->s->n)) return false;
+            for (size_t t = 0; t < m->net; t++)
+                if (m->et[t].key != DFN_KEY_LAYER) return false;
+        }
     }
     return true;
 }
@@ -496,8 +506,13 @@ const dfn_layers *dfn_layerset_layers(const dfn_layerset *ls) { return ls->layer
 void dfn_layerset_free(dfn_layerset *ls)
 {
     if (!ls) return;
-    for (size_t k = 0; k < ls->n; k++) dfn_match_free(ls->m[k]);
+    for (size_t k = 0; k < ls->n; k++) {
+        dfn_match_free(ls->m[k]);
+        for (size_t a = 0; ls->alt[k] && a < ls->layers->defs[k].nalts; a++) dfn_match_free(ls->alt[k][a]);
+        free(ls->alt[k]);
+    }
     free(ls->m);
+    free(ls->alt);
     free(ls->masks);
     free(ls->idx8);
     free(ls->idx32);

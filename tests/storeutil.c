@@ -73,7 +73,7 @@ dfn_result *su_run(const dfn_store *s, dfn_query *q, const char *by)
 dfn_result *su_query(const dfn_store *s, const char *layers, const char *by, const char *where)
 {
     char err[2048];
-    dfn_query q = { .layers = su_layerset(s, layers ? layers : "dlio"), .sort = DFN_M_TIME_S, .desc = true };
+    dfn_query q = { .layers = su_layerset(s, layers ? layers : "dlio-legacy"), .sort = DFN_M_TIME_S, .desc = true };
     dfn_filter f;
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
     q.filter = &f;

@@ -52,7 +52,7 @@ static dfn_result *run(const dfn_store *s, dfn_layerset *ls, dfn_analysis *an, c
 Test(overlap, exposed_io_from_the_intervals)
 {
     dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
-    dfn_layerset *ls = su_layerset(s, "dlio");
+    dfn_layerset *ls = su_layerset(s, "dlio-legacy");
     char err[256];
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));
@@ -236,7 +236,7 @@ Test(access, arguments_past_the_first_few_are_read)
 Test(analysis, shared_files_slowest_process_and_sizes)
 {
     dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
-    dfn_layerset *ls = su_layerset(s, "dlio");
+    dfn_layerset *ls = su_layerset(s, "dlio-legacy");
     char err[256];
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));

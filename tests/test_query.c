@@ -36,7 +36,7 @@ TestSuite(query, .init = setup, .fini = teardown);
 
 Test(query, totals)
 {
-    dfn_result *r = su_query(st, "dlio", NULL, NULL);
+    dfn_result *r = su_query(st, "dlio-legacy", NULL, NULL);
     cr_assert_eq(r->nrows, 1);
     cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), 9);
     cr_assert_eq(dfn_result_metric(r, 0, DFN_M_TIME_S), 12560e-6);
@@ -52,7 +52,7 @@ Test(query, totals)
 
 Test(query, busy_is_the_union_and_max_proc_the_slowest_lane)
 {
-    dfn_result *r = su_query(st, "dlio", "func", "cat=POSIX");
+    dfn_result *r = su_query(st, "dlio-legacy", "func", "cat=POSIX");
     /* pread64: [1100,1200) + [1150,1250) + [1400,1700) = 150 + 300 */
     cr_assert_eq(su_metric(st, r, "pread64", DFN_M_TIME_S), 500e-6);
     cr_assert_eq(su_metric(st, r, "pread64", DFN_M_BUSY_S), 450e-6);
@@ -79,19 +79,19 @@ Test(query, busy_is_the_union_and_max_proc_the_slowest_lane)
 
 Test(query, file_dimensions)
 {
-    dfn_result *r = su_query(st, "dlio", "fs", "file!=\"\"");
+    dfn_result *r = su_query(st, "dlio-legacy", "fs", "file!=\"\"");
     cr_assert_eq(r->nrows, 2);
     cr_assert_eq(su_metric(st, r, "/p/lustre2", DFN_M_COUNT), 5);
     cr_assert_eq(su_metric(st, r, "/l/ssd", DFN_M_BYTES), 5000000);
     dfn_result_free(r);
-    r = su_query(st, "dlio", "pattern", "func=write");
+    r = su_query(st, "dlio-legacy", "pattern", "func=write");
     cr_assert_eq(su_metric(st, r, "/l/ssd/ck/layer-#-#.pt", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "/p/lustre#/ck/layer-#-#.pt", DFN_M_COUNT), 1);
     dfn_result_free(r);
-    r = su_query(st, "dlio", "dir", "class=read");
+    r = su_query(st, "dlio-legacy", "dir", "class=read");
     cr_assert_eq(su_metric(st, r, "/p/lustre2/data", DFN_M_COUNT), 3);
     dfn_result_free(r);
-    r = su_query(st, "dlio", "sizebin", "class=read|write");
+    r = su_query(st, "dlio-legacy", "sizebin", "class=read|write");
     cr_assert_eq(su_metric(st, r, "<=4KiB", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "4-16KiB", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "256KiB-1MiB", DFN_M_COUNT), 1, "1 MiB exactly is right-closed");
@@ -102,7 +102,7 @@ Test(query, file_dimensions)
 
 Test(query, layers_of_the_dlio_preset)
 {
-    dfn_result *r = su_query(st, "dlio", "layer", NULL);
+    dfn_result *r = su_query(st, "dlio-legacy", "layer", NULL);
     cr_assert_eq(su_metric(st, r, "app", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "compute", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "reader_posix", DFN_M_COUNT), 3);
@@ -112,7 +112,7 @@ Test(query, layers_of_the_dlio_preset)
     cr_assert_eq(su_metric(st, r, "other_posix", DFN_M_COUNT), 3, "two checkpoint writes outside /checkpoint, one stat");
     cr_assert_eq(su_row(st, r, "other"), -1, "every event is in a layer");
     dfn_result_free(r);
-    r = su_query(st, "dlio", "func", "layer=other_posix");
+    r = su_query(st, "dlio-legacy", "func", "layer=other_posix");
     cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 2);
     cr_assert_eq(su_row(st, r, "fork"), -1, "fork is counted once, in data_loader_fork");
     dfn_result_free(r);
@@ -134,7 +134,7 @@ Test(query, time_bins_and_windows)
     cr_assert_eq(r->nrows, 10, "every bin of the 10 ms window, empty ones too");
     cr_assert_eq(su_metric(st, r, "0.005", DFN_M_COUNT), 0);
     dfn_result_free(r);
-    r = su_query(st, "dlio", "func", "time>=0.001 time<0.0025");
+    r = su_query(st, "dlio-legacy", "func", "time>=0.001 time<0.0025");
     cr_assert_eq(r->nrows, 2);
     cr_assert_eq(su_metric(st, r, "TorchFramework.compute", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 1);
@@ -144,11 +144,11 @@ Test(query, time_bins_and_windows)
 Test(query, args_group_across_eras)
 {
     /* "epoch":"1" (newer writers) and "epoch":1 (2023) are one group */
-    dfn_result *r = su_query(st, "dlio", "arg.epoch", "arg.epoch!=\"\"");
+    dfn_result *r = su_query(st, "dlio-legacy", "arg.epoch", "arg.epoch!=\"\"");
     cr_assert_eq(r->nrows, 1);
     cr_assert_eq(su_metric(st, r, "1", DFN_M_COUNT), 2);
     dfn_result_free(r);
-    r = su_query(st, "dlio", "func", "arg.ret>=1000000");
+    r = su_query(st, "dlio-legacy", "func", "arg.ret>=1000000");
     cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 2);
     cr_assert_eq(su_metric(st, r, "pread64", DFN_M_COUNT), 1);
     dfn_result_free(r);
@@ -170,7 +170,7 @@ Test(query, several_dimensions_and_top)
 
 Test(query, events_are_rows)
 {
-    dfn_result *r = su_query(st, "dlio", "event", "func=pread64");
+    dfn_result *r = su_query(st, "dlio-legacy", "event", "func=pread64");
     cr_assert_eq(r->nrows, 3);
     cr_assert_eq(dfn_result_metric(r, 2, DFN_M_TIME_S), 100e-6);
     dfn_result_free(r);
@@ -185,7 +185,7 @@ Test(query, bad_queries_say_why)
     cr_assert(strstr(err, "unknown dimension 'colour'"));
     dfn_filter f;
     cr_assert(dfn_filter_parse("layer=nosuch", &f, err, sizeof err));
-    dfn_query q = { .filter = &f, .layers = su_layerset(st, "dlio") };
+    dfn_query q = { .filter = &f, .layers = su_layerset(st, "dlio-legacy") };
     cr_assert_null(dfn_query_run(st, &q, err, sizeof err));
     cr_assert(strstr(err, "unknown layer 'nosuch'"), "%s", err);
     dfn_filter_free(&f);
@@ -204,12 +204,42 @@ Test(layers, file_format_and_errors)
     cr_assert(strstr(err, "not defined above"), "%s", err);
     cr_assert_not(dfn_layers_parse("a < nope : cat=x\n", "t", &l, err, sizeof err));
     cr_assert(strstr(err, "t:1: parent layer 'nope'"), "%s", err);
-    cr_assert_not(dfn_layers_parse("a : cat=x\na : cat=y\n", "t", &l, err, sizeof err));
-    cr_assert(strstr(err, "defined twice"), "%s", err);
+    cr_assert_not(dfn_layers_parse("a : cat=x\nb : cat=y\nb < a : cat=z\n", "t", &l, err, sizeof err));
+    cr_assert(strstr(err, "t:3: layer 'b' is defined again under another parent"), "%s", err);
+    cr_assert_not(dfn_layers_parse("a : cat=x\nb : cat=y\na : layer=b\n", "t", &l, err, sizeof err));
+    cr_assert(strstr(err, "t:3: layer 'b' is not defined above the first line of 'a'"), "%s", err);
+    cr_assert_not(dfn_layers_parse("other : cat=x\n", "t", &l, err, sizeof err));
     cr_assert_not(dfn_layers_parse("a cat=x\n", "t", &l, err, sizeof err));
     cr_assert(strstr(err, "expected ':'"), "%s", err);
     cr_assert_not(dfn_layers_load("/nonexistent/x.layers", &l, err, sizeof err));
-    cr_assert(strstr(err, "presets: posix, dlio"), "%s", err);
+    cr_assert(strstr(err, "presets: posix, dlio, dlio-legacy"), "%s", err);
+}
+
+/* A layer named on two lines takes the events of either, once each; the
+ * lines after it see it as one layer. */
+Test(layers, a_layer_named_again_takes_either_line)
+{
+    dfn_store *st = su_load_text("alt.pfw",
+        EV("read", "reader", 1, 1, 10, 5, "") EV("preprocess", "data", 1, 1, 20, 7, "")
+        EV("item", "data", 1, 1, 30, 11, "") EV("read", "POSIX", 1, 1, 40, 13, ""), 1);
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse("reader : cat=reader\nloader : cat=data\nreader : func=preprocess\n"
+                               "rest : layer!=reader|loader\n", "t", &l, err, sizeof err), "%s", err);
+    cr_assert_eq(l.n, 3);
+    dfn_layerset *ls = dfn_layerset_compile(st, &l, 2, err, sizeof err);
+    cr_assert_not_null(ls, "%s", err);
+    dfn_query q = { .layers = ls, .sort = -1 };
+    dfn_result *r = su_run(st, &q, "layer");
+    cr_assert_eq(su_metric(st, r, "reader", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(st, r, "reader", DFN_M_TIME_S), 12e-6);
+    cr_assert_eq(su_metric(st, r, "loader", DFN_M_COUNT), 2);   /* preprocess is in both */
+    cr_assert_eq(su_metric(st, r, "rest", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "rest", DFN_M_TIME_S), 13e-6);
+    dfn_result_free(r);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_store_free(st);
 }
 
 /* A layer with a time term holds the calls of its window, not every call
@@ -295,7 +325,7 @@ Test(query_threads, any_thread_count_gives_the_same_rows)
     free(text);
     cr_assert_gt(s->n, 20000);
     char err[512];
-    dfn_layerset *ls = su_layerset(s, "dlio");
+    dfn_layerset *ls = su_layerset(s, "dlio-legacy");
     /* the analysis metrics too: their per-process unions merge across
      * threads with the same fix-up as busy time */
     dfn_analysis an = {0};

@@ -64,7 +64,7 @@ static bool set_load(loaded *l, const char *dir, int threads, size_t block)
     l->s = dfn_load((const char *const *)in.paths, in.n, &lo);
     dfn_inputs_free(&in);
     char err[1024];
-    if (!dfn_layers_load(dfn_layers_auto(l->s), &l->layers, err, sizeof err) ||
+    if (!dfn_layers_load(dfn_layers_auto(l->s, NULL), &l->layers, err, sizeof err) ||
         !(l->ls = dfn_layerset_compile(l->s, &l->layers, threads, err, sizeof err))) {
         fprintf(stderr, "threads_diff: %s: layers: %s\n", dir, err);
         return false;

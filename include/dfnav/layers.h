@@ -19,6 +19,8 @@ typedef struct {
     char *name;
     int parent;               /* index of the parent layer, -1 for none */
     dfn_filter filter;
+    dfn_filter *alts;         /* the filters of later lines naming the layer again: */
+    size_t nalts;             /* an event is in it when it matches any */
 } dfn_layer_def;
 
 typedef struct {
@@ -29,12 +31,20 @@ typedef struct {
 
 /* Text format, one layer a line ('#' starts a comment):
  *     NAME [< PARENT] : FILTER
- * A filter may use  layer=NAME  for layers defined above it. */
+ * A filter may use  layer=NAME  for layers defined above it. A layer named
+ * again on a later line (with the same parent) takes the events of either
+ * line: "reader : cat=reader" then "reader : func=preprocess". */
 bool dfn_layers_parse(const char *text, const char *source, dfn_layers *out, char *err, size_t errlen);
-/* NAME is a preset ("posix", "dlio") or a file path. */
+/* NAME is a preset ("posix", "dlio", "dlio-legacy" alias
+ * "dlio-pre-ai-logging") or a file path. */
 bool dfn_layers_load(const char *name, dfn_layers *out, char *err, size_t errlen);
-/* The preset that fits a store: dlio when DLIO's categories are present. */
-const char *dfn_layers_auto(const dfn_store *s);
+/* The preset that fits a store: "dlio" when DLIO's AI logging names are
+ * present (ai_root, fetch.iter, pipeline train, compute compute),
+ * "dlio-legacy" when its older categories are (dlio_benchmark,
+ * ai_framework), else "posix"; *why (may be NULL) says what was found. */
+const char *dfn_layers_auto(const dfn_store *s, const char **why);
+/* Whether a preset name is one of DLIO's. */
+bool dfn_preset_is_dlio(const char *name);
 /* Name of layer k; k == n is "other". */
 const char *dfn_layers_name(const dfn_layers *l, size_t k);
 int dfn_layers_find(const dfn_layers *l, const char *name, size_t len);

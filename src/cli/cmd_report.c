@@ -124,7 +124,11 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
 bool cli_layers(const cli_opts *o, const dfn_store *s, const char *preset, dfn_layers *out)
 {
     char err[1024];
-    const char *name = o->layers ? o->layers : preset ? preset : dfn_layers_auto(s);
+    const char *why = NULL;
+    const char *name = o->layers ? o->layers : preset ? preset : dfn_layers_auto(s, &why);
+    /* a DLIO preset chosen for the user is named, so a wrong guess shows */
+    if (!o->layers && !o->quiet && dfn_preset_is_dlio(name))
+        fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", name, why ? why : "as for the other runs");
     if (!dfn_layers_load(name, out, err, sizeof err)) {
         fprintf(stderr, "dfnav: layers: %s\n", err);
         return false;
@@ -296,16 +300,19 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
         cli_run *r = &(*runs)[k];
         if (!r->s) { cli_runs_free(*runs, *n); return 3; }
     }
-    /* comparing, one preset for all: DLIO when any run has its
-     * categories, so a layer means the same events in every run */
-    const char *preset = NULL;
-    for (size_t k = 0; o->compare && k < *n; k++) {
-        const char *own = dfn_layers_auto((*runs)[k].s);
-        if (!preset || strcmp(own, "dlio") == 0) preset = own;
+    /* comparing: DLIO's layers for all when any run has DLIO names, so a
+     * layer means the same phase in every run; each DLIO run keeps its
+     * own flavour of the names (the layers are named alike) */
+    const char *dlio = NULL;
+    for (size_t k = 0; o->compare && k < *n && !dlio; k++) {
+        const char *own = dfn_layers_auto((*runs)[k].s, NULL);
+        if (dfn_preset_is_dlio(own)) dlio = own;
     }
     for (size_t k = 0; k < *n; k++) {
         cli_run *r = &(*runs)[k];
         char err[1024];
+        const char *own = dlio ? dfn_layers_auto(r->s, NULL) : NULL;
+        const char *preset = !dlio ? NULL : dfn_preset_is_dlio(own) ? own : dlio;
         if (!cli_layers(o, r->s, preset, &r->layers)) { cli_runs_free(*runs, *n); return 2; }
         r->ls = dfn_layerset_compile(r->s, &r->layers, o->threads, err, sizeof err);
         if (!r->ls) {

@@ -87,17 +87,26 @@ static void edit_delete(line_edit *e, size_t from, size_t to)
  * run shows DLIO categories, so that a layer means the same events in
  * every run (and a layer filter is known to all). NULL: not comparing,
  * or --layers: each set's own choice. */
-static const char *shared_preset(const ui_opts *o, atomic_bool *dlio_seen, const dfn_store *s)
+static const char *const dlio_flavours[] = { NULL, "dlio", "dlio-legacy" };
+
+/* *dlio_seen: 0 none yet, else the index of the first DLIO flavour seen. */
+static const char *shared_preset(const ui_opts *o, atomic_int *dlio_seen, const dfn_store *s)
 {
     if (o->layers || !dlio_seen) return NULL;
-    if (strcmp(dfn_layers_auto(s), "dlio") == 0) atomic_store(dlio_seen, true);
-    return atomic_load(dlio_seen) ? "dlio" : "posix";
+    const char *own = dfn_layers_auto(s, NULL);
+    int none = 0;
+    if (dfn_preset_is_dlio(own)) {
+        atomic_compare_exchange_strong(dlio_seen, &none, strcmp(own, "dlio") == 0 ? 1 : 2);
+        return own;   /* a DLIO run keeps its own flavour of the names */
+    }
+    int seen = atomic_load(dlio_seen);
+    return seen ? dlio_flavours[seen] : "posix";
 }
 
 typedef struct {
     dfn_loader *l;
     const ui_opts *opts;
-    atomic_bool *dlio_seen;
+    atomic_int *dlio_seen;
     pthread_t thread;
     bool started;
     _Atomic(view_set *) ready;    /* a snapshot, indexed, for the UI to take */
@@ -237,7 +246,7 @@ typedef struct {
     bool started;
     dfn_store *store;
     const ui_opts *opts;
-    atomic_bool *dlio_seen;
+    atomic_int *dlio_seen;
     _Atomic(view_set *) ready;
 } indexer;
 
@@ -266,7 +275,7 @@ typedef struct {
     run_load *runs;
     size_t nruns;
     char **labels;            /* comparing: the runs' names; NULL for one run */
-    atomic_bool dlio_seen;    /* comparing: some run has DLIO categories */
+    atomic_int dlio_seen;    /* comparing: some run has DLIO categories */
     exporter ex;
     diagnoser dg;
     bool quit;
@@ -334,8 +343,8 @@ static void same_presets(runner *r)
     if (!r->labels || a->opts.layers || !atomic_load(&r->dlio_seen)) return;
     for (size_t j = 0; j < r->nruns; j++) {
         view_set *old = r->runs[j].cur;
-        if (!old || !old->full || !old->preset || strcmp(old->preset, "dlio") == 0) continue;
-        view_set *nv = view_set_new(old->store, &a->opts, "dlio", true);
+        if (!old || !old->full || !old->preset || dfn_preset_is_dlio(old->preset)) continue;
+        view_set *nv = view_set_new(old->store, &a->opts, dlio_flavours[atomic_load(&r->dlio_seen)], true);
         if (!nv->ls) { view_set_release(nv); continue; }
         if (a->have_view) view_set_store(&a->v, j, nv);
         r->runs[j].cur = nv;

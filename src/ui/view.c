@@ -108,7 +108,7 @@ view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, b
     view_set *vs = dfn_xcalloc(1, sizeof *vs);
     vs->store = store;
     vs->full = full;
-    vs->preset = o->layers ? NULL : preset ? preset : dfn_layers_auto(store);
+    vs->preset = o->layers ? NULL : preset ? preset : dfn_layers_auto(store, NULL);
     const char *n = o->layers ? o->layers : vs->preset;
     if (dfn_layers_load(n, &vs->layers, vs->err, sizeof vs->err))
         vs->ls = dfn_layerset_compile(store, &vs->layers, o->threads, vs->err, sizeof vs->err);

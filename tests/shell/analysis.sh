@@ -33,7 +33,7 @@ same() {   # same LABEL: compares $T/want and $T/got
 
 analyse() {   # analyse LABEL DIR
     label=$1; dir=$2
-    R="$DFNAV report -q --layers dlio --format csv"
+    R="$DFNAV report -q --layers dlio-legacy --format csv"
 
     # compute, I/O busy and exposed I/O per process, and for the whole set
     $R --by pid --metrics compute_s,io_busy_s,exposed_s "$dir" | csv_cols pid compute_s io_busy_s exposed_s >"$T/got"

@@ -155,6 +155,6 @@ check "diagnose csv header" "scope,where,rule,value_pct,threshold,info,figures,f
 
 # overview
 check_status "overview" 0 "$DFNAV" "$T/ok"
-grep -q "^Layers (dlio)" "$T/out" && ok || fail "overview shows layers"
+grep -q "^Layers (dlio-legacy)" "$T/out" && ok || fail "overview shows layers"
 grep -q "^Busiest files" "$T/out" && ok || fail "overview shows files"
 finish

@@ -16,7 +16,7 @@ B="$T/lustre" S="$T/ssd"
 
 # cmp_csv BY [WHERE]: the comparison as "key|field|field...", one per row
 cmp_csv() {
-    "$DFNAV" report -q --compare --layers dlio --by "$1" ${2:+--where "$2"} -m count,time_s,bytes --sort key \
+    "$DFNAV" report -q --compare --layers dlio-legacy --by "$1" ${2:+--where "$2"} -m count,time_s,bytes --sort key \
         --format csv base="$B" scr="$S" | tr -d '\r'
 }
 truth() {   # truth FILE DIM KEY FIELD (3 count, 4 time_us, 5 bytes): empty when absent
@@ -142,6 +142,6 @@ grep -q '^latency: 11 actions' "$T/screens.err" && ok || fail "compare replay: $
 # the export of a compared level is the report's CSV
 cd "$T" || exit 1
 "$DFNAV" compare --replay 'p l e <Enter>' base="$B" scr="$S" >/dev/null 2>&1
-"$DFNAV" report -q --compare --layers dlio --by layer --format csv base="$B" scr="$S" >"$T/want.csv"
+"$DFNAV" report -q --compare --layers dlio-legacy --by layer --format csv base="$B" scr="$S" >"$T/want.csv"
 same_files "explorer export equals the report" "$T/want.csv" "$(ls "$T"/dfnav-layer-*.csv | head -1)"
 finish

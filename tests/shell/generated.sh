@@ -16,7 +16,7 @@ truth_rows() {   # truth_rows DIM TRUTHFILE
 compare_set() {   # compare_set LABEL DIR TRUTH
     label=$1; dir=$2; truth=$3
     for dim in func cat host file fs class layer pid; do
-        "$DFNAV" report -q --layers dlio --by "$dim" --format csv "$dir" | rows >"$T/got"
+        "$DFNAV" report -q --layers dlio-legacy --by "$dim" --format csv "$dir" | rows >"$T/got"
         truth_rows "$dim" "$truth" >"$T/want"
         same_files "$label --by $dim differs from the truth:" "$T/want" "$T/got"
     done
@@ -28,7 +28,7 @@ compare_set() {   # compare_set LABEL DIR TRUTH
     want=$(awk -F, '$1 == "total" { printf "%s %s %s", $3, $4, $5 }' "$truth")
     check "$label totals" "$want" "$got"
     # busy time and slowest process per layer
-    "$DFNAV" report -q --layers dlio --by layer --format csv "$dir" |
+    "$DFNAV" report -q --layers dlio-legacy --by layer --format csv "$dir" |
         awk -F, 'NR > 1 { printf "%s %.0f %.0f\n", $1, $4 * 1e6, $5 * 1e6 }' | sort >"$T/got"
     awk -F, '$1 == "busy" { sub("layer:", "", $2); b[$2] = $4 }
              $1 == "maxproc" { sub("layer:", "", $2); m[$2] = $4 }
@@ -81,7 +81,7 @@ same_files "one concatenated file reports differently from its parts" "$T/dir.cs
 # function, self time per function, sequential calls per layer.
 ckpt_truth() {
     label=$1; dir=$2; truth=$3
-    R="$DFNAV report -q --layers dlio --format csv"
+    R="$DFNAV report -q --layers dlio-legacy --format csv"
     $R --by arg.step --where 'func=PyTorchCheckpointing.save_checkpoint|PyTorchCheckpointing.checkpoint' "$dir" |
         awk -F, 'NR > 1 { printf "%s %d %.0f\n", $1, $2, $3 * 1e6 }' | sort >"$T/got"
     awk -F, '$1 == "ckptstep" { print $2, $3, $4 }' "$truth" | sort >"$T/want"
@@ -144,7 +144,7 @@ c1=$(calls "$T/both"); c2=$(calls "$T/both-split2")
 [ "$data" -gt 0 ] || fail "no checkpoint data writes in the run"
 check "--ckpt-write-split 2: write and pwrite64 calls" "$((c1 + data))" "$c2"
 for name in both both-split2; do
-    "$DFNAV" report -q --layers dlio --by layer --format csv "$T/$name" | awk -F, 'NR > 1 { print $1, $3, $4, $5, $6 }' | sort >"$T/lt-$name"
+    "$DFNAV" report -q --layers dlio-legacy --by layer --format csv "$T/$name" | awk -F, 'NR > 1 { print $1, $3, $4, $5, $6 }' | sort >"$T/lt-$name"
     "$DFNAV" report -q --by func --format csv "$T/$name" | awk -F, 'NR > 1 && $1 !~ /^p?write(64)?$/ { print $1, $2, $3, $6 }' |
         sort >"$T/ft-$name"
 done

@@ -13,7 +13,7 @@ check "events" 18039 "$(awk -F, '$1 == "total" { print $6 }' "$T/info.csv")"
 check "job span µs" 56695354 "$(awk -F, '$1 == "total" { print $10 - $9 }' "$T/info.csv")"
 check "era" "v1.0.8" "$(awk -F, 'NR == 2 { print $2 }' "$T/info.csv")"
 
-"$DFNAV" report -q --layers dlio --by layer --format csv "$U" >"$T/layers.csv"
+"$DFNAV" report -q --layers dlio-legacy --by layer --format csv "$U" >"$T/layers.csv"
 layer() { awk -F, -v l="$1" -v c="$2" '$1 == l { print $c }' "$T/layers.csv"; }
 # analysis.md's counts; compute, data_loader and checkpoint differ on
 # purpose (README: "Reference figures").
