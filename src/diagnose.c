@@ -240,11 +240,17 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     const dfn_dimkind *groups[3] = { g_sel, g_layer, g_proc };
     size_t ngroup[3] = { 1, 2, 3 };
     bool ok = true;
+    /* I/O time per operation is the POSIX and STDIO calls': the MPI-IO and
+     * HDF5 calls above them have classes too, and would count it twice */
+    dfn_filter posix;
+    dfn_filter_parse("cat=POSIX|STDIO", &posix, NULL, 0);
+    if (selection) dfn_filter_append(&posix, selection);
     for (int gi = 0; gi < 3 && ok; gi++) {
         if (gi == 1 && !ls) continue;
         for (int pass = 0; pass < 2 && ok; pass++) {
             size_t nd = ngroup[gi] - (pass ? 1 : 0);   /* without the operation */
-            dfn_result *r = run(s, ls, selection, groups[gi], nd, pass ? extra : basic, ov, ax, threads, err, errlen);
+            dfn_result *r = run(s, ls, pass ? selection : &posix, groups[gi], nd, pass ? extra : basic, ov, ax, threads,
+                                err, errlen);
             if (!r) { ok = false; break; }
             int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;
             for (size_t row = 0; row < r->nrows; row++) {
@@ -310,6 +316,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     }
     free(all);
     dfn_strtab_free(sc.procs);
+    dfn_filter_free(&posix);
     if (!ok) { dfn_findings_free(out); return NULL; }
     return out;
 }

@@ -82,6 +82,7 @@ dfn_class dfn_class_of_op(dfn_op op)
     case DFN_OP_SYNC: return DFN_CLASS_SYNC;
     case DFN_OP_PROCESS: return DFN_CLASS_PROCESS;
     case DFN_OP_IPC: return DFN_CLASS_IPC;
+    case DFN_OP_GPU_COPY: return DFN_CLASS_GPU_COPY;
     default: return DFN_CLASS_OTHER;
     }
 }
@@ -94,16 +95,78 @@ dfn_bytes_rule dfn_bytes_rule_of(const char *func, size_t len)
     return op == DFN_OP_READ || op == DFN_OP_WRITE ? DFN_BYTES_RET : DFN_BYTES_NONE;
 }
 
+static bool has_prefix(const char *s, size_t len, const char *p)
+{
+    size_t pl = strlen(p);
+    return len >= pl && memcmp(s, p, pl) == 0;
+}
+
+static bool has_word(const char *s, size_t len, const char *w)
+{
+    size_t wl = strlen(w);
+    for (size_t i = 0; i + wl <= len; i++)
+        if (dfn_ascii_ieq(s + i, wl, w, wl)) return true;
+    return false;
+}
+
+/* MPI_File_read_at_all -> read ... */
+static dfn_op mpiio_op(const char *f, size_t len)
+{
+    const char *r = f + 9;
+    size_t rl = len - 9;
+    if (has_prefix(r, rl, "read") || has_prefix(r, rl, "iread")) return DFN_OP_READ;
+    if (has_prefix(r, rl, "write") || has_prefix(r, rl, "iwrite")) return DFN_OP_WRITE;
+    if (has_prefix(r, rl, "open")) return DFN_OP_OPEN;
+    if (has_prefix(r, rl, "close")) return DFN_OP_CLOSE;
+    if (has_prefix(r, rl, "seek") || has_prefix(r, rl, "get_position")) return DFN_OP_SEEK;
+    if (has_prefix(r, rl, "sync")) return DFN_OP_SYNC;
+    return DFN_OP_METADATA;
+}
+
+/* H5Dread -> read, H5Fopen -> open, H5Fflush -> sync, other calls on
+ * files, datasets, groups, attributes, links, objects -> metadata. */
+static dfn_op hdf5_op(const char *f, size_t len)
+{
+    if (len < 3 || !strchr("ADFGLOST", f[2])) return DFN_OP_OTHER;
+    const char *r = f + 3;
+    size_t rl = len - 3;
+    if (has_prefix(r, rl, "read")) return DFN_OP_READ;
+    if (has_prefix(r, rl, "write")) return DFN_OP_WRITE;
+    if (has_prefix(r, rl, "open") || has_prefix(r, rl, "create")) return DFN_OP_OPEN;
+    if (has_prefix(r, rl, "close")) return DFN_OP_CLOSE;
+    if (has_prefix(r, rl, "flush")) return DFN_OP_SYNC;
+    return DFN_OP_METADATA;
+}
+
+dfn_op dfn_op_of_kind(const char *cat, size_t catlen, const char *func, size_t len)
+{
+    if (dfn_cat_is_io(cat, catlen)) return dfn_op_of(func, len);
+    if (has_prefix(func, len, "MPI_File_") && len > 9) return mpiio_op(func, len);
+    if (has_prefix(func, len, "H5") && (has_word(cat, catlen, "HDF5") || has_word(cat, catlen, "H5")))
+        return hdf5_op(func, len);
+    /* the copy activity (CUDA_MEMCPY ...) carries the bytes; the runtime
+     * API call that asked for it (cudaMemcpy) stays other, not counted twice */
+    if (has_word(cat, catlen, "MEMCPY")) return DFN_OP_GPU_COPY;
+    return DFN_OP_OTHER;
+}
+
+dfn_bytes_rule dfn_bytes_rule_of_kind(const char *cat, size_t catlen, const char *func, size_t len)
+{
+    if (dfn_cat_is_io(cat, catlen)) return dfn_bytes_rule_of(func, len);
+    dfn_op op = dfn_op_of_kind(cat, catlen, func, len);
+    return op == DFN_OP_READ || op == DFN_OP_WRITE || op == DFN_OP_GPU_COPY ? DFN_BYTES_ARG : DFN_BYTES_NONE;
+}
+
 const char *dfn_class_name(dfn_class c)
 {
-    static const char *names[] = {"read", "write", "metadata", "sync", "process", "ipc", "other"};
+    static const char *names[] = {"read", "write", "metadata", "sync", "process", "ipc", "other", "gpu-copy"};
     return c < DFN_CLASS_COUNT ? names[c] : "other";
 }
 
 const char *dfn_op_name(dfn_op o)
 {
     static const char *names[] = {"read", "write", "open", "close", "seek", "stat",
-                                  "metadata", "sync", "process", "ipc", "other"};
+                                  "metadata", "sync", "process", "ipc", "other", "gpu-copy"};
     return o < DFN_OP_COUNT ? names[o] : "other";
 }
 

@@ -114,6 +114,13 @@ static bool queue_pop(dfn_loader *l, queued_block *out)
     return true;
 }
 
+/* A tar archive (plain or inflated from gzip) starts with a header whose
+ * magic "ustar" stands at byte 257. */
+static bool is_tar(const dfn_block *b)
+{
+    return b->len >= 262 && memcmp(b->data + 257, "ustar", 5) == 0;
+}
+
 static void *reader_main(void *arg)
 {
     dfn_loader *l = arg;
@@ -144,6 +151,12 @@ static void *reader_main(void *arg)
                     const char *m = dfn_reader_error(r);
                     l->src[f].error = dfn_xstrdup(m ? m : "read error");
                 }
+                break;
+            }
+            if (seq == 0 && is_tar(&qb.blk)) {
+                /* its headers and members would read as damaged text */
+                l->src[f].error = dfn_xstrdup("a tar archive, not a trace: extract it (tar xf) and give its files or folder");
+                dfn_block_free(&qb.blk);
                 break;
             }
             seq++;
@@ -385,7 +398,7 @@ static uint32_t build_kind(builder *b, uint32_t ref)
         const char *cs = dfn_strtab_str(b->s->strs, cat), *fs = dfn_strtab_str(b->s->strs, func);
         size_t cl = dfn_strtab_len(b->s->strs, cat), fl = dfn_strtab_len(b->s->strs, func);
         bool io = dfn_cat_is_io(cs, cl);
-        dfn_op op = io ? dfn_op_of(fs, fl) : DFN_OP_OTHER;
+        dfn_op op = dfn_op_of_kind(cs, cl, fs, fl);
         char tn[8];
         const char *known = type == 255 ? "" : dfn_type_name(type);
         if (!known) snprintf(tn, sizeof tn, "%u", type);

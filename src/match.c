@@ -16,6 +16,7 @@ typedef struct {
     double num;
     uint64_t layer_bits;
     uint32_t argkey;          /* DFN_NOID when no event has that argument */
+    const char *argpath;      /* a value nested in the argument's object, or NULL */
     const dfn_term *t;
     uint8_t bin_ok[DFN_SIZEBIN_COUNT + 1];
 } eterm;                      /* a term tested per event */
@@ -189,7 +190,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
             /* fall through */
         case DFN_KEY_DUR: case DFN_KEY_BYTES: case DFN_KEY_SIZEBIN: case DFN_KEY_ARG: case DFN_KEY_LAYER: {
             eterm e = { .key = t->key, .op = t->op, .num = t->num, .t = t, .argkey = DFN_NOID };
-            if (t->key == DFN_KEY_ARG) e.argkey = dfn_strtab_find(s->strs, t->arg, strlen(t->arg));
+            if (t->key == DFN_KEY_ARG) dfn_arg_resolve(s, t->arg, &e.argkey, &e.argpath);
             if (t->key == DFN_KEY_SIZEBIN) {
                 for (int b = 0; b <= DFN_SIZEBIN_COUNT; b++) {
                     const char *n = b < DFN_SIZEBIN_COUNT ? dfn_sizebin_name(b) : "-";
@@ -254,6 +255,12 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
         /* a missing argument compares as empty text, as it groups */
         if (e->argkey == DFN_NOID || !dfn_store_arg(s, i, e->argkey, &a))
             return dfn_term_text(e->t, "", 0, false);
+        if (e->argpath) {
+            const char *v;
+            size_t vl;
+            bool in = a.type == DFN_ARG_RAW && dfn_arg_nested_text(s, a.str, e->argpath, &v, &vl);
+            return in ? dfn_term_text(e->t, v, vl, false) : dfn_term_text(e->t, "", 0, false);
+        }
         char buf[64];
         if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW)
             return dfn_term_text(e->t, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str), false);

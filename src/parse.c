@@ -614,10 +614,17 @@ static uint8_t parser_rule(dfn_parser *p, uint32_t kind_ref, const dfn_line *f)
     }
     uint8_t r = p->rule_of_kind[kind_ref];
     if (r == 255) {
+        /* the category as it reads, copied: the name's unescaping reuses the buffer */
+        char cat[64];
+        size_t cl = 0;
+        const char *c = f->cat;
+        size_t clen = f->cat_len;
+        if (c) parser_unescape(p, &c, &clen, f->cat_quoted, f->plain);
+        if (c && clen <= sizeof cat) memcpy(cat, c, cl = clen);
         const char *name = f->name;
         size_t len = f->name_len;
         if (name) parser_unescape(p, &name, &len, f->name_quoted, f->plain);
-        r = name ? (uint8_t)dfn_bytes_rule_of(name, len) : DFN_BYTES_NONE;
+        r = name ? (uint8_t)dfn_bytes_rule_of_kind(cat, cl, name, len) : DFN_BYTES_NONE;
         p->rule_of_kind[kind_ref] = r;
     }
     return r;
@@ -712,7 +719,7 @@ static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
 
 /* What an argument key means to the parser. */
 enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
-       ROLE_VERSION, ROLE_CNT, ROLE_DUR, ROLE_DUR_SUM, ROLE_DUR_MAX, ROLE_RET_SUM, ROLE_CFG, ROLE_APP };
+       ROLE_VERSION, ROLE_CNT, ROLE_DUR, ROLE_DUR_SUM, ROLE_DUR_MAX, ROLE_RET_SUM, ROLE_CFG, ROLE_APP, ROLE_BYTES };
 
 static uint8_t key_role(const char *k, size_t kl)
 {
@@ -724,6 +731,7 @@ static uint8_t key_role(const char *k, size_t kl)
         return memcmp(k, "app", 3) == 0 ? ROLE_APP : ROLE_OTHER;
     case 4: return memcmp(k, "size", 4) == 0 ? ROLE_SIZE : ROLE_OTHER;
     case 5:
+        if (memcmp(k, "bytes", 5) == 0) return ROLE_BYTES;
         if (memcmp(k, "hhash", 5) == 0) return ROLE_HHASH;
         if (memcmp(k, "fhash", 5) == 0) return ROLE_FHASH;
         return memcmp(k, "fname", 5) == 0 ? ROLE_FNAME : ROLE_OTHER;
@@ -894,14 +902,14 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
 /* What the arguments of a line say beyond themselves. */
 typedef struct {
     uint32_t host, file;
-    int64_t ret, size, size_sum, version, cnt, dur, dur_sum, dur_max, ret_sum;
+    int64_t ret, size, size_sum, version, cnt, dur, dur_sum, dur_max, ret_sum, bytes;
     uint16_t has;             /* HAS_* */
     const dfn_larg *cfg, *app;   /* nested objects of the end record */
     enc_arg args[DFN_ARGS_MAX];
     size_t nargs;
 } evargs;
 enum { HAS_RET = 1, HAS_SIZE = 2, HAS_SIZE_SUM = 4, HAS_CNT = 8, HAS_DUR = 16, HAS_DUR_SUM = 32, HAS_DUR_MAX = 64,
-       HAS_RET_SUM = 128 };
+       HAS_RET_SUM = 128, HAS_BYTES = 256 };
 
 /* An integer argument of a known role into e. */
 static void evargs_number(evargs *e, uint8_t role, int64_t iv)
@@ -911,6 +919,7 @@ static void evargs_number(evargs *e, uint8_t role, int64_t iv)
         { ROLE_SIZE_SUM, HAS_SIZE_SUM, offsetof(evargs, size_sum) }, { ROLE_CNT, HAS_CNT, offsetof(evargs, cnt) },
         { ROLE_DUR, HAS_DUR, offsetof(evargs, dur) }, { ROLE_DUR_SUM, HAS_DUR_SUM, offsetof(evargs, dur_sum) },
         { ROLE_DUR_MAX, HAS_DUR_MAX, offsetof(evargs, dur_max) }, { ROLE_RET_SUM, HAS_RET_SUM, offsetof(evargs, ret_sum) },
+        { ROLE_BYTES, HAS_BYTES, offsetof(evargs, bytes) },
     };
     if (role == ROLE_VERSION) { e->version = iv; return; }
     for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
@@ -980,6 +989,13 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
     }
 }
 
+/* Bytes an argument names (MPI-IO, HDF5, GPU copies): bytes, else size. */
+static uint64_t arg_bytes(const evargs *e)
+{
+    if (e->has & HAS_BYTES) return e->bytes > 0 ? (uint64_t)e->bytes : 0;
+    return e->has & HAS_SIZE && e->size > 0 ? (uint64_t)e->size : 0;
+}
+
 static inline bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
 {
     if (b && a > UINT64_MAX / b) return false;
@@ -1008,6 +1024,7 @@ static bool parser_agg(const evargs *e, uint64_t top_dur, uint8_t rule, uint64_t
     if (e->has & HAS_RET_SUM) rets = e->ret_sum > 0 ? (uint64_t)e->ret_sum : 0;
     else if (e->has & HAS_RET && e->ret > 0 && !mul_ok((uint64_t)e->ret, n, &rets)) return false;
     *bytes = 0;
+    if (rule == DFN_BYTES_ARG) return mul_ok(arg_bytes(e), n, bytes);
     if (rule == DFN_BYTES_RET) {
         *bytes = rets;
     } else if (rule == DFN_BYTES_SIZE_X_RET && rets) {
@@ -1025,6 +1042,7 @@ static bool parser_agg(const evargs *e, uint64_t top_dur, uint8_t rule, uint64_t
 /* Bytes a single call moved. */
 static uint64_t parser_bytes(const evargs *e, uint8_t rule)
 {
+    if (rule == DFN_BYTES_ARG) return arg_bytes(e);
     if (e->has & HAS_SIZE_SUM) return e->size_sum >= 0 ? (uint64_t)e->size_sum : 0;
     if (!(e->has & HAS_RET) || e->ret <= 0) return 0;
     if (rule == DFN_BYTES_RET) return (uint64_t)e->ret;
@@ -1132,7 +1150,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
             return;
         }
     } else {
-        bytes = e.has & HAS_SIZE_SUM ? parser_bytes(&e, DFN_BYTES_NONE) : parser_bytes(&e, parser_rule(p, kind, f));
+        bytes = parser_bytes(&e, parser_rule(p, kind, f));
     }
 
     batch_reserve(b);

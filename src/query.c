@@ -200,6 +200,7 @@ typedef struct {
     const dfn_match *m;
     uint32_t *lane_tab[DFN_MAX_DIMS], *kind_tab[DFN_MAX_DIMS], *file_tab[DFN_MAX_DIMS];
     uint32_t argkey[DFN_MAX_DIMS];
+    const char *argpath[DFN_MAX_DIMS];   /* a value nested in the argument's object, or NULL */
     int16_t *argpos[DFN_MAX_DIMS];   /* by schema: index among valued args, -1 valueless, -2 absent */
     uint8_t *argtype[DFN_MAX_DIMS];
     int layer_dim;
@@ -322,7 +323,7 @@ static void ctx_prepare(qctx *c)
             break;
         case DFN_DIM_LAYER: c->layer_dim = (int)d; break;
         case DFN_DIM_ARG:
-            c->argkey[d] = dfn_strtab_find(s->strs, r->dims[d].arg, strlen(r->dims[d].arg));
+            dfn_arg_resolve(s, r->dims[d].arg, &c->argkey[d], &c->argpath[d]);
             c->has_arg = true;
             c->argpos[d] = dfn_xmalloc((s->nschemas ? s->nschemas : 1) * sizeof *c->argpos[d]);
             c->argtype[d] = dfn_xcalloc(s->nschemas ? s->nschemas : 1, 1);
@@ -459,10 +460,18 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
         else if (a.type == DFN_ARG_UINT) a.u = v;
         else a.str = (uint32_t)v;
     }
-    uint64_t *slot = raw != DFN_MAP64_EMPTY ? dfn_map64_slot(&p->valmap[a.type], raw) : NULL;
+    /* the cache is by value alone, shared by the dimensions: a nested
+     * value depends on the dimension's path too, and is read each time */
+    uint64_t *slot = raw != DFN_MAP64_EMPTY && !c->argpath[d] ? dfn_map64_slot(&p->valmap[a.type], raw) : NULL;
     if (slot && *slot) return (uint32_t)(*slot - 1);
     uint32_t id;
-    if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) {
+    if (c->argpath[d]) {
+        /* one path per dimension: the object's text names the value */
+        const char *v;
+        size_t vl;
+        bool in = a.type == DFN_ARG_RAW && dfn_arg_nested_text(s, a.str, c->argpath[d], &v, &vl);
+        id = in ? dfn_strtab_intern(p->vals, v, vl) : p->empty_val;
+    } else if (a.type == DFN_ARG_STR || a.type == DFN_ARG_RAW) {
         id = dfn_strtab_intern(p->vals, dfn_store_str(s, a.str), dfn_strtab_len(s->strs, a.str));
     } else {
         char buf[64];

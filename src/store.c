@@ -2,6 +2,7 @@
  * decoding of argument records, and freeing. The store is built by the
  * loader (loader.c) and never changes afterwards. */
 #include "dfnav/store.h"
+#include "dfnav/jsonget.h"
 #include "load.h"
 #include "dfnav/util.h"
 
@@ -193,4 +194,28 @@ size_t dfn_store_procs(const dfn_store *s, uint32_t **out)
     dfn_strtab_free(procs);
     *out = map;
     return n;
+}
+
+void dfn_arg_resolve(const dfn_store *s, const char *name, uint32_t *key, const char **path)
+{
+    *path = NULL;
+    *key = dfn_strtab_find(s->strs, name, strlen(name));
+    if (*key != UINT32_MAX) return;
+    /* the longest top-level name that is an argument, then the path in it */
+    for (const char *dot = strrchr(name, '.'); dot && dot > name; ) {
+        uint32_t k = dfn_strtab_find(s->strs, name, (size_t)(dot - name));
+        if (k != UINT32_MAX && dot[1]) { *key = k; *path = dot + 1; return; }
+        const char *prev = dot - 1;
+        while (prev > name && *prev != '.') prev--;
+        dot = *prev == '.' ? prev : NULL;
+    }
+}
+
+bool dfn_arg_nested_text(const dfn_store *s, uint32_t raw, const char *path, const char **out, size_t *len)
+{
+    dfn_jsonval v;
+    if (!dfn_json_get(dfn_store_str(s, raw), dfn_strtab_len(s->strs, raw), path, strlen(path), &v)) return false;
+    *out = v.s;
+    *len = v.len;
+    return true;
 }

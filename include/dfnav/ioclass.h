@@ -10,7 +10,9 @@
 
 typedef enum {
     DFN_CLASS_READ, DFN_CLASS_WRITE, DFN_CLASS_METADATA, DFN_CLASS_SYNC,
-    DFN_CLASS_PROCESS, DFN_CLASS_IPC, DFN_CLASS_OTHER, DFN_CLASS_COUNT
+    DFN_CLASS_PROCESS, DFN_CLASS_IPC, DFN_CLASS_OTHER,
+    DFN_CLASS_GPU_COPY,       /* GPU memory copies (CUDA, HIP) */
+    DFN_CLASS_COUNT
 } dfn_class;
 
 /* The finer split users ask for: metadata divides into open, close, seek
@@ -18,10 +20,13 @@ typedef enum {
 typedef enum {
     DFN_OP_READ, DFN_OP_WRITE, DFN_OP_OPEN, DFN_OP_CLOSE, DFN_OP_SEEK,
     DFN_OP_STAT, DFN_OP_METADATA, DFN_OP_SYNC, DFN_OP_PROCESS, DFN_OP_IPC,
-    DFN_OP_OTHER, DFN_OP_COUNT
+    DFN_OP_OTHER, DFN_OP_GPU_COPY, DFN_OP_COUNT
 } dfn_op;
 
-typedef enum { DFN_BYTES_NONE, DFN_BYTES_RET, DFN_BYTES_SIZE_X_RET } dfn_bytes_rule;
+/* Where a call's bytes come from: ret (POSIX), size x ret (fread,
+ * fwrite), or an argument naming them (MPI-IO, HDF5, GPU copies: bytes,
+ * else size). */
+typedef enum { DFN_BYTES_NONE, DFN_BYTES_RET, DFN_BYTES_SIZE_X_RET, DFN_BYTES_ARG } dfn_bytes_rule;
 
 /* Class by function name, for events whose category is POSIX or STDIO
  * (compared ignoring case); any other category is DFN_CLASS_OTHER. */
@@ -29,6 +34,13 @@ bool dfn_cat_is_io(const char *cat, size_t len);
 dfn_op dfn_op_of(const char *func, size_t len);
 dfn_class dfn_class_of_op(dfn_op op);
 dfn_bytes_rule dfn_bytes_rule_of(const char *func, size_t len);
+/* The operation of a call of any category: POSIX and STDIO by the table,
+ * MPI-IO (MPI_File_*) and HDF5 (H5D, H5F, H5G, H5A, ... in an HDF5
+ * category) by their names, GPU copies by their category (CUDA_MEMCPY);
+ * everything else is other. */
+dfn_op dfn_op_of_kind(const char *cat, size_t catlen, const char *func, size_t len);
+/* The bytes rule of such a call. */
+dfn_bytes_rule dfn_bytes_rule_of_kind(const char *cat, size_t catlen, const char *func, size_t len);
 const char *dfn_class_name(dfn_class c);
 const char *dfn_op_name(dfn_op o);
 

@@ -182,6 +182,15 @@ const uint8_t *dfn_store_args_next(const dfn_store *s, const uint8_t *rec);
 void dfn_store_args_seek(const dfn_store *s, const uint8_t **rec, size_t *rec_i, size_t i);
 bool dfn_store_arg_in(const dfn_store *s, const uint8_t *rec, uint32_t key, dfn_arg *out);
 size_t dfn_store_args_in(const dfn_store *s, const uint8_t *rec, dfn_arg *out, size_t max);
+/* The argument key a name addresses: the argument of that very name when
+ * one exists, else a nested value "top.rest.of.path" inside an object
+ * argument (the 2.x end record's app and cfg): *key is top's string id
+ * (DFN_NOID-like UINT32_MAX when none) and *path the rest (NULL when not
+ * nested). */
+void dfn_arg_resolve(const dfn_store *s, const char *name, uint32_t *key, const char **path);
+/* The text of the nested value at path in an object argument's JSON
+ * text (strings without their quotes, still escaped); false when absent. */
+bool dfn_arg_nested_text(const dfn_store *s, uint32_t raw, const char *path, const char **out, size_t *len);
 /* Text of an argument value (numbers in decimal, strings raw). */
 size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap);
 
