@@ -116,6 +116,29 @@ check "the first definition wins" "file,count${nl}/first,2" \
     "$("$DFNAV" report -q --by file --sort key --metrics count --format csv d/hash-collision | tr -d '\r')"
 expect "the same hash and name twice" 0 1 0 "" d/hash-twice.pfw
 
+# ---- record kinds: broken aggregated records and counters, kinds set aside ----
+"$DFNAV" info -j2 --format csv d/kinds.pfw >"$T/info.csv" 2>"$T/info.err"
+check "record kinds: info status" 1 "$?"
+check "record kinds: stderr" "dfnav: d/kinds.pfw:2: malformed line: aggregated figures out of range
+dfnav: d/kinds.pfw:3: malformed line: aggregated figures out of range
+dfnav: d/kinds.pfw:4: malformed line: bad number in pid, tid or ts" "$(cat "$T/info.err")"
+# lines events metadata malformed | counters other agg_records agg_calls time_unit
+check "record kinds: every line counted once" "8 2 0 3 1 2 1 4 US" \
+    "$(tr -d '\r' <"$T/info.csv" | awk -F, 'NR == 2 { print $5, $6, $7, $8, $11, $12, $13, $14, $15 }')"
+check "record kinds: the folded calls" "count,time_s,bytes,agg_calls${nl}5,0.000040,400,4" \
+    "$("$DFNAV" report -q -m count,time_s,bytes,agg_calls --format csv d/kinds.pfw | tr -d '\r')"
+check "record kinds: the finite numbers of a counter" "counter,samples,mean,min,max${nl}cpu.c,1,2,2,2" \
+    "$("$DFNAV" report -q --counters --format csv d/kinds.pfw | tr -d '\r')"
+check "record kinds: kinds set aside by ph" "d/kinds.pfw: 2 records of kinds not used, by ph: b: 1, 7: 1" \
+    "$("$DFNAV" info -q d/kinds.pfw | grep 'kinds not used')"
+tar cf "$T/set.tar" -C d kinds.pfw
+gzip -c "$T/set.tar" >"$T/set.tar.gz"
+for a in set.tar set.tar.gz; do
+    check_status "a tar archive is refused: $a" 3 "$DFNAV" info -q "$T/$a"
+    check "a tar archive is named: $a" "dfnav: $T/$a: a tar archive, not a trace: extract it (tar xf) and give its files or folder" \
+        "$("$DFNAV" info "$T/$a" 2>&1 >/dev/null | head -1)"
+done
+
 # ---- made here: big lines, deep and wide JSON ----
 line() { printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":%s,"dur":5,"ph":"X","args":{"ret":100}}\n' "$1"; }
 big=$T/big
