@@ -921,6 +921,7 @@ static void evargs_number(evargs *e, uint8_t role, int64_t iv)
         { ROLE_DUR_MAX, HAS_DUR_MAX, offsetof(evargs, dur_max) }, { ROLE_RET_SUM, HAS_RET_SUM, offsetof(evargs, ret_sum) },
         { ROLE_BYTES, HAS_BYTES, offsetof(evargs, bytes) },
     };
+    if (role == ROLE_OTHER) return;   /* nearly every argument */
     if (role == ROLE_VERSION) { e->version = iv; return; }
     for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
         if (tab[k].role == role) {
