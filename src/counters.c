@@ -70,7 +70,7 @@ static bool sample_pass(const dfn_store *s, const dfn_filter *f, const dfn_sampl
             break;
         }
         case DFN_KEY_HOST: ok = dfn_term_text(t, dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host), false); break;
-        case DFN_KEY_PID: ok = dfn_term_int(t, x->pid); break;
+        case DFN_KEY_PID: ok = dfn_term_id(s, t, x->pid); break;
         case DFN_KEY_TIME: ok = dfn_term_num(t, sample_s(s, x)); break;
         default: break;
         }
@@ -177,7 +177,7 @@ size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_cro
     switch (r->dims[k]) {
     case DFN_CDIM_COUNTER: n = snprintf(buf, cap, "%s", dfn_store_str(s, s->series[row->key[k]])); break;
     case DFN_CDIM_HOST: n = snprintf(buf, cap, "%s", dfn_store_str(s, (uint32_t)row->key[k])); break;
-    case DFN_CDIM_PID: n = snprintf(buf, cap, "%" PRId64, (int64_t)row->key[k]); break;
+    case DFN_CDIM_PID: n = (int)dfn_id_text(s, (int64_t)row->key[k], buf, cap); break;
     default: n = snprintf(buf, cap, "%.6g", r->win_lo_s + (double)row->key[k] * r->bin_s); break;
     }
     if (n < 0) n = 0;

@@ -300,8 +300,8 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                 memcpy(&host, key, 4);
                 memcpy(&pid, key + 4, 8);
                 const char *hn = dfn_store_str(s, host);
-                char pidtxt[32];
-                snprintf(pidtxt, sizeof pidtxt, "%" PRId64, pid);
+                char pidtxt[128];
+                dfn_id_text(s, pid, pidtxt, sizeof pidtxt);
                 where = dfn_xasprintf("process %s%s%s", hn, *hn ? "/" : "", pidtxt);
                 dfn_filter f = {0};
                 if (*hn) dfn_filter_add(&f, DFN_KEY_HOST, NULL, DFN_EQ, hn, strlen(hn));

@@ -15,6 +15,7 @@
 #include "load.h"
 #include "swar.h"
 #include "dfnav/util.h"
+#include "dfnav/store.h"
 
 #include <string.h>
 
@@ -377,7 +378,8 @@ size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_s
                 if (!scan_u64(&v, &f->dur, &f->era)) return 0;
                 break;
             case K_PID: case K_TID:
-                if (v.type != DFN_LV_INT) return 0;
+                /* names, and numbers in the range kept for names, are the token walk's */
+                if (v.type != DFN_LV_INT || dfn_id_named((int64_t)v.num)) return 0;
                 if (v.quoted) f->era |= DFN_ERA_QUOTED;
                 *(which == K_PID ? &f->pid : &f->tid) = (int64_t)v.num;
                 break;

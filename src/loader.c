@@ -333,20 +333,14 @@ static uint32_t build_lane(builder *b, uint32_t ref)
     uint32_t id = dfn_strtab_intern(b->lane_keys, (const char *)rk, 20);
     if (id == before) {
         dfn_grow((void **)&b->s->lanes, &b->lanecap, id + 1, sizeof *b->s->lanes);
-        char name[256];
-        int n = snprintf(name, sizeof name, "%s/%" PRId64 "/%" PRId64, dfn_strtab_str(b->s->strs, host), pid, tid);
-        if (n < 0) n = 0;
-        if ((size_t)n >= sizeof name) {
-            size_t need = (size_t)n + 1;
-            char *big = dfn_xmalloc(need);
-            snprintf(big, need, "%s/%" PRId64 "/%" PRId64, dfn_strtab_str(b->s->strs, host), pid, tid);
-            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, big, (size_t)n),
-                                          build_rank(b, host, pid) };
-            free(big);
-        } else {
-            b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, (size_t)n),
-                                          build_rank(b, host, pid) };
-        }
+        /* "host/pid/tid", the ids as numbers or names */
+        char pt[2][128];
+        dfn_id_text(b->s, pid, pt[0], sizeof pt[0]);
+        dfn_id_text(b->s, tid, pt[1], sizeof pt[1]);
+        char *name = dfn_xasprintf("%s/%s/%s", dfn_strtab_str(b->s->strs, host), pt[0], pt[1]);
+        b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, strlen(name)),
+                                      build_rank(b, host, pid) };
+        free(name);
         b->s->nlanes = id + 1;
     }
     return b->lane_map[ref] = id;

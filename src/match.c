@@ -109,6 +109,14 @@ bool dfn_term_int(const dfn_term *t, int64_t v)
     return dfn_term_text(t, buf, (size_t)n, false);
 }
 
+bool dfn_term_id(const dfn_store *s, const dfn_term *t, int64_t v)
+{
+    if (!dfn_id_named(v)) return dfn_term_int(t, v);
+    char buf[256];
+    size_t n = dfn_id_text(s, v, buf, sizeof buf);
+    return dfn_term_text(t, buf, n, false);
+}
+
 bool dfn_term_num(const dfn_term *t, double v)
 {
     if (!t->has_num || t->op == DFN_MATCH || t->op == DFN_NMATCH) return false;
@@ -168,7 +176,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
                 bool ok = t->key == DFN_KEY_HOST ? str_term(s, t, ln->host, false) :
                           t->key == DFN_KEY_RANK ? str_term(s, t, ln->rank, false) :
                           t->key == DFN_KEY_PROC ? str_term(s, t, ln->name, false) :
-                          dfn_term_int(t, t->key == DFN_KEY_PID ? ln->pid : ln->tid);
+                          dfn_term_id(s, t, t->key == DFN_KEY_PID ? ln->pid : ln->tid);
                 m->lane_ok[i] &= ok;
             }
             break;

@@ -786,6 +786,20 @@ static void line_args_from_tokens(dfn_parser *p, const toks_view *v, int t_args,
     }
 }
 
+/* A pid or tid: a number, or a name (Chrome traces of other tools) kept
+ * as its string id in the range numbers may not take. */
+static bool tok_id(dfn_parser *p, const toks_view *v, int i, int64_t *out, bool *quoted)
+{
+    bool q = false;
+    if (tok_i64(v, i, out, &q)) {
+        *quoted |= q;   /* a quoted number is an era's mark; a name is not */
+        return !dfn_id_named(*out);
+    }
+    if (v->t[i].type != JSMN_STRING || tok_len(&v->t[i]) == 0) return false;
+    *out = DFN_ID_NAMED_BASE + (int64_t)parser_str(p, v, i);
+    return true;
+}
+
 /* Reads a line the scanner did not take through its tokens into f.
  * Returns false when the line is done with: malformed (recorded), a
  * metadata record (recorded), or nothing to read. */
@@ -846,8 +860,8 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
                         bad_num = true;
                     }
                 }
-                else if (memcmp(ks, "pid", 3) == 0) { bad_num |= !tok_i64(&v, val, &pid, &quoted); exact = true; }
-                else if (memcmp(ks, "tid", 3) == 0) { bad_num |= !tok_i64(&v, val, &tid, &quoted); exact = true; }
+                else if (memcmp(ks, "pid", 3) == 0) { bad_num |= !tok_id(p, &v, val, &pid, &quoted); exact = true; }
+                else if (memcmp(ks, "tid", 3) == 0) { bad_num |= !tok_id(p, &v, val, &tid, &quoted); exact = true; }
                 else if (memcmp(ks, "cat", 3) == 0) t_cat = val;
                 break;
             case 4:

@@ -1554,7 +1554,9 @@ const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m,
     }
     if (!l) { if (cap) buf[0] = 0; return buf; }
     const char *host = dfn_store_str(s, l->host);
-    snprintf(buf, cap, "%s%s%" PRId64, host, *host ? "/" : "", l->pid);
+    char pid[128];
+    dfn_id_text(s, l->pid, pid, sizeof pid);
+    snprintf(buf, cap, "%s%s%s", host, *host ? "/" : "", pid);
     return buf;
 }
 
@@ -1708,7 +1710,7 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     int n = 0;
     switch (r->dims[dim].kind) {
     case DFN_DIM_TIME: n = snprintf(buf, cap, "%.6g", r->win_lo_s + id * r->bin_s); break;
-    case DFN_DIM_PID: case DFN_DIM_TID: n = snprintf(buf, cap, "%" PRId64, r->ints[id]); break;
+    case DFN_DIM_PID: case DFN_DIM_TID: n = (int)dfn_id_text(s, r->ints[id], buf, cap); break;
     case DFN_DIM_EVENT: n = snprintf(buf, cap, "%u", id); break;
     case DFN_DIM_PROC: sid = s->lanes[id].name; break;
     case DFN_DIM_FILE: sid = s->files[id].path; break;

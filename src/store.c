@@ -219,3 +219,16 @@ bool dfn_arg_nested_text(const dfn_store *s, uint32_t raw, const char *path, con
     *len = v.len;
     return true;
 }
+
+size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap)
+{
+    int n;
+    if (dfn_id_named(v)) {
+        uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
+        n = snprintf(buf, cap, "%s", id < dfn_strtab_count(s->strs) ? dfn_store_str(s, id) : "?");
+    } else {
+        n = snprintf(buf, cap, "%" PRId64, v);
+    }
+    if (n < 0) n = 0;
+    return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}

@@ -134,6 +134,9 @@ Test(filter, errors_point_at_the_term)
     parse_fails("file=\"open", "unterminated quote", "^");
     parse_fails("func=", "missing value", "^");
     parse_fails("dur~5", "one number", "^^^^^");
-    parse_fails("pid=abc", "whole numbers", "^^^");
+    parse_fails("pid=12a", "whole numbers or names", "^^^");
+    dfn_filter named = parse_ok("pid=worker-1 tid=main");   /* Chrome traces name them */
+    cr_assert_str_eq(named.terms[0].values[0], "worker-1");
+    dfn_filter_free(&named);
     parse_fails("cat>x", "compare numbers", "^");
 }

@@ -33,6 +33,8 @@ void dfn_layerset_free(dfn_layerset *ls);
 bool dfn_term_text(const dfn_term *t, const char *s, size_t len, bool icase);
 bool dfn_term_int(const dfn_term *t, int64_t v);
 bool dfn_term_num(const dfn_term *t, double v);
+/* A pid or tid, number or name (see DFN_ID_NAMED_BASE). */
+bool dfn_term_id(const dfn_store *s, const dfn_term *t, int64_t v);
 
 /* ls may be NULL when the filter has no layer terms. */
 dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen);

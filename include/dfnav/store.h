@@ -31,9 +31,16 @@ static inline uint64_t dfn_col32_get(const dfn_col32 *c, size_t i)
 
 #define DFN_TS_BLOCK_SHIFT 12
 
+/* A pid or tid given as text (Chrome traces of other tools: a host or a
+ * worker name) is kept as DFN_ID_NAMED_BASE + the name's string id: a
+ * range no numeric pid or tid may take (such numbers are malformed). */
+#define DFN_ID_NAMED_BASE INT64_MIN
+#define DFN_ID_NAMED_END (INT64_MIN + ((int64_t)1 << 32))
+static inline bool dfn_id_named(int64_t v) { return v < DFN_ID_NAMED_END; }
+
 typedef struct {
     uint32_t host;            /* string id ("" when unknown) */
-    int64_t pid, tid;
+    int64_t pid, tid;         /* numbers, or names (see DFN_ID_NAMED_BASE) */
     uint32_t name;            /* "host/pid/tid", string id */
     uint32_t rank;            /* MPI rank of the process from metadata ("" when unknown) */
 } dfn_lane;
@@ -193,6 +200,9 @@ void dfn_arg_resolve(const dfn_store *s, const char *name, uint32_t *key, const 
 bool dfn_arg_nested_text(const dfn_store *s, uint32_t raw, const char *path, const char **out, size_t *len);
 /* Text of an argument value (numbers in decimal, strings raw). */
 size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap);
+
+/* The text of a pid or tid: its number, or its name. */
+size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap);
 
 /* Processes are (host, pid): *out maps each lane to its process index,
  * numbered in lane order. Returns the number of processes. */

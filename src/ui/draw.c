@@ -809,8 +809,11 @@ static void draw_detail(app *a)
     add_line(&lines, &n, &cap, "start      %.6f s from the trace start (%" PRIu64 " us since the epoch)", ts / 1e6, s->t0 + ts);
     add_line(&lines, &n, &cap, "duration   %" PRIu64 " us", dur);
     add_line(&lines, &n, &cap, "end        %.6f s", (ts + dur) / 1e6);
-    add_line(&lines, &n, &cap, "process    %s (host %s, pid %" PRId64 ", tid %" PRId64 ")", dfn_store_str(s, ln->name),
-             dfn_store_str(s, ln->host), ln->pid, ln->tid);
+    char pt[2][128];
+    dfn_id_text(s, ln->pid, pt[0], sizeof pt[0]);
+    dfn_id_text(s, ln->tid, pt[1], sizeof pt[1]);
+    add_line(&lines, &n, &cap, "process    %s (host %s, pid %s, tid %s)", dfn_store_str(s, ln->name),
+             dfn_store_str(s, ln->host), pt[0], pt[1]);
     add_line(&lines, &n, &cap, "file       %s", dfn_store_str(s, s->files[s->file[i]].path));
     add_line(&lines, &n, &cap, "bytes      %" PRIu64, dfn_store_bytes(s, i));
     add_line(&lines, &n, &cap, "arguments");
