@@ -32,6 +32,42 @@ static ts_idx *chunk_sort(ts_idx *a, ts_idx *tmp, size_t n, uint64_t lo, uint64_
     return a;
 }
 
+static void *dup_array(const void *p, size_t n, size_t size)
+{
+    if (!p || !n) return NULL;
+    void *q = dfn_xmalloc(n * size);
+    memcpy(q, p, n * size);
+    return q;
+}
+
+/* The block's "B" records and "E" marks, copied: the parser reuses its
+ * batch. The begins keep the batch's wide form, as the build reads them
+ * once, to pair them. */
+static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
+{
+    const dfn_batch *t = b->begins;
+    if (t && t->n) {
+        dfn_batch *d = dfn_xcalloc(1, sizeof *d);
+        size_t n = t->n;
+        d->n = d->cap = n;
+        d->ts = dup_array(t->ts, n, sizeof *t->ts);
+        d->dur = dup_array(t->dur, n, sizeof *t->dur);
+        d->bytes = dup_array(t->bytes, n, sizeof *t->bytes);
+        d->lane = dup_array(t->lane, n, sizeof *t->lane);
+        d->kind = dup_array(t->kind, n, sizeof *t->kind);
+        d->file = dup_array(t->file, n, sizeof *t->file);
+        d->args_off = dup_array(t->args_off, n, sizeof *t->args_off);
+        d->args = dup_array(t->args, t->args_len, 1);
+        d->args_len = d->args_cap = t->args_len;
+        d->min_ts = t->min_ts;
+        d->max_end = t->max_end;
+        c->begins = d;
+        c->begin_line = dup_array(b->begin_line, n, sizeof *b->begin_line);
+    }
+    c->ends = dup_array(b->ends, b->nends, sizeof *b->ends);
+    c->nends = b->nends;
+}
+
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
 {
     dfn_chunk *c = dfn_xcalloc(1, sizeof *c);
@@ -49,6 +85,7 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     }
     c->nbad = b->nbad;
     memcpy(c->bad, b->bad, sizeof c->bad);
+    chunk_take_pairs(c, b);
     c->min_ts = b->min_ts;
     c->max_end = b->max_end;
     c->era = b->era;
@@ -137,6 +174,12 @@ void dfn_chunk_free(dfn_chunk *c)
     free(c->durmax.v); free(c->durmax.esc);
     free(c->info.cfg); free(c->info.app);
     free(c->cs);
+    if (c->begins) {
+        dfn_batch_free(c->begins);
+        free(c->begins);
+    }
+    free(c->begin_line);
+    free(c->ends);
     if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
     free(c);

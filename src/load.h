@@ -62,14 +62,24 @@ typedef struct {
 typedef struct {
     uint64_t lines, events, metadata, malformed, counters, other;
     uint64_t skipped;         /* blank, or only [ ] { } ][ */
+    uint64_t pairs_pending;   /* B and E lines, events or malformed once paired */
     uint64_t agg_records, agg_calls;
     dfn_phcount other_ph[DFN_PH_KINDS];
     uint8_t unit;             /* dfn_unit the block's end record declares, 0 = none */
     char *cfg, *app;          /* its end record's cfg and app as JSON (malloc'd), or NULL */
 } dfn_blockinfo;
 
-/* One parsed block, in wide columns, in file order. */
+/* The end of a call begun by a "B" record (Chrome's begin/end pairs). */
 typedef struct {
+    uint64_t ts;              /* in the file's unit */
+    uint32_t lane;            /* load-time lane ref */
+    uint64_t line;            /* within its block, 1-based */
+} dfn_endmark;
+
+typedef struct dfn_batch dfn_batch;
+
+/* One parsed block, in wide columns, in file order. */
+struct dfn_batch {
     size_t n, cap;
     uint64_t *ts, *dur, *bytes;
     uint64_t *cnt, *durmax;   /* aggregated records: calls (0 = a single call) and longest; NULL without */
@@ -82,7 +92,12 @@ typedef struct {
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;         /* from the start event, 0 if none */
-} dfn_batch;
+    /* "B" records, made as calls of 0 µs until the build pairs them with
+     * their "E" (which may be in a later block), with their lines */
+    dfn_batch *begins;
+    uint64_t *begin_line; size_t begin_cap;
+    dfn_endmark *ends; size_t nends, endcap;
+};
 
 /* A batch sorted by start time in compact columns. */
 typedef struct {
@@ -103,6 +118,9 @@ typedef struct {
     uint64_t min_ts, max_end;
     unsigned era;
     uint32_t version;
+    dfn_batch *begins;        /* the block's B records and E marks (see dfn_batch) */
+    uint64_t *begin_line;
+    dfn_endmark *ends; size_t nends;
     void *map;                /* the columns and args live in one mapping */
     size_t map_len;
 } dfn_chunk;
@@ -120,6 +138,11 @@ void dfn_batch_free(dfn_batch *b);
 /* Sorts a batch by start time into a new compact chunk. */
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
 void dfn_chunk_free(dfn_chunk *c);
+
+/* Pairs the "B" and "E" records of chunks (sorted by file and block) per
+ * file; counts the pairs as events and the rest as malformed in src (by
+ * file); returns a chunk of the paired calls per file that has any. */
+dfn_chunk **dfn_pairs_build(dfn_chunk *const *chunks, size_t nchunks, size_t nlanes, dfn_srcinfo *src, size_t *nout);
 
 /* Sets v[i] (v preallocated); calls must come in increasing i. Inline:
  * the parse and the merge set three columns per event. */

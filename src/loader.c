@@ -836,6 +836,26 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     s->strs = in->ctx->strs;    /* the store takes the names over */
     build_sources(l, in, s);
     build_schemas(s, in->ctx->schemas);
+    /* B/E pairs become chunks of calls, merged with the rest; a snapshot
+     * frees them after, the final build as it merges them */
+    size_t npaired = 0;
+    dfn_chunk **paired = dfn_pairs_build(in->chunks, in->nchunks, dfn_strtab_count(in->ctx->lanes), s->src, &npaired);
+    dfn_chunk **own = NULL;
+    for (size_t k = 0; k < npaired; k++) {
+        dfn_srcinfo *si = &s->src[paired[k]->src];
+        uint64_t lo = chunk_us(in, paired[k], paired[k]->min_ts), hi = chunk_us(in, paired[k], paired[k]->max_end);
+        bool none = si->start_us == 0 && si->end_us == 0;
+        if (none || lo < si->start_us) si->start_us = lo;
+        if (hi > si->end_us) si->end_us = hi;
+    }
+    if (npaired) {
+        own = dfn_xmalloc((in->nchunks + npaired) * sizeof *own);
+        memcpy(own, in->chunks, in->nchunks * sizeof *own);
+        memcpy(own + in->nchunks, paired, npaired * sizeof *own);
+        in->chunks = own;
+        in->nchunks += npaired;
+        qsort(in->chunks, in->nchunks, sizeof *in->chunks, chunk_order_cmp);
+    }
 
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
@@ -972,6 +992,9 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     free(pos);
     free(in->unit);
     in->unit = NULL;
+    for (size_t k = 0; in->keep && k < npaired; k++) dfn_chunk_free(paired[k]);
+    free(paired);
+    free(own);
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
     free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best); free(b.ranks);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
@@ -1000,6 +1023,7 @@ static void *coordinator_main(void *arg)
     if (!atomic_load(&l->cancel)) {
         build_in in = { .chunks = l->chunks, .nchunks = l->nchunks, .ctx = &l->ctx, .keep = false };
         l->store = loader_build(l, &in);
+        l->nchunks = 0;   /* the final build frees every chunk as it merges */
     }
     pthread_mutex_unlock(&l->snap_lock);
     l->t_end = dfn_now();

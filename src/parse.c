@@ -96,11 +96,32 @@ void dfn_parser_free(dfn_parser *p)
 
 void dfn_batch_free(dfn_batch *b)
 {
+    if (b->begins) {
+        dfn_batch_free(b->begins);
+        free(b->begins);
+    }
+    free(b->begin_line);
+    free(b->ends);
     free(b->ts); free(b->dur); free(b->bytes); free(b->cnt); free(b->durmax);
     free(b->info.cfg); free(b->info.app); free(b->cs);
     free(b->lane); free(b->kind); free(b->file); free(b->args_off);
     free(b->args); free(b->meta);
     memset(b, 0, sizeof *b);
+}
+
+static void batch_reset(dfn_batch *b);
+
+/* Where a "B" record goes: a batch of its own, with its line. */
+static dfn_batch *batch_begins(dfn_batch *b, uint64_t line)
+{
+    if (!b->begins) {
+        b->begins = dfn_xcalloc(1, sizeof *b->begins);
+        batch_reset(b->begins);
+    }
+    dfn_batch *t = b->begins;
+    dfn_grow((void **)&b->begin_line, &b->begin_cap, t->n + 1, sizeof *b->begin_line);
+    b->begin_line[t->n] = line;
+    return t;
 }
 
 static void batch_reset(dfn_batch *b)
@@ -113,6 +134,8 @@ static void batch_reset(dfn_batch *b)
     free(b->info.app);
     memset(&b->info, 0, sizeof b->info);
     b->ncs = 0;
+    b->nends = 0;
+    if (b->begins) batch_reset(b->begins);
     if (b->cnt) {   /* columns of aggregated records come back only with them */
         free(b->cnt); free(b->durmax);
         b->cnt = b->durmax = NULL;
@@ -1135,11 +1158,32 @@ static void parser_counter(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint6
     }
 }
 
+/* An "E" record: the end of the call its thread began last, found when
+ * the build pairs them across the file. */
+static void parser_end_mark(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
+{
+    if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid or ts"); return; }
+    if (!f->has_ts) { batch_bad(b, line, "end of a call without ts"); return; }
+    if (f->ts > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
+    uint32_t host = DFN_REF_NONE;
+    unsigned era = 0;
+    for (size_t k = 0; k < f->nargs; k++) {
+        const dfn_larg *la = &f->args[k];
+        uint8_t role = key_role(la->key, la->key_len);
+        if (role == ROLE_HHASH) host = parser_hash_arg(p, la, &era);
+        else if (role == ROLE_HOSTNAME && la->quoted) host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+    }
+    dfn_grow((void **)&b->ends, &b->endcap, b->nends + 1, sizeof *b->ends);
+    b->ends[b->nends++] = (dfn_endmark){ f->ts, parser_lane(p, host, f->pid, f->tid), line };
+    b->info.pairs_pending++;
+}
+
 /* Makes an event of a line either reader has read, or sets it aside. */
 static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
 {
     switch (f->ph) {
-    case DFN_PH_X: case DFN_PH_AGG: case DFN_PH_I: break;
+    case DFN_PH_X: case DFN_PH_AGG: case DFN_PH_I: case DFN_PH_B: break;
+    case DFN_PH_E: parser_end_mark(p, b, f, line); return;
     case DFN_PH_NONE: if (f->has_ts) break; batch_other(b, f); return;
     case DFN_PH_C: parser_counter(p, b, f, line); return;
     default: batch_other(b, f); return;
@@ -1168,27 +1212,30 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
         bytes = parser_bytes(&e, parser_rule(p, kind, f));
     }
 
-    batch_reserve(b);
-    size_t n = b->n;
-    if (cnt) batch_agg_start(b);
-    if (b->cnt) {
-        b->cnt[n] = cnt;
-        b->durmax[n] = durmax;
+    /* a "B" waits in its own batch for its "E" */
+    dfn_batch *tb = f->ph == DFN_PH_B ? batch_begins(b, line) : b;
+    batch_reserve(tb);
+    size_t n = tb->n;
+    if (cnt) batch_agg_start(tb);
+    if (tb->cnt) {
+        tb->cnt[n] = cnt;
+        tb->durmax[n] = durmax;
         b->info.agg_records += cnt != 0;
         b->info.agg_calls += cnt;
     }
-    b->ts[n] = f->ts;
-    b->dur[n] = dur;
-    b->bytes[n] = bytes;
-    b->lane[n] = parser_lane(p, e.host, f->pid, f->tid);
-    b->kind[n] = kind;
-    b->file[n] = e.file;
-    parser_emit_args(p, b, e.args, e.nargs);
-    b->n++;
-    b->info.events++;
+    tb->ts[n] = f->ts;
+    tb->dur[n] = dur;
+    tb->bytes[n] = bytes;
+    tb->lane[n] = parser_lane(p, e.host, f->pid, f->tid);
+    tb->kind[n] = kind;
+    tb->file[n] = e.file;
+    parser_emit_args(p, tb, e.args, e.nargs);
+    tb->n++;
+    if (tb == b) b->info.events++;
+    else b->info.pairs_pending++;
     b->era |= era;
-    if (f->ts < b->min_ts) b->min_ts = f->ts;
-    if (f->ts + dur > b->max_end) b->max_end = f->ts + dur;
+    if (f->ts < tb->min_ts) tb->min_ts = f->ts;
+    if (f->ts + dur > tb->max_end) tb->max_end = f->ts + dur;
     if (e.version > 0 && e.version < UINT32_MAX && line_named(f, "start", 5)) b->version = (uint32_t)e.version;
     if (line_named(f, "end", 3)) parser_end_record(b, &e);
 }

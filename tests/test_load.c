@@ -739,3 +739,59 @@ Test(load, deep_line_after_a_wide_one_is_refused)
     dfn_store_free(s);
     free(t);
 }
+
+/* Chrome begin/end pairs close across blocks: 300 threads each begin an
+ * outer and an inner call, then end them in reverse order much later in
+ * the file, so with 4 KiB blocks nearly every pair spans blocks. Every
+ * block size and thread count gives the same calls; an end without a
+ * begin, a begin never ended and an end before its begin are malformed
+ * with their lines. */
+Test(load, begin_end_pairs_across_blocks)
+{
+    size_t cap = 1 << 20, len = 0;
+    char *t = malloc(cap);
+    for (int k = 0; k < 300; k++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "{\"name\":\"outer\",\"ph\":\"B\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"args\":{\"k\":%d}}\n"
+                                "{\"name\":\"inner\",\"ph\":\"B\",\"pid\":1,\"tid\":%d,\"ts\":%d}\n", k, 1000 + k, k, k, 1001 + k);
+    for (int k = 299; k >= 0; k--)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "{\"name\":\"inner\",\"ph\":\"E\",\"pid\":1,\"tid\":%d,\"ts\":%d}\n"
+                                "{\"ph\":\"E\",\"pid\":1,\"tid\":%d,\"ts\":%d}\n", k, 2001 + k, k, 5000 + 2 * k);
+    len += (size_t)snprintf(t + len, cap - len,
+                            "{\"name\":\"lost\",\"ph\":\"E\",\"pid\":2,\"tid\":1,\"ts\":1}\n"        /* 1201 */
+                            "{\"name\":\"open\",\"ph\":\"B\",\"pid\":3,\"tid\":1,\"ts\":9}\n"        /* 1202 */
+                            "{\"name\":\"back\",\"ph\":\"B\",\"pid\":4,\"tid\":1,\"ts\":9}\n"        /* 1203 */
+                            "{\"name\":\"back\",\"ph\":\"E\",\"pid\":4,\"tid\":1,\"ts\":8}\n");      /* 1204 */
+    char *path = tu_write_file(tu_tmpdir(), "pairs.json", t, len);
+    const char *paths[] = { path };
+    size_t blocks[] = { 0, 4096, 65536 };
+    for (int k = 0; k < 3; k++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            dfn_store *s = su_load_paths(paths, 1, threads, blocks[k]);
+            const dfn_srcinfo *si = &s->src[0];
+            cr_assert_eq(s->n, 600, "block %zu, -j%d", blocks[k], threads);
+            cr_assert_eq(si->events, 1200);
+            cr_assert_eq(si->malformed, 4);
+            cr_assert_eq(si->lines, 1204);
+            cr_assert_eq(si->bad_lines[0], 1201);
+            cr_assert_str_eq(si->bad_reason[0], "end of a call that did not begin on its thread");
+            cr_assert_eq(si->bad_lines[1], 1202);
+            cr_assert_str_eq(si->bad_reason[1], "call that began and never ended");
+            cr_assert_eq(si->bad_lines[2], 1203);
+            cr_assert_eq(si->bad_lines[3], 1204);
+            dfn_result *r = su_query(s, "posix", "func", NULL);
+            /* outer k lasts 5000 + 2k - (1000 + k) = 4000 + k; inner 1000 */
+            cr_assert_eq(su_metric(s, r, "outer", DFN_M_COUNT), 300);
+            cr_assert_eq(su_metric(s, r, "outer", DFN_M_TIME_S), (300 * 4000 + 299 * 300 / 2) / 1e6);
+            cr_assert_eq(su_metric(s, r, "inner", DFN_M_TIME_S), 300 * 1000 / 1e6);
+            dfn_result_free(r);
+            r = su_query(s, "posix", "arg.k", "func=outer tid=7");
+            cr_assert_eq(su_metric(s, r, "7", DFN_M_TIME_S), 4007 / 1e6);
+            dfn_result_free(r);
+            dfn_store_free(s);
+        }
+    }
+    free(path);
+    free(t);
+}

@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* every line is exactly one of these */
     const dfn_blockinfo *i = &b.info;
     if (i->events != b.n || b.nbad > i->malformed ||
-        i->events + i->metadata + i->counters + i->other + i->malformed + i->skipped != i->lines)
+        i->events + i->metadata + i->counters + i->other + i->malformed + i->skipped + i->pairs_pending != i->lines ||
+        (b.begins ? b.begins->n : 0) + b.nends != i->pairs_pending)
         abort();
     if (pc_parse_same(&b, &ctx, &rb, &ref_ctx)) abort();
     dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);

@@ -62,6 +62,7 @@ static inline const char *pc_parse_same(const dfn_batch *a, const dfn_loadctx *c
     const dfn_blockinfo *x = &a->info, *y = &b->info;
     if (x->lines != y->lines || x->events != y->events || x->metadata != y->metadata || x->malformed != y->malformed ||
         x->counters != y->counters || x->other != y->other || x->skipped != y->skipped ||
+        x->pairs_pending != y->pairs_pending ||
         x->agg_records != y->agg_records || x->agg_calls != y->agg_calls)
         return "counts";
     if (memcmp(x->other_ph, y->other_ph, sizeof x->other_ph) != 0) return "kinds set aside";
@@ -70,6 +71,16 @@ static inline const char *pc_parse_same(const dfn_batch *a, const dfn_loadctx *c
         return "end record";
     if (!a->cnt != !b->cnt) return "aggregated columns";
     if (a->cnt) { PC_COL(cnt) PC_COL(durmax) }
+    size_t na = a->begins ? a->begins->n : 0, nb = b->begins ? b->begins->n : 0;
+    if (na != nb || a->nends != b->nends) return "begin and end counts";
+    if (na) {
+        const char *t = pc_parse_same(a->begins, ca, b->begins, cb);
+        if (t) return t;
+        if (memcmp(a->begin_line, b->begin_line, na * sizeof *a->begin_line) != 0) return "begin lines";
+    }
+    for (size_t i = 0; i < a->nends; i++)
+        if (a->ends[i].ts != b->ends[i].ts || a->ends[i].lane != b->ends[i].lane || a->ends[i].line != b->ends[i].line)
+            return "end marks";
     if (a->ncs != b->ncs) return "counter sample count";
     for (size_t i = 0; i < a->ncs; i++)
         if (a->cs[i].ts != b->cs[i].ts || a->cs[i].pid != b->cs[i].pid || a->cs[i].host != b->cs[i].host ||
