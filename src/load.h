@@ -16,7 +16,7 @@
 #define DFN_REF_HASH 0x80000000u
 #define DFN_REF_NONE UINT32_MAX
 
-enum { DFN_META_HH, DFN_META_FH, DFN_META_SH, DFN_META_RANK };
+enum { DFN_META_HH, DFN_META_FH, DFN_META_SH, DFN_META_RANK, DFN_META_PNAME, DFN_META_TNAME };
 
 #define DFN_KIND_KEY 9        /* bytes of a kind's key: cat, func, type */
 
@@ -25,7 +25,7 @@ typedef struct {
     uint32_t name;            /* string id; RANK: the rank's text */
     uint8_t type;
     uint64_t line;            /* line within its block, 1-based */
-    int64_t pid;              /* RANK: the process */
+    int64_t pid, tid;         /* RANK, PNAME: the process; TNAME: and the thread */
 } dfn_meta;
 
 /* Era hints seen in a file. */

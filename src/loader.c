@@ -285,7 +285,7 @@ typedef struct {
     size_t nstr_at_load;
     dfn_strtab *lane_keys, *kind_keys, *file_keys, *catfold;
     uint32_t *catfold_best;  size_t catfold_cap;
-    dfn_meta *ranks; size_t nranks, rankcap;   /* rank metadata, in (file, block) order */
+    dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
     size_t lanecap, kindcap, filecap;
     uint32_t empty;
 } builder;
@@ -299,13 +299,31 @@ static uint32_t build_host(builder *b, uint32_t host_ref, bool count);
 
 /* The rank metadata gives process (host, pid): the first that names the
  * pid on that host (or on no host in particular). */
-static uint32_t build_rank(builder *b, uint32_t host, int64_t pid)
+static uint32_t build_procmeta(builder *b, uint8_t type, uint32_t host, int64_t pid, int64_t tid)
 {
     for (size_t k = 0; k < b->nranks; k++) {
         const dfn_meta *m = &b->ranks[k];
-        if (m->pid == pid && (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host)) return m->name;
+        if (m->type == type && m->pid == pid && (type != DFN_META_TNAME || m->tid == tid) &&
+            (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host))
+            return m->name;
     }
-    return b->empty;
+    return DFN_NOID;
+}
+
+static uint32_t build_rank(builder *b, uint32_t host, int64_t pid)
+{
+    uint32_t r = build_procmeta(b, DFN_META_RANK, host, pid, 0);
+    return r != DFN_NOID ? r : b->empty;
+}
+
+/* A pid or tid as a lane shows it: "Trainer(7)" when metadata names it. */
+static void build_id_text(builder *b, uint8_t type, uint32_t host, int64_t pid, int64_t tid, char *buf, size_t cap)
+{
+    char num[128];
+    dfn_id_text(b->s, type == DFN_META_PNAME ? pid : tid, num, sizeof num);
+    uint32_t name = build_procmeta(b, type, host, pid, tid);
+    if (name == DFN_NOID) snprintf(buf, cap, "%s", num);
+    else snprintf(buf, cap, "%s(%s)", dfn_strtab_str(b->s->strs, name), num);
 }
 
 /* The host name a load-time ref stands for; an unresolved hash is shown
@@ -334,9 +352,9 @@ static uint32_t build_lane(builder *b, uint32_t ref)
     if (id == before) {
         dfn_grow((void **)&b->s->lanes, &b->lanecap, id + 1, sizeof *b->s->lanes);
         /* "host/pid/tid", the ids as numbers or names */
-        char pt[2][128];
-        dfn_id_text(b->s, pid, pt[0], sizeof pt[0]);
-        dfn_id_text(b->s, tid, pt[1], sizeof pt[1]);
+        char pt[2][256];
+        build_id_text(b, DFN_META_PNAME, host, pid, tid, pt[0], sizeof pt[0]);
+        build_id_text(b, DFN_META_TNAME, host, pid, tid, pt[1], sizeof pt[1]);
         char *name = dfn_xasprintf("%s/%s/%s", dfn_strtab_str(b->s->strs, host), pt[0], pt[1]);
         b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, strlen(name)),
                                       build_rank(b, host, pid) };
@@ -537,7 +555,7 @@ static void build_metadata(builder *b, const build_in *in)
         if (c->src != src) { src = c->src; line0 = 0; }
         for (size_t j = 0; j < c->nmeta; j++) {
             dfn_meta *m = &c->meta[j];
-            if (m->type == DFN_META_RANK) {
+            if (m->type == DFN_META_RANK || m->type == DFN_META_PNAME || m->type == DFN_META_TNAME) {
                 dfn_grow((void **)&b->ranks, &b->rankcap, b->nranks + 1, sizeof *b->ranks);
                 b->ranks[b->nranks++] = *m;
                 continue;

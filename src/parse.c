@@ -674,9 +674,12 @@ static void batch_meta(dfn_batch *b, dfn_meta m)
     b->meta[b->nmeta++] = m;
 }
 
-/* The MPI rank of a process: PR metadata ("name":"rank", "value":R) or a
- * process_name of "Rank N"; host from hhash when given. */
-static void parser_rank(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_args, uint64_t line, int64_t pid, bool pr)
+/* What PR, process_name and thread_name metadata say of a process or
+ * thread: its MPI rank (PR "rank" R, or a process_name "Rank N") or its
+ * name (a process_name or thread_name of other tools: args.name, unless
+ * it is only the id again, as DFTracer writes); host from hhash. */
+static void parser_procmeta(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line,
+                            int64_t pid, int64_t tid)
 {
     int an = -1, av = -1, ah = -1;
     int j = t_args + 1;
@@ -687,20 +690,32 @@ static void parser_rank(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_a
         j = tok_skip(v, j + 1);
     }
     const jsmntok_t *nt = an >= 0 ? &v->t[an] : NULL, *vt = av >= 0 ? &v->t[av] : NULL;
-    const char *text = NULL;
-    size_t len = 0;
-    if (pr && nt && tok_len(nt) == 4 && memcmp(v->s + nt->start, "rank", 4) == 0 && vt &&
-        (vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING)) {
+    if (!nt || (nt->type != JSMN_STRING && nt->type != JSMN_PRIMITIVE)) return;
+    const char *text = v->s + nt->start;
+    size_t len = tok_len(nt);
+    uint8_t type = DFN_META_RANK;
+    int64_t r;
+    if (TOK_IS(v, t_name, "PR")) {
+        if (len != 4 || memcmp(text, "rank", 4) != 0 || !vt) return;   /* other properties: kept as metadata */
         text = v->s + vt->start;
         len = tok_len(vt);
-    } else if (!pr && nt && nt->type == JSMN_STRING && tok_len(nt) > 5 && memcmp(v->s + nt->start, "Rank ", 5) == 0) {
-        text = v->s + nt->start + 5;
-        len = tok_len(nt) - 5;
+    } else if (len > 5 && memcmp(text, "Rank ", 5) == 0 && dfn_parse_i64(text + 5, len - 5, &r)) {
+        text += 5;
+        len -= 5;
+    } else {
+        type = TOK_IS(v, t_name, "process_name") ? DFN_META_PNAME : DFN_META_TNAME;
+        int64_t same;
+        if (len == 0 || (dfn_parse_i64(text, len, &same) && (same == pid || same == tid))) return;
     }
-    int64_t r;
-    if (!text || !dfn_parse_i64(text, len, &r)) return;   /* other properties: metadata kept as such */
-    char buf[24];
-    int w = snprintf(buf, sizeof buf, "%" PRId64, r);
+    uint32_t val;
+    if (type == DFN_META_RANK) {
+        char buf[24];
+        if (!dfn_parse_i64(text, len, &r)) return;
+        int w = snprintf(buf, sizeof buf, "%" PRId64, r);
+        val = dfn_strcache_intern(p->c_strs, buf, (size_t)w);
+    } else {
+        val = parser_str(p, v, an);
+    }
     unsigned era = 0;
     uint32_t host = DFN_REF_NONE;
     if (ah >= 0) {
@@ -708,19 +723,19 @@ static void parser_rank(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_a
         host = parser_hash(p, v->s + ht->start, tok_len(ht), ht->type == JSMN_STRING,
                            ht->type == JSMN_OBJECT || ht->type == JSMN_ARRAY, &era);
     }
-    batch_meta(b, (dfn_meta){ host, dfn_strcache_intern(p->c_strs, buf, (size_t)w), DFN_META_RANK, line, pid });
+    batch_meta(b, (dfn_meta){ host, val, type, line, pid, tid });
 }
 
 static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line,
-                            int64_t pid)
+                            int64_t pid, int64_t tid)
 {
     uint8_t type;
     if (TOK_IS(v, t_name, "HH")) type = DFN_META_HH;
     else if (TOK_IS(v, t_name, "FH")) type = DFN_META_FH;
     else if (TOK_IS(v, t_name, "SH")) type = DFN_META_SH;
     else {
-        if (TOK_IS(v, t_name, "PR") || TOK_IS(v, t_name, "process_name"))
-            parser_rank(p, b, v, t_args, line, pid, TOK_IS(v, t_name, "PR"));
+        if (TOK_IS(v, t_name, "PR") || TOK_IS(v, t_name, "process_name") || TOK_IS(v, t_name, "thread_name"))
+            parser_procmeta(p, b, v, t_name, t_args, line, pid, tid);
         return true;
     }
     int an = -1, av = -1;
@@ -736,7 +751,7 @@ static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
     uint32_t href = parser_hash(p, v->s + vt->start, tok_len(vt), vt->type == JSMN_STRING,
                                 vt->type == JSMN_OBJECT || vt->type == JSMN_ARRAY, &b->era);
     if (href == DFN_REF_NONE) { batch_bad(b, line, "metadata with a bad hash value"); return false; }
-    batch_meta(b, (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, v, an), type, line, 0 });
+    batch_meta(b, (dfn_meta){ href & ~DFN_REF_HASH, parser_str(p, v, an), type, line, 0, 0 });
     return true;
 }
 
@@ -912,7 +927,7 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     }
     if (ph == DFN_PH_M) {
         b->era |= era & ~DFN_ERA_NO_ID;
-        if (t_name < 0 || t_args < 0 || parser_metadata(p, b, &v, t_name, t_args, line, pid)) b->info.metadata++;
+        if (t_name < 0 || t_args < 0 || parser_metadata(p, b, &v, t_name, t_args, line, pid, tid)) b->info.metadata++;
         return false;
     }
 
