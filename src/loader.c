@@ -463,6 +463,19 @@ static uint32_t *map_new(size_t n)
     return m;
 }
 
+/* Where a chunk's last call ends in µs: its start and length are rounded
+ * each on its own in the store, so in other units the end is theirs. */
+static uint64_t chunk_end_us(const build_in *in, const dfn_chunk *c)
+{
+    if (in->unit[c->src] == DFN_UNIT_US) return c->max_end;
+    uint64_t end = 0;
+    for (size_t j = 0; j < c->n; j++) {
+        uint64_t e = chunk_ts(in, c, j) + chunk_us(in, c, dfn_col32_get(&c->dur, j));
+        if (e > end) end = e;
+    }
+    return end;
+}
+
 /* Adds what a block held to its file's figures. */
 static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
 {
@@ -529,7 +542,8 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
         source_add(si, &c->info);
         if (c->info.events) {
             if (chunk_us(in, c, c->min_ts) < si->start_us) si->start_us = chunk_us(in, c, c->min_ts);
-            if (chunk_us(in, c, c->max_end) > si->end_us) si->end_us = chunk_us(in, c, c->max_end);
+            uint64_t end = chunk_end_us(in, c);
+            if (end > si->end_us) si->end_us = end;
         }
         era[c->src] |= c->era;
         if (c->version && !version[c->src]) version[c->src] = c->version;
@@ -594,12 +608,17 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
     }
 }
 
+/* Samples by time, series, host name, pid and value: host string ids
+ * depend on which parser thread met a name first, the names do not, and
+ * the order of the sums of a row must not either. */
+static _Thread_local const dfn_strtab *g_sample_strs;
+
 static int sample_cmp(const void *a, const void *b)
 {
     const dfn_sample *x = a, *y = b;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     if (x->series != y->series) return x->series < y->series ? -1 : 1;
-    if (x->host != y->host) return x->host < y->host ? -1 : 1;
+    if (x->host != y->host) return strcmp(dfn_strtab_str(g_sample_strs, x->host), dfn_strtab_str(g_sample_strs, y->host));
     if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
     return x->value < y->value ? -1 : x->value > y->value;
 }
@@ -638,6 +657,7 @@ static void build_counters(builder *b, const build_in *in)
         }
     }
     dfn_strtab_free(keys);
+    g_sample_strs = s->strs;
     qsort(s->samples, s->nsamples, sizeof *s->samples, sample_cmp);
 }
 
@@ -861,7 +881,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     dfn_chunk **own = NULL;
     for (size_t k = 0; k < npaired; k++) {
         dfn_srcinfo *si = &s->src[paired[k]->src];
-        uint64_t lo = chunk_us(in, paired[k], paired[k]->min_ts), hi = chunk_us(in, paired[k], paired[k]->max_end);
+        uint64_t lo = chunk_us(in, paired[k], paired[k]->min_ts), hi = chunk_end_us(in, paired[k]);
         bool none = si->start_us == 0 && si->end_us == 0;
         if (none || lo < si->start_us) si->start_us = lo;
         if (hi > si->end_us) si->end_us = hi;

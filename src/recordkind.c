@@ -51,6 +51,7 @@ static void phcount_label(char *out, const char *t, size_t len)
 {
     size_t w = 0;
     memset(out, 0, DFN_PH_LABEL);
+    if (len == 0) { memcpy(out, "empty", 5); return; }
     for (size_t i = 0; i < len && w + 1 < DFN_PH_LABEL; i++)
         out[w++] = t[i] >= 0x20 && t[i] < 0x7f ? t[i] : '?';
 }

@@ -63,8 +63,9 @@ typedef struct {
 
 #define DFN_MAX_BAD_LINES 8
 
-/* Records of kinds dfnav does not use, counted by their ph as written
- * ("\"b\"", "7"); the last slot takes every kind past the others. */
+/* Records of kinds dfnav does not use, counted by their ph as written,
+ * without quotes ("b", "7"; "none" without ph, "empty" for ""); the last
+ * slot ("more") takes every kind past the others. */
 #define DFN_PH_KINDS 8
 #define DFN_PH_LABEL 16
 typedef struct { char ph[DFN_PH_LABEL]; uint64_t n; } dfn_phcount;
