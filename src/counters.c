@@ -117,13 +117,7 @@ static void cquery_window(const dfn_store *s, const dfn_filter *f, double *lo, d
     /* bins count from the trace start, as the events' do */
     *lo = s->nsamples && sample_s(s, &s->samples[0]) < 0 ? sample_s(s, &s->samples[0]) : 0;
     *hi = s->nsamples ? sample_s(s, &s->samples[s->nsamples - 1]) : 0;
-    for (size_t k = 0; f && k < f->n; k++) {
-        const dfn_term *t = &f->terms[k];
-        if (t->key != DFN_KEY_TIME) continue;
-        if ((t->op == DFN_GE || t->op == DFN_GT) && t->num > *lo) *lo = t->num;
-        if ((t->op == DFN_LT || t->op == DFN_LE) && t->num < *hi) *hi = t->num;
-    }
-    if (*hi < *lo) *hi = *lo;
+    dfn_filter_time_narrow(f, lo, hi);
 }
 
 bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen)

@@ -1135,6 +1135,20 @@ static void batch_other(dfn_batch *b, const dfn_line *f)
     else dfn_phcount_add(b->info.other_ph, "none", 4, 1);
 }
 
+/* The host a record names in its args (hhash or hostname), as a ref. */
+static uint32_t parser_line_host(dfn_parser *p, const dfn_line *f)
+{
+    uint32_t host = DFN_REF_NONE;
+    unsigned era = 0;
+    for (size_t k = 0; k < f->nargs; k++) {
+        const dfn_larg *la = &f->args[k];
+        uint8_t role = key_role(la->key, la->key_len);
+        if (role == ROLE_HHASH) host = parser_hash_arg(p, la, &era);
+        else if (role == ROLE_HOSTNAME && la->quoted) host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
+    }
+    return host;
+}
+
 /* A counter record's samples: every numeric field of its args but the
  * host's hash, as one series each ("cpu" + "iowait_pct"). */
 static void parser_counter(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_t line)
@@ -1145,14 +1159,7 @@ static void parser_counter(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint6
     b->info.counters++;
     uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
                             : parser_intern(p, "", 0, 0);
-    uint32_t host = DFN_REF_NONE;
-    unsigned era = 0;
-    for (size_t k = 0; k < f->nargs; k++) {
-        const dfn_larg *la = &f->args[k];
-        uint8_t role = key_role(la->key, la->key_len);
-        if (role == ROLE_HHASH) host = parser_hash_arg(p, la, &era);
-        else if (role == ROLE_HOSTNAME && la->quoted) host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
-    }
+    uint32_t host = parser_line_host(p, f);
     for (size_t k = 0; k < f->nargs; k++) {
         const dfn_larg *la = &f->args[k];
         uint8_t role = key_role(la->key, la->key_len);
@@ -1180,14 +1187,7 @@ static void parser_end_mark(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint
     if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid or ts"); return; }
     if (!f->has_ts) { batch_bad(b, line, "end of a call without ts"); return; }
     if (f->ts > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
-    uint32_t host = DFN_REF_NONE;
-    unsigned era = 0;
-    for (size_t k = 0; k < f->nargs; k++) {
-        const dfn_larg *la = &f->args[k];
-        uint8_t role = key_role(la->key, la->key_len);
-        if (role == ROLE_HHASH) host = parser_hash_arg(p, la, &era);
-        else if (role == ROLE_HOSTNAME && la->quoted) host = parser_text(p, la->val, la->val_len, true, la->plain, f->end);
-    }
+    uint32_t host = parser_line_host(p, f);
     dfn_grow((void **)&b->ends, &b->endcap, b->nends + 1, sizeof *b->ends);
     b->ends[b->nends++] = (dfn_endmark){ f->ts, parser_lane(p, host, f->pid, f->tid), line };
     b->info.pairs_pending++;

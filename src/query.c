@@ -1566,6 +1566,11 @@ void dfn_query_window(const dfn_store *s, const dfn_filter *f, double *lo, doubl
 {
     *lo = 0;
     *hi = (s->t1 - s->t0) / 1e6;
+    dfn_filter_time_narrow(f, lo, hi);
+}
+
+void dfn_filter_time_narrow(const dfn_filter *f, double *lo, double *hi)
+{
     for (size_t k = 0; f && k < f->n; k++) {
         const dfn_term *t = &f->terms[k];
         if (t->key != DFN_KEY_TIME) continue;

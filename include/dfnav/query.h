@@ -144,6 +144,8 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
 /* The window a query covers on s: seconds from the store's start, from
  * the filter's time terms. */
 void dfn_query_window(const dfn_store *s, const dfn_filter *f, double *lo, double *hi);
+/* Narrows [*lo, *hi] (seconds from the start) by f's time terms. */
+void dfn_filter_time_narrow(const dfn_filter *f, double *lo, double *hi);
 
 /* The time bin the query would choose for a window of span_s seconds. */
 double dfn_auto_bin(double span_s);
