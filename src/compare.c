@@ -153,6 +153,7 @@ static dfn_compare *compare_of(dfn_result *r)
     c->row = dfn_xmalloc((r->nrows ? r->nrows : 1) * sizeof *c->row);
     for (size_t i = 0; i < r->nrows; i++) c->row[i] = (uint32_t)i;
     c->matched = r->matched;
+    c->matched_calls = r->matched_calls;
     c->sort = -1;
     c->calls = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
     return c;

@@ -239,6 +239,7 @@ typedef struct {
     dfn_map64 valmap[DFN_ARG_RAW + 1];
     dfn_map64 hist, procs, files;
     uint64_t total, matched;
+    uint64_t matched_calls;   /* calls of the matched events (aggregated records count theirs) */
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
     uint64_t *spark_total;
     uint32_t *events; size_t nevents, eventcap;   /* grouping by event */
@@ -849,7 +850,8 @@ static bool part_scan_table(part *p)
     uint32_t *direct = p->direct;
     size_t direct_n = c->direct_n;
     bool spark = p->spark_total != NULL;
-    uint64_t matched = 0, total = 0;
+    uint64_t matched = 0, total = 0, calls_in = 0;
+    bool has_agg = c->has_agg;
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
         uint32_t t32 = tsv[i], d32 = durv[i], b32 = bytesv[i];
@@ -857,6 +859,7 @@ static bool part_scan_table(part *p)
         uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
         uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
         matched++;
+        calls_in += has_agg ? dfn_store_calls(s, i) : 1;
         total += dur;
         uint32_t id = tab[col[i]];
         size_t row;
@@ -867,6 +870,7 @@ static bool part_scan_table(part *p)
         part_acc(p, row, i, ts, dur, bytes, &sp);
     }
     p->matched = matched;
+    p->matched_calls = calls_in;
     p->total = total;
     return true;
 }
@@ -892,11 +896,13 @@ static void part_scan_layers(part *p)
     bool *known = dfn_xcalloc(nm, sizeof *known);
     acc *macc = dfn_xcalloc(nm, sizeof *macc);               /* what adds up, per mask */
     bool spark = p->spark_total != NULL;
-    uint64_t matched = 0, total = 0;
+    uint64_t matched = 0, total = 0, calls_in = 0;
+    bool has_agg = c->has_agg;
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
+        calls_in += has_agg ? dfn_store_calls(s, i) : 1;
         total += dur;
         size_t mi = idx8 ? idx8[i] : idx32[i];
         acc *m = &macc[mi];
@@ -946,6 +952,7 @@ static void part_scan_layers(part *p)
     free(nrow);
     free(known);
     p->matched = matched;
+    p->matched_calls = calls_in;
     p->total = total;
 }
 
@@ -957,13 +964,15 @@ static void part_scan_general(part *p)
     size_t nd = c->r->ndims;
     uint32_t ids[DFN_MAX_DIMS];
     bool one_table = c->one_table;
-    uint64_t matched = 0, total = 0;   /* locals: the parts sit side by side in memory */
+    uint64_t matched = 0, total = 0, calls_in = 0;
+    bool has_agg = c->has_agg;   /* locals: the parts sit side by side in memory */
     scan_filter sf;
     scan_filter_init(&sf, c);
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
+        calls_in += has_agg ? dfn_store_calls(s, i) : 1;
         total += dur;
         spark_pos sp = { .on = false };
         if (p->spark_total) {
@@ -1000,6 +1009,7 @@ static void part_scan_general(part *p)
         }
     }
     p->matched = matched;
+    p->matched_calls = calls_in;
     p->total = total;
 }
 
@@ -1242,6 +1252,7 @@ static void part_merge(part *f, part *t)
     part_merge_extra(f, t, rowmap);
     f->total += t->total;
     f->matched += t->matched;
+    f->matched_calls += t->matched_calls;
     if (f->spark_total) for (size_t k = 0; k < c->spark_bins; k++) f->spark_total[k] += t->spark_total[k];
     if (t->nevents) {
         dfn_grow((void **)&f->events, &f->eventcap, f->nevents + t->nevents, sizeof *f->events);
@@ -1662,6 +1673,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     for (int t = 1; t < nt; t++) part_merge(&parts[0], &parts[t]);
     part *p = &parts[0];
     r->matched = p->matched;
+    r->matched_calls = p->matched_calls;
     r->total_time_s = p->total / 1e6;
     if (p->spark_total) {
         /* one table: each event is in one row, so the rows add up to the total */

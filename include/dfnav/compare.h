@@ -30,6 +30,7 @@ typedef struct {
     size_t nrows;
     uint32_t *row;            /* nrows * nruns: the row in res[k], or DFN_CMP_ABSENT */
     uint64_t matched;         /* events matched in all runs */
+    uint64_t matched_calls;   /* the calls they stand for */
     bool calls;               /* rows are calls, each of one run: a column is the row's own run */
     int sort, sort_col;       /* metric (-1 key) and column (run, DIFF or RATIO) */
     bool desc;

@@ -95,6 +95,7 @@ typedef struct {
     double bin_s, win_lo_s, win_hi_s;   /* time bins and the window they cover */
     double total_time_s;      /* sum of durations of all matched events */
     uint64_t matched;
+    uint64_t matched_calls;   /* the calls they stand for (aggregated records count theirs) */
     int64_t *ints;            /* pid / tid values by index */
     struct dfn_strtab *vals;  /* arg.NAME values */
     const dfn_layers *layers;

@@ -216,6 +216,16 @@ static void ratio_text(double v, char *b, size_t cap)
     else snprintf(b, cap, "%.2fx", v);
 }
 
+/* The key column's title; layers say whose they are ("layer: dlio"), as
+ * the set chose its preset on its own. */
+static const char *key_title(const app *a, const level *l, char *buf, size_t cap)
+{
+    const dfn_layerset *ls = a->v.runs[0].ls;
+    if (l->dim.kind != DFN_DIM_LAYER || !ls) return view_dim_title(&l->dim);
+    snprintf(buf, cap, "layer: %s", dfn_layerset_layers(ls)->source);
+    return buf;
+}
+
 /* Comparing: a metric's group title over its columns, then each run's
  * name, "diff" and "ratio" on the line below. */
 static void compare_header(app *a, level *l, int y0, const bool *show, int key_w)
@@ -224,7 +234,8 @@ static void compare_header(app *a, level *l, int y0, const bool *show, int key_w
     attron(A_REVERSE);
     fill(y0, 0, a->cols);
     fill(y0 + 1, 0, a->cols);
-    header_cell(a, y0 + 1, 0, key_w, view_dim_title(&l->dim), l->sort < 0, l->desc, false);
+    char key[128];
+    header_cell(a, y0 + 1, 0, key_w, key_title(a, l, key, sizeof key), l->sort < 0, l->desc, false);
     int x = key_w + 1;
     for (int c = 1; c < COL_N; c++) {
         if (!show[c]) continue;
@@ -266,7 +277,8 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
     } else {
         attron(A_REVERSE);
         fill(y0, 0, a->cols);
-        header_cell(a, y0, 0, key_w, view_dim_title(&l->dim), l->sort < 0, l->desc, false);
+        char key[128];
+        header_cell(a, y0, 0, key_w, key_title(a, l, key, sizeof key), l->sort < 0, l->desc, false);
         x = key_w + 1;
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
@@ -576,8 +588,12 @@ static void draw_status(app *a)
         /* comparing: each run's events, and which runs have the row */
         for (size_t k = 0; a->v.labels && k < c->nruns && n < (int)sizeof line; k++)
             n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %" PRIu64, k ? ", " : "", a->v.labels[k], c->res[k]->matched);
-        if (!a->v.labels) n += snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64, c->matched);
-        if (n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " events");
+        /* aggregated records stand for more calls than they are */
+        if (!a->v.labels && c->matched_calls != c->matched)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64 " calls in %" PRIu64, c->matched_calls, c->matched);
+        else if (!a->v.labels)
+            n += snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64, c->matched);
+        if (n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, c->matched_calls != c->matched && !a->v.labels ? " records" : " events");
         if (view_is_calls(l) && c->matched > c->nrows && n < (int)sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", c->nrows);
         bool damage = a->malformed || a->bad_files;
