@@ -219,7 +219,7 @@ Test(layers, file_format_and_errors)
  * lines after it see it as one layer. */
 Test(layers, a_layer_named_again_takes_either_line)
 {
-    dfn_store *st = su_load_text("alt.pfw",
+    dfn_store *alt = su_load_text("alt.pfw",
         EV("read", "reader", 1, 1, 10, 5, "") EV("preprocess", "data", 1, 1, 20, 7, "")
         EV("item", "data", 1, 1, 30, 11, "") EV("read", "POSIX", 1, 1, 40, 13, ""), 1);
     dfn_layers l;
@@ -227,19 +227,19 @@ Test(layers, a_layer_named_again_takes_either_line)
     cr_assert(dfn_layers_parse("reader : cat=reader\nloader : cat=data\nreader : func=preprocess\n"
                                "rest : layer!=reader|loader\n", "t", &l, err, sizeof err), "%s", err);
     cr_assert_eq(l.n, 3);
-    dfn_layerset *ls = dfn_layerset_compile(st, &l, 2, err, sizeof err);
+    dfn_layerset *ls = dfn_layerset_compile(alt, &l, 2, err, sizeof err);
     cr_assert_not_null(ls, "%s", err);
     dfn_query q = { .layers = ls, .sort = -1 };
-    dfn_result *r = su_run(st, &q, "layer");
-    cr_assert_eq(su_metric(st, r, "reader", DFN_M_COUNT), 2);
-    cr_assert_eq(su_metric(st, r, "reader", DFN_M_TIME_S), 12e-6);
-    cr_assert_eq(su_metric(st, r, "loader", DFN_M_COUNT), 2);   /* preprocess is in both */
-    cr_assert_eq(su_metric(st, r, "rest", DFN_M_COUNT), 1);
-    cr_assert_eq(su_metric(st, r, "rest", DFN_M_TIME_S), 13e-6);
+    dfn_result *r = su_run(alt, &q, "layer");
+    cr_assert_eq(su_metric(alt, r, "reader", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(alt, r, "reader", DFN_M_TIME_S), 12e-6);
+    cr_assert_eq(su_metric(alt, r, "loader", DFN_M_COUNT), 2);   /* preprocess is in both */
+    cr_assert_eq(su_metric(alt, r, "rest", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(alt, r, "rest", DFN_M_TIME_S), 13e-6);
     dfn_result_free(r);
     dfn_layerset_free(ls);
     dfn_layers_free(&l);
-    dfn_store_free(st);
+    dfn_store_free(alt);
 }
 
 /* A layer with a time term holds the calls of its window, not every call

@@ -21,7 +21,7 @@ keys Enter
 expect "drill to processes" "process"
 expect "breadcrumb grows" "All › 0.0-2.0 s"
 keys Enter
-expect "drill to layers" "layer "
+expect "drill to layers" "layer: dlio-legacy "
 keys BSpace
 expect "back to processes" "process "
 keys BSpace
