@@ -745,3 +745,65 @@ Test(records_threads, the_same_store_for_any_thread_count)
     for (int k = 0; k < 6; k++) free(paths[k]);
     free(dir);
 }
+
+/* ---- Chrome traces of neighbouring tools ---- */
+
+/* dasf- and profiler-style lines: pids and tids as names, process_name and
+ * thread_name naming numeric ones, instants, counters, a B/E pair with the
+ * B's arguments, and DFTracer's own "Rank N" giving a rank, not a name. */
+Test(chrome, names_instants_pairs_and_counters)
+{
+    dfn_store *s = su_load_text("chrome.json",
+        "[\n"
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"args\":{\"name\":\"Trainer\"}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":9,\"args\":{\"name\":\"DataLoader\"}},\n"
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":8,\"args\":{\"name\":\"Rank 3\"}},\n"
+        "{\"name\":\"step\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":\"worker-1\",\"tid\":\"main\",\"ts\":100,\"dur\":50},\n"
+        "{\"name\":\"step\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":\"worker-2\",\"tid\":\"main\",\"ts\":100,\"dur\":70},\n"
+        "{\"name\":\"mark\",\"ph\":\"i\",\"pid\":\"worker-1\",\"tid\":\"main\",\"ts\":120,\"s\":\"t\"},\n"
+        "{\"name\":\"gpu\",\"ph\":\"C\",\"pid\":\"worker-1\",\"ts\":100,\"args\":{\"util\":55}},\n"
+        "{\"name\":\"gpu\",\"ph\":\"C\",\"pid\":\"worker-1\",\"ts\":200,\"args\":{\"util\":65}},\n"
+        "{\"name\":\"load\",\"cat\":\"io\",\"ph\":\"B\",\"pid\":7,\"tid\":9,\"ts\":300,\"args\":{\"batch\":4}},\n"
+        "{\"name\":\"load\",\"ph\":\"E\",\"pid\":7,\"tid\":9,\"ts\":340},\n"
+        "{\"name\":\"step\",\"ph\":\"X\",\"pid\":8,\"tid\":8,\"ts\":1,\"dur\":5},\n"
+        "{\"name\":\"async\",\"ph\":\"b\",\"id\":1,\"pid\":7,\"ts\":1}\n"
+        "]\n", 2);
+    const dfn_srcinfo *si = &s->src[0];
+    cr_assert_eq(si->lines - si->skipped, 12);
+    cr_assert_eq(si->events, 6);      /* two X, an instant, a B/E pair (two lines), one X */
+    cr_assert_eq(si->metadata, 3);
+    cr_assert_eq(si->counters, 2);
+    cr_assert_eq(si->other, 1);
+    cr_assert_eq(si->malformed, 0);
+    cr_assert_eq(s->n, 5);
+    dfn_result *r = su_query(s, "posix", "pid,tid", NULL);
+    cr_assert_eq(su_metric(s, r, "worker-1|main", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(s, r, "worker-2|main", DFN_M_TIME_S), 70e-6);
+    cr_assert_eq(su_metric(s, r, "7|9", DFN_M_TIME_S), 40e-6);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "proc,rank", NULL);
+    cr_assert_eq(su_metric(s, r, "/Trainer(7)/DataLoader(9)|", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "/8/8|3", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "/worker-1/main|", DFN_M_COUNT), 2);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "arg.batch", "pid=7");
+    cr_assert_eq(su_metric(s, r, "4", DFN_M_TIME_S), 40e-6);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func", "pid=worker-1 tid=main");
+    cr_assert_eq(su_metric(s, r, "mark", DFN_M_TIME_S), 0);
+    cr_assert_eq(su_metric(s, r, "step", DFN_M_TIME_S), 50e-6);
+    dfn_result_free(r);
+    dfn_cquery q = { .ndims = 0 };
+    char err[256];
+    cr_assert(dfn_cdims_parse("pid", q.dims, &q.ndims, err, sizeof err));
+    dfn_cresult cr;
+    cr_assert(dfn_counters_query(s, &q, &cr, err, sizeof err), "%s", err);
+    cr_assert_eq(cr.nrows, 1);
+    char key[64];
+    dfn_crow_key_text(s, &cr, &cr.rows[0], 1, key, sizeof key);
+    cr_assert_str_eq(key, "worker-1");
+    cr_assert_eq(cr.rows[0].samples, 2);
+    cr_assert_eq(cr.rows[0].sum, 120);
+    dfn_cresult_free(&cr);
+    dfn_store_free(s);
+}
