@@ -56,10 +56,86 @@ static double sample_s(const dfn_store *s, const dfn_sample *x)
     return x->ts >= t0 ? (x->ts - t0) / 1e6 : -((t0 - x->ts) / 1e6);
 }
 
-/* Whether a sample passes every term; the terms were checked to be ones
- * counters have. */
-static bool sample_pass(const dfn_store *s, const dfn_filter *f, const dfn_sample *x)
+static bool lane_key(dfn_key k)
 {
+    return k == DFN_KEY_HOST || k == DFN_KEY_PID || k == DFN_KEY_TID || k == DFN_KEY_PROC || k == DFN_KEY_RANK;
+}
+
+/* The processes an event selection keeps (dfn_cquery.selection), as
+ * (host, pid) keys: those a lane passing every process term has, their
+ * hosts, and every process that made calls. NULL sets: no process term. */
+typedef struct { dfn_strtab *sel, *hosts, *all; } procsel;
+
+typedef struct { uint32_t host; int64_t pid; } hostpid;
+
+static uint32_t hp_find(const dfn_strtab *t, uint32_t host, int64_t pid)
+{
+    char k[12];
+    memcpy(k, &host, 4);
+    memcpy(k + 4, &pid, 8);
+    return dfn_strtab_find(t, k, sizeof k);
+}
+
+static void hp_add(dfn_strtab *t, uint32_t host, int64_t pid)
+{
+    char k[12];
+    memcpy(k, &host, 4);
+    memcpy(k + 4, &pid, 8);
+    dfn_strtab_intern(t, k, sizeof k);
+}
+
+static bool lane_pass(const dfn_store *s, const dfn_filter *f, const dfn_lane *ln)
+{
+    for (size_t k = 0; k < f->n; k++) {
+        const dfn_term *t = &f->terms[k];
+        uint32_t id = t->key == DFN_KEY_HOST ? ln->host : t->key == DFN_KEY_PROC ? ln->name : ln->rank;
+        bool ok = t->key == DFN_KEY_PID ? dfn_term_id(s, t, ln->pid) :
+                  t->key == DFN_KEY_TID ? dfn_term_id(s, t, ln->tid) :
+                  !lane_key(t->key) || dfn_term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), false);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static void procsel_build(const dfn_store *s, const dfn_filter *f, procsel *ps)
+{
+    memset(ps, 0, sizeof *ps);
+    bool any = false;
+    for (size_t k = 0; f && k < f->n; k++) any |= lane_key(f->terms[k].key);
+    if (!any) return;
+    ps->sel = dfn_strtab_new();
+    ps->hosts = dfn_strtab_new();
+    ps->all = dfn_strtab_new();
+    for (size_t i = 0; i < s->nlanes; i++) {
+        const dfn_lane *ln = &s->lanes[i];
+        hp_add(ps->all, ln->host, ln->pid);
+        if (!lane_pass(s, f, ln)) continue;
+        hp_add(ps->sel, ln->host, ln->pid);
+        dfn_strtab_intern(ps->hosts, (const char *)&ln->host, sizeof ln->host);
+    }
+}
+
+static bool procsel_pass(const procsel *ps, const dfn_sample *x)
+{
+    if (!ps->sel || hp_find(ps->sel, x->host, x->pid) != DFN_NOID) return true;
+    /* a host-wide sampler: no calls of its own, on a selected host */
+    return dfn_strtab_find(ps->hosts, (const char *)&x->host, sizeof x->host) != DFN_NOID &&
+           hp_find(ps->all, x->host, x->pid) == DFN_NOID;
+}
+
+static void procsel_free(procsel *ps)
+{
+    if (ps->sel) dfn_strtab_free(ps->sel);
+    if (ps->hosts) dfn_strtab_free(ps->hosts);
+    if (ps->all) dfn_strtab_free(ps->all);
+}
+
+/* Whether a sample passes every term; the terms were checked to be ones
+ * counters have, or (a selection) the process terms are in ps. */
+static bool sample_pass(const dfn_store *s, const dfn_cquery *q, const procsel *ps, const dfn_sample *x)
+{
+    const dfn_filter *f = q->filter;
+    if (q->selection && !procsel_pass(ps, x)) return false;
     for (size_t k = 0; f && k < f->n; k++) {
         const dfn_term *t = &f->terms[k];
         bool ok = true;
@@ -69,8 +145,10 @@ static bool sample_pass(const dfn_store *s, const dfn_filter *f, const dfn_sampl
             ok = dfn_term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), false);
             break;
         }
-        case DFN_KEY_HOST: ok = dfn_term_text(t, dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host), false); break;
-        case DFN_KEY_PID: ok = dfn_term_id(s, t, x->pid); break;
+        case DFN_KEY_HOST:
+            ok = q->selection || dfn_term_text(t, dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host), false);
+            break;
+        case DFN_KEY_PID: ok = q->selection || dfn_term_id(s, t, x->pid); break;
         case DFN_KEY_TIME: ok = dfn_term_num(t, sample_s(s, x)); break;
         default: break;
         }
@@ -99,9 +177,10 @@ static int crow_cmp(const void *a, const void *b)
     return 0;
 }
 
-static bool cquery_check(const dfn_filter *f, char *err, size_t errlen)
+static bool cquery_check(const dfn_cquery *q, char *err, size_t errlen)
 {
-    for (size_t k = 0; f && k < f->n; k++) {
+    const dfn_filter *f = q->filter;
+    for (size_t k = 0; f && !q->selection && k < f->n; k++) {
         dfn_key key = f->terms[k].key;
         if (key != DFN_KEY_COUNTER && key != DFN_KEY_HOST && key != DFN_KEY_PID && key != DFN_KEY_TIME) {
             snprintf(err, errlen, "counters have counter, host, pid and time, not %s", dfn_key_name(key));
@@ -120,46 +199,123 @@ static void cquery_window(const dfn_store *s, const dfn_filter *f, double *lo, d
     dfn_filter_time_narrow(f, lo, hi);
 }
 
+/* Fixed bins (dfn_cquery.nbins) in whole µs from the store's start, as
+ * the query's sparkline cuts them: bin b holds [b * span / n, (b + 1) *
+ * span / n) past lo. */
+typedef struct { int64_t lo; uint64_t span, n; } tbins;
+
+static tbins tbins_of(const dfn_cquery *q)
+{
+    tbins b = { .lo = (int64_t)llround(q->win_lo_s * 1e6), .n = q->nbins };
+    double span = q->win_hi_s - q->win_lo_s;
+    b.span = span > 0 ? (uint64_t)llround(span * 1e6) : 0;
+    if (b.span < b.n) b.span = b.n;
+    return b;
+}
+
+/* Where sample x falls: -1 before the window, 1 past it, else 0 with
+ * its bin. */
+static int tbins_put(const tbins *b, const dfn_store *s, const dfn_sample *x, uint64_t *bin)
+{
+    uint64_t t0 = counters_t0(s);
+    int64_t rel = x->ts >= t0 ? (int64_t)(x->ts - t0) : -(int64_t)(t0 - x->ts);
+    if (rel < b->lo) return -1;
+    uint64_t d = (uint64_t)(rel - b->lo);
+    if (d >= b->span) return 1;
+    uint64_t k = d <= UINT64_MAX / b->n ? d * b->n / b->span : (uint64_t)((double)d / (double)b->span * (double)b->n);
+    *bin = k < b->n ? k : b->n - 1;
+    return 0;
+}
+
+/* A sample's key: series, time bin (given when the bins are fixed),
+ * host, pid as the query asks. */
+static void cquery_key(const dfn_store *s, const dfn_cquery *q, const dfn_cresult *out, uint64_t bin,
+                       const dfn_sample *x, uint64_t *key)
+{
+    for (size_t k = 0; k < q->ndims; k++) {
+        switch (q->dims[k]) {
+        case DFN_CDIM_COUNTER: key[k] = x->series; break;
+        case DFN_CDIM_HOST: key[k] = x->host; break;
+        case DFN_CDIM_PID: key[k] = (uint64_t)x->pid; break;
+        default:
+            if (q->nbins) {
+                key[k] = bin;
+            } else {
+                double b = floor((sample_s(s, x) - out->win_lo_s) / out->bin_s);
+                key[k] = b > 0 ? (uint64_t)b : 0;
+            }
+            break;
+        }
+    }
+}
+
+static void cquery_add(dfn_cresult *out, dfn_strtab *keys, size_t *cap, const uint64_t *key, double value)
+{
+    uint32_t before = dfn_strtab_count(keys), row = dfn_strtab_intern(keys, (const char *)key, DFN_CDIMS_MAX * sizeof *key);
+    if (row == before) {
+        dfn_grow((void **)&out->rows, cap, row + 1, sizeof *out->rows);
+        out->rows[row] = (dfn_crow){ .samples = 0, .sum = 0, .min = INFINITY, .max = -INFINITY };
+        memcpy(out->rows[row].key, key, DFN_CDIMS_MAX * sizeof *key);
+        out->nrows = row + 1;
+    }
+    dfn_crow *r = &out->rows[row];
+    r->samples++;
+    r->sum += value;
+    if (value < r->min) r->min = value;
+    if (value > r->max) r->max = value;
+}
+
+/* The first sample at or after ts (absolute µs): samples are in time order. */
+static size_t sample_first(const dfn_store *s, uint64_t ts)
+{
+    size_t lo = 0, hi = s->nsamples;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->samples[mid].ts < ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (!cquery_check(q->filter, err, errlen)) return false;
+    if (!cquery_check(q, err, errlen)) return false;
     out->ndims = q->ndims;
     memcpy(out->dims, q->dims, q->ndims * sizeof *q->dims);
-    cquery_window(s, q->filter, &out->win_lo_s, &out->win_hi_s);
-    out->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(out->win_hi_s - out->win_lo_s);
+    tbins tb = { 0 };
+    size_t from = 0;
+    if (q->nbins) {
+        tb = tbins_of(q);
+        out->win_lo_s = q->win_lo_s;
+        out->win_hi_s = q->win_hi_s;
+        out->nbins = q->nbins;
+        out->bin_s = tb.span / 1e6 / (double)tb.n;
+        /* the window's samples only: a track is drawn on every move */
+        uint64_t t0 = counters_t0(s), back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
+        from = tb.lo >= 0 ? sample_first(s, t0 + (uint64_t)tb.lo) : back >= t0 ? 0 : sample_first(s, t0 - back);
+    } else {
+        cquery_window(s, q->filter, &out->win_lo_s, &out->win_hi_s);
+        out->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(out->win_hi_s - out->win_lo_s);
+    }
+    procsel ps;
+    procsel_build(s, q->selection ? q->filter : NULL, &ps);
     dfn_strtab *keys = dfn_strtab_new();
     size_t cap = 0;
-    for (size_t i = 0; i < s->nsamples; i++) {
+    for (size_t i = from; i < s->nsamples; i++) {
         const dfn_sample *x = &s->samples[i];
-        if (!sample_pass(s, q->filter, x)) continue;
-        uint64_t key[DFN_CDIMS_MAX] = { 0 };
-        for (size_t k = 0; k < q->ndims; k++) {
-            switch (q->dims[k]) {
-            case DFN_CDIM_COUNTER: key[k] = x->series; break;
-            case DFN_CDIM_HOST: key[k] = x->host; break;
-            case DFN_CDIM_PID: key[k] = (uint64_t)x->pid; break;
-            default: {
-                double b = floor((sample_s(s, x) - out->win_lo_s) / out->bin_s);
-                key[k] = b > 0 ? (uint64_t)b : 0;
-                break;
-            }
-            }
+        uint64_t key[DFN_CDIMS_MAX] = { 0 }, bin = 0;
+        if (q->nbins) {
+            int where = tbins_put(&tb, s, x, &bin);
+            if (where > 0) break;   /* in time order: the rest is later still */
+            if (where < 0) continue;
         }
-        uint32_t before = dfn_strtab_count(keys), row = dfn_strtab_intern(keys, (const char *)key, sizeof key);
-        if (row == before) {
-            dfn_grow((void **)&out->rows, &cap, row + 1, sizeof *out->rows);
-            out->rows[row] = (dfn_crow){ .samples = 0, .sum = 0, .min = INFINITY, .max = -INFINITY };
-            memcpy(out->rows[row].key, key, sizeof key);
-            out->nrows = row + 1;
-        }
-        dfn_crow *r = &out->rows[row];
-        r->samples++;
-        r->sum += x->value;
-        if (x->value < r->min) r->min = x->value;
-        if (x->value > r->max) r->max = x->value;
+        if (!sample_pass(s, q, &ps, x)) continue;
+        cquery_key(s, q, out, bin, x, key);
+        cquery_add(out, keys, &cap, key, x->value);
     }
     dfn_strtab_free(keys);
+    procsel_free(&ps);
     g_sort = (sort_ctx){ s, out };
     if (out->nrows) qsort(out->rows, out->nrows, sizeof *out->rows, crow_cmp);
     return true;
@@ -172,7 +328,7 @@ size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_cro
     case DFN_CDIM_COUNTER: n = snprintf(buf, cap, "%s", dfn_store_str(s, s->series[row->key[k]])); break;
     case DFN_CDIM_HOST: n = snprintf(buf, cap, "%s", dfn_store_str(s, (uint32_t)row->key[k])); break;
     case DFN_CDIM_PID: n = (int)dfn_id_text(s, (int64_t)row->key[k], buf, cap); break;
-    default: n = snprintf(buf, cap, "%.6g", r->win_lo_s + (double)row->key[k] * r->bin_s); break;
+    default: n = snprintf(buf, cap, "%.6g", r->win_lo_s + (double)row->key[k] * r->bin_s); break;   /* nbins too: bin_s is span / nbins */
     }
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;

@@ -634,6 +634,71 @@ Test(counters, rows_do_not_depend_on_the_thread_count)
     free(dir);
 }
 
+/* The explorer's tracks: node01 has processes 1 and 3 with calls and a
+ * sampler, pid 9, without; node02 has process 5. Samples of cpu.x at
+ * 0, 0.249999, 0.25, 0.6, 0.999999 and 1.0 s from the first call. */
+static const char *track_trace =
+    R({"name":"HH","cat":"dftracer","type":1,"pid":1,"tid":1,"ph":4,"args":{"name":"node01","value":"1"}})
+    R({"name":"read","cat":"POSIX","type":3,"pid":1,"tid":1,"ts":1000000,"dur":10,"ph":1,"args":{"hhash":"1","ret":1}})
+    R({"name":"write","cat":"POSIX","type":3,"pid":3,"tid":3,"ts":1000100,"dur":10,"ph":1,"args":{"hhash":"1","ret":1}})
+    R({"name":"read","cat":"POSIX","type":3,"pid":5,"tid":5,"ts":1000200,"dur":10,"ph":1,"args":{"hhash":"2","ret":1}})
+    R({"name":"cpu","cat":"sys","type":7,"pid":1,"tid":1,"ts":1000000,"ph":2,"args":{"hhash":"1","x":10}})
+    R({"name":"cpu","cat":"sys","type":7,"pid":1,"tid":1,"ts":1249999,"ph":2,"args":{"hhash":"1","x":70}})
+    R({"name":"cpu","cat":"sys","type":7,"pid":9,"tid":9,"ts":1250000,"ph":2,"args":{"hhash":"1","x":20}})
+    R({"name":"cpu","cat":"sys","type":7,"pid":3,"tid":3,"ts":1600000,"ph":2,"args":{"hhash":"1","x":30}})
+    R({"name":"cpu","cat":"sys","type":7,"pid":5,"tid":5,"ts":1999999,"ph":2,"args":{"hhash":"2","x":40}})
+    R({"name":"cpu","cat":"sys","type":7,"pid":1,"tid":1,"ts":2000000,"ph":2,"args":{"hhash":"1","x":50}})
+    R({"name":"HH","cat":"dftracer","type":1,"pid":5,"tid":5,"ph":4,"args":{"name":"node02","value":"2"}});
+
+/* The tracks of an event selection where over [lo, hi) in n bins, as
+ * "bin:samples:mean" of each row, joined by spaces. */
+static void tracks_text(const dfn_store *s, const char *where, double lo, double hi, size_t n, char *out, size_t cap)
+{
+    char err[512];
+    dfn_filter f = { 0 };
+    if (where) cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    dfn_cquery q = { .dims = { DFN_CDIM_COUNTER, DFN_CDIM_TIME }, .ndims = 2, .filter = where ? &f : NULL,
+                     .nbins = n, .win_lo_s = lo, .win_hi_s = hi, .selection = true };
+    dfn_cresult r;
+    cr_assert(dfn_counters_query(s, &q, &r, err, sizeof err), "%s: %s", where, err);
+    size_t w = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < r.nrows && w < cap; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%" PRIu64 ":%" PRIu64 ":%g", i ? " " : "", r.rows[i].key[1],
+                              r.rows[i].samples, r.rows[i].sum / (double)r.rows[i].samples);
+    dfn_filter_free(&f);
+    dfn_cresult_free(&r);
+}
+
+Test(counters, tracks_of_a_selection)
+{
+    dfn_store *s = su_load_text("tracks.pfw", track_trace, 2);
+    cr_assert_eq(s->nseries, 1);
+    char t[512];
+    /* bins of 250000 us from the first call: the edge sample goes up, the
+     * window's end is out */
+    tracks_text(s, NULL, 0, 1, 4, t, sizeof t);
+    cr_assert_str_eq(t, "0:2:40 1:1:20 2:1:30 3:1:40");
+    /* process 1: its own samples and its host's sampler (pid 9), not
+     * process 3 of the same host nor node02; the call terms pass over */
+    tracks_text(s, "pid=1 func=read dur>1", 0, 1, 4, t, sizeof t);
+    cr_assert_str_eq(t, "0:2:40 1:1:20");
+    tracks_text(s, "proc=node01/1/1", 0, 1, 4, t, sizeof t);
+    cr_assert_str_eq(t, "0:2:40 1:1:20");
+    tracks_text(s, "host=node02", 0, 1, 4, t, sizeof t);
+    cr_assert_str_eq(t, "3:1:40");
+    tracks_text(s, "host=node01 time<0.5", 0, 1, 4, t, sizeof t);
+    cr_assert_str_eq(t, "0:2:40 1:1:20");
+    /* a later window starts at its own first sample */
+    tracks_text(s, NULL, 0.5, 1, 2, t, sizeof t);
+    cr_assert_str_eq(t, "0:1:30 1:1:40");
+    tracks_text(s, NULL, 0.5, 1.25, 3, t, sizeof t);
+    cr_assert_str_eq(t, "0:1:30 1:1:40 2:1:50");
+    tracks_text(s, "pid=404", 0, 1, 4, t, sizeof t);
+    cr_assert_str_eq(t, "");
+    dfn_store_free(s);
+}
+
 /* ---- type and rank ---- */
 
 /* pid 10 on node01 is rank 1 (PR), pid 10 on node02 rank 3 (PR), pid 20

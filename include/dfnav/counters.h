@@ -22,6 +22,20 @@ typedef struct {
     size_t ndims;             /* the series is always the first key of a row */
     const dfn_filter *filter; /* terms on counter, host, pid, time; may be NULL */
     double bin_s;             /* time bins; 0 = chosen from the window */
+    /* The explorer's tracks: nbins bins over [win_lo_s, win_hi_s), seconds
+     * from the store's start, the same whole-µs bins as the events'
+     * sparkline of that window (dfn_query's spark_bins); 0 = bins of
+     * bin_s over the samples' span. */
+    size_t nbins;
+    double win_lo_s, win_hi_s;
+    /* The filter selects events, not samples (an explorer level): its
+     * process terms (host, pid, tid, proc, rank) keep the samples of the
+     * processes they select and the host-wide ones of those processes'
+     * hosts (samples of processes that made no calls, such as DFTracer's
+     * telemetry service); its time terms bound the samples; terms about
+     * calls (cat, func, file, dur, ...) say nothing of counters and are
+     * passed over. */
+    bool selection;
 } dfn_cquery;
 
 typedef struct {
@@ -36,6 +50,7 @@ typedef struct {
     dfn_crow *rows;
     size_t nrows;
     double bin_s, win_lo_s, win_hi_s;   /* bins start at win_lo_s, seconds from the store's start */
+    size_t nbins;             /* the query's nbins: a time key is a bin index of those */
 } dfn_cresult;
 
 /* "counter,time,host,pid" (any order, each once; counter is added first
