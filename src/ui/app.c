@@ -302,7 +302,9 @@ static bool set_size(runner *r, int rows, int cols)
     if (a->have_view) {
         int tr = view_table_lines(&a->v, rows) - (view_header_lines(&a->v) - 1);
         if (tr < 1) tr = 1;
-        int sw = cols - 10 > 8 ? cols - 10 : 8;
+        a->v.track_max = rows / 8 < 1 ? 1 : rows / 8 > 8 ? 8 : rows / 8;   /* 3 at 24 rows */
+        int x0, sw, scale_w;
+        view_timeline_geom(&a->v, cols, &x0, &sw, &scale_w);
         bool changed = tr != a->v.table_rows || sw != a->v.spark_w || cols != a->v.screen_cols;
         a->v.table_rows = tr;
         a->v.spark_w = sw;
@@ -322,6 +324,7 @@ static void count_damage(runner *r)
     app *a = &r->a;
     a->malformed = 0;
     a->set_aside = 0;
+    memset(a->set_aside_ph, 0, sizeof a->set_aside_ph);
     a->bad_files = a->ninput_errors;
     for (size_t k = 0; k < r->nruns; k++) {
         const dfn_store *s = r->runs[k].final;
@@ -329,6 +332,9 @@ static void count_damage(runner *r)
         for (size_t i = 0; s && i < s->nsrc; i++) {
             a->malformed += s->src[i].malformed;
             a->set_aside += s->src[i].other;
+            for (size_t j = 0; j < DFN_PH_KINDS && s->src[i].other_ph[j].n; j++)
+                dfn_phcount_add(a->set_aside_ph, s->src[i].other_ph[j].ph, strlen(s->src[i].other_ph[j].ph),
+                                s->src[i].other_ph[j].n);
             if (s->src[i].error || s->src[i].malformed) a->bad_files++;
         }
     }
@@ -383,6 +389,7 @@ static void show_set(runner *r, size_t k, view_set *vs)
         return;
     }
     view_set_store(&a->v, k, vs);
+    if (a->v.track_on) set_size(r, a->rows, a->cols);   /* more series may have come */
     view_set_free(r->runs[k].cur);   /* the view let go of it */
     r->runs[k].cur = vs;
     same_presets(r);
@@ -748,6 +755,12 @@ static void key_table(runner *r, int key)
     case 'c': a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
     case '?': a->mode = MODE_HELP; a->scroll = 0; break;
     case '!': a->mode = MODE_DAMAGE; a->scroll = 0; break;
+    case 'C':
+        /* the tracks take lines from the table and columns from the
+         * timeline: a new size queries the level again */
+        if (view_tracks_next(&a->v, a->msg, sizeof a->msg) && !set_size(r, a->rows, a->cols))
+            view_tracks_refresh(&a->v, l);
+        break;
     case 'd':
         if (a->diag && !a->diagnosing && a->diag_where) {
             /* the same selection shows the findings it already has */

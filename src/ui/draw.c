@@ -495,9 +495,82 @@ static void compare_timeline(app *a, level *l, int x0, int w)
     free(cw);
 }
 
+/* A number in a few columns: 93.2, 1.5k, 12.3M. */
+static void fmt_short(double v, char *b, size_t cap)
+{
+    static const char *const sfx[] = { "", "k", "M", "G", "T", "P", "E" };
+    double m = v < 0 ? -v : v;
+    size_t k = 0;
+    while (m >= 999.5 && k + 1 < sizeof sfx / sizeof *sfx) { m /= 1000; v /= 1000; k++; }
+    snprintf(b, cap, m >= 99.95 || m == 0 ? "%.0f%s" : m >= 9.995 ? "%.1f%s" : "%.2g%s", v, sfx[k]);
+}
+
+/* One counter track: the series' mean in each cell of the window (blank
+ * where it has no sample), on a scale from 0 (or its least value, when
+ * negative) to its largest, which is written at the right. */
+static void draw_track(app *a, const level *l, int y, int x0, int w, uint32_t series)
+{
+    const dfn_store *s = a->v.runs[0].s;
+    const char *name = dfn_store_str(s, s->series[series]);
+    draw_text(y, 0, x0 - 1, name, strlen(name), false, true, a->opts.ascii || !a->utf8);
+    const dfn_cresult *t = &l->tracks;
+    if (!t->nbins || w <= 0) return;
+    double *sum = dfn_xcalloc((size_t)w, sizeof *sum), lo = 0, hi = 0;
+    uint32_t *n = dfn_xcalloc((size_t)w, sizeof *n);
+    bool any = false;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const dfn_crow *r = &t->rows[i];
+        if (r->key[0] != series || !r->samples || r->key[1] >= t->nbins) continue;
+        size_t c = (size_t)(r->key[1] * (uint64_t)w / t->nbins);
+        sum[c] += r->sum / (double)r->samples;
+        n[c]++;
+    }
+    for (int c = 0; c < w; c++) {
+        if (!n[c]) continue;
+        double v = sum[c] / n[c];
+        if (!any || v > hi) hi = v;
+        if (v < lo) lo = v;
+        any = true;
+    }
+    attron(pair(a, PAIR_SPARK));
+    for (int c = 0; c < w && any; c++) {
+        if (!n[c]) continue;
+        double v = sum[c] / n[c];
+        /* a sample is never blank: blank means none */
+        int lvl = hi > lo ? 1 + (int)((v - lo) / (hi - lo) * 7.999) : 1;
+        if (lvl > 8) lvl = 8;
+        if (a->utf8 && !a->opts.ascii) {
+            wchar_t ch[2] = { ramp_utf8[lvl], 0 };
+            mvaddnwstr(y, x0 + c, ch, 1);
+        } else {
+            mvaddch(y, x0 + c, (chtype)(unsigned char)ramp_ascii[lvl]);
+        }
+    }
+    attroff(pair(a, PAIR_SPARK));
+    char scale[64], l0[24], l1[24];
+    if (any) {
+        fmt_short(lo, l0, sizeof l0);
+        fmt_short(hi, l1, sizeof l1);
+        snprintf(scale, sizeof scale, "%s..%s", l0, l1);
+    } else {
+        snprintf(scale, sizeof scale, "none here");
+    }
+    draw_text(y, x0 + w + 1, a->cols - (x0 + w + 1), scale, strlen(scale), false, false, true);
+    free(sum);
+    free(n);
+}
+
+static void draw_tracks(app *a, const level *l, int x0, int w)
+{
+    int y = 2 + view_timeline_lines(&a->v), n = view_track_lines(&a->v);
+    for (int k = 0; k < n; k++) draw_track(a, l, y + k, x0, w, view_track_series(&a->v, k));
+}
+
 static void draw_timeline(app *a, level *l)
 {
-    int x0 = 9, w = a->cols - x0 - 1;
+    int x0, w, scale_w;
+    view_timeline_geom(&a->v, a->cols, &x0, &w, &scale_w);
+    draw_tracks(a, l, x0, w);
     if (a->v.labels) {
         if (l->res && w > 0) compare_timeline(a, l, x0, w);
         return;
@@ -558,6 +631,16 @@ static void size_bars(const app *a, int y, int x, const uint64_t *bins)
     mvaddstr(y, x0 + 8 + DFN_SIZEBIN_COUNT, "4G+");
 }
 
+/* " | 3 records of kinds not used (b 2, 7 1; ! lists)": never a quiet
+ * status when lines were set aside. */
+static void set_aside_status(const app *a, char *out, size_t cap)
+{
+    size_t w = (size_t)snprintf(out, cap, " | %" PRIu64 " records of kinds not used (", a->set_aside);
+    for (size_t k = 0; k < DFN_PH_KINDS && a->set_aside_ph[k].n && w < cap; k++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%s %" PRIu64, k ? ", " : "", a->set_aside_ph[k].ph, a->set_aside_ph[k].n);
+    if (w < cap) snprintf(out + w, cap - w, "; ! lists)");
+}
+
 static void draw_status(app *a)
 {
     int y = a->rows - 2;
@@ -602,8 +685,7 @@ static void draw_status(app *a)
             snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
                      a->malformed, a->bad_files);
         else if (a->set_aside)
-            snprintf(line + n, sizeof line - (size_t)n, " | %" PRIu64 " records of kinds not used (! lists)",
-                     a->set_aside);
+            set_aside_status(a, line + n, sizeof line - (size_t)n);
         else if (!view_is_calls(l) && c->nrows && !a->v.labels)
             status_row_facts(l, line + n, sizeof line - (size_t)n);
         if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
@@ -675,6 +757,8 @@ static const char *help_lines[] = {
     "  c   choose columns",
     "Time",
     "  z   zoom in (around the cursor's time bin)   Z  zoom out   [ ]  move the window",
+    "  C   counter tracks (CPU, memory, GPU samples) under the timeline: mean per",
+    "      cell, scale at the right; C again: the next series, then none",
     "Filtering and finding",
     "  f   filter this level with an expression, e.g.  cat=POSIX dur>1ms file~lustre",
     "      (Up/Down: history; an empty filter clears it; see man dfnav, FILTERS)",
@@ -1010,7 +1094,7 @@ void draw_screen(app *a)
     draw_breadcrumb(a);
     draw_filter_line(a, l);
     draw_timeline(a, l);
-    int y0 = 2 + view_timeline_lines(&a->v);
+    int y0 = 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v);
     int nrows = view_table_lines(&a->v, a->rows);
     if (view_is_calls(l)) draw_calls(a, l, y0, nrows);
     else draw_groups(a, l, y0, nrows - (view_header_lines(&a->v) - 1));

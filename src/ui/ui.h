@@ -14,6 +14,7 @@
 #include "dfnav/match.h"
 #include "dfnav/analysis.h"
 #include "dfnav/compare.h"
+#include "dfnav/counters.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
@@ -56,6 +57,8 @@ typedef struct {
     bool desc;
     size_t cursor, top;
     dfn_compare *res;         /* the rows, of every run */
+    dfn_cresult tracks;       /* counter tracks: mean per series and sparkline bin */
+    unsigned track_gen;       /* the view's track_gen they were made for */
 } level;
 
 /* A store ready to show: built, with its layers compiled into per-event
@@ -93,6 +96,14 @@ typedef struct {
     char *search;
     size_t calls_limit;       /* rows of the calls level */
     int threads;              /* query threads (-j); 0 = one per online core */
+    /* Counter tracks (C): the series of run 0 by name, and the first shown;
+     * off when track_on is false. */
+    bool track_on;
+    size_t track_first;
+    uint32_t *track_series;   /* series indexes, by name */
+    size_t ntrack_series;
+    int track_max;            /* tracks a page holds on this screen */
+    unsigned track_gen;       /* counts C presses: a level's tracks are stale when it differs */
 } view;
 
 #define VIEW_CALLS_LIMIT 100000
@@ -110,6 +121,22 @@ uint32_t view_call(const level *l, size_t row, size_t *run);
 /* Lines above the table's rows: breadcrumb, filter, a timeline line per
  * run (at least two, at most four) and the header (two lines comparing). */
 int view_timeline_lines(const view *v);
+/* Counter track lines below the timeline (0 when off). */
+int view_track_lines(const view *v);
+/* C: shows the counter tracks, then their next page, then none. False
+ * with a message when the set has no counters or several runs. */
+bool view_tracks_next(view *v, char *msg, size_t msglen);
+/* The timeline's geometry on a screen cols wide: the label column's
+ * width x0, the sparklines' width w (what the queries bin by) and, right
+ * of them, the room for a track's scale. */
+void view_timeline_geom(const view *v, int cols, int *x0, int *w, int *scale_w);
+/* The series index (in run 0's store) of track line k. */
+uint32_t view_track_series(const view *v, int line);
+/* Queries level l's tracks (filter f: the level's full filter). */
+void view_tracks_query(view *v, level *l, const dfn_filter *f);
+/* The same with level l's own filter: its tracks alone, after C or back. */
+void view_tracks_refresh(view *v, level *l);
+void view_tracks_free(view *v);
 int view_header_lines(const view *v);
 /* Lines the table has, its header included, on a screen of rows lines:
  * what the breadcrumb, filter line, timeline, status and hints leave. */
@@ -193,6 +220,7 @@ struct app {
     bool loading;
     uint64_t malformed;       /* damage: malformed lines in all */
     uint64_t set_aside;       /* records of kinds not used, over every file */
+    dfn_phcount set_aside_ph[DFN_PH_KINDS];   /* ... by their ph */
     size_t bad_files;         /* files with an error or malformed lines */
     const dfn_store **damage_store;   /* each run's final store */
     size_t nruns;

@@ -51,6 +51,7 @@ static void level_free(level *l)
     free(l->crumb);
     free(l->dim.arg);
     dfn_compare_free(l->res);
+    dfn_cresult_free(&l->tracks);
     memset(l, 0, sizeof *l);
 }
 
@@ -79,7 +80,7 @@ static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
 
 int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : (int)v->nruns; }
 int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
-int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - 3; }
+int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - view_track_lines(v) - 3; }
 
 uint32_t view_call(const level *l, size_t row, size_t *run)
 {
@@ -176,6 +177,7 @@ void view_free(view *v)
     for (size_t k = 0; v->labels && k < v->nruns; k++) free(v->labels[k]);
     free(v->labels);
     free(v->runs);
+    view_tracks_free(v);
     memset(v, 0, sizeof *v);
 }
 
@@ -384,11 +386,12 @@ bool view_refresh(view *v, char *err, size_t errlen)
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
     dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
-    dfn_filter_free(&f);
-    if (!r) return false;
+    if (!r) { dfn_filter_free(&f); return false; }
     dfn_compare_free(l->res);
     l->res = r;
     if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
+    view_tracks_query(v, l, &f);
+    dfn_filter_free(&f);
     return true;
 }
 
@@ -514,6 +517,8 @@ bool view_back(view *v)
     if (!l->res) {
         char err[256];
         view_refresh(v, err, sizeof err);
+    } else if (l->track_gen != v->track_gen) {
+        view_tracks_refresh(v, l);   /* C was pressed above this level */
     }
     return true;
 }
@@ -693,6 +698,7 @@ void view_set_store(view *v, size_t k, const view_set *vs)
         if (l->win_hi >= old_span) l->win_hi = span;
         dfn_compare_free(l->res);
         l->res = NULL;
+        dfn_cresult_free(&l->tracks);   /* of the old store's series */
     }
     level *l = view_top(v);
     size_t cursor = l->cursor;

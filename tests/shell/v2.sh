@@ -77,6 +77,20 @@ check "v2 counters over all hosts (rows)" "$(wc -l <"$T/want")" "$(wc -l <"$T/go
 check "v2 counters over all hosts differ from the counter truth" "" "$(counter_diff "$T/want" "$T/got" | head -5)"
 [ "$(wc -l <"$T/want")" -ge 9 ] || fail "counter truth has $(wc -l <"$T/want") series"
 
+# The explorer's counter tracks: C shows the first three series (of 9)
+# under the timeline, C again the next ones, and after the last page none;
+# a drill keeps them, for the processes of the row
+LANG=C.UTF-8 LC_ALL=C.UTF-8 "$DFNAV" --replay 'C <Enter> C C C' "$T/v2" >"$T/tracks.txt" 2>/dev/null
+golden v2-tracks.txt "$T/tracks.txt"
+check "C: the first page of tracks" 1 "$(grep -c '^counter tracks 1-3 of 9, mean per time cell; C: next ones' "$T/tracks.txt")"
+check "C C C C: off after the last page" 1 "$(grep -c '^counter tracks off' "$T/tracks.txt")"
+check "tracks: one line per series with its scale" 3 \
+    "$(awk '/^cpu\.(idle|iowait|system)_pct .* [0-9.]+\.\.[0-9.kMG]+$/ { print $1 }' "$T/tracks.txt" | sort -u | wc -l)"
+LC_ALL=C LANG=C "$DFNAV" --replay 'C' "$T/v2" 2>/dev/null | grep '^cpu\.' >"$T/tracks-ascii.txt"
+check "tracks in ASCII" "3 0" "$(wc -l <"$T/tracks-ascii.txt") $(LC_ALL=C grep -c "$(printf '[\200-\377]')" "$T/tracks-ascii.txt")"
+check "C on a set without counters says so" 1 \
+    "$("$DFNAV" --replay 'C' "$SRCDIR/data/sample" 2>/dev/null | grep -c '^no counter samples in this set')"
+
 # info: the five new columns last; every line of a file accounted for
 "$DFNAV" info -q --format csv "$T/v2" | tr -d '\r' >"$T/info.csv"
 check "info: the last five columns" "counters,other,agg_records,agg_calls,time_unit" \
@@ -122,6 +136,14 @@ check "info of every kind: lines,events,metadata,malformed ... counters,other,ag
        awk -F, 'NR == 2 { print $5 "," $6 "," $7 "," $8, $11 "," $12 "," $13 "," $14 "," $15 }')"
 "$DFNAV" info -q "$T/kinds.pfw" >"$T/kinds.txt" 2>&1
 check "info names the kinds set aside" "1" "$(grep -c 'records of kinds not used, by ph: b: 1, 7: 1, none: 1$' "$T/kinds.txt")"
+
+# the explorer's status line says what was set aside, by kind
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":100,"dur":10,"ph":"X","args":{"ret":5}}' \
+    '{"name":"a","pid":1,"tid":1,"ts":180,"ph":"b","id":1,"args":{}}' \
+    '{"name":"a","pid":1,"tid":1,"ts":181,"ph":"n","id":1,"args":{}}' \
+    '{"name":"a","pid":1,"tid":1,"ts":190,"ph":"b","id":2,"args":{}}' >"$T/aside.pfw"
+check "status line: records set aside by kind" 1 \
+    "$("$DFNAV" --replay '' "$T/aside.pfw" 2>/dev/null | grep -c '| 3 records of kinds not used (b 2, n 1; ! lists)$')"
 
 # The unit left out of the end record: µs unless --time-unit ns.
 "$DFNAV_GEN" --era v2 --aggregate --counters --time-unit ns --omit-time-metric --events 4000 --ranks 2 \
