@@ -12,7 +12,12 @@
 # Environment: DFNAV, DFNAV_GEN (the programs), SRCDIR (the sources),
 # BENCH_DIR (data and scratch, default ./bench), BENCH_RUNS (default 3),
 # BENCH_PEER_RUNS (default BENCH_RUNS; 0 skips the peer), BENCH_EVENTS
-# (default 7400000), BENCH_OUT (also write the table there).
+# (default 7400000), BENCH_OUT (also write the table there), BENCH_BASE
+# (another dfnav, e.g. a build of the last release, timed in the same
+# rounds on the plain files: its time and peak RSS against this one's).
+# A DFTracer 2.x set of the same calls with counter samples (cpu and mem
+# every 0.5 s per process) is timed too: 2.x must load at the events/s of
+# the default set.
 set -uo pipefail
 
 DFNAV=${DFNAV:-./dfnav}
@@ -45,21 +50,26 @@ mkdir -p "$DATA" "$RES"
 # The checkpoint function takes the name newer DLIO versions log, the one
 # the peer's per-process checkpoint aggregate looks for.
 gen_args="--seed 1 --events $EVENTS --ranks 8 --ckpt-func PyTorchCheckpointing.checkpoint"
-stamp="$gen_args $(cksum < "$DFNAV_GEN" | cut -d' ' -f1)"
+stamp="$gen_args +v2 $(cksum < "$DFNAV_GEN" | cut -d' ' -f1)"
 if [ "$(cat "$DATA/stamp" 2>/dev/null)" != "$stamp" ]; then
     say "generating the set ($gen_args) in $DATA, once"
-    rm -rf "$DATA/plain" "$DATA/gz" "$DATA/single" "$DATA/stamp"
+    rm -rf "$DATA/plain" "$DATA/gz" "$DATA/single" "$DATA/v2" "$DATA/stamp"
     # shellcheck disable=SC2086
     "$DFNAV_GEN" $gen_args "$DATA/plain" >/dev/null || die "dfnav-gen failed"
     # shellcheck disable=SC2086
     "$DFNAV_GEN" $gen_args --gzip single "$DATA/gz" >/dev/null || die "dfnav-gen --gzip failed"
     mkdir -p "$DATA/single"
     cat "$DATA"/plain/*.pfw > "$DATA/single/all.pfw" || die "cannot write the single file"
+    # shellcheck disable=SC2086
+    "$DFNAV_GEN" $gen_args --era v2 --counters "$DATA/v2" >/dev/null || die "dfnav-gen --era v2 --counters failed"
     echo "$stamp" > "$DATA/stamp"
 fi
 PLAIN=("$DATA"/plain/*.pfw)
 GZ=("$DATA"/gz/*.pfw.gz)
 SINGLE=$DATA/single/all.pfw
+V2=("$DATA"/v2/*.pfw)
+BASE=${BENCH_BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || die "BENCH_BASE=$BASE is not a program"
 bytes_plain=$(stat -c %s "${PLAIN[@]}" | awk '{ s += $1 } END { print s }')
 bytes_gz=$(stat -c %s "${GZ[@]}" | awk '{ s += $1 } END { print s }')
 
@@ -85,7 +95,13 @@ for v in single gz; do
     case $v in single) set -- "$SINGLE" ;; gz) set -- "${GZ[@]}" ;; esac
     "$DFNAV" report --by func -f csv -m count -q "$@" | cmp -s - "$RES/ref.txt" || die "the $v set does not give the plain set's report"
 done
-say "$events events; $((bytes_plain / 1000000)) MB plain, $((bytes_gz / 1000000)) MB gzip; $RUNS rounds"
+# the 2.x set: its events (calls) and its counter records, from info
+read -r events_v2 counters_v2 < <("$DFNAV" info -q --format csv "${V2[@]}" |
+    awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             $1 == "total" { print $c["events"], $c["counters"] }')
+[ "${counters_v2:-0}" -gt 0 ] || die "the 2.x set has no counter records"
+bytes_v2=$(stat -c %s "${V2[@]}" | awk '{ s += $1 } END { print s }')
+say "$events events; $((bytes_plain / 1000000)) MB plain, $((bytes_gz / 1000000)) MB gzip; 2.x: $events_v2 events and $counters_v2 counter records; $RUNS rounds"
 
 have_igzip=0; command -v igzip >/dev/null && have_igzip=1
 have_peer=0
@@ -111,6 +127,8 @@ for ((round = 1; round <= RUNS; round++)); do
     say "round $round of $RUNS"
     timed cat cat "${PLAIN[@]}"
     timed report_plain "$DFNAV" report --by func -q "${PLAIN[@]}"
+    [ -n "$BASE" ] && timed report_base "$BASE" report --by func -q "${PLAIN[@]}"
+    timed report_v2 "$DFNAV" report --by func -q "${V2[@]}"
     timed cat_single cat "$SINGLE"
     timed report_single "$DFNAV" report --by func -q "$SINGLE"
     timed zcat zcat "${GZ[@]}"
@@ -139,6 +157,7 @@ t_cat=$(med cat); t_plain=$(med report_plain); rss_plain=$(med report_plain 2)
 t_cat1=$(med cat_single); t_single=$(med report_single)
 t_zcat=$(med zcat); t_gzz=$(med report_gz_zlib); t_igzip=$(med igzip); t_gzi=$(med report_gz_isal)
 t_peer=$(med peer)
+t_v2=$(med report_v2); t_base=$(med report_base); rss_base=$(med report_base 2)
 first=$(med first 1); first_rows=$(med first 2)
 # latency: the median of each key over the rounds, then p50/p95/max over keys
 read -r lat50 lat95 latmax nkeys < <(awk '{ print $2, $3 }' "$RES/latency" | sort -k1,1n -k2,2g |
@@ -150,7 +169,8 @@ echo "dfnav benchmark: $events events, $(nproc) cores ($(sed -n 's/^model name[^
 awk -v ev="$events" -v bp="$bytes_plain" -v bg="$bytes_gz" \
     -v tcat="$t_cat" -v tplain="$t_plain" -v rss="$rss_plain" -v tcat1="$t_cat1" -v tsingle="$t_single" \
     -v tzcat="$t_zcat" -v tgzz="$t_gzz" -v tigzip="$t_igzip" -v tgzi="$t_gzi" -v tpeer="$t_peer" \
-    -v first="$first" -v firstrows="$first_rows" -v l50="$lat50" -v l95="$lat95" -v lmax="$latmax" -v nk="$nkeys" '
+    -v first="$first" -v firstrows="$first_rows" -v l50="$lat50" -v l95="$lat95" -v lmax="$latmax" -v nk="$nkeys" \
+    -v tv2="$t_v2" -v evv2="$events_v2" -v bv2="$bytes_v2" -v tbase="$t_base" -v rssbase="$rss_base" '
 function row(what, t, bytes, limit, lname, target, met,    r) {
     if (t == "") return
     printf "| %-44s | %8.2f s | %6.2f M/s | %6.0f MB/s | %-22s | %-14s | %-4s |\n", what, t, ev / t / 1e6, bytes / t / 1e6,
@@ -164,6 +184,10 @@ BEGIN {
     row("1 plain file (same events)", tsingle, bp, tcat1, "cat", ">= 3 M ev/s", ok(ev / tsingle >= 3e6))
     row("8 gzip files, zlib", tgzz, bp, tzcat, "zcat", ">= 1.5 M ev/s", ok(ev / tgzz >= 1.5e6))
     row("8 gzip files, ISA-L", tgzi, bp, tigzip, "igzip -dc", ">= 3 M ev/s", ok(ev / tgzi >= 3e6))
+    printf "| %-44s | %8.2f s | %6.2f M/s | %6.0f MB/s | %-22s | %-14s | %-4s |\n", "8 plain 2.x files with counters", tv2,
+        evv2 / tv2 / 1e6, bv2 / tv2 / 1e6, sprintf("%.2fx default set", (evv2 / tv2) / (ev / tplain)), "ev/s >= 0.95x", ok((evv2 / tv2) / (ev / tplain) >= 0.95)
+    if (tbase != "") printf "| %-44s | %8.2f s | %6.2f M/s | %6.0f MB/s | %-22s | %-14s | %-4s |\n", "8 plain files, BENCH_BASE", tbase,
+        ev / tbase / 1e6, bp / tbase / 1e6, sprintf("this one %.3fx", tplain / tbase), "<= 1.05x", ok(tplain / tbase <= 1.05)
     print ""
     printf "| %-44s | %10s | %-40s | %-4s |\n", "other figures", "median", "target", "met"
     print "|----------------------------------------------|-----------:|------------------------------------------|------|"
@@ -174,6 +198,7 @@ BEGIN {
     else printf "| %-44s | %10s | %-40s | %-4s |\n", "Dask peer, 2 workers, 8 plain files", "skipped", "see the message above", ""
     bpe = rss * 1024 / ev
     printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, 8 plain files", rss * 1024 / 1e6, sprintf("%.1f B/event (<= 48); 150 M events: %.1f GiB", bpe, bpe * 150e6 / 2^30), ok(bpe <= 48 && bpe * 150e6 <= 24 * 2^30)
+    if (rssbase != "") printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, 8 plain files, BENCH_BASE", rssbase * 1024 / 1e6, sprintf("%.1f B/event; this one %.3fx (<= 1.05x)", rssbase * 1024 / ev, rss / rssbase), ok(rss / rssbase <= 1.05)
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", "explorer: first screen (pty, 80x24)", first, "< 150 ms", ok(first < 150)
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", "explorer: first rows of a snapshot", firstrows, "", ""
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", sprintf("explorer: %d actions (replay), p95", nk), l95, sprintf("< 100 ms (p50 %.1f, max %.1f ms)", l50, lmax), ok(l95 < 100)
