@@ -66,6 +66,7 @@ typedef struct {
     uint64_t agg_records, agg_calls;
     dfn_phcount other_ph[DFN_PH_KINDS];
     uint8_t unit;             /* dfn_unit the block's end record declares, 0 = none */
+    bool unit_unknown;        /* an end record named a time_metric that is no unit */
     char *cfg, *app;          /* its end record's cfg and app as JSON (malloc'd), or NULL */
 } dfn_blockinfo;
 

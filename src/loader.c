@@ -286,6 +286,9 @@ typedef struct {
     dfn_strtab *lane_keys, *kind_keys, *file_keys, *catfold;
     uint32_t *catfold_best;  size_t catfold_cap;
     dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
+    /* ranks by (type, pid, tid): a chain in that order per key, made for
+     * meta_n of them, so a lane finds its names without a walk of all */
+    dfn_strtab *meta_keys; uint32_t *meta_head, *meta_next; size_t meta_n;
     size_t lanecap, kindcap, filecap;
     uint32_t empty;
 } builder;
@@ -297,15 +300,46 @@ static uint32_t hash_text(builder *b, uint32_t ref)
 
 static uint32_t build_host(builder *b, uint32_t host_ref, bool count);
 
+static size_t procmeta_key(char *k, uint8_t type, int64_t pid, int64_t tid)
+{
+    k[0] = (char)type;
+    memcpy(k + 1, &pid, 8);
+    if (type != DFN_META_TNAME) tid = 0;
+    memcpy(k + 9, &tid, 8);
+    return 17;
+}
+
+/* Chains every rank record onto its key, first records first. */
+static void procmeta_index(builder *b)
+{
+    if (b->meta_keys) dfn_strtab_free(b->meta_keys);
+    free(b->meta_head);
+    free(b->meta_next);
+    b->meta_keys = dfn_strtab_new();
+    b->meta_head = dfn_xmalloc((b->nranks ? b->nranks : 1) * sizeof *b->meta_head);
+    b->meta_next = dfn_xmalloc((b->nranks ? b->nranks : 1) * sizeof *b->meta_next);
+    for (size_t k = b->nranks; k-- > 0;) {
+        const dfn_meta *m = &b->ranks[k];
+        char key[17];
+        uint32_t before = dfn_strtab_count(b->meta_keys);
+        uint32_t id = dfn_strtab_intern(b->meta_keys, key, procmeta_key(key, m->type, m->pid, m->tid));
+        b->meta_next[k] = id == before ? DFN_NOID : b->meta_head[id];
+        b->meta_head[id] = (uint32_t)k;
+    }
+    b->meta_n = b->nranks;
+}
+
 /* The rank metadata gives process (host, pid): the first that names the
  * pid on that host (or on no host in particular). */
 static uint32_t build_procmeta(builder *b, uint8_t type, uint32_t host, int64_t pid, int64_t tid)
 {
-    for (size_t k = 0; k < b->nranks; k++) {
+    if (!b->nranks) return DFN_NOID;
+    if (!b->meta_keys || b->meta_n != b->nranks) procmeta_index(b);
+    char key[17];
+    uint32_t id = dfn_strtab_find(b->meta_keys, key, procmeta_key(key, type, pid, tid));
+    for (uint32_t k = id == DFN_NOID ? DFN_NOID : b->meta_head[id]; k != DFN_NOID; k = b->meta_next[k]) {
         const dfn_meta *m = &b->ranks[k];
-        if (m->type == type && m->pid == pid && (type != DFN_META_TNAME || m->tid == tid) &&
-            (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host))
-            return m->name;
+        if (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host) return m->name;
     }
     return DFN_NOID;
 }
@@ -476,6 +510,18 @@ static uint64_t chunk_end_us(const build_in *in, const dfn_chunk *c)
     return end;
 }
 
+/* Nanosecond durations become whole µs one by one: how far that moved
+ * the file's call time, and how many calls it made 0 s, for info to say
+ * (the store keeps µs). */
+static void chunk_ns_rounding(const dfn_chunk *c, dfn_srcinfo *si)
+{
+    for (size_t j = 0; j < c->n; j++) {
+        uint64_t d = dfn_col32_get(&c->dur, j), r = d % 1000;
+        si->ns_rounding += r >= 500 ? 1000 - r : r;
+        si->ns_zeroed += d && d < 500;
+    }
+}
+
 /* Adds what a block held to its file's figures. */
 static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
 {
@@ -488,6 +534,7 @@ static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
     si->other += bi->other;
     si->agg_records += bi->agg_records;
     si->agg_calls += bi->agg_calls;
+    si->unit_unknown |= bi->unit_unknown;
     for (size_t k = 0; k < DFN_PH_KINDS && bi->other_ph[k].n; k++)
         dfn_phcount_add(si->other_ph, bi->other_ph[k].ph, strlen(bi->other_ph[k].ph), bi->other_ph[k].n);
     /* the end record is once per file, at its end: the last one read wins */
@@ -540,6 +587,7 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
             }
         }
         source_add(si, &c->info);
+        if (in->unit[c->src] == DFN_UNIT_NS) chunk_ns_rounding(c, si);
         if (c->info.events) {
             if (chunk_us(in, c, c->min_ts) < si->start_us) si->start_us = chunk_us(in, c, c->min_ts);
             uint64_t end = chunk_end_us(in, c);
@@ -611,15 +659,15 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
 /* Samples by time, series, host name, pid and value: host string ids
  * depend on which parser thread met a name first, the names do not, and
  * the order of the sums of a row must not either. */
-static _Thread_local const dfn_strtab *g_sample_strs;
+static _Thread_local const dfn_store *g_sample_store;
 
 static int sample_cmp(const void *a, const void *b)
 {
     const dfn_sample *x = a, *y = b;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     if (x->series != y->series) return x->series < y->series ? -1 : 1;
-    if (x->host != y->host) return strcmp(dfn_strtab_str(g_sample_strs, x->host), dfn_strtab_str(g_sample_strs, y->host));
-    if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+    if (x->host != y->host) return strcmp(dfn_store_str(g_sample_store, x->host), dfn_store_str(g_sample_store, y->host));
+    if (x->pid != y->pid) return dfn_id_cmp(g_sample_store, x->pid, g_sample_store, y->pid);
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
@@ -657,7 +705,7 @@ static void build_counters(builder *b, const build_in *in)
         }
     }
     dfn_strtab_free(keys);
-    g_sample_strs = s->strs;
+    g_sample_store = s;
     qsort(s->samples, s->nsamples, sizeof *s->samples, sample_cmp);
 }
 
@@ -1035,6 +1083,8 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     free(own);
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
     free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best); free(b.ranks);
+    if (b.meta_keys) dfn_strtab_free(b.meta_keys);
+    free(b.meta_head); free(b.meta_next);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
     dfn_strtab_free(b.file_keys); dfn_strtab_free(b.catfold);
     return s;

@@ -1011,7 +1011,13 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
             *era |= DFN_ERA_INLINE;
             continue;
         }
-        if (e->nargs == DFN_ARGS_MAX) continue;
+        if (e->nargs == DFN_ARGS_MAX) {
+            /* not kept, but what it says of the call still counts: a
+             * wide aggregated record's dft_cnt may come late */
+            if (la->type == DFN_LV_UINT) evargs_number(e, role, INT64_MAX);
+            else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
+            continue;
+        }
         enc_arg *a = &e->args[e->nargs++];
         if (kh && kh->id != DFN_REF_NONE) a->key = kh->id;
         else {
@@ -1056,40 +1062,46 @@ static inline bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
     return true;
 }
 
+#define AGG_RANGE "aggregated figures out of range"
+
 /* The calls an aggregated record folds (DFTracer 2.x, ph 3): dft_cnt of
  * them, their time dur_sum (or a plain dur times the count), their
  * longest dur_max, and their bytes from ret_sum (or a plain ret times the
- * count). False when the figures overflow. */
-static bool parser_agg(const evargs *e, uint64_t top_dur, uint8_t rule, uint64_t *cnt, uint64_t *dur,
-                       uint64_t *durmax, uint64_t *bytes)
+ * count). NULL, or why the record is damaged: no count of calls, or
+ * figures that overflow. */
+static const char *parser_agg(const evargs *e, uint64_t top_dur, uint8_t rule, uint64_t *cnt, uint64_t *dur,
+                              uint64_t *durmax, uint64_t *bytes)
 {
-    uint64_t n = (e->has & HAS_CNT) && e->cnt > 0 ? (uint64_t)e->cnt : 1;
+    /* a record of no calls, or of a number of them not given, is damage
+     * to count, not one call to guess */
+    if (!(e->has & HAS_CNT) || e->cnt <= 0) return "aggregated record without a whole dft_cnt above 0";
+    uint64_t n = (uint64_t)e->cnt;
     *cnt = n;
     if (e->has & HAS_DUR_SUM) {
-        if (e->dur_sum < 0) return false;
+        if (e->dur_sum < 0) return AGG_RANGE;
         *dur = (uint64_t)e->dur_sum;
     } else if (!mul_ok((e->has & HAS_DUR) && e->dur >= 0 ? (uint64_t)e->dur : top_dur, n, dur)) {
-        return false;
+        return AGG_RANGE;
     }
     if (e->has & HAS_DUR_MAX && e->dur_max >= 0) *durmax = (uint64_t)e->dur_max;
     else *durmax = (e->has & HAS_DUR) && e->dur >= 0 ? (uint64_t)e->dur : top_dur ? top_dur : *dur / n;
     uint64_t rets = 0;
     if (e->has & HAS_RET_SUM) rets = e->ret_sum > 0 ? (uint64_t)e->ret_sum : 0;
-    else if (e->has & HAS_RET && e->ret > 0 && !mul_ok((uint64_t)e->ret, n, &rets)) return false;
+    else if (e->has & HAS_RET && e->ret > 0 && !mul_ok((uint64_t)e->ret, n, &rets)) return AGG_RANGE;
     *bytes = 0;
-    if (rule == DFN_BYTES_ARG) return mul_ok(arg_bytes(e), n, bytes);
+    if (rule == DFN_BYTES_ARG) return mul_ok(arg_bytes(e), n, bytes) ? NULL : AGG_RANGE;
     if (rule == DFN_BYTES_RET) {
         *bytes = rets;
     } else if (rule == DFN_BYTES_SIZE_X_RET && rets) {
         /* items of a size that did not vary; a varying one with a fixed
          * count; both varying: the product of means, the row says so */
-        if (e->has & HAS_SIZE && e->size > 0) return mul_ok((uint64_t)e->size, rets, bytes);
+        if (e->has & HAS_SIZE && e->size > 0) return mul_ok((uint64_t)e->size, rets, bytes) ? NULL : AGG_RANGE;
         if (e->has & HAS_SIZE_SUM && e->size_sum > 0) {
-            if (e->has & HAS_RET) return mul_ok((uint64_t)e->size_sum, (uint64_t)e->ret, bytes);
+            if (e->has & HAS_RET) return mul_ok((uint64_t)e->size_sum, (uint64_t)e->ret, bytes) ? NULL : AGG_RANGE;
             *bytes = (uint64_t)((double)e->size_sum * (double)rets / (double)n);
         }
     }
-    return true;
+    return NULL;
 }
 
 /* Bytes a single call moved. */
@@ -1113,8 +1125,13 @@ static void parser_end_record(dfn_batch *b, const evargs *e)
         free(b->info.cfg);
         b->info.cfg = dfn_xstrndup(e->cfg->val, e->cfg->val_len);
         dfn_jsonval v;
-        if (dfn_json_get(e->cfg->val, e->cfg->val_len, "time_metric", 11, &v) && v.quoted)
-            b->info.unit = (uint8_t)dfn_unit_parse(v.s, v.len);
+        /* a unit dfnav does not know declares none: it neither replaces
+         * an earlier end record's, in this block or another, nor counts */
+        if (dfn_json_get(e->cfg->val, e->cfg->val_len, "time_metric", 11, &v) && v.quoted) {
+            dfn_unit u = dfn_unit_parse(v.s, v.len);
+            if (u) b->info.unit = (uint8_t)u;
+            else b->info.unit_unknown = true;
+        }
     }
     if (e->app && e->app->val_len <= DFN_JSONGET_MAX) {
         free(b->info.app);
@@ -1219,8 +1236,9 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
     uint32_t kind = parser_kind(p, cat, name, f->type >= 0 ? (uint8_t)f->type : 255);
     uint64_t dur = f->ph == DFN_PH_I ? 0 : f->dur, bytes, cnt = 0, durmax = 0;
     if (f->ph == DFN_PH_AGG) {
-        if (!parser_agg(&e, f->dur, parser_rule(p, kind, f), &cnt, &dur, &durmax, &bytes) || dur > (UINT64_MAX >> 2)) {
-            batch_bad(b, line, "aggregated figures out of range");
+        const char *why = parser_agg(&e, f->dur, parser_rule(p, kind, f), &cnt, &dur, &durmax, &bytes);
+        if (why || dur > (UINT64_MAX >> 2)) {
+            batch_bad(b, line, why ? why : AGG_RANGE);
             return;
         }
     } else {

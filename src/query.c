@@ -146,6 +146,15 @@ static inline uint32_t hist_bucket(uint64_t v)
     return (uint32_t)(64 + (e - 6) * 64 + ((v >> (e - 6)) & 63));
 }
 
+/* n calls into bucket b of a dense histogram. Its 32-bit buckets hold
+ * any set of single calls, but aggregated records stand for billions: a
+ * full bucket stops the row's percentiles rather than wrap into wrong ones. */
+static inline void hist_add(uint32_t *hist, bool *full, uint32_t b, uint64_t n)
+{
+    if (n > UINT32_MAX - hist[b]) { hist[b] = UINT32_MAX; *full = true; }
+    else hist[b] += (uint32_t)n;
+}
+
 static double hist_value(uint32_t b)
 {
     if (b < 64) return b;
@@ -163,6 +172,7 @@ typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
     uint64_t agg;             /* calls from aggregated records */
     bool started, overflow;
+    bool hist_full;           /* a dense bucket held 2^32 - 1 calls: no percentiles */
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
@@ -744,7 +754,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (longest > a->maxdur) a->maxdur = longest;
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
-        if (a->hist) a->hist[hist_bucket(typical)] += (uint32_t)calls;
+        if (a->hist) hist_add(a->hist, &a->hist_full, hist_bucket(typical), calls);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
     }
     if (c->need_procs) {
@@ -775,9 +785,10 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     a->dur += src->dur;
     a->bytes += src->bytes;
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
+    a->hist_full |= src->hist_full;
     for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
         if (!src->hist[b]) continue;
-        if (a->hist) a->hist[b] += src->hist[b];
+        if (a->hist) hist_add(a->hist, &a->hist_full, b, src->hist[b]);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
     }
     for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
@@ -927,7 +938,7 @@ static void part_scan_layers(part *p)
         m->dur += dur;
         m->bytes += bytes;
         if (longest > m->maxdur) m->maxdur = longest;
-        if (m->hist) m->hist[hist_bucket(typical)] += (uint32_t)calls;
+        if (m->hist) hist_add(m->hist, &m->hist_full, hist_bucket(typical), calls);
         if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur);
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
@@ -1243,7 +1254,7 @@ static void part_merge(part *f, part *t)
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
-            if (k == 0 && a->hist) a->hist[low] += tm[k]->v[j];
+            if (k == 0 && a->hist) hist_add(a->hist, &a->hist_full, (uint32_t)low, tm[k]->v[j]);
             else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j]);
             else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
             else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : &f->files, (uint64_t)fr << shift | low) += tm[k]->v[j];
@@ -1369,11 +1380,13 @@ static void part_finish(part *p, dfn_result *r)
         m[DFN_M_MAX_US] = (double)a->maxdur;
         m[DFN_M_AGG_CALLS] = (double)a->agg;
         m[DFN_M_PCT_TIME] = r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
-        if (a->hist) {
+        if (a->hist && !a->hist_full) {
             uint64_t seen = 0;
             int pi = 0;
             for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
                 if (a->hist[b]) pct_step(m, a->count, &seen, &pi, b, a->hist[b]);
+        } else if (a->hist) {
+            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
         }
         m[DFN_M_MAX_PROC] = NAN;
         for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
@@ -1432,8 +1445,8 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
             continue;
         }
         if (k == DFN_DIM_PID || k == DFN_DIM_TID) {
-            int64_t vx = a->ints[x], vy = b->ints[y];
-            if (vx != vy) return vx < vy ? -1 : 1;
+            int c = dfn_id_cmp(a->store, a->ints[x], b->store, b->ints[y]);
+            if (c) return c;
             continue;
         }
         char bx[64], by[64];

@@ -4,6 +4,7 @@
 #include "dfnav/store.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const type_names[] = {
@@ -35,12 +36,16 @@ dfn_unit dfn_unit_parse(const char *s, size_t len)
     return DFN_UNIT_NONE;
 }
 
+/* The parser's bound on a ts or dur in µs (UINT64_MAX >> 2), so that ts +
+ * dur and a few sums cannot wrap: larger units saturate at it. */
+#define UNIT_US_MAX (UINT64_MAX >> 2)
+
 uint64_t dfn_unit_to_us(dfn_unit u, uint64_t v)
 {
     switch (u) {
     case DFN_UNIT_NS: return v / 1000 + (v % 1000 >= 500);
-    case DFN_UNIT_MS: return v > UINT64_MAX / 1000 ? UINT64_MAX : v * 1000;
-    case DFN_UNIT_SEC: return v > UINT64_MAX / 1000000 ? UINT64_MAX : v * 1000000;
+    case DFN_UNIT_MS: return v > UNIT_US_MAX / 1000 ? UNIT_US_MAX : v * 1000;
+    case DFN_UNIT_SEC: return v > UNIT_US_MAX / 1000000 ? UNIT_US_MAX : v * 1000000;
     default: return v;
     }
 }
@@ -72,3 +77,39 @@ void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n)
     phcount_label(tab[DFN_PH_KINDS - 1].ph, "more", 4);
     tab[DFN_PH_KINDS - 1].n += n;
 }
+
+/* µs since the epoch past which a time read as µs is not one: the year
+ * 5138. DFTracer's ns times since the epoch are a thousand times that. */
+#define UNIT_PLAUSIBLE_US 100000000000000000ull
+
+bool dfn_unit_note(const dfn_store *s, dfn_unit given, char *buf, size_t cap)
+{
+    size_t declared[DFN_UNIT_SEC + 1] = { 0 }, bare = 0, far = 0, far_at = 0;
+    for (size_t f = 0; f < s->nsrc; f++) {
+        const dfn_srcinfo *si = &s->src[f];
+        if (!si->events && !si->counters) continue;
+        if (si->unit_declared && (unsigned)si->unit <= DFN_UNIT_SEC) declared[si->unit]++;
+        if (si->unit_declared) continue;
+        bare++;
+        if (si->unit == DFN_UNIT_US && si->start_us > UNIT_PLAUSIBLE_US && !far++) far_at = f;
+    }
+    dfn_unit other = DFN_UNIT_NONE;
+    for (unsigned u = DFN_UNIT_NS; u <= DFN_UNIT_SEC; u++)
+        if (declared[u] && (!other || declared[u] > declared[other])) other = (dfn_unit)u;
+    if (far) {
+        snprintf(buf, cap, "%s: times read as microseconds fall after the year 5000 (%zu file%s so): "
+                 "nanoseconds without an end record to say so? --time-unit ns reads them so", s->src[far_at].path, far,
+                 far == 1 ? "" : "s");
+        return true;
+    }
+    if (other && bare && !given) {
+        /* a process killed before its end record leaves its file without one */
+        snprintf(buf, cap, "%zu files declare their times in %s, %zu name no unit and are read as microseconds "
+                 "(a process that ended early writes no end record): --time-unit %s reads those as %s too",
+                 declared[other], dfn_unit_name(other), bare, other == DFN_UNIT_NS ? "ns" : other == DFN_UNIT_MS ? "ms" : "sec",
+                 dfn_unit_name(other));
+        return true;
+    }
+    return false;
+}
+

@@ -225,10 +225,27 @@ size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap)
     int n;
     if (dfn_id_named(v)) {
         uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
-        n = snprintf(buf, cap, "%s", id < dfn_strtab_count(s->strs) ? dfn_store_str(s, id) : "?");
+        n = snprintf(buf, cap, "%s", id < dfn_strtab_count(s->strs) ? dfn_store_str(s, id) : "?");   /* as id_name */
     } else {
         n = snprintf(buf, cap, "%" PRId64, v);
     }
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
+
+/* The name of a named id ("?" past the table: never from a store we built). */
+static const char *id_name(const dfn_store *s, int64_t v)
+{
+    uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
+    return id < dfn_strtab_count(s->strs) ? dfn_store_str(s, id) : "?";
+}
+
+int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b)
+{
+    bool na = dfn_id_named(a), nb = dfn_id_named(b);
+    if (na != nb) return na ? 1 : -1;
+    if (!na) return a < b ? -1 : a > b;
+    if (a == b && sa == sb) return 0;
+    return strcmp(id_name(sa, a), id_name(sb, b));
+}
+

@@ -699,6 +699,177 @@ Test(counters, tracks_of_a_selection)
     dfn_store_free(s);
 }
 
+/* ---- from the review of the 2.x kinds ---- */
+
+/* An end record with an unknown time_metric after one that says NS: the
+ * NS stays, whatever block the second falls in. */
+static const char *twoend_trace =
+    R({"name":"read","cat":"POSIX","ph":1,"ts":1000000,"dur":3000,"pid":1,"tid":1,"args":{"ret":10}})
+    R({"name":"end","cat":"dftracer","ph":1,"ts":1000001,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"NS"}}})
+    R({"name":"read","cat":"POSIX","ph":1,"ts":2000000,"dur":3000,"pid":1,"tid":1,"args":{"ret":10}})
+    R({"name":"end","cat":"dftracer","ph":1,"ts":2000001,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"XS"}}});
+
+Test(review, an_unknown_unit_leaves_the_declared_one)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_write_file(dir, "twoend.pfw", twoend_trace, strlen(twoend_trace));
+    const size_t blocks[] = { 0, 40, 97, 300 };
+    for (size_t k = 0; k < 4; k++) {
+        dfn_store *s = su_load_paths((const char *const *)&path, 1, 2, blocks[k]);
+        cr_assert_eq(s->src[0].unit, DFN_UNIT_NS, "block %zu: unit %d", blocks[k], s->src[0].unit);
+        cr_assert(s->src[0].unit_declared && s->src[0].unit_unknown, "block %zu", blocks[k]);
+        cr_assert_eq(s->t0, 1000, "block %zu", blocks[k]);
+        dfn_store_free(s);
+    }
+    free(path);
+    free(dir);
+}
+
+/* pids given as names, in several files: rows in name order for any
+ * thread count and block size (their string ids are not). */
+Test(review, named_pids_sort_by_name_for_any_thread_count)
+{
+    char *dir = tu_tmpdir(), *paths[4];
+    const char *names[] = { "w9", "w1", "alpha", "w10", "zeta", "mid", "7", "beta" };
+    for (int f = 0; f < 4; f++) {
+        char t[4096];
+        size_t n = 0;
+        for (int i = 0; i < 24; i++)
+            n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"t\",\"cat\":\"app\",\"ph\":\"X\",\"ts\":%d,\"dur\":5,"
+                                  "\"pid\":\"%s\",\"tid\":\"x\"}\n", 100 + i, names[(f * 3 + i) % 8]);
+        n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"t\",\"cat\":\"app\",\"ph\":\"X\",\"ts\":1,\"dur\":5,"
+                              "\"pid\":%d,\"tid\":1}\n", 40 - f);
+        char name[16];
+        snprintf(name, sizeof name, "n%d.pfw", f);
+        paths[f] = tu_write_file(dir, name, t, n);
+    }
+    const char *want = "7|37|38|39|40|alpha|beta|mid|w1|w10|w9|zeta";   /* "7" is a number */
+    for (int threads = 1; threads <= 4; threads++) {
+        dfn_store *s = su_load_paths((const char *const *)paths, 4, threads, threads == 1 ? 0 : 200);
+        dfn_query q = { .layers = su_layerset(s, "posix"), .sort = -1 };
+        dfn_result *r = su_run(s, &q, "pid");
+        char got[512] = "", k[64];
+        for (size_t row = 0; row < r->nrows; row++) {
+            dfn_result_key_text(s, r, row, 0, k, sizeof k);
+            if (row) strcat(got, "|");
+            strcat(got, k);
+        }
+        cr_assert_str_eq(got, want, "-j %d: %s", threads, got);
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+    for (int f = 0; f < 4; f++) free(paths[f]);
+    free(dir);
+}
+
+/* Five records of a billion calls of 2 µs: more than a 32-bit bucket
+ * holds, so no percentile rather than a wrapped one. */
+Test(review, percentiles_of_billions_of_folded_calls)
+{
+    char t[2048];
+    size_t n = 0;
+    for (int i = 0; i < 5; i++)
+        n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"ph\":3,\"ts\":%d,"
+                              "\"pid\":1,\"tid\":1,\"args\":{\"dft_cnt\":1000000000,\"dur_sum\":2000000000}}\n", 1000 + i);
+    snprintf(t + n, sizeof t - n, "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"ph\":3,\"ts\":9000,\"pid\":1,"
+             "\"tid\":1,\"args\":{\"dft_cnt\":10,\"dur_sum\":100000,\"dur_max\":10000}}\n");
+    dfn_store *s = su_load_text("big.pfw", t, 2);
+    dfn_result *r = su_query(s, "posix", "func", NULL);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_COUNT), 5000000010.0);
+    cr_assert(isnan(su_metric(s, r, "pread64", DFN_M_P50_US)), "p50 %g", su_metric(s, r, "pread64", DFN_M_P50_US));
+    cr_assert(isnan(su_metric(s, r, "pread64", DFN_M_P99_US)));
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_MAX_US), 10000);
+    dfn_result_free(r);
+    dfn_store_free(s);
+    /* one record of a billion: the percentiles are its mean */
+    s = su_load_text("one.pfw", R({"name":"pread64","cat":"POSIX","type":3,"ph":3,"ts":1,"pid":1,"tid":1,"args":{"dft_cnt":1000000000,"dur_sum":2000000000}}), 1);
+    r = su_query(s, "posix", "func", NULL);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_P50_US), 2);
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
+/* An aggregated record wider than the 64 arguments kept, whose count,
+ * time and bytes come last; records without a count of calls. */
+Test(review, wide_and_countless_aggregated_records)
+{
+    char t[8192];
+    size_t n = (size_t)snprintf(t, sizeof t, "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"ph\":3,\"ts\":1,\"pid\":1,"
+                                "\"tid\":1,\"args\":{");
+    for (int k = 0; k < 70; k++) n += (size_t)snprintf(t + n, sizeof t - n, "\"x%d_sum\":%d,", k, k);
+    n += (size_t)snprintf(t + n, sizeof t - n, "\"dft_cnt\":100,\"dur_sum\":5000,\"dur_max\":90,\"ret_sum\":409600}}\n");
+    n += (size_t)snprintf(t + n, sizeof t - n, "%s", R({"name":"pread64","cat":"POSIX","ph":3,"ts":2,"pid":1,"tid":1,"args":{"dur_sum":40}}));
+    n += (size_t)snprintf(t + n, sizeof t - n, "%s", R({"name":"pread64","cat":"POSIX","ph":3,"ts":3,"pid":1,"tid":1,"args":{"dft_cnt":0,"dur_sum":7}}));
+    snprintf(t + n, sizeof t - n, "%s", R({"name":"pread64","cat":"POSIX","ph":3,"ts":4,"pid":1,"tid":1,"args":{"dft_cnt":-3,"dur_sum":7}}));
+    dfn_store *s = su_load_text("wide.pfw", t, 1);
+    cr_assert_eq(s->src[0].malformed, 3);
+    cr_assert_str_eq(s->src[0].bad_reason[0], "aggregated record without a whole dft_cnt above 0");
+    dfn_result *r = su_query(s, "posix", "func", NULL);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_COUNT), 100);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_TIME_S), 0.005);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_BYTES), 409600);
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
+/* MS and SEC times past 2^62 µs saturate there, so ends and sums of a
+ * few cannot wrap; ns rounding is counted for info to say. */
+Test(review, unit_conversions_saturate_and_rounding_is_counted)
+{
+    cr_assert_eq(dfn_unit_to_us(DFN_UNIT_MS, UINT64_MAX / 2), UINT64_MAX >> 2);
+    cr_assert_eq(dfn_unit_to_us(DFN_UNIT_SEC, (UINT64_MAX >> 2) / 1000000 + 1), UINT64_MAX >> 2);
+    cr_assert_eq(dfn_unit_to_us(DFN_UNIT_MS, 7), 7000);
+    dfn_store *s = su_load_text("ms.pfw",
+        R({"name":"read","cat":"POSIX","ph":1,"ts":1700000000000,"dur":5,"pid":1,"tid":1,"args":{"ret":10}})
+        R({"name":"read","cat":"POSIX","ph":1,"ts":4000000000000000000,"dur":4000000000000000000,"pid":1,"tid":1,"args":{"ret":10}})
+        R({"name":"end","cat":"dftracer","ph":1,"ts":1700000000002,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"MS"}}}), 2);
+    cr_assert_eq(s->src[0].end_us, (UINT64_MAX >> 2) * 2, "end %" PRIu64, s->src[0].end_us);
+    dfn_result *r = su_query(s, "posix", "func", NULL);
+    cr_assert_float_eq(su_metric(s, r, "read", DFN_M_TIME_S), ((UINT64_MAX >> 2) + 5000) / 1e6, 1);
+    dfn_result_free(r);
+    dfn_store_free(s);
+    char t[65536];
+    size_t n = 0;
+    for (int i = 0; i < 100; i++)
+        n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"%s\",\"cat\":\"POSIX\",\"ph\":1,\"ts\":%d,\"dur\":%d,\"pid\":1,"
+                              "\"tid\":1,\"args\":{}}\n", i % 2 ? "read" : "lseek", 1000000 + i * 1000, i % 2 ? 600 : 400);
+    snprintf(t + n, sizeof t - n, "%s", R({"name":"end","cat":"dftracer","ph":1,"ts":2000000,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"NS"}}}));
+    s = su_load_text("ns.pfw", t, 2);
+    cr_assert_eq(s->src[0].ns_zeroed, 50);
+    cr_assert_eq(s->src[0].ns_rounding, 100 * 400 + 0, "%" PRIu64, s->src[0].ns_rounding);
+    dfn_store_free(s);
+}
+
+/* What a set's units need said. */
+Test(review, unit_notes)
+{
+    char *dir = tu_tmpdir(), *p[3];
+    const char *ns_end = R({"name":"end","cat":"dftracer","ph":1,"ts":1744611915154438123,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"NS"}}});
+    const char *ev_ns = R({"name":"read","cat":"POSIX","ph":1,"ts":1744611915154438123,"dur":3000,"pid":1,"tid":1,"args":{"ret":1}});
+    const char *ev_us = R({"name":"read","cat":"POSIX","ph":1,"ts":1744611915154438,"dur":3,"pid":2,"tid":2,"args":{"ret":1}});
+    char both[1024];
+    snprintf(both, sizeof both, "%s%s", ev_ns, ns_end);
+    p[0] = tu_write_file(dir, "a.pfw", both, strlen(both));
+    p[1] = tu_write_file(dir, "b.pfw", ev_us, strlen(ev_us));
+    p[2] = tu_write_file(dir, "c.pfw", ev_ns, strlen(ev_ns));
+    char note[1024];
+    dfn_store *s = su_load_paths((const char *const *)p, 2, 1, 0);
+    cr_assert(dfn_unit_note(s, DFN_UNIT_NONE, note, sizeof note));
+    cr_assert(strstr(note, "1 files declare their times in NS, 1 name no unit") && strstr(note, "--time-unit ns"), "%s", note);
+    cr_assert_not(dfn_unit_note(s, DFN_UNIT_US, note, sizeof note), "--time-unit given: %s", note);
+    dfn_store_free(s);
+    s = su_load_paths((const char *const *)p, 1, 1, 0);
+    cr_assert_not(dfn_unit_note(s, DFN_UNIT_NONE, note, sizeof note), "%s", note);
+    dfn_store_free(s);
+    /* ns times read as µs: the year 55000 */
+    s = su_load_paths((const char *const *)&p[2], 1, 1, 0);
+    cr_assert(dfn_unit_note(s, DFN_UNIT_NONE, note, sizeof note));
+    cr_assert(strstr(note, "c.pfw: times read as microseconds fall after the year 5000 (1 file so)"), "%s", note);
+    dfn_store_free(s);
+    for (int k = 0; k < 3; k++) free(p[k]);
+    free(dir);
+}
+
 /* ---- type and rank ---- */
 
 /* pid 10 on node01 is rank 1 (PR), pid 10 on node02 rank 3 (PR), pid 20

@@ -77,8 +77,14 @@ typedef enum { DFN_UNIT_NONE, DFN_UNIT_US, DFN_UNIT_NS, DFN_UNIT_MS, DFN_UNIT_SE
 const char *dfn_unit_name(dfn_unit u);          /* "US" ... ; "" for none */
 dfn_unit dfn_unit_parse(const char *s, size_t len);   /* any case; NONE when unknown */
 /* A value in unit u as µs: nanoseconds rounded to the nearest µs, larger
- * units multiplied (saturating). */
+ * units multiplied, saturating at 2^62 µs (the bound the parser sets on
+ * a µs ts or dur, so that ts + dur cannot wrap). */
 uint64_t dfn_unit_to_us(dfn_unit u, uint64_t v);
+/* What a set's time units need said, or false: files read as µs whose
+ * times cannot be µs since the epoch, or files without a unit beside
+ * files that declare NS, MS or SEC (given: the --time-unit, or NONE). */
+struct dfn_store;
+bool dfn_unit_note(const struct dfn_store *s, dfn_unit given, char *buf, size_t cap);
 
 /* What loading one input file gave. */
 typedef struct {
@@ -99,6 +105,9 @@ typedef struct {
     uint64_t agg_records, agg_calls;        /* aggregated records and the calls they fold */
     dfn_unit unit;            /* of the file's ts and dur as applied */
     bool unit_declared;       /* from the file's end record (else --time-unit or µs) */
+    bool unit_unknown;        /* an end record named a time_metric that is no unit (not applied) */
+    uint64_t ns_rounding;     /* NS files: ns the rounding of each dur to µs moved, in all (up or down) */
+    uint64_t ns_zeroed;       /* ... and calls of under 0.5 µs it made 0 µs */
     char *cfg, *app;          /* the end record's cfg and app objects as JSON, or NULL */
 } dfn_srcinfo;
 
@@ -204,6 +213,10 @@ size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap)
 
 /* The text of a pid or tid: its number, or its name. */
 size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap);
+/* The order of pids or tids (of stores sa and sb): numbers by value, then
+ * names by their text. Never by a name's string id, which depends on the
+ * parser thread that met the name first. */
+int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b);
 
 /* Processes are (host, pid): *out maps each lane to its process index,
  * numbered in lane order. Returns the number of processes. */

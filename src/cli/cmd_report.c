@@ -21,8 +21,10 @@ int cli_write_status(FILE *f)
     return 2;
 }
 
-static void report_damage(const dfn_store *s)
+static void report_damage(const cli_opts *o, const dfn_store *s)
 {
+    char note[2048];
+    if (dfn_unit_note(s, o->time_unit, note, sizeof note)) dfn_warnf(stderr, "%s", note);
     for (size_t i = 0; i < s->nsrc; i++) {
         const dfn_srcinfo *si = &s->src[i];
         if (si->error) dfn_warnf(stderr, "%s: %s", si->path, si->error);
@@ -30,6 +32,12 @@ static void report_damage(const dfn_store *s)
             dfn_warnf(stderr, "%s:%" PRIu64 ": malformed line: %s", si->path, si->bad_lines[k], si->bad_reason[k]);
         if (si->malformed > si->nbad)
             dfn_warnf(stderr, "%s: %" PRIu64 " malformed lines in all (the first %zu shown)", si->path, si->malformed, si->nbad);
+        if (si->unit_unknown)
+            dfn_warnf(stderr, "%s: the end record's cfg.time_metric is none of US, NS, MS and SEC: times read as %s",
+                      si->path, dfn_unit_name(si->unit));
+        if (si->ns_zeroed)
+            dfn_warnf(stderr, "%s: times kept in whole µs: %" PRIu64 " calls under 0.5 µs count 0 s, and rounding "
+                      "each call to the µs moved call times by %.3f ms in all", si->path, si->ns_zeroed, si->ns_rounding / 1e6);
         if (si->long_lines)
             dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, si->long_lines);
     }
@@ -104,7 +112,7 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
         dfn_store *s = dfn_loader_finish(ls[k]);
         int st = dfn_store_status(s);
         if (in[k].nerrors && st == 0) st = 1;
-        if (!o->quiet) report_damage(s);
+        if (!o->quiet) report_damage(o, s);
         if (st == 3) {
             if (n > 1) dfn_warnf(stderr, "%s: nothing could be read", runs[k].label);
             else fprintf(stderr, "dfnav: nothing could be read\n");

@@ -455,6 +455,8 @@ static void poll_run(runner *r, size_t k)
     if (st > r->status) r->status = st;
     rl->final = final;
     count_damage(r);
+    char note[900];
+    if (dfn_unit_note(final, a->opts.time_unit, note, sizeof note)) snprintf(a->msg, sizeof a->msg, "%s", note);
     if (st == 3) {
         if (r->labels) snprintf(a->msg, sizeof a->msg, "%.200s: nothing could be read (! lists the errors)", r->labels[k]);
         else snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");

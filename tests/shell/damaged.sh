@@ -121,9 +121,11 @@ expect "the same hash and name twice" 0 1 0 "" d/hash-twice.pfw
 check "record kinds: info status" 1 "$?"
 check "record kinds: stderr" "dfnav: d/kinds.pfw:2: malformed line: aggregated figures out of range
 dfnav: d/kinds.pfw:3: malformed line: aggregated figures out of range
-dfnav: d/kinds.pfw:4: malformed line: bad number in pid, tid or ts" "$(cat "$T/info.err")"
+dfnav: d/kinds.pfw:4: malformed line: aggregated record without a whole dft_cnt above 0
+dfnav: d/kinds.pfw:5: malformed line: bad number in pid, tid or ts
+dfnav: d/kinds.pfw: the end record's cfg.time_metric is none of US, NS, MS and SEC: times read as US" "$(cat "$T/info.err")"
 # lines events metadata malformed | counters other agg_records agg_calls time_unit
-check "record kinds: every line counted once" "8 2 0 3 1 2 1 4 US" \
+check "record kinds: every line counted once" "9 2 0 4 1 2 1 4 US" \
     "$(tr -d '\r' <"$T/info.csv" | awk -F, 'NR == 2 { print $5, $6, $7, $8, $11, $12, $13, $14, $15 }')"
 check "record kinds: the folded calls" "count,time_s,bytes,agg_calls${nl}5,0.000040,400,4" \
     "$("$DFNAV" report -q -m count,time_s,bytes,agg_calls --format csv d/kinds.pfw | tr -d '\r')"
