@@ -169,8 +169,11 @@ static int crow_cmp(const void *a, const void *b)
         switch (g_sort.r->dims[k]) {
         case DFN_CDIM_COUNTER: c = strcmp(dfn_store_str(s, s->series[x->key[k]]), dfn_store_str(s, s->series[y->key[k]])); break;
         case DFN_CDIM_HOST: c = strcmp(dfn_store_str(s, (uint32_t)x->key[k]), dfn_store_str(s, (uint32_t)y->key[k])); break;
-        case DFN_CDIM_PID: c = (int64_t)x->key[k] < (int64_t)y->key[k] ? -1 : (int64_t)x->key[k] > (int64_t)y->key[k]; break;
-        default: c = x->key[k] < y->key[k] ? -1 : x->key[k] > y->key[k]; break;
+        /* a named pid by its name: its value is a string id, which depends
+         * on the parser thread that met the name first */
+        case DFN_CDIM_PID: c = dfn_id_cmp(s, (int64_t)x->key[k], s, (int64_t)y->key[k]); break;
+        /* time: bins before the trace start are negative */
+        default: c = (int64_t)x->key[k] < (int64_t)y->key[k] ? -1 : (int64_t)x->key[k] > (int64_t)y->key[k]; break;
         }
         if (c) return c;
     }
@@ -190,13 +193,41 @@ static bool cquery_check(const dfn_cquery *q, char *err, size_t errlen)
     return true;
 }
 
-/* The window: the samples' span, narrowed by time terms. */
-static void cquery_window(const dfn_store *s, const dfn_filter *f, double *lo, double *hi)
+/* Bins of bin_us whole µs from origin_us past the store's start, as the
+ * events' bins are cut (dfn_query_run), so that the two line up. */
+typedef struct { int64_t origin_us, bin_us; } cbins;
+
+/* The window and its bins: bins count from the trace start, as the
+ * events' do (from where time terms narrow it to, like theirs), and a
+ * sample before it falls in a bin of negative index. The window, which
+ * sets the automatic bin width, is the samples' span narrowed by time
+ * terms. */
+static cbins cquery_window(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out)
 {
-    /* bins count from the trace start, as the events' do */
-    *lo = s->nsamples && sample_s(s, &s->samples[0]) < 0 ? sample_s(s, &s->samples[0]) : 0;
-    *hi = s->nsamples ? sample_s(s, &s->samples[s->nsamples - 1]) : 0;
-    dfn_filter_time_narrow(f, lo, hi);
+    double lo = s->nsamples && sample_s(s, &s->samples[0]) < 0 ? sample_s(s, &s->samples[0]) : 0;
+    double hi = s->nsamples ? sample_s(s, &s->samples[s->nsamples - 1]) : 0;
+    dfn_filter_time_narrow(q->filter, &lo, &hi);
+    double bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(hi - lo);
+    cbins b = { .origin_us = lo > 0 ? (int64_t)llround(lo * 1e6) : 0, .bin_us = (int64_t)llround(bin_s * 1e6) };
+    if (b.bin_us < 1) b.bin_us = 1;
+    out->win_lo_s = (double)b.origin_us / 1e6;
+    out->win_hi_s = hi;
+    out->bin_s = (double)b.bin_us / 1e6;   /* the bins the samples fall in, for labels */
+    return b;
+}
+
+/* A sample's offset from the store's start, in µs. */
+static int64_t sample_us(const dfn_store *s, const dfn_sample *x)
+{
+    uint64_t t0 = counters_t0(s);
+    return x->ts >= t0 ? (int64_t)(x->ts - t0) : -(int64_t)(t0 - x->ts);
+}
+
+/* The bin of sample x: floor, also before the origin. */
+static int64_t cbins_put(const cbins *b, const dfn_store *s, const dfn_sample *x)
+{
+    int64_t d = sample_us(s, x) - b->origin_us, k = d / b->bin_us;
+    return d % b->bin_us && d < 0 ? k - 1 : k;
 }
 
 /* Fixed bins (dfn_cquery.nbins) in whole µs from the store's start, as
@@ -217,8 +248,7 @@ static tbins tbins_of(const dfn_cquery *q)
  * its bin. */
 static int tbins_put(const tbins *b, const dfn_store *s, const dfn_sample *x, uint64_t *bin)
 {
-    uint64_t t0 = counters_t0(s);
-    int64_t rel = x->ts >= t0 ? (int64_t)(x->ts - t0) : -(int64_t)(t0 - x->ts);
+    int64_t rel = sample_us(s, x);
     if (rel < b->lo) return -1;
     uint64_t d = (uint64_t)(rel - b->lo);
     if (d >= b->span) return 1;
@@ -227,10 +257,10 @@ static int tbins_put(const tbins *b, const dfn_store *s, const dfn_sample *x, ui
     return 0;
 }
 
-/* A sample's key: series, time bin (given when the bins are fixed),
- * host, pid as the query asks. */
-static void cquery_key(const dfn_store *s, const dfn_cquery *q, const dfn_cresult *out, uint64_t bin,
-                       const dfn_sample *x, uint64_t *key)
+/* A sample's key: series, time bin (its index in the fixed bins, or a
+ * signed bin of cb), host, pid as the query asks. */
+static void cquery_key(const dfn_store *s, const dfn_cquery *q, const cbins *cb, uint64_t bin, const dfn_sample *x,
+                       uint64_t *key)
 {
     for (size_t k = 0; k < q->ndims; k++) {
         switch (q->dims[k]) {
@@ -238,12 +268,7 @@ static void cquery_key(const dfn_store *s, const dfn_cquery *q, const dfn_cresul
         case DFN_CDIM_HOST: key[k] = x->host; break;
         case DFN_CDIM_PID: key[k] = (uint64_t)x->pid; break;
         default:
-            if (q->nbins) {
-                key[k] = bin;
-            } else {
-                double b = floor((sample_s(s, x) - out->win_lo_s) / out->bin_s);
-                key[k] = b > 0 ? (uint64_t)b : 0;
-            }
+            key[k] = q->nbins ? bin : (uint64_t)cbins_put(cb, s, x);
             break;
         }
     }
@@ -284,6 +309,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
     out->ndims = q->ndims;
     memcpy(out->dims, q->dims, q->ndims * sizeof *q->dims);
     tbins tb = { 0 };
+    cbins cb = { 0 };
     size_t from = 0;
     if (q->nbins) {
         tb = tbins_of(q);
@@ -295,8 +321,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
         uint64_t t0 = counters_t0(s), back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
         from = tb.lo >= 0 ? sample_first(s, t0 + (uint64_t)tb.lo) : back >= t0 ? 0 : sample_first(s, t0 - back);
     } else {
-        cquery_window(s, q->filter, &out->win_lo_s, &out->win_hi_s);
-        out->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(out->win_hi_s - out->win_lo_s);
+        cb = cquery_window(s, q, out);
     }
     procsel ps;
     procsel_build(s, q->selection ? q->filter : NULL, &ps);
@@ -311,7 +336,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
             if (where < 0) continue;
         }
         if (!sample_pass(s, q, &ps, x)) continue;
-        cquery_key(s, q, out, bin, x, key);
+        cquery_key(s, q, &cb, bin, x, key);
         cquery_add(out, keys, &cap, key, x->value);
     }
     dfn_strtab_free(keys);
@@ -328,7 +353,7 @@ size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_cro
     case DFN_CDIM_COUNTER: n = snprintf(buf, cap, "%s", dfn_store_str(s, s->series[row->key[k]])); break;
     case DFN_CDIM_HOST: n = snprintf(buf, cap, "%s", dfn_store_str(s, (uint32_t)row->key[k])); break;
     case DFN_CDIM_PID: n = (int)dfn_id_text(s, (int64_t)row->key[k], buf, cap); break;
-    default: n = snprintf(buf, cap, "%.6g", r->win_lo_s + (double)row->key[k] * r->bin_s); break;   /* nbins too: bin_s is span / nbins */
+    default: n = snprintf(buf, cap, "%.6g", r->win_lo_s + (double)(int64_t)row->key[k] * r->bin_s); break;   /* nbins too: bin_s is span / nbins */
     }
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;

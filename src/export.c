@@ -143,7 +143,10 @@ static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const even
         if (r->dims[d].kind != DFN_DIM_EVENT) {
             size_t l;
             const char *t = dfn_result_key_str(s, r, row, d, buf, sizeof buf, &l);
-            bool num = r->dims[d].kind == DFN_DIM_TIME || r->dims[d].kind == DFN_DIM_PID || r->dims[d].kind == DFN_DIM_TID;
+            /* a pid or tid given as a name is text: JSON quotes it */
+            dfn_dimkind k = r->dims[d].kind;
+            bool num = k == DFN_DIM_TIME ||
+                       ((k == DFN_DIM_PID || k == DFN_DIM_TID) && !dfn_id_named(r->ints[dfn_result_key(r, row, d)->id]));
             cell_set(&cells[n++], t, l, num);
             continue;
         }
@@ -521,21 +524,94 @@ int dfn_save_close(dfn_save *s, int rc, char *err, size_t errlen)
 
 /* ---- counters ---- */
 
-/* The cells of one counter row: keys, then samples, mean, min, max. */
-static void crow_cells(const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, bool people, char (*cells)[256])
+/* Key k of a counter row, whatever its length (key_text truncates: the
+ * buffer grows until the whole name fits). A pid given as a name is text. */
+static void crow_key_cell(cell *c, const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, size_t k)
 {
+    size_t len, need = 256;
+    do {
+        dfn_grow((void **)&c->text, &c->cap, need, 1);
+        len = dfn_crow_key_text(s, r, row, k, c->text, c->cap);
+        need = c->cap * 2;
+    } while (len + 1 >= c->cap);
+    c->len = len;
+    c->is_num = r->dims[k] == DFN_CDIM_TIME || (r->dims[k] == DFN_CDIM_PID && !dfn_id_named((int64_t)row->key[k]));
+    c->inf = false;
+}
+
+/* The cells of one counter row: keys, then samples, mean, min, max; for
+ * people, names with control bytes made visible and the mean rounded. */
+static void crow_cells(const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, bool people, cell *cells)
+{
+    char *safe = NULL;
+    size_t safecap = 0;
     for (size_t k = 0; k < r->ndims; k++) {
-        char raw[256];
-        size_t len = dfn_crow_key_text(s, r, row, k, raw, sizeof raw);
-        if (people) dfn_fmt_safe(raw, len, cells[k], sizeof cells[k]);
-        else memcpy(cells[k], raw, len + 1);
+        crow_key_cell(&cells[k], s, r, row, k);
+        if (!people) continue;
+        dfn_grow((void **)&safe, &safecap, cells[k].len * 4 + 1, 1);
+        size_t l = dfn_fmt_safe(cells[k].text, cells[k].len, safe, safecap);
+        cell_set(&cells[k], safe, l, cells[k].is_num);
     }
-    snprintf(cells[r->ndims], sizeof cells[0], "%" PRIu64, row->samples);
+    free(safe);
+    char buf[64];
+    int l = snprintf(buf, sizeof buf, "%" PRIu64, row->samples);
+    cell_set(&cells[r->ndims], buf, (size_t)l, true);
     double v[3] = { row->samples ? row->sum / (double)row->samples : 0, row->min, row->max };
-    for (int k = 0; k < 3; k++) {
-        if (people && k == 0) snprintf(cells[r->ndims + 1], sizeof cells[0], "%.3f", v[0]);
-        else dfn_fmt_double(v[k], cells[r->ndims + 1 + (size_t)k], sizeof cells[0]);
+    for (size_t k = 0; k < 3; k++) {
+        if (people && k == 0) snprintf(buf, sizeof buf, "%.3f", v[0]);
+        else dfn_fmt_double(v[k], buf, sizeof buf);
+        cell *c = &cells[r->ndims + 1 + k];
+        cell_set(c, buf, strlen(buf), true);
+        c->inf = !isfinite(v[k]);   /* a sum of huge samples overflows: JSON has no inf */
     }
+}
+
+static void counters_csv(FILE *out, const char *const *head, size_t nc, const cell *cells, size_t nrows)
+{
+    for (size_t k = 0; k < nc; k++) fprintf(out, "%s%s", k ? "," : "", head[k]);
+    fputs("\r\n", out);
+    for (size_t i = 0; i < nrows; i++) {
+        for (size_t k = 0; k < nc; k++) {
+            if (k) fputc(',', out);
+            dfn_csv_field(out, cells[i * nc + k].text, cells[i * nc + k].len);
+        }
+        fputs("\r\n", out);
+    }
+}
+
+static void counters_json(FILE *out, const char *const *head, size_t nc, const cell *cells, size_t nrows)
+{
+    fputs("[", out);
+    for (size_t i = 0; i < nrows; i++) {
+        fputs(i ? ",\n {" : "\n {", out);
+        for (size_t k = 0; k < nc; k++) {
+            const cell *c = &cells[i * nc + k];
+            fprintf(out, "%s\"%s\": ", k ? ", " : "", head[k]);
+            if (!c->is_num) dfn_json_string(out, c->text, c->len);
+            else if (c->inf) fputs("null", out);
+            else fwrite(c->text, 1, c->len, out);
+        }
+        fputs("}", out);
+    }
+    fputs(nrows ? "\n]\n" : "]\n", out);
+}
+
+static void counters_table(FILE *out, const dfn_cresult *r, const char *const *head, size_t nc, const cell *cells)
+{
+    size_t w[DFN_CDIMS_MAX + 4];
+    for (size_t k = 0; k < nc; k++) w[k] = strlen(head[k]);
+    for (size_t i = 0; i < r->nrows; i++)
+        for (size_t k = 0; k < nc; k++) if (cells[i * nc + k].len > w[k]) w[k] = cells[i * nc + k].len;
+    for (size_t k = 0; k < nc; k++)
+        fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k], head[k]);
+    fputc('\n', out);
+    for (size_t i = 0; i < r->nrows; i++) {
+        for (size_t k = 0; k < nc; k++)
+            fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k],
+                    cells[i * nc + k].text);
+        fputc('\n', out);
+    }
+    if (!r->nrows) fputs("(no counter samples)\n", out);
 }
 
 int dfn_counters_write(FILE *out, const dfn_store *s, const dfn_cresult *r, dfn_format fmt)
@@ -544,47 +620,12 @@ int dfn_counters_write(FILE *out, const dfn_store *s, const dfn_cresult *r, dfn_
     size_t nc = r->ndims + 4;
     const char *head[DFN_CDIMS_MAX + 4];
     for (size_t k = 0; k < nc; k++) head[k] = k < r->ndims ? dfn_cdim_name(r->dims[k]) : tail[k - r->ndims];
-    char (*cells)[256] = dfn_xcalloc((r->nrows + 1) * nc, sizeof *cells);
+    cell *cells = dfn_xcalloc((r->nrows + 1) * nc, sizeof *cells);
     for (size_t i = 0; i < r->nrows; i++) crow_cells(s, r, &r->rows[i], fmt == DFN_FMT_TABLE, cells + i * nc);
-    if (fmt == DFN_FMT_CSV) {
-        for (size_t k = 0; k < nc; k++) fprintf(out, "%s%s", k ? "," : "", head[k]);
-        fputs("\r\n", out);
-        for (size_t i = 0; i < r->nrows; i++) {
-            for (size_t k = 0; k < nc; k++) {
-                if (k) fputc(',', out);
-                dfn_csv_field(out, cells[i * nc + k], strlen(cells[i * nc + k]));
-            }
-            fputs("\r\n", out);
-        }
-    } else if (fmt == DFN_FMT_JSON) {
-        fputs("[", out);
-        for (size_t i = 0; i < r->nrows; i++) {
-            fputs(i ? ",\n {" : "\n {", out);
-            for (size_t k = 0; k < nc; k++) {
-                fprintf(out, "%s\"%s\": ", k ? ", " : "", head[k]);
-                bool text = k < r->ndims && (r->dims[k] == DFN_CDIM_COUNTER || r->dims[k] == DFN_CDIM_HOST);
-                if (text) dfn_json_string(out, cells[i * nc + k], strlen(cells[i * nc + k]));
-                else fputs(cells[i * nc + k], out);
-            }
-            fputs("}", out);
-        }
-        fputs(r->nrows ? "\n]\n" : "]\n", out);
-    } else {
-        size_t w[DFN_CDIMS_MAX + 4];
-        for (size_t k = 0; k < nc; k++) w[k] = strlen(head[k]);
-        for (size_t i = 0; i < r->nrows; i++)
-            for (size_t k = 0; k < nc; k++) if (strlen(cells[i * nc + k]) > w[k]) w[k] = strlen(cells[i * nc + k]);
-        for (size_t k = 0; k < nc; k++)
-            fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k], head[k]);
-        fputc('\n', out);
-        for (size_t i = 0; i < r->nrows; i++) {
-            for (size_t k = 0; k < nc; k++)
-                fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k],
-                        cells[i * nc + k]);
-            fputc('\n', out);
-        }
-        if (!r->nrows) fputs("(no counter samples)\n", out);
-    }
+    if (fmt == DFN_FMT_CSV) counters_csv(out, head, nc, cells, r->nrows);
+    else if (fmt == DFN_FMT_JSON) counters_json(out, head, nc, cells, r->nrows);
+    else counters_table(out, r, head, nc, cells);
+    for (size_t i = 0; i < r->nrows * nc; i++) free(cells[i].text);
     free(cells);
     return ferror(out) ? -1 : 0;
 }

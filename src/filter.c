@@ -229,20 +229,9 @@ bool dfn_filter_parse(const char *text, dfn_filter *out, char *err, size_t errle
                 term_free(&t);
                 goto fail;
             }
-        } else if (t.key == DFN_KEY_PID || t.key == DFN_KEY_TID) {
-            /* names (pids given as text) are values too; what starts like a
-             * number must be one, so that a typo is not silently no match */
-            for (size_t k = 0; k < t.nvalues && (t.op == DFN_EQ || t.op == DFN_NE); k++) {
-                int64_t dummy;
-                const char *v = t.values[k];
-                bool numeric = t.value_lens[k] && ((v[0] >= '0' && v[0] <= '9') || v[0] == '-' || v[0] == '+');
-                if (numeric && !dfn_parse_i64(v, t.value_lens[k], &dummy)) {
-                    set_err(err, errlen, text, vstart, i - vstart, "pid and tid are whole numbers or names");
-                    term_free(&t);
-                    goto fail;
-                }
-            }
         }
+        /* pid= and tid= take any text: a value that is not a whole number
+         * is a name (pids given as text, such as 10.0.0.1 or 1st-worker) */
         filter_push(out, &t);
     }
     free(buf);

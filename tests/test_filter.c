@@ -134,9 +134,11 @@ Test(filter, errors_point_at_the_term)
     parse_fails("file=\"open", "unterminated quote", "^");
     parse_fails("func=", "missing value", "^");
     parse_fails("dur~5", "one number", "^^^^^");
-    parse_fails("pid=12a", "whole numbers or names", "^^^");
-    dfn_filter named = parse_ok("pid=worker-1 tid=main");   /* Chrome traces name them */
+    /* Chrome traces name them, IP addresses and "1st-worker" too */
+    dfn_filter named = parse_ok("pid=worker-1 tid=main pid=10.0.0.1 tid=12a");
     cr_assert_str_eq(named.terms[0].values[0], "worker-1");
+    cr_assert_str_eq(named.terms[2].values[0], "10.0.0.1");
+    cr_assert_str_eq(named.terms[3].values[0], "12a");
     dfn_filter_free(&named);
     parse_fails("cat>x", "compare numbers", "^");
 }

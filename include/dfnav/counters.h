@@ -25,7 +25,7 @@ typedef struct {
     /* The explorer's tracks: nbins bins over [win_lo_s, win_hi_s), seconds
      * from the store's start, the same whole-µs bins as the events'
      * sparkline of that window (dfn_query's spark_bins); 0 = bins of
-     * bin_s over the samples' span. */
+     * bin_s from the trace start, as the events' (see dfn_cresult). */
     size_t nbins;
     double win_lo_s, win_hi_s;
     /* The filter selects events, not samples (an explorer level): its
@@ -39,7 +39,7 @@ typedef struct {
 } dfn_cquery;
 
 typedef struct {
-    uint64_t key[DFN_CDIMS_MAX];   /* series index, bin, host string id, pid */
+    uint64_t key[DFN_CDIMS_MAX];   /* series index, bin (an int64: negative before the start), host string id, pid */
     uint64_t samples;
     double sum, min, max;
 } dfn_crow;
@@ -49,7 +49,10 @@ typedef struct {
     size_t ndims;
     dfn_crow *rows;
     size_t nrows;
-    double bin_s, win_lo_s, win_hi_s;   /* bins start at win_lo_s, seconds from the store's start */
+    /* Bin k starts at win_lo_s + k * bin_s, seconds from the store's start:
+     * win_lo_s is 0 (or where time terms narrow the window to), where the
+     * events' bins start too, and a sample before it is in a bin k < 0. */
+    double bin_s, win_lo_s, win_hi_s;
     size_t nbins;             /* the query's nbins: a time key is a bin index of those */
 } dfn_cresult;
 
@@ -57,7 +60,8 @@ typedef struct {
  * when missing). False with a message. */
 bool dfn_cdims_parse(const char *text, dfn_cdim *dims, size_t *n, char *err, size_t errlen);
 const char *dfn_cdim_name(dfn_cdim d);
-/* Rows in key order (series name, time, host, pid). False with a message
+/* Rows in key order (series name, time, host, pid: numbers before names,
+ * names by their text, whatever the thread count). False with a message
  * for filter terms counters do not have. */
 bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
 /* The text of key k of a row (series name, bin start in seconds, host, pid). */

@@ -44,6 +44,11 @@ static void info_notes(FILE *out, const dfn_srcinfo *si)
     if (si->unit != DFN_UNIT_US || si->unit_declared)
         fprintf(out, "%s: ts and dur in %s (%s)\n", safe, dfn_unit_name(si->unit),
                 si->unit_declared ? "the end record's cfg.time_metric" : "--time-unit");
+    if (si->unit_unknown)
+        fprintf(out, "%s: an end record's cfg.time_metric is none of US, NS, MS and SEC (not applied)\n", safe);
+    if (si->unit == DFN_UNIT_NS)
+        fprintf(out, "%s: times kept in whole us: rounding each call moved call times by %.3f ms in all, "
+                "%" PRIu64 " calls under 0.5 us count 0 s\n", safe, si->ns_rounding / 1e6, si->ns_zeroed);
     const char *obj[] = { si->cfg, si->app }, *what[] = { "cfg", "app" };
     for (int k = 0; k < 2; k++) {
         if (!obj[k]) continue;
@@ -51,6 +56,56 @@ static void info_notes(FILE *out, const dfn_srcinfo *si)
         dfn_fmt_safe(obj[k], strlen(obj[k]), t, strlen(obj[k]) * 4 + 1);
         fprintf(out, "%s: end record %s %s\n", safe, what[k], t);
         free(t);
+    }
+}
+
+/* Length of the UTF-8 sequence at p (n bytes left) that may stand in a
+ * JSON string as it is; 0 for a byte to write as \u00XX: invalid UTF-8,
+ * and the C1 controls (U+0080..U+009F, terminal escapes too), which
+ * \u0080..\u009F give back exactly. */
+static size_t json_utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned c = p[0];
+    size_t l = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (!l || l > n || c < 0xc2 || c > 0xf4) return 0;
+    for (size_t i = 1; i < l; i++) if ((p[i] & 0xc0) != 0x80) return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)) return 0;
+    if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)) return 0;
+    return c == 0xc2 && p[1] < 0xa0 ? 0 : l;
+}
+
+/* Writes the JSON text of an end record's cfg or app object. The parser
+ * takes control bytes inside strings as they are, which JSON forbids and a
+ * terminal would obey: inside strings they go out as \u00XX (a C1 control
+ * as its code point; invalid UTF-8 byte by byte as U+0080..U+00FF, as
+ * dfn_json_string does); outside them, such a byte is white space. */
+static void info_json_object(FILE *out, const char *text)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)text;
+    size_t len = strlen(text);
+    bool in_str = false, esc = false;
+    for (size_t i = 0; i < len;) {
+        unsigned c = p[i];
+        size_t n = c < 0x80 ? (c >= 0x20 && c != 0x7f) : json_utf8_len(p + i, len - i);
+        if (!in_str && !(c < 0x80 && n)) {
+            fputc(' ', out);
+            i++;
+            continue;
+        }
+        if (!n && c == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] < 0xa0) {
+            fprintf(out, "\\u00%c%c", hex[p[i + 1] >> 4], hex[p[i + 1] & 15]);
+            i += 2;
+        } else if (!n) {
+            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+            i++;
+        } else {
+            if (c == '"' && !esc) in_str = !in_str;
+            esc = in_str && c == '\\' && !esc;
+            fwrite(p + i, 1, n, out);
+            i += n;
+        }
+        if (!n) esc = false;
     }
 }
 
@@ -117,9 +172,9 @@ int cmd_info(const cli_opts *o)
                 fprintf(out, ": %" PRIu64, rows[i]->other_ph[k].n);
             }
             fputs("}", out);
-            /* objects a strict JSON reading vouched for, as they were */
-            if (rows[i]->cfg) fprintf(out, ", \"cfg\": %s", rows[i]->cfg);
-            if (rows[i]->app) fprintf(out, ", \"app\": %s", rows[i]->app);
+            /* the objects as the file gave them, their strings made safe */
+            if (rows[i]->cfg) { fputs(", \"cfg\": ", out); info_json_object(out, rows[i]->cfg); }
+            if (rows[i]->app) { fputs(", \"app\": ", out); info_json_object(out, rows[i]->app); }
             fputs("}", out);
         }
         fputs("\n]\n", out);

@@ -35,12 +35,21 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
         if (si->unit_unknown)
             dfn_warnf(stderr, "%s: the end record's cfg.time_metric is none of US, NS, MS and SEC: times read as %s",
                       si->path, dfn_unit_name(si->unit));
-        if (si->ns_zeroed)
-            dfn_warnf(stderr, "%s: times kept in whole µs: %" PRIu64 " calls under 0.5 µs count 0 s, and rounding "
-                      "each call to the µs moved call times by %.3f ms in all", si->path, si->ns_zeroed, si->ns_rounding / 1e6);
         if (si->long_lines)
             dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, si->long_lines);
     }
+    /* nanoseconds become whole µs: once for the set, info has each file */
+    uint64_t zeroed = 0, moved = 0;
+    size_t nsfiles = 0;
+    for (size_t i = 0; i < s->nsrc; i++) {
+        zeroed += s->src[i].ns_zeroed;
+        moved += s->src[i].ns_rounding;
+        nsfiles += s->src[i].unit == DFN_UNIT_NS;
+    }
+    if (zeroed)
+        dfn_warnf(stderr, "times kept in whole us: in %zu NS file%s, %" PRIu64 " calls under 0.5 us count 0 s, and "
+                  "rounding each call to the us moved call times by %.3f ms in all (info: by file)",
+                  nsfiles, nsfiles == 1 ? "" : "s", zeroed, moved / 1e6);
     if (s->hash_conflicts)
         dfn_warnf(stderr, "%s:%" PRIu64 ": hash defined again with another name; the first definition is used "
                   "(%" PRIu64 " such definitions in all)", s->src[s->hash_conflict_src].path, s->hash_conflict_line,

@@ -41,7 +41,9 @@ check_status "v2 loads without damage" 0 "$DFNAV" info -q "$T/v2"
 # DLIO's AI logging names pick the dlio preset on their own, and say so;
 # its layers are the truth's (the compute layer, and so exposed I/O, with it)
 "$DFNAV" report -m count,time_s,busy_s,max_proc_s,bytes --by layer --format csv "$T/v2" 2>"$T/layers.err" | rows >"$T/got"
-check "the preset is named on stderr" "dfnav: layers: dlio (DLIO's AI logging names; --layers chooses)" "$(cat "$T/layers.err")"
+# (among other notes: the ns set's times rounded to the µs)
+check "the preset is named on stderr" "dfnav: layers: dlio (DLIO's AI logging names; --layers chooses)" \
+    "$(grep '^dfnav: layers: ' "$T/layers.err")"
 truth_rows layer "$T/truth.csv" >"$T/want"
 same_files "v2 --by layer (dlio preset) differs from the truth:" "$T/want" "$T/got"
 check "compute is a layer of the preset" "compute" \
@@ -163,4 +165,75 @@ bad=$(awk 'NR == FNR { c[$1] = $2; t[$1] = $3; b[$1] = $4; next }
              if (!($1 in c) || $2 != c[$1] || $4 != b[$1] || $3 < lo || $3 > hi) print }' "$T/want" "$T/got")
 check "omit-time-metric without --time-unit: times 1000x the truth" "" "$(echo "$bad" | head -3)"
 check "omit-time-metric: functions" "$(wc -l <"$T/want")" "$(wc -l <"$T/got")"
+# JSON of pids and tids given as names: strings, escaped (a quote and a
+# comma in them); numeric ones stay numbers; a counter mean that overflows
+# is null, never inf
+printf '%s\n' '{"name":"t","cat":"app","ph":"X","ts":1,"dur":1,"pid":"a,b\"c","tid":"x,\"y"}' \
+    '{"name":"t","cat":"app","ph":"X","ts":2,"dur":1,"pid":7,"tid":8}' \
+    '{"name":"gpu","ph":"C","ts":3,"pid":"a,b\"c","tid":1,"args":{"util":1e308}}' \
+    '{"name":"gpu","ph":"C","ts":4,"pid":"a,b\"c","tid":1,"args":{"util":1e308}}' \
+    '{"name":"gpu","ph":"C","ts":5,"pid":7,"tid":1,"args":{"util":0.5}}' >"$T/jsonids.pfw"
+if command -v python3 >/dev/null; then
+    "$DFNAV" report -q -b pid,tid -m count -f json "$T/jsonids.pfw" >"$T/ids.json" 2>&1
+    check "report json: named and numeric pids and tids" "[('a,b\"c', 'x,\"y'), (7, 8)]" \
+        "$(python3 -c 'import json,sys; print(sorted(((r["pid"], r["tid"]) for r in json.load(open(sys.argv[1]))), key=str))' \
+           "$T/ids.json" 2>&1)"
+    "$DFNAV" report -q --counters -b pid -f json "$T/jsonids.pfw" >"$T/cids.json" 2>&1
+    check "counters json: named pid, null for an overflowing mean" "[(7, 0.5, 0.5), ('a,b\"c', None, 1e+308)]" \
+        "$(python3 -c 'import json,sys; print([(r["pid"], r["mean"], r["max"]) for r in json.load(open(sys.argv[1]))])' \
+           "$T/cids.json" 2>&1)"
+fi
+
+# info -f json: control bytes of the end record's cfg and app (a TAB, 0x01,
+# ESC) escaped inside their strings, never raw
+printf '{"name":"end","cat":"dftracer","ph":1,"ts":5,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"US","log_file":"a\tb"},"app":{"model":"x\001y\033[31m"}}}\n' \
+    >"$T/ctl.pfw"
+"$DFNAV" info -q -f json "$T/ctl.pfw" >"$T/ctl.json" 2>&1
+check "info json: no raw control byte" 0 "$(tr -d '\n' <"$T/ctl.json" | tr -cd '\000-\037' | wc -c | tr -d ' ')"
+if command -v python3 >/dev/null; then
+    check "info json: cfg and app as the file gave them" "['a\\tb', 'x\\x01y\\x1b[31m']" \
+        "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))[0]; print([d["cfg"]["log_file"], d["app"]["model"]])' \
+           "$T/ctl.json" 2>&1)"
+fi
+
+# --where pid= and tid= with names that start like numbers
+printf '%s\n' '{"name":"task","cat":"app","ph":"X","ts":1000,"dur":5,"pid":"10.0.0.1","tid":"1st-worker"}' \
+    '{"name":"task","cat":"app","ph":"X","ts":1000,"dur":7,"pid":"10.0.0.2","tid":"2nd-worker"}' >"$T/ippid.pfw"
+check "--where pid=10.0.0.1" "pid,tid,count|10.0.0.1,1st-worker,1|" \
+    "$("$DFNAV" report -q -b pid,tid -m count --where pid=10.0.0.1 -f csv "$T/ippid.pfw" 2>&1 | cut -d, -f1-3 | tr -d '\r' | tr '\n' '|')"
+check "--where tid=2nd-worker" "pid,tid,count|10.0.0.2,2nd-worker,1|" \
+    "$("$DFNAV" report -q -b pid,tid -m count --where tid=2nd-worker -f csv "$T/ippid.pfw" 2>&1 | cut -d, -f1-3 | tr -d '\r' | tr '\n' '|')"
+
+# counter bins count from the trace start (the first event, at 1 s) as the
+# events' do: samples before it fall in bins of negative index
+printf '%s\n' '{"name":"read","cat":"POSIX","ph":"X","ts":1000000,"dur":10,"pid":1,"tid":1}' \
+    '{"name":"read","cat":"POSIX","ph":"X","ts":2200000,"dur":10,"pid":1,"tid":1}' >"$T/ctime.pfw"
+for ts in 500000 1000000 1500000 2000000 2600000; do
+    printf '{"name":"cpu","ph":2,"ts":%s,"pid":1,"tid":1,"args":{"iowait_pct":1}}\n' "$ts"
+done >>"$T/ctime.pfw"
+bins() { awk -F, 'NR > 1 { printf "%s%s", s, $2; s = " " }' | tr -d '\r'; }
+check "counter bins from the trace start" "-1 0 1" \
+    "$("$DFNAV" report -q --counters -b time --bin 1 -f csv "$T/ctime.pfw" 2>&1 | bins)"
+check "counter bins line up with the events'" \
+    "$("$DFNAV" report -q -b time --bin 1 -m count -f csv "$T/ctime.pfw" 2>&1 | awk -F, 'NR > 1 { printf "%s%s", s, $1; s = " " }' | tr -d '\r')" \
+    "$("$DFNAV" report -q --counters -b time --bin 1 --where 'time>=0' -f csv "$T/ctime.pfw" 2>&1 | bins)"
+
+# counter rows of pids given as names: numbers first, then names in name
+# order, whatever the thread count (not by the order names were met)
+mkdir -p "$T/named"
+for f in 0 1 2 3 4 5 6 7; do
+    awk -v f=$f 'BEGIN { for (i = 39; i >= 0; i--) {
+        p = sprintf("\"w%02d\"", (i + f * 5) % 40)
+        printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"ph\":\"X\",\"ts\":%d,\"dur\":3,\"pid\":%s,\"tid\":1}\n", 1000 + i, p
+        printf "{\"name\":\"gpu\",\"ph\":\"C\",\"ts\":%d,\"pid\":%s,\"tid\":1,\"args\":{\"util\":%d.25}}\n", 1000 + i, p, i
+      }
+      printf "{\"name\":\"gpu\",\"ph\":\"C\",\"ts\":2000,\"pid\":%d,\"tid\":1,\"args\":{\"util\":1}}\n", 12 - f % 2 * 7 }' \
+        >"$T/named/f$f.pfw"
+done
+"$DFNAV" report -q -j 1 --counters -b pid -f csv "$T/named" >"$T/named1.csv" 2>&1
+"$DFNAV" report -q -j 8 --counters -b pid -f csv "$T/named" >"$T/named8.csv" 2>&1
+same_files "counters -b pid: rows the same with -j 1 and -j 8" "$T/named1.csv" "$T/named8.csv"
+check "counters -b pid: numbers, then names in order" \
+    "5 12 $(awk 'BEGIN { for (i = 0; i < 40; i++) printf "%sw%02d", i ? " " : "", i }')" \
+    "$(awk -F, 'NR > 1 { printf "%s%s", s, $2; s = " " }' "$T/named1.csv" | tr -d '\r')"
 finish
