@@ -154,11 +154,17 @@ bool dfn_size_parse(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
-    if (!s || *s < '0' || *s > '9') return false;
+    if (!s) return false;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s < '0' || *s > '9') return false;
     double v = strtod(s, &end);
     if (errno || end == s) return false;
+    /* the filter's grammar: any case, and room around the unit */
+    while (*end == ' ' || *end == '\t') end++;
+    size_t len = strlen(end);
+    while (len && (end[len - 1] == ' ' || end[len - 1] == '\t' || end[len - 1] == '\n')) len--;
     double mul;
-    if (!dfn_size_unit(end, strlen(end), false, &mul)) return false;
+    if (!dfn_size_unit(end, len, true, &mul)) return false;
     v *= mul;
     if (!(v < 9e18)) return false;
     *out = (uint64_t)llround(v);
@@ -281,6 +287,16 @@ static uint64_t rlimit_room(int which, int statm_field)
         free(t);
     }
     return (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
+}
+
+bool dfn_mem_env_check(char *msg, size_t cap)
+{
+    const char *env = getenv("DFNAV_MEM_AVAILABLE");
+    uint64_t v;
+    if (!env || dfn_size_parse(env, &v)) return true;
+    /* ignoring it would check the set against the machine instead */
+    snprintf(msg, cap, "DFNAV_MEM_AVAILABLE='%.60s' is not a size such as 512M, 2g or 1.5 GiB", env);
+    return false;
 }
 
 uint64_t dfn_mem_available(const char **why)

@@ -222,17 +222,22 @@ Test(estimate, sizes)
     cr_assert(dfn_size_parse("2GB", &v)); cr_assert_eq(v, (uint64_t)2 << 30);
     cr_assert(dfn_size_parse("1.5G", &v)); cr_assert_eq(v, (uint64_t)3 << 29);
     cr_assert(dfn_size_parse("4T", &v)); cr_assert_eq(v, (uint64_t)4 << 40);
-    cr_assert(dfn_size_parse("64k", &v) == false, "units are upper case: K M G T");
+    /* the filter's grammar (issue 23): any case, blanks around the unit */
+    cr_assert(dfn_size_parse("64k", &v)); cr_assert_eq(v, (uint64_t)64 << 10);
+    cr_assert(dfn_size_parse("512m", &v)); cr_assert_eq(v, (uint64_t)512 << 20);
+    cr_assert(dfn_size_parse("2 g", &v)); cr_assert_eq(v, (uint64_t)2 << 30);
+    cr_assert(dfn_size_parse(" 2GIB ", &v)); cr_assert_eq(v, (uint64_t)2 << 30);
+    cr_assert(dfn_size_parse("2Gb", &v)); cr_assert_eq(v, (uint64_t)2 << 30);
+    cr_assert(dfn_size_parse("2G ", &v)); cr_assert_eq(v, (uint64_t)2 << 30);
     cr_assert_not(dfn_size_parse("", &v));
     cr_assert_not(dfn_size_parse("M", &v));
     cr_assert_not(dfn_size_parse("-1", &v));
     cr_assert_not(dfn_size_parse("2Gi", &v));
-    cr_assert_not(dfn_size_parse("2GIB", &v));
-    cr_assert_not(dfn_size_parse("2Gb", &v));
     cr_assert_not(dfn_size_parse("2GiBB", &v));
     cr_assert_not(dfn_size_parse("2X", &v));
-    cr_assert_not(dfn_size_parse("2G ", &v));
     cr_assert_not(dfn_size_parse("99999999999T", &v));
+    cr_assert_not(dfn_size_parse("2 G B", &v));
+    cr_assert_not(dfn_size_parse("lots", &v));
 }
 
 Test(estimate, meminfo)

@@ -61,9 +61,12 @@ bool dfn_mem_meminfo(const char *meminfo, uint64_t *out);
  * with the cgroup file systems mounted under root (/sys/fs/cgroup);
  * UINT64_MAX when none is limited. */
 uint64_t dfn_mem_cgroup(const char *proc_cgroup, const char *root);
-/* A byte count: digits, optionally with a fraction, and K, M, G or T
- * (powers of 1024), optionally followed by B or iB. */
+/* A byte count, in the grammar of the filter's sizes: digits, optionally
+ * with a fraction, and K, M, G or T in any case (powers of 1024),
+ * optionally followed by B or iB; blanks around the unit are allowed. */
 bool dfn_size_parse(const char *s, uint64_t *out);
+/* False with a message when DFNAV_MEM_AVAILABLE is set but is no size. */
+bool dfn_mem_env_check(char *msg, size_t cap);
 
 /* Whether loading fits what the process can get; when it does not, msg
  * gets the sentence to show: "this set needs about 6.2 GiB (8 files, ~150.3

@@ -1,6 +1,7 @@
 /* dfnav: the program. Parses the command line and hands over to a command;
  * each command is a thin layer over the engine library. */
 #include "cli.h"
+#include "dfnav/estimate.h"
 #include "../ui/ui.h"
 #include "dfnav/reader.h"
 #include "dfnav/util.h"
@@ -192,6 +193,11 @@ int main(int argc, char **argv)
             return 0;
         default: usage(stderr); return 2;
         }
+    }
+    char envmsg[256];
+    if (!dfn_mem_env_check(envmsg, sizeof envmsg)) {
+        fprintf(stderr, "dfnav: %s\n", envmsg);
+        return 2;
     }
     o.paths = argv + optind;
     o.npaths = (size_t)(argc - optind);

@@ -106,7 +106,11 @@ awk -v e="$est" -v r="$real" 'BEGIN { d = e * 1000 / r; exit !(d > 0.95 && d < 1
     fail "estimated ~$est k events, $real loaded"
 check_status "--force loads it" 0 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report --force "$T/ok"
 check_status "enough memory" 0 env DFNAV_MEM_AVAILABLE=1G "$DFNAV" report "$T/ok"
-check_status "an unreadable DFNAV_MEM_AVAILABLE is ignored" 0 env DFNAV_MEM_AVAILABLE=lots "$DFNAV" report "$T/ok"
+# the filter's size grammar, and a clear refusal of anything else
+check_status "an unreadable DFNAV_MEM_AVAILABLE is refused" 2 env DFNAV_MEM_AVAILABLE=lots "$DFNAV" report "$T/ok"
+check "it says what it wants" "dfnav: DFNAV_MEM_AVAILABLE='lots' is not a size such as 512M, 2g or 1.5 GiB" "$(cat "$T/err")"
+check_status "DFNAV_MEM_AVAILABLE=1k (any case)" 4 env DFNAV_MEM_AVAILABLE=1k "$DFNAV" report "$T/ok"
+check_status "DFNAV_MEM_AVAILABLE='1 g' (a blank before the unit)" 0 env "DFNAV_MEM_AVAILABLE=1 g" "$DFNAV" report "$T/ok"
 check_status "info refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" info "$T/ok"
 check_status "runs side by side add up" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report --compare "a=$T/ok" "b=$T/ok"
 grep -q "^dfnav: these runs need about [0-9]* MiB (4 files," "$T/err" && ok || fail "runs: $(cat "$T/err")"
