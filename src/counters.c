@@ -353,7 +353,14 @@ size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_cro
     case DFN_CDIM_COUNTER: n = snprintf(buf, cap, "%s", dfn_store_str(s, s->series[row->key[k]])); break;
     case DFN_CDIM_HOST: n = snprintf(buf, cap, "%s", dfn_store_str(s, (uint32_t)row->key[k])); break;
     case DFN_CDIM_PID: n = (int)dfn_id_text(s, (int64_t)row->key[k], buf, cap); break;
-    default: n = snprintf(buf, cap, "%.6g", r->win_lo_s + (double)(int64_t)row->key[k] * r->bin_s); break;   /* nbins too: bin_s is span / nbins */
+    default: {
+        /* the bin's start to the µs: fixed bins (nbins) are span / n */
+        int64_t b = (int64_t)row->key[k];
+        int64_t us = r->nbins ? llround(r->win_lo_s * 1e6 + (double)b * r->bin_s * 1e6)
+                              : llround(r->win_lo_s * 1e6) + b * llround(r->bin_s * 1e6);
+        n = (int)dfn_fmt_us_s(us, buf, cap);
+        break;
+    }
     }
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;

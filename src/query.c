@@ -1604,6 +1604,19 @@ void dfn_filter_time_narrow(const dfn_filter *f, double *lo, double *hi)
     if (*hi < *lo) *hi = *lo;
 }
 
+/* A time bin is a row id: a window of more bins than ids would merge
+ * distant events into one bin, so it is refused with the bin it needs. */
+static bool query_bins_fit(const dfn_result *r, uint64_t bin_us, char *err, size_t errlen)
+{
+    bool timed = false;
+    for (size_t d = 0; d < r->ndims; d++) timed |= r->dims[d].kind == DFN_DIM_TIME;
+    double span_us = (r->win_hi_s - r->win_lo_s) * 1e6;
+    if (!timed || span_us / (double)bin_us < (double)(UINT32_MAX - 2)) return true;
+    snprintf(err, errlen, "bins of %g s cut this window of %.0f s into more than %u rows: --bin %g or more",
+             bin_us / 1e6, span_us / 1e6, UINT32_MAX - 2, ceil(span_us / (UINT32_MAX - 2)) / 1e6);
+    return false;
+}
+
 /* Below this many events per thread, starting threads costs more than it saves. */
 #define EVENTS_PER_THREAD 250000
 
@@ -1649,6 +1662,11 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (c.bin_us == 0) c.bin_us = 1;
     r->bin_s = c.bin_us / 1e6;   /* the bins the events fall in, for labels and counts */
     r->store = s;
+    if (!query_bins_fit(r, c.bin_us, err, errlen)) {
+        dfn_match_free(m);
+        dfn_result_free(r);
+        return NULL;
+    }
     if (q->spark_bins) {
         c.spark_bins = q->spark_bins > 4096 ? 4096 : q->spark_bins;
         c.spark_lo_us = c.win_lo_us;
@@ -1739,7 +1757,9 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     const char *lit = NULL;
     int n = 0;
     switch (r->dims[dim].kind) {
-    case DFN_DIM_TIME: n = snprintf(buf, cap, "%.6g", r->win_lo_s + id * r->bin_s); break;
+    case DFN_DIM_TIME:   /* the bin's start, exactly: the bins are whole µs */
+        n = (int)dfn_fmt_us_s(llround(r->win_lo_s * 1e6) + (int64_t)id * llround(r->bin_s * 1e6), buf, cap);
+        break;
     case DFN_DIM_PID: case DFN_DIM_TID: n = (int)dfn_id_text(s, r->ints[id], buf, cap); break;
     case DFN_DIM_EVENT: n = snprintf(buf, cap, "%u", id); break;
     case DFN_DIM_PROC: sid = s->lanes[id].name; break;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
@@ -261,3 +262,17 @@ int dfn_ncpus(void)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
+
+size_t dfn_fmt_us_s(int64_t us, char *buf, size_t cap)
+{
+    /* time keys must tell 1000.001 s from 1000.002 s, which %g does not */
+    uint64_t a = us < 0 ? (uint64_t)-(us + 1) + 1 : (uint64_t)us;
+    unsigned frac = (unsigned)(a % 1000000);
+    int digits = 6;
+    while (digits && frac % 10 == 0) { frac /= 10; digits--; }
+    int n = digits ? snprintf(buf, cap, "%s%" PRIu64 ".%0*u", us < 0 ? "-" : "", a / 1000000, digits, frac)
+                   : snprintf(buf, cap, "%s%" PRIu64, us < 0 ? "-" : "", a / 1000000);
+    if (n < 0) n = 0;
+    return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+}
+

@@ -9,6 +9,7 @@
 
 #include "dfnav/analysis.h"
 #include "dfnav/query.h"
+#include "dfnav/util.h"
 #include "storeutil.h"
 
 
@@ -139,6 +140,45 @@ Test(query, time_bins_and_windows)
     cr_assert_eq(su_metric(st, r, "TorchFramework.compute", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "write", DFN_M_COUNT), 1);
     dfn_result_free(r);
+}
+
+/* Keys tell 1 ms bins 1000 s in apart, and a stray ts 0 beside epoch
+ * times keeps every key exact; a window of more bins than row ids is
+ * refused with the bin it needs (issue 23). */
+Test(query, time_keys_are_exact_and_bins_fit)
+{
+    dfn_store *s = su_load_text("tk.pfw",
+        EV("read", "POSIX", 1, 1, 1744611912000000, 5, "")
+        EV("read", "POSIX", 1, 1, 1744612912001000, 5, "")
+        EV("read", "POSIX", 1, 1, 1744612912002500, 5, "")
+        EV("read", "POSIX", 1, 1, 0, 5, ""), 1);
+    dfn_query q = { .sort = -1, .bin_s = 0.001 };
+    char err[256];
+    q.dims[0].kind = DFN_DIM_TIME;
+    q.ndims = 1;
+    q.layers = su_layerset(s, "posix");
+    dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
+    cr_assert_null(r, "1 ms bins over 55 years");
+    cr_assert(strstr(err, "--bin 0.4062 or more"), "%s", err);
+    dfn_store_free(s);
+    s = su_load_text("tk2.pfw",
+        EV("read", "POSIX", 1, 1, 1000000, 5, "")
+        EV("read", "POSIX", 1, 1, 1001001000, 5, "")
+        EV("read", "POSIX", 1, 1, 1001002000, 5, "")
+        EV("read", "POSIX", 1, 1, 1001002999, 5, ""), 1);
+    q = (dfn_query){ .sort = -1, .bin_s = 0.001 };
+    r = su_run(s, &q, "time");
+    cr_assert_eq(su_metric(s, r, "1000.001", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "1000.002", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(s, r, "0", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+    char b[32];
+    dfn_fmt_us_s(1000001000, b, sizeof b); cr_assert_str_eq(b, "1000.001");
+    dfn_fmt_us_s(5000000, b, sizeof b); cr_assert_str_eq(b, "5");
+    dfn_fmt_us_s(-250000, b, sizeof b); cr_assert_str_eq(b, "-0.25");
+    dfn_fmt_us_s(1744611912000001, b, sizeof b); cr_assert_str_eq(b, "1744611912.000001");
+    dfn_fmt_us_s(INT64_MIN, b, sizeof b); cr_assert_str_eq(b, "-9223372036854.775808");
+    dfn_store_free(s);
 }
 
 Test(query, args_group_across_eras)

@@ -74,6 +74,9 @@ bool dfn_parse_canonical_int(const char *s, size_t len, int64_t *i, uint64_t *u,
 bool dfn_size_unit(const char *u, size_t len, bool any_case, double *mul);
 /* A JSON number (possibly fractional or with exponent) to double. */
 bool dfn_parse_double(const char *s, size_t len, double *out);
+/* Whole µs as exact seconds, without trailing zeros: 1000001000 is
+ * "1000.001", 5000000 "5", -250000 "-0.25". Returns the length. */
+size_t dfn_fmt_us_s(int64_t us, char *buf, size_t cap);
 
 /* Case-insensitive ASCII comparisons. */
 bool dfn_ascii_ieq(const char *a, size_t alen, const char *b, size_t blen);
