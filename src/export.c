@@ -74,6 +74,24 @@ static size_t utf8_len(const unsigned char *s, size_t len)
     return n;
 }
 
+/* The code point of a valid sequence of n bytes. */
+static unsigned utf8_cp(const unsigned char *p, size_t n)
+{
+    if (n == 1) return p[0];
+    if (n == 2) return (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu);
+    if (n == 3) return (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+    return (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+}
+
+/* Characters that reorder or hide text: bidirectional controls make
+ * "/d/<RLO>vsc.exe" read "/d/exe.csv"; zero-width ones and separators
+ * make two names look alike. */
+static bool cp_deceives(unsigned cp)
+{
+    return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+           (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+
 size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
 {
     static const char hex[] = "0123456789abcdef";
@@ -82,6 +100,13 @@ size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
     for (size_t i = 0; i < len;) {
         const unsigned char *p = (const unsigned char *)s + i;
         size_t n = *p >= 0x20 && *p != 0x7f ? utf8_len(p, len - i) : 0;
+        if ((n == 2 || n == 3) && cp_deceives(utf8_cp(p, n))) {
+            /* shown as \u202e: 6 bytes for 2 or 3, within 4 per byte */
+            if (w + 6 >= cap) break;
+            w += (size_t)snprintf(buf + w, cap - w, "\\u%04x", utf8_cp(p, n));
+            i += n;
+            continue;
+        }
         if (n) {
             if (w + n >= cap) break;
             memcpy(buf + w, p, n);

@@ -61,8 +61,10 @@ void dfn_fmt_us(double us, char *buf, size_t cap);
 void dfn_fmt_bytes(double b, char *buf, size_t cap);
 /* Shortest text that reads back as the same double. */
 void dfn_fmt_double(double v, char *buf, size_t cap);
-/* Copies text making control bytes, DEL and invalid UTF-8 visible as \xNN,
- * so names from traces never reach a terminal as escapes. */
+/* Copies text making control bytes, DEL and invalid UTF-8 visible as \xNN
+ * and characters that reorder or hide text (bidirectional controls,
+ * zero-width ones, separators) as \uXXXX, so names from traces never
+ * reach a terminal as escapes or read as another name. */
 size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap);
 /* Writes "dfnav: " and the formatted message with dfn_fmt_safe's escapes
  * and a newline: paths and reasons from traces reach a terminal as text. */

@@ -56,6 +56,13 @@ check "csv quotes commas and quotes" '"/a,b ""q""' "$(sed -n 2p "$T/esc.csv" | c
 "$DFNAV" report -q --by file "$T/esc.pfw" >"$T/esc.txt"
 if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte from a trace reached the table"; else ok; fi
 grep -q '\\x1b\[31mred' "$T/esc.txt" && ok || fail "escape shown as \\x1b: $(cat "$T/esc.txt")"
+# bidirectional and zero-width characters are shown as \uXXXX: "/d/<RLO>vsc.exe"
+# must not read "/d/exe.csv" (issue 23); CSV keeps the raw value
+printf '{"name":"re\\u200bad","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X","args":{"fname":"/d/\\u202evsc.exe"}}\n' >"$T/bidi.pfw"
+check "bidi and zero-width shown" "/d/\\u202evsc.exe re\\u200bad" \
+    "$("$DFNAV" report -q --by file,func -m count "$T/bidi.pfw" | awk 'NR == 2 { print $1, $2 }')"
+check "bidi kept raw in CSV" "/d/$(printf '\342\200\256')vsc.exe" \
+    "$("$DFNAV" report -q --by file -m count --format csv "$T/bidi.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $1 }')"
 # ... and a file name in a damage report on stderr
 "$DFNAV" report -q --format csv "$T/ok" "$T/no$(printf '\033')[31msuch" >/dev/null 2>"$T/esc.err"
 if grep -q "$(printf '\033')" "$T/esc.err"; then fail "an escape byte of a path reached stderr"; else ok; fi

@@ -86,6 +86,9 @@ printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","ar
 "$DFNAV" --replay 'p F' "$T/esc.pfw" >"$T/esc.txt" 2>/dev/null
 grep -q '/tmp/x\\x1b\[31mred\\x07' "$T/esc.txt" && ok || fail "escape bytes shown as \\x1b: $(grep tmp "$T/esc.txt")"
 if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte reached the screen"; else ok; fi
+printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"fname":"/d/\\u202evsc.exe"}}\n' >"$T/bidi.pfw"
+"$DFNAV" --replay 'p F' "$T/bidi.pfw" >"$T/bidi.txt" 2>/dev/null
+grep -q '^/d/\\u202evsc\.exe ' "$T/bidi.txt" && ok || fail "bidi control shown as \\u202e: $(grep /d/ "$T/bidi.txt")"
 
 # damage: counted in the status line, listed by file and line on !
 {
