@@ -482,8 +482,10 @@ int dfn_save_open(dfn_save *s, const char *path, bool overwrite, char *err, size
     memset(s, 0, sizeof *s);
     atomic_init(&s->cancel, false);
     struct stat st;
-    if (stat(path, &st) == 0) {
-        if (!S_ISREG(st.st_mode)) {
+    /* the name itself: a symbolic link, dangling or not, is a name that
+     * exists, and rename replaces the link rather than write through it */
+    if (lstat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
             snprintf(err, errlen, "%s is %s", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
             return -1;
         }

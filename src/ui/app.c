@@ -662,7 +662,8 @@ static void submit_prompt(runner *r)
     case PROMPT_EXPORT:
         if (!*text) { a->mode = MODE_TABLE; return; }
         struct stat st;
-        if (stat(text, &st) == 0 && S_ISREG(st.st_mode)) {   /* anything else fails with its reason */
+        /* a file, or a link (even dangling): asked; anything else fails with its reason */
+        if (lstat(text, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
             free(r->pending_path);
             r->pending_path = dfn_xstrdup(text);
             a->mode = MODE_CONFIRM;

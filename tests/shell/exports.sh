@@ -38,6 +38,25 @@ keys y
 expect "y: saved" "saved "
 same_files "y replaces the file with the table" "$T/ref.csv" "$T/old.csv"
 
+# a dangling symlink is a name that exists: asked, and y replaces the link,
+# never writing through it to where it points (issue 23)
+ln -s "$T/nowhere/target.csv" "$T/dangling.csv"
+save dangling.csv
+expect "a dangling link asks first" "The file exists. Overwrite it?"
+keys y
+expect "y: saved over the link" "saved "
+[ -f "$T/dangling.csv" ] && [ ! -L "$T/dangling.csv" ] && [ ! -e "$T/nowhere" ] && ok ||
+    fail "the dangling link was not replaced by the file: $(ls -l "$T/dangling.csv")"
+same_files "the link's name holds the table" "$T/ref.csv" "$T/dangling.csv"
+printf 'KEEP\n' >"$T/kept.csv"
+ln -s "$T/kept.csv" "$T/link.csv"
+save link.csv
+expect "a link to a file asks first" "The file exists. Overwrite it?"
+keys y
+expect "y: saved over the link to a file" "saved "
+check "the link's target is untouched" "KEEP" "$(cat "$T/kept.csv")"
+[ ! -L "$T/link.csv" ] && ok || fail "link.csv is still a link"
+
 # what can never be written: each says which file and why, at once
 mkdir "$T/adir"
 printf 'x' >"$T/plain"
