@@ -52,6 +52,8 @@ bool dfn_layers_parse(const char *text, const char *source, dfn_layers *out, cha
     out->source = dfn_xstrdup(source ? source : "layers");
     size_t lineno = 0;
     const char *p = text;
+    /* editors on some systems start a UTF-8 file with a byte-order mark */
+    if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbb && (unsigned char)p[2] == 0xbf) p += 3;
     while (*p) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);

@@ -253,6 +253,10 @@ Test(layers, file_format_and_errors)
     cr_assert(strstr(err, "expected ':'"), "%s", err);
     cr_assert_not(dfn_layers_load("/nonexistent/x.layers", &l, err, sizeof err));
     cr_assert(strstr(err, "presets: posix, dlio, dlio-legacy"), "%s", err);
+    /* a UTF-8 byte-order mark, as some editors write, starts no name (issue 23) */
+    cr_assert(dfn_layers_parse("\xef\xbb\xbfio : cat=POSIX\n", "t", &l, err, sizeof err), "%s", err);
+    cr_assert_str_eq(dfn_layers_name(&l, 0), "io");
+    dfn_layers_free(&l);
 }
 
 /* A layer named on two lines takes the events of either, once each; the
