@@ -1428,6 +1428,66 @@ static void part_finish(part *p, dfn_result *r)
 
 /* ---- sorting ---- */
 
+/* A key that is a plain decimal number ("10", "-2", "0.25"): its sign and
+ * the digits before and after the point, leading zeros dropped. */
+typedef struct { bool neg; const char *ip, *fp; size_t il, fl; } decnum;
+
+static bool decnum_parse(const char *t, size_t len, decnum *d)
+{
+    size_t i = 0;
+    d->neg = len && t[0] == '-';
+    i = d->neg;
+    size_t i0 = i;
+    while (i < len && t[i] >= '0' && t[i] <= '9') i++;
+    if (i == i0) return false;
+    size_t lead = i0;
+    while (lead + 1 < i && t[lead] == '0') lead++;
+    d->ip = t + lead;
+    d->il = i - lead;
+    d->fp = NULL;
+    d->fl = 0;
+    if (i < len && t[i] == '.') {
+        size_t f0 = ++i;
+        while (i < len && t[i] >= '0' && t[i] <= '9') i++;
+        if (i == f0) return false;
+        d->fp = t + f0;
+        d->fl = i - f0;
+        while (d->fl && d->fp[d->fl - 1] == '0') d->fl--;
+    }
+    return i == len;
+}
+
+/* Numbers by value, exactly, at any length (hashes are 20 digits). */
+static int decnum_cmp(const decnum *a, const decnum *b)
+{
+    bool za = a->il == 1 && a->ip[0] == '0' && !a->fl, zb = b->il == 1 && b->ip[0] == '0' && !b->fl;
+    bool na = a->neg && !za, nb = b->neg && !zb;
+    if (na != nb) return na ? -1 : 1;
+    int c = a->il != b->il ? (a->il < b->il ? -1 : 1) : memcmp(a->ip, b->ip, a->il);
+    for (size_t k = 0; !c && k < (a->fl > b->fl ? a->fl : b->fl); k++) {
+        char x = k < a->fl ? a->fp[k] : '0', y = k < b->fl ? b->fp[k] : '0';
+        c = x < y ? -1 : x > y;
+    }
+    return na ? -c : c;
+}
+
+/* Text keys: the empty one first, then numbers by value (1, 2, 10), then
+ * the rest by their bytes. */
+static int key_text_cmp(const char *x, size_t lx, const char *y, size_t ly)
+{
+    if (!lx || !ly) return lx == ly ? 0 : lx ? 1 : -1;
+    decnum a, b;
+    bool nx = decnum_parse(x, lx, &a), ny = decnum_parse(y, ly, &b);
+    if (nx != ny) return nx ? -1 : 1;
+    if (nx) {
+        int c = decnum_cmp(&a, &b);
+        if (c) return c;   /* "1" and "01": by their bytes below */
+    }
+    int c = memcmp(x, y, lx < ly ? lx : ly);
+    if (c) return c;
+    return lx != ly ? (lx < ly ? -1 : 1) : 0;
+}
+
 int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size_t rb)
 {
     for (size_t d = 0; d < a->ndims && d < b->ndims; d++) {
@@ -1453,9 +1513,8 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
         size_t lx, ly;
         const char *tx = dfn_result_key_str(a->store, a, ra, d, bx, sizeof bx, &lx);
         const char *ty = dfn_result_key_str(b->store, b, rb, d, by, sizeof by, &ly);
-        int cmp = memcmp(tx, ty, lx < ly ? lx : ly);
+        int cmp = key_text_cmp(tx, lx, ty, ly);
         if (cmp) return cmp;
-        if (lx != ly) return lx < ly ? -1 : 1;
     }
     return 0;
 }

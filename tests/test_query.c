@@ -181,6 +181,30 @@ Test(query, time_keys_are_exact_and_bins_fit)
     dfn_store_free(s);
 }
 
+/* Keys that are numbers sort as numbers, at any length; the empty key
+ * first, other text after them (issue 17). */
+Test(query, numeric_keys_sort_as_numbers)
+{
+    const char *vals[] = { "10", "2", "train", "", "1", "-1", "1.5", "12970282039104182291", "9", "0.25", "-0.5", "01" };
+    char t[4096];
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof vals / sizeof *vals; k++)
+        n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"x\",\"cat\":\"app\",\"pid\":1,\"tid\":1,\"ts\":%zu,"
+                              "\"dur\":1,\"ph\":\"X\",\"args\":{\"step\":\"%s\"}}\n", k + 1, vals[k]);
+    dfn_store *s = su_load_text("keys.pfw", t, 1);
+    dfn_query q = { .sort = -1 };
+    dfn_result *r = su_run(s, &q, "arg.step");
+    char got[512] = "", key[64];
+    for (size_t row = 0; row < r->nrows; row++) {
+        dfn_result_key_text(s, r, row, 0, key, sizeof key);
+        strcat(got, row ? "|" : "");
+        strcat(got, key);
+    }
+    cr_assert_str_eq(got, "|-1|-0.5|0.25|01|1|1.5|2|9|10|12970282039104182291|train", "%s", got);
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
 Test(query, args_group_across_eras)
 {
     /* "epoch":"1" (newer writers) and "epoch":1 (2023) are one group */

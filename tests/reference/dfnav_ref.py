@@ -52,6 +52,7 @@ Standard library only.
 import argparse
 import codecs
 import csv
+from fractions import Fraction
 import io
 import json
 import math
@@ -555,8 +556,24 @@ def group(events, dim):
     return rows
 
 
+NUMBER = re.compile(r"^(-?)([0-9]+)(?:\.([0-9]+))?$")
+
+
 def sort_key(k):
-    return k.encode("utf-8", "dfnav_ref")
+    """The documented key order: the empty key, then keys that are plain
+    decimal numbers by value (exactly, at any length), then the rest by
+    their bytes; equal numbers ("1", "01") by their bytes."""
+    raw = k.encode("utf-8", "dfnav_ref")
+    if not k:
+        return (0, 0, (), raw)
+    m = NUMBER.match(k)
+    if not m:
+        return (2, 0, (), raw)
+    value = Fraction(int(m.group(2)) * 10 ** len(m.group(3) or "") + int(m.group(3) or "0"),
+                     10 ** len(m.group(3) or ""))
+    if m.group(1):
+        value = -value
+    return (1, value, (), raw)
 
 
 def fmt_time(us):
@@ -633,7 +650,7 @@ def check(dim, csv_path, rows):
         if db != str(b):
             bad("key %r: bytes dfnav=%s reference=%d" % (k, db, b))
     if not problems and order != sorted(order, key=sort_key):
-        bad("rows of --sort key are not in byte order of the key")
+        bad("rows of --sort key are not in key order (empty, numbers by value, then bytes)")
     return problems
 
 
