@@ -763,7 +763,8 @@ Test(load, begin_end_pairs_across_blocks)
                             "{\"name\":\"open\",\"ph\":\"B\",\"pid\":3,\"tid\":1,\"ts\":9}\n"        /* 1202 */
                             "{\"name\":\"back\",\"ph\":\"B\",\"pid\":4,\"tid\":1,\"ts\":9}\n"        /* 1203 */
                             "{\"name\":\"back\",\"ph\":\"E\",\"pid\":4,\"tid\":1,\"ts\":8}\n");      /* 1204 */
-    char *path = tu_write_file(tu_tmpdir(), "pairs.json", t, len);
+    char *dir = tu_tmpdir();
+    char *path = tu_write_file(dir, "pairs.json", t, len);
     const char *paths[] = { path };
     size_t blocks[] = { 0, 4096, 65536 };
     for (int k = 0; k < 3; k++) {
@@ -793,5 +794,6 @@ Test(load, begin_end_pairs_across_blocks)
         }
     }
     free(path);
+    free(dir);
     free(t);
 }
