@@ -204,7 +204,8 @@ static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const even
 static bool metric_is_secs(int m)
 {
     return m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S || m == DFN_M_COMPUTE_S ||
-           m == DFN_M_IO_BUSY_S || m == DFN_M_EXPOSED_S || m == DFN_M_SELF_S;
+           m == DFN_M_IO_BUSY_S || m == DFN_M_EXPOSED_S || m == DFN_M_SELF_S || m == DFN_M_MIN_PROC_S ||
+           m == DFN_M_MEAN_PROC_S || m == DFN_M_STD_PROC_S;
 }
 
 /* A value of metric m: full precision for machines, units for people;
@@ -221,7 +222,7 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
     } else if (!human) {
         if (metric_is_secs(m)) snprintf(buf, sizeof buf, "%.6f", v);
         else dfn_fmt_double(v, buf, sizeof buf);
-    } else if (m == DFN_M_BYTES) {
+    } else if (m == DFN_M_BYTES || m == DFN_M_MAX_PROC_BYTES || m == DFN_M_MEAN_PROC_BYTES) {
         if (v < 0) { buf[0] = '-'; dfn_fmt_bytes(-v, buf + 1, sizeof buf - 1); }
         else dfn_fmt_bytes(v, buf, sizeof buf);
     } else if (metric_is_secs(m)) {

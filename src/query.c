@@ -16,7 +16,7 @@ static const char *metric_names[DFN_M_COUNT_] = {
     "count", "time_s", "busy_s", "max_proc_s", "bytes", "bw_mibps", "ops_per_s", "mean_us",
     "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time",
     "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc",
-    "agg_calls"
+    "agg_calls", "min_proc_s", "mean_proc_s", "std_proc_s", "max_proc_bytes", "mean_proc_bytes"
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
@@ -178,6 +178,7 @@ typedef struct {
     uint64_t *tail;           /* and the last ones, a ring */
     uint32_t *hist;
     uint64_t *procsum;
+    uint64_t *procbytes;      /* per process: bytes (max_proc_bytes only) */
     uint64_t *procseen;       /* bitset: a process with events here, even of 0 µs */
     uint64_t *files;          /* bitset */
     uint64_t *spark;          /* µs per sparkline bin */
@@ -219,6 +220,8 @@ typedef struct {
     uint32_t *proc_of_lane;   /* process (host, pid) of each lane */
     size_t nprocs;
     bool need_hist, need_procs, need_files;
+    bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
+    bool need_spread;         /* min, mean, std of per-process time; bytes */
     size_t direct_n;
     bool one_table;           /* one dimension read from a table: an event is in one row */
     size_t spark_bins;
@@ -248,6 +251,7 @@ typedef struct {
     uint32_t empty_val;       /* id of "", the value of a missing argument */
     dfn_map64 valmap[DFN_ARG_RAW + 1];
     dfn_map64 hist, procs, files;
+    dfn_map64 procb;          /* (row, process) -> bytes, beside procs */
     uint64_t total, matched;
     uint64_t matched_calls;   /* calls of the matched events (aggregated records count theirs) */
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
@@ -266,15 +270,17 @@ typedef struct {
 /* Per-process sums of a row kept densely: the sums, and which processes
  * have events at all (calls of 0 µs count a process too, as the sparse
  * maps' slots do). */
-static void procs_alloc(acc *a, size_t nprocs)
+static void procs_alloc(acc *a, size_t nprocs, bool bytes)
 {
     a->procsum = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *a->procsum);
     a->procseen = dfn_xcalloc(nprocs / 64 + 1, sizeof *a->procseen);
+    if (bytes) a->procbytes = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *a->procbytes);
 }
 
-static inline void proc_add(acc *a, uint64_t pr, uint64_t us)
+static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 {
     a->procsum[pr] += us;
+    if (a->procbytes) a->procbytes[pr] += bytes;
     a->procseen[pr >> 6] |= 1ull << (pr & 63);
 }
 
@@ -360,7 +366,11 @@ static void ctx_prepare(qctx *c)
     uint32_t want = r->metrics;
     c->need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
     c->has_agg = s->cnt.v != NULL;
-    c->need_procs = want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS | 1u << DFN_M_MAX_PROC);
+    uint32_t spread = DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
+                      DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES);
+    c->need_spread = want & spread;
+    c->need_procbytes = want & DFN_M_BIT(DFN_M_MAX_PROC_BYTES);
+    c->need_procs = (want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS | 1u << DFN_M_MAX_PROC)) || c->need_spread;
     c->need_files = want & (1u << DFN_M_FILES | 1u << DFN_M_SHARED_FILES);
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
     c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
@@ -412,6 +422,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_init(&p->valmap[k]);
     dfn_map64_init(&p->hist);
     dfn_map64_init(&p->procs);
+    dfn_map64_init(&p->procb);
     dfn_map64_init(&p->files);
     dfn_map64_init(&p->pswmap);
     dfn_map64_init(&p->share);
@@ -423,7 +434,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
 /* The arrays an accumulator owns (a row's histogram lives in a slab). */
 static void acc_free(acc *a)
 {
-    free(a->procsum); free(a->procseen); free(a->files); free(a->segs); free(a->tail); free(a->spark);
+    free(a->procsum); free(a->procbytes); free(a->procseen); free(a->files); free(a->segs); free(a->tail); free(a->spark);
     free(a->sizes); free(a->spk_io); free(a->spk_cmp); free(a->psw);
 }
 
@@ -443,7 +454,7 @@ static void part_free(part *p)
     dfn_strtab_free(p->rowkeys);
     dfn_strtab_free(p->vals);
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
-    dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->files);
+    dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->files);
 }
 
 /* The value of arg.NAME for event i, as an id in the part's value table.
@@ -541,7 +552,7 @@ static size_t part_row(part *p, const uint32_t *ids)
             }
             a->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
         }
-        if (c->need_procs && c->nprocs <= 65536) procs_alloc(a, c->nprocs);
+        if (c->need_procs && c->nprocs <= 65536) procs_alloc(a, c->nprocs, c->need_procbytes);
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
         if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
@@ -759,8 +770,12 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
-        if (a->procsum) proc_add(a, pr, dur);
-        else *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
+        if (a->procsum) {
+            proc_add(a, pr, dur, bytes);
+        } else {
+            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
+            if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += bytes;
+        }
     }
     if (c->need_files) {
         uint32_t f = c->s->file[i];
@@ -793,8 +808,13 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     }
     for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
         if (!(src->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
-        if (a->procsum) proc_add(a, pr, src->procsum[pr]);
-        else *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
+        uint64_t b = src->procbytes ? src->procbytes[pr] : 0;
+        if (a->procsum) {
+            proc_add(a, pr, src->procsum[pr], b);
+        } else {
+            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
+            if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += b;
+        }
     }
     for (size_t w = 0; src->files && w < (c->s->nfiles + 63) / 64; w++) {
         if (!src->files[w]) continue;
@@ -926,7 +946,7 @@ static void part_scan_layers(part *p)
             }
             known[mi] = true;
             if (c->need_hist) m->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->hist);
-            if (c->need_procs) procs_alloc(m, c->nprocs);
+            if (c->need_procs) procs_alloc(m, c->nprocs, c->need_procbytes);
             if (c->need_files) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
             if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
             if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
@@ -939,7 +959,7 @@ static void part_scan_layers(part *p)
         m->bytes += bytes;
         if (longest > m->maxdur) m->maxdur = longest;
         if (m->hist) hist_add(m->hist, &m->hist_full, hist_bucket(typical), calls);
-        if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur);
+        if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
@@ -1245,8 +1265,8 @@ static void part_merge(part *f, part *t)
         acc_add_sums(f, fr, b);
     }
     /* the sparse rows of t */
-    dfn_map64 *tm[3] = { &t->hist, &t->procs, &t->files };
-    for (int k = 0; k < 3; k++) {
+    dfn_map64 *tm[4] = { &t->hist, &t->procs, &t->files, &t->procb };
+    for (int k = 0; k < 4; k++) {
         int shift = k == 0 ? 16 : 32;
         for (size_t j = 0; j < tm[k]->cap; j++) {
             uint64_t key = tm[k]->k[j];
@@ -1255,9 +1275,11 @@ static void part_merge(part *f, part *t)
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
             if (k == 0 && a->hist) hist_add(a->hist, &a->hist_full, (uint32_t)low, tm[k]->v[j]);
-            else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j]);
+            else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j], 0);
             else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
-            else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : &f->files, (uint64_t)fr << shift | low) += tm[k]->v[j];
+            else if (k == 3 && a->procbytes) a->procbytes[low] += tm[k]->v[j];
+            else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : &f->procb,
+                                 (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
     }
     part_merge_extra(f, t, rowmap);
@@ -1303,6 +1325,17 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
     }
 }
 
+/* The sum of squares of per-process µs: 128 bits hold it exactly for any
+ * real trace; past them it saturates and the spread is not given. */
+typedef struct { unsigned __int128 v; bool over; } proc_sq;
+
+static void proc_sq_add(proc_sq *q, uint64_t us)
+{
+    unsigned __int128 x = (unsigned __int128)us * us;
+    if (q->v > ~(unsigned __int128)0 - x) q->over = true;
+    else q->v += x;
+}
+
 /* Whether process a goes before b among equals: the smaller pid, then
  * the host's name. */
 static bool proc_before(const qctx *c, const dfn_result *r, uint32_t a, uint32_t b)
@@ -1312,11 +1345,19 @@ static bool proc_before(const qctx *c, const dfn_result *r, uint32_t a, uint32_t
     return strcmp(dfn_store_str(c->s, la->host), dfn_store_str(c->s, lb->host)) < 0;
 }
 
-/* One process's summed time, into procs, max_proc_s and max_proc. */
-static void proc_step(const qctx *c, const dfn_result *r, double *m, uint32_t proc, uint64_t sum_us)
+/* One process's summed time and bytes, into procs, max_proc_s, max_proc,
+ * and the spread: its least time, most bytes and (sq, per row) the sum of
+ * squares, in whole µs, so that any order of processes gives one answer. */
+static void proc_step(const qctx *c, const dfn_result *r, double *m, proc_sq *sq, uint32_t proc, uint64_t sum_us,
+                      uint64_t bytes)
 {
     m[DFN_M_PROCS]++;
     double t = sum_us / 1e6;
+    if (c->need_spread) {
+        if (m[DFN_M_PROCS] == 1 || t < m[DFN_M_MIN_PROC_S]) m[DFN_M_MIN_PROC_S] = t;
+        if (m[DFN_M_PROCS] == 1 || (double)bytes > m[DFN_M_MAX_PROC_BYTES]) m[DFN_M_MAX_PROC_BYTES] = (double)bytes;
+        proc_sq_add(&sq[(m - r->m) / DFN_M_COUNT_], sum_us);
+    }
     if (isnan(m[DFN_M_MAX_PROC]) || t > m[DFN_M_MAX_PROC_S] ||
         (t == m[DFN_M_MAX_PROC_S] && proc_before(c, r, proc, (uint32_t)m[DFN_M_MAX_PROC]))) {
         m[DFN_M_MAX_PROC_S] = t;
@@ -1356,6 +1397,30 @@ static void part_finish_extra(part *p, dfn_result *r)
     }
 }
 
+/* The spread across processes from what proc_step gathered: means of the
+ * row's sums, and the population deviation from the exact sums of µs and
+ * of their squares. */
+static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq)
+{
+    for (size_t row = 0; row < p->nacc; row++) {
+        double *m = &r->m[row * DFN_M_COUNT_];
+        double n = m[DFN_M_PROCS];
+        uint64_t sum = p->acc[row].dur;
+        if (n <= 0) {
+            m[DFN_M_MIN_PROC_S] = m[DFN_M_MEAN_PROC_S] = m[DFN_M_STD_PROC_S] = NAN;
+            m[DFN_M_MAX_PROC_BYTES] = m[DFN_M_MEAN_PROC_BYTES] = NAN;
+            continue;
+        }
+        m[DFN_M_MEAN_PROC_S] = (double)sum / n / 1e6;
+        m[DFN_M_MEAN_PROC_BYTES] = (double)p->acc[row].bytes / n;
+        /* n * sum(x^2) - sum(x)^2 >= 0, exact while it fits 128 bits */
+        unsigned __int128 s2 = (unsigned __int128)sum * sum, nq = 0;
+        bool fits = !sq[row].over && sq[row].v <= ~(unsigned __int128)0 / (uint64_t)n;
+        if (fits) nq = sq[row].v * (uint64_t)n;
+        m[DFN_M_STD_PROC_S] = fits && nq >= s2 ? sqrtl((long double)(nq - s2)) / n / 1e6 : NAN;
+    }
+}
+
 /* The merged part becomes the result's rows and metrics. */
 static void part_finish(part *p, dfn_result *r)
 {
@@ -1365,6 +1430,7 @@ static void part_finish(part *p, dfn_result *r)
     r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
     for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
     r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
+    proc_sq *sq = c->need_spread ? dfn_xcalloc(n ? n : 1, sizeof *sq) : NULL;
     if (c->spark_bins) r->spark = part_spark_out(p, 0);
     for (size_t row = 0; row < n; row++) {
         acc *a = &p->acc[row];
@@ -1390,7 +1456,8 @@ static void part_finish(part *p, dfn_result *r)
         }
         m[DFN_M_MAX_PROC] = NAN;
         for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
-            if (a->procseen[pr >> 6] >> (pr & 63) & 1) proc_step(c, r, m, (uint32_t)pr, a->procsum[pr]);
+            if (a->procseen[pr >> 6] >> (pr & 63) & 1)
+                proc_step(c, r, m, sq, (uint32_t)pr, a->procsum[pr], a->procbytes ? a->procbytes[pr] : 0);
         m[DFN_M_SELF_S] = a->self / 1e6;
         m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
         if (a->files) {
@@ -1412,9 +1479,14 @@ static void part_finish(part *p, dfn_result *r)
         k = end;
     }
     free(h);
-    for (size_t k = 0; k < p->procs.cap; k++)
-        if (p->procs.k[k] != DFN_MAP64_EMPTY)
-            proc_step(c, r, &r->m[(p->procs.k[k] >> 32) * DFN_M_COUNT_], (uint32_t)(p->procs.k[k] & 0xffffffffu), p->procs.v[k]);
+    for (size_t k = 0; k < p->procs.cap; k++) {
+        uint64_t key = p->procs.k[k];
+        if (key == DFN_MAP64_EMPTY) continue;
+        uint64_t b = c->need_procbytes ? *dfn_map64_slot(&p->procb, key) : 0;
+        proc_step(c, r, &r->m[(key >> 32) * DFN_M_COUNT_], sq, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
+    }
+    if (c->need_spread) spread_finish(p, r, sq);
+    free(sq);
     part_finish_extra(p, r);
     for (size_t k = 0; k < p->files.cap; k++) {
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
@@ -1593,7 +1665,9 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     case DFN_M_PROCS: return 1;
     case DFN_M_AGG_CALLS: return dfn_store_is_agg(s, i) ? calls : 0;
     case DFN_M_TIME_S: case DFN_M_BUSY_S: case DFN_M_MAX_PROC_S: return t;
-    case DFN_M_BYTES: return bytes;
+    case DFN_M_MIN_PROC_S: case DFN_M_MEAN_PROC_S: return t;
+    case DFN_M_STD_PROC_S: return 0;
+    case DFN_M_BYTES: case DFN_M_MAX_PROC_BYTES: case DFN_M_MEAN_PROC_BYTES: return bytes;
     case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : 0;
     case DFN_M_OPS_PER_S: return t > 0 ? calls / t : 0;
     case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: return dur / calls;

@@ -205,6 +205,53 @@ Test(query, numeric_keys_sort_as_numbers)
     dfn_store_free(s);
 }
 
+/* The spread across processes (issue 17): three processes of one row
+ * with 10, 20 and 60 µs and 100, 200 and 600 bytes (pid 3's in two calls),
+ * in a dense row and, past the dense rows, in a sparse one, for any
+ * thread count. */
+static char *spread_trace(size_t extra_rows)
+{
+    size_t cap = 4096 + extra_rows * 160, n = 0;
+    char *t = malloc(cap);
+    const int pid[] = { 1, 2, 3, 3 }, dur[] = { 10, 20, 25, 35 }, ret[] = { 100, 200, 250, 350 };
+    for (size_t k = 0; k < extra_rows; k++)
+        n += (size_t)snprintf(t + n, cap - n, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":9,\"tid\":9,\"ts\":%zu,"
+                              "\"dur\":1,\"ph\":\"X\",\"args\":{\"k\":\"f%zu\",\"ret\":1}}\n", 10 + k, k);
+    for (int e = 0; e < 4; e++)
+        n += (size_t)snprintf(t + n, cap - n, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%zu,"
+                              "\"dur\":%d,\"ph\":\"X\",\"args\":{\"k\":\"row\",\"ret\":%d}}\n", pid[e], pid[e],
+                              100000 + (size_t)e, dur[e], ret[e]);
+    return t;
+}
+
+Test(query, spread_across_processes)
+{
+    for (int sparse = 0; sparse < 2; sparse++) {
+        char *t = spread_trace(sparse ? 5000 : 0);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            dfn_store *s = su_load_text("spread.pfw", t, threads);
+            dfn_query q = { .sort = -1, .threads = threads, .metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_PROCS) |
+                            DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
+                            DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) };
+            dfn_result *r = su_run(s, &q, "arg.k");
+            cr_assert_eq(r->nrows, sparse ? 5001 : 1);
+            cr_assert_eq(su_metric(s, r, "row", DFN_M_PROCS), 3, "sparse %d -j %d", sparse, threads);
+            cr_assert_float_eq(su_metric(s, r, "row", DFN_M_MIN_PROC_S), 10e-6, 1e-12);
+            cr_assert_float_eq(su_metric(s, r, "row", DFN_M_MEAN_PROC_S), 30e-6, 1e-12);
+            cr_assert_float_eq(su_metric(s, r, "row", DFN_M_MAX_PROC_S), 60e-6, 1e-12);
+            cr_assert_float_eq(su_metric(s, r, "row", DFN_M_STD_PROC_S), sqrt(1400.0 / 3) * 1e-6, 1e-12,
+                               "std %g", su_metric(s, r, "row", DFN_M_STD_PROC_S));
+            cr_assert_eq(su_metric(s, r, "row", DFN_M_MAX_PROC_BYTES), 600, "sparse %d -j %d: %g", sparse, threads,
+                         su_metric(s, r, "row", DFN_M_MAX_PROC_BYTES));
+            cr_assert_eq(su_metric(s, r, "row", DFN_M_MEAN_PROC_BYTES), 300);
+            if (sparse) cr_assert_eq(su_metric(s, r, "f4999", DFN_M_STD_PROC_S), 0);
+            dfn_result_free(r);
+            dfn_store_free(s);
+        }
+        free(t);
+    }
+}
+
 Test(query, args_group_across_eras)
 {
     /* "epoch":"1" (newer writers) and "epoch":1 (2023) are one group */

@@ -38,10 +38,16 @@ typedef enum {
     DFN_M_SEQ_PCT, DFN_M_SHARED_FILES, DFN_M_MAX_PROC,
     /* calls of the row that come from aggregated records (2.x ph 3):
      * their busy time, overlap, percentiles and access are estimates */
-    DFN_M_AGG_CALLS, DFN_M_COUNT_
+    DFN_M_AGG_CALLS,
+    /* the spread of a row across the processes (host + pid) that have it:
+     * least, mean and population standard deviation of their summed time,
+     * and the largest and mean of their bytes */
+    DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S, DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES,
+    DFN_M_COUNT_
 } dfn_metric;
 
 #define DFN_M_BIT(m) (1u << (m))
+_Static_assert(DFN_M_COUNT_ <= 32, "a query's metrics are a 32-bit mask");
 /* What a query computes when it names no metrics: everything but the
  * analysis metrics. */
 #define DFN_M_BASIC (DFN_M_BIT(DFN_M_COMPUTE_S) - 1)
