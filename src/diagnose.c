@@ -223,7 +223,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                            int threads, char *err, size_t errlen)
 {
     dfn_findings *out = dfn_xcalloc(1, sizeof *out);
-    out->no_compute = !ov;
+    out->no_compute = !ov || dfn_overlap_ncompute(ov) == 0;
     out->no_access = !ax;
     const dfn_layers *layers = ls ? dfn_layerset_layers(ls) : NULL;
     scopes sc = { s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
@@ -340,7 +340,8 @@ static void write_table(FILE *out, const dfn_findings *f, const dfn_thresholds *
             t->v[DFN_TH_METADATA], t->v[DFN_TH_SMALL_TIME], sz, t->v[DFN_TH_IMBALANCE], t->v[DFN_TH_RANDOM],
             t->v[DFN_TH_EXPOSED]);
     fprintf(out, "compute: %s\n", compute && *compute ? compute : "none (every I/O is exposed)");
-    if (f->no_compute) fprintf(out, "exposed I/O: not evaluated (no compute definition)\n");
+    if (f->no_compute)
+        fprintf(out, "exposed I/O: not evaluated (%s)\n", compute && *compute ? "compute matched no event" : "no compute definition");
     size_t problems = 0;
     for (size_t i = 0; i < f->n; i++) problems += !f->v[i].info;
     fprintf(out, "%zu finding%s\n", problems, problems == 1 ? "" : "s");

@@ -4,6 +4,7 @@
 #include "dfnav/overlap.h"
 #include "dfnav/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct dfn_overlap {
     size_t nprocs;
     ivals *p;
     char *text;
+    uint64_t ncompute;        /* events the definition matched */
 };
 
 const char *dfn_overlap_default(const dfn_layers *l)
@@ -67,6 +69,7 @@ dfn_overlap *dfn_overlap_build(const dfn_store *s, const dfn_layerset *ls, const
         for (size_t i = lo; i < hi; i++) {
             if (!dfn_match_event(m, i)) continue;
             o->bits[i >> 6] |= 1ull << (i & 63);
+            o->ncompute++;
             uint64_t ts = dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);
             if (end == ts) continue;
             uint32_t pr = o->proc_of_lane[s->lane[i]];
@@ -89,6 +92,21 @@ dfn_overlap *dfn_overlap_build(const dfn_store *s, const dfn_layerset *ls, const
 }
 
 const uint64_t *dfn_overlap_bits(const dfn_overlap *o) { return o->bits; }
+
+uint64_t dfn_overlap_ncompute(const dfn_overlap *o) { return o ? o->ncompute : 0; }
+
+bool dfn_overlap_note(const dfn_overlap *o, bool brief, char *buf, size_t cap)
+{
+    if (!o || o->ncompute) return false;
+    /* "all I/O exposed" would be a guess: there is nothing to compare with */
+    if (brief)
+        snprintf(buf, cap, "compute matched no event: compute, exposed are -; --compute EXPR sets it");
+    else
+        snprintf(buf, cap, "compute (%s) matched no event: compute_s, exposed_s and overlap_pct are left undefined; "
+                 "--compute EXPR says what compute is, e.g. --compute 'cat=compute' or 'layer=training'",
+                 *o->text ? o->text : "no definition");
+    return true;
+}
 
 const uint32_t *dfn_overlap_procs(const dfn_overlap *o, size_t *nprocs)
 {

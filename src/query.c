@@ -1376,9 +1376,12 @@ static void part_finish_extra(part *p, dfn_result *r)
         if (w->kind == 0) { m[DFN_M_IO_BUSY_S] += w->len / 1e6; m[DFN_M_EXPOSED_S] += w->exposed / 1e6; }
         else m[DFN_M_COMPUTE_S] += w->len / 1e6;
     }
+    /* no compute event at all: nothing to hide I/O behind, nor to say it was not */
+    bool none = c->q->overlap && dfn_overlap_ncompute(c->q->overlap) == 0;
     for (size_t row = 0; row < n; row++) {
         double *m = &r->m[row * DFN_M_COUNT_];
         m[DFN_M_OVERLAP_PCT] = m[DFN_M_IO_BUSY_S] > 0 ? 100.0 * (1 - m[DFN_M_EXPOSED_S] / m[DFN_M_IO_BUSY_S]) : NAN;
+        if (none) m[DFN_M_COMPUTE_S] = m[DFN_M_EXPOSED_S] = m[DFN_M_OVERLAP_PCT] = NAN;
     }
     for (size_t k = 0; k < p->share.cap; k++)
         if (p->share.k[k] != DFN_MAP64_EMPTY && p->share.v[k] == SHARE_MANY)

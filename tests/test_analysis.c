@@ -11,6 +11,7 @@
 
 #include "dfnav/analysis.h"
 #include "dfnav/diagnose.h"
+#include "dfnav/overlap.h"
 #include "dfnav/query.h"
 #include "storeutil.h"
 
@@ -93,6 +94,47 @@ Test(overlap, exposed_io_from_the_intervals)
     dfn_analysis_free(&an);
     cr_assert_not(dfn_analysis_build(&an, s, ls, "dur>>1", false, DFN_NEED_OVERLAP, err, sizeof err));
     cr_assert(strstr(err, "compute"), "%s", err);
+    dfn_store_free(s);
+}
+
+/* A compute definition that matches no event (or none at all) leaves
+ * compute, exposure and overlap undefined, never "all I/O exposed", and
+ * says so; the diagnostics then do not judge exposure (issue 17). */
+Test(overlap, compute_that_matches_nothing_is_undefined)
+{
+    dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
+    dfn_layerset *ls = su_layerset(s, "posix");
+    char err[256], note[512];
+    const char *defs[] = { NULL, "func=nothing" };
+    for (int k = 0; k < 2; k++) {
+        dfn_analysis an = {0};
+        cr_assert(dfn_analysis_build(&an, s, ls, defs[k], false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
+        cr_assert_eq(dfn_overlap_ncompute(an.overlap), 0);
+        cr_assert(dfn_overlap_note(an.overlap, false, note, sizeof note));
+        cr_assert(strstr(note, "matched no event") && strstr(note, "--compute"), "%s", note);
+        dfn_result *r = run(s, ls, &an, "pid", NULL, DFN_M_OVERLAP);
+        cr_assert(isnan(su_metric(s, r, "1", DFN_M_COMPUTE_S)));
+        cr_assert(isnan(su_metric(s, r, "1", DFN_M_EXPOSED_S)));
+        cr_assert(isnan(su_metric(s, r, "1", DFN_M_OVERLAP_PCT)));
+        cr_assert_float_eq(su_metric(s, r, "1", DFN_M_IO_BUSY_S), 150e-6, 1e-12, "I/O is still I/O");
+        dfn_result_free(r);
+        dfn_thresholds th;
+        dfn_thresholds_default(&th);
+        dfn_findings *f = dfn_diagnose(s, ls, NULL, an.overlap, NULL, &th, 1, err, sizeof err);
+        cr_assert(f->no_compute);
+        for (size_t i = 0; i < f->n; i++) cr_assert(f->v[i].rule != DFN_RULE_EXPOSED, "%s", f->v[i].figures);
+        dfn_findings_free(f);
+        dfn_analysis_free(&an);
+    }
+    /* one that matches: figures, and nothing to say */
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, "cat=ai_framework", false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
+    cr_assert_eq(dfn_overlap_ncompute(an.overlap), 3);
+    cr_assert_not(dfn_overlap_note(an.overlap, false, note, sizeof note));
+    dfn_result *r = run(s, ls, &an, "pid", NULL, DFN_M_OVERLAP);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_EXPOSED_S), 85e-6, 1e-12);
+    dfn_result_free(r);
+    dfn_analysis_free(&an);
     dfn_store_free(s);
 }
 
@@ -292,7 +334,9 @@ Test(diagnose, rules_fire_with_their_figures)
     char err[256];
     dfn_layerset *ls = su_layerset(s, "posix");
     dfn_analysis an = {0};
-    cr_assert(dfn_analysis_build(&an, s, ls, "func=nothing", false, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err));
+    /* compute that hides none of the reads (a definition that matched no
+     * event would leave exposure undefined, not 100%) */
+    cr_assert(dfn_analysis_build(&an, s, ls, "func=pwrite64", false, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err));
     dfn_thresholds th;
     dfn_thresholds_default(&th);
     dfn_findings *f = dfn_diagnose(s, ls, NULL, an.overlap, an.access, &th, 1, err, sizeof err);

@@ -36,6 +36,12 @@ uint64_t dfn_overlap_covered(const dfn_overlap *o, uint32_t proc, uint64_t a, ui
  * empty one at x when x is inside compute): spans within it are not
  * covered, which a sweep can tell without asking again. */
 void dfn_overlap_gap(const dfn_overlap *o, uint32_t proc, uint64_t x, uint64_t *lo, uint64_t *hi);
+/* Events the definition matched: none leaves compute, exposure and
+ * overlap undefined rather than "all I/O exposed". */
+uint64_t dfn_overlap_ncompute(const dfn_overlap *o);
+/* What to tell the user when the definition matched nothing, or false;
+ * brief: in a status line's 80 columns. */
+bool dfn_overlap_note(const dfn_overlap *o, bool brief, char *buf, size_t cap);
 /* The definition's text, for titles and notes ("" when none). */
 const char *dfn_overlap_text(const dfn_overlap *o);
 void dfn_overlap_free(dfn_overlap *o);

@@ -245,6 +245,11 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
             else fprintf(stderr, "dfnav: %s\n", err);
             rc = 2;
         }
+        char note[512];
+        if (!rc && !o->quiet && (q.metrics & DFN_M_OVERLAP) && dfn_overlap_note(r->an.overlap, false, note, sizeof note)) {
+            if (nruns > 1) dfn_warnf(stderr, "%s: %s", r->label, note);
+            else dfn_warnf(stderr, "%s", note);
+        }
         rs[k] = (dfn_run){ r->s, r->ls, &r->an };
         labels[k] = r->label;
     }

@@ -283,7 +283,10 @@ typedef struct {
     bool headless;
     char *pending_path;
     bool abandon_export;      /* quitting with Q: a running export is cancelled, not awaited */
+    bool compute_noted;       /* the status line said compute matched nothing */
 } runner;
+
+static void compute_note(runner *r);
 
 static long long now_seconds(void)
 {
@@ -495,7 +498,7 @@ static void poll_loader(runner *r)
         any |= run_loading(&r->runs[k]);
     }
     a->loading = any;
-    if (!any) return;
+    if (!any) { compute_note(r); return; }
     bool indexing = true;
     size_t events = 0;
     for (size_t k = 0; k < r->nruns; k++) {
@@ -723,6 +726,22 @@ static void open_detail(app *a)
     a->mode = MODE_DETAIL;
 }
 
+/* Once, where it matters: that the compute definition matched nothing,
+ * so compute and exposed say "-". At once when nothing else needs the
+ * status line (damage, records set aside), else on the first process level,
+ * whose columns they are. */
+static void compute_note(runner *r)
+{
+    app *a = &r->a;
+    if (r->compute_noted || !a->have_view || a->msg[0] || a->loading) return;
+    const view_set *vs = r->runs[0].cur;
+    if (!vs || !vs->full || r->labels) return;
+    bool quiet = !a->malformed && !a->bad_files && !a->set_aside;
+    if (!quiet && !view_shows_compute(view_top(&a->v))) return;
+    r->compute_noted = true;
+    dfn_overlap_note(vs->an.overlap, true, a->msg, sizeof a->msg);
+}
+
 static void key_table(runner *r, int key)
 {
     app *a = &r->a;
@@ -875,6 +894,7 @@ static void handle_key(runner *r, int key, const char *utf8, size_t ulen)
     case MODE_DIAG: key_diag(r, key); break;
     default: key_table(r, key); break;
     }
+    if (a->mode == MODE_TABLE) compute_note(r);
     if (r->quit && key == 'Q') r->abandon_export = true;   /* "quit at once" */
 }
 

@@ -188,8 +188,11 @@ static void metric_text(int c, double v, char *b, size_t cap)
     case COL_BW: fmt_bw(v, b, cap); break;
     case COL_P90: case COL_MAX: dfn_fmt_us(v, b, cap); break;
     case COL_COMPUTE: case COL_IO: case COL_EXPOSED:
-        /* blank rather than a column of zeros where a row has none */
-        if (v > 0) dfn_fmt_us(v * 1e6, b, cap); else b[0] = 0;
+        /* blank rather than a column of zeros where a row has none; "-"
+         * where it is undefined (compute matched no event) */
+        if (isnan(v)) snprintf(b, cap, "-");
+        else if (v > 0) dfn_fmt_us(v * 1e6, b, cap);
+        else b[0] = 0;
         break;
     case COL_SELF: dfn_fmt_us(v * 1e6, b, cap); break;
     case COL_SEQ: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, "%.0f%%", v); break;

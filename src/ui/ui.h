@@ -166,6 +166,8 @@ void view_select_row(const view *v, const level *l, size_t row, level *out);
 /* Label of a row's key for the screen (time bins as "12.0-18.0 s"). */
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap);
 bool view_is_calls(const level *l);
+/* Whether l always shows compute, I/O and exposed (the process levels). */
+bool view_shows_compute(const level *l);
 /* The filter key that selects one row of a grouping. */
 dfn_key view_key_of_dim(dfn_dimkind k);
 const char *view_dim_title(const dfn_dim *d);

@@ -238,6 +238,8 @@ static bool view_split_spark(const level *l)
     return k == DFN_DIM_PROC || k == DFN_DIM_PID || k == DFN_DIM_HOST || k == DFN_DIM_TID;
 }
 
+bool view_shows_compute(const level *l) { return view_split_spark(l); }
+
 /* Whether a column means something at level l with what is built. */
 static bool view_col_applies(const view *v, const level *l, col_id c)
 {

@@ -113,6 +113,12 @@ awk -v e="$est" -v r="$real" 'BEGIN { d = e * 1000 / r; exit !(d > 0.95 && d < 1
     fail "estimated ~$est k events, $real loaded"
 check_status "--force loads it" 0 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report --force "$T/ok"
 check_status "enough memory" 0 env DFNAV_MEM_AVAILABLE=1G "$DFNAV" report "$T/ok"
+# compute that matched nothing: undefined cells and a note, never "100% exposed"
+"$DFNAV" report --by func -m compute_s,io_busy_s,exposed_s,overlap_pct --compute cat=nothing --format csv "$T/ok" \
+    >"$T/cmp.csv" 2>"$T/cmp.err"
+check "no compute: empty compute, exposed and overlap cells" "" \
+    "$(tr -d '\r' <"$T/cmp.csv" | awk -F, 'NR > 1 && ($3 != "" || $5 != "" || $6 != "" || $4 == "")')"
+check "no compute: said on stderr" 1 "$(grep -c "^dfnav: compute (cat=nothing) matched no event: .*--compute EXPR" "$T/cmp.err")"
 # the filter's size grammar, and a clear refusal of anything else
 check_status "an unreadable DFNAV_MEM_AVAILABLE is refused" 2 env DFNAV_MEM_AVAILABLE=lots "$DFNAV" report "$T/ok"
 check "it says what it wants" "dfnav: DFNAV_MEM_AVAILABLE='lots' is not a size such as 512M, 2g or 1.5 GiB" "$(cat "$T/err")"

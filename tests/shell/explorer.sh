@@ -90,6 +90,18 @@ printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","ar
 "$DFNAV" --replay 'p F' "$T/bidi.pfw" >"$T/bidi.txt" 2>/dev/null
 grep -q '^/d/\\u202evsc\.exe ' "$T/bidi.txt" && ok || fail "bidi control shown as \\u202e: $(grep /d/ "$T/bidi.txt")"
 
+# compute that matched nothing: "-" in compute and exposed, and the status
+# line says so at once, or on the first process level when damage has it
+printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"ret":1}}\n' >"$T/io.pfw"
+check "no compute: said at once" 1 \
+    "$("$DFNAV" --replay '' "$T/io.pfw" 2>/dev/null | grep -c '^compute matched no event: compute, exposed are -; --compute EXPR sets it')"
+check "no compute: the process level shows -" "- 5us -" \
+    "$("$DFNAV" --replay 'p p' "$T/io.pfw" 2>/dev/null | awk '/^[^ ]*\/1\/1 / { print $3, $4, $5 }')"
+printf 'not json\n' >>"$T/io.pfw"
+"$DFNAV" --replay 'p p' "$T/io.pfw" >"$T/io.txt" 2>/dev/null
+check "no compute, damage first: the damage on the first screens (and the pivot menu), the note on the process level" "2 1" \
+    "$(grep -c 'DAMAGE: 1 bad lines' "$T/io.txt") $(grep -c '^compute matched no event' "$T/io.txt")"
+
 # damage: counted in the status line, listed by file and line on !
 {
     echo '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"ret":100}}'
