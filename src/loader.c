@@ -468,6 +468,7 @@ static uint32_t build_file_for_path(builder *b, uint32_t path)
         f.pattern = dfn_strtab_intern(b->s->strs, tmp, dfn_path_pattern(p, len, tmp));
         f.dir = dfn_strtab_intern(b->s->strs, tmp, dfn_path_dir(p, len, tmp));
         f.fs = dfn_strtab_intern(b->s->strs, tmp, dfn_path_fs(p, len, tmp));
+        f.part = dfn_strtab_intern(b->s->strs, tmp, dfn_path_part(p, len, tmp));
         free(tmp);
         b->s->files[id] = f;
         b->s->nfiles = id + 1;
@@ -959,7 +960,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     b.file_keys = dfn_strtab_new();
     b.catfold = dfn_strtab_new();
     dfn_grow((void **)&s->files, &b.filecap, 1, sizeof *s->files);
-    s->files[0] = (dfn_file){ b.empty, b.empty, b.empty, b.empty };
+    s->files[0] = (dfn_file){ b.empty, b.empty, b.empty, b.empty, b.empty };
     s->nfiles = 1;
 
     size_t n = 0, args_total = 0;

@@ -160,11 +160,12 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
                 m->kind_ok[i] &= ok;
             }
             break;
-        case DFN_KEY_FILE: case DFN_KEY_PATTERN: case DFN_KEY_DIR: case DFN_KEY_FS:
+        case DFN_KEY_FILE: case DFN_KEY_PATTERN: case DFN_KEY_DIR: case DFN_KEY_FS: case DFN_KEY_PART:
             if (!m->file_ok) m->file_ok = table_new(s->nfiles);
             for (size_t i = 0; i < s->nfiles; i++) {
                 const dfn_file *fl = &s->files[i];
                 uint32_t id = t->key == DFN_KEY_FILE ? fl->path : t->key == DFN_KEY_PATTERN ? fl->pattern :
+                              t->key == DFN_KEY_PART ? fl->part :
                               t->key == DFN_KEY_DIR ? fl->dir : fl->fs;
                 m->file_ok[i] &= str_term(s, t, id, false);
             }

@@ -19,6 +19,14 @@ size_t dfn_path_pattern(const char *path, size_t len, char *out)
     return o;
 }
 
+size_t dfn_path_part(const char *path, size_t len, char *out)
+{
+    while (len > 1 && path[len - 1] == '/') len--;
+    size_t base = len;
+    while (base > 0 && path[base - 1] != '/') base--;
+    return dfn_path_pattern(path + base, len - base, out);
+}
+
 size_t dfn_path_dir(const char *path, size_t len, char *out)
 {
     while (len > 1 && path[len - 1] == '/') len--;

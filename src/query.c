@@ -20,7 +20,7 @@ static const char *metric_names[DFN_M_COUNT_] = {
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
-    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank"
+    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank", "part"
 };
 
 const char *dfn_metric_name(dfn_metric m) { return m < DFN_M_COUNT_ ? metric_names[m] : "?"; }
@@ -330,12 +330,12 @@ static void ctx_prepare(qctx *c)
                                     k == DFN_DIM_CLASS ? kd->cls : kd->op;
             }
             break;
-        case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS:
+        case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: case DFN_DIM_PART:
             c->file_tab[d] = dfn_xmalloc(s->nfiles * sizeof(uint32_t));
             for (size_t i = 0; i < s->nfiles; i++) {
                 const dfn_file *f = &s->files[i];
                 c->file_tab[d][i] = k == DFN_DIM_FILE ? (uint32_t)i : k == DFN_DIM_PATTERN ? f->pattern :
-                                    k == DFN_DIM_DIR ? f->dir : f->fs;
+                                    k == DFN_DIM_PART ? f->part : k == DFN_DIM_DIR ? f->dir : f->fs;
             }
             break;
         case DFN_DIM_LAYER: c->layer_dim = (int)d; break;
@@ -517,7 +517,8 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
         return c->lane_tab[d][s->lane[i]];
     case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: case DFN_DIM_TYPE:
         return c->kind_tab[d][s->kind[i]];
-    case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: return c->file_tab[d][s->file[i]];
+    case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: case DFN_DIM_PART:
+        return c->file_tab[d][s->file[i]];
     case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes) : DFN_SIZEBIN_COUNT;
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
     case DFN_DIM_EVENT: return (uint32_t)i;

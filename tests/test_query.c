@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dfnav/analysis.h"
+#include "dfnav/pathinfo.h"
 #include "dfnav/query.h"
 #include "dfnav/util.h"
 #include "storeutil.h"
@@ -89,6 +90,21 @@ Test(query, file_dimensions)
     cr_assert_eq(su_metric(st, r, "/l/ssd/ck/layer-#-#.pt", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "/p/lustre#/ck/layer-#-#.pt", DFN_M_COUNT), 1);
     dfn_result_free(r);
+    /* the file's own name, digits as #: parts of both checkpoints line up
+     * whatever their folders (issue 17) */
+    r = su_query(st, "dlio-legacy", "part", "func=write");
+    cr_assert_eq(r->nrows, 1);
+    cr_assert_eq(su_metric(st, r, "layer-#-#.pt", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(st, r, "layer-#-#.pt", DFN_M_BYTES), 8000000);
+    dfn_result_free(r);
+    r = su_query(st, "dlio-legacy", "fs", "part=img_#.h#");
+    cr_assert_eq(su_metric(st, r, "/p/lustre2", DFN_M_COUNT), 3);
+    dfn_result_free(r);
+    char b[64];
+    cr_assert_eq(dfn_path_part("/a/b2/ck-12.pt", 14, b), 7); cr_assert_str_eq(b, "ck-#.pt");
+    dfn_path_part("/a/dir7/", 8, b); cr_assert_str_eq(b, "dir#");
+    dfn_path_part("x", 1, b); cr_assert_str_eq(b, "x");
+    dfn_path_part("", 0, b); cr_assert_str_eq(b, "");
     r = su_query(st, "dlio-legacy", "dir", "class=read");
     cr_assert_eq(su_metric(st, r, "/p/lustre2/data", DFN_M_COUNT), 3);
     dfn_result_free(r);

@@ -12,5 +12,8 @@ size_t dfn_path_pattern(const char *path, size_t len, char *out);
 size_t dfn_path_dir(const char *path, size_t len, char *out);
 /* First two components of the directory: /p/lustre2, /l/ssd, /tmp. */
 size_t dfn_path_fs(const char *path, size_t len, char *out);
+/* The file's own name with digit runs as '#', folders dropped: checkpoint
+ * parts of runs whose folders differ line up (layer-#-#.pt, model-#.pt). */
+size_t dfn_path_part(const char *path, size_t len, char *out);
 
 #endif

@@ -59,6 +59,7 @@ const char *dfn_type_name(unsigned type);
 
 typedef struct {
     uint32_t path, pattern, dir, fs;   /* string ids; file 0 is "no file" (all "") */
+    uint32_t part;            /* the file name with digit runs as #, no folders */
 } dfn_file;
 
 #define DFN_MAX_BAD_LINES 8

@@ -15,7 +15,8 @@ const pivot_item view_pivots[] = {
     { DFN_DIM_TIME, "time", 't' }, { DFN_DIM_HOST, "host", 'h' }, { DFN_DIM_PROC, "process", 'p' },
     { DFN_DIM_TID, "thread", 'T' }, { DFN_DIM_LAYER, "layer", 'l' }, { DFN_DIM_CAT, "category", 'c' },
     { DFN_DIM_FUNC, "function", 'f' }, { DFN_DIM_CLASS, "I/O class", 'i' }, { DFN_DIM_OP, "I/O op", 'o' },
-    { DFN_DIM_FILE, "file", 'F' }, { DFN_DIM_PATTERN, "file pattern", 'P' }, { DFN_DIM_DIR, "directory", 'd' },
+    { DFN_DIM_FILE, "file", 'F' }, { DFN_DIM_PATTERN, "file pattern", 'P' },
+    { DFN_DIM_PART, "file part", 'n' }, { DFN_DIM_DIR, "directory", 'd' },
     { DFN_DIM_FS, "file system", 's' }, { DFN_DIM_SIZEBIN, "transfer size", 'z' }, { DFN_DIM_PID, "pid", 'I' },
     { DFN_DIM_ARG, "argument...", 'a' }, { DFN_DIM_EVENT, "calls", 'e' },
 };
@@ -33,6 +34,7 @@ const char *view_dim_title(const dfn_dim *d)
     case DFN_DIM_CLASS: return "I/O class";
     case DFN_DIM_OP: return "I/O op";
     case DFN_DIM_PATTERN: return "file pattern";
+    case DFN_DIM_PART: return "file part";
     case DFN_DIM_FS: return "file system";
     case DFN_DIM_SIZEBIN: return "transfer size";
     case DFN_DIM_EVENT: return "calls";
@@ -443,7 +445,7 @@ static dfn_dimkind next_dim(dfn_dimkind k)
     case DFN_DIM_TIME: return DFN_DIM_PROC;
     case DFN_DIM_HOST: case DFN_DIM_PID: return DFN_DIM_PROC;
     case DFN_DIM_PROC: case DFN_DIM_TID: case DFN_DIM_ARG: return DFN_DIM_LAYER;
-    case DFN_DIM_LAYER: case DFN_DIM_FUNC: case DFN_DIM_OP: case DFN_DIM_PATTERN:
+    case DFN_DIM_LAYER: case DFN_DIM_FUNC: case DFN_DIM_OP: case DFN_DIM_PATTERN: case DFN_DIM_PART:
     case DFN_DIM_DIR: case DFN_DIM_FS: return DFN_DIM_FILE;
     case DFN_DIM_CAT: case DFN_DIM_CLASS: return DFN_DIM_FUNC;
     default: return DFN_DIM_EVENT;
@@ -464,6 +466,9 @@ dfn_key view_key_of_dim(dfn_dimkind k)
     case DFN_DIM_LAYER: return DFN_KEY_LAYER;
     case DFN_DIM_FILE: return DFN_KEY_FILE;
     case DFN_DIM_PATTERN: return DFN_KEY_PATTERN;
+    case DFN_DIM_PART: return DFN_KEY_PART;
+    case DFN_DIM_TYPE: return DFN_KEY_TYPE;
+    case DFN_DIM_RANK: return DFN_KEY_RANK;
     case DFN_DIM_DIR: return DFN_KEY_DIR;
     case DFN_DIM_FS: return DFN_KEY_FS;
     case DFN_DIM_SIZEBIN: return DFN_KEY_SIZEBIN;
