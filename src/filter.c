@@ -35,6 +35,8 @@ bool dfn_key_parse(const char *s, size_t len, dfn_key *k, char **arg)
     if (len == 8 && memcmp(s, "function", 8) == 0) { *k = DFN_KEY_FUNC; return true; }
     if (len == 4 && memcmp(s, "name", 4) == 0) { *k = DFN_KEY_FUNC; return true; }
     if (len == 8 && memcmp(s, "category", 8) == 0) { *k = DFN_KEY_CAT; return true; }
+    /* the size dimension's values are bytes of a call */
+    if (len == 4 && memcmp(s, "size", 4) == 0) { *k = DFN_KEY_BYTES; return true; }
     return false;
 }
 

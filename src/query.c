@@ -20,7 +20,7 @@ static const char *metric_names[DFN_M_COUNT_] = {
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
-    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank", "part"
+    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank", "part", "size"
 };
 
 const char *dfn_metric_name(dfn_metric m) { return m < DFN_M_COUNT_ ? metric_names[m] : "?"; }
@@ -394,7 +394,7 @@ static void ctx_prepare(qctx *c)
                       k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
                       k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->win_lo_s) / r->bin_s) + 2 :
                       (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
-                      k == DFN_DIM_EVENT ? 0 : k == DFN_DIM_ARG ? 1u << 16 : dfn_strtab_count(s->strs);
+                      k == DFN_DIM_EVENT ? 0 : k == DFN_DIM_ARG || k == DFN_DIM_SIZE ? 1u << 16 : dfn_strtab_count(s->strs);
         if (c->direct_n > (1u << 24)) c->direct_n = 0;
     }
 }
@@ -455,6 +455,19 @@ static void part_free(part *p)
     dfn_strtab_free(p->vals);
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
     dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->files);
+}
+
+/* The transfer size of event i as an id in the part's value table, its
+ * bytes in decimal: reads and writes only (other calls have none, ""); an
+ * aggregated record gives the mean size of the calls it folds. */
+static uint32_t part_size_id(part *p, size_t i, uint64_t bytes)
+{
+    const dfn_store *s = p->c->s;
+    uint8_t cls = s->kinds[s->kind[i]].cls;
+    if (cls != DFN_CLASS_READ && cls != DFN_CLASS_WRITE) return p->empty_val;
+    char t[24];
+    int n = snprintf(t, sizeof t, "%" PRIu64, bytes / dfn_store_calls(s, i));
+    return dfn_strtab_intern(p->vals, t, (size_t)n);
 }
 
 /* The value of arg.NAME for event i, as an id in the part's value table.
@@ -521,6 +534,7 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
         return c->file_tab[d][s->file[i]];
     case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes) : DFN_SIZEBIN_COUNT;
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
+    case DFN_DIM_SIZE: return part_size_id(p, i, bytes);
     case DFN_DIM_EVENT: return (uint32_t)i;
     default: return 0;
     }
@@ -1248,7 +1262,7 @@ static void part_merge(part *f, part *t)
     for (size_t row = 0; row < t->nacc; row++) {
         memcpy(ids, &t->keys[row * nd], nd * sizeof *ids);
         for (size_t d = 0; d < nd; d++)
-            if (c->r->dims[d].kind == DFN_DIM_ARG)
+            if (c->r->dims[d].kind == DFN_DIM_ARG || c->r->dims[d].kind == DFN_DIM_SIZE)   /* ids of the part's values */
                 ids[d] = dfn_strtab_intern(f->vals, dfn_strtab_str(t->vals, ids[d]), dfn_strtab_len(t->vals, ids[d]));
         size_t before = f->nacc;
         size_t fr = part_row(f, ids);
@@ -1905,7 +1919,7 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     case DFN_DIM_OP: lit = dfn_op_name((dfn_op)id); break;
     case DFN_DIM_LAYER: lit = r->layers ? dfn_layers_name(r->layers, id) : "?"; break;
     case DFN_DIM_SIZEBIN: lit = id < DFN_SIZEBIN_COUNT ? dfn_sizebin_name((int)id) : "-"; break;
-    case DFN_DIM_ARG: *len = dfn_strtab_len(r->vals, id); return dfn_strtab_str(r->vals, id);
+    case DFN_DIM_ARG: case DFN_DIM_SIZE: *len = dfn_strtab_len(r->vals, id); return dfn_strtab_str(r->vals, id);
     default: sid = id; break;
     }
     if (sid != DFN_NOID) { *len = dfn_strtab_len(s->strs, sid); return dfn_store_str(s, sid); }

@@ -135,6 +135,9 @@ Test(filter, errors_point_at_the_term)
     parse_fails("func=", "missing value", "^");
     parse_fails("dur~5", "one number", "^^^^^");
     /* Chrome traces name them, IP addresses and "1st-worker" too */
+    dfn_filter sz = parse_ok("size=4096");   /* the size dimension's key is the bytes of a call */
+    cr_assert_eq(sz.terms[0].key, DFN_KEY_BYTES);
+    dfn_filter_free(&sz);
     dfn_filter named = parse_ok("pid=worker-1 tid=main pid=10.0.0.1 tid=12a");
     cr_assert_str_eq(named.terms[0].values[0], "worker-1");
     cr_assert_str_eq(named.terms[2].values[0], "10.0.0.1");

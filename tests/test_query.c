@@ -105,6 +105,15 @@ Test(query, file_dimensions)
     dfn_path_part("/a/dir7/", 8, b); cr_assert_str_eq(b, "dir#");
     dfn_path_part("x", 1, b); cr_assert_str_eq(b, "x");
     dfn_path_part("", 0, b); cr_assert_str_eq(b, "");
+    /* the exact size of reads and writes; other calls have none (issue 17) */
+    r = su_query(st, "dlio-legacy", "size", NULL);
+    cr_assert_eq(su_metric(st, r, "4096", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "8192", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "1048576", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(st, r, "5000000", DFN_M_BYTES), 5000000);
+    cr_assert_eq(su_metric(st, r, "", DFN_M_COUNT), 4, "run, compute, fork, stat");
+    cr_assert_eq(r->nrows, 6);
+    dfn_result_free(r);
     r = su_query(st, "dlio-legacy", "dir", "class=read");
     cr_assert_eq(su_metric(st, r, "/p/lustre2/data", DFN_M_COUNT), 3);
     dfn_result_free(r);

@@ -809,6 +809,11 @@ Test(review, wide_and_countless_aggregated_records)
     cr_assert_eq(su_metric(s, r, "pread64", DFN_M_TIME_S), 0.005);
     cr_assert_eq(su_metric(s, r, "pread64", DFN_M_BYTES), 409600);
     dfn_result_free(r);
+    /* the size of the calls it folds: their mean */
+    r = su_query(s, "posix", "size", NULL);
+    cr_assert_eq(r->nrows, 1);
+    cr_assert_eq(su_metric(s, r, "4096", DFN_M_COUNT), 100);
+    dfn_result_free(r);
     dfn_store_free(s);
 }
 
