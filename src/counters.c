@@ -210,6 +210,7 @@ static cbins cquery_window(const dfn_store *s, const dfn_cquery *q, dfn_cresult 
     double bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(hi - lo);
     cbins b = { .origin_us = lo > 0 ? (int64_t)llround(lo * 1e6) : 0, .bin_us = (int64_t)llround(bin_s * 1e6) };
     if (b.bin_us < 1) b.bin_us = 1;
+    b.origin_us = b.origin_us / b.bin_us * b.bin_us;   /* on multiples of the width, as the events' bins */
     out->win_lo_s = (double)b.origin_us / 1e6;
     out->win_hi_s = hi;
     out->bin_s = (double)b.bin_us / 1e6;   /* the bins the samples fall in, for labels */

@@ -392,7 +392,7 @@ static void ctx_prepare(qctx *c)
         c->direct_n = k == DFN_DIM_FILE ? s->nfiles : k == DFN_DIM_PROC ? s->nlanes :
                       k == DFN_DIM_CLASS ? DFN_CLASS_COUNT : k == DFN_DIM_OP ? DFN_OP_COUNT :
                       k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
-                      k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->win_lo_s) / r->bin_s) + 2 :
+                      k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->bin0_s) / r->bin_s) + 2 :
                       (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
                       k == DFN_DIM_EVENT ? 0 : k == DFN_DIM_ARG || k == DFN_DIM_SIZE ? 1u << 16 : dfn_strtab_count(s->strs);
         if (c->direct_n > (1u << 24)) c->direct_n = 0;
@@ -1761,7 +1761,7 @@ static bool query_bins_fit(const dfn_result *r, uint64_t bin_us, char *err, size
 {
     bool timed = false;
     for (size_t d = 0; d < r->ndims; d++) timed |= r->dims[d].kind == DFN_DIM_TIME;
-    double span_us = (r->win_hi_s - r->win_lo_s) * 1e6;
+    double span_us = (r->win_hi_s - r->bin0_s) * 1e6;
     if (!timed || span_us / (double)bin_us < (double)(UINT32_MAX - 2)) return true;
     snprintf(err, errlen, "bins of %g s cut this window of %.0f s into more than %u rows: --bin %g or more",
              bin_us / 1e6, span_us / 1e6, UINT32_MAX - 2, ceil(span_us / (UINT32_MAX - 2)) / 1e6);
@@ -1808,10 +1808,12 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
 
     qctx c = { .s = s, .q = q, .r = r, .m = m };
-    c.win_lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
+    uint64_t lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
     c.bin_us = (uint64_t)llround(r->bin_s * 1e6);
     if (c.bin_us == 0) c.bin_us = 1;
     r->bin_s = c.bin_us / 1e6;   /* the bins the events fall in, for labels and counts */
+    c.win_lo_us = lo_us / c.bin_us * c.bin_us;   /* bins on multiples of their width */
+    r->bin0_s = c.win_lo_us / 1e6;
     r->store = s;
     if (!query_bins_fit(r, c.bin_us, err, errlen)) {
         dfn_match_free(m);
@@ -1820,7 +1822,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     }
     if (q->spark_bins) {
         c.spark_bins = q->spark_bins > 4096 ? 4096 : q->spark_bins;
-        c.spark_lo_us = c.win_lo_us;
+        c.spark_lo_us = lo_us;
         c.spark_span_us = (uint64_t)llround((r->win_hi_s - r->win_lo_s) * 1e6);
         if (c.spark_span_us < c.spark_bins) c.spark_span_us = c.spark_bins;
         c.spark_dinv = (double)c.spark_bins / (double)c.spark_span_us;
@@ -1881,7 +1883,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         }
         if (r->ndims == 1 && r->dims[0].kind == DFN_DIM_TIME) {
             /* a time series shows its gaps: every bin of the window is a row */
-            double nb = ceil((r->win_hi_s - r->win_lo_s) / r->bin_s - 1e-9);
+            double nb = ceil((r->win_hi_s - r->bin0_s) / r->bin_s - 1e-9);
             if (nb < 1) nb = 1;
             if (nb <= 10000)
                 for (uint32_t b = 0; b < (uint32_t)nb; b++) part_row(p, &b);
@@ -1909,7 +1911,7 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     int n = 0;
     switch (r->dims[dim].kind) {
     case DFN_DIM_TIME:   /* the bin's start, exactly: the bins are whole µs */
-        n = (int)dfn_fmt_us_s(llround(r->win_lo_s * 1e6) + (int64_t)id * llround(r->bin_s * 1e6), buf, cap);
+        n = (int)dfn_fmt_us_s(llround(r->bin0_s * 1e6) + (int64_t)id * llround(r->bin_s * 1e6), buf, cap);
         break;
     case DFN_DIM_PID: case DFN_DIM_TID: n = (int)dfn_id_text(s, r->ints[id], buf, cap); break;
     case DFN_DIM_EVENT: n = snprintf(buf, cap, "%u", id); break;

@@ -160,6 +160,20 @@ Test(query, time_bins_and_windows)
     cr_assert_eq(r->nrows, 10, "every bin of the 10 ms window, empty ones too");
     cr_assert_eq(su_metric(st, r, "0.005", DFN_M_COUNT), 0);
     dfn_result_free(r);
+    /* a window that starts between edges: bins stay on multiples of their
+     * width, the first one partly before the window (issue 17) */
+    dfn_filter f;
+    char err[256];
+    cr_assert(dfn_filter_parse("time>=0.0015", &f, err, sizeof err), "%s", err);
+    q = (dfn_query){ .sort = -1, .bin_s = 0.001, .filter = &f };
+    r = su_run(st, &q, "time");
+    cr_assert_float_eq(r->bin0_s, 0.001, 1e-12);
+    cr_assert_float_eq(r->win_lo_s, 0.0015, 1e-12);
+    cr_assert_eq(su_metric(st, r, "0.001", DFN_M_COUNT), 0);
+    cr_assert_eq(su_metric(st, r, "0.002", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(st, r, "0.003", DFN_M_COUNT), 2);
+    dfn_result_free(r);
+    dfn_filter_free(&f);
     r = su_query(st, "dlio-legacy", "func", "time>=0.001 time<0.0025");
     cr_assert_eq(r->nrows, 2);
     cr_assert_eq(su_metric(st, r, "TorchFramework.compute", DFN_M_COUNT), 1);

@@ -101,6 +101,10 @@ typedef struct {
     double *spark;            /* nrows * spark_bins: µs of each row in each bin */
     double *spark_total;      /* spark_bins: µs of all matched events in each bin */
     double bin_s, win_lo_s, win_hi_s;   /* time bins and the window they cover */
+    /* Where bin 0 starts: the window's start rounded down to a multiple of
+     * bin_s from the trace start, so that edges stay round (3.0, 3.5, ...)
+     * whatever the window; the first bin may begin before the window. */
+    double bin0_s;
     double total_time_s;      /* sum of durations of all matched events */
     uint64_t matched;
     uint64_t matched_calls;   /* the calls they stand for (aggregated records count theirs) */

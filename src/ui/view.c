@@ -407,7 +407,7 @@ static double bin_lo(const level *l, size_t row)
     size_t k;
     uint32_t rr = dfn_compare_rep_row(c, row, &k);
     const dfn_result *r = c->res[k];
-    return r->win_lo_s + dfn_result_key(r, rr, 0)->id * r->bin_s;
+    return r->bin0_s + dfn_result_key(r, rr, 0)->id * r->bin_s;
 }
 
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap)
@@ -417,6 +417,7 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
     if (l->dim.kind == DFN_DIM_TIME) {
         double lo = bin_lo(l, row), hi = lo + bin;
         if (hi > l->win_hi) hi = l->win_hi;
+        if (lo < l->win_lo) lo = l->win_lo;   /* bins sit on round edges, the window need not */
         char a[32], b[32];
         /* as many decimals as the bin width needs */
         int dec = bin >= 1 ? 1 : bin >= 0.1 ? 2 : bin >= 0.001 ? 3 : 6;
@@ -485,6 +486,7 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
         out->win_lo = bin_lo(l, row);
         out->win_hi = out->win_lo + l->res->res[0]->bin_s;
         if (out->win_hi > l->win_hi) out->win_hi = l->win_hi;
+        if (out->win_lo < l->win_lo) out->win_lo = l->win_lo;
     } else {
         char key[4096];
         size_t klen;
@@ -600,23 +602,70 @@ void view_sort_reverse(view *v)
     l->cursor = l->top = 0;
 }
 
+/* The bounds of f's time terms (>=, >, <, <=) narrow the level's window:
+ * a time typed as a filter is the window, which the header shows and the
+ * time level bins. Returns the text of the other terms, with *left how
+ * many; NULL when f has no such bound (its text stays as typed). */
+static char *take_time_terms(level *l, const dfn_filter *f, size_t *left)
+{
+    dfn_filter keep = { dfn_xmalloc((f->n ? f->n : 1) * sizeof *keep.terms), 0 };
+    bool any = false;
+    for (size_t i = 0; i < f->n; i++) {
+        const dfn_term *t = &f->terms[i];
+        if (t->key != DFN_KEY_TIME || t->op == DFN_EQ || t->op == DFN_NE) {
+            keep.terms[keep.n++] = *t;   /* borrowed: f still owns it */
+            continue;
+        }
+        dfn_filter one = { (dfn_term *)t, 1 };
+        dfn_filter_time_narrow(&one, &l->win_lo, &l->win_hi);
+        any = true;
+    }
+    *left = keep.n;
+    char *text = any ? dfn_filter_text(&keep) : NULL;
+    free(keep.terms);
+    return text;
+}
+
 bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
 {
     dfn_filter f;
     if (!dfn_filter_parse(text, &f, err, errlen)) return false;
-    bool empty = f.n == 0;
-    dfn_filter_free(&f);
     level *l = view_top(v);
+    double lo = l->win_lo, hi = l->win_hi;
+    size_t left = f.n;
+    char *rest = take_time_terms(l, &f, &left);
+    dfn_filter_free(&f);
     char *old = l->user;
-    l->user = empty ? NULL : dfn_xstrdup(text);
+    l->user = left == 0 ? NULL : rest ? rest : dfn_xstrdup(text);
+    if (rest && l->user != rest) free(rest);
     l->cursor = l->top = 0;
     if (!view_refresh(v, err, errlen)) {
         free(l->user);
         l->user = old;
+        l->win_lo = lo;
+        l->win_hi = hi;
         return false;
     }
     free(old);
     return true;
+}
+
+/* Sets l's window to about [lo, lo + w), its edges on multiples of the
+ * bins the time level gives it, so a zoom or a move keeps round bins
+ * (3.0-3.5 s, not 3.3-3.8 s), within the run's span. */
+static void window_set(const view *v, level *l, double lo, double w)
+{
+    double span = view_span(v);
+    int rows = v->table_rows > 1 ? v->table_rows : 1;
+    double bin = nice_ceil(w / rows);
+    if (w > span) w = span;
+    double a = floor(lo / bin + 1e-9) * bin, b = ceil((lo + w) / bin - 1e-9) * bin;
+    if (b > span) { a -= b - span; b = span; a = floor(a / bin + 1e-9) * bin; }
+    if (a < 0) a = 0;
+    if (b <= a) b = a + bin < span ? a + bin : span;
+    l->win_lo = a;
+    l->win_hi = b;
+    l->cursor = l->top = 0;
 }
 
 void view_zoom(view *v, bool in)
@@ -633,9 +682,7 @@ void view_zoom(view *v, bool in)
     double lo = center - nw / 2;
     if (lo < 0) lo = 0;
     if (lo + nw > span) lo = span - nw;
-    l->win_lo = lo;
-    l->win_hi = lo + nw;
-    l->cursor = l->top = 0;
+    window_set(v, l, lo, nw);
 }
 
 void view_shift(view *v, int dir)
@@ -646,9 +693,7 @@ void view_shift(view *v, int dir)
     if (lo < 0) lo = 0;
     if (lo + w > span) lo = span - w;
     if (lo < 0) lo = 0;
-    l->win_lo = lo;
-    l->win_hi = lo + w;
-    l->cursor = l->top = 0;
+    window_set(v, l, lo, w);
 }
 
 void view_move(view *v, long delta)

@@ -90,6 +90,16 @@ printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","ar
 "$DFNAV" --replay 'p F' "$T/bidi.pfw" >"$T/bidi.txt" 2>/dev/null
 grep -q '^/d/\\u202evsc\.exe ' "$T/bidi.txt" && ok || fail "bidi control shown as \\u202e: $(grep /d/ "$T/bidi.txt")"
 
+# time windows keep round edges: zoom and move land on multiples of the
+# bins, and a time typed as a filter becomes the window, binned from round
+# edges (issue 17)
+check "zoom in twice, then move: round windows" "window 0.000-16.000 s|window 0.000-8.000 s|window 4.000-12.000 s" \
+    "$("$DFNAV" --replay '<Down> <Down> <Down> z z ]' "$S" 2>/dev/null | grep '^window' | tail -3 | cut -d' ' -f1-3 | paste -sd'|')"
+"$DFNAV" --replay 'f time>=3.3 <Space> time<9.1 <Enter>' "$S" >"$T/tw.txt" 2>/dev/null
+check "a typed time is the window" "window 3.300-9.100 s  where: time>=3.3 time<9.1" "$(grep '^window' "$T/tw.txt" | tail -1)"
+check "its bins: round edges, the first cut at the window" "3.30-3.50 s|3.50-4.00 s|9.00-9.10 s" \
+    "$(awk '/^--- <Enter>/ { on = 1 } on && /^[0-9.]+-[0-9.]+ s/ { print $1 " " $2 }' "$T/tw.txt" | sed -n '1p;2p;$p' | paste -sd'|')"
+
 # compute that matched nothing: "-" in compute and exposed, and the status
 # line says so at once, or on the first process level when damage has it
 printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"ret":1}}\n' >"$T/io.pfw"
