@@ -45,6 +45,8 @@ void dfn_fmt_double(double v, char *buf, size_t cap)
 
 void dfn_fmt_us(double us, char *buf, size_t cap)
 {
+    /* a flagged sum (past 2^64) or an undefined one */
+    if (!isfinite(us)) { snprintf(buf, cap, "%s", isnan(us) ? "-" : "inf"); return; }
     if (us < 1000) snprintf(buf, cap, "%.0fus", us);
     else if (us < 1e6) snprintf(buf, cap, "%.1fms", us / 1e3);
     else if (us < 1e9) snprintf(buf, cap, "%.2fs", us / 1e6);
@@ -54,6 +56,7 @@ void dfn_fmt_us(double us, char *buf, size_t cap)
 void dfn_fmt_bytes(double b, char *buf, size_t cap)
 {
     static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    if (!isfinite(b)) { snprintf(buf, cap, "%s", isnan(b) ? "-" : "inf"); return; }
     int k = 0;
     while (b >= 1024 && k < 5) { b /= 1024; k++; }
     if (k == 0) snprintf(buf, cap, "%.0f%s", b, u[k]);

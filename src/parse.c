@@ -983,6 +983,12 @@ static void evargs_number(evargs *e, uint8_t role, int64_t iv)
         }
 }
 
+/* A number past INT64_MAX where a count, size or time belongs is no such
+ * figure: a ret of 2^64 - 1 is a -1 (an error) written unsigned, not
+ * 18 EB read. As -1 it moves no bytes and makes an aggregated record's
+ * figures damage. */
+#define UINT_ROLE_VALUE (-1)
+
 /* Reads the arguments of f: host and file names, the numbers bytes and
  * aggregated calls come from, and the rest encoded for the store. */
 static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *era)
@@ -1014,7 +1020,7 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
         if (e->nargs == DFN_ARGS_MAX) {
             /* not kept, but what it says of the call still counts: a
              * wide aggregated record's dft_cnt may come late */
-            if (la->type == DFN_LV_UINT) evargs_number(e, role, INT64_MAX);
+            if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
             else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
             continue;
         }
@@ -1025,7 +1031,7 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
             if (kh) kh->id = a->key;
         }
         switch (la->type) {
-        case DFN_LV_UINT: a->type = DFN_ARG_UINT; a->val = la->num; evargs_number(e, role, INT64_MAX); break;
+        case DFN_LV_UINT: a->type = DFN_ARG_UINT; a->val = la->num; evargs_number(e, role, UINT_ROLE_VALUE); break;
         case DFN_LV_INT:
             a->type = DFN_ARG_INT;
             a->val = dfn_zigzag((int64_t)la->num);

@@ -173,6 +173,7 @@ typedef struct {
     uint64_t agg;             /* calls from aggregated records */
     bool started, overflow;
     bool hist_full;           /* a dense bucket held 2^32 - 1 calls: no percentiles */
+    uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
@@ -266,6 +267,26 @@ typedef struct {
 } part;
 
 #define SHARE_MANY (1ull << 63)
+
+/* Sums of a row that passed 2^64 (three reads of 2^63 - 1 bytes, durations
+ * near 2^62) stay at UINT64_MAX with a flag, and show as inf, never as the
+ * small number a wrapped sum would be. */
+enum { OVF_COUNT = 1, OVF_DUR = 2, OVF_BYTES = 4, OVF_AGG = 8 };
+
+static inline void sat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
+{
+    if (__builtin_add_overflow(*sum, v, sum)) { *sum = UINT64_MAX; *full |= flag; }
+}
+
+/* The row's count, agg calls, time and bytes from one event or another row. */
+static inline void acc_sums(acc *a, uint64_t count, uint64_t agg, uint64_t dur, uint64_t bytes, uint8_t full)
+{
+    a->full |= full;
+    sat_add(&a->count, count, &a->full, OVF_COUNT);
+    sat_add(&a->agg, agg, &a->full, OVF_AGG);
+    sat_add(&a->dur, dur, &a->full, OVF_DUR);
+    sat_add(&a->bytes, bytes, &a->full, OVF_BYTES);
+}
 
 /* Per-process sums of a row kept densely: the sums, and which processes
  * have events at all (calls of 0 µs count a process too, as the sparse
@@ -772,11 +793,9 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
-    uint64_t calls = 1, longest = dur, typical = dur;
-    if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, dur, &calls, &longest, &typical), a->agg += calls;
-    a->count += calls;
-    a->dur += dur;
-    a->bytes += bytes;
+    uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
+    if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, dur, &calls, &longest, &typical), agg = calls;
+    acc_sums(a, calls, agg, dur, bytes, 0);
     if (longest > a->maxdur) a->maxdur = longest;
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
@@ -810,10 +829,7 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
-    a->count += src->count;
-    a->agg += src->agg;
-    a->dur += src->dur;
-    a->bytes += src->bytes;
+    acc_sums(a, src->count, src->agg, src->dur, src->bytes, src->full);
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
     a->hist_full |= src->hist_full;
     for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
@@ -906,7 +922,7 @@ static bool part_scan_table(part *p)
         uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        total += dur;
+        total = dur > UINT64_MAX - total ? UINT64_MAX : total + dur;
         uint32_t id = tab[col[i]];
         size_t row;
         if (id < direct_n && direct[id]) row = direct[id] - 1;
@@ -949,7 +965,7 @@ static void part_scan_layers(part *p)
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        total += dur;
+        total = dur > UINT64_MAX - total ? UINT64_MAX : total + dur;
         size_t mi = idx8 ? idx8[i] : idx32[i];
         acc *m = &macc[mi];
         if (!known[mi]) {
@@ -967,11 +983,9 @@ static void part_scan_layers(part *p)
             if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
         }
         if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
-        uint64_t calls = 1, longest = dur, typical = dur;
-        if (c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), m->agg += calls;
-        m->count += calls;
-        m->dur += dur;
-        m->bytes += bytes;
+        uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
+        if (c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), agg = calls;
+        acc_sums(m, calls, agg, dur, bytes, 0);
         if (longest > m->maxdur) m->maxdur = longest;
         if (m->hist) hist_add(m->hist, &m->hist_full, hist_bucket(typical), calls);
         if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
@@ -1019,7 +1033,7 @@ static void part_scan_general(part *p)
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        total += dur;
+        total = dur > UINT64_MAX - total ? UINT64_MAX : total + dur;
         spark_pos sp = { .on = false };
         if (p->spark_total) {
             sp = spark_where(c, ts, dur);
@@ -1298,7 +1312,7 @@ static void part_merge(part *f, part *t)
         }
     }
     part_merge_extra(f, t, rowmap);
-    f->total += t->total;
+    f->total = t->total > UINT64_MAX - f->total ? UINT64_MAX : f->total + t->total;
     f->matched += t->matched;
     f->matched_calls += t->matched_calls;
     if (f->spark_total) for (size_t k = 0; k < c->spark_bins; k++) f->spark_total[k] += t->spark_total[k];
@@ -1453,17 +1467,21 @@ static void part_finish(part *p, dfn_result *r)
     for (size_t row = 0; row < n; row++) {
         acc *a = &p->acc[row];
         double *m = &r->m[row * DFN_M_COUNT_];
-        double t = a->dur / 1e6;
-        m[DFN_M_COUNT] = (double)a->count;
+        /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
+        double t = a->full & OVF_DUR ? INFINITY : a->dur / 1e6;
+        double calls = a->full & OVF_COUNT ? INFINITY : (double)a->count;
+        double by = a->full & OVF_BYTES ? INFINITY : (double)a->bytes;
+        if (a->full) r->overflow_rows++;
+        m[DFN_M_COUNT] = calls;
         m[DFN_M_TIME_S] = t;
         m[DFN_M_BUSY_S] = a->busy / 1e6;
-        m[DFN_M_BYTES] = (double)a->bytes;
-        m[DFN_M_BW_MIBPS] = t > 0 ? a->bytes / 1048576.0 / t : 0;
-        m[DFN_M_OPS_PER_S] = t > 0 ? a->count / t : 0;
-        m[DFN_M_MEAN_US] = a->count ? (double)a->dur / a->count : 0;
+        m[DFN_M_BYTES] = by;
+        m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
+        m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;
+        m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? (double)a->dur / a->count : 0;
         m[DFN_M_MAX_US] = (double)a->maxdur;
-        m[DFN_M_AGG_CALLS] = (double)a->agg;
-        m[DFN_M_PCT_TIME] = r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
+        m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
+        m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
         if (a->hist && !a->hist_full) {
             uint64_t seen = 0;
             int pi = 0;

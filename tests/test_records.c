@@ -845,6 +845,38 @@ Test(review, unit_conversions_saturate_and_rounding_is_counted)
     dfn_store_free(s);
 }
 
+/* Sums past 2^64 stay there, flagged (inf), never wrap to a small figure;
+ * a ret of 2^64 - 1 is a -1 written unsigned: no bytes (issue 23). */
+Test(review, sums_past_2_64_are_flagged_not_wrapped)
+{
+    char t[4096];
+    size_t n = 0;
+    for (int k = 0; k < 3; k++)
+        n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                              "\"dur\":5,\"ph\":\"X\",\"args\":{\"ret\":9223372036854775807}}\n", k + 1);
+    for (int k = 0; k < 5; k++)
+        n += (size_t)snprintf(t + n, sizeof t - n, "{\"name\":\"wait\",\"cat\":\"app\",\"pid\":1,\"tid\":%d,\"ts\":%d,"
+                              "\"dur\":4611686018427387000,\"ph\":\"X\",\"args\":{}}\n", k + 2, k + 10);
+    snprintf(t + n, sizeof t - n, "%s", R({"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":20,"dur":5,"ph":"X","args":{"ret":18446744073709551615}}));
+    for (int threads = 1; threads <= 3; threads += 2) {
+        dfn_store *s = su_load_text("ovf.pfw", t, threads);
+        dfn_query q = { .sort = -1, .threads = threads };
+        dfn_result *r = su_run(s, &q, "func");
+        cr_assert(isinf(su_metric(s, r, "read", DFN_M_BYTES)), "-j %d: read bytes %g", threads, su_metric(s, r, "read", DFN_M_BYTES));
+        cr_assert_eq(su_metric(s, r, "read", DFN_M_COUNT), 3);
+        cr_assert(isnan(su_metric(s, r, "read", DFN_M_BW_MIBPS)));
+        cr_assert(isinf(su_metric(s, r, "wait", DFN_M_TIME_S)), "-j %d: wait time %g", threads, su_metric(s, r, "wait", DFN_M_TIME_S));
+        cr_assert_eq(su_metric(s, r, "write", DFN_M_BYTES), 0, "a -1 written unsigned moves nothing");
+        cr_assert_eq(r->overflow_rows, 2);
+        dfn_result_free(r);
+        q = (dfn_query){ .sort = -1, .threads = threads };
+        r = su_run(s, &q, "pid");   /* one row of everything */
+        cr_assert(isinf(su_metric(s, r, "1", DFN_M_BYTES)) && isinf(su_metric(s, r, "1", DFN_M_TIME_S)));
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+}
+
 /* What a set's units need said. */
 Test(review, unit_notes)
 {

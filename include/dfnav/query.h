@@ -106,6 +106,7 @@ typedef struct {
      * whatever the window; the first bin may begin before the window. */
     double bin0_s;
     double total_time_s;      /* sum of durations of all matched events */
+    size_t overflow_rows;     /* rows with a sum past 2^64: shown as inf */
     uint64_t matched;
     uint64_t matched_calls;   /* the calls they stand for (aggregated records count theirs) */
     int64_t *ints;            /* pid / tid values by index */

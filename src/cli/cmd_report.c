@@ -255,6 +255,11 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     }
     dfn_compare *c = rc ? NULL : dfn_compare_query(rs, nruns, &q, col, runs[0].label ? labels : NULL, err, sizeof err);
     if (!rc && !c) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
+    size_t over = 0;
+    for (size_t k = 0; c && k < c->nruns; k++) over += c->res[k]->overflow_rows;
+    if (over && !o->quiet)
+        dfn_warnf(stderr, "%zu row%s up to more than 2^64 (calls, µs or bytes): shown as inf, not as a wrapped sum; "
+                  "such figures come from damaged values", over, over == 1 ? " adds" : "s add");
     if (c) {
         dfn_compare_write(out, c, o->format);
         dfn_compare_free(c);
