@@ -95,6 +95,42 @@ static bool cp_deceives(unsigned cp)
            (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
 }
 
+static int cp_width(unsigned cp)
+{
+    if ((cp >= 0x0300 && cp <= 0x036f) || (cp >= 0x1ab0 && cp <= 0x1aff) || (cp >= 0x1dc0 && cp <= 0x1dff) ||
+        (cp >= 0x20d0 && cp <= 0x20ff) || (cp >= 0xfe20 && cp <= 0xfe2f) || (cp >= 0xfe00 && cp <= 0xfe0f))
+        return 0;
+    if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0x303e) || (cp >= 0x3041 && cp <= 0x33ff) ||
+        (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0xa000 && cp <= 0xa4cf) ||
+        (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) ||
+        (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1f64f) ||
+        (cp >= 0x1f900 && cp <= 0x1f9ff) || (cp >= 0x20000 && cp <= 0x3fffd))
+        return 2;
+    return 1;
+}
+
+size_t dfn_text_width(const char *s, size_t len)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < len;) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        size_t n = utf8_len(p, len - i);
+        if (!n) { w++; i++; continue; }   /* shown as one byte of some sort */
+        w += (size_t)cp_width(utf8_cp(p, n));
+        i += n;
+    }
+    return w;
+}
+
+void dfn_write_padded(FILE *out, const char *s, size_t len, size_t width, bool right)
+{
+    size_t w = dfn_text_width(s, len);
+    size_t pad = w < width ? width - w : 0;
+    if (right) for (size_t k = 0; k < pad; k++) fputc(' ', out);
+    fwrite(s, 1, len, out);
+    if (!right) for (size_t k = 0; k < pad; k++) fputc(' ', out);
+}
+
 size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
 {
     static const char hex[] = "0123456789abcdef";
@@ -435,7 +471,7 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
             row_cells(c, &t, row, cells, true, ek);
             for (size_t i = 0; i < ncol; i++) {
                 dfn_grow((void **)&safe, &safecap, cells[i].len * 4 + 1, 1);
-                size_t l = dfn_fmt_safe(cells[i].text, cells[i].len, safe, safecap);
+                size_t l = dfn_text_width(safe, dfn_fmt_safe(cells[i].text, cells[i].len, safe, safecap));
                 if (l > w[i]) w[i] = l;
             }
         }
@@ -446,8 +482,9 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
             row_cells(c, &t, row, cells, true, ek);
             for (size_t i = 0; i < ncol; i++) {
                 dfn_grow((void **)&safe, &safecap, cells[i].len * 4 + 1, 1);
-                dfn_fmt_safe(cells[i].text, cells[i].len, safe, safecap);
-                fprintf(out, i ? "  %*s" : "%*s", cells[i].is_num ? (int)w[i] : -(int)w[i], safe);
+                size_t l = dfn_fmt_safe(cells[i].text, cells[i].len, safe, safecap);
+                if (i) fputs("  ", out);
+                dfn_write_padded(out, safe, l, w[i], cells[i].is_num);
             }
             fputc('\n', out);
             if (ferror(out) || (stopped = cancelled(cancel))) break;
@@ -632,14 +669,19 @@ static void counters_table(FILE *out, const dfn_cresult *r, const char *const *h
     size_t w[DFN_CDIMS_MAX + 4];
     for (size_t k = 0; k < nc; k++) w[k] = strlen(head[k]);
     for (size_t i = 0; i < r->nrows; i++)
-        for (size_t k = 0; k < nc; k++) if (cells[i * nc + k].len > w[k]) w[k] = cells[i * nc + k].len;
+        for (size_t k = 0; k < nc; k++) {
+            size_t cw = dfn_text_width(cells[i * nc + k].text, cells[i * nc + k].len);
+            if (cw > w[k]) w[k] = cw;
+        }
     for (size_t k = 0; k < nc; k++)
         fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k], head[k]);
     fputc('\n', out);
     for (size_t i = 0; i < r->nrows; i++) {
-        for (size_t k = 0; k < nc; k++)
-            fprintf(out, k ? "  %*s" : "%*s", k < r->ndims && r->dims[k] != DFN_CDIM_TIME ? -(int)w[k] : (int)w[k],
-                    cells[i * nc + k].text);
+        for (size_t k = 0; k < nc; k++) {
+            if (k) fputs("  ", out);
+            dfn_write_padded(out, cells[i * nc + k].text, cells[i * nc + k].len, w[k],
+                             !(k < r->ndims && r->dims[k] != DFN_CDIM_TIME));
+        }
         fputc('\n', out);
     }
     if (!r->nrows) fputs("(no counter samples)\n", out);

@@ -66,6 +66,11 @@ void dfn_fmt_double(double v, char *buf, size_t cap);
  * zero-width ones, separators) as \uXXXX, so names from traces never
  * reach a terminal as escapes or read as another name. */
 size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap);
+/* Columns text takes on a terminal: CJK and most emoji 2, combining marks
+ * 0, the rest 1; by a fixed table, so tables line up whatever the locale. */
+size_t dfn_text_width(const char *s, size_t len);
+/* Writes text padded to width columns (right: spaces first). */
+void dfn_write_padded(FILE *out, const char *s, size_t len, size_t width, bool right);
 /* Writes "dfnav: " and the formatted message with dfn_fmt_safe's escapes
  * and a newline: paths and reasons from traces reach a terminal as text. */
 void dfn_warnf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

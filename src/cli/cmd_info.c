@@ -185,7 +185,7 @@ int cmd_info(const cli_opts *o)
         for (size_t i = 0; i <= n; i++) {
             size_t l = strlen(rows[i]->path);
             safe[i] = dfn_xmalloc(l * 4 + 1);
-            size_t sl = dfn_fmt_safe(rows[i]->path, l, safe[i], l * 4 + 1);
+            size_t sl = dfn_text_width(safe[i], dfn_fmt_safe(rows[i]->path, l, safe[i], l * 4 + 1));
             if (sl > w[0]) w[0] = sl;
             if (strlen(rows[i]->era) > w[1]) w[1] = strlen(rows[i]->era);
             for (int c = 3; c < NCOLS; c++) if (strlen(v[i][c]) > w[c]) w[c] = strlen(v[i][c]);
@@ -193,7 +193,8 @@ int cmd_info(const cli_opts *o)
         for (int c = 0; c < NCOLS; c++) fprintf(out, c ? "  %*s" : "%*s", c < 3 ? -(int)w[c] : (int)w[c], cols[c]);
         fputc('\n', out);
         for (size_t i = 0; i <= n; i++) {
-            fprintf(out, "%-*s  %-*s  %-*s", (int)w[0], safe[i], (int)w[1], rows[i]->era, (int)w[2], rows[i]->compression);
+            dfn_write_padded(out, safe[i], strlen(safe[i]), w[0], false);
+            fprintf(out, "  %-*s  %-*s", (int)w[1], rows[i]->era, (int)w[2], rows[i]->compression);
             for (int c = 3; c < NCOLS; c++) fprintf(out, "  %*s", (int)w[c], v[i][c]);
             fputc('\n', out);
             free(safe[i]);

@@ -109,6 +109,10 @@ void replay_dump(FILE *out, const char *label, int rows, int cols)
             }
             if (!wc[0]) line[w++] = ' ';   /* the second cell of a wide character */
             if (wc[0] != L' ') last = w;
+            /* ncurses may repeat a wide character in its second cell: one
+             * character, as the terminal shows it */
+            int cw = wc[0] ? wcwidth(wc[0]) : 1;
+            if (cw > 1) x += cw - 1;
         }
         line[last] = 0;
         fprintf(out, "%s\n", line);

@@ -63,6 +63,13 @@ check "bidi and zero-width shown" "/d/\\u202evsc.exe re\\u200bad" \
     "$("$DFNAV" report -q --by file,func -m count "$T/bidi.pfw" | awk 'NR == 2 { print $1, $2 }')"
 check "bidi kept raw in CSV" "/d/$(printf '\342\200\256')vsc.exe" \
     "$("$DFNAV" report -q --by file -m count --format csv "$T/bidi.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $1 }')"
+# columns count display width, not bytes: CJK names take two columns a
+# character, combining accents none (issue 23)
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"fname":"/d/数据集.h5","ret":1}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":2,"dur":5,"ph":"X","args":{"fname":"/d/e\u0301t\u00e9.bin","ret":1}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":3,"dur":5,"ph":"X","args":{"fname":"/d/plain.bin","ret":1}}' >"$T/cjk.pfw"
+check "wide and combining characters align" "file          count|$(printf '/d/e\314\201t\303\251.bin')        1|/d/plain.bin      1|/d/数据集.h5      1" \
+    "$("$DFNAV" report -q --by file -m count "$T/cjk.pfw" | sed 's/  *[^ ]*$//' | paste -sd'|')"
 # ... and a file name in a damage report on stderr
 "$DFNAV" report -q --format csv "$T/ok" "$T/no$(printf '\033')[31msuch" >/dev/null 2>"$T/esc.err"
 if grep -q "$(printf '\033')" "$T/esc.err"; then fail "an escape byte of a path reached stderr"; else ok; fi

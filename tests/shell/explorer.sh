@@ -90,6 +90,10 @@ printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","ar
 "$DFNAV" --replay 'p F' "$T/bidi.pfw" >"$T/bidi.txt" 2>/dev/null
 grep -q '^/d/\\u202evsc\.exe ' "$T/bidi.txt" && ok || fail "bidi control shown as \\u202e: $(grep /d/ "$T/bidi.txt")"
 
+# a wide character is one character on the replayed screen, as on a terminal
+printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"fname":"/d/数据集.h5","ret":1}}\n' >"$T/cjk.pfw"
+check "replay: wide characters once" 1 "$("$DFNAV" --replay 'p F' "$T/cjk.pfw" 2>/dev/null | grep -c '^/d/数据集\.h5 ')"
+
 # time windows keep round edges: zoom and move land on multiples of the
 # bins, and a time typed as a filter becomes the window, binned from round
 # edges (issue 17)
