@@ -295,6 +295,34 @@ const char *dfn_reader_backend(void)
 #endif
 }
 
+/* The length of the gzip member header at p (RFC 1952: ten bytes, then the
+ * optional extra field, name, comment and header CRC the flags announce),
+ * or 0 while avail bytes do not hold all of it. */
+static size_t reader_gzip_header_len(const unsigned char *p, size_t avail)
+{
+    if (avail < 10)
+        return 0;
+    unsigned flags = p[3];
+    size_t n = 10;
+    if (flags & 4) { /* FEXTRA */
+        if (avail < n + 2)
+            return 0;
+        n += 2 + (size_t)(p[n] | p[n + 1] << 8);
+    }
+    for (unsigned f = 8; f <= 16; f <<= 1) { /* FNAME, FCOMMENT: NUL-terminated */
+        if (!(flags & f))
+            continue;
+        while (n < avail && p[n] != 0)
+            n++;
+        if (n >= avail)
+            return 0;
+        n++;
+    }
+    if (flags & 2) /* FHCRC */
+        n += 2;
+    return n <= avail ? n : 0;
+}
+
 /* After a member (or at the start): another member follows, or the rest of
  * the file is zero padding, or it is garbage. Returns 1 when a new member
  * starts, 0 at a clean end, -1 on damage. */
@@ -316,6 +344,13 @@ static int reader_gzip_next_member(dfn_reader *r)
             reader_fail(r, "corrupt gzip data at byte %" PRIu64 ": unknown header flags set",
                         reader_consumed(r) + 3);
             return -1;
+        }
+        /* the whole header in the buffer before the decoder sees it: ISA-L
+         * checks a header CRC (FHCRC) only over the part it was given */
+        while (reader_gzip_header_len(r->in + r->in_pos, r->in_len - r->in_pos) == 0 && !r->in_eof &&
+               r->in_len - r->in_pos < r->in_cap) {
+            if (reader_input_more(r) < 0)
+                return -1;
         }
         reader_decoder_restart(r);
         r->members++;

@@ -141,6 +141,16 @@ for a in set.tar set.tar.gz; do
         "$("$DFNAV" info "$T/$a" 2>&1 >/dev/null | head -1)"
 done
 
+# ---- a valid gzip member header across the reader's buffer (issue 23) ----
+if command -v python3 >/dev/null; then
+    python3 "$SRCDIR/tests/damaged/gzip_fhcrc.py" "$T/fhcrc.pfw.gz" >/dev/null
+    check "FHCRC header across the 1 MiB buffer: every line loads" "$(gzip -dc "$T/fhcrc.pfw.gz" | wc -l | tr -d ' ') 0" \
+        "$("$DFNAV" info -q --format csv "$T/fhcrc.pfw.gz" | tr -d '\r' | awk -F, 'NR == 2 { print $6, $8 }')"
+    check_status "FHCRC header across the 1 MiB buffer: no damage" 0 "$DFNAV" info -q "$T/fhcrc.pfw.gz"
+else
+    echo "SKIP: no python3: the FHCRC member header across the buffer is not checked"
+fi
+
 # ---- made here: big lines, deep and wide JSON ----
 line() { printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":%s,"dur":5,"ph":"X","args":{"ret":100}}\n' "$1"; }
 big=$T/big
