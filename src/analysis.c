@@ -34,6 +34,22 @@ bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset 
     return true;
 }
 
+bool dfn_analysis_set_io(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *io, char *err,
+                         size_t errlen)
+{
+    if (!io || !a->overlap) return true;
+    dfn_filter f;
+    char ferr[1024];
+    if (!dfn_filter_parse(io, &f, ferr, sizeof ferr) ||
+        !dfn_overlap_set_io(a->overlap, s, ls, &f, ferr, sizeof ferr)) {
+        snprintf(err, errlen, "io: %s", ferr);
+        if (f.terms) dfn_filter_free(&f);
+        return false;
+    }
+    dfn_filter_free(&f);
+    return true;
+}
+
 void dfn_analysis_apply(const dfn_analysis *a, dfn_query *q)
 {
     q->overlap = a->overlap;

@@ -143,7 +143,7 @@ bool dfn_filter_parse(const char *text, dfn_filter *out, char *err, size_t errle
         }
         if (!dfn_key_parse(text + start, i - start, &t.key, &t.arg)) {
             char msg[160];
-            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern dir fs sizebin arg.NAME; with --counters: counter)",
+            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin arg.NAME; with --counters: counter)",
                      (int)(i - start > 40 ? 40 : i - start), text + start);
             set_err(err, errlen, text, start, i - start, msg);
             goto fail;

@@ -20,6 +20,7 @@ struct dfn_overlap {
     ivals *p;
     char *text;
     uint64_t ncompute;        /* events the definition matched */
+    uint64_t *iobits;         /* --io: the events that are I/O; NULL: POSIX and STDIO calls */
 };
 
 const char *dfn_overlap_default(const dfn_layers *l)
@@ -95,6 +96,24 @@ const uint64_t *dfn_overlap_bits(const dfn_overlap *o) { return o->bits; }
 
 uint64_t dfn_overlap_ncompute(const dfn_overlap *o) { return o ? o->ncompute : 0; }
 
+bool dfn_overlap_set_io(dfn_overlap *o, const dfn_store *s, const dfn_layerset *ls, const dfn_filter *io, char *err,
+                        size_t errlen)
+{
+    dfn_match *m = dfn_match_compile(s, ls, io, err, errlen);
+    if (!m) return false;
+    uint64_t *bits = dfn_xcalloc(s->n / 64 + 1, sizeof *bits);
+    size_t lo, hi;
+    dfn_match_range(m, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        if (dfn_match_event(m, i)) bits[i >> 6] |= 1ull << (i & 63);
+    dfn_match_free(m);
+    free(o->iobits);
+    o->iobits = bits;
+    return true;
+}
+
+const uint64_t *dfn_overlap_io_bits(const dfn_overlap *o) { return o ? o->iobits : NULL; }
+
 bool dfn_overlap_note(const dfn_overlap *o, bool brief, char *buf, size_t cap)
 {
     if (!o || o->ncompute) return false;
@@ -156,6 +175,7 @@ const char *dfn_overlap_text(const dfn_overlap *o) { return o->text; }
 
 void dfn_overlap_free(dfn_overlap *o)
 {
+    if (o) free(o->iobits);
     if (!o) return;
     for (size_t pr = 0; pr < o->nprocs; pr++) { free(o->p[pr].s); free(o->p[pr].e); free(o->p[pr].cum); }
     free(o->p);

@@ -234,6 +234,7 @@ typedef struct {
     bool need_sums, need_cmp_sweep;
     const dfn_calltree *self_tree;   /* when self_s is asked for */
     const uint64_t *cmp_bits, *judged, *seqbits;
+    const uint64_t *io_bits;  /* --io, or NULL: the kinds' POSIX/STDIO flag */
     const uint32_t *ov_proc;  /* the overlap's process (or host) of each lane */
     size_t ov_nprocs;
 } qctx;
@@ -399,6 +400,7 @@ static void ctx_prepare(qctx *c)
     c->need_sizes = c->q->sizes;
     if (c->need_overlap) {
         c->cmp_bits = dfn_overlap_bits(c->q->overlap);
+        c->io_bits = dfn_overlap_io_bits(c->q->overlap);
         c->ov_proc = dfn_overlap_procs(c->q->overlap, &c->ov_nprocs);
         c->dense_psw = c->ov_nprocs <= 256;
     }
@@ -751,7 +753,8 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         }
     }
     if (c->need_overlap) {
-        bool io = s->kinds[s->kind[i]].io, cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
+        bool io = c->io_bits ? dfn_overlap_is_compute(c->io_bits, i) : s->kinds[s->kind[i]].io;
+        bool cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
         if (!io && !cmp) return;
         uint32_t op = c->ov_proc[s->lane[i]];
         if (io) psw_add(p, row, op, 0, ts, ts + dur);

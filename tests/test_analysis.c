@@ -97,6 +97,29 @@ Test(overlap, exposed_io_from_the_intervals)
     dfn_store_free(s);
 }
 
+/* --io: what counts as I/O. Only the reads of /d/b: [320, 330) under
+ * compute, [345, 365) 5 µs under it, so process 1 has 30 µs of I/O and 15
+ * exposed, process 2 none (issue 17). */
+Test(overlap, io_is_what_io_says)
+{
+    dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
+    dfn_layerset *ls = su_layerset(s, "dlio-legacy");
+    char err[256];
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
+    cr_assert(dfn_analysis_set_io(&an, s, ls, "file=/d/b", err, sizeof err), "%s", err);
+    dfn_result *r = run(s, ls, &an, "pid", NULL, DFN_M_OVERLAP);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_IO_BUSY_S), 30e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_EXPOSED_S), 15e-6, 1e-12);
+    cr_assert_float_eq(su_metric(s, r, "1", DFN_M_COMPUTE_S), 150e-6, 1e-12, "compute is still compute");
+    cr_assert_float_eq(su_metric(s, r, "2", DFN_M_IO_BUSY_S), 0, 1e-12);
+    dfn_result_free(r);
+    cr_assert_not(dfn_analysis_set_io(&an, s, ls, "nokey=1", err, sizeof err));
+    cr_assert(strstr(err, "io: unknown key 'nokey'"), "%s", err);
+    dfn_analysis_free(&an);
+    dfn_store_free(s);
+}
+
 /* A compute definition that matches no event (or none at all) leaves
  * compute, exposure and overlap undefined, never "all I/O exposed", and
  * says so; the diagnostics then do not judge exposure (issue 17). */

@@ -31,6 +31,9 @@ unsigned dfn_analysis_needs(uint32_t metrics);
  * by_host unites compute per host rather than per process. */
 bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *compute,
                         bool by_host, unsigned need, char *err, size_t errlen);
+/* Sets what counts as I/O (a filter text) in the built overlap. */
+bool dfn_analysis_set_io(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *io, char *err,
+                         size_t errlen);
 /* Points a query at the built parts. */
 void dfn_analysis_apply(const dfn_analysis *a, dfn_query *q);
 void dfn_analysis_free(dfn_analysis *a);

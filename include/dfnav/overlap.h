@@ -36,6 +36,13 @@ uint64_t dfn_overlap_covered(const dfn_overlap *o, uint32_t proc, uint64_t a, ui
  * empty one at x when x is inside compute): spans within it are not
  * covered, which a sweep can tell without asking again. */
 void dfn_overlap_gap(const dfn_overlap *o, uint32_t proc, uint64_t x, uint64_t *lo, uint64_t *hi);
+/* What counts as I/O for io_busy_s and exposed_s: the events the filter
+ * io matches (--io: app-level reads such as cat=IO), instead of POSIX and
+ * STDIO calls. False with a message when it does not compile. */
+bool dfn_overlap_set_io(dfn_overlap *o, const dfn_store *s, const dfn_layerset *ls, const dfn_filter *io, char *err,
+                        size_t errlen);
+/* One bit per event set by dfn_overlap_set_io, or NULL (POSIX and STDIO). */
+const uint64_t *dfn_overlap_io_bits(const dfn_overlap *o);
 /* Events the definition matched: none leaves compute, exposure and
  * overlap undefined rather than "all I/O exposed". */
 uint64_t dfn_overlap_ncompute(const dfn_overlap *o);

@@ -24,6 +24,7 @@ typedef struct {
     bool quiet;
     uint32_t metrics;         /* 0: the basic metrics */
     const char *compute;      /* compute definition for overlap; NULL = the layers' */
+    const char *io;           /* what is I/O for overlap; NULL = POSIX and STDIO calls */
     bool diagnose, sizes;
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;

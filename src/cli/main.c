@@ -52,6 +52,9 @@ static void usage(FILE *f)
 "      --sizes            also each row's calls per transfer-size bin\n"
 "      --compute EXPR     what counts as compute for overlap and exposed I/O\n"
 "                         (default: the layer 'compute' when there is one)\n"
+"      --io EXPR          what counts as I/O for io_busy_s and exposed_s, e.g.\n"
+"                         'cat=IO' or 'layer=fetch_data' (default: POSIX and\n"
+"                         STDIO calls)\n"
 "      --overlap-by UNIT  process (default): I/O is hidden only by compute of\n"
 "                         its own process; host: by compute anywhere on its host\n"
 "      --diagnose         report: the diagnostics of the selection, its layers\n"
@@ -126,7 +129,8 @@ int main(int argc, char **argv)
         {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
         {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
         {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
-        {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'}, {0, 0, 0, 0}};
+        {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'},
+        {"io", required_argument, 0, 'I'}, {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
@@ -179,6 +183,7 @@ int main(int argc, char **argv)
             else { fprintf(stderr, "dfnav: --overlap-by is process or host, not '%s'\n", optarg); return 2; }
             break;
         case 'P': o.compute = optarg; break;
+        case 'I': o.io = optarg; break;
         case 'D': o.diagnose = true; break;
         case 'K': o.compare = true; break;
         case 'F': o.force = true; break;
@@ -223,6 +228,7 @@ int main(int argc, char **argv)
     }
     ui.layers = o.layers;
     ui.compute = o.compute;
+    ui.io = o.io;
     ui.overlap_host = o.overlap_host;
     ui.thresholds = o.thresholds;
     ui.threads = o.threads;

@@ -30,6 +30,7 @@ typedef struct {
     int rows, cols;           /* headless screen size */
     const char *screens;      /* headless: where the screens go ("-" stdout) */
     const char *compute;      /* compute definition for overlap; NULL = the layers' */
+    const char *io;           /* what is I/O for overlap; NULL = POSIX and STDIO calls */
     bool overlap_host;        /* compute hides I/O of its whole host */
     dfn_thresholds thresholds;
     bool compare;             /* each path is a run (NAME=PATH) */

@@ -117,8 +117,10 @@ view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, b
         vs->ls = dfn_layerset_compile(store, &vs->layers, o->threads, vs->err, sizeof vs->err);
     if (vs->ls) {
         unsigned need = DFN_NEED_OVERLAP | (full ? DFN_NEED_TREE | DFN_NEED_ACCESS : 0);
-        if (!dfn_analysis_build(&vs->an, store, vs->ls, o->compute, o->overlap_host, need, vs->an_err, sizeof vs->an_err) &&
-            full) {
+        bool built = dfn_analysis_build(&vs->an, store, vs->ls, o->compute, o->overlap_host, need, vs->an_err,
+                                        sizeof vs->an_err) &&
+                     dfn_analysis_set_io(&vs->an, store, vs->ls, o->io, vs->an_err, sizeof vs->an_err);
+        if (!built && full) {
             /* without a compute definition the rest still helps */
             char ignore[64];
             dfn_analysis_build(&vs->an, store, vs->ls, NULL, false, DFN_NEED_TREE | DFN_NEED_ACCESS, ignore, sizeof ignore);

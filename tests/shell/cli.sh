@@ -126,6 +126,11 @@ check_status "enough memory" 0 env DFNAV_MEM_AVAILABLE=1G "$DFNAV" report "$T/ok
 check "no compute: empty compute, exposed and overlap cells" "" \
     "$(tr -d '\r' <"$T/cmp.csv" | awk -F, 'NR > 1 && ($3 != "" || $5 != "" || $6 != "" || $4 == "")')"
 check "no compute: said on stderr" 1 "$(grep -c "^dfnav: compute (cat=nothing) matched no event: .*--compute EXPR" "$T/cmp.err")"
+# --io: app-level I/O set against compute; a bad one is refused by name
+check "--io: only the I/O it names" "0.000000" \
+    "$("$DFNAV" report -q -m io_busy_s --io 'func=no_such_call' --format csv "$T/ok" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }')"
+check_status "--io that does not parse" 2 "$DFNAV" report -m io_busy_s --io 'nokey=1' "$T/ok"
+grep -q "^dfnav: io: unknown key 'nokey'" "$T/err" && ok || fail "--io error: $(cat "$T/err")"
 # the filter's size grammar, and a clear refusal of anything else
 check_status "an unreadable DFNAV_MEM_AVAILABLE is refused" 2 env DFNAV_MEM_AVAILABLE=lots "$DFNAV" report "$T/ok"
 check "it says what it wants" "dfnav: DFNAV_MEM_AVAILABLE='lots' is not a size such as 512M, 2g or 1.5 GiB" "$(cat "$T/err")"
