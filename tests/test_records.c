@@ -842,6 +842,7 @@ Test(review, unit_conversions_saturate_and_rounding_is_counted)
     s = su_load_text("ns.pfw", t, 2);
     cr_assert_eq(s->src[0].ns_zeroed, 50);
     cr_assert_eq(s->src[0].ns_rounding, 100 * 400 + 0, "%" PRIu64, s->src[0].ns_rounding);
+    cr_assert_eq(s->src[0].ns_total, 50 * 600 + 50 * 400);
     dfn_store_free(s);
 }
 

@@ -109,6 +109,7 @@ typedef struct {
     bool unit_unknown;        /* an end record named a time_metric that is no unit (not applied) */
     uint64_t ns_rounding;     /* NS files: ns the rounding of each dur to µs moved, in all (up or down) */
     uint64_t ns_zeroed;       /* ... and calls of under 0.5 µs it made 0 µs */
+    uint64_t ns_total;        /* ... of call time in all, ns (saturating) */
     char *cfg, *app;          /* the end record's cfg and app objects as JSON, or NULL */
 } dfn_srcinfo;
 
