@@ -736,6 +736,12 @@ void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t
 }
 
 /* The analysis metrics of one event in one row. */
+/* Whether event i is I/O for overlap: --io's events, else POSIX and STDIO. */
+static inline bool query_is_io(const qctx *c, size_t i)
+{
+    return c->io_bits ? dfn_overlap_is_compute(c->io_bits, i) : c->s->kinds[c->s->kind[i]].io;
+}
+
 static inline __attribute__((always_inline))
 void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, const spark_pos *sp)
 {
@@ -753,7 +759,7 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         }
     }
     if (c->need_overlap) {
-        bool io = c->io_bits ? dfn_overlap_is_compute(c->io_bits, i) : s->kinds[s->kind[i]].io;
+        bool io = query_is_io(c, i);
         bool cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
         if (!io && !cmp) return;
         uint32_t op = c->ov_proc[s->lane[i]];
@@ -1121,8 +1127,8 @@ static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, 
         uint64_t ts = i < p->hi ? dfn_store_ts(s, i) : UINT64_MAX;
         if (i < p->hi && ts < x) {
             if (!scan_filter_pass(&sf, i)) continue;
-            if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc ||
-                              (kind == 0 ? !s->kinds[s->kind[i]].io : !dfn_overlap_is_compute(c->cmp_bits, i))))
+            if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc || (kind == 0 ? !query_is_io(c, i) :
+                                                                  !dfn_overlap_is_compute(c->cmp_bits, i))))
                 continue;
             uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
             bool same = true;
@@ -1485,13 +1491,15 @@ static void part_finish(part *p, dfn_result *r)
         m[DFN_M_MAX_US] = (double)a->maxdur;
         m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
         m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
-        if (a->hist && !a->hist_full) {
+        /* past 2^32 calls a dense bucket may have filled: no percentile,
+         * the same for every row however the parts held it */
+        if (a->count > UINT32_MAX && c->need_hist) {
+            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
+        } else if (a->hist) {
             uint64_t seen = 0;
             int pi = 0;
             for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
                 if (a->hist[b]) pct_step(m, a->count, &seen, &pi, b, a->hist[b]);
-        } else if (a->hist) {
-            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
         }
         m[DFN_M_MAX_PROC] = NAN;
         for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
@@ -1513,6 +1521,11 @@ static void part_finish(part *p, dfn_result *r)
         while (end < p->hist.n && (h[end].k >> 16) == row) end++;
         uint64_t seen = 0;
         int pi = 0;
+        if (p->acc[row].count > UINT32_MAX) {   /* as the dense rows */
+            double *m = &r->m[row * DFN_M_COUNT_];
+            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
+            pi = 3;
+        }
         for (size_t j = k; j < end && pi < 3; j++)
             pct_step(&r->m[row * DFN_M_COUNT_], p->acc[row].count, &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
         k = end;
@@ -1526,6 +1539,13 @@ static void part_finish(part *p, dfn_result *r)
     }
     if (c->need_spread) spread_finish(p, r, sq);
     free(sq);
+    /* a row whose sums passed 2^64: its per-process sums may have too */
+    for (size_t row = 0; row < n; row++) {
+        if (!p->acc[row].full) continue;
+        static const int per_proc[] = { DFN_M_MAX_PROC_S, DFN_M_MAX_PROC, DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S,
+                                        DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES };
+        for (size_t k = 0; k < sizeof per_proc / sizeof *per_proc; k++) r->m[row * DFN_M_COUNT_ + per_proc[k]] = NAN;
+    }
     part_finish_extra(p, r);
     for (size_t k = 0; k < p->files.cap; k++) {
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
@@ -1720,8 +1740,11 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     }
     case DFN_M_COMPUTE_S: case DFN_M_IO_BUSY_S: case DFN_M_EXPOSED_S: case DFN_M_OVERLAP_PCT: {
         if (!r->overlap) return NAN;
+        /* as the grouped rows: undefined when compute matched no event */
+        if (m != DFN_M_IO_BUSY_S && dfn_overlap_ncompute(r->overlap) == 0) return NAN;
         bool cmp = dfn_overlap_is_compute(dfn_overlap_bits(r->overlap), i);
-        bool io = s->kinds[s->kind[i]].io;
+        const uint64_t *iob = dfn_overlap_io_bits(r->overlap);
+        bool io = iob ? dfn_overlap_is_compute(iob, i) : s->kinds[s->kind[i]].io;
         if (m == DFN_M_COMPUTE_S) return cmp ? t : 0;
         if (m == DFN_M_IO_BUSY_S) return io ? t : 0;
         size_t np;

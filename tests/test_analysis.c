@@ -114,6 +114,11 @@ Test(overlap, io_is_what_io_says)
     cr_assert_float_eq(su_metric(s, r, "1", DFN_M_COMPUTE_S), 150e-6, 1e-12, "compute is still compute");
     cr_assert_float_eq(su_metric(s, r, "2", DFN_M_IO_BUSY_S), 0, 1e-12);
     dfn_result_free(r);
+    /* a call as a row: I/O only when --io says so */
+    r = run(s, ls, &an, "event", "func=read", DFN_M_OVERLAP);
+    cr_assert_eq(r->nrows, 2);
+    for (size_t row = 0; row < r->nrows; row++) cr_assert_eq(dfn_result_metric(r, row, DFN_M_IO_BUSY_S), 0);
+    dfn_result_free(r);
     cr_assert_not(dfn_analysis_set_io(&an, s, ls, "nokey=1", err, sizeof err));
     cr_assert(strstr(err, "io: unknown key 'nokey'"), "%s", err);
     dfn_analysis_free(&an);
@@ -140,6 +145,13 @@ Test(overlap, compute_that_matches_nothing_is_undefined)
         cr_assert(isnan(su_metric(s, r, "1", DFN_M_EXPOSED_S)));
         cr_assert(isnan(su_metric(s, r, "1", DFN_M_OVERLAP_PCT)));
         cr_assert_float_eq(su_metric(s, r, "1", DFN_M_IO_BUSY_S), 150e-6, 1e-12, "I/O is still I/O");
+        dfn_result_free(r);
+        /* the calls as rows say the same */
+        r = run(s, ls, &an, "event", NULL, DFN_M_OVERLAP);
+        for (size_t row = 0; row < r->nrows; row++) {
+            cr_assert(isnan(dfn_result_metric(r, row, DFN_M_EXPOSED_S)) && isnan(dfn_result_metric(r, row, DFN_M_COMPUTE_S)));
+            cr_assert(!isnan(dfn_result_metric(r, row, DFN_M_IO_BUSY_S)));
+        }
         dfn_result_free(r);
         dfn_thresholds th;
         dfn_thresholds_default(&th);

@@ -303,12 +303,15 @@ static bool set_size(runner *r, int rows, int cols)
     a->rows = rows;
     a->cols = cols;
     if (a->have_view) {
+        /* the tracks a page holds first: they take lines from the table */
+        int old_max = a->v.track_max;
+        a->v.track_max = rows / 8 < 1 ? 1 : rows / 8 > 8 ? 8 : rows / 8;   /* 3 at 24 rows */
         int tr = view_table_lines(&a->v, rows) - (view_header_lines(&a->v) - 1);
         if (tr < 1) tr = 1;
-        a->v.track_max = rows / 8 < 1 ? 1 : rows / 8 > 8 ? 8 : rows / 8;   /* 3 at 24 rows */
         int x0, sw, scale_w;
         view_timeline_geom(&a->v, cols, &x0, &sw, &scale_w);
-        bool changed = tr != a->v.table_rows || sw != a->v.spark_w || cols != a->v.screen_cols;
+        bool changed = tr != a->v.table_rows || sw != a->v.spark_w || cols != a->v.screen_cols ||
+                       old_max != a->v.track_max;
         a->v.table_rows = tr;
         a->v.spark_w = sw;
         a->v.screen_cols = cols;

@@ -211,14 +211,15 @@ void view_filter(const view *v, const level *l, dfn_filter *out)
     dfn_filter_append(out, &l->base);
     double span = view_span(v);
     char num[64];
-    /* %.10g: exact enough for µs over days, and short for round numbers */
+    /* to the µs, as events and bins are: exact over years, and short for
+     * round numbers */
     if (l->win_lo > 0) {
-        int n = snprintf(num, sizeof num, "%.10g", l->win_lo);
-        dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_GE, num, (size_t)n);
+        size_t n = dfn_fmt_us_s(llround(l->win_lo * 1e6), num, sizeof num);
+        dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_GE, num, n);
     }
     if (l->win_hi < span) {
-        int n = snprintf(num, sizeof num, "%.10g", l->win_hi);
-        dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_LT, num, (size_t)n);
+        size_t n = dfn_fmt_us_s(llround(l->win_hi * 1e6), num, sizeof num);
+        dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_LT, num, n);
     }
     level_user_terms(l, out);
 }
@@ -525,11 +526,10 @@ bool view_back(view *v)
     level_free(&v->lv[--v->nlv]);
     /* the level below kept its rows, cursor, sort and scroll */
     level *l = view_top(v);
-    if (!l->res) {
+    if (!l->res || l->track_gen != v->track_gen) {
+        /* C pressed above this level changed the timeline's width too */
         char err[256];
         view_refresh(v, err, sizeof err);
-    } else if (l->track_gen != v->track_gen) {
-        view_tracks_refresh(v, l);   /* C was pressed above this level */
     }
     return true;
 }
@@ -618,8 +618,13 @@ static char *take_time_terms(level *l, const dfn_filter *f, size_t *left)
             keep.terms[keep.n++] = *t;   /* borrowed: f still owns it */
             continue;
         }
-        dfn_filter one = { (dfn_term *)t, 1 };
-        dfn_filter_time_narrow(&one, &l->win_lo, &l->win_hi);
+        /* times are whole µs: > v is >= the next µs, <= v is < the next */
+        double next = (floor(t->num * 1e6 + 1e-6) + 1) / 1e6;
+        double lo = t->op == DFN_GE ? t->num : t->op == DFN_GT ? next : -INFINITY;
+        double hi = t->op == DFN_LT ? t->num : t->op == DFN_LE ? next : INFINITY;
+        if (lo > l->win_lo) l->win_lo = lo;
+        if (hi < l->win_hi) l->win_hi = hi;
+        if (l->win_hi < l->win_lo) l->win_hi = l->win_lo;
         any = true;
     }
     *left = keep.n;
@@ -662,7 +667,14 @@ static void window_set(const view *v, level *l, double lo, double w)
     double bin = nice_ceil(w / rows);
     if (w > span) w = span;
     double a = floor(lo / bin + 1e-9) * bin, b = ceil((lo + w) / bin - 1e-9) * bin;
-    if (b > span) { a -= b - span; b = span; a = floor(a / bin + 1e-9) * bin; }
+    if (b > span) {
+        /* at the end of the run: as many whole bins as the window held,
+         * so that moving on against the end leaves it as it is */
+        double k = floor(w / bin + 1e-9);
+        if (k < 1) k = 1;
+        b = span;
+        a = floor((span - k * bin) / bin + 1e-9) * bin;
+    }
     if (a < 0) a = 0;
     if (b <= a) b = a + bin < span ? a + bin : span;
     l->win_lo = a;

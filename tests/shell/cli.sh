@@ -130,6 +130,12 @@ check "no compute: said on stderr" 1 "$(grep -c "^dfnav: compute (cat=nothing) m
 check "--io: only the I/O it names" "0.000000" \
     "$("$DFNAV" report -q -m io_busy_s --io 'func=no_such_call' --format csv "$T/ok" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }')"
 check_status "--io that does not parse" 2 "$DFNAV" report -m io_busy_s --io 'nokey=1' "$T/ok"
+# ... for any thread count: a set large enough to be scanned in parts
+"$DFNAV_GEN" --seed 3 --events 600000 --ranks 4 "$T/io600k" >/dev/null
+for j in 1 3; do
+    "$DFNAV" report -q -j $j --by pid -m io_busy_s,exposed_s --io 'dur>1000' --format csv "$T/io600k" >"$T/io-j$j.csv"
+done
+same_files "--io: -j 3 differs from -j 1" "$T/io-j1.csv" "$T/io-j3.csv"
 grep -q "^dfnav: io: unknown key 'nokey'" "$T/err" && ok || fail "--io error: $(cat "$T/err")"
 # the filter's size grammar, and a clear refusal of anything else
 check_status "an unreadable DFNAV_MEM_AVAILABLE is refused" 2 env DFNAV_MEM_AVAILABLE=lots "$DFNAV" report "$T/ok"

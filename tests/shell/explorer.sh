@@ -97,6 +97,18 @@ check "replay: wide characters once" 1 "$("$DFNAV" --replay 'p F' "$T/cjk.pfw" 2
 # time windows keep round edges: zoom and move land on multiples of the
 # bins, and a time typed as a filter becomes the window, binned from round
 # edges (issue 17)
+check "moving on against the end leaves the window" "window 15.000-31.730 s|window 15.000-31.730 s" \
+    "$("$DFNAV" --replay '<Down> z ] ] ] ]' "$S" 2>/dev/null | grep '^window' | tail -2 | cut -d' ' -f1-3 | paste -sd'|')"
+# a typed > or <= bound keeps or drops a call at exactly that time as
+# --where does (2.x aggregated records sit on round times)
+printf '%s\n' '{"name":"a","cat":"app","pid":1,"tid":1,"ts":1000000,"dur":1,"ph":"X","args":{}}' \
+    '{"name":"b","cat":"app","pid":1,"tid":1,"ts":6000000,"dur":1,"ph":"X","args":{}}' \
+    '{"name":"c","cat":"app","pid":1,"tid":1,"ts":9000000,"dur":1,"ph":"X","args":{}}' >"$T/edge.pfw"
+for f in 'time>5' 'time<=5' 'time>=5' 'time<5'; do
+    want=$("$DFNAV" report -q -m count --where "$f" --format csv "$T/edge.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $1 }')
+    got=$("$DFNAV" --replay "f $f <Enter>" "$T/edge.pfw" 2>/dev/null | sed -n 's/^[0-9]* rows, \([0-9]*\) events.*/\1/p' | tail -1)
+    check "typed $f: the calls --where $f gives" "$want" "$got"
+done
 check "zoom in twice, then move: round windows" "window 0.000-16.000 s|window 0.000-8.000 s|window 4.000-12.000 s" \
     "$("$DFNAV" --replay '<Down> <Down> <Down> z z ]' "$S" 2>/dev/null | grep '^window' | tail -3 | cut -d' ' -f1-3 | paste -sd'|')"
 "$DFNAV" --replay 'f time>=3.3 <Space> time<9.1 <Enter>' "$S" >"$T/tw.txt" 2>/dev/null
