@@ -804,7 +804,17 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     acc *a = &p->acc[row];
     uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
     if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, dur, &calls, &longest, &typical), agg = calls;
-    acc_sums(a, calls, agg, dur, bytes, 0);
+    /* the usual case in three adds; a carry out of any redoes them saturating */
+    uint64_t nc, nd, nb;
+    bool over = __builtin_add_overflow(a->count, calls, &nc) | __builtin_add_overflow(a->dur, dur, &nd) |
+                __builtin_add_overflow(a->bytes, bytes, &nb);
+    if (__builtin_expect(over || agg, 0)) {
+        acc_sums(a, calls, agg, dur, bytes, 0);
+    } else {
+        a->count = nc;
+        a->dur = nd;
+        a->bytes = nb;
+    }
     if (longest > a->maxdur) a->maxdur = longest;
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
