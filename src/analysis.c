@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-unsigned dfn_analysis_needs(uint32_t metrics)
+unsigned dfn_analysis_needs(uint64_t metrics)
 {
     unsigned need = 0;
     if (metrics & DFN_M_OVERLAP) need |= DFN_NEED_OVERLAP;

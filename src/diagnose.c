@@ -179,7 +179,7 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
 /* ---- the queries ---- */
 
 static dfn_result *run(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *sel, const dfn_dimkind *dims,
-                       size_t nd, uint32_t metrics, const dfn_overlap *ov, const dfn_access *ax, int threads,
+                       size_t nd, uint64_t metrics, const dfn_overlap *ov, const dfn_access *ax, int threads,
                        char *err, size_t errlen)
 {
     dfn_query q = { .ndims = nd, .filter = sel, .layers = ls, .sort = -1, .metrics = metrics,
@@ -229,8 +229,8 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     scopes sc = { s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
     figs *all = NULL;
     size_t cap = 0;
-    uint32_t basic = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES);
-    uint32_t extra = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
+    uint64_t basic = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES);
+    uint64_t extra = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
     if (ov) extra |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
     if (ax) extra |= DFN_M_BIT(DFN_M_SEQ_PCT);
     /* three groupings (selection, layer, process), each once by operation

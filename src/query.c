@@ -42,14 +42,14 @@ int dfn_metric_parse(const char *s, size_t len)
     return -1;
 }
 
-bool dfn_metrics_parse(const char *text, uint32_t *out, char *err, size_t errlen)
+bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen)
 {
-    static const struct { const char *n; uint32_t bits; } groups[] = {
+    static const struct { const char *n; uint64_t bits; } groups[] = {
         {"basic", DFN_M_BASIC}, {"overlap", DFN_M_OVERLAP},
         {"analysis", ~DFN_M_BASIC & (DFN_M_BIT(DFN_M_COUNT_) - 1)}, {"all", DFN_M_BIT(DFN_M_COUNT_) - 1}};
     const char *p = text;
     while (*p == ' ') p++;
-    uint32_t m = *p == '+' ? DFN_M_BASIC : 0;
+    uint64_t m = *p == '+' ? DFN_M_BASIC : 0;
     if (*p == '+') p++;
     while (*p) {
         while (*p == ',' || *p == ' ') p++;
@@ -59,7 +59,7 @@ bool dfn_metrics_parse(const char *text, uint32_t *out, char *err, size_t errlen
         const char *e = p;
         while (*e && *e != ',' && *e != ' ') e++;
         size_t len = (size_t)(e - p);
-        uint32_t bits = 0;
+        uint64_t bits = 0;
         for (size_t g = 0; g < sizeof groups / sizeof groups[0] && !bits; g++)
             if (strlen(groups[g].n) == len && memcmp(groups[g].n, p, len) == 0) bits = groups[g].bits;
         /* a group name wins over a metric alias of the same spelling */
@@ -385,15 +385,15 @@ static void ctx_prepare(qctx *c)
     }
     dfn_strtab_free(ints);
     c->nprocs = dfn_store_procs(s, &c->proc_of_lane);
-    uint32_t want = r->metrics;
-    c->need_hist = want & (1u << DFN_M_P50_US | 1u << DFN_M_P90_US | 1u << DFN_M_P99_US);
+    uint64_t want = r->metrics;
+    c->need_hist = want & (DFN_M_BIT(DFN_M_P50_US) | DFN_M_BIT(DFN_M_P90_US) | DFN_M_BIT(DFN_M_P99_US));
     c->has_agg = s->cnt.v != NULL;
-    uint32_t spread = DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
+    uint64_t spread = DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
                       DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES);
     c->need_spread = want & spread;
     c->need_procbytes = want & DFN_M_BIT(DFN_M_MAX_PROC_BYTES);
-    c->need_procs = (want & (1u << DFN_M_MAX_PROC_S | 1u << DFN_M_PROCS | 1u << DFN_M_MAX_PROC)) || c->need_spread;
-    c->need_files = want & (1u << DFN_M_FILES | 1u << DFN_M_SHARED_FILES);
+    c->need_procs = (want & (DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC))) || c->need_spread;
+    c->need_files = want & (DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES));
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
     c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
     c->need_share = want & DFN_M_BIT(DFN_M_SHARED_FILES);

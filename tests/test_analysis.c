@@ -36,7 +36,7 @@ static const char *overlap_trace =
     "]\n";
 
 static dfn_result *run(const dfn_store *s, dfn_layerset *ls, dfn_analysis *an, const char *by, const char *where,
-                       uint32_t metrics)
+                       uint64_t metrics)
 {
     char err[512];
     dfn_filter f;

@@ -56,7 +56,7 @@ TestSuite(compare, .init = setup, .fini = teardown);
 /* Runs "--by BY --where WHERE -m METRICS" (0: basic) on the first nruns
  * stores, matched; names NULL for a single run without names. */
 static dfn_compare *cmp_query_n(size_t nruns, const char *const *names, const char *by, const char *where,
-                                uint32_t metrics, int sort, int col, bool desc, size_t top)
+                                uint64_t metrics, int sort, int col, bool desc, size_t top)
 {
     const dfn_store *stores[2] = { sa, sb };
     dfn_query q = { .metrics = metrics, .sort = sort, .desc = desc, .top = top };
@@ -233,7 +233,7 @@ Test(compare, calls_of_both_runs_in_time_order)
 
 Test(compare, csv_and_json_columns)
 {
-    uint32_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_BYTES);
+    uint64_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_BYTES);
     dfn_compare *c = cmp_query_n(2, labels, "func", NULL, m, -1, 0, false, 0);
     char *csv = su_compare_text(c, DFN_FMT_CSV);
     cr_assert_str_eq(csv,

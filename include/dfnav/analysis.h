@@ -24,7 +24,7 @@ typedef struct {
 #define DFN_NEED_OVERLAP 1u
 #define DFN_NEED_TREE 2u
 #define DFN_NEED_ACCESS 4u
-unsigned dfn_analysis_needs(uint32_t metrics);
+unsigned dfn_analysis_needs(uint64_t metrics);
 
 /* Builds the parts of need not built yet. compute is a filter text, or
  * NULL for the layers' default ("layer=compute" when they have one);

@@ -48,8 +48,8 @@ typedef enum {
     DFN_M_COUNT_
 } dfn_metric;
 
-#define DFN_M_BIT(m) (1u << (m))
-_Static_assert(DFN_M_COUNT_ <= 32, "a query's metrics are a 32-bit mask");
+#define DFN_M_BIT(m) (UINT64_C(1) << (m))
+_Static_assert(DFN_M_COUNT_ <= 64, "a query's metrics are a 64-bit mask");
 /* What a query computes when it names no metrics: everything but the
  * analysis metrics. */
 #define DFN_M_BASIC (DFN_M_BIT(DFN_M_COMPUTE_S) - 1)
@@ -61,7 +61,7 @@ int dfn_metric_parse(const char *s, size_t len);   /* -1 when unknown */
 /* A list of metric names and groups (basic, overlap, analysis, all), each
  * added, or removed with a leading '-'; a list starting with '+' adds to
  * basic. Returns false with a message. */
-bool dfn_metrics_parse(const char *text, uint32_t *out, char *err, size_t errlen);
+bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen);
 const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap);
 /* "file,func" or "file func"; dims get malloc'd arg names. */
 bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen);
@@ -76,7 +76,7 @@ typedef struct {
     int sort;                 /* metric, or -1 for the group key */
     bool desc;
     size_t top;               /* 0 = all rows */
-    uint32_t metrics;         /* bit per dfn_metric to compute; 0 = all */
+    uint64_t metrics;         /* bit per dfn_metric to compute; 0 = all */
     int threads;              /* 0 = one per online core; results never depend on it */
     size_t spark_bins;        /* > 0: each row's time per bin over the window (sparklines) */
     bool spark_split;         /* also each row's compute and I/O time per bin (needs overlap) */
@@ -112,7 +112,7 @@ typedef struct {
     int64_t *ints;            /* pid / tid values by index */
     struct dfn_strtab *vals;  /* arg.NAME values */
     const dfn_layers *layers;
-    uint32_t metrics;         /* which metrics were computed */
+    uint64_t metrics;         /* which metrics were computed */
     double *spark_io, *spark_cmp;   /* nrows * spark_bins, with spark_split */
     uint64_t *sizes;          /* nrows * DFN_SIZEBIN_COUNT calls, with sizes */
     uint32_t *proc_lane;      /* a lane of each process index (max_proc) */

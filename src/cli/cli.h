@@ -22,7 +22,7 @@ typedef struct {
     double bin_s;
     dfn_format format;
     bool quiet;
-    uint32_t metrics;         /* 0: the basic metrics */
+    uint64_t metrics;         /* 0: the basic metrics */
     const char *compute;      /* compute definition for overlap; NULL = the layers' */
     const char *io;           /* what is I/O for overlap; NULL = POSIX and STDIO calls */
     bool diagnose, sizes;

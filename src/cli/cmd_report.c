@@ -215,7 +215,7 @@ static bool parse_sort(const char *text, const cli_run *runs, size_t nruns, dfn_
 /* Runs one query on every run, matched across runs, and prints it;
  * returns 0, or 2 for a bad query. */
 static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const char *by, const char *where,
-                         const char *sort, size_t top, uint32_t metrics, FILE *out)
+                         const char *sort, size_t top, uint64_t metrics, FILE *out)
 {
     char err[2048];
     dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes,

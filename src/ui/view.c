@@ -359,11 +359,11 @@ int view_col_width(const view *v, col_id c, int spark_w)
  * analysis sweeps are the dearest parts of a scan, and narrow screens
  * leave them out. The slowest process is on the status line, which has
  * it only for grouped rows of one run (it costs a map update per event). */
-static uint32_t view_metrics(const view *v, const level *l)
+static uint64_t view_metrics(const view *v, const level *l)
 {
-    uint32_t m = 1u << DFN_M_COUNT | 1u << DFN_M_TIME_S | 1u << DFN_M_BUSY_S | 1u << DFN_M_PCT_TIME |
-                 1u << DFN_M_BYTES | 1u << DFN_M_BW_MIBPS | 1u << DFN_M_MAX_US;
-    if (!v->labels && !view_is_calls(l)) m |= 1u << DFN_M_MAX_PROC_S | 1u << DFN_M_MAX_PROC;
+    uint64_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
+                 DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
+    if (!v->labels && !view_is_calls(l)) m |= DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
     bool show[COL_N];
     int spark_w, key_w;
     view_layout(v, l, show, &spark_w, &key_w);
