@@ -261,7 +261,8 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
     } else if (!human) {
         if (metric_is_secs(m)) snprintf(buf, sizeof buf, "%.6f", v);
         else dfn_fmt_double(v, buf, sizeof buf);
-    } else if (m == DFN_M_BYTES || m == DFN_M_MAX_PROC_BYTES || m == DFN_M_MEAN_PROC_BYTES) {
+    } else if (m == DFN_M_BYTES || m == DFN_M_MAX_PROC_BYTES || m == DFN_M_MEAN_PROC_BYTES || m == DFN_M_SIZE_MEAN ||
+               m == DFN_M_SIZE_P50 || m == DFN_M_SIZE_MIN || m == DFN_M_SIZE_MAX) {
         if (v < 0) { buf[0] = '-'; dfn_fmt_bytes(-v, buf + 1, sizeof buf - 1); }
         else dfn_fmt_bytes(v, buf, sizeof buf);
     } else if (metric_is_secs(m)) {

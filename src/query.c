@@ -16,7 +16,8 @@ static const char *metric_names[DFN_M_COUNT_] = {
     "count", "time_s", "busy_s", "max_proc_s", "bytes", "bw_mibps", "ops_per_s", "mean_us",
     "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time",
     "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc",
-    "agg_calls", "min_proc_s", "mean_proc_s", "std_proc_s", "max_proc_bytes", "mean_proc_bytes"
+    "agg_calls", "min_proc_s", "mean_proc_s", "std_proc_s", "max_proc_bytes", "mean_proc_bytes",
+    "size_mean", "size_p50", "size_min", "size_max"
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
@@ -174,6 +175,8 @@ typedef struct {
     bool started, overflow;
     bool hist_full;           /* a dense bucket held 2^32 - 1 calls: no percentiles */
     uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
+    /* reads and writes: calls, bytes, least and largest bytes per call */
+    uint64_t szn, szsum, szmin, szmax;
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
@@ -223,6 +226,7 @@ typedef struct {
     bool need_hist, need_procs, need_files;
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     bool need_spread;         /* min, mean, std of per-process time; bytes */
+    bool need_size;           /* size_mean ... size_max */
     size_t direct_n;
     bool one_table;           /* one dimension read from a table: an event is in one row */
     size_t spark_bins;
@@ -254,6 +258,7 @@ typedef struct {
     dfn_map64 valmap[DFN_ARG_RAW + 1];
     dfn_map64 hist, procs, files;
     dfn_map64 procb;          /* (row, process) -> bytes, beside procs */
+    dfn_map64 szh;            /* (row, size bucket) -> read and write calls: size_p50 */
     uint64_t total, matched;
     uint64_t matched_calls;   /* calls of the matched events (aggregated records count theirs) */
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
@@ -392,6 +397,8 @@ static void ctx_prepare(qctx *c)
                       DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES);
     c->need_spread = want & spread;
     c->need_procbytes = want & DFN_M_BIT(DFN_M_MAX_PROC_BYTES);
+    c->need_size = want & (DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) |
+                           DFN_M_BIT(DFN_M_SIZE_MAX));
     c->need_procs = (want & (DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC))) || c->need_spread;
     c->need_files = want & (DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES));
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
@@ -446,6 +453,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     dfn_map64_init(&p->hist);
     dfn_map64_init(&p->procs);
     dfn_map64_init(&p->procb);
+    dfn_map64_init(&p->szh);
     dfn_map64_init(&p->files);
     dfn_map64_init(&p->pswmap);
     dfn_map64_init(&p->share);
@@ -477,7 +485,7 @@ static void part_free(part *p)
     dfn_strtab_free(p->rowkeys);
     dfn_strtab_free(p->vals);
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
-    dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->files);
+    dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->szh); dfn_map64_free(&p->files);
 }
 
 /* The transfer size of event i as an id in the part's value table, its
@@ -736,6 +744,26 @@ void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t
 }
 
 /* The analysis metrics of one event in one row. */
+/* A read's or write's bytes per call into a row's size statistics: an
+ * aggregated record's calls at their mean size. hist: also into the part's
+ * size histogram under row. */
+static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t calls, uint64_t bytes)
+{
+    uint64_t per = bytes / calls;
+    if (!a->szn || per < a->szmin) a->szmin = per;
+    if (!a->szn || per > a->szmax) a->szmax = per;
+    uint8_t ignore = 0;
+    sat_add(&a->szn, calls, &ignore, 1);
+    sat_add(&a->szsum, bytes, &a->full, OVF_BYTES);
+    if (hist) *dfn_map64_slot(&p->szh, (uint64_t)row << 16 | hist_bucket(per)) += calls;
+}
+
+static inline bool event_is_rw(const dfn_store *s, size_t i)
+{
+    uint8_t cls = s->kinds[s->kind[i]].cls;
+    return cls == DFN_CLASS_READ || cls == DFN_CLASS_WRITE;
+}
+
 /* Whether event i is I/O for overlap: --io's events, else POSIX and STDIO. */
 static inline bool query_is_io(const qctx *c, size_t i)
 {
@@ -816,6 +844,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         a->bytes = nb;
     }
     if (longest > a->maxdur) a->maxdur = longest;
+    if (c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, bytes);
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
         if (a->hist) hist_add(a->hist, &a->hist_full, hist_bucket(typical), calls);
@@ -849,6 +878,13 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     const qctx *c = p->c;
     acc *a = &p->acc[row];
     acc_sums(a, src->count, src->agg, src->dur, src->bytes, src->full);
+    if (src->szn) {
+        if (!a->szn || src->szmin < a->szmin) a->szmin = src->szmin;
+        if (!a->szn || src->szmax > a->szmax) a->szmax = src->szmax;
+        uint8_t ignore = 0;
+        sat_add(&a->szn, src->szn, &ignore, 1);
+        sat_add(&a->szsum, src->szsum, &a->full, OVF_BYTES);
+    }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
     a->hist_full |= src->hist_full;
     for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
@@ -1006,6 +1042,11 @@ static void part_scan_layers(part *p)
         if (c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), agg = calls;
         acc_sums(m, calls, agg, dur, bytes, 0);
         if (longest > m->maxdur) m->maxdur = longest;
+        if (c->need_size && event_is_rw(s, i)) {
+            acc_size(p, m, 0, false, calls, bytes);   /* the layers' histograms: below, once known */
+            for (uint8_t k = 0; k < nrow[mi]; k++)
+                *dfn_map64_slot(&p->szh, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls)) += calls;
+        }
         if (m->hist) hist_add(m->hist, &m->hist_full, hist_bucket(typical), calls);
         if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
@@ -1313,9 +1354,9 @@ static void part_merge(part *f, part *t)
         acc_add_sums(f, fr, b);
     }
     /* the sparse rows of t */
-    dfn_map64 *tm[4] = { &t->hist, &t->procs, &t->files, &t->procb };
-    for (int k = 0; k < 4; k++) {
-        int shift = k == 0 ? 16 : 32;
+    dfn_map64 *tm[5] = { &t->hist, &t->procs, &t->files, &t->procb, &t->szh };
+    for (int k = 0; k < 5; k++) {
+        int shift = k == 0 || k == 4 ? 16 : 32;
         for (size_t j = 0; j < tm[k]->cap; j++) {
             uint64_t key = tm[k]->k[j];
             if (key == DFN_MAP64_EMPTY) continue;
@@ -1326,7 +1367,7 @@ static void part_merge(part *f, part *t)
             else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j], 0);
             else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
             else if (k == 3 && a->procbytes) a->procbytes[low] += tm[k]->v[j];
-            else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : &f->procb,
+            else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : k == 3 ? &f->procb : &f->szh,
                                  (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
     }
@@ -1472,6 +1513,37 @@ static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq)
     }
 }
 
+/* Sizes per call of each row's reads and writes; the median by nearest
+ * rank over the row's size buckets, kept within the least and largest. */
+static void size_finish(part *p, dfn_result *r)
+{
+    for (size_t row = 0; row < p->nacc; row++) {
+        const acc *a = &p->acc[row];
+        double *m = &r->m[row * DFN_M_COUNT_];
+        bool none = !a->szn;
+        m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)a->szsum / (double)a->szn;
+        m[DFN_M_SIZE_MIN] = none ? NAN : (double)a->szmin;
+        m[DFN_M_SIZE_MAX] = none ? NAN : (double)a->szmax;
+        m[DFN_M_SIZE_P50] = NAN;
+    }
+    kv *h = map_sorted(&p->szh);
+    for (size_t k = 0; k < p->szh.n;) {
+        size_t row = h[k].k >> 16, end = k;
+        while (end < p->szh.n && (h[end].k >> 16) == row) end++;
+        const acc *a = &p->acc[row];
+        uint64_t need = (a->szn + 1) / 2, seen = 0;
+        for (size_t j = k; j < end; j++) {
+            seen += h[j].v;
+            if (seen < need) continue;
+            double v = hist_value((uint32_t)(h[j].k & 0xffff));
+            r->m[row * DFN_M_COUNT_ + DFN_M_SIZE_P50] = v < a->szmin ? a->szmin : v > a->szmax ? a->szmax : v;
+            break;
+        }
+        k = end;
+    }
+    free(h);
+}
+
 /* The merged part becomes the result's rows and metrics. */
 static void part_finish(part *p, dfn_result *r)
 {
@@ -1549,6 +1621,7 @@ static void part_finish(part *p, dfn_result *r)
     }
     if (c->need_spread) spread_finish(p, r, sq);
     free(sq);
+    if (c->need_size) size_finish(p, r);
     /* a row whose sums passed 2^64: its per-process sums may have too */
     for (size_t row = 0; row < n; row++) {
         if (!p->acc[row].full) continue;
@@ -1737,6 +1810,8 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     case DFN_M_MIN_PROC_S: case DFN_M_MEAN_PROC_S: return t;
     case DFN_M_STD_PROC_S: return 0;
     case DFN_M_BYTES: case DFN_M_MAX_PROC_BYTES: case DFN_M_MEAN_PROC_BYTES: return bytes;
+    case DFN_M_SIZE_MEAN: case DFN_M_SIZE_P50: case DFN_M_SIZE_MIN: case DFN_M_SIZE_MAX:
+        return event_is_rw(s, i) ? (double)(dfn_store_bytes(s, i) / dfn_store_calls(s, i)) : NAN;
     case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : 0;
     case DFN_M_OPS_PER_S: return t > 0 ? calls / t : 0;
     case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: return dur / calls;

@@ -291,6 +291,33 @@ Test(query, spread_across_processes)
     }
 }
 
+/* Bytes per call of a row's reads and writes (issue 17): pread64 reads
+ * 4096, 8192 and 1 MiB; the writes 5 and 3 MB; a fork has none. The
+ * median is its bucket's middle, within 1%. By function, and by layer,
+ * which adds up per layer mask. */
+Test(query, size_statistics)
+{
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) |
+                                           DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) };
+    dfn_result *r = su_run(st, &q, "func");
+    cr_assert_float_eq(su_metric(st, r, "pread64", DFN_M_SIZE_MEAN), (4096 + 8192 + 1048576) / 3.0, 1e-6);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_SIZE_MIN), 4096);
+    cr_assert_eq(su_metric(st, r, "pread64", DFN_M_SIZE_MAX), 1048576);
+    double p50 = su_metric(st, r, "pread64", DFN_M_SIZE_P50);
+    cr_assert(fabs(p50 - 8192) <= 8192 * 0.01, "p50 %g", p50);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_SIZE_MEAN), 4000000);
+    cr_assert_eq(su_metric(st, r, "write", DFN_M_SIZE_MIN), 3000000);
+    cr_assert(isnan(su_metric(st, r, "fork", DFN_M_SIZE_MEAN)) && isnan(su_metric(st, r, "fork", DFN_M_SIZE_P50)));
+    dfn_result_free(r);
+    q.layers = su_layerset(st, "posix");
+    r = su_run(st, &q, "layer");
+    cr_assert_float_eq(su_metric(st, r, "posix", DFN_M_SIZE_MEAN), (4096 + 8192 + 1048576 + 8000000) / 5.0, 1e-6);
+    cr_assert_eq(su_metric(st, r, "posix", DFN_M_SIZE_MAX), 5000000);
+    p50 = su_metric(st, r, "posix", DFN_M_SIZE_P50);
+    cr_assert(fabs(p50 - 1048576) <= 1048576 * 0.01, "p50 %g", p50);
+    dfn_result_free(r);
+}
+
 Test(query, args_group_across_eras)
 {
     /* "epoch":"1" (newer writers) and "epoch":1 (2023) are one group */

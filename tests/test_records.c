@@ -814,6 +814,12 @@ Test(review, wide_and_countless_aggregated_records)
     cr_assert_eq(r->nrows, 1);
     cr_assert_eq(su_metric(s, r, "4096", DFN_M_COUNT), 100);
     dfn_result_free(r);
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MAX) };
+    r = su_run(s, &q, "func");
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_SIZE_MEAN), 4096);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_SIZE_MAX), 4096);
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_SIZE_P50), 4096, "the median kept within least and largest");
+    dfn_result_free(r);
     dfn_store_free(s);
 }
 

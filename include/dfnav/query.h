@@ -45,6 +45,10 @@ typedef enum {
      * least, mean and population standard deviation of their summed time,
      * and the largest and mean of their bytes */
     DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S, DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES,
+    /* bytes per call of the row's reads and writes: mean, median (from a
+     * histogram, under 1% relative error), least and largest; an
+     * aggregated record counts its calls at their mean size */
+    DFN_M_SIZE_MEAN, DFN_M_SIZE_P50, DFN_M_SIZE_MIN, DFN_M_SIZE_MAX,
     DFN_M_COUNT_
 } dfn_metric;
 
