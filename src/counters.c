@@ -66,8 +66,6 @@ static bool lane_key(dfn_key k)
  * hosts, and every process that made calls. NULL sets: no process term. */
 typedef struct { dfn_strtab *sel, *hosts, *all; } procsel;
 
-typedef struct { uint32_t host; int64_t pid; } hostpid;
-
 static uint32_t hp_find(const dfn_strtab *t, uint32_t host, int64_t pid)
 {
     char k[12];
@@ -84,35 +82,45 @@ static void hp_add(dfn_strtab *t, uint32_t host, int64_t pid)
     dfn_strtab_intern(t, k, sizeof k);
 }
 
-static bool lane_pass(const dfn_store *s, const dfn_filter *f, const dfn_lane *ln)
+/* The lanes f's process terms keep, as the event filter decides them (a
+ * table by lane), or NULL when f has none. */
+static uint8_t *procsel_lanes(const dfn_store *s, const dfn_filter *f)
 {
-    for (size_t k = 0; k < f->n; k++) {
-        const dfn_term *t = &f->terms[k];
-        uint32_t id = t->key == DFN_KEY_HOST ? ln->host : t->key == DFN_KEY_PROC ? ln->name : ln->rank;
-        bool ok = t->key == DFN_KEY_PID ? dfn_term_id(s, t, ln->pid) :
-                  t->key == DFN_KEY_TID ? dfn_term_id(s, t, ln->tid) :
-                  !lane_key(t->key) || dfn_term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), false);
-        if (!ok) return false;
+    dfn_filter lanes = { dfn_xmalloc((f && f->n ? f->n : 1) * sizeof *lanes.terms), 0 };
+    for (size_t k = 0; f && k < f->n; k++)
+        if (lane_key(f->terms[k].key)) lanes.terms[lanes.n++] = f->terms[k];   /* borrowed */
+    uint8_t *ok = NULL;
+    char err[256];
+    dfn_match *m = lanes.n ? dfn_match_compile(s, NULL, &lanes, err, sizeof err) : NULL;
+    free(lanes.terms);
+    if (!m) return NULL;
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    if (lane_ok) {
+        ok = dfn_xmalloc(s->nlanes ? s->nlanes : 1);
+        memcpy(ok, lane_ok, s->nlanes);
     }
-    return true;
+    dfn_match_free(m);
+    return ok;
 }
 
 static void procsel_build(const dfn_store *s, const dfn_filter *f, procsel *ps)
 {
     memset(ps, 0, sizeof *ps);
-    bool any = false;
-    for (size_t k = 0; f && k < f->n; k++) any |= lane_key(f->terms[k].key);
-    if (!any) return;
+    uint8_t *ok = procsel_lanes(s, f);
+    if (!ok) return;
     ps->sel = dfn_strtab_new();
     ps->hosts = dfn_strtab_new();
     ps->all = dfn_strtab_new();
     for (size_t i = 0; i < s->nlanes; i++) {
         const dfn_lane *ln = &s->lanes[i];
         hp_add(ps->all, ln->host, ln->pid);
-        if (!lane_pass(s, f, ln)) continue;
+        if (!ok[i]) continue;
         hp_add(ps->sel, ln->host, ln->pid);
         dfn_strtab_intern(ps->hosts, (const char *)&ln->host, sizeof ln->host);
     }
+    free(ok);
 }
 
 static bool procsel_pass(const procsel *ps, const dfn_sample *x)

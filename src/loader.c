@@ -519,7 +519,7 @@ static void chunk_ns_rounding(const dfn_chunk *c, dfn_srcinfo *si)
     for (size_t j = 0; j < c->n; j++) {
         uint64_t d = dfn_col32_get(&c->dur, j), r = d % 1000;
         si->ns_rounding += r >= 500 ? 1000 - r : r;
-        si->ns_total = d > UINT64_MAX - si->ns_total ? UINT64_MAX : si->ns_total + d;
+        si->ns_total = dfn_sat_add(si->ns_total, d);
         si->ns_zeroed += d && d < 500;
     }
 }

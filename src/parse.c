@@ -1017,13 +1017,11 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
             *era |= DFN_ERA_INLINE;
             continue;
         }
-        if (e->nargs == DFN_ARGS_MAX) {
-            /* not kept, but what it says of the call still counts: a
-             * wide aggregated record's dft_cnt may come late */
-            if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
-            else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
-            continue;
-        }
+        /* what a number says of the call counts, kept or not: a wide
+         * aggregated record's dft_cnt may come past the arguments kept */
+        if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
+        else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
+        if (e->nargs == DFN_ARGS_MAX) continue;
         enc_arg *a = &e->args[e->nargs++];
         if (kh && kh->id != DFN_REF_NONE) a->key = kh->id;
         else {
@@ -1031,12 +1029,8 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
             if (kh) kh->id = a->key;
         }
         switch (la->type) {
-        case DFN_LV_UINT: a->type = DFN_ARG_UINT; a->val = la->num; evargs_number(e, role, UINT_ROLE_VALUE); break;
-        case DFN_LV_INT:
-            a->type = DFN_ARG_INT;
-            a->val = dfn_zigzag((int64_t)la->num);
-            evargs_number(e, role, (int64_t)la->num);
-            break;
+        case DFN_LV_UINT: a->type = DFN_ARG_UINT; a->val = la->num; break;
+        case DFN_LV_INT: a->type = DFN_ARG_INT; a->val = dfn_zigzag((int64_t)la->num); break;
         case DFN_LV_STR:
             a->type = DFN_ARG_STR;
             a->val = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);

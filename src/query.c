@@ -149,11 +149,11 @@ static inline uint32_t hist_bucket(uint64_t v)
 
 /* n calls into bucket b of a dense histogram. Its 32-bit buckets hold
  * any set of single calls, but aggregated records stand for billions: a
- * full bucket stops the row's percentiles rather than wrap into wrong ones. */
-static inline void hist_add(uint32_t *hist, bool *full, uint32_t b, uint64_t n)
+ * bucket saturates rather than wraps, and a row of over 2^32 calls, the
+ * only one that can fill a bucket, shows no percentile (part_finish). */
+static inline void hist_add(uint32_t *hist, uint32_t b, uint64_t n)
 {
-    if (n > UINT32_MAX - hist[b]) { hist[b] = UINT32_MAX; *full = true; }
-    else hist[b] += (uint32_t)n;
+    hist[b] = n > UINT32_MAX - hist[b] ? UINT32_MAX : hist[b] + (uint32_t)n;
 }
 
 static double hist_value(uint32_t b)
@@ -173,7 +173,6 @@ typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
     uint64_t agg;             /* calls from aggregated records */
     bool started, overflow;
-    bool hist_full;           /* a dense bucket held 2^32 - 1 calls: no percentiles */
     uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
     /* reads and writes: calls, bytes, least and largest bytes per call */
     uint64_t szn, szsum, szmin, szmax;
@@ -281,7 +280,8 @@ enum { OVF_COUNT = 1, OVF_DUR = 2, OVF_BYTES = 4, OVF_AGG = 8 };
 
 static inline void sat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
 {
-    if (__builtin_add_overflow(*sum, v, sum)) { *sum = UINT64_MAX; *full |= flag; }
+    if (v > UINT64_MAX - *sum) *full |= flag;
+    *sum = dfn_sat_add(*sum, v);
 }
 
 /* The row's count, agg calls, time and bytes from one event or another row. */
@@ -488,14 +488,20 @@ static void part_free(part *p)
     dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->szh); dfn_map64_free(&p->files);
 }
 
+/* Reads and writes: the calls that have a transfer size. */
+static inline bool event_is_rw(const dfn_store *s, size_t i)
+{
+    uint8_t cls = s->kinds[s->kind[i]].cls;
+    return cls == DFN_CLASS_READ || cls == DFN_CLASS_WRITE;
+}
+
 /* The transfer size of event i as an id in the part's value table, its
  * bytes in decimal: reads and writes only (other calls have none, ""); an
  * aggregated record gives the mean size of the calls it folds. */
 static uint32_t part_size_id(part *p, size_t i, uint64_t bytes)
 {
     const dfn_store *s = p->c->s;
-    uint8_t cls = s->kinds[s->kind[i]].cls;
-    if (cls != DFN_CLASS_READ && cls != DFN_CLASS_WRITE) return p->empty_val;
+    if (!event_is_rw(s, i)) return p->empty_val;
     char t[24];
     int n = snprintf(t, sizeof t, "%" PRIu64, bytes / dfn_store_calls(s, i));
     return dfn_strtab_intern(p->vals, t, (size_t)n);
@@ -758,12 +764,6 @@ static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t cal
     if (hist) *dfn_map64_slot(&p->szh, (uint64_t)row << 16 | hist_bucket(per)) += calls;
 }
 
-static inline bool event_is_rw(const dfn_store *s, size_t i)
-{
-    uint8_t cls = s->kinds[s->kind[i]].cls;
-    return cls == DFN_CLASS_READ || cls == DFN_CLASS_WRITE;
-}
-
 /* Whether event i is I/O for overlap: --io's events, else POSIX and STDIO. */
 static inline bool query_is_io(const qctx *c, size_t i)
 {
@@ -847,7 +847,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, bytes);
     acc_busy(p, a, ts, ts + dur);
     if (c->need_hist) {
-        if (a->hist) hist_add(a->hist, &a->hist_full, hist_bucket(typical), calls);
+        if (a->hist) hist_add(a->hist, hist_bucket(typical), calls);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
     }
     if (c->need_procs) {
@@ -886,10 +886,9 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         sat_add(&a->szsum, src->szsum, &a->full, OVF_BYTES);
     }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
-    a->hist_full |= src->hist_full;
     for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
         if (!src->hist[b]) continue;
-        if (a->hist) hist_add(a->hist, &a->hist_full, b, src->hist[b]);
+        if (a->hist) hist_add(a->hist, b, src->hist[b]);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
     }
     for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
@@ -977,7 +976,7 @@ static bool part_scan_table(part *p)
         uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        total = dur > UINT64_MAX - total ? UINT64_MAX : total + dur;
+        total = dfn_sat_add(total, dur);
         uint32_t id = tab[col[i]];
         size_t row;
         if (id < direct_n && direct[id]) row = direct[id] - 1;
@@ -1020,7 +1019,7 @@ static void part_scan_layers(part *p)
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        total = dur > UINT64_MAX - total ? UINT64_MAX : total + dur;
+        total = dfn_sat_add(total, dur);
         size_t mi = idx8 ? idx8[i] : idx32[i];
         acc *m = &macc[mi];
         if (!known[mi]) {
@@ -1047,7 +1046,7 @@ static void part_scan_layers(part *p)
             for (uint8_t k = 0; k < nrow[mi]; k++)
                 *dfn_map64_slot(&p->szh, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls)) += calls;
         }
-        if (m->hist) hist_add(m->hist, &m->hist_full, hist_bucket(typical), calls);
+        if (m->hist) hist_add(m->hist, hist_bucket(typical), calls);
         if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
@@ -1093,7 +1092,7 @@ static void part_scan_general(part *p)
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        total = dur > UINT64_MAX - total ? UINT64_MAX : total + dur;
+        total = dfn_sat_add(total, dur);
         spark_pos sp = { .on = false };
         if (p->spark_total) {
             sp = spark_where(c, ts, dur);
@@ -1363,7 +1362,7 @@ static void part_merge(part *f, part *t)
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
-            if (k == 0 && a->hist) hist_add(a->hist, &a->hist_full, (uint32_t)low, tm[k]->v[j]);
+            if (k == 0 && a->hist) hist_add(a->hist, (uint32_t)low, tm[k]->v[j]);
             else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j], 0);
             else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
             else if (k == 3 && a->procbytes) a->procbytes[low] += tm[k]->v[j];
@@ -1372,7 +1371,7 @@ static void part_merge(part *f, part *t)
         }
     }
     part_merge_extra(f, t, rowmap);
-    f->total = t->total > UINT64_MAX - f->total ? UINT64_MAX : f->total + t->total;
+    f->total = dfn_sat_add(f->total, t->total);
     f->matched += t->matched;
     f->matched_calls += t->matched_calls;
     if (f->spark_total) for (size_t k = 0; k < c->spark_bins; k++) f->spark_total[k] += t->spark_total[k];

@@ -44,7 +44,7 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
     for (size_t i = 0; i < s->nsrc; i++) {
         zeroed += s->src[i].ns_zeroed;
         moved += s->src[i].ns_rounding;
-        total = s->src[i].ns_total > UINT64_MAX - total ? UINT64_MAX : total + s->src[i].ns_total;
+        total = dfn_sat_add(total, s->src[i].ns_total);
         nsfiles += s->src[i].unit == DFN_UNIT_NS;
     }
     /* said when it shows in a figure: over 0.1% of the call time moved */

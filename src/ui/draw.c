@@ -125,10 +125,9 @@ static double spark_max(const double *bins, size_t nb, int w)
     return mx;
 }
 
-/* One cell of the ramp: v on a scale whose top is mx. */
-static void ramp_cell(const app *a, int y, int x, double v, double mx)
+/* One cell of the ramp at level 0 (blank) to 8 (full). */
+static void ramp_put(const app *a, int y, int x, int lvl)
 {
-    int lvl = mx > 0 && v > 0 ? 1 + (int)(v / mx * 7.999) : 0;
     if (lvl > 8) lvl = 8;
     if (a->utf8 && !a->opts.ascii) {
         wchar_t ch[2] = { ramp_utf8[lvl], 0 };
@@ -136,6 +135,12 @@ static void ramp_cell(const app *a, int y, int x, double v, double mx)
     } else {
         mvaddch(y, x, (chtype)(unsigned char)ramp_ascii[lvl]);
     }
+}
+
+/* One cell of the ramp: v on a scale whose top is mx. */
+static void ramp_cell(const app *a, int y, int x, double v, double mx)
+{
+    ramp_put(a, y, x, mx > 0 && v > 0 ? 1 + (int)(v / mx * 7.999) : 0);
 }
 
 /* Draws bins as a ramp w cells wide on a scale whose top is mx. */
@@ -540,14 +545,7 @@ static void draw_track(app *a, const level *l, int y, int x0, int w, uint32_t se
         if (!n[c]) continue;
         double v = sum[c] / n[c];
         /* a sample is never blank: blank means none */
-        int lvl = hi > lo ? 1 + (int)((v - lo) / (hi - lo) * 7.999) : 1;
-        if (lvl > 8) lvl = 8;
-        if (a->utf8 && !a->opts.ascii) {
-            wchar_t ch[2] = { ramp_utf8[lvl], 0 };
-            mvaddnwstr(y, x0 + c, ch, 1);
-        } else {
-            mvaddch(y, x0 + c, (chtype)(unsigned char)ramp_ascii[lvl]);
-        }
+        ramp_put(a, y, x0 + c, hi > lo ? 1 + (int)((v - lo) / (hi - lo) * 7.999) : 1);
     }
     attroff(pair(a, PAIR_SPARK));
     char scale[64], l0[24], l1[24];
