@@ -63,8 +63,8 @@ void dfn_fmt_bytes(double b, char *buf, size_t cap)
     else snprintf(buf, cap, "%.1f%s", b, u[k]);
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t len)
+/* Length of the valid UTF-8 sequence at s, 0 when invalid (see export.h). */
+size_t dfn_utf8_len(const unsigned char *s, size_t len)
 {
     unsigned c = s[0];
     size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
@@ -114,7 +114,7 @@ size_t dfn_text_width(const char *s, size_t len)
     size_t w = 0;
     for (size_t i = 0; i < len;) {
         const unsigned char *p = (const unsigned char *)s + i;
-        size_t n = utf8_len(p, len - i);
+        size_t n = dfn_utf8_len(p, len - i);
         if (!n) { w++; i++; continue; }   /* shown as one byte of some sort */
         w += (size_t)cp_width(utf8_cp(p, n));
         i += n;
@@ -138,7 +138,7 @@ size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap)
     if (!cap) return 0;
     for (size_t i = 0; i < len;) {
         const unsigned char *p = (const unsigned char *)s + i;
-        size_t n = *p >= 0x20 && *p != 0x7f ? utf8_len(p, len - i) : 0;
+        size_t n = *p >= 0x20 && *p != 0x7f ? dfn_utf8_len(p, len - i) : 0;
         if ((n == 2 || n == 3) && cp_deceives(utf8_cp(p, n))) {
             /* shown as \u202e: 6 bytes for 2 or 3, within 4 per byte */
             if (w + 6 >= cap) break;
@@ -317,7 +317,7 @@ void dfn_json_string(FILE *out, const char *s, size_t len)
             i++;
             continue;
         }
-        size_t n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s + i, len - i);
+        size_t n = c < 0x80 ? 1 : dfn_utf8_len((const unsigned char *)s + i, len - i);
         if (!n) {   /* invalid UTF-8: keep the byte visible, stay valid JSON */
             fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
             i++;

@@ -66,6 +66,10 @@ void dfn_fmt_double(double v, char *buf, size_t cap);
  * zero-width ones, separators) as \uXXXX, so names from traces never
  * reach a terminal as escapes or read as another name. */
 size_t dfn_fmt_safe(const char *s, size_t len, char *buf, size_t cap);
+/* Length of the valid UTF-8 sequence at s (len bytes left) that text may
+ * carry as it is; 0 for an invalid byte and for the C1 controls
+ * (U+0080..U+009F), which terminals take as escapes. */
+size_t dfn_utf8_len(const unsigned char *s, size_t len);
 /* Columns text takes on a terminal: CJK and most emoji 2, combining marks
  * 0, the rest 1; by a fixed table, so tables line up whatever the locale. */
 size_t dfn_text_width(const char *s, size_t len);

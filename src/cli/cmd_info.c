@@ -59,21 +59,6 @@ static void info_notes(FILE *out, const dfn_srcinfo *si)
     }
 }
 
-/* Length of the UTF-8 sequence at p (n bytes left) that may stand in a
- * JSON string as it is; 0 for a byte to write as \u00XX: invalid UTF-8,
- * and the C1 controls (U+0080..U+009F, terminal escapes too), which
- * \u0080..\u009F give back exactly. */
-static size_t json_utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned c = p[0];
-    size_t l = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (!l || l > n || c < 0xc2 || c > 0xf4) return 0;
-    for (size_t i = 1; i < l; i++) if ((p[i] & 0xc0) != 0x80) return 0;
-    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)) return 0;
-    if ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)) return 0;
-    return c == 0xc2 && p[1] < 0xa0 ? 0 : l;
-}
-
 /* Writes the JSON text of an end record's cfg or app object. The parser
  * takes control bytes inside strings as they are, which JSON forbids and a
  * terminal would obey: inside strings they go out as \u00XX (a C1 control
@@ -87,7 +72,7 @@ static void info_json_object(FILE *out, const char *text)
     bool in_str = false, esc = false;
     for (size_t i = 0; i < len;) {
         unsigned c = p[i];
-        size_t n = c < 0x80 ? (c >= 0x20 && c != 0x7f) : json_utf8_len(p + i, len - i);
+        size_t n = c < 0x80 ? (c >= 0x20 && c != 0x7f) : dfn_utf8_len(p + i, len - i);
         if (!in_str && !(c < 0x80 && n)) {
             fputc(' ', out);
             i++;
