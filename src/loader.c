@@ -831,6 +831,8 @@ static void *merge_part_run(void *arg)
         dfn_col32_set(&m->ts, w, rel - s->ts_base[w >> DFN_TS_BLOCK_SHIFT]);
         uint64_t dur = chunk_us(in, c, dfn_col32_get(&c->dur, j));
         if (ts + dur > t1) t1 = ts + dur;
+        uint64_t *reach = &s->ts_reach[w >> DFN_TS_BLOCK_SHIFT];
+        if (rel + dur > *reach) *reach = rel + dur;
         dfn_col32_set(&m->dur, w, dur);
         dfn_col32_set(&m->bytes, w, dfn_col32_get(&c->bytes, j));
         if (m->cnt.v) {
@@ -983,6 +985,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     s->n = n;
     size_t nblocks = (n >> DFN_TS_BLOCK_SHIFT) + 1;
     s->ts_base = dfn_xcalloc(nblocks, sizeof *s->ts_base);
+    s->ts_reach = dfn_xcalloc(nblocks, sizeof *s->ts_reach);
     s->ts.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->dur.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->bytes.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));

@@ -28,6 +28,10 @@ struct dfn_match {
     eterm *et; size_t net;
     size_t lo, hi;
     bool never;
+    /* the window the bounds on the start make, µs from the store's start
+     * [win_lo, win_hi): calls running into it count their part in it */
+    uint64_t win_lo, win_hi;
+    bool windowed, at_point;
     bool needs_layers;        /* a layer term: the event's mask is read */
 };
 
@@ -89,6 +93,20 @@ static size_t time_first(const dfn_store *s, dfn_cmp op, double num, bool holds)
     return lo;
 }
 
+/* The window edge a bound on the start makes: the least µs whose start
+ * makes "start OP num" hold (lower bounds) or fail (upper bounds), by the
+ * per-event test itself, so that the window and the events agree. */
+static uint64_t time_edge(dfn_cmp op, double num, bool lower)
+{
+    double x = floor(num * 1e6);
+    if (!(x > 0)) x = 0;      /* NaN too */
+    if (x >= 0x1p62) return UINT64_MAX;
+    uint64_t u = (uint64_t)x;
+    while (u > 0 && num_cmp(op, (double)(u - 1) / 1e6, num) == lower) u--;
+    while (num_cmp(op, (double)u / 1e6, num) != lower) u++;
+    return u;
+}
+
 /* A whole term against a text value, negation included. Ordered operators
  * compare numerically when the text is a number. */
 bool dfn_term_text(const dfn_term *t, const char *s, size_t len, bool icase)
@@ -142,6 +160,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
     m->ls = ls;
     m->lo = 0;
     m->hi = s->n;
+    m->win_hi = UINT64_MAX;
     for (size_t k = 0; k < f->n; k++) {
         const dfn_term *t = &f->terms[k];
         switch (t->key) {
@@ -186,6 +205,14 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
              * of events, found with the per-event test itself: no test per
              * event is left, but for != */
             if (t->op != DFN_NE) {
+                bool lower = t->op == DFN_GE || t->op == DFN_GT;
+                if (lower || t->op == DFN_LT || t->op == DFN_LE) {
+                    uint64_t e = time_edge(t->op, t->num, lower);
+                    if (lower && e > m->win_lo) m->win_lo = e;
+                    if (!lower && e < m->win_hi) m->win_hi = e;
+                    m->windowed = true;
+                }
+                m->at_point |= t->op == DFN_EQ;
                 if (t->op == DFN_GE || t->op == DFN_GT || t->op == DFN_EQ) {
                     size_t lo = time_first(s, t->op == DFN_EQ ? DFN_GE : t->op, t->num, true);
                     if (lo > m->lo) m->lo = lo;
@@ -280,10 +307,9 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
     }
 }
 
-static bool match_with_layers(const dfn_match *m, size_t i, uint64_t layers)
+static bool match_terms(const dfn_match *m, size_t i, uint64_t layers)
 {
     const dfn_store *s = m->s;
-    if (m->never || i < m->lo || i >= m->hi) return false;
     if (m->kind_ok && !m->kind_ok[s->kind[i]]) return false;
     if (m->file_ok && !m->file_ok[s->file[i]]) return false;
     if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
@@ -292,10 +318,29 @@ static bool match_with_layers(const dfn_match *m, size_t i, uint64_t layers)
     return true;
 }
 
+static bool match_with_layers(const dfn_match *m, size_t i, uint64_t layers)
+{
+    if (m->never || i < m->lo || i >= m->hi) return false;
+    return match_terms(m, i, layers);
+}
+
 bool dfn_match_event(const dfn_match *m, size_t i)
 {
     uint64_t layers = m->ls && m->needs_layers ? dfn_layerset_mask(m->ls, i) : 0;
     return match_with_layers(m, i, layers);
+}
+
+bool dfn_match_event_anytime(const dfn_match *m, size_t i)
+{
+    uint64_t layers = m->ls && m->needs_layers ? dfn_layerset_mask(m->ls, i) : 0;
+    return i < m->s->n && match_terms(m, i, layers);
+}
+
+bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi)
+{
+    *lo = m->win_lo;
+    *hi = m->win_hi < m->win_lo ? m->win_lo : m->win_hi;
+    return m->windowed && !m->at_point;
 }
 
 void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t **file_ok,

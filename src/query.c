@@ -17,7 +17,7 @@ static const char *metric_names[DFN_M_COUNT_] = {
     "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time",
     "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc",
     "agg_calls", "min_proc_s", "mean_proc_s", "std_proc_s", "max_proc_bytes", "mean_proc_bytes",
-    "size_mean", "size_p50", "size_min", "size_max"
+    "size_mean", "size_p50", "size_min", "size_max", "active"
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
@@ -176,6 +176,10 @@ typedef struct {
     uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
     /* reads and writes: calls, bytes, least and largest bytes per call */
     uint64_t szn, szsum, szmin, szmax;
+    /* pieces of calls that started before the row (its window or time
+     * bin): their calls (active is count + out_calls) and time; and the
+     * time of the row's own calls that lies past it (for mean_us) */
+    uint64_t out_calls, out_us, cut_us;
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
@@ -220,6 +224,15 @@ typedef struct {
     int layer_dim;
     bool has_arg;
     uint64_t win_lo_us, bin_us;
+    /* Calls count their part inside the window [clip_lo, clip_hi) (µs
+     * from the store's start; clip: the filter bounds the time) and, by
+     * time, inside each bin (time_dim >= 0). strad: the matched calls
+     * that start before the window and run into it, in start order. */
+    bool clip;
+    uint64_t clip_lo, clip_hi;
+    int time_dim;
+    const size_t *strad;
+    size_t nstrad;
     uint32_t *proc_of_lane;   /* process (host, pid) of each lane */
     size_t nprocs;
     bool need_hist, need_procs, need_files;
@@ -554,15 +567,26 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
     return id;
 }
 
+static inline uint32_t time_bin(const qctx *c, uint64_t ts)
+{
+    uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
+    return b > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
+}
+
+/* Where the time bin holding ts ends. */
+static inline uint64_t time_bin_end(const qctx *c, uint64_t ts)
+{
+    uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
+    return dfn_sat_add(c->win_lo_us, dfn_sat_mul(b + 1, c->bin_us));
+}
+
+/* ts: where the call (or its piece) starts; bytes: the call's */
 static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uint64_t bytes)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     switch (c->r->dims[d].kind) {
-    case DFN_DIM_TIME: {
-        uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
-        return b > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
-    }
+    case DFN_DIM_TIME: return time_bin(c, ts);
     case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: case DFN_DIM_RANK:
         return c->lane_tab[d][s->lane[i]];
     case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: case DFN_DIM_TYPE:
@@ -671,6 +695,75 @@ static void spark_add(const qctx *c, uint64_t *bins, dfn_map64 *sparse, uint64_t
         uint64_t from = p->s > bs ? p->s : bs, to = p->e < be ? p->e : be;
         if (to > from) spark_put(bins, sparse, row, b, to - from);
     }
+}
+
+/* ---- the part of a call inside a window or a time bin ---- */
+
+/* A piece of a call: the call clipped to the query's window and, grouped
+ * by time, cut at the bins' edges. Time, busy time and overlap go to each
+ * piece by its length, bytes in proportion to it (cut where the running
+ * share reaches a whole byte, so the pieces add up to the call); the call
+ * itself (count, latency, sizes) only to the piece that holds its start.
+ * A call of zero length is one piece where it starts. Pieces of one row
+ * come in start order, as whole calls do: a piece starts at
+ * max(call start, row start), which only grows with the call's start. */
+typedef struct {
+    uint64_t ts, dur, bytes;
+    bool counted;             /* holds the call's start */
+} piece;
+
+typedef struct {
+    uint64_t ts, dur, bytes;  /* the call */
+    uint64_t at, end;         /* where the next piece starts; where the last ends */
+    uint64_t cut;             /* the call's bytes before at */
+    bool done;
+} piece_it;
+
+/* floor(bytes * off / dur): the bytes of a call's first off µs. */
+static inline uint64_t bytes_before(uint64_t bytes, uint64_t dur, uint64_t off)
+{
+    return off >= dur ? bytes : (uint64_t)((unsigned __int128)bytes * off / dur);
+}
+
+static inline void pieces_start(const qctx *c, piece_it *it, uint64_t ts, uint64_t dur, uint64_t bytes)
+{
+    uint64_t end = dfn_sat_add(ts, dur);
+    it->ts = ts;
+    it->dur = dur;
+    it->bytes = bytes;
+    it->at = ts > c->clip_lo ? ts : c->clip_lo;
+    it->end = end < c->clip_hi ? end : c->clip_hi;
+    it->done = dur ? it->at >= it->end : ts < c->clip_lo || ts >= c->clip_hi;
+    it->cut = dur ? bytes_before(bytes, dur, it->at - ts) : 0;
+}
+
+static inline bool pieces_next(const qctx *c, piece_it *it, piece *out)
+{
+    if (it->done) return false;
+    if (!it->dur) {
+        *out = (piece){ it->ts, 0, it->bytes, true };
+        it->done = true;
+        return true;
+    }
+    uint64_t e = it->end;
+    if (c->time_dim >= 0) {
+        uint64_t be = time_bin_end(c, it->at);
+        if (be < e) e = be;
+    }
+    uint64_t cut = bytes_before(it->bytes, it->dur, e - it->ts);
+    *out = (piece){ it->at, e - it->at, cut - it->cut, it->at == it->ts };
+    it->cut = cut;
+    it->at = e;
+    it->done = e >= it->end;
+    return true;
+}
+
+/* Whether a matched call (starting in the window) is one piece: it ends
+ * in the window and, by time, in its bin. */
+static inline bool call_whole(const qctx *c, uint64_t ts, uint64_t dur)
+{
+    uint64_t end = dfn_sat_add(ts, dur);
+    return (!c->clip || end <= c->clip_hi) && (c->time_dim < 0 || !dur || end <= time_bin_end(c, ts));
 }
 
 /* The union of a row's intervals, swept in start order; the later parts
@@ -824,29 +917,40 @@ static void agg_calls(const dfn_store *s, size_t i, uint64_t dur, uint64_t *call
     *typical = dur / *calls;
 }
 
-/* Inlined into the scan: this runs once per event and row. */
+/* A piece of call i (ts, dur, bytes) into row: counted when it holds the
+ * call's start, whose whole length and bytes are fdur and fbytes. The
+ * scans pass a whole call as (ts, dur, bytes, true, dur, bytes), which
+ * the inlining folds to the plain sums. Runs once per event and row. */
 static inline __attribute__((always_inline))
-void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp)
+void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp,
+              bool counted, uint64_t fdur, uint64_t fbytes)
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
-    uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
-    if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, dur, &calls, &longest, &typical), agg = calls;
+    uint64_t calls = 1, longest = fdur, typical = fdur, agg = 0;
+    if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, fdur, &calls, &longest, &typical), agg = calls;
+    uint64_t ncalls = counted ? calls : 0, nagg = counted ? agg : 0;
     /* the usual case in three adds; a carry out of any redoes them saturating */
     uint64_t nc, nd, nb;
-    bool over = __builtin_add_overflow(a->count, calls, &nc) | __builtin_add_overflow(a->dur, dur, &nd) |
+    bool over = __builtin_add_overflow(a->count, ncalls, &nc) | __builtin_add_overflow(a->dur, dur, &nd) |
                 __builtin_add_overflow(a->bytes, bytes, &nb);
-    if (__builtin_expect(over || agg, 0)) {
-        acc_sums(a, calls, agg, dur, bytes, 0);
+    if (__builtin_expect(over || nagg, 0)) {
+        acc_sums(a, ncalls, nagg, dur, bytes, 0);
     } else {
         a->count = nc;
         a->dur = nd;
         a->bytes = nb;
     }
-    if (longest > a->maxdur) a->maxdur = longest;
-    if (c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, bytes);
+    if (!counted) {
+        a->out_calls = dfn_sat_add(a->out_calls, calls);
+        a->out_us = dfn_sat_add(a->out_us, dur);
+    } else if (fdur > dur) {
+        a->cut_us = dfn_sat_add(a->cut_us, fdur - dur);
+    }
+    if (counted && longest > a->maxdur) a->maxdur = longest;
+    if (counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
     acc_busy(p, a, ts, ts + dur);
-    if (c->need_hist) {
+    if (counted && c->need_hist) {
         if (a->hist) hist_add(a->hist, hist_bucket(typical), calls);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
     }
@@ -865,8 +969,54 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
     if (c->spark_bins) spark_add(c, a->spark, &p->spk[0], row, sp);
-    if (c->need_sums) acc_add_event_sums(p, a, row, i, bytes);
+    if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
+}
+
+/* One matched call into its rows, cut into the pieces the window and the
+ * time bins hold: the calls that are not one piece, and those that run
+ * into the window from before. Grouping by event lists calls, not pieces:
+ * it never comes here. The matched calls are counted by the caller. */
+static void part_event(part *p, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes)
+{
+    const qctx *c = p->c;
+    size_t nd = c->r->ndims;
+    uint32_t ids[DFN_MAX_DIMS];
+    for (size_t d = 0; d < nd; d++)
+        if ((int)d != c->layer_dim && (int)d != c->time_dim) ids[d] = part_dim_id(p, d, i, ts, bytes);
+    uint64_t mask = c->layer_dim >= 0 ? dfn_layerset_mask(c->q->layers, i) : 0;
+    piece_it it;
+    piece pc;
+    pieces_start(c, &it, ts, dur, bytes);
+    while (pieces_next(c, &it, &pc)) {
+        if (c->time_dim >= 0) ids[c->time_dim] = time_bin(c, pc.ts);
+        p->total = dfn_sat_add(p->total, pc.dur);
+        spark_pos sp = { .on = false };
+        if (p->spark_total) {
+            sp = spark_where(c, pc.ts, pc.dur);
+            /* one table: the total is the rows' sum, added up at the end */
+            if (!c->one_table) spark_add(c, p->spark_total, NULL, 0, &sp);
+        }
+        if (c->layer_dim < 0) {
+            part_acc(p, part_row(p, ids), i, pc.ts, pc.dur, pc.bytes, &sp, pc.counted, dur, bytes);
+            continue;
+        }
+        for (uint64_t m = mask; m; m &= m - 1) {
+            ids[c->layer_dim] = (uint32_t)__builtin_ctzll(m);
+            part_acc(p, part_row(p, ids), i, pc.ts, pc.dur, pc.bytes, &sp, pc.counted, dur, bytes);
+        }
+    }
+}
+
+/* The calls that start before the window and run into it: before the
+ * first part's own, as they start before them. */
+static void part_straddlers(part *p)
+{
+    const qctx *c = p->c;
+    for (size_t k = 0; k < c->nstrad; k++) {
+        size_t i = c->strad[k];
+        part_event(p, i, dfn_store_ts(c->s, i), dfn_store_dur(c->s, i), dfn_store_bytes(c->s, i));
+    }
 }
 
 /* Adds what sums up of src (count, time, bytes, max, latency buckets,
@@ -878,6 +1028,9 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     const qctx *c = p->c;
     acc *a = &p->acc[row];
     acc_sums(a, src->count, src->agg, src->dur, src->bytes, src->full);
+    a->out_calls = dfn_sat_add(a->out_calls, src->out_calls);
+    a->out_us = dfn_sat_add(a->out_us, src->out_us);
+    a->cut_us = dfn_sat_add(a->cut_us, src->cut_us);
     if (src->szn) {
         if (!a->szn || src->szmin < a->szmin) a->szmin = src->szmin;
         if (!a->szn || src->szmax > a->szmax) a->szmax = src->szmax;
@@ -967,7 +1120,9 @@ static bool part_scan_table(part *p)
     size_t direct_n = c->direct_n;
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0, calls_in = 0;
-    bool has_agg = c->has_agg;
+    bool has_agg = c->has_agg, clip = c->clip;
+    uint64_t clip_hi = c->clip_hi;
+    if (!p->record) part_straddlers(p);   /* the first part */
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
         uint32_t t32 = tsv[i], d32 = durv[i], b32 = bytesv[i];
@@ -976,6 +1131,11 @@ static bool part_scan_table(part *p)
         uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
+        if (__builtin_expect(clip, 0) && dur > clip_hi - ts) {
+            part_event(p, i, ts, dur, bytes);   /* runs past the window */
+            direct = p->direct;
+            continue;
+        }
         total = dfn_sat_add(total, dur);
         uint32_t id = tab[col[i]];
         size_t row;
@@ -983,11 +1143,11 @@ static bool part_scan_table(part *p)
         else { row = part_row(p, &id); direct = p->direct; }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
-        part_acc(p, row, i, ts, dur, bytes, &sp);
+        part_acc(p, row, i, ts, dur, bytes, &sp, true, dur, bytes);
     }
     p->matched = matched;
     p->matched_calls = calls_in;
-    p->total = total;
+    p->total = dfn_sat_add(p->total, total);
     return true;
 }
 
@@ -1014,11 +1174,16 @@ static void part_scan_layers(part *p)
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0, calls_in = 0;
     bool has_agg = c->has_agg;
+    if (!p->record) part_straddlers(p);   /* the first part */
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
+        if (!call_whole(c, ts, dur)) {
+            part_event(p, i, ts, dur, bytes);   /* runs past the window: per layer row */
+            continue;
+        }
         total = dfn_sat_add(total, dur);
         size_t mi = idx8 ? idx8[i] : idx32[i];
         acc *m = &macc[mi];
@@ -1072,7 +1237,7 @@ static void part_scan_layers(part *p)
     free(known);
     p->matched = matched;
     p->matched_calls = calls_in;
-    p->total = total;
+    p->total = dfn_sat_add(p->total, total);
 }
 
 /* Everything else: several dimensions, arguments, events. */
@@ -1087,11 +1252,16 @@ static void part_scan_general(part *p)
     bool has_agg = c->has_agg;   /* locals: the parts sit side by side in memory */
     scan_filter sf;
     scan_filter_init(&sf, c);
+    if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
+        if (!p->events && !call_whole(c, ts, dur)) {
+            part_event(p, i, ts, dur, bytes);
+            continue;
+        }
         total = dfn_sat_add(total, dur);
         spark_pos sp = { .on = false };
         if (p->spark_total) {
@@ -1111,7 +1281,7 @@ static void part_scan_general(part *p)
              * table dimensions take part_scan_table */
             ids[0] = part_dim_id(p, 0, i, ts, bytes);
             size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
-            part_acc(p, row, i, ts, dur, bytes, &sp);
+            part_acc(p, row, i, ts, dur, bytes, &sp, true, dur, bytes);
             continue;
         }
         for (size_t d = 0; d < nd; d++) if ((int)d != c->layer_dim) ids[d] = part_dim_id(p, d, i, ts, bytes);
@@ -1121,15 +1291,15 @@ static void part_scan_general(part *p)
                 int b = __builtin_ctzll(mask);
                 mask &= mask - 1;
                 ids[c->layer_dim] = (uint32_t)b;
-                part_acc(p, part_row(p, ids), i, ts, dur, bytes, &sp);
+                part_acc(p, part_row(p, ids), i, ts, dur, bytes, &sp, true, dur, bytes);
             }
         } else {
-            part_acc(p, part_row(p, ids), i, ts, dur, bytes, &sp);
+            part_acc(p, part_row(p, ids), i, ts, dur, bytes, &sp, true, dur, bytes);
         }
     }
     p->matched = matched;
     p->matched_calls = calls_in;
-    p->total = total;
+    p->total = dfn_sat_add(p->total, total);
 }
 
 static void part_scan(part *p)
@@ -1157,6 +1327,16 @@ static void *part_thread(void *arg)
     return NULL;
 }
 
+/* The part of segment [cs, ce) below x, and into *exposed (when given)
+ * how much of that part process proc's compute does not cover. */
+static uint64_t seg_below(const qctx *c, uint32_t proc, uint64_t cs, uint64_t ce, uint64_t x, uint64_t *exposed)
+{
+    uint64_t b = ce < x ? ce : x;
+    if (b <= cs) return 0;
+    if (exposed) *exposed += (b - cs) - dfn_overlap_covered(c->q->overlap, proc, cs, b);
+    return b - cs;
+}
+
 /* Length of part p's union of a row below x, exactly, by scanning the
  * part's events of that row again: the rare case where more of the union
  * lies below x than the recorded segments cover. With kind >= 0 only the
@@ -1169,38 +1349,41 @@ static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, 
     size_t nd = c->r->ndims;
     const uint32_t *key = &p->keys[row * nd];
     uint64_t below = 0, cs = 0, ce = 0;
-    bool started = false;
+    bool started = false, past = false;
     scan_filter sf;
     scan_filter_init(&sf, c);
     p->rec = NULL;
-    for (size_t i = p->lo; i <= p->hi; i++) {
-        uint64_t ts = i < p->hi ? dfn_store_ts(s, i) : UINT64_MAX;
-        if (i < p->hi && ts < x) {
-            if (!scan_filter_pass(&sf, i)) continue;
-            if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc || (kind == 0 ? !query_is_io(c, i) :
-                                                                  !dfn_overlap_is_compute(c->cmp_bits, i))))
-                continue;
-            uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
-            bool same = true;
-            for (size_t d = 0; d < nd && same; d++) {
-                if ((int)d == c->layer_dim) same = (dfn_layerset_mask(c->q->layers, i) >> key[d]) & 1;
-                else same = part_dim_id(p, d, i, ts, bytes) == key[d];
-            }
-            if (!same) continue;
-            if (!started) { cs = ts; ce = ts + dur; started = true; continue; }
-            if (ts <= ce) { if (ts + dur > ce) ce = ts + dur; continue; }
+    /* the row's pieces in start order (see piece): the first one at or
+     * past x ends the scan */
+    for (size_t i = p->lo; i < p->hi && !past; i++) {
+        uint64_t ts = dfn_store_ts(s, i);
+        if (ts >= x) break;
+        if (!scan_filter_pass(&sf, i)) continue;
+        if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc || (kind == 0 ? !query_is_io(c, i) :
+                                                              !dfn_overlap_is_compute(c->cmp_bits, i))))
+            continue;
+        uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
+        bool same = true;
+        for (size_t d = 0; d < nd && same; d++) {
+            if ((int)d == c->layer_dim) same = (dfn_layerset_mask(c->q->layers, i) >> key[d]) & 1;
+            else if ((int)d != c->time_dim) same = part_dim_id(p, d, i, ts, bytes) == key[d];
         }
-        /* a segment ends (or the scan does): count its part below x */
-        if (started) {
-            uint64_t b = ce < x ? ce : x;
-            if (b > cs) {
-                below += b - cs;
-                if (exposed) *exposed += (b - cs) - dfn_overlap_covered(c->q->overlap, proc, cs, b);
-            }
+        if (!same) continue;
+        piece_it it;
+        piece pc;
+        pieces_start(c, &it, ts, dur, bytes);
+        while (pieces_next(c, &it, &pc)) {
+            if (c->time_dim >= 0 && time_bin(c, pc.ts) != key[c->time_dim]) continue;
+            if (pc.ts >= x) { past = true; break; }
+            uint64_t pe = pc.ts + pc.dur;
+            if (started && pc.ts <= ce) { if (pe > ce) ce = pe; continue; }
+            if (started) below += seg_below(c, proc, cs, ce, x, exposed);
+            cs = pc.ts;
+            ce = pe;
+            started = true;
         }
-        if (i >= p->hi || ts >= x) break;
-        cs = ts; ce = ts + dfn_store_dur(s, i);
     }
+    if (started) below += seg_below(c, proc, cs, ce, x, exposed);
     return below;
 }
 
@@ -1568,7 +1751,9 @@ static void part_finish(part *p, dfn_result *r)
         m[DFN_M_BYTES] = by;
         m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
         m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;
-        m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? (double)a->dur / a->count : 0;
+        /* latency of the calls that start in the row, whole */
+        m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? ((double)a->dur + (double)a->cut_us - (double)a->out_us) / a->count : 0;
+        m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
         m[DFN_M_MAX_US] = (double)a->maxdur;
         m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
         m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
@@ -1802,7 +1987,7 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     double dur = (double)dfn_store_dur(s, i), bytes = (double)dfn_store_bytes(s, i), t = dur / 1e6;
     double calls = (double)dfn_store_calls(s, i);
     switch (m) {
-    case DFN_M_COUNT: return calls;
+    case DFN_M_COUNT: case DFN_M_ACTIVE: return calls;
     case DFN_M_PROCS: return 1;
     case DFN_M_AGG_CALLS: return dfn_store_is_agg(s, i) ? calls : 0;
     case DFN_M_TIME_S: case DFN_M_BUSY_S: case DFN_M_MAX_PROC_S: return t;
@@ -1896,6 +2081,29 @@ static bool query_bins_fit(const dfn_result *r, uint64_t bin_us, char *err, size
     return false;
 }
 
+/* The matched calls that start before lo and run past it, in start
+ * order; blocks of calls that all end by lo are passed over whole. */
+static size_t *query_straddlers(const dfn_store *s, const dfn_match *m, uint64_t lo, size_t *n)
+{
+    size_t a = 0, b = s->n;   /* the first call starting at or after lo */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (dfn_store_ts(s, mid) < lo) a = mid + 1; else b = mid;
+    }
+    size_t *out = NULL, cap = 0, k = 0;
+    for (size_t blk = 0; a && blk <= (a - 1) >> DFN_TS_BLOCK_SHIFT; blk++) {
+        if (s->ts_reach[blk] <= lo) continue;
+        size_t end = (blk + 1) << DFN_TS_BLOCK_SHIFT;
+        for (size_t i = blk << DFN_TS_BLOCK_SHIFT; i < a && i < end; i++) {
+            if (dfn_store_dur(s, i) <= lo - dfn_store_ts(s, i) || !dfn_match_event_anytime(m, i)) continue;
+            dfn_grow((void **)&out, &cap, k + 1, sizeof *out);
+            out[k++] = i;
+        }
+    }
+    *n = k;
+    return out;
+}
+
 /* Below this many events per thread, starting threads costs more than it saves. */
 #define EVENTS_PER_THREAD 250000
 
@@ -1935,8 +2143,12 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     dfn_query_window(s, f, &r->win_lo_s, &r->win_hi_s);
     r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
 
-    qctx c = { .s = s, .q = q, .r = r, .m = m };
-    uint64_t lo_us = (uint64_t)llround(r->win_lo_s * 1e6);
+    qctx c = { .s = s, .q = q, .r = r, .m = m, .time_dim = -1 };
+    c.clip = dfn_match_window(m, &c.clip_lo, &c.clip_hi);
+    if (!c.clip) c.clip_lo = 0, c.clip_hi = UINT64_MAX;
+    for (size_t d = 0; d < q->ndims; d++) if (q->dims[d].kind == DFN_DIM_TIME) c.time_dim = (int)d;
+    /* bins start at the window's exact edge, rounded down to their width */
+    uint64_t lo_us = c.clip ? c.clip_lo : (uint64_t)llround(r->win_lo_s * 1e6);
     c.bin_us = (uint64_t)llround(r->bin_s * 1e6);
     if (c.bin_us == 0) c.bin_us = 1;
     r->bin_s = c.bin_us / 1e6;   /* the bins the events fall in, for labels and counts */
@@ -1961,6 +2173,8 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
     c.one_table = r->ndims == 1 && c.layer_dim < 0 && !c.has_arg && !by_event;
+    size_t *strad = NULL;
+    if (c.clip && c.clip_lo > 0 && !by_event) c.strad = strad = query_straddlers(s, m, c.clip_lo, &c.nstrad);
 
     size_t lo, hi;
     dfn_match_range(m, &lo, &hi);
@@ -2020,6 +2234,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     }
     for (int t = 0; t < nt; t++) part_free(&parts[t]);
     free(parts);
+    free(strad);
     ctx_free(&c);
     dfn_match_free(m);
     bool sorted_already = by_event && q->sort < 0 && !q->desc;   /* events come in time order */

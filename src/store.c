@@ -145,6 +145,7 @@ void dfn_store_free(dfn_store *s)
 {
     if (!s) return;
     free(s->ts_base);
+    free(s->ts_reach);
     dfn_col32_free(&s->ts);
     dfn_col32_free(&s->dur);
     dfn_col32_free(&s->bytes);

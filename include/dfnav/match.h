@@ -44,6 +44,13 @@ bool dfn_match_event(const dfn_match *m, size_t i);
  * the tables inline and call dfn_match_event only when per_event is set. */
 void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t **file_ok,
                       const uint8_t **lane_ok, bool *per_event);
+/* The window the bounds on the start (time >=, >, <, <=) make: [*lo, *hi)
+ * in µs from the store's start; false when they make none (no bound, or a
+ * time = x, which names starts, not a stretch of time). Calls that start
+ * before it and run into it pass dfn_match_event_anytime. */
+bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi);
+/* Every term but the bounds on the start. */
+bool dfn_match_event_anytime(const dfn_match *m, size_t i);
 /* Events outside [lo, hi) cannot match (from the time terms). */
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi);
 void dfn_match_free(dfn_match *m);

@@ -49,6 +49,8 @@ typedef enum {
      * histogram, under 1% relative error), least and largest; an
      * aggregated record counts its calls at their mean size */
     DFN_M_SIZE_MEAN, DFN_M_SIZE_P50, DFN_M_SIZE_MIN, DFN_M_SIZE_MAX,
+    /* calls that overlap the row's time (count: those that start in it) */
+    DFN_M_ACTIVE,
     DFN_M_COUNT_
 } dfn_metric;
 

@@ -127,6 +127,10 @@ typedef struct dfn_store {
     size_t n;
     uint64_t t0, t1;          /* absolute µs: first start, last end */
     uint64_t *ts_base;        /* per block of 2^DFN_TS_BLOCK_SHIFT events, relative to t0 */
+    /* per block, the latest end of its events (relative to t0): a query
+     * of a window finds the calls running into it from before without
+     * reading the blocks that end earlier */
+    uint64_t *ts_reach;
     dfn_col32 ts, dur, bytes; /* ts relative to its block base */
     /* Aggregated records (2.x ph 3): the calls each folds (0: an event of
      * one call) and the longest of them; v NULL when the set has none. */

@@ -58,6 +58,12 @@ static inline const uint8_t *dfn_varint_skip(const uint8_t *p, const uint8_t *en
 }
 /* a + b, or UINT64_MAX when the sum would wrap. */
 static inline uint64_t dfn_sat_add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+/* a * b, or UINT64_MAX when the product would wrap. */
+static inline uint64_t dfn_sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
 static inline uint64_t dfn_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t dfn_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 

@@ -186,7 +186,7 @@ static void header_cell(const app *a, int y, int x, int w, const char *title, bo
 static void metric_text(int c, double v, char *b, size_t cap)
 {
     switch (c) {
-    case COL_COUNT: fmt_count(v, b, cap); break;
+    case COL_COUNT: case COL_ACTIVE: fmt_count(v, b, cap); break;
     case COL_TIME: case COL_BUSY: dfn_fmt_us(v * 1e6, b, cap); break;
     case COL_PCT: fmt_pct(v, b, cap); break;
     case COL_BYTES: dfn_fmt_bytes(v, b, cap); break;
@@ -836,7 +836,8 @@ static void draw_columns(app *a)
     bool checked[COL_N - 1];
     static const char *titles[COL_N] = { [COL_COMPUTE] = "compute (processes: always)",
                                          [COL_IO] = "I/O (processes: always)", [COL_EXPOSED] = "exposed (processes: always)",
-                                         [COL_SELF] = "self time", [COL_SEQ] = "seq (sequential %)" };
+                                         [COL_SELF] = "self time", [COL_SEQ] = "seq (sequential %)",
+                                         [COL_ACTIVE] = "active (calls running)" };
     for (int c = 1; c < COL_N; c++) { items[c - 1] = titles[c] ? titles[c] : view_cols[c].title; checked[c - 1] = a->v.col_on[c]; }
     draw_menu(a, "Columns", items, checked, COL_N - 1);
 }

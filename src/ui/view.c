@@ -161,6 +161,7 @@ void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels
      * sequential share are there for the asking (c) */
     v->col_on[COL_COMPUTE] = v->col_on[COL_IO] = v->col_on[COL_EXPOSED] = false;
     v->col_on[COL_SELF] = v->col_on[COL_SEQ] = false;
+    v->col_on[COL_ACTIVE] = false;   /* calls running in a row, not only starting: asked for with c */
     v->table_rows = 16;
     v->screen_cols = 80;
     v->spark_w = 12;
@@ -262,6 +263,7 @@ static bool view_col_applies(const view *v, const level *l, col_id c)
 const view_colspec view_cols[COL_N] = {
     [COL_KEY] = { "", 0, -1 },
     [COL_COUNT] = { "count", 7, DFN_M_COUNT },
+    [COL_ACTIVE] = { "active", 6, DFN_M_ACTIVE },
     [COL_TIME] = { "time", 8, DFN_M_TIME_S },
     [COL_BUSY] = { "busy", 8, DFN_M_BUSY_S },
     [COL_PCT] = { "% time", 7, DFN_M_PCT_TIME },
@@ -292,13 +294,13 @@ static bool view_col_wanted(const view *v, const level *l, col_id c)
 void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *key_w)
 {
     /* where the analysis columns apply they matter more than most */
-    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES,
+    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_ACTIVE, COL_BYTES,
                                          COL_PCT, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
     /* where rows show compute over I/O, the count goes before the lines */
-    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
+    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_ACTIVE, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
                                          COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
     /* comparing, a group per metric: the time first, then bytes and count */
-    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
+    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_ACTIVE, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
                                            COL_COMPUTE, COL_EXPOSED, COL_COUNT, COL_BYTES, COL_TIME, COL_SPARK, COL_KEY };
     int cols = v->screen_cols;
     for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c);
@@ -369,6 +371,7 @@ static uint64_t view_metrics(const view *v, const level *l)
     view_layout(v, l, show, &spark_w, &key_w);
     for (int c = COL_P90; c <= COL_SEQ; c++)
         if (show[c]) m |= DFN_M_BIT(view_cols[c].metric);
+    if (show[COL_ACTIVE]) m |= DFN_M_BIT(DFN_M_ACTIVE);
     return m;
 }
 
