@@ -179,11 +179,10 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
 /* ---- the queries ---- */
 
 static dfn_result *run(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *sel, const dfn_dimkind *dims,
-                       size_t nd, uint64_t metrics, const dfn_overlap *ov, const dfn_access *ax, int threads,
-                       char *err, size_t errlen)
+                       size_t nd, uint64_t metrics, const dfn_analysis *an, int threads, char *err, size_t errlen)
 {
-    dfn_query q = { .ndims = nd, .filter = sel, .layers = ls, .sort = -1, .metrics = metrics,
-                    .threads = threads, .overlap = ov, .access = ax };
+    dfn_query q = { .ndims = nd, .filter = sel, .layers = ls, .sort = -1, .metrics = metrics, .threads = threads };
+    if (an) dfn_analysis_apply(an, &q);
     for (size_t d = 0; d < nd; d++) q.dims[d].kind = dims[d];
     return dfn_query_run(s, &q, err, errlen);
 }
@@ -219,9 +218,10 @@ static figs *figs_at(figs **all, size_t *cap, size_t k)
 }
 
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
-                           const dfn_overlap *ov, const dfn_access *ax, const dfn_thresholds *t,
-                           int threads, char *err, size_t errlen)
+                           const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen)
 {
+    const dfn_overlap *ov = an ? an->overlap : NULL;
+    const dfn_access *ax = an ? an->access : NULL;
     dfn_findings *out = dfn_xcalloc(1, sizeof *out);
     out->no_compute = !ov || dfn_overlap_ncompute(ov) == 0;
     out->no_access = !ax;
@@ -249,7 +249,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
         if (gi == 1 && !ls) continue;
         for (int pass = 0; pass < 2 && ok; pass++) {
             size_t nd = ngroup[gi] - (pass ? 1 : 0);   /* without the operation */
-            dfn_result *r = run(s, ls, pass ? selection : &posix, groups[gi], nd, pass ? extra : basic, ov, ax, threads,
+            dfn_result *r = run(s, ls, pass ? selection : &posix, groups[gi], nd, pass ? extra : basic, an, threads,
                                 err, errlen);
             if (!r) { ok = false; break; }
             int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;

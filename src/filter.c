@@ -22,11 +22,12 @@ const char *dfn_cmp_name(dfn_cmp c)
     return c <= DFN_GE ? n[c] : "?";
 }
 
-bool dfn_key_parse(const char *s, size_t len, dfn_key *k, char **arg)
+bool dfn_key_parse(const char *s, size_t len, dfn_key *k, char **arg, bool *own)
 {
-    if (len > 4 && memcmp(s, "arg.", 4) == 0) {
+    if (len > 4 && (memcmp(s, "arg.", 4) == 0 || memcmp(s, "own.", 4) == 0)) {
         *k = DFN_KEY_ARG;
         if (arg) *arg = dfn_xstrndup(s + 4, len - 4);
+        if (own) *own = s[0] == 'o';
         return true;
     }
     for (int i = 0; i < DFN_KEY_COUNT; i++)
@@ -141,9 +142,9 @@ bool dfn_filter_parse(const char *text, dfn_filter *out, char *err, size_t errle
             set_err(err, errlen, text, start, 1, "expected a key such as cat, func, file, dur");
             goto fail;
         }
-        if (!dfn_key_parse(text + start, i - start, &t.key, &t.arg)) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin arg.NAME; with --counters: counter)",
+        if (!dfn_key_parse(text + start, i - start, &t.key, &t.arg, &t.own)) {
+            char msg[180];
+            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin arg.NAME own.NAME; with --counters: counter)",
                      (int)(i - start > 40 ? 40 : i - start), text + start);
             set_err(err, errlen, text, start, i - start, msg);
             goto fail;
@@ -282,7 +283,7 @@ char *dfn_filter_text(const dfn_filter *f)
     for (size_t i = 0; i < f->n; i++) {
         const dfn_term *t = &f->terms[i];
         if (i) sb_put(&b, &len, &cap, " ", 1);
-        const char *k = dfn_key_name(t->key);
+        const char *k = t->key == DFN_KEY_ARG && t->own ? "own" : dfn_key_name(t->key);
         sb_put(&b, &len, &cap, k, strlen(k));
         if (t->key == DFN_KEY_ARG) { sb_put(&b, &len, &cap, ".", 1); sb_put(&b, &len, &cap, t->arg, strlen(t->arg)); }
         const char *op = dfn_cmp_name(t->op);

@@ -17,6 +17,7 @@ typedef struct {
     uint64_t layer_bits;
     uint32_t argkey;          /* DFN_NOID when no event has that argument */
     const char *argpath;      /* a value nested in the argument's object, or NULL */
+    bool inherit;             /* arg.NAME: from the enclosing calls when the call has none */
     const dfn_term *t;
     uint8_t bin_ok[DFN_SIZEBIN_COUNT + 1];
 } eterm;                      /* a term tested per event */
@@ -33,6 +34,7 @@ struct dfn_match {
     uint64_t win_lo, win_hi;
     bool windowed, at_point;
     bool needs_layers;        /* a layer term: the event's mask is read */
+    const dfn_calltree *tree; /* where arg.NAME terms find enclosing calls, or NULL */
 };
 
 struct dfn_layerset {
@@ -226,7 +228,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
             /* fall through */
         case DFN_KEY_DUR: case DFN_KEY_BYTES: case DFN_KEY_SIZEBIN: case DFN_KEY_ARG: case DFN_KEY_LAYER: {
             eterm e = { .key = t->key, .op = t->op, .num = t->num, .t = t, .argkey = DFN_NOID };
-            if (t->key == DFN_KEY_ARG) dfn_arg_resolve(s, t->arg, &e.argkey, &e.argpath);
+            if (t->key == DFN_KEY_ARG) dfn_arg_resolve(s, t->arg, &e.argkey, &e.argpath), e.inherit = !t->own;
             if (t->key == DFN_KEY_SIZEBIN) {
                 for (int b = 0; b <= DFN_SIZEBIN_COUNT; b++) {
                     const char *n = b < DFN_SIZEBIN_COUNT ? dfn_sizebin_name(b) : "-";
@@ -289,7 +291,7 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
     case DFN_KEY_ARG: {
         dfn_arg a;
         /* a missing argument compares as empty text, as it groups */
-        if (e->argkey == DFN_NOID || !dfn_store_arg(s, i, e->argkey, &a))
+        if (e->argkey == DFN_NOID || !dfn_arg_inherited(s, e->inherit ? m->tree : NULL, i, e->argkey, &a))
             return dfn_term_text(e->t, "", 0, false);
         if (e->argpath) {
             const char *v;
@@ -334,6 +336,16 @@ bool dfn_match_event_anytime(const dfn_match *m, size_t i)
 {
     uint64_t layers = m->ls && m->needs_layers ? dfn_layerset_mask(m->ls, i) : 0;
     return i < m->s->n && match_terms(m, i, layers);
+}
+
+void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree) { m->tree = tree; }
+
+bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out)
+{
+    if (dfn_store_arg(s, i, key, out)) return true;
+    for (uint32_t j = tree ? dfn_calltree_parent(tree, i) : DFN_NOID; j != DFN_NOID; j = dfn_calltree_parent(tree, j))
+        if (dfn_store_arg(s, j, key, out)) return true;
+    return false;
 }
 
 bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi)

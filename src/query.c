@@ -80,7 +80,7 @@ bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen
 
 const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap)
 {
-    if (d->kind == DFN_DIM_ARG) { snprintf(buf, cap, "arg.%s", d->arg ? d->arg : ""); return buf; }
+    if (d->kind == DFN_DIM_ARG) { snprintf(buf, cap, "%s.%s", d->own ? "own" : "arg", d->arg ? d->arg : ""); return buf; }
     return d->kind < DFN_DIM_COUNT ? dim_names[d->kind] : "?";
 }
 
@@ -97,13 +97,18 @@ bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_
         if (*n == DFN_MAX_DIMS) { snprintf(err, errlen, "at most %d dimensions", DFN_MAX_DIMS); goto fail; }
         dfn_dim d = {0};
         bool ok = false;
-        if (len > 4 && memcmp(p, "arg.", 4) == 0) { d.kind = DFN_DIM_ARG; d.arg = dfn_xstrndup(p + 4, len - 4); ok = true; }
+        if (len > 4 && (memcmp(p, "arg.", 4) == 0 || memcmp(p, "own.", 4) == 0)) {
+            d.kind = DFN_DIM_ARG;
+            d.arg = dfn_xstrndup(p + 4, len - 4);
+            d.own = p[0] == 'o';
+            ok = true;
+        }
         for (int k = 0; k < DFN_DIM_COUNT && !ok; k++)
             if (k != DFN_DIM_ARG && strlen(dim_names[k]) == len && memcmp(dim_names[k], p, len) == 0) { d.kind = (dfn_dimkind)k; ok = true; }
         if (!ok && len == 7 && memcmp(p, "process", 7) == 0) { d.kind = DFN_DIM_PROC; ok = true; }
         if (!ok && len == 8 && memcmp(p, "function", 8) == 0) { d.kind = DFN_DIM_FUNC; ok = true; }
         if (!ok) {
-            snprintf(err, errlen, "unknown dimension '%.*s' (time host pid tid proc cat func class op layer file pattern dir fs sizebin arg.NAME event)",
+            snprintf(err, errlen, "unknown dimension '%.*s' (time host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin size arg.NAME own.NAME event)",
                      (int)(len > 40 ? 40 : len), p);
             goto fail;
         }
@@ -268,6 +273,7 @@ typedef struct {
     dfn_strtab *vals;         /* arg.NAME values by text */
     uint32_t empty_val;       /* id of "", the value of a missing argument */
     dfn_map64 valmap[DFN_ARG_RAW + 1];
+    dfn_map64 inherited[DFN_MAX_DIMS];   /* arg.NAME: parent event -> value id + 1 */
     dfn_map64 hist, procs, files;
     dfn_map64 procb;          /* (row, process) -> bytes, beside procs */
     dfn_map64 szh;            /* (row, size bucket) -> read and write calls: size_p50 */
@@ -463,6 +469,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     p->vals = dfn_strtab_new();
     p->empty_val = dfn_strtab_intern(p->vals, "", 0);
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_init(&p->valmap[k]);
+    for (int k = 0; k < DFN_MAX_DIMS; k++) dfn_map64_init(&p->inherited[k]);
     dfn_map64_init(&p->hist);
     dfn_map64_init(&p->procs);
     dfn_map64_init(&p->procb);
@@ -498,6 +505,7 @@ static void part_free(part *p)
     dfn_strtab_free(p->rowkeys);
     dfn_strtab_free(p->vals);
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
+    for (int k = 0; k < DFN_MAX_DIMS; k++) dfn_map64_free(&p->inherited[k]);
     dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->szh); dfn_map64_free(&p->files);
 }
 
@@ -520,19 +528,19 @@ static uint32_t part_size_id(part *p, size_t i, uint64_t bytes)
     return dfn_strtab_intern(p->vals, t, (size_t)n);
 }
 
-/* The value of arg.NAME for event i, as an id in the part's value table.
- * Records are decoded from a cursor: scans go forward. */
-static uint32_t part_arg_id(part *p, size_t d, size_t i)
+#define ARG_ABSENT UINT32_MAX
+
+/* The value of dimension d's argument in the argument record at rp, as an
+ * id in the part's value table; ARG_ABSENT when the record has none. */
+static uint32_t part_arg_rec(part *p, size_t d, const uint8_t *rp)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
-    if (c->argkey[d] == DFN_NOID) return p->empty_val;
-    dfn_store_args_seek(s, &p->rec, &p->rec_i, i);
     /* the schema says where the value sits: no decoding of other arguments */
-    const uint8_t *rp = p->rec, *end = s->args + s->args_len;
+    const uint8_t *end = s->args + s->args_len;
     uint64_t sid;
     size_t k = dfn_varint_get(rp, end, &sid);
-    if (!k || sid >= s->nschemas || c->argpos[d][sid] == -2) return p->empty_val;
+    if (!k || sid >= s->nschemas || c->argpos[d][sid] == -2) return ARG_ABSENT;
     dfn_arg a = { .key = c->argkey[d], .type = (dfn_argtype)c->argtype[d][sid] };
     uint64_t raw = 0;         /* the record's value: the key of valmap */
     if (c->argpos[d][sid] >= 0) {
@@ -564,6 +572,32 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
         id = dfn_strtab_intern(p->vals, buf, n);
     }
     if (slot) *slot = (uint64_t)id + 1;
+    return id;
+}
+
+/* The value of arg.NAME for event i, as an id in the part's value table:
+ * the call's own, else (arg.NAME, not own.NAME) the innermost enclosing
+ * call's that has it, remembered per parent, which many calls share.
+ * Records are decoded from a cursor: scans go forward. */
+static uint32_t part_arg_id(part *p, size_t d, size_t i)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    if (c->argkey[d] == DFN_NOID) return p->empty_val;
+    dfn_store_args_seek(s, &p->rec, &p->rec_i, i);
+    uint32_t id = part_arg_rec(p, d, p->rec);
+    if (id != ARG_ABSENT) return id;
+    const dfn_calltree *t = c->r->dims[d].own ? NULL : c->q->tree;
+    uint32_t parent = t ? dfn_calltree_parent(t, i) : DFN_NOID;
+    if (parent == DFN_NOID) return p->empty_val;
+    uint64_t *slot = dfn_map64_slot(&p->inherited[d], parent);
+    if (*slot) return (uint32_t)(*slot - 1);
+    id = p->empty_val;
+    for (uint32_t j = parent; j != DFN_NOID; j = dfn_calltree_parent(t, j)) {
+        uint32_t v = part_arg_rec(p, d, dfn_store_args_at(s, j));
+        if (v != ARG_ABSENT) { id = v; break; }
+    }
+    *dfn_map64_slot(&p->inherited[d], parent) = (uint64_t)id + 1;   /* the map may have grown meanwhile */
     return id;
 }
 
@@ -2104,6 +2138,15 @@ static size_t *query_straddlers(const dfn_store *s, const dfn_match *m, uint64_t
     return out;
 }
 
+bool dfn_query_inherits(const dfn_query *q)
+{
+    for (size_t d = 0; d < q->ndims; d++)
+        if (q->dims[d].kind == DFN_DIM_ARG && !q->dims[d].own) return true;
+    for (size_t k = 0; q->filter && k < q->filter->n; k++)
+        if (q->filter->terms[k].key == DFN_KEY_ARG && !q->filter->terms[k].own) return true;
+    return false;
+}
+
 /* Below this many events per thread, starting threads costs more than it saves. */
 #define EVENTS_PER_THREAD 250000
 
@@ -2111,13 +2154,20 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
 {
     dfn_filter empty = {0};
     const dfn_filter *f = q->filter ? q->filter : &empty;
+    if (dfn_query_inherits(q) && !q->tree) {
+        snprintf(err, errlen, "arg.NAME takes the argument of enclosing calls from the call tree, which this query "
+                              "was not given (own.NAME reads the call's own)");
+        return NULL;
+    }
     dfn_match *m = dfn_match_compile(s, q->layers, f, err, errlen);
     if (!m) return NULL;
+    dfn_match_set_tree(m, q->tree);
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
     r->ndims = q->ndims;
     for (size_t d = 0; d < q->ndims; d++) {
         r->dims[d].kind = q->dims[d].kind;
         r->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
+        r->dims[d].own = q->dims[d].own;
         if (q->dims[d].kind == DFN_DIM_LAYER && !q->layers) {
             snprintf(err, errlen, "grouping by layer needs layers");
             dfn_match_free(m);

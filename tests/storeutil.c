@@ -63,8 +63,17 @@ dfn_result *su_run(const dfn_store *s, dfn_query *q, const char *by)
 {
     char err[2048];
     if (by) cr_assert(dfn_dims_parse(by, q->dims, &q->ndims, err, sizeof err), "%s", err);
+    /* arg.NAME inherits through the call tree: built for the query when
+     * the test gave none */
+    dfn_calltree *own_tree = !q->tree && dfn_query_inherits(q) ? dfn_calltree_build(s) : NULL;
+    if (own_tree) q->tree = own_tree;
     dfn_result *r = dfn_query_run(s, q, err, sizeof err);
     cr_assert_not_null(r, "%s", err);
+    if (own_tree) {
+        q->tree = NULL;
+        r->tree = NULL;   /* the result outlives the tree */
+        dfn_calltree_free(own_tree);
+    }
     dfn_dims_free(q->dims, q->ndims);
     q->ndims = 0;
     return r;

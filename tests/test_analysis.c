@@ -155,7 +155,7 @@ Test(overlap, compute_that_matches_nothing_is_undefined)
         dfn_result_free(r);
         dfn_thresholds th;
         dfn_thresholds_default(&th);
-        dfn_findings *f = dfn_diagnose(s, ls, NULL, an.overlap, NULL, &th, 1, err, sizeof err);
+        dfn_findings *f = dfn_diagnose(s, ls, NULL, &(dfn_analysis){ .overlap = an.overlap }, &th, 1, err, sizeof err);
         cr_assert(f->no_compute);
         for (size_t i = 0; i < f->n; i++) cr_assert(f->v[i].rule != DFN_RULE_EXPOSED, "%s", f->v[i].figures);
         dfn_findings_free(f);
@@ -374,7 +374,7 @@ Test(diagnose, rules_fire_with_their_figures)
     cr_assert(dfn_analysis_build(&an, s, ls, "func=pwrite64", false, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err));
     dfn_thresholds th;
     dfn_thresholds_default(&th);
-    dfn_findings *f = dfn_diagnose(s, ls, NULL, an.overlap, an.access, &th, 1, err, sizeof err);
+    dfn_findings *f = dfn_diagnose(s, ls, NULL, &an, &th, 1, err, sizeof err);
     cr_assert_not_null(f, "%s", err);
     bool meta_p1 = false, small_p2 = false, random_p2 = false, exposed_sel = false, imbalance_sel = false;
     for (size_t i = 0; i < f->n; i++) {
@@ -406,7 +406,7 @@ Test(diagnose, rules_fire_with_their_figures)
     /* limits move the findings */
     cr_assert(dfn_thresholds_parse("metadata=95,random=70,small_size=1KiB", &th, err, sizeof err), "%s", err);
     cr_assert_float_eq(th.v[DFN_TH_SMALL_SIZE], 1024, 1e-9);
-    f = dfn_diagnose(s, ls, NULL, an.overlap, an.access, &th, 1, err, sizeof err);
+    f = dfn_diagnose(s, ls, NULL, &an, &th, 1, err, sizeof err);
     for (size_t i = 0; i < f->n; i++)
         cr_assert(f->v[i].rule != DFN_RULE_METADATA && f->v[i].rule != DFN_RULE_RANDOM &&
                   f->v[i].rule != DFN_RULE_SMALL_READS, "%s %s", f->v[i].where, dfn_rule_name(f->v[i].rule));

@@ -324,7 +324,7 @@ Test(query, size_statistics)
 Test(query, args_group_across_eras)
 {
     /* "epoch":"1" (newer writers) and "epoch":1 (2023) are one group */
-    dfn_result *r = su_query(st, "dlio-legacy", "arg.epoch", "arg.epoch!=\"\"");
+    dfn_result *r = su_query(st, "dlio-legacy", "own.epoch", "own.epoch!=\"\"");
     cr_assert_eq(r->nrows, 1);
     cr_assert_eq(su_metric(st, r, "1", DFN_M_COUNT), 2);
     dfn_result_free(r);
@@ -670,4 +670,70 @@ Test(query, time_bins_are_whole_microseconds)
     cr_assert_eq(su_metric(st, r, "0", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(st, r, "0.0001", DFN_M_COUNT), 1, "the event 100 us in is in the bin labelled 100 us");
     dfn_result_free(r);
+}
+
+/* arg.NAME of a call without the argument comes from the innermost
+ * enclosing call of its lane that has it (issue 17): POSIX reads group by
+ * the epoch and step of the DLIO calls around them; own.NAME keeps the
+ * call's own; a filter term agrees with the grouping, for any thread count. */
+Test(query, arguments_inherit_from_enclosing_calls)
+{
+    dfn_store *s = su_load_text("inherit.pfw",
+        "[\n"
+        EV("train", "dlio", 1, 1, 1000, 1000, "\"epoch\":1")
+        EV("step", "dlio", 1, 1, 1010, 400, "\"step\":3")
+        EV("read", "POSIX", 1, 1, 1020, 10, "\"fname\":\"/d/a\",\"ret\":10")
+        EV("read", "POSIX", 1, 1, 1040, 10, "\"fname\":\"/d/a\",\"ret\":10,\"step\":9")
+        EV("step", "dlio", 1, 1, 1500, 400, "\"step\":4")
+        EV("read", "POSIX", 1, 1, 1600, 10, "\"fname\":\"/d/a\",\"ret\":10")
+        EV("read", "POSIX", 1, 1, 1950, 10, "\"fname\":\"/d/a\",\"ret\":10")
+        EV("read", "POSIX", 1, 2, 1020, 10, "\"fname\":\"/d/b\",\"ret\":10")
+        EV("train", "dlio", 1, 1, 3000, 1000, "\"epoch\":2")
+        EV("read", "POSIX", 1, 1, 3100, 10, "\"fname\":\"/d/a\",\"ret\":10")
+        "]\n", 1);
+    dfn_calltree *tree = dfn_calltree_build(s);
+    char err[256];
+    for (int threads = 1; threads <= 4; threads++) {
+        dfn_filter f;
+        cr_assert(dfn_filter_parse("func=read", &f, err, sizeof err), "%s", err);
+        dfn_query q = { .sort = -1, .threads = threads, .tree = tree, .filter = &f };
+        dfn_result *r = su_run(s, &q, "arg.epoch,arg.step");
+        /* the reads of tid 1 in epoch 1: step 3, their own 9, step 4, none
+         * (after step 4 ends); tid 2 has no enclosing call */
+        cr_expect_eq(su_metric(s, r, "1|3", DFN_M_COUNT), 1, "%d threads", threads);
+        cr_expect_eq(su_metric(s, r, "1|9", DFN_M_COUNT), 1);
+        cr_expect_eq(su_metric(s, r, "1|4", DFN_M_COUNT), 1);
+        cr_expect_eq(su_metric(s, r, "1|", DFN_M_COUNT), 1);
+        cr_expect_eq(su_metric(s, r, "|", DFN_M_COUNT), 1);
+        cr_expect_eq(su_metric(s, r, "2|", DFN_M_COUNT), 1);
+        cr_expect_eq(r->nrows, 6);
+        dfn_result_free(r);
+        r = su_run(s, &q, "own.epoch");
+        cr_expect_eq(r->nrows, 1, "reads have no epoch of their own");
+        cr_expect_eq(su_metric(s, r, "", DFN_M_COUNT), 6);
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+        /* the filter selects what the grouping's row holds */
+        cr_assert(dfn_filter_parse("func=read arg.epoch=1", &f, err, sizeof err), "%s", err);
+        r = su_run(s, &q, "");
+        cr_expect_eq(dfn_result_metric(r, 0, DFN_M_COUNT), 4);
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+        cr_assert(dfn_filter_parse("func=read own.epoch=1", &f, err, sizeof err), "%s", err);
+        r = su_run(s, &q, "");
+        cr_expect_eq(dfn_result_metric(r, 0, DFN_M_COUNT), 0);
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+    }
+    /* without the tree, arg.NAME is refused rather than read as own.NAME */
+    dfn_query q = { .sort = -1, .ndims = 1 };
+    q.dims[0] = (dfn_dim){ .kind = DFN_DIM_ARG, .arg = "epoch" };
+    cr_expect_null(dfn_query_run(s, &q, err, sizeof err));
+    cr_expect(strstr(err, "own.NAME") != NULL, "%s", err);
+    q.dims[0].own = true;
+    dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
+    cr_expect_not_null(r, "%s", err);
+    dfn_result_free(r);
+    dfn_calltree_free(tree);
+    dfn_store_free(s);
 }

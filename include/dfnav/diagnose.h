@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "dfnav/access.h"
+#include "dfnav/analysis.h"
 #include "dfnav/filter.h"
 #include "dfnav/match.h"
 #include "dfnav/overlap.h"
@@ -60,11 +61,12 @@ typedef struct {
 
 const char *dfn_rule_name(dfn_rule r);
 /* Evaluates the rules on the events that match selection (may be NULL),
- * its layers (ls may be NULL) and its processes. ov and ax may be NULL:
- * the exposed-I/O and random-access rules are then skipped. */
+ * its layers (ls may be NULL) and its processes, with the indexes of an
+ * (may be NULL): without an overlap or access index the exposed-I/O and
+ * random-access rules are skipped; a selection with arg.NAME terms needs
+ * its call tree. */
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
-                           const dfn_overlap *ov, const dfn_access *ax, const dfn_thresholds *t,
-                           int threads, char *err, size_t errlen);
+                           const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen);
 /* Writes the findings: a list for people (each with the report that shows
  * its evidence), CSV or JSON. compute is the compute definition's text and
  * where the selection's filter (either may be NULL or ""). */

@@ -24,7 +24,10 @@ typedef enum { DFN_EQ, DFN_NE, DFN_MATCH, DFN_NMATCH, DFN_LT, DFN_LE, DFN_GT, DF
 typedef struct {
     dfn_key key;
     dfn_cmp op;
-    char *arg;                /* NAME of arg.NAME */
+    char *arg;                /* NAME of arg.NAME (or own.NAME) */
+    /* own.NAME: the call's own argument only; arg.NAME takes a call
+     * without it from the innermost enclosing call of its lane with it */
+    bool own;
     char **values;            /* alternatives (a|b|c) */
     size_t *value_lens;
     size_t nvalues;
@@ -50,8 +53,9 @@ char *dfn_filter_text(const dfn_filter *f);
 void dfn_filter_free(dfn_filter *f);
 
 const char *dfn_key_name(dfn_key k);
-/* Key by name ("file", "arg.epoch" -> DFN_KEY_ARG with *arg set). */
-bool dfn_key_parse(const char *s, size_t len, dfn_key *k, char **arg);
+/* Key by name ("file", "arg.epoch" -> DFN_KEY_ARG with *arg set;
+ * "own.epoch" the same with *own set). */
+bool dfn_key_parse(const char *s, size_t len, dfn_key *k, char **arg, bool *own);
 const char *dfn_cmp_name(dfn_cmp c);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/calltree.h"
 #include "dfnav/filter.h"
 #include "dfnav/layers.h"
 #include "dfnav/store.h"
@@ -49,6 +50,14 @@ void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t
  * time = x, which names starts, not a stretch of time). Calls that start
  * before it and run into it pass dfn_match_event_anytime. */
 bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi);
+/* Lets arg.NAME terms take the argument of a call that has none from the
+ * innermost enclosing call of its lane that has it (own.NAME terms, and
+ * matches without a tree, such as layer and compute definitions, read the
+ * call's own). */
+void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree);
+/* Argument key of event i, or when it has none (and tree is given) of
+ * the innermost enclosing call that has it; false when none has. */
+bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out);
 /* Every term but the bounds on the start. */
 bool dfn_match_event_anytime(const dfn_match *m, size_t i);
 /* Events outside [lo, hi) cannot match (from the time terms). */

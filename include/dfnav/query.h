@@ -28,6 +28,7 @@ typedef enum {
 typedef struct {
     dfn_dimkind kind;
     char *arg;                /* NAME of arg.NAME */
+    bool own;                 /* own.NAME: the call's own argument, none inherited */
 } dfn_dim;
 
 typedef enum {
@@ -128,6 +129,10 @@ typedef struct {
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
+/* Whether q has arg.NAME in its dimensions or filter, which needs the
+ * call tree: a call without the argument takes it from the innermost
+ * enclosing call of its lane that has it (own.NAME does not). */
+bool dfn_query_inherits(const dfn_query *q);
 /* A metric of one event as a row of its own. */
 double dfn_event_metric(const dfn_result *r, uint32_t event, dfn_metric m);
 static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m)

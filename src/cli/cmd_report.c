@@ -242,7 +242,8 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     const char **labels = dfn_xcalloc(nruns, sizeof *labels);
     for (size_t k = 0; k < nruns && !rc; k++) {
         cli_run *r = &runs[k];
-        if (!dfn_analysis_build(&r->an, r->s, r->ls, o->compute, o->overlap_host, dfn_analysis_needs(q.metrics), err, sizeof err) ||
+        unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
+        if (!dfn_analysis_build(&r->an, r->s, r->ls, o->compute, o->overlap_host, need, err, sizeof err) ||
             !dfn_analysis_set_io(&r->an, r->s, r->ls, o->io, err, sizeof err)) {
             if (nruns > 1) dfn_warnf(stderr, "%s: %s", r->label, err);
             else fprintf(stderr, "dfnav: %s\n", err);
@@ -371,12 +372,14 @@ static int diagnose(const cli_opts *o, cli_run *cs)
         return 2;
     }
     int rc = 0;
-    if (!dfn_analysis_build(&cs->an, cs->s, cs->ls, o->compute, o->overlap_host, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err) ||
+    dfn_query sel = { .filter = &f };
+    unsigned need = DFN_NEED_OVERLAP | DFN_NEED_ACCESS | (dfn_query_inherits(&sel) ? DFN_NEED_TREE : 0);
+    if (!dfn_analysis_build(&cs->an, cs->s, cs->ls, o->compute, o->overlap_host, need, err, sizeof err) ||
         !dfn_analysis_set_io(&cs->an, cs->s, cs->ls, o->io, err, sizeof err)) {
         fprintf(stderr, "dfnav: %s\n", err);
         rc = 2;
     }
-    dfn_findings *fs = rc ? NULL : dfn_diagnose(cs->s, cs->ls, &f, cs->an.overlap, cs->an.access, &o->thresholds,
+    dfn_findings *fs = rc ? NULL : dfn_diagnose(cs->s, cs->ls, &f, &cs->an, &o->thresholds,
                                                 o->threads, err, sizeof err);
     if (!rc && !fs) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
     if (fs) {

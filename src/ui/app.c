@@ -218,7 +218,7 @@ static void *diagnoser_main(void *arg)
     const view *v = d->v;
     for (size_t k = 0; k < v->nruns; k++) {
         const dfn_run *run = &v->runs[k];
-        dfn_findings *f = dfn_diagnose(run->s, run->ls, &d->filter, run->an->overlap, run->an->access, &d->th, 0,
+        dfn_findings *f = dfn_diagnose(run->s, run->ls, &d->filter, run->an, &d->th, 0,
                                        d->err, sizeof d->err);
         if (!f) { dfn_findings_free(d->out); d->out = NULL; break; }
         if (!v->labels) { d->out = f; break; }
@@ -558,6 +558,7 @@ static void start_export(runner *r, const char *path, bool overwrite)
         return;
     }
     x->dim.arg = a->export_calls || !l->dim.arg ? NULL : dfn_xstrdup(l->dim.arg);
+    x->dim.own = l->dim.own;
     x->path = dfn_xstrdup(path);
     x->tmp = dfn_xstrdup(x->save.tmp);
     a->exporting = true;
@@ -661,7 +662,10 @@ static void submit_prompt(runner *r)
         break;
     case PROMPT_ARG: {
         if (!*text) break;
-        dfn_dim d = { .kind = DFN_DIM_ARG, .arg = (char *)text };
+        /* "epoch" or "arg.epoch" inherits from enclosing calls; "own.epoch" does not */
+        bool own = strncmp(text, "own.", 4) == 0 && text[4];
+        const char *name = own || (strncmp(text, "arg.", 4) == 0 && text[4]) ? text + 4 : text;
+        dfn_dim d = { .kind = DFN_DIM_ARG, .arg = (char *)name, .own = own };
         if (!view_pivot(&a->v, &d, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
         break;
     }

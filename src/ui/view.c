@@ -387,6 +387,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     q.spark_split = view_split_spark(l) && !v->labels;
     q.dims[0].kind = l->dim.kind;
     q.dims[0].arg = l->dim.arg;
+    q.dims[0].own = l->dim.own;
     q.ndims = 1;
     if (l->dim.kind == DFN_DIM_TIME) {
         /* bins sized to the screen: about one row each */
@@ -498,6 +499,7 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
         size_t klen;
         const char *kt = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &klen);
         dfn_filter_add(&out->base, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
+        out->base.terms[out->base.n - 1].own = l->dim.own;   /* the row's own values, or inherited ones */
     }
 }
 
@@ -546,6 +548,7 @@ bool view_pivot(view *v, const dfn_dim *d, char *err, size_t errlen)
     size_t ocur = l->cursor, otop = l->top;
     l->dim.kind = d->kind;
     l->dim.arg = d->arg ? dfn_xstrdup(d->arg) : NULL;
+    l->dim.own = d->own;
     level_default_sort(l);
     l->cursor = l->top = 0;
     if (!view_refresh(v, err, errlen)) {

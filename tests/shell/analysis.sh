@@ -100,8 +100,8 @@ analyse() {   # analyse LABEL DIR
     truth ckptstep ckptstepmax | awk '{ v[$2, $1] = $3 " " $4; k[$2] = 1 }
         END { for (s in k) print s, v[s, "ckptstep"], v[s, "ckptstepmax"] }' | sort >"$T/want"
     same "$label checkpoint cost per step"
-    # any argument groups at every level: all events by step
-    $R --by arg.step "$dir" | csv_cols arg.step count time_s bytes >"$T/got"
+    # any argument groups at every level: all events by their own step
+    $R --by own.step "$dir" | csv_cols own.step count time_s bytes >"$T/got"
     awk -F, '$1 == "argstep" { print $2, $3, $4, $5 }' "$TRUTH" | sort >"$T/want"
     same "$label grouping by arg.step"
 
