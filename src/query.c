@@ -666,10 +666,7 @@ static size_t part_row(part *p, const uint32_t *ids)
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
         if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
-        if (c->spark_split) {
-            a->spk_io = dfn_xcalloc(c->spark_bins, sizeof *a->spk_io);
-            a->spk_cmp = dfn_xcalloc(c->spark_bins, sizeof *a->spk_cmp);
-        }
+        if (c->spark_split) a->spk_io = dfn_xcalloc(c->spark_bins, sizeof *a->spk_io);
         if (c->need_overlap && c->dense_psw) a->psw = dfn_xcalloc(2 * (c->ov_nprocs ? c->ov_nprocs : 1), sizeof *a->psw);
     }
     dfn_grow((void **)&p->keys, &p->keycap, (row + 1) * nd + 1, sizeof *p->keys);
@@ -914,14 +911,12 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         }
     }
     if (c->need_overlap) {
-        bool io = query_is_io(c, i);
-        bool cmp = c->need_cmp_sweep && dfn_overlap_is_compute(c->cmp_bits, i);
-        if (!io && !cmp) return;
         uint32_t op = c->ov_proc[s->lane[i]];
-        if (io) psw_add(p, row, op, 0, ts, ts + dur);
-        if (cmp) psw_add(p, row, op, 1, ts, ts + dur);
-        if (c->spark_split && io) spark_add(c, a->spk_io, &p->spk[1], row, sp);
-        if (c->spark_split && cmp) spark_add(c, a->spk_cmp, &p->spk[2], row, sp);
+        /* the row's processes: their compute is measured at the end */
+        if (c->need_cmp_sweep) psw_get(p, row, op, 1)->started = true;
+        if (!query_is_io(c, i)) return;
+        psw_add(p, row, op, 0, ts, ts + dur);
+        if (c->spark_split) spark_add(c, a->spk_io, &p->spk[1], row, sp);
     }
 }
 
@@ -1352,7 +1347,7 @@ static void part_scan(part *p)
         if (a->started) a->busy += a->cur_e - a->cur_s;
     }
     for (size_t k = 0; k < p->npsw; k++)
-        if (p->psw[k].started) psw_close(c, &p->psw[k], UINT64_MAX);
+        if (p->psw[k].started && p->psw[k].kind == 0) psw_close(c, &p->psw[k], UINT64_MAX);
 }
 
 static void *part_thread(void *arg)
@@ -1477,6 +1472,7 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
         psweep *b = &t->psw[k];
         if (!b->started) continue;
         psweep *a = psw_get(f, rowmap[b->row], b->proc, b->kind);
+        if (b->kind == 1) { a->started = true; continue; }   /* a process of the row */
         if (!a->started) {
             uint32_t row = a->row;
             *a = *b;
@@ -1670,16 +1666,55 @@ static void proc_step(const qctx *c, const dfn_result *r, double *m, proc_sq *sq
     }
 }
 
+/* The stretch of time row covers: the window, and its bin when grouped
+ * by time. */
+static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi)
+{
+    const qctx *c = p->c;
+    *lo = c->clip_lo;
+    *hi = c->clip_hi < c->s->t1 - c->s->t0 ? c->clip_hi : c->s->t1 - c->s->t0;
+    if (c->time_dim < 0) return;
+    uint64_t b = p->keys[row * c->r->ndims + (size_t)c->time_dim];
+    uint64_t blo = dfn_sat_add(c->win_lo_us, dfn_sat_mul(b, c->bin_us)), bhi = dfn_sat_add(blo, c->bin_us);
+    if (blo > *lo) *lo = blo;
+    if (bhi < *hi) *hi = bhi;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* The compute of one of a row's processes inside the row's time: into
+ * compute_s, and with split sparklines into the row's compute line. A row
+ * filtered to I/O shows the compute its I/O could hide behind. */
+static void row_proc_compute(const part *p, dfn_result *r, const psweep *w)
+{
+    const qctx *c = p->c;
+    const dfn_overlap *o = c->q->overlap;
+    uint64_t lo, hi;
+    row_span(p, w->row, &lo, &hi);
+    r->m[w->row * DFN_M_COUNT_ + DFN_M_COMPUTE_S] += dfn_overlap_covered(o, w->proc, lo, hi) / 1e6;
+    if (!r->spark_cmp) return;
+    uint64_t span = c->spark_span_us, nb = c->spark_bins;
+    for (uint64_t b = 0; b < nb; b++) {
+        /* the sparkline's bin edges, as spark_add cuts calls */
+        uint64_t bs = c->spark_lo_us + (b * span + nb - 1) / nb, be = c->spark_lo_us + ((b + 1) * span + nb - 1) / nb;
+        uint64_t from = bs > lo ? bs : lo, to = be < hi ? be : hi;
+        if (to > from) r->spark_cmp[w->row * nb + b] += (double)dfn_overlap_covered(o, w->proc, from, to);
+    }
+}
+
 /* The analysis metrics of the merged part's rows. */
 static void part_finish_extra(part *p, dfn_result *r)
 {
     const qctx *c = p->c;
     size_t n = p->nacc;
+    if (c->spark_split) {
+        r->spark_io = part_spark_out(p, 1);
+        r->spark_cmp = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark_cmp);
+    }
     for (size_t k = 0; k < p->npsw; k++) {
         const psweep *w = &p->psw[k];
         double *m = &r->m[w->row * DFN_M_COUNT_];
         if (w->kind == 0) { m[DFN_M_IO_BUSY_S] += w->len / 1e6; m[DFN_M_EXPOSED_S] += w->exposed / 1e6; }
-        else m[DFN_M_COMPUTE_S] += w->len / 1e6;
+        else if (w->started) row_proc_compute(p, r, w);
     }
     /* no compute event at all: nothing to hide I/O behind, nor to say it was not */
     bool none = c->q->overlap && dfn_overlap_ncompute(c->q->overlap) == 0;
@@ -1698,10 +1733,6 @@ static void part_finish_extra(part *p, dfn_result *r)
         for (size_t k = 0; k < p->sizes.cap; k++)
             if (p->sizes.k[k] != DFN_MAP64_EMPTY)
                 r->sizes[(p->sizes.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizes.k[k] & 0xff)] += p->sizes.v[k];
-    }
-    if (c->spark_split) {
-        r->spark_io = part_spark_out(p, 1);
-        r->spark_cmp = part_spark_out(p, 2);
     }
 }
 

@@ -187,7 +187,8 @@ Test(window, every_grouping_adds_up_to_the_window)
 }
 
 /* Overlap and exposure of a window: I/O is clipped before it is set
- * against compute. The run span is compute here. */
+ * against compute, and a row's compute is that of its processes inside
+ * the row's time. The run span is compute here. */
 Test(window, exposure_is_clipped)
 {
     dfn_filter cf;
@@ -207,6 +208,20 @@ Test(window, exposure_is_clipped)
         cr_expect_float_eq(M(r, "1", DFN_M_COMPUTE_S), 0.0017, 1e-12);
         cr_expect_float_eq(M(r, "2", DFN_M_IO_BUSY_S), 0.0003, 1e-12);
         cr_expect_float_eq(M(r, "2", DFN_M_EXPOSED_S), 0.0003, 1e-12);
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+        /* a row filtered to I/O shows the compute of its processes */
+        cr_assert(dfn_filter_parse("time>=0.0025 time<0.0042 cat=POSIX", &f, err, sizeof err), "%s", err);
+        q.filter = &f;
+        r = su_run(st, &q, "pid");
+        cr_expect_float_eq(M(r, "1", DFN_M_COMPUTE_S), 0.0017, 1e-12, "%d threads", threads);
+        cr_expect_float_eq(M(r, "1", DFN_M_EXPOSED_S), 0, 1e-12);
+        cr_expect_float_eq(M(r, "2", DFN_M_COMPUTE_S), 0, 1e-12);
+        dfn_result_free(r);
+        /* and by time: each bin's share of it */
+        q.bin_s = 0.0005;
+        r = su_run(st, &q, "time");
+        cr_expect_float_eq(M(r, "0.0025", DFN_M_COMPUTE_S), 0.0005, 1e-12, "bin [2500, 3000)");
         dfn_result_free(r);
         dfn_filter_free(&f);
     }

@@ -500,6 +500,7 @@ struct rktx {
     dlane *pl; /* STDIO streams, by path id */
     size_t plcap;
     uint64_t io_us, cpu_us, exp_us;
+    unsigned layers; /* the layers this process has events in */
 };
 
 /* Truth of the analysis figures (spec of issue 4), only with --truth. */
@@ -1183,6 +1184,7 @@ static void tx_init(gen *g)
 static void tx_intervals(const gen *g, rankst *rk, const ev *e, unsigned m)
 {
     int cat = g->fcat[e->func];
+    rk->tx->layers |= m;
     /* compute: cat ai_framework, or compute under --ai-logging */
     ivlist *set = cat == C_POSIX || cat == C_STDIO ? rk->tx->io
                   : cat == C_AI || cat == C_COMPUTE ? rk->tx->cpu
@@ -1445,9 +1447,12 @@ static void tx_finish(gen *g)
                 x->cpu_us = cpu;
             } else {
                 t->lio[s] += io;
-                t->lcpu[s] += cpu;
             }
         }
+        /* a layer's compute is that of its processes, all of it */
+        for (int l = 0; l < NLAYER; l++)
+            if (x->layers >> l & 1)
+                t->lcpu[l] += x->cpu_us;
         x->exp_us = iv_minus(&x->io[S_ALL], &x->cpu[S_ALL]);
         for (int l = 0; l < NLAYER; l++)
             t->lexp[l] += iv_minus(&x->io[l], &x->cpu[S_ALL]);
