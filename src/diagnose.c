@@ -229,7 +229,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     scopes sc = { s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
     figs *all = NULL;
     size_t cap = 0;
-    uint64_t basic = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES);
+    uint64_t basic = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN);
     uint64_t extra = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
     if (ov) extra |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
     if (ax) extra |= DFN_M_BIT(DFN_M_SEQ_PCT);
@@ -261,7 +261,11 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                     if (op >= DFN_OP_COUNT) continue;
                     g->t[op] += m[DFN_M_TIME_S];
                     g->n[op] += m[DFN_M_COUNT];
-                    g->b[op] += m[DFN_M_BYTES];
+                    /* bytes of the calls counted: in a time window a call
+                     * only moves part of its bytes there, but its size is whole */
+                    double sz = m[DFN_M_SIZE_MEAN];
+                    bool rw = op == DFN_OP_READ || op == DFN_OP_WRITE;
+                    g->b[op] += rw ? (sz == sz ? round(sz * m[DFN_M_COUNT]) : 0) : m[DFN_M_BYTES];
                 } else {
                     g->have_analysis = true;
                     g->io_busy = m[DFN_M_IO_BUSY_S];

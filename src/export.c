@@ -267,6 +267,8 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
         else dfn_fmt_bytes(v, buf, sizeof buf);
     } else if (metric_is_secs(m)) {
         snprintf(buf, sizeof buf, "%.3f", v);
+    } else if (m >= DFN_M_COUNT_) {
+        snprintf(buf, sizeof buf, "%.4g", v);   /* a counter's mean: its own unit */
     } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES ||
                m == DFN_M_AGG_CALLS || m == DFN_M_ACTIVE) {
         snprintf(buf, sizeof buf, "%.0f", v);
@@ -379,6 +381,18 @@ static void columns_of(const dfn_compare *c, columns *t)
         for (size_t k = 0; k < c->nruns; k++)
             columns_add(t, dfn_xasprintf("%s@%s", name, c->labels[k]), num, m, (int)k, -1);
         if (c->nruns == 2 && num) {
+            columns_add(t, dfn_xasprintf("%s@diff", name), true, m, DFN_CMP_DIFF, -1);
+            columns_add(t, dfn_xasprintf("%s@ratio", name), true, m, DFN_CMP_RATIO, -1);
+        }
+    }
+    /* counter metrics (ctr.SERIES): ids past the metrics */
+    for (size_t k = 0; k < r->nctrs; k++) {
+        int m = DFN_M_COUNT_ + (int)k;
+        const char *name = dfn_result_metric_name(r, m);
+        if (!per_run) { columns_add(t, dfn_xstrdup(name), true, m, 0, -1); continue; }
+        for (size_t j = 0; j < c->nruns; j++)
+            columns_add(t, dfn_xasprintf("%s@%s", name, c->labels[j]), true, m, (int)j, -1);
+        if (c->nruns == 2) {
             columns_add(t, dfn_xasprintf("%s@diff", name), true, m, DFN_CMP_DIFF, -1);
             columns_add(t, dfn_xasprintf("%s@ratio", name), true, m, DFN_CMP_RATIO, -1);
         }

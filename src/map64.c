@@ -36,3 +36,11 @@ uint64_t *dfn_map64_slot(dfn_map64 *m, uint64_t key)
     if (m->k[j] == DFN_MAP64_EMPTY) { m->k[j] = key; m->n++; }
     return &m->v[j];
 }
+
+const uint64_t *dfn_map64_get(const dfn_map64 *m, uint64_t key)
+{
+    if (!m->cap || key == DFN_MAP64_EMPTY) return NULL;
+    size_t mask = m->cap - 1, j = dfn_hash_u64(key) & mask;
+    while (m->k[j] != DFN_MAP64_EMPTY && m->k[j] != key) j = (j + 1) & mask;
+    return m->k[j] == key ? &m->v[j] : NULL;
+}

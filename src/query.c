@@ -3,6 +3,7 @@
  * store's time order makes busy time (the union of intervals) a running
  * sweep per group, and time windows a binary search. */
 #include "dfnav/query.h"
+#include "dfnav/ctrindex.h"
 #include "dfnav/map64.h"
 #include "dfnav/util.h"
 
@@ -43,7 +44,30 @@ int dfn_metric_parse(const char *s, size_t len)
     return -1;
 }
 
-bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen)
+void dfn_ctrs_free(dfn_ctrs *c)
+{
+    for (size_t k = 0; k < c->n; k++) free(c->series[k]);
+    c->n = 0;
+}
+
+const char *dfn_result_metric_name(const dfn_result *r, int m)
+{
+    if (m < DFN_M_COUNT_) return dfn_metric_name((dfn_metric)m);
+    return (size_t)m - DFN_M_COUNT_ < r->nctrs ? r->ctr_names[m - DFN_M_COUNT_] : "?";
+}
+
+/* ctr.SERIES of a metric list into ctrs, once each. */
+static bool ctr_add(dfn_ctrs *ctrs, const char *p, size_t len, char *err, size_t errlen)
+{
+    if (!ctrs) { snprintf(err, errlen, "counter metrics (%.*s) are for report", (int)(len > 40 ? 40 : len), p); return false; }
+    for (size_t k = 0; k < ctrs->n; k++)
+        if (strlen(ctrs->series[k]) == len - 4 && memcmp(ctrs->series[k], p + 4, len - 4) == 0) return true;
+    if (ctrs->n == DFN_MAX_CTRS) { snprintf(err, errlen, "at most %d counter metrics", DFN_MAX_CTRS); return false; }
+    ctrs->series[ctrs->n++] = dfn_xstrndup(p + 4, len - 4);
+    return true;
+}
+
+bool dfn_metrics_parse(const char *text, uint64_t *out, dfn_ctrs *ctrs, char *err, size_t errlen)
 {
     static const struct { const char *n; uint64_t bits; } groups[] = {
         {"basic", DFN_M_BASIC}, {"overlap", DFN_M_OVERLAP},
@@ -60,6 +84,11 @@ bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen
         const char *e = p;
         while (*e && *e != ',' && *e != ' ') e++;
         size_t len = (size_t)(e - p);
+        if (!minus && len > 4 && memcmp(p, "ctr.", 4) == 0) {
+            if (!ctr_add(ctrs, p, len, err, errlen)) return false;
+            p = e;
+            continue;
+        }
         uint64_t bits = 0;
         for (size_t g = 0; g < sizeof groups / sizeof groups[0] && !bits; g++)
             if (strlen(groups[g].n) == len && memcmp(groups[g].n, p, len) == 0) bits = groups[g].bits;
@@ -73,8 +102,8 @@ bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen
         m = minus ? m & ~bits : m | bits;
         p = e;
     }
-    if (!m) { snprintf(err, errlen, "no metrics left"); return false; }
-    *out = m;
+    if (!m && !(ctrs && ctrs->n)) { snprintf(err, errlen, "no metrics left"); return false; }
+    *out = m ? m : DFN_M_BIT(DFN_M_COUNT);   /* counters alone: with the calls they are of */
     return true;
 }
 
@@ -258,6 +287,8 @@ typedef struct {
     const uint64_t *io_bits;  /* --io, or NULL: the kinds' POSIX/STDIO flag */
     const uint32_t *ov_proc;  /* the overlap's process (or host) of each lane */
     size_t ov_nprocs;
+    const dfn_ctrindex *cix;  /* counter metrics, or NULL */
+    size_t nctr;
 } qctx;
 
 /* One thread's share: a contiguous range of events, so in time order.
@@ -268,6 +299,7 @@ typedef struct {
     bool record;              /* keep the first and last segments of each union */
     dfn_strtab *rowkeys;      /* composite keys of several dimensions */
     uint32_t *direct;         /* row + 1 by id, one dimension */
+    dfn_map64 far;            /* row + 1 by id, for ids past direct */
     acc *acc; size_t nacc, acccap;
     uint32_t *keys; size_t keycap;
     dfn_strtab *vals;         /* arg.NAME values by text */
@@ -285,6 +317,12 @@ typedef struct {
     uint32_t **slabs; size_t nslabs;   /* histograms, HIST_SLAB rows at a time */
     psweep *psw; size_t npsw, pswcap;
     dfn_map64 pswmap;         /* (row, process, kind) -> sweep index + 1, many processes */
+    /* counter metrics: the union of a row's calls per sample key (a
+     * process, or a host), with the samples inside it per series */
+    psweep *csw; size_t ncsw, cswcap;
+    dfn_map64 cswmap;         /* (row, key) -> index + 1 */
+    uint64_t *ccnt; size_t ccntcap;     /* ncsw * nctr */
+    dfn_ctrsum *csum; size_t csumcap;
     dfn_map64 share;          /* (row, file) -> process + 1, or SHARE_MANY */
     dfn_map64 sizes;          /* (row, bin) -> calls, sparse rows */
     dfn_map64 spk[3];         /* (row << 16 | bin) -> µs of rows past DENSE_ROWS: spark, spk_io, spk_cmp */
@@ -476,6 +514,8 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     dfn_map64_init(&p->szh);
     dfn_map64_init(&p->files);
     dfn_map64_init(&p->pswmap);
+    dfn_map64_init(&p->cswmap);
+    dfn_map64_init(&p->far);
     dfn_map64_init(&p->share);
     dfn_map64_init(&p->sizes);
     for (int k = 0; k < 3; k++) dfn_map64_init(&p->spk[k]);
@@ -493,6 +533,9 @@ static void part_free(part *p)
 {
     for (size_t k = 0; k < p->nacc; k++) acc_free(&p->acc[k]);
     free(p->psw);
+    free(p->csw); free(p->ccnt); free(p->csum);
+    dfn_map64_free(&p->cswmap);
+    dfn_map64_free(&p->far);
     dfn_map64_free(&p->pswmap); dfn_map64_free(&p->share); dfn_map64_free(&p->sizes);
     for (int k = 0; k < 3; k++) dfn_map64_free(&p->spk[k]);
     free(p->spark_total);
@@ -643,6 +686,14 @@ static size_t part_row(part *p, const uint32_t *ids)
         if (p->direct[ids[0]]) return p->direct[ids[0]] - 1;
         row = p->nacc;
         p->direct[ids[0]] = (uint32_t)row + 1;
+    } else if (nd == 1 && c->direct_n) {
+        /* an id past the direct table (a time bin past the window, the
+         * 65537th argument value): numbered with the direct rows, not
+         * apart from them */
+        uint64_t *slot = dfn_map64_slot(&p->far, ids[0]);
+        if (*slot) return *slot - 1;
+        row = p->nacc;
+        *slot = row + 1;
     } else if (nd == 0) {
         if (p->nacc) return 0;
         row = 0;
@@ -873,6 +924,48 @@ void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t
     else if (end > w->e) w->e = end;
 }
 
+/* ---- counter metrics: the samples taken while a row's calls ran ---- */
+
+static psweep *csw_get(part *p, size_t row, uint32_t key)
+{
+    uint64_t *slot = dfn_map64_slot(&p->cswmap, (uint64_t)row << 32 | key);
+    if (*slot) return &p->csw[*slot - 1];
+    size_t nc = p->c->nctr, k = p->ncsw++;
+    dfn_grow((void **)&p->csw, &p->cswcap, k + 1, sizeof *p->csw);
+    dfn_grow((void **)&p->ccnt, &p->ccntcap, (k + 1) * nc, sizeof *p->ccnt);
+    dfn_grow((void **)&p->csum, &p->csumcap, (k + 1) * nc, sizeof *p->csum);
+    memset(&p->csw[k], 0, sizeof *p->csw);
+    memset(&p->ccnt[k * nc], 0, nc * sizeof *p->ccnt);
+    memset(&p->csum[k * nc], 0, nc * sizeof *p->csum);
+    p->csw[k].row = (uint32_t)row;
+    p->csw[k].proc = key;
+    p->csw[k].kind = 2;
+    *slot = k + 1;
+    return &p->csw[k];
+}
+
+/* The samples of [cs, ce) below x at key into n and sum, per series. */
+static void ctr_below(const qctx *c, uint32_t key, uint64_t cs, uint64_t ce, uint64_t x, uint64_t *n, dfn_ctrsum *sum)
+{
+    uint64_t b = ce < x ? ce : x;
+    for (size_t k = 0; k < c->nctr; k++) dfn_ctrindex_stretch(c->cix, k, key, cs, b, &n[k], &sum[k]);
+}
+
+static void csw_close(part *p, psweep *w, uint64_t next_start)
+{
+    size_t i = (size_t)(w - p->csw), nc = p->c->nctr;
+    ctr_below(p->c, w->proc, w->s, w->e, UINT64_MAX, &p->ccnt[i * nc], &p->csum[i * nc]);
+    if (!w->closed_one) { w->f_e = w->e; w->second = next_start; w->closed_one = true; }
+}
+
+static void csw_add(part *p, size_t row, uint32_t key, uint64_t ts, uint64_t end)
+{
+    psweep *w = csw_get(p, row, key);
+    if (!w->started) { w->s = w->f_s = ts; w->e = end; w->started = true; }
+    else if (ts > w->e) { csw_close(p, w, ts); w->s = ts; w->e = end; }
+    else if (end > w->e) w->e = end;
+}
+
 /* The analysis metrics of one event in one row. */
 /* A read's or write's bytes per call into a row's size statistics: an
  * aggregated record's calls at their mean size. hist: also into the part's
@@ -909,6 +1002,10 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
             if (!*v) *v = proc + 1u;
             else if (*v != proc + 1u) *v = SHARE_MANY;
         }
+    }
+    if (c->cix) {
+        csw_add(p, row, dfn_ctrindex_proc_key(c->cix, s->lane[i]), ts, ts + dur);
+        csw_add(p, row, dfn_ctrindex_host_key(c->cix, s->lane[i]), ts, ts + dur);
     }
     if (c->need_overlap) {
         uint32_t op = c->ov_proc[s->lane[i]];
@@ -1348,6 +1445,8 @@ static void part_scan(part *p)
     }
     for (size_t k = 0; k < p->npsw; k++)
         if (p->psw[k].started && p->psw[k].kind == 0) psw_close(c, &p->psw[k], UINT64_MAX);
+    for (size_t k = 0; k < p->ncsw; k++)
+        if (p->csw[k].started) csw_close(p, &p->csw[k], UINT64_MAX);
 }
 
 static void *part_thread(void *arg)
@@ -1356,14 +1455,29 @@ static void *part_thread(void *arg)
     return NULL;
 }
 
-/* The part of segment [cs, ce) below x, and into *exposed (when given)
- * how much of that part process proc's compute does not cover. */
-static uint64_t seg_below(const qctx *c, uint32_t proc, uint64_t cs, uint64_t ce, uint64_t x, uint64_t *exposed)
+/* What a rescan adds up below x besides the length: the part compute
+ * does not cover (exposed), or the samples of a counter key (n, sum). */
+typedef struct { uint64_t *exposed; uint64_t *n; dfn_ctrsum *sum; } below_sink;
+
+/* The part of segment [cs, ce) below x, and into the sink what else of
+ * that part is asked for. */
+static uint64_t seg_below(const qctx *c, uint32_t proc, uint64_t cs, uint64_t ce, uint64_t x, const below_sink *k)
 {
     uint64_t b = ce < x ? ce : x;
     if (b <= cs) return 0;
-    if (exposed) *exposed += (b - cs) - dfn_overlap_covered(c->q->overlap, proc, cs, b);
+    if (k && k->exposed) *k->exposed += (b - cs) - dfn_overlap_covered(c->q->overlap, proc, cs, b);
+    if (k && k->n) ctr_below(c, proc, cs, b, x, k->n, k->sum);
     return b - cs;
+}
+
+/* Whether event i is of sweep (proc, kind): kind 0 the I/O and 1 the
+ * compute of overlap process proc, 2 any call gathering counter key proc. */
+static bool rescan_takes(const qctx *c, size_t i, uint32_t proc, int kind)
+{
+    uint32_t lane = c->s->lane[i];
+    if (kind == 2) return dfn_ctrindex_proc_key(c->cix, lane) == proc || dfn_ctrindex_host_key(c->cix, lane) == proc;
+    if (c->ov_proc[lane] != proc) return false;
+    return kind == 0 ? query_is_io(c, i) : dfn_overlap_is_compute(c->cmp_bits, i);
 }
 
 /* Length of part p's union of a row below x, exactly, by scanning the
@@ -1371,7 +1485,7 @@ static uint64_t seg_below(const qctx *c, uint32_t proc, uint64_t cs, uint64_t ce
  * lies below x than the recorded segments cover. With kind >= 0 only the
  * I/O (0) or compute (1) events of process proc count, and *exposed gets
  * the part of that union not covered by the process's compute. */
-static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, uint64_t x, uint64_t *exposed)
+static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, uint64_t x, const below_sink *sink)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1388,9 +1502,7 @@ static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, 
         uint64_t ts = dfn_store_ts(s, i);
         if (ts >= x) break;
         if (!scan_filter_pass(&sf, i)) continue;
-        if (kind >= 0 && (c->ov_proc[s->lane[i]] != proc || (kind == 0 ? !query_is_io(c, i) :
-                                                              !dfn_overlap_is_compute(c->cmp_bits, i))))
-            continue;
+        if (kind >= 0 && !rescan_takes(c, i, proc, kind)) continue;
         uint64_t dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         bool same = true;
         for (size_t d = 0; d < nd && same; d++) {
@@ -1406,13 +1518,13 @@ static uint64_t part_rescan_union(part *p, size_t row, uint32_t proc, int kind, 
             if (pc.ts >= x) { past = true; break; }
             uint64_t pe = pc.ts + pc.dur;
             if (started && pc.ts <= ce) { if (pe > ce) ce = pe; continue; }
-            if (started) below += seg_below(c, proc, cs, ce, x, exposed);
+            if (started) below += seg_below(c, proc, cs, ce, x, sink);
             cs = pc.ts;
             ce = pe;
             started = true;
         }
     }
-    if (started) below += seg_below(c, proc, cs, ce, x, exposed);
+    if (started) below += seg_below(c, proc, cs, ce, x, sink);
     return below;
 }
 
@@ -1462,6 +1574,37 @@ static uint64_t union_below(part *p, size_t row, uint64_t x)
     return part_rescan_below(p, row, x);
 }
 
+/* Merges t's counter sweeps into f's: the samples of t's union that lie
+ * below the end of f's are inside f's last segment (t's calls start
+ * after f's) and were counted there. */
+static void csw_merge(part *f, part *t, const uint32_t *rowmap)
+{
+    const qctx *c = f->c;
+    size_t nc = c->nctr;
+    for (size_t k = 0; k < t->ncsw; k++) {
+        const psweep *b = &t->csw[k];
+        if (!b->started) continue;
+        psweep *a = csw_get(f, rowmap[b->row], b->proc);
+        size_t ai = (size_t)(a - f->csw);
+        uint64_t n[DFN_MAX_CTRS] = { 0 };
+        dfn_ctrsum sum[DFN_MAX_CTRS] = { 0 };
+        if (a->started && b->f_s < a->e) {
+            if (b->second >= a->e) {
+                ctr_below(c, b->proc, b->f_s, b->f_e, a->e, n, sum);
+            } else {
+                below_sink sink = { .n = n, .sum = sum };
+                part_rescan_union(t, b->row, b->proc, 2, a->e, &sink);
+            }
+        }
+        for (size_t j = 0; j < nc; j++) {
+            f->ccnt[ai * nc + j] += t->ccnt[k * nc + j] - n[j];
+            f->csum[ai * nc + j] += t->csum[k * nc + j] - sum[j];
+        }
+        if (!a->started) { uint32_t row = a->row; *a = *b; a->row = row; continue; }
+        if (b->e > a->e) { a->s = b->s; a->e = b->e; }
+    }
+}
+
 /* Merges the analysis state of part t into f (rows of t mapped by
  * rowmap): per-process unions with the same exact fix-up as busy time,
  * file sharing, and the sparse size histograms. */
@@ -1488,13 +1631,15 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
                 below = oe - b->f_s;
                 if (b->kind == 0) exp_below = below - dfn_overlap_covered(c->q->overlap, b->proc, b->f_s, oe);
             } else {
-                below = part_rescan_union(t, b->row, b->proc, b->kind, m, b->kind == 0 ? &exp_below : NULL);
+                below_sink sink = { .exposed = b->kind == 0 ? &exp_below : NULL };
+                below = part_rescan_union(t, b->row, b->proc, b->kind, m, &sink);
             }
         }
         a->len += b->len - below;
         a->exposed += b->exposed - exp_below;
         if (b->e > a->e) { a->s = b->s; a->e = b->e; }
     }
+    csw_merge(f, t, rowmap);
     for (size_t j = 0; j < t->share.cap; j++) {
         uint64_t key = t->share.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
@@ -1701,11 +1846,32 @@ static void row_proc_compute(const part *p, dfn_result *r, const psweep *w)
     }
 }
 
+/* Each row's counter means from its sweeps: a sample is in one sweep of
+ * a row, by its key. */
+static void ctr_finish(const part *p, dfn_result *r)
+{
+    const qctx *c = p->c;
+    size_t n = p->nacc, nc = c->nctr;
+    r->nctrs = nc;
+    for (size_t k = 0; k < nc; k++) r->ctr_names[k] = dfn_xasprintf("ctr.%s", c->q->ctrs->series[k]);
+    r->ctr_samples = dfn_xcalloc((n ? n : 1) * nc, sizeof *r->ctr_samples);
+    dfn_ctrsum *sum = dfn_xcalloc((n ? n : 1) * nc, sizeof *sum);
+    for (size_t i = 0; i < p->ncsw; i++)
+        for (size_t k = 0; k < nc; k++) {
+            r->ctr_samples[p->csw[i].row * nc + k] += p->ccnt[i * nc + k];
+            sum[p->csw[i].row * nc + k] += p->csum[i * nc + k];
+        }
+    r->ctr = dfn_xmalloc((n ? n : 1) * nc * sizeof *r->ctr);
+    for (size_t j = 0; j < n * nc; j++) r->ctr[j] = dfn_ctrindex_mean(sum[j], r->ctr_samples[j]);
+    free(sum);
+}
+
 /* The analysis metrics of the merged part's rows. */
 static void part_finish_extra(part *p, dfn_result *r)
 {
     const qctx *c = p->c;
     size_t n = p->nacc;
+    if (c->cix) ctr_finish(p, r);
     if (c->spark_split) {
         r->spark_io = part_spark_out(p, 1);
         r->spark_cmp = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark_cmp);
@@ -2026,9 +2192,11 @@ static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
         free(r->keys); free(r->m);
         r->keys = keys; r->m = m;
         /* the per-row arrays follow their rows */
-        void **arr[4] = { (void **)&r->spark, (void **)&r->spark_io, (void **)&r->spark_cmp, (void **)&r->sizes };
-        size_t width[4] = { w * sizeof(double), w * sizeof(double), w * sizeof(double), DFN_SIZEBIN_COUNT * sizeof(uint64_t) };
-        for (int k = 0; k < 4; k++) {
+        void **arr[6] = { (void **)&r->spark, (void **)&r->spark_io, (void **)&r->spark_cmp, (void **)&r->sizes,
+                          (void **)&r->ctr, (void **)&r->ctr_samples };
+        size_t width[6] = { w * sizeof(double), w * sizeof(double), w * sizeof(double), DFN_SIZEBIN_COUNT * sizeof(uint64_t),
+                            r->nctrs * sizeof(double), r->nctrs * sizeof(uint64_t) };
+        for (int k = 0; k < 6; k++) {
             if (!*arr[k]) continue;
             char *src = *arr[k], *dst = dfn_xmalloc(keep * width[k] > 0 ? keep * width[k] : 1);
             for (size_t i = 0; i < keep; i++) memcpy(dst + i * width[k], src + order[i] * width[k], width[k]);
@@ -2245,11 +2413,26 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         c.spark_bins = q->spark_bins > 4096 ? 4096 : q->spark_bins;
         c.spark_lo_us = lo_us;
         c.spark_span_us = (uint64_t)llround((r->win_hi_s - r->win_lo_s) * 1e6);
+        /* the window the calls are cut to, exactly (time<=X holds X's µs) */
+        if (c.clip && c.clip_hi != UINT64_MAX) c.spark_span_us = c.clip_hi > lo_us ? c.clip_hi - lo_us : 0;
         if (c.spark_span_us < c.spark_bins) c.spark_span_us = c.spark_bins;
         c.spark_dinv = (double)c.spark_bins / (double)c.spark_span_us;
         r->spark_bins = c.spark_bins;
     }
     ctx_prepare(&c);
+    dfn_ctrindex *cix = NULL;
+    if (q->ctrs && q->ctrs->n) {
+        cix = dfn_ctrindex_build(s, q->ctrs->series, q->ctrs->n, c.proc_of_lane, c.nprocs, err, errlen);
+        if (!cix) {
+            ctx_free(&c);
+            dfn_match_free(m);
+            dfn_result_free(r);
+            return NULL;
+        }
+        c.cix = cix;
+        c.nctr = q->ctrs->n;
+        c.need_extra = true;
+    }
     r->proc_lane = dfn_xmalloc((c.nprocs ? c.nprocs : 1) * sizeof *r->proc_lane);
     for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
@@ -2316,6 +2499,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     for (int t = 0; t < nt; t++) part_free(&parts[t]);
     free(parts);
     free(strad);
+    dfn_ctrindex_free(cix);
     ctx_free(&c);
     dfn_match_free(m);
     bool sorted_already = by_event && q->sort < 0 && !q->desc;   /* events come in time order */
@@ -2377,6 +2561,9 @@ void dfn_result_free(dfn_result *r)
     free(r->spark_io);
     free(r->spark_cmp);
     free(r->sizes);
+    free(r->ctr);
+    free(r->ctr_samples);
+    for (size_t k = 0; k < r->nctrs; k++) free(r->ctr_names[k]);
     free(r->proc_lane);
     free(r->ints);
     dfn_strtab_free(r->vals);

@@ -1087,3 +1087,78 @@ Test(chrome, names_instants_pairs_and_counters)
     dfn_cresult_free(&cr);
     dfn_store_free(s);
 }
+
+/* ---- counter metrics joined to calls (issue 17) ---- */
+
+/* node01: pid 1 calls (reads [1.0, 1.4) and [1.2, 1.6) s, compute [2, 3)),
+ * pid 9 samples without calls (host-wide: 1.1, 1.3, 1.7, 2.5 s); pid 1's
+ * own sample at 1.5. node02: pid 2 writes [1.0, 2.0), samples at 1.5 and
+ * 2.5. Times from the first call. */
+static const char *join_trace =
+    R({"name":"HH","cat":"dftracer","type":1,"pid":1,"tid":1,"ph":4,"args":{"name":"node01","value":"555"}})
+    R({"name":"HH","cat":"dftracer","type":1,"pid":2,"tid":2,"ph":4,"args":{"name":"node02","value":"666"}})
+    R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000000,"dur":400000,"ph":"X","args":{"hhash":"555","ret":1}})
+    R({"name":"read","cat":"POSIX","pid":1,"tid":2,"ts":1200000,"dur":400000,"ph":"X","args":{"hhash":"555","ret":1}})
+    R({"name":"compute","cat":"ai_framework","pid":1,"tid":1,"ts":2000000,"dur":1000000,"ph":"X","args":{"hhash":"555"}})
+    R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000000,"dur":1000000,"ph":"X","args":{"hhash":"666","ret":1}})
+    R({"name":"cpu","cat":"sys","pid":9,"tid":9,"ts":1100000,"ph":2,"args":{"hhash":"555","iowait_pct":10}})
+    R({"name":"cpu","cat":"sys","pid":9,"tid":9,"ts":1300000,"ph":2,"args":{"hhash":"555","iowait_pct":20}})
+    R({"name":"cpu","cat":"sys","pid":9,"tid":9,"ts":1700000,"ph":2,"args":{"hhash":"555","iowait_pct":30}})
+    R({"name":"cpu","cat":"sys","pid":9,"tid":9,"ts":2500000,"ph":2,"args":{"hhash":"555","iowait_pct":40}})
+    R({"name":"cpu","cat":"sys","pid":1,"tid":1,"ts":1500000,"ph":2,"args":{"hhash":"555","iowait_pct":100}})
+    R({"name":"cpu","cat":"sys","pid":2,"tid":2,"ts":1500000,"ph":2,"args":{"hhash":"666","iowait_pct":6}})
+    R({"name":"cpu","cat":"sys","pid":2,"tid":2,"ts":2500000,"ph":2,"args":{"hhash":"666","iowait_pct":8}});
+
+static double ctr_of(const dfn_store *s, const char *by, const char *where, double bin, int threads, const char *key)
+{
+    dfn_ctrs ctrs = { 0 };
+    uint64_t metrics;
+    char err[512];
+    cr_assert(dfn_metrics_parse("count,ctr.cpu.iowait_pct", &metrics, &ctrs, err, sizeof err), "%s", err);
+    dfn_filter f = { 0 };
+    if (where) cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    dfn_query q = { .sort = -1, .bin_s = bin, .threads = threads, .metrics = metrics, .ctrs = &ctrs,
+                    .filter = where ? &f : NULL };
+    dfn_result *r = su_run(s, &q, by);
+    cr_assert_eq(r->nctrs, 1);
+    cr_assert_str_eq(dfn_result_metric_name(r, DFN_M_COUNT_), "ctr.cpu.iowait_pct");
+    long row = *by ? su_row(s, r, key) : 0;
+    cr_assert_geq(row, 0, "no row %s", key);
+    double v = dfn_result_metric(r, (size_t)row, (dfn_metric)DFN_M_COUNT_);
+    dfn_result_free(r);
+    dfn_filter_free(&f);
+    dfn_ctrs_free(&ctrs);
+    return v;
+}
+
+/* The mean of the samples taken while a row's calls ran: on the calls'
+ * process, or host-wide on their host; each sample once per row. */
+Test(records, counter_means_while_the_calls_ran)
+{
+    dfn_store *s = su_load_text("join.pfw", join_trace, 1);
+    for (int threads = 1; threads <= 4; threads++) {
+        /* reads: 10 and 20 of the host (20 inside both), 100 of pid 1 */
+        cr_expect_float_eq(ctr_of(s, "func", NULL, 0, threads, "read"), 130.0 / 3, 1e-9, "%d threads", threads);
+        cr_expect_float_eq(ctr_of(s, "func", NULL, 0, threads, "compute"), 40, 1e-9);
+        /* pid 2's own sample, not pid 1's at the same time */
+        cr_expect_float_eq(ctr_of(s, "func", NULL, 0, threads, "write"), 6, 1e-9);
+        cr_expect_float_eq(ctr_of(s, "", NULL, 0, threads, ""), (10 + 20 + 40 + 100 + 6) / 5.0, 1e-9);
+        cr_expect_float_eq(ctr_of(s, "time", NULL, 1, threads, "0"), (10 + 20 + 100 + 6) / 4.0, 1e-9);
+        cr_expect_float_eq(ctr_of(s, "time", NULL, 1, threads, "1"), 40, 1e-9);
+        /* a window: the calls' parts inside it */
+        cr_expect_float_eq(ctr_of(s, "func", "time>=0.5 time<0.8", 0, threads, "read"), 100, 1e-9);
+        cr_expect_float_eq(ctr_of(s, "pid", NULL, 0, threads, "2"), 6, 1e-9);
+    }
+    /* a row without samples in its calls has no mean */
+    cr_expect(isnan(ctr_of(s, "func", "time>=0.6 time<0.9", 0, 0, "write")), "the write's last part has no sample");
+    dfn_ctrs ctrs = { 0 };
+    uint64_t m;
+    char err[512];
+    cr_assert(dfn_metrics_parse("ctr.nope", &m, &ctrs, err, sizeof err));
+    dfn_query q = { .sort = -1, .metrics = m, .ctrs = &ctrs };
+    cr_expect_null(dfn_query_run(s, &q, err, sizeof err));
+    cr_expect(strstr(err, "cpu.iowait_pct") != NULL, "names the series there are: %s", err);
+    dfn_ctrs_free(&ctrs);
+    cr_expect_not(dfn_metrics_parse("ctr.x", &m, NULL, err, sizeof err), "refused where there are none");
+    dfn_store_free(s);
+}

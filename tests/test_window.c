@@ -237,3 +237,40 @@ Test(window, a_point_is_not_a_window)
     cr_expect_float_eq(M(r, "read", DFN_M_TIME_S), 0.003, 1e-12);
     dfn_result_free(r);
 }
+
+/* time = x is no window: the calls that start at x keep their pieces in
+ * the bins after an upper bound, rows past the bins of the window, which
+ * are numbered with them (they once overwrote bins 1-4, differently for
+ * each thread count). µs from 1000: train [0, 9 s), read [1 s, 9 s),
+ * read [1 s, 1.5 s), write [1 s, 7.5 s), 1000 bytes each. */
+Test(window, bins_past_the_window_are_rows_of_their_own)
+{
+    dfn_store *s = su_load_text("point.pfw",
+        "[\n"
+        EV("train", "app", 1, 1, 1000, 9000000, "")
+        EV("read", "POSIX", 1, 1, 1001000, 8000000, "\"fname\":\"/a\",\"ret\":1000")
+        EV("read", "POSIX", 2, 1, 1001000, 500000, "\"fname\":\"/a\",\"ret\":1000")
+        EV("write", "POSIX", 2, 1, 1001000, 6500000, "\"fname\":\"/a\",\"ret\":1000")
+        "]\n", 1);
+    for (int threads = 1; threads <= 3; threads++) {
+        dfn_filter f;
+        char err[256];
+        cr_assert(dfn_filter_parse("time=1 time<3", &f, err, sizeof err), "%s", err);
+        dfn_query q = { .sort = -1, .bin_s = 1, .threads = threads, .filter = &f };
+        dfn_result *r = su_run(s, &q, "time");
+        double count = 0, t = 0, by = 0;
+        for (size_t row = 0; row < r->nrows; row++) {
+            count += dfn_result_metric(r, row, DFN_M_COUNT);
+            t += dfn_result_metric(r, row, DFN_M_TIME_S);
+            by += dfn_result_metric(r, row, DFN_M_BYTES);
+        }
+        cr_expect_eq(count, 3, "%d threads", threads);
+        cr_expect_float_eq(t, 15.0, 1e-9, "%d threads", threads);
+        cr_expect_eq(by, 3000, "%d threads", threads);
+        cr_expect_eq(su_metric(s, r, "1", DFN_M_COUNT), 3, "%d threads", threads);
+        cr_expect_float_eq(su_metric(s, r, "8", DFN_M_TIME_S), 1.0, 1e-9, "the long read's last second");
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+    }
+    dfn_store_free(s);
+}

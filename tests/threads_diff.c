@@ -119,7 +119,7 @@ static char *query_csv(loaded *const *runs, size_t nruns, const query_spec *qs, 
     dfn_filter f;
     if (!dfn_filter_parse(qs->where, &f, err, errlen)) { dfn_dims_free(q.dims, q.ndims); return NULL; }
     q.filter = &f;
-    bool ok = dfn_metrics_parse(qs->metrics, &q.metrics, err, errlen);
+    bool ok = dfn_metrics_parse(qs->metrics, &q.metrics, NULL, err, errlen);
     q.metrics |= DFN_M_BIT(DFN_M_TIME_S);
     dfn_run rs[2];
     const char *labels[2] = { "a", "b" };

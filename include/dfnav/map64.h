@@ -15,5 +15,8 @@ void dfn_map64_init(dfn_map64 *m);
 void dfn_map64_free(dfn_map64 *m);
 /* The value slot of key, created (as 0) when missing. */
 uint64_t *dfn_map64_slot(dfn_map64 *m, uint64_t key);
+/* The value of key, or NULL: a lookup that never writes, for maps that
+ * several threads read. */
+const uint64_t *dfn_map64_get(const dfn_map64 *m, uint64_t key);
 
 #endif

@@ -4,6 +4,7 @@
 #ifndef DFNAV_QUERY_H
 #define DFNAV_QUERY_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,12 +64,26 @@ _Static_assert(DFN_M_COUNT_ <= 64, "a query's metrics are a 64-bit mask");
 #define DFN_M_OVERLAP (DFN_M_BIT(DFN_M_COMPUTE_S) | DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S) | \
                        DFN_M_BIT(DFN_M_OVERLAP_PCT))
 
+/* Counter metrics, ctr.SERIES (ctr.cpu.iowait_pct, ctr.gpu_utilization):
+ * the mean of the series' samples taken while the row's calls ran, on
+ * their process (samples of a process with calls) or their host (samples
+ * of processes without calls, such as DFTracer's telemetry service); a
+ * sample counts once per row. Counter k of a query is metric id
+ * DFN_M_COUNT_ + k wherever metrics are ids (columns, sorting). */
+#define DFN_MAX_CTRS 8
+typedef struct {
+    char *series[DFN_MAX_CTRS];
+    size_t n;
+} dfn_ctrs;
+void dfn_ctrs_free(dfn_ctrs *c);
+
 const char *dfn_metric_name(dfn_metric m);
 int dfn_metric_parse(const char *s, size_t len);   /* -1 when unknown */
 /* A list of metric names and groups (basic, overlap, analysis, all), each
  * added, or removed with a leading '-'; a list starting with '+' adds to
- * basic. Returns false with a message. */
-bool dfn_metrics_parse(const char *text, uint64_t *out, char *err, size_t errlen);
+ * basic. ctr.SERIES go to ctrs (NULL: refused). Returns false with a
+ * message. */
+bool dfn_metrics_parse(const char *text, uint64_t *out, dfn_ctrs *ctrs, char *err, size_t errlen);
 const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap);
 /* "file,func" or "file func"; dims get malloc'd arg names. */
 bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen);
@@ -91,6 +106,7 @@ typedef struct {
     const dfn_overlap *overlap;   /* compute_s io_busy_s exposed_s overlap_pct */
     const dfn_calltree *tree;     /* self_s */
     const dfn_access *access;     /* seq_pct */
+    const dfn_ctrs *ctrs;         /* counter metrics, or NULL */
 } dfn_query;
 
 typedef struct {
@@ -126,6 +142,12 @@ typedef struct {
     const dfn_calltree *tree;
     const dfn_access *access;
     const dfn_overlap *overlap;
+    /* counter metrics: nrows * nctrs means (NaN: no sample in the row's
+     * calls), with their names and the samples each mean is of */
+    size_t nctrs;
+    char *ctr_names[DFN_MAX_CTRS];
+    double *ctr;
+    uint64_t *ctr_samples;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
@@ -137,8 +159,12 @@ bool dfn_query_inherits(const dfn_query *q);
 double dfn_event_metric(const dfn_result *r, uint32_t event, dfn_metric m);
 static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m)
 {
+    if ((int)m >= DFN_M_COUNT_)   /* a counter metric; calls have none */
+        return r->events || (size_t)m - DFN_M_COUNT_ >= r->nctrs ? NAN : r->ctr[row * r->nctrs + ((size_t)m - DFN_M_COUNT_)];
     return r->events ? dfn_event_metric(r, r->events[row], m) : r->m[row * DFN_M_COUNT_ + m];
 }
+/* The name of metric m in r's columns: counter metrics are ctr.SERIES. */
+const char *dfn_result_metric_name(const dfn_result *r, int m);
 /* Text of a metric that is not a number (max_proc: "host/pid"); NULL for
  * numeric metrics. Undefined values (NaN: overlap without I/O, a share of
  * nothing) are written "" by the caller's rules. */

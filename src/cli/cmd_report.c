@@ -173,6 +173,17 @@ static bool parse_sort(const char *text, const cli_run *runs, size_t nruns, dfn_
     if ((mlen == 3 && memcmp(text, "key", 3) == 0) || (mlen == 4 && memcmp(text, "name", 4) == 0)) {
         q->sort = -1;
         q->desc = false;
+    } else if (mlen > 4 && memcmp(text, "ctr.", 4) == 0) {
+        /* a counter metric: one of --metrics */
+        q->sort = -1;
+        for (size_t k = 0; q->ctrs && k < q->ctrs->n; k++)
+            if (strlen(q->ctrs->series[k]) == mlen - 4 && memcmp(q->ctrs->series[k], text + 4, mlen - 4) == 0)
+                q->sort = DFN_M_COUNT_ + (int)k;
+        if (q->sort < 0) {
+            fprintf(stderr, "dfnav: --sort: %.*s is not among --metrics\n", (int)mlen, text);
+            return false;
+        }
+        q->desc = true;
     } else {
         int m = dfn_metric_parse(text, mlen);
         if (m < 0) {
@@ -219,7 +230,7 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
 {
     char err[2048];
     dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes,
-                    .threads = o->threads };
+                    .threads = o->threads, .ctrs = &o->ctrs };
     if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
         fprintf(stderr, "dfnav: --by: %s\n", err);
         return 2;
@@ -234,7 +245,7 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     int rc = 0, col = 0;
     if (!parse_sort(sort, runs, nruns, &q, &col)) rc = 2;
     /* sorting by a metric shows it */
-    if (!rc && q.sort >= 0) q.metrics |= DFN_M_BIT(q.sort);
+    if (!rc && q.sort >= 0 && q.sort < DFN_M_COUNT_) q.metrics |= DFN_M_BIT(q.sort);
     /* the default columns say when calls come from aggregated records */
     for (size_t k = 0; k < nruns && !metrics; k++)
         if (runs[k].s->cnt.v) q.metrics |= DFN_M_BIT(DFN_M_AGG_CALLS);

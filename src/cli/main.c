@@ -92,7 +92,8 @@ static void usage(FILE *f)
 "         min_proc_s mean_proc_s std_proc_s max_proc_bytes mean_proc_bytes (the\n"
 "         spread across the processes of a row), size_mean size_p50 size_min\n"
 "         size_max (bytes per read or write call), active (calls overlapping a\n"
-"         row's time range; count is those that start in it)\n"
+"         row's time range; count is those that start in it), ctr.SERIES (mean\n"
+"         of a counter's samples while the row's calls ran; report only)\n"
 "\n"
 "Environment: DFNAV_MEM_AVAILABLE=SIZE replaces the memory the machine says is\n"
 "available; NO_COLOR=1 draws without colour; SOURCE_DATE_EPOCH dates export names.\n"
@@ -176,7 +177,7 @@ int main(int argc, char **argv)
             break;
         case 'O': ui.screens = optarg; break;
         case 'm':
-            if (!dfn_metrics_parse(optarg, &o.metrics, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
+            if (!dfn_metrics_parse(optarg, &o.metrics, &o.ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
             break;
         case 'Z': o.sizes = true; break;
         case 'U':

@@ -27,15 +27,52 @@ grouped by one of
     file      the resolved file: args.fname inline, or args.fhash resolved
               through the FH metadata of the whole set (the hash itself
               when unresolved); "" for events without a file
-    arg.NAME  the text of argument NAME ("" when absent): a string as it
-              is (so quoted and bare integers give the same text), other
-              values (1.5, 1e3, true, null, arrays, objects) as written
+    own.NAME  the text of the event's own argument NAME ("" when absent):
+              a string as it is (so quoted and bare integers give the
+              same text), other values (1.5, 1e3, true, null, arrays,
+              objects) as written (dfnav's arg.NAME also takes the
+              argument of enclosing calls, which this reader does not)
+    time      bins of --bin seconds (README "Dimensions" and "Time
+              ranges", man dfnav DIMENSIONS and TIME RANGES), see below
+
+Time bins. Times are whole microseconds (ts and dur, in the file's
+time_metric, each rounded to the nearest: README "Time units") from the
+trace start, the earliest start of any event of the whole set. A call is
+the interval [ts, ts + dur), a B/E pair from B to E, an aggregated record
+its dft_cnt calls with their time (dur_sum) placed from its ts (README,
+"Aggregated records": [ts, ts + dur_sum) with the bytes of all the calls,
+counted where it starts). Bins
+lie on multiples of the bin width from the trace start; a key is the bin's
+start in seconds to the microsecond, without trailing zeros ("0", "0.5",
+"1000.001"). A window [A, B) (--window A:B, seconds from the trace start:
+dfnav's --where 'time>=A time<B'; either side may be left out) clips every
+call to it. In a bin (or a window):
+
+    count   the calls that start in it (dft_cnt for an aggregated record)
+    time_s  the length of the part of each call inside it
+    bytes   each call's bytes shared in proportion to its time inside:
+            the piece from offset a to b (microseconds from the call's
+            start) of a call of length d gets floor(bytes * b / d) -
+            floor(bytes * a / d), so the shares of a call add up to its
+            bytes; a call of zero length gives all of them where it starts
+
+Every bin the window reaches is a row, empty ones too (the first bin is
+cut when the window starts between two edges); the window ends at the end
+of the trace (the latest ts + dur), since a bin past the end of a trace is
+absent (man dfnav, compare), and calls of zero length at the very end add
+their bin. Windows of more than 10000 bins have a row for each bin that a
+call reaches only. Without --bin the width is 1, 2 or 5 times a power of
+ten, the smallest giving at most 60 bins over the window.
 
 Usage:
 
     dfnav_ref.py --by DIM PATH...
         print CSV shaped as `dfnav report --by DIM -m count,time_s,bytes
         -f csv --sort key PATH...`
+
+    dfnav_ref.py --by time [--bin SECONDS] [--window A:B] PATH...
+        the same for `dfnav report --by time --bin SECONDS --where
+        'time>=A time<B' ...`
 
     dfnav_ref.py --check DIM=CSV [--check DIM=CSV ...] PATH...
         compare dfnav's CSV files (made with the command above) with the
@@ -44,7 +81,9 @@ Usage:
         microsecond when the durations are whole microseconds (below 2^53),
         else within 1e-6 relative. Prints "ok DIM CSV" or "not ok DIM CSV"
         for each, and every mismatch with the dimension, the key and both
-        values; exit status 1 when anything differs.
+        values; exit status 1 when anything differs. DIM time takes the
+        --bin and --window given; time/BIN and time/BIN/A:B give their own
+        (many bins and windows in one pass: --check time/0.25/2.5:7.3=CSV).
 
 Standard library only.
 """
@@ -96,6 +135,8 @@ SKIP_LINES = {"", "[", "]", "{", "}", "]["}
 # DFTRACER_TIME_METRIC, recorded in the end record as args.cfg.time_metric:
 # the unit of ts and dur, here in microseconds.
 TIME_UNITS = {"US": 1, "NS": 0.001, "MS": 1000, "SEC": 1000000}
+# the same exactly, for the start and length of a call in time bins
+EXACT_UNITS = {"US": 1, "NS": Fraction(1, 1000), "MS": 1000, "SEC": 1000000}
 
 
 def _bytes_of_surrogates(err):
@@ -405,10 +446,20 @@ def parse_lines(text):
 
 
 class Event:
-    __slots__ = ("name", "file", "args", "raw", "count", "dur", "bytes")
+    __slots__ = ("name", "file", "args", "raw", "count", "dur", "bytes",
+                 "ts", "span", "pair")
 
 
-def make_event(o, args, raw, ph, dur):
+def exact(v):
+    """A time as an int, or as an exact Fraction when it has a fraction."""
+    if isinstance(v, float):
+        v = Fraction(v)
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v)
+    return v
+
+
+def make_event(o, args, raw, ph, dur, ts, pair=False):
     name = o.get("name")
     if not isinstance(name, str) or isinstance(name, RawNum):
         name = "" if name is None else json_text(name)
@@ -422,6 +473,11 @@ def make_event(o, args, raw, ph, dur):
     e.bytes = moved_bytes(name, cat, args)
     if ph in AGG_PH:
         aggregate(e, cat, args, dur)
+    # the call is [ts, ts + span) in time bins; an aggregated record's time
+    # is placed from its ts (README, "Aggregated records")
+    e.ts = exact(ts)
+    e.span = exact(e.dur)
+    e.pair = pair          # a B/E pair: ts and ts + span are the values
     # the file of the call: inline fname, else fhash (resolved at the end)
     if type(args.get("fname")) is str:
         e.file = ("name", args["fname"])
@@ -470,7 +526,7 @@ def load(paths, stats=None):
             stats.setdefault("errors", []).append("%s: %s" % (path, err))
         file_events = []
         open_b = {}   # (pid, tid) -> stack of B records
-        unit = 1
+        unit = "US"
         for o, raw in parse_lines(text):
             ph = o.get("ph")
             args = o.get("args")
@@ -504,19 +560,21 @@ def load(paths, stats=None):
                 stack = open_b.get((o.get("pid"), o.get("tid")))
                 if stack:
                     bo, bargs, braw, bts = stack.pop()
-                    file_events.append(make_event(bo, bargs, braw, "X", max(ts - bts, 0)))
+                    file_events.append(make_event(bo, bargs, braw, "X", max(ts - bts, 0), bts, True))
                 continue
-            file_events.append(make_event(o, args, raw, ph, dur))
+            file_events.append(make_event(o, args, raw, ph, dur, ts))
             if o.get("name") == "end":
                 cfg = args.get("cfg")
                 if isinstance(cfg, dict) and isinstance(cfg.get("time_metric"), str):
-                    unit = TIME_UNITS.get(cfg["time_metric"].upper(), 1)
+                    unit = cfg["time_metric"].upper()
         for stack in open_b.values():     # a begin without its end: a call of 0 s
             for bo, bargs, braw, bts in stack:
-                file_events.append(make_event(bo, bargs, braw, "X", 0))
-        if unit != 1:
+                file_events.append(make_event(bo, bargs, braw, "X", 0, bts))
+        if TIME_UNITS.get(unit, 1) != 1:
             for e in file_events:
-                e.dur = e.dur * unit
+                e.dur = e.dur * TIME_UNITS[unit]
+                e.ts = exact(e.ts * EXACT_UNITS[unit])
+                e.span = exact(e.span * EXACT_UNITS[unit])
         events.extend(file_events)
     for e in events:
         kind, v = e.file
@@ -533,14 +591,14 @@ def key_of(e, dim):
         return e.name
     if dim == "file":
         return e.file
-    if dim.startswith("arg."):
+    if dim.startswith("own."):
         name = dim[4:]
         if name not in e.args:
             return ""
         if name in e.raw:
             return e.raw[name]
         return arg_text(e.args[name])
-    raise SystemExit("dfnav_ref.py: unsupported dimension %r (func, file, arg.NAME)" % dim)
+    raise SystemExit("dfnav_ref.py: unsupported dimension %r (func, file, own.NAME, time)" % dim)
 
 
 def group(events, dim):
@@ -554,6 +612,149 @@ def group(events, dim):
         r[1] += e.dur
         r[2] += e.bytes
     return rows
+
+
+# ------------------------------------------------------------- time bins
+
+US = 1000000
+MAX_ROWS_EMPTY = 10000    # windows of more bins list the bins calls reach
+
+
+def seconds(text, what):
+    """Seconds written in decimal (or with an exponent) as exact
+    microseconds."""
+    if not NUM_RE.match(text.strip()):
+        raise SystemExit("dfnav_ref.py: %s: not a number of seconds: %r" % (what, text))
+    return exact(Fraction(text.strip()) * US)
+
+
+class TimeSpec:
+    """A bin width and a window, in microseconds from the trace start (None:
+    the default width; an open side of the window)."""
+
+    def __init__(self, bin_s=None, window=None):
+        self.width = None
+        if bin_s is not None:
+            self.width = seconds(bin_s, "--bin")
+            if self.width <= 0:
+                raise SystemExit("dfnav_ref.py: --bin must be above 0")
+        self.lo = self.hi = None
+        if window:
+            a, sep, b = window.partition(":")
+            if not sep:
+                raise SystemExit("dfnav_ref.py: --window wants A:B, got %r" % window)
+            self.lo = seconds(a, "--window") if a.strip() else None
+            self.hi = seconds(b, "--window") if b.strip() else None
+
+    @classmethod
+    def parse(cls, dim, bin_s, window):
+        """DIM is time (with --bin and --window), time/BIN or time/BIN/A:B."""
+        parts = dim.split("/")
+        if parts[0] != "time" or len(parts) > 3:
+            return None
+        if len(parts) >= 2:
+            bin_s = parts[1] or None
+            window = parts[2] if len(parts) == 3 else None
+        return cls(bin_s, window)
+
+
+def bin_count(lo, hi, w):
+    """The bins of width W that [lo, hi) reaches: first, last + 1 (none
+    when it is empty)."""
+    first = math.floor(Fraction(lo) / w)
+    if hi <= lo:
+        return first, first
+    return first, math.ceil(Fraction(hi) / w)
+
+
+def default_width(lo, hi):
+    """1, 2 or 5 times a power of ten: the smallest giving at most 60 bins
+    over [lo, hi)."""
+    n = -6
+    while True:
+        for m in (1, 2, 5):
+            w = exact(Fraction(m) * Fraction(10) ** n * US)
+            first, last = bin_count(lo, hi, w)
+            if last - first <= 60:
+                return w
+        n += 1
+
+
+def time_key(start_us):
+    """A bin's start in seconds to the microsecond: 0, 0.5, 1000.001."""
+    us = math.floor(Fraction(start_us) + Fraction(1, 2))
+    sign = "-" if us < 0 else ""
+    sec, frac = divmod(abs(us), US)
+    return sign + ("%d.%06d" % (sec, frac)).rstrip("0").rstrip(".")
+
+
+def whole_us(t):
+    """Times are kept in whole microseconds, each value rounded to the
+    nearest (README, "Time units": a call under 0.5 us counts 0 s)."""
+    return t if isinstance(t, int) else math.floor(t + Fraction(1, 2))
+
+
+def interval(e):
+    """A call's start and length in whole microseconds: ts and dur rounded
+    each, or for a B/E pair the ts of each."""
+    s = whole_us(e.ts)
+    if e.pair:
+        return s, max(whole_us(e.ts + e.span) - s, 0)
+    return s, whole_us(e.span)
+
+
+def time_bins(events, spec):
+    """count, time_s and bytes per time bin (see the docstring)."""
+    if not events:
+        return {}
+    calls = [(interval(e), e) for e in events]
+    t0 = min(s for (s, d), e in calls)
+    end = max(s + d for (s, d), e in calls) - t0
+    lo = spec.lo if spec.lo is not None else 0
+    hi = spec.hi              # None: open
+    wend = end if hi is None else min(hi, end)   # no bin past the trace's end
+    w = spec.width if spec.width is not None else default_width(lo, max(wend, lo))
+    bins = {}                 # bin number -> [count, time, bytes]
+
+    def row(k):
+        r = bins.get(k)
+        if r is None:
+            r = bins[k] = [0, 0, 0]
+        return r
+
+    for (s, d), e in calls:
+        s -= t0               # the call [s, f)
+        f = s + d
+        starts_in = s >= lo and (hi is None or s < hi)
+        if starts_in:
+            r = row(math.floor(Fraction(s) / w))
+            r[0] += e.count
+            if d == 0:        # all its bytes where it starts
+                r[2] += e.bytes
+        if d == 0:
+            continue
+        a = max(s, lo)        # the part inside the window
+        b = f if hi is None else min(f, hi)
+        if a >= b:
+            continue
+        k = math.floor(Fraction(a) / w)
+        while a < b:
+            edge = min((k + 1) * w, b)
+            r = row(k)
+            r[1] += edge - a
+            if e.bytes:
+                r[2] += (e.bytes * (edge - s)) // d - (e.bytes * (a - s)) // d
+            a = edge
+            k += 1
+    first, last = bin_count(lo, max(wend, lo), w)
+    if last - first <= MAX_ROWS_EMPTY:
+        for k in range(first, last):
+            row(k)
+    out = {}
+    for k, (c, t, b) in bins.items():
+        t = exact(t)
+        out[time_key(k * w)] = [c, t if isinstance(t, int) else float(t), b]
+    return out
 
 
 NUMBER = re.compile(r"^(-?)([0-9]+)(?:\.([0-9]+))?$")
@@ -604,8 +805,9 @@ def same_time(got, want_us):
         return False
 
 
-def check(dim, csv_path, rows):
-    """Compare dfnav's CSV with the reference rows; print every mismatch."""
+def check(dim, csv_path, rows, column=None):
+    """Compare dfnav's CSV with the reference rows; print every mismatch.
+    COLUMN is the name of the key column (DIM unless given)."""
     with open(csv_path, "rb") as fh:
         text = fh.read().decode("utf-8", "surrogateescape")
     table = list(csv.reader(io.StringIO(text, newline="")))
@@ -617,7 +819,7 @@ def check(dim, csv_path, rows):
     if not table:
         bad("dfnav printed nothing")
         return problems
-    want_header = [dim, "count", "time_s", "bytes"]
+    want_header = [column or dim, "count", "time_s", "bytes"]
     if table[0] != want_header:
         bad("header: dfnav %r, reference %r" % (table[0], want_header))
         return problems
@@ -656,7 +858,12 @@ def check(dim, csv_path, rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--by", help="func, file or arg.NAME: print the reference CSV")
+    ap.add_argument("--by", help="func, file, own.NAME or time: print the reference CSV")
+    ap.add_argument("--bin", metavar="SECONDS",
+                    help="width of the time bins (default: 1, 2 or 5 x 10^n s, at most 60 bins)")
+    ap.add_argument("--window", metavar="A:B",
+                    help="time window [A, B) in seconds from the trace start "
+                         "(dfnav --where 'time>=A time<B'); A or B may be left out")
     ap.add_argument("--check", action="append", default=[], metavar="DIM=CSV",
                     help="compare dfnav's CSV for DIM with the reference")
     ap.add_argument("--label", default="", help="prefix for mismatch messages")
@@ -668,10 +875,23 @@ def main(argv=None):
     events = load(a.paths, stats)
     for msg in stats.get("errors", []):
         print("dfnav_ref.py: %s" % msg, file=sys.stderr)
+
+    done = {}
+
+    def rows_of(dim):     # (key column, rows), once a dimension
+        if dim not in done:
+            spec = TimeSpec.parse(dim, a.bin, a.window)
+            if spec is not None:
+                done[dim] = "time", time_bins(events, spec)
+            else:
+                done[dim] = dim, group(events, dim)
+        return done[dim]
+
     if a.by:
         out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8",
                                errors="dfnav_ref", newline="")
-        write_csv(a.by, group(events, a.by), out)
+        column, rows = rows_of(a.by)
+        write_csv(column, rows, out)
         out.flush()
         out.detach()
     status = 0
@@ -680,7 +900,8 @@ def main(argv=None):
         dim, sep, path = spec.partition("=")
         if not sep:
             ap.error("--check wants DIM=CSV, got %r" % spec)
-        problems = check(dim, path, group(events, dim))
+        column, rows = rows_of(dim)
+        problems = check(dim, path, rows, column)
         print("%s %s %s" % ("not ok" if problems else "ok", dim, path))
         for p in problems[:20]:
             print("MISMATCH %s%s (%s)" % (label, p, path))

@@ -1,12 +1,14 @@
 #!/bin/sh
 # dfnav against an independent reference reader: tests/reference/dfnav_ref.py
 # (Python, standard library only, written from the documentation and not
-# from the engine) computes count, time_s and bytes per function, per file
-# and per argument value for every event, and must agree with
+# from the engine) computes count, time_s and bytes per function, per file,
+# per argument value and per time bin for every event, and must agree with
 # `dfnav report --by DIM -m count,time_s,bytes -f csv --sort key`, with 1
 # and with 3 loader threads: on generated sets of every era and compression
 # and on each folder of ../shared/traces (skipped, with a message, when it
-# is absent). Skipped without python3.
+# is absent). Time bins (README "Time ranges") are checked with bins of 1 s
+# and 0.25 s, the default width, and a window that cuts calls at both ends.
+# Skipped without python3.
 #
 # DFN_REF=FILE runs another reference (a copy with a planted bug must make
 # this suite fail). DFN_REF_DISPUTED=1 adds a crafted set of records whose
@@ -25,6 +27,9 @@ skipped=0
 # CSV equals the reference (each pair is one check; a mismatch names the
 # dimension, the key and both values). The reference reads the set once, in
 # the background while dfnav goes on with the next set; tally counts.
+# A DIM time/BIN is --by time --bin BIN, time/BIN/A:B the same in the window
+# --where 'time>=A time<B' (seconds; either side may be left out), time// the
+# default bin width.
 n_set=0
 compare_ref() {
     label=$1; path=$2; shift 2
@@ -32,9 +37,19 @@ compare_ref() {
     checks=""
     for j in 1 3; do
         for dim in "$@"; do
-            out="$T/ref-$n_set-j$j-$dim.csv"
-            "$DFNAV" report -q -j "$j" --by "$dim" -m count,time_s,bytes -f csv --sort key \
-                "$path" >"$out" 2>"$T/dfnav.err"
+            by=$dim; bin=; where=
+            case $dim in
+            time/*)
+                by="time"; spec=${dim#time/}; bin=${spec%%/*}
+                case $spec in
+                */?*)
+                    win=${spec#*/}; lo=${win%%:*}; hi=${win#*:}
+                    where="${lo:+time>=$lo}${lo:+${hi:+ }}${hi:+time<$hi}" ;;
+                esac ;;
+            esac
+            out="$T/ref-$n_set-j$j-$(echo "$dim" | tr '/:' '_-').csv"
+            "$DFNAV" report -q -j "$j" --by "$by" ${bin:+--bin "$bin"} ${where:+--where "$where"} \
+                -m count,time_s,bytes -f csv --sort key "$path" >"$out" 2>"$T/dfnav.err"
             st=$?
             if [ "$st" -gt 1 ] || [ ! -s "$out" ]; then
                 fail "$label -j $j --by $dim: dfnav exit $st ($(head -c 300 "$T/dfnav.err"))"
@@ -85,7 +100,10 @@ gen() {   # gen NAME OPTIONS...: a generated set in $T/NAME
     name=$1; shift
     "$DFNAV_GEN" "$@" "$T/$name" >/dev/null 2>"$T/gen.err" || { fail "dfnav-gen $*: $(cat "$T/gen.err")"; return 1; }
 }
-GEN_DIMS="func file arg.epoch arg.step arg.fd arg.ret"
+# time bins of 1 s and 0.25 s and a window cutting calls at both ends (the
+# generated sets and dlio traces last 20 s and more)
+TIME_DIMS="time/1 time/0.25 time/1/2.5:7.3"
+GEN_DIMS="func file own.epoch own.step own.fd own.ret $TIME_DIMS"
 # shellcheck disable=SC2086 # GEN_DIMS is a list of words
 {
 gen v0 --seed 11 --events 20000 --ranks 3 --era v0 &&
@@ -109,7 +127,7 @@ mkdir -p "$T/mixed"
 cp "$T/v0/trace-0-of-3.pfw" "$T/mixed/a.pfw" 2>/dev/null
 cp "$T/hex/trace-1-of-4.pfw.gz" "$T/mixed/b.pfw.gz" 2>/dev/null
 cp "$T/newest/trace-2-of-4.pfw.gz" "$T/mixed/c.pfw.gz" 2>/dev/null
-compare_ref "mixed eras" "$T/mixed" func file arg.step
+compare_ref "mixed eras" "$T/mixed" func file own.step time// time/1/2.5:7.3
 compare_ref "one hash16 file" "$T/hash16/trace-5-of-6.pfw" func file
 
 # A crafted set for the documented rules the generator does not exercise:
@@ -135,18 +153,61 @@ EOF
 printf '{"name":"open64","cat":"POSIX","pid":8,"tid":8,"ts":200,"dur":3,"ph":"X","args":{"fhash":77,"ret":3}}\r\n{"name":"app,\\"x\\"","cat":"app","pid":8,"tid":8,"ts":210,"dur":7,"ph":"X","args":{"step":2,"epoch":"1"}}\r\n' >"$T/m1"
 printf '{"name":"FH","cat":"dftracer","pid":8,"tid":8,"ph":"M","args":{"name":"/l/ssd/late","value":77}}\n{"name":"FH","cat":"dftracer","pid":8,"tid":8,"ph":"M","args":{"name":"/a/collision","value":"00AB"}}\n{"name":"readv","cat":"POSIX","pid":8,"tid":8,"ts":220,"dur":5,"ph":"X","args":{"fhash":77,"ret":64}}\n{"name":"preadv","cat":"POSIX","pid":8,"tid":8,"ts":230,"dur":5,"ph":"X","args":{"fhash":"00ab","ret":32}}\n' >"$T/m2"
 gzip -c "$T/m1" >"$T/crafted/sub/b.pfw.gz" && gzip -c "$T/m2" >>"$T/crafted/sub/b.pfw.gz"
-compare_ref "crafted" "$T/crafted" func file arg.step arg.epoch arg.fd arg.ret
+compare_ref "crafted" "$T/crafted" func file own.step own.epoch own.fd own.ret \
+    time/0.0001 time/0.00025/0.00005:0.0009
+
+# A crafted set for time bins (README "Time ranges"), 10 s from its first
+# event (a.pfw, 1 s; the counter sample, metadata and malformed record
+# before it do not start the trace): calls across many bins, starting on a
+# bin edge, on the window's start (counted) and on its end (not counted),
+# running out of the window, ending on a bin edge; calls of zero length
+# (their bytes where they start), one at the very end of the trace;
+# uneven bytes cut in pieces; 1 us across an edge; fractional ts and dur
+# (kept in whole us, each value rounded); a B/E pair; an aggregated record
+# (its time placed from its ts); quoted numbers; a second file. Windows of
+# 10000 bins (every bin a row) and of 20000 (only the bins calls reach).
+mkdir -p "$T/timed"
+cat >"$T/timed/a.pfw" <<'EOF'
+[
+{"name":"cpu","ph":"C","pid":1,"tid":1,"ts":500000,"args":{"idle":50}}
+{"name":"FH","ph":"M","pid":1,"tid":1,"ts":100000,"args":{"name":"/d/f","value":"9"}}
+{"name":"bad","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":200000,"dur":-5,"args":{}}
+{"name":"app","cat":"app","ph":"X","pid":1,"tid":1,"ts":1000000,"dur":0,"args":{}}
+{"name":"read","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":1100000,"dur":3000000,"args":{"ret":1000,"fhash":"9"}}
+{"name":"write","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":"3000000","dur":"750000","args":{"ret":7}}
+{"name":"pwrite","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":3500000,"dur":0,"args":{"ret":1000}}
+{"name":"pread","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":8300000,"dur":300000,"args":{"ret":999}}
+{"name":"write","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":8000000,"dur":1000000,"args":{"ret":12345}}
+{"name":"step","cat":"app","ph":"B","pid":1,"tid":2,"ts":5900000,"args":{}}
+{"name":"pread64","cat":"POSIX","type":3,"ph":3,"pid":1,"tid":3,"ts":6200000,"args":{"dft_cnt":40,"dur_min":10,"dur_max":90000,"dur_sum":1500000,"ret_min":4096,"ret_max":4096,"ret_sum":163840}}
+{"name":"step","cat":"app","ph":"E","pid":1,"tid":2,"ts":6600000,"args":{}}
+{"name":"fread","cat":"STDIO","ph":"X","pid":1,"tid":1,"ts":4999999,"dur":2,"args":{"size":10,"ret":3}}
+{"name":"read","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":5999999.5,"dur":1.5,"args":{"ret":100}}
+{"name":"readv","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":5000000.25,"dur":1000.5,"args":{"ret":3}}
+{"name":"read","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":9000000,"dur":2000000,"args":{"ret":77}}
+{"name":"i","cat":"app","ph":"X","pid":1,"tid":1,"ts":11000000,"dur":0,"args":{}}
+]
+EOF
+cat >"$T/timed/b.pfw" <<'EOF'
+{"name":"write","cat":"POSIX","ph":"X","pid":2,"tid":2,"ts":2200000,"dur":5500001,"args":{"ret":1000001}}
+{"name":"pwrite64","cat":"POSIX","ph":"X","pid":2,"tid":2,"ts":3500000,"dur":1,"args":{"ret":5}}
+EOF
+# shellcheck disable=SC2086
+compare_ref "timed" "$T/timed" func $TIME_DIMS time// time/0.25/2.5:7.3 time/0.3/:4.45 \
+    time/0.7/4.99: time/0.001 time/0.0005
 
 # The real traces, one folder at a time.
 if [ -d "$TRACES" ]; then
     for dir in "$TRACES"/*/; do
         dir=${dir%/}
         case ${dir##*/} in
-        dlio-unet3d) dims="func file arg.epoch arg.step arg.fd arg.image_idx" ;;
-        dlio-2023) dims="func file arg.epoch arg.step arg.fd arg.ret arg.offset" ;;
-        v0-quoted) dims="func file arg.fd arg.ret arg.count" ;;
-        *) dims="func file arg.fd arg.ret" ;;
+        dlio-unet3d) dims="func file own.epoch own.step own.fd own.image_idx $TIME_DIMS" ;;
+        dlio-2023) dims="func file own.epoch own.step own.fd own.ret own.offset $TIME_DIMS" ;;
+        # 1.9 s long: its window lies inside it
+        v0-quoted) dims="func file own.fd own.ret own.count time/1 time/0.25 time/1/0.25:0.73" ;;
+        *) dims="func file own.fd own.ret $TIME_DIMS" ;;
         esac
+        dims="$dims time//"
         # shellcheck disable=SC2086
         compare_ref "${dir##*/}" "$dir" $dims
     done
@@ -167,6 +228,10 @@ fi
 # - the end record's args.cfg.time_metric NS: durations in nanoseconds
 # - a trace inside a hidden directory (.dftindex/) is not loaded
 # - byte sums above 2^53 print exactly, as integers ("full-precision values")
+# - a time window that starts at or after the end of the trace has no bins:
+#   the window ends with the trace ("a bin past the end of a shorter run is
+#   absent in it", man dfnav, compare); dfnav prints the bin of its start,
+#   empty
 if [ -n "${DFN_REF_DISPUTED:-}" ]; then
     mkdir -p "$T/disputed/.dftindex"
     cat >"$T/disputed/a.pfw" <<'EOF'
@@ -186,7 +251,8 @@ EOF
 EOF
     echo '{"name":"indexed","cat":"x","pid":3,"tid":3,"ts":1,"dur":1,"ph":"X","args":{"x":"hidden directory"}}' \
         >"$T/disputed/.dftindex/side.pfw"
-    compare_ref "disputed" "$T/disputed" func arg.x
+    compare_ref "disputed" "$T/disputed" func own.x
+    compare_ref "window past the end" "$T/timed" time/1/12:15
 fi
 
 tally
