@@ -90,6 +90,7 @@ typedef struct {
     dfn_findings *out;
     const dfn_thresholds *th;
     bool ov, ax;
+    const char *key;          /* the row a row scope is of */
 } dctx;
 
 static void add(dctx *c, dfn_rule rule, dfn_scope scope, const char *where, const char *scope_filter,
@@ -101,6 +102,7 @@ static void add(dctx *c, dfn_rule rule, dfn_scope scope, const char *where, cons
     f->rule = rule;
     f->scope = scope;
     f->where = dfn_xstrdup(where);
+    f->key = dfn_xstrdup(c->key ? c->key : "");
     f->figures = figures;
     f->filter = dfn_xasprintf("%s%s%s", scope_filter, *scope_filter && *filter ? " " : "", filter);
     f->by = dfn_xstrdup(by);
@@ -187,6 +189,31 @@ static dfn_result *run(const dfn_store *s, const dfn_layerset *ls, const dfn_fil
     return dfn_query_run(s, &q, err, errlen);
 }
 
+/* Folds a result's rows into the figures of their scopes: pass 0 rows
+ * end with the operation, pass 1 rows are the analysis metrics of the
+ * whole scope. */
+static void figs_fold(figs *g, const double *m, const dfn_result *r, size_t row, size_t nd, int pass)
+{
+    if (!pass) {
+        uint32_t op = dfn_result_key(r, row, nd - 1)->id;
+        if (op >= DFN_OP_COUNT) return;
+        g->t[op] += m[DFN_M_TIME_S];
+        g->n[op] += m[DFN_M_COUNT];
+        /* bytes of the calls counted: in a time window a call only moves
+         * part of its bytes there, but its size is whole */
+        double sz = m[DFN_M_SIZE_MEAN];
+        bool rw = op == DFN_OP_READ || op == DFN_OP_WRITE;
+        g->b[op] += rw ? (sz == sz ? round(sz * m[DFN_M_COUNT]) : 0) : m[DFN_M_BYTES];
+        return;
+    }
+    g->have_analysis = true;
+    g->io_busy = m[DFN_M_IO_BUSY_S];
+    g->exposed = m[DFN_M_EXPOSED_S];
+    g->seq_pct = m[DFN_M_SEQ_PCT];
+    g->files = m[DFN_M_FILES];
+    g->shared = m[DFN_M_SHARED_FILES];
+}
+
 /* Scope of a row: 0 for the selection, 1 + layer, or 1 + layers + process. */
 typedef struct {
     const dfn_store *s;
@@ -253,33 +280,14 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                                 err, errlen);
             if (!r) { ok = false; break; }
             int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;
-            for (size_t row = 0; row < r->nrows; row++) {
-                figs *g = figs_at(&all, &cap, scope_of(&sc, r, row, layer_dim, host_dim));
-                const double *m = &r->m[row * DFN_M_COUNT_];
-                if (!pass) {
-                    uint32_t op = dfn_result_key(r, row, nd - 1)->id;
-                    if (op >= DFN_OP_COUNT) continue;
-                    g->t[op] += m[DFN_M_TIME_S];
-                    g->n[op] += m[DFN_M_COUNT];
-                    /* bytes of the calls counted: in a time window a call
-                     * only moves part of its bytes there, but its size is whole */
-                    double sz = m[DFN_M_SIZE_MEAN];
-                    bool rw = op == DFN_OP_READ || op == DFN_OP_WRITE;
-                    g->b[op] += rw ? (sz == sz ? round(sz * m[DFN_M_COUNT]) : 0) : m[DFN_M_BYTES];
-                } else {
-                    g->have_analysis = true;
-                    g->io_busy = m[DFN_M_IO_BUSY_S];
-                    g->exposed = m[DFN_M_EXPOSED_S];
-                    g->seq_pct = m[DFN_M_SEQ_PCT];
-                    g->files = m[DFN_M_FILES];
-                    g->shared = m[DFN_M_SHARED_FILES];
-                }
-            }
+            for (size_t row = 0; row < r->nrows; row++)
+                figs_fold(figs_at(&all, &cap, scope_of(&sc, r, row, layer_dim, host_dim)), &r->m[row * DFN_M_COUNT_], r,
+                          row, nd, pass);
             dfn_result_free(r);
         }
     }
     if (ok) {
-        dctx c = { out, t, ov != NULL, ax != NULL };
+        dctx c = { out, t, ov != NULL, ax != NULL, NULL };
         size_t nscopes = 1 + sc.nlayers + dfn_strtab_count(sc.procs);
         for (size_t k = 0; k < nscopes && k < cap; k++) {
             char *where, *sf;
@@ -320,6 +328,107 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     }
     free(all);
     dfn_strtab_free(sc.procs);
+    dfn_filter_free(&posix);
+    if (!ok) { dfn_findings_free(out); return NULL; }
+    return out;
+}
+
+/* The filter key that selects a row of dimension k, as a drill does;
+ * false for dimensions whose rows no term selects. */
+static bool dim_key(dfn_dimkind k, dfn_key *out)
+{
+    static const struct { dfn_dimkind d; dfn_key k; } map[] = {
+        { DFN_DIM_HOST, DFN_KEY_HOST }, { DFN_DIM_PID, DFN_KEY_PID }, { DFN_DIM_TID, DFN_KEY_TID },
+        { DFN_DIM_PROC, DFN_KEY_PROC }, { DFN_DIM_CAT, DFN_KEY_CAT }, { DFN_DIM_FUNC, DFN_KEY_FUNC },
+        { DFN_DIM_CLASS, DFN_KEY_CLASS }, { DFN_DIM_OP, DFN_KEY_OP }, { DFN_DIM_LAYER, DFN_KEY_LAYER },
+        { DFN_DIM_FILE, DFN_KEY_FILE }, { DFN_DIM_PATTERN, DFN_KEY_PATTERN }, { DFN_DIM_DIR, DFN_KEY_DIR },
+        { DFN_DIM_FS, DFN_KEY_FS }, { DFN_DIM_SIZEBIN, DFN_KEY_SIZEBIN }, { DFN_DIM_ARG, DFN_KEY_ARG },
+        { DFN_DIM_TYPE, DFN_KEY_TYPE }, { DFN_DIM_RANK, DFN_KEY_RANK }, { DFN_DIM_PART, DFN_KEY_PART } };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].d == k) { *out = map[i].k; return true; }
+    return false;
+}
+
+/* Where a row scope is and the terms that select it: a time bin is the
+ * window of the bin. */
+static void row_scope(const dfn_dim *by, dfn_key key, const char *text, int64_t bin_us, char **where, char **sf)
+{
+    dfn_filter f = {0};
+    char dn[256];
+    if (by->kind == DFN_DIM_TIME) {
+        double start;
+        char end[64];
+        dfn_parse_double(text, strlen(text), &start);
+        dfn_fmt_us_s(llround(start * 1e6) + bin_us, end, sizeof end);
+        *where = dfn_xasprintf("time %s-%s s", text, end);
+        dfn_filter_add(&f, DFN_KEY_TIME, NULL, DFN_GE, text, strlen(text));
+        dfn_filter_add(&f, DFN_KEY_TIME, NULL, DFN_LT, end, strlen(end));
+    } else {
+        *where = dfn_xasprintf("%s %s", dfn_dim_name(by, dn, sizeof dn), *text ? text : "(none)");
+        dfn_filter_add(&f, key, by->arg, DFN_EQ, text, strlen(text));
+        f.terms[0].own = by->own;
+    }
+    *sf = dfn_filter_text(&f);
+    dfn_filter_free(&f);
+}
+
+dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
+                                const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
+                                int threads, char *err, size_t errlen)
+{
+    dfn_key key = DFN_KEY_TIME;
+    if (by->kind != DFN_DIM_TIME && !dim_key(by->kind, &key)) {
+        snprintf(err, errlen, "diagnostics per row take one dimension other than event and size");
+        return NULL;
+    }
+    const dfn_overlap *ov = an ? an->overlap : NULL;
+    const dfn_access *ax = an ? an->access : NULL;
+    dfn_findings *out = dfn_xcalloc(1, sizeof *out);
+    out->no_compute = !ov || dfn_overlap_ncompute(ov) == 0;
+    out->no_access = !ax;
+    /* [0] by operation, [1] the analysis metrics of the whole row */
+    uint64_t metrics[2] = { DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) |
+                                DFN_M_BIT(DFN_M_SIZE_MEAN),
+                            DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT) };
+    if (ov) metrics[1] |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
+    if (ax) metrics[1] |= DFN_M_BIT(DFN_M_SEQ_PCT);
+    dfn_filter posix;
+    dfn_filter_parse("cat=POSIX|STDIO", &posix, NULL, 0);
+    if (selection) dfn_filter_append(&posix, selection);
+    dfn_strtab *keys = dfn_strtab_new();   /* a row's key text -> its scope, in key order */
+    figs *all = NULL;
+    size_t cap = 0;
+    int64_t bin_us = 0;
+    bool ok = true;
+    /* the whole row first (every row has one), then by operation */
+    for (int pass = 1; pass >= 0 && ok; pass--) {
+        dfn_query q = { .ndims = pass ? 1 : 2, .filter = pass ? selection : &posix, .layers = ls, .sort = -1,
+                        .metrics = metrics[pass], .threads = threads, .bin_s = bin_s };
+        if (an) dfn_analysis_apply(an, &q);
+        q.dims[0] = *by;
+        q.dims[1].kind = DFN_DIM_OP;
+        dfn_result *r = dfn_query_run(s, &q, err, errlen);
+        if (!r) { ok = false; break; }
+        bin_us = llround(r->bin_s * 1e6);
+        char text[4096];
+        for (size_t row = 0; row < r->nrows; row++) {
+            size_t n = dfn_result_key_text(s, r, row, 0, text, sizeof text);
+            figs_fold(figs_at(&all, &cap, dfn_strtab_intern(keys, text, n)), &r->m[row * DFN_M_COUNT_], r, row,
+                      q.ndims, pass);
+        }
+        dfn_result_free(r);
+    }
+    for (uint32_t k = 0; ok && k < dfn_strtab_count(keys) && k < cap; k++) {
+        char *where, *sf;
+        const char *text = dfn_strtab_str(keys, k);
+        row_scope(by, key, text, bin_us, &where, &sf);
+        dctx c = { out, t, ov != NULL, ax != NULL, text };
+        eval_scope(&c, DFN_SCOPE_ROW, where, sf, &all[k]);
+        free(where);
+        free(sf);
+    }
+    free(all);
+    dfn_strtab_free(keys);
     dfn_filter_free(&posix);
     if (!ok) { dfn_findings_free(out); return NULL; }
     return out;
@@ -387,7 +496,7 @@ int dfn_findings_write(FILE *out, const dfn_findings *f, const dfn_thresholds *t
     }
     for (size_t i = 0; fmt != DFN_FMT_TABLE && i < f->n; i++) {
         const dfn_finding *x = &f->v[i];
-        static const char *scope_names[] = { "selection", "layer", "process" };
+        static const char *scope_names[] = { "selection", "layer", "process", "row" };
         char v[32], th[32];
         dfn_fmt_double(x->value, v, sizeof v);
         dfn_fmt_double(x->threshold, th, sizeof th);
@@ -419,6 +528,7 @@ void dfn_findings_free(dfn_findings *f)
     if (!f) return;
     for (size_t i = 0; i < f->n; i++) {
         free(f->v[i].where);
+        free(f->v[i].key);
         free(f->v[i].figures);
         free(f->v[i].filter);
         free(f->v[i].by);

@@ -417,3 +417,74 @@ Test(diagnose, rules_fire_with_their_figures)
     dfn_analysis_free(&an);
     dfn_store_free(s);
 }
+
+/* The rules per row (issue 17): per time bin and per file, as DFAnalyzer
+ * scores every view, each finding with the row's key and the terms that
+ * select it; a small read cut by a window still counts its whole size. */
+Test(diagnose, rules_per_time_range_and_file)
+{
+    /* µs from 0: bin 0 (1 ms) small reads of /s; bin 1 a 64 MiB read of /b
+     * and stats of /m */
+    static const char *t =
+        "[\n"
+        EV("read", "POSIX", 1, 1, 0, 300, "\"fname\":\"/s\",\"ret\":4096")
+        EV("read", "POSIX", 1, 1, 400, 300, "\"fname\":\"/s\",\"ret\":4096")
+        EV("read", "POSIX", 1, 1, 1000, 500, "\"fname\":\"/b\",\"ret\":67108864")
+        EV("stat", "POSIX", 1, 1, 1600, 300, "\"fname\":\"/m\"")
+        "]\n";
+    dfn_store *s = su_load_text("rows.pfw", t, 1);
+    char err[256];
+    dfn_layerset *ls = su_layerset(s, "posix");
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, "func=nothing", false, DFN_NEED_OVERLAP | DFN_NEED_ACCESS, err, sizeof err));
+    dfn_thresholds th;
+    dfn_thresholds_default(&th);
+    for (int threads = 1; threads <= 2; threads++) {
+        dfn_dim by = { .kind = DFN_DIM_TIME };
+        dfn_findings *f = dfn_diagnose_rows(s, ls, NULL, &an, &th, &by, 0.001, threads, err, sizeof err);
+        cr_assert_not_null(f, "%s", err);
+        bool small0 = false, small1 = false, meta1 = false;
+        for (size_t i = 0; i < f->n; i++) {
+            const dfn_finding *x = &f->v[i];
+            cr_assert_eq(x->scope, DFN_SCOPE_ROW);
+            if (x->rule == DFN_RULE_SMALL_READS && strcmp(x->key, "0") == 0) {
+                small0 = true;
+                cr_assert_str_eq(x->where, "time 0-0.001 s");
+                cr_assert_str_eq(x->filter, "time>=0 time<0.001 class=read");
+            }
+            small1 |= x->rule == DFN_RULE_SMALL_READS && strcmp(x->key, "0.001") == 0;
+            if (x->rule == DFN_RULE_METADATA && strcmp(x->key, "0.001") == 0) {
+                meta1 = true;   /* 300 of 800 µs: under 50%, so not */
+            }
+        }
+        cr_assert(small0 && !small1 && !meta1, "small0 %d small1 %d meta1 %d", small0, small1, meta1);
+        dfn_findings_free(f);
+        by.kind = DFN_DIM_FILE;
+        f = dfn_diagnose_rows(s, ls, NULL, &an, &th, &by, 0, threads, err, sizeof err);
+        cr_assert_not_null(f, "%s", err);
+        bool meta_m = false, small_s = false, small_b = false;
+        for (size_t i = 0; i < f->n; i++) {
+            const dfn_finding *x = &f->v[i];
+            if (x->rule == DFN_RULE_METADATA && strcmp(x->key, "/m") == 0) {
+                meta_m = true;
+                cr_assert_str_eq(x->filter, "file=/m class=metadata");
+                cr_assert_str_eq(x->where, "file /m");
+            }
+            small_s |= x->rule == DFN_RULE_SMALL_READS && strcmp(x->key, "/s") == 0;
+            small_b |= x->rule == DFN_RULE_SMALL_READS && strcmp(x->key, "/b") == 0;
+        }
+        cr_assert(meta_m && small_s && !small_b, "meta /m %d small /s %d small /b %d", meta_m, small_s, small_b);
+        dfn_findings_free(f);
+    }
+    /* a window that holds only the start of the big read: its size is whole */
+    dfn_filter w;
+    cr_assert(dfn_filter_parse("time>=0.001 time<0.001005", &w, err, sizeof err), "%s", err);   /* 5 µs: 0.64 MiB of it */
+    dfn_findings *f = dfn_diagnose(s, ls, &w, &an, &th, 1, err, sizeof err);
+    for (size_t i = 0; i < f->n; i++) cr_assert_neq(f->v[i].rule, DFN_RULE_SMALL_READS, "%s", f->v[i].figures);
+    dfn_findings_free(f);
+    dfn_filter_free(&w);
+    dfn_dim ev = { .kind = DFN_DIM_EVENT };
+    cr_assert_null(dfn_diagnose_rows(s, ls, NULL, &an, &th, &ev, 0, 1, err, sizeof err));
+    dfn_analysis_free(&an);
+    dfn_store_free(s);
+}

@@ -40,12 +40,13 @@ typedef enum {
     DFN_RULE_RANDOM, DFN_RULE_EXPOSED, DFN_RULE_SHARING, DFN_RULE_COUNT
 } dfn_rule;
 
-typedef enum { DFN_SCOPE_SELECTION, DFN_SCOPE_LAYER, DFN_SCOPE_PROC } dfn_scope;
+typedef enum { DFN_SCOPE_SELECTION, DFN_SCOPE_LAYER, DFN_SCOPE_PROC, DFN_SCOPE_ROW } dfn_scope;
 
 typedef struct {
     dfn_rule rule;
     dfn_scope scope;
-    char *where;              /* the scope: "selection", "layer reader_posix", "process node01/1234" */
+    char *where;              /* the scope: "selection", "layer reader_posix", "process node01/1234", "time 3-3.5 s" */
+    char *key;                /* a row scope's key, as dfn_result_key_text writes it ("" otherwise) */
     char *figures;            /* what triggered it, in words and numbers */
     char *filter;             /* the evidence: filter text to add to the selection */
     char *by;                 /* ... and the grouping that shows it */
@@ -67,6 +68,13 @@ const char *dfn_rule_name(dfn_rule r);
  * its call tree. */
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
                            const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen);
+/* The rules scored on each row of the selection grouped by one dimension
+ * (time in bins of bin_s, 0 = as a query chooses; file; func; any but
+ * event and size), as DFAnalyzer scores every view: findings of scope
+ * DFN_SCOPE_ROW, in key order. */
+dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
+                                const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
+                                int threads, char *err, size_t errlen);
 /* Writes the findings: a list for people (each with the report that shows
  * its evidence), CSV or JSON. compute is the compute definition's text and
  * where the selection's filter (either may be NULL or ""). */

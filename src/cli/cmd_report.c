@@ -383,20 +383,30 @@ static int diagnose(const cli_opts *o, cli_run *cs)
         return 2;
     }
     int rc = 0;
+    /* --by: the rules per row of one dimension */
     dfn_query sel = { .filter = &f };
+    if (o->by && (!dfn_dims_parse(o->by, sel.dims, &sel.ndims, err, sizeof err) || sel.ndims != 1)) {
+        fprintf(stderr, "dfnav: --by: %s\n", sel.ndims ? "--diagnose scores the rows of one dimension" : err);
+        dfn_dims_free(sel.dims, sel.ndims);
+        dfn_filter_free(&f);
+        return 2;
+    }
     unsigned need = DFN_NEED_OVERLAP | DFN_NEED_ACCESS | (dfn_query_inherits(&sel) ? DFN_NEED_TREE : 0);
     if (!dfn_analysis_build(&cs->an, cs->s, cs->ls, o->compute, o->overlap_host, need, err, sizeof err) ||
         !dfn_analysis_set_io(&cs->an, cs->s, cs->ls, o->io, err, sizeof err)) {
         fprintf(stderr, "dfnav: %s\n", err);
         rc = 2;
     }
-    dfn_findings *fs = rc ? NULL : dfn_diagnose(cs->s, cs->ls, &f, &cs->an, &o->thresholds,
+    dfn_findings *fs = rc ? NULL : sel.ndims ? dfn_diagnose_rows(cs->s, cs->ls, &f, &cs->an, &o->thresholds, &sel.dims[0],
+                                                                 o->bin_s, o->threads, err, sizeof err)
+                                  : dfn_diagnose(cs->s, cs->ls, &f, &cs->an, &o->thresholds,
                                                 o->threads, err, sizeof err);
     if (!rc && !fs) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
     if (fs) {
         dfn_findings_write(stdout, fs, &o->thresholds, dfn_overlap_text(cs->an.overlap), o->where, o->format);
         dfn_findings_free(fs);
     }
+    dfn_dims_free(sel.dims, sel.ndims);
     dfn_filter_free(&f);
     return rc;
 }

@@ -30,7 +30,8 @@ memcheck() {
 "$DFNAV_GEN" --seed 9 --events 20000 --ranks 4 --era hex --gzip members "$T/gen" >/dev/null
 "$DFNAV_GEN" --seed 9 --events 20000 --ranks 4 --ckpt-fs ssd "$T/ssd" >/dev/null
 memcheck "load and report" 0 report -j2 --by func,file --metrics all --sizes "$T/gen"
-memcheck "filters, time bins, diagnostics" 0 report -j2 --by time,layer --where 'dur>1ms class=read|write' --diagnose "$T/gen"
+memcheck "filters, time bins, diagnostics" 0 report -j2 --by time,layer --where 'dur>1ms class=read|write' "$T/gen"
+memcheck "diagnostics per time range" 0 report -j2 --by time --where 'dur>1ms' --diagnose "$T/gen"
 memcheck "compare" 0 report -j2 --compare --by layer --format json a="$T/gen" b="$T/ssd"
 memcheck "damaged corpus" 1 report -j2 --by file "$SRCDIR/tests/damaged"
 if [ -d "$TRACES" ]; then
