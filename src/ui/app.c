@@ -9,6 +9,7 @@
 #include "dfnav/estimate.h"
 #include "dfnav/export.h"
 #include "dfnav/loader.h"
+#include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
 #include <curses.h>
@@ -239,6 +240,59 @@ static void *diagnoser_main(void *arg)
     return NULL;
 }
 
+/* ---- rows with findings: time and file levels, scored per row ---- */
+
+typedef struct {
+    job job;
+    const dfn_run *run;       /* run 0, loaded: the runs do not change meanwhile */
+    dfn_filter filter;
+    dfn_dim by;
+    double bin_s;
+    dfn_thresholds th;
+    unsigned gen;             /* the level result they are for */
+    dfn_strtab *keys;         /* the rows' keys with findings */
+} marker;
+
+static void *marker_main(void *arg)
+{
+    marker *m = arg;
+    char err[256];
+    dfn_findings *f = dfn_diagnose_rows(m->run->s, m->run->ls, &m->filter, m->run->an, &m->th, &m->by, m->bin_s, 0,
+                                        err, sizeof err);
+    m->keys = dfn_strtab_new();
+    for (size_t i = 0; f && i < f->n; i++)
+        if (!f->v[i].info) dfn_strtab_intern(m->keys, f->v[i].key, strlen(f->v[i].key));
+    dfn_findings_free(f);
+    atomic_store(&m->job.done, true);
+    return NULL;
+}
+
+/* Takes finished marks to their level (if it still shows the rows they
+ * were made for) and starts them for a time or file level that has none;
+ * wait: until they are there (replays draw the same screens every time). */
+static void poll_marks(app *a, marker *m, bool wait)
+{
+    if (!a->have_view) return;
+    level *l = view_top(&a->v);
+    if (job_finished(&m->job, wait)) {
+        if (l->res && l->res_gen == m->gen) { dfn_strtab_free(l->marks); l->marks = m->keys; }
+        else dfn_strtab_free(m->keys);
+        m->keys = NULL;
+        dfn_filter_free(&m->filter);
+    }
+    if (atomic_load(&m->job.running) || a->loading || a->v.labels || !l->res || l->marks_gen == l->res_gen) return;
+    if (l->dim.kind != DFN_DIM_TIME && l->dim.kind != DFN_DIM_FILE) return;
+    l->marks_gen = l->res_gen;
+    view_filter(&a->v, l, &m->filter);
+    m->run = &a->v.runs[0];
+    m->by = (dfn_dim){ .kind = l->dim.kind };
+    m->bin_s = l->res->res[0]->bin_s;
+    m->th = a->opts.thresholds;
+    m->gen = l->res_gen;
+    job_start(&m->job, marker_main, m);
+    if (wait) poll_marks(a, m, true);
+}
+
 /* ---- the final store's layer index, built off the UI thread ---- */
 
 typedef struct {
@@ -278,6 +332,7 @@ typedef struct {
     atomic_int dlio_seen;    /* comparing: some run has DLIO categories */
     exporter ex;
     diagnoser dg;
+    marker mk;
     bool quit;
     int status;
     bool headless;
@@ -941,6 +996,10 @@ static void runner_free(runner *r)
     }
     poll_export(r, true);
     poll_diagnose(r, true);
+    if (job_finished(&r->mk.job, true)) {   /* marks no level will show */
+        dfn_strtab_free(r->mk.keys);
+        dfn_filter_free(&r->mk.filter);
+    }
     dfn_findings_free(r->a.diag);
     free(r->a.diag_where);
     free(r->a.detail_kids);
@@ -1116,6 +1175,7 @@ static int run_headless(runner *r, const ui_opts *o)
     set_size(r, o->rows, o->cols);
     double *lat = dfn_xmalloc((nkeys ? nkeys : 1) * sizeof *lat);
     size_t nlat = 0;
+    poll_marks(a, &r->mk, true);
     draw_screen(a);
     wnoutrefresh(stdscr);
     doupdate();
@@ -1130,6 +1190,10 @@ static int run_headless(runner *r, const ui_opts *o)
         }
         poll_export(r, true);
         poll_diagnose(r, true);
+        /* marks come in the background: not part of the key's latency */
+        double m0 = dfn_now();
+        poll_marks(a, &r->mk, true);
+        t0 += dfn_now() - m0;
         draw_screen(a);
         wnoutrefresh(stdscr);
         doupdate();
@@ -1261,6 +1325,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
             poll_loader(r);
             poll_export(r, false);
             poll_diagnose(r, false);
+            poll_marks(a, &r->mk, false);
             curs_set(a->mode == MODE_PROMPT ? 1 : 0);
             draw_screen(a);
             refresh();

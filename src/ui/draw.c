@@ -7,6 +7,7 @@
 #include "ui.h"
 #include "dfnav/export.h"
 #include "dfnav/ioclass.h"
+#include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
 #include <curses.h>
@@ -19,6 +20,15 @@
 #include <wchar.h>
 
 static attr_t pair(const app *a, int p) { return a->color ? COLOR_PAIR(p) : 0; }
+
+/* Whether a row of l has diagnostic findings (its key among l's marks). */
+static bool row_marked(const level *l, size_t row)
+{
+    char buf[4096];
+    size_t len;
+    const char *k = dfn_compare_key_str(l->res, row, 0, buf, sizeof buf, &len);
+    return dfn_strtab_find(l->marks, k, len) != DFN_NOID;
+}
 
 /* ---- text ---- */
 
@@ -311,7 +321,13 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         size_t kl = view_key_text(&a->v, l, row, key, sizeof key);
         bool path = l->dim.kind == DFN_DIM_FILE || l->dim.kind == DFN_DIM_DIR || l->dim.kind == DFN_DIM_PATTERN ||
                     l->dim.kind == DFN_DIM_PROC;
-        draw_text(y, 0, key_w, kl ? key : "(none)", kl ? kl : 6, false, path, a->opts.ascii || !a->utf8);
+        int kx = l->marks ? 2 : 0;   /* rows with findings: '!' before the key */
+        if (l->marks && row_marked(l, row)) {
+            attron(A_BOLD | pair(a, PAIR_WARN));
+            mvaddch(y, 0, '!');
+            attroff(A_BOLD | pair(a, PAIR_WARN));
+        }
+        draw_text(y, kx, key_w - kx, kl ? key : "(none)", kl ? kl : 6, false, path, a->opts.ascii || !a->utf8);
         x = key_w + 1;
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
@@ -769,15 +785,17 @@ static const char *help_lines[] = {
     "  E   save the individual calls of the selected row (or of this level) as CSV",
     "Screens",
     "  d   diagnostics of this level's selection, its layers and processes;",
-    "      Enter on a finding opens the level that shows its evidence",
+    "      Enter on a finding opens the level that shows its evidence; on the",
+    "      time and file levels a '!' marks the rows the rules find something in",
     "  !   list damaged files and lines      ?  this help",
     "  q   back one level; quits at the top (asks while an export runs)   Q  quit at once",
     "",
     "Columns: count, time (sum of durations), busy (union of intervals), % time (share",
     "of the level's total), bytes, bandwidth (bytes / time), p90 and max latency, and",
-    "activity over the time window. On the process levels: compute (union of compute",
-    "intervals), I/O (union of I/O intervals per process) and exposed (the I/O not",
-    "covered by the process's compute); process rows take two lines, compute activity",
+    "activity over the time window; a time range counts the part of each call inside",
+    "it. On the process levels: compute (the compute of the row's processes), I/O",
+    "(union of I/O intervals per process) and exposed (the I/O not covered by the",
+    "process's compute); process rows take two lines, compute activity",
     "above I/O activity. With c, at any level: compute, I/O, exposed, self (time",
     "outside child calls) and seq (sequential share of reads and writes).",
     "The status line names the selected row's",

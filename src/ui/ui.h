@@ -60,6 +60,10 @@ typedef struct {
     dfn_compare *res;         /* the rows, of every run */
     dfn_cresult tracks;       /* counter tracks: mean per series and sparkline bin */
     unsigned track_gen;       /* the view's track_gen they were made for */
+    /* Time and file levels: the keys of the rows with diagnostic findings
+     * (scored per row off the UI thread), for the res they were made for. */
+    struct dfn_strtab *marks;
+    unsigned res_gen, marks_gen;   /* which res: marks are started once per res */
 } level;
 
 /* A store ready to show: built, with its layers compiled into per-event
@@ -95,6 +99,7 @@ typedef struct {
     int screen_cols;          /* the screen's width, which columns fit in */
     int spark_w;              /* sparkline width the screen chose */
     char *search;
+    unsigned res_gen;         /* counts the levels' results */
     size_t calls_limit;       /* rows of the calls level */
     int threads;              /* query threads (-j); 0 = one per online core */
     /* Counter tracks (C): the series of run 0 by name, and the first shown;

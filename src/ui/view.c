@@ -3,6 +3,7 @@
  * window, sort, cursor and result. Every table comes from dfn_query_run,
  * the same path as `dfnav report`. No curses here. */
 #include "ui.h"
+#include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
 #include <math.h>
@@ -54,6 +55,7 @@ static void level_free(level *l)
     free(l->dim.arg);
     dfn_compare_free(l->res);
     dfn_cresult_free(&l->tracks);
+    dfn_strtab_free(l->marks);
     memset(l, 0, sizeof *l);
 }
 
@@ -400,6 +402,9 @@ bool view_refresh(view *v, char *err, size_t errlen)
     if (!r) { dfn_filter_free(&f); return false; }
     dfn_compare_free(l->res);
     l->res = r;
+    dfn_strtab_free(l->marks);   /* of the rows before */
+    l->marks = NULL;
+    l->res_gen = ++v->res_gen;
     if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
     view_tracks_query(v, l, &f);
     dfn_filter_free(&f);
@@ -770,6 +775,9 @@ void view_set_store(view *v, size_t k, const view_set *vs)
         if (l->win_hi >= old_span) l->win_hi = span;
         dfn_compare_free(l->res);
         l->res = NULL;
+        dfn_strtab_free(l->marks);
+        l->marks = NULL;
+        l->res_gen = ++v->res_gen;
         dfn_cresult_free(&l->tracks);   /* of the old store's series */
     }
     level *l = view_top(v);

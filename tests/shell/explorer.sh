@@ -88,11 +88,23 @@ grep -q '/tmp/x\\x1b\[31mred\\x07' "$T/esc.txt" && ok || fail "escape bytes show
 if grep -q "$(printf '\033')" "$T/esc.txt"; then fail "an escape byte reached the screen"; else ok; fi
 printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"fname":"/d/\\u202evsc.exe"}}\n' >"$T/bidi.pfw"
 "$DFNAV" --replay 'p F' "$T/bidi.pfw" >"$T/bidi.txt" 2>/dev/null
-grep -q '^/d/\\u202evsc\.exe ' "$T/bidi.txt" && ok || fail "bidi control shown as \\u202e: $(grep /d/ "$T/bidi.txt")"
+sed -E 's/^(! |  )//' "$T/bidi.txt" | grep -q '^/d/\\u202evsc\.exe ' && ok || fail "bidi control shown as \\u202e: $(grep /d/ "$T/bidi.txt")"
 
 # a wide character is one character on the replayed screen, as on a terminal
 printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"fname":"/d/数据集.h5","ret":1}}\n' >"$T/cjk.pfw"
-check "replay: wide characters once" 1 "$("$DFNAV" --replay 'p F' "$T/cjk.pfw" 2>/dev/null | grep -c '^/d/数据集\.h5 ')"
+# (a file level marks the rows with diagnostic findings: '! ' or '  ' first)
+check "replay: wide characters once" 1 "$("$DFNAV" --replay 'p F' "$T/cjk.pfw" 2>/dev/null | sed -E 's/^(! |  )//' |
+    grep -c '^/d/数据集\.h5 ')"
+
+# the time and file levels mark the rows the diagnostic rules find
+# something in: small reads of /s in the first half second, not /b's
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":0,"dur":1000,"ph":"X","args":{"fname":"/s","ret":4096}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":2000,"dur":1000,"ph":"X","args":{"fname":"/s","ret":4096}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":4000000,"dur":1000,"ph":"X","args":{"fname":"/b","ret":67108864}}' \
+    >"$T/marks.pfw"
+"$DFNAV" --replay 'p F' "$T/marks.pfw" >"$T/marks.txt" 2>/dev/null
+check "marked time ranges" "! 0.00-0.50 s" "$(awk '/^--- start/ { on = 1 } /^--- p/ { on = 0 } on && /^! / { print $1 " " $2 " " $3 }' "$T/marks.txt")"
+check "marked files" "! /s|  /b" "$(awk '/^--- F/ { on = 1 } on && /^(! |  )\// { print substr($0, 1, 4) }' "$T/marks.txt" | sed 's/ *$//' | paste -sd'|')"
 
 # time windows keep round edges: zoom and move land on multiples of the
 # bins, and a time typed as a filter becomes the window, binned from round
@@ -114,7 +126,8 @@ check "zoom in twice, then move: round windows" "window 0.000-16.000 s|window 0.
 "$DFNAV" --replay 'f time>=3.3 <Space> time<9.1 <Enter>' "$S" >"$T/tw.txt" 2>/dev/null
 check "a typed time is the window" "window 3.300-9.100 s  where: time>=3.3 time<9.1" "$(grep '^window' "$T/tw.txt" | tail -1)"
 check "its bins: round edges, the first cut at the window" "3.30-3.50 s|3.50-4.00 s|9.00-9.10 s" \
-    "$(awk '/^--- <Enter>/ { on = 1 } on && /^[0-9.]+-[0-9.]+ s/ { print $1 " " $2 }' "$T/tw.txt" | sed -n '1p;2p;$p' | paste -sd'|')"
+    "$(sed -E 's/^(! |  )//' "$T/tw.txt" | awk '/^--- <Enter>/ { on = 1 } on && /^[0-9.]+-[0-9.]+ s/ { print $1 " " $2 }' |
+       sed -n '1p;2p;$p' | paste -sd'|')"
 
 # compute that matched nothing: "-" in compute and exposed, and the status
 # line says so at once, or on the first process level when damage has it
