@@ -50,6 +50,17 @@ check "v0 events" 1012 "$("$DFNAV" report -q --format csv "$TRACES/v0-quoted/tes
 check "dlio-2023 events" 93894 "$(awk -F, '$1 == "total" { print $6 }' "$T/i23.csv")"
 check "dlio-2023 malformed" 0 "$(awk -F, '$1 == "total" { print $8 }' "$T/i23.csv")"
 check "dlio-2023 era" "v0.0.2-v1.0.4" "$(awk -F, 'NR == 2 { print $2 }' "$T/i23.csv")"
+# time ranges count the part of each call inside them (issue 17): no bin is
+# busier than it is wide, for the default bins and for 1 s and 0.1 s bins,
+# and the bins add up to the run's time and calls
+for bin in "" 1 0.1; do
+    "$DFNAV" report -q ${bin:+--bin $bin} --by time -m count,time_s,busy_s -f csv "$U" | tr -d '\r' >"$T/bins.csv"
+    w=${bin:-5}
+    check "busy within each ${w} s bin" 0 "$(awk -F, -v w="$w" 'NR > 1 && $4 > w + 1e-9' "$T/bins.csv" | wc -l | tr -d ' ')"
+    check "${w} s bins add up to the calls" 18039 "$(awk -F, 'NR > 1 { n += $2 } END { print n }' "$T/bins.csv")"
+    check "${w} s bins add up to the time" "$("$DFNAV" report -q -m time_s -f csv "$U" | tr -d '\r' | awk -F, 'NR == 2 { print $1 }')" \
+        "$(awk -F, 'NR > 1 { t += $3 } END { printf "%.6f", t }' "$T/bins.csv")"
+done
 # all three eras in one set
 check_status "mixed eras in one set" 0 "$DFNAV" report --by host "$U" "$TRACES/v0-quoted/test.pfw" "$TRACES/dlio-2023"
 finish
