@@ -116,8 +116,7 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + b->args_len + DFN_RECORD_SLACK;
     void *m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
-        fprintf(stderr, "dfnav: out of memory (mapping %zu bytes)\n", c->map_len);
-        abort();
+        dfn_out_of_memory("mapping", c->map_len);
     }
     c->map = m;
     c->args_idx = m;

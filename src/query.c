@@ -271,6 +271,7 @@ typedef struct {
     size_t nprocs;
     bool need_hist, need_procs, need_files;
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
+    size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     bool need_spread;         /* min, mean, std of per-process time; bytes */
     bool need_size;           /* size_mean ... size_max */
     size_t direct_n;
@@ -370,6 +371,8 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 
 /* Histograms come from slabs large enough for calloc to map fresh zero
  * pages: a row's buckets cost nothing until its events touch them. */
+#define PROC_ARRAYS ((size_t)16 << 20)
+
 #define HIST_SLAB 64
 
 /* The index of pid or tid value v in r->ints, added when new; seen maps
@@ -458,6 +461,12 @@ static void ctx_prepare(qctx *c)
                            DFN_M_BIT(DFN_M_SIZE_MAX));
     c->need_procs = (want & (DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC))) || c->need_spread;
     c->need_files = want & (DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES));
+    /* Per-process sums in arrays are fast for the few processes of most
+     * sets; with many, they would cost the rows memory for processes they
+     * do not have: a budget of PROC_ARRAYS bytes a part, past which rows
+     * keep them in the sparse map. */
+    size_t per_row = c->nprocs * (c->need_procbytes ? 16 : 8) + c->nprocs / 8 + 16;
+    c->dense_proc_rows = PROC_ARRAYS / per_row < DENSE_ROWS ? PROC_ARRAYS / per_row : DENSE_ROWS;
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
     c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
     c->need_share = want & DFN_M_BIT(DFN_M_SHARED_FILES);
@@ -713,7 +722,7 @@ static size_t part_row(part *p, const uint32_t *ids)
             }
             a->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
         }
-        if (c->need_procs && c->nprocs <= 65536) procs_alloc(a, c->nprocs, c->need_procbytes);
+        if (c->need_procs && row < c->dense_proc_rows) procs_alloc(a, c->nprocs, c->need_procbytes);
         if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
         if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
@@ -1322,7 +1331,7 @@ static void part_scan_layers(part *p)
             }
             known[mi] = true;
             if (c->need_hist) m->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->hist);
-            if (c->need_procs) procs_alloc(m, c->nprocs, c->need_procbytes);
+            if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(m, c->nprocs, c->need_procbytes);
             if (c->need_files) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
             if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
             if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
@@ -1338,7 +1347,18 @@ static void part_scan_layers(part *p)
                 *dfn_map64_slot(&p->szh, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls)) += calls;
         }
         if (m->hist) hist_add(m->hist, hist_bucket(typical), calls);
-        if (m->procsum) proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
+        if (m->procsum) {
+            proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
+        } else if (c->need_procs) {
+            /* many processes: each layer row's own sparse sums */
+            uint64_t pr = c->proc_of_lane[s->lane[i]];
+            for (uint8_t k = 0; k < nrow[mi]; k++) {
+                acc *ra = &p->acc[rows[mi][k]];
+                if (ra->procsum) { proc_add(ra, pr, dur, bytes); continue; }   /* a row's sums live in one place */
+                *dfn_map64_slot(&p->procs, (uint64_t)rows[mi][k] << 32 | pr) += dur;
+                if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)rows[mi][k] << 32 | pr) += bytes;
+            }
+        }
         if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
@@ -2453,7 +2473,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (nt < 1) nt = 1;
     if (nt > 64) nt = 64;
     part *parts = aligned_alloc(128, (size_t)nt * sizeof *parts);
-    if (!parts) { fprintf(stderr, "dfnav: out of memory\n"); abort(); }
+    if (!parts) dfn_out_of_memory("allocating", (size_t)nt * sizeof *parts);
     for (int t = 0; t < nt; t++) {
         part_init(&parts[t], &c, lo + span * (size_t)t / (size_t)nt, lo + span * (size_t)(t + 1) / (size_t)nt, t > 0);
         if (by_event) parts[t].events = dfn_xmalloc(1024 * sizeof *parts[t].events), parts[t].eventcap = 1024;

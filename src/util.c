@@ -33,11 +33,20 @@ uint64_t dfn_hash(const void *data, size_t len)
     return dfn_hash_u64(h);
 }
 
-static void util_oom(size_t n)
+static void (*oom_hook)(void);
+
+void dfn_set_oom_hook(void (*hook)(void)) { oom_hook = hook; }
+
+_Noreturn void dfn_out_of_memory(const char *what, size_t n)
 {
-    fprintf(stderr, "dfnav: out of memory (allocating %zu bytes)\n", n);
-    abort();
+    if (oom_hook) oom_hook();
+    fprintf(stderr, "dfnav: out of memory (%s %zu bytes): the set or this query needs more than the machine gives; "
+                    "see Memory in the README\n", what, n);
+    fflush(stderr);
+    _exit(DFN_EXIT_NOMEM);   /* now, from any thread: the others hold memory in flight */
 }
+
+static void util_oom(size_t n) { dfn_out_of_memory("allocating", n); }
 
 void *dfn_xmalloc(size_t n)
 {

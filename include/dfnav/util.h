@@ -17,8 +17,15 @@ static inline uint64_t dfn_hash_u64(uint64_t x)
     return x;
 }
 
-/* Allocation that aborts with a message: out of memory is not recoverable
- * in the middle of a load, and a NULL deref would be worse. */
+/* Allocation that ends the program with a message and status
+ * DFN_EXIT_NOMEM when memory runs out: out of memory is not recoverable in
+ * the middle of a load or a query, and a NULL deref would be worse. */
+#define DFN_EXIT_NOMEM 4
+/* Ends the program as out of memory: the message, the hook, the status. */
+_Noreturn void dfn_out_of_memory(const char *what, size_t n);
+/* Called first by dfn_out_of_memory (the explorer gives the terminal
+ * back); NULL for none. */
+void dfn_set_oom_hook(void (*hook)(void));
 void *dfn_xmalloc(size_t n);
 void *dfn_xcalloc(size_t n, size_t size);
 void *dfn_xrealloc(void *p, size_t n);

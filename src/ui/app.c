@@ -1099,6 +1099,8 @@ static void app_resume(runner *r)
  * table under its name; loader and worker threads end with the process,
  * which holds nothing that outlives it. Dies of the signal (the shell sees
  * 128 + its number). r may be NULL once freed. */
+static void app_oom(void) { endwin(); }
+
 static _Noreturn void die_of_signal(runner *r)
 {
     int sig = got_signal;
@@ -1310,6 +1312,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
             free(r);
             return 2;
         }
+        dfn_set_oom_hook(app_oom);   /* the message must reach a usable terminal */
         cbreak();
         noecho();
         nonl();
