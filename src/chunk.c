@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Chunks under this take the heap, not a mapping of their own. */
+#define CHUNK_HEAP_MAX ((size_t)64 << 10)
+
 typedef struct { uint64_t ts; uint32_t i; } ts_idx;
 
 #define RADIX_BITS 11
@@ -111,12 +114,18 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->ts_base = order[0].ts;
     /* One mapping per chunk: the merge frees chunks while the store grows,
      * and munmap hands the memory back at once, where free() would keep it
-     * in the heap and double the peak. */
+     * in the heap and double the peak. A small chunk (a file of a few
+     * lines) takes the heap instead: a mapping is at least a page, and
+     * 100,000 one-line files would cost 4 KiB each. */
     size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
     c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + b->args_len + DFN_RECORD_SLACK;
-    void *m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        dfn_out_of_memory("mapping", c->map_len);
+    void *m;
+    c->map_heap = c->map_len < CHUNK_HEAP_MAX;
+    if (c->map_heap) {
+        m = dfn_xmalloc(c->map_len);
+    } else {
+        m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) dfn_out_of_memory("mapping", c->map_len);
     }
     c->map = m;
     c->args_idx = m;
@@ -179,7 +188,8 @@ void dfn_chunk_free(dfn_chunk *c)
     }
     free(c->begin_line);
     free(c->ends);
-    if (c->map) munmap(c->map, c->map_len);
+    if (c->map && c->map_heap) free(c->map);
+    else if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
     free(c);
 }

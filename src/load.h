@@ -124,6 +124,7 @@ typedef struct {
     dfn_endmark *ends; size_t nends;
     void *map;                /* the columns and args live in one mapping */
     size_t map_len;
+    bool map_heap;            /* a small chunk's: from the heap */
 } dfn_chunk;
 
 typedef struct dfn_parser dfn_parser;
