@@ -5,6 +5,7 @@
  * not a parse: an estimate needs no more, and it stays off the parser. */
 #include "dfnav/estimate.h"
 #include "dfnav/reader.h"
+#include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
 #include <errno.h>
@@ -68,8 +69,37 @@ uint64_t dfn_estimate_count(const char *text, size_t len)
     return n;
 }
 
-/* The first block of a file: its text and events, and for gzip what it
- * took and gave. */
+/* What the distinct strings of a sample take once interned: every quoted
+ * string of it, keys and values (numbers are not strings), each once;
+ * only those first seen in [from, len) count, so that the strings of the
+ * second half tell how many more each line brings once the names a set
+ * repeats are known. */
+uint64_t dfn_estimate_strings(const char *p, size_t len, size_t from)
+{
+    dfn_strtab *seen = dfn_strtab_new();
+    uint64_t bytes = 0;
+    const char *start = p, *end = p + len;
+    while (p < end) {
+        const char *q = memchr(p, '"', (size_t)(end - p));
+        if (!q) break;
+        const char *s = q + 1, *e = s;
+        while (e < end && *e != '"' && *e != '\n') e += *e == '\\' && e + 1 < end ? 2 : 1;
+        if (e >= end || *e != '"') { p = e; continue; }   /* cut at the block's or the line's end */
+        /* a quoted number is kept as a number, not a string */
+        const char *d = s;
+        while (d < e && ((*d >= '0' && *d <= '9') || *d == '-' || *d == '.')) d++;
+        if (d == e) { p = e + 1; continue; }
+        uint32_t before = dfn_strtab_count(seen);
+        if (dfn_strtab_intern(seen, s, (size_t)(e - s)) == before && (size_t)(q - start) >= from)
+            bytes += (uint64_t)(e - s) + DFN_EST_PER_STRING;
+        p = e + 1;
+    }
+    dfn_strtab_free(seen);
+    return bytes;
+}
+
+/* The first block of a file: its text, events and strings, and for gzip
+ * what it took and gave. */
 static void sample_file(dfn_estimate *e, const char *path)
 {
     char err[256];
@@ -79,6 +109,11 @@ static void sample_file(dfn_estimate *e, const char *path)
     if (dfn_reader_next(r, &b) == 1) {
         e->sample_text += b.len;
         e->sample_events += dfn_estimate_count(b.data, b.len);
+        /* the second half's new strings, per event of it */
+        const char *mid = memchr(b.data + b.len / 2, '\n', b.len - b.len / 2);
+        size_t from = mid ? (size_t)(mid - b.data) + 1 : b.len;
+        e->sample_strings += dfn_estimate_strings(b.data, b.len, from);
+        e->sample_half_events += dfn_estimate_count(b.data + from, b.len - from);
         if (dfn_reader_compression(r) == DFN_COMP_GZIP) {
             /* consumed and produced so far: a line cut at the block's end
              * counts on both sides */
@@ -340,7 +375,11 @@ bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_eve
 {
     uint64_t events = dfn_estimate_events(e);
     if (!events) return true;   /* nothing to go by */
-    uint64_t need = dfn_estimate_bytes(events, threads, per_event);
+    /* strings a sample had more of than the per-event figure allows for
+     * (a distinct value on every line): as many more per event */
+    uint64_t str = e->sample_half_events ? e->sample_strings / e->sample_half_events : 0;
+    uint64_t extra = str > DFN_EST_STRINGS_IN_PER_EVENT ? str - DFN_EST_STRINGS_IN_PER_EVENT : 0;
+    uint64_t need = dfn_estimate_bytes(events, threads, per_event + extra);
     const char *why;
     uint64_t avail = dfn_mem_available(&why);
     if (need <= avail) return true;

@@ -319,3 +319,18 @@ Test(estimate, the_sentence_of_a_set_that_does_not_fit)
     unsetenv("DFNAV_MEM_AVAILABLE");
     free(a); free(b); free(dir);
 }
+
+/* Distinct strings (issue 23): each once, quoted numbers not at all, and
+ * only those first seen from the given offset. */
+Test(estimate, distinct_strings_of_a_sample)
+{
+    const char *t = "{\"name\":\"read\",\"v\":\"aaa\",\"n\":\"123\"}\n"
+                    "{\"name\":\"read\",\"v\":\"bbbb\",\"n\":\"-4.5\",\"e\":\"x\\\"y\"}\n";
+    size_t half = strchr(t, '\n') - t + 1;
+    /* first line: name, read, v, aaa, n; second adds bbbb, e, x\"y */
+    uint64_t all = dfn_estimate_strings(t, strlen(t), 0);
+    cr_assert_eq(all, 4 + 4 + 1 + 3 + 1 + 4 + 1 + 4 + 8 * DFN_EST_PER_STRING, "%" PRIu64, all);
+    uint64_t second = dfn_estimate_strings(t, strlen(t), half);
+    cr_assert_eq(second, 4 + 1 + 4 + 3 * DFN_EST_PER_STRING, "%" PRIu64, second);
+    cr_assert_eq(dfn_estimate_strings("\"cut", 4, 0), 0, "a string cut at the end is not counted");
+}

@@ -26,6 +26,14 @@
 #define DFN_EST_PER_THREAD ((uint64_t)12 << 20)
 #define DFN_EST_CLI_PER_EVENT 40
 #define DFN_EST_EXPLORER_PER_EVENT 64
+/* A distinct string (a name, a key, a string value) interned by the
+ * store costs its bytes and up to this at the peak of a load (measured,
+ * 64 distinct a line: 101 to 133 B more than its bytes, as the tables
+ * that hold them double). The
+ * per-event figure holds STRINGS_IN_PER_EVENT bytes of them, the few a
+ * set usually has; values that differ on every line come on top. */
+#define DFN_EST_PER_STRING 136
+#define DFN_EST_STRINGS_IN_PER_EVENT 8
 
 typedef struct {
     uint64_t files;                       /* trace files seen */
@@ -33,6 +41,8 @@ typedef struct {
     uint64_t plain_bytes, gzip_bytes;     /* sizes as stored (gzip: by the name's .gz) */
     uint64_t sample_text, sample_events;  /* text read from the samples, and the events in it */
     uint64_t sample_gz_in, sample_gz_out; /* gzip bytes the samples consumed, and the text they gave */
+    uint64_t sample_strings;              /* what the strings new in the samples' second halves take interned */
+    uint64_t sample_half_events;          /* the events of those halves */
 } dfn_estimate;
 
 /* Adds files to e: the size of each, and a sample of a few (every file
@@ -42,6 +52,9 @@ void dfn_estimate_add(dfn_estimate *e, const char *const *files, size_t n);
 /* Events in complete lines of text: lines with a "ts" that are not
  * metadata (ph "M", or 4 in the newest era). */
 uint64_t dfn_estimate_count(const char *text, size_t len);
+/* The bytes the distinct strings of text first seen at or after offset
+ * from take once interned (each once, with DFN_EST_PER_STRING more). */
+uint64_t dfn_estimate_strings(const char *text, size_t len, size_t from);
 /* Events of the whole set: its text (plain sizes, gzip sizes times the
  * samples' ratio) over the samples' text per event; 0 without samples. */
 uint64_t dfn_estimate_events(const dfn_estimate *e);

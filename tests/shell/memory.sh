@@ -44,6 +44,26 @@ if [ -x /usr/bin/time ]; then
 fi
 rm -rf "$T/many"
 
+# distinct strings: 20,000 calls with 64 string values each, none alike,
+# take about 150 MB to load; the estimate counted 40 bytes a call (21 MB)
+awk 'BEGIN { print "["; for (i = 1; i <= 20000; i++) { a = ""
+    for (j = 0; j < 64; j++) a = a sprintf("%s\"k%d\":\"v%d_%d_value\"", j ? "," : "", j, i, j)
+    printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":10,\"ph\":\"X\",\"args\":{%s}}\n", 1000 + i, a } }' \
+    >"$T/distinct.pfw"
+DFNAV_MEM_AVAILABLE=100M "$DFNAV" report -q "$T/distinct.pfw" >/dev/null 2>"$T/err"
+check "distinct strings are estimated: refused under 100M" 4 "$?"
+need=$(sed -n 's/.*needs about \([0-9.]*\) MiB.*/\1/p' "$T/err")
+if [ -n "$need" ] && [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss" "$DFNAV" report -q "$T/distinct.pfw" >/dev/null 2>&1
+    rss=$(tail -1 "$T/rss")
+    # the estimate covers the peak, and not by more than half again
+    awk -v n="$need" -v r="$rss" 'BEGIN { exit !(n * 1024 >= r && n * 1024 <= r * 1.5) }' && ok ||
+        fail "estimate $need MiB against a peak of $rss KiB"
+else
+    fail "the refusal gives the figure: $(cat "$T/err")"
+fi
+rm -f "$T/distinct.pfw"
+
 # memory that runs out during the query: a message and status 4
 (ulimit -v 90000 && exec "$DFNAV" report -q -j 2 --by pid,file -m all "$T/procs.pfw" >/dev/null 2>"$T/oom")
 check "out of memory mid-query: status" 4 "$?"
