@@ -272,6 +272,7 @@ typedef struct {
     bool need_hist, need_procs, need_files;
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
+    size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
     bool need_spread;         /* min, mean, std of per-process time; bytes */
     bool need_size;           /* size_mean ... size_max */
     size_t direct_n;
@@ -371,7 +372,7 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 
 /* Histograms come from slabs large enough for calloc to map fresh zero
  * pages: a row's buckets cost nothing until its events touch them. */
-#define PROC_ARRAYS ((size_t)16 << 20)
+#define PROC_ARRAYS ((size_t)16 << 20)   /* per part, for per-process sums; files' bitsets the same */
 
 #define HIST_SLAB 64
 
@@ -467,6 +468,10 @@ static void ctx_prepare(qctx *c)
      * keep them in the sparse map. */
     size_t per_row = c->nprocs * (c->need_procbytes ? 16 : 8) + c->nprocs / 8 + 16;
     c->dense_proc_rows = PROC_ARRAYS / per_row < DENSE_ROWS ? PROC_ARRAYS / per_row : DENSE_ROWS;
+    /* the same for the files' bitsets: 1M files made each of 4,096 rows
+     * take 125 KiB (a GiB by file) */
+    size_t per_files = (c->s->nfiles + 63) / 64 * 8;
+    c->dense_file_rows = PROC_ARRAYS / per_files < DENSE_ROWS ? PROC_ARRAYS / per_files : DENSE_ROWS;
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
     c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
     c->need_share = want & DFN_M_BIT(DFN_M_SHARED_FILES);
@@ -723,7 +728,7 @@ static size_t part_row(part *p, const uint32_t *ids)
             a->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
         }
         if (c->need_procs && row < c->dense_proc_rows) procs_alloc(a, c->nprocs, c->need_procbytes);
-        if (c->need_files && c->s->nfiles <= (1u << 22)) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
+        if (c->need_files && row < c->dense_file_rows) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
         if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
         if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
         if (c->spark_split) a->spk_io = dfn_xcalloc(c->spark_bins, sizeof *a->spk_io);
@@ -1332,7 +1337,7 @@ static void part_scan_layers(part *p)
             known[mi] = true;
             if (c->need_hist) m->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->hist);
             if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(m, c->nprocs, c->need_procbytes);
-            if (c->need_files) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
+            if (c->need_files && mi < c->dense_file_rows) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
             if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
             if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
         }
@@ -1359,7 +1364,17 @@ static void part_scan_layers(part *p)
                 if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)rows[mi][k] << 32 | pr) += bytes;
             }
         }
-        if (m->files) m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
+        if (m->files) {
+            m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
+        } else if (c->need_files) {
+            /* many files: each layer row's own */
+            uint32_t f = s->file[i];
+            for (uint8_t k = 0; k < nrow[mi]; k++) {
+                acc *ra = &p->acc[rows[mi][k]];
+                if (ra->files) ra->files[f >> 6] |= 1ull << (f & 63);
+                else (*dfn_map64_slot(&p->files, (uint64_t)rows[mi][k] << 32 | f))++;
+            }
+        }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
         if (m->spark) spark_add(c, m->spark, NULL, 0, &sp);
@@ -2480,7 +2495,10 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     }
     dfn_parallel_each(parts, (size_t)nt, sizeof *parts, part_thread);
     /* merge in time order: the busy-time fix-up relies on it */
-    for (int t = 1; t < nt; t++) part_merge(&parts[0], &parts[t]);
+    for (int t = 1; t < nt; t++) {
+        part_merge(&parts[0], &parts[t]);
+        part_free(&parts[t]);   /* its rows are in the first part now: no two copies at the peak */
+    }
     part *p = &parts[0];
     r->matched = p->matched;
     r->matched_calls = p->matched_calls;
@@ -2516,7 +2534,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         }
         part_finish(p, r);
     }
-    for (int t = 0; t < nt; t++) part_free(&parts[t]);
+    part_free(&parts[0]);
     free(parts);
     free(strad);
     dfn_ctrindex_free(cix);
