@@ -51,6 +51,28 @@ static bool seen_before(dfn_strtab *seen, const struct stat *st)
 
 static void walk_dir(const char *dir, int depth, dfn_strtab *dirs, strvec *files, strvec *errs);
 
+/* Whether link p leads to a folder above the named one (top, its real
+ * path): up -> .. at the top would walk everything beside the set, and a
+ * link to / the whole machine. Links to folders elsewhere (../other-run)
+ * are followed. */
+static bool link_goes_up(const char *p, const char *top)
+{
+    if (!top) return false;
+    char *real = realpath(p, NULL);
+    if (!real) return false;
+    size_t n = strlen(real);
+    /* strictly above: a link to the named folder itself only loops, which
+     * the walk's memory of folders ends */
+    bool up = strcmp(top, real) != 0 && (strcmp(real, "/") == 0 || (strncmp(top, real, n) == 0 && top[n] == '/'));
+    struct stat st;
+    up = up && stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+    free(real);
+    return up;
+}
+
+/* The real path of the folder a walk started from. */
+static _Thread_local const char *walk_top;
+
 /* One entry p (named name) of a walk: a trace file is taken (p with it),
  * a directory not walked yet and not hidden is walked, the rest freed. */
 static void walk_entry(char *p, const char *name, int depth, dfn_strtab *dirs, strvec *files, strvec *errs)
@@ -93,7 +115,14 @@ static void walk_dir(const char *dir, int depth, dfn_strtab *dirs, strvec *files
         if (lstat(p, &lst) == 0 && S_ISLNK(lst.st_mode)) { vec_push(&links, p); vec_push(&link_names, names.v[i]); continue; }
         walk_entry(p, names.v[i], depth, dirs, files, errs);
     }
-    for (size_t i = 0; i < links.n; i++) walk_entry(links.v[i], link_names.v[i], depth, dirs, files, errs);
+    for (size_t i = 0; i < links.n; i++) {
+        if (link_goes_up(links.v[i], walk_top)) {
+            vec_push(errs, errf(links.v[i], "a link to a folder that holds this set: not followed"));
+            free(links.v[i]);
+            continue;
+        }
+        walk_entry(links.v[i], link_names.v[i], depth, dirs, files, errs);
+    }
     for (size_t i = 0; i < names.n; i++) free(names.v[i]);
     free(names.v);
     free(links.v);
@@ -109,7 +138,11 @@ static void add_path(const char *arg, dfn_strtab *dirs, strvec *files, strvec *e
             size_t before = files->n, errs_before = errs->n;
             /* a directory named again, or inside one named before, adds nothing new */
             if (seen_before(dirs, &st)) return;
+            char *top = realpath(arg, NULL);
+            walk_top = top;
             walk_dir(arg, 0, dirs, files, errs);
+            walk_top = NULL;
+            free(top);
             /* an unreadable directory has said why already */
             if (files->n == before && errs->n == errs_before)
                 vec_push(errs, errf(arg, "no *.pfw or *.pfw.gz files in this directory"));

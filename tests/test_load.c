@@ -610,6 +610,17 @@ Test(load, each_file_once_through_links_and_loops)
     cr_assert_str_eq(in.paths[0], p, "named by its own path, not through latest");
     cr_assert_eq(in.nerrors, 0);
     dfn_inputs_free(&in);
+    /* a link above the named folder is not followed, and says so: up ->
+     * .. at the top would walk everything beside the set */
+    snprintf(p, sizeof p, "%s/run1", dir);
+    snprintf(q, sizeof q, "%s/run1/above", dir);
+    cr_assert_eq(symlink("../..", q), 0);
+    const char *one[1] = { p };
+    dfn_inputs_expand(one, 1, &in);
+    cr_assert_eq(in.n, 1, "%zu paths", in.n);
+    cr_assert_eq(in.nerrors, 2, "up -> .. and above -> ../.. named: %zu", in.nerrors);
+    cr_assert(strstr(in.errors[0], "not followed"), "%s", in.errors[0]);
+    dfn_inputs_free(&in);
     /* a hidden folder named on the command line is the user's choice */
     snprintf(p, sizeof p, "%s/.dftindex", dir);
     const char *hidden[1] = { p };
