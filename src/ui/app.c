@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -257,6 +258,9 @@ static void *marker_main(void *arg)
 {
     marker *m = arg;
     char err[256];
+    /* behind the keys: on Linux a thread has its own nice value, and the
+     * query threads it starts inherit it */
+    (void)setpriority(PRIO_PROCESS, 0, 10);
     dfn_findings *f = dfn_diagnose_rows(m->run->s, m->run->ls, &m->filter, m->run->an, &m->th, &m->by, m->bin_s, 0,
                                         err, sizeof err);
     m->keys = dfn_strtab_new();
