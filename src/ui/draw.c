@@ -211,6 +211,7 @@ static void metric_text(int c, double v, char *b, size_t cap)
         break;
     case COL_SELF: dfn_fmt_us(v * 1e6, b, cap); break;
     case COL_SEQ: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, "%.0f%%", v); break;
+    case COL_CTR: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, "%.4g", v); break;
     default: b[0] = 0;
     }
 }
@@ -301,7 +302,8 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
             int w = c == COL_SPARK ? spark_w : view_cols[c].width;
-            const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") : view_cols[c].title;
+            const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") :
+                                c == COL_CTR ? view_ctr_series(&a->v) : view_cols[c].title;
             header_cell(a, y0, x, w, title, view_cols[c].metric >= 0 && view_cols[c].metric == l->sort, l->desc, c != COL_SPARK);
             x += w + 1;
         }
@@ -855,7 +857,8 @@ static void draw_columns(app *a)
     static const char *titles[COL_N] = { [COL_COMPUTE] = "compute (processes: always)",
                                          [COL_IO] = "I/O (processes: always)", [COL_EXPOSED] = "exposed (processes: always)",
                                          [COL_SELF] = "self time", [COL_SEQ] = "seq (sequential %)",
-                                         [COL_ACTIVE] = "active (calls running)" };
+                                         [COL_ACTIVE] = "active (calls running)",
+                                         [COL_CTR] = "counter (C's first track)" };
     for (int c = 1; c < COL_N; c++) { items[c - 1] = titles[c] ? titles[c] : view_cols[c].title; checked[c - 1] = a->v.col_on[c]; }
     draw_menu(a, "Columns", items, checked, COL_N - 1);
 }

@@ -42,6 +42,20 @@ static void tracks_order(view *v)
     qsort(v->track_series, v->ntrack_series, sizeof *v->track_series, series_cmp);
 }
 
+const char *view_ctr_series(const view *v)
+{
+    const dfn_store *s = tracks_store(v);
+    if (!s || !s->nseries || v->labels) return NULL;
+    if (v->track_on && v->track_series && v->track_first < v->ntrack_series)
+        return dfn_store_str(s, s->series[v->track_series[v->track_first]]);
+    const char *first = NULL;   /* else the first by name */
+    for (size_t k = 0; k < s->nseries; k++) {
+        const char *n = dfn_store_str(s, s->series[k]);
+        if (!first || strcmp(n, first) < 0) first = n;
+    }
+    return first;
+}
+
 int view_track_lines(const view *v)
 {
     if (!v->track_on || v->labels) return 0;

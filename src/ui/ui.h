@@ -44,7 +44,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths);
 
 typedef enum {
     COL_KEY, COL_COUNT, COL_ACTIVE, COL_TIME, COL_BUSY, COL_PCT, COL_BYTES, COL_BW, COL_P90, COL_MAX,
-    COL_COMPUTE, COL_IO, COL_EXPOSED, COL_SELF, COL_SEQ, COL_SPARK, COL_N
+    COL_COMPUTE, COL_IO, COL_EXPOSED, COL_SELF, COL_SEQ, COL_CTR, COL_SPARK, COL_N
 } col_id;
 
 typedef struct {
@@ -127,6 +127,9 @@ uint32_t view_call(const level *l, size_t row, size_t *run);
 /* Lines above the table's rows: breadcrumb, filter, a timeline line per
  * run (at least two, at most four) and the header (two lines comparing). */
 int view_timeline_lines(const view *v);
+/* The counter series the ctr column shows: the first track on screen, or
+ * the first series by name; NULL without series or comparing. */
+const char *view_ctr_series(const view *v);
 /* Counter track lines below the timeline (0 when off). */
 int view_track_lines(const view *v);
 /* C: shows the counter tracks, then their next page, then none. False

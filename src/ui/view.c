@@ -164,6 +164,7 @@ void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels
     v->col_on[COL_COMPUTE] = v->col_on[COL_IO] = v->col_on[COL_EXPOSED] = false;
     v->col_on[COL_SELF] = v->col_on[COL_SEQ] = false;
     v->col_on[COL_ACTIVE] = false;   /* calls running in a row, not only starting: asked for with c */
+    v->col_on[COL_CTR] = false;      /* a counter's mean while the row's calls ran */
     v->table_rows = 16;
     v->screen_cols = 80;
     v->spark_w = 12;
@@ -256,6 +257,7 @@ static bool view_col_applies(const view *v, const level *l, col_id c)
         return runs_have(v, has_overlap) && !view_is_calls(l);
     case COL_SELF: return runs_have(v, has_tree);
     case COL_SEQ: return runs_have(v, has_access);
+    case COL_CTR: return view_ctr_series(v) && !view_is_calls(l);
     /* comparing, rows have no room for a line per run */
     case COL_SPARK: return !v->labels;
     default: return true;
@@ -278,6 +280,7 @@ const view_colspec view_cols[COL_N] = {
     [COL_EXPOSED] = { "exposed", 8, DFN_M_EXPOSED_S },
     [COL_SELF] = { "self", 8, DFN_M_SELF_S },
     [COL_SEQ] = { "seq", 6, DFN_M_SEQ_PCT },
+    [COL_CTR] = { "ctr", 9, DFN_M_COUNT_ },   /* the counter metric of view_ctr_series */
     [COL_SPARK] = { "activity", 10, -1 },
 };
 
@@ -296,13 +299,13 @@ static bool view_col_wanted(const view *v, const level *l, col_id c)
 void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *key_w)
 {
     /* where the analysis columns apply they matter more than most */
-    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_ACTIVE, COL_BYTES,
-                                         COL_PCT, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
+    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES, COL_PCT,
+                                         COL_ACTIVE, COL_CTR, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
     /* where rows show compute over I/O, the count goes before the lines */
-    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_ACTIVE, COL_BYTES, COL_PCT, COL_SELF, COL_SEQ,
+    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_ACTIVE, COL_CTR, COL_SELF, COL_SEQ,
                                          COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
     /* comparing, a group per metric: the time first, then bytes and count */
-    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_ACTIVE, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
+    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_ACTIVE, COL_CTR, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
                                            COL_COMPUTE, COL_EXPOSED, COL_COUNT, COL_BYTES, COL_TIME, COL_SPARK, COL_KEY };
     int cols = v->screen_cols;
     for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c);
@@ -384,7 +387,15 @@ bool view_refresh(view *v, char *err, size_t errlen)
     view_filter(v, l, &f);
     dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(v, l),
                     .sizes = !view_is_calls(l) && !v->labels, .threads = v->threads };
-    if (l->sort >= 0 && !(q.metrics & DFN_M_BIT(l->sort))) l->sort = DFN_M_TIME_S, l->sort_col = 0;   /* its column went */
+    /* the ctr column: the counter metric of the series it shows */
+    bool show[COL_N];
+    int sw, kw;
+    view_layout(v, l, show, &sw, &kw);
+    dfn_ctrs ctrs = { .n = 0 };
+    const char *series = show[COL_CTR] ? view_ctr_series(v) : NULL;
+    if (series) { ctrs.series[0] = (char *)series; ctrs.n = 1; q.ctrs = &ctrs; }
+    bool have = l->sort < DFN_M_COUNT_ ? l->sort < 0 || (q.metrics & DFN_M_BIT(l->sort)) : series != NULL;
+    if (!have) l->sort = DFN_M_TIME_S, l->sort_col = 0;   /* its column went */
     q.sort = l->sort;
     q.spark_split = view_split_spark(l) && !v->labels;
     q.dims[0].kind = l->dim.kind;

@@ -93,6 +93,18 @@ check "tracks in ASCII" "3 0" "$(wc -l <"$T/tracks-ascii.txt") $(LC_ALL=C grep -
 check "C on a set without counters says so" 1 \
     "$("$DFNAV" --replay 'C' "$SRCDIR/data/sample" 2>/dev/null | grep -c '^no counter samples in this set')"
 
+# the counter column (c): the mean of the first series while each row's
+# calls ran, as report's ctr.SERIES gives it; C moves it to the shown track
+keys='c'
+for k in $(seq 14); do keys="$keys <Down>"; done
+"$DFNAV" --replay "$keys <Space> <Esc> p f" "$T/v2" >"$T/ctrcol.txt" 2>/dev/null
+want=$("$DFNAV" report -q --by func --where 'func=compute' -m ctr.cpu.idle_pct --format csv "$T/v2" |
+       tr -d '\r' | awk -F, 'NR == 2 { printf "%.4g", $4 }')
+[ -n "$want" ] && ok || fail "report gives compute's cpu.idle_pct"
+check "explorer ctr column: cpu.idle_pct of compute" "$want" \
+    "$(sed -n '/^--- f/,$p' "$T/ctrcol.txt" | awk '/^compute / { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.]+$/) v = $i; print v }')"
+check "its header names the series" 1 "$(sed -n '/^--- f/,$p' "$T/ctrcol.txt" | grep -c 'cpu\.idle')"
+
 # info: the five new columns last; every line of a file accounted for
 "$DFNAV" info -q --format csv "$T/v2" | tr -d '\r' >"$T/info.csv"
 check "info: the last five columns" "counters,other,agg_records,agg_calls,time_unit" \
