@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIX_ONE 0x1p40
+/* Units of 2^-24: means to 6e-8, and room in 128 bits for 2^32 samples of
+ * values up to 2^70 (1.2e21: cumulative byte counters too). */
+#define FIX_ONE 0x1p24
 
 typedef struct {
     dfn_map64 range;          /* key -> first << 32 | end (indexes into ts) */
@@ -34,15 +36,17 @@ static int ksample_cmp(const void *a, const void *b)
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* A value in units of 2^-40, within what 128 bits hold for any sum of
- * 2^32 samples. */
+/* A value in units of 2^-24, within what 128 bits hold for any sum of
+ * 2^32 samples (values past 2^70 are held at it). Rounded as a long
+ * double and converted straight to 128 bits (llround's 64 bits would
+ * overflow for large values). */
 static dfn_ctrsum fix_of(double v)
 {
-    double f = v * FIX_ONE;
+    long double f = (long double)v * FIX_ONE;
     if (!(f == f)) return 0;
-    if (f > 0x1p90) f = 0x1p90;
-    if (f < -0x1p90) f = -0x1p90;
-    return (dfn_ctrsum)llroundl((long double)f);
+    if (f > 0x1p94L) f = 0x1p94L;
+    if (f < -0x1p94L) f = -0x1p94L;
+    return (dfn_ctrsum)roundl(f);
 }
 
 /* The series index of name, or -1. */
@@ -160,7 +164,7 @@ void dfn_ctrindex_stretch(const dfn_ctrindex *x, size_t k, uint32_t key, uint64_
 
 double dfn_ctrindex_mean(dfn_ctrsum sum, uint64_t n)
 {
-    return n ? (double)((long double)sum / (long double)n / FIX_ONE) : NAN;
+    return n ? (double)((long double)sum / (long double)n / (long double)FIX_ONE) : NAN;
 }
 
 void dfn_ctrindex_free(dfn_ctrindex *x)

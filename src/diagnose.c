@@ -410,9 +410,10 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
         dfn_result *r = dfn_query_run(s, &q, err, errlen);
         if (!r) { ok = false; break; }
         bin_us = llround(r->bin_s * 1e6);
-        char text[4096];
+        char buf[64];
         for (size_t row = 0; row < r->nrows; row++) {
-            size_t n = dfn_result_key_text(s, r, row, 0, text, sizeof text);
+            size_t n;   /* the whole key, however long: the explorer matches it whole */
+            const char *text = dfn_result_key_str(s, r, row, 0, buf, sizeof buf, &n);
             figs_fold(figs_at(&all, &cap, dfn_strtab_intern(keys, text, n)), &r->m[row * DFN_M_COUNT_], r, row,
                       q.ndims, pass);
         }

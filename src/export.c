@@ -268,7 +268,8 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
     } else if (metric_is_secs(m)) {
         snprintf(buf, sizeof buf, "%.3f", v);
     } else if (m >= DFN_M_COUNT_) {
-        snprintf(buf, sizeof buf, "%.4g", v);   /* a counter's mean: its own unit */
+        /* a counter's mean, in its own unit: whole when large (kB of memory) */
+        snprintf(buf, sizeof buf, fabs(v) >= 1e4 ? "%.0f" : "%.4g", v);
     } else if (m == DFN_M_COUNT || m == DFN_M_FILES || m == DFN_M_PROCS || m == DFN_M_MAX_US || m == DFN_M_SHARED_FILES ||
                m == DFN_M_AGG_CALLS || m == DFN_M_ACTIVE) {
         snprintf(buf, sizeof buf, "%.0f", v);

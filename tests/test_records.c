@@ -1162,3 +1162,26 @@ Test(records, counter_means_while_the_calls_ran)
     cr_expect_not(dfn_metrics_parse("ctr.x", &m, NULL, err, sizeof err), "refused where there are none");
     dfn_store_free(s);
 }
+
+/* Counter values past 2^23 (memory in kB, byte counters) keep their
+ * value: the fixed-point sum once went through a 64-bit rounding that
+ * overflowed (every MemAvailable read -8388608). */
+Test(records, counter_means_of_large_values)
+{
+    dfn_store *s = su_load_text("big.pfw",
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000000,"dur":100,"ph":"X","args":{"ret":1}})
+        R({"name":"mem","cat":"sys","pid":1,"tid":1,"ts":1000050,"ph":"C","args":{"MemAvailable":104284573,"Bytes":1.5e18,"Neg":-3e12}})
+        R({"name":"mem","cat":"sys","pid":1,"tid":1,"ts":1000060,"ph":"C","args":{"MemAvailable":104284574,"Bytes":1.5e18,"Neg":-3e12}}), 1);
+    dfn_ctrs ctrs = { 0 };
+    uint64_t m;
+    char err[512];
+    cr_assert(dfn_metrics_parse("ctr.mem.MemAvailable,ctr.mem.Bytes,ctr.mem.Neg", &m, &ctrs, err, sizeof err), "%s", err);
+    dfn_query q = { .sort = -1, .metrics = m, .ctrs = &ctrs };
+    dfn_result *r = su_run(s, &q, "");
+    cr_assert_float_eq(dfn_result_metric(r, 0, (dfn_metric)DFN_M_COUNT_), 104284573.5, 1e-6);
+    cr_assert_float_eq(dfn_result_metric(r, 0, (dfn_metric)(DFN_M_COUNT_ + 1)), 1.5e18, 1e3);
+    cr_assert_float_eq(dfn_result_metric(r, 0, (dfn_metric)(DFN_M_COUNT_ + 2)), -3e12, 1e-3);
+    dfn_result_free(r);
+    dfn_ctrs_free(&ctrs);
+    dfn_store_free(s);
+}

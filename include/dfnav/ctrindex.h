@@ -3,7 +3,7 @@
  * samples inside a stretch of a row's calls are two binary searches. A
  * sample of a process that made calls counts for that process's calls;
  * one of a process without calls (DFTracer's telemetry service) for the
- * calls of its host. Sums are fixed point (2^-40), so that they add up
+ * calls of its host. Sums are fixed point (2^-24), so that they add up
  * exactly in any order and a mean never depends on the thread count. */
 #ifndef DFNAV_CTRINDEX_H
 #define DFNAV_CTRINDEX_H

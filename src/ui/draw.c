@@ -211,7 +211,7 @@ static void metric_text(int c, double v, char *b, size_t cap)
         break;
     case COL_SELF: dfn_fmt_us(v * 1e6, b, cap); break;
     case COL_SEQ: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, "%.0f%%", v); break;
-    case COL_CTR: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, "%.4g", v); break;
+    case COL_CTR: if (isnan(v)) snprintf(b, cap, "-"); else snprintf(b, cap, fabs(v) >= 1e4 ? "%.0f" : "%.4g", v); break;
     default: b[0] = 0;
     }
 }
