@@ -23,7 +23,7 @@ typedef struct {
     dfn_format format;
     bool quiet;
     uint64_t metrics;         /* 0: the basic metrics */
-    dfn_ctrs ctrs;            /* ctr.SERIES metrics */
+    const dfn_ctrs *ctrs;     /* ctr.SERIES metrics */
     const char *compute;      /* compute definition for overlap; NULL = the layers' */
     const char *io;           /* what is I/O for overlap; NULL = POSIX and STDIO calls */
     bool diagnose, sizes;

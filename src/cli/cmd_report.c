@@ -230,7 +230,7 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
 {
     char err[2048];
     dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes,
-                    .threads = o->threads, .ctrs = &o->ctrs };
+                    .threads = o->threads, .ctrs = o->ctrs };
     if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
         fprintf(stderr, "dfnav: --by: %s\n", err);
         return 2;

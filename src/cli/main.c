@@ -107,11 +107,17 @@ static void usage(FILE *f)
 "loads it).\n", f);
 }
 
+/* The counter metrics' names live as long as the program: freed at its
+ * end, whichever way main returns. */
+static dfn_ctrs main_ctrs;
+static void main_ctrs_free(void) { dfn_ctrs_free(&main_ctrs); }
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
     signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
-    cli_opts o = { .format = DFN_FMT_TABLE };
+    atexit(main_ctrs_free);
+    cli_opts o = { .format = DFN_FMT_TABLE, .ctrs = &main_ctrs };
     dfn_thresholds_default(&o.thresholds);
     char err[1024];
     int (*cmd)(const cli_opts *) = NULL;   /* NULL: the explorer */
@@ -179,7 +185,7 @@ int main(int argc, char **argv)
             break;
         case 'O': ui.screens = optarg; break;
         case 'm':
-            if (!dfn_metrics_parse(optarg, &o.metrics, &o.ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
+            if (!dfn_metrics_parse(optarg, &o.metrics, &main_ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
             break;
         case 'Z': o.sizes = true; break;
         case 'U':
