@@ -333,25 +333,9 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     return out;
 }
 
-/* The filter key that selects a row of dimension k, as a drill does;
- * false for dimensions whose rows no term selects. */
-static bool dim_key(dfn_dimkind k, dfn_key *out)
-{
-    static const struct { dfn_dimkind d; dfn_key k; } map[] = {
-        { DFN_DIM_HOST, DFN_KEY_HOST }, { DFN_DIM_PID, DFN_KEY_PID }, { DFN_DIM_TID, DFN_KEY_TID },
-        { DFN_DIM_PROC, DFN_KEY_PROC }, { DFN_DIM_CAT, DFN_KEY_CAT }, { DFN_DIM_FUNC, DFN_KEY_FUNC },
-        { DFN_DIM_CLASS, DFN_KEY_CLASS }, { DFN_DIM_OP, DFN_KEY_OP }, { DFN_DIM_LAYER, DFN_KEY_LAYER },
-        { DFN_DIM_FILE, DFN_KEY_FILE }, { DFN_DIM_PATTERN, DFN_KEY_PATTERN }, { DFN_DIM_DIR, DFN_KEY_DIR },
-        { DFN_DIM_FS, DFN_KEY_FS }, { DFN_DIM_SIZEBIN, DFN_KEY_SIZEBIN }, { DFN_DIM_ARG, DFN_KEY_ARG },
-        { DFN_DIM_TYPE, DFN_KEY_TYPE }, { DFN_DIM_RANK, DFN_KEY_RANK }, { DFN_DIM_PART, DFN_KEY_PART } };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (map[i].d == k) { *out = map[i].k; return true; }
-    return false;
-}
-
 /* Where a row scope is and the terms that select it: a time bin is the
  * window of the bin. */
-static void row_scope(const dfn_dim *by, dfn_key key, const char *text, int64_t bin_us, char **where, char **sf)
+static void row_scope(const dfn_dim *by, const char *text, int64_t bin_us, char **where, char **sf)
 {
     dfn_filter f = {0};
     char dn[256];
@@ -365,8 +349,7 @@ static void row_scope(const dfn_dim *by, dfn_key key, const char *text, int64_t 
         dfn_filter_add(&f, DFN_KEY_TIME, NULL, DFN_LT, end, strlen(end));
     } else {
         *where = dfn_xasprintf("%s %s", dfn_dim_name(by, dn, sizeof dn), *text ? text : "(none)");
-        dfn_filter_add(&f, key, by->arg, DFN_EQ, text, strlen(text));
-        f.terms[0].own = by->own;
+        dfn_dim_term_add(&f, by, text, strlen(text));
     }
     *sf = dfn_filter_text(&f);
     dfn_filter_free(&f);
@@ -376,8 +359,7 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
                                 const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
                                 int threads, char *err, size_t errlen)
 {
-    dfn_key key = DFN_KEY_TIME;
-    if (by->kind != DFN_DIM_TIME && !dim_key(by->kind, &key)) {
+    if (by->kind != DFN_DIM_TIME && dfn_dim_key(by->kind) == DFN_KEY_COUNT) {
         snprintf(err, errlen, "diagnostics per row take one dimension other than event and size");
         return NULL;
     }
@@ -422,7 +404,7 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
     for (uint32_t k = 0; ok && k < dfn_strtab_count(keys) && k < cap; k++) {
         char *where, *sf;
         const char *text = dfn_strtab_str(keys, k);
-        row_scope(by, key, text, bin_us, &where, &sf);
+        row_scope(by, text, bin_us, &where, &sf);
         dctx c = { out, t, ov != NULL, ax != NULL, text };
         eval_scope(&c, DFN_SCOPE_ROW, where, sf, &all[k]);
         free(where);

@@ -113,6 +113,28 @@ const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap)
     return d->kind < DFN_DIM_COUNT ? dim_names[d->kind] : "?";
 }
 
+dfn_key dfn_dim_key(dfn_dimkind k)
+{
+    static const dfn_key keys[DFN_DIM_COUNT] = {
+        [DFN_DIM_TIME] = DFN_KEY_COUNT, [DFN_DIM_HOST] = DFN_KEY_HOST, [DFN_DIM_PID] = DFN_KEY_PID,
+        [DFN_DIM_TID] = DFN_KEY_TID, [DFN_DIM_PROC] = DFN_KEY_PROC, [DFN_DIM_CAT] = DFN_KEY_CAT,
+        [DFN_DIM_FUNC] = DFN_KEY_FUNC, [DFN_DIM_CLASS] = DFN_KEY_CLASS, [DFN_DIM_OP] = DFN_KEY_OP,
+        [DFN_DIM_LAYER] = DFN_KEY_LAYER, [DFN_DIM_FILE] = DFN_KEY_FILE, [DFN_DIM_PATTERN] = DFN_KEY_PATTERN,
+        [DFN_DIM_DIR] = DFN_KEY_DIR, [DFN_DIM_FS] = DFN_KEY_FS, [DFN_DIM_SIZEBIN] = DFN_KEY_SIZEBIN,
+        [DFN_DIM_ARG] = DFN_KEY_ARG, [DFN_DIM_EVENT] = DFN_KEY_COUNT, [DFN_DIM_TYPE] = DFN_KEY_TYPE,
+        [DFN_DIM_RANK] = DFN_KEY_RANK, [DFN_DIM_PART] = DFN_KEY_PART, [DFN_DIM_SIZE] = DFN_KEY_COUNT };
+    return k < DFN_DIM_COUNT ? keys[k] : DFN_KEY_COUNT;
+}
+
+bool dfn_dim_term_add(dfn_filter *f, const dfn_dim *d, const char *key, size_t len)
+{
+    dfn_key k = dfn_dim_key(d->kind);
+    if (k == DFN_KEY_COUNT) return false;
+    dfn_filter_add(f, k, d->arg, DFN_EQ, key, len);
+    f->terms[f->n - 1].own = d->own;   /* the row's own values, or inherited ones */
+    return true;
+}
+
 bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen)
 {
     *n = 0;
@@ -226,7 +248,7 @@ typedef struct {
     /* analysis metrics */
     uint64_t self, seq, rnd;
     uint64_t *sizes;          /* calls per size bin */
-    uint64_t *spk_io, *spk_cmp;
+    uint64_t *spk_io;         /* the row's I/O per sparkline bin (its compute comes from the overlap) */
     uint32_t *psw;            /* per (process, io|compute): sweep index + 1 (few processes) */
     uint64_t share_key;       /* last (file, process) seen: most events repeat it */
 } acc;
@@ -327,7 +349,7 @@ typedef struct {
     dfn_ctrsum *csum; size_t csumcap;
     dfn_map64 share;          /* (row, file) -> process + 1, or SHARE_MANY */
     dfn_map64 sizes;          /* (row, bin) -> calls, sparse rows */
-    dfn_map64 spk[3];         /* (row << 16 | bin) -> µs of rows past DENSE_ROWS: spark, spk_io, spk_cmp */
+    dfn_map64 spk[2];         /* (row << 16 | bin) -> µs of rows past DENSE_ROWS: spark, spk_io */
 } part;
 
 #define SHARE_MANY (1ull << 63)
@@ -370,10 +392,12 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
     a->procseen[pr >> 6] |= 1ull << (pr & 63);
 }
 
+/* Per part, the bytes of per-process sums (and of files' bitsets) that
+ * rows keep in arrays; beyond, rows keep them in the sparse maps. */
+#define PROC_ARRAYS ((size_t)16 << 20)
+
 /* Histograms come from slabs large enough for calloc to map fresh zero
  * pages: a row's buckets cost nothing until its events touch them. */
-#define PROC_ARRAYS ((size_t)16 << 20)   /* per part, for per-process sums; files' bitsets the same */
-
 #define HIST_SLAB 64
 
 /* The index of pid or tid value v in r->ints, added when new; seen maps
@@ -532,7 +556,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     dfn_map64_init(&p->far);
     dfn_map64_init(&p->share);
     dfn_map64_init(&p->sizes);
-    for (int k = 0; k < 3; k++) dfn_map64_init(&p->spk[k]);
+    for (int k = 0; k < 2; k++) dfn_map64_init(&p->spk[k]);
     if (c->spark_bins) p->spark_total = dfn_xcalloc(c->spark_bins, sizeof *p->spark_total);
 }
 
@@ -540,7 +564,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
 static void acc_free(acc *a)
 {
     free(a->procsum); free(a->procbytes); free(a->procseen); free(a->files); free(a->segs); free(a->tail); free(a->spark);
-    free(a->sizes); free(a->spk_io); free(a->spk_cmp); free(a->psw);
+    free(a->sizes); free(a->spk_io); free(a->psw);
 }
 
 static void part_free(part *p)
@@ -551,7 +575,7 @@ static void part_free(part *p)
     dfn_map64_free(&p->cswmap);
     dfn_map64_free(&p->far);
     dfn_map64_free(&p->pswmap); dfn_map64_free(&p->share); dfn_map64_free(&p->sizes);
-    for (int k = 0; k < 3; k++) dfn_map64_free(&p->spk[k]);
+    for (int k = 0; k < 2; k++) dfn_map64_free(&p->spk[k]);
     free(p->spark_total);
     free(p->events);
     for (size_t k = 0; k < p->nslabs; k++) free(p->slabs[k]);
@@ -647,28 +671,33 @@ static uint32_t part_arg_id(part *p, size_t d, size_t i)
     const dfn_calltree *t = c->r->dims[d].own ? NULL : c->q->tree;
     uint32_t parent = t ? dfn_calltree_parent(t, i) : DFN_NOID;
     if (parent == DFN_NOID) return p->empty_val;
-    uint64_t *slot = dfn_map64_slot(&p->inherited[d], parent);
-    if (*slot) return (uint32_t)(*slot - 1);
+    const uint64_t *known = dfn_map64_get(&p->inherited[d], parent);
+    if (known) return (uint32_t)(*known - 1);
     id = p->empty_val;
     for (uint32_t j = parent; j != DFN_NOID; j = dfn_calltree_parent(t, j)) {
         uint32_t v = part_arg_rec(p, d, dfn_store_args_at(s, j));
         if (v != ARG_ABSENT) { id = v; break; }
     }
-    *dfn_map64_slot(&p->inherited[d], parent) = (uint64_t)id + 1;   /* the map may have grown meanwhile */
+    *dfn_map64_slot(&p->inherited[d], parent) = (uint64_t)id + 1;
     return id;
+}
+
+/* The index of the time bin holding ts (bin 0 holds what comes before). */
+static inline uint64_t time_bin_index(const qctx *c, uint64_t ts)
+{
+    return ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
 }
 
 static inline uint32_t time_bin(const qctx *c, uint64_t ts)
 {
-    uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
+    uint64_t b = time_bin_index(c, ts);
     return b > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
 }
 
 /* Where the time bin holding ts ends. */
 static inline uint64_t time_bin_end(const qctx *c, uint64_t ts)
 {
-    uint64_t b = ts >= c->win_lo_us ? (ts - c->win_lo_us) / c->bin_us : 0;
-    return dfn_sat_add(c->win_lo_us, dfn_sat_mul(b + 1, c->bin_us));
+    return dfn_sat_add(c->win_lo_us, dfn_sat_mul(time_bin_index(c, ts) + 1, c->bin_us));
 }
 
 /* ts: where the call (or its piece) starts; bytes: the call's */
@@ -778,6 +807,13 @@ static inline void spark_put(uint64_t *bins, dfn_map64 *sparse, uint64_t row, ui
     else *dfn_map64_slot(sparse, row << 16 | b) += us;
 }
 
+/* Where sparkline bin b starts, from the window's start: bins of whole µs
+ * that tile the span (their ends are the next bins' starts). */
+static inline uint64_t spark_edge(const qctx *c, uint64_t b)
+{
+    return (b * c->spark_span_us + c->spark_bins - 1) / c->spark_bins;
+}
+
 /* Adds an event's time to the bins it spans, so a long call shows over
  * its whole length rather than as one spike at its start: into bins, or
  * (a row without dense bins) into sparse under row. */
@@ -785,9 +821,8 @@ static void spark_add(const qctx *c, uint64_t *bins, dfn_map64 *sparse, uint64_t
 {
     if (!p->on) return;
     if (p->b0 == p->b1) { spark_put(bins, sparse, row, p->b0, p->e - p->s); return; }
-    uint64_t span = c->spark_span_us, w = c->spark_bins;
     for (uint64_t b = p->b0; b <= p->b1; b++) {
-        uint64_t bs = (b * span + w - 1) / w, be = ((b + 1) * span + w - 1) / w;
+        uint64_t bs = spark_edge(c, b), be = spark_edge(c, b + 1);
         uint64_t from = p->s > bs ? p->s : bs, to = p->e < be ? p->e : be;
         if (to > from) spark_put(bins, sparse, row, b, to - from);
     }
@@ -1200,8 +1235,8 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         for (int bit = 0; bit < 64; bit++)
             if (src->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
     }
-    uint64_t *sp[3][2] = { { a->spark, src->spark }, { a->spk_io, src->spk_io }, { a->spk_cmp, src->spk_cmp } };
-    for (int k = 0; k < 3; k++)
+    uint64_t *sp[2][2] = { { a->spark, src->spark }, { a->spk_io, src->spk_io } };
+    for (int k = 0; k < 2; k++)
         for (size_t b = 0; sp[k][1] && b < c->spark_bins; b++)
             if (sp[k][1][b]) spark_put(sp[k][0], &p->spk[k], row, b, sp[k][1][b]);
     a->self += src->self;
@@ -1690,17 +1725,17 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
         else *dfn_map64_slot(&f->sizes, (uint64_t)rowmap[key >> 8] << 8 | (key & 0xff)) += t->sizes.v[j];
     }
     /* sparklines of t's rows past DENSE_ROWS, into f's row dense or sparse */
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 2; k++)
         for (size_t j = 0; j < t->spk[k].cap; j++) {
             uint64_t key = t->spk[k].k[j];
             if (key == DFN_MAP64_EMPTY) continue;
             uint32_t fr = rowmap[key >> 16];
             const acc *a = &f->acc[fr];
-            spark_put(k == 0 ? a->spark : k == 1 ? a->spk_io : a->spk_cmp, &f->spk[k], fr, key & 0xffff, t->spk[k].v[j]);
+            spark_put(k == 0 ? a->spark : a->spk_io, &f->spk[k], fr, key & 0xffff, t->spk[k].v[j]);
         }
 }
 
-/* Row sparklines (spark, spk_io or spk_cmp: k 0, 1, 2) of the merged part
+/* Row sparklines (spark or spk_io: k 0, 1) of the merged part
  * as the result's doubles, nrows x bins, from the dense arrays and the
  * sparse rows. */
 static double *part_spark_out(const part *p, int k)
@@ -1709,7 +1744,7 @@ static double *part_spark_out(const part *p, int k)
     double *out = dfn_xcalloc((n ? n : 1) * w, sizeof *out);
     for (size_t row = 0; row < n; row++) {
         const acc *a = &p->acc[row];
-        const uint64_t *bins = k == 0 ? a->spark : k == 1 ? a->spk_io : a->spk_cmp;
+        const uint64_t *bins = k == 0 ? a->spark : a->spk_io;
         for (size_t b = 0; bins && b < w; b++) out[row * w + b] = (double)bins[b];
     }
     for (size_t j = 0; j < p->spk[k].cap; j++)
@@ -1872,10 +1907,10 @@ static void row_proc_compute(const part *p, dfn_result *r, const psweep *w)
     row_span(p, w->row, &lo, &hi);
     r->m[w->row * DFN_M_COUNT_ + DFN_M_COMPUTE_S] += dfn_overlap_covered(o, w->proc, lo, hi) / 1e6;
     if (!r->spark_cmp) return;
-    uint64_t span = c->spark_span_us, nb = c->spark_bins;
+    uint64_t nb = c->spark_bins;
     for (uint64_t b = 0; b < nb; b++) {
         /* the sparkline's bin edges, as spark_add cuts calls */
-        uint64_t bs = c->spark_lo_us + (b * span + nb - 1) / nb, be = c->spark_lo_us + ((b + 1) * span + nb - 1) / nb;
+        uint64_t bs = c->spark_lo_us + spark_edge(c, b), be = c->spark_lo_us + spark_edge(c, b + 1);
         uint64_t from = bs > lo ? bs : lo, to = be < hi ? be : hi;
         if (to > from) r->spark_cmp[w->row * nb + b] += (double)dfn_overlap_covered(o, w->proc, from, to);
     }

@@ -88,6 +88,13 @@ const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap);
 /* "file,func" or "file func"; dims get malloc'd arg names. */
 bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen);
 void dfn_dims_free(dfn_dim *dims, size_t n);
+/* The filter key whose equality selects a row of dimension k, or
+ * DFN_KEY_COUNT (time, event and size have none). */
+dfn_key dfn_dim_key(dfn_dimkind k);
+/* Adds to f the term that selects the rows of dimension d with this key
+ * text, as a drill does (arg.NAME with its own flag); false, adding
+ * nothing, for time, event and size, whose rows no equality selects. */
+bool dfn_dim_term_add(dfn_filter *f, const dfn_dim *d, const char *key, size_t len);
 
 typedef struct {
     dfn_dim dims[DFN_MAX_DIMS];

@@ -178,7 +178,6 @@ bool view_is_calls(const level *l);
 /* Whether l always shows compute, I/O and exposed (the process levels). */
 bool view_shows_compute(const level *l);
 /* The filter key that selects one row of a grouping. */
-dfn_key view_key_of_dim(dfn_dimkind k);
 const char *view_dim_title(const dfn_dim *d);
 /* The table's columns: title, width on screen, the metric they show. */
 typedef struct { const char *title; int width; int metric; } view_colspec;

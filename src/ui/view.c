@@ -366,14 +366,11 @@ int view_col_width(const view *v, col_id c, int spark_w)
  * analysis sweeps are the dearest parts of a scan, and narrow screens
  * leave them out. The slowest process is on the status line, which has
  * it only for grouped rows of one run (it costs a map update per event). */
-static uint64_t view_metrics(const view *v, const level *l)
+static uint64_t view_metrics(const view *v, const level *l, const bool *show)
 {
     uint64_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
                  DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
     if (!v->labels && !view_is_calls(l)) m |= DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
-    bool show[COL_N];
-    int spark_w, key_w;
-    view_layout(v, l, show, &spark_w, &key_w);
     for (int c = COL_P90; c <= COL_SEQ; c++)
         if (show[c]) m |= DFN_M_BIT(view_cols[c].metric);
     if (show[COL_ACTIVE]) m |= DFN_M_BIT(DFN_M_ACTIVE);
@@ -385,12 +382,12 @@ bool view_refresh(view *v, char *err, size_t errlen)
     level *l = view_top(v);
     dfn_filter f;
     view_filter(v, l, &f);
-    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(v, l),
-                    .sizes = !view_is_calls(l) && !v->labels, .threads = v->threads };
-    /* the ctr column: the counter metric of the series it shows */
-    bool show[COL_N];
+    bool show[COL_N];   /* the columns that fit: what to compute */
     int sw, kw;
     view_layout(v, l, show, &sw, &kw);
+    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(v, l, show),
+                    .sizes = !view_is_calls(l) && !v->labels, .threads = v->threads };
+    /* the ctr column: the counter metric of the series it shows */
     dfn_ctrs ctrs = { .n = 0 };
     const char *series = show[COL_CTR] ? view_ctr_series(v) : NULL;
     if (series) { ctrs.series[0] = (char *)series; ctrs.n = 1; q.ctrs = &ctrs; }
@@ -476,31 +473,6 @@ static dfn_dimkind next_dim(dfn_dimkind k)
     }
 }
 
-dfn_key view_key_of_dim(dfn_dimkind k)
-{
-    switch (k) {
-    case DFN_DIM_HOST: return DFN_KEY_HOST;
-    case DFN_DIM_PID: return DFN_KEY_PID;
-    case DFN_DIM_TID: return DFN_KEY_TID;
-    case DFN_DIM_PROC: return DFN_KEY_PROC;
-    case DFN_DIM_CAT: return DFN_KEY_CAT;
-    case DFN_DIM_FUNC: return DFN_KEY_FUNC;
-    case DFN_DIM_CLASS: return DFN_KEY_CLASS;
-    case DFN_DIM_OP: return DFN_KEY_OP;
-    case DFN_DIM_LAYER: return DFN_KEY_LAYER;
-    case DFN_DIM_FILE: return DFN_KEY_FILE;
-    case DFN_DIM_PATTERN: return DFN_KEY_PATTERN;
-    case DFN_DIM_PART: return DFN_KEY_PART;
-    case DFN_DIM_TYPE: return DFN_KEY_TYPE;
-    case DFN_DIM_RANK: return DFN_KEY_RANK;
-    case DFN_DIM_DIR: return DFN_KEY_DIR;
-    case DFN_DIM_FS: return DFN_KEY_FS;
-    case DFN_DIM_SIZEBIN: return DFN_KEY_SIZEBIN;
-    case DFN_DIM_ARG: return DFN_KEY_ARG;
-    default: return DFN_KEY_COUNT;
-    }
-}
-
 void view_select_row(const view *v, const level *l, size_t row, level *out)
 {
     level_inherit(l, out);
@@ -514,8 +486,7 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
         char key[4096];
         size_t klen;
         const char *kt = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &klen);
-        dfn_filter_add(&out->base, view_key_of_dim(l->dim.kind), l->dim.arg, DFN_EQ, kt, klen);
-        out->base.terms[out->base.n - 1].own = l->dim.own;   /* the row's own values, or inherited ones */
+        dfn_dim_term_add(&out->base, &l->dim, kt, klen);
     }
 }
 
