@@ -244,22 +244,38 @@ static figs *figs_at(figs **all, size_t *cap, size_t k)
     return &(*all)[k];
 }
 
+/* What every diagnosis starts from: the findings (with the rules that
+ * cannot be judged), the metrics of its two passes ([0] by operation,
+ * [1] the analysis metrics of a whole scope), and the selection's POSIX
+ * and STDIO calls, whose time I/O time per operation is (the MPI-IO and
+ * HDF5 calls above them have classes too, and would count it twice). */
+static dfn_findings *diag_begin(const dfn_analysis *an, const dfn_filter *selection, uint64_t metrics[2],
+                                dfn_filter *posix)
+{
+    dfn_findings *out = dfn_xcalloc(1, sizeof *out);
+    out->no_compute = !an || !an->overlap || dfn_overlap_ncompute(an->overlap) == 0;
+    out->no_access = !an || !an->access;
+    metrics[0] = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN);
+    metrics[1] = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
+    if (an && an->overlap) metrics[1] |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
+    if (an && an->access) metrics[1] |= DFN_M_BIT(DFN_M_SEQ_PCT);
+    dfn_filter_parse("cat=POSIX|STDIO", posix, NULL, 0);
+    if (selection) dfn_filter_append(posix, selection);
+    return out;
+}
+
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
                            const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen)
 {
     const dfn_overlap *ov = an ? an->overlap : NULL;
     const dfn_access *ax = an ? an->access : NULL;
-    dfn_findings *out = dfn_xcalloc(1, sizeof *out);
-    out->no_compute = !ov || dfn_overlap_ncompute(ov) == 0;
-    out->no_access = !ax;
+    uint64_t metrics[2];
+    dfn_filter posix;
+    dfn_findings *out = diag_begin(an, selection, metrics, &posix);
     const dfn_layers *layers = ls ? dfn_layerset_layers(ls) : NULL;
     scopes sc = { s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
     figs *all = NULL;
     size_t cap = 0;
-    uint64_t basic = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN);
-    uint64_t extra = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
-    if (ov) extra |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
-    if (ax) extra |= DFN_M_BIT(DFN_M_SEQ_PCT);
     /* three groupings (selection, layer, process), each once by operation
      * and once for the analysis metrics of the whole scope */
     static const dfn_dimkind g_sel[] = { DFN_DIM_OP }, g_layer[] = { DFN_DIM_LAYER, DFN_DIM_OP },
@@ -267,16 +283,11 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     const dfn_dimkind *groups[3] = { g_sel, g_layer, g_proc };
     size_t ngroup[3] = { 1, 2, 3 };
     bool ok = true;
-    /* I/O time per operation is the POSIX and STDIO calls': the MPI-IO and
-     * HDF5 calls above them have classes too, and would count it twice */
-    dfn_filter posix;
-    dfn_filter_parse("cat=POSIX|STDIO", &posix, NULL, 0);
-    if (selection) dfn_filter_append(&posix, selection);
     for (int gi = 0; gi < 3 && ok; gi++) {
         if (gi == 1 && !ls) continue;
         for (int pass = 0; pass < 2 && ok; pass++) {
             size_t nd = ngroup[gi] - (pass ? 1 : 0);   /* without the operation */
-            dfn_result *r = run(s, ls, pass ? selection : &posix, groups[gi], nd, pass ? extra : basic, an, threads,
+            dfn_result *r = run(s, ls, pass ? selection : &posix, groups[gi], nd, metrics[pass], an, threads,
                                 err, errlen);
             if (!r) { ok = false; break; }
             int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;
@@ -363,20 +374,10 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
         snprintf(err, errlen, "diagnostics per row take one dimension other than event and size");
         return NULL;
     }
-    const dfn_overlap *ov = an ? an->overlap : NULL;
-    const dfn_access *ax = an ? an->access : NULL;
-    dfn_findings *out = dfn_xcalloc(1, sizeof *out);
-    out->no_compute = !ov || dfn_overlap_ncompute(ov) == 0;
-    out->no_access = !ax;
-    /* [0] by operation, [1] the analysis metrics of the whole row */
-    uint64_t metrics[2] = { DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) |
-                                DFN_M_BIT(DFN_M_SIZE_MEAN),
-                            DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT) };
-    if (ov) metrics[1] |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
-    if (ax) metrics[1] |= DFN_M_BIT(DFN_M_SEQ_PCT);
+    uint64_t metrics[2];
     dfn_filter posix;
-    dfn_filter_parse("cat=POSIX|STDIO", &posix, NULL, 0);
-    if (selection) dfn_filter_append(&posix, selection);
+    dfn_findings *out = diag_begin(an, selection, metrics, &posix);
+    bool ov = an && an->overlap, ax = an && an->access;
     dfn_strtab *keys = dfn_strtab_new();   /* a row's key text -> its scope, in key order */
     figs *all = NULL;
     size_t cap = 0;
@@ -405,7 +406,7 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
         char *where, *sf;
         const char *text = dfn_strtab_str(keys, k);
         row_scope(by, text, bin_us, &where, &sf);
-        dctx c = { out, t, ov != NULL, ax != NULL, text };
+        dctx c = { out, t, ov, ax, text };
         eval_scope(&c, DFN_SCOPE_ROW, where, sf, &all[k]);
         free(where);
         free(sf);
