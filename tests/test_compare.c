@@ -11,6 +11,7 @@
 
 #include "dfnav/compare.h"
 #include "dfnav/export.h"
+#include "dfnav/run.h"
 #include "dfnav/util.h"
 #include "storeutil.h"
 #include "testutil.h"
@@ -301,4 +302,66 @@ Test(compare, run_names_from_arguments)
     cr_assert_str_eq(lab[0], "base-2");
     cr_assert_str_eq(lab[1], "base");
     for (int i = 0; i < 2; i++) { free(lab[i]); free(paths[i]); }
+}
+
+/* The runs module: the runs PATHs make with and without comparing, their
+ * files found, and the preset a run without DLIO names takes when another
+ * run has them (so a layer means the same phase in every run). */
+Test(compare, runs_from_paths_and_shared_presets)
+{
+    char *dir = tu_tmpdir();
+    const char *posix = EV("read", "POSIX", 1, 1, 10, 5, "\"fname\":\"/d/a\"");
+    const char *dlio = EV("compute", "compute", 1, 1, 10, 5, "") EV("fetch.iter", "dataloader", 1, 1, 20, 5, "");
+    char *p1 = tu_write_file(dir, "one.pfw", posix, strlen(posix));
+    char *p2 = tu_write_file(dir, "two.pfw", dlio, strlen(dlio));
+    char *named = dfn_xasprintf("ai=%s", p2);
+    char *args[] = { p1, named, "/nonexistent/x.pfw" };
+    char err[256];
+    dfn_runspec *rs;
+    size_t n;
+    cr_assert(dfn_runs_parse(args, 3, false, &rs, &n, err, sizeof err), "%s", err);
+    cr_assert_eq(n, 1, "without comparing every path is one run");
+    cr_assert_null(rs[0].label);
+    cr_assert_eq(rs[0].in.n, 1, "the NAME=PATH argument is a path of its own here");
+    cr_assert_eq(rs[0].in.nerrors, 2);
+    dfn_runs_free(rs, n);
+
+    char *cargs[] = { p1, named };
+    cr_assert(dfn_runs_parse(cargs, 2, true, &rs, &n, err, sizeof err), "%s", err);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(rs[0].label, "one");
+    cr_assert_str_eq(rs[1].label, "ai");
+    cr_assert_eq(rs[0].in.n, 1);
+    cr_assert_str_eq(rs[1].in.paths[0], p2);
+    char msg[512];
+    cr_assert(dfn_runs_fit(rs, n, 1, 64, msg, sizeof msg), "%s", msg);
+    dfn_runs_free(rs, n);
+    char *clash[] = { "x=/a", "x=/b" };
+    cr_assert_not(dfn_runs_parse(clash, 2, true, &rs, &n, err, sizeof err));
+    cr_assert_eq(n, 0);
+
+    dfn_store *a = su_load_text("p.pfw", posix, 1), *b = su_load_text("d.pfw", dlio, 1);
+    cr_assert_str_eq(dfn_run_preset(a, NULL), "posix");
+    cr_assert_str_eq(dfn_run_preset(a, "dlio"), "dlio", "a POSIX run takes the DLIO layers of another run");
+    cr_assert_str_eq(dfn_run_preset(b, "dlio-legacy"), "dlio", "a DLIO run keeps its own flavour");
+    dfn_run_opts ro = { .threads = 1 };
+    dfn_runset set;
+    cr_assert(dfn_runset_layers(&set, a, &ro, dfn_run_preset(a, "dlio"), err, sizeof err), "%s", err);
+    cr_assert_str_eq(set.preset, "dlio");
+    cr_assert(dfn_runset_analyse(&set, &ro, DFN_NEED_OVERLAP | DFN_NEED_TREE, err, sizeof err), "%s", err);
+    cr_assert_not_null(set.an.overlap);
+    cr_assert_not_null(set.an.tree);
+    dfn_run run = dfn_runset_run(&set);
+    cr_assert_eq(run.s, a);
+    cr_assert_eq(run.ls, set.ls);
+    ro.layers = "/nonexistent.layers";
+    dfn_runset bad;
+    cr_assert_not(dfn_runset_layers(&bad, b, &ro, NULL, err, sizeof err));
+    cr_assert_null(bad.preset, "--layers names no preset");
+    dfn_runset_free(&bad);   /* the store goes with it */
+    dfn_runset_free(&set);
+    free(named);
+    free(p1);
+    free(p2);
+    free(dir);
 }

@@ -13,6 +13,7 @@
 #include "dfnav/layers.h"
 #include "dfnav/loader.h"
 #include "dfnav/query.h"
+#include "dfnav/run.h"
 
 typedef struct {
     int threads;
@@ -40,22 +41,19 @@ typedef struct {
 /* One run: a trace set, loaded, and what queries on it need. */
 typedef struct {
     char *label;              /* NULL: one set, no comparison */
-    char *path;               /* the run's PATH (compare) */
-    char **paths; size_t npaths;
-    dfn_store *s;
-    dfn_layers layers;
-    dfn_layerset *ls;
-    dfn_analysis an;
+    dfn_runset set;           /* its store, layers and analyses */
 } cli_run;
 
-/* Loads every run at once, reporting progress on a terminal and damage on
- * stderr. A run that gives nothing keeps s NULL. Returns the exit status:
- * 0 all loaded, 1 damage, 3 something could not be read, 4 nothing loaded
- * because the runs were estimated not to fit in memory (unless force). */
-int cli_load(const cli_opts *o, cli_run *runs, size_t n);
+/* The runs the paths name (dfn_runs_parse), checked to fit in memory and
+ * loaded at once, with progress on a terminal and damage on stderr. A run
+ * that gives nothing keeps its store NULL. Returns the exit status: 0 all
+ * loaded, 1 damage, 2 bad run names (*runs NULL), 3 something could not
+ * be read, 4 nothing loaded because the runs were estimated not to fit in
+ * memory (unless force). */
+int cli_load(const cli_opts *o, cli_run **runs, size_t *n);
 void cli_runs_free(cli_run *runs, size_t n);
-/* Layers for the store: o->layers, else preset, else the store's own. */
-bool cli_layers(const cli_opts *o, const dfn_store *s, const char *preset, dfn_layers *out);
+/* The options that shape a run's layers and analysis. */
+dfn_run_opts cli_run_opts(const cli_opts *o);
 /* Reports a failed write; EPIPE (a closed pipe, as with `| head`) is quiet. */
 int cli_write_status(FILE *f);
 

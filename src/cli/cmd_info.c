@@ -116,10 +116,14 @@ int cmd_info(const cli_opts *o)
         fprintf(stderr, "dfnav: info lists the files of all PATHs; it compares nothing (drop --compare)\n");
         return 2;
     }
-    cli_run run = { .paths = o->paths, .npaths = o->npaths };
-    int status = cli_load(o, &run, 1);
-    dfn_store *s = run.s;
-    if (!s) return status;
+    cli_run *runs;
+    size_t nruns;
+    int status = cli_load(o, &runs, &nruns);
+    dfn_store *s = runs ? runs[0].set.store : NULL;
+    if (!s) {
+        cli_runs_free(runs, nruns);
+        return status;
+    }
     size_t n = s->nsrc;
     dfn_srcinfo total = { .path = "total", .era = "", .compression = "", .start_us = UINT64_MAX };
     for (size_t i = 0; i < n; i++) info_total(&total, &s->src[i]);
@@ -190,6 +194,6 @@ int cmd_info(const cli_opts *o)
     free(v);
     free(rows);
     int wr = cli_write_status(out);
-    dfn_store_free(s);
+    cli_runs_free(runs, nruns);
     return wr ? wr : status;
 }

@@ -69,28 +69,41 @@ static void show_progress(const cli_run *runs, size_t n, const dfn_progress *sum
     fprintf(stderr, "%" PRIu64 " events  %.0f events/s   ", sum->events, sum->events_per_s);
 }
 
-int cli_load(const cli_opts *o, cli_run *runs, size_t n)
+dfn_run_opts cli_run_opts(const cli_opts *o)
 {
+    return (dfn_run_opts){ .layers = o->layers, .compute = o->compute, .io = o->io, .overlap_host = o->overlap_host,
+                           .threads = o->threads };
+}
+
+int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
+{
+    char msg[512];
+    dfn_runspec *specs;
+    size_t n;
+    *out = NULL;
+    *nout = 0;
+    if (!dfn_runs_parse(o->paths, o->npaths, o->compare, &specs, &n, msg, sizeof msg)) {
+        fprintf(stderr, "dfnav: %s\n", msg);
+        return 2;
+    }
+    cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     dfn_loader **ls = dfn_xcalloc(n, sizeof *ls);
     double *pct = dfn_xcalloc(n, sizeof *pct);
-    dfn_inputs *in = dfn_xcalloc(n, sizeof *in);
     int status = 0;
-    dfn_estimate est = {0};
     for (size_t k = 0; k < n; k++) {
-        dfn_inputs_expand((const char *const *)runs[k].paths, runs[k].npaths, &in[k]);
-        for (size_t i = 0; i < in[k].nerrors; i++) dfn_warnf(stderr, "%s", in[k].errors[i]);
-        if (in[k].n == 0) {
+        runs[k].label = specs[k].label;
+        specs[k].label = NULL;
+        const dfn_inputs *in = &specs[k].in;
+        for (size_t i = 0; i < in->nerrors; i++) dfn_warnf(stderr, "%s", in->errors[i]);
+        if (in->n == 0) {
             if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", runs[k].label);
             else fprintf(stderr, "dfnav: no trace file to read\n");
             status = 3;
         }
-        if (!o->force) dfn_estimate_add(&est, (const char *const *)in[k].paths, in[k].n);
     }
     /* a set that would not fit is said before it fills the memory and
      * the machine swaps, not after */
-    char msg[512];
-    uint64_t threads = (uint64_t)(o->threads ? o->threads : dfn_ncpus()) * n;
-    if (status != 3 && !o->force && !dfn_estimate_fits(&est, threads, DFN_EST_CLI_PER_EVENT, n > 1, msg, sizeof msg)) {
+    if (status != 3 && !o->force && !dfn_runs_fit(specs, n, o->threads, DFN_EST_CLI_PER_EVENT, msg, sizeof msg)) {
         fprintf(stderr, "dfnav: %s\n", msg);
         fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
         status = 4;
@@ -98,9 +111,9 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
     /* every run loads at once, each on its own loader; none when a run
      * has nothing to read (the report needs them all) or would not fit */
     for (size_t k = 0; k < n && status < 3; k++) {
-        if (in[k].n == 0) continue;
+        if (specs[k].in.n == 0) continue;
         dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
-        ls[k] = dfn_loader_start((const char *const *)in[k].paths, in[k].n, &lo);
+        ls[k] = dfn_loader_start((const char *const *)specs[k].in.paths, specs[k].in.n, &lo);
     }
     bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
     double t0 = dfn_now();
@@ -122,7 +135,7 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
         if (!ls[k]) continue;
         dfn_store *s = dfn_loader_finish(ls[k]);
         int st = dfn_store_status(s);
-        if (in[k].nerrors && st == 0) st = 1;
+        if (specs[k].in.nerrors && st == 0) st = 1;
         if (!o->quiet) report_damage(o, s);
         if (st == 3) {
             if (n > 1) dfn_warnf(stderr, "%s: nothing could be read", runs[k].label);
@@ -130,25 +143,28 @@ int cli_load(const cli_opts *o, cli_run *runs, size_t n)
             dfn_store_free(s);
             s = NULL;
         }
-        runs[k].s = s;
+        runs[k].set.store = s;
         if (st > status) status = st;
     }
-    for (size_t k = 0; k < n; k++) dfn_inputs_free(&in[k]);
-    free(in);
+    dfn_runs_free(specs, n);
     free(ls);
     free(pct);
+    *out = runs;
+    *nout = n;
     return status;
 }
 
-bool cli_layers(const cli_opts *o, const dfn_store *s, const char *preset, dfn_layers *out)
+/* Layers for a run: o->layers, else preset, else the store's own. A
+ * DLIO preset chosen for the user is named, so a wrong guess shows. */
+static bool run_layers(const cli_opts *o, cli_run *r, const char *preset)
 {
     char err[1024];
     const char *why = NULL;
-    const char *name = o->layers ? o->layers : preset ? preset : dfn_layers_auto(s, &why);
-    /* a DLIO preset chosen for the user is named, so a wrong guess shows */
+    const char *name = o->layers ? o->layers : preset ? preset : dfn_layers_auto(r->set.store, &why);
     if (!o->layers && !o->quiet && dfn_preset_is_dlio(name))
         fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", name, why ? why : "as for the other runs");
-    if (!dfn_layers_load(name, out, err, sizeof err)) {
+    dfn_run_opts ro = cli_run_opts(o);
+    if (!dfn_runset_layers(&r->set, r->set.store, &ro, o->layers ? NULL : name, err, sizeof err)) {
         fprintf(stderr, "dfnav: layers: %s\n", err);
         return false;
     }
@@ -248,24 +264,24 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     if (!rc && q.sort >= 0 && q.sort < DFN_M_COUNT_) q.metrics |= DFN_M_BIT(q.sort);
     /* the default columns say when calls come from aggregated records */
     for (size_t k = 0; k < nruns && !metrics; k++)
-        if (runs[k].s->cnt.v) q.metrics |= DFN_M_BIT(DFN_M_AGG_CALLS);
+        if (runs[k].set.store->cnt.v) q.metrics |= DFN_M_BIT(DFN_M_AGG_CALLS);
     dfn_run *rs = dfn_xcalloc(nruns, sizeof *rs);
     const char **labels = dfn_xcalloc(nruns, sizeof *labels);
     for (size_t k = 0; k < nruns && !rc; k++) {
         cli_run *r = &runs[k];
         unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
-        if (!dfn_analysis_build(&r->an, r->s, r->ls, o->compute, o->overlap_host, need, err, sizeof err) ||
-            !dfn_analysis_set_io(&r->an, r->s, r->ls, o->io, err, sizeof err)) {
+        dfn_run_opts ro = cli_run_opts(o);
+        if (!dfn_runset_analyse(&r->set, &ro, need, err, sizeof err)) {
             if (nruns > 1) dfn_warnf(stderr, "%s: %s", r->label, err);
             else fprintf(stderr, "dfnav: %s\n", err);
             rc = 2;
         }
         char note[512];
-        if (!rc && !o->quiet && (q.metrics & DFN_M_OVERLAP) && dfn_overlap_note(r->an.overlap, false, note, sizeof note)) {
+        if (!rc && !o->quiet && (q.metrics & DFN_M_OVERLAP) && dfn_overlap_note(r->set.an.overlap, false, note, sizeof note)) {
             if (nruns > 1) dfn_warnf(stderr, "%s: %s", r->label, note);
             else dfn_warnf(stderr, "%s", note);
         }
-        rs[k] = (dfn_run){ r->s, r->ls, &r->an };
+        rs[k] = dfn_runset_run(&r->set);
         labels[k] = r->label;
     }
     dfn_compare *c = rc ? NULL : dfn_compare_query(rs, nruns, &q, col, runs[0].label ? labels : NULL, err, sizeof err);
@@ -286,47 +302,11 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     return rc;
 }
 
-/* The runs the arguments name: with --compare each PATH (or NAME=PATH)
- * is a run; without, all PATHs are one. */
-static bool make_runs(const cli_opts *o, cli_run **out, size_t *n)
-{
-    if (!o->compare) {
-        *n = 1;
-        *out = dfn_xcalloc(1, sizeof **out);
-        (*out)->paths = o->paths;
-        (*out)->npaths = o->npaths;
-        return true;
-    }
-    char err[512];
-    char **labels = dfn_xcalloc(o->npaths, sizeof *labels), **paths = dfn_xcalloc(o->npaths, sizeof *paths);
-    if (!dfn_compare_runs_parse(o->paths, o->npaths, labels, paths, err, sizeof err)) {
-        fprintf(stderr, "dfnav: %s\n", err);
-        free(labels);
-        free(paths);
-        return false;
-    }
-    *n = o->npaths;
-    *out = dfn_xcalloc(*n, sizeof **out);
-    for (size_t k = 0; k < *n; k++) {
-        (*out)[k].label = labels[k];
-        (*out)[k].path = paths[k];
-        (*out)[k].paths = &(*out)[k].path;
-        (*out)[k].npaths = 1;
-    }
-    free(labels);
-    free(paths);
-    return true;
-}
-
 void cli_runs_free(cli_run *runs, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        dfn_analysis_free(&runs[k].an);
-        dfn_layerset_free(runs[k].ls);
-        dfn_layers_free(&runs[k].layers);
-        dfn_store_free(runs[k].s);
+    for (size_t k = 0; runs && k < n; k++) {
+        dfn_runset_free(&runs[k].set);
         free(runs[k].label);
-        free(runs[k].path);
     }
     free(runs);
 }
@@ -335,33 +315,22 @@ void cli_runs_free(cli_run *runs, size_t n)
  * starts with. Returns the exit status to give up with, or -1 to go on. */
 static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
 {
-    if (!make_runs(o, runs, n)) return 2;
-    *status = cli_load(o, *runs, *n);
+    *status = cli_load(o, runs, n);
+    if (!*runs) return *status;
     if (*status == 4) { cli_runs_free(*runs, *n); return 4; }
     for (size_t k = 0; k < *n; k++) {
-        cli_run *r = &(*runs)[k];
-        if (!r->s) { cli_runs_free(*runs, *n); return 3; }
+        if (!(*runs)[k].set.store) { cli_runs_free(*runs, *n); return 3; }
     }
     /* comparing: DLIO's layers for all when any run has DLIO names, so a
-     * layer means the same phase in every run; each DLIO run keeps its
-     * own flavour of the names (the layers are named alike) */
+     * layer means the same phase in every run */
     const char *dlio = NULL;
     for (size_t k = 0; o->compare && k < *n && !dlio; k++) {
-        const char *own = dfn_layers_auto((*runs)[k].s, NULL);
+        const char *own = dfn_layers_auto((*runs)[k].set.store, NULL);
         if (dfn_preset_is_dlio(own)) dlio = own;
     }
     for (size_t k = 0; k < *n; k++) {
         cli_run *r = &(*runs)[k];
-        char err[1024];
-        const char *own = dlio ? dfn_layers_auto(r->s, NULL) : NULL;
-        const char *preset = !dlio ? NULL : dfn_preset_is_dlio(own) ? own : dlio;
-        if (!cli_layers(o, r->s, preset, &r->layers)) { cli_runs_free(*runs, *n); return 2; }
-        r->ls = dfn_layerset_compile(r->s, &r->layers, o->threads, err, sizeof err);
-        if (!r->ls) {
-            fprintf(stderr, "dfnav: layers: %s\n", err);
-            cli_runs_free(*runs, *n);
-            return 2;
-        }
+        if (!run_layers(o, r, dlio ? dfn_run_preset(r->set.store, dlio) : NULL)) { cli_runs_free(*runs, *n); return 2; }
     }
     return -1;
 }
@@ -392,18 +361,18 @@ static int diagnose(const cli_opts *o, cli_run *cs)
         return 2;
     }
     unsigned need = DFN_NEED_OVERLAP | DFN_NEED_ACCESS | (dfn_query_inherits(&sel) ? DFN_NEED_TREE : 0);
-    if (!dfn_analysis_build(&cs->an, cs->s, cs->ls, o->compute, o->overlap_host, need, err, sizeof err) ||
-        !dfn_analysis_set_io(&cs->an, cs->s, cs->ls, o->io, err, sizeof err)) {
+    dfn_run_opts ro = cli_run_opts(o);
+    if (!dfn_runset_analyse(&cs->set, &ro, need, err, sizeof err)) {
         fprintf(stderr, "dfnav: %s\n", err);
         rc = 2;
     }
-    dfn_findings *fs = rc ? NULL : sel.ndims ? dfn_diagnose_rows(cs->s, cs->ls, &f, &cs->an, &o->thresholds, &sel.dims[0],
+    dfn_findings *fs = rc ? NULL : sel.ndims ? dfn_diagnose_rows(cs->set.store, cs->set.ls, &f, &cs->set.an, &o->thresholds, &sel.dims[0],
                                                                  o->bin_s, o->threads, err, sizeof err)
-                                  : dfn_diagnose(cs->s, cs->ls, &f, &cs->an, &o->thresholds,
+                                  : dfn_diagnose(cs->set.store, cs->set.ls, &f, &cs->set.an, &o->thresholds,
                                                 o->threads, err, sizeof err);
     if (!rc && !fs) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
     if (fs) {
-        dfn_findings_write(stdout, fs, &o->thresholds, dfn_overlap_text(cs->an.overlap), o->where, o->format);
+        dfn_findings_write(stdout, fs, &o->thresholds, dfn_overlap_text(cs->set.an.overlap), o->where, o->format);
         dfn_findings_free(fs);
     }
     dfn_dims_free(sel.dims, sel.ndims);
@@ -429,11 +398,11 @@ static int report_counters(const cli_opts *o, const cli_run *run)
     q.filter = &f;
     dfn_cresult r;
     int rc = 0;
-    if (!dfn_counters_query(run->s, &q, &r, err, sizeof err)) {
+    if (!dfn_counters_query(run->set.store, &q, &r, err, sizeof err)) {
         fprintf(stderr, "dfnav: --where: %s\n", err);
         rc = 2;
     } else {
-        dfn_counters_write(stdout, run->s, &r, o->format);
+        dfn_counters_write(stdout, run->set.store, &r, o->format);
         dfn_cresult_free(&r);
     }
     dfn_filter_free(&f);
@@ -478,14 +447,14 @@ int cmd_overview(const cli_opts *o)
     if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
     if (o->format == DFN_FMT_TABLE) {
         for (size_t k = 0; k < n; k++) {
-            const dfn_store *s = runs[k].s;
+            const dfn_store *s = runs[k].set.store;
             uint64_t malformed = 0;
             for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
             if (runs[k].label) printf("%s: ", runs[k].label);
             printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
                    s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
         }
-        printf("\nLayers (%s):\n", runs[0].layers.source);
+        printf("\nLayers (%s):\n", runs[0].set.layers.source);
     }
     rc = run_and_print(o, runs, n, "layer", o->where, "key", 0, o->metrics, stdout);
     if (!rc && o->format == DFN_FMT_TABLE) {

@@ -97,12 +97,8 @@ static const char *shared_preset(const ui_opts *o, atomic_int *dlio_seen, const 
     if (o->layers || !dlio_seen) return NULL;
     const char *own = dfn_layers_auto(s, NULL);
     int none = 0;
-    if (dfn_preset_is_dlio(own)) {
-        atomic_compare_exchange_strong(dlio_seen, &none, strcmp(own, "dlio") == 0 ? 1 : 2);
-        return own;   /* a DLIO run keeps its own flavour of the names */
-    }
-    int seen = atomic_load(dlio_seen);
-    return seen ? dlio_flavours[seen] : "posix";
+    if (dfn_preset_is_dlio(own)) atomic_compare_exchange_strong(dlio_seen, &none, strcmp(own, "dlio") == 0 ? 1 : 2);
+    return dfn_run_preset(s, dlio_flavours[atomic_load(dlio_seen)]);
 }
 
 typedef struct {
@@ -320,7 +316,7 @@ static void *indexer_main(void *arg)
 /* One run's loading: its loader, snapshots and final indexing, and the
  * set the view shows of it. */
 typedef struct {
-    dfn_inputs in;
+    const dfn_inputs *in;     /* the run's files (its spec's) */
     dfn_loader *loader;
     snapper sn;
     indexer ix;
@@ -330,9 +326,10 @@ typedef struct {
 
 typedef struct {
     app a;
+    dfn_runspec *specs;       /* the runs' names and files */
     run_load *runs;
     size_t nruns;
-    char **labels;            /* comparing: the runs' names; NULL for one run */
+    char **labels;            /* comparing: the runs' names (the specs'); NULL for one run */
     atomic_int dlio_seen;    /* comparing: some run has DLIO categories */
     exporter ex;
     diagnoser dg;
@@ -414,9 +411,9 @@ static void same_presets(runner *r)
     if (!r->labels || a->opts.layers || !atomic_load(&r->dlio_seen)) return;
     for (size_t j = 0; j < r->nruns; j++) {
         view_set *old = r->runs[j].cur;
-        if (!old || !old->full || !old->preset || dfn_preset_is_dlio(old->preset)) continue;
-        view_set *nv = view_set_new(old->store, &a->opts, dlio_flavours[atomic_load(&r->dlio_seen)], true);
-        if (!nv->ls) { view_set_release(nv); continue; }
+        if (!old || !old->full || !old->rs.preset || dfn_preset_is_dlio(old->rs.preset)) continue;
+        view_set *nv = view_set_new(old->rs.store, &a->opts, dlio_flavours[atomic_load(&r->dlio_seen)], true);
+        if (!nv->rs.ls) { view_set_release(nv); continue; }
         if (a->have_view) view_set_store(&a->v, j, nv);
         r->runs[j].cur = nv;
         view_set_release(old);   /* the store stays with the new set */
@@ -428,9 +425,9 @@ static void same_presets(runner *r)
 static void show_set(runner *r, size_t k, view_set *vs)
 {
     app *a = &r->a;
-    if (!vs->ls) {
+    if (!vs->rs.ls) {
         snprintf(a->msg, sizeof a->msg, "layers: %.900s", vs->err);
-        if (vs->store == r->runs[k].final) r->runs[k].final = NULL;   /* it goes with the set */
+        if (vs->rs.store == r->runs[k].final) r->runs[k].final = NULL;   /* it goes with the set */
         view_set_free(vs);
         count_damage(r);
         return;
@@ -542,7 +539,7 @@ static void runs_start(runner *r)
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
         dfn_load_opts lo = { .threads = r->a.opts.threads, .time_unit = r->a.opts.time_unit };
-        rl->loader = dfn_loader_start((const char *const *)rl->in.paths, rl->in.n, &lo);
+        rl->loader = dfn_loader_start((const char *const *)rl->in->paths, rl->in->n, &lo);
         rl->sn.l = rl->loader;
         rl->sn.opts = &r->a.opts;
         rl->sn.dlio_seen = r->labels ? &r->dlio_seen : NULL;
@@ -805,7 +802,7 @@ static void compute_note(runner *r)
     bool quiet = !a->malformed && !a->bad_files && !a->set_aside;
     if (!quiet && !view_shows_compute(view_top(&a->v))) return;
     r->compute_noted = true;
-    dfn_overlap_note(vs->an.overlap, true, a->msg, sizeof a->msg);
+    dfn_overlap_note(vs->rs.an.overlap, true, a->msg, sizeof a->msg);
 }
 
 static void key_table(runner *r, int key)
@@ -1011,10 +1008,9 @@ static void runner_free(runner *r)
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
         view_set_free(rl->cur);
-        dfn_inputs_free(&rl->in);
     }
     free(r->runs);
-    for (size_t k = 0; r->labels && k < r->nruns; k++) free(r->labels[k]);
+    dfn_runs_free(r->specs, r->nruns);
     free(r->labels);
     free(r->a.damage_store);
     free(r->a.input_errors);
@@ -1230,40 +1226,33 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
 
     /* comparing, each path is a run of its own; else all are one */
     char err[1024];
-    char **runpaths = paths;
-    r->nruns = o->compare ? npaths : 1;
+    if (!dfn_runs_parse(paths, npaths, o->compare, &r->specs, &r->nruns, err, sizeof err)) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        runner_free(r);
+        free(r);
+        return 2;
+    }
     r->runs = dfn_xcalloc(r->nruns, sizeof *r->runs);
     a->damage_store = dfn_xcalloc(r->nruns, sizeof *a->damage_store);
     a->nruns = r->nruns;
-    if (o->compare) {
-        r->labels = dfn_xcalloc(npaths, sizeof *r->labels);
-        runpaths = dfn_xcalloc(npaths, sizeof *runpaths);
-        if (!dfn_compare_runs_parse(paths, npaths, r->labels, runpaths, err, sizeof err)) {
-            fprintf(stderr, "dfnav: %s\n", err);
-            free(runpaths);
-            runner_free(r);
-            free(r);
-            return 2;
-        }
-    }
+    if (o->compare) r->labels = dfn_xcalloc(r->nruns, sizeof *r->labels);
     bool missing = false, empty = false;
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
-        dfn_inputs_expand((const char *const *)(o->compare ? &runpaths[k] : paths), o->compare ? 1 : npaths, &rl->in);
-        missing |= rl->in.nerrors > 0;
-        for (size_t i = 0; i < rl->in.nerrors; i++) {
+        rl->in = &r->specs[k].in;
+        if (r->labels) r->labels[k] = r->specs[k].label;
+        missing |= rl->in->nerrors > 0;
+        for (size_t i = 0; i < rl->in->nerrors; i++) {
             a->input_errors = dfn_xreallocarray(a->input_errors, a->ninput_errors + 1, sizeof *a->input_errors);
-            a->input_errors[a->ninput_errors++] = rl->in.errors[i];
+            a->input_errors[a->ninput_errors++] = rl->in->errors[i];
         }
-        if (rl->in.n == 0) {
-            for (size_t i = 0; i < rl->in.nerrors; i++) dfn_warnf(stderr, "%s", rl->in.errors[i]);
+        if (rl->in->n == 0) {
+            for (size_t i = 0; i < rl->in->nerrors; i++) dfn_warnf(stderr, "%s", rl->in->errors[i]);
             if (r->labels) dfn_warnf(stderr, "%s: no trace file to read", r->labels[k]);
             else fprintf(stderr, "dfnav: no trace file to read\n");
             empty = true;
         }
     }
-    for (size_t k = 0; o->compare && k < npaths; k++) free(runpaths[k]);
-    if (o->compare) free(runpaths);
     if (empty) {
         runner_free(r);
         free(r);
@@ -1286,22 +1275,16 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     }
     /* a set that would not fit is said before the load fills the memory:
      * the replay gives up as the command line does, the explorer asks */
-    if (!o->force) {
-        dfn_estimate est = {0};
-        for (size_t k = 0; k < r->nruns; k++)
-            dfn_estimate_add(&est, (const char *const *)r->runs[k].in.paths, r->runs[k].in.n);
-        uint64_t threads = (uint64_t)(o->threads ? o->threads : dfn_ncpus()) * r->nruns;
-        char msg[512];
-        if (!dfn_estimate_fits(&est, threads, DFN_EST_EXPLORER_PER_EVENT, r->labels != NULL, msg, sizeof msg)) {
-            if (r->headless) {
-                fprintf(stderr, "dfnav: %s\ndfnav: --force loads it anyway; fewer files need less\n", msg);
-                runner_free(r);
-                free(r);
-                return 4;
-            }
-            a->mem_warning = dfn_xstrdup(msg);
-            a->mode = MODE_MEMORY;
+    char msg[512];
+    if (!o->force && !dfn_runs_fit(r->specs, r->nruns, o->threads, DFN_EST_EXPLORER_PER_EVENT, msg, sizeof msg)) {
+        if (r->headless) {
+            fprintf(stderr, "dfnav: %s\ndfnav: --force loads it anyway; fewer files need less\n", msg);
+            runner_free(r);
+            free(r);
+            return 4;
         }
+        a->mem_warning = dfn_xstrdup(msg);
+        a->mode = MODE_MEMORY;
     }
     if (a->mode != MODE_MEMORY) runs_start(r);
 

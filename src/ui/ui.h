@@ -17,6 +17,7 @@
 #include "dfnav/counters.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/query.h"
+#include "dfnav/run.h"
 #include "dfnav/store.h"
 
 /* ---- options ---- */
@@ -70,19 +71,16 @@ typedef struct {
  * membership, all off the UI thread (indexing millions of events takes
  * longer than a keypress may wait). */
 typedef struct {
-    dfn_store *store;
-    dfn_layers layers;
-    dfn_layerset *ls;
+    dfn_runset rs;            /* store, layers and analyses, as the command line has them */
     char err[512];            /* layers that did not load or compile */
-    dfn_analysis an;          /* overlap always; call tree and access when full */
     char an_err[512];         /* the compute definition did not compile */
-    const char *preset;       /* the preset chosen for it, or NULL (--layers) */
     bool full;
 } view_set;
 
 /* Builds a set for store (taking it over): layers from --layers, else the
  * preset named (NULL: the store's own choice). full: also the call tree
  * and access patterns (the final store; loading snapshots skip them). */
+dfn_run_opts view_run_opts(const ui_opts *o);
 view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, bool full);
 void view_set_free(view_set *vs);
 /* Frees the set but not its store, which another set now holds. */

@@ -108,24 +108,24 @@ static level *view_push(view *v)
     return l;
 }
 
+dfn_run_opts view_run_opts(const ui_opts *o)
+{
+    return (dfn_run_opts){ .layers = o->layers, .compute = o->compute, .io = o->io, .overlap_host = o->overlap_host,
+                           .threads = o->threads };
+}
+
 view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, bool full)
 {
     view_set *vs = dfn_xcalloc(1, sizeof *vs);
-    vs->store = store;
     vs->full = full;
-    vs->preset = o->layers ? NULL : preset ? preset : dfn_layers_auto(store, NULL);
-    const char *n = o->layers ? o->layers : vs->preset;
-    if (dfn_layers_load(n, &vs->layers, vs->err, sizeof vs->err))
-        vs->ls = dfn_layerset_compile(store, &vs->layers, o->threads, vs->err, sizeof vs->err);
-    if (vs->ls) {
+    dfn_run_opts ro = view_run_opts(o);
+    if (dfn_runset_layers(&vs->rs, store, &ro, preset, vs->err, sizeof vs->err)) {
         unsigned need = DFN_NEED_OVERLAP | (full ? DFN_NEED_TREE | DFN_NEED_ACCESS : 0);
-        bool built = dfn_analysis_build(&vs->an, store, vs->ls, o->compute, o->overlap_host, need, vs->an_err,
-                                        sizeof vs->an_err) &&
-                     dfn_analysis_set_io(&vs->an, store, vs->ls, o->io, vs->an_err, sizeof vs->an_err);
-        if (!built && full) {
+        if (!dfn_runset_analyse(&vs->rs, &ro, need, vs->an_err, sizeof vs->an_err) && full) {
             /* without a compute definition the rest still helps */
             char ignore[64];
-            dfn_analysis_build(&vs->an, store, vs->ls, NULL, false, DFN_NEED_TREE | DFN_NEED_ACCESS, ignore, sizeof ignore);
+            dfn_analysis_build(&vs->rs.an, store, vs->rs.ls, NULL, false, DFN_NEED_TREE | DFN_NEED_ACCESS, ignore,
+                               sizeof ignore);
         }
     }
     return vs;
@@ -134,17 +134,15 @@ view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, b
 void view_set_release(view_set *vs)
 {
     if (!vs) return;
-    dfn_analysis_free(&vs->an);
-    dfn_layerset_free(vs->ls);
-    dfn_layers_free(&vs->layers);
+    dfn_runset_release(&vs->rs);
     free(vs);
 }
 
 void view_set_free(view_set *vs)
 {
     if (!vs) return;
-    dfn_store_free(vs->store);
-    view_set_release(vs);
+    dfn_runset_free(&vs->rs);
+    free(vs);
 }
 
 void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels)
@@ -152,7 +150,7 @@ void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels
     memset(v, 0, sizeof *v);
     v->nruns = nruns;
     v->runs = dfn_xcalloc(nruns, sizeof *v->runs);
-    for (size_t k = 0; k < nruns; k++) v->runs[k] = (dfn_run){ sets[k]->store, sets[k]->ls, &sets[k]->an };
+    for (size_t k = 0; k < nruns; k++) v->runs[k] = dfn_runset_run(&sets[k]->rs);
     if (labels) {
         v->labels = dfn_xcalloc(nruns, sizeof *v->labels);
         for (size_t k = 0; k < nruns; k++) v->labels[k] = dfn_xstrdup(labels[k]);
@@ -748,7 +746,7 @@ bool view_search(view *v, int dir)
 void view_set_store(view *v, size_t k, const view_set *vs)
 {
     double old_span = view_span(v);
-    v->runs[k] = (dfn_run){ vs->store, vs->ls, &vs->an };
+    v->runs[k] = dfn_runset_run(&vs->rs);
     char err[256];
     double span = view_span(v);
     for (size_t i = 0; i < v->nlv; i++) {

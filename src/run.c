@@ -1,0 +1,100 @@
+/* Runs: from PATH arguments to trace sets ready for queries, shared by the
+ * command line and the explorer so that both load, check and index a set
+ * the same way (see dfnav/run.h). */
+#include "dfnav/run.h"
+#include "dfnav/estimate.h"
+#include "dfnav/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool dfn_runs_parse(char *const *paths, size_t n, bool compare, dfn_runspec **out, size_t *nruns, char *err,
+                    size_t errlen)
+{
+    *out = NULL;
+    *nruns = 0;
+    if (!compare) {
+        dfn_runspec *r = dfn_xcalloc(1, sizeof *r);
+        dfn_inputs_expand((const char *const *)paths, n, &r->in);
+        *out = r;
+        *nruns = 1;
+        return true;
+    }
+    char **labels = dfn_xcalloc(n ? n : 1, sizeof *labels), **runpaths = dfn_xcalloc(n ? n : 1, sizeof *runpaths);
+    bool ok = dfn_compare_runs_parse(paths, n, labels, runpaths, err, errlen);
+    if (ok) {
+        dfn_runspec *r = dfn_xcalloc(n ? n : 1, sizeof *r);
+        for (size_t k = 0; k < n; k++) {
+            r[k].label = labels[k];
+            dfn_inputs_expand((const char *const *)&runpaths[k], 1, &r[k].in);
+            free(runpaths[k]);
+        }
+        *out = r;
+        *nruns = n;
+    }
+    free(labels);
+    free(runpaths);
+    return ok;
+}
+
+void dfn_runs_free(dfn_runspec *runs, size_t n)
+{
+    for (size_t k = 0; runs && k < n; k++) {
+        free(runs[k].label);
+        dfn_inputs_free(&runs[k].in);
+    }
+    free(runs);
+}
+
+bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, char *msg, size_t cap)
+{
+    dfn_estimate est = {0};
+    for (size_t k = 0; k < n; k++) dfn_estimate_add(&est, (const char *const *)runs[k].in.paths, runs[k].in.n);
+    /* every run loads at once, each with its own loader threads */
+    uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus()) * n;
+    return dfn_estimate_fits(&est, th, per_event, n > 1, msg, cap);
+}
+
+const char *dfn_run_preset(const dfn_store *s, const char *dlio)
+{
+    const char *own = dfn_layers_auto(s, NULL);
+    /* a DLIO run keeps its own flavour of the names; the layers are named alike */
+    return dfn_preset_is_dlio(own) || !dlio ? own : dlio;
+}
+
+bool dfn_runset_layers(dfn_runset *rs, dfn_store *store, const dfn_run_opts *o, const char *preset, char *err,
+                       size_t errlen)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->store = store;
+    rs->preset = o->layers ? NULL : preset ? preset : dfn_layers_auto(store, NULL);
+    if (!dfn_layers_load(o->layers ? o->layers : rs->preset, &rs->layers, err, errlen)) return false;
+    rs->ls = dfn_layerset_compile(store, &rs->layers, o->threads, err, errlen);
+    return rs->ls != NULL;
+}
+
+bool dfn_runset_analyse(dfn_runset *rs, const dfn_run_opts *o, unsigned need, char *err, size_t errlen)
+{
+    return dfn_analysis_build(&rs->an, rs->store, rs->ls, o->compute, o->overlap_host, need, err, errlen) &&
+           dfn_analysis_set_io(&rs->an, rs->store, rs->ls, o->io, err, errlen);
+}
+
+dfn_run dfn_runset_run(const dfn_runset *rs) { return (dfn_run){ rs->store, rs->ls, &rs->an }; }
+
+void dfn_runset_release(dfn_runset *rs)
+{
+    dfn_analysis_free(&rs->an);
+    dfn_layerset_free(rs->ls);
+    dfn_layers_free(&rs->layers);
+    rs->ls = NULL;
+    memset(&rs->an, 0, sizeof rs->an);
+    memset(&rs->layers, 0, sizeof rs->layers);
+}
+
+void dfn_runset_free(dfn_runset *rs)
+{
+    dfn_runset_release(rs);
+    dfn_store_free(rs->store);
+    rs->store = NULL;
+}
