@@ -1,8 +1,9 @@
 /* The interactive explorer: a view model of drill levels over the engine
- * (view.c, no curses), its drawing (draw.c) and the program around them:
- * input, prompts, background loading and export (app.c), and the headless
- * replay that tests and measures it (replay.c). Only the UI thread touches
- * curses. */
+ * (view.c, no curses), its drawing (draw.c) and the program around them
+ * (app.h): the main loop (app.c), keys (keys.c), line editing (edit.c),
+ * background loading (loading.c) and worker jobs (jobs.c), and the
+ * headless replay that tests and measures it (replay.c). Only the UI
+ * thread touches curses. */
 #ifndef DFNAV_UI_H
 #define DFNAV_UI_H
 

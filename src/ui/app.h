@@ -1,0 +1,145 @@
+/* The explorer program's internals, shared by its parts: the runner (the
+ * app and what runs beside it), the background work (loading runs and
+ * their snapshots, exports, diagnostics, row marks), line editing and the
+ * key handling. Only the UI thread calls these. */
+#ifndef DFNAV_UI_APP_H
+#define DFNAV_UI_APP_H
+
+#include "ui.h"
+#include "dfnav/export.h"
+#include "dfnav/loader.h"
+#include "dfnav/strtab.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* ---- jobs on a worker thread: exports, diagnostics, row marks ---- */
+
+typedef struct {
+    pthread_t thread;
+    bool joinable;            /* false when it ran inline, without a thread */
+    atomic_bool running, done;
+} job;
+
+typedef struct {
+    job job;
+    const view *v;            /* its runs: exports wait for the load, so they cannot change */
+    dfn_filter filter;
+    dfn_dim dim;
+    int sort, sort_col;
+    bool desc;
+    dfn_save save;            /* the temporary file, created before the job starts */
+    char *path, *tmp;         /* the UI thread's copies: tmp is what a signal removes */
+    bool saved;
+    char msg[1200];
+} exporter;
+
+typedef struct {
+    job job;
+    const view *v;            /* its runs: diagnostics wait for the load */
+    dfn_thresholds th;
+    dfn_filter filter;
+    dfn_findings *out;
+    char err[900];
+} diagnoser;
+
+typedef struct {
+    job job;
+    const dfn_run *run;       /* run 0, loaded: the runs do not change meanwhile */
+    dfn_filter filter;
+    dfn_dim by;
+    double bin_s;
+    dfn_thresholds th;
+    unsigned gen;             /* the level result they are for */
+    dfn_strtab *keys;         /* the rows' keys with findings */
+} marker;
+
+/* ---- loading: snapshots while a run loads, the final store's index ---- */
+
+typedef struct {
+    dfn_loader *l;
+    const ui_opts *opts;
+    atomic_int *dlio_seen;
+    pthread_t thread;
+    bool started;
+    _Atomic(view_set *) ready;    /* a snapshot, indexed, for the UI to take */
+    atomic_bool stop;
+} snapper;
+
+typedef struct {
+    pthread_t thread;
+    bool started;
+    dfn_store *store;
+    const ui_opts *opts;
+    atomic_int *dlio_seen;
+    _Atomic(view_set *) ready;
+} indexer;
+
+/* ---- the app ---- */
+
+/* One run's loading: its loader, snapshots and final indexing, and the
+ * set the view shows of it. */
+typedef struct {
+    const dfn_inputs *in;     /* the run's files (its spec's) */
+    dfn_loader *loader;
+    snapper sn;
+    indexer ix;
+    view_set *cur;            /* what the view shows, or will once every run has a set */
+    const dfn_store *final;   /* the loaded store, for the damage screen */
+} run_load;
+
+typedef struct {
+    app a;
+    dfn_runspec *specs;       /* the runs' names and files */
+    run_load *runs;
+    size_t nruns;
+    char **labels;            /* comparing: the runs' names (the specs'); NULL for one run */
+    atomic_int dlio_seen;    /* comparing: some run has DLIO categories */
+    exporter ex;
+    diagnoser dg;
+    marker mk;
+    bool quit;
+    int status;
+    bool headless;
+    char *pending_path;
+    bool abandon_export;      /* quitting with Q: a running export is cancelled, not awaited */
+    bool compute_noted;       /* the status line said compute matched nothing */
+} runner;
+
+
+/* jobs.c */
+void job_start(job *j, void *(*fn)(void *), void *arg);
+/* True once when the job has finished (waiting for it with wait). */
+bool job_finished(job *j, bool wait);
+/* E or e: saves the top level (or its cursor row's calls) to path. */
+void export_start(runner *r, const char *path, bool overwrite);
+void export_poll(runner *r, bool wait);
+/* d: the diagnostics of the top level's selection, on a worker thread. */
+void diag_start(runner *r);
+void diag_poll(runner *r, bool wait);
+/* Takes finished marks to their level and starts them for a time or file
+ * level that has none; wait: until they are there. */
+void marks_poll(app *a, marker *m, bool wait);
+
+/* loading.c */
+/* Starts every run's loader (and its snapshots unless headless). */
+void load_start(runner *r);
+/* Takes snapshots and final stores to the view; the progress text. */
+void load_poll(runner *r);
+/* Once, where it matters: that the compute definition matched nothing. */
+void load_compute_note(runner *r);
+
+/* edit.c: the prompt's line, edited by whole UTF-8 characters */
+void edit_set(line_edit *e, const char *s);
+void edit_insert(line_edit *e, const char *s, size_t n);
+size_t edit_prev(const line_edit *e, size_t at);
+size_t edit_next(const line_edit *e, size_t at);
+void edit_delete(line_edit *e, size_t from, size_t to);
+
+/* keys.c: one key, from the terminal or the replay */
+void keys_handle(runner *r, int key, const char *utf8, size_t ulen);
+
+/* app.c: the screen's new size; whether the view was queried again. */
+bool app_set_size(runner *r, int rows, int cols);
+
+#endif
