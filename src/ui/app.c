@@ -120,11 +120,30 @@ static void runner_free(runner *r)
     free(r->labels);
     free(r->a.damage_store);
     free(r->a.input_errors);
-    for (size_t i = 0; i < r->a.nfhist; i++) free(r->a.fhist[i]);
-    free(r->a.fhist);
+    for (size_t k = 0; k < PROMPT_N; k++) edit_hist_free(&r->a.hist[k]);
+    free(r->a.arg_names);
     free(r->a.edit.buf);
     free(r->a.mem_warning);
     free(r->pending_path);
+}
+
+/* The keys terminals send for Home, End, PgUp, PgDn, Del and the arrows,
+ * bound where TERM's description lacks them (vt100 under tmux or screen
+ * has no Home or PgDn): unbound, "Esc [ 5 ~" would arrive as Esc, '[',
+ * '5' and '~', and Esc and '[' are keys here. A sequence the description
+ * gives another meaning keeps it (xterm's Find and Select, \e[1~ and
+ * \e[4~, which the key map takes as Home and End). */
+static void keys_define_missing(void)
+{
+    static const struct { const char *seq; int key; } seqs[] = {
+        { "\033[1~", KEY_HOME }, { "\033[4~", KEY_END }, { "\033[5~", KEY_PPAGE }, { "\033[6~", KEY_NPAGE },
+        { "\033[7~", KEY_HOME }, { "\033[8~", KEY_END }, { "\033[H", KEY_HOME }, { "\033[F", KEY_END },
+        { "\033OH", KEY_HOME }, { "\033OF", KEY_END }, { "\033[3~", KEY_DC },
+        { "\033[A", KEY_UP }, { "\033[B", KEY_DOWN }, { "\033[C", KEY_RIGHT }, { "\033[D", KEY_LEFT },
+        { "\033OA", KEY_UP }, { "\033OB", KEY_DOWN }, { "\033OC", KEY_RIGHT }, { "\033OD", KEY_LEFT },
+    };
+    for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
+        if (key_defined(seqs[i].seq) == 0) define_key(seqs[i].seq, seqs[i].key);
 }
 
 /* Reads one key: a wide character or a function key. */
@@ -410,6 +429,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         noecho();
         nonl();
         keypad(stdscr, TRUE);
+        keys_define_missing();
         set_escdelay(25);
         timeout(50);          /* the loop polls the loader between keys */
         curs_set(0);

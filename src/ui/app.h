@@ -135,6 +135,16 @@ void edit_insert(line_edit *e, const char *s, size_t n);
 size_t edit_prev(const line_edit *e, size_t at);
 size_t edit_next(const line_edit *e, size_t at);
 void edit_delete(line_edit *e, size_t from, size_t to);
+void edit_hist_add(edit_hist *h, const char *text);
+/* Up (dir -1) or Down (1) through the history; past the newest: empty. */
+void edit_hist_move(edit_hist *h, line_edit *e, int dir);
+void edit_hist_free(edit_hist *h);
+/* ~ and ~user at the start of a path, as the shell expands them (malloc'd). */
+char *edit_expand_home(const char *path);
+/* Tab: completes the line as a file name as far as the candidates agree
+ * (directories get a '/'); with several, list gets their names. Returns
+ * how many there are. */
+size_t edit_complete_path(line_edit *e, char *list, size_t cap);
 
 /* keys.c: one key, from the terminal or the replay */
 void keys_handle(runner *r, int key, const char *utf8, size_t ulen);

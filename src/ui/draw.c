@@ -111,6 +111,20 @@ static void fmt_count(double v, char *b, size_t cap)
     else snprintf(b, cap, "%.1fG", v / 1e9);
 }
 
+/* Tick spacing: 1, 2 or 5 times a power of ten, at least x. */
+static double tick_step(double x)
+{
+    double p = pow(10, floor(log10(x)));
+    return x <= p ? p : x <= 2 * p ? 2 * p : x <= 5 * p ? 5 * p : 10 * p;
+}
+
+/* A time in seconds from the trace start with the decimals step needs. */
+static int fmt_tick(double t, double step, char *b, size_t cap)
+{
+    int dec = step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : step >= 0.001 ? 3 : 6;
+    return snprintf(b, cap, "%.*f", dec, t);
+}
+
 static void fmt_pct(double v, char *b, size_t cap) { snprintf(b, cap, "%.1f%%", v); }
 
 static void fmt_bw(double mibps, char *b, size_t cap)
@@ -188,9 +202,9 @@ static void header_cell(const app *a, int y, int x, int w, const char *title, bo
 {
     char t[64];
     snprintf(t, sizeof t, "%s%s", title, sorted ? sort_mark(a, desc) : "");
-    if (sorted) attron(A_BOLD | A_UNDERLINE);
+    if (sorted) attron(A_BOLD);
     draw_text(y, x, w, t, strlen(t), right, false, a->opts.ascii || !a->utf8);
-    if (sorted) attroff(A_BOLD | A_UNDERLINE);
+    if (sorted) attroff(A_BOLD);
 }
 
 static void metric_text(int c, double v, char *b, size_t cap)
@@ -250,7 +264,7 @@ static const char *key_title(const app *a, const level *l, char *buf, size_t cap
 static void compare_header(app *a, level *l, int y0, const bool *show, int key_w)
 {
     bool ascii = a->opts.ascii || !a->utf8;
-    attron(A_REVERSE);
+    attron(A_UNDERLINE);
     fill(y0, 0, a->cols);
     fill(y0 + 1, 0, a->cols);
     char key[128];
@@ -273,7 +287,34 @@ static void compare_header(app *a, level *l, int y0, const bool *show, int key_w
             x += widths[i] + 1;
         }
     }
-    attroff(A_REVERSE);
+    attroff(A_UNDERLINE);
+}
+
+/* The activity column's header: its axis, the window's first and last
+ * second at its ends, and the title between when there is room. */
+/* A window's end for a narrow header: no trailing zeros ("0", "31.7"). */
+static int fmt_end(double t, int dec, char *b, size_t cap)
+{
+    int n = snprintf(b, cap, "%.*f", dec, t);
+    if (n <= 0 || (size_t)n >= cap || !strchr(b, '.')) return n;
+    while (n > 0 && b[n - 1] == '0') b[--n] = 0;
+    if (n > 0 && b[n - 1] == '.') b[--n] = 0;
+    return n;
+}
+
+static void spark_header(const app *a, const level *l, int y, int x, int w, const char *title)
+{
+    char lo[32], hi[32];
+    double span = l->win_hi - l->win_lo;
+    /* the ends as they are (31.7, not a rounded 32) */
+    int dec = span >= 100 ? 0 : span >= 1 ? 1 : span >= 0.01 ? 3 : 6;
+    int nl = fmt_end(l->win_lo, dec, lo, sizeof lo), nh = fmt_end(l->win_hi, dec, hi, sizeof hi);
+    if (nl + nh + 2 > w) { draw_text(y, x, w, title, strlen(title), false, false, true); return; }
+    mvaddstr(y, x, lo);
+    int tl = (int)strlen(title);
+    if (nl + nh + tl + 4 <= w) draw_text(y, x + nl + (w - nl - nh - tl) / 2, tl, title, (size_t)tl, false, false, true);
+    mvaddstr(y, x + w - nh - 1, hi);
+    mvaddstr(y, x + w - 1, "s");
 }
 
 static void draw_groups(app *a, level *l, int y0, int nrows)
@@ -294,7 +335,8 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         compare_header(a, l, y0, show, key_w);
         y0 += 1;
     } else {
-        attron(A_REVERSE);
+        /* underlined, the cursor row reverse: never alike, with colour or without */
+        attron(A_UNDERLINE);
         fill(y0, 0, a->cols);
         char key[128];
         header_cell(a, y0, 0, key_w, key_title(a, l, key, sizeof key), l->sort < 0, l->desc, false);
@@ -302,12 +344,16 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
             int w = c == COL_SPARK ? spark_w : view_cols[c].width;
+            /* layers nest (a call is in several): their shares of the
+             * selection's time can add past 100%, and the title says so */
             const char *title = c == COL_SPARK && split ? (w >= 18 ? "compute / I/O" : "cmp/I/O") :
-                                c == COL_CTR ? view_ctr_series(&a->v) : view_cols[c].title;
-            header_cell(a, y0, x, w, title, view_cols[c].metric >= 0 && view_cols[c].metric == l->sort, l->desc, c != COL_SPARK);
+                                c == COL_CTR ? view_ctr_series(&a->v) :
+                                c == COL_PCT && l->dim.kind == DFN_DIM_LAYER ? "% all" : view_cols[c].title;
+            if (c == COL_SPARK) spark_header(a, l, y0, x, w, title);
+            else header_cell(a, y0, x, w, title, view_cols[c].metric >= 0 && view_cols[c].metric == l->sort, l->desc, true);
             x += w + 1;
         }
-        attroff(A_REVERSE);
+        attroff(A_UNDERLINE);
     }
     if (!r) return;
     int items = nrows / per > 0 ? nrows / per : 1;
@@ -378,6 +424,27 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
 }
 
 /* The calls level; comparing, each call says whose run it is. */
+/* Whether the set's processes run on more than one host. */
+static bool many_hosts(const dfn_store *s)
+{
+    for (size_t i = 1; i < s->nlanes; i++)
+        if (s->lanes[i].host != s->lanes[0].host) return true;
+    return false;
+}
+
+/* The process of a call as the calls level shows it: its rank when the
+ * trace gives one, else its pid, after its host when there are several
+ * (cut in the middle, the pid stays). */
+static size_t call_proc(const dfn_store *s, uint32_t ev, char *b, size_t cap)
+{
+    const dfn_lane *ln = &s->lanes[s->lane[ev]];
+    const char *rank = dfn_store_str(s, ln->rank), *host = many_hosts(s) ? dfn_store_str(s, ln->host) : "";
+    char pid[48];
+    dfn_id_text(s, ln->pid, pid, sizeof pid);
+    int n = *rank ? snprintf(b, cap, "rank %s", rank) : snprintf(b, cap, "%s%s%s", host, *host ? "/" : "", pid);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 static void draw_calls(app *a, level *l, int y0, int nrows)
 {
     const dfn_compare *r = l->res;
@@ -388,18 +455,38 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
     }
     if (w_run > 10) w_run = 10;
     if (w_run && w_run < 3) w_run = 3;   /* the header's "run" */
-    int w_start = 11, w_dur = 8, w_bytes = 9, w_off = 12, w_ret = 9;
-    int rest = a->cols - (w_start + w_dur + w_bytes + 4) - (w_run ? w_run + 1 : 0);
-    bool wide = a->cols >= 110;
+    if (r) {
+        if (l->cursor < l->top) l->top = l->cursor;
+        if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
+    }
+    /* the longest function and file on screen share the room */
+    int max_fn = 8, max_file = 0;
+    for (int i = 0; r && i < nrows && l->top + (size_t)i < r->nrows; i++) {
+        size_t run;
+        uint32_t ev = view_call(l, l->top + (size_t)i, &run);
+        const dfn_store *s = a->v.runs[run].s;
+        int fl = (int)dfn_strtab_len(s->strs, s->files[s->file[ev]].path);
+        int fn = (int)dfn_strtab_len(s->strs, s->kinds[s->kind[ev]].func);
+        if (fl > max_file) max_file = fl;
+        if (fn > max_fn) max_fn = fn;
+    }
+    int w_start = 11, w_dur = 8, w_bytes = 9, w_off = 12, w_ret = 9, w_proc = a->cols >= 100 ? 16 : 12;
+    int rest = a->cols - (w_start + w_dur + w_bytes + w_proc + 5) - (w_run ? w_run + 1 : 0);
+    bool wide = a->cols >= 120;
     if (wide) rest -= w_off + w_ret + 2;
-    int w_func = rest * 2 / 7 > 10 ? rest * 2 / 7 : 10;
-    int w_file = rest - w_func - 2;
-    attron(A_REVERSE);
+    /* the function as long as it needs, leaving the file at least half
+     * (or all it needs); a column of empty files gives it all the room */
+    int file_need = max_file < rest / 2 ? max_file : rest / 2;
+    int w_func = max_fn < rest - file_need - 1 ? max_fn : rest - file_need - 1;
+    if (w_func < 8) w_func = 8;
+    int w_file = rest - w_func - 1;
+    attron(A_UNDERLINE);
     fill(y0, 0, a->cols);
     int x = 0;
     if (w_run) { header_cell(a, y0, x, w_run, "run", false, false, false); x += w_run + 1; }
     header_cell(a, y0, x, w_start, "start s", l->sort < 0, l->desc, true); x += w_start + 1;
     header_cell(a, y0, x, w_dur, "dur", l->sort == DFN_M_TIME_S, l->desc, true); x += w_dur + 1;
+    header_cell(a, y0, x, w_proc, "process", false, false, false); x += w_proc + 1;
     header_cell(a, y0, x, w_func, "function", false, false, false); x += w_func + 1;
     header_cell(a, y0, x, w_file, "file", false, false, false); x += w_file + 1;
     header_cell(a, y0, x, w_bytes, "bytes", l->sort == DFN_M_BYTES, l->desc, true); x += w_bytes + 1;
@@ -407,10 +494,8 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         header_cell(a, y0, x, w_off, "offset", false, false, true); x += w_off + 1;
         header_cell(a, y0, x, w_ret, "ret", false, false, true);
     }
-    attroff(A_REVERSE);
+    attroff(A_UNDERLINE);
     if (!r) return;
-    if (l->cursor < l->top) l->top = l->cursor;
-    if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
     char b[128];
     bool ascii = a->opts.ascii || !a->utf8;
     for (int i = 0; i < nrows; i++) {
@@ -432,8 +517,10 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         draw_text(y, x, w_start, b, strlen(b), true, false, true); x += w_start + 1;
         dfn_fmt_us((double)dfn_store_dur(s, ev), b, sizeof b);
         draw_text(y, x, w_dur, b, strlen(b), true, false, true); x += w_dur + 1;
+        size_t pl = call_proc(s, ev, b, sizeof b);
+        draw_text(y, x, w_proc, b, pl, false, true, ascii); x += w_proc + 1;
         uint32_t fn = s->kinds[s->kind[ev]].func, fp = s->files[s->file[ev]].path;
-        draw_text(y, x, w_func, dfn_store_str(s, fn), dfn_strtab_len(s->strs, fn), false, false, ascii); x += w_func + 1;
+        draw_text(y, x, w_func, dfn_store_str(s, fn), dfn_strtab_len(s->strs, fn), false, true, ascii); x += w_func + 1;
         draw_text(y, x, w_file, dfn_store_str(s, fp), dfn_strtab_len(s->strs, fp), false, true, ascii); x += w_file + 1;
         uint64_t by = dfn_store_bytes(s, ev);
         if (by) dfn_fmt_bytes((double)by, b, sizeof b); else b[0] = 0;
@@ -579,6 +666,29 @@ static void draw_track(app *a, const level *l, int y, int x0, int w, uint32_t se
     free(n);
 }
 
+/* The timeline's axis: round times of the window (seconds from the trace
+ * start) at their columns, a label every dozen columns or so. */
+static void draw_axis(app *a, const level *l, int y, int x0, int w)
+{
+    double lo = l->win_lo, span = l->win_hi - l->win_lo;
+    attron(A_DIM);
+    mvaddstr(y, 0, "time s");
+    if (span <= 0 || w < 8) { attroff(A_DIM); return; }
+    double step = tick_step(span * 12 / w);
+    const char *tick = a->utf8 && !a->opts.ascii ? "\u2575" : "|";
+    int free_x = x0;
+    for (double t = ceil(lo / step) * step; t <= l->win_hi + step * 1e-9; t += step) {
+        int c = x0 + (int)((t - lo) / span * w);
+        char b[40];
+        int n = fmt_tick(t, step, b, sizeof b);
+        if (c < free_x || c + 1 + n > x0 + w + 1) continue;
+        mvaddstr(y, c, tick);
+        mvaddstr(y, c + 1, b);
+        free_x = c + n + 3;
+    }
+    attroff(A_DIM);
+}
+
 static void draw_tracks(app *a, const level *l, int x0, int w)
 {
     int y = 2 + view_timeline_lines(&a->v), n = view_track_lines(&a->v);
@@ -590,6 +700,7 @@ static void draw_timeline(app *a, level *l)
     int x0, w, scale_w;
     view_timeline_geom(&a->v, a->cols, &x0, &w, &scale_w);
     draw_tracks(a, l, x0, w);
+    draw_axis(a, l, 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v), x0, w);
     if (a->v.labels) {
         if (l->res && w > 0) compare_timeline(a, l, x0, w);
         return;
@@ -623,15 +734,32 @@ static void draw_timeline(app *a, level *l)
 }
 
 /* The selected row's slowest process: the wall-clock cost of a parallel
- * phase. */
+ * phase, by the same figure as the time column (summed call time), so the
+ * two compare. */
 static void status_row_facts(const level *l, char *out, size_t cap)
 {
     const dfn_result *r = l->res->res[0];
-    char who[256], t[32];
+    char who[256], t[32], all[32];
     dfn_result_metric_str(r, l->cursor, DFN_M_MAX_PROC, who, sizeof who);
     if (!who[0]) { out[0] = 0; return; }
     dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
-    snprintf(out, cap, " | slowest %s %s", who, t);
+    dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_TIME_S) * 1e6, all, sizeof all);
+    snprintf(out, cap, " | slowest %s %s of %s", who, t, all);
+}
+
+/* The selected row's full name, for the status line: a group's key, a
+ * call's function, file and process. */
+static size_t row_title(const app *a, const level *l, char *buf, size_t cap)
+{
+    if (!view_is_calls(l)) return view_key_text(&a->v, l, l->cursor, buf, cap);
+    size_t run;
+    uint32_t ev = view_call(l, l->cursor, &run);
+    const dfn_store *s = a->v.runs[run].s;
+    char proc[160];
+    call_proc(s, ev, proc, sizeof proc);
+    const char *fn = dfn_store_str(s, s->kinds[s->kind[ev]].func), *fl = dfn_store_str(s, s->files[s->file[ev]].path);
+    int n = snprintf(buf, cap, "%s%s%s (%s)", fn, *fl ? " " : "", fl, proc);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
 /* The selected row's calls per transfer size, as a bar row from <=4KiB to
@@ -650,11 +778,11 @@ static void size_bars(const app *a, int y, int x, const uint64_t *bins)
     mvaddstr(y, x0 + 8 + DFN_SIZEBIN_COUNT, "4G+");
 }
 
-/* " | 3 records of kinds not used (b 2, 7 1; ! lists)": never a quiet
+/* " | 3 records set aside (b 2, 7 1; ! lists)": never a quiet
  * status when lines were set aside. */
 static void set_aside_status(const app *a, char *out, size_t cap)
 {
-    size_t w = (size_t)snprintf(out, cap, " | %" PRIu64 " records of kinds not used (", a->set_aside);
+    size_t w = (size_t)snprintf(out, cap, " | %" PRIu64 " records set aside (", a->set_aside);
     for (size_t k = 0; k < DFN_PH_KINDS && a->set_aside_ph[k].n && w < cap; k++)
         w += (size_t)snprintf(out + w, cap - w, "%s%s %" PRIu64, k ? ", " : "", a->set_aside_ph[k].ph, a->set_aside_ph[k].n);
     if (w < cap) snprintf(out + w, cap - w, "; ! lists)");
@@ -675,8 +803,19 @@ static void draw_status(app *a)
         return;
     }
     if (a->loading) {
+        /* the row the cursor is on, then the progress: while the rows are
+         * made again, the cursor's range is what Enter opens */
+        int x = 0;
+        if (l && l->res && l->res->nrows) {
+            int n = snprintf(line, sizeof line, "row %zu of %zu: ", l->cursor + 1, l->res->nrows);
+            x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
+            char key[4096];
+            size_t kl = row_title(a, l, key, sizeof key);
+            x += draw_text(y, x, a->cols / 3 - x > 12 ? a->cols / 3 - x : 12, key, kl, false, true, a->opts.ascii || !a->utf8);
+            x += draw_text(y, x, a->cols - x, " | ", 3, false, false, true);
+        }
         attron(A_BOLD);
-        draw_text(y, 0, a->cols, a->progress, strlen(a->progress), false, false, true);
+        draw_text(y, x, a->cols - x, a->progress, strlen(a->progress), false, false, true);
         attroff(A_BOLD);
         return;
     }
@@ -686,7 +825,40 @@ static void draw_status(app *a)
     }
     if (l && l->res) {
         const dfn_compare *c = l->res;
-        int n = snprintf(line, sizeof line, "%zu rows, ", c->nrows);
+        bool ascii = a->opts.ascii || !a->utf8;
+        bool damage = a->malformed || a->bad_files;
+        /* damage and records set aside are never cut: they come first */
+        char warn[512] = "";
+        if (damage)
+            snprintf(warn, sizeof warn, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)", a->malformed, a->bad_files);
+        else if (a->set_aside)
+            set_aside_status(a, warn, sizeof warn);
+        /* where the cursor is, and the row's name whole (the table may
+         * have cut it), cut in the middle to leave room for the rest */
+        int x = 0;
+        if (c->nrows) {
+            int n = snprintf(line, sizeof line, "row %zu of %zu: ", l->cursor + 1, c->nrows);
+            x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
+            char key[4096];
+            size_t kl = row_title(a, l, key, sizeof key);
+            if (!kl) kl = (size_t)snprintf(key, sizeof key, "(none)");
+            int room = a->cols / 2 - x;
+            if (warn[0] && a->cols - x - (int)strlen(warn) < room) room = a->cols - x - (int)strlen(warn);
+            if (room < 12) room = 12;
+            x += draw_text(y, x, room, key, kl, false, true, ascii);
+        }
+        if (warn[0]) {
+            if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
+            x += draw_text(y, x, a->cols - x, warn + (c->nrows ? 0 : 3), strlen(warn + (c->nrows ? 0 : 3)), false, false, ascii);
+            if (damage) attroff(A_BOLD | pair(a, PAIR_WARN));
+        }
+        /* the row's slowest process, then what the level selects */
+        line[0] = 0;
+        bool one_proc = l->dim.kind == DFN_DIM_PROC || l->dim.kind == DFN_DIM_PID;   /* its own slowest */
+        if (!view_is_calls(l) && !one_proc && c->nrows && !a->v.labels)
+            status_row_facts(l, line, sizeof line);
+        int n = (int)strlen(line);
+        n += snprintf(line + n, sizeof line - (size_t)n, c->nrows || warn[0] ? " | " : "no rows, ");
         /* comparing: each run's events, and which runs have the row */
         for (size_t k = 0; a->v.labels && k < c->nruns && n < (int)sizeof line; k++)
             n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %" PRIu64, k ? ", " : "", a->v.labels[k], c->res[k]->matched);
@@ -697,19 +869,8 @@ static void draw_status(app *a)
             n += snprintf(line + n, sizeof line - (size_t)n, "%" PRIu64, c->matched);
         if (n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, c->matched_calls != c->matched && !a->v.labels ? " records" : " events");
         if (view_is_calls(l) && c->matched > c->nrows && n < (int)sizeof line)
-            n += snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", c->nrows);
-        bool damage = a->malformed || a->bad_files;
-        if (n >= (int)sizeof line) n = (int)sizeof line - 1;
-        if (damage)
-            snprintf(line + n, sizeof line - (size_t)n, " | DAMAGE: %" PRIu64 " bad lines, %zu files (! lists)",
-                     a->malformed, a->bad_files);
-        else if (a->set_aside)
-            set_aside_status(a, line + n, sizeof line - (size_t)n);
-        else if (!view_is_calls(l) && c->nrows && !a->v.labels)
-            status_row_facts(l, line + n, sizeof line - (size_t)n);
-        if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
-        int used = draw_text(y, 0, a->cols, line, strlen(line), false, false, a->opts.ascii || !a->utf8);
-        if (damage) attroff(A_BOLD | pair(a, PAIR_WARN));
+            snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", c->nrows);
+        int used = x + (x < a->cols ? draw_text(y, x, a->cols - x, line, strlen(line), false, false, ascii) : 0);
         const dfn_result *r = c->res[0];
         if (!view_is_calls(l) && !a->v.labels && r->sizes && l->cursor < r->nrows)
             size_bars(a, y, used, &r->sizes[l->cursor * DFN_SIZEBIN_COUNT]);
@@ -735,15 +896,16 @@ static void draw_hints(app *a)
         move(y, x + (int)(a->edit.cur - from));
         return;
     }
+    char bar[512];
     if (a->mode == MODE_CONFIRM) h = "The file exists. Overwrite it? y = yes, n = no";
     else if (a->mode == MODE_MEMORY) h = "y loads it anyway  n or q quits";
-    else if (a->mode == MODE_PIVOT) h = "pivot: letter or Up/Down + Enter; Esc cancels";
-    else if (a->mode == MODE_COLUMNS) h = "columns: Space toggles; Enter or Esc closes";
-    else if (a->mode == MODE_DIAG) h = "Up/Down choose  Enter shows the evidence  Esc/q/d back";
-    else if (a->mode != MODE_TABLE) h = "Esc/q back  Up/Down scroll";
-    else if (a->cols >= 100) h = "Enter drill  Bksp back  p pivot  f filter  / search  </> sort  r reverse  z/Z zoom  [ ] move  e/E export  c columns  ? help  q quit";
-    else h = "Enter drill  Bksp back  p pivot  f filter  / find  <> sort  e export  ? help  q quit";
-    mvaddstr(y, 0, h);
+    else {
+        unsigned km = a->mode == MODE_PIVOT || a->mode == MODE_COLUMNS ? KM_MENU : a->mode == MODE_DIAG ? KM_DIAG
+                    : a->mode == MODE_TABLE ? KM_TABLE : KM_SCREEN;
+        keymap_bar(km, a->cols, bar, sizeof bar);
+        h = bar;
+    }
+    mvaddnstr(y, 0, h, a->cols);
     attroff(A_REVERSE | pair(a, PAIR_HINT));
 }
 
@@ -765,54 +927,57 @@ static void draw_lines(app *a, const char *title, char **lines, size_t n)
     draw_hints(a);
 }
 
-static const char *help_lines[] = {
-    "Moving",
-    "  Up/Down k/j        move the cursor         PgUp/PgDn, Home/End  page, first, last",
-    "  Enter / Right / l  drill into the row: the next level (time > process > layer > file > calls)",
-    "  Backspace / Left / h   back one level, with its cursor, sort and scroll",
-    "Grouping and sorting",
-    "  p   pivot this level to another dimension (time, host, process, thread, layer, ...)",
-    "  < > move the sort column     r  reverse the sort",
-    "  c   choose columns",
-    "Time",
-    "  z   zoom in (around the cursor's time bin)   Z  zoom out   [ ]  move the window",
-    "  C   counter tracks (CPU, memory, GPU samples) under the timeline: mean per",
-    "      cell, scale at the right; C again: the next series, then none",
-    "Filtering and finding",
-    "  f   filter this level with an expression, e.g.  cat=POSIX dur>1ms file~lustre",
-    "      (Up/Down: history; an empty filter clears it; see man dfnav, FILTERS)",
-    "  /   find a row by its name     n / N  next / previous match",
-    "Export",
-    "  e   save this table as CSV (all rows, as dfnav report --format csv)",
-    "  E   save the individual calls of the selected row (or of this level) as CSV",
-    "Screens",
-    "  d   diagnostics of this level's selection, its layers and processes;",
-    "      Enter on a finding opens the level that shows its evidence; on the",
-    "      time and file levels a '!' marks the rows the rules find something in",
-    "  !   list damaged files and lines      ?  this help",
-    "  q   back one level; quits at the top (asks while an export runs)   Q  quit at once",
+/* After the keys: what the columns mean, as paragraphs wrapped to the
+ * screen. */
+static const char *help_notes[] = {
+    "Columns",
+    "count: calls that start in the row. time: the sum of their durations (a time range counts the part of each "
+    "call inside it). busy: the union of their intervals. % time: the row's share of the level's total time (on "
+    "levels whose rows nest, such as layers, the shares can add up to more than 100%). bytes, and bandwidth: bytes "
+    "over the summed call time (bytes/time). p90 and max: call latency. activity: the row's time over the window, "
+    "whose first and last second its header gives. On the layer level the share is titled % all: layers nest (a "
+    "call can be in several), so each layer's share of the selection's call time can add up past 100%.",
+    "On the process levels: compute (the compute of the row's processes), I/O (the union of I/O intervals per "
+    "process) and exposed (the I/O not covered by the process's compute); process rows take two lines, compute "
+    "activity above I/O activity. With c, at any level: compute, I/O, exposed, active (calls running in the row), "
+    "self (time outside child calls), seq (sequential share of reads and writes) and a counter column.",
+    "The status line gives the row's place and full name, the events selected, the selected row's slowest process "
+    "(by its summed call time in the row) and its calls per transfer size (4KiB to 4GiB+). On the calls level Enter "
+    "shows every field, the enclosing calls and the calls made.",
     "",
-    "Columns: count, time (sum of durations), busy (union of intervals), % time (share",
-    "of the level's total), bytes, bandwidth (bytes / time), p90 and max latency, and",
-    "activity over the time window; a time range counts the part of each call inside",
-    "it. On the process levels: compute (the compute of the row's processes), I/O",
-    "(union of I/O intervals per process) and exposed (the I/O not covered by the",
-    "process's compute); process rows take two lines, compute activity",
-    "above I/O activity. With c, at any level: compute, I/O, exposed, self (time",
-    "outside child calls) and seq (sequential share of reads and writes).",
-    "The status line names the selected row's",
-    "slowest process and draws its calls per transfer size (4KiB to 4GiB+).",
-    "On the calls level Enter shows every field, the enclosing calls and the calls made.",
-    "",
-    "Comparing runs (dfnav compare RUN RUN...): each metric is a group of columns, one",
-    "per run, then diff (second - first) and ratio (second / first); < > sort by any of",
-    "them. A row a run lacks shows - there, not 0. Time is from each run's start; the",
-    "timeline draws each run on one axis. Calls show their run; d judges each run.",
+    "Comparing runs",
+    "dfnav compare RUN RUN...: each metric is a group of columns, one per run, then diff (second - first) and ratio "
+    "(second / first); < > sort by any of them. A row a run lacks shows - there, not 0. Time is from each run's "
+    "start; the timeline draws each run on one axis. Calls show their run; d judges each run.",
 };
 
 static void draw_help(app *a)
 {
-    draw_lines(a, " dfnav keys", (char **)help_lines, sizeof help_lines / sizeof help_lines[0]);
+    char **lines;
+    int width = a->cols - 2;
+    size_t n = keymap_help(width, &lines), cap = n;
+    for (size_t i = 0; i < sizeof help_notes / sizeof help_notes[0]; i++) {
+        const char *p = help_notes[i];
+        dfn_grow((void **)&lines, &cap, n + 2, sizeof *lines);
+        if (i == 0) lines[n++] = dfn_xstrdup("");
+        if (!*p || !strchr(p, ' ')) { lines[n++] = dfn_xstrdup(p); continue; }
+        /* a paragraph, cut at spaces */
+        while (*p) {
+            size_t len = strlen(p), take = len;
+            if ((int)len > width - 2) {
+                take = (size_t)(width - 2);
+                while (take > 0 && p[take] != ' ') take--;
+                if (take == 0) take = (size_t)(width - 2);
+            }
+            dfn_grow((void **)&lines, &cap, n + 1, sizeof *lines);
+            lines[n++] = dfn_xasprintf("  %.*s", (int)take, p);
+            p += take;
+            while (*p == ' ') p++;
+        }
+    }
+    draw_lines(a, " dfnav keys (Up/Down, PgUp/PgDn scroll; Esc or q closes)", lines, n);
+    for (size_t i = 0; i < n; i++) free(lines[i]);
+    free(lines);
 }
 
 static void draw_menu(app *a, const char *title, const char **items, const bool *checked, size_t n)
@@ -1094,7 +1259,7 @@ void draw_screen(app *a)
     if (a->rows < 24 || a->cols < 80) {
         const char *m1 = "terminal too small", *m2 = "dfnav needs at least 80x24";
         char m3[64];
-        snprintf(m3, sizeof m3, "(now %dx%d)", a->cols, a->rows);
+        snprintf(m3, sizeof m3, "(now %dx%d; Q quits)", a->cols, a->rows);
         int y = a->rows / 2 - 1;
         if (y < 0) y = 0;
         mvaddnstr(y, 0, m1, a->cols);
@@ -1117,7 +1282,7 @@ void draw_screen(app *a)
     draw_breadcrumb(a);
     draw_filter_line(a, l);
     draw_timeline(a, l);
-    int y0 = 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v);
+    int y0 = 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v) + 1;
     int nrows = view_table_lines(&a->v, a->rows);
     if (view_is_calls(l)) draw_calls(a, l, y0, nrows);
     else draw_groups(a, l, y0, nrows - (view_header_lines(&a->v) - 1));

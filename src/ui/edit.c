@@ -1,9 +1,15 @@
 /* Line editing for the prompts: insert, move and delete by whole UTF-8
- * characters, so a multibyte name is never cut in two. */
+ * characters, so a multibyte name is never cut in two; each prompt's
+ * history; and file names for the save prompt (~ and Tab completion). */
 #include "app.h"
 #include "dfnav/util.h"
 
+#include <dirent.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void edit_set(line_edit *e, const char *s)
 {
@@ -46,3 +52,97 @@ void edit_delete(line_edit *e, size_t from, size_t to)
     e->cur = from;
 }
 
+
+/* ---- history: each prompt remembers what it was given ---- */
+
+void edit_hist_add(edit_hist *h, const char *text)
+{
+    if (!*text || (h->n && strcmp(h->v[h->n - 1], text) == 0)) return;
+    h->v = dfn_xreallocarray(h->v, h->n + 1, sizeof *h->v);
+    h->v[h->n++] = dfn_xstrdup(text);
+}
+
+void edit_hist_move(edit_hist *h, line_edit *e, int dir)
+{
+    if (!h->n) return;
+    if (dir < 0 && h->pos > 0) h->pos--;
+    else if (dir > 0 && h->pos < h->n) h->pos++;
+    else return;
+    edit_set(e, h->pos < h->n ? h->v[h->pos] : "");
+}
+
+void edit_hist_free(edit_hist *h)
+{
+    for (size_t i = 0; i < h->n; i++) free(h->v[i]);
+    free(h->v);
+    memset(h, 0, sizeof *h);
+}
+
+/* ---- file names: ~ and Tab ---- */
+
+char *edit_expand_home(const char *path)
+{
+    const char *home = getenv("HOME");
+    if (path[0] == '~' && (path[1] == '/' || path[1] == 0) && home && *home)
+        return dfn_xasprintf("%s%s", home, path + 1);
+    if (path[0] == '~' && path[1] && path[1] != '/') {
+        /* ~user/...: the user's home from the password database */
+        const char *slash = strchr(path, '/');
+        size_t ul = slash ? (size_t)(slash - path - 1) : strlen(path + 1);
+        char *user = dfn_xstrndup(path + 1, ul);
+        struct passwd *pw = getpwnam(user);
+        free(user);
+        if (pw && pw->pw_dir) return dfn_xasprintf("%s%s", pw->pw_dir, slash ? slash : "");
+    }
+    return dfn_xstrdup(path);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+size_t edit_complete_path(line_edit *e, char *list, size_t cap)
+{
+    if (cap) list[0] = 0;
+    char *full = edit_expand_home(e->buf ? e->buf : "");
+    if (e->buf && strcmp(full, e->buf) != 0) edit_set(e, full);   /* ~ shown as the path it is */
+    const char *slash = strrchr(full, '/');
+    char *dir = slash ? dfn_xstrndup(full, (size_t)(slash - full) + 1) : dfn_xstrdup("./");
+    const char *base = slash ? slash + 1 : full;
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    char **names = NULL;
+    size_t n = 0, ncap = 0;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (strncmp(de->d_name, base, blen) != 0 || !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        if (de->d_name[0] == '.' && base[0] != '.') continue;   /* hidden unless asked for */
+        char *p = dfn_xasprintf("%s%s", dir, de->d_name);
+        struct stat st;
+        bool isdir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        free(p);
+        dfn_grow((void **)&names, &ncap, n + 1, sizeof *names);
+        names[n++] = dfn_xasprintf("%s%s", de->d_name, isdir ? "/" : "");
+    }
+    if (d) closedir(d);
+    if (n) {
+        qsort(names, n, sizeof *names, cmp_str);
+        /* the longest start all candidates share */
+        size_t common = strlen(names[0]);
+        for (size_t i = 1; i < n; i++) {
+            size_t k = 0;
+            while (k < common && names[i][k] == names[0][k]) k++;
+            common = k;
+        }
+        e->cur = e->len;
+        if (common > blen) edit_insert(e, names[0] + blen, common - blen);
+        size_t w = 0;
+        for (size_t i = 0; n > 1 && i < n && w + 1 < cap; i++) {
+            int k = snprintf(list + w, cap - w, "%s%s", i ? "  " : "", names[i]);
+            if (k < 0 || (size_t)k >= cap - w) break;
+            w += (size_t)k;
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    free(dir);
+    free(full);
+    return n;
+}

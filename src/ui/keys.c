@@ -20,13 +20,16 @@ static long long now_seconds(void)
     return (long long)time(NULL);
 }
 
+/* A prompt starts with its last text (or init) selected: typing replaces
+ * it, a move keeps it for editing. */
 static void start_prompt(app *a, prompt_kind k, const char *init)
 {
     a->mode = MODE_PROMPT;
     a->pk = k;
     a->perr[0] = 0;
     edit_set(&a->edit, init ? init : "");
-    a->fhist_pos = a->nfhist;
+    a->edit.sel = a->edit.len > 0;
+    a->hist[k].pos = a->hist[k].n;
 }
 
 static void key_diag(runner *r, int key)
@@ -34,20 +37,38 @@ static void key_diag(runner *r, int key)
     app *a = &r->a;
     char err[1024];
     size_t n = a->diag ? a->diag->n : 0;
-    if (key == 27 || key == 'q' || key == 'd' || key == KEY_BACKSPACE || key == 127 || key == 8 || key == KEY_LEFT || key == 'h') {
-        a->mode = MODE_TABLE;
-        return;
-    }
-    if (key == 'Q') { r->quit = true; return; }
-    if ((key == KEY_UP || key == 'k') && a->diag_sel > 0) a->diag_sel--;
-    if ((key == KEY_DOWN || key == 'j') && a->diag_sel + 1 < n) a->diag_sel++;
-    if (key == KEY_HOME || key == 'g') a->diag_sel = 0;
-    if ((key == KEY_END || key == 'G') && n) a->diag_sel = n - 1;
-    if ((key == '\n' || key == '\r' || key == KEY_ENTER || key == KEY_RIGHT || key == 'l') && a->diag_sel < n) {
+    switch (keymap_action(KM_DIAG, key)) {
+    case ACT_BACK: a->mode = MODE_TABLE; break;
+    case ACT_QUIT: r->quit = true; break;
+    case ACT_UP: if (a->diag_sel > 0) a->diag_sel--; break;
+    case ACT_DOWN: if (a->diag_sel + 1 < n) a->diag_sel++; break;
+    case ACT_TOP: a->diag_sel = 0; break;
+    case ACT_BOTTOM: if (n) a->diag_sel = n - 1; break;
+    case ACT_OPEN:
+        if (a->diag_sel >= n) break;
         a->mode = MODE_TABLE;
         if (!view_open_finding(&a->v, &a->diag->v[a->diag_sel], err, sizeof err))
             snprintf(a->msg, sizeof a->msg, "%.1000s", err);
+        break;
+    default: break;
     }
+}
+
+static void submit_export(runner *r, const char *typed)
+{
+    app *a = &r->a;
+    char *text = edit_expand_home(typed);
+    struct stat st;
+    /* a file, or a link (even dangling): asked; anything else fails with its reason */
+    if (lstat(text, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+        free(r->pending_path);
+        r->pending_path = text;
+        a->mode = MODE_CONFIRM;
+        return;
+    }
+    a->mode = MODE_TABLE;
+    export_start(r, text, false);
+    free(text);
 }
 
 static void submit_prompt(runner *r)
@@ -64,17 +85,16 @@ static void submit_prompt(runner *r)
             if (nl) *nl = 0;
             return;
         }
-        if (*text && (a->nfhist == 0 || strcmp(a->fhist[a->nfhist - 1], text) != 0)) {
-            a->fhist = dfn_xreallocarray(a->fhist, a->nfhist + 1, sizeof *a->fhist);
-            a->fhist[a->nfhist++] = dfn_xstrdup(text);
-        }
         a->msg[0] = 0;
         break;
     case PROMPT_SEARCH:
         free(a->v.search);
         a->v.search = dfn_xstrdup(text);
-        if (*text && !view_search(&a->v, 1)) snprintf(a->msg, sizeof a->msg, "not found: %s", text);
-        else a->msg[0] = 0;
+        a->msg[0] = 0;
+        if (!*text) break;
+        bool found = view_search(&a->v, 0);
+        if (!found && view_search_below(&a->v, a->msg, sizeof a->msg)) break;
+        view_search_status(&a->v, found, a->msg, sizeof a->msg);
         break;
     case PROMPT_ARG: {
         if (!*text) break;
@@ -86,19 +106,13 @@ static void submit_prompt(runner *r)
         break;
     }
     case PROMPT_EXPORT:
+        edit_hist_add(&a->hist[a->pk], text);
         if (!*text) { a->mode = MODE_TABLE; return; }
-        struct stat st;
-        /* a file, or a link (even dangling): asked; anything else fails with its reason */
-        if (lstat(text, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
-            free(r->pending_path);
-            r->pending_path = dfn_xstrdup(text);
-            a->mode = MODE_CONFIRM;
-            return;
-        }
-        a->mode = MODE_TABLE;
-        export_start(r, text, false);
+        submit_export(r, text);
         return;
+    case PROMPT_N: break;
     }
+    edit_hist_add(&a->hist[a->pk], text);
     a->mode = MODE_TABLE;
 }
 
@@ -106,26 +120,34 @@ static void key_prompt(runner *r, int key, const char *utf8, size_t ulen)
 {
     app *a = &r->a;
     line_edit *e = &a->edit;
-    switch (key) {
-    case 27: a->mode = MODE_TABLE; a->perr[0] = 0; return;
-    case '\n': case '\r': case KEY_ENTER: submit_prompt(r); return;
-    case KEY_LEFT: e->cur = edit_prev(e, e->cur); return;
-    case KEY_RIGHT: e->cur = edit_next(e, e->cur); return;
-    case KEY_HOME: case 1: e->cur = 0; return;
-    case KEY_END: case 5: e->cur = e->len; return;
-    case KEY_BACKSPACE: case 127: case 8:
-        if (e->cur) edit_delete(e, edit_prev(e, e->cur), e->cur);
+    key_action act = keymap_action(KM_PROMPT, key);
+    bool sel = e->sel;
+    e->sel = false;
+    switch (act) {
+    case ACT_CANCEL: a->mode = MODE_TABLE; a->perr[0] = 0; return;
+    case ACT_SUBMIT: submit_prompt(r); return;
+    case ACT_LEFT: e->cur = edit_prev(e, e->cur); return;
+    case ACT_RIGHT: e->cur = edit_next(e, e->cur); return;
+    case ACT_TOP: e->cur = 0; return;
+    case ACT_BOTTOM: e->cur = e->len; return;
+    case ACT_DEL_BACK:
+        if (sel) edit_delete(e, 0, e->len);
+        else if (e->cur) edit_delete(e, edit_prev(e, e->cur), e->cur);
         return;
-    case KEY_DC: if (e->cur < e->len) edit_delete(e, e->cur, edit_next(e, e->cur)); return;
-    case 21: edit_delete(e, 0, e->cur); return;   /* Ctrl-U */
-    case KEY_UP: case KEY_DOWN:
-        if (a->pk != PROMPT_FILTER || !a->nfhist) return;
-        if (key == KEY_UP && a->fhist_pos > 0) a->fhist_pos--;
-        else if (key == KEY_DOWN && a->fhist_pos < a->nfhist) a->fhist_pos++;
-        edit_set(e, a->fhist_pos < a->nfhist ? a->fhist[a->fhist_pos] : "");
+    case ACT_DEL:
+        if (sel) edit_delete(e, 0, e->len);
+        else if (e->cur < e->len) edit_delete(e, e->cur, edit_next(e, e->cur));
+        return;
+    case ACT_KILL: edit_delete(e, 0, e->cur); return;
+    case ACT_UP: case ACT_DOWN: edit_hist_move(&a->hist[a->pk], e, act == ACT_UP ? -1 : 1); return;
+    case ACT_COMPLETE:
+        if (a->pk != PROMPT_EXPORT) { e->sel = sel; return; }
+        if (edit_complete_path(e, a->perr, sizeof a->perr) == 0) snprintf(a->perr, sizeof a->perr, "no such file or folder");
         return;
     default:
-        if (utf8 && ulen) edit_insert(e, utf8, ulen);
+        if (!utf8 || !ulen) { e->sel = sel; return; }
+        if (sel) edit_delete(e, 0, e->len);   /* typing replaces the selected text */
+        edit_insert(e, utf8, ulen);
     }
 }
 
@@ -149,84 +171,89 @@ static void open_detail(app *a)
     a->mode = MODE_DETAIL;
 }
 
+/* d: the findings already made for the same selection, else new ones. */
+static void key_diagnose(runner *r, level *l)
+{
+    app *a = &r->a;
+    if (a->diag && !a->diagnosing && a->diag_where) {
+        dfn_filter f;
+        view_filter(&a->v, l, &f);
+        char *w = dfn_filter_text(&f);
+        dfn_filter_free(&f);
+        bool same = strcmp(w, a->diag_where) == 0;
+        free(w);
+        if (same) { a->mode = MODE_DIAG; return; }
+    }
+    diag_start(r);
+}
+
+static void key_export(runner *r, bool calls)
+{
+    app *a = &r->a;
+    if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish before exporting"); return; }
+    if (atomic_load(&r->ex.job.running)) { snprintf(a->msg, sizeof a->msg, "an export is already running"); return; }
+    a->export_calls = calls;
+    char name[256];
+    view_export_name(&a->v, calls, now_seconds(), name, sizeof name);
+    start_prompt(a, PROMPT_EXPORT, name);
+}
+
 static void key_table(runner *r, int key)
 {
     app *a = &r->a;
     char err[1024];
     a->msg[0] = 0;
+    key_action act = keymap_action(KM_TABLE, key);
     if (!a->have_view) {
-        if (key == 'q' || key == 'Q') r->quit = true;
+        if (act == ACT_QUIT || act == ACT_QUIT_LEVEL) r->quit = true;
         return;
     }
     level *l = view_top(&a->v);
     long page = a->v.table_rows > 1 ? a->v.table_rows - 1 : 1;
-    switch (key) {
-    case KEY_UP: case 'k': view_move(&a->v, -1); break;
-    case KEY_DOWN: case 'j': view_move(&a->v, 1); break;
-    case KEY_PPAGE: view_move(&a->v, -page); break;
-    case KEY_NPAGE: case ' ': view_move(&a->v, page); break;
-    case KEY_HOME: case 'g': view_move(&a->v, -(long)l->cursor); break;
-    case KEY_END: case 'G': view_move(&a->v, l->res ? (long)l->res->nrows : 0); break;
-    case '\n': case '\r': case KEY_ENTER: case KEY_RIGHT: case 'l':
+    switch (act) {
+    case ACT_UP: view_move(&a->v, -1); break;
+    case ACT_DOWN: view_move(&a->v, 1); break;
+    case ACT_PGUP: view_move(&a->v, -page); break;
+    case ACT_PGDN: view_move(&a->v, page); break;
+    case ACT_TOP: view_move(&a->v, -(long)l->cursor); break;
+    case ACT_BOTTOM: view_move(&a->v, l->res ? (long)l->res->nrows : 0); break;
+    case ACT_OPEN:
         if (view_is_calls(l)) { open_detail(a); break; }
         if (!view_drill(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
         break;
-    case KEY_BACKSPACE: case 127: case 8: case KEY_LEFT: case 'h':
-        view_back(&a->v);
-        break;
-    case 'q':
+    case ACT_BACK: view_back(&a->v); break;
+    case ACT_QUIT_LEVEL:
         if (view_back(&a->v)) break;
         if (a->exporting) { snprintf(a->msg, sizeof a->msg, "an export is running: q again waits for it and quits, Q quits at once"); a->exporting = false; break; }
         r->quit = true;
         break;
-    case 'Q': r->quit = true; break;
-    case 'p': a->mode = MODE_PIVOT; a->menu_sel = 0; break;
-    case 'c': a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
-    case '?': a->mode = MODE_HELP; a->scroll = 0; break;
-    case '!': a->mode = MODE_DAMAGE; a->scroll = 0; break;
-    case 'C':
+    case ACT_QUIT: r->quit = true; break;
+    case ACT_PIVOT: a->mode = MODE_PIVOT; a->menu_sel = 0; break;
+    case ACT_COLUMNS: a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
+    case ACT_HELP: a->mode = MODE_HELP; a->scroll = 0; break;
+    case ACT_DAMAGE: a->mode = MODE_DAMAGE; a->scroll = 0; break;
+    case ACT_TRACKS:
         /* the tracks take lines from the table and columns from the
          * timeline: a new size queries the level again */
         if (view_tracks_next(&a->v, a->msg, sizeof a->msg) && !app_set_size(r, a->rows, a->cols))
             view_tracks_refresh(&a->v, l);
         break;
-    case 'd':
-        if (a->diag && !a->diagnosing && a->diag_where) {
-            /* the same selection shows the findings it already has */
-            dfn_filter f;
-            view_filter(&a->v, l, &f);
-            char *w = dfn_filter_text(&f);
-            dfn_filter_free(&f);
-            bool same = strcmp(w, a->diag_where) == 0;
-            free(w);
-            if (same) { a->mode = MODE_DIAG; break; }
-        }
-        diag_start(r);
-        break;
-    case '<': view_sort_move(&a->v, -1); break;
-    case '>': view_sort_move(&a->v, 1); break;
-    case 'r': view_sort_reverse(&a->v); break;
-    case 'z': case 'Z': case '[': case ']':
-        if (key == 'z' || key == 'Z') view_zoom(&a->v, key == 'z');
-        else view_shift(&a->v, key == ']' ? 1 : -1);
+    case ACT_DIAG: key_diagnose(r, l); break;
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: view_sort_move(&a->v, act == ACT_SORT_NEXT ? 1 : -1); break;
+    case ACT_REVERSE: view_sort_reverse(&a->v); break;
+    case ACT_ZOOM_IN: case ACT_ZOOM_OUT: case ACT_EARLIER: case ACT_LATER:
+        if (act == ACT_ZOOM_IN || act == ACT_ZOOM_OUT) view_zoom(&a->v, act == ACT_ZOOM_IN);
+        else view_shift(&a->v, act == ACT_LATER ? 1 : -1);
         if (!view_refresh(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
         break;
-    case 'f': start_prompt(a, PROMPT_FILTER, l->user); break;
-    case '/': start_prompt(a, PROMPT_SEARCH, a->v.search); break;
-    case 'n': case 'N':
-        if (!view_search(&a->v, key == 'n' ? 1 : -1))
-            snprintf(a->msg, sizeof a->msg, a->v.search ? "not found: %s" : "no search yet: / searches", a->v.search ? a->v.search : "");
+    case ACT_FILTER: start_prompt(a, PROMPT_FILTER, l->user); break;
+    case ACT_SEARCH: start_prompt(a, PROMPT_SEARCH, a->v.search); break;
+    case ACT_NEXT: case ACT_PREV:
+        if (!a->v.search || !*a->v.search) snprintf(a->msg, sizeof a->msg, "no search yet: / searches");
+        else view_search_status(&a->v, view_search(&a->v, act == ACT_NEXT ? 1 : -1), a->msg, sizeof a->msg);
         break;
-    case 'e': case 'E': {
-        if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish before exporting"); break; }
-        if (atomic_load(&r->ex.job.running)) { snprintf(a->msg, sizeof a->msg, "an export is already running"); break; }
-        a->export_calls = key == 'E';
-        char name[256];
-        view_export_name(&a->v, a->export_calls, now_seconds(), name, sizeof name);
-        start_prompt(a, PROMPT_EXPORT, name);
-        break;
-    }
-    case 12: clearok(curscr, TRUE); break;   /* Ctrl-L */
+    case ACT_EXPORT: case ACT_EXPORT_CALLS: key_export(r, act == ACT_EXPORT_CALLS); break;
+    case ACT_REDRAW: clearok(curscr, TRUE); break;
     default: break;
     }
 }
@@ -235,25 +262,28 @@ static void key_menu(runner *r, int key)
 {
     app *a = &r->a;
     char err[1024];
-    int n = a->mode == MODE_PIVOT ? (int)view_npivots : COL_N - 1;
-    if (key == 27 || key == 'q' || (a->mode == MODE_COLUMNS && (key == '\n' || key == '\r' || key == KEY_ENTER))) {
-        bool cols = a->mode == MODE_COLUMNS;
+    bool cols = a->mode == MODE_COLUMNS;
+    int n = cols ? COL_N - 1 : (int)view_npivots;
+    key_action act = keymap_action(KM_MENU, key);
+    if (act == ACT_BACK || (cols && act == ACT_OPEN)) {
         a->mode = MODE_TABLE;
         if (cols) view_refresh(&a->v, err, sizeof err);
         return;
     }
-    if (key == KEY_UP || key == 'k') { a->menu_sel = (a->menu_sel + n - 1) % n; return; }
-    if (key == KEY_DOWN || key == 'j') { a->menu_sel = (a->menu_sel + 1) % n; return; }
-    if (a->mode == MODE_COLUMNS) {
-        if (key == ' ') a->v.col_on[a->menu_sel + 1] = !a->v.col_on[a->menu_sel + 1];
+    if (act == ACT_UP) { a->menu_sel = (a->menu_sel + n - 1) % n; return; }
+    if (act == ACT_DOWN) { a->menu_sel = (a->menu_sel + 1) % n; return; }
+    if (cols) {
+        if (act == ACT_TOGGLE) a->v.col_on[a->menu_sel + 1] = !a->v.col_on[a->menu_sel + 1];
         return;
     }
-    int pick = -1;
-    if (key == '\n' || key == '\r' || key == KEY_ENTER) pick = a->menu_sel;
+    int pick = act == ACT_OPEN ? a->menu_sel : -1;
     for (size_t i = 0; i < view_npivots && pick < 0; i++) if (view_pivots[i].key == key) pick = (int)i;
     if (pick < 0) return;
     a->mode = MODE_TABLE;
-    if (view_pivots[pick].kind == DFN_DIM_ARG) { start_prompt(a, PROMPT_ARG, "epoch"); return; }
+    if (view_pivots[pick].kind == DFN_DIM_ARG) {
+        start_prompt(a, PROMPT_ARG, a->hist[PROMPT_ARG].n ? a->hist[PROMPT_ARG].v[a->hist[PROMPT_ARG].n - 1] : "epoch");
+        return;
+    }
     dfn_dim d = { .kind = view_pivots[pick].kind };
     if (!view_pivot(&a->v, &d, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
 }
@@ -261,16 +291,18 @@ static void key_menu(runner *r, int key)
 static void key_screen(runner *r, int key)
 {
     app *a = &r->a;
-    if (key == 27 || key == 'q' || key == KEY_BACKSPACE || key == 127 || key == 8 || key == KEY_LEFT || key == 'h' ||
-        (a->mode == MODE_HELP && key == '?') || (a->mode == MODE_DAMAGE && key == '!')) {
-        a->mode = MODE_TABLE;
-        return;
+    size_t page = (size_t)(a->rows > 4 ? a->rows - 4 : 1);
+    switch (keymap_action(KM_SCREEN, key)) {
+    case ACT_BACK: a->mode = MODE_TABLE; break;
+    case ACT_QUIT: r->quit = true; break;
+    case ACT_UP: if (a->scroll) a->scroll--; break;
+    case ACT_DOWN: a->scroll++; break;   /* the drawing stops it at the end */
+    case ACT_PGDN: a->scroll += page; break;
+    case ACT_PGUP: a->scroll = a->scroll > page ? a->scroll - page : 0; break;
+    case ACT_TOP: a->scroll = 0; break;
+    case ACT_BOTTOM: a->scroll = SIZE_MAX / 2; break;
+    default: break;
     }
-    if (key == 'Q') { r->quit = true; return; }
-    if ((key == KEY_UP || key == 'k') && a->scroll) a->scroll--;
-    if (key == KEY_DOWN || key == 'j') a->scroll++;
-    if (key == KEY_NPAGE || key == ' ') a->scroll += (size_t)(a->rows > 4 ? a->rows - 4 : 1);
-    if (key == KEY_PPAGE) a->scroll = a->scroll > (size_t)a->rows ? a->scroll - (size_t)a->rows : 0;
 }
 
 /* One key: the whole dispatch, shared by the terminal and the replay. */
@@ -278,6 +310,11 @@ void keys_handle(runner *r, int key, const char *utf8, size_t ulen)
 {
     app *a = &r->a;
     if (key == KEY_RESIZE) return;
+    /* the screen says it is too small: keys would act on what no one sees */
+    if (a->rows < 24 || a->cols < 80) {
+        if (key == 'Q' || key == 3) r->quit = true;
+        return;
+    }
     a->msg_middle = false;
     if (a->mode == MODE_MEMORY) {
         /* the set may not fit: y loads it anyway, anything that quits quits */

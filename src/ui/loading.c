@@ -169,7 +169,7 @@ static void loading_text(runner *r)
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
     /* many long run names may not fit: the line is cut, as the screen would */
-    snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB, %" PRIu64 " events, %.2f M events/s%s  (q cancels)",
+    snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB (q cancels): %" PRIu64 " events, %.2f M/s%s",
              p.building ? "building the store:" : "loading", who, pct, p.bytes_total / 1e6, p.events,
              p.events_per_s / 1e6, p.building ? "" : etas);
 }

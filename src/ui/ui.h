@@ -60,6 +60,7 @@ typedef struct {
     bool desc;
     size_t cursor, top;
     dfn_compare *res;         /* the rows, of every run */
+    dfn_dimkind res_kind;     /* what they are grouped by */
     dfn_cresult tracks;       /* counter tracks: mean per series and sparkline bin */
     unsigned track_gen;       /* the view's track_gen they were made for */
     /* Time and file levels: the keys of the rows with diagnostic findings
@@ -98,6 +99,9 @@ typedef struct {
     int screen_cols;          /* the screen's width, which columns fit in */
     int spark_w;              /* sparkline width the screen chose */
     char *search;
+    size_t *match, nmatch;    /* the rows that hold the search text ... */
+    char *match_text;         /* ... this text, */
+    unsigned match_gen;       /* ... in this result */
     unsigned res_gen;         /* counts the levels' results */
     size_t calls_limit;       /* rows of the calls level */
     int threads;              /* query threads (-j); 0 = one per online core */
@@ -162,9 +166,17 @@ void view_sort_reverse(view *v);
 bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen);
 void view_zoom(view *v, bool in);
 void view_shift(view *v, int dir);
-/* Moves the cursor to the next row (dir 1) or previous (-1) whose key
- * contains the search text; false when none does. */
+/* Moves the cursor to the next row (dir 1), the previous (-1) or the
+ * first at or after the cursor (0) whose key holds the search text (a
+ * call: its function or file; ASCII case ignored), wrapping; false when
+ * none does. */
 bool view_search(view *v, int dir);
+/* "match 3 of 12: TEXT", or "not found: TEXT". */
+void view_search_status(view *v, bool found, char *msg, size_t cap);
+/* No row holds the search text: opens a level of the selection's files
+ * (then functions) whose name holds it, with a message saying so; false
+ * when none does. */
+bool view_search_below(view *v, char *msg, size_t cap);
 void view_move(view *v, long delta);
 /* The full filter of the top level: base, time window, user terms. */
 void view_filter(const view *v, const level *l, dfn_filter *out);
@@ -197,6 +209,44 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen);
 /* Default file name for an export of the top level, at time now. */
 void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap);
 
+/* ---- the key map (keymap.c) ---- */
+
+/* What keys do. One table maps keys to them per screen, and the help
+ * screen and the key bar are written from the same table. */
+typedef enum {
+    ACT_NONE, ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_TOP, ACT_BOTTOM, ACT_OPEN, ACT_BACK, ACT_QUIT_LEVEL, ACT_QUIT,
+    ACT_PIVOT, ACT_COLUMNS, ACT_SORT_PREV, ACT_SORT_NEXT, ACT_REVERSE, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_EARLIER,
+    ACT_LATER, ACT_TRACKS, ACT_FILTER, ACT_SEARCH, ACT_NEXT, ACT_PREV, ACT_EXPORT, ACT_EXPORT_CALLS, ACT_DIAG,
+    ACT_DAMAGE, ACT_HELP, ACT_REDRAW, ACT_TOGGLE, ACT_SUBMIT, ACT_CANCEL, ACT_LEFT, ACT_RIGHT, ACT_DEL_BACK, ACT_DEL,
+    ACT_KILL, ACT_COMPLETE
+} key_action;
+
+/* The screens a binding works on. */
+enum { KM_TABLE = 1, KM_SCREEN = 2, KM_DIAG = 4, KM_MENU = 8, KM_PROMPT = 16 };
+
+#define KEYMAP_KEYS 10
+typedef struct {
+    unsigned modes;           /* KM_ bits */
+    key_action act;
+    int keys[KEYMAP_KEYS];    /* characters or curses KEY_ codes; 0 ends */
+    const char *names;        /* the keys as the help writes them */
+    const char *bar;          /* its item in the key bar, or NULL */
+    int bar_rank;             /* the bar's order; 98 and up: always shown, last */
+    const char *help;         /* what it does */
+    const char *section;      /* starts a section of the help screen */
+} keymap_entry;
+
+extern const keymap_entry keymap[];
+extern const size_t keymap_n;
+/* The action of key on the screens of mode (one KM_ bit); ACT_NONE. */
+key_action keymap_action(unsigned mode, int key);
+/* The key bar of mode for a screen width columns wide: whole items only,
+ * in the same order at every width. Returns its length. */
+size_t keymap_bar(unsigned mode, int width, char *out, size_t cap);
+/* The help screen's key lines, wrapped at width; returns how many
+ * (malloc'd lines, each malloc'd). */
+size_t keymap_help(int width, char ***lines);
+
 /* ---- the program around the view ---- */
 
 typedef enum {
@@ -204,12 +254,18 @@ typedef enum {
     MODE_CONFIRM, MODE_DIAG, MODE_MEMORY
 } app_mode;
 
-typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG } prompt_kind;
+typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG, PROMPT_N } prompt_kind;
 
 typedef struct {
     char *buf;
     size_t len, cap, cur;     /* bytes; the cursor is a byte offset */
+    bool sel;                 /* the whole text is selected: typing replaces it */
 } line_edit;
+
+typedef struct {
+    char **v; size_t n;       /* oldest first */
+    size_t pos;               /* where Up and Down are; n: past the newest */
+} edit_hist;
 
 struct app {
     ui_opts opts;
@@ -242,7 +298,8 @@ struct app {
     size_t scroll;            /* of the help, detail and damage screens */
     bool export_calls;        /* the export prompt is for E */
     bool exporting;
-    char **fhist; size_t nfhist, fhist_pos;
+    edit_hist hist[PROMPT_N];   /* each prompt's */
+    char *arg_names;          /* the argument prompt: the names the set has */
     dfn_findings *diag;       /* the diagnostics screen's findings */
     char *diag_where;         /* the selection they were made for */
     bool diagnosing;          /* running on the worker thread */

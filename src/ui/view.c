@@ -6,6 +6,7 @@
 #include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ const char *view_dim_title(const dfn_dim *d)
 {
     static _Thread_local char buf[80];
     switch (d->kind) {
-    case DFN_DIM_TIME: return "time";
+    case DFN_DIM_TIME: return "time range";
     case DFN_DIM_PROC: return "process";
     case DFN_DIM_TID: return "thread";
     case DFN_DIM_FUNC: return "function";
@@ -84,7 +85,8 @@ static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
 
 int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : (int)v->nruns; }
 int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
-int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - view_track_lines(v) - 3; }
+/* the breadcrumb and filter lines, the timeline, its tracks and axis; below the table the status and the key bar */
+int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - view_track_lines(v) - 1 - 2; }
 
 uint32_t view_call(const level *l, size_t row, size_t *run)
 {
@@ -180,6 +182,8 @@ void view_free(view *v)
     for (size_t i = 0; i < v->nlv; i++) level_free(&v->lv[i]);
     free(v->lv);
     free(v->search);
+    free(v->match);
+    free(v->match_text);
     for (size_t k = 0; v->labels && k < v->nruns; k++) free(v->labels[k]);
     free(v->labels);
     free(v->runs);
@@ -270,7 +274,7 @@ const view_colspec view_cols[COL_N] = {
     [COL_BUSY] = { "busy", 8, DFN_M_BUSY_S },
     [COL_PCT] = { "% time", 7, DFN_M_PCT_TIME },
     [COL_BYTES] = { "bytes", 9, DFN_M_BYTES },
-    [COL_BW] = { "bandwidth", 11, DFN_M_BW_MIBPS },
+    [COL_BW] = { "bytes/time", 11, DFN_M_BW_MIBPS },
     [COL_P90] = { "p90", 8, DFN_M_P90_US },
     [COL_MAX] = { "max", 8, DFN_M_MAX_US },
     [COL_COMPUTE] = { "compute", 8, DFN_M_COMPUTE_S },
@@ -375,7 +379,78 @@ static uint64_t view_metrics(const view *v, const level *l, const bool *show)
     return m;
 }
 
+/* What the cursor's row is, so the cursor can follow it when the rows are
+ * made again (a newer snapshot while loading, other bins after a resize):
+ * a time range by its middle, any other row by its key, a call by its
+ * start and function. */
+typedef struct {
+    bool on, time;
+    double t;
+    char *key;
+} row_anchor;
+
+static double bin_lo(const level *l, size_t row);
+static bool view_query(view *v, char *err, size_t errlen);
+static void call_anchor_key(const view *v, const level *l, size_t row, char *buf, size_t cap);
+
+static void anchor_take(const view *v, const level *l, row_anchor *an)
+{
+    memset(an, 0, sizeof *an);
+    if (!l->res || l->cursor >= l->res->nrows || l->res_kind != l->dim.kind || l->dim.kind == DFN_DIM_ARG) return;
+    an->on = true;
+    if (l->dim.kind == DFN_DIM_TIME) {
+        an->time = true;
+        double bin = l->res->res[0]->bin_s, lo = bin_lo(l, l->cursor);
+        an->t = lo + bin / 2;
+        return;
+    }
+    char key[4096];
+    size_t len = 0;
+    if (view_is_calls(l)) {
+        call_anchor_key(v, l, l->cursor, key, sizeof key);
+        an->key = dfn_xstrdup(key);
+        return;
+    }
+    const char *k = dfn_compare_key_str(l->res, l->cursor, 0, key, sizeof key, &len);
+    an->key = dfn_xstrndup(k, len);
+}
+
+/* Puts the cursor back on the anchored row if the new rows have it. */
+static void anchor_find(const view *v, level *l, row_anchor *an)
+{
+    if (!an->on) return;
+    char key[4096];
+    for (size_t row = 0; row < l->res->nrows; row++) {
+        bool hit;
+        if (an->time) {
+            double lo = bin_lo(l, row);
+            hit = an->t >= lo && an->t < lo + l->res->res[0]->bin_s;
+        } else if (view_is_calls(l)) {
+            call_anchor_key(v, l, row, key, sizeof key);
+            hit = strcmp(key, an->key) == 0;
+        } else {
+            size_t len;
+            const char *k = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &len);
+            hit = len == strlen(an->key) && memcmp(k, an->key, len) == 0;
+        }
+        if (hit) { l->cursor = row; break; }
+    }
+    free(an->key);
+    an->key = NULL;
+}
+
 bool view_refresh(view *v, char *err, size_t errlen)
+{
+    row_anchor an;
+    anchor_take(v, view_top(v), &an);
+    bool ok = view_query(v, err, errlen);
+    if (ok) anchor_find(v, view_top(v), &an);
+    free(an.key);
+    return ok;
+}
+
+/* Queries the top level's rows again (its cursor kept by number). */
+static bool view_query(view *v, char *err, size_t errlen)
 {
     level *l = view_top(v);
     dfn_filter f;
@@ -411,6 +486,7 @@ bool view_refresh(view *v, char *err, size_t errlen)
     dfn_strtab_free(l->marks);   /* of the rows before */
     l->marks = NULL;
     l->res_gen = ++v->res_gen;
+    l->res_kind = l->dim.kind;
     if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
     view_tracks_query(v, l, &f);
     dfn_filter_free(&f);
@@ -454,6 +530,17 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
     size_t k;
     uint32_t rr = dfn_compare_rep_row(c, row, &k);
     return dfn_result_key_text(c->res[k]->store, c->res[k], rr, 0, buf, cap);
+}
+
+/* A call as its start, process and function (event numbers differ
+ * between snapshots). */
+static void call_anchor_key(const view *v, const level *l, size_t row, char *buf, size_t cap)
+{
+    size_t run;
+    uint32_t i = view_call(l, row, &run);
+    const dfn_store *s = v->runs[run].s;
+    snprintf(buf, cap, "%zu %" PRIu64 " %s %s", run, dfn_store_ts(s, i), dfn_store_str(s, s->lanes[s->lane[i]].name),
+             dfn_store_str(s, s->kinds[s->kind[i]].func));
 }
 
 /* The level that follows a grouping when the user presses Enter: the
@@ -712,39 +799,108 @@ void view_move(view *v, long delta)
     l->cursor = (size_t)c;
 }
 
+/* Whether row of l holds the search text: its key, or a call's function
+ * or file (ASCII case ignored). */
+static bool row_matches(const view *v, const level *l, size_t row, size_t slen)
+{
+    if (view_is_calls(l)) {
+        size_t run;
+        uint32_t i = view_call(l, row, &run);
+        const dfn_store *s = v->runs[run].s;
+        const dfn_kind *kd = &s->kinds[s->kind[i]];
+        const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[s->file[i]].path);
+        return dfn_ascii_icontains(fn, strlen(fn), v->search, slen) || dfn_ascii_icontains(fl, strlen(fl), v->search, slen);
+    }
+    char key[4096];
+    size_t len = view_key_text(v, l, row, key, sizeof key);
+    return dfn_ascii_icontains(key, len, v->search, slen);
+}
+
+/* The rows of the top level that match, found once per result and text. */
+static void search_matches(view *v, level *l)
+{
+    if (v->match_gen == l->res_gen && v->match_text && strcmp(v->match_text, v->search) == 0) return;
+    free(v->match);
+    v->match = NULL;
+    v->nmatch = 0;
+    size_t cap = 0, slen = strlen(v->search);
+    for (size_t row = 0; l->res && row < l->res->nrows; row++) {
+        if (!row_matches(v, l, row, slen)) continue;
+        dfn_grow((void **)&v->match, &cap, v->nmatch + 1, sizeof *v->match);
+        v->match[v->nmatch++] = row;
+    }
+    free(v->match_text);
+    v->match_text = dfn_xstrdup(v->search);
+    v->match_gen = l->res_gen;
+}
+
+/* Index of the first match at or after row (nmatch: none). */
+static size_t match_at(const view *v, size_t row)
+{
+    size_t lo = 0, hi = v->nmatch;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->match[mid] < row) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 bool view_search(view *v, int dir)
 {
     level *l = view_top(v);
-    size_t n = l->res ? l->res->nrows : 0;
-    if (!n || !v->search || !*v->search) return false;
-    size_t slen = strlen(v->search);
-    char key[4096];
-    for (size_t k = 1; k <= n; k++) {
-        size_t row = (l->cursor + (dir > 0 ? k : n - k)) % n;
-        size_t len = view_key_text(v, l, row, key, sizeof key);
-        if (view_is_calls(l)) {
-            /* calls are found by function or file */
-            size_t run;
-            uint32_t i = view_call(l, row, &run);
-            const dfn_store *s = v->runs[run].s;
-            const dfn_kind *kd = &s->kinds[s->kind[i]];
-            const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[s->file[i]].path);
-            if (dfn_ascii_icontains(fn, strlen(fn), v->search, slen) || dfn_ascii_icontains(fl, strlen(fl), v->search, slen)) {
-                l->cursor = row;
-                return true;
-            }
-            continue;
-        }
-        if (dfn_ascii_icontains(key, len, v->search, slen)) {
-            l->cursor = row;
+    if (!l->res || !l->res->nrows || !v->search || !*v->search) return false;
+    search_matches(v, l);
+    if (!v->nmatch) return false;
+    size_t k = match_at(v, l->cursor + (dir > 0));
+    if (dir < 0) k = k == 0 ? v->nmatch - 1 : k - 1;   /* the last before the cursor, wrapping */
+    else if (k == v->nmatch) k = 0;                     /* wraps to the first */
+    l->cursor = v->match[k];
+    return true;
+}
+
+void view_search_status(view *v, bool found, char *msg, size_t cap)
+{
+    level *l = view_top(v);
+    if (!found) { snprintf(msg, cap, "not found: %s", v->search ? v->search : ""); return; }
+    search_matches(v, l);
+    size_t k = match_at(v, l->cursor);
+    snprintf(msg, cap, "match %zu of %zu: %s   (n next, N previous)", k + 1, v->nmatch, v->search);
+}
+
+bool view_search_below(view *v, char *msg, size_t cap)
+{
+    level *l = view_top(v);
+    if (view_is_calls(l) || !v->search || !*v->search) return false;
+    /* the files of the selection, then the functions of its calls */
+    static const struct { dfn_key key; dfn_dimkind dim; const char *what; } below[] = {
+        { DFN_KEY_FILE, DFN_DIM_FILE, "files" }, { DFN_KEY_FUNC, DFN_DIM_FUNC, "functions" } };
+    for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
+        if (l->dim.kind == below[i].dim) continue;   /* its rows were searched */
+        level *c = view_push(v);
+        l = &v->lv[v->nlv - 2];
+        level_inherit(l, c);   /* the selection this level shows */
+        dfn_filter_add(&c->base, below[i].key, NULL, DFN_MATCH, v->search, strlen(v->search));
+        c->dim.kind = below[i].dim;
+        c->crumb = dfn_xasprintf("%s holding '%s'", below[i].what, v->search);
+        level_default_sort(c);
+        char err[256];
+        if (view_refresh(v, err, sizeof err) && c->res->nrows) {
+            snprintf(msg, cap, "no row here holds '%s'; %zu %s of the selection do (Bksp returns)", v->search,
+                     c->res->nrows, below[i].what);
             return true;
         }
+        level_free(&v->lv[--v->nlv]);
+        l = view_top(v);
     }
     return false;
 }
 
 void view_set_store(view *v, size_t k, const view_set *vs)
 {
+    /* the cursor's row, read while the old store is still the view's */
+    row_anchor an;
+    anchor_take(v, view_top(v), &an);
     double old_span = view_span(v);
     v->runs[k] = dfn_runset_run(&vs->rs);
     char err[256];
@@ -760,10 +916,8 @@ void view_set_store(view *v, size_t k, const view_set *vs)
         l->res_gen = ++v->res_gen;
         dfn_cresult_free(&l->tracks);   /* of the old store's series */
     }
-    level *l = view_top(v);
-    size_t cursor = l->cursor;
-    view_refresh(v, err, sizeof err);
-    l->cursor = cursor;
+    if (view_query(v, err, sizeof err)) anchor_find(v, view_top(v), &an);
+    free(an.key);
     view_move(v, 0);
 }
 

@@ -51,7 +51,7 @@ grep -q "^compute: unknown layer 'nosuch'" "$T/cmp.txt" && ok || fail "bad --com
 "$DFNAV" --size 60x20 --replay '<Resize:80x24> <Resize:120x40>' "$S" >"$T/small.txt" 2>/dev/null
 grep -q "terminal too small" "$T/small.txt" && ok || fail "60x20 says the terminal is too small"
 check "resize to 120x40 draws 40 rows" 40 "$(awk '/^--- <Resize:120x40>/{f=1; next} f' "$T/small.txt" | wc -l | tr -d ' ')"
-grep -q "bandwidth" "$T/small.txt" && ok || fail "a wide screen shows more columns"
+grep -q "bytes/time" "$T/small.txt" && ok || fail "a wide screen shows more columns"
 
 # export: the file holds what dfnav report prints for the same filter and grouping
 mkdir -p "$T/exp" && cd "$T/exp" || exit 1
@@ -118,7 +118,7 @@ printf '%s\n' '{"name":"a","cat":"app","pid":1,"tid":1,"ts":1000000,"dur":1,"ph"
     '{"name":"c","cat":"app","pid":1,"tid":1,"ts":9000000,"dur":1,"ph":"X","args":{}}' >"$T/edge.pfw"
 for f in 'time>5' 'time<=5' 'time>=5' 'time<5'; do
     want=$("$DFNAV" report -q -m count --where "$f" --format csv "$T/edge.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $1 }')
-    got=$("$DFNAV" --replay "f $f <Enter>" "$T/edge.pfw" 2>/dev/null | sed -n 's/^[0-9]* rows, \([0-9]*\) events.*/\1/p' | tail -1)
+    got=$("$DFNAV" --replay "f $f <Enter>" "$T/edge.pfw" 2>/dev/null | sed -n 's/^\(row [0-9]* of [0-9]*: .* | \|no rows, \)\([0-9]*\) events.*/\2/p' | tail -1)
     check "typed $f: the calls --where $f gives" "$want" "$got"
 done
 check "zoom in twice, then move: round windows" "window 0.000-16.000 s|window 0.000-8.000 s|window 4.000-12.000 s" \

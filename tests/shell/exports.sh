@@ -20,7 +20,7 @@ save() { keys e C-u "$1" Enter; }
 no_tmp() { check "temporary files left ($1)" "" "$(find "$T" -name '*.tmp.*' | sed "s|$T/||")"; }
 
 start "$E sample"
-expect "start-up" "time▲"
+expect "start-up" "time range▲"
 save ref.csv
 expect "a first save" "saved " 10
 [ -s "$T/ref.csv" ] && ok || fail "ref.csv not written"
@@ -88,7 +88,7 @@ expect "quits" "DFNAV-EXIT=0"
 # a file size limit (EFBIG, as a full disk): the calls do not fit, the
 # function table does
 start "ulimit -f 200 && $E sample"   # 100 KiB
-expect "start-up with ulimit -f" "time▲"
+expect "start-up with ulimit -f" "time range▲"
 keys p e
 expect "calls" "start s"
 save calls.csv
@@ -114,7 +114,7 @@ echo "LEFT=[\$(ls small)]"
 exit \$st
 EOF
     start "unshare -m sh full.sh"
-    expect "start-up with a small file system" "time▲"
+    expect "start-up with a small file system" "time range▲"
     keys p e
     expect "calls" "start s"
     save small/calls.csv
@@ -138,7 +138,7 @@ chmod 777 "$T/rw"
 NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && $NOBODY "$DFNAV" --version >/dev/null 2>&1; then
     start "LANG=C.UTF-8 TERM=xterm-256color $NOBODY $DFNAV sample"
-    expect "start-up as nobody" "time▲"
+    expect "start-up as nobody" "time range▲"
     save ro/x.csv
     expect "an unwritable directory" "not saved: ro/x.csv: cannot create a file in ro: Permission denied"
     check "nothing in it" "" "$(ls "$T/ro")"

@@ -50,7 +50,7 @@ expect "q cancels the load" "DFNAV-EXIT=0" 5
 # export_calls FILE: the calls of mid's first 40 s, saved to FILE
 export_calls() {
     start "$E mid"
-    expect "mid loads" " rows, " 60
+    expect "mid loads" "row 1 of " 60
     keys f C-u 'time<40' Enter
     expect "filter" "where: time<40"
     keys p e
@@ -120,14 +120,14 @@ keys "fg; echo FG-EXIT=\$?" Enter
 expect "fg redraws" "Enter drill" 5
 not_left() { ! screen_left "$RAW"; }
 poll 5 not_left && ok || fail "fg: the alternate screen was not entered again"
-expect "the load goes on after fg" " rows, " 60
+expect "the load goes on after fg" "row 1 of " 60
 keys q
 expect "quits after fg" "FG-EXIT=0" 10
 
 # -- Ctrl-Z and fg during an export: the export pauses and then completes --
 start_shell
 keys "$E mid" Enter
-expect "mid loads in the shell" " rows, " 60
+expect "mid loads in the shell" "row 1 of " 60
 keys f C-u 'time<40' Enter p e
 expect "calls level in the shell" "start s"
 keys e C-u out/tstp.csv Enter
@@ -149,7 +149,7 @@ rm -f "$T"/out/*
 # -- SIGSTOP (not catchable) and SIGCONT from outside: the program takes
 # the terminal modes back and repaints what was written over it --
 start "$E mid"
-expect "mid loads" " rows, " 60
+expect "mid loads" "row 1 of " 60
 pid=$(dfnav_pid)
 kill -s STOP "$pid"
 poll 5 stopped "$pid" || fail "SIGSTOP did not stop it"
@@ -188,7 +188,7 @@ same_screen() {
 start "$E -j 1 big"
 expect "loading before the storm" "loading " 10
 storm 100x30
-expect "the load ends after a storm" " rows, " 60
+expect "the load ends after a storm" "row 1 of " 60
 if kill -0 "$(dfnav_pid)" 2>/dev/null; then ok; else fail "the storm during the load ended dfnav"; fi
 same_screen "storm while loading" 100x30 "" big
 keys q

@@ -157,7 +157,7 @@ printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":100,"dur":10,"p
     '{"name":"a","pid":1,"tid":1,"ts":181,"ph":"n","id":1,"args":{}}' \
     '{"name":"a","pid":1,"tid":1,"ts":190,"ph":"b","id":2,"args":{}}' >"$T/aside.pfw"
 check "status line: records set aside by kind" 1 \
-    "$("$DFNAV" --replay '' "$T/aside.pfw" 2>/dev/null | grep -c '| 3 records of kinds not used (b 2, n 1; ! lists)$')"
+    "$("$DFNAV" --replay '' "$T/aside.pfw" 2>/dev/null | grep -c '| 3 records set aside (b 2, n 1; ! lists) | ')"
 
 # The unit left out of the end record: µs unless --time-unit ns.
 "$DFNAV_GEN" --era v2 --aggregate --counters --time-unit ns --omit-time-metric --events 4000 --ranks 2 \

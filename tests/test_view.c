@@ -1,0 +1,148 @@
+/* The explorer's view model without a terminal: the cursor follows its
+ * row's key when the rows are made again (a newer snapshot while loading,
+ * other time bins), search counts its matches and looks below the level
+ * when no row holds the text. Stores are hand-made, so the rows are known. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/ui/ui.h"
+#include "dfnav/util.h"
+#include "storeutil.h"
+
+/* A trace whose calls run from 0 to span seconds: a read of /data/fN
+ * every second, N the second modulo 4, by process 1 (2 on odd seconds);
+ * past 20 s also a long read of /data/big, which sorts first by time. */
+static dfn_store *trace(int span)
+{
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (int t = 0; t < span; t++) {
+        char line[256];
+        int n = snprintf(line, sizeof line,
+                         "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%lld,\"dur\":1000,\"ph\":\"X\","
+                         "\"args\":{\"fname\":\"/data/f%d\",\"size\":%d}}\n",
+                         1 + t % 2, (long long)t * 1000000 + 500000, t % 4, 100 + t);
+        dfn_grow((void **)&text, &cap, len + (size_t)n + 1, 1);
+        memcpy(text + len, line, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    if (span > 20) {
+        const char *big = "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":2,\"ts\":1000,\"dur\":900000,"
+                          "\"ph\":\"X\",\"args\":{\"fname\":\"/data/big\"}}\n";
+        dfn_grow((void **)&text, &cap, len + strlen(big) + 1, 1);
+        memcpy(text + len, big, strlen(big) + 1);
+    }
+    char name[32];
+    snprintf(name, sizeof name, "span%d.pfw", span);
+    dfn_store *s = su_load_text(name, text, 1);
+    free(text);
+    return s;
+}
+
+static ui_opts opts = { .threads = 1 };
+
+static view_set *set_of(int span) { return view_set_new(trace(span), &opts, NULL, true); }
+
+static void key_of(view *v, char *buf, size_t cap)
+{
+    level *l = view_top(v);
+    view_key_text(v, l, l->cursor, buf, cap);
+}
+
+Test(view, cursor_follows_the_time_range_when_bins_are_cut_again)
+{
+    view_set *a = set_of(10), *b = set_of(100), *c = set_of(200);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 10;
+    char err[256], key[128];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_move(&v, 3);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "3.0-4.0 s");
+    /* the load goes on: ten times the span, bins of 10 s */
+    view_set_store(&v, 0, b);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "0.0-10.0 s", "the range that holds 3.5 s, not row 3 (30-40 s)");
+    view_move(&v, 5);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "50.0-60.0 s");
+    view_set_store(&v, 0, c);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "40.0-60.0 s");
+    /* Enter opens the range that is highlighted */
+    cr_assert(view_drill(&v, err, sizeof err), "%s", err);
+    cr_assert_float_eq(view_top(&v)->win_lo, 40.0, 1e-9);
+    cr_assert_float_eq(view_top(&v)->win_hi, 60.0, 1e-9);
+    view_free(&v);
+    view_set_free(a);
+    view_set_free(b);
+    view_set_free(c);
+}
+
+Test(view, cursor_follows_the_key_of_a_grouping)
+{
+    view_set *a = set_of(6), *b = set_of(40);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    char err[256], key[128];
+    dfn_dim d = { .kind = DFN_DIM_FILE };
+    cr_assert(view_pivot(&v, &d, err, sizeof err), "%s", err);
+    /* by time, descending: in a, /data/f0 and f1 have two calls, f2 and f3 one */
+    size_t row;
+    for (row = 0; row < view_top(&v)->res->nrows; row++) {
+        view_top(&v)->cursor = row;
+        key_of(&v, key, sizeof key);
+        if (!strcmp(key, "/data/f3")) break;
+    }
+    cr_assert_str_eq(key, "/data/f3");
+    view_set_store(&v, 0, b);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "/data/f3", "the cursor stays on its file though the rows are new");
+    view_free(&v);
+    view_set_free(a);
+    view_set_free(b);
+}
+
+Test(view, search_counts_matches_and_looks_below)
+{
+    view_set *a = set_of(8);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 8;
+    char err[256], msg[256], key[128];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    /* 8 one-second rows: "1." is in 1.0-2.0 and 0.0-1.0 s */
+    v.search = dfn_xstrdup("1.0");
+    cr_assert(view_search(&v, 0));
+    view_search_status(&v, true, msg, sizeof msg);
+    cr_assert(strstr(msg, "match 1 of 2"), "%s", msg);
+    cr_assert(view_search(&v, 1));
+    view_search_status(&v, true, msg, sizeof msg);
+    cr_assert(strstr(msg, "match 2 of 2"), "%s", msg);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "1.0-2.0 s");
+    cr_assert(view_search(&v, 1), "wraps to the first");
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "0.0-1.0 s");
+    /* no time range holds a file name: the selection's files do */
+    free(v.search);
+    v.search = dfn_xstrdup("f2");
+    cr_assert_not(view_search(&v, 0));
+    cr_assert(view_search_below(&v, msg, sizeof msg));
+    cr_assert(strstr(msg, "1 files of the selection"), "%s", msg);
+    level *l = view_top(&v);
+    cr_assert_eq(l->dim.kind, DFN_DIM_FILE);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "/data/f2");
+    cr_assert_eq(dfn_result_metric(l->res->res[0], 0, DFN_M_COUNT), 2.0, "its calls at 2 s and 6 s");
+    cr_assert(view_back(&v));
+    free(v.search);
+    v.search = dfn_xstrdup("nowhere");
+    cr_assert_not(view_search_below(&v, msg, sizeof msg));
+    cr_assert_eq(v.nlv, 1, "nothing found: no level left behind");
+    view_free(&v);
+    view_set_free(a);
+}
