@@ -21,7 +21,8 @@ static const char *size_cols[DFN_SIZEBIN_COUNT] = {
     "n_le4KiB", "n_4_16KiB", "n_16_64KiB", "n_64_256KiB", "n_256KiB_1MiB", "n_1_4MiB", "n_4_16MiB",
     "n_16_64MiB", "n_64_256MiB", "n_256MiB_1GiB", "n_1_4GiB", "n_gt4GiB" };
 
-static const char *event_cols[] = { "start_s", "proc", "cat", "func", "file", "offset", "ret" };
+/* A call's own fields; its arguments follow as arg.NAME columns. */
+static const char *event_cols[] = { "start_s", "dur_us", "proc", "rank", "cat", "func", "file", "bytes" };
 #define NEVENT_COLS (sizeof event_cols / sizeof event_cols[0])
 
 bool dfn_format_parse(const char *s, dfn_format *out)
@@ -188,17 +189,102 @@ static void cell_set(cell *c, const char *s, size_t len, bool num)
     c->inf = false;
 }
 
-/* The string ids of the offset and ret arguments, looked up once per
- * export rather than once per row. */
-typedef struct { uint32_t key[2]; } event_keys;
+/* The argument columns of a table of calls: every name the calls have,
+ * by name, and each name's string id in each run's store. */
+typedef struct {
+    char **names; size_t n;
+    uint32_t **key;           /* [run][column] */
+    bool calls;               /* some run has aggregated records: a calls column */
+} event_keys;
 
-static event_keys event_keys_of(const dfn_store *s)
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void event_keys_of(const dfn_compare *c, event_keys *ek)
 {
-    return (event_keys){ { dfn_strtab_find(s->strs, "offset", 6), dfn_strtab_find(s->strs, "ret", 3) } };
+    memset(ek, 0, sizeof *ek);
+    bool any = false;
+    for (size_t k = 0; k < c->nruns; k++)
+        for (size_t d = 0; d < c->res[k]->ndims; d++) any |= c->res[k]->dims[d].kind == DFN_DIM_EVENT;
+    if (!any) return;
+    dfn_strtab *seen = dfn_strtab_new();
+    size_t cap = 0;
+    dfn_arg args[DFN_ARGS_MAX];
+    for (size_t row = 0; row < c->nrows; row++) {
+        size_t rep;
+        uint32_t rr = dfn_compare_rep_row(c, row, &rep);
+        const dfn_result *r = c->res[rep];
+        const dfn_store *s = r->store;
+        ek->calls |= s->cnt.v != NULL;
+        for (size_t d = 0; d < r->ndims; d++) {
+            if (r->dims[d].kind != DFN_DIM_EVENT) continue;
+            size_t na = dfn_store_args(s, dfn_result_key(r, rr, d)->id, args, DFN_ARGS_MAX);
+            for (size_t a = 0; a < na && a < DFN_ARGS_MAX; a++) {
+                const char *name = dfn_store_str(s, args[a].key);
+                size_t len = dfn_strtab_len(s->strs, args[a].key);
+                if (dfn_strtab_find(seen, name, len) != DFN_NOID) continue;
+                dfn_strtab_intern(seen, name, len);
+                dfn_grow((void **)&ek->names, &cap, ek->n + 1, sizeof *ek->names);
+                ek->names[ek->n++] = dfn_xstrndup(name, len);
+            }
+        }
+    }
+    dfn_strtab_free(seen);
+    if (ek->n) qsort(ek->names, ek->n, sizeof *ek->names, cmp_name);
+    ek->key = dfn_xcalloc(c->nruns, sizeof *ek->key);
+    for (size_t k = 0; k < c->nruns; k++) {
+        ek->key[k] = dfn_xcalloc(ek->n ? ek->n : 1, sizeof **ek->key);
+        for (size_t j = 0; j < ek->n; j++)
+            ek->key[k][j] = dfn_strtab_find(c->res[k]->store->strs, ek->names[j], strlen(ek->names[j]));
+    }
+}
+
+static void event_keys_free(event_keys *ek, size_t nruns)
+{
+    for (size_t j = 0; j < ek->n; j++) free(ek->names[j]);
+    for (size_t k = 0; ek->key && k < nruns; k++) free(ek->key[k]);
+    free(ek->names);
+    free(ek->key);
+}
+
+/* A call's cells: its own fields, then its arguments (ek's columns, blank
+ * where it has none). */
+static size_t call_cells(const dfn_store *s, size_t i, cell *cells, const event_keys *ek, size_t run)
+{
+    char buf[4096];
+    size_t n = 0;
+    const dfn_kind *k = &s->kinds[s->kind[i]];
+    const dfn_lane *ln = &s->lanes[s->lane[i]];
+    int l = snprintf(buf, sizeof buf, "%.6f", dfn_store_ts(s, i) / 1e6);
+    cell_set(&cells[n++], buf, (size_t)l, true);
+    l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_dur(s, i));
+    cell_set(&cells[n++], buf, (size_t)l, true);
+    cell_set(&cells[n++], dfn_store_str(s, ln->name), dfn_strtab_len(s->strs, ln->name), false);
+    cell_set(&cells[n++], dfn_store_str(s, ln->rank), dfn_strtab_len(s->strs, ln->rank), true);
+    cell_set(&cells[n++], dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat), false);
+    cell_set(&cells[n++], dfn_store_str(s, k->func), dfn_strtab_len(s->strs, k->func), false);
+    uint32_t path = s->files[s->file[i]].path;
+    cell_set(&cells[n++], dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
+    l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_bytes(s, i));
+    cell_set(&cells[n++], buf, (size_t)l, true);
+    if (ek->calls) {
+        l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_calls(s, i));
+        cell_set(&cells[n++], buf, (size_t)l, true);
+    }
+    for (size_t j = 0; j < ek->n; j++) {
+        dfn_arg v;
+        uint32_t key = ek->key[run][j];
+        if (key != DFN_NOID && dfn_store_arg(s, i, key, &v)) {
+            size_t vl = dfn_arg_text(s, &v, buf, sizeof buf);
+            cell_set(&cells[n++], buf, vl, v.type == DFN_ARG_INT || v.type == DFN_ARG_UINT);
+        } else {
+            cell_set(&cells[n++], "", 0, false);
+        }
+    }
+    return n;
 }
 
 /* The key columns of row of r (an event expands to several). */
-static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const event_keys *ek)
+static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const event_keys *ek, size_t run)
 {
     const dfn_store *s = r->store;
     size_t n = 0;
@@ -215,27 +301,7 @@ static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const even
             continue;
         }
         size_t i = dfn_result_key(r, row, d)->id;
-        const dfn_kind *k = &s->kinds[s->kind[i]];
-        int l = snprintf(buf, sizeof buf, "%.6f", dfn_store_ts(s, i) / 1e6);
-        cell_set(&cells[n++], buf, (size_t)l, true);
-        const char *t = dfn_store_str(s, s->lanes[s->lane[i]].name);
-        cell_set(&cells[n++], t, strlen(t), false);
-        t = dfn_store_str(s, k->cat);
-        cell_set(&cells[n++], t, dfn_strtab_len(s->strs, k->cat), false);
-        t = dfn_store_str(s, k->func);
-        cell_set(&cells[n++], t, dfn_strtab_len(s->strs, k->func), false);
-        uint32_t path = s->files[s->file[i]].path;
-        cell_set(&cells[n++], dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
-        for (int a = 0; a < 2; a++) {
-            uint32_t key = ek->key[a];
-            dfn_arg v;
-            if (key != DFN_NOID && dfn_store_arg(s, i, key, &v)) {
-                size_t vl = dfn_arg_text(s, &v, buf, sizeof buf);
-                cell_set(&cells[n++], buf, vl, true);
-            } else {
-                cell_set(&cells[n++], "", 0, true);
-            }
-        }
+        n += call_cells(s, i, cells + n, ek, run);
     }
     return n;
 }
@@ -359,7 +425,7 @@ static void columns_add(columns *t, char *name, bool right, int metric, int col,
     t->v[t->n++] = (column){ name, right, metric, col, bin };
 }
 
-static void columns_of(const dfn_compare *c, columns *t)
+static void columns_of(const dfn_compare *c, const event_keys *ek, columns *t)
 {
     memset(t, 0, sizeof *t);
     const dfn_result *r = c->res[0];
@@ -368,12 +434,17 @@ static void columns_of(const dfn_compare *c, columns *t)
     for (size_t d = 0; d < r->ndims; d++) {
         if (r->dims[d].kind == DFN_DIM_EVENT) {
             for (size_t k = 0; k < NEVENT_COLS; k++) columns_add(t, dfn_xstrdup(event_cols[k]), false, -1, 0, -1);
+            if (ek->calls) columns_add(t, dfn_xstrdup("calls"), false, -1, 0, -1);
+            for (size_t j = 0; j < ek->n; j++) columns_add(t, dfn_xasprintf("arg.%s", ek->names[j]), false, -1, 0, -1);
         } else {
             char buf[128];
             columns_add(t, dfn_xstrdup(dfn_dim_name(&r->dims[d], buf, sizeof buf)), false, -1, 0, -1);
         }
     }
     t->nkeys = t->n;
+    /* a row of calls alone is one call: group figures (count, busy,
+     * percentiles) would say nothing its own fields do not */
+    if (r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT) return;
     for (int m = 0; m < DFN_M_COUNT_; m++) {
         if (!(r->metrics & DFN_M_BIT(m))) continue;
         const char *name = dfn_metric_name((dfn_metric)m);
@@ -417,7 +488,7 @@ static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *
     uint32_t rrow = dfn_compare_rep_row(c, row, &rep);
     const dfn_result *rr = c->res[rep];
     if (c->labels && c->calls) cell_set(&cells[n++], c->labels[rep], strlen(c->labels[rep]), false);
-    n += key_cells(rr, rrow, cells + n, &ek[rep]);
+    n += key_cells(rr, rrow, cells + n, ek, rep);
     bool per_run = c->labels && !c->calls;
     for (size_t i = t->nkeys; i < t->n; i++) {
         const column *tc = &t->v[i];
@@ -438,11 +509,12 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
 {
     bool stopped = false;
     columns t;
-    columns_of(c, &t);
+    event_keys eks;
+    event_keys_of(c, &eks);
+    const event_keys *ek = &eks;
+    columns_of(c, ek, &t);
     size_t ncol = t.n;
     cell *cells = dfn_xcalloc(ncol ? ncol : 1, sizeof *cells);
-    event_keys *ek = dfn_xmalloc(c->nruns * sizeof *ek);
-    for (size_t k = 0; k < c->nruns; k++) ek[k] = event_keys_of(c->res[k]->store);
     if (fmt == DFN_FMT_CSV) {
         for (size_t i = 0; i < ncol; i++) {
             if (i) fputc(',', out);
@@ -510,7 +582,7 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
     }
     for (size_t i = 0; i < ncol; i++) free(cells[i].text);
     free(cells);
-    free(ek);
+    event_keys_free(&eks, c->nruns);
     columns_free(&t);
     fflush(out);
     if (stopped) {

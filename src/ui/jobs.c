@@ -38,7 +38,8 @@ static void *exporter_main(void *arg)
 {
     exporter *x = arg;
     char err[900];
-    dfn_query q = { .filter = &x->filter, .sort = x->sort, .desc = x->desc, .threads = x->v->threads };
+    dfn_query q = { .filter = &x->filter, .sort = x->sort, .desc = x->desc, .threads = x->v->threads,
+                    .metrics = x->metrics, .ctrs = x->ctrs.n ? &x->ctrs : NULL };
     q.dims[0] = x->dim;
     q.ndims = 1;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
@@ -150,7 +151,15 @@ void export_start(runner *r, const char *path, bool overwrite)
         x->sort = -1;
         x->sort_col = 0;
         x->desc = false;
+        x->metrics = 0;
+        x->ctrs.n = 0;
     } else {
+        /* what dfnav report gives, and the columns on screen (compute,
+         * I/O and exposed on the process levels, those chosen with c) */
+        const char *ctr;
+        x->metrics = DFN_M_BASIC | view_shown_metrics(&a->v, l, &ctr);
+        x->ctrs.n = ctr != NULL;
+        x->ctrs.series[0] = (char *)ctr;   /* the view's, which outlives the export */
         x->dim.kind = l->dim.kind;
         x->sort = l->sort;
         x->sort_col = l->sort_col;

@@ -154,6 +154,9 @@ int view_header_lines(const view *v);
  * what the breadcrumb, filter line, timeline, status and hints leave. */
 int view_table_lines(const view *v, int rows);
 level *view_top(view *v);
+/* The metrics the columns of level l on screen show; *ctr (may be NULL)
+ * the counter series of the ctr column, or NULL when it is not shown. */
+uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
 /* Enter: opens the next level on the cursor's row. False with a message

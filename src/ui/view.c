@@ -439,6 +439,15 @@ static void anchor_find(const view *v, level *l, row_anchor *an)
     an->key = NULL;
 }
 
+uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr)
+{
+    bool show[COL_N];
+    int sw, kw;
+    view_layout(v, l, show, &sw, &kw);
+    if (ctr) *ctr = show[COL_CTR] ? view_ctr_series(v) : NULL;
+    return view_metrics(v, l, show);
+}
+
 bool view_refresh(view *v, char *err, size_t errlen)
 {
     row_anchor an;

@@ -58,7 +58,8 @@ mkdir -p "$T/exp" && cd "$T/exp" || exit 1
 "$DFNAV" --replay 'p f f cat=POSIX <Enter> e <Enter>' "$S" >"$T/exp.txt" 2>/dev/null
 f=$(ls dfnav-func-*.csv 2>/dev/null | head -1)
 [ -f "$f" ] && ok || fail "e wrote no file: $(ls)"
-"$DFNAV" report -q --by func --where 'cat=POSIX' --format csv "$S" >"$T/report.csv"
+# (and the slowest process, which the status line shows)
+"$DFNAV" report -q --by func --where 'cat=POSIX' --metrics basic,max_proc --format csv "$S" >"$T/report.csv"
 same_files "export differs from dfnav report" "$T/report.csv" "$f"
 grep -q "saved [0-9]* rows to dfnav-func-" "$T/exp.txt" && ok || fail "the status line says where the file went"
 # the same name again: asked, and 'n' keeps the old file
@@ -69,7 +70,7 @@ check "the existing file is untouched" "$before" "$(cksum <"$f")"
 # E: the calls of the selected row
 "$DFNAV" --replay 'p f E <Enter>' "$S" >/dev/null 2>&1
 c=$(ls dfnav-calls-*.csv 2>/dev/null | head -1)
-check "E exports calls" "start_s,proc,cat,func,file,offset,ret,count,time_s" "$(head -1 "$c" | cut -d, -f1-9)"
+check "E exports calls: their own fields, then their arguments" "start_s,dur_us,proc,rank,cat,func,file,bytes,arg." "$(head -1 "$c" | cut -c1-49)"
 top=$("$DFNAV" report -q --by func --format csv "$S" | awk -F, 'NR == 2 { print $2 }')
 check "E exports every call of the row" "$top" "$(($(wc -l <"$c") - 1))"
 # E on a time range: exactly the calls of that range

@@ -13,7 +13,7 @@ export SOURCE_DATE_EPOCH=1790000000
 E="LANG=C.UTF-8 TERM=xterm-256color $DFNAV"
 cp -R "$SRCDIR/data/sample" "$T/sample"
 chmod -R a+rX "$T"   # dfnav runs as nobody below
-"$DFNAV" report -q --by func --format csv "$T/sample" >"$T/funcs.csv"
+"$DFNAV" report -q --by func --metrics basic,max_proc --format csv "$T/sample" >"$T/funcs.csv"
 
 # save PATH: e, the path, Enter
 save() { keys e C-u "$1" Enter; }

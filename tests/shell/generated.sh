@@ -156,9 +156,9 @@ same_files "--ckpt-write-split 2 changes other calls" "$T/ft-both" "$T/ft-both-s
 merged_writes() {
     "$DFNAV" report -q --by event --where 'file~/checkpoint func=write|pwrite64' --format csv "$1" |
         awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-            { s = sprintf("%.0f", $c["start_s"] * 1e6); o = $c["offset"]
+            { s = sprintf("%.0f", $c["start_s"] * 1e6); o = $c["arg.offset"]
               printf "%s %s %s %d %d %s %s\n", $c["proc"], $c["func"], $c["file"], s,
-                  s + sprintf("%.0f", $c["time_s"] * 1e6), $c["bytes"], o == "" ? "-" : o }' |
+                  s + $c["dur_us"], $c["bytes"], o == "" ? "-" : o }' |
         sort -k1,1 -k3,3 -k4,4n |
         awk '$1 == p1 && $2 == p2 && $3 == p3 && $4 == pe && ($7 == "-" || $7 == po + pb) { pe = $5; pb += $6; next }
              NR > 1 { print p1, p2, p3, ps, pe, pb, po }

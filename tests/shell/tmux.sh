@@ -42,7 +42,7 @@ expect "export asks for a path" "save CSV as: dfnav-func-"
 keys Enter
 expect "export done" "saved "
 f=$(ls "$T"/dfnav-func-*.csv 2>/dev/null | head -1)
-"$DFNAV" report -q --by func --where cat=POSIX --sort pct_time:asc --format csv "$S" >"$T/r.csv"
+"$DFNAV" report -q --by func --where cat=POSIX --sort pct_time:asc --metrics basic,max_proc --format csv "$S" >"$T/r.csv"
 same_files "exported CSV (${f:-none in $T}) differs from dfnav report" "$T/r.csv" "$f"
 # resize: wider shows more columns, smaller says so, back again draws
 tm resize-window -t e -x 130 -y 30
@@ -85,7 +85,7 @@ if [ -d "$TRACES/dlio-unet3d" ]; then
     case "$row" in *" $cnt "*) ok ;; *) fail "real trace: file row '$row' lacks report's count $cnt" ;; esac
     keys e C-u 'unet3d-files.csv' Enter
     expect "real trace: export" "saved "
-    "$DFNAV" report -q --by file --where "proc=$proc layer=reader_posix_lustre time<5" --format csv "$U" >"$T/u-all.csv"
+    "$DFNAV" report -q --by file --where "proc=$proc layer=reader_posix_lustre time<5" --metrics basic,max_proc --format csv "$U" >"$T/u-all.csv"
     same_files "real trace: export differs from dfnav report" "$T/u-all.csv" "$T/unet3d-files.csv"
     if screen | LC_ALL=C grep -q "$(printf '[\200-\377]')"; then fail "real trace: non-ASCII on screen"; else ok; fi
     keys Q
