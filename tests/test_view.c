@@ -146,3 +146,64 @@ Test(view, search_counts_matches_and_looks_below)
     view_free(&v);
     view_set_free(a);
 }
+
+/* Lanes: a row per process, a cell per column; a cell's I/O share is what
+ * the process level of that cell's time range says, and Enter opens that
+ * process and range. */
+Test(view, lanes_cells_and_their_drill)
+{
+    view_set *a = set_of(12);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.screen_cols = LANE_LABEL_W + 1 + 24;   /* 24 cells of 0.5 s */
+    char err[256], key[128];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    cr_assert(view_lanes_open(&v, err, sizeof err), "%s", err);
+    level *l = view_top(&v);
+    cr_assert(l->lanes);
+    cr_assert_eq(l->res->nrows, 2, "processes 1 and 2");
+    cr_assert_eq(l->res->res[0]->spark_bins, 24);
+    /* times from the trace start: process 1 reads for 1 ms at 0, 2, 4 ...
+     * s, process 2 at 1, 3, 5 ... s; the set spans 11.001 s */
+    double lo, hi, plo, phi;
+    view_lane_cell(l, 0, &lo, &hi);
+    cr_assert_float_eq(lo, 0.0, 1e-9);
+    cr_assert_float_eq(hi, 11.001 / 24, 1e-6);
+    size_t k = 0;
+    for (; k < 24; k++) {
+        view_lane_cell(l, k, &lo, &hi);
+        if (lo <= 2.0 && 2.0 < hi) break;
+    }
+    cr_assert(k > 0 && k < 24);
+    view_lane_cell(l, k - 1, &plo, &phi);
+    cr_assert_float_eq(phi, lo, 1e-12, "cells meet");
+    l->cursor = 0;
+    key_of(&v, key, sizeof key);
+    cr_assert(strstr(key, "/1/"), "%s", key);
+    cr_assert_float_eq(view_lane_value(l, LANE_CALLS, 0, k), 0.001 / (hi - lo), 1e-9);
+    cr_assert_float_eq(view_lane_value(l, LANE_IO, 0, k), 0.001 / (hi - lo), 1e-9);
+    cr_assert_float_eq(view_lane_value(l, LANE_CALLS, 0, k - 1), 0.0, 1e-12);
+    cr_assert_float_eq(view_lane_value(l, LANE_CALLS, 1, k), 0.0, 1e-12, "process 2 is idle then");
+    l->lane_col = k;
+    cr_assert(view_lanes_drill(&v, err, sizeof err), "%s", err);
+    level *c = view_top(&v);
+    cr_assert_not(c->lanes);
+    cr_assert_eq(c->dim.kind, DFN_DIM_LAYER);
+    cr_assert_float_eq(c->win_lo, lo, 1e-9);
+    cr_assert_float_eq(c->win_hi, hi, 1e-9);
+    dfn_dim d = { .kind = DFN_DIM_PROC };
+    cr_assert(view_pivot(&v, &d, err, sizeof err), "%s", err);
+    c = view_top(&v);
+    cr_assert_eq(c->res->nrows, 1, "the lane's process alone");
+    cr_assert_float_eq(dfn_result_metric(c->res->res[0], 0, DFN_M_IO_BUSY_S), 0.001, 1e-9);
+    /* back, and p: lanes of threads, hosts, ranks */
+    cr_assert(view_back(&v));
+    cr_assert(view_top(&v)->lanes);
+    cr_assert(view_lanes_pivot(&v, err, sizeof err), "%s", err);
+    cr_assert_eq(view_top(&v)->dim.kind, DFN_DIM_TID);
+    cr_assert(view_top(&v)->lanes && view_top(&v)->sort < 0, "still lanes, in name order");
+    cr_assert(view_lanes_open(&v, err, sizeof err), "%s", err);
+    cr_assert_eq(v.nlv, 1, "L again: back to the table");
+    view_free(&v);
+    view_set_free(a);
+}

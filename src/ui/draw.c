@@ -788,6 +788,95 @@ static void set_aside_status(const app *a, char *out, size_t cap)
     if (w < cap) snprintf(out + w, cap - w, "; ! lists)");
 }
 
+/* ---- lanes ---- */
+
+/* A lane cell's share as one of the ramp's levels: blank for none, full
+ * for all of the cell (a host or rank lane can be busier than its width:
+ * several processes; it shows full). */
+static int lane_level(double v)
+{
+    if (isnan(v) || v <= 0) return 0;
+    return 1 + (int)((v < 1 ? v : 1) * 7.999);
+}
+
+static void draw_lanes(app *a, level *l)
+{
+    int x0 = LANE_LABEL_W + 1, w = view_lanes_width(&a->v);
+    bool ascii = a->opts.ascii || !a->utf8;
+    const dfn_result *r = l->res ? l->res->res[0] : NULL;
+    char legend[256];
+    const char *dim = view_dim_title(&l->dim);
+    bool have = r && (l->shade == LANE_CALLS ? r->spark != NULL : l->shade == LANE_IO ? r->spark_io != NULL : r->spark_cmp != NULL);
+    snprintf(legend, sizeof legend, have ? "lanes by %s, each cell: its %s share of the cell, 0" : "lanes by %s: no %s figures (they need the overlap analysis)",
+             dim, view_shade_name(l->shade));
+    int lx = draw_text(2, 0, a->cols, legend, strlen(legend), false, false, true);
+    if (have && lx + 14 < a->cols) {
+        attron(pair(a, PAIR_SPARK));
+        for (int k = 1; k <= 8; k++) ramp_put(a, 2, lx + k, k);
+        attroff(pair(a, PAIR_SPARK));
+        mvaddstr(2, lx + 10, "100%");
+    }
+    draw_axis(a, l, 3, x0, w);
+    if (!r) return;
+    int nrows = a->rows - 4 - 2;
+    if (l->cursor < l->top) l->top = l->cursor;
+    if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
+    char key[4096];
+    for (int i = 0; i < nrows && l->top + (size_t)i < r->nrows; i++) {
+        size_t row = l->top + (size_t)i;
+        int y = 4 + i;
+        bool sel = row == l->cursor;
+        size_t kl = view_key_text(&a->v, l, row, key, sizeof key);
+        if (sel) attron(A_REVERSE);
+        fill(y, 0, LANE_LABEL_W);
+        draw_text(y, 0, LANE_LABEL_W, kl ? key : "(none)", kl ? kl : 6, false, true, ascii);
+        if (sel) attroff(A_REVERSE);
+        attron(pair(a, PAIR_SPARK));
+        for (int c = 0; c < w && (size_t)c < r->spark_bins; c++) {
+            bool here = sel && (size_t)c == l->lane_col;
+            if (here) attron(A_REVERSE);
+            int lvl = lane_level(view_lane_value(l, l->shade, row, (size_t)c));
+            if (here && !lvl) mvaddch(y, x0 + c, ' ');
+            else ramp_put(a, y, x0 + c, lvl);
+            if (here) attroff(A_REVERSE);
+        }
+        attroff(pair(a, PAIR_SPARK));
+    }
+    if (!r->nrows) {
+        attron(A_DIM);
+        mvaddstr(5, 2, "No events here. Esc goes back; f changes the filter.");
+        attroff(A_DIM);
+    }
+}
+
+/* "lane 3 of 128: rank 3 | 12.0-13.0 s: I/O busy 45%, compute 20%, call time 61%" */
+static void lanes_status(app *a, level *l, int y)
+{
+    const dfn_result *r = l->res->res[0];
+    if (!r->nrows) { mvaddstr(y, 0, "no lanes"); return; }
+    char line[512], key[4096];
+    bool ascii = a->opts.ascii || !a->utf8;
+    int n = snprintf(line, sizeof line, "lane %zu of %zu: ", l->cursor + 1, r->nrows);
+    int x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
+    size_t kl = view_key_text(&a->v, l, l->cursor, key, sizeof key);
+    x += draw_text(y, x, a->cols / 3 > 12 ? a->cols / 3 : 12, kl ? key : "(none)", kl ? kl : 6, false, true, ascii);
+    double lo, hi;
+    view_lane_cell(l, l->lane_col, &lo, &hi);
+    char t0[32], t1[32];
+    double cw = hi - lo;
+    int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;
+    snprintf(t0, sizeof t0, "%.*f", dec, lo);
+    snprintf(t1, sizeof t1, "%.*f", dec, hi);
+    n = snprintf(line, sizeof line, " | %s-%s s:", t0, t1);
+    for (int sh = 0; sh < LANE_SHADES && n < (int)sizeof line; sh++) {
+        double v = view_lane_value(l, sh, l->cursor, l->lane_col);
+        if (isnan(v)) continue;
+        static const char *brief[LANE_SHADES] = { "I/O", "compute", "calls" };
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %.0f%%", sh ? "," : "", brief[sh], 100 * v);
+    }
+    draw_text(y, x, a->cols - x, line, strlen(line), false, false, true);
+}
+
 static void draw_status(app *a)
 {
     int y = a->rows - 2;
@@ -821,6 +910,10 @@ static void draw_status(app *a)
     }
     if (a->msg[0]) {
         draw_text(y, 0, a->cols, a->msg, strlen(a->msg), false, a->msg_middle, a->opts.ascii || !a->utf8);
+        return;
+    }
+    if (l && l->res && l->lanes) {
+        lanes_status(a, l, y);
         return;
     }
     if (l && l->res) {
@@ -901,7 +994,7 @@ static void draw_hints(app *a)
     else if (a->mode == MODE_MEMORY) h = "y loads it anyway  n or q quits";
     else {
         unsigned km = a->mode == MODE_PIVOT || a->mode == MODE_COLUMNS ? KM_MENU : a->mode == MODE_DIAG ? KM_DIAG
-                    : a->mode == MODE_TABLE ? KM_TABLE : KM_SCREEN;
+                    : a->mode != MODE_TABLE ? KM_SCREEN : a->have_view && view_top(&a->v)->lanes ? KM_LANES : KM_TABLE;
         keymap_bar(km, a->cols, bar, sizeof bar);
         h = bar;
     }
@@ -1281,6 +1374,12 @@ void draw_screen(app *a)
     level *l = view_top(&a->v);
     draw_breadcrumb(a);
     draw_filter_line(a, l);
+    if (l->lanes) {
+        draw_lanes(a, l);
+        draw_status(a);
+        draw_hints(a);
+        return;
+    }
     draw_timeline(a, l);
     int y0 = 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v) + 1;
     int nrows = view_table_lines(&a->v, a->rows);

@@ -38,6 +38,9 @@ const keymap_entry keymap[] = {
     { KM_TABLE, ACT_ZOOM_OUT, { 'Z' }, "Z", NULL, 0, "zoom out", NULL },
     { KM_TABLE, ACT_EARLIER, { '[' }, "[", "[ ] move", 9, "move the window earlier", NULL },
     { KM_TABLE, ACT_LATER, { ']' }, "]", NULL, 0, "move the window later", NULL },
+    { KM_TABLE, ACT_LANES, { 'L' }, "L", "L lanes", 7,
+      "lanes: a row per process (thread, host, rank), time across, each cell shaded by the process's I/O busy "
+      "share in it; Enter on a cell opens that process and time range", NULL },
     { KM_TABLE, ACT_TRACKS, { 'C' }, "C", "C counters", 13,
       "counter tracks (CPU, memory, GPU samples) under the timeline: mean per cell, scale at the right; "
       "C again: the next page of series, then none", NULL },
@@ -47,7 +50,7 @@ const keymap_entry keymap[] = {
     { KM_TABLE, ACT_SEARCH, { '/' }, "/", "/ search", 5, "find a row whose name holds the text", NULL },
     { KM_TABLE, ACT_NEXT, { 'n' }, "n", NULL, 0, "the next match", NULL },
     { KM_TABLE, ACT_PREV, { 'N' }, "N", NULL, 0, "the previous match", NULL },
-    { KM_TABLE, ACT_EXPORT, { 'e' }, "e", "e/E export", 7,
+    { KM_TABLE, ACT_EXPORT, { 'e' }, "e", "e/E export", 8,
       "save this table as CSV: all rows, the report's columns and those on screen", "Export" },
     { KM_TABLE, ACT_EXPORT_CALLS, { 'E' }, "E", NULL, 0,
       "save the calls of the selected row (or of this level) as CSV, one line per call", NULL },
@@ -61,6 +64,33 @@ const keymap_entry keymap[] = {
     { KM_TABLE, ACT_QUIT_LEVEL, { 'q' }, "q", "q quit", 99,
       "back one level; quits at the top (asks while an export runs)", NULL },
     { KM_TABLE | KM_SCREEN | KM_DIAG, ACT_QUIT, { 'Q' }, "Q", NULL, 0, "quit at once", NULL },
+
+    /* lanes */
+    { KM_LANES, ACT_UP, { KEY_UP, 'k' }, "Up k", NULL, 0, "the lane above", "Lanes (L)" },
+    { KM_LANES, ACT_DOWN, { KEY_DOWN, 'j' }, "Down j", NULL, 0, "the lane below", NULL },
+    { KM_LANES, ACT_PGUP, { KEY_PPAGE, 2 }, "PgUp C-b", NULL, 0, "a page of lanes up", NULL },
+    { KM_LANES, ACT_PGDN, { KEY_NPAGE, ' ', 6 }, "PgDn Space C-f", NULL, 0, "a page of lanes down", NULL },
+    { KM_LANES, ACT_TOP, { KEY_HOME, 'g', KEY_FIND }, "Home g", NULL, 0, "the first lane", NULL },
+    { KM_LANES, ACT_BOTTOM, { KEY_END, 'G', KEY_SELECT }, "End G", NULL, 0, "the last lane", NULL },
+    { KM_LANES, ACT_LEFT, { KEY_LEFT, 'h' }, "Left h", "Left/Right time", 2, "the cell before", NULL },
+    { KM_LANES, ACT_RIGHT, { KEY_RIGHT, 'l' }, "Right l", NULL, 0, "the cell after", NULL },
+    { KM_LANES, ACT_LINE_START, { '0', '^' }, "0 ^", NULL, 0, "the first cell", NULL },
+    { KM_LANES, ACT_LINE_END, { '$' }, "$", NULL, 0, "the last cell", NULL },
+    { KM_LANES, ACT_OPEN, { ENTER }, "Enter", "Enter open", 1, "open the cell: that lane's calls in that time range, by layer", NULL },
+    { KM_LANES, ACT_SHADE, { 'm' }, "m", "m shade", 3, "shade by I/O busy, compute or call time in turn", NULL },
+    { KM_LANES, ACT_PIVOT, { 'p' }, "p", "p pivot", 4, "lanes of processes, threads, hosts or ranks in turn", NULL },
+    { KM_LANES, ACT_ZOOM_IN, { 'z' }, "z", "z/Z zoom", 5, "zoom in around the cursor's cell", NULL },
+    { KM_LANES, ACT_ZOOM_OUT, { 'Z' }, "Z", NULL, 0, "zoom out", NULL },
+    { KM_LANES, ACT_EARLIER, { '[' }, "[", "[ ] move", 6, "move the window earlier", NULL },
+    { KM_LANES, ACT_LATER, { ']' }, "]", NULL, 0, "move the window later", NULL },
+    { KM_LANES, ACT_FILTER, { 'f' }, "f", "f filter", 7, "filter the lanes' calls", NULL },
+    { KM_LANES, ACT_SEARCH, { '/' }, "/", NULL, 0, "find a lane by its name", NULL },
+    { KM_LANES, ACT_NEXT, { 'n' }, "n", NULL, 0, "the next match", NULL },
+    { KM_LANES, ACT_PREV, { 'N' }, "N", NULL, 0, "the previous match", NULL },
+    { KM_LANES, ACT_BACK, { BKSP, 27, 'L', 'q' }, "Bksp Esc L q", "Esc back", 97, "back to the table", NULL },
+    { KM_LANES, ACT_HELP, { '?', KEY_F(1) }, "? F1", "? help", 98, "this help", NULL },
+    { KM_LANES, ACT_QUIT, { 'Q' }, "Q", NULL, 0, "quit at once", NULL },
+    { KM_LANES, ACT_REDRAW, { 12 }, "C-l", NULL, 0, "draw the screen again", NULL },
 
     /* help, call detail, damage */
     { KM_SCREEN, ACT_UP, { KEY_UP, 'k' }, "Up k", "Up/Down scroll", 2, "scroll up", "Help, call detail and damage screens" },
@@ -131,7 +161,7 @@ size_t keymap_bar(unsigned mode, int width, char *out, size_t cap)
     /* help and quit always show, last; before them as many of the others
      * as fit, whole and in the same order at every width */
     size_t ntail = 0, tail_w = 0;
-    while (ntail < n && items[n - 1 - ntail]->bar_rank >= 98) tail_w += 2 + strlen(items[n - 1 - ntail++]->bar);
+    while (ntail < n && items[n - 1 - ntail]->bar_rank >= 97) tail_w += 2 + strlen(items[n - 1 - ntail++]->bar);
     size_t w = 0;
     if (cap) out[0] = 0;
     for (size_t i = 0; i < n; i++) {

@@ -6,6 +6,7 @@
 #include "dfnav/util.h"
 
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,11 +199,64 @@ static void key_export(runner *r, bool calls)
     start_prompt(a, PROMPT_EXPORT, name);
 }
 
+/* The lanes screen: the cursor is a lane and a cell of it. */
+static void key_lanes(runner *r, level *l, key_action act)
+{
+    app *a = &r->a;
+    char err[1024];
+    long page = a->v.table_rows > 1 ? a->v.table_rows - 1 : 1;
+    size_t ncells = l->res && l->res->nruns ? l->res->res[0]->spark_bins : 0;
+    switch (act) {
+    case ACT_UP: view_move(&a->v, -1); break;
+    case ACT_DOWN: view_move(&a->v, 1); break;
+    case ACT_PGUP: view_move(&a->v, -page); break;
+    case ACT_PGDN: view_move(&a->v, page); break;
+    case ACT_TOP: view_move(&a->v, -(long)l->cursor); break;
+    case ACT_BOTTOM: view_move(&a->v, l->res ? (long)l->res->nrows : 0); break;
+    case ACT_LEFT: if (l->lane_col > 0) l->lane_col--; break;
+    case ACT_RIGHT: if (l->lane_col + 1 < ncells) l->lane_col++; break;
+    case ACT_LINE_START: l->lane_col = 0; break;
+    case ACT_LINE_END: l->lane_col = ncells ? ncells - 1 : 0; break;
+    case ACT_OPEN: if (!view_lanes_drill(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
+    case ACT_SHADE: l->shade = (l->shade + 1) % LANE_SHADES; break;
+    case ACT_PIVOT: if (!view_lanes_pivot(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
+    case ACT_ZOOM_IN: case ACT_ZOOM_OUT: case ACT_EARLIER: case ACT_LATER: {
+        double lo = 0, hi = 0;
+        if (act == ACT_ZOOM_IN && l->res && l->res->nrows) view_lane_cell(l, l->lane_col, &lo, &hi);
+        if (act == ACT_ZOOM_IN && hi > lo) view_zoom_around(&a->v, true, (lo + hi) / 2);
+        else if (act == ACT_ZOOM_IN || act == ACT_ZOOM_OUT) view_zoom(&a->v, act == ACT_ZOOM_IN);
+        else view_shift(&a->v, act == ACT_LATER ? 1 : -1);
+        if (!view_refresh(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
+        /* the cursor's cell: the one at the time it was at */
+        ncells = l->res && l->res->nruns ? l->res->res[0]->spark_bins : 0;
+        if (hi > lo && l->win_hi > l->win_lo && ncells)
+            l->lane_col = (size_t)fmin((double)(ncells - 1), fmax(0, ((lo + hi) / 2 - l->win_lo) / (l->win_hi - l->win_lo) * (double)ncells));
+        else if (l->lane_col >= ncells) l->lane_col = ncells ? ncells - 1 : 0;
+        break;
+    }
+    case ACT_FILTER: start_prompt(a, PROMPT_FILTER, l->user); break;
+    case ACT_SEARCH: start_prompt(a, PROMPT_SEARCH, a->v.search); break;
+    case ACT_NEXT: case ACT_PREV:
+        if (!a->v.search || !*a->v.search) snprintf(a->msg, sizeof a->msg, "no search yet: / searches");
+        else view_search_status(&a->v, view_search(&a->v, act == ACT_NEXT ? 1 : -1), a->msg, sizeof a->msg);
+        break;
+    case ACT_BACK: view_back(&a->v); break;
+    case ACT_HELP: a->mode = MODE_HELP; a->scroll = 0; break;
+    case ACT_QUIT: r->quit = true; break;
+    case ACT_REDRAW: clearok(curscr, TRUE); break;
+    default: break;
+    }
+}
+
 static void key_table(runner *r, int key)
 {
     app *a = &r->a;
     char err[1024];
     a->msg[0] = 0;
+    if (a->have_view && view_top(&a->v)->lanes) {
+        key_lanes(r, view_top(&a->v), keymap_action(KM_LANES, key));
+        return;
+    }
     key_action act = keymap_action(KM_TABLE, key);
     if (!a->have_view) {
         if (act == ACT_QUIT || act == ACT_QUIT_LEVEL) r->quit = true;
@@ -253,6 +307,7 @@ static void key_table(runner *r, int key)
         else view_search_status(&a->v, view_search(&a->v, act == ACT_NEXT ? 1 : -1), a->msg, sizeof a->msg);
         break;
     case ACT_EXPORT: case ACT_EXPORT_CALLS: key_export(r, act == ACT_EXPORT_CALLS); break;
+    case ACT_LANES: if (!view_lanes_open(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
     case ACT_REDRAW: clearok(curscr, TRUE); break;
     default: break;
     }

@@ -61,6 +61,11 @@ typedef struct {
     size_t cursor, top;
     dfn_compare *res;         /* the rows, of every run */
     dfn_dimkind res_kind;     /* what they are grouped by */
+    /* Lanes (L): a row per process (thread, host, rank), time across in
+     * cells shaded by what shade says; the cursor is a row and a cell. */
+    bool lanes;
+    int shade;                /* LANE_IO, LANE_COMPUTE, LANE_CALLS */
+    size_t lane_col;
     dfn_cresult tracks;       /* counter tracks: mean per series and sparkline bin */
     unsigned track_gen;       /* the view's track_gen they were made for */
     /* Time and file levels: the keys of the rows with diagnostic findings
@@ -168,6 +173,8 @@ void view_sort_move(view *v, int step);
 void view_sort_reverse(view *v);
 bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen);
 void view_zoom(view *v, bool in);
+/* The same around a time (seconds from the trace start). */
+void view_zoom_around(view *v, bool in, double center);
 void view_shift(view *v, int dir);
 /* Moves the cursor to the next row (dir 1), the previous (-1) or the
  * first at or after the cursor (0) whose key holds the search text (a
@@ -183,6 +190,27 @@ bool view_search_below(view *v, char *msg, size_t cap);
 void view_move(view *v, long delta);
 /* The full filter of the top level: base, time window, user terms. */
 void view_filter(const view *v, const level *l, dfn_filter *out);
+/* ---- lanes ---- */
+
+enum { LANE_IO, LANE_COMPUTE, LANE_CALLS, LANE_SHADES };
+#define LANE_LABEL_W 18
+/* The cells across a lanes level on this screen. */
+int view_lanes_width(const view *v);
+/* L: a lanes level over the top level's selection: its processes, or its
+ * threads, hosts or ranks when it shows those. */
+bool view_lanes_open(view *v, char *err, size_t errlen);
+/* Enter on a lane's cell: that process (thread, ...) and that time range,
+ * by layer. */
+bool view_lanes_drill(view *v, char *err, size_t errlen);
+/* p on lanes: process, thread, host, rank in turn. */
+bool view_lanes_pivot(view *v, char *err, size_t errlen);
+/* The time range of cell col of a lanes level, seconds from the trace start
+ * (the engine's sparkline bin edges). */
+void view_lane_cell(const level *l, size_t col, double *lo, double *hi);
+/* A lane cell's share: the row's time of the shade in it over its width. */
+double view_lane_value(const level *l, int shade, size_t row, size_t col);
+const char *view_shade_name(int shade);
+
 /* The events of one row of l: fills out's base filter and time window
  * (what a drill into the row starts from, and what E exports). */
 void view_select_row(const view *v, const level *l, size_t row, level *out);
@@ -221,11 +249,11 @@ typedef enum {
     ACT_PIVOT, ACT_COLUMNS, ACT_SORT_PREV, ACT_SORT_NEXT, ACT_REVERSE, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_EARLIER,
     ACT_LATER, ACT_TRACKS, ACT_FILTER, ACT_SEARCH, ACT_NEXT, ACT_PREV, ACT_EXPORT, ACT_EXPORT_CALLS, ACT_DIAG,
     ACT_DAMAGE, ACT_HELP, ACT_REDRAW, ACT_TOGGLE, ACT_SUBMIT, ACT_CANCEL, ACT_LEFT, ACT_RIGHT, ACT_DEL_BACK, ACT_DEL,
-    ACT_KILL, ACT_COMPLETE
+    ACT_KILL, ACT_COMPLETE, ACT_LANES, ACT_SHADE, ACT_LINE_START, ACT_LINE_END
 } key_action;
 
 /* The screens a binding works on. */
-enum { KM_TABLE = 1, KM_SCREEN = 2, KM_DIAG = 4, KM_MENU = 8, KM_PROMPT = 16 };
+enum { KM_TABLE = 1, KM_SCREEN = 2, KM_DIAG = 4, KM_MENU = 8, KM_PROMPT = 16, KM_LANES = 32 };
 
 #define KEYMAP_KEYS 10
 typedef struct {
@@ -234,7 +262,7 @@ typedef struct {
     int keys[KEYMAP_KEYS];    /* characters or curses KEY_ codes; 0 ends */
     const char *names;        /* the keys as the help writes them */
     const char *bar;          /* its item in the key bar, or NULL */
-    int bar_rank;             /* the bar's order; 98 and up: always shown, last */
+    int bar_rank;             /* the bar's order; 97 and up: always shown, last */
     const char *help;         /* what it does */
     const char *section;      /* starts a section of the help screen */
 } keymap_entry;

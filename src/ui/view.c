@@ -488,6 +488,14 @@ static bool view_query(view *v, char *err, size_t errlen)
     }
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
+    if (l->lanes) {
+        /* a cell per column: each process's I/O, compute and call time in it */
+        q.spark_bins = (size_t)view_lanes_width(v);
+        q.spark_split = runs_have(v, has_overlap) && !v->labels;
+        q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) |
+                    (q.spark_split ? DFN_M_OVERLAP : 0);
+        q.sizes = false;
+    }
     dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
     if (!r) { dfn_filter_free(&f); return false; }
     dfn_compare_free(l->res);
@@ -539,6 +547,104 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
     size_t k;
     uint32_t rr = dfn_compare_rep_row(c, row, &k);
     return dfn_result_key_text(c->res[k]->store, c->res[k], rr, 0, buf, cap);
+}
+
+int view_lanes_width(const view *v)
+{
+    int w = v->screen_cols - LANE_LABEL_W - 1;
+    return w < 8 ? 8 : w;
+}
+
+static bool lane_dim(dfn_dimkind k)
+{
+    return k == DFN_DIM_PROC || k == DFN_DIM_TID || k == DFN_DIM_HOST || k == DFN_DIM_RANK || k == DFN_DIM_PID;
+}
+
+bool view_lanes_open(view *v, char *err, size_t errlen)
+{
+    level *l = view_top(v);
+    if (l->lanes) { view_back(v); return true; }   /* L again: back to the table */
+    if (v->labels) {
+        snprintf(err, errlen, "lanes show one run: open a run on its own (dfnav PATH) for its lanes");
+        return false;
+    }
+    dfn_dimkind k = lane_dim(l->dim.kind) ? l->dim.kind : DFN_DIM_PROC;
+    level *c = view_push(v);
+    l = &v->lv[v->nlv - 2];
+    level_inherit(l, c);
+    c->dim.kind = k;
+    c->lanes = true;
+    c->shade = LANE_IO;
+    c->sort = -1;   /* lanes in name order (ranks in number order) */
+    c->desc = false;
+    c->crumb = dfn_xstrdup("lanes");
+    if (!view_refresh(v, err, errlen)) {
+        level_free(&v->lv[--v->nlv]);
+        return false;
+    }
+    return true;
+}
+
+void view_lane_cell(const level *l, size_t col, double *lo, double *hi)
+{
+    const dfn_result *r = l->res->res[0];
+    uint64_t nb = r->spark_bins ? r->spark_bins : 1;
+    uint64_t span = (uint64_t)llround((r->win_hi_s - r->win_lo_s) * 1e6);
+    if (span < nb) span = nb;
+    /* as the engine cuts its sparkline bins */
+    *lo = r->win_lo_s + (double)((col * span + nb - 1) / nb) / 1e6;
+    *hi = r->win_lo_s + (double)(((col + 1) * span + nb - 1) / nb) / 1e6;
+    if (*hi > r->win_hi_s) *hi = r->win_hi_s;
+}
+
+double view_lane_value(const level *l, int shade, size_t row, size_t col)
+{
+    const dfn_result *r = l->res->res[0];
+    const double *a = shade == LANE_IO ? r->spark_io : shade == LANE_COMPUTE ? r->spark_cmp : r->spark;
+    if (!a || row >= r->nrows || col >= r->spark_bins) return NAN;
+    double lo, hi;
+    view_lane_cell(l, col, &lo, &hi);
+    return hi > lo ? a[row * r->spark_bins + col] / 1e6 / (hi - lo) : 0;
+}
+
+const char *view_shade_name(int shade)
+{
+    return shade == LANE_IO ? "I/O busy" : shade == LANE_COMPUTE ? "compute" : "call time";
+}
+
+bool view_lanes_drill(view *v, char *err, size_t errlen)
+{
+    level *l = view_top(v);
+    if (!l->res || !l->res->nrows) { snprintf(err, errlen, "no lane to open"); return false; }
+    double lo, hi;
+    view_lane_cell(l, l->lane_col, &lo, &hi);
+    char key[4096];
+    if (!view_key_text(v, l, l->cursor, key, sizeof key)) snprintf(key, sizeof key, "(none)");
+    level *c = view_push(v);
+    l = &v->lv[v->nlv - 2];
+    view_select_row(v, l, l->cursor, c);
+    c->win_lo = lo > l->win_lo ? lo : l->win_lo;
+    c->win_hi = hi < l->win_hi ? hi : l->win_hi;
+    c->dim.kind = DFN_DIM_LAYER;
+    double cw = c->win_hi - c->win_lo;
+    int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;   /* as the status line gave the cell */
+    c->crumb = dfn_xasprintf("%s %.*f-%.*f s", key, dec, c->win_lo, dec, c->win_hi);
+    level_default_sort(c);
+    if (!view_refresh(v, err, errlen)) {
+        level_free(&v->lv[--v->nlv]);
+        return false;
+    }
+    return true;
+}
+
+bool view_lanes_pivot(view *v, char *err, size_t errlen)
+{
+    static const dfn_dimkind order[] = { DFN_DIM_PROC, DFN_DIM_TID, DFN_DIM_HOST, DFN_DIM_RANK };
+    level *l = view_top(v);
+    size_t i = 0;
+    while (i < 4 && order[i] != l->dim.kind) i++;
+    dfn_dim d = { .kind = order[(i + 1) % 4] };
+    return view_pivot(v, &d, err, errlen);
 }
 
 /* A call as its start, process and function (event numbers differ
@@ -631,6 +737,7 @@ bool view_pivot(view *v, const dfn_dim *d, char *err, size_t errlen)
     l->dim.arg = d->arg ? dfn_xstrdup(d->arg) : NULL;
     l->dim.own = d->own;
     level_default_sort(l);
+    if (l->lanes) l->sort = -1, l->desc = false;   /* lanes stay in name order */
     l->cursor = l->top = 0;
     if (!view_refresh(v, err, errlen)) {
         free(l->dim.arg);
@@ -772,11 +879,18 @@ static void window_set(const view *v, level *l, double lo, double w)
 void view_zoom(view *v, bool in)
 {
     level *l = view_top(v);
-    double span = view_span(v), w = l->win_hi - l->win_lo, center = l->win_lo + w / 2;
+    double center = l->win_lo + (l->win_hi - l->win_lo) / 2;
     if (in && l->dim.kind == DFN_DIM_TIME && l->res && l->res->nrows) {
         /* zoom around the bin under the cursor */
         center = bin_lo(l, l->cursor) + l->res->res[0]->bin_s / 2;
     }
+    view_zoom_around(v, in, center);
+}
+
+void view_zoom_around(view *v, bool in, double center)
+{
+    level *l = view_top(v);
+    double span = view_span(v), w = l->win_hi - l->win_lo;
     double nw = in ? w / 2 : w * 2;
     if (nw < 1e-6) nw = 1e-6;
     if (nw > span) nw = span;

@@ -24,6 +24,25 @@ if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/ascii.txt"; then fail "ASCII m
 "$DFNAV" --ascii --replay 'p l' "$S" >"$T/ascii2.txt" 2>/dev/null
 if LC_ALL=C grep -q "$(printf '[\200-\377]')" "$T/ascii2.txt"; then fail "--ascii drew non-ASCII"; else ok; fi
 
+# lanes: a row per process at 80x24 and 200x60, the cell cursor, the
+# shades, a pivot to threads, a cell opened and back; help and the key bar
+"$DFNAV" --replay 'L <Down> <Right> <Right> <Right> m m m <Enter> <Esc> p $ <Esc>' "$S" >"$T/lanes.txt" 2>/dev/null
+golden sample-lanes.txt "$T/lanes.txt"
+"$DFNAV" --size 200x60 --replay 'L <Right> <Enter> <BS> z' "$S" >"$T/lanes-wide.txt" 2>/dev/null
+golden sample-lanes-wide.txt "$T/lanes-wide.txt"
+check "a lane cell opens that process and time range" \
+    "dfnav All › lanes › node01/1000000/1000001 1.560-2.081 s" "$(grep -m1 '› lanes ›' "$T/lanes.txt")"
+"$DFNAV" --replay '? <PgDn> <PgDn> <End>' "$S" >"$T/help.txt" 2>/dev/null
+golden sample-help.txt "$T/help.txt"
+for size in 80x24 100x30 132x40 200x60; do
+    bar=$("$DFNAV" --size "$size" --replay '' "$S" 2>/dev/null | tail -1)
+    case $bar in "Enter drill  Bksp back  p pivot  f filter  / search  </> sort  "*"? help  q quit") ok ;;
+    *) fail "the key bar at $size: '$bar'" ;; esac
+done
+# keys pressed while the screen is too small do nothing; Q quits
+check "keys on a too-small screen" "dfnav All" \
+    "$("$DFNAV" --size 60x20 --replay '<Enter> <Enter> p f <Resize:80x24>' "$S" 2>/dev/null | sed -n '/^--- <Resize/{n;p}')"
+
 # diagnostics: d lists the findings of the selection, Enter on one opens its
 # evidence; a call's detail shows the calls around it
 "$DFNAV" --replay 'd <Down> <Enter> <BS> d <Esc> p e f func=write <Enter> <Enter>' "$S" >"$T/diag.txt" 2>/dev/null
