@@ -102,6 +102,46 @@ for term in xterm xterm-256color screen tmux-256color vt100; do
     expect "TERM=$term quits" "DFNAV-EXIT=0"
 done
 
+# TERM=vt100 has no Home, End, PgUp or PgDn in its description: the keys
+# still move the cursor, and their bytes are never read as Esc (back), '['
+# (move the window) and digits
+start "LANG=C.UTF-8 TERM=vt100 $DFNAV '$S'"
+expect "vt100 start-up" "row 1 of 16: "
+keys End
+expect "vt100 End: the last row" "row 16 of 16: "
+keys Home
+expect "vt100 Home: the first row" "row 1 of 16: "
+keys NPage
+expect "vt100 PgDn: a page down (15 rows)" "row 16 of 16: "
+keys PPage
+expect "vt100 PgUp: a page up" "row 1 of 16: "
+on_screen "window 0.000-31.730 s" && ok || fail "vt100 keys moved the window"
+keys Enter Escape
+expect "Esc goes back a level" "row 1 of 16: "
+on_screen "dfnav All ›" && fail "Esc did not go back" || ok
+keys q
+expect "TERM=vt100 quits" "DFNAV-EXIT=0"
+
+# lanes of hundreds of ranks at 80x24: a page at a time
+"$DFNAV_GEN" --seed 3 --events 60000 --ranks 300 "$T/ranks" >/dev/null
+start "$E '$T/ranks'"
+expect "300 ranks load" "row 1 of " 30
+keys L
+expect "lanes of processes (3 threads each)" "lane 1 of 900: "
+keys NPage NPage
+expect "two pages of lanes down" "lane 33 of 900: "
+keys p p p
+expect "p p p: lanes by rank" "lanes by rank"
+expect "... 300 of them" "lane 1 of 300: "
+keys End Right Right
+expect "the last lane" "lane 300 of 300: "
+keys Enter
+expect "a cell opens that lane and range" "› lanes › "
+keys BSpace
+expect "back to the lanes" "lane 300 of 300: "
+keys q q
+expect "q: lanes, then the table, then quit" "DFNAV-EXIT=0"
+
 # monochrome: no colour codes at all, the selection still visible (reverse)
 for how in "NO_COLOR=1 $E" "$E --color=never"; do
     start "$how '$S'"
