@@ -82,6 +82,7 @@ static void usage(FILE *f)
 "                         write each screen as text and the latency per key\n"
 "      --size COLSxROWS   screen size for --replay (default 80x24)\n"
 "      --screens FILE     where --replay writes the screens (default: stdout)\n"
+"      --keys             the explorer's keys, as its help screen (?) lists them\n"
 "  -h, --help             this help\n"
 "  -V, --version          version and gzip backend\n"
 "\n"
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
         {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
         {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
         {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'},
-        {"io", required_argument, 0, 'I'}, {0, 0, 0, 0}};
+        {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'}, {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
@@ -207,6 +208,14 @@ int main(int argc, char **argv)
             if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
             break;
         case 'h': usage(stdout); return cli_write_status(stdout) ? 2 : 0;
+        case 'k': {
+            /* the explorer's help screen, from the same key table */
+            char **lines;
+            size_t n = keymap_help(78, &lines);
+            for (size_t i = 0; i < n; i++) { puts(lines[i]); free(lines[i]); }
+            free(lines);
+            return cli_write_status(stdout) ? 2 : 0;
+        }
         case 'V':
             printf("dfnav %s (gzip: %s)\n", PACKAGE_VERSION, dfn_reader_backend());
             return 0;
