@@ -2,11 +2,14 @@
  * start order (longer first at equal starts) with a stack of the events
  * still open; a new event's parent is the nearest open one that contains
  * it. Children arrive in start order, so each parent's covered time is a
- * running union. */
+ * running union. A parent is placed before its children, so each event's
+ * call path (its parent's path, then its function) is made as it comes. */
 #include "dfnav/calltree.h"
+#include "dfnav/strtab.h"
 #include "dfnav/util.h"
 #include "load.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +17,32 @@ struct dfn_calltree {
     uint32_t *parent;
     dfn_col32 self;
     size_t n;
+    /* call paths: path[i] is event i's node; a node is its parent node
+     * (DFN_NOID at the top) and a function, interned by that pair */
+    uint32_t *path;
+    dfn_strtab *nodes;
+    uint32_t *node_parent, *node_func;
+    uint16_t *node_depth;
+    size_t nnodes, nodecap;
 };
+
+static uint32_t path_node(dfn_calltree *t, uint32_t parent, uint32_t func)
+{
+    uint32_t key[2] = { parent, func };
+    uint32_t before = dfn_strtab_count(t->nodes), id = dfn_strtab_intern(t->nodes, (const char *)key, sizeof key);
+    if (id < before) return id;
+    size_t cap = t->nodecap;
+    dfn_grow((void **)&t->node_parent, &cap, (size_t)id + 1, sizeof *t->node_parent);
+    cap = t->nodecap;
+    dfn_grow((void **)&t->node_func, &cap, (size_t)id + 1, sizeof *t->node_func);
+    dfn_grow((void **)&t->node_depth, &t->nodecap, (size_t)id + 1, sizeof *t->node_depth);
+    t->node_parent[id] = parent;
+    t->node_func[id] = func;
+    uint16_t d = parent == DFN_NOID ? 0 : t->node_depth[parent];
+    t->node_depth[id] = d < UINT16_MAX ? (uint16_t)(d + (parent != DFN_NOID)) : d;
+    t->nnodes = (size_t)id + 1;
+    return id;
+}
 
 /* How far down the stack a new event looks for its parent: only lanes
  * with many partly overlapping (not nested) events reach it. */
@@ -45,13 +73,16 @@ static void lane_walk(dfn_calltree *t, const dfn_store *s, const uint32_t *ev, s
         size_t p = depth;
         for (size_t w = 0; w < MAX_WALK && p > 0; w++, p--)
             if (stack[0][p - 1].e >= end) break;
+        uint32_t up = DFN_NOID;
         if (p > 0 && stack[0][p - 1].e >= end) {
             frame *f = &stack[0][p - 1];
             t->parent[i] = f->ev;
+            up = t->path[f->ev];
             uint64_t from = ts > f->cov_end ? ts : f->cov_end;
             if (end > from) f->covered += end - from;
             if (end > f->cov_end) f->cov_end = end;
         }
+        t->path[i] = path_node(t, up, s->kinds[s->kind[i]].func);
         dfn_grow((void **)stack, cap, depth + 1, sizeof **stack);
         stack[0][depth++] = (frame){ i, ts, end, 0, 0 };
     }
@@ -87,6 +118,8 @@ dfn_calltree *dfn_calltree_build(const dfn_store *s)
     t->parent = dfn_xmalloc((s->n ? s->n : 1) * sizeof *t->parent);
     memset(t->parent, 0xff, (s->n ? s->n : 1) * sizeof *t->parent);
     t->self.v = dfn_xcalloc(s->n ? s->n : 1, sizeof *t->self.v);
+    t->path = dfn_xmalloc((s->n ? s->n : 1) * sizeof *t->path);
+    t->nodes = dfn_strtab_new();
     /* events grouped by lane, in store order within each (counting sort) */
     size_t nl = s->nlanes ? s->nlanes : 1;
     size_t *start = dfn_xcalloc(nl + 1, sizeof *start);
@@ -134,9 +167,40 @@ size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i
     return n;
 }
 
+uint32_t dfn_calltree_path(const dfn_calltree *t, size_t i) { return i < t->n ? t->path[i] : DFN_NOID; }
+size_t dfn_calltree_npaths(const dfn_calltree *t) { return t->nnodes; }
+uint32_t dfn_calltree_path_parent(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_parent[node] : DFN_NOID; }
+uint32_t dfn_calltree_path_func(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_func[node] : DFN_NOID; }
+unsigned dfn_calltree_path_depth(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_depth[node] : 0; }
+
+size_t dfn_calltree_path_text(const dfn_calltree *t, const dfn_store *s, uint32_t node, char *buf, size_t cap)
+{
+    if (!cap) return 0;
+    buf[0] = 0;
+    if (node >= t->nnodes) return 0;
+    /* outermost first: the nodes from the top down to this one */
+    size_t depth = (size_t)t->node_depth[node] + 1, len = 0;
+    uint32_t *chain = dfn_xmalloc(depth * sizeof *chain);
+    size_t k = depth;
+    for (uint32_t x = node; x != DFN_NOID && k > 0; x = t->node_parent[x]) chain[--k] = x;
+    for (size_t j = k; j < depth; j++) {
+        const char *f = dfn_store_str(s, t->node_func[chain[j]]);
+        int w = snprintf(buf + len, cap - len, "%s%s", j > k ? ";" : "", f);
+        if (w < 0 || (size_t)w >= cap - len) { len = cap - 1; break; }
+        len += (size_t)w;
+    }
+    free(chain);
+    return len;
+}
+
 void dfn_calltree_free(dfn_calltree *t)
 {
     if (!t) return;
+    free(t->path);
+    dfn_strtab_free(t->nodes);
+    free(t->node_parent);
+    free(t->node_func);
+    free(t->node_depth);
     free(t->parent);
     dfn_col32_free(&t->self);
     free(t);

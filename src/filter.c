@@ -11,7 +11,7 @@
 
 static const char *key_names[DFN_KEY_COUNT] = {
     "time", "dur", "bytes", "host", "pid", "tid", "proc", "cat", "func", "class", "op",
-    "layer", "file", "pattern", "dir", "fs", "sizebin", "arg", "type", "rank", "part", "counter"
+    "layer", "file", "pattern", "dir", "fs", "sizebin", "arg", "type", "rank", "part", "counter", "path"
 };
 
 const char *dfn_key_name(dfn_key k) { return k < DFN_KEY_COUNT ? key_names[k] : "?"; }

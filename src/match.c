@@ -20,6 +20,8 @@ typedef struct {
     bool inherit;             /* arg.NAME: from the enclosing calls when the call has none */
     const dfn_term *t;
     uint8_t bin_ok[DFN_SIZEBIN_COUNT + 1];
+    uint8_t *path_ok;         /* path terms: per call path of the tree, decided once it is set */
+    size_t npath;
 } eterm;                      /* a term tested per event */
 
 struct dfn_match {
@@ -226,7 +228,8 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
                 break;
             }
             /* fall through */
-        case DFN_KEY_DUR: case DFN_KEY_BYTES: case DFN_KEY_SIZEBIN: case DFN_KEY_ARG: case DFN_KEY_LAYER: {
+        case DFN_KEY_DUR: case DFN_KEY_BYTES: case DFN_KEY_SIZEBIN: case DFN_KEY_ARG: case DFN_KEY_LAYER:
+        case DFN_KEY_PATH: {
             eterm e = { .key = t->key, .op = t->op, .num = t->num, .t = t, .argkey = DFN_NOID };
             if (t->key == DFN_KEY_ARG) dfn_arg_resolve(s, t->arg, &e.argkey, &e.argpath), e.inherit = !t->own;
             if (t->key == DFN_KEY_SIZEBIN) {
@@ -288,6 +291,11 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
         bool hit = (layers & e->layer_bits) != 0;
         return (e->op == DFN_NE || e->op == DFN_NMATCH) ? !hit : hit;
     }
+    case DFN_KEY_PATH: {
+        /* decided per path when the tree was set; none: no path holds */
+        uint32_t node = m->tree ? dfn_calltree_path(m->tree, i) : DFN_NOID;
+        return node < e->npath && e->path_ok[node];
+    }
     case DFN_KEY_ARG: {
         dfn_arg a;
         /* a missing argument compares as empty text, as it groups */
@@ -338,7 +346,38 @@ bool dfn_match_event_anytime(const dfn_match *m, size_t i)
     return i < m->s->n && match_terms(m, i, layers);
 }
 
-void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree) { m->tree = tree; }
+void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree)
+{
+    m->tree = tree;
+    /* path terms: each path of the tree judged once by its text */
+    size_t np = tree ? dfn_calltree_npaths(tree) : 0;
+    char *buf = NULL;
+    size_t cap = 0;
+    for (size_t k = 0; k < m->net; k++) {
+        eterm *e = &m->et[k];
+        if (e->key != DFN_KEY_PATH) continue;
+        free(e->path_ok);
+        e->path_ok = dfn_xcalloc(np ? np : 1, 1);
+        e->npath = np;
+        for (uint32_t node = 0; node < np; node++) {
+            /* the whole text, however long its names */
+            size_t need = 1;
+            for (uint32_t x = node; x != DFN_NOID; x = dfn_calltree_path_parent(tree, x))
+                need += dfn_strtab_len(m->s->strs, dfn_calltree_path_func(tree, x)) + 1;
+            if (need > cap) { free(buf); cap = need; buf = dfn_xmalloc(cap); }
+            size_t len = dfn_calltree_path_text(tree, m->s, node, buf, cap);
+            e->path_ok[node] = dfn_term_text(e->t, buf, len, false);
+        }
+    }
+    free(buf);
+}
+
+bool dfn_match_needs_tree(const dfn_match *m)
+{
+    for (size_t k = 0; k < m->net; k++)
+        if (m->et[k].key == DFN_KEY_PATH || (m->et[k].key == DFN_KEY_ARG && m->et[k].inherit)) return true;
+    return false;
+}
 
 bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out)
 {
@@ -376,6 +415,7 @@ void dfn_match_free(dfn_match *m)
     free(m->kind_ok);
     free(m->file_ok);
     free(m->lane_ok);
+    for (size_t k = 0; k < m->net; k++) free(m->et[k].path_ok);
     free(m->et);
     free(m);
 }

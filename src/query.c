@@ -22,7 +22,7 @@ static const char *metric_names[DFN_M_COUNT_] = {
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
-    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank", "part", "size"
+    "pattern", "dir", "fs", "sizebin", "arg", "event", "type", "rank", "part", "size", "path"
 };
 
 const char *dfn_metric_name(dfn_metric m) { return m < DFN_M_COUNT_ ? metric_names[m] : "?"; }
@@ -122,7 +122,8 @@ dfn_key dfn_dim_key(dfn_dimkind k)
         [DFN_DIM_LAYER] = DFN_KEY_LAYER, [DFN_DIM_FILE] = DFN_KEY_FILE, [DFN_DIM_PATTERN] = DFN_KEY_PATTERN,
         [DFN_DIM_DIR] = DFN_KEY_DIR, [DFN_DIM_FS] = DFN_KEY_FS, [DFN_DIM_SIZEBIN] = DFN_KEY_SIZEBIN,
         [DFN_DIM_ARG] = DFN_KEY_ARG, [DFN_DIM_EVENT] = DFN_KEY_COUNT, [DFN_DIM_TYPE] = DFN_KEY_TYPE,
-        [DFN_DIM_RANK] = DFN_KEY_RANK, [DFN_DIM_PART] = DFN_KEY_PART, [DFN_DIM_SIZE] = DFN_KEY_COUNT };
+        [DFN_DIM_RANK] = DFN_KEY_RANK, [DFN_DIM_PART] = DFN_KEY_PART, [DFN_DIM_SIZE] = DFN_KEY_COUNT,
+        [DFN_DIM_PATH] = DFN_KEY_PATH };
     return k < DFN_DIM_COUNT ? keys[k] : DFN_KEY_COUNT;
 }
 
@@ -159,7 +160,7 @@ bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_
         if (!ok && len == 7 && memcmp(p, "process", 7) == 0) { d.kind = DFN_DIM_PROC; ok = true; }
         if (!ok && len == 8 && memcmp(p, "function", 8) == 0) { d.kind = DFN_DIM_FUNC; ok = true; }
         if (!ok) {
-            snprintf(err, errlen, "unknown dimension '%.*s' (time host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin size arg.NAME own.NAME event)",
+            snprintf(err, errlen, "unknown dimension '%.*s' (time host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin size path arg.NAME own.NAME event)",
                      (int)(len > 40 ? 40 : len), p);
             goto fail;
         }
@@ -519,7 +520,8 @@ static void ctx_prepare(qctx *c)
                       k == DFN_DIM_SIZEBIN ? DFN_SIZEBIN_COUNT + 1 : k == DFN_DIM_LAYER ? 64 :
                       k == DFN_DIM_TIME ? (size_t)((r->win_hi_s - r->bin0_s) / r->bin_s) + 2 :
                       (k == DFN_DIM_PID || k == DFN_DIM_TID) ? s->nlanes :
-                      k == DFN_DIM_EVENT ? 0 : k == DFN_DIM_ARG || k == DFN_DIM_SIZE ? 1u << 16 : dfn_strtab_count(s->strs);
+                      k == DFN_DIM_EVENT ? 0 : k == DFN_DIM_ARG || k == DFN_DIM_SIZE ? 1u << 16 :
+                      k == DFN_DIM_PATH ? dfn_calltree_npaths(c->q->tree) : dfn_strtab_count(s->strs);
         if (c->direct_n > (1u << 24)) c->direct_n = 0;
     }
 }
@@ -717,6 +719,7 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
     case DFN_DIM_SIZE: return part_size_id(p, i, bytes);
     case DFN_DIM_EVENT: return (uint32_t)i;
+    case DFN_DIM_PATH: return dfn_calltree_path(c->q->tree, i);
     default: return 0;
     }
 }
@@ -2187,6 +2190,18 @@ static int key_text_cmp(const char *x, size_t lx, const char *y, size_t ly)
     return lx != ly ? (lx < ly ? -1 : 1) : 0;
 }
 
+/* A call path's whole text (malloc'd): they can be longer than any
+ * fixed buffer. */
+static char *path_text(const dfn_result *r, uint32_t node, size_t *len)
+{
+    size_t need = 1;
+    for (uint32_t x = node; x != DFN_NOID; x = dfn_calltree_path_parent(r->tree, x))
+        need += dfn_strtab_len(r->store->strs, dfn_calltree_path_func(r->tree, x)) + 1;
+    char *t = dfn_xmalloc(need);
+    *len = dfn_calltree_path_text(r->tree, r->store, node, t, need);
+    return t;
+}
+
 int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size_t rb)
 {
     for (size_t d = 0; d < a->ndims && d < b->ndims; d++) {
@@ -2206,6 +2221,15 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
         if (k == DFN_DIM_PID || k == DFN_DIM_TID) {
             int c = dfn_id_cmp(a->store, a->ints[x], b->store, b->ints[y]);
             if (c) return c;
+            continue;
+        }
+        if (k == DFN_DIM_PATH) {
+            size_t lx, ly;
+            char *tx = path_text(a, x, &lx), *ty = path_text(b, y, &ly);
+            int cmp = key_text_cmp(tx, lx, ty, ly);
+            free(tx);
+            free(ty);
+            if (cmp) return cmp;
             continue;
         }
         char bx[64], by[64];
@@ -2410,9 +2434,10 @@ static size_t *query_straddlers(const dfn_store *s, const dfn_match *m, uint64_t
 bool dfn_query_inherits(const dfn_query *q)
 {
     for (size_t d = 0; d < q->ndims; d++)
-        if (q->dims[d].kind == DFN_DIM_ARG && !q->dims[d].own) return true;
+        if ((q->dims[d].kind == DFN_DIM_ARG && !q->dims[d].own) || q->dims[d].kind == DFN_DIM_PATH) return true;
     for (size_t k = 0; q->filter && k < q->filter->n; k++)
-        if (q->filter->terms[k].key == DFN_KEY_ARG && !q->filter->terms[k].own) return true;
+        if ((q->filter->terms[k].key == DFN_KEY_ARG && !q->filter->terms[k].own) || q->filter->terms[k].key == DFN_KEY_PATH)
+            return true;
     return false;
 }
 
@@ -2424,8 +2449,8 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     dfn_filter empty = {0};
     const dfn_filter *f = q->filter ? q->filter : &empty;
     if (dfn_query_inherits(q) && !q->tree) {
-        snprintf(err, errlen, "arg.NAME takes the argument of enclosing calls from the call tree, which this query "
-                              "was not given (own.NAME reads the call's own)");
+        snprintf(err, errlen, "arg.NAME (the argument of enclosing calls) and call paths come from the call tree, "
+                              "which this query was not given (own.NAME reads the call's own)");
         return NULL;
     }
     dfn_match *m = dfn_match_compile(s, q->layers, f, err, errlen);
@@ -2596,6 +2621,7 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
         break;
     case DFN_DIM_PID: case DFN_DIM_TID: n = (int)dfn_id_text(s, r->ints[id], buf, cap); break;
     case DFN_DIM_EVENT: n = snprintf(buf, cap, "%u", id); break;
+    case DFN_DIM_PATH: n = (int)dfn_calltree_path_text(r->tree, s, id, buf, cap); break;
     case DFN_DIM_PROC: sid = s->lanes[id].name; break;
     case DFN_DIM_FILE: sid = s->files[id].path; break;
     case DFN_DIM_CLASS: lit = dfn_class_name((dfn_class)id); break;

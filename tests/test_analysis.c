@@ -488,3 +488,67 @@ Test(diagnose, rules_per_time_range_and_file)
     dfn_analysis_free(&an);
     dfn_store_free(s);
 }
+
+/* Call paths: A [0,100) holds B [10,30) holding C [12,14), and B [40,60);
+ * C [200,210) stands alone; thread 2 has its own A [0,5). Grouped by path,
+ * filtered by a path exactly and by a glob, at 1 and 3 threads. */
+Test(calltree, call_paths_group_and_filter)
+{
+    const char *text = EV("A", "app", 1, 1, 1000, 100, "") EV("B", "app", 1, 1, 1010, 20, "")
+                       EV("C", "app", 1, 1, 1012, 2, "") EV("B", "app", 1, 1, 1040, 20, "")
+                       EV("C", "app", 1, 1, 1200, 10, "") EV("A", "app", 1, 2, 1000, 5, "");
+    dfn_store *s = su_load_text("paths.pfw", text, 1);
+    dfn_calltree *t = dfn_calltree_build(s);
+    cr_assert_eq(dfn_calltree_npaths(t), 4, "A, A;B, A;B;C and C");
+    char buf[64];
+    for (int threads = 1; threads <= 3; threads += 2) {
+        dfn_query q = { .metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_SELF_S),
+                        .tree = t, .threads = threads, .sort = -1 };
+        dfn_result *r = su_run(s, &q, "path");
+        cr_assert_eq(r->nrows, 4);
+        cr_assert_eq(su_metric(s, r, "A", DFN_M_COUNT), 2, "both threads' A");
+        cr_assert_float_eq(su_metric(s, r, "A", DFN_M_TIME_S), 105e-6, 1e-12);
+        cr_assert_float_eq(su_metric(s, r, "A", DFN_M_SELF_S), 65e-6, 1e-12, "100 - 40 of B, and 5");
+        cr_assert_eq(su_metric(s, r, "A;B", DFN_M_COUNT), 2);
+        cr_assert_float_eq(su_metric(s, r, "A;B", DFN_M_TIME_S), 40e-6, 1e-12);
+        cr_assert_eq(su_metric(s, r, "A;B;C", DFN_M_COUNT), 1);
+        cr_assert_eq(su_metric(s, r, "C", DFN_M_COUNT), 1, "a C no call encloses is a path of its own");
+        dfn_result_free(r);
+        dfn_filter f;
+        char err[256];
+        cr_assert(dfn_filter_parse("path=A;B", &f, err, sizeof err), "%s", err);
+        q.filter = &f;
+        r = su_run(s, &q, "func");
+        cr_assert_eq(r->nrows, 1);
+        cr_assert_eq(su_metric(s, r, "B", DFN_M_COUNT), 2, "the calls of exactly that path");
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+        cr_assert(dfn_filter_parse("path~*;C", &f, err, sizeof err), "%s", err);
+        r = su_run(s, &q, "path");
+        cr_assert_eq(r->nrows, 1);
+        cr_assert_eq(su_metric(s, r, "A;B;C", DFN_M_COUNT), 1, "the lone C's path has no ';'");
+        dfn_result_free(r);
+        dfn_filter_free(&f);
+    }
+    /* without the tree a path query is refused, not answered empty */
+    dfn_query q = { .tree = NULL };
+    dfn_filter f;
+    char err[256];
+    cr_assert(dfn_dims_parse("path", q.dims, &q.ndims, err, sizeof err));
+    cr_assert_null(dfn_query_run(s, &q, err, sizeof err));
+    cr_assert(strstr(err, "call tree"), "%s", err);
+    dfn_dims_free(q.dims, q.ndims);
+    cr_assert(dfn_filter_parse("path=A", &f, err, sizeof err));
+    q.ndims = 0;
+    q.filter = &f;
+    cr_assert_null(dfn_query_run(s, &q, err, sizeof err));
+    dfn_filter_free(&f);
+    size_t c = 0;   /* the C that B holds: the 2 µs call */
+    while (c < s->n && dfn_store_dur(s, c) != 2) c++;
+    cr_assert_eq(dfn_calltree_path_text(t, s, dfn_calltree_path(t, c), buf, sizeof buf), 5);
+    cr_assert_str_eq(buf, "A;B;C");
+    cr_assert_eq(dfn_calltree_path_text(t, s, dfn_calltree_path(t, c), buf, 4), 3, "cut to the room");
+    cr_assert_str_eq(buf, "A;B");
+    dfn_calltree_free(t);
+    dfn_store_free(s);
+}

@@ -207,3 +207,38 @@ Test(view, lanes_cells_and_their_drill)
     view_free(&v);
     view_set_free(a);
 }
+
+/* Flame: call paths in tree order (callers above their callees, larger
+ * first) with their depths; Enter lists a path's calls. */
+Test(view, flame_rows_in_tree_order)
+{
+    const char *text = EV("A", "app", 1, 1, 1000, 100, "") EV("B", "app", 1, 1, 1010, 20, "")
+                       EV("C", "app", 1, 1, 1012, 2, "") EV("D", "app", 1, 1, 1040, 30, "")
+                       EV("C", "app", 1, 1, 1200, 10, "") EV("E", "app", 1, 1, 1300, 500, "");
+    view_set *a = view_set_new(su_load_text("flame.pfw", text, 1), &opts, NULL, true);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    char err[256], key[128];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    cr_assert(view_flame_open(&v, err, sizeof err), "%s", err);
+    level *l = view_top(&v);
+    cr_assert(l->flame);
+    static const char *want[] = { "E", "A", "A;D", "A;B", "A;B;C", "C" };
+    static const int depth[] = { 0, 0, 1, 1, 2, 0 };
+    cr_assert_eq(l->res->nrows, 6);
+    for (size_t k = 0; k < 6; k++) {
+        view_key_text(&v, l, k, key, sizeof key);
+        cr_assert_str_eq(key, want[k], "row %zu", k);
+        cr_assert_eq(l->flame_depth[k], depth[k], "row %zu", k);
+    }
+    l->cursor = 3;   /* A;B */
+    cr_assert(view_drill(&v, err, sizeof err), "%s", err);
+    l = view_top(&v);
+    cr_assert(view_is_calls(l));
+    cr_assert_eq(l->res->nrows, 1, "the one B");
+    cr_assert(view_back(&v));
+    cr_assert(view_flame_open(&v, err, sizeof err), "%s", err);
+    cr_assert_eq(v.nlv, 1, "F again: back");
+    view_free(&v);
+    view_set_free(a);
+}

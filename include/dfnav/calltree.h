@@ -2,7 +2,8 @@
  * which. An event's parent is the innermost other event of its lane whose
  * interval contains it (time containment; the tracer's p_idx hint is not
  * needed), and its self time is its duration less the union of its
- * children's intervals. Built once per store, read-only afterwards. */
+ * children's intervals; its call path is its ancestors' functions and its
+ * own. Built once per store, read-only afterwards. */
 #ifndef DFNAV_CALLTREE_H
 #define DFNAV_CALLTREE_H
 
@@ -20,6 +21,20 @@ uint64_t dfn_calltree_self(const dfn_calltree *t, size_t i);
 /* Up to max of event i's children, in start order; returns how many it
  * has (which may exceed max). */
 size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i, uint32_t *out, size_t max);
+/* Call paths: the functions from the outermost enclosing call down to an
+ * event, as a node of a tree of paths (nodes numbered from 0, the same
+ * path the same node). */
+uint32_t dfn_calltree_path(const dfn_calltree *t, size_t i);
+size_t dfn_calltree_npaths(const dfn_calltree *t);
+/* DFN_NOID at the top. */
+uint32_t dfn_calltree_path_parent(const dfn_calltree *t, uint32_t node);
+/* The string id of the node's function. */
+uint32_t dfn_calltree_path_func(const dfn_calltree *t, uint32_t node);
+/* 0 at the top. */
+unsigned dfn_calltree_path_depth(const dfn_calltree *t, uint32_t node);
+/* "outer;inner;call" (';' between functions, as folded stacks have it);
+ * returns its length (cut at cap - 1). */
+size_t dfn_calltree_path_text(const dfn_calltree *t, const dfn_store *s, uint32_t node, char *buf, size_t cap);
 void dfn_calltree_free(dfn_calltree *t);
 
 #endif

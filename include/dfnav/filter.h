@@ -16,6 +16,7 @@ typedef enum {
     DFN_KEY_FILE, DFN_KEY_PATTERN, DFN_KEY_DIR, DFN_KEY_FS, DFN_KEY_SIZEBIN,
     DFN_KEY_ARG, DFN_KEY_TYPE, DFN_KEY_RANK, DFN_KEY_PART,
     DFN_KEY_COUNTER,          /* counter samples only: the series */
+    DFN_KEY_PATH,             /* the call path, "outer;inner;call" (needs the call tree) */
     DFN_KEY_COUNT
 } dfn_key;
 

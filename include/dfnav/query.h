@@ -23,6 +23,7 @@ typedef enum {
     DFN_DIM_FUNC, DFN_DIM_CLASS, DFN_DIM_OP, DFN_DIM_LAYER, DFN_DIM_FILE, DFN_DIM_PATTERN,
     DFN_DIM_DIR, DFN_DIM_FS, DFN_DIM_SIZEBIN, DFN_DIM_ARG, DFN_DIM_EVENT, DFN_DIM_TYPE, DFN_DIM_RANK, DFN_DIM_PART,
     DFN_DIM_SIZE,             /* the exact bytes of a read or write ("" for other calls) */
+    DFN_DIM_PATH,             /* the call path, "outer;inner;call" (needs the call tree) */
     DFN_DIM_COUNT
 } dfn_dimkind;
 

@@ -788,6 +788,84 @@ static void set_aside_status(const app *a, char *out, size_t cap)
     if (w < cap) snprintf(out + w, cap - w, "; ! lists)");
 }
 
+/* ---- flame ---- */
+
+/* A bar of share (0..1) w cells wide, in eighths of a cell. */
+static void share_bar(const app *a, int y, int x, int w, double share)
+{
+    if (!(share > 0)) return;
+    if (share > 1) share = 1;
+    int eighths = (int)(share * w * 8 + 0.5);
+    if (eighths < 1) eighths = 1;
+    bool utf8 = a->utf8 && !a->opts.ascii;
+    static const wchar_t part[] = L" \u258f\u258e\u258d\u258c\u258b\u258a\u2589\u2588";
+    for (int c = 0; c < w && eighths > 0; c++, eighths -= 8) {
+        int e = eighths >= 8 ? 8 : eighths;
+        if (utf8) { wchar_t ch[2] = { part[e], 0 }; mvaddnwstr(y, x + c, ch, 1); }
+        else mvaddch(y, x + c, e >= 4 ? '#' : '+');
+    }
+}
+
+/* The flame level: call paths as an indented tree (the rows' order and
+ * depths come from the view), total and self time, and a bar of each
+ * path's share of the top paths' total. */
+static void draw_flame(app *a, level *l, int y0, int nrows)
+{
+    bool ascii = a->opts.ascii || !a->utf8;
+    int w_cnt = 7, w_tot = 8, w_self = 8, w_bar = a->cols >= 120 ? 30 : 12;
+    int name_w = a->cols - (w_cnt + w_tot + w_self + w_bar + 4);
+    attron(A_UNDERLINE);
+    fill(y0, 0, a->cols);
+    draw_text(y0, 0, name_w, "call path (callers above, larger first)", 39, false, false, true);
+    int x = name_w + 1;
+    header_cell(a, y0, x, w_cnt, "count", false, false, true); x += w_cnt + 1;
+    header_cell(a, y0, x, w_tot, "total", true, true, true); x += w_tot + 1;
+    header_cell(a, y0, x, w_self, "self", false, false, true); x += w_self + 1;
+    header_cell(a, y0, x, w_bar, "share", false, false, false);
+    attroff(A_UNDERLINE);
+    const dfn_compare *c = l->res;
+    if (!c || !c->nrows || !l->flame_depth) return;
+    const dfn_result *r = c->res[0];
+    double top = 0;
+    for (size_t k = 0; k < c->nrows; k++)
+        if (l->flame_depth[k] == 0) top += dfn_result_metric(r, c->row[k], DFN_M_TIME_S);
+    if (l->cursor < l->top) l->top = l->cursor;
+    if (l->cursor >= l->top + (size_t)nrows) l->top = l->cursor - (size_t)nrows + 1;
+    const dfn_calltree *t = a->v.runs[0].an ? a->v.runs[0].an->tree : NULL;
+    char num[64];
+    for (int i = 0; i < nrows && l->top + (size_t)i < c->nrows; i++) {
+        size_t row = l->top + (size_t)i;
+        uint32_t rr = c->row[row];
+        int y = y0 + 1 + i;
+        bool sel = row == l->cursor;
+        if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
+        /* deep trees: the indent stops at a third of the name's room */
+        int depth = l->flame_depth[row], indent = depth * 2 < name_w / 3 ? depth * 2 : name_w / 3;
+        uint32_t node = dfn_result_key(r, rr, 0)->id;
+        uint32_t fn = t ? dfn_calltree_path_func(t, node) : DFN_NOID;
+        const char *name = fn != DFN_NOID ? dfn_store_str(r->store, fn) : "?";
+        x = indent;
+        if (depth * 2 > indent) {   /* say how deep it is */
+            int n = snprintf(num, sizeof num, "%d> ", depth);
+            draw_text(y, x, n, num, (size_t)n, false, false, true);
+            x += n;
+        }
+        draw_text(y, x, name_w - x, name, strlen(name), false, true, ascii);
+        x = name_w + 1;
+        metric_text(COL_COUNT, dfn_result_metric(r, rr, DFN_M_COUNT), num, sizeof num);
+        draw_text(y, x, w_cnt, num, strlen(num), true, false, true); x += w_cnt + 1;
+        double tot = dfn_result_metric(r, rr, DFN_M_TIME_S);
+        dfn_fmt_us(tot * 1e6, num, sizeof num);
+        draw_text(y, x, w_tot, num, strlen(num), true, false, true); x += w_tot + 1;
+        dfn_fmt_us(dfn_result_metric(r, rr, DFN_M_SELF_S) * 1e6, num, sizeof num);
+        draw_text(y, x, w_self, num, strlen(num), true, false, true); x += w_self + 1;
+        if (!sel) attron(pair(a, PAIR_SPARK));
+        share_bar(a, y, x, w_bar, top > 0 ? tot / top : 0);
+        if (!sel) attroff(pair(a, PAIR_SPARK));
+        if (sel) attroff(A_REVERSE);
+    }
+}
+
 /* ---- lanes ---- */
 
 /* A lane cell's share as one of the ramp's levels: blank for none, full
@@ -1384,6 +1462,7 @@ void draw_screen(app *a)
     int y0 = 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v) + 1;
     int nrows = view_table_lines(&a->v, a->rows);
     if (view_is_calls(l)) draw_calls(a, l, y0, nrows);
+    else if (l->flame) draw_flame(a, l, y0, nrows);
     else draw_groups(a, l, y0, nrows - (view_header_lines(&a->v) - 1));
     if (l->res && l->res->nrows == 0) {
         attron(A_DIM);

@@ -41,6 +41,9 @@ const keymap_entry keymap[] = {
     { KM_TABLE, ACT_LANES, { 'L' }, "L", "L lanes", 7,
       "lanes: a row per process (thread, host, rank), time across, each cell shaded by the process's I/O busy "
       "share in it; Enter on a cell opens that process and time range", NULL },
+    { KM_TABLE, ACT_FLAME, { 'F' }, "F", "F flame", 9,
+      "call paths: the selection's calls as a tree of the calls that enclose them, each path with its total "
+      "and self time and a bar of its share; Enter lists a path's calls; F again goes back", NULL },
     { KM_TABLE, ACT_TRACKS, { 'C' }, "C", "C counters", 13,
       "counter tracks (CPU, memory, GPU samples) under the timeline: mean per cell, scale at the right; "
       "C again: the next page of series, then none", NULL },

@@ -293,8 +293,11 @@ static void key_table(runner *r, int key)
             view_tracks_refresh(&a->v, l);
         break;
     case ACT_DIAG: key_diagnose(r, l); break;
-    case ACT_SORT_PREV: case ACT_SORT_NEXT: view_sort_move(&a->v, act == ACT_SORT_NEXT ? 1 : -1); break;
-    case ACT_REVERSE: view_sort_reverse(&a->v); break;
+    case ACT_SORT_PREV: case ACT_SORT_NEXT: case ACT_REVERSE:
+        if (l->flame) { snprintf(a->msg, sizeof a->msg, "call paths keep the tree's order: callers above, larger first"); break; }
+        if (act == ACT_REVERSE) view_sort_reverse(&a->v);
+        else view_sort_move(&a->v, act == ACT_SORT_NEXT ? 1 : -1);
+        break;
     case ACT_ZOOM_IN: case ACT_ZOOM_OUT: case ACT_EARLIER: case ACT_LATER:
         if (act == ACT_ZOOM_IN || act == ACT_ZOOM_OUT) view_zoom(&a->v, act == ACT_ZOOM_IN);
         else view_shift(&a->v, act == ACT_LATER ? 1 : -1);
@@ -308,6 +311,7 @@ static void key_table(runner *r, int key)
         break;
     case ACT_EXPORT: case ACT_EXPORT_CALLS: key_export(r, act == ACT_EXPORT_CALLS); break;
     case ACT_LANES: if (!view_lanes_open(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
+    case ACT_FLAME: if (!view_flame_open(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
     case ACT_REDRAW: clearok(curscr, TRUE); break;
     default: break;
     }

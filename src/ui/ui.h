@@ -66,6 +66,11 @@ typedef struct {
     bool lanes;
     int shade;                /* LANE_IO, LANE_COMPUTE, LANE_CALLS */
     size_t lane_col;
+    /* Flame (F): call paths as a tree, each under its caller, callers'
+     * children by total time; the rows are put in that order and each
+     * has its depth in the tree shown. */
+    bool flame;
+    uint16_t *flame_depth;    /* per row */
     dfn_cresult tracks;       /* counter tracks: mean per series and sparkline bin */
     unsigned track_gen;       /* the view's track_gen they were made for */
     /* Time and file levels: the keys of the rows with diagnostic findings
@@ -211,6 +216,12 @@ void view_lane_cell(const level *l, size_t col, double *lo, double *hi);
 double view_lane_value(const level *l, int shade, size_t row, size_t col);
 const char *view_shade_name(int shade);
 
+/* ---- flame ---- */
+
+/* F: the top level's selection by call path, as a tree. False with a
+ * message without a call tree (while loading) or comparing. */
+bool view_flame_open(view *v, char *err, size_t errlen);
+
 /* The events of one row of l: fills out's base filter and time window
  * (what a drill into the row starts from, and what E exports). */
 void view_select_row(const view *v, const level *l, size_t row, level *out);
@@ -249,7 +260,7 @@ typedef enum {
     ACT_PIVOT, ACT_COLUMNS, ACT_SORT_PREV, ACT_SORT_NEXT, ACT_REVERSE, ACT_ZOOM_IN, ACT_ZOOM_OUT, ACT_EARLIER,
     ACT_LATER, ACT_TRACKS, ACT_FILTER, ACT_SEARCH, ACT_NEXT, ACT_PREV, ACT_EXPORT, ACT_EXPORT_CALLS, ACT_DIAG,
     ACT_DAMAGE, ACT_HELP, ACT_REDRAW, ACT_TOGGLE, ACT_SUBMIT, ACT_CANCEL, ACT_LEFT, ACT_RIGHT, ACT_DEL_BACK, ACT_DEL,
-    ACT_KILL, ACT_COMPLETE, ACT_LANES, ACT_SHADE, ACT_LINE_START, ACT_LINE_END
+    ACT_KILL, ACT_COMPLETE, ACT_LANES, ACT_SHADE, ACT_LINE_START, ACT_LINE_END, ACT_FLAME
 } key_action;
 
 /* The screens a binding works on. */

@@ -50,6 +50,7 @@ level *view_top(view *v) { return &v->lv[v->nlv - 1]; }
 
 static void level_free(level *l)
 {
+    free(l->flame_depth);
     dfn_filter_free(&l->base);
     free(l->user);
     free(l->crumb);
@@ -391,6 +392,7 @@ typedef struct {
 
 static double bin_lo(const level *l, size_t row);
 static bool view_query(view *v, char *err, size_t errlen);
+static void flame_order(const view *v, level *l);
 static void call_anchor_key(const view *v, const level *l, size_t row, char *buf, size_t cap);
 
 static void anchor_take(const view *v, const level *l, row_anchor *an)
@@ -496,6 +498,12 @@ static bool view_query(view *v, char *err, size_t errlen)
                     (q.spark_split ? DFN_M_OVERLAP : 0);
         q.sizes = false;
     }
+    if (l->flame) {
+        /* total and self time per path; the tree gives the order */
+        q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_PCT_TIME);
+        q.spark_split = false;
+        q.sizes = false;
+    }
     dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
     if (!r) { dfn_filter_free(&f); return false; }
     dfn_compare_free(l->res);
@@ -504,6 +512,7 @@ static bool view_query(view *v, char *err, size_t errlen)
     l->marks = NULL;
     l->res_gen = ++v->res_gen;
     l->res_kind = l->dim.kind;
+    if (l->flame) flame_order(v, l);
     if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
     view_tracks_query(v, l, &f);
     dfn_filter_free(&f);
@@ -630,6 +639,88 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;   /* as the status line gave the cell */
     c->crumb = dfn_xasprintf("%s %.*f-%.*f s", key, dec, c->win_lo, dec, c->win_hi);
     level_default_sort(c);
+    if (!view_refresh(v, err, errlen)) {
+        level_free(&v->lv[--v->nlv]);
+        return false;
+    }
+    return true;
+}
+
+/* The flame level's rows in tree order: each path under its nearest
+ * caller among the rows, a caller's children by total time (largest
+ * first), depth first. */
+static _Thread_local const dfn_result *flame_res;
+static int flame_cmp(const void *a, const void *b)
+{
+    double x = dfn_result_metric(flame_res, *(const uint32_t *)a, DFN_M_TIME_S);
+    double y = dfn_result_metric(flame_res, *(const uint32_t *)b, DFN_M_TIME_S);
+    if (x != y) return x > y ? -1 : 1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void flame_order(const view *v, level *l)
+{
+    const dfn_calltree *t = v->runs[0].an ? v->runs[0].an->tree : NULL;
+    dfn_compare *c = l->res;
+    free(l->flame_depth);
+    l->flame_depth = NULL;
+    if (!t || c->nruns != 1) return;
+    const dfn_result *r = c->res[0];
+    size_t n = c->nrows, np = dfn_calltree_npaths(t);
+    uint32_t *row_of = dfn_xmalloc((np ? np : 1) * sizeof *row_of);   /* node -> result row */
+    memset(row_of, 0xff, (np ? np : 1) * sizeof *row_of);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t node = dfn_result_key(r, c->row[k], 0)->id;
+        if (node < np) row_of[node] = c->row[k];
+    }
+    /* each result row's caller among the rows, and its children */
+    size_t nr = r->nrows;
+    uint32_t *up = dfn_xmalloc((nr ? nr : 1) * sizeof *up), *nkids = dfn_xcalloc(nr + 1, sizeof *nkids);
+    for (size_t rr = 0; rr < nr; rr++) {
+        uint32_t x = dfn_calltree_path_parent(t, dfn_result_key(r, rr, 0)->id);
+        while (x != DFN_NOID && x < np && row_of[x] == UINT32_MAX) x = dfn_calltree_path_parent(t, x);
+        up[rr] = x == DFN_NOID || x >= np ? (uint32_t)nr : row_of[x];   /* nr: the top */
+        nkids[up[rr]]++;
+    }
+    size_t *first = dfn_xcalloc(nr + 2, sizeof *first);
+    for (size_t k = 0; k <= nr; k++) first[k + 1] = first[k] + nkids[k];
+    uint32_t *kids = dfn_xmalloc((nr ? nr : 1) * sizeof *kids);
+    size_t *fill = dfn_xmalloc((nr + 1) * sizeof *fill);
+    memcpy(fill, first, (nr + 1) * sizeof *fill);
+    for (size_t rr = 0; rr < nr; rr++) kids[fill[up[rr]]++] = (uint32_t)rr;
+    flame_res = r;
+    for (size_t k = 0; k <= nr; k++) qsort(kids + first[k], first[k + 1] - first[k], sizeof *kids, flame_cmp);
+    /* depth first from the top, children largest first */
+    uint32_t *order = dfn_xmalloc((nr ? nr : 1) * sizeof *order);
+    l->flame_depth = dfn_xmalloc((nr ? nr : 1) * sizeof *l->flame_depth);
+    uint32_t *stack = dfn_xmalloc((nr + 1) * sizeof *stack), *sdepth = dfn_xmalloc((nr + 1) * sizeof *sdepth);
+    size_t sp = 0, out = 0;
+    for (size_t k = first[nr + 1]; k > first[nr]; k--) { stack[sp] = kids[k - 1]; sdepth[sp++] = 0; }
+    while (sp) {
+        uint32_t rr = stack[--sp], d = sdepth[sp];
+        order[out] = rr;
+        l->flame_depth[out++] = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+        for (size_t k = first[rr + 1]; k > first[rr]; k--) { stack[sp] = kids[k - 1]; sdepth[sp++] = d + 1; }
+    }
+    /* the compare's rows follow (one run: its row is the result row) */
+    for (size_t k = 0; k < out && k < n; k++) c->row[k] = order[k];
+    free(order); free(stack); free(sdepth); free(kids); free(fill); free(first); free(nkids); free(up); free(row_of);
+}
+
+bool view_flame_open(view *v, char *err, size_t errlen)
+{
+    level *l = view_top(v);
+    if (l->flame) { view_back(v); return true; }   /* F again: back */
+    if (v->labels) { snprintf(err, errlen, "the flame view shows one run: open a run on its own for its call paths"); return false; }
+    if (!runs_have(v, has_tree)) { snprintf(err, errlen, "call paths need the call tree, built when the load finishes"); return false; }
+    level *c = view_push(v);
+    l = &v->lv[v->nlv - 2];
+    level_inherit(l, c);
+    c->dim.kind = DFN_DIM_PATH;
+    c->flame = true;
+    c->sort = DFN_M_TIME_S;   /* the order is the tree's; within it, by total time */
+    c->desc = true;
+    c->crumb = dfn_xstrdup("call paths");
     if (!view_refresh(v, err, errlen)) {
         level_free(&v->lv[--v->nlv]);
         return false;

@@ -32,6 +32,12 @@ golden sample-lanes.txt "$T/lanes.txt"
 golden sample-lanes-wide.txt "$T/lanes-wide.txt"
 check "a lane cell opens that process and time range" \
     "dfnav All › lanes › node01/1000000/1000001 1.560-2.081 s" "$(grep -m1 '› lanes ›' "$T/lanes.txt")"
+# flame: call paths as a tree at 80x24 and 200x60, a path's calls, back
+"$DFNAV" --replay 'F <Down> <Down> <Enter> <BS> r F' "$S" >"$T/flame.txt" 2>/dev/null
+golden sample-flame.txt "$T/flame.txt"
+"$DFNAV" --size 200x60 --replay 'F <End>' "$S" >"$T/flame-wide.txt" 2>/dev/null
+golden sample-flame-wide.txt "$T/flame-wide.txt"
+grep -q "call paths keep the tree's order" "$T/flame.txt" && ok || fail "r on the flame level: no word on the order"
 "$DFNAV" --replay '? <PgDn> <PgDn> <End>' "$S" >"$T/help.txt" 2>/dev/null
 golden sample-help.txt "$T/help.txt"
 for size in 80x24 100x30 132x40 200x60; do
