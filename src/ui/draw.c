@@ -355,7 +355,7 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         }
         attroff(A_UNDERLINE);
     }
-    if (!r) return;
+    if (!r || nrows <= 0) return;
     int items = nrows / per > 0 ? nrows / per : 1;
     if (l->cursor < l->top) l->top = l->cursor;
     if (l->cursor >= l->top + (size_t)items) l->top = l->cursor - (size_t)items + 1;
@@ -367,15 +367,14 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
         bool sel = row == l->cursor;
         if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
         size_t kl = view_key_text(&a->v, l, row, key, sizeof key);
-        bool path = l->dim.kind == DFN_DIM_FILE || l->dim.kind == DFN_DIM_DIR || l->dim.kind == DFN_DIM_PATTERN ||
-                    l->dim.kind == DFN_DIM_PROC;
         int kx = l->marks ? 2 : 0;   /* rows with findings: '!' before the key */
         if (l->marks && row_marked(l, row)) {
             attron(A_BOLD | pair(a, PAIR_WARN));
             mvaddch(y, 0, '!');
             attroff(A_BOLD | pair(a, PAIR_WARN));
         }
-        draw_text(y, kx, key_w - kx, kl ? key : "(none)", kl ? kl : 6, false, path, a->opts.ascii || !a->utf8);
+        /* cut in the middle: both ends of a long name tell it apart */
+        draw_text(y, kx, key_w - kx, kl ? key : "(none)", kl ? kl : 6, false, true, a->opts.ascii || !a->utf8);
         x = key_w + 1;
         for (int c = 1; c < COL_N; c++) {
             if (!show[c]) continue;
@@ -1424,6 +1423,20 @@ static void draw_memory(app *a)
     draw_hints(a);
 }
 
+/* Whether every row of l has no call and no time (time ranges the
+ * selection does not reach). */
+static bool level_all_zero(const level *l)
+{
+    const dfn_compare *c = l->res;
+    for (size_t row = 0; row < c->nrows; row++)
+        for (size_t k = 0; k < c->nruns; k++) {
+            if (c->row[row * c->nruns + k] == DFN_CMP_ABSENT || !c->res[k]->m) continue;
+            if (dfn_compare_value(c, row, (int)k, DFN_M_COUNT) > 0 || dfn_compare_value(c, row, (int)k, DFN_M_TIME_S) > 0)
+                return false;
+        }
+    return true;
+}
+
 void draw_screen(app *a)
 {
     erase();
@@ -1461,13 +1474,20 @@ void draw_screen(app *a)
     draw_timeline(a, l);
     int y0 = 2 + view_timeline_lines(&a->v) + view_track_lines(&a->v) + 1;
     int nrows = view_table_lines(&a->v, a->rows);
+    /* nothing selected: say so, not a table of empty time ranges */
+    bool none = l->res && (l->res->nrows == 0 || (l->res->matched == 0 && level_all_zero(l)));
     if (view_is_calls(l)) draw_calls(a, l, y0, nrows);
     else if (l->flame) draw_flame(a, l, y0, nrows);
-    else draw_groups(a, l, y0, nrows - (view_header_lines(&a->v) - 1));
-    if (l->res && l->res->nrows == 0) {
-        attron(A_DIM);
-        mvaddstr(6, 2, "No events here. Backspace goes back; f changes the filter.");
-        attroff(A_DIM);
+    else draw_groups(a, l, y0, none ? 0 : nrows - (view_header_lines(&a->v) - 1));
+    if (none) {
+        char m[1200];
+        if (l->user)
+            snprintf(m, sizeof m, "No event in this window matches %.1000s (f changes the filter).", l->user);
+        else
+            snprintf(m, sizeof m, "No events here: Backspace goes back, Z widens the window.");
+        attron(A_BOLD);
+        draw_text(y0 + 2, 2, a->cols - 4, m, strlen(m), false, false, a->opts.ascii || !a->utf8);
+        attroff(A_BOLD);
     }
     draw_status(a);
     if (a->mode == MODE_PIVOT) draw_pivot(a);

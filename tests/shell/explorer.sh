@@ -45,6 +45,11 @@ for size in 80x24 100x30 132x40 200x60; do
     case $bar in "Enter drill  Bksp back  p pivot  f filter  / search  </> sort  "*"? help  q quit") ok ;;
     *) fail "the key bar at $size: '$bar'" ;; esac
 done
+# a filter that matches nothing says so, rather than a table of zeros
+"$DFNAV" --replay 'f func=nosuch <Enter>' "$S" >"$T/none.txt" 2>/dev/null
+grep -q "No event in this window matches func=nosuch (f changes the filter)." "$T/none.txt" && ok ||
+    fail "a filter matching nothing: no word on it"
+if sed -n '/^--- <Enter>/,$p' "$T/none.txt" | grep -q '^  0.0-2.0 s'; then fail "a filter matching nothing: rows of zeros"; else ok; fi
 # keys pressed while the screen is too small do nothing; Q quits
 check "keys on a too-small screen" "dfnav All" \
     "$("$DFNAV" --size 60x20 --replay '<Enter> <Enter> p f <Resize:80x24>' "$S" 2>/dev/null | sed -n '/^--- <Resize/{n;p}')"
