@@ -2441,6 +2441,42 @@ bool dfn_query_inherits(const dfn_query *q)
     return false;
 }
 
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char **dfn_query_arg_names(const dfn_store *s, const dfn_query *q, size_t *n, char *err, size_t errlen)
+{
+    *n = 0;
+    dfn_filter empty = {0};
+    dfn_match *m = dfn_match_compile(s, q->layers, q->filter ? q->filter : &empty, err, errlen);
+    if (!m) return NULL;
+    dfn_match_set_tree(m, q->tree);
+    /* the schemas of the selected events: their keys are the names */
+    uint8_t *seen = dfn_xcalloc(s->nschemas ? s->nschemas : 1, 1);
+    size_t lo, hi, left = s->nschemas;
+    dfn_match_range(m, &lo, &hi);
+    const uint8_t *rec = NULL, *end = s->args + s->args_len;
+    for (size_t i = lo; i < hi && left; i++) {
+        rec = i == lo ? dfn_store_args_at(s, i) : dfn_store_args_next(s, rec);
+        if (!rec || !dfn_match_event_anytime(m, i)) continue;
+        uint64_t sid;
+        if (dfn_varint_get(rec, end, &sid) && sid < s->nschemas && !seen[sid]) { seen[sid] = 1; left--; }
+    }
+    dfn_strtab *names = dfn_strtab_new();
+    for (size_t sc = 0; sc < s->nschemas; sc++)
+        for (uint16_t j = 0; seen[sc] && j < s->schema_len[sc]; j++) {
+            uint32_t key = s->schema_keys[sc][j];
+            dfn_strtab_intern(names, dfn_store_str(s, key), dfn_strtab_len(s->strs, key));
+        }
+    *n = dfn_strtab_count(names);
+    char **out = dfn_xmalloc((*n ? *n : 1) * sizeof *out);
+    for (uint32_t k = 0; k < *n; k++) out[k] = dfn_xstrndup(dfn_strtab_str(names, k), dfn_strtab_len(names, k));
+    if (*n) qsort(out, *n, sizeof *out, cmp_cstr);
+    dfn_strtab_free(names);
+    free(seen);
+    dfn_match_free(m);
+    return out;
+}
+
 /* Below this many events per thread, starting threads costs more than it saves. */
 #define EVENTS_PER_THREAD 250000
 

@@ -163,6 +163,9 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
  * call tree: a call without the argument takes it from the innermost
  * enclosing call of its lane that has it (own.NAME does not). */
 bool dfn_query_inherits(const dfn_query *q);
+/* The names of the arguments the events q's filter selects have, sorted
+ * (malloc'd, each malloc'd; *n of them), or NULL with a message. */
+char **dfn_query_arg_names(const dfn_store *s, const dfn_query *q, size_t *n, char *err, size_t errlen);
 /* A metric of one event as a row of its own. */
 double dfn_event_metric(const dfn_result *r, uint32_t event, dfn_metric m);
 static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metric m)

@@ -121,6 +121,7 @@ static void runner_free(runner *r)
     free(r->a.damage_store);
     free(r->a.input_errors);
     for (size_t k = 0; k < PROMPT_N; k++) edit_hist_free(&r->a.hist[k]);
+    for (size_t i = 0; i < r->a.narg_names; i++) free(r->a.arg_names[i]);
     free(r->a.arg_names);
     free(r->a.edit.buf);
     free(r->a.mem_warning);

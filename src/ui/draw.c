@@ -965,6 +965,8 @@ static void draw_status(app *a)
             attron(A_BOLD | pair(a, PAIR_WARN));
             draw_text(y, 0, a->cols, a->perr, strlen(a->perr), false, false, a->opts.ascii || !a->utf8);
             attroff(A_BOLD | pair(a, PAIR_WARN));
+        } else if (a->pnote[0]) {
+            draw_text(y, 0, a->cols, a->pnote, strlen(a->pnote), false, false, a->opts.ascii || !a->utf8);
         }
         return;
     }

@@ -23,11 +23,49 @@ static long long now_seconds(void)
 
 /* A prompt starts with its last text (or init) selected: typing replaces
  * it, a move keeps it for editing. */
+/* The argument prompt's names, and the note under the prompt that lists
+ * them (Tab completes them). */
+static void arg_names_load(app *a)
+{
+    for (size_t i = 0; i < a->narg_names; i++) free(a->arg_names[i]);
+    free(a->arg_names);
+    a->arg_names = view_arg_names(&a->v, &a->narg_names);
+    size_t w = (size_t)snprintf(a->pnote, sizeof a->pnote, a->narg_names ? "arguments here (Tab completes):" :
+                                "the calls here have no arguments");
+    for (size_t i = 0; i < a->narg_names && w < sizeof a->pnote; i++)
+        w += (size_t)snprintf(a->pnote + w, sizeof a->pnote - w, " %s", a->arg_names[i]);
+}
+
+/* Tab in the argument prompt: the name as far as the names that start
+ * with it agree (after arg. or own.). */
+static void arg_complete(app *a)
+{
+    line_edit *e = &a->edit;
+    const char *text = e->buf ? e->buf : "";
+    size_t skip = strncmp(text, "arg.", 4) == 0 || strncmp(text, "own.", 4) == 0 ? 4 : 0;
+    const char *pre = text + skip;
+    size_t plen = strlen(pre), common = 0, hits = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < a->narg_names; i++) {
+        const char *n = a->arg_names[i];
+        if (strncmp(n, pre, plen) != 0) continue;
+        if (!first) { first = n; common = strlen(n); }
+        else { size_t k = 0; while (k < common && n[k] == first[k]) k++; common = k; }
+        hits++;
+    }
+    if (!hits) { snprintf(a->perr, sizeof a->perr, "no argument here starts with '%s'", pre); return; }
+    a->perr[0] = 0;
+    e->cur = e->len;
+    if (common > plen) edit_insert(e, first + plen, common - plen);
+}
+
 static void start_prompt(app *a, prompt_kind k, const char *init)
 {
     a->mode = MODE_PROMPT;
     a->pk = k;
     a->perr[0] = 0;
+    a->pnote[0] = 0;
+    if (k == PROMPT_ARG) arg_names_load(a);
     edit_set(&a->edit, init ? init : "");
     a->edit.sel = a->edit.len > 0;
     a->hist[k].pos = a->hist[k].n;
@@ -142,6 +180,7 @@ static void key_prompt(runner *r, int key, const char *utf8, size_t ulen)
     case ACT_KILL: edit_delete(e, 0, e->cur); return;
     case ACT_UP: case ACT_DOWN: edit_hist_move(&a->hist[a->pk], e, act == ACT_UP ? -1 : 1); return;
     case ACT_COMPLETE:
+        if (a->pk == PROMPT_ARG) { arg_complete(a); return; }
         if (a->pk != PROMPT_EXPORT) { e->sel = sel; return; }
         if (edit_complete_path(e, a->perr, sizeof a->perr) == 0) snprintf(a->perr, sizeof a->perr, "no such file or folder");
         return;

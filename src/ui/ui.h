@@ -248,6 +248,9 @@ int view_col_width(const view *v, col_id c, int spark_w);
 /* Opens a level on a finding's evidence: the top level's selection plus
  * the finding's filter, grouped as the finding says. */
 bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen);
+/* The argument names the calls of the top level's selection have (run 0),
+ * sorted; NULL when there are none or they could not be read. */
+char **view_arg_names(const view *v, size_t *n);
 /* Default file name for an export of the top level, at time now. */
 void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap);
 
@@ -341,7 +344,9 @@ struct app {
     bool export_calls;        /* the export prompt is for E */
     bool exporting;
     edit_hist hist[PROMPT_N];   /* each prompt's */
-    char *arg_names;          /* the argument prompt: the names the set has */
+    char **arg_names;         /* the argument prompt: the names the selection's calls have */
+    size_t narg_names;
+    char pnote[1024];         /* under a prompt when it has no error: what it can take */
     dfn_findings *diag;       /* the diagnostics screen's findings */
     char *diag_where;         /* the selection they were made for */
     bool diagnosing;          /* running on the worker thread */

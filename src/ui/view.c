@@ -1164,6 +1164,20 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
     return true;
 }
 
+char **view_arg_names(const view *v, size_t *n)
+{
+    const level *l = &v->lv[v->nlv - 1];
+    dfn_filter f;
+    view_filter(v, l, &f);
+    dfn_query q = { .filter = &f };
+    dfn_analysis_apply(v->runs[0].an, &q);
+    q.layers = v->runs[0].ls;
+    char err[256];
+    char **names = dfn_query_arg_names(v->runs[0].s, &q, n, err, sizeof err);
+    dfn_filter_free(&f);
+    return names;
+}
+
 void view_export_name(const view *v, bool calls, long long now, char *buf, size_t cap)
 {
     const level *l = &v->lv[v->nlv - 1];

@@ -45,6 +45,23 @@ for size in 80x24 100x30 132x40 200x60; do
     case $bar in "Enter drill  Bksp back  p pivot  f filter  / search  </> sort  "*"? help  q quit") ok ;;
     *) fail "the key bar at $size: '$bar'" ;; esac
 done
+# the argument prompt lists the names the selection's calls have, and Tab
+# completes them; the prompt starts with the last name, selected
+"$DFNAV" --replay 'p a <BS> ep <Tab>' "$S" >"$T/args.txt" 2>/dev/null
+grep -q '^arguments here (Tab completes): .*epoch' "$T/args.txt" && ok || fail "argument names: $(tail -3 "$T/args.txt")"
+check "Tab completes an argument name" "argument name: epoch" "$(tail -1 "$T/args.txt")"
+check "typing replaces the selected text" "argument name: x" \
+    "$("$DFNAV" --replay 'p a x' "$S" 2>/dev/null | tail -1)"
+check "Up recalls what the prompt was given" "filter: cat=POSIX" \
+    "$("$DFNAV" --replay 'f cat=POSIX <Enter> f <BS> <Up>' "$S" 2>/dev/null | tail -1)"
+# the save prompt: Tab completes file names (several: listed above it),
+# ~ is the home folder
+mkdir -p "$T/tab/home" && : >"$T/tab/report-a.csv" && : >"$T/tab/report-b.csv" && mkdir -p "$T/tab/reports"
+(cd "$T/tab" && "$DFNAV" --replay 'e <BS> rep <Tab> <Tab>' "$S" >"$T/tab.txt" 2>/dev/null)
+check "Tab: as far as the names agree" "save CSV as: report" "$(tail -1 "$T/tab.txt")"
+grep -q '^report-a.csv  report-b.csv  reports/$' "$T/tab.txt" && ok || fail "Tab: the candidates: $(tail -2 "$T/tab.txt")"
+(cd "$T/tab" && HOME="$T/tab/home" "$DFNAV" --replay 'e <C-u> ~/t.csv <Enter>' "$S" >/dev/null 2>&1)
+[ -s "$T/tab/home/t.csv" ] && ok || fail "~/t.csv was not saved in HOME: $(ls "$T/tab" "$T/tab/home")"
 # a filter that matches nothing says so, rather than a table of zeros
 "$DFNAV" --replay 'f func=nosuch <Enter>' "$S" >"$T/none.txt" 2>/dev/null
 grep -q "No event in this window matches func=nosuch (f changes the filter)." "$T/none.txt" && ok ||
