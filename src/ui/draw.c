@@ -1218,8 +1218,9 @@ static void tree_line(const dfn_store *s, uint32_t e, const char *indent, char *
     char d[32];
     dfn_fmt_us((double)dfn_store_dur(s, e), d, sizeof d);
     uint32_t fp = s->files[s->file[e]].path;
-    add_line(lines, n, cap, "%s%s  %.6f s  %s%s%s", indent, dfn_store_str(s, s->kinds[s->kind[e]].func),
-             dfn_store_ts(s, e) / 1e6, d, *dfn_store_str(s, fp) ? "  " : "", dfn_store_str(s, fp));
+    /* labelled: a start and a duration side by side read alike */
+    add_line(lines, n, cap, "%s%s  at %.6f s, for %s%s%s", indent, dfn_store_str(s, s->kinds[s->kind[e]].func),
+             dfn_store_ts(s, e) / 1e6, d, *dfn_store_str(s, fp) ? ", on " : "", dfn_store_str(s, fp));
 }
 
 /* Where the call sits: its self time, the calls that enclose it in its
