@@ -310,7 +310,7 @@ static bool metric_is_secs(int m)
 {
     return m == DFN_M_TIME_S || m == DFN_M_BUSY_S || m == DFN_M_MAX_PROC_S || m == DFN_M_COMPUTE_S ||
            m == DFN_M_IO_BUSY_S || m == DFN_M_EXPOSED_S || m == DFN_M_SELF_S || m == DFN_M_MIN_PROC_S ||
-           m == DFN_M_MEAN_PROC_S || m == DFN_M_STD_PROC_S;
+           m == DFN_M_MEAN_PROC_S || m == DFN_M_STD_PROC_S || m == DFN_M_IDLE_S;
 }
 
 /* A value of metric m: full precision for machines, units for people;

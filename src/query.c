@@ -18,7 +18,7 @@ static const char *metric_names[DFN_M_COUNT_] = {
     "p50_us", "p90_us", "p99_us", "max_us", "files", "procs", "pct_time",
     "compute_s", "io_busy_s", "exposed_s", "overlap_pct", "self_s", "seq_pct", "shared_files", "max_proc",
     "agg_calls", "min_proc_s", "mean_proc_s", "std_proc_s", "max_proc_bytes", "mean_proc_bytes",
-    "size_mean", "size_p50", "size_min", "size_max", "active"
+    "size_mean", "size_p50", "size_min", "size_max", "active", "idle_s"
 };
 static const char *dim_names[DFN_DIM_COUNT] = {
     "time", "host", "pid", "tid", "proc", "cat", "func", "class", "op", "layer", "file",
@@ -2031,6 +2031,8 @@ static void size_finish(part *p, dfn_result *r)
 }
 
 /* The merged part becomes the result's rows and metrics. */
+static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi);
+
 static void part_finish(part *p, dfn_result *r)
 {
     const qctx *c = p->c;
@@ -2052,6 +2054,9 @@ static void part_finish(part *p, dfn_result *r)
         m[DFN_M_COUNT] = calls;
         m[DFN_M_TIME_S] = t;
         m[DFN_M_BUSY_S] = a->busy / 1e6;
+        uint64_t span_lo, span_hi;   /* the row's stretch, less its busy time */
+        row_span(p, row, &span_lo, &span_hi);
+        m[DFN_M_IDLE_S] = span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
         m[DFN_M_BYTES] = by;
         m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
         m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;

@@ -274,3 +274,29 @@ Test(window, bins_past_the_window_are_rows_of_their_own)
     }
     dfn_store_free(s);
 }
+
+/* idle_s: the row's stretch (its bin, else the window) less its busy
+ * time. By process over the whole set [0, 10000): pid 1 is busy
+ * throughout (run), pid 2 for 300 of it; in the window [2000, 5000) pid 2
+ * is busy 300 µs and idle 2700; by 1 ms bin within pid 2: the bin that
+ * holds [3900, 4000) is idle 900, the next 800 (200 of the read, the 0 µs
+ * write). */
+Test(window, idle_is_the_stretch_without_calls)
+{
+    uint64_t m = DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S);
+    for (int threads = 1; threads <= 3; threads++) {
+        dfn_result *r = run("pid", NULL, threads, 0, m);
+        cr_assert_float_eq(M(r, "1", DFN_M_IDLE_S), 0.0, 1e-12);
+        cr_assert_float_eq(M(r, "2", DFN_M_IDLE_S), 9700e-6, 1e-12);
+        dfn_result_free(r);
+        r = run("pid", "time>=0.002 time<0.005", threads, 0, m);
+        cr_assert_float_eq(M(r, "2", DFN_M_BUSY_S), 300e-6, 1e-12);
+        cr_assert_float_eq(M(r, "2", DFN_M_IDLE_S), 2700e-6, 1e-12);
+        cr_assert_float_eq(M(r, "1", DFN_M_IDLE_S), 0.0, 1e-12, "run covers the window");
+        dfn_result_free(r);
+        r = run("time", "pid=2", threads, 0.001, m);
+        cr_assert_float_eq(M(r, "0.003", DFN_M_IDLE_S), 900e-6, 1e-12);
+        cr_assert_float_eq(M(r, "0.004", DFN_M_IDLE_S), 800e-6, 1e-12);
+        dfn_result_free(r);
+    }
+}

@@ -54,6 +54,9 @@ typedef enum {
     DFN_M_SIZE_MEAN, DFN_M_SIZE_P50, DFN_M_SIZE_MIN, DFN_M_SIZE_MAX,
     /* calls that overlap the row's time (count: those that start in it) */
     DFN_M_ACTIVE,
+    /* the row's time range (its time bin, else the window) less its busy
+     * time: the gaps with none of its calls running */
+    DFN_M_IDLE_S,
     DFN_M_COUNT_
 } dfn_metric;
 

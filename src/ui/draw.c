@@ -211,7 +211,7 @@ static void metric_text(int c, double v, char *b, size_t cap)
 {
     switch (c) {
     case COL_COUNT: case COL_ACTIVE: fmt_count(v, b, cap); break;
-    case COL_TIME: case COL_BUSY: dfn_fmt_us(v * 1e6, b, cap); break;
+    case COL_TIME: case COL_BUSY: case COL_IDLE: dfn_fmt_us(v * 1e6, b, cap); break;
     case COL_PCT: fmt_pct(v, b, cap); break;
     case COL_BYTES: dfn_fmt_bytes(v, b, cap); break;
     case COL_BW: fmt_bw(v, b, cap); break;
@@ -1195,6 +1195,7 @@ static void draw_columns(app *a)
                                          [COL_IO] = "I/O (processes: always)", [COL_EXPOSED] = "exposed (processes: always)",
                                          [COL_SELF] = "self time", [COL_SEQ] = "seq (sequential %)",
                                          [COL_ACTIVE] = "active (calls running)",
+                                         [COL_IDLE] = "idle (gaps, no call)",
                                          [COL_CTR] = "counter (C's first track)" };
     for (int c = 1; c < COL_N; c++) { items[c - 1] = titles[c] ? titles[c] : view_cols[c].title; checked[c - 1] = a->v.col_on[c]; }
     draw_menu(a, "Columns", items, checked, COL_N - 1);

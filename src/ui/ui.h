@@ -45,7 +45,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths);
 /* ---- the view model ---- */
 
 typedef enum {
-    COL_KEY, COL_COUNT, COL_ACTIVE, COL_TIME, COL_BUSY, COL_PCT, COL_BYTES, COL_BW, COL_P90, COL_MAX,
+    COL_KEY, COL_COUNT, COL_ACTIVE, COL_TIME, COL_BUSY, COL_IDLE, COL_PCT, COL_BYTES, COL_BW, COL_P90, COL_MAX,
     COL_COMPUTE, COL_IO, COL_EXPOSED, COL_SELF, COL_SEQ, COL_CTR, COL_SPARK, COL_N
 } col_id;
 

@@ -165,6 +165,7 @@ void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels
     v->col_on[COL_COMPUTE] = v->col_on[COL_IO] = v->col_on[COL_EXPOSED] = false;
     v->col_on[COL_SELF] = v->col_on[COL_SEQ] = false;
     v->col_on[COL_ACTIVE] = false;   /* calls running in a row, not only starting: asked for with c */
+    v->col_on[COL_IDLE] = false;     /* the gaps between a row's calls: asked for with c */
     v->col_on[COL_CTR] = false;      /* a counter's mean while the row's calls ran */
     v->table_rows = 16;
     v->screen_cols = 80;
@@ -273,6 +274,7 @@ const view_colspec view_cols[COL_N] = {
     [COL_ACTIVE] = { "active", 6, DFN_M_ACTIVE },
     [COL_TIME] = { "time", 8, DFN_M_TIME_S },
     [COL_BUSY] = { "busy", 8, DFN_M_BUSY_S },
+    [COL_IDLE] = { "idle", 8, DFN_M_IDLE_S },
     [COL_PCT] = { "% time", 7, DFN_M_PCT_TIME },
     [COL_BYTES] = { "bytes", 9, DFN_M_BYTES },
     [COL_BW] = { "bytes/time", 11, DFN_M_BW_MIBPS },
@@ -302,14 +304,17 @@ static bool view_col_wanted(const view *v, const level *l, col_id c)
 void view_layout(const view *v, const level *l, bool *show, int *spark_w, int *key_w)
 {
     /* where the analysis columns apply they matter more than most */
-    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES, COL_PCT,
+    static const col_id drop_order[] = { COL_BW, COL_BUSY, COL_IDLE, COL_P90, COL_IO, COL_COMPUTE, COL_KEY, COL_MAX, COL_BYTES, COL_PCT,
                                          COL_ACTIVE, COL_CTR, COL_SELF, COL_SEQ, COL_SPARK, COL_TIME, COL_EXPOSED, COL_COUNT };
     /* where rows show compute over I/O, the count goes before the lines */
-    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_ACTIVE, COL_CTR, COL_SELF, COL_SEQ,
+    static const col_id drop_split[] = { COL_BW, COL_BUSY, COL_IDLE, COL_P90, COL_MAX, COL_BYTES, COL_PCT, COL_ACTIVE, COL_CTR, COL_SELF, COL_SEQ,
                                          COL_COUNT, COL_COMPUTE, COL_KEY, COL_SPARK, COL_TIME, COL_IO, COL_EXPOSED };
     /* comparing, a group per metric: the time first, then bytes and count */
-    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_P90, COL_MAX, COL_ACTIVE, COL_CTR, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
+    static const col_id drop_compare[] = { COL_BW, COL_BUSY, COL_IDLE, COL_P90, COL_MAX, COL_ACTIVE, COL_CTR, COL_PCT, COL_SELF, COL_SEQ, COL_IO,
                                            COL_COMPUTE, COL_EXPOSED, COL_COUNT, COL_BYTES, COL_TIME, COL_SPARK, COL_KEY };
+    _Static_assert(sizeof drop_order == sizeof drop_split && sizeof drop_order == sizeof drop_compare,
+                   "each order lists every column");
+    _Static_assert(sizeof drop_order / sizeof drop_order[0] == COL_N, "each order lists every column");
     int cols = v->screen_cols;
     for (int c = 0; c < COL_N; c++) show[c] = view_col_wanted(v, l, (col_id)c) && view_col_applies(v, l, (col_id)c);
     show[COL_KEY] = true;
@@ -377,6 +382,7 @@ static uint64_t view_metrics(const view *v, const level *l, const bool *show)
     for (int c = COL_P90; c <= COL_SEQ; c++)
         if (show[c]) m |= DFN_M_BIT(view_cols[c].metric);
     if (show[COL_ACTIVE]) m |= DFN_M_BIT(DFN_M_ACTIVE);
+    if (show[COL_IDLE]) m |= DFN_M_BIT(DFN_M_IDLE_S);
     return m;
 }
 

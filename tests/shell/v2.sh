@@ -94,9 +94,10 @@ check "C on a set without counters says so" 1 \
     "$("$DFNAV" --replay 'C' "$SRCDIR/data/sample" 2>/dev/null | grep -c '^no counter samples in this set')"
 
 # the counter column (c): the mean of the first series while each row's
-# calls ran, as report's ctr.SERIES gives it; C moves it to the shown track
+# calls ran, as report's ctr.SERIES gives it (the 16th of the c menu); C
+# moves it to the shown track
 keys='c'
-for k in $(seq 14); do keys="$keys <Down>"; done
+for k in $(seq 15); do keys="$keys <Down>"; done
 "$DFNAV" --replay "$keys <Space> <Esc> p f" "$T/v2" >"$T/ctrcol.txt" 2>/dev/null
 want=$("$DFNAV" report -q --by func --where 'func=compute' -m ctr.cpu.idle_pct --format csv "$T/v2" |
        tr -d '\r' | awk -F, 'NR == 2 { printf "%.4g", $4 }')
