@@ -30,7 +30,7 @@ EVENTS=${BENCH_EVENTS:-7400000}
 PEER=${BENCH_PEER:-$SRCDIR/../shared/peers/dask_baseline.py}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-REPLAY_KEYS='<Enter> <Enter> <Enter> <BS> <BS> <BS> p f > > r < p l <Down> <Down> <Enter> <BS> f cat=POSIX <Enter> p F z z Z ] [ p t <Enter> <Enter> <BS> <BS> f <C-u> <Enter> p p p c p s L <Down> <Right> <Right> m <Enter> <BS> p z <Esc> / read <Enter> n'
+REPLAY_KEYS='<Enter> <Enter> <Enter> <BS> <BS> <BS> p f > > r < p l <Down> <Down> <Enter> <BS> f cat=POSIX <Enter> p F z z Z ] [ p t <Enter> <Enter> <BS> <BS> f <C-u> <Enter> p p p c p s L <Down> <Right> <Right> m <Enter> <BS> p z <Esc> / read <Enter> n F <Down> <Down> <Enter> <BS> F'
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }

@@ -62,6 +62,14 @@ check "Tab: as far as the names agree" "save CSV as: report" "$(tail -1 "$T/tab.
 grep -q '^report-a.csv  report-b.csv  reports/$' "$T/tab.txt" && ok || fail "Tab: the candidates: $(tail -2 "$T/tab.txt")"
 (cd "$T/tab" && HOME="$T/tab/home" "$DFNAV" --replay 'e <C-u> ~/t.csv <Enter>' "$S" >/dev/null 2>&1)
 [ -s "$T/tab/home/t.csv" ] && ok || fail "~/t.csv was not saved in HOME: $(ls "$T/tab" "$T/tab/home")"
+# / finds rows and counts them; a text no row has is looked for in the
+# files (then functions) of the selection, which open as a level
+"$DFNAV" --replay '/ 2.0 <Enter> n / checkpoint <Enter>' "$S" >"$T/search.txt" 2>/dev/null
+grep -q '^match 1 of 6: 2.0   (n next, N previous)$' "$T/search.txt" && ok || fail "/ 2.0: $(grep -m1 match "$T/search.txt")"
+grep -q "^match 2 of 6: 2.0" "$T/search.txt" && ok || fail "n: the second match"
+grep -q "^no row here holds 'checkpoint'; [0-9]* files of the selection do (Bksp returns)$" "$T/search.txt" && ok ||
+    fail "/ checkpoint: $(tail -2 "$T/search.txt" | head -1)"
+grep -q "^dfnav All › files holding 'checkpoint'$" "$T/search.txt" && ok || fail "/ checkpoint: no level of its files"
 # a filter that matches nothing says so, rather than a table of zeros
 "$DFNAV" --replay 'f func=nosuch <Enter>' "$S" >"$T/none.txt" 2>/dev/null
 grep -q "No event in this window matches func=nosuch (f changes the filter)." "$T/none.txt" && ok ||
