@@ -90,6 +90,24 @@ if [ -d "$TRACES/dlio-unet3d" ]; then
     if screen | LC_ALL=C grep -q "$(printf '[\200-\377]')"; then fail "real trace: non-ASCII on screen"; else ok; fi
     keys Q
     expect "real trace: quits" "DFNAV-EXIT=0"
+    # the flame view of the real trace: where DLIOBenchmark.run's time goes;
+    # Enter lists a path's calls, as many as report counts for the path
+    start "$E '$U'"
+    expect "real trace loads" "row 1 of " 20
+    wait_for "compute matched" 20 || true   # the call tree comes with the final store
+    keys F
+    expect "flame: the top path" "DLIOBenchmark.run "
+    expect "flame: its callees indented" "  DLIOBenchmark._train "
+    keys Down Down
+    path=$(screen | sed -n 's/^row 3 of [0-9]*: \(.*\) | [0-9]* events$/\1/p')
+    keys Enter
+    n=$("$DFNAV" report -q --by path --where "path=DLIOBenchmark.run;DLIOBenchmark._train;loop.yield" -m count --format csv "$U" |
+        awk -F, 'NR == 2 { print $2 }')
+    expect "flame: Enter lists the path's calls ($path)" "row 1 of $n: "
+    keys BSpace F
+    expect "flame: F again, back to the table" "time range▲"
+    keys Q
+    expect "flame: quits" "DFNAV-EXIT=0"
 else
     echo "SKIP: $TRACES not found: real-trace terminal checks skipped"
 fi
