@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/ui/ui.h"
+#include "../src/ui/view.h"
 #include "dfnav/util.h"
 #include "storeutil.h"
 

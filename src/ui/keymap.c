@@ -3,7 +3,7 @@
  * the help screen and the key bar all read this one table, so what a key
  * does and what the screen says it does cannot drift apart. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "ui.h"
+#include "keymap.h"
 #include "dfnav/util.h"
 
 #include <curses.h>

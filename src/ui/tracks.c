@@ -5,7 +5,7 @@
  * each series in each sparkline bin of the level's window, from the
  * processes the level selects (dfn_counters_query's selection), so a
  * track lines up with the I/O time drawn above it. */
-#include "ui.h"
+#include "view.h"
 
 #include "dfnav/util.h"
 

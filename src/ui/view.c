@@ -2,7 +2,7 @@
  * the events that the levels above selected, with its own filter, time
  * window, sort, cursor and result. Every table comes from dfn_query_run,
  * the same path as `dfnav report`. No curses here. */
-#include "ui.h"
+#include "view.h"
 #include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
