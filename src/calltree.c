@@ -173,24 +173,73 @@ uint32_t dfn_calltree_path_parent(const dfn_calltree *t, uint32_t node) { return
 uint32_t dfn_calltree_path_func(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_func[node] : DFN_NOID; }
 unsigned dfn_calltree_path_depth(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_depth[node] : 0; }
 
+/* The nodes from the top down to node; returns how many (malloc'd). */
+static size_t path_chain(const dfn_calltree *t, uint32_t node, uint32_t **out)
+{
+    size_t n = 0;
+    for (uint32_t x = node; x < t->nnodes; x = t->node_parent[x]) n++;
+    uint32_t *c = dfn_xmalloc((n ? n : 1) * sizeof *c);
+    size_t k = n;
+    for (uint32_t x = node; x < t->nnodes; x = t->node_parent[x]) c[--k] = x;
+    *out = c;
+    return n;
+}
+
+size_t dfn_calltree_path_len(const dfn_calltree *t, const dfn_store *s, uint32_t node)
+{
+    size_t len = 0;
+    for (uint32_t x = node; x < t->nnodes; x = t->node_parent[x]) {
+        const char *f = dfn_store_str(s, t->node_func[x]);
+        size_t fl = dfn_strtab_len(s->strs, t->node_func[x]);
+        len += fl + (x != node);
+        for (size_t i = 0; i < fl; i++) len += f[i] == ';' || f[i] == '\\';   /* escaped */
+        if (t->node_parent[x] == DFN_NOID) break;
+    }
+    return len;
+}
+
 size_t dfn_calltree_path_text(const dfn_calltree *t, const dfn_store *s, uint32_t node, char *buf, size_t cap)
 {
     if (!cap) return 0;
     buf[0] = 0;
     if (node >= t->nnodes) return 0;
-    /* outermost first: the nodes from the top down to this one */
-    size_t depth = (size_t)t->node_depth[node] + 1, len = 0;
-    uint32_t *chain = dfn_xmalloc(depth * sizeof *chain);
-    size_t k = depth;
-    for (uint32_t x = node; x != DFN_NOID && k > 0; x = t->node_parent[x]) chain[--k] = x;
-    for (size_t j = k; j < depth; j++) {
+    uint32_t *chain;
+    size_t n = path_chain(t, node, &chain), len = 0;
+    /* ';' between functions; one in a name is written \;, a \ as \\ */
+    for (size_t j = 0; j < n && len + 1 < cap; j++) {
+        if (j) buf[len++] = ';';
         const char *f = dfn_store_str(s, t->node_func[chain[j]]);
-        int w = snprintf(buf + len, cap - len, "%s%s", j > k ? ";" : "", f);
-        if (w < 0 || (size_t)w >= cap - len) { len = cap - 1; break; }
-        len += (size_t)w;
+        size_t fl = dfn_strtab_len(s->strs, t->node_func[chain[j]]);
+        for (size_t i = 0; i < fl && len + 1 < cap; i++) {
+            if (f[i] == ';' || f[i] == '\\') {
+                if (len + 2 >= cap) break;
+                buf[len++] = '\\';
+            }
+            buf[len++] = f[i];
+        }
     }
+    buf[len] = 0;
     free(chain);
     return len;
+}
+
+int dfn_calltree_path_cmp(const dfn_calltree *ta, const dfn_store *sa, uint32_t x, const dfn_calltree *tb,
+                          const dfn_store *sb, uint32_t y)
+{
+    uint32_t *cx, *cy;
+    size_t nx = path_chain(ta, x, &cx), ny = path_chain(tb, y, &cy);
+    int c = 0;
+    for (size_t j = 0; j < nx && j < ny && !c; j++) {
+        if (ta == tb && cx[j] == cy[j]) continue;   /* a shared caller */
+        uint32_t fa = ta->node_func[cx[j]], fb = tb->node_func[cy[j]];
+        size_t la = dfn_strtab_len(sa->strs, fa), lb = dfn_strtab_len(sb->strs, fb);
+        c = memcmp(dfn_store_str(sa, fa), dfn_store_str(sb, fb), la < lb ? la : lb);
+        if (!c && la != lb) c = la < lb ? -1 : 1;
+    }
+    if (!c && nx != ny) c = nx < ny ? -1 : 1;   /* a caller before its callees */
+    free(cx);
+    free(cy);
+    return c;
 }
 
 void dfn_calltree_free(dfn_calltree *t)

@@ -66,6 +66,13 @@ const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, ch
     return dfn_result_key_str(c->res[k]->store, c->res[k], rr, dim, buf, cap, len);
 }
 
+char *dfn_compare_key_dup(const dfn_compare *c, size_t row, size_t dim, size_t *len)
+{
+    size_t k;
+    uint32_t rr = dfn_compare_rep_row(c, row, &k);
+    return dfn_result_key_dup(c->res[k], rr, dim, len);
+}
+
 /* ---- sorting ---- */
 
 typedef struct { const dfn_compare *c; int metric, col; bool desc; } cmp_sortctx;
@@ -169,9 +176,12 @@ static void match_key(const dfn_result *r, size_t i, char **buf, size_t *cap, si
         size_t l;
         const char *t;
         dfn_dimkind k = r->dims[d].kind;
+        char *whole = NULL;   /* a call path: its whole text, not 63 bytes of it */
         if (k == DFN_DIM_TIME || k == DFN_DIM_SIZEBIN) {
             l = (size_t)snprintf(num, sizeof num, "%u", dfn_result_key(r, i, d)->id);
             t = num;
+        } else if (k == DFN_DIM_PATH) {
+            t = whole = dfn_result_key_dup(r, i, d, &l);
         } else {
             t = dfn_result_key_str(r->store, r, i, d, num, sizeof num, &l);
         }
@@ -180,6 +190,7 @@ static void match_key(const dfn_result *r, size_t i, char **buf, size_t *cap, si
         memcpy(*buf + *len, &l32, sizeof l32);
         memcpy(*buf + *len + sizeof l32, t, l);
         *len += sizeof l32 + l;
+        free(whole);
     }
 }
 

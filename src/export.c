@@ -290,6 +290,13 @@ static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const even
     size_t n = 0;
     char buf[4096];
     for (size_t d = 0; d < r->ndims; d++) {
+        if (r->dims[d].kind == DFN_DIM_PATH) {   /* whole, however long */
+            size_t l;
+            char *t = dfn_result_key_dup(r, row, d, &l);
+            cell_set(&cells[n++], t, l, false);
+            free(t);
+            continue;
+        }
         if (r->dims[d].kind != DFN_DIM_EVENT) {
             size_t l;
             const char *t = dfn_result_key_str(s, r, row, d, buf, sizeof buf, &l);

@@ -16,6 +16,13 @@ static const char *key_names[DFN_KEY_COUNT] = {
 
 const char *dfn_key_name(dfn_key k) { return k < DFN_KEY_COUNT ? key_names[k] : "?"; }
 
+bool dfn_filter_uses(const dfn_filter *f, dfn_key k)
+{
+    for (size_t i = 0; f && i < f->n; i++)
+        if (f->terms[i].key == k) return true;
+    return false;
+}
+
 const char *dfn_cmp_name(dfn_cmp c)
 {
     static const char *n[] = { "=", "!=", "~", "!~", "<", "<=", ">", ">=" };

@@ -346,30 +346,72 @@ bool dfn_match_event_anytime(const dfn_match *m, size_t i)
     return i < m->s->n && match_terms(m, i, layers);
 }
 
+/* Appends node's function to the path text in *buf (after a ';' unless
+ * at the top), escaped as dfn_calltree_path_text writes it. */
+static void path_append(const dfn_store *s, const dfn_calltree *t, uint32_t node, char **buf, size_t *len, size_t *cap)
+{
+    uint32_t f = dfn_calltree_path_func(t, node);
+    const char *name = dfn_store_str(s, f);
+    size_t fl = dfn_strtab_len(s->strs, f);
+    dfn_grow((void **)buf, cap, *len + 2 * fl + 2, 1);
+    if (dfn_calltree_path_parent(t, node) != DFN_NOID) (*buf)[(*len)++] = ';';
+    for (size_t i = 0; i < fl; i++) {
+        if (name[i] == ';' || name[i] == '\\') (*buf)[(*len)++] = '\\';
+        (*buf)[(*len)++] = name[i];
+    }
+}
+
+/* Each path of the tree judged once by its text: depth first, a path's
+ * text is its caller's with one function more, so no text is built from
+ * the top again. */
+static void path_terms_judge(dfn_match *m, const dfn_calltree *t, eterm **pe, size_t npe)
+{
+    size_t np = dfn_calltree_npaths(t);
+    uint32_t *nkids = dfn_xcalloc(np + 1, sizeof *nkids);
+    for (uint32_t x = 0; x < np; x++) {
+        uint32_t p = dfn_calltree_path_parent(t, x);
+        nkids[p < np ? p : np]++;
+    }
+    size_t *first = dfn_xcalloc(np + 2, sizeof *first);
+    for (size_t k = 0; k <= np; k++) first[k + 1] = first[k] + nkids[k];
+    uint32_t *kids = dfn_xmalloc((np ? np : 1) * sizeof *kids);
+    size_t *fill = dfn_xmalloc((np + 1) * sizeof *fill);
+    memcpy(fill, first, (np + 1) * sizeof *fill);
+    for (uint32_t x = 0; x < np; x++) {
+        uint32_t p = dfn_calltree_path_parent(t, x);
+        kids[fill[p < np ? p : np]++] = x;
+    }
+    /* a stack of (node, the text's length before it) */
+    uint32_t *stack = dfn_xmalloc((np ? np : 1) * sizeof *stack);
+    size_t *mark = dfn_xmalloc((np ? np : 1) * sizeof *mark);
+    size_t sp = 0, len = 0, cap = 0;
+    char *buf = NULL;
+    for (size_t k = first[np]; k < first[np + 1]; k++) { stack[sp] = kids[k]; mark[sp++] = 0; }
+    while (sp) {
+        uint32_t x = stack[--sp];
+        len = mark[sp];
+        path_append(m->s, t, x, &buf, &len, &cap);
+        for (size_t j = 0; j < npe; j++) pe[j]->path_ok[x] = dfn_term_text(pe[j]->t, buf, len, false);
+        for (size_t k = first[x]; k < first[x + 1]; k++) { stack[sp] = kids[k]; mark[sp++] = len; }
+    }
+    free(buf); free(stack); free(mark); free(kids); free(fill); free(first); free(nkids);
+}
+
 void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree)
 {
     m->tree = tree;
-    /* path terms: each path of the tree judged once by its text */
-    size_t np = tree ? dfn_calltree_npaths(tree) : 0;
-    char *buf = NULL;
-    size_t cap = 0;
+    size_t np = tree ? dfn_calltree_npaths(tree) : 0, npe = 0;
+    eterm **pe = dfn_xmalloc((m->net ? m->net : 1) * sizeof *pe);
     for (size_t k = 0; k < m->net; k++) {
         eterm *e = &m->et[k];
         if (e->key != DFN_KEY_PATH) continue;
         free(e->path_ok);
         e->path_ok = dfn_xcalloc(np ? np : 1, 1);
         e->npath = np;
-        for (uint32_t node = 0; node < np; node++) {
-            /* the whole text, however long its names */
-            size_t need = 1;
-            for (uint32_t x = node; x != DFN_NOID; x = dfn_calltree_path_parent(tree, x))
-                need += dfn_strtab_len(m->s->strs, dfn_calltree_path_func(tree, x)) + 1;
-            if (need > cap) { free(buf); cap = need; buf = dfn_xmalloc(cap); }
-            size_t len = dfn_calltree_path_text(tree, m->s, node, buf, cap);
-            e->path_ok[node] = dfn_term_text(e->t, buf, len, false);
-        }
+        pe[npe++] = e;
     }
-    free(buf);
+    if (npe && np) path_terms_judge(m, tree, pe, npe);
+    free(pe);
 }
 
 bool dfn_match_needs_tree(const dfn_match *m)
@@ -435,7 +477,11 @@ dfn_layerset *dfn_layerset_compile(const dfn_store *s, const dfn_layers *l, int 
     for (size_t k = 0; k < l->n; k++) {
         char e2[512];
         const dfn_layer_def *d = &l->defs[k];
-        bool ok = (ls->m[k] = dfn_match_compile(s, ls, &d->filter, e2, sizeof e2)) != NULL;
+        bool ok = !dfn_filter_uses(&d->filter, DFN_KEY_PATH);
+        for (size_t a = 0; ok && a < d->nalts; a++) ok = !dfn_filter_uses(&d->alts[a], DFN_KEY_PATH);
+        /* layers index every event before any call tree exists */
+        if (!ok) snprintf(e2, sizeof e2, "path terms need the call tree, which layers do not have");
+        ok = ok && (ls->m[k] = dfn_match_compile(s, ls, &d->filter, e2, sizeof e2)) != NULL;
         if (d->nalts) ls->alt[k] = dfn_xcalloc(d->nalts, sizeof *ls->alt[k]);
         for (size_t a = 0; ok && a < d->nalts; a++)
             ok = (ls->alt[k][a] = dfn_match_compile(s, ls, &d->alts[a], e2, sizeof e2)) != NULL;

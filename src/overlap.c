@@ -57,6 +57,13 @@ dfn_overlap *dfn_overlap_build(const dfn_store *s, const dfn_layerset *ls, const
     o->p = dfn_xcalloc(o->nprocs ? o->nprocs : 1, sizeof *o->p);
     o->bits = dfn_xcalloc(s->n / 64 + 1, sizeof *o->bits);
     o->text = compute && compute->n ? dfn_filter_text(compute) : dfn_xstrdup("");
+    /* call paths come from the call tree, which is built after (and
+     * apart from) the overlap: a path term here would match nothing */
+    if (dfn_filter_uses(compute, DFN_KEY_PATH)) {
+        snprintf(err, errlen, "path terms need the call tree, which a compute definition does not have");
+        dfn_overlap_free(o);
+        return NULL;
+    }
     if (compute && compute->n) {
         dfn_match *m = dfn_match_compile(s, ls, compute, err, errlen);
         if (!m) { dfn_overlap_free(o); return NULL; }
@@ -99,6 +106,10 @@ uint64_t dfn_overlap_ncompute(const dfn_overlap *o) { return o ? o->ncompute : 0
 bool dfn_overlap_set_io(dfn_overlap *o, const dfn_store *s, const dfn_layerset *ls, const dfn_filter *io, char *err,
                         size_t errlen)
 {
+    if (dfn_filter_uses(io, DFN_KEY_PATH)) {
+        snprintf(err, errlen, "path terms need the call tree, which the I/O definition does not have");
+        return false;
+    }
     dfn_match *m = dfn_match_compile(s, ls, io, err, errlen);
     if (!m) return false;
     uint64_t *bits = dfn_xcalloc(s->n / 64 + 1, sizeof *bits);

@@ -1891,6 +1891,7 @@ static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi)
     const qctx *c = p->c;
     *lo = c->clip_lo;
     *hi = c->clip_hi < c->s->t1 - c->s->t0 ? c->clip_hi : c->s->t1 - c->s->t0;
+    if (*hi < *lo) *hi = *lo;   /* a window past the trace's end */
     if (c->time_dim < 0) return;
     uint64_t b = p->keys[row * c->r->ndims + (size_t)c->time_dim];
     uint64_t blo = dfn_sat_add(c->win_lo_us, dfn_sat_mul(b, c->bin_us)), bhi = dfn_sat_add(blo, c->bin_us);
@@ -2195,16 +2196,19 @@ static int key_text_cmp(const char *x, size_t lx, const char *y, size_t ly)
     return lx != ly ? (lx < ly ? -1 : 1) : 0;
 }
 
-/* A call path's whole text (malloc'd): they can be longer than any
- * fixed buffer. */
-static char *path_text(const dfn_result *r, uint32_t node, size_t *len)
+char *dfn_result_key_dup(const dfn_result *r, size_t row, size_t dim, size_t *len)
 {
-    size_t need = 1;
-    for (uint32_t x = node; x != DFN_NOID; x = dfn_calltree_path_parent(r->tree, x))
-        need += dfn_strtab_len(r->store->strs, dfn_calltree_path_func(r->tree, x)) + 1;
-    char *t = dfn_xmalloc(need);
-    *len = dfn_calltree_path_text(r->tree, r->store, node, t, need);
-    return t;
+    uint32_t id = dfn_result_key(r, row, dim)->id;
+    if (r->dims[dim].kind == DFN_DIM_PATH) {
+        /* call paths can be longer than any fixed buffer */
+        size_t need = dfn_calltree_path_len(r->tree, r->store, id) + 1;
+        char *t = dfn_xmalloc(need);
+        *len = dfn_calltree_path_text(r->tree, r->store, id, t, need);
+        return t;
+    }
+    char buf[64];   /* the other keys made as text are numbers */
+    const char *t = dfn_result_key_str(r->store, r, row, dim, buf, sizeof buf, len);
+    return dfn_xstrndup(t, *len);
 }
 
 int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size_t rb)
@@ -2229,11 +2233,8 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
             continue;
         }
         if (k == DFN_DIM_PATH) {
-            size_t lx, ly;
-            char *tx = path_text(a, x, &lx), *ty = path_text(b, y, &ly);
-            int cmp = key_text_cmp(tx, lx, ty, ly);
-            free(tx);
-            free(ty);
+            /* tree order, function by function: no text is built */
+            int cmp = dfn_calltree_path_cmp(a->tree, a->store, x, b->tree, b->store, y);
             if (cmp) return cmp;
             continue;
         }

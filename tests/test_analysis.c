@@ -552,3 +552,31 @@ Test(calltree, call_paths_group_and_filter)
     dfn_calltree_free(t);
     dfn_store_free(s);
 }
+
+/* A ';' or '\' in a function's name is escaped in its path, so a function
+ * named "a;b" is not the call b made by a. */
+Test(calltree, path_names_with_separators_are_escaped)
+{
+    const char *text = EV("a;b", "app", 1, 1, 1000, 10, "") EV("a", "app", 1, 2, 1000, 10, "")
+                       EV("b", "app", 1, 2, 1001, 2, "") EV("c\\\\d", "app", 1, 3, 1000, 1, "");
+    dfn_store *s = su_load_text("semi.pfw", text, 1);
+    dfn_calltree *t = dfn_calltree_build(s);
+    dfn_query q = { .metrics = DFN_M_BIT(DFN_M_COUNT), .tree = t, .sort = -1 };
+    dfn_result *r = su_run(s, &q, "path");
+    cr_assert_eq(r->nrows, 4);
+    cr_assert_eq(su_metric(s, r, "a\\;b", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "a;b", DFN_M_COUNT), 1, "the call b in a");
+    cr_assert_eq(su_metric(s, r, "c\\\\d", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+    dfn_filter f;
+    char err[256];
+    cr_assert(dfn_filter_parse("path='a\\;b'", &f, err, sizeof err), "%s", err);
+    q.filter = &f;
+    r = su_run(s, &q, "func");
+    cr_assert_eq(r->nrows, 1);
+    cr_assert_eq(su_metric(s, r, "a;b", DFN_M_COUNT), 1, "the function named a;b alone");
+    dfn_result_free(r);
+    dfn_filter_free(&f);
+    dfn_calltree_free(t);
+    dfn_store_free(s);
+}

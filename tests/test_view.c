@@ -242,3 +242,41 @@ Test(view, flame_rows_in_tree_order)
     view_free(&v);
     view_set_free(a);
 }
+
+/* Review findings: finer bins keep the cursor on the first part of its
+ * range (not the one after its middle); a lane cell past the last after a
+ * resize is never an inverted window. */
+Test(view, anchors_and_cells_after_a_resize)
+{
+    view_set *a = set_of(32);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 16;
+    char err[256], key[128];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "0.0-2.0 s");
+    v.table_rows = 32;
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "0.0-1.0 s", "the first part, not 1.0-2.0 s");
+    view_move(&v, 5);
+    v.table_rows = 8;   /* coarser: the range that holds 5.0 s */
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "5.0-10.0 s");
+    v.screen_cols = LANE_LABEL_W + 1 + 100;
+    cr_assert(view_lanes_open(&v, err, sizeof err), "%s", err);
+    level *l = view_top(&v);
+    l->lane_col = 99;
+    v.screen_cols = 80;
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    cr_assert_lt(l->lane_col, l->res->res[0]->spark_bins, "the cell cursor follows the narrower screen");
+    double lo, hi;
+    view_lane_cell(l, 1000, &lo, &hi);
+    cr_assert_leq(lo, hi);
+    cr_assert(view_lanes_drill(&v, err, sizeof err), "%s", err);
+    cr_assert_lt(view_top(&v)->win_lo, view_top(&v)->win_hi);
+    view_free(&v);
+    view_set_free(a);
+}

@@ -32,9 +32,16 @@ uint32_t dfn_calltree_path_parent(const dfn_calltree *t, uint32_t node);
 uint32_t dfn_calltree_path_func(const dfn_calltree *t, uint32_t node);
 /* 0 at the top. */
 unsigned dfn_calltree_path_depth(const dfn_calltree *t, uint32_t node);
-/* "outer;inner;call" (';' between functions, as folded stacks have it);
- * returns its length (cut at cap - 1). */
+/* "outer;inner;call" (';' between functions, as folded stacks have it; a
+ * ';' or '\' in a name is escaped with '\'); returns its length (cut at
+ * cap - 1). */
 size_t dfn_calltree_path_text(const dfn_calltree *t, const dfn_store *s, uint32_t node, char *buf, size_t cap);
+/* The length of that text, uncut. */
+size_t dfn_calltree_path_len(const dfn_calltree *t, const dfn_store *s, uint32_t node);
+/* Paths in tree order: function by function from the top, a caller
+ * before its callees (of two trees and stores: two runs). */
+int dfn_calltree_path_cmp(const dfn_calltree *ta, const dfn_store *sa, uint32_t x, const dfn_calltree *tb,
+                          const dfn_store *sb, uint32_t y);
 void dfn_calltree_free(dfn_calltree *t);
 
 #endif

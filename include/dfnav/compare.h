@@ -75,6 +75,8 @@ double dfn_compare_metric(const dfn_compare *c, size_t row, size_t run, dfn_metr
 /* A column's value: a run's metric, or (two runs) the difference and the
  * ratio, NaN where a run lacks the row; the ratio of x to 0 is +inf. */
 double dfn_compare_value(const dfn_compare *c, size_t row, int col, dfn_metric m);
+/* The same whole, however long (malloc'd). */
+char *dfn_compare_key_dup(const dfn_compare *c, size_t row, size_t dim, size_t *len);
 /* Key text of a row, from the run that has it. */
 const char *dfn_compare_key_str(const dfn_compare *c, size_t row, size_t dim, char *buf, size_t cap, size_t *len);
 /* Sorts again: by metric (-1 key) of a column; rows without a value go

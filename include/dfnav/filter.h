@@ -49,6 +49,8 @@ bool dfn_filter_parse(const char *text, dfn_filter *out, char *err, size_t errle
 void dfn_filter_append(dfn_filter *dst, const dfn_filter *src);
 /* Appends KEY OP VALUE (value taken literally, no alternatives). */
 void dfn_filter_add(dfn_filter *f, dfn_key key, const char *arg, dfn_cmp op, const char *value, size_t vlen);
+/* Whether a term of f has key k. */
+bool dfn_filter_uses(const dfn_filter *f, dfn_key k);
 /* Canonical text of a filter, quoting values as needed; malloc'd. */
 char *dfn_filter_text(const dfn_filter *f);
 void dfn_filter_free(dfn_filter *f);

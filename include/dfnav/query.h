@@ -166,6 +166,9 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
  * call tree: a call without the argument takes it from the innermost
  * enclosing call of its lane that has it (own.NAME does not). */
 bool dfn_query_inherits(const dfn_query *q);
+/* A row's key text whole (malloc'd, *len its length): for call paths,
+ * which can be longer than any buffer; others as dfn_result_key_str. */
+char *dfn_result_key_dup(const dfn_result *r, size_t row, size_t dim, size_t *len);
 /* The names of the arguments the events q's filter selects have, sorted
  * (malloc'd, each malloc'd; *n of them), or NULL with a message. */
 char **dfn_query_arg_names(const dfn_store *s, const dfn_query *q, size_t *n, char *err, size_t errlen);

@@ -849,7 +849,16 @@ static void draw_flame(app *a, level *l, int y0, int nrows)
             draw_text(y, x, n, num, (size_t)n, false, false, true);
             x += n;
         }
-        draw_text(y, x, name_w - x, name, strlen(name), false, true, ascii);
+        if (t && dfn_calltree_path_depth(t, node) != (unsigned)depth) {
+            /* callers the selection left out: the whole path says whose
+             * call this is (__xstat64 under read_index, not the others) */
+            size_t kl;
+            char *k = dfn_result_key_dup(r, rr, 0, &kl);
+            draw_text(y, x, name_w - x, k, kl, false, true, ascii);
+            free(k);
+        } else {
+            draw_text(y, x, name_w - x, name, strlen(name), false, true, ascii);
+        }
         x = name_w + 1;
         metric_text(COL_COUNT, dfn_result_metric(r, rr, DFN_M_COUNT), num, sizeof num);
         draw_text(y, x, w_cnt, num, strlen(num), true, false, true); x += w_cnt + 1;

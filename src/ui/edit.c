@@ -131,6 +131,8 @@ size_t edit_complete_path(line_edit *e, char *list, size_t cap)
             while (k < common && names[i][k] == names[0][k]) k++;
             common = k;
         }
+        /* never half a UTF-8 character (café1, cafè2: "caf") */
+        while (common > blen && ((unsigned char)names[0][common] & 0xc0) == 0x80) common--;
         e->cur = e->len;
         if (common > blen) edit_insert(e, names[0] + blen, common - blen);
         size_t w = 0;

@@ -55,6 +55,7 @@ static void arg_complete(app *a)
     }
     if (!hits) { snprintf(a->perr, sizeof a->perr, "no argument here starts with '%s'", pre); return; }
     a->perr[0] = 0;
+    while (common > plen && ((unsigned char)first[common] & 0xc0) == 0x80) common--;   /* whole characters */
     e->cur = e->len;
     if (common > plen) edit_insert(e, first + plen, common - plen);
 }
@@ -243,7 +244,7 @@ static void key_lanes(runner *r, level *l, key_action act)
 {
     app *a = &r->a;
     char err[1024];
-    long page = a->v.table_rows > 1 ? a->v.table_rows - 1 : 1;
+    long page = a->rows - 7 > 1 ? a->rows - 7 : 1;   /* the lanes on screen (draw_lanes), less one */
     size_t ncells = l->res && l->res->nruns ? l->res->res[0]->spark_bins : 0;
     switch (act) {
     case ACT_UP: view_move(&a->v, -1); break;
@@ -321,7 +322,12 @@ static void key_table(runner *r, int key)
         r->quit = true;
         break;
     case ACT_QUIT: r->quit = true; break;
-    case ACT_PIVOT: a->mode = MODE_PIVOT; a->menu_sel = 0; break;
+    case ACT_PIVOT:
+        /* call paths are a tree of their own: another grouping is another level */
+        if (l->flame) { snprintf(a->msg, sizeof a->msg, "call paths stay call paths: Enter lists a path's calls, F goes back"); break; }
+        a->mode = MODE_PIVOT;
+        a->menu_sel = 0;
+        break;
     case ACT_COLUMNS: a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
     case ACT_HELP: a->mode = MODE_HELP; a->scroll = 0; break;
     case ACT_DAMAGE: a->mode = MODE_DAMAGE; a->scroll = 0; break;

@@ -86,8 +86,9 @@ static bool has_access(const dfn_analysis *an) { return an->access != NULL; }
 
 int view_timeline_lines(const view *v) { return v->nruns <= 2 ? 2 : (int)v->nruns; }
 int view_header_lines(const view *v) { return v->labels ? 2 : 1; }
-/* the breadcrumb and filter lines, the timeline, its tracks and axis; below the table the status and the key bar */
-int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - view_track_lines(v) - 1 - 2; }
+/* what the breadcrumb and filter lines, the timeline, its tracks and
+ * axis, the header, the status line and the key bar leave for rows */
+int view_table_lines(const view *v, int rows) { return rows - 2 - view_timeline_lines(v) - view_track_lines(v) - 1 - 3; }
 
 uint32_t view_call(const level *l, size_t row, size_t *run)
 {
@@ -407,9 +408,12 @@ static void anchor_take(const view *v, const level *l, row_anchor *an)
     if (!l->res || l->cursor >= l->res->nrows || l->res_kind != l->dim.kind || l->dim.kind == DFN_DIM_ARG) return;
     an->on = true;
     if (l->dim.kind == DFN_DIM_TIME) {
+        /* the range's start (just inside it): bins re-cut finer keep the
+         * cursor on the first part, coarser on the one that holds it;
+         * absolute, as a later snapshot may start earlier */
         an->time = true;
         double bin = l->res->res[0]->bin_s, lo = bin_lo(l, l->cursor);
-        an->t = lo + bin / 2;
+        an->t = lo + (bin < 2e-6 ? bin / 2 : 1e-6) + v->runs[0].s->t0 / 1e6;
         return;
     }
     char key[4096];
@@ -419,8 +423,7 @@ static void anchor_take(const view *v, const level *l, row_anchor *an)
         an->key = dfn_xstrdup(key);
         return;
     }
-    const char *k = dfn_compare_key_str(l->res, l->cursor, 0, key, sizeof key, &len);
-    an->key = dfn_xstrndup(k, len);
+    an->key = dfn_compare_key_dup(l->res, l->cursor, 0, &len);
 }
 
 /* Puts the cursor back on the anchored row if the new rows have it. */
@@ -428,18 +431,20 @@ static void anchor_find(const view *v, level *l, row_anchor *an)
 {
     if (!an->on) return;
     char key[4096];
+    double t0 = v->runs[0].s->t0 / 1e6;
     for (size_t row = 0; row < l->res->nrows; row++) {
         bool hit;
         if (an->time) {
-            double lo = bin_lo(l, row);
+            double lo = bin_lo(l, row) + t0;
             hit = an->t >= lo && an->t < lo + l->res->res[0]->bin_s;
         } else if (view_is_calls(l)) {
             call_anchor_key(v, l, row, key, sizeof key);
             hit = strcmp(key, an->key) == 0;
         } else {
             size_t len;
-            const char *k = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &len);
+            char *k = dfn_compare_key_dup(l->res, row, 0, &len);
             hit = len == strlen(an->key) && memcmp(k, an->key, len) == 0;
+            free(k);
         }
         if (hit) { l->cursor = row; break; }
     }
@@ -519,6 +524,7 @@ static bool view_query(view *v, char *err, size_t errlen)
     l->res_gen = ++v->res_gen;
     l->res_kind = l->dim.kind;
     if (l->flame) flame_order(v, l);
+    if (l->lanes && l->lane_col >= r->res[0]->spark_bins) l->lane_col = r->res[0]->spark_bins ? r->res[0]->spark_bins - 1 : 0;
     if (l->cursor >= r->nrows) l->cursor = r->nrows ? r->nrows - 1 : 0;
     view_tracks_query(v, l, &f);
     dfn_filter_free(&f);
@@ -610,6 +616,7 @@ void view_lane_cell(const level *l, size_t col, double *lo, double *hi)
     *lo = r->win_lo_s + (double)((col * span + nb - 1) / nb) / 1e6;
     *hi = r->win_lo_s + (double)(((col + 1) * span + nb - 1) / nb) / 1e6;
     if (*hi > r->win_hi_s) *hi = r->win_hi_s;
+    if (*lo > *hi) *lo = *hi;   /* a cell past the last: empty, never inverted */
 }
 
 double view_lane_value(const level *l, int shade, size_t row, size_t col)
@@ -751,7 +758,8 @@ static void call_anchor_key(const view *v, const level *l, size_t row, char *buf
     size_t run;
     uint32_t i = view_call(l, row, &run);
     const dfn_store *s = v->runs[run].s;
-    snprintf(buf, cap, "%zu %" PRIu64 " %s %s", run, dfn_store_ts(s, i), dfn_store_str(s, s->lanes[s->lane[i]].name),
+    /* absolute: a later snapshot may start earlier */
+    snprintf(buf, cap, "%zu %" PRIu64 " %s %s", run, s->t0 + dfn_store_ts(s, i), dfn_store_str(s, s->lanes[s->lane[i]].name),
              dfn_store_str(s, s->kinds[s->kind[i]].func));
 }
 
@@ -780,10 +788,10 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
         if (out->win_hi > l->win_hi) out->win_hi = l->win_hi;
         if (out->win_lo < l->win_lo) out->win_lo = l->win_lo;
     } else {
-        char key[4096];
-        size_t klen;
-        const char *kt = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &klen);
+        size_t klen;   /* whole: a call path can be longer than any buffer */
+        char *kt = dfn_compare_key_dup(l->res, row, 0, &klen);
         dfn_dim_term_add(&out->base, &l->dim, kt, klen);
+        free(kt);
     }
 }
 

@@ -192,4 +192,22 @@ check "diagnose csv header" "scope,where,rule,value_pct,threshold,info,figures,f
 check_status "overview" 0 "$DFNAV" "$T/ok"
 grep -q "^Layers (dlio-legacy)" "$T/out" && ok || fail "overview shows layers"
 grep -q "^Busiest files" "$T/out" && ok || fail "overview shows files"
+# call paths (review findings): compare keeps long paths apart, a window
+# past the trace's end has no idle time beyond it, and definitions built
+# before the call tree refuse path terms
+L=$(printf 'L%.0s' $(seq 70))
+{ printf '{"name":"%s","cat":"app","pid":1,"tid":1,"ts":1000,"dur":100,"ph":"X","args":{}}\n' "$L"
+  printf '{"name":"x","cat":"app","pid":1,"tid":1,"ts":1010,"dur":10,"ph":"X","args":{}}\n'
+  printf '{"name":"y","cat":"app","pid":1,"tid":1,"ts":1030,"dur":10,"ph":"X","args":{}}\n'; } >"$T/long.pfw"
+check "compare: paths alike in their first 63 bytes stay apart" 3 \
+    "$("$DFNAV" report -q --compare --by path --format csv "a=$T/long.pfw" "b=$T/long.pfw" | tail -n +2 | wc -l | tr -d ' ')"
+check "idle_s of a window past the end" "0.000000" \
+    "$("$DFNAV" report -q -m idle_s --where 'time>=40' --format csv "$SRCDIR/data/sample" | tr -d '\r' | awk -F, 'NR == 2 { print $1 }')"
+"$DFNAV" report -q --compute 'path~x' -m compute_s "$T/long.pfw" >/dev/null 2>"$T/perr"
+grep -q "path terms need the call tree, which a compute definition does not have" "$T/perr" && ok || fail "--compute path~: $(cat "$T/perr")"
+"$DFNAV" report -q --io 'path~x' -m io_busy_s "$T/long.pfw" >/dev/null 2>"$T/perr"
+grep -q "path terms need the call tree, which the I/O definition does not have" "$T/perr" && ok || fail "--io path~: $(cat "$T/perr")"
+printf 'mine : path~x\n' >"$T/p.layers"
+"$DFNAV" report -q --layers "$T/p.layers" --by layer "$T/long.pfw" >/dev/null 2>"$T/perr"
+grep -q "path terms need the call tree, which layers do not have" "$T/perr" && ok || fail "a layer with path~: $(cat "$T/perr")"
 finish

@@ -147,7 +147,7 @@ expect "300 ranks load" "row 1 of " 30
 keys L
 expect "lanes of processes (3 threads each)" "lane 1 of 900: "
 keys NPage NPage
-expect "two pages of lanes down" "lane 33 of 900: "
+expect "two pages of lanes down (17 each)" "lane 35 of 900: "
 keys p p p
 expect "p p p: lanes by rank" "lanes by rank"
 expect "... 300 of them" "lane 1 of 300: "
