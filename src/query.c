@@ -2460,6 +2460,11 @@ char **dfn_query_arg_names(const dfn_store *s, const dfn_query *q, size_t *n, ch
     uint8_t *seen = dfn_xcalloc(s->nschemas ? s->nschemas : 1, 1);
     size_t lo, hi, left = s->nschemas;
     dfn_match_range(m, &lo, &hi);
+    /* every event selected: every schema is some event's */
+    if (!q->filter || q->filter->n == 0) {
+        memset(seen, 1, s->nschemas);
+        left = 0;
+    }
     const uint8_t *rec = NULL, *end = s->args + s->args_len;
     for (size_t i = lo; i < hi && left; i++) {
         rec = i == lo ? dfn_store_args_at(s, i) : dfn_store_args_next(s, rec);

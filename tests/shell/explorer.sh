@@ -50,6 +50,9 @@ done
 "$DFNAV" --replay 'p a <BS> ep <Tab>' "$S" >"$T/args.txt" 2>/dev/null
 grep -q '^arguments here (Tab completes): .*epoch' "$T/args.txt" && ok || fail "argument names: $(tail -3 "$T/args.txt")"
 check "Tab completes an argument name" "argument name: epoch" "$(tail -1 "$T/args.txt")"
+check "the names of all events, without a scan, are those a scan finds" \
+    "$("$DFNAV" --size 300x24 --replay 'f dur>=0 <Enter> p a' "$S" 2>/dev/null | tail -2 | head -1)" \
+    "$("$DFNAV" --size 300x24 --replay 'p a' "$S" 2>/dev/null | tail -2 | head -1)"
 check "typing replaces the selected text" "argument name: x" \
     "$("$DFNAV" --replay 'p a x' "$S" 2>/dev/null | tail -1)"
 check "Up recalls what the prompt was given" "filter: cat=POSIX" \
