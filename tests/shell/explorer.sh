@@ -131,6 +131,12 @@ before=$(cksum <"$f")
 "$DFNAV" --replay 'p f e <Enter> n' "$S" >"$T/exp2.txt" 2>/dev/null
 grep -q "Overwrite it?" "$T/exp2.txt" && ok || fail "an existing file is not overwritten without asking"
 check "the existing file is untouched" "$before" "$(cksum <"$f")"
+# e on a process level: the columns on screen too, with report's figures
+"$DFNAV" --replay 'p p e <Enter>' "$S" >/dev/null 2>&1
+f=$(ls dfnav-proc-*.csv 2>/dev/null | head -1)
+"$DFNAV" report -q --by proc --metrics basic,compute_s,io_busy_s,exposed_s,max_proc --format csv "$S" >"$T/procs.csv"
+same_files "e on processes: report's columns and compute, I/O, exposed" "$T/procs.csv" "$f"
+head -1 "$f" | grep -q ',compute_s,io_busy_s,exposed_s,' && ok || fail "e on processes: header $(head -1 "$f")"
 # E: the calls of the selected row
 "$DFNAV" --replay 'p f E <Enter>' "$S" >/dev/null 2>&1
 c=$(ls dfnav-calls-*.csv 2>/dev/null | head -1)

@@ -51,7 +51,7 @@ expect "q cancels the load" "DFNAV-EXIT=0" 5
 # lasts a second or so), saved to FILE
 export_calls() {
     start "$E mid"
-    expect "mid loads" "row 1 of " 60
+    expect_loaded "mid loads"
     keys p e
     expect "calls level" "start s"
     keys e C-u "$1" Enter
@@ -119,14 +119,14 @@ keys "fg; echo FG-EXIT=\$?" Enter
 expect "fg redraws" "Enter drill" 5
 not_left() { ! screen_left "$RAW"; }
 poll 5 not_left && ok || fail "fg: the alternate screen was not entered again"
-expect "the load goes on after fg" "row 1 of " 60
+expect_loaded "the load goes on after fg"
 keys q
 expect "quits after fg" "FG-EXIT=0" 10
 
 # -- Ctrl-Z and fg during an export: the export pauses and then completes --
 start_shell
 keys "$E mid" Enter
-expect "mid loads in the shell" "row 1 of " 60
+expect_loaded "mid loads in the shell"
 keys f C-u 'time<40' Enter p e
 expect "calls level in the shell" "start s"
 keys e C-u out/tstp.csv Enter
@@ -148,7 +148,7 @@ rm -f "$T"/out/*
 # -- SIGSTOP (not catchable) and SIGCONT from outside: the program takes
 # the terminal modes back and repaints what was written over it --
 start "$E mid"
-expect "mid loads" "row 1 of " 60
+expect_loaded "mid loads"
 pid=$(dfnav_pid)
 kill -s STOP "$pid"
 poll 5 stopped "$pid" || fail "SIGSTOP did not stop it"
@@ -187,7 +187,7 @@ same_screen() {
 start "$E -j 1 big"
 expect "loading before the storm" "loading " 10
 storm 100x30
-expect "the load ends after a storm" "row 1 of " 60
+expect_loaded "the load ends after a storm"
 if kill -0 "$(dfnav_pid)" 2>/dev/null; then ok; else fail "the storm during the load ended dfnav"; fi
 same_screen "storm while loading" 100x30 "" big
 keys q

@@ -41,6 +41,12 @@ poll() {
 }
 on_screen() { screen | grep -qF -- "$1"; }
 wait_for() { poll "${2:-10}" on_screen "$1"; }   # wait_for TEXT [seconds]
+# the load (and the indexing after it) has finished: the status line shows
+# the cursor's row and no progress (the row shows while loading too)
+loaded() { on_screen "row 1 of " && ! on_screen "(q cancels)" && ! on_screen "indexing the layers"; }
+expect_loaded() {   # expect_loaded DESCRIPTION [seconds]
+    if poll "${2:-60}" loaded; then ok; else fail "$1: the load did not finish:"; screen | sed 's/^/    | /' >&2; fi
+}
 expect() {   # expect DESCRIPTION TEXT [seconds]
     if wait_for "$2" "${3:-10}"; then ok; else fail "$1: '$2' not on screen:"; screen | sed 's/^/    | /' >&2; fi
 }

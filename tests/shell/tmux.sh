@@ -93,8 +93,7 @@ if [ -d "$TRACES/dlio-unet3d" ]; then
     # the flame view of the real trace: where DLIOBenchmark.run's time goes;
     # Enter lists a path's calls, as many as report counts for the path
     start "$E '$U'"
-    expect "real trace loads" "row 1 of " 20
-    wait_for "compute matched" 20 || true   # the call tree comes with the final store
+    expect_loaded "real trace loads, with its call tree"
     keys F
     expect "flame: the top path" "DLIOBenchmark.run "
     expect "flame: its callees indented" "  DLIOBenchmark._train "
@@ -143,7 +142,7 @@ expect "TERM=vt100 quits" "DFNAV-EXIT=0"
 # lanes of hundreds of ranks at 80x24: a page at a time
 "$DFNAV_GEN" --seed 3 --events 60000 --ranks 300 "$T/ranks" >/dev/null
 start "$E '$T/ranks'"
-expect "300 ranks load" "row 1 of " 30
+expect_loaded "300 ranks load"
 keys L
 expect "lanes of processes (3 threads each)" "lane 1 of 900: "
 keys NPage NPage
