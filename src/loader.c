@@ -46,6 +46,7 @@ struct dfn_loader {
     atomic_uint_fast64_t bytes_done, events, files_done;
     atomic_bool cancel, building, done;
     uint64_t bytes_total;
+    uint64_t unsized;         /* inputs of no known size */
     double t_start, t_end;
 
     src_state *src;
@@ -1133,8 +1134,9 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     for (size_t i = 0; i < nfiles; i++) {
         l->files[i] = dfn_xstrdup(files[i]);
         struct stat st;
-        if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-            l->src[i].size = (uint64_t)st.st_size;
+        bool regular = strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISREG(st.st_mode);
+        if (regular && st.st_size > 0) l->src[i].size = (uint64_t)st.st_size;
+        l->unsized += !regular;   /* a pipe's size is what it has sent so far */
         l->bytes_total += l->src[i].size;
     }
     if (opts) l->opts = *opts;
@@ -1175,6 +1177,7 @@ void dfn_loader_progress(dfn_loader *l, dfn_progress *out)
     out->events = atomic_load(&l->events);
     out->files_done = atomic_load(&l->files_done);
     out->files_total = l->nfiles;
+    out->unsized = l->unsized;
     out->done = atomic_load(&l->done);
     out->building = atomic_load(&l->building) && !out->done;
     out->cancelled = atomic_load(&l->cancel);
@@ -1189,7 +1192,9 @@ void dfn_loaders_progress(dfn_loader *const *ls, size_t n, dfn_progress *sum, do
     for (size_t k = 0; k < n; k++) {
         dfn_progress p = { .done = true };
         if (ls[k]) dfn_loader_progress(ls[k], &p);
-        if (pct) pct[k] = p.done ? 100 : p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+        /* of a pipe nobody knows the end: no percent (-1) */
+        if (pct) pct[k] = p.done ? 100 : p.unsized ? -1 : p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
+        sum->unsized += p.unsized;
         sum->bytes_done += p.bytes_done;
         sum->bytes_total += p.bytes_total;
         sum->events += p.events;

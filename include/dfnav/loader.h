@@ -20,6 +20,7 @@ typedef struct {
 typedef struct {
     uint64_t bytes_done, bytes_total;   /* as stored (compressed for gzip) */
     uint64_t events, files_done, files_total;
+    uint64_t unsized;         /* files of no known size (a pipe, standard input): no percent */
     double elapsed_s, events_per_s;
     bool building;            /* all read; the store is being assembled */
     bool done, cancelled;

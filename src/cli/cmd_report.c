@@ -64,7 +64,8 @@ static void show_progress(const cli_run *runs, size_t n, const dfn_progress *sum
     fprintf(stderr, "\rdfnav: %s ", sum->building ? "building" : "loading");
     for (size_t k = 0; k < n; k++) {
         if (runs[k].label) fputs(runs[k].label, stderr);   /* names hold no control bytes */
-        fprintf(stderr, runs[k].label ? " %.0f%%  " : "%5.1f%%  ", pct[k]);
+        if (pct[k] < 0) fputs(runs[k].label ? " ?%  " : "    ?%  ", stderr);   /* a pipe: no end known */
+        else fprintf(stderr, runs[k].label ? " %.0f%%  " : "%5.1f%%  ", pct[k]);
     }
     fprintf(stderr, "%" PRIu64 " events  %.0f events/s   ", sum->events, sum->events_per_s);
 }

@@ -159,7 +159,8 @@ static void loading_text(runner *r)
     char who[160] = "";
     size_t w = 0;
     for (size_t k = 0; r->labels && k < r->nruns && w < sizeof who; k++) {
-        int n = snprintf(who + w, sizeof who - w, "%s %.0f%%, ", r->labels[k], each[k]);
+        int n = each[k] < 0 ? snprintf(who + w, sizeof who - w, "%s ?%%, ", r->labels[k])
+                            : snprintf(who + w, sizeof who - w, "%s %.0f%%, ", r->labels[k], each[k]);
         if (n > 0) w += (size_t)n;
     }
     free(ls);
@@ -168,6 +169,12 @@ static void loading_text(runner *r)
     double eta = pct > 1 && p.elapsed_s > 0 ? p.elapsed_s * (100 - pct) / pct : -1;
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
+    if (p.unsized) {
+        /* a pipe or standard input: what it sent so far, no end to count to */
+        snprintf(a->progress, sizeof a->progress, "%s %.1f MB read so far (q cancels): %" PRIu64 " events, %.2f M/s",
+                 p.building ? "building the store:" : "loading", p.bytes_done / 1e6, p.events, p.events_per_s / 1e6);
+        return;
+    }
     /* many long run names may not fit: the line is cut, as the screen would */
     snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB (q cancels): %" PRIu64 " events, %.2f M/s%s",
              p.building ? "building the store:" : "loading", who, pct, p.bytes_total / 1e6, p.events,

@@ -254,6 +254,9 @@ PY
     mkfifo "$T/grow.pfw"
     start "python3 '$T/grow.py' '$T/grow.pfw' 8 & $E '$T/grow.pfw'"
     expect "the first part shows while loading" "(q cancels)" 20
+    # a pipe has no size: what it sent so far, never a percent of it
+    expect "a pipe's progress: bytes so far" "MB read so far (q cancels)"
+    if on_screen "% of "; then fail "a pipe's progress gives a percent"; else ok; fi
     expect "... with the cursor's row" "row 1 of " 20
     keys Down Down Down
     expect "the cursor on the fourth range" "row 4 of " 5
