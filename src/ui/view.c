@@ -112,6 +112,24 @@ static level *view_push(view *v)
     return l;
 }
 
+/* A new level on top of the stack; *below is the level it opens from (the
+ * push may have moved the stack). */
+static level *level_open(view *v, level **below)
+{
+    level *c = view_push(v);
+    *below = &v->lv[v->nlv - 2];
+    return c;
+}
+
+/* Queries the level just opened; when that fails it goes, as if never
+ * opened, and the one below shows again. */
+static bool level_commit(view *v, char *err, size_t errlen)
+{
+    if (view_refresh(v, err, errlen)) return true;
+    level_free(&v->lv[--v->nlv]);
+    return false;
+}
+
 dfn_run_opts view_run_opts(const ui_opts *o)
 {
     return (dfn_run_opts){ .layers = o->layers, .compute = o->compute, .io = o->io, .overlap_host = o->overlap_host,
@@ -432,6 +450,9 @@ static void anchor_find(const view *v, level *l, row_anchor *an)
     if (!an->on) return;
     char key[4096];
     double t0 = v->runs[0].s->t0 / 1e6;
+    size_t alen = an->key ? strlen(an->key) : 0;
+    /* only call paths need a whole copy: other keys are interned or short */
+    bool dup = l->dim.kind == DFN_DIM_PATH;
     for (size_t row = 0; row < l->res->nrows; row++) {
         bool hit;
         if (an->time) {
@@ -440,11 +461,15 @@ static void anchor_find(const view *v, level *l, row_anchor *an)
         } else if (view_is_calls(l)) {
             call_anchor_key(v, l, row, key, sizeof key);
             hit = strcmp(key, an->key) == 0;
-        } else {
+        } else if (dup) {
             size_t len;
             char *k = dfn_compare_key_dup(l->res, row, 0, &len);
-            hit = len == strlen(an->key) && memcmp(k, an->key, len) == 0;
+            hit = len == alen && memcmp(k, an->key, len) == 0;
             free(k);
+        } else {
+            size_t len;
+            const char *k = dfn_compare_key_str(l->res, row, 0, key, sizeof key, &len);
+            hit = len == alen && memcmp(k, an->key, len) == 0;
         }
         if (hit) { l->cursor = row; break; }
     }
@@ -590,8 +615,7 @@ bool view_lanes_open(view *v, char *err, size_t errlen)
         return false;
     }
     dfn_dimkind k = lane_dim(l->dim.kind) ? l->dim.kind : DFN_DIM_PROC;
-    level *c = view_push(v);
-    l = &v->lv[v->nlv - 2];
+    level *c = level_open(v, &l);
     level_inherit(l, c);
     c->dim.kind = k;
     c->lanes = true;
@@ -599,11 +623,7 @@ bool view_lanes_open(view *v, char *err, size_t errlen)
     c->sort = -1;   /* lanes in name order (ranks in number order) */
     c->desc = false;
     c->crumb = dfn_xstrdup("lanes");
-    if (!view_refresh(v, err, errlen)) {
-        level_free(&v->lv[--v->nlv]);
-        return false;
-    }
-    return true;
+    return level_commit(v, err, errlen);
 }
 
 void view_lane_cell(const level *l, size_t col, double *lo, double *hi)
@@ -642,8 +662,7 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     view_lane_cell(l, l->lane_col, &lo, &hi);
     char key[4096];
     if (!view_key_text(v, l, l->cursor, key, sizeof key)) snprintf(key, sizeof key, "(none)");
-    level *c = view_push(v);
-    l = &v->lv[v->nlv - 2];
+    level *c = level_open(v, &l);
     view_select_row(v, l, l->cursor, c);
     c->win_lo = lo > l->win_lo ? lo : l->win_lo;
     c->win_hi = hi < l->win_hi ? hi : l->win_hi;
@@ -652,11 +671,7 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;   /* as the status line gave the cell */
     c->crumb = dfn_xasprintf("%s %.*f-%.*f s", key, dec, c->win_lo, dec, c->win_hi);
     level_default_sort(c);
-    if (!view_refresh(v, err, errlen)) {
-        level_free(&v->lv[--v->nlv]);
-        return false;
-    }
-    return true;
+    return level_commit(v, err, errlen);
 }
 
 /* The flame level's rows in tree order: each path under its nearest
@@ -726,19 +741,14 @@ bool view_flame_open(view *v, char *err, size_t errlen)
     if (l->flame) { view_back(v); return true; }   /* F again: back */
     if (v->labels) { snprintf(err, errlen, "the flame view shows one run: open a run on its own for its call paths"); return false; }
     if (!runs_have(v, has_tree)) { snprintf(err, errlen, "call paths need the call tree, built when the load finishes"); return false; }
-    level *c = view_push(v);
-    l = &v->lv[v->nlv - 2];
+    level *c = level_open(v, &l);
     level_inherit(l, c);
     c->dim.kind = DFN_DIM_PATH;
     c->flame = true;
     c->sort = DFN_M_TIME_S;   /* the order is the tree's; within it, by total time */
     c->desc = true;
     c->crumb = dfn_xstrdup("call paths");
-    if (!view_refresh(v, err, errlen)) {
-        level_free(&v->lv[--v->nlv]);
-        return false;
-    }
-    return true;
+    return level_commit(v, err, errlen);
 }
 
 bool view_lanes_pivot(view *v, char *err, size_t errlen)
@@ -804,17 +814,12 @@ bool view_drill(view *v, char *err, size_t errlen)
     char label[4096];
     if (!view_key_text(v, l, row, label, sizeof label)) snprintf(label, sizeof label, "(none)");
 
-    level *c = view_push(v);
-    l = &v->lv[v->nlv - 2];   /* the push may have moved the stack */
+    level *c = level_open(v, &l);
     view_select_row(v, l, row, c);
     c->dim.kind = next_dim(l->dim.kind);
     c->crumb = dfn_xstrdup(label);
     level_default_sort(c);
-    if (!view_refresh(v, err, errlen)) {
-        level_free(&v->lv[--v->nlv]);
-        return false;
-    }
-    return true;
+    return level_commit(v, err, errlen);
 }
 
 bool view_back(view *v)
@@ -1105,8 +1110,7 @@ bool view_search_below(view *v, char *msg, size_t cap)
         { DFN_KEY_FILE, DFN_DIM_FILE, "files" }, { DFN_KEY_FUNC, DFN_DIM_FUNC, "functions" } };
     for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
         if (l->dim.kind == below[i].dim) continue;   /* its rows were searched */
-        level *c = view_push(v);
-        l = &v->lv[v->nlv - 2];
+        level *c = level_open(v, &l);
         level_inherit(l, c);   /* the selection this level shows */
         dfn_filter_add(&c->base, below[i].key, NULL, DFN_MATCH, v->search, strlen(v->search));
         c->dim.kind = below[i].dim;
@@ -1161,8 +1165,8 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
         if (!nd) snprintf(err, errlen, "nothing to group by");
         return false;
     }
-    level *c = view_push(v);
-    level *l = &v->lv[v->nlv - 2];
+    level *l;
+    level *c = level_open(v, &l);
     level_inherit(l, c);
     dfn_filter_append(&c->base, &extra);
     dfn_filter_free(&extra);
@@ -1171,11 +1175,7 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
     c->crumb = dfn_xmalloc(n);
     snprintf(c->crumb, n, "%s: %s", dfn_rule_name(f->rule), f->where);
     level_default_sort(c);
-    if (!view_refresh(v, err, errlen)) {
-        level_free(&v->lv[--v->nlv]);
-        return false;
-    }
-    return true;
+    return level_commit(v, err, errlen);
 }
 
 char **view_arg_names(const view *v, size_t *n)
