@@ -143,6 +143,9 @@ void edit_hist_move(edit_hist *h, line_edit *e, int dir);
 void edit_hist_free(edit_hist *h);
 /* ~ and ~user at the start of a path, as the shell expands them (malloc'd). */
 char *edit_expand_home(const char *path);
+/* The line, ending in prefix, extended as far as the candidates that
+ * start with prefix agree (whole UTF-8 characters); returns how many do. */
+size_t edit_extend(line_edit *e, const char *prefix, const char *const *cands, size_t n);
 /* Tab: completes the line as a file name as far as the candidates agree
  * (directories get a '/'); with several, list gets their names. Returns
  * how many there are. */

@@ -78,6 +78,25 @@ void edit_hist_free(edit_hist *h)
     memset(h, 0, sizeof *h);
 }
 
+/* ---- completion ---- */
+
+size_t edit_extend(line_edit *e, const char *prefix, const char *const *cands, size_t n)
+{
+    size_t plen = strlen(prefix), common = 0, hits = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(cands[i], prefix, plen) != 0) continue;
+        if (!first) { first = cands[i]; common = strlen(first); }
+        else { size_t k = 0; while (k < common && cands[i][k] == first[k]) k++; common = k; }
+        hits++;
+    }
+    /* never half a UTF-8 character (café1, cafè2: "caf") */
+    while (common > plen && ((unsigned char)first[common] & 0xc0) == 0x80) common--;
+    e->cur = e->len;
+    if (hits && common > plen) edit_insert(e, first + plen, common - plen);
+    return hits;
+}
+
 /* ---- file names: ~ and Tab ---- */
 
 char *edit_expand_home(const char *path)
@@ -124,17 +143,7 @@ size_t edit_complete_path(line_edit *e, char *list, size_t cap)
     if (d) closedir(d);
     if (n) {
         qsort(names, n, sizeof *names, cmp_str);
-        /* the longest start all candidates share */
-        size_t common = strlen(names[0]);
-        for (size_t i = 1; i < n; i++) {
-            size_t k = 0;
-            while (k < common && names[i][k] == names[0][k]) k++;
-            common = k;
-        }
-        /* never half a UTF-8 character (café1, cafè2: "caf") */
-        while (common > blen && ((unsigned char)names[0][common] & 0xc0) == 0x80) common--;
-        e->cur = e->len;
-        if (common > blen) edit_insert(e, names[0] + blen, common - blen);
+        edit_extend(e, base, (const char *const *)names, n);
         size_t w = 0;
         for (size_t i = 0; n > 1 && i < n && w + 1 < cap; i++) {
             int k = snprintf(list + w, cap - w, "%s%s", i ? "  " : "", names[i]);

@@ -43,21 +43,10 @@ static void arg_complete(app *a)
     line_edit *e = &a->edit;
     const char *text = e->buf ? e->buf : "";
     size_t skip = strncmp(text, "arg.", 4) == 0 || strncmp(text, "own.", 4) == 0 ? 4 : 0;
-    const char *pre = text + skip;
-    size_t plen = strlen(pre), common = 0, hits = 0;
-    const char *first = NULL;
-    for (size_t i = 0; i < a->narg_names; i++) {
-        const char *n = a->arg_names[i];
-        if (strncmp(n, pre, plen) != 0) continue;
-        if (!first) { first = n; common = strlen(n); }
-        else { size_t k = 0; while (k < common && n[k] == first[k]) k++; common = k; }
-        hits++;
-    }
-    if (!hits) { snprintf(a->perr, sizeof a->perr, "no argument here starts with '%s'", pre); return; }
-    a->perr[0] = 0;
-    while (common > plen && ((unsigned char)first[common] & 0xc0) == 0x80) common--;   /* whole characters */
-    e->cur = e->len;
-    if (common > plen) edit_insert(e, first + plen, common - plen);
+    char *pre = dfn_xstrdup(text + skip);   /* the line grows under it */
+    if (edit_extend(e, pre, (const char *const *)a->arg_names, a->narg_names)) a->perr[0] = 0;
+    else snprintf(a->perr, sizeof a->perr, "no argument here starts with '%s'", pre);
+    free(pre);
 }
 
 static void start_prompt(app *a, prompt_kind k, const char *init)
@@ -240,19 +229,40 @@ static void key_export(runner *r, bool calls)
 }
 
 /* The lanes screen: the cursor is a lane and a cell of it. */
+/* What keys do alike on the table and on lanes: the cursor by rows and
+ * pages, back, filter, search, help, quit, redraw. False for the others. */
+static bool key_common(runner *r, level *l, key_action act, long page)
+{
+    app *a = &r->a;
+    switch (act) {
+    case ACT_UP: view_move(&a->v, -1); return true;
+    case ACT_DOWN: view_move(&a->v, 1); return true;
+    case ACT_PGUP: view_move(&a->v, -page); return true;
+    case ACT_PGDN: view_move(&a->v, page); return true;
+    case ACT_TOP: view_move(&a->v, -(long)l->cursor); return true;
+    case ACT_BOTTOM: view_move(&a->v, l->res ? (long)l->res->nrows : 0); return true;
+    case ACT_BACK: view_back(&a->v); return true;
+    case ACT_FILTER: start_prompt(a, PROMPT_FILTER, l->user); return true;
+    case ACT_SEARCH: start_prompt(a, PROMPT_SEARCH, a->v.search); return true;
+    case ACT_NEXT: case ACT_PREV:
+        if (!a->v.search || !*a->v.search) snprintf(a->msg, sizeof a->msg, "no search yet: / searches");
+        else view_search_status(&a->v, view_search(&a->v, act == ACT_NEXT ? 1 : -1), a->msg, sizeof a->msg);
+        return true;
+    case ACT_HELP: a->mode = MODE_HELP; a->scroll = 0; return true;
+    case ACT_QUIT: r->quit = true; return true;
+    case ACT_REDRAW: clearok(curscr, TRUE); return true;
+    default: return false;
+    }
+}
+
 static void key_lanes(runner *r, level *l, key_action act)
 {
     app *a = &r->a;
     char err[1024];
     long page = a->rows - 7 > 1 ? a->rows - 7 : 1;   /* the lanes on screen (draw_lanes), less one */
     size_t ncells = l->res && l->res->nruns ? l->res->res[0]->spark_bins : 0;
+    if (key_common(r, l, act, page)) return;
     switch (act) {
-    case ACT_UP: view_move(&a->v, -1); break;
-    case ACT_DOWN: view_move(&a->v, 1); break;
-    case ACT_PGUP: view_move(&a->v, -page); break;
-    case ACT_PGDN: view_move(&a->v, page); break;
-    case ACT_TOP: view_move(&a->v, -(long)l->cursor); break;
-    case ACT_BOTTOM: view_move(&a->v, l->res ? (long)l->res->nrows : 0); break;
     case ACT_LEFT: if (l->lane_col > 0) l->lane_col--; break;
     case ACT_RIGHT: if (l->lane_col + 1 < ncells) l->lane_col++; break;
     case ACT_LINE_START: l->lane_col = 0; break;
@@ -269,21 +279,10 @@ static void key_lanes(runner *r, level *l, key_action act)
         if (!view_refresh(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
         /* the cursor's cell: the one at the time it was at */
         ncells = l->res && l->res->nruns ? l->res->res[0]->spark_bins : 0;
-        if (hi > lo && l->win_hi > l->win_lo && ncells)
+        if (hi > lo && l->win_hi > l->win_lo && ncells)   /* (the query keeps it on a cell otherwise) */
             l->lane_col = (size_t)fmin((double)(ncells - 1), fmax(0, ((lo + hi) / 2 - l->win_lo) / (l->win_hi - l->win_lo) * (double)ncells));
-        else if (l->lane_col >= ncells) l->lane_col = ncells ? ncells - 1 : 0;
         break;
     }
-    case ACT_FILTER: start_prompt(a, PROMPT_FILTER, l->user); break;
-    case ACT_SEARCH: start_prompt(a, PROMPT_SEARCH, a->v.search); break;
-    case ACT_NEXT: case ACT_PREV:
-        if (!a->v.search || !*a->v.search) snprintf(a->msg, sizeof a->msg, "no search yet: / searches");
-        else view_search_status(&a->v, view_search(&a->v, act == ACT_NEXT ? 1 : -1), a->msg, sizeof a->msg);
-        break;
-    case ACT_BACK: view_back(&a->v); break;
-    case ACT_HELP: a->mode = MODE_HELP; a->scroll = 0; break;
-    case ACT_QUIT: r->quit = true; break;
-    case ACT_REDRAW: clearok(curscr, TRUE); break;
     default: break;
     }
 }
@@ -304,24 +303,17 @@ static void key_table(runner *r, int key)
     }
     level *l = view_top(&a->v);
     long page = a->v.table_rows > 1 ? a->v.table_rows - 1 : 1;
+    if (key_common(r, l, act, page)) return;
     switch (act) {
-    case ACT_UP: view_move(&a->v, -1); break;
-    case ACT_DOWN: view_move(&a->v, 1); break;
-    case ACT_PGUP: view_move(&a->v, -page); break;
-    case ACT_PGDN: view_move(&a->v, page); break;
-    case ACT_TOP: view_move(&a->v, -(long)l->cursor); break;
-    case ACT_BOTTOM: view_move(&a->v, l->res ? (long)l->res->nrows : 0); break;
     case ACT_OPEN:
         if (view_is_calls(l)) { open_detail(a); break; }
         if (!view_drill(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
         break;
-    case ACT_BACK: view_back(&a->v); break;
     case ACT_QUIT_LEVEL:
         if (view_back(&a->v)) break;
         if (a->exporting) { snprintf(a->msg, sizeof a->msg, "an export is running: q again waits for it and quits, Q quits at once"); a->exporting = false; break; }
         r->quit = true;
         break;
-    case ACT_QUIT: r->quit = true; break;
     case ACT_PIVOT:
         /* call paths are a tree of their own: another grouping is another level */
         if (l->flame) { snprintf(a->msg, sizeof a->msg, "call paths stay call paths: Enter lists a path's calls, F goes back"); break; }
@@ -329,7 +321,6 @@ static void key_table(runner *r, int key)
         a->menu_sel = 0;
         break;
     case ACT_COLUMNS: a->mode = MODE_COLUMNS; a->menu_sel = 0; break;
-    case ACT_HELP: a->mode = MODE_HELP; a->scroll = 0; break;
     case ACT_DAMAGE: a->mode = MODE_DAMAGE; a->scroll = 0; break;
     case ACT_TRACKS:
         /* the tracks take lines from the table and columns from the
@@ -348,16 +339,9 @@ static void key_table(runner *r, int key)
         else view_shift(&a->v, act == ACT_LATER ? 1 : -1);
         if (!view_refresh(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err);
         break;
-    case ACT_FILTER: start_prompt(a, PROMPT_FILTER, l->user); break;
-    case ACT_SEARCH: start_prompt(a, PROMPT_SEARCH, a->v.search); break;
-    case ACT_NEXT: case ACT_PREV:
-        if (!a->v.search || !*a->v.search) snprintf(a->msg, sizeof a->msg, "no search yet: / searches");
-        else view_search_status(&a->v, view_search(&a->v, act == ACT_NEXT ? 1 : -1), a->msg, sizeof a->msg);
-        break;
     case ACT_EXPORT: case ACT_EXPORT_CALLS: key_export(r, act == ACT_EXPORT_CALLS); break;
     case ACT_LANES: if (!view_lanes_open(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
     case ACT_FLAME: if (!view_flame_open(&a->v, err, sizeof err)) snprintf(a->msg, sizeof a->msg, "%s", err); break;
-    case ACT_REDRAW: clearok(curscr, TRUE); break;
     default: break;
     }
 }
