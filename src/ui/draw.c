@@ -935,17 +935,26 @@ static void draw_lanes(app *a, level *l)
     }
 }
 
+/* "row 3 of 16: KEY" ("lane ..." on lanes): where the cursor is and its
+ * row's name whole, or cut in the middle to end by column end (12
+ * columns at least). Returns the columns used. */
+static int status_where(const app *a, const level *l, int y, const char *what, int end)
+{
+    char line[96], key[4096];
+    int n = snprintf(line, sizeof line, "%s %zu of %zu: ", what, l->cursor + 1, l->res->nrows);
+    int x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
+    size_t kl = row_title(a, l, key, sizeof key);
+    if (!kl) kl = (size_t)snprintf(key, sizeof key, "(none)");
+    return x + draw_text(y, x, end - x > 12 ? end - x : 12, key, kl, false, true, a->opts.ascii || !a->utf8);
+}
+
 /* "lane 3 of 128: rank 3 | 12.0-13.0 s: I/O busy 45%, compute 20%, call time 61%" */
 static void lanes_status(app *a, level *l, int y)
 {
     const dfn_result *r = l->res->res[0];
     if (!r->nrows) { mvaddstr(y, 0, "no lanes"); return; }
-    char line[512], key[4096];
-    bool ascii = a->opts.ascii || !a->utf8;
-    int n = snprintf(line, sizeof line, "lane %zu of %zu: ", l->cursor + 1, r->nrows);
-    int x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
-    size_t kl = view_key_text(&a->v, l, l->cursor, key, sizeof key);
-    x += draw_text(y, x, a->cols / 3 > 12 ? a->cols / 3 : 12, kl ? key : "(none)", kl ? kl : 6, false, true, ascii);
+    char line[512];
+    int n, x = status_where(a, l, y, "lane", a->cols / 2);
     double lo, hi;
     view_lane_cell(l, l->lane_col, &lo, &hi);
     char t0[32], t1[32];
@@ -984,11 +993,7 @@ static void draw_status(app *a)
          * made again, the cursor's range is what Enter opens */
         int x = 0;
         if (l && l->res && l->res->nrows) {
-            int n = snprintf(line, sizeof line, "row %zu of %zu: ", l->cursor + 1, l->res->nrows);
-            x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
-            char key[4096];
-            size_t kl = row_title(a, l, key, sizeof key);
-            x += draw_text(y, x, a->cols / 3 - x > 12 ? a->cols / 3 - x : 12, key, kl, false, true, a->opts.ascii || !a->utf8);
+            x = status_where(a, l, y, l->lanes ? "lane" : "row", a->cols / 3);
             x += draw_text(y, x, a->cols - x, " | ", 3, false, false, true);
         }
         attron(A_BOLD);
@@ -1018,15 +1023,9 @@ static void draw_status(app *a)
          * have cut it), cut in the middle to leave room for the rest */
         int x = 0;
         if (c->nrows) {
-            int n = snprintf(line, sizeof line, "row %zu of %zu: ", l->cursor + 1, c->nrows);
-            x = draw_text(y, 0, a->cols, line, (size_t)n, false, false, true);
-            char key[4096];
-            size_t kl = row_title(a, l, key, sizeof key);
-            if (!kl) kl = (size_t)snprintf(key, sizeof key, "(none)");
-            int room = a->cols / 2 - x;
-            if (warn[0] && a->cols - x - (int)strlen(warn) < room) room = a->cols - x - (int)strlen(warn);
-            if (room < 12) room = 12;
-            x += draw_text(y, x, room, key, kl, false, true, ascii);
+            int end = a->cols / 2;
+            if (warn[0] && a->cols - (int)strlen(warn) < end) end = a->cols - (int)strlen(warn);
+            x = status_where(a, l, y, "row", end);
         }
         if (warn[0]) {
             if (damage) attron(A_BOLD | pair(a, PAIR_WARN));
