@@ -270,17 +270,18 @@ static size_t call_cells(const dfn_store *s, size_t i, cell *cells, const event_
         l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_calls(s, i));
         cell_set(&cells[n++], buf, (size_t)l, true);
     }
-    for (size_t j = 0; j < ek->n; j++) {
-        dfn_arg v;
-        uint32_t key = ek->key[run][j];
-        if (key != DFN_NOID && dfn_store_arg(s, i, key, &v)) {
-            size_t vl = dfn_arg_text(s, &v, buf, sizeof buf);
-            cell_set(&cells[n++], buf, vl, v.type == DFN_ARG_INT || v.type == DFN_ARG_UINT);
-        } else {
-            cell_set(&cells[n++], "", 0, false);
+    /* the call's arguments decoded once, each into its column */
+    for (size_t j = 0; j < ek->n; j++) cell_set(&cells[n + j], "", 0, false);
+    dfn_arg args[DFN_ARGS_MAX];
+    size_t na = dfn_store_args(s, i, args, DFN_ARGS_MAX);
+    for (size_t a = 0; a < na && a < DFN_ARGS_MAX; a++)
+        for (size_t j = 0; j < ek->n; j++) {
+            if (ek->key[run][j] != args[a].key) continue;
+            size_t vl = dfn_arg_text(s, &args[a], buf, sizeof buf);
+            cell_set(&cells[n + j], buf, vl, args[a].type == DFN_ARG_INT || args[a].type == DFN_ARG_UINT);
+            break;
         }
-    }
-    return n;
+    return n + ek->n;
 }
 
 /* The key columns of row of r (an event expands to several). */
