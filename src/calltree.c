@@ -24,9 +24,23 @@ struct dfn_calltree {
     uint32_t *node_parent, *node_func;
     uint16_t *node_depth;
     size_t nnodes, nodecap;
+    uint32_t last_parent, last_func, last_node;   /* the node path_node gave last */
 };
 
+static uint32_t path_intern(dfn_calltree *t, uint32_t parent, uint32_t func);
+
 static uint32_t path_node(dfn_calltree *t, uint32_t parent, uint32_t func)
+{
+    /* a run of like calls under one caller (reads in a loop) skips the
+     * hash lookup */
+    if (t->nnodes && parent == t->last_parent && func == t->last_func) return t->last_node;
+    t->last_parent = parent;
+    t->last_func = func;
+    t->last_node = path_intern(t, parent, func);
+    return t->last_node;
+}
+
+static uint32_t path_intern(dfn_calltree *t, uint32_t parent, uint32_t func)
 {
     uint32_t key[2] = { parent, func };
     uint32_t before = dfn_strtab_count(t->nodes), id = dfn_strtab_intern(t->nodes, (const char *)key, sizeof key);

@@ -414,13 +414,6 @@ void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree)
     free(pe);
 }
 
-bool dfn_match_needs_tree(const dfn_match *m)
-{
-    for (size_t k = 0; k < m->net; k++)
-        if (m->et[k].key == DFN_KEY_PATH || (m->et[k].key == DFN_KEY_ARG && m->et[k].inherit)) return true;
-    return false;
-}
-
 bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out)
 {
     if (dfn_store_arg(s, i, key, out)) return true;

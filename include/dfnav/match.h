@@ -55,9 +55,6 @@ bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi);
  * matches without a tree, such as layer and compute definitions, read the
  * call's own). */
 void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree);
-/* Whether the matcher reads the call tree (path terms, inherited
- * arguments): without one such terms hold for no event. */
-bool dfn_match_needs_tree(const dfn_match *m);
 /* Argument key of event i, or when it has none (and tree is given) of
  * the innermost enclosing call that has it; false when none has. */
 bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out);
