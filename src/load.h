@@ -160,8 +160,6 @@ void dfn_col32_free(dfn_col32 *c);
  * the merge copies a short record with two fixed 16-byte moves. */
 #define DFN_RECORD_SLACK 32
 
-/* Argument records: one store index entry every 2^DFN_ARGS_INDEX_SHIFT events. */
-#define DFN_ARGS_INDEX_SHIFT 4
 /* End of the record at p, never past end (needs the store's schemas). */
 const uint8_t *dfn_store_record_end(const dfn_store *s, const uint8_t *p, const uint8_t *end);
 

@@ -5,10 +5,12 @@
  * in merge order, and chunks merge in (file, block) order on ties, so the
  * store is the same for any thread count. */
 #include "dfnav/loader.h"
+#include "dfnav/cache.h"
 #include "dfnav/reader.h"
 #include "dfnav/pathinfo.h"
 #include "dfnav/util.h"
 #include "load.h"
+#include "rebuild.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -29,6 +31,8 @@ typedef struct {
     char *error;
     const char *compression;
     uint64_t size, long_lines;
+    bool transient;           /* it could not be opened or read: no image stands for it */
+    bool reused;              /* its chunk came from an image in the cache: not read */
 } src_state;
 
 struct dfn_loader {
@@ -55,6 +59,13 @@ struct dfn_loader {
 
     dfn_loadctx ctx;
     dfn_store *store;
+
+    /* the cache: the files as they were when the load began (ids NULL
+     * when the set cannot be cached: a pipe, a missing file) */
+    dfn_fileid *ids;
+    atomic_bool saving, cached;
+    atomic_uint_fast64_t reused;   /* files given back by images of other sets */
+    dfn_strtab *reasons;      /* the bad-line reasons of files given back */
     pthread_mutex_t snap_lock;   /* a snapshot reads the chunks the final build frees */
 };
 
@@ -128,6 +139,7 @@ static void *reader_main(void *arg)
     for (;;) {
         size_t f = atomic_fetch_add(&l->next_file, 1);
         if (f >= l->nfiles || atomic_load(&l->cancel)) break;
+        if (l->src[f].reused) continue;   /* an image gave its chunk */
         char err[512];
         dfn_reader *r = dfn_reader_open(l->files[f], l->opts.block_size, err, sizeof err);
         if (!r) {
@@ -135,6 +147,7 @@ static void *reader_main(void *arg)
             size_t pl = strlen(l->files[f]);
             bool named = strncmp(err, l->files[f], pl) == 0 && err[pl] == ':' && err[pl + 1] == ' ';
             l->src[f].error = dfn_xstrdup(named ? err + pl + 2 : err);
+            l->src[f].transient = true;
             atomic_fetch_add(&l->bytes_done, l->src[f].size);
             atomic_fetch_add(&l->files_done, 1);
             continue;
@@ -151,6 +164,7 @@ static void *reader_main(void *arg)
                 if (rc < 0) {
                     const char *m = dfn_reader_error(r);
                     l->src[f].error = dfn_xstrdup(m ? m : "read error");
+                    l->src[f].transient = !m || dfn_reader_os_error(r);
                 }
                 break;
             }
@@ -948,6 +962,10 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
         qsort(in->chunks, in->nchunks, sizeof *in->chunks, chunk_order_cmp);
     }
 
+    /* what the image needs to give files back to other loads: the chunks
+     * are freed by the merge */
+    dfn_rebuild *rb = !in->keep && l->ids ? dfn_rebuild_begin(in->chunks, in->nchunks, l->nfiles, in->unit,
+                                                              dfn_strtab_count(in->ctx->lanes)) : NULL;
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
     b.nstr_at_load = dfn_strtab_count(s->strs);
@@ -1071,6 +1089,12 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     s->args_len = parts[nparts - 1].a1;
     s->t0 = tmin == UINT64_MAX ? 0 : tmin;
     s->t1 = t1;
+    if (rb) {
+        dfn_rebuild_maps rm = { b.lane_map, b.kind_map, b.strfile_map, b.hashfile_map, nlanes, nkinds,
+                                b.nstr_at_load, nhashes, s->nlanes, s->nkinds, s->nfiles };
+        dfn_rebuild_end(rb, in->ctx, &rm);
+        s->rebuild = rb;
+    }
 
     for (size_t i = 0; i < nparts; i++) {
         free(parts[i].first);
@@ -1098,9 +1122,112 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
 
 /* ---- lifecycle ---- */
 
+/* The cache's image of exactly this set, when it has one. */
+static bool loader_from_cache(dfn_loader *l, const dfn_image_ident *id, char *note, size_t cap)
+{
+    dfn_store *s = dfn_cache_load(l->opts.cache_dir, id, l->nparsers, note, cap);
+    if (!s) return false;
+    l->store = s;
+    atomic_store(&l->cached, true);
+    atomic_store(&l->bytes_done, l->bytes_total);
+    atomic_store(&l->events, s->n);
+    atomic_store(&l->files_done, l->nfiles);
+    return true;
+}
+
+/* Saves the store's image, unless a file changed while it was read (its
+ * store stands for no one state of the file) or could not be opened or
+ * read (a cause outside its bytes, which may be gone next time). */
+static void loader_to_cache(dfn_loader *l, const dfn_image_ident *id, char *note, size_t cap)
+{
+    for (size_t i = 0; i < l->nfiles; i++) {
+        if (l->src[i].transient) return;   /* permissions or the disk, not the bytes */
+        dfn_fileid now;
+        char err[128];
+        if (!dfn_fileid_of(l->files[i], &now, err, sizeof err) || !dfn_fileid_eq(&now, &l->ids[i])) return;
+    }
+    atomic_store(&l->saving, true);
+    dfn_cache_save(l->opts.cache_dir, l->store, id, dfn_cache_limit(l->opts.cache_dir), note, cap);
+}
+
+/* Takes from one image the chunks of the files it has of this load
+ * (want[k]: the load's index of its file k, or UINT32_MAX). */
+static void reuse_image(dfn_loader *l, const dfn_cache_entry *e, const uint32_t *want, char *note, size_t cap)
+{
+    char why[256];
+    dfn_rebuild *rb;
+    dfn_store *img = dfn_image_map_reuse(e->path, l->nparsers, &rb, why, sizeof why);
+    if (!img) {
+        if (!note[0] && strcmp(why, "keeps no files to reuse") != 0)
+            snprintf(note, cap, "%s: %s; read the traces again", e->path, why);
+        return;
+    }
+    dfn_chunk **out = dfn_xcalloc(img->nsrc ? img->nsrc : 1, sizeof *out);
+    dfn_rebuild_chunks(img, rb, want, &l->ctx, &l->reasons, out);
+    for (size_t k = 0; k < img->nsrc; k++) {
+        if (!out[k]) continue;
+        uint32_t f = want[k];
+        const dfn_srcinfo *si = &img->src[k];
+        l->src[f].reused = true;
+        l->src[f].compression = strcmp(si->compression, "gzip") == 0 ? "gzip" : "none";
+        l->src[f].size = si->size_bytes;
+        l->src[f].long_lines = si->long_lines;
+        l->src[f].error = si->error ? dfn_xstrdup(si->error) : NULL;
+        pthread_mutex_lock(&l->clock);
+        dfn_grow((void **)&l->chunks, &l->chunkcap, l->nchunks + 1, sizeof *l->chunks);
+        l->chunks[l->nchunks++] = out[k];
+        pthread_mutex_unlock(&l->clock);
+        atomic_fetch_add(&l->events, si->events);
+        atomic_fetch_add(&l->bytes_done, l->src[f].size);
+        atomic_fetch_add(&l->files_done, 1);
+        atomic_fetch_add(&l->reused, 1);
+    }
+    free(out);
+    dfn_rebuild_free(rb);
+    dfn_store_free(img);
+}
+
+/* Files of this load that images of other sets hold (the most recently
+ * used image first) come back from them instead of being parsed. */
+static void loader_reuse(dfn_loader *l, uint64_t opts, char *note, size_t cap)
+{
+    dfn_cache_entry *e;
+    size_t ne = dfn_cache_list(l->opts.cache_dir, &e);
+    dfn_strtab *mine = dfn_strtab_new();   /* this load's files by identity */
+    for (size_t i = 0; i < l->nfiles; i++) dfn_strtab_intern(mine, (const char *)&l->ids[i], sizeof *l->ids);
+    bool *taken = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *taken);
+    for (size_t x = 0; x < ne && !atomic_load(&l->cancel); x++) {
+        if (!e[x].ok || e[x].info.opts != opts) continue;
+        uint32_t *want = dfn_xmalloc((e[x].info.nfiles ? e[x].info.nfiles : 1) * sizeof *want);
+        size_t nwant = 0;
+        for (size_t k = 0; k < e[x].info.nfiles; k++) {
+            uint32_t f = dfn_strtab_find(mine, (const char *)&e[x].info.ids[k], sizeof *l->ids);
+            want[k] = f != DFN_NOID && !taken[f] ? f : UINT32_MAX;
+            if (want[k] != UINT32_MAX) { taken[f] = true; nwant++; }
+        }
+        if (nwant) reuse_image(l, &e[x], want, note, cap);
+        /* files the image could not give back may come from another */
+        for (size_t k = 0; k < e[x].info.nfiles; k++)
+            if (want[k] != UINT32_MAX && !l->src[want[k]].reused) taken[want[k]] = false;
+        free(want);
+    }
+    free(taken);
+    dfn_strtab_free(mine);
+    dfn_cache_entries_free(e, ne);
+}
+
 static void *coordinator_main(void *arg)
 {
     dfn_loader *l = arg;
+    char note[1024] = "";
+    dfn_image_ident id = { l->ids, (const char *const *)l->files, l->nfiles,
+                           dfn_image_opts(l->opts.block_size, l->opts.time_unit) };
+    if (l->ids && loader_from_cache(l, &id, note, sizeof note)) {
+        l->t_end = dfn_now();
+        atomic_store(&l->done, true);
+        return NULL;
+    }
+    if (l->ids) loader_reuse(l, id.opts, note + strlen(note), sizeof note - strlen(note));
     int total = l->nreaders + l->nparsers;
     pthread_t *th = dfn_xmalloc((size_t)total * sizeof *th);
     l->readers_left = l->nreaders;   /* before any reader can finish */
@@ -1120,6 +1247,11 @@ static void *coordinator_main(void *arg)
         l->nchunks = 0;   /* the final build frees every chunk as it merges */
     }
     pthread_mutex_unlock(&l->snap_lock);
+    char saved[1024] = "";
+    if (l->store && l->ids) loader_to_cache(l, &id, saved, sizeof saved);
+    /* a damaged entry's note, then what saving its successor says */
+    if (l->store && (note[0] || saved[0]))
+        l->store->cache_note = dfn_xasprintf("%s%s%s", note, note[0] && saved[0] ? "; " : "", saved);
     l->t_end = dfn_now();
     atomic_store(&l->done, true);
     return NULL;
@@ -1140,6 +1272,14 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
         l->bytes_total += l->src[i].size;
     }
     if (opts) l->opts = *opts;
+    if (!l->opts.block_size) l->opts.block_size = (size_t)4 << 20;
+    if (l->opts.cache_dir) {
+        l->opts.cache_dir = dfn_xstrdup(l->opts.cache_dir);
+        l->ids = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->ids);
+        char err[128];
+        for (size_t i = 0; i < nfiles && l->ids; i++)
+            if (!dfn_fileid_of(files[i], &l->ids[i], err, sizeof err)) { free(l->ids); l->ids = NULL; }
+    }
     int threads = l->opts.threads > 0 ? l->opts.threads : dfn_ncpus();
     if (threads > 256) threads = 256;
     l->nparsers = threads;
@@ -1180,6 +1320,9 @@ void dfn_loader_progress(dfn_loader *l, dfn_progress *out)
     out->unsized = l->unsized;
     out->done = atomic_load(&l->done);
     out->building = atomic_load(&l->building) && !out->done;
+    out->saving = atomic_load(&l->saving) && !out->done;
+    out->cached = atomic_load(&l->cached);
+    out->reused = atomic_load(&l->reused);
     out->cancelled = atomic_load(&l->cancel);
     out->elapsed_s = (out->done ? l->t_end : dfn_now()) - l->t_start;
     out->events_per_s = out->elapsed_s > 0 ? out->events / out->elapsed_s : 0;
@@ -1230,7 +1373,10 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     free(l->files);
     free(l->src);
     free(l->queue);
-    if (!s) dfn_strtab_free(l->ctx.strs);   /* otherwise the store owns it */
+    if (!s || s->strs != l->ctx.strs) dfn_strtab_free(l->ctx.strs);   /* otherwise the store owns it */
+    free(l->ids);
+    free((char *)l->opts.cache_dir);
+    if (l->reasons) dfn_strtab_free(l->reasons);
     dfn_strtab_free(l->ctx.hashes);
     dfn_strtab_free(l->ctx.lanes);
     dfn_strtab_free(l->ctx.kinds);

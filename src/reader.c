@@ -79,6 +79,7 @@ struct dfn_reader {
     bool zs_live;
 #endif
     char err[384];
+    bool os_error;            /* the failure was the system's (EIO), not the bytes' */
 };
 
 #if defined(__GNUC__)
@@ -136,6 +137,7 @@ static ssize_t reader_read_fd(int fd, void *dst, size_t room)
 static void reader_fail_read(dfn_reader *r, int e)
 {
     char tmp[128];
+    r->os_error = true;
     reader_fail(r, "read error at byte %" PRIu64 ": %s", r->in_total,
                 reader_strerror(e, tmp, sizeof tmp));
 }
@@ -756,6 +758,11 @@ const char *dfn_reader_error(const dfn_reader *r)
     if (r == NULL || r->state != READER_FAILED || r->err[0] == '\0')
         return NULL;
     return r->err;
+}
+
+bool dfn_reader_os_error(const dfn_reader *r)
+{
+    return r && r->os_error;
 }
 
 void dfn_reader_close(dfn_reader *r)

@@ -4,12 +4,14 @@
 #include "dfnav/store.h"
 #include "dfnav/jsonget.h"
 #include "load.h"
+#include "rebuild.h"
 #include "dfnav/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void dfn_col32_escape(dfn_col32 *c, size_t i, uint64_t v)
 {
@@ -144,6 +146,14 @@ size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap)
 void dfn_store_free(dfn_store *s)
 {
     if (!s) return;
+    if (s->map) {   /* the mapping's columns are not the heap's */
+        s->ts_base = s->ts_reach = s->args_idx = NULL;
+        s->ts.v = s->dur.v = s->bytes.v = s->cnt.v = s->durmax.v = s->lane = s->kind = s->file = NULL;
+        s->args = NULL;
+        munmap(s->map, s->map_len);
+    }
+    free(s->cache_note);
+    dfn_rebuild_free(s->rebuild);
     free(s->ts_base);
     free(s->ts_reach);
     dfn_col32_free(&s->ts);

@@ -15,6 +15,7 @@ typedef struct {
     int threads;              /* parser threads; 0 = one per online core */
     size_t block_size;        /* 0 = 4 MiB */
     dfn_unit time_unit;       /* of files whose end record declares none; NONE = µs */
+    const char *cache_dir;    /* reopen from and save to this cache (cache.h); NULL: none */
 } dfn_load_opts;
 
 typedef struct {
@@ -23,6 +24,9 @@ typedef struct {
     uint64_t unsized;         /* files of no known size (a pipe, standard input): no percent */
     double elapsed_s, events_per_s;
     bool building;            /* all read; the store is being assembled */
+    bool saving;              /* built; its image is being saved to the cache */
+    bool cached;              /* the store came from the cache */
+    uint64_t reused;          /* files taken from the cache's images of other sets, not read */
     bool done, cancelled;
 } dfn_progress;
 

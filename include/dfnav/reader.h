@@ -4,6 +4,7 @@
 #ifndef DFNAV_READER_H
 #define DFNAV_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +52,9 @@ uint64_t dfn_reader_long_lines(const dfn_reader *r);
 uint64_t dfn_reader_members(const dfn_reader *r);
 /* Message of the last -1, or NULL. */
 const char *dfn_reader_error(const dfn_reader *r);
+/* Whether that failure came from the system (a read error), not from
+ * the bytes (damaged compression): the next read may differ. */
+bool dfn_reader_os_error(const dfn_reader *r);
 void dfn_reader_close(dfn_reader *r);
 
 void dfn_block_free(dfn_block *b);

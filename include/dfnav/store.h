@@ -30,6 +30,8 @@ static inline uint64_t dfn_col32_get(const dfn_col32 *c, size_t i)
 }
 
 #define DFN_TS_BLOCK_SHIFT 12
+/* Argument records: one index entry every 2^DFN_ARGS_INDEX_SHIFT events. */
+#define DFN_ARGS_INDEX_SHIFT 4
 
 /* A pid or tid given as text (Chrome traces of other tools: a host or a
  * worker name) is kept as DFN_ID_NAMED_BASE + the name's string id: a
@@ -138,7 +140,7 @@ typedef struct dfn_store {
     uint32_t *lane, *kind, *file;
     uint8_t *args;            /* encoded argument records, in event order */
     size_t args_len;
-    uint64_t *args_idx;       /* offset of event i*16's record */
+    uint64_t *args_idx;       /* offset of event i * 2^DFN_ARGS_INDEX_SHIFT's record */
 
     dfn_strtab *strs;
     dfn_lane *lanes; size_t nlanes;
@@ -156,6 +158,13 @@ typedef struct dfn_store {
 
     dfn_sample *samples; size_t nsamples;   /* by time, then series, host, pid */
     uint32_t *series; size_t nseries;       /* string id of each series ("cpu.iowait_pct") */
+
+    /* A store mapped from a cache image (image.h): the event columns,
+     * their block tables and the argument records live in the mapping. */
+    void *map; size_t map_len;
+    int cache_from;           /* DFN_CACHE_* (cache.h): whether the cache gave it */
+    struct dfn_rebuild *rebuild;   /* what its image keeps to give files back to other loads, or NULL */
+    char *cache_note;         /* what the cache has to say (a damaged entry, a full disk), or NULL */
 } dfn_store;
 
 static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)

@@ -34,6 +34,7 @@ typedef struct {
     bool force;               /* load even a set estimated not to fit in memory */
     dfn_unit time_unit;       /* of files whose end record names none; NONE = µs */
     bool counters;            /* report: the counter samples instead of events */
+    const char *cache;        /* the cache directory; NULL: --no-cache (or no home) */
     char **paths;
     size_t npaths;
 } cli_opts;
@@ -60,5 +61,7 @@ int cli_write_status(FILE *f);
 int cmd_report(const cli_opts *o);
 int cmd_info(const cli_opts *o);
 int cmd_overview(const cli_opts *o);
+/* dfnav cache [--clear]: the cache's entries, or empty it. */
+int cmd_cache(const cli_opts *o, bool clear);
 
 #endif

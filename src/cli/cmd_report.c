@@ -113,7 +113,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
      * has nothing to read (the report needs them all) or would not fit */
     for (size_t k = 0; k < n && status < 3; k++) {
         if (specs[k].in.n == 0) continue;
-        dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
+        dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .cache_dir = o->cache };
         ls[k] = dfn_loader_start((const char *const *)specs[k].in.paths, specs[k].in.n, &lo);
     }
     bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
@@ -138,6 +138,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         int st = dfn_store_status(s);
         if (specs[k].in.nerrors && st == 0) st = 1;
         if (!o->quiet) report_damage(o, s);
+        if (!o->quiet && s && s->cache_note) dfn_warnf(stderr, "cache: %s", s->cache_note);
         if (st == 3) {
             if (n > 1) dfn_warnf(stderr, "%s: nothing could be read", runs[k].label);
             else fprintf(stderr, "dfnav: nothing could be read\n");

@@ -1,6 +1,7 @@
 /* dfnav: the program. Parses the command line and hands over to a command;
  * each command is a thin layer over the engine library. */
 #include "cli.h"
+#include "dfnav/cache.h"
 #include "dfnav/estimate.h"
 #include "../ui/ui.h"
 #include "dfnav/reader.h"
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 "       dfnav overview [OPTIONS] PATH... layers, I/O classes, busiest files\n"
 "       dfnav report [OPTIONS] PATH...   one table of grouped events\n"
 "       dfnav info [OPTIONS] PATH...     what each trace file holds\n"
+"       dfnav cache [--clear]            the cache of sets read before, or empty it\n"
 "\n"
 "PATH is a DFTracer trace (*.pfw, *.pfw.gz), a directory searched for them\n"
 "(not in hidden directories; each file is read once, by whatever path), a\n"
@@ -74,6 +76,10 @@ static void usage(FILE *f)
 "                         the DLIO preset whose names are present, else posix)\n"
 "  -f, --format FMT       table (default), csv or json\n"
 "  -j, --threads N        threads to load and query with (default: one per core)\n"
+"      --cache DIR        keep the images of sets read in DIR (default:\n"
+"                         $DFNAV_CACHE, else $XDG_CACHE_HOME/dfnav, else\n"
+"                         ~/.cache/dfnav); a set opened again maps its image\n"
+"      --no-cache         neither read nor write the cache\n"
 "  -q, --quiet            no progress line and no damage report on stderr\n"
 "      --force            load even a set estimated not to fit in the memory\n"
 "                         available (see dfnav(1), MEMORY)\n"
@@ -102,7 +108,9 @@ static void usage(FILE *f)
 "         c's counter column)\n"
 "\n"
 "Environment: DFNAV_MEM_AVAILABLE=SIZE replaces the memory the machine says is\n"
-"available; NO_COLOR=1 draws without colour; SOURCE_DATE_EPOCH dates export names.\n"
+"available; DFNAV_CACHE=DIR is the cache; DFNAV_CACHE_MAX=SIZE caps it (default\n"
+"20G or a tenth of its file system, whichever is less); NO_COLOR=1 draws without\n"
+"colour; SOURCE_DATE_EPOCH dates export names.\n"
 "\n"
 "Exit status: 0 all loaded (or the explorer quit while loading), 1 some lines\n"
 "or files damaged or missing, or a hash defined with two names (the rest\n"
@@ -115,6 +123,8 @@ static void usage(FILE *f)
  * end, whichever way main returns. */
 static dfn_ctrs main_ctrs;
 static void main_ctrs_free(void) { dfn_ctrs_free(&main_ctrs); }
+static char *cache_path;
+static void cache_path_free(void) { free(cache_path); }
 
 int main(int argc, char **argv)
 {
@@ -130,6 +140,9 @@ int main(int argc, char **argv)
     else if (argc > 1 && strcmp(argv[1], "compare") == 0) { o.compare = true; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "info") == 0) { cmd = cmd_info; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
+    bool cache_cmd = argc > 1 && strcmp(argv[1], "cache") == 0, clear = false, no_cache = false;
+    const char *cache_dir = NULL;
+    if (cache_cmd) first = 2;
     ui_opts ui = { .color = -1, .rows = 24, .cols = 80 };
     static const struct option longopts[] = {
         {"by", required_argument, 0, 'b'}, {"where", required_argument, 0, 'w'},
@@ -145,7 +158,9 @@ int main(int argc, char **argv)
         {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
         {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
         {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'},
-        {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'}, {0, 0, 0, 0}};
+        {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'},
+        {"cache", required_argument, 0, 'X'}, {"no-cache", no_argument, 0, 'x'}, {"clear", no_argument, 0, 'L'},
+        {0, 0, 0, 0}};
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
@@ -207,6 +222,12 @@ int main(int argc, char **argv)
             if (!o.time_unit) { fprintf(stderr, "dfnav: --time-unit is us, ns, ms or sec, not '%s'\n", optarg); return 2; }
             break;
         case 'c': o.counters = true; break;
+        case 'X': cache_dir = optarg; break;
+        case 'x': no_cache = true; break;
+        case 'L':
+            if (!cache_cmd) { fprintf(stderr, "dfnav: --clear belongs to 'dfnav cache'\n"); return 2; }
+            clear = true;
+            break;
         case 'T':
             if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
             break;
@@ -230,8 +251,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "dfnav: %s\n", envmsg);
         return 2;
     }
+    /* the cache's directory lives as long as the program */
+    if (!no_cache) {
+        cache_path = dfn_cache_dir(cache_dir);
+        atexit(cache_path_free);
+    }
+    o.cache = cache_path;
     o.paths = argv + optind;
     o.npaths = (size_t)(argc - optind);
+    if (cache_cmd) {
+        if (o.npaths) { fprintf(stderr, "dfnav: 'dfnav cache' takes no path\n"); return 2; }
+        return cmd_cache(&o, clear);
+    }
     if (o.npaths == 0) {
         fprintf(stderr, "dfnav: no trace given\n\n");
         usage(stderr);
@@ -258,5 +289,6 @@ int main(int argc, char **argv)
     ui.compare = o.compare;
     ui.force = o.force;
     ui.time_unit = o.time_unit;
+    ui.cache_dir = o.cache;
     return ui_run(&ui, o.paths, o.npaths);
 }

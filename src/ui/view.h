@@ -36,6 +36,7 @@ typedef struct {
     bool compare;             /* each path is a run (NAME=PATH) */
     bool force;               /* load even a set estimated not to fit in memory */
     dfn_unit time_unit;       /* --time-unit */
+    const char *cache_dir;    /* the cache; NULL: --no-cache */
 } ui_opts;
 
 /* ---- the view model ---- */

@@ -1,0 +1,435 @@
+/* Rebuilding: what a load keeps for its image so that later loads can
+ * take files from it (dfn_rebuild_begin/end), and giving those files back
+ * as chunks in a new load's ids (dfn_rebuild_chunks). A file comes back
+ * as the one chunk of all its events, in store order (which is its
+ * blocks' order by start time, ties in line order): merged with the
+ * other files' chunks it lands where the parse put it. A file comes back
+ * only when that is exact: read in µs (the store keeps µs), without B/E
+ * pairs (paired at the build), and with no lane, kind or file shared in a
+ * way the store no longer tells apart; any other file is parsed. */
+#include "rebuild.h"
+#include "dfnav/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void dfn_rebuild_free(dfn_rebuild *r)
+{
+    if (!r) return;
+    free(r->era); free(r->version); free(r->reusable);
+    free(r->lanes); free(r->kinds); free(r->files);
+    if (r->hashes) dfn_strtab_free(r->hashes);
+    free(r->meta); free(r->meta_src);
+    free(r->cs); free(r->cs_src);
+    free(r->ref_src);
+    free(r);
+}
+
+/* ---- capture ---- */
+
+/* Which file each load-time lane's events come from; a file with a lane
+ * of several files cannot be told apart from them in the store. */
+static uint32_t *lane_sources(dfn_chunk *const *chunks, size_t nchunks, size_t nrefs, uint8_t *reusable)
+{
+    uint32_t *src = dfn_xmalloc((nrefs ? nrefs : 1) * sizeof *src);
+    memset(src, 0xff, (nrefs ? nrefs : 1) * sizeof *src);
+    for (size_t k = 0; k < nchunks; k++) {
+        const dfn_chunk *c = chunks[k];
+        for (size_t j = 0; c && j < c->n; j++) {
+            uint32_t r = c->lane[j];
+            if (r >= nrefs || src[r] == c->src) continue;
+            if (src[r] == DFN_NOID) { src[r] = c->src; continue; }
+            if (src[r] != DFN_RB_MANY) reusable[src[r]] = 0;
+            reusable[c->src] = 0;
+            src[r] = DFN_RB_MANY;
+        }
+    }
+    return src;
+}
+
+/* Metadata and samples, with each file's line numbers counted from its
+ * start (a chunk's are its block's). */
+static void capture_records(dfn_rebuild *r, dfn_chunk *const *chunks, size_t nchunks)
+{
+    size_t nm = 0, ns = 0;
+    for (size_t k = 0; k < nchunks; k++) { nm += chunks[k]->nmeta; ns += chunks[k]->ncs; }
+    r->meta = dfn_xmalloc((nm ? nm : 1) * sizeof *r->meta);
+    r->meta_src = dfn_xmalloc((nm ? nm : 1) * sizeof *r->meta_src);
+    r->cs = dfn_xmalloc((ns ? ns : 1) * sizeof *r->cs);
+    r->cs_src = dfn_xmalloc((ns ? ns : 1) * sizeof *r->cs_src);
+    uint32_t src = UINT32_MAX;
+    uint64_t line0 = 0;
+    for (size_t k = 0; k < nchunks; k++) {
+        const dfn_chunk *c = chunks[k];
+        if (c->src != src) { src = c->src; line0 = 0; }
+        for (size_t j = 0; j < c->nmeta; j++) {
+            r->meta[r->nmeta] = c->meta[j];
+            r->meta[r->nmeta].line += line0;
+            r->meta_src[r->nmeta++] = c->src;
+        }
+        for (size_t j = 0; j < c->ncs; j++) {
+            r->cs[r->ncs] = c->cs[j];
+            r->cs_src[r->ncs++] = c->src;
+        }
+        line0 += c->info.lines;
+    }
+}
+
+dfn_rebuild *dfn_rebuild_begin(dfn_chunk *const *chunks, size_t nchunks, size_t nsrc, const dfn_unit *unit,
+                               size_t nlane_refs)
+{
+    dfn_rebuild *r = dfn_xcalloc(1, sizeof *r);
+    r->nsrc = nsrc;
+    r->era = dfn_xcalloc(nsrc ? nsrc : 1, sizeof *r->era);
+    r->version = dfn_xcalloc(nsrc ? nsrc : 1, sizeof *r->version);
+    r->reusable = dfn_xcalloc(nsrc ? nsrc : 1, 1);
+    for (size_t f = 0; f < nsrc; f++) r->reusable[f] = unit[f] == DFN_UNIT_US;
+    for (size_t k = 0; k < nchunks; k++) {
+        const dfn_chunk *c = chunks[k];
+        r->era[c->src] |= c->era;
+        if (c->version && !r->version[c->src]) r->version[c->src] = c->version;
+        if ((c->begins && c->begins->n) || c->nends) r->reusable[c->src] = 0;
+    }
+    r->ref_src = lane_sources(chunks, nchunks, nlane_refs, r->reusable);
+    r->nref_src = nlane_refs;
+    capture_records(r, chunks, nchunks);
+    return r;
+}
+
+/* inv[id] = the one ref that became store id id, or collapsed. */
+static void invert(const uint32_t *map, size_t nrefs, uint32_t ref_bits, uint32_t *inv, bool *collapsed, size_t nids)
+{
+    for (size_t ref = 0; ref < nrefs; ref++) {
+        uint32_t id = map[ref];
+        if (id == DFN_NOID || id >= nids) continue;
+        if (inv[id] == DFN_NOID) inv[id] = (uint32_t)ref | ref_bits;
+        else collapsed[id] = true;
+    }
+}
+
+void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m)
+{
+    size_t nl = m->lanes, nk = m->kinds, nf = m->files, big = nl > nk ? nl : nk;
+    big = big > nf ? big : nf;
+    uint32_t *inv = dfn_xmalloc((big ? big : 1) * sizeof *inv);
+    bool *col = dfn_xmalloc(big ? big : 1);
+
+    memset(inv, 0xff, (big ? big : 1) * sizeof *inv);
+    memset(col, 0, big ? big : 1);
+    invert(m->lane, m->nlane, 0, inv, col, nl);
+    r->nlanes = nl;
+    r->lanes = dfn_xcalloc(nl ? nl : 1, sizeof *r->lanes);
+    for (size_t i = 0; i < nl; i++) {
+        dfn_rb_lane *x = &r->lanes[i];
+        x->collapsed = col[i] || inv[i] == DFN_NOID;
+        x->src = DFN_RB_MANY;
+        if (x->collapsed) continue;
+        const char *key = dfn_strtab_str(ctx->lanes, inv[i]);
+        memcpy(&x->host, key, 4); memcpy(&x->pid, key + 4, 8); memcpy(&x->tid, key + 12, 8);
+        x->src = inv[i] < r->nref_src ? r->ref_src[inv[i]] : DFN_RB_MANY;
+    }
+
+    memset(inv, 0xff, (big ? big : 1) * sizeof *inv);
+    memset(col, 0, big ? big : 1);
+    invert(m->kind, m->nkind, 0, inv, col, nk);
+    r->nkinds = nk;
+    r->kinds = dfn_xcalloc(nk ? nk : 1, sizeof *r->kinds);
+    for (size_t i = 0; i < nk; i++) {
+        dfn_rb_kind *x = &r->kinds[i];
+        x->collapsed = col[i] || inv[i] == DFN_NOID;
+        if (x->collapsed) continue;
+        const char *key = dfn_strtab_str(ctx->kinds, inv[i]);
+        memcpy(&x->cat, key, 4); memcpy(&x->func, key + 4, 4);
+        x->type = (uint8_t)key[8];
+    }
+
+    memset(inv, 0xff, (big ? big : 1) * sizeof *inv);
+    memset(col, 0, big ? big : 1);
+    invert(m->strfile, m->nstr, 0, inv, col, nf);
+    invert(m->hashfile, m->nhash, DFN_REF_HASH, inv, col, nf);
+    r->nfiles = nf;
+    r->files = dfn_xcalloc(nf ? nf : 1, sizeof *r->files);
+    for (size_t i = 0; i < nf; i++) {
+        /* file 0 is "no file": DFN_REF_NONE */
+        r->files[i].collapsed = i > 0 && (col[i] || inv[i] == DFN_NOID);
+        r->files[i].ref = i == 0 ? DFN_REF_NONE : inv[i];
+    }
+    free(inv);
+    free(col);
+    free(r->ref_src);
+    r->ref_src = NULL;
+    r->hashes = ctx->hashes;   /* the store's image keeps the hash texts */
+    ctx->hashes = NULL;
+}
+
+/* ---- giving files back ---- */
+
+/* Image ids to the new load's refs, made on first use. */
+typedef struct {
+    const dfn_store *img;
+    const dfn_rebuild *rb;
+    dfn_loadctx *ctx;
+    uint32_t *str, *hash, *lane, *kind, *file, *schema;
+    uint32_t nstr, nhash;
+    bool bad;                 /* an id out of range: the file is parsed instead */
+} xlate;
+
+static uint32_t xl_str(xlate *x, uint32_t id)
+{
+    if (id >= x->nstr) { x->bad = true; return 0; }
+    if (x->str[id] == DFN_NOID)
+        x->str[id] = dfn_strtab_intern(x->ctx->strs, dfn_strtab_str(x->img->strs, id), dfn_strtab_len(x->img->strs, id));
+    return x->str[id];
+}
+
+static uint32_t xl_hash(xlate *x, uint32_t h)
+{
+    if (h >= x->nhash) { x->bad = true; return 0; }
+    if (x->hash[h] == DFN_NOID)
+        x->hash[h] = dfn_strtab_intern(x->ctx->hashes, dfn_strtab_str(x->rb->hashes, h), dfn_strtab_len(x->rb->hashes, h));
+    return x->hash[h];
+}
+
+/* A name ref: none, a hash, or a string. */
+static uint32_t xl_ref(xlate *x, uint32_t ref)
+{
+    if (ref == DFN_REF_NONE) return ref;
+    if (ref & DFN_REF_HASH) return DFN_REF_HASH | xl_hash(x, ref & ~DFN_REF_HASH);
+    return xl_str(x, ref);
+}
+
+/* A pid or tid: a number, or a name's string id past DFN_ID_NAMED_BASE. */
+static int64_t xl_id(xlate *x, int64_t v)
+{
+    if (!dfn_id_named(v)) return v;
+    return DFN_ID_NAMED_BASE + (int64_t)xl_str(x, (uint32_t)(v - DFN_ID_NAMED_BASE));
+}
+
+static uint32_t xl_lane(xlate *x, uint32_t id)
+{
+    if (x->lane[id] != DFN_NOID) return x->lane[id];
+    const dfn_rb_lane *l = &x->rb->lanes[id];
+    uint32_t host = xl_ref(x, l->host);
+    int64_t pid = xl_id(x, l->pid), tid = xl_id(x, l->tid);
+    uint8_t key[20];
+    memcpy(key, &host, 4); memcpy(key + 4, &pid, 8); memcpy(key + 12, &tid, 8);
+    return x->lane[id] = dfn_strtab_intern(x->ctx->lanes, (const char *)key, sizeof key);
+}
+
+static uint32_t xl_kind(xlate *x, uint32_t id)
+{
+    if (x->kind[id] != DFN_NOID) return x->kind[id];
+    const dfn_rb_kind *k = &x->rb->kinds[id];
+    uint32_t cat = xl_str(x, k->cat), func = xl_str(x, k->func);
+    uint8_t key[DFN_KIND_KEY];
+    memcpy(key, &cat, 4); memcpy(key + 4, &func, 4);
+    key[8] = k->type;
+    return x->kind[id] = dfn_strtab_intern(x->ctx->kinds, (const char *)key, sizeof key);
+}
+
+static uint32_t xl_file(xlate *x, uint32_t id)
+{
+    if (x->file[id] == DFN_NOID) x->file[id] = xl_ref(x, x->rb->files[id].ref);
+    return x->file[id];
+}
+
+static uint32_t xl_schema(xlate *x, uint32_t sid)
+{
+    if (x->schema[sid] != DFN_NOID) return x->schema[sid];
+    size_t n = x->img->schema_len[sid];
+    uint8_t bytes[DFN_ARGS_MAX * 5];
+    for (size_t j = 0; j < n && j < DFN_ARGS_MAX; j++) {
+        uint32_t key = xl_str(x, x->img->schema_keys[sid][j]);
+        memcpy(bytes + j * 5, &key, 4);
+        bytes[j * 5 + 4] = x->img->schema_types[sid][j];
+    }
+    return x->schema[sid] = dfn_strtab_intern(x->ctx->schemas, (const char *)bytes, n * 5);
+}
+
+/* Rewrites the argument record at rec (ending before end) into out (room
+ * for its length plus 10 bytes); returns the bytes written. */
+static size_t xl_record(xlate *x, const uint8_t *rec, const uint8_t *end, uint8_t *out)
+{
+    uint64_t sid, v;
+    size_t k = dfn_varint_get(rec, end, &sid), w;
+    if (!k || sid >= x->img->nschemas) { x->bad = true; return 0; }
+    rec += k;
+    w = dfn_varint_put(out, xl_schema(x, (uint32_t)sid));
+    for (size_t j = 0; j < x->img->schema_len[sid]; j++) {
+        uint8_t type = x->img->schema_types[sid][j];
+        if (type < DFN_ARG_INT) continue;
+        k = dfn_varint_get(rec, end, &v);
+        if (!k) { x->bad = true; return w; }
+        rec += k;
+        if (type == DFN_ARG_STR || type == DFN_ARG_RAW) {
+            if (v > UINT32_MAX) { x->bad = true; return w; }
+            v = xl_str(x, (uint32_t)v);
+        }
+        w += dfn_varint_put(out + w, v);
+    }
+    return w;
+}
+
+/* What the file's parse counted, from its source's figures. */
+static void file_info(const dfn_srcinfo *si, dfn_blockinfo *bi)
+{
+    *bi = (dfn_blockinfo){ .lines = si->lines, .events = si->events, .metadata = si->metadata,
+                           .malformed = si->malformed, .counters = si->counters, .other = si->other,
+                           .skipped = si->skipped, .agg_records = si->agg_records, .agg_calls = si->agg_calls,
+                           .unit = (uint8_t)(si->unit_declared ? si->unit : 0), .unit_unknown = si->unit_unknown };
+    memcpy(bi->other_ph, si->other_ph, sizeof bi->other_ph);
+    bi->cfg = si->cfg ? dfn_xstrdup(si->cfg) : NULL;
+    bi->app = si->app ? dfn_xstrdup(si->app) : NULL;
+}
+
+/* The file's metadata, samples and damaged lines, in the new ids. */
+static void file_records(xlate *x, uint32_t k, dfn_strtab *reasons, dfn_batch *b)
+{
+    const dfn_rebuild *rb = x->rb;
+    const dfn_srcinfo *si = &x->img->src[k];
+    for (size_t j = 0; j < rb->nmeta; j++) {
+        if (rb->meta_src[j] != k) continue;
+        dfn_meta m = rb->meta[j];
+        bool hashed = m.type == DFN_META_HH || m.type == DFN_META_FH || m.type == DFN_META_SH;
+        m.hash_ref = hashed ? xl_hash(x, m.hash_ref) : xl_ref(x, m.hash_ref);
+        m.name = xl_str(x, m.name);
+        m.pid = xl_id(x, m.pid);
+        m.tid = xl_id(x, m.tid);
+        dfn_grow((void **)&b->meta, &b->metacap, b->nmeta + 1, sizeof *b->meta);
+        b->meta[b->nmeta++] = m;
+    }
+    for (size_t j = 0; j < rb->ncs; j++) {
+        if (rb->cs_src[j] != k) continue;
+        dfn_csample c = rb->cs[j];
+        c.host = xl_ref(x, c.host);
+        c.pid = xl_id(x, c.pid);
+        c.name = xl_str(x, c.name);
+        c.key = xl_str(x, c.key);
+        dfn_grow((void **)&b->cs, &b->cscap, b->ncs + 1, sizeof *b->cs);
+        b->cs[b->ncs++] = c;
+    }
+    for (size_t j = 0; j < si->nbad; j++) {
+        const char *r = si->bad_reason[j];
+        uint32_t id = dfn_strtab_intern(reasons, r, strlen(r));
+        b->bad[b->nbad++] = (dfn_badline){ si->bad_lines[j], dfn_strtab_str(reasons, id) };
+    }
+    file_info(si, &b->info);
+    b->era = rb->era[k];
+    b->version = rb->version[k];
+}
+
+/* The batch of a file's events ev[0..n) (store positions, in order);
+ * false when one of them cannot be named as its parse named it. */
+static bool file_events(xlate *x, const uint32_t *ev, size_t n, const uint64_t *rec_off, bool agg, dfn_batch *b)
+{
+    const dfn_store *s = x->img;
+    b->n = b->cap = n;
+    size_t m = n ? n : 1;
+    b->ts = dfn_xmalloc(m * 8); b->dur = dfn_xmalloc(m * 8); b->bytes = dfn_xmalloc(m * 8);
+    b->lane = dfn_xmalloc(m * 4); b->kind = dfn_xmalloc(m * 4); b->file = dfn_xmalloc(m * 4);
+    b->args_off = dfn_xmalloc(m * 4);
+    if (agg) { b->cnt = dfn_xmalloc(m * 8); b->durmax = dfn_xmalloc(m * 8); }
+    b->min_ts = UINT64_MAX;
+    const uint8_t *end = s->args + s->args_len;
+    for (size_t j = 0; j < n && !x->bad; j++) {
+        uint32_t i = ev[j];
+        uint32_t lane = s->lane[i], kind = s->kind[i], file = s->file[i];
+        if (x->rb->lanes[lane].collapsed || x->rb->kinds[kind].collapsed || x->rb->files[file].collapsed) return false;
+        b->ts[j] = s->t0 + dfn_store_ts(s, i);   /* the store keeps ts from its first start */
+        b->dur[j] = dfn_store_dur(s, i);
+        b->bytes[j] = dfn_store_bytes(s, i);
+        if (agg) {
+            b->cnt[j] = s->cnt.v ? dfn_col32_get(&s->cnt, i) : 0;
+            b->durmax[j] = s->durmax.v ? dfn_col32_get(&s->durmax, i) : 0;
+        }
+        b->lane[j] = xl_lane(x, lane);
+        b->kind[j] = xl_kind(x, kind);
+        b->file[j] = xl_file(x, file);
+        if (b->ts[j] < b->min_ts) b->min_ts = b->ts[j];
+        if (b->ts[j] + b->dur[j] > b->max_end) b->max_end = b->ts[j] + b->dur[j];
+        uint64_t sid;
+        const uint8_t *rec = s->args + rec_off[i];
+        size_t room = dfn_varint_get(rec, end, &sid) && sid < s->nschemas ? 10 * (1 + (size_t)s->schema_len[sid]) : 10;
+        if (b->args_len + room > UINT32_MAX) return false;
+        dfn_grow((void **)&b->args, &b->args_cap, b->args_len + room, 1);
+        b->args_off[j] = (uint32_t)b->args_len;
+        b->args_len += xl_record(x, rec, end, b->args + b->args_len);
+    }
+    return !x->bad;
+}
+
+/* Where each event's argument record starts. */
+static uint64_t *record_offsets(const dfn_store *s)
+{
+    uint64_t *off = dfn_xmalloc((s->n ? s->n : 1) * sizeof *off);
+    const uint8_t *p = s->args, *end = s->args + s->args_len;
+    for (size_t i = 0; i < s->n; i++) {
+        off[i] = (uint64_t)(p - s->args);
+        p = dfn_store_record_end(s, p, end);
+    }
+    return off;
+}
+
+/* The events of each wanted file, in store order: file k's are
+ * ev[start[k] .. start[k + 1]). */
+static uint32_t *events_by_file(const dfn_store *s, const dfn_rebuild *rb, const uint8_t *take, size_t **startp)
+{
+    size_t *start = dfn_xcalloc(rb->nsrc + 2, sizeof *start);
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t k = rb->lanes[s->lane[i]].src;
+        if (k < rb->nsrc && take[k]) start[k + 2]++;
+    }
+    for (size_t k = 0; k < rb->nsrc; k++) start[k + 2] += start[k + 1];
+    uint32_t *ev = dfn_xmalloc((start[rb->nsrc + 1] ? start[rb->nsrc + 1] : 1) * sizeof *ev);
+    for (size_t i = 0; i < s->n; i++) {
+        uint32_t k = rb->lanes[s->lane[i]].src;
+        if (k < rb->nsrc && take[k]) ev[start[k + 1]++] = (uint32_t)i;
+    }
+    *startp = start;   /* now file k's events start at start[k] */
+    return ev;
+}
+
+static uint32_t *ids_new(size_t n)
+{
+    uint32_t *m = dfn_xmalloc((n ? n : 1) * sizeof *m);
+    memset(m, 0xff, (n ? n : 1) * sizeof *m);
+    return m;
+}
+
+size_t dfn_rebuild_chunks(const dfn_store *img, const dfn_rebuild *rb, const uint32_t *want, dfn_loadctx *ctx,
+                          dfn_strtab **reasons, dfn_chunk **out)
+{
+    uint8_t *take = dfn_xcalloc(rb->nsrc ? rb->nsrc : 1, 1);
+    size_t ntake = 0, made = 0;
+    for (size_t k = 0; k < rb->nsrc; k++) {
+        out[k] = NULL;
+        take[k] = want[k] != UINT32_MAX && rb->reusable[k] && img->n <= UINT32_MAX;
+        ntake += take[k];
+    }
+    if (!ntake) { free(take); return 0; }
+    if (!*reasons) *reasons = dfn_strtab_new();
+    xlate x = { .img = img, .rb = rb, .ctx = ctx, .nstr = dfn_strtab_count(img->strs),
+                .nhash = dfn_strtab_count(rb->hashes) };
+    x.str = ids_new(x.nstr); x.hash = ids_new(x.nhash); x.lane = ids_new(img->nlanes);
+    x.kind = ids_new(img->nkinds); x.file = ids_new(img->nfiles); x.schema = ids_new(img->nschemas);
+    uint64_t *rec_off = record_offsets(img);
+    size_t *start;
+    uint32_t *ev = events_by_file(img, rb, take, &start);
+    pthread_mutex_lock(&ctx->lock);
+    for (size_t k = 0; k < rb->nsrc; k++) {
+        if (!take[k]) continue;
+        dfn_batch b = { 0 };
+        x.bad = false;
+        bool ok = file_events(&x, ev + start[k], start[k + 1] - start[k], rec_off, img->src[k].agg_records > 0, &b);
+        if (ok) file_records(&x, (uint32_t)k, *reasons, &b);
+        if (ok && !x.bad) {
+            out[k] = dfn_chunk_from_batch(&b, want[k], 0);
+            made++;
+        }
+        dfn_batch_free(&b);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    free(x.str); free(x.hash); free(x.lane); free(x.kind); free(x.file); free(x.schema);
+    free(rec_off); free(ev); free(start); free(take);
+    return made;
+}

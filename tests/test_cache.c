@@ -1,0 +1,716 @@
+/* The cache of store images: a store mapped from its image equals the
+ * store parsed (every era, the damaged corpus, every record kind); a file
+ * that changed is read again; an image with any byte flipped or cut short
+ * is refused, never trusted and never a crash; concurrent builders leave
+ * one good entry; a cache that cannot be written costs only speed;
+ * eviction keeps the most recently used entries. */
+#include "storeutil.h"
+#include "testutil.h"
+#include "dfnav/cache.h"
+#include "dfnav/image.h"
+#include "dfnav/util.h"
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define R(...) #__VA_ARGS__ "\n"
+
+/* Every record kind: hashed names, metadata, aggregated records,
+ * counters, B/E pairs, a malformed line, an unknown ph, nested args. */
+static const char *mixed_trace =
+    "[\n"
+    R({"id":0,"name":"start","cat":"dftracer","pid":1,"tid":1,"ts":100,"dur":0,"ph":"M","args":{"version":"2.0.1"}})
+    R({"id":1,"name":"HH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"node-a","value":"111"}})
+    R({"id":2,"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"/data/f1.npz","value":"901"}})
+    R({"name":"pread64","cat":"POSIX","type":3,"pid":1,"tid":1,"ts":150,"ph":3,"args":{"hhash":"111","fhash":"901","dft_cnt":4,"dur_sum":40,"dur_max":15,"ret_sum":400}})
+    R({"name":"read","cat":"POSIX","pid":1,"tid":2,"ts":200,"dur":5,"ph":"X","args":{"hhash":"111","fhash":"901","ret":4096,"offset":0,"note":"x y"}})
+    R({"name":"write","cat":"posix","pid":1,"tid":2,"ts":200,"dur":7,"ph":"X","args":{"hhash":"111","fhash":"999","ret":100000000000}})
+    R({"name":"gpu","pid":1,"tid":1,"ts":140,"ph":"C","args":{"util":80,"mem":1.5}})
+    R({"name":"step","cat":"app","pid":1,"tid":3,"ts":300,"ph":"B","args":{"epoch":1}})
+    R({"name":"step","cat":"app","pid":1,"tid":3,"ts":5000000000,"ph":"E"})
+    R({"name":"odd","cat":"app","pid":1,"tid":3,"ts":400,"ph":"b"})
+    "{\"name\":\"broken\",\"cat\":\n"
+    R({"name":"compute","cat":"ai","pid":1,"tid":1,"ts":250,"dur":4294967296,"ph":"X","args":{"cfg":{"a":[1,2],"b":"c"}}})
+    R({"name":"end","cat":"dftracer","type":1,"pid":1,"tid":1,"ts":9000,"dur":1,"ph":1,"args":{"num_events":9,"cfg":{"time_metric":"US"},"app":{"name":"t"}}})
+    "]\n";
+
+/* The same kinds without B/E pairs, in µs: a file a later load can take
+ * from an image; with a named pid and a thread name. */
+static const char *rich_trace =
+    R({"name":"HH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"node-b","value":"112"}})
+    R({"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"/data/f2.npz","value":"902"}})
+    R({"name":"thread_name","pid":5,"tid":6,"ph":"M","args":{"name":"loader"}})
+    R({"name":"pread64","cat":"POSIX","type":3,"pid":5,"tid":6,"ts":160,"ph":3,"args":{"hhash":"112","fhash":"902","dft_cnt":3,"dur_sum":30,"dur_max":12,"ret_sum":300}})
+    R({"name":"read","cat":"POSIX","pid":5,"tid":6,"ts":210,"dur":5,"ph":"X","args":{"hhash":"112","fhash":"902","ret":4096,"tag":"a b"}})
+    R({"name":"read","cat":"POSIX","pid":"worker-1","tid":2,"ts":210,"dur":9,"ph":"X","args":{"hhash":"777","fhash":"903","ret":12}})
+    R({"name":"mem","pid":5,"tid":6,"ts":150,"ph":"C","args":{"hhash":"112","used":10,"free":2.5}})
+    R({"name":"odd","cat":"app","pid":5,"tid":6,"ts":400,"ph":"b"})
+    "{\"name\":\"cut\",\"cat\":\n"
+    R({"name":"compute","cat":"ai","pid":5,"tid":6,"ts":260,"dur":4294967296,"ph":"X","args":{"cfg":{"a":[1,2]}}})
+    R({"name":"end","cat":"dftracer","type":1,"pid":5,"tid":6,"ts":9000,"dur":1,"ph":1,"args":{"cfg":{"time_metric":"US"},"app":{"n":1}}});
+
+static const char *ns_trace =
+    R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000000000,"dur":1500,"ph":"X","args":{"ret":10}})
+    R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000002000,"dur":400,"ph":"X","args":{"ret":20}})
+    R({"name":"end","cat":"dftracer","type":1,"pid":2,"tid":2,"ts":1000030000,"dur":0,"ph":1,"args":{"cfg":{"time_metric":"NS"}}});
+
+static void srcinfo_same(const dfn_srcinfo *a, const dfn_srcinfo *b)
+{
+    cr_assert_str_eq(a->path, b->path);
+    cr_assert_str_eq(a->era, b->era);
+    cr_assert_str_eq(a->compression, b->compression);
+    uint64_t va[] = { a->size_bytes, a->lines, a->events, a->metadata, a->malformed, a->start_us, a->end_us,
+                      a->long_lines, a->skipped, a->counters, a->other, a->agg_records, a->agg_calls, a->unit,
+                      a->unit_declared, a->unit_unknown, a->ns_rounding, a->ns_zeroed, a->ns_total, a->nbad };
+    uint64_t vb[] = { b->size_bytes, b->lines, b->events, b->metadata, b->malformed, b->start_us, b->end_us,
+                      b->long_lines, b->skipped, b->counters, b->other, b->agg_records, b->agg_calls, b->unit,
+                      b->unit_declared, b->unit_unknown, b->ns_rounding, b->ns_zeroed, b->ns_total, b->nbad };
+    for (size_t i = 0; i < sizeof va / sizeof *va; i++) cr_assert_eq(va[i], vb[i], "%s: figure %zu", a->path, i);
+    for (size_t i = 0; i < a->nbad; i++) {
+        cr_assert_eq(a->bad_lines[i], b->bad_lines[i]);
+        cr_assert_str_eq(a->bad_reason[i], b->bad_reason[i]);
+    }
+    for (size_t k = 0; k < DFN_PH_KINDS; k++) {
+        cr_assert_str_eq(a->other_ph[k].ph, b->other_ph[k].ph);
+        cr_assert_eq(a->other_ph[k].n, b->other_ph[k].n);
+    }
+    cr_assert_eq(!a->error, !b->error);
+    if (a->error) cr_assert_str_eq(a->error, b->error);
+    cr_assert_eq(!a->cfg, !b->cfg);
+    if (a->cfg) cr_assert_str_eq(a->cfg, b->cfg);
+    cr_assert_eq(!a->app, !b->app);
+    if (a->app) cr_assert_str_eq(a->app, b->app);
+}
+
+static void tables_same(const dfn_store *a, const dfn_store *b)
+{
+    cr_assert_eq(dfn_strtab_count(a->strs), dfn_strtab_count(b->strs));
+    for (uint32_t i = 0; i < dfn_strtab_count(a->strs); i++) {
+        cr_assert_eq(dfn_strtab_len(a->strs, i), dfn_strtab_len(b->strs, i));
+        cr_assert(memcmp(dfn_store_str(a, i), dfn_store_str(b, i), dfn_strtab_len(a->strs, i)) == 0);
+    }
+    cr_assert_eq(a->nlanes, b->nlanes);
+    for (size_t i = 0; i < a->nlanes; i++) {
+        const dfn_lane *x = &a->lanes[i], *y = &b->lanes[i];
+        cr_assert(x->host == y->host && x->pid == y->pid && x->tid == y->tid && x->name == y->name && x->rank == y->rank);
+    }
+    cr_assert_eq(a->nkinds, b->nkinds);
+    for (size_t i = 0; i < a->nkinds; i++) {
+        const dfn_kind *x = &a->kinds[i], *y = &b->kinds[i];
+        cr_assert(x->cat == y->cat && x->func == y->func && x->cls == y->cls && x->op == y->op && x->io == y->io &&
+                  x->type == y->type && x->type_name == y->type_name);
+    }
+    cr_assert_eq(a->nfiles, b->nfiles);
+    cr_assert(memcmp(a->files, b->files, a->nfiles * sizeof *a->files) == 0);
+    cr_assert_eq(a->nschemas, b->nschemas);
+    for (size_t i = 0; i < a->nschemas; i++) {
+        cr_assert_eq(a->schema_len[i], b->schema_len[i]);
+        cr_assert_eq(a->schema_nval[i], b->schema_nval[i]);
+        for (size_t j = 0; j < a->schema_len[i]; j++)
+            cr_assert(a->schema_keys[i][j] == b->schema_keys[i][j] && a->schema_types[i][j] == b->schema_types[i][j]);
+    }
+    cr_assert_eq(a->nsamples, b->nsamples);
+    for (size_t i = 0; i < a->nsamples; i++) {
+        const dfn_sample *x = &a->samples[i], *y = &b->samples[i];
+        cr_assert(x->ts == y->ts && memcmp(&x->value, &y->value, 8) == 0 && x->series == y->series &&
+                  x->host == y->host && x->pid == y->pid);
+    }
+    cr_assert_eq(a->nseries, b->nseries);
+    for (size_t i = 0; i < a->nseries; i++) cr_assert_eq(a->series[i], b->series[i]);
+}
+
+/* Every field of two stores, event by event and table by table. */
+static void store_same(const dfn_store *a, const dfn_store *b)
+{
+    cr_assert_eq(a->n, b->n);
+    cr_assert_eq(a->t0, b->t0);
+    cr_assert_eq(a->t1, b->t1);
+    for (size_t i = 0; i < a->n; i++) {
+        cr_assert_eq(dfn_store_ts(a, i), dfn_store_ts(b, i), "event %zu", i);
+        cr_assert_eq(dfn_store_dur(a, i), dfn_store_dur(b, i));
+        cr_assert_eq(dfn_store_bytes(a, i), dfn_store_bytes(b, i));
+        cr_assert_eq(dfn_store_calls(a, i), dfn_store_calls(b, i));
+        cr_assert_eq(dfn_store_maxdur(a, i), dfn_store_maxdur(b, i));
+        cr_assert(a->lane[i] == b->lane[i] && a->kind[i] == b->kind[i] && a->file[i] == b->file[i]);
+    }
+    for (size_t k = 0; k <= a->n >> DFN_TS_BLOCK_SHIFT; k++) cr_assert_eq(a->ts_reach[k], b->ts_reach[k]);
+    cr_assert_eq(a->args_len, b->args_len);
+    cr_assert(memcmp(a->args, b->args, a->args_len) == 0);
+    cr_assert(memcmp(a->args_idx, b->args_idx, ((a->n >> DFN_ARGS_INDEX_SHIFT) + 1) * 8) == 0);
+    tables_same(a, b);
+    cr_assert_eq(a->nsrc, b->nsrc);
+    for (size_t i = 0; i < a->nsrc; i++) srcinfo_same(&a->src[i], &b->src[i]);
+    cr_assert(a->hash_conflicts == b->hash_conflicts && a->unresolved_hashes == b->unresolved_hashes);
+    if (a->hash_conflicts)
+        cr_assert(a->hash_conflict_src == b->hash_conflict_src && a->hash_conflict_line == b->hash_conflict_line);
+    cr_assert_eq(dfn_store_status(a), dfn_store_status(b));
+}
+
+/* Two texts of string ids of stores a and b are the same. */
+static void text_same(const dfn_store *a, uint32_t x, const dfn_store *b, uint32_t y)
+{
+    cr_assert_eq(dfn_strtab_len(a->strs, x), dfn_strtab_len(b->strs, y));
+    cr_assert(memcmp(dfn_store_str(a, x), dfn_store_str(b, y), dfn_strtab_len(a->strs, x)) == 0,
+              "'%s' != '%s'", dfn_store_str(a, x), dfn_store_str(b, y));
+}
+
+static void id_same(const dfn_store *a, int64_t x, const dfn_store *b, int64_t y)
+{
+    char bx[256], by[256];
+    dfn_id_text(a, x, bx, sizeof bx);
+    dfn_id_text(b, y, by, sizeof by);
+    cr_assert_str_eq(bx, by);
+}
+
+static void args_same(const dfn_store *a, const dfn_store *b, size_t i)
+{
+    dfn_arg x[DFN_ARGS_MAX], y[DFN_ARGS_MAX];
+    size_t nx = dfn_store_args(a, i, x, DFN_ARGS_MAX), ny = dfn_store_args(b, i, y, DFN_ARGS_MAX);
+    cr_assert_eq(nx, ny, "event %zu", i);
+    for (size_t k = 0; k < nx; k++) {
+        text_same(a, x[k].key, b, y[k].key);
+        cr_assert_eq(x[k].type, y[k].type);
+        cr_assert(x[k].i == y[k].i && x[k].u == y[k].u);
+        if (x[k].type == DFN_ARG_STR || x[k].type == DFN_ARG_RAW) text_same(a, x[k].str, b, y[k].str);
+    }
+}
+
+/* The same store up to the numbering of strings (which follows the order
+ * parser threads meet them): events, lanes, kinds and files by id, every
+ * name by its text. */
+static void store_equiv(const dfn_store *a, const dfn_store *b)
+{
+    cr_assert_eq(a->n, b->n);
+    cr_assert_eq(a->t0, b->t0);
+    cr_assert_eq(a->t1, b->t1);
+    for (size_t i = 0; i < a->n; i++) {
+        cr_assert_eq(dfn_store_ts(a, i), dfn_store_ts(b, i), "event %zu", i);
+        cr_assert(dfn_store_dur(a, i) == dfn_store_dur(b, i) && dfn_store_bytes(a, i) == dfn_store_bytes(b, i));
+        cr_assert(dfn_store_calls(a, i) == dfn_store_calls(b, i) && dfn_store_maxdur(a, i) == dfn_store_maxdur(b, i));
+        cr_assert(a->lane[i] == b->lane[i] && a->kind[i] == b->kind[i] && a->file[i] == b->file[i], "event %zu", i);
+        args_same(a, b, i);
+    }
+    cr_assert(a->nlanes == b->nlanes && a->nkinds == b->nkinds && a->nfiles == b->nfiles);
+    for (size_t i = 0; i < a->nlanes; i++) {
+        const dfn_lane *x = &a->lanes[i], *y = &b->lanes[i];
+        text_same(a, x->host, b, y->host); text_same(a, x->name, b, y->name); text_same(a, x->rank, b, y->rank);
+        id_same(a, x->pid, b, y->pid); id_same(a, x->tid, b, y->tid);
+    }
+    for (size_t i = 0; i < a->nkinds; i++) {
+        const dfn_kind *x = &a->kinds[i], *y = &b->kinds[i];
+        text_same(a, x->cat, b, y->cat); text_same(a, x->func, b, y->func); text_same(a, x->type_name, b, y->type_name);
+        cr_assert(x->cls == y->cls && x->op == y->op && x->io == y->io && x->type == y->type);
+    }
+    for (size_t i = 0; i < a->nfiles; i++) {
+        const dfn_file *x = &a->files[i], *y = &b->files[i];
+        text_same(a, x->path, b, y->path); text_same(a, x->pattern, b, y->pattern); text_same(a, x->dir, b, y->dir);
+        text_same(a, x->fs, b, y->fs); text_same(a, x->part, b, y->part);
+    }
+    cr_assert(a->nsamples == b->nsamples && a->nseries == b->nseries);
+    for (size_t i = 0; i < a->nseries; i++) text_same(a, a->series[i], b, b->series[i]);
+    for (size_t i = 0; i < a->nsamples; i++) {
+        const dfn_sample *x = &a->samples[i], *y = &b->samples[i];
+        cr_assert(x->ts == y->ts && memcmp(&x->value, &y->value, 8) == 0 && x->series == y->series);
+        text_same(a, x->host, b, y->host);
+        id_same(a, x->pid, b, y->pid);
+    }
+    cr_assert_eq(a->nsrc, b->nsrc);
+    for (size_t i = 0; i < a->nsrc; i++) srcinfo_same(&a->src[i], &b->src[i]);
+    cr_assert(a->hash_conflicts == b->hash_conflicts && a->unresolved_hashes == b->unresolved_hashes);
+    if (a->hash_conflicts)
+        cr_assert(a->hash_conflict_src == b->hash_conflict_src && a->hash_conflict_line == b->hash_conflict_line);
+}
+
+static dfn_store *load(const char *const *paths, size_t n, const char *cache, int threads)
+{
+    dfn_load_opts o = { .threads = threads, .cache_dir = cache };
+    dfn_store *s = dfn_load(paths, n, &o);
+    cr_assert_not_null(s);
+    return s;
+}
+
+static size_t count_entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* Parses the files without a cache, then with one (which saves), then
+ * again (which maps): all three stores are the same. */
+static void check_roundtrip(const char *const *paths, size_t n)
+{
+    char *cache = tu_tmpdir();
+    /* one parser thread: the string ids then follow the files' order */
+    dfn_store *fresh = load(paths, n, NULL, 1);
+    dfn_store *first = load(paths, n, cache, 1);
+    cr_assert_eq(first->cache_from, DFN_CACHE_NONE);
+    cr_assert_null(first->cache_note, "%s", first->cache_note);
+    cr_assert_eq(count_entries(cache, "set-"), 1);
+    dfn_store *again = load(paths, n, cache, 2);
+    cr_assert_eq(again->cache_from, DFN_CACHE_WHOLE, "%s", again->cache_note ? again->cache_note : "no note");
+    cr_assert_not_null(again->map);
+    store_same(fresh, first);
+    store_same(fresh, again);
+    dfn_store_free(fresh);
+    dfn_store_free(first);
+    dfn_store_free(again);
+    free(cache);
+}
+
+static char *write_trace(const char *dir, const char *name, const char *text)
+{
+    return tu_write_file(dir, name, text, strlen(text));
+}
+
+Test(cache, every_record_kind_round_trips)
+{
+    char *dir = tu_tmpdir();
+    char *p[2] = { write_trace(dir, "mixed.pfw", mixed_trace), write_trace(dir, "ns.pfw", ns_trace) };
+    check_roundtrip((const char *const *)p, 2);
+    check_roundtrip((const char *const *)p + 1, 1);
+    free(p[0]);
+    free(p[1]);
+    free(dir);
+}
+
+Test(cache, damaged_corpus_round_trips)
+{
+    const char *src = getenv("SRCDIR");
+    char *d = dfn_xasprintf("%s/tests/damaged", src ? src : ".");
+    DIR *dir = opendir(d);
+    cr_assert_not_null(dir);
+    char *paths[64];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) && n < 64)
+        if (strstr(e->d_name, ".pfw")) paths[n++] = dfn_xasprintf("%s/%s", d, e->d_name);
+    closedir(dir);
+    cr_assert_gt(n, 10);
+    check_roundtrip((const char *const *)paths, n);
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(d);
+}
+
+Test(cache, every_era_round_trips)
+{
+    const char *traces = su_traces_dir();
+    if (!traces) { cr_skip_test("no real traces beside the project"); }
+    const char *sets[][8] = {
+        { "dlio-2023/test-trace.pfw.gz" }, { "v0-quoted/test.pfw", "v0-quoted/test.pfw.gz" },
+        { "dlio-unet3d/trace-0-of-8.pfw", "dlio-unet3d/trace-3-of-8.pfw", "dlio-unet3d/trace-7-of-8.pfw" } };
+    size_t counts[] = { 1, 2, 3 };
+    for (size_t k = 0; k < 3; k++) {
+        char *p[8];
+        for (size_t i = 0; i < counts[k]; i++) p[i] = dfn_xasprintf("%s/%s", traces, sets[k][i]);
+        check_roundtrip((const char *const *)p, counts[k]);
+        for (size_t i = 0; i < counts[k]; i++) free(p[i]);
+    }
+}
+
+/* The entry's path of the one image in dir. */
+static char *the_entry(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    char *p = NULL;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strncmp(e->d_name, "set-", 4) == 0) { cr_assert_null(p); p = dfn_xasprintf("%s/%s", dir, e->d_name); }
+    closedir(d);
+    cr_assert_not_null(p);
+    return p;
+}
+
+static uint64_t total_events(const dfn_store *s)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < s->nsrc; i++) n += s->src[i].events;
+    return n;
+}
+
+/* A file that changed after its image was made is read again, and its
+ * new image replaces the old entry of the same files. */
+Test(cache, changed_files_are_read_again)
+{
+    char *dir = tu_tmpdir(), *cache = tu_tmpdir();
+    char *p = write_trace(dir, "t.pfw", ns_trace);
+    const char *paths[1] = { p };
+    dfn_store *s = load(paths, 1, cache, 1);
+    uint64_t events = total_events(s);
+    dfn_store_free(s);
+    /* appended: a bigger size */
+    FILE *f = fopen(p, "a");
+    fputs(R({"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":1000009000,"dur":100,"ph":"X","args":{"ret":1}}), f);
+    fclose(f);
+    s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_NONE);
+    cr_assert_eq(total_events(s), events + 1);
+    dfn_store_free(s);
+    /* rewritten to the same size and a later time: one event fewer */
+    char *text = dfn_xstrdup(ns_trace);
+    memcpy(strstr(text, "\"write\""), "\"wr\"   ", 7);
+    memcpy(strstr(text, "\"X\""), "\"?\"", 3);
+    struct stat st0;
+    stat(p, &st0);
+    free(write_trace(dir, "t.pfw", text));
+    struct timeval tv[2] = { { st0.st_mtim.tv_sec + 5, 0 }, { st0.st_mtim.tv_sec + 5, 0 } };
+    utimes(p, tv);
+    s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_NONE);
+    cr_assert_eq(total_events(s), events - 1);
+    dfn_store_free(s);
+    s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_WHOLE);
+    cr_assert_eq(total_events(s), events - 1);
+    dfn_store_free(s);
+    /* cut short: the first line only */
+    cr_assert_eq(truncate(p, (off_t)(strchr(ns_trace, '\n') - ns_trace + 1)), 0);
+    s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_NONE);
+    cr_assert_eq(total_events(s), 0);
+    dfn_store_free(s);
+    /* replaced by another file (a new inode) of the first bytes */
+    char *q = write_trace(dir, "u.pfw", ns_trace);
+    cr_assert_eq(rename(q, p), 0);
+    s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_NONE);
+    cr_assert_eq(total_events(s), events);
+    dfn_store_free(s);
+    free(q);
+    free(text);
+    free(p);
+    free(dir);
+    free(cache);
+}
+
+/* Builds a small image and returns its bytes. */
+static uint8_t *small_image(const char *cache, const char *const *paths, size_t n, size_t *len, char **entry)
+{
+    dfn_store_free(load(paths, n, cache, 1));
+    *entry = the_entry(cache);
+    FILE *f = fopen(*entry, "rb");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *img = malloc(*len);
+    cr_assert_eq(fread(img, 1, *len, f), *len);
+    fclose(f);
+    return img;
+}
+
+static void write_bytes(const char *path, const uint8_t *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(b, 1, len, f), len);
+    fclose(f);
+}
+
+static dfn_image_ident ident_of(const char *const *paths, size_t n, dfn_fileid *ids)
+{
+    char err[128];
+    for (size_t i = 0; i < n; i++) cr_assert(dfn_fileid_of(paths[i], &ids[i], err, sizeof err));
+    return (dfn_image_ident){ ids, paths, n, dfn_image_opts((size_t)4 << 20, DFN_UNIT_NONE) };
+}
+
+/* Every byte flipped in turn, and every length cut short: each such
+ * image is refused (and its entry rebuilt by the next load). */
+Test(cache, damaged_images_are_refused)
+{
+    char *dir = tu_tmpdir(), *cache = tu_tmpdir(), *entry;
+    char *p = write_trace(dir, "mixed.pfw", mixed_trace);
+    const char *paths[1] = { p };
+    size_t len;
+    uint8_t *img = small_image(cache, paths, 1, &len, &entry);
+    dfn_fileid ids[1];
+    dfn_image_ident id = ident_of(paths, 1, ids);
+    char err[256];
+    dfn_store *ok = dfn_image_map(entry, &id, 1, err, sizeof err);
+    cr_assert_not_null(ok, "%s", err);
+    dfn_store_free(ok);
+    size_t refused = 0;
+    for (size_t i = 0; i < len; i++) {
+        for (int bit = 0; bit < 8; bit += 7) {
+            img[i] ^= (uint8_t)(1u << bit);
+            write_bytes(entry, img, len);
+            dfn_store *s = dfn_image_map(entry, &id, 2, err, sizeof err);
+            if (s) dfn_store_free(s);
+            else refused++;
+            img[i] ^= (uint8_t)(1u << bit);
+        }
+    }
+    cr_assert_eq(refused, len * 2, "%zu of %zu flips refused", refused, len * 2);
+    for (size_t cut = 0; cut < len; cut += 1 + cut / 16) {
+        write_bytes(entry, img, cut);
+        cr_assert_null(dfn_image_map(entry, &id, 1, err, sizeof err), "cut to %zu bytes", cut);
+    }
+    /* the loader says so, removes the entry and builds it again */
+    write_bytes(entry, img, len / 2);
+    dfn_store *s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_NONE);
+    cr_assert_not_null(s->cache_note);
+    cr_assert(strstr(s->cache_note, "cut short"), "%s", s->cache_note);
+    dfn_store_free(s);
+    s = load(paths, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_WHOLE);
+    dfn_store_free(s);
+    free(img);
+    free(entry);
+    free(p);
+    free(dir);
+    free(cache);
+}
+
+typedef struct {
+    const char *const *paths;
+    size_t n;
+    const char *cache;
+} builder_arg;
+
+static void *build_many(void *arg)
+{
+    builder_arg *b = arg;
+    for (int i = 0; i < 8; i++) {
+        dfn_store *s = load(b->paths, b->n, b->cache, 1);
+        cr_assert_null(s->cache_note, "%s", s->cache_note);
+        dfn_store_free(s);
+    }
+    return NULL;
+}
+
+/* Builders of the same entry at once (threads here, processes in
+ * tests/shell/cache.sh): each writes its own temporary file and renames
+ * it into place, so the entry is always whole and no temporary is left. */
+Test(cache, concurrent_builders_leave_one_good_entry)
+{
+    char *dir = tu_tmpdir(), *cache = tu_tmpdir();
+    char *p = write_trace(dir, "mixed.pfw", mixed_trace);
+    const char *paths[1] = { p };
+    dfn_fileid ids[1];
+    dfn_image_ident id = ident_of(paths, 1, ids);
+    dfn_store *fresh = load(paths, 1, NULL, 1);
+    char note[256];
+    pthread_t th[3];
+    builder_arg arg = { paths, 1, cache };
+    for (int t = 0; t < 3; t++) pthread_create(&th[t], NULL, build_many, &arg);
+    /* and saves of the same entry by this thread meanwhile */
+    for (int i = 0; i < 20; i++) cr_assert(dfn_cache_save(cache, fresh, &id, UINT64_MAX, note, sizeof note), "%s", note);
+    for (int t = 0; t < 3; t++) pthread_join(th[t], NULL);
+    cr_assert_eq(count_entries(cache, ".tmp-"), 0);
+    char *entry = the_entry(cache);
+    char err[256];
+    dfn_store *s = dfn_image_map(entry, &id, 1, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    store_same(fresh, s);
+    dfn_store_free(s);
+    dfn_store_free(fresh);
+    free(entry);
+    free(p);
+    free(dir);
+    free(cache);
+}
+
+/* A cache that cannot be written (a file where its folder should be, a
+ * file size limit standing in for a full disk) costs only speed: the
+ * store is whole, the note says why once, nothing is left behind. */
+Test(cache, unwritable_cache_only_costs_speed)
+{
+    char *dir = tu_tmpdir();
+    char *p = write_trace(dir, "mixed.pfw", mixed_trace);
+    const char *paths[1] = { p };
+    dfn_store *fresh = load(paths, 1, NULL, 1);
+    char *notdir = write_trace(dir, "plain-file", "x");
+    char *under = dfn_xasprintf("%s/cache", notdir);
+    dfn_store *s = load(paths, 1, under, 1);
+    cr_assert_not_null(s->cache_note);
+    cr_assert(strstr(s->cache_note, "cannot write"), "%s", s->cache_note);
+    store_same(fresh, s);
+    dfn_store_free(s);
+
+    char *full = tu_tmpdir();
+    struct rlimit old, small = { 1024, 0 };
+    getrlimit(RLIMIT_FSIZE, &old);
+    small.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    s = load(paths, 1, full, 1);
+    setrlimit(RLIMIT_FSIZE, &old);
+    cr_assert_not_null(s->cache_note);
+    cr_assert(strstr(s->cache_note, "cannot write"), "%s", s->cache_note);
+    store_same(fresh, s);
+    cr_assert_eq(count_entries(full, ".tmp-") + count_entries(full, "set-"), 0);
+    dfn_store_free(s);
+    dfn_store_free(fresh);
+    free(under);
+    free(notdir);
+    free(full);
+    free(p);
+    free(dir);
+}
+
+/* Past the limit, the least recently used entries go: opening a set
+ * again counts as a use. */
+Test(cache, eviction_keeps_the_recently_used)
+{
+    char *dir = tu_tmpdir(), *cache = tu_tmpdir();
+    char *p[3];
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d.pfw", i);
+        p[i] = write_trace(dir, name, mixed_trace);
+    }
+    const char *a[1] = { p[0] }, *b[1] = { p[1] }, *c[1] = { p[2] };
+    dfn_store_free(load(a, 1, cache, 1));
+    char *entry = the_entry(cache);
+    struct stat st;
+    stat(entry, &st);
+    /* room for two entries, not three */
+    char limit[32];
+    snprintf(limit, sizeof limit, "%lld", (long long)st.st_size * 5 / 2);
+    setenv("DFNAV_CACHE_MAX", limit, 1);
+    cr_assert_eq(dfn_cache_limit(cache), (uint64_t)st.st_size * 5 / 2);
+    sleep(1);   /* modification times a second apart order the uses */
+    dfn_store_free(load(b, 1, cache, 1));
+    sleep(1);
+    dfn_store *s = load(a, 1, cache, 1);   /* a used again: b is now the oldest */
+    cr_assert_eq(s->cache_from, DFN_CACHE_WHOLE);
+    dfn_store_free(s);
+    sleep(1);
+    dfn_store_free(load(c, 1, cache, 1));
+    cr_assert_eq(count_entries(cache, "set-"), 2);
+    s = load(a, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_WHOLE);
+    dfn_store_free(s);
+    s = load(b, 1, cache, 1);
+    cr_assert_eq(s->cache_from, DFN_CACHE_NONE);
+    dfn_store_free(s);
+    /* a limit below one entry saves nothing, and says so */
+    setenv("DFNAV_CACHE_MAX", "100", 1);
+    char *other = tu_tmpdir();
+    s = load(a, 1, other, 1);
+    cr_assert_not_null(s->cache_note);
+    cr_assert(strstr(s->cache_note, "limit"), "%s", s->cache_note);
+    dfn_store_free(s);
+    unsetenv("DFNAV_CACHE_MAX");
+    free(other);
+    free(entry);
+    for (int i = 0; i < 3; i++) free(p[i]);
+    free(dir);
+    free(cache);
+}
+
+Test(cache, sizes_and_places)
+{
+    uint64_t v;
+    cr_assert(dfn_cache_parse_size("20G", &v) && v == (uint64_t)20 << 30);
+    cr_assert(dfn_cache_parse_size("512MiB", &v) && v == (uint64_t)512 << 20);
+    cr_assert(dfn_cache_parse_size("1000", &v) && v == 1000);
+    cr_assert(!dfn_cache_parse_size("lots", &v));
+    cr_assert(!dfn_cache_parse_size("5X", &v));
+    unsetenv("DFNAV_CACHE");
+    setenv("XDG_CACHE_HOME", "/x/y", 1);
+    char *d = dfn_cache_dir(NULL);
+    cr_assert_str_eq(d, "/x/y/dfnav");
+    free(d);
+    setenv("XDG_CACHE_HOME", "relative", 1);
+    setenv("HOME", "/home/u", 1);
+    d = dfn_cache_dir(NULL);
+    cr_assert_str_eq(d, "/home/u/.cache/dfnav");
+    free(d);
+    setenv("DFNAV_CACHE", "/c", 1);
+    d = dfn_cache_dir(NULL);
+    cr_assert_str_eq(d, "/c");
+    free(d);
+    d = dfn_cache_dir("/given");
+    cr_assert_str_eq(d, "/given");
+    free(d);
+}
+
+/* Opens sets that share files with one the cache has: the files it holds
+ * come from its image, the rest are parsed, and the store is the parse's
+ * for 1 and 3 threads; then the set's own image maps. */
+static void check_reuse(const char *const *first, size_t nfirst, const char *const *paths, size_t n, size_t want_reused)
+{
+    char *cache = tu_tmpdir();
+    dfn_store_free(load(first, nfirst, cache, 2));
+    for (int threads = 1; threads <= 3; threads += 2) {
+        dfn_store *fresh = load(paths, n, NULL, threads);
+        dfn_loader *l = dfn_loader_start(paths, n, &(dfn_load_opts){ .threads = threads, .cache_dir = cache });
+        dfn_progress pr;
+        do {
+            usleep(1000);
+            dfn_loader_progress(l, &pr);
+        } while (!pr.done);
+        cr_assert_eq(pr.reused, want_reused, "%zu files came back, not %zu", (size_t)pr.reused, want_reused);
+        dfn_store *part = dfn_loader_finish(l);
+        cr_assert_not_null(part);
+        cr_assert_eq(part->cache_from, DFN_CACHE_NONE);
+        store_equiv(fresh, part);
+        dfn_store *again = load(paths, n, cache, threads);
+        cr_assert_eq(again->cache_from, DFN_CACHE_WHOLE);
+        store_equiv(fresh, again);
+        dfn_store_free(fresh);
+        dfn_store_free(part);
+        dfn_store_free(again);
+        /* the next round starts from the first set's image alone */
+        size_t nents;
+        dfn_cache_entry *e;
+        nents = dfn_cache_list(cache, &e);
+        for (size_t i = 0; i < nents; i++)
+            if (e[i].info.nfiles == n) unlink(e[i].path);
+        dfn_cache_entries_free(e, nents);
+    }
+    free(cache);
+}
+
+Test(cache, files_come_back_from_other_sets_images)
+{
+    char *dir = tu_tmpdir();
+    /* mixed (B/E pairs) and ns (not µs) are parsed again; rich and
+     * plain come back */
+    char *p[4] = { write_trace(dir, "rich.pfw", rich_trace), write_trace(dir, "mixed.pfw", mixed_trace),
+                   write_trace(dir, "ns.pfw", ns_trace),
+                   write_trace(dir, "plain.pfw", R({"name":"read","cat":"POSIX","pid":9,"tid":9,"ts":170,"dur":3,"ph":"X","args":{"ret":1}})) };
+    const char *const *pp = (const char *const *)p;
+    check_reuse(pp, 1, pp, 4, 1);             /* a set grown by three files */
+    check_reuse(pp, 4, pp + 1, 3, 1);         /* a subset */
+    const char *swapped[3] = { p[3], p[1], p[0] };
+    check_reuse(pp, 4, swapped, 3, 2);        /* the files in another order */
+    check_reuse(pp + 1, 2, pp, 4, 0);         /* nothing to take */
+    /* "posix" beside "POSIX": the store keeps one spelling, so neither
+     * file can come back as its parse named it */
+    char *c = write_trace(dir, "case.pfw", R({"name":"read","cat":"posix","pid":8,"tid":8,"ts":180,"dur":2,"ph":"X","args":{"ret":2}}));
+    const char *both[3] = { p[0], c, p[3] };
+    check_reuse(both, 2, both, 3, 0);
+    free(c);
+    for (int i = 0; i < 4; i++) free(p[i]);
+    free(dir);
+}
+
+Test(cache, real_files_come_back_from_other_sets_images)
+{
+    const char *traces = su_traces_dir();
+    if (!traces) { cr_skip_test("no real traces beside the project"); }
+    char *p[8];
+    for (int i = 0; i < 8; i++) p[i] = dfn_xasprintf("%s/dlio-unet3d/trace-%d-of-8.pfw", traces, i);
+    const char *const *pp = (const char *const *)p;
+    check_reuse(pp, 3, pp, 8, 3);
+    check_reuse(pp, 8, pp + 2, 4, 4);
+    for (int i = 0; i < 8; i++) free(p[i]);
+}
