@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,62 @@ bool dfn_cache_save(const char *dir, const dfn_store *s, const dfn_image_ident *
     }
     free(final);
     return ok;
+}
+
+struct dfn_cache_saver {
+    pthread_t th;
+    char *dir;
+    const dfn_store *s;
+    dfn_image_ident id;
+    dfn_fileid *ids;
+    char **paths;
+    uint64_t limit;
+    char note[1024];
+    bool started;
+};
+
+static void *saver_main(void *arg)
+{
+    dfn_cache_saver *sv = arg;
+    dfn_cache_save(sv->dir, sv->s, &sv->id, sv->limit, sv->note, sizeof sv->note);
+    return NULL;
+}
+
+dfn_cache_saver *dfn_cache_save_start(const char *dir, const dfn_store *s, const dfn_image_ident *id, uint64_t limit)
+{
+    dfn_cache_saver *sv = dfn_xcalloc(1, sizeof *sv);
+    sv->dir = dfn_xstrdup(dir);
+    sv->s = s;
+    sv->limit = limit;
+    sv->ids = dfn_xmalloc((id->n ? id->n : 1) * sizeof *sv->ids);
+    sv->paths = dfn_xcalloc(id->n ? id->n : 1, sizeof *sv->paths);
+    for (size_t i = 0; i < id->n; i++) { sv->ids[i] = id->ids[i]; sv->paths[i] = dfn_xstrdup(id->paths[i]); }
+    sv->id = (dfn_image_ident){ sv->ids, (const char *const *)sv->paths, id->n, id->opts };
+    sv->started = pthread_create(&sv->th, NULL, saver_main, sv) == 0;
+    if (!sv->started) saver_main(sv);   /* no thread to spare: now */
+    return sv;
+}
+
+char *dfn_cache_save_wait(dfn_cache_saver *sv)
+{
+    if (!sv) return NULL;
+    if (sv->started) pthread_join(sv->th, NULL);
+    char *note = sv->note[0] ? dfn_xstrdup(sv->note) : NULL;
+    for (size_t i = 0; i < sv->id.n; i++) free(sv->paths[i]);
+    free(sv->paths);
+    free(sv->ids);
+    free(sv->dir);
+    free(sv);
+    return note;
+}
+
+const char *dfn_store_saved(dfn_store *s)
+{
+    if (s->saver) {
+        s->save_note = dfn_cache_save_wait(s->saver);
+        s->saver = NULL;
+    }
+    return s->save_note;
 }
 
 typedef struct {

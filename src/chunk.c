@@ -71,13 +71,52 @@ static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
     c->nends = b->nends;
 }
 
-dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
+dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg)
 {
     dfn_chunk *c = dfn_xcalloc(1, sizeof *c);
-    size_t n = b->n;
     c->src = src;
     c->seq = seq;
     c->n = n;
+    if (n == 0) return c;
+    /* One mapping per chunk: the merge frees chunks while the store grows,
+     * and munmap hands the memory back at once, where free() would keep it
+     * in the heap and double the peak. A small chunk (a file of a few
+     * lines) takes the heap instead: a mapping is at least a page, and
+     * 100,000 one-line files would cost 4 KiB each. */
+    size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
+    c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + args_len + DFN_RECORD_SLACK;
+    void *m;
+    c->map_heap = c->map_len < CHUNK_HEAP_MAX;
+    if (c->map_heap) {
+        m = dfn_xmalloc(c->map_len);
+    } else {
+        m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) dfn_out_of_memory("mapping", c->map_len);
+    }
+    c->map = m;
+    c->args_idx = m;
+    uint32_t *cols = (uint32_t *)(c->args_idx + nidx);
+    c->ts.v = cols;
+    c->dur.v = cols + n;
+    c->bytes.v = cols + 2 * n;
+    c->lane = cols + 3 * n;
+    c->kind = cols + 4 * n;
+    c->file = cols + 5 * n;
+    /* the merge copies records in a new order: their lengths spare it
+     * decoding each one to find its end */
+    c->args_size = (uint8_t *)(cols + 6 * n);
+    c->args = c->args_size + n;
+    if (agg) {
+        c->cnt.v = dfn_xmalloc(n * sizeof *c->cnt.v);
+        c->durmax.v = dfn_xmalloc(n * sizeof *c->durmax.v);
+    }
+    return c;
+}
+
+dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
+{
+    size_t n = b->n;
+    dfn_chunk *c = dfn_chunk_alloc(src, seq, n, b->args_len, b->cnt != NULL);
     c->info = b->info;
     c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
     c->info.app = b->info.app ? dfn_xstrdup(b->info.app) : NULL;
@@ -110,40 +149,7 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
         if (b->ts[i] > hi) hi = b->ts[i];
     }
     if (!sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
-
     c->ts_base = order[0].ts;
-    /* One mapping per chunk: the merge frees chunks while the store grows,
-     * and munmap hands the memory back at once, where free() would keep it
-     * in the heap and double the peak. A small chunk (a file of a few
-     * lines) takes the heap instead: a mapping is at least a page, and
-     * 100,000 one-line files would cost 4 KiB each. */
-    size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
-    c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + b->args_len + DFN_RECORD_SLACK;
-    void *m;
-    c->map_heap = c->map_len < CHUNK_HEAP_MAX;
-    if (c->map_heap) {
-        m = dfn_xmalloc(c->map_len);
-    } else {
-        m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) dfn_out_of_memory("mapping", c->map_len);
-    }
-    c->map = m;
-    c->args_idx = m;
-    uint32_t *cols = (uint32_t *)(c->args_idx + nidx);
-    c->ts.v = cols;
-    c->dur.v = cols + n;
-    c->bytes.v = cols + 2 * n;
-    c->lane = cols + 3 * n;
-    c->kind = cols + 4 * n;
-    c->file = cols + 5 * n;
-    /* the merge copies records in a new order: their lengths spare it
-     * decoding each one to find its end */
-    c->args_size = (uint8_t *)(cols + 6 * n);
-    c->args = c->args_size + n;
-    if (b->cnt) {
-        c->cnt.v = dfn_xmalloc(n * sizeof *c->cnt.v);
-        c->durmax.v = dfn_xmalloc(n * sizeof *c->durmax.v);
-    }
     size_t w = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = order[j].i;
@@ -191,5 +197,6 @@ void dfn_chunk_free(dfn_chunk *c)
     if (c->map && c->map_heap) free(c->map);
     else if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
+    free(c->args_own);
     free(c);
 }

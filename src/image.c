@@ -445,7 +445,12 @@ bool dfn_image_write(int fd, const dfn_store *s, const dfn_image_ident *id)
         memcpy(e + 24, &l.sec[i].sum, 8);
     }
     header_bytes(head, &l, total, id, s, table);
-    bool ok = ftruncate(fd, (off_t)total) == 0 && write_all(fd, head, IMG_HEADER, 0) &&
+    /* blocks reserved at once, not page by page as the writes come; a
+     * file system without fallocate gets a sparse file */
+    int fa = posix_fallocate(fd, 0, (off_t)total);
+    if (fa) errno = fa;
+    bool ok = (fa == 0 || (fa != ENOSPC && fa != EFBIG && ftruncate(fd, (off_t)total) == 0)) &&
+              write_all(fd, head, IMG_HEADER, 0) &&
               write_all(fd, table, l.n * IMG_ENTRY, IMG_HEADER);
     for (size_t i = 0; i < l.n && ok; i++) ok = write_all(fd, l.sec[i].data, l.sec[i].len, l.sec[i].off);
     int saved = errno;

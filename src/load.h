@@ -125,6 +125,7 @@ typedef struct {
     void *map;                /* the columns and args live in one mapping */
     size_t map_len;
     bool map_heap;            /* a small chunk's: from the heap */
+    uint8_t *args_own;        /* records kept apart from the mapping (a chunk an image gave back), or NULL */
 } dfn_chunk;
 
 typedef struct dfn_parser dfn_parser;
@@ -137,6 +138,10 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
 void dfn_parser_scan(dfn_parser *p, bool on);
 
 void dfn_batch_free(dfn_batch *b);
+/* A chunk of n events whose columns (and, after them, room for args_len
+ * bytes of records) are allocated but not set; with the aggregated
+ * records' columns when agg. */
+dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg);
 /* Sorts a batch by start time into a new compact chunk. */
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
 void dfn_chunk_free(dfn_chunk *c);

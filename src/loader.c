@@ -63,7 +63,7 @@ struct dfn_loader {
     /* the cache: the files as they were when the load began (ids NULL
      * when the set cannot be cached: a pipe, a missing file) */
     dfn_fileid *ids;
-    atomic_bool saving, cached;
+    atomic_bool cached;
     atomic_uint_fast64_t reused;   /* files given back by images of other sets */
     dfn_strtab *reasons;      /* the bad-line reasons of files given back */
     pthread_mutex_t snap_lock;   /* a snapshot reads the chunks the final build frees */
@@ -1135,10 +1135,11 @@ static bool loader_from_cache(dfn_loader *l, const dfn_image_ident *id, char *no
     return true;
 }
 
-/* Saves the store's image, unless a file changed while it was read (its
- * store stands for no one state of the file) or could not be opened or
- * read (a cause outside its bytes, which may be gone next time). */
-static void loader_to_cache(dfn_loader *l, const dfn_image_ident *id, char *note, size_t cap)
+/* Starts saving the store's image, unless a file changed while it was
+ * read (its store stands for no one state of the file) or could not be
+ * opened or read (a cause outside its bytes, which may be gone next
+ * time). The save runs while the first queries do. */
+static void loader_to_cache(dfn_loader *l, const dfn_image_ident *id)
 {
     for (size_t i = 0; i < l->nfiles; i++) {
         if (l->src[i].transient) return;   /* permissions or the disk, not the bytes */
@@ -1146,8 +1147,7 @@ static void loader_to_cache(dfn_loader *l, const dfn_image_ident *id, char *note
         char err[128];
         if (!dfn_fileid_of(l->files[i], &now, err, sizeof err) || !dfn_fileid_eq(&now, &l->ids[i])) return;
     }
-    atomic_store(&l->saving, true);
-    dfn_cache_save(l->opts.cache_dir, l->store, id, dfn_cache_limit(l->opts.cache_dir), note, cap);
+    l->store->saver = dfn_cache_save_start(l->opts.cache_dir, l->store, id, dfn_cache_limit(l->opts.cache_dir));
 }
 
 /* Takes from one image the chunks of the files it has of this load
@@ -1247,11 +1247,8 @@ static void *coordinator_main(void *arg)
         l->nchunks = 0;   /* the final build frees every chunk as it merges */
     }
     pthread_mutex_unlock(&l->snap_lock);
-    char saved[1024] = "";
-    if (l->store && l->ids) loader_to_cache(l, &id, saved, sizeof saved);
-    /* a damaged entry's note, then what saving its successor says */
-    if (l->store && (note[0] || saved[0]))
-        l->store->cache_note = dfn_xasprintf("%s%s%s", note, note[0] && saved[0] ? "; " : "", saved);
+    if (l->store && note[0]) l->store->cache_note = dfn_xstrdup(note);
+    if (l->store && l->ids) loader_to_cache(l, &id);
     l->t_end = dfn_now();
     atomic_store(&l->done, true);
     return NULL;
@@ -1320,7 +1317,6 @@ void dfn_loader_progress(dfn_loader *l, dfn_progress *out)
     out->unsized = l->unsized;
     out->done = atomic_load(&l->done);
     out->building = atomic_load(&l->building) && !out->done;
-    out->saving = atomic_load(&l->saving) && !out->done;
     out->cached = atomic_load(&l->cached);
     out->reused = atomic_load(&l->reused);
     out->cancelled = atomic_load(&l->cancel);

@@ -318,75 +318,105 @@ static void file_records(xlate *x, uint32_t k, dfn_strtab *reasons, dfn_batch *b
     b->version = rb->version[k];
 }
 
-/* The batch of a file's events ev[0..n) (store positions, in order);
- * false when one of them cannot be named as its parse named it. */
-static bool file_events(xlate *x, const uint32_t *ev, size_t n, const uint64_t *rec_off, bool agg, dfn_batch *b)
+/* A file's chunk while the events are written into it. */
+typedef struct {
+    dfn_chunk *c;
+    size_t j;                 /* events written */
+    size_t args_cap;
+    uint64_t max_end;
+    bool failed;              /* an event the store cannot give back as parsed */
+} out_file;
+
+/* Event i of the image as event o->j of its file's chunk; rec is its
+ * argument record (ending before end). */
+static void put_event(xlate *x, out_file *o, size_t i, const uint8_t *rec, const uint8_t *end)
 {
     const dfn_store *s = x->img;
-    b->n = b->cap = n;
-    size_t m = n ? n : 1;
-    b->ts = dfn_xmalloc(m * 8); b->dur = dfn_xmalloc(m * 8); b->bytes = dfn_xmalloc(m * 8);
-    b->lane = dfn_xmalloc(m * 4); b->kind = dfn_xmalloc(m * 4); b->file = dfn_xmalloc(m * 4);
-    b->args_off = dfn_xmalloc(m * 4);
-    if (agg) { b->cnt = dfn_xmalloc(m * 8); b->durmax = dfn_xmalloc(m * 8); }
-    b->min_ts = UINT64_MAX;
-    const uint8_t *end = s->args + s->args_len;
-    for (size_t j = 0; j < n && !x->bad; j++) {
-        uint32_t i = ev[j];
-        uint32_t lane = s->lane[i], kind = s->kind[i], file = s->file[i];
-        if (x->rb->lanes[lane].collapsed || x->rb->kinds[kind].collapsed || x->rb->files[file].collapsed) return false;
-        b->ts[j] = s->t0 + dfn_store_ts(s, i);   /* the store keeps ts from its first start */
-        b->dur[j] = dfn_store_dur(s, i);
-        b->bytes[j] = dfn_store_bytes(s, i);
-        if (agg) {
-            b->cnt[j] = s->cnt.v ? dfn_col32_get(&s->cnt, i) : 0;
-            b->durmax[j] = s->durmax.v ? dfn_col32_get(&s->durmax, i) : 0;
-        }
-        b->lane[j] = xl_lane(x, lane);
-        b->kind[j] = xl_kind(x, kind);
-        b->file[j] = xl_file(x, file);
-        if (b->ts[j] < b->min_ts) b->min_ts = b->ts[j];
-        if (b->ts[j] + b->dur[j] > b->max_end) b->max_end = b->ts[j] + b->dur[j];
-        uint64_t sid;
-        const uint8_t *rec = s->args + rec_off[i];
-        size_t room = dfn_varint_get(rec, end, &sid) && sid < s->nschemas ? 10 * (1 + (size_t)s->schema_len[sid]) : 10;
-        if (b->args_len + room > UINT32_MAX) return false;
-        dfn_grow((void **)&b->args, &b->args_cap, b->args_len + room, 1);
-        b->args_off[j] = (uint32_t)b->args_len;
-        b->args_len += xl_record(x, rec, end, b->args + b->args_len);
+    dfn_chunk *c = o->c;
+    size_t j = o->j++;
+    uint64_t ts = s->t0 + dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
+    if (j == 0) c->ts_base = c->min_ts = ts;   /* the store is in start order */
+    dfn_col32_set(&c->ts, j, ts - c->ts_base);
+    dfn_col32_set(&c->dur, j, dur);
+    dfn_col32_set(&c->bytes, j, dfn_store_bytes(s, i));
+    if (c->cnt.v) {
+        dfn_col32_set(&c->cnt, j, s->cnt.v ? dfn_col32_get(&s->cnt, i) : 0);
+        dfn_col32_set(&c->durmax, j, s->durmax.v ? dfn_col32_get(&s->durmax, i) : 0);
     }
-    return !x->bad;
+    if (ts + dur > o->max_end) o->max_end = ts + dur;
+    c->lane[j] = xl_lane(x, s->lane[i]);
+    c->kind[j] = xl_kind(x, s->kind[i]);
+    c->file[j] = xl_file(x, s->file[i]);
+    uint64_t sid;
+    size_t room = dfn_varint_get(rec, end, &sid) && sid < s->nschemas ? 10 * (1 + (size_t)s->schema_len[sid]) : 10;
+    dfn_grow((void **)&c->args_own, &o->args_cap, c->args_len + room + DFN_RECORD_SLACK, 1);
+    if ((j & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) c->args_idx[j >> DFN_ARGS_INDEX_SHIFT] = c->args_len;
+    size_t w = xl_record(x, rec, end, c->args_own + c->args_len);
+    c->args_size[j] = w < 255 ? (uint8_t)w : 0;
+    c->args_len += w;
 }
 
-/* Where each event's argument record starts. */
-static uint64_t *record_offsets(const dfn_store *s)
+/* The wanted files' events, in store order (which is each file's
+ * blocks' order by start time): one pass over the image. */
+static void put_events(xlate *x, const dfn_rebuild *rb, out_file *out)
 {
-    uint64_t *off = dfn_xmalloc((s->n ? s->n : 1) * sizeof *off);
+    const dfn_store *s = x->img;
     const uint8_t *p = s->args, *end = s->args + s->args_len;
     for (size_t i = 0; i < s->n; i++) {
-        off[i] = (uint64_t)(p - s->args);
+        const uint8_t *rec = p;
         p = dfn_store_record_end(s, p, end);
+        uint32_t k = rb->lanes[s->lane[i]].src;
+        if (k >= rb->nsrc || !out[k].c || out[k].failed) continue;
+        x->bad = false;
+        put_event(x, &out[k], i, rec, end);
+        out[k].failed = x->bad;
     }
-    return off;
 }
 
-/* The events of each wanted file, in store order: file k's are
- * ev[start[k] .. start[k + 1]). */
-static uint32_t *events_by_file(const dfn_store *s, const dfn_rebuild *rb, const uint8_t *take, size_t **startp)
+/* Sets each wanted file's chunk up for its events; a file with an event
+ * of a lane, kind or file the store folded is not taken. */
+static void out_files(const dfn_store *s, const dfn_rebuild *rb, const uint8_t *take, const uint32_t *want, out_file *out)
 {
-    size_t *start = dfn_xcalloc(rb->nsrc + 2, sizeof *start);
+    size_t *count = dfn_xcalloc(rb->nsrc ? rb->nsrc : 1, sizeof *count);
+    bool *folded = dfn_xcalloc(rb->nsrc ? rb->nsrc : 1, sizeof *folded);
     for (size_t i = 0; i < s->n; i++) {
         uint32_t k = rb->lanes[s->lane[i]].src;
-        if (k < rb->nsrc && take[k]) start[k + 2]++;
+        if (k >= rb->nsrc || !take[k]) continue;
+        count[k]++;
+        folded[k] |= rb->lanes[s->lane[i]].collapsed || rb->kinds[s->kind[i]].collapsed || rb->files[s->file[i]].collapsed;
     }
-    for (size_t k = 0; k < rb->nsrc; k++) start[k + 2] += start[k + 1];
-    uint32_t *ev = dfn_xmalloc((start[rb->nsrc + 1] ? start[rb->nsrc + 1] : 1) * sizeof *ev);
-    for (size_t i = 0; i < s->n; i++) {
-        uint32_t k = rb->lanes[s->lane[i]].src;
-        if (k < rb->nsrc && take[k]) ev[start[k + 1]++] = (uint32_t)i;
+    for (size_t k = 0; k < rb->nsrc; k++) {
+        out[k] = (out_file){ 0 };
+        if (take[k] && !folded[k] && count[k] <= UINT32_MAX)
+            out[k].c = dfn_chunk_alloc(want[k], 0, count[k], 0, s->src[k].agg_records > 0);
     }
-    *startp = start;   /* now file k's events start at start[k] */
-    return ev;
+    free(count);
+    free(folded);
+}
+
+/* The file's chunk made whole: its records, extent and other records. */
+static void out_finish(xlate *x, uint32_t k, dfn_strtab *reasons, out_file *o)
+{
+    dfn_chunk *c = o->c;
+    size_t n = c->n;
+    if ((n & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0 && n) c->args_idx[n >> DFN_ARGS_INDEX_SHIFT] = c->args_len;
+    if (!c->args_own) dfn_grow((void **)&c->args_own, &o->args_cap, DFN_RECORD_SLACK, 1);
+    c->args = c->args_own;
+    if (!n) c->min_ts = UINT64_MAX;
+    c->max_end = o->max_end;
+    dfn_batch b = { 0 };
+    x->bad = false;
+    file_records(x, k, reasons, &b);
+    o->failed |= x->bad;
+    c->meta = b.meta; c->nmeta = b.nmeta;
+    c->cs = b.cs; c->ncs = b.ncs;
+    memcpy(c->bad, b.bad, sizeof c->bad);
+    c->nbad = b.nbad;
+    c->info = b.info;
+    c->era = b.era;
+    c->version = b.version;
+    b.meta = NULL; b.cs = NULL; b.info.cfg = b.info.app = NULL;
+    dfn_batch_free(&b);
 }
 
 static uint32_t *ids_new(size_t n)
@@ -403,7 +433,7 @@ size_t dfn_rebuild_chunks(const dfn_store *img, const dfn_rebuild *rb, const uin
     size_t ntake = 0, made = 0;
     for (size_t k = 0; k < rb->nsrc; k++) {
         out[k] = NULL;
-        take[k] = want[k] != UINT32_MAX && rb->reusable[k] && img->n <= UINT32_MAX;
+        take[k] = want[k] != UINT32_MAX && rb->reusable[k];
         ntake += take[k];
     }
     if (!ntake) { free(take); return 0; }
@@ -412,24 +442,20 @@ size_t dfn_rebuild_chunks(const dfn_store *img, const dfn_rebuild *rb, const uin
                 .nhash = dfn_strtab_count(rb->hashes) };
     x.str = ids_new(x.nstr); x.hash = ids_new(x.nhash); x.lane = ids_new(img->nlanes);
     x.kind = ids_new(img->nkinds); x.file = ids_new(img->nfiles); x.schema = ids_new(img->nschemas);
-    uint64_t *rec_off = record_offsets(img);
-    size_t *start;
-    uint32_t *ev = events_by_file(img, rb, take, &start);
+    out_file *of = dfn_xcalloc(rb->nsrc ? rb->nsrc : 1, sizeof *of);
+    out_files(img, rb, take, want, of);
     pthread_mutex_lock(&ctx->lock);
+    put_events(&x, rb, of);
     for (size_t k = 0; k < rb->nsrc; k++) {
-        if (!take[k]) continue;
-        dfn_batch b = { 0 };
-        x.bad = false;
-        bool ok = file_events(&x, ev + start[k], start[k + 1] - start[k], rec_off, img->src[k].agg_records > 0, &b);
-        if (ok) file_records(&x, (uint32_t)k, *reasons, &b);
-        if (ok && !x.bad) {
-            out[k] = dfn_chunk_from_batch(&b, want[k], 0);
-            made++;
-        }
-        dfn_batch_free(&b);
+        if (!of[k].c) continue;
+        if (!of[k].failed) out_finish(&x, (uint32_t)k, *reasons, &of[k]);
+        if (of[k].failed) { dfn_chunk_free(of[k].c); continue; }
+        out[k] = of[k].c;
+        made++;
     }
     pthread_mutex_unlock(&ctx->lock);
     free(x.str); free(x.hash); free(x.lane); free(x.kind); free(x.file); free(x.schema);
-    free(rec_off); free(ev); free(start); free(take);
+    free(of);
+    free(take);
     return made;
 }

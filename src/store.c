@@ -2,6 +2,7 @@
  * decoding of argument records, and freeing. The store is built by the
  * loader (loader.c) and never changes afterwards. */
 #include "dfnav/store.h"
+#include "dfnav/cache.h"
 #include "dfnav/jsonget.h"
 #include "load.h"
 #include "rebuild.h"
@@ -146,6 +147,8 @@ size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap)
 void dfn_store_free(dfn_store *s)
 {
     if (!s) return;
+    dfn_store_saved(s);   /* its image is written from it */
+    free(s->save_note);
     if (s->map) {   /* the mapping's columns are not the heap's */
         s->ts_base = s->ts_reach = s->args_idx = NULL;
         s->ts.v = s->dur.v = s->bytes.v = s->cnt.v = s->durmax.v = s->lane = s->kind = s->file = NULL;

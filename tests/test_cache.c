@@ -236,6 +236,7 @@ static dfn_store *load(const char *const *paths, size_t n, const char *cache, in
     dfn_load_opts o = { .threads = threads, .cache_dir = cache };
     dfn_store *s = dfn_load(paths, n, &o);
     cr_assert_not_null(s);
+    dfn_store_saved(s);   /* the tests look at the folder next */
     return s;
 }
 
@@ -260,6 +261,7 @@ static void check_roundtrip(const char *const *paths, size_t n)
     dfn_store *first = load(paths, n, cache, 1);
     cr_assert_eq(first->cache_from, DFN_CACHE_NONE);
     cr_assert_null(first->cache_note, "%s", first->cache_note);
+    cr_assert_null(dfn_store_saved(first), "%s", first->save_note);
     cr_assert_eq(count_entries(cache, "set-"), 1);
     dfn_store *again = load(paths, n, cache, 2);
     cr_assert_eq(again->cache_from, DFN_CACHE_WHOLE, "%s", again->cache_note ? again->cache_note : "no note");
@@ -488,7 +490,7 @@ static void *build_many(void *arg)
     builder_arg *b = arg;
     for (int i = 0; i < 8; i++) {
         dfn_store *s = load(b->paths, b->n, b->cache, 1);
-        cr_assert_null(s->cache_note, "%s", s->cache_note);
+        cr_assert(!s->cache_note && !s->save_note, "%s", s->cache_note ? s->cache_note : s->save_note);
         dfn_store_free(s);
     }
     return NULL;
@@ -538,8 +540,8 @@ Test(cache, unwritable_cache_only_costs_speed)
     char *notdir = write_trace(dir, "plain-file", "x");
     char *under = dfn_xasprintf("%s/cache", notdir);
     dfn_store *s = load(paths, 1, under, 1);
-    cr_assert_not_null(s->cache_note);
-    cr_assert(strstr(s->cache_note, "cannot write"), "%s", s->cache_note);
+    cr_assert_not_null(s->save_note);
+    cr_assert(strstr(s->save_note, "cannot write"), "%s", s->save_note);
     store_same(fresh, s);
     dfn_store_free(s);
 
@@ -551,8 +553,8 @@ Test(cache, unwritable_cache_only_costs_speed)
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
     s = load(paths, 1, full, 1);
     setrlimit(RLIMIT_FSIZE, &old);
-    cr_assert_not_null(s->cache_note);
-    cr_assert(strstr(s->cache_note, "cannot write"), "%s", s->cache_note);
+    cr_assert_not_null(s->save_note);
+    cr_assert(strstr(s->save_note, "cannot write"), "%s", s->save_note);
     store_same(fresh, s);
     cr_assert_eq(count_entries(full, ".tmp-") + count_entries(full, "set-"), 0);
     dfn_store_free(s);
@@ -604,8 +606,8 @@ Test(cache, eviction_keeps_the_recently_used)
     setenv("DFNAV_CACHE_MAX", "100", 1);
     char *other = tu_tmpdir();
     s = load(a, 1, other, 1);
-    cr_assert_not_null(s->cache_note);
-    cr_assert(strstr(s->cache_note, "limit"), "%s", s->cache_note);
+    cr_assert_not_null(s->save_note);
+    cr_assert(strstr(s->save_note, "limit"), "%s", s->save_note);
     dfn_store_free(s);
     unsetenv("DFNAV_CACHE_MAX");
     free(other);

@@ -39,6 +39,17 @@ dfn_store *dfn_cache_load(const char *dir, const dfn_image_ident *id, int thread
 bool dfn_cache_save(const char *dir, const dfn_store *s, const dfn_image_ident *id, uint64_t limit,
                     char *note, size_t cap);
 
+/* Saving in the background, so that the first queries of a set run
+ * while its image is written: a copy of id is kept; the store must live
+ * until the save is waited for (dfn_store_free waits itself). */
+typedef struct dfn_cache_saver dfn_cache_saver;
+dfn_cache_saver *dfn_cache_save_start(const char *dir, const dfn_store *s, const dfn_image_ident *id, uint64_t limit);
+/* Waits for the save; returns what it has to say (malloc'd) or NULL. */
+char *dfn_cache_save_wait(dfn_cache_saver *sv);
+/* Waits for the store's own save (if any) and returns its note, kept in
+ * the store, or NULL. */
+const char *dfn_store_saved(dfn_store *s);
+
 /* Removes entries, oldest use first, until they take at most limit
  * bytes (keep, a file name, is never removed), and temporary files that
  * a killed dfnav left over an hour ago. Returns the bytes freed. */

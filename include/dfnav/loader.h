@@ -24,7 +24,6 @@ typedef struct {
     uint64_t unsized;         /* files of no known size (a pipe, standard input): no percent */
     double elapsed_s, events_per_s;
     bool building;            /* all read; the store is being assembled */
-    bool saving;              /* built; its image is being saved to the cache */
     bool cached;              /* the store came from the cache */
     uint64_t reused;          /* files taken from the cache's images of other sets, not read */
     bool done, cancelled;

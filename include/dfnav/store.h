@@ -164,7 +164,9 @@ typedef struct dfn_store {
     void *map; size_t map_len;
     int cache_from;           /* DFN_CACHE_* (cache.h): whether the cache gave it */
     struct dfn_rebuild *rebuild;   /* what its image keeps to give files back to other loads, or NULL */
-    char *cache_note;         /* what the cache has to say (a damaged entry, a full disk), or NULL */
+    char *cache_note;         /* what the cache had to say when loading (a damaged entry), or NULL */
+    struct dfn_cache_saver *saver;   /* its image being saved (cache.h), or NULL */
+    char *save_note;          /* what saving it had to say (a full disk), or NULL */
 } dfn_store;
 
 static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)

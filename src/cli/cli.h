@@ -52,7 +52,9 @@ typedef struct {
  * be read, 4 nothing loaded because the runs were estimated not to fit in
  * memory (unless force). */
 int cli_load(const cli_opts *o, cli_run **runs, size_t *n);
-void cli_runs_free(cli_run *runs, size_t n);
+/* Frees the runs, after their images are saved (what that had to say
+ * goes to stderr unless quiet). */
+void cli_runs_free(const cli_opts *o, cli_run *runs, size_t n);
 /* The options that shape a run's layers and analysis. */
 dfn_run_opts cli_run_opts(const cli_opts *o);
 /* Reports a failed write; EPIPE (a closed pipe, as with `| head`) is quiet. */

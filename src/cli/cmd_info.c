@@ -121,7 +121,7 @@ int cmd_info(const cli_opts *o)
     int status = cli_load(o, &runs, &nruns);
     dfn_store *s = runs ? runs[0].set.store : NULL;
     if (!s) {
-        cli_runs_free(runs, nruns);
+        cli_runs_free(o, runs, nruns);
         return status;
     }
     size_t n = s->nsrc;
@@ -194,6 +194,6 @@ int cmd_info(const cli_opts *o)
     free(v);
     free(rows);
     int wr = cli_write_status(out);
-    cli_runs_free(runs, nruns);
+    cli_runs_free(o, runs, nruns);
     return wr ? wr : status;
 }

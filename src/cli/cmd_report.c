@@ -2,6 +2,7 @@
  * query path, print. Also the loading shared by every command: progress on
  * a terminal, and each damaged file and line reported on stderr. */
 #include "cli.h"
+#include "dfnav/cache.h"
 #include "dfnav/estimate.h"
 #include "dfnav/match.h"
 #include "dfnav/util.h"
@@ -304,9 +305,12 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     return rc;
 }
 
-void cli_runs_free(cli_run *runs, size_t n)
+void cli_runs_free(const cli_opts *o, cli_run *runs, size_t n)
 {
     for (size_t k = 0; runs && k < n; k++) {
+        /* the images saved while the queries ran: what went wrong */
+        const char *note = runs[k].set.store ? dfn_store_saved(runs[k].set.store) : NULL;
+        if (note && !o->quiet) dfn_warnf(stderr, "cache: %s", note);
         dfn_runset_free(&runs[k].set);
         free(runs[k].label);
     }
@@ -319,9 +323,9 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
 {
     *status = cli_load(o, runs, n);
     if (!*runs) return *status;
-    if (*status == 4) { cli_runs_free(*runs, *n); return 4; }
+    if (*status == 4) { cli_runs_free(o, *runs, *n); return 4; }
     for (size_t k = 0; k < *n; k++) {
-        if (!(*runs)[k].set.store) { cli_runs_free(*runs, *n); return 3; }
+        if (!(*runs)[k].set.store) { cli_runs_free(o, *runs, *n); return 3; }
     }
     /* comparing: DLIO's layers for all when any run has DLIO names, so a
      * layer means the same phase in every run */
@@ -332,15 +336,15 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
     }
     for (size_t k = 0; k < *n; k++) {
         cli_run *r = &(*runs)[k];
-        if (!run_layers(o, r, dlio ? dfn_run_preset(r->set.store, dlio) : NULL)) { cli_runs_free(*runs, *n); return 2; }
+        if (!run_layers(o, r, dlio ? dfn_run_preset(r->set.store, dlio) : NULL)) { cli_runs_free(o, *runs, *n); return 2; }
     }
     return -1;
 }
 
-static int finish(cli_run *runs, size_t n, int rc, int status)
+static int finish(const cli_opts *o, cli_run *runs, size_t n, int rc, int status)
 {
     int wr = cli_write_status(stdout);
-    cli_runs_free(runs, n);
+    cli_runs_free(o, runs, n);
     return rc ? rc : wr ? wr : status;
 }
 
@@ -436,7 +440,7 @@ int cmd_report(const cli_opts *o)
     } else {
         rc = run_and_print(o, runs, n, o->by, o->where, o->sort, o->top, o->metrics, stdout);
     }
-    return finish(runs, n, rc, status);
+    return finish(o, runs, n, rc, status);
 }
 
 /* The overview: what was loaded, then time per layer, per I/O class and
@@ -472,5 +476,5 @@ int cmd_overview(const cli_opts *o)
         free(where);
         printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     }
-    return finish(runs, n, rc, status);
+    return finish(o, runs, n, rc, status);
 }
