@@ -49,6 +49,7 @@ enum {
 bool dfn_fileid_of(const char *path, dfn_fileid *out, char *err, size_t cap)
 {
     struct stat st;
+    if (strcmp(path, "-") == 0) { snprintf(err, cap, "standard input"); return false; }
     if (stat(path, &st) != 0) { snprintf(err, cap, "%s", strerror(errno)); return false; }
     if (!S_ISREG(st.st_mode)) { snprintf(err, cap, "not a regular file"); return false; }
     *out = (dfn_fileid){ (uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,

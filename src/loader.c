@@ -62,7 +62,8 @@ struct dfn_loader {
 
     /* the cache: the files as they were when the load began (ids NULL
      * when the set cannot be cached: a pipe, a missing file) */
-    dfn_fileid *ids;
+    dfn_fileid *ids;          /* zeros for a file without one (a pipe) */
+    bool all_ids;             /* every file has one: the set may have an image */
     atomic_bool cached;
     atomic_uint_fast64_t reused;   /* files given back by images of other sets */
     dfn_strtab *reasons;      /* the bad-line reasons of files given back */
@@ -964,7 +965,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
 
     /* what the image needs to give files back to other loads: the chunks
      * are freed by the merge */
-    dfn_rebuild *rb = !in->keep && l->ids ? dfn_rebuild_begin(in->chunks, in->nchunks, l->nfiles, in->unit,
+    dfn_rebuild *rb = !in->keep && l->all_ids ? dfn_rebuild_begin(in->chunks, in->nchunks, l->nfiles, in->unit,
                                                               dfn_strtab_count(in->ctx->lanes)) : NULL;
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
@@ -1194,7 +1195,9 @@ static void loader_reuse(dfn_loader *l, uint64_t opts, char *note, size_t cap)
     dfn_cache_entry *e;
     size_t ne = dfn_cache_list(l->opts.cache_dir, &e);
     dfn_strtab *mine = dfn_strtab_new();   /* this load's files by identity */
-    for (size_t i = 0; i < l->nfiles; i++) dfn_strtab_intern(mine, (const char *)&l->ids[i], sizeof *l->ids);
+    uint32_t *which = dfn_xmalloc((l->nfiles ? l->nfiles : 1) * sizeof *which);
+    for (size_t i = 0; i < l->nfiles; i++)
+        if (l->ids[i].ino || l->ids[i].dev) which[dfn_strtab_intern(mine, (const char *)&l->ids[i], sizeof *l->ids)] = (uint32_t)i;
     bool *taken = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *taken);
     for (size_t x = 0; x < ne && !atomic_load(&l->cancel); x++) {
         if (!e[x].ok || e[x].info.opts != opts) continue;
@@ -1202,6 +1205,7 @@ static void loader_reuse(dfn_loader *l, uint64_t opts, char *note, size_t cap)
         size_t nwant = 0;
         for (size_t k = 0; k < e[x].info.nfiles; k++) {
             uint32_t f = dfn_strtab_find(mine, (const char *)&e[x].info.ids[k], sizeof *l->ids);
+            if (f != DFN_NOID) f = which[f];
             want[k] = f != DFN_NOID && !taken[f] ? f : UINT32_MAX;
             if (want[k] != UINT32_MAX) { taken[f] = true; nwant++; }
         }
@@ -1212,6 +1216,7 @@ static void loader_reuse(dfn_loader *l, uint64_t opts, char *note, size_t cap)
         free(want);
     }
     free(taken);
+    free(which);
     dfn_strtab_free(mine);
     dfn_cache_entries_free(e, ne);
 }
@@ -1222,7 +1227,7 @@ static void *coordinator_main(void *arg)
     char note[1024] = "";
     dfn_image_ident id = { l->ids, (const char *const *)l->files, l->nfiles,
                            dfn_image_opts(l->opts.block_size, l->opts.time_unit) };
-    if (l->ids && loader_from_cache(l, &id, note, sizeof note)) {
+    if (l->all_ids && loader_from_cache(l, &id, note, sizeof note)) {
         l->t_end = dfn_now();
         atomic_store(&l->done, true);
         return NULL;
@@ -1248,7 +1253,7 @@ static void *coordinator_main(void *arg)
     }
     pthread_mutex_unlock(&l->snap_lock);
     if (l->store && note[0]) l->store->cache_note = dfn_xstrdup(note);
-    if (l->store && l->ids) loader_to_cache(l, &id);
+    if (l->store && l->all_ids) loader_to_cache(l, &id);
     l->t_end = dfn_now();
     atomic_store(&l->done, true);
     return NULL;
@@ -1272,10 +1277,15 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     if (!l->opts.block_size) l->opts.block_size = (size_t)4 << 20;
     if (l->opts.cache_dir) {
         l->opts.cache_dir = dfn_xstrdup(l->opts.cache_dir);
+        /* a set with a pipe has no image, but its files may come from others' */
         l->ids = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->ids);
+        l->all_ids = true;
         char err[128];
-        for (size_t i = 0; i < nfiles && l->ids; i++)
-            if (!dfn_fileid_of(files[i], &l->ids[i], err, sizeof err)) { free(l->ids); l->ids = NULL; }
+        for (size_t i = 0; i < nfiles; i++)
+            if (!dfn_fileid_of(files[i], &l->ids[i], err, sizeof err)) {
+                l->ids[i] = (dfn_fileid){ 0 };
+                l->all_ids = false;
+            }
     }
     int threads = l->opts.threads > 0 ? l->opts.threads : dfn_ncpus();
     if (threads > 256) threads = 256;
@@ -1334,6 +1344,8 @@ void dfn_loaders_progress(dfn_loader *const *ls, size_t n, dfn_progress *sum, do
         /* of a pipe nobody knows the end: no percent (-1) */
         if (pct) pct[k] = p.done ? 100 : p.unsized ? -1 : p.bytes_total ? 100.0 * p.bytes_done / p.bytes_total : 0;
         sum->unsized += p.unsized;
+        sum->reused += p.reused;
+        sum->cached |= p.cached;
         sum->bytes_done += p.bytes_done;
         sum->bytes_total += p.bytes_total;
         sum->events += p.events;

@@ -63,6 +63,7 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
 static void show_progress(const cli_run *runs, size_t n, const dfn_progress *sum, const double *pct)
 {
     fprintf(stderr, "\rdfnav: %s ", sum->building ? "building" : "loading");
+    if (sum->reused) fprintf(stderr, "(%" PRIu64 " files from the cache) ", sum->reused);
     for (size_t k = 0; k < n; k++) {
         if (runs[k].label) fputs(runs[k].label, stderr);   /* names hold no control bytes */
         if (pct[k] < 0) fputs(runs[k].label ? " ?%  " : "    ?%  ", stderr);   /* a pipe: no end known */

@@ -4,6 +4,7 @@
  * terminal. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "app.h"
+#include "dfnav/cache.h"
 #include "replay.h"
 #include "dfnav/estimate.h"
 #include "dfnav/export.h"
@@ -83,6 +84,12 @@ static void init_colors(app *a)
 
 static void runner_free(runner *r)
 {
+    for (size_t k = 0; k < r->nruns; k++) {
+        /* the images saved while the explorer ran: what went wrong (the
+         * terminal is back by now) */
+        const char *note = r->runs[k].final ? dfn_store_saved(r->runs[k].final) : NULL;
+        if (note) fprintf(stderr, "dfnav: cache: %s\n", note);
+    }
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
         if (rl->loader) {

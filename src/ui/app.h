@@ -87,7 +87,7 @@ typedef struct {
     snapper sn;
     indexer ix;
     view_set *cur;            /* what the view shows, or will once every run has a set */
-    const dfn_store *final;   /* the loaded store, for the damage screen */
+    dfn_store *final;         /* the loaded store, for the damage screen (and its save, waited for at the end) */
 } run_load;
 
 typedef struct {

@@ -169,15 +169,18 @@ static void loading_text(runner *r)
     double eta = pct > 1 && p.elapsed_s > 0 ? p.elapsed_s * (100 - pct) / pct : -1;
     char etas[32] = "";
     if (eta >= 0) snprintf(etas, sizeof etas, ", ETA %.0f s", eta);
+    char reused[48] = "";
+    if (p.reused) snprintf(reused, sizeof reused, " (%" PRIu64 " files from the cache)", p.reused);
     if (p.unsized) {
         /* a pipe or standard input: what it sent so far, no end to count to */
-        snprintf(a->progress, sizeof a->progress, "%s %.1f MB read so far (q cancels): %" PRIu64 " events, %.2f M/s",
-                 p.building ? "building the store:" : "loading", p.bytes_done / 1e6, p.events, p.events_per_s / 1e6);
+        snprintf(a->progress, sizeof a->progress, "%s%s %.1f MB read so far (q cancels): %" PRIu64 " events, %.2f M/s",
+                 p.building ? "building the store:" : "loading", reused, p.bytes_done / 1e6, p.events,
+                 p.events_per_s / 1e6);
         return;
     }
     /* many long run names may not fit: the line is cut, as the screen would */
-    snprintf(a->progress, sizeof a->progress, "%s %s%.1f%% of %.1f MB (q cancels): %" PRIu64 " events, %.2f M/s%s",
-             p.building ? "building the store:" : "loading", who, pct, p.bytes_total / 1e6, p.events,
+    snprintf(a->progress, sizeof a->progress, "%s%s %s%.1f%% of %.1f MB (q cancels): %" PRIu64 " events, %.2f M/s%s",
+             p.building ? "building the store" : "loading", reused, who, pct, p.bytes_total / 1e6, p.events,
              p.events_per_s / 1e6, p.building ? "" : etas);
 }
 
@@ -213,6 +216,8 @@ static void poll_run(runner *r, size_t k)
     if (st > r->status) r->status = st;
     rl->final = final;
     count_damage(r);
+    /* a set from the cache says nothing: the status line matters more */
+    if (final->cache_note) snprintf(a->msg, sizeof a->msg, "cache: %.900s", final->cache_note);
     char note[900];
     if (dfn_unit_note(final, a->opts.time_unit, note, sizeof note)) snprintf(a->msg, sizeof a->msg, "%s", note);
     if (st == 3) {

@@ -39,6 +39,25 @@ for s in $sets; do
     same_files "$name: tables from the image equal the parse" "$T/$name.plain" "$T/$name.again"
 done
 
+# a set that shares files with one the cache holds: those come from its
+# image, the rest are parsed, and every table is the parse's (how many
+# come back is checked in test_cache.c)
+if [ -d "$TRACES/dlio-unet3d" ]; then
+    U="$TRACES/dlio-unet3d"
+    for args in "info" "report --by func" "report --by file,func --metrics all" "report --by time,layer" \
+                "report --by event --top 50" "report --by proc --diagnose" "overview"; do
+        for part in "$U/trace-[0-2]-of-8.pfw" "$U/trace-[0-9]-of-8.pfw"; do
+            rm -rf "$C"
+            # shellcheck disable=SC2086
+            "$DFNAV" info -q $part >/dev/null                   # the image of a part of the set
+            # shellcheck disable=SC2086
+            "$DFNAV" $args --format csv --no-cache $U/trace-[2-5]-of-8.pfw >"$T/want" 2>&1
+            "$DFNAV" $args --format csv $U/trace-[2-5]-of-8.pfw >"$T/got" 2>&1
+            same_files "$args, files from another set's image" "$T/want" "$T/got"
+        done
+    done
+fi
+
 # --no-cache neither reads nor writes
 rm -rf "$C"
 "$DFNAV" info -q --no-cache "$SRCDIR/data/sample" >/dev/null

@@ -278,4 +278,18 @@ else
     echo "# no python3: the growing-set test is skipped"
 fi
 
+# Files the cache holds show at once; a new one (a pipe, written later)
+# loads behind them
+C2="$T/cache-late"
+DFNAV_CACHE="$C2" "$DFNAV" info -q "$SRCDIR/data/sample" >/dev/null
+mkfifo "$T/late.pfw"
+start "DFNAV_CACHE='$C2' $E '$SRCDIR/data/sample' '$T/late.pfw'"
+expect "the cached files, named in the progress line" "(4 files from the cache)" 10
+expect "... show as rows while the pipe is not written yet" "row 1 of " 10
+on_screen "files from the cache)" && ok || fail "the load ended before the pipe was written"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":77,"tid":77,"ts":1000,"dur":5,"ph":"X","args":{"ret":1}}' >"$T/late.pfw" &
+expect_loaded "the pipe's file loaded after them" 30
+keys Q
+expect "quits" "DFNAV-EXIT=0"
+
 finish
