@@ -662,6 +662,7 @@ static void check_reuse(const char *const *first, size_t nfirst, const char *con
         cr_assert_eq(pr.reused, want_reused, "%zu files came back, not %zu", (size_t)pr.reused, want_reused);
         dfn_store *part = dfn_loader_finish(l);
         cr_assert_not_null(part);
+        dfn_store_saved(part);   /* the image the next load maps */
         cr_assert_eq(part->cache_from, DFN_CACHE_NONE);
         store_equiv(fresh, part);
         dfn_store *again = load(paths, n, cache, threads);
