@@ -91,13 +91,14 @@ dfn_store *dfn_cache_load(const char *dir, const dfn_image_ident *id, int thread
     dfn_store *s = NULL;
     if (stat(path, &st) == 0) {
         char why[256];
-        s = dfn_image_map(path, id, threads, why, sizeof why);
+        bool bad;
+        s = dfn_image_map(path, id, threads, why, sizeof why, &bad);
         if (s) {
             s->cache_from = DFN_CACHE_WHOLE;
             utimensat(AT_FDCWD, path, NULL, 0);   /* its last use, for eviction */
         } else {
             snprintf(note, cap, "%s: %s; read the traces again", path, why);
-            unlink(path);
+            if (bad) unlink(path);   /* not one it could not map now (memory, permissions) */
         }
     }
     free(path);

@@ -808,15 +808,18 @@ static bool ident_match(const image *im, const dfn_image_ident *id)
     return true;
 }
 
-/* Maps a whole file read-only; NULL with err set otherwise. */
-static const uint8_t *map_file(const char *path, size_t *len, bool populate, char *err, size_t cap)
+/* Maps a whole file read-only; NULL with err set otherwise, and *bad set
+ * when the file cannot be an image at all (too short, not a file). */
+static const uint8_t *map_file(const char *path, size_t *len, bool populate, char *err, size_t cap, bool *bad)
 {
+    *bad = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) { snprintf(err, cap, "%s", strerror(errno)); return NULL; }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < IMG_HEADER) {
         close(fd);
-        snprintf(err, cap, "not a dfnav image");
+        snprintf(err, cap, "not a dfnav image (cut short?)");
+        *bad = true;
         return NULL;
     }
     int flags = MAP_PRIVATE;
@@ -938,7 +941,8 @@ dfn_store *dfn_image_map_reuse(const char *path, int threads, dfn_rebuild **rb, 
 {
     image im = { 0 };
     *rb = NULL;
-    im.p = map_file(path, &im.len, true, err, cap);
+    bool bad;
+    im.p = map_file(path, &im.len, true, err, cap, &bad);
     if (!im.p) return NULL;
     if (!image_parse(&im, err, cap) || !image_verify(&im, threads, err, cap)) {
         munmap((void *)im.p, im.len);
@@ -967,11 +971,12 @@ dfn_store *dfn_image_map_reuse(const char *path, int threads, dfn_rebuild **rb, 
     return s;
 }
 
-dfn_store *dfn_image_map(const char *path, const dfn_image_ident *id, int threads, char *err, size_t cap)
+dfn_store *dfn_image_map(const char *path, const dfn_image_ident *id, int threads, char *err, size_t cap, bool *bad)
 {
     image im = { 0 };
-    im.p = map_file(path, &im.len, true, err, cap);
+    im.p = map_file(path, &im.len, true, err, cap, bad);
     if (!im.p) return NULL;
+    *bad = true;
     if (!image_parse(&im, err, cap)) goto bad;
     if (!ident_match(&im, id)) { fail(err, cap, "made from other files"); goto bad; }
     if (!image_verify(&im, threads, err, cap)) goto bad;
@@ -985,7 +990,8 @@ bool dfn_image_info_read(const char *path, dfn_image_info *out, char *err, size_
 {
     memset(out, 0, sizeof *out);
     image im = { 0 };
-    im.p = map_file(path, &im.len, false, err, cap);
+    bool bad;
+    im.p = map_file(path, &im.len, false, err, cap, &bad);
     if (!im.p) return false;
     bool ok = image_parse(&im, err, cap);
     if (ok) {

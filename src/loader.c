@@ -21,6 +21,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The stack a thread gets (glibc's default, from ulimit -s): what a
+ * thread that cannot start could not have. */
+#define THREAD_STACK ((size_t)8 << 20)
+
 typedef struct {
     uint32_t src;
     uint64_t seq;
@@ -1237,10 +1241,9 @@ static void *coordinator_main(void *arg)
     pthread_t *th = dfn_xmalloc((size_t)total * sizeof *th);
     l->readers_left = l->nreaders;   /* before any reader can finish */
     for (int i = 0; i < total; i++) {
-        if (pthread_create(&th[i], NULL, i < l->nreaders ? reader_main : parser_main, l) != 0) {
-            fprintf(stderr, "dfnav: cannot start a loader thread\n");
-            abort();
-        }
+        /* a thread's stack is memory: without room for it, out of memory */
+        if (pthread_create(&th[i], NULL, i < l->nreaders ? reader_main : parser_main, l) != 0)
+            dfn_out_of_memory("starting a loader thread's stack of", THREAD_STACK);
     }
     for (int i = 0; i < total; i++) pthread_join(th[i], NULL);
     free(th);
@@ -1308,10 +1311,8 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     l->ctx.kinds = dfn_strtab_new();
     l->ctx.schemas = dfn_strtab_new();
     l->t_start = dfn_now();
-    if (pthread_create(&l->coordinator, NULL, coordinator_main, l) != 0) {
-        fprintf(stderr, "dfnav: cannot start the loader thread\n");
-        abort();
-    }
+    if (pthread_create(&l->coordinator, NULL, coordinator_main, l) != 0)
+        dfn_out_of_memory("starting the loader thread's stack of", THREAD_STACK);
     return l;
 }
 

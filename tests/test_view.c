@@ -43,7 +43,7 @@ static dfn_store *trace(int span)
 
 static ui_opts opts = { .threads = 1 };
 
-static view_set *set_of(int span) { return view_set_new(trace(span), &opts, NULL, true); }
+static view_set *set_of(int span) { return view_set_new(trace(span), &opts, NULL, VIEW_NEED_ALL); }
 
 static void key_of(view *v, char *buf, size_t cap)
 {
@@ -215,7 +215,7 @@ Test(view, flame_rows_in_tree_order)
     const char *text = EV("A", "app", 1, 1, 1000, 100, "") EV("B", "app", 1, 1, 1010, 20, "")
                        EV("C", "app", 1, 1, 1012, 2, "") EV("D", "app", 1, 1, 1040, 30, "")
                        EV("C", "app", 1, 1, 1200, 10, "") EV("E", "app", 1, 1, 1300, 500, "");
-    view_set *a = view_set_new(su_load_text("flame.pfw", text, 1), &opts, NULL, true);
+    view_set *a = view_set_new(su_load_text("flame.pfw", text, 1), &opts, NULL, VIEW_NEED_ALL);
     view v;
     view_init(&v, &a, 1, NULL);
     char err[256], key[128];

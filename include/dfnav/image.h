@@ -62,7 +62,9 @@ void dfn_image_info_free(dfn_image_info *info);
 /* Maps the image at path as a store whose sources get the given paths.
  * The image must have been built from exactly the files and options of
  * id. NULL, and why in err, when the image is damaged, of another version
- * or of other files; the store frees its mapping with dfn_store_free(). */
-dfn_store *dfn_image_map(const char *path, const dfn_image_ident *id, int threads, char *err, size_t cap);
+ * or of other files (*bad set: it should go), or cannot be read or mapped
+ * now (*bad clear: a full address space, permissions); the store frees its
+ * mapping with dfn_store_free(). */
+dfn_store *dfn_image_map(const char *path, const dfn_image_ident *id, int threads, char *err, size_t cap, bool *bad);
 
 #endif

@@ -105,6 +105,8 @@ static void runner_free(runner *r)
             view_set *vs = atomic_exchange(&rl->ix.ready, NULL);
             /* its store is the final one, which no set owns yet */
             if (vs) view_set_free(vs);
+            dfn_analysis *x = atomic_exchange(&rl->ix.extra, NULL);
+            if (x) { dfn_analysis_free(x); free(x); }
             rl->ix.started = false;
         }
     }
@@ -443,9 +445,13 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         curs_set(0);
         init_colors(a);
         app_set_size(r, LINES, COLS);
+        double started = dfn_now();
         while (!r->quit && !got_signal) {
             if (got_stop) app_suspend();
             if (got_cont) app_resume(r);
+            /* the first second polls often: a set from the cache is
+             * there within it, and each poll's wait would add to it */
+            timeout(a->loading && dfn_now() - started < 1 ? 10 : 50);
             load_poll(r);
             export_poll(r, false);
             diag_poll(r, false);

@@ -74,7 +74,11 @@ typedef struct {
     dfn_store *store;
     const ui_opts *opts;
     atomic_int *dlio_seen;
-    _Atomic(view_set *) ready;
+    _Atomic(view_set *) ready;   /* the final set, with layers and overlap: its table shows at once */
+    _Atomic(dfn_analysis *) extra;   /* then its overlap, call tree and access patterns, for the UI to install */
+    char an_err[512];         /* the compute or I/O definition failed (an_err_set) */
+    bool an_err_set;
+    bool shown;               /* ready was taken */
 } indexer;
 
 /* ---- the app ---- */

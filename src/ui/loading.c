@@ -49,7 +49,7 @@ static void *snapper_main(void *arg)
         double t0 = dfn_now();
         dfn_store *s = dfn_loader_snapshot(sn->l);
         if (!s) return NULL;
-        view_set *vs = view_set_new(s, sn->opts, shared_preset(sn->opts, sn->dlio_seen, s), false);
+        view_set *vs = view_set_new(s, sn->opts, shared_preset(sn->opts, sn->dlio_seen, s), DFN_NEED_OVERLAP);
         double cost = dfn_now() - t0;
         view_set_free(atomic_exchange(&sn->ready, vs));   /* the UI had not taken the last */
         /* a snapshot takes a core from the load: keep them to a small
@@ -62,11 +62,47 @@ static void *snapper_main(void *arg)
 /* ---- the final store's layer index, built off the UI thread ---- */
 
 
+/* The table comes first (layers), the analyses after (overlap, call
+ * tree, access patterns): on a set from the cache the table is there at
+ * once, where these take a second more. They read the shown set's store
+ * and layers, which the UI frees only after joining this thread. */
 static void *indexer_main(void *arg)
 {
     indexer *ix = arg;
-    atomic_store(&ix->ready, view_set_new(ix->store, ix->opts, shared_preset(ix->opts, ix->dlio_seen, ix->store), true));
+    view_set *vs = view_set_new(ix->store, ix->opts, shared_preset(ix->opts, ix->dlio_seen, ix->store), 0);
+    bool more = vs->rs.ls != NULL;   /* else the UI drops the set and its store */
+    atomic_store(&ix->ready, vs);
+    if (!more) return NULL;
+    dfn_analysis *x = dfn_xcalloc(1, sizeof *x);
+    if (!view_set_extra(vs, ix->opts, x, ix->an_err, sizeof ix->an_err)) ix->an_err_set = true;
+    atomic_store(&ix->extra, x);
     return NULL;
+}
+
+/* Hands the call tree and access patterns to the set they were built
+ * for, once no job reads its analysis. False to try again later. */
+static bool install_extra(runner *r, size_t k)
+{
+    run_load *rl = &r->runs[k];
+    if (atomic_load(&r->ex.job.running) || atomic_load(&r->dg.job.running) || atomic_load(&r->mk.job.running))
+        return false;
+    dfn_analysis *x = atomic_exchange(&rl->ix.extra, NULL);
+    if (!x) return false;
+    pthread_join(rl->ix.thread, NULL);
+    rl->ix.started = false;
+    view_set *cur = rl->cur;
+    if (cur && cur->rs.store == rl->ix.store && !cur->rs.an.overlap && !cur->rs.an.tree && !cur->rs.an.access) {
+        cur->rs.an = *x;
+        cur->full = true;
+        if (rl->ix.an_err_set) {
+            snprintf(cur->an_err, sizeof cur->an_err, "%s", rl->ix.an_err);
+            snprintf(r->a.msg, sizeof r->a.msg, "%.900s: no compute, I/O or exposed columns", cur->an_err);
+        }
+    } else {
+        dfn_analysis_free(x);
+    }
+    free(x);
+    return true;
 }
 
 /* Damage over every run's loaded store. */
@@ -101,7 +137,7 @@ static void same_presets(runner *r)
     for (size_t j = 0; j < r->nruns; j++) {
         view_set *old = r->runs[j].cur;
         if (!old || !old->full || !old->rs.preset || dfn_preset_is_dlio(old->rs.preset)) continue;
-        view_set *nv = view_set_new(old->rs.store, &a->opts, dlio_flavours[atomic_load(&r->dlio_seen)], true);
+        view_set *nv = view_set_new(old->rs.store, &a->opts, dlio_flavours[atomic_load(&r->dlio_seen)], VIEW_NEED_ALL);
         if (!nv->rs.ls) { view_set_release(nv); continue; }
         if (a->have_view) view_set_store(&a->v, j, nv);
         r->runs[j].cur = nv;
@@ -188,11 +224,20 @@ static void poll_run(runner *r, size_t k)
 {
     app *a = &r->a;
     run_load *rl = &r->runs[k];
+    if (rl->ix.started && rl->ix.shown) {
+        char err[256];
+        /* columns such as self time apply now */
+        if (install_extra(r, k) && r->a.have_view) view_refresh(&r->a.v, err, sizeof err);
+        return;
+    }
     if (rl->ix.started) {
         view_set *vs = atomic_exchange(&rl->ix.ready, NULL);
         if (!vs) return;
-        pthread_join(rl->ix.thread, NULL);
-        rl->ix.started = false;
+        rl->ix.shown = true;
+        if (!vs->rs.ls) {   /* no layers: nothing more comes */
+            pthread_join(rl->ix.thread, NULL);
+            rl->ix.started = false;
+        }
         show_set(r, k, vs);
         return;
     }
@@ -225,10 +270,12 @@ static void poll_run(runner *r, size_t k)
         else snprintf(a->msg, sizeof a->msg, "nothing could be read (! lists the errors)");
     }
     rl->ix.store = final;
+    rl->ix.shown = false;
+    rl->ix.an_err_set = false;
     rl->ix.opts = &a->opts;
     rl->ix.dlio_seen = r->labels ? &r->dlio_seen : NULL;
     if (r->headless || pthread_create(&rl->ix.thread, NULL, indexer_main, &rl->ix) != 0) {
-        show_set(r, k, view_set_new(final, &a->opts, shared_preset(&a->opts, r->labels ? &r->dlio_seen : NULL, final), true));
+        show_set(r, k, view_set_new(final, &a->opts, shared_preset(&a->opts, r->labels ? &r->dlio_seen : NULL, final), VIEW_NEED_ALL));
         return;
     }
     rl->ix.started = true;

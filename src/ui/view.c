@@ -136,21 +136,33 @@ dfn_run_opts view_run_opts(const ui_opts *o)
                            .threads = o->threads };
 }
 
-view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, bool full)
+/* The analyses need asks for, into an; without a compute definition the
+ * rest still helps. */
+static bool view_analyse(dfn_analysis *an, const dfn_store *s, const dfn_layerset *ls, const ui_opts *o,
+                         unsigned need, char *err, size_t cap)
+{
+    dfn_run_opts ro = view_run_opts(o);
+    if (dfn_analysis_build(an, s, ls, ro.compute, ro.overlap_host, need, err, cap) &&
+        dfn_analysis_set_io(an, s, ls, ro.io, err, cap))
+        return true;
+    char ignore[64];
+    dfn_analysis_build(an, s, ls, NULL, false, need & (DFN_NEED_TREE | DFN_NEED_ACCESS), ignore, sizeof ignore);
+    return false;
+}
+
+view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, unsigned need)
 {
     view_set *vs = dfn_xcalloc(1, sizeof *vs);
-    vs->full = full;
+    vs->full = (need & DFN_NEED_TREE) != 0;
     dfn_run_opts ro = view_run_opts(o);
-    if (dfn_runset_layers(&vs->rs, store, &ro, preset, vs->err, sizeof vs->err)) {
-        unsigned need = DFN_NEED_OVERLAP | (full ? DFN_NEED_TREE | DFN_NEED_ACCESS : 0);
-        if (!dfn_runset_analyse(&vs->rs, &ro, need, vs->an_err, sizeof vs->an_err) && full) {
-            /* without a compute definition the rest still helps */
-            char ignore[64];
-            dfn_analysis_build(&vs->rs.an, store, vs->rs.ls, NULL, false, DFN_NEED_TREE | DFN_NEED_ACCESS, ignore,
-                               sizeof ignore);
-        }
-    }
+    if (dfn_runset_layers(&vs->rs, store, &ro, preset, vs->err, sizeof vs->err) && need)
+        view_analyse(&vs->rs.an, store, vs->rs.ls, o, need, vs->an_err, sizeof vs->an_err);
     return vs;
+}
+
+bool view_set_extra(const view_set *vs, const ui_opts *o, dfn_analysis *x, char *err, size_t cap)
+{
+    return view_analyse(x, vs->rs.store, vs->rs.ls, o, VIEW_NEED_ALL, err, cap);
 }
 
 void view_set_release(view_set *vs)

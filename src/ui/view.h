@@ -87,10 +87,17 @@ typedef struct {
 } view_set;
 
 /* Builds a set for store (taking it over): layers from --layers, else the
- * preset named (NULL: the store's own choice). full: also the call tree
- * and access patterns (the final store; loading snapshots skip them). */
+ * preset named (NULL: the store's own choice), and the analyses need asks
+ * for (DFN_NEED_*): loading snapshots take the overlap only, the final
+ * store all (VIEW_NEED_ALL), first none when its table should show at
+ * once (view_set_extra builds the rest). */
+#define VIEW_NEED_ALL (DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS)
 dfn_run_opts view_run_opts(const ui_opts *o);
-view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, bool full);
+view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, unsigned need);
+/* The analyses a set built with need 0 lacks, into x (on any thread: it
+ * reads the set's store and layers only); false, with why in err, when the
+ * compute or I/O definition fails (the rest is built anyway). */
+bool view_set_extra(const view_set *vs, const ui_opts *o, dfn_analysis *x, char *err, size_t cap);
 void view_set_free(view_set *vs);
 /* Frees the set but not its store, which another set now holds. */
 void view_set_release(view_set *vs);
