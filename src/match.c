@@ -527,6 +527,21 @@ static bool layerset_table_only(const dfn_layerset *ls)
 
 typedef struct { uint32_t kind, file, lane, idx; } triple_slot;
 
+/* Whether some layer tests the lane (host, process, thread): else an
+ * event's mask depends on its kind and file alone. */
+static bool layerset_uses_lanes(const dfn_layerset *ls)
+{
+    for (size_t k = 0; k < ls->n; k++)
+        for (size_t a = 0; a <= ls->layers->defs[k].nalts; a++) {
+            const dfn_match *m = a ? ls->alt[k][a - 1] : ls->m[k];
+            if (m->lane_ok) return true;
+        }
+    return false;
+}
+
+/* (kind, file) pairs a dense table of masks may index: 4 M of them, 16 MB. */
+#define PAIR_TABLE_MAX ((size_t)1 << 22)
+
 /* Runs once per event: a multiply, not a general byte hash. */
 static inline size_t triple_hash(const uint32_t k[3])
 {
@@ -556,11 +571,18 @@ static void *layerset_index_part(void *arg)
     lp->masks = dfn_xmalloc(lp->cap * sizeof *lp->masks);
     triple_slot *tab = dfn_xcalloc(tcap, sizeof *tab);   /* idx 0 = empty */
     bool memo = layerset_table_only(ls);
+    /* masks by (kind, file) in a dense table when lanes do not matter: an
+     * index per event, where the triples take a hash probe */
+    uint32_t *pairs = memo && !layerset_uses_lanes(ls) && s->nkinds && s->nfiles <= PAIR_TABLE_MAX / s->nkinds
+                      ? dfn_xcalloc(s->nkinds * s->nfiles, sizeof *pairs) : NULL;
     uint32_t last[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, last_m = 0;
     for (size_t i = lp->from; i < lp->to; i++) {
         uint32_t kf[3] = { s->kind[i], s->file[i], s->lane[i] };
-        size_t j = 0;
-        if (memo) {
+        size_t j = 0, pj = 0;
+        if (pairs) {
+            pj = (size_t)kf[0] * s->nfiles + kf[1];
+            if (pairs[pj]) { idx[i] = pairs[pj] - 1; continue; }
+        } else if (memo) {
             /* runs of one call on one file are common: the last triple first */
             if (kf[0] == last[0] && kf[1] == last[1] && kf[2] == last[2]) { idx[i] = last_m; continue; }
             j = triple_hash(kf) & (tcap - 1);
@@ -580,7 +602,9 @@ static void *layerset_index_part(void *arg)
             lp->masks[lp->nmasks++] = mask;
         }
         idx[i] = (uint32_t)m;
-        if (memo) {
+        if (pairs) {
+            pairs[pj] = (uint32_t)m + 1;
+        } else if (memo) {
             tab[j] = (triple_slot){ kf[0], kf[1], kf[2], (uint32_t)m + 1 };
             if (++tn * 2 > tcap) {
                 size_t ncap = tcap * 2;
@@ -599,6 +623,7 @@ static void *layerset_index_part(void *arg)
         }
     }
     free(tab);
+    free(pairs);
     return NULL;
 }
 

@@ -130,11 +130,16 @@ timed() {
 BCACHE="$BENCH_DIR/cache"
 cache_rows() {
     rm -rf "$BCACHE"
-    sync   # earlier rounds' writes are not this one's
+    # the save against a parse just before it, both after a sync (earlier
+    # writes are not this one's): the ratio is of these pairs
+    sync
+    timed report_pair "$DFNAV" report --by func -q --no-cache "${PLAIN[@]}"
+    sync
     timed report_save "$DFNAV" report --by func -q --cache "$BCACHE" "${PLAIN[@]}"
     du -sb "$BCACHE" | awk '{ print $1 }' >> "$RES/cache_bytes"
     timed report_reopen "$DFNAV" report --by func -q --cache "$BCACHE" "${PLAIN[@]}"
-    "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "slowest" -- "$DFNAV" --cache "$BCACHE" "${PLAIN[@]}" \
+    # the time level's header: from the cache no snapshot comes first
+    "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "range▲" -- "$DFNAV" --cache "$BCACHE" "${PLAIN[@]}" \
         > "$RES/pty_cache.one" 2>/dev/null || die "the explorer from the cache failed"
     cat "$RES/pty_cache.one" >> "$RES/first_cached"
     rm -rf "$BCACHE"
@@ -157,7 +162,7 @@ for ((round = 1; round <= RUNS; round++)); do
     if [ $have_igzip = 1 ]; then timed igzip igzip -dc "${GZ[@]}"; fi
     [ "$backend" = "isa-l" ] && timed report_gz_isal "$DFNAV" report --by func -q --no-cache "${GZ[@]}"
     cache_rows
-    "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "dfnav" "time▲" -- "$DFNAV" --no-cache "${PLAIN[@]}" \
+    "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "dfnav" "range▲" -- "$DFNAV" --no-cache "${PLAIN[@]}" \
         > "$RES/pty.one" 2>/dev/null || die "the explorer on a pseudo-terminal failed"
     paste -sd' ' "$RES/pty.one" >> "$RES/first"
     "$DFNAV" --replay "$REPLAY_KEYS" --size 80x24 --screens /dev/null --no-cache "${PLAIN[@]}" 2> "$RES/replay.err" >/dev/null ||
@@ -181,7 +186,7 @@ t_zcat=$(med zcat); t_gzz=$(med report_gz_zlib); t_igzip=$(med igzip); t_gzi=$(m
 t_peer=$(med peer)
 t_v2=$(med report_v2); t_base=$(med report_base); rss_base=$(med report_base 2)
 first=$(med first 1); first_rows=$(med first 2)
-t_save=$(med report_save); t_reopen=$(med report_reopen); rss_reopen=$(med report_reopen 2); t_part=$(med report_part)
+t_save=$(med report_save); t_pair=$(med report_pair); t_reopen=$(med report_reopen); rss_reopen=$(med report_reopen 2); t_part=$(med report_part)
 first_cached=$(med first_cached); cache_bytes=$(med cache_bytes)
 # latency: the median of each key over the rounds, then p50/p95/max over keys
 read -r lat50 lat95 latmax nkeys < <(awk '{ print $2, $3 }' "$RES/latency" | sort -k1,1n -k2,2g |
@@ -195,7 +200,7 @@ awk -v ev="$events" -v bp="$bytes_plain" -v bg="$bytes_gz" \
     -v tzcat="$t_zcat" -v tgzz="$t_gzz" -v tigzip="$t_igzip" -v tgzi="$t_gzi" -v tpeer="$t_peer" \
     -v first="$first" -v firstrows="$first_rows" -v l50="$lat50" -v l95="$lat95" -v lmax="$latmax" -v nk="$nkeys" \
     -v tv2="$t_v2" -v evv2="$events_v2" -v bv2="$bytes_v2" -v tbase="$t_base" -v rssbase="$rss_base" \
-    -v tsave="$t_save" -v treopen="$t_reopen" -v rssreopen="$rss_reopen" -v tpart="$t_part" -v fcached="$first_cached" \
+    -v tsave="$t_save" -v tpair="$t_pair" -v treopen="$t_reopen" -v rssreopen="$rss_reopen" -v tpart="$t_part" -v fcached="$first_cached" \
     -v cbytes="$cache_bytes" '
 function row(what, t, bytes, limit, lname, target, met,    r) {
     if (t == "") return
@@ -217,7 +222,7 @@ BEGIN {
     print ""
     printf "| %-44s | %10s | %-40s | %-4s |\n", "the cache (8 plain files, report --by func)", "median", "target", "met"
     print "|----------------------------------------------|-----------:|------------------------------------------|------|"
-    printf "| %-44s | %8.2f s | %-40s | %-4s |\n", "first load, saving the image", tsave, sprintf("%.3fx the parse (<= 1.10x)", tsave / tplain), ok(tsave / tplain <= 1.10)
+    printf "| %-44s | %8.2f s | %-40s | %-4s |\n", "first load, saving the image", tsave, sprintf("%.3fx the parse before it, %.2f s (<= 1.10x)", tsave / tpair, tpair), ok(tsave / tpair <= 1.10)
     printf "| %-44s | %8.2f s | %-40s | %-4s |\n", "reopen, mapping the image", treopen, sprintf("%.1fx faster than the parse (>= 10x; 30x)", tplain / treopen), ok(tplain / treopen >= 10)
     printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, reopen", rssreopen * 1024 / 1e6, sprintf("%.3fx that of the parse (<= 1x)", rssreopen / rss), ok(rssreopen <= rss)
     printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "the image", cbytes / 1e6, sprintf("%.1f B/event; the store %.1f (<= 1x)", cbytes / ev, rss * 1024 / ev), ok(cbytes <= rss * 1024)
