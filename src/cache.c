@@ -249,7 +249,7 @@ static size_t dir_items(const char *dir, bool temps, dir_item **out)
         (*out)[n++] = (dir_item){ dfn_xstrdup(e->d_name), (uint64_t)st.st_size, st.st_mtim };
     }
     closedir(d);
-    qsort(*out, n, sizeof **out, item_older);
+    if (n) qsort(*out, n, sizeof **out, item_older);
     return n;
 }
 
