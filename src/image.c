@@ -664,11 +664,7 @@ static bool schemas_read(const image *im, dfn_store *s, uint64_t nschemas)
     rbuf r = sect(im, S_SCHEMAS);
     uint32_t ns = dfn_strtab_count(s->strs);
     if (nschemas > im->sec[S_SCHEMAS].len / 4) return false;
-    s->nschemas = nschemas;
-    s->schema_keys = dfn_xcalloc(nschemas ? nschemas : 1, sizeof *s->schema_keys);
-    s->schema_types = dfn_xcalloc(nschemas ? nschemas : 1, sizeof *s->schema_types);
-    s->schema_len = dfn_xcalloc(nschemas ? nschemas : 1, sizeof *s->schema_len);
-    s->schema_nval = dfn_xcalloc(nschemas ? nschemas : 1, sizeof *s->schema_nval);
+    dfn_store_schemas_alloc(s, nschemas);
     for (size_t i = 0; i < nschemas; i++) {
         uint32_t len = rb_u32(&r);
         if (r.bad || len > DFN_ARGS_MAX) return false;

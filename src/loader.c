@@ -659,11 +659,7 @@ static void build_metadata(builder *b, const build_in *in)
 static void build_schemas(dfn_store *s, dfn_strtab *schemas)
 {
     size_t n = dfn_strtab_count(schemas);
-    s->nschemas = n;
-    s->schema_keys = dfn_xcalloc(n ? n : 1, sizeof *s->schema_keys);
-    s->schema_types = dfn_xcalloc(n ? n : 1, sizeof *s->schema_types);
-    s->schema_len = dfn_xcalloc(n ? n : 1, sizeof *s->schema_len);
-    s->schema_nval = dfn_xcalloc(n ? n : 1, sizeof *s->schema_nval);
+    dfn_store_schemas_alloc(s, n);
     for (size_t i = 0; i < n; i++) {
         const char *k = dfn_strtab_str(schemas, (uint32_t)i);
         size_t m = dfn_strtab_len(schemas, (uint32_t)i) / 5;

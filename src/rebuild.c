@@ -107,6 +107,13 @@ static void invert(const uint32_t *map, size_t nrefs, uint32_t ref_bits, uint32_
     }
 }
 
+/* Clears inv and collapsed for a new inversion of nids ids. */
+static void invert_reset(uint32_t *inv, bool *collapsed, size_t nids)
+{
+    memset(inv, 0xff, (nids ? nids : 1) * sizeof *inv);
+    memset(collapsed, 0, nids ? nids : 1);
+}
+
 void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m)
 {
     size_t nl = m->lanes, nk = m->kinds, nf = m->files, big = nl > nk ? nl : nk;
@@ -114,8 +121,7 @@ void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m
     uint32_t *inv = dfn_xmalloc((big ? big : 1) * sizeof *inv);
     bool *col = dfn_xmalloc(big ? big : 1);
 
-    memset(inv, 0xff, (big ? big : 1) * sizeof *inv);
-    memset(col, 0, big ? big : 1);
+    invert_reset(inv, col, big);
     invert(m->lane, m->nlane, 0, inv, col, nl);
     r->nlanes = nl;
     r->lanes = dfn_xcalloc(nl ? nl : 1, sizeof *r->lanes);
@@ -129,8 +135,7 @@ void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m
         x->src = inv[i] < r->nref_src ? r->ref_src[inv[i]] : DFN_RB_MANY;
     }
 
-    memset(inv, 0xff, (big ? big : 1) * sizeof *inv);
-    memset(col, 0, big ? big : 1);
+    invert_reset(inv, col, big);
     invert(m->kind, m->nkind, 0, inv, col, nk);
     r->nkinds = nk;
     r->kinds = dfn_xcalloc(nk ? nk : 1, sizeof *r->kinds);
@@ -143,8 +148,7 @@ void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m
         x->type = (uint8_t)key[8];
     }
 
-    memset(inv, 0xff, (big ? big : 1) * sizeof *inv);
-    memset(col, 0, big ? big : 1);
+    invert_reset(inv, col, big);
     invert(m->strfile, m->nstr, 0, inv, col, nf);
     invert(m->hashfile, m->nhash, DFN_REF_HASH, inv, col, nf);
     r->nfiles = nf;

@@ -144,6 +144,15 @@ size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap)
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
+void dfn_store_schemas_alloc(dfn_store *s, size_t n)
+{
+    s->nschemas = n;
+    s->schema_keys = dfn_xcalloc(n ? n : 1, sizeof *s->schema_keys);
+    s->schema_types = dfn_xcalloc(n ? n : 1, sizeof *s->schema_types);
+    s->schema_len = dfn_xcalloc(n ? n : 1, sizeof *s->schema_len);
+    s->schema_nval = dfn_xcalloc(n ? n : 1, sizeof *s->schema_nval);
+}
+
 void dfn_store_free(dfn_store *s)
 {
     if (!s) return;

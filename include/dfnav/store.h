@@ -203,6 +203,9 @@ typedef struct {
 /* Arguments an event keeps at most: the parser drops those past it. */
 #define DFN_ARGS_MAX 64
 
+/* Allocates the tables of n argument schemas (zeroed). */
+void dfn_store_schemas_alloc(dfn_store *s, size_t n);
+
 /* Decodes the arguments of event i into out (up to max); returns how many
  * the event has (which may exceed max). */
 size_t dfn_store_args(const dfn_store *s, size_t i, dfn_arg *out, size_t max);
