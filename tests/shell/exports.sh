@@ -21,6 +21,7 @@ no_tmp() { check "temporary files left ($1)" "" "$(find "$T" -name '*.tmp.*' | s
 
 start "$E sample"
 expect "start-up" "time range▲"
+expect_loaded "loaded (exports wait for the analyses too)"
 save ref.csv
 expect "a first save" "saved " 10
 [ -s "$T/ref.csv" ] && ok || fail "ref.csv not written"
@@ -89,6 +90,7 @@ expect "quits" "DFNAV-EXIT=0"
 # function table does
 start "ulimit -f 200 && $E sample"   # 100 KiB
 expect "start-up with ulimit -f" "time range▲"
+expect_loaded "loaded with ulimit -f"
 keys p e
 expect "calls" "start s"
 save calls.csv
@@ -115,6 +117,7 @@ exit \$st
 EOF
     start "unshare -m sh full.sh"
     expect "start-up with a small file system" "time range▲"
+    expect_loaded "loaded with a small file system"
     keys p e
     expect "calls" "start s"
     save small/calls.csv
@@ -139,6 +142,7 @@ NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && $NOBODY "$DFNAV" --version >/dev/null 2>&1; then
     start "LANG=C.UTF-8 TERM=xterm-256color $NOBODY $DFNAV sample"
     expect "start-up as nobody" "time range▲"
+    expect_loaded "loaded as nobody"
     save ro/x.csv
     expect "an unwritable directory" "not saved: ro/x.csv: cannot create a file in ro: Permission denied"
     check "nothing in it" "" "$(ls "$T/ro")"
