@@ -107,11 +107,43 @@ static void invert(const uint32_t *map, size_t nrefs, uint32_t ref_bits, uint32_
     }
 }
 
-/* Clears inv and collapsed for a new inversion of nids ids. */
-static void invert_reset(uint32_t *inv, bool *collapsed, size_t nids)
+/* The one load-time ref of each of nids store ids (inv), collapsed when
+ * several refs became one id or none did. */
+static void inverse(const uint32_t *map, size_t nrefs, uint32_t *inv, bool *collapsed, size_t nids)
 {
     memset(inv, 0xff, (nids ? nids : 1) * sizeof *inv);
     memset(collapsed, 0, nids ? nids : 1);
+    invert(map, nrefs, 0, inv, collapsed, nids);
+    for (size_t i = 0; i < nids; i++) collapsed[i] |= inv[i] == DFN_NOID;
+}
+
+static void rebuild_lanes(dfn_rebuild *r, const dfn_loadctx *ctx, const uint32_t *inv, const bool *col, size_t nl)
+{
+    r->nlanes = nl;
+    r->lanes = dfn_xcalloc(nl ? nl : 1, sizeof *r->lanes);
+    for (size_t i = 0; i < nl; i++) {
+        dfn_rb_lane *x = &r->lanes[i];
+        x->collapsed = col[i];
+        x->src = DFN_RB_MANY;
+        if (x->collapsed) continue;
+        const char *key = dfn_strtab_str(ctx->lanes, inv[i]);
+        memcpy(&x->host, key, 4); memcpy(&x->pid, key + 4, 8); memcpy(&x->tid, key + 12, 8);
+        x->src = inv[i] < r->nref_src ? r->ref_src[inv[i]] : DFN_RB_MANY;
+    }
+}
+
+static void rebuild_kinds(dfn_rebuild *r, const dfn_loadctx *ctx, const uint32_t *inv, const bool *col, size_t nk)
+{
+    r->nkinds = nk;
+    r->kinds = dfn_xcalloc(nk ? nk : 1, sizeof *r->kinds);
+    for (size_t i = 0; i < nk; i++) {
+        dfn_rb_kind *x = &r->kinds[i];
+        x->collapsed = col[i];
+        if (x->collapsed) continue;
+        const char *key = dfn_strtab_str(ctx->kinds, inv[i]);
+        memcpy(&x->cat, key, 4); memcpy(&x->func, key + 4, 4);
+        x->type = (uint8_t)key[8];
+    }
 }
 
 void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m)
@@ -120,35 +152,13 @@ void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m
     big = big > nf ? big : nf;
     uint32_t *inv = dfn_xmalloc((big ? big : 1) * sizeof *inv);
     bool *col = dfn_xmalloc(big ? big : 1);
-
-    invert_reset(inv, col, big);
-    invert(m->lane, m->nlane, 0, inv, col, nl);
-    r->nlanes = nl;
-    r->lanes = dfn_xcalloc(nl ? nl : 1, sizeof *r->lanes);
-    for (size_t i = 0; i < nl; i++) {
-        dfn_rb_lane *x = &r->lanes[i];
-        x->collapsed = col[i] || inv[i] == DFN_NOID;
-        x->src = DFN_RB_MANY;
-        if (x->collapsed) continue;
-        const char *key = dfn_strtab_str(ctx->lanes, inv[i]);
-        memcpy(&x->host, key, 4); memcpy(&x->pid, key + 4, 8); memcpy(&x->tid, key + 12, 8);
-        x->src = inv[i] < r->nref_src ? r->ref_src[inv[i]] : DFN_RB_MANY;
-    }
-
-    invert_reset(inv, col, big);
-    invert(m->kind, m->nkind, 0, inv, col, nk);
-    r->nkinds = nk;
-    r->kinds = dfn_xcalloc(nk ? nk : 1, sizeof *r->kinds);
-    for (size_t i = 0; i < nk; i++) {
-        dfn_rb_kind *x = &r->kinds[i];
-        x->collapsed = col[i] || inv[i] == DFN_NOID;
-        if (x->collapsed) continue;
-        const char *key = dfn_strtab_str(ctx->kinds, inv[i]);
-        memcpy(&x->cat, key, 4); memcpy(&x->func, key + 4, 4);
-        x->type = (uint8_t)key[8];
-    }
-
-    invert_reset(inv, col, big);
+    inverse(m->lane, m->nlane, inv, col, nl);
+    rebuild_lanes(r, ctx, inv, col, nl);
+    inverse(m->kind, m->nkind, inv, col, nk);
+    rebuild_kinds(r, ctx, inv, col, nk);
+    /* files: string refs and hash refs both name them */
+    memset(inv, 0xff, (nf ? nf : 1) * sizeof *inv);
+    memset(col, 0, nf ? nf : 1);
     invert(m->strfile, m->nstr, 0, inv, col, nf);
     invert(m->hashfile, m->nhash, DFN_REF_HASH, inv, col, nf);
     r->nfiles = nf;
