@@ -3,6 +3,7 @@
  * Names from traces are data: the table escapes control bytes, CSV and JSON
  * quote and escape them by their own rules. */
 #include "dfnav/export.h"
+#include "dfnav/chrome.h"
 #include "dfnav/util.h"
 
 #include <csv.h>
@@ -30,6 +31,7 @@ bool dfn_format_parse(const char *s, dfn_format *out)
     if (strcmp(s, "table") == 0) *out = DFN_FMT_TABLE;
     else if (strcmp(s, "csv") == 0) *out = DFN_FMT_CSV;
     else if (strcmp(s, "json") == 0) *out = DFN_FMT_JSON;
+    else if (strcmp(s, "chrome") == 0 || strcmp(s, "perfetto") == 0) *out = DFN_FMT_CHROME;
     else return false;
     return true;
 }
@@ -372,7 +374,39 @@ static void sizes_cell(cell *c, const dfn_result *r, uint32_t row, int b)
     cell_set(c, buf, (size_t)l, true);
 }
 
-int dfn_csv_field(FILE *out, const char *s, size_t len)
+/* Whether text is a plain decimal number ("-3", "+2.5e3"): a spreadsheet
+ * reads it as the number it is, never as a formula. */
+static bool csv_is_number(const char *s, size_t len)
+{
+    size_t i = 0, digits = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+')) i++;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    }
+    if (!digits) return false;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = ++i;
+        if (i < len && (s[i] == '-' || s[i] == '+')) i++, e++;
+        while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == e) return false;
+    }
+    return i == len;
+}
+
+bool dfn_csv_formula(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && s[i] == '\'') i++;
+    if (i == len) return false;
+    char c = s[i];
+    if (c != '=' && c != '+' && c != '-' && c != '@' && c != '\t' && c != '\r') return false;
+    /* after apostrophes always: one more keeps the escape reversible */
+    return i > 0 || !csv_is_number(s, len);
+}
+
+static int csv_field_raw(FILE *out, const char *s, size_t len)
 {
     bool quote = false;
     for (size_t i = 0; i < len && !quote; i++)
@@ -380,6 +414,23 @@ int dfn_csv_field(FILE *out, const char *s, size_t len)
                 (i == len - 1 && (s[i] == ' ' || s[i] == '\t'));
     if (quote) return csv_fwrite(out, s, len) == 0 ? 0 : -1;
     return fwrite(s, 1, len, out) == len || len == 0 ? 0 : -1;
+}
+
+int dfn_csv_field(FILE *out, const char *s, size_t len)
+{
+    if (!dfn_csv_formula(s, len)) return csv_field_raw(out, s, len);
+    /* a leading apostrophe: spreadsheets show the rest as text */
+    char *t = dfn_xmalloc(len + 1);
+    t[0] = '\'';
+    memcpy(t + 1, s, len);
+    int rc = csv_field_raw(out, t, len + 1);
+    free(t);
+    return rc;
+}
+
+int dfn_csv_number(FILE *out, const char *s, size_t len)
+{
+    return csv_field_raw(out, s, len);
 }
 
 void dfn_json_string(FILE *out, const char *s, size_t len)
@@ -515,6 +566,11 @@ static void row_cells(const dfn_compare *c, const columns *t, size_t row, cell *
  * ECANCELED. */
 static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic_bool *cancel)
 {
+    if (fmt == DFN_FMT_CHROME) {
+        if (c->calls) return dfn_chrome_write(out, c, cancel);
+        errno = EINVAL;   /* a trace holds calls, not grouped rows */
+        return -1;
+    }
     bool stopped = false;
     columns t;
     event_keys eks;
@@ -533,7 +589,9 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
             row_cells(c, &t, row, cells, false, ek);
             for (size_t i = 0; i < ncol; i++) {
                 if (i) fputc(',', out);
-                dfn_csv_field(out, cells[i].text, cells[i].len);
+                /* figures dfnav computed are numbers; only text from traces is guarded */
+                if (cells[i].is_num) dfn_csv_number(out, cells[i].text, cells[i].len);
+                else dfn_csv_field(out, cells[i].text, cells[i].len);
             }
             fputs("\r\n", out);
             if (ferror(out) || (stopped = cancelled(cancel))) break;
@@ -737,7 +795,9 @@ static void counters_csv(FILE *out, const char *const *head, size_t nc, const ce
     for (size_t i = 0; i < nrows; i++) {
         for (size_t k = 0; k < nc; k++) {
             if (k) fputc(',', out);
-            dfn_csv_field(out, cells[i * nc + k].text, cells[i * nc + k].len);
+            const cell *c = &cells[i * nc + k];
+            if (c->is_num) dfn_csv_number(out, c->text, c->len);
+            else dfn_csv_field(out, c->text, c->len);
         }
         fputs("\r\n", out);
     }

@@ -56,3 +56,95 @@ bool dfn_json_get(const char *json, size_t len, const char *path, size_t plen, d
     free(t);
     return ok;
 }
+
+/* ---- strict validation ---- */
+
+static size_t jv_ws(const char *s, size_t len, size_t i)
+{
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+static bool jv_digits(const char *s, size_t len, size_t *i)
+{
+    size_t start = *i;
+    while (*i < len && s[*i] >= '0' && s[*i] <= '9') (*i)++;
+    return *i > start;
+}
+
+/* RFC 8259's number grammar. */
+static bool jv_number(const char *s, size_t len, size_t *i)
+{
+    if (*i < len && s[*i] == '-') (*i)++;
+    if (*i < len && s[*i] == '0') (*i)++;
+    else if (!jv_digits(s, len, i)) return false;
+    if (*i < len && s[*i] == '.' && (++(*i), !jv_digits(s, len, i))) return false;
+    if (*i < len && (s[*i] == 'e' || s[*i] == 'E')) {
+        (*i)++;
+        if (*i < len && (s[*i] == '+' || s[*i] == '-')) (*i)++;
+        if (!jv_digits(s, len, i)) return false;
+    }
+    return true;
+}
+
+static bool jv_string(const char *s, size_t len, size_t *i)
+{
+    for ((*i)++; *i < len; (*i)++) {
+        unsigned char c = (unsigned char)s[*i];
+        if (c == '"') { (*i)++; return true; }
+        if (c < 0x20) return false;
+        if (c != '\\') continue;
+        if (++(*i) >= len) return false;
+        if (s[*i] == 'u') {
+            for (int k = 0; k < 4; k++)
+                if (++(*i) >= len || !strchr("0123456789abcdefABCDEF", s[*i]) || !s[*i]) return false;
+        } else if (!strchr("\"\\/bfnrt", s[*i]) || !s[*i]) {
+            return false;
+        }
+    }
+    return false;
+}
+
+static bool jv_value(const char *s, size_t len, size_t *i, int depth);
+
+/* An object or an array at s[*i]. */
+static bool jv_container(const char *s, size_t len, size_t *i, int depth)
+{
+    char close = s[*i] == '{' ? '}' : ']';
+    bool obj = close == '}';
+    *i = jv_ws(s, len, *i + 1);
+    if (*i < len && s[*i] == close) { (*i)++; return true; }
+    for (;;) {
+        if (obj) {
+            if (*i >= len || s[*i] != '"' || !jv_string(s, len, i)) return false;
+            *i = jv_ws(s, len, *i);
+            if (*i >= len || s[*i] != ':') return false;
+            *i = jv_ws(s, len, *i + 1);
+        }
+        if (!jv_value(s, len, i, depth + 1)) return false;
+        *i = jv_ws(s, len, *i);
+        if (*i < len && s[*i] == ',') { *i = jv_ws(s, len, *i + 1); continue; }
+        if (*i < len && s[*i] == close) { (*i)++; return true; }
+        return false;
+    }
+}
+
+static bool jv_value(const char *s, size_t len, size_t *i, int depth)
+{
+    if (*i >= len || depth > 256) return false;
+    switch (s[*i]) {
+    case '"': return jv_string(s, len, i);
+    case '{': case '[': return jv_container(s, len, i, depth);
+    case 't': if (len - *i >= 4 && memcmp(s + *i, "true", 4) == 0) { *i += 4; return true; } return false;
+    case 'f': if (len - *i >= 5 && memcmp(s + *i, "false", 5) == 0) { *i += 5; return true; } return false;
+    case 'n': if (len - *i >= 4 && memcmp(s + *i, "null", 4) == 0) { *i += 4; return true; } return false;
+    default: return jv_number(s, len, i);
+    }
+}
+
+bool dfn_json_valid(const char *s, size_t len)
+{
+    size_t i = jv_ws(s, len, 0);
+    if (!jv_value(s, len, &i, 0)) return false;
+    return jv_ws(s, len, i) == len;
+}

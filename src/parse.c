@@ -726,6 +726,24 @@ static void parser_procmeta(dfn_parser *p, dfn_batch *b, const toks_view *v, int
     batch_meta(b, (dfn_meta){ host, val, type, line, pid, tid });
 }
 
+/* A CM record {"name":"time_metric","value":UNIT} declares the file's
+ * unit as the end record's cfg.time_metric does: subsets dfnav extracts
+ * say so in their first lines, where it does not add an event. */
+static void parser_unit_meta(dfn_batch *b, const toks_view *v, int t_args)
+{
+    int an = -1, av = -1;
+    int j = t_args + 1;
+    for (int k = 0; k < v->t[t_args].size && j + 1 < v->n; k++) {
+        if (TOK_IS(v, j, "name")) an = j + 1;
+        else if (TOK_IS(v, j, "value")) av = j + 1;
+        j = tok_skip(v, j + 1);
+    }
+    if (an < 0 || av < 0 || !TOK_IS(v, an, "time_metric") || v->t[av].type != JSMN_STRING) return;
+    dfn_unit u = dfn_unit_parse(v->s + v->t[av].start, tok_len(&v->t[av]));
+    if (u) b->info.unit = (uint8_t)u;
+    else b->info.unit_unknown = true;
+}
+
 static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line,
                             int64_t pid, int64_t tid)
 {
@@ -736,6 +754,8 @@ static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
     else {
         if (TOK_IS(v, t_name, "PR") || TOK_IS(v, t_name, "process_name") || TOK_IS(v, t_name, "thread_name"))
             parser_procmeta(p, b, v, t_name, t_args, line, pid, tid);
+        else if (TOK_IS(v, t_name, "CM"))
+            parser_unit_meta(b, v, t_args);
         return true;
     }
     int an = -1, av = -1;

@@ -14,8 +14,11 @@
 #include "dfnav/query.h"
 #include "dfnav/store.h"
 
-typedef enum { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON } dfn_format;
+/* chrome: Chrome trace-event JSON of calls (chrome.h), for tables of
+ * calls only (grouped by event). */
+typedef enum { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON, DFN_FMT_CHROME } dfn_format;
 
+/* table, csv, json, or chrome (also perfetto). */
 bool dfn_format_parse(const char *s, dfn_format *out);
 /* Writes a comparison (a single run's result is a comparison of one):
  * key columns, then each metric, once per run as METRIC@RUN and for two
@@ -51,8 +54,18 @@ int dfn_save_write(dfn_save *s, const dfn_compare *c, dfn_format fmt, char *err,
  * (which keeps an earlier one when rc was already -1). */
 int dfn_save_close(dfn_save *s, int rc, char *err, size_t errlen);
 
-/* One CSV field, quoted (through libcsv) only when RFC 4180 needs it. */
+/* One CSV text field, quoted (through libcsv) only when RFC 4180 needs
+ * it. A field a spreadsheet would run as a formula (dfn_csv_formula) gets
+ * a leading apostrophe, which spreadsheets show as text. */
 int dfn_csv_field(FILE *out, const char *s, size_t len);
+/* A number dfnav wrote itself: never guarded. */
+int dfn_csv_number(FILE *out, const char *s, size_t len);
+/* Whether a text cell needs the apostrophe: it begins with = + - @ TAB
+ * or CR and is not a plain decimal number ("-3" stays as it is), or it
+ * is apostrophes followed by one of those (one more apostrophe, so that
+ * removing one leading apostrophe from a guarded cell always gives back
+ * the raw value). */
+bool dfn_csv_formula(const char *s, size_t len);
 /* A JSON string literal; control bytes and invalid UTF-8 as \u00XX. */
 void dfn_json_string(FILE *out, const char *s, size_t len);
 

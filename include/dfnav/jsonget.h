@@ -20,5 +20,9 @@ typedef struct {
  * longer than DFN_JSONGET_MAX are not looked into. */
 #define DFN_JSONGET_MAX (1u << 20)
 bool dfn_json_get(const char *json, size_t len, const char *path, size_t plen, dfn_jsonval *out);
+/* Whether text is exactly one valid JSON value (RFC 8259, nesting at most
+ * 256 deep): raw argument text from a trace passes through to JSON that
+ * others read only when it is. */
+bool dfn_json_valid(const char *s, size_t len);
 
 #endif

@@ -35,6 +35,7 @@ typedef struct {
     dfn_unit time_unit;       /* of files whose end record names none; NONE = µs */
     bool counters;            /* report: the counter samples instead of events */
     const char *cache;        /* the cache directory; NULL: --no-cache (or no home) */
+    const char *output;       /* extract: -o FILE ("-": standard output) */
     char **paths;
     size_t npaths;
 } cli_opts;
@@ -52,6 +53,12 @@ typedef struct {
  * be read, 4 nothing loaded because the runs were estimated not to fit in
  * memory (unless force). */
 int cli_load(const cli_opts *o, cli_run **runs, size_t *n);
+/* Loads the runs and compiles their layers: what every table command
+ * starts with. Returns the exit status to give up with, or -1 to go on. */
+int cli_prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status);
+/* Ends a command: stdout flushed, runs freed; rc, else a write error's
+ * status, else the load's. */
+int cli_finish(const cli_opts *o, cli_run *runs, size_t n, int rc, int status);
 /* Frees the runs, after their images are saved (what that had to say
  * goes to stderr unless quiet). */
 void cli_runs_free(const cli_opts *o, cli_run *runs, size_t n);
@@ -63,6 +70,8 @@ int cli_write_status(FILE *f);
 int cmd_report(const cli_opts *o);
 int cmd_info(const cli_opts *o);
 int cmd_overview(const cli_opts *o);
+/* dfnav extract: the events --where selects, as a DFTracer trace. */
+int cmd_extract(const cli_opts *o);
 /* dfnav cache [--clear]: the cache's entries, or empty it. */
 int cmd_cache(const cli_opts *o, bool clear);
 

@@ -318,9 +318,7 @@ void cli_runs_free(const cli_opts *o, cli_run *runs, size_t n)
     free(runs);
 }
 
-/* Loads the runs and compiles their layers: what every table command
- * starts with. Returns the exit status to give up with, or -1 to go on. */
-static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
+int cli_prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
 {
     *status = cli_load(o, runs, n);
     if (!*runs) return *status;
@@ -342,7 +340,7 @@ static int prepare(const cli_opts *o, cli_run **runs, size_t *n, int *status)
     return -1;
 }
 
-static int finish(const cli_opts *o, cli_run *runs, size_t n, int rc, int status)
+int cli_finish(const cli_opts *o, cli_run *runs, size_t n, int rc, int status)
 {
     int wr = cli_write_status(stdout);
     cli_runs_free(o, runs, n);
@@ -421,7 +419,7 @@ int cmd_report(const cli_opts *o)
     int status, rc;
     cli_run *runs;
     size_t n;
-    if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
+    if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) return rc;
     rc = 0;
     if (o->counters && (n > 1 || o->diagnose || o->sort || o->top || o->metrics)) {
         fprintf(stderr, "dfnav: --counters reports one run, by --by and --where (and --bin)\n");
@@ -441,7 +439,7 @@ int cmd_report(const cli_opts *o)
     } else {
         rc = run_and_print(o, runs, n, o->by, o->where, o->sort, o->top, o->metrics, stdout);
     }
-    return finish(o, runs, n, rc, status);
+    return cli_finish(o, runs, n, rc, status);
 }
 
 /* The overview: what was loaded, then time per layer, per I/O class and
@@ -451,7 +449,7 @@ int cmd_overview(const cli_opts *o)
     int status, rc;
     cli_run *runs;
     size_t n;
-    if ((rc = prepare(o, &runs, &n, &status)) >= 0) return rc;
+    if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) return rc;
     if (o->format == DFN_FMT_TABLE) {
         for (size_t k = 0; k < n; k++) {
             const dfn_store *s = runs[k].set.store;
@@ -477,5 +475,5 @@ int cmd_overview(const cli_opts *o)
         free(where);
         printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     }
-    return finish(o, runs, n, rc, status);
+    return cli_finish(o, runs, n, rc, status);
 }

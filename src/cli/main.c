@@ -27,6 +27,8 @@ static void usage(FILE *f)
 "       dfnav overview [OPTIONS] PATH... layers, I/O classes, busiest files\n"
 "       dfnav report [OPTIONS] PATH...   one table of grouped events\n"
 "       dfnav info [OPTIONS] PATH...     what each trace file holds\n"
+"       dfnav extract -o OUT [--where EXPR] PATH...  the events EXPR selects as\n"
+"                                        a DFTracer trace (OUT.pfw, OUT.pfw.gz, -)\n"
 "       dfnav cache [--clear]            the cache of sets read before, or empty it\n"
 "\n"
 "PATH is a DFTracer trace (*.pfw, *.pfw.gz), a directory searched for them\n"
@@ -74,7 +76,12 @@ static void usage(FILE *f)
 "  -l, --layers NAME|FILE layer definitions: posix, dlio (DLIO's AI logging\n"
 "                         names), dlio-legacy (older DLIO) or a file (default:\n"
 "                         the DLIO preset whose names are present, else posix)\n"
-"  -f, --format FMT       table (default), csv or json\n"
+"  -f, --format FMT       table (default), csv, json, or chrome: with report --by\n"
+"                         event, Chrome trace JSON that Perfetto UI opens (a\n"
+"                         track per process and thread, counters as counter\n"
+"                         tracks). CSV text that a spreadsheet would run as a\n"
+"                         formula (= + - @ first) gets a leading '\n"
+"  -o, --output FILE      extract: where the subset goes (.gz: gzip; -: stdout)\n"
 "  -j, --threads N        threads to load and query with (default: one per core)\n"
 "      --cache DIR        keep the images of sets read in DIR (default:\n"
 "                         $DFNAV_CACHE, else $XDG_CACHE_HOME/dfnav, else\n"
@@ -140,6 +147,7 @@ int main(int argc, char **argv)
     else if (argc > 1 && strcmp(argv[1], "compare") == 0) { o.compare = true; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "info") == 0) { cmd = cmd_info; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
+    else if (argc > 1 && strcmp(argv[1], "extract") == 0) { cmd = cmd_extract; first = 2; }
     bool cache_cmd = argc > 1 && strcmp(argv[1], "cache") == 0, clear = false, no_cache = false;
     const char *cache_dir = NULL;
     if (cache_cmd) first = 2;
@@ -159,11 +167,12 @@ int main(int argc, char **argv)
         {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
         {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'},
         {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'},
+        {"output", required_argument, 0, 'o'},
         {"cache", required_argument, 0, 'X'}, {"no-cache", no_argument, 0, 'x'}, {"clear", no_argument, 0, 'L'},
         {0, 0, 0, 0}};
     int c;
     optind = first;
-    while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:o:qhV", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 'b': o.by = optarg; break;
@@ -179,8 +188,12 @@ int main(int argc, char **argv)
             if (*end || !(o.bin_s > 0) || o.bin_s > 1e9) { fprintf(stderr, "dfnav: --bin takes seconds > 0, not '%s'\n", optarg); return 2; }
             break;
         case 'l': o.layers = optarg; break;
+        case 'o':
+            if (cmd != cmd_extract) { fprintf(stderr, "dfnav: -o/--output belongs to 'dfnav extract'\n"); return 2; }
+            o.output = optarg;
+            break;
         case 'f':
-            if (!dfn_format_parse(optarg, &o.format)) { fprintf(stderr, "dfnav: --format is table, csv or json, not '%s'\n", optarg); return 2; }
+            if (!dfn_format_parse(optarg, &o.format)) { fprintf(stderr, "dfnav: --format is table, csv, json or chrome, not '%s'\n", optarg); return 2; }
             break;
         case 'j':
             errno = 0;
@@ -270,6 +283,12 @@ int main(int argc, char **argv)
     }
     if (o.compare && cmd != cmd_info && (o.npaths < 2 || o.npaths > DFN_COMPARE_MAX_RUNS)) {
         fprintf(stderr, "dfnav: comparing needs 2 to %d runs, not %zu\n", DFN_COMPARE_MAX_RUNS, o.npaths);
+        return 2;
+    }
+    /* a Chrome trace is of calls: the rows of report --by event */
+    if (o.format == DFN_FMT_CHROME &&
+        (cmd != cmd_report || !o.by || strcmp(o.by, "event") != 0 || o.counters || o.diagnose)) {
+        fprintf(stderr, "dfnav: --format chrome writes calls: use it with 'dfnav report --by event'\n");
         return 2;
     }
     if (cmd) return cmd(&o);

@@ -30,6 +30,7 @@ typedef struct {
     bool desc;
     uint64_t metrics;         /* the report's and those on screen; 0 for calls */
     dfn_ctrs ctrs;            /* the ctr column's series, when on screen */
+    dfn_format fmt;           /* CSV, or a Chrome trace for calls saved as .json */
     dfn_save save;            /* the temporary file, created before the job starts */
     char *path, *tmp;         /* the UI thread's copies: tmp is what a signal removes */
     bool saved;

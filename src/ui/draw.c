@@ -1066,6 +1066,10 @@ static void draw_hints(app *a)
     if (a->mode == MODE_PROMPT) {
         static const char *names[] = { "filter: ", "search: ", "save CSV as: ", "argument name: " };
         const char *p = names[a->pk];
+        /* E: the format follows the name, and the label says which */
+        if (a->pk == PROMPT_EXPORT && a->export_calls)
+            p = ui_export_chrome(a->edit.buf ? a->edit.buf : "") ? "save Perfetto trace (C-t: CSV) as: "
+                                                                 : "save calls CSV (C-t: Perfetto) as: ";
         attroff(A_REVERSE | pair(a, PAIR_HINT));
         fill(y, 0, a->cols);
         mvaddstr(y, 0, p);

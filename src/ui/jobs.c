@@ -44,9 +44,10 @@ static void *exporter_main(void *arg)
     q.ndims = 1;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
                                        sizeof err);
-    int rc = c ? dfn_save_write(&x->save, c, DFN_FMT_CSV, err, sizeof err) : -1;
+    int rc = c ? dfn_save_write(&x->save, c, x->fmt, err, sizeof err) : -1;
     x->saved = dfn_save_close(&x->save, rc, err, sizeof err) == 0;
     if (!x->saved) snprintf(x->msg, sizeof x->msg, "not saved: %s", err);
+    else if (x->fmt == DFN_FMT_CHROME) snprintf(x->msg, sizeof x->msg, "saved %zu calls to %s (Chrome trace: open it in Perfetto UI)", c->nrows, x->path);
     else snprintf(x->msg, sizeof x->msg, "saved %zu rows to %s", c->nrows, x->path);
     dfn_compare_free(c);
     atomic_store(&x->job.done, true);
@@ -146,6 +147,7 @@ void export_start(runner *r, const char *path, bool overwrite)
         view_filter(&a->v, l, &x->filter);
     }
     x->v = &a->v;   /* exports wait for the load, so the runs cannot change meanwhile */
+    x->fmt = a->export_calls && ui_export_chrome(path) ? DFN_FMT_CHROME : DFN_FMT_CSV;
     if (a->export_calls) {
         x->dim.kind = DFN_DIM_EVENT;
         x->sort = -1;

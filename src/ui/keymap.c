@@ -56,7 +56,9 @@ const keymap_entry keymap[] = {
     { KM_TABLE, ACT_EXPORT, { 'e' }, "e", "e/E export", 8,
       "save this table as CSV: all rows, the report's columns and those on screen", "Export" },
     { KM_TABLE, ACT_EXPORT_CALLS, { 'E' }, "E", NULL, 0,
-      "save the calls of the selected row (or of this level) as CSV, one line per call", NULL },
+      "save the calls of the selected row (or of this level) as CSV, one line per call, or (a name ending in "
+      ".json; C-t in the prompt switches) as a Chrome trace that Perfetto UI opens: a track per process and "
+      "thread, counters as counter tracks", NULL },
     { KM_TABLE, ACT_DIAG, { 'd' }, "d", "d diagnose", 11,
       "diagnostics of this level's selection, its layers and processes; Enter on a finding opens the level "
       "that shows its evidence; on the time and file levels '!' marks the rows the rules find something in",
@@ -134,6 +136,8 @@ const keymap_entry keymap[] = {
     { KM_PROMPT, ACT_UP, { KEY_UP, 16 }, "Up C-p", "Up history", 3, "the previous text given to this prompt", NULL },
     { KM_PROMPT, ACT_DOWN, { KEY_DOWN, 14 }, "Down C-n", NULL, 0, "the next text given to this prompt", NULL },
     { KM_PROMPT, ACT_COMPLETE, { '\t' }, "Tab", "Tab completes", 4, "save: complete the file name", NULL },
+    { KM_PROMPT, ACT_FORMAT, { 20 }, "C-t", NULL, 0,
+      "saving calls (E): switch between CSV (.csv) and a Chrome trace for Perfetto (.json)", NULL },
 };
 const size_t keymap_n = sizeof keymap / sizeof keymap[0];
 

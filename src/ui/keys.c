@@ -145,6 +145,28 @@ static void submit_prompt(runner *r)
     a->mode = MODE_TABLE;
 }
 
+bool ui_export_chrome(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 5 && strcmp(path + n - 5, ".json") == 0;
+}
+
+/* C-t in E's prompt: the name's .csv becomes .json (a Chrome trace) and
+ * back; a name with neither gets .json. */
+static void export_format_switch(line_edit *e)
+{
+    char *name = dfn_xstrndup(e->buf ? e->buf : "", e->len);
+    size_t n = e->len;
+    char *to;
+    if (ui_export_chrome(name)) { name[n - 5] = 0; to = dfn_xasprintf("%s.csv", name); }
+    else if (n >= 4 && strcmp(name + n - 4, ".csv") == 0) { name[n - 4] = 0; to = dfn_xasprintf("%s.json", name); }
+    else to = dfn_xasprintf("%s.json", name);
+    edit_delete(e, 0, e->len);
+    edit_insert(e, to, strlen(to));
+    free(to);
+    free(name);
+}
+
 static void key_prompt(runner *r, int key, const char *utf8, size_t ulen)
 {
     app *a = &r->a;
@@ -169,6 +191,10 @@ static void key_prompt(runner *r, int key, const char *utf8, size_t ulen)
         return;
     case ACT_KILL: edit_delete(e, 0, e->cur); return;
     case ACT_UP: case ACT_DOWN: edit_hist_move(&a->hist[a->pk], e, act == ACT_UP ? -1 : 1); return;
+    case ACT_FORMAT:
+        if (a->pk == PROMPT_EXPORT && a->export_calls) export_format_switch(e);
+        else e->sel = sel;
+        return;
     case ACT_COMPLETE:
         if (a->pk == PROMPT_ARG) { arg_complete(a); return; }
         if (a->pk != PROMPT_EXPORT) { e->sel = sel; return; }

@@ -14,7 +14,7 @@ static const struct { const char *name; int key; } named[] = {
     {"Enter", '\n'}, {"Esc", 27}, {"Up", KEY_UP}, {"Down", KEY_DOWN}, {"Left", KEY_LEFT},
     {"Right", KEY_RIGHT}, {"PgUp", KEY_PPAGE}, {"PgDn", KEY_NPAGE}, {"Home", KEY_HOME},
     {"End", KEY_END}, {"BS", KEY_BACKSPACE}, {"Del", KEY_DC}, {"Tab", '\t'}, {"Space", ' '},
-    {"C-c", 3}, {"C-l", 12}, {"C-u", 21},
+    {"C-c", 3}, {"C-l", 12}, {"C-t", 20}, {"C-u", 21},
 };
 
 static void push(replay_key **keys, size_t *n, size_t *cap, replay_key k)

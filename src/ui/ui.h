@@ -20,6 +20,9 @@ typedef enum {
 } app_mode;
 
 typedef enum { PROMPT_FILTER, PROMPT_SEARCH, PROMPT_EXPORT, PROMPT_ARG, PROMPT_N } prompt_kind;
+/* E saves calls as a Chrome trace (for Perfetto) when the name ends in
+ * .json, else as CSV. */
+bool ui_export_chrome(const char *path);
 
 typedef struct {
     char *buf;

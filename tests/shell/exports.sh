@@ -39,6 +39,23 @@ keys y
 expect "y: saved" "saved "
 same_files "y replaces the file with the table" "$T/ref.csv" "$T/old.csv"
 
+# E: the selected row's calls as CSV, or (C-t, or a .json name) as a
+# Chrome trace for Perfetto
+keys E
+expect "E offers CSV and the switch" "save calls CSV (C-t: Perfetto) as: dfnav-calls-"
+keys C-t
+expect "C-t: a Chrome trace" "save Perfetto trace (C-t: CSV) as: dfnav-calls-"
+check "named .json" "1" "$(screen | grep -c 'as: dfnav-calls-[0-9-]*[.]json$')"
+keys C-t
+expect "C-t again: back to CSV" "save calls CSV (C-t: Perfetto) as: dfnav-calls-"
+check "named .csv" "1" "$(screen | grep -c 'as: dfnav-calls-[0-9-]*[.]csv$')"
+keys C-u calls.json Enter
+expect "saved as a Chrome trace" "calls to calls.json (Chrome trace: open it in Perfetto UI)" 10
+n_saved=$(screen | sed -n 's/.*saved \([0-9]*\) calls to calls.json.*/\1/p')
+check "the trace holds the calls saved" "$n_saved" \
+    "$(python3 -c 'import json,sys; print(sum(e["ph"] == "X" for e in json.load(open(sys.argv[1]))["traceEvents"]))' \
+        "$T/calls.json" 2>&1)"
+
 # a dangling symlink is a name that exists: asked, and y replaces the link,
 # never writing through it to where it points (issue 23)
 ln -s "$T/nowhere/target.csv" "$T/dangling.csv"

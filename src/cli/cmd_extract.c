@@ -1,0 +1,122 @@
+/* `dfnav extract`: the events --where selects, written back as a DFTracer
+ * trace (gzip when the name ends in .gz) that loads with the same figures
+ * for the same filter. The events come from the one query path, as the
+ * rows of `report --by event` do; the file is written as every export is,
+ * under a temporary name renamed into place once complete. */
+#include "cli.h"
+#include "dfnav/extract.h"
+#include "dfnav/gzwrite.h"
+#include "dfnav/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The temporary file a signal must not leave behind. */
+static char *volatile extract_tmp;
+
+static void extract_signal(int sig)
+{
+    char *t = extract_tmp;
+    if (t) unlink(t);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static bool name_gz(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+/* The selected events, by time: a comparison of one run grouped by event. */
+static dfn_compare *extract_select(const cli_opts *o, cli_run *run, dfn_filter *f)
+{
+    char err[2048];
+    dfn_query q = { .filter = f, .sort = -1, .threads = o->threads, .ndims = 1 };
+    q.dims[0].kind = DFN_DIM_EVENT;
+    unsigned need = dfn_query_inherits(&q) ? DFN_NEED_TREE : 0;
+    dfn_run_opts ro = cli_run_opts(o);
+    if (!dfn_runset_analyse(&run->set, &ro, need, err, sizeof err)) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        return NULL;
+    }
+    dfn_run r = dfn_runset_run(&run->set);
+    dfn_compare *c = dfn_compare_query(&r, 1, &q, 0, NULL, err, sizeof err);
+    if (!c) fprintf(stderr, "dfnav: %s\n", err);
+    return c;
+}
+
+/* Writes the events to o->output; 0, or 2 when it could not be written. */
+static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare *c)
+{
+    char err[1024];
+    dfn_save save;
+    bool to_stdout = strcmp(o->output, "-") == 0;
+    if (!to_stdout && dfn_save_open(&save, o->output, false, err, sizeof err) != 0) {
+        fprintf(stderr, "dfnav: not saved: %s\n", err);
+        return 2;
+    }
+    if (!to_stdout) {
+        extract_tmp = save.tmp;
+        signal(SIGINT, extract_signal);
+        signal(SIGTERM, extract_signal);
+        signal(SIGHUP, extract_signal);
+    }
+    FILE *raw = to_stdout ? stdout : save.f;
+    FILE *w = name_gz(o->output) ? dfn_gzwrite_open(raw) : raw;
+    dfn_extract_stats st;
+    int rc = w ? dfn_extract_write(w, s, c->res[0]->events, c->nrows, &st, NULL) : -1;
+    int saved = rc ? errno : 0;
+    if (w && w != raw && fclose(w) != 0 && !rc) { rc = -1; saved = errno; }
+    if (to_stdout) {
+        if (rc) fprintf(stderr, "dfnav: cannot write the output: %s\n", strerror(saved));
+        return rc ? 2 : cli_write_status(stdout);
+    }
+    if (rc) snprintf(err, sizeof err, "%s: %s", o->output, strerror(saved));
+    rc = dfn_save_close(&save, rc, err, sizeof err);
+    extract_tmp = NULL;
+    if (rc) {
+        fprintf(stderr, "dfnav: not saved: %s\n", err);
+        return 2;
+    }
+    if (!o->quiet)
+        fprintf(stderr, "dfnav: wrote %" PRIu64 " calls of %" PRIu64 " processes and %" PRIu64 " files, %" PRIu64
+                " metadata records and %" PRIu64 " counter samples to %s\n", st.events, st.processes, st.files,
+                st.metadata, st.samples, o->output);
+    return 0;
+}
+
+int cmd_extract(const cli_opts *o)
+{
+    if (!o->output) {
+        fprintf(stderr, "dfnav: extract needs -o FILE (NAME.pfw, NAME.pfw.gz, or - for standard output)\n");
+        return 2;
+    }
+    if (o->compare || o->by || o->sort || o->top || o->metrics || o->counters || o->diagnose || o->format != DFN_FMT_TABLE) {
+        fprintf(stderr, "dfnav: extract selects events with --where (and --layers for layer terms); it takes no "
+                "--by, --sort, --top, --metrics, --counters, --diagnose, --format or --compare\n");
+        return 2;
+    }
+    char err[2048];
+    dfn_filter f;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --where: %s\n", err);
+        return 2;
+    }
+    int status, rc;
+    cli_run *runs;
+    size_t n;
+    if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) {
+        dfn_filter_free(&f);
+        return rc;
+    }
+    dfn_compare *c = extract_select(o, &runs[0], &f);
+    rc = c ? extract_save(o, runs[0].set.store, c) : 2;
+    dfn_compare_free(c);
+    dfn_filter_free(&f);
+    return cli_finish(o, runs, n, rc, status);
+}

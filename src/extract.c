@@ -1,0 +1,284 @@
+/* Trace subsets in DFTracer's format (see dfnav/extract.h). The events are
+ * written from the store, not copied from the files: whatever era they
+ * were read from, the subset is one 2.x file whose hosts and files are
+ * hashes with their HH and FH records, so that the loader and DFAnalyzer
+ * resolve them as they resolve the tracer's own. */
+#include "dfnav/extract.h"
+#include "dfnav/export.h"
+#include "dfnav/jsonget.h"
+#include "dfnav/map64.h"
+#include "dfnav/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const dfn_store *s;
+    FILE *out;
+    dfn_map64 host_hash;      /* host string id + 1 -> its hash */
+    dfn_map64 file_hash;      /* file id + 1 -> its hash */
+    dfn_map64 taken;          /* hashes given */
+    dfn_map64 procs;          /* process key -> 1: processes with calls in the subset */
+    uint64_t lo, hi;          /* the calls' span */
+    dfn_extract_stats *st;
+} extractor;
+
+static uint64_t proc_key(uint32_t host, int64_t pid) { return dfn_hash_u64((uint64_t)pid ^ ((uint64_t)host << 40) ^ host); }
+
+/* A hash for text, unique among those given: the tracer's hashes are
+ * arbitrary 64-bit numbers, and only their agreement with the records
+ * matters. */
+static uint64_t hash_give(extractor *x, const char *t, size_t len)
+{
+    uint64_t h = dfn_hash(t, len);
+    for (;;) {
+        if (h == 0 || h == DFN_MAP64_EMPTY) { h = 1; continue; }
+        uint64_t *used = dfn_map64_slot(&x->taken, h);
+        if (!*used) { *used = 1; return h; }
+        h++;
+    }
+}
+
+static void put_id(FILE *out, const dfn_store *s, int64_t v)
+{
+    if (!dfn_id_named(v)) { fprintf(out, "%" PRId64, v); return; }
+    char buf[4096];
+    size_t n = dfn_id_text(s, v, buf, sizeof buf);
+    if (n + 1 < sizeof buf) { dfn_json_string(out, buf, n); return; }
+    uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);   /* a name past the buffer: whole from the table */
+    dfn_json_string(out, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+}
+
+static void put_str(FILE *out, const dfn_store *s, uint32_t id)
+{
+    dfn_json_string(out, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+}
+
+/* A metadata record: {"name":TYPE,...,"ph":4,"args":{"hhash":..,"name":NAME,"value":...}} */
+static void meta_start(extractor *x, const char *type, int64_t pid, uint32_t host)
+{
+    fprintf(x->out, "{\"name\":\"%s\",\"cat\":\"dftracer\",\"type\":1,\"pid\":", type);
+    put_id(x->out, x->s, pid);
+    fputs(",\"tid\":", x->out);
+    put_id(x->out, x->s, pid);
+    fputs(",\"ph\":4,\"args\":{", x->out);
+    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)host + 1);
+    if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
+    x->st->metadata++;
+}
+
+/* Hashes for the calls' hosts and files, their processes and span. */
+static void extract_scan(extractor *x, const uint32_t *events, size_t n)
+{
+    const dfn_store *s = x->s;
+    x->lo = UINT64_MAX;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = events[k];
+        const dfn_lane *l = &s->lanes[s->lane[i]];
+        uint64_t *h = dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1);
+        if (!*h && dfn_strtab_len(s->strs, l->host))
+            *h = hash_give(x, dfn_store_str(s, l->host), dfn_strtab_len(s->strs, l->host));
+        uint64_t *p = dfn_map64_slot(&x->procs, proc_key(l->host, l->pid));
+        if (!*p) { *p = 1; x->st->processes++; }
+        uint32_t f = s->file[i];
+        if (f) {
+            uint64_t *fh = dfn_map64_slot(&x->file_hash, (uint64_t)f + 1);
+            uint32_t path = s->files[f].path;
+            if (!*fh) { *fh = hash_give(x, dfn_store_str(s, path), dfn_strtab_len(s->strs, path)); x->st->files++; }
+        }
+        uint64_t ts = s->t0 + dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);   /* absolute, as samples are */
+        if (ts < x->lo) x->lo = ts;
+        if (end > x->hi) x->hi = end;
+    }
+}
+
+/* HH and FH records, in the order the calls first use them, and the rank
+ * of each process as its PR record. */
+static void write_metadata(extractor *x, const uint32_t *events, size_t n)
+{
+    const dfn_store *s = x->s;
+    dfn_map64 done;
+    dfn_map64_init(&done);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = events[k];
+        const dfn_lane *l = &s->lanes[s->lane[i]];
+        uint64_t *hd = dfn_map64_slot(&done, ((uint64_t)1 << 62) | l->host);
+        const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1);
+        if (!*hd && h && *h) {
+            *hd = 1;
+            meta_start(x, "HH", l->pid, l->host);
+            fputs("\"name\":", x->out);
+            put_str(x->out, s, l->host);
+            fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n", *h);
+        }
+        uint32_t f = s->file[i];
+        uint64_t *fd = dfn_map64_slot(&done, ((uint64_t)2 << 62) | f);
+        if (f && !*fd) {
+            *fd = 1;
+            meta_start(x, "FH", l->pid, l->host);
+            fputs("\"name\":", x->out);
+            put_str(x->out, s, s->files[f].path);
+            fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n", *dfn_map64_get(&x->file_hash, (uint64_t)f + 1));
+        }
+        uint64_t *pd = dfn_map64_slot(&done, (proc_key(l->host, l->pid) & (((uint64_t)1 << 62) - 1)) | ((uint64_t)3 << 62));
+        if (!*pd && dfn_strtab_len(s->strs, l->rank)) {
+            *pd = 1;
+            meta_start(x, "PR", l->pid, l->host);
+            fputs("\"name\":\"rank\",\"value\":", x->out);
+            fwrite(dfn_store_str(s, l->rank), 1, dfn_strtab_len(s->strs, l->rank), x->out);   /* a whole number */
+            fputs("}}\n", x->out);
+        }
+    }
+    dfn_map64_free(&done);
+}
+
+/* The end record's cfg with its time_metric made US: dfnav holds µs, and
+ * a subset of an NS trace that still said NS would read 1000 times off. */
+static void put_cfg(FILE *out, const char *t, size_t len)
+{
+    dfn_jsonval v;
+    if (!dfn_json_get(t, len, "time_metric", 11, &v) || !v.quoted) { fwrite(t, 1, len, out); return; }
+    fwrite(t, 1, (size_t)(v.s - t), out);
+    fputs("US", out);
+    fwrite(v.s + v.len, 1, len - (size_t)(v.s + v.len - t), out);
+}
+
+static void put_arg(FILE *out, const dfn_store *s, const dfn_arg *a, bool end_record)
+{
+    char buf[32];
+    switch (a->type) {
+    case DFN_ARG_STR: put_str(out, s, a->str); return;
+    case DFN_ARG_RAW: {
+        const char *t = dfn_store_str(s, a->str);
+        size_t len = dfn_strtab_len(s->strs, a->str);
+        if (end_record && strcmp(dfn_store_str(s, a->key), "cfg") == 0) put_cfg(out, t, len);
+        else fwrite(t, 1, len, out);   /* as the trace wrote it: the loader took it so */
+        return;
+    }
+    default: fwrite(buf, 1, dfn_arg_text(s, a, buf, sizeof buf), out);
+    }
+}
+
+static void write_event(extractor *x, uint32_t i, dfn_arg *args)
+{
+    const dfn_store *s = x->s;
+    FILE *out = x->out;
+    const dfn_kind *k = &s->kinds[s->kind[i]];
+    const dfn_lane *l = &s->lanes[s->lane[i]];
+    bool agg = dfn_store_is_agg(s, i);
+    fputs("{\"name\":", out);
+    put_str(out, s, k->func);
+    fputs(",\"cat\":", out);
+    put_str(out, s, k->cat);
+    fputs(",\"pid\":", out);
+    put_id(out, s, l->pid);
+    fputs(",\"tid\":", out);
+    put_id(out, s, l->tid);
+    fprintf(out, ",\"ts\":%" PRIu64, s->t0 + dfn_store_ts(s, i));
+    /* an aggregated record's time is in its arguments (dur or dur_sum) */
+    if (!agg) fprintf(out, ",\"dur\":%" PRIu64, dfn_store_dur(s, i));
+    fprintf(out, ",\"ph\":%d", agg ? 3 : 1);
+    if (k->type != 255) fprintf(out, ",\"type\":%u", k->type);
+    fputs(",\"args\":{", out);
+    bool sep = false;
+    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1);
+    if (h && *h) { fprintf(out, "\"hhash\":\"%" PRIu64 "\"", *h); sep = true; }
+    if (s->file[i]) {
+        fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)s->file[i] + 1));
+        sep = true;
+    }
+    size_t n = dfn_store_args(s, i, args, DFN_ARGS_MAX);
+    if (n > DFN_ARGS_MAX) n = DFN_ARGS_MAX;
+    bool end_record = strcmp(dfn_store_str(s, k->func), "end") == 0 && dfn_ascii_ieq(dfn_store_str(s, k->cat),
+                      dfn_strtab_len(s->strs, k->cat), "dftracer", 8);
+    for (size_t a = 0; a < n; a++) {
+        if (sep) fputc(',', out);
+        put_str(out, s, args[a].key);
+        fputc(':', out);
+        put_arg(out, s, &args[a], end_record);
+        sep = true;
+    }
+    fputs("}}\n", out);
+    x->st->events++;
+}
+
+/* Counter samples a query of the subset sees as the set's did: on the
+ * calls' hosts while they ran, from their processes or from processes
+ * without calls (a host's telemetry), never from a process whose calls
+ * were all left out (its samples would become the host's). */
+static int write_samples(extractor *x, atomic_bool *cancel)
+{
+    const dfn_store *s = x->s;
+    dfn_map64 callers;
+    dfn_map64_init(&callers);
+    for (size_t l = 0; l < s->nlanes; l++) *dfn_map64_slot(&callers, proc_key(s->lanes[l].host, s->lanes[l].pid)) = 1;
+    int rc = 0;
+    for (size_t j = 0; j < s->nsamples && !rc; j++) {
+        const dfn_sample *c = &s->samples[j];
+        uint64_t pk = proc_key(c->host, c->pid);
+        if (c->ts < x->lo || c->ts > x->hi || !isfinite(c->value) || !dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1))
+            continue;
+        if (!dfn_map64_get(&x->procs, pk) && dfn_map64_get(&callers, pk)) continue;
+        /* the series is NAME.FIELD: the last dot splits it the same way every time */
+        uint32_t sid = s->series[c->series];
+        const char *t = dfn_store_str(s, sid);
+        size_t len = dfn_strtab_len(s->strs, sid);
+        const char *dot = memrchr(t, '.', len);
+        size_t nl = dot ? (size_t)(dot - t) : len;
+        fputs("{\"name\":", x->out);
+        dfn_json_string(x->out, t, nl);
+        fputs(",\"cat\":\"sys\",\"pid\":", x->out);
+        put_id(x->out, s, c->pid);
+        fputs(",\"tid\":", x->out);
+        put_id(x->out, s, c->pid);
+        fprintf(x->out, ",\"ts\":%" PRIu64 ",\"ph\":2,\"type\":7,\"args\":{", c->ts);
+        const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1);
+        if (*h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
+        char v[64];
+        dfn_fmt_double(c->value, v, sizeof v);
+        dfn_json_string(x->out, dot ? dot + 1 : "value", dot ? len - nl - 1 : 5);
+        fprintf(x->out, ":%s}}\n", v);
+        x->st->samples++;
+        if ((j & 4095) == 0 && ((cancel && atomic_load(cancel)) || ferror(x->out))) rc = -1;
+    }
+    dfn_map64_free(&callers);
+    return rc;
+}
+
+int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st,
+                      atomic_bool *cancel)
+{
+    memset(st, 0, sizeof *st);
+    extractor x = { .s = s, .out = out, .st = st };
+    dfn_map64_init(&x.host_hash);
+    dfn_map64_init(&x.file_hash);
+    dfn_map64_init(&x.taken);
+    dfn_map64_init(&x.procs);
+    extract_scan(&x, events, n);
+    fputs("[\n", out);
+    /* the unit first: dfnav holds whole µs, whatever the traces said, and
+     * a --time-unit given when the subset is loaded must not apply */
+    int64_t pid0 = n ? s->lanes[s->lane[events[0]]].pid : 0;
+    meta_start(&x, "CM", pid0, n ? s->lanes[s->lane[events[0]]].host : 0);
+    fputs("\"name\":\"time_metric\",\"value\":\"US\"}}\n", out);
+    write_metadata(&x, events, n);
+    dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);
+    bool stopped = false;
+    for (size_t k = 0; k < n && !stopped; k++) {
+        write_event(&x, events[k], args);
+        if ((k & 4095) == 0 && ((cancel && atomic_load(cancel)) || ferror(out))) stopped = true;
+    }
+    free(args);
+    if (!stopped && n && write_samples(&x, cancel) != 0) stopped = true;
+    fputs("]\n", out);
+    dfn_map64_free(&x.host_hash);
+    dfn_map64_free(&x.file_hash);
+    dfn_map64_free(&x.taken);
+    dfn_map64_free(&x.procs);
+    if (ferror(out)) return -1;
+    if (stopped) { errno = ECANCELED; return -1; }
+    return 0;
+}
