@@ -35,6 +35,7 @@ typedef struct {
     dfn_unit time_unit;       /* of files whose end record names none; NONE = µs */
     bool counters;            /* report: the counter samples instead of events */
     const char *cache;        /* the cache directory; NULL: --no-cache (or no home) */
+    const char *list;         /* info --list: "args" or "layers"; NULL: the table */
     char **paths;
     size_t npaths;
 } cli_opts;
