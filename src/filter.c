@@ -150,8 +150,8 @@ bool dfn_filter_parse(const char *text, dfn_filter *out, char *err, size_t errle
             goto fail;
         }
         if (!dfn_key_parse(text + start, i - start, &t.key, &t.arg, &t.own)) {
-            char msg[180];
-            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin arg.NAME own.NAME; with --counters: counter)",
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown key '%.*s' (keys: time dur bytes host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin path arg.NAME own.NAME; with --counters: counter)",
                      (int)(i - start > 40 ? 40 : i - start), text + start);
             set_err(err, errlen, text, start, i - start, msg);
             goto fail;

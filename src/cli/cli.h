@@ -36,6 +36,7 @@ typedef struct {
     bool counters;            /* report: the counter samples instead of events */
     const char *cache;        /* the cache directory; NULL: --no-cache (or no home) */
     const char *output;       /* extract: -o FILE ("-": standard output) */
+    const char *list;         /* info --list: "args" or "layers"; NULL: the table */
     char **paths;
     size_t npaths;
 } cli_opts;

@@ -110,12 +110,67 @@ static void info_total(dfn_srcinfo *total, const dfn_srcinfo *si)
     if (si->end_us > total->end_us) total->end_us = si->end_us;
 }
 
+/* The names one a line. Names come from traces: made safe, as
+ * everything dfnav prints of them. */
+static void info_print_names(FILE *out, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(names[i]);
+        char *t = dfn_xmalloc(l * 4 + 1);
+        dfn_fmt_safe(names[i], l, t, l * 4 + 1);
+        fprintf(out, "%s\n", t);
+        free(t);
+    }
+}
+
+/* info --list args|layers: the names a set has, for scripts and the
+ * shell's completion. It loads as every command does, so a set read
+ * before comes from the cache. The layers are only loaded, not matched
+ * against the events: their names are all it needs. */
+static int info_list(const cli_opts *o)
+{
+    cli_run *runs;
+    size_t nruns;
+    int status = cli_load(o, &runs, &nruns);
+    dfn_store *s = runs ? runs[0].set.store : NULL;
+    if (!s) {
+        cli_runs_free(o, runs, nruns);
+        return status;
+    }
+    char err[1024];
+    if (strcmp(o->list, "args") == 0) {
+        size_t n;
+        dfn_query q = {0};
+        char **names = dfn_query_arg_names(s, &q, &n, err, sizeof err);
+        if (names) info_print_names(stdout, (const char *const *)names, n);
+        else { fprintf(stderr, "dfnav: %s\n", err); status = 2; }
+        for (size_t i = 0; names && i < n; i++) free(names[i]);
+        free(names);
+    } else {
+        dfn_layers l;
+        if (dfn_layers_load(o->layers ? o->layers : dfn_layers_auto(s, NULL), &l, err, sizeof err)) {
+            for (size_t k = 0; k <= l.n; k++) {
+                const char *name = dfn_layers_name(&l, k);
+                info_print_names(stdout, &name, 1);
+            }
+            dfn_layers_free(&l);
+        } else {
+            fprintf(stderr, "dfnav: layers: %s\n", err);
+            status = 2;
+        }
+    }
+    int wr = cli_write_status(stdout);
+    cli_runs_free(o, runs, nruns);
+    return wr ? wr : status;
+}
+
 int cmd_info(const cli_opts *o)
 {
     if (o->compare) {
         fprintf(stderr, "dfnav: info lists the files of all PATHs; it compares nothing (drop --compare)\n");
         return 2;
     }
+    if (o->list) return info_list(o);
     cli_run *runs;
     size_t nruns;
     int status = cli_load(o, &runs, &nruns);

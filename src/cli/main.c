@@ -27,6 +27,7 @@ static void usage(FILE *f)
 "       dfnav overview [OPTIONS] PATH... layers, I/O classes, busiest files\n"
 "       dfnav report [OPTIONS] PATH...   one table of grouped events\n"
 "       dfnav info [OPTIONS] PATH...     what each trace file holds\n"
+"       dfnav info --list args|layers PATH...  the set's argument or layer names\n"
 "       dfnav extract -o OUT [--where EXPR] PATH...  the events EXPR selects as\n"
 "                                        a DFTracer trace (OUT.pfw, OUT.pfw.gz, -)\n"
 "       dfnav cache [--clear]            the cache of sets read before, or empty it\n"
@@ -97,6 +98,10 @@ static void usage(FILE *f)
 "      --size COLSxROWS   screen size for --replay (default 80x24)\n"
 "      --screens FILE     where --replay writes the screens (default: stdout)\n"
 "      --keys             the explorer's keys, as its help screen (?) lists them\n"
+"      --list WHAT        info: the names the set has, one a line: args (of\n"
+"                         arg.NAME, sorted) or layers (of --layers, else the\n"
+"                         preset chosen, in its order, 'other' last); for\n"
+"                         scripts and the shell's completion\n"
 "  -h, --help             this help\n"
 "  -V, --version          version and gzip backend\n"
 "\n"
@@ -169,6 +174,7 @@ int main(int argc, char **argv)
         {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'},
         {"output", required_argument, 0, 'o'},
         {"cache", required_argument, 0, 'X'}, {"no-cache", no_argument, 0, 'x'}, {"clear", no_argument, 0, 'L'},
+        {"list", required_argument, 0, 'E'},
         {0, 0, 0, 0}};
     int c;
     optind = first;
@@ -240,6 +246,14 @@ int main(int argc, char **argv)
         case 'L':
             if (!cache_cmd) { fprintf(stderr, "dfnav: --clear belongs to 'dfnav cache'\n"); return 2; }
             clear = true;
+            break;
+        case 'E':
+            if (cmd != cmd_info) { fprintf(stderr, "dfnav: --list belongs to 'dfnav info'\n"); return 2; }
+            if (strcmp(optarg, "args") != 0 && strcmp(optarg, "layers") != 0) {
+                fprintf(stderr, "dfnav: --list is args or layers, not '%s'\n", optarg);
+                return 2;
+            }
+            o.list = optarg;
             break;
         case 'T':
             if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }

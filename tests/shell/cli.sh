@@ -46,6 +46,23 @@ check "quiet stderr" "" "$(cat "$T/err")"
 check "info header" "path,format,compression,size_bytes,lines,events,metadata,malformed,start_us,end_us,counters,other,agg_records,agg_calls,time_unit" "$(head -1 "$T/info.csv" | tr -d '\r')"
 check "info malformed count" "2" "$(awk -F, 'NR == 2 { print $8 }' "$T/info.csv")"
 
+# info --list: the names a set has, one a line and nothing else (the
+# shell's completion reads them); a second run comes from the cache
+args="cmd_hash count date epoch exec_hash fd flags image_idx level mode num_events offset p_idx ppid ret size step version whence"
+check "info --list args" "$args" "$("$DFNAV" info -q --list args "$T/ok" | tr '\n' ' ' | sed 's/ $//')"
+check "info --list args, cached" "$args" "$("$DFNAV" info -q --list args "$T/ok" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
+check "info --list layers" "app training compute fetch_data data_loader data_loader_fork reader reader_posix reader_posix_lustre reader_posix_ssd checkpoint checkpoint_posix checkpoint_posix_lustre checkpoint_posix_ssd other_posix other" \
+    "$("$DFNAV" info -q --list layers "$T/ok" | tr '\n' ' ' | sed 's/ $//')"
+printf 'reads : func=read\nwrites : func=write\n' >"$T/rw.layers"
+check "info --list layers of --layers FILE" "reads writes other" "$("$DFNAV" info -q --list layers -l "$T/rw.layers" "$T/ok" | tr '\n' ' ' | sed 's/ $//')"
+check "info --list args of a hand-made file" "ret" "$("$DFNAV" info -q --list args "$T/bad.pfw")"
+printf '{"name":"x","cat":"c","pid":1,"tid":1,"ts":1,"dur":1,"ph":"X","args":{"a\\u001bb":1,"z":2}}\n' >"$T/ctl.pfw"
+check "info --list args: control bytes made safe" 'a\x1bb z' "$("$DFNAV" info -q --list args "$T/ctl.pfw" | tr '\n' ' ' | sed 's/ $//')"
+check_status "info --list of something else" 2 "$DFNAV" info --list files "$T/ok"
+check_status "--list without info" 2 "$DFNAV" report --list args "$T/ok"
+check_status "info --list of nothing readable" 3 "$DFNAV" info --list args /nonexistent/trace.pfw
+check "info --list of nothing readable prints no name" "" "$(cat "$T/out")"
+
 # CSV: header of dimension then metric names, CRLF rows, RFC 4180 quoting
 "$DFNAV" report -q --by func --format csv "$T/ok" >"$T/r.csv"
 check "csv header" "func,count,time_s,busy_s,max_proc_s,bytes,bw_mibps,ops_per_s,mean_us,p50_us,p90_us,p99_us,max_us,files,procs,pct_time" "$(head -1 "$T/r.csv" | tr -d '\r')"
