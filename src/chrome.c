@@ -145,8 +145,7 @@ static bool sample_taken(const tracks *t, size_t run, const dfn_sample *x)
 static void proc_name(FILE *out, const tracks *t, const cproc *p)
 {
     const dfn_store *s = t->c->res[p->run]->store;
-    char id[256];
-    dfn_id_text(s, p->pid, id, sizeof id);
+    char *id = dfn_id_dup(s, p->pid);
     const char *host = dfn_store_str(s, p->host);
     char *name = dfn_xasprintf("%s%s%s%s%s %s", t->c->labels ? t->c->labels[p->run] : "", t->c->labels ? ": " : "",
                                host, *host ? " " : "", dfn_id_named(p->pid) ? "process" : "pid", id);
@@ -158,6 +157,7 @@ static void proc_name(FILE *out, const tracks *t, const cproc *p)
     dfn_json_string(out, full, strlen(full));
     free(full);
     free(name);
+    free(id);
 }
 
 static void write_tracks(FILE *out, const tracks *t, bool *first)
@@ -173,9 +173,9 @@ static void write_tracks(FILE *out, const tracks *t, bool *first)
     for (size_t i = 0; i < t->nthreads; i++) {
         const cthread *th = &t->threads[i];
         const dfn_store *s = t->c->res[th->run]->store;
-        char id[256];
-        dfn_id_text(s, s->lanes[th->lane].tid, id, sizeof id);
+        char *id = dfn_id_dup(s, s->lanes[th->lane].tid);
         char *name = dfn_xasprintf("%s %s", dfn_id_named(s->lanes[th->lane].tid) ? "thread" : "tid", id);
+        free(id);
         fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
                 t->procs[th->proc].id, th->id);
         dfn_json_string(out, name, strlen(name));

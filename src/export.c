@@ -433,6 +433,23 @@ int dfn_csv_number(FILE *out, const char *s, size_t len)
     return csv_field_raw(out, s, len);
 }
 
+void dfn_json_bytes(FILE *out, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    fputc('"', out);
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c != '"' && c != '\\' && c >= 0x20) continue;
+        fwrite(s + from, 1, i - from, out);
+        if (c == '"' || c == '\\') { fputc('\\', out); fputc(c, out); }
+        else fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+        from = i + 1;
+    }
+    fwrite(s + from, 1, len - from, out);
+    fputc('"', out);
+}
+
 void dfn_json_string(FILE *out, const char *s, size_t len)
 {
     static const char hex[] = "0123456789abcdef";

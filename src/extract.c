@@ -45,16 +45,14 @@ static uint64_t hash_give(extractor *x, const char *t, size_t len)
 static void put_id(FILE *out, const dfn_store *s, int64_t v)
 {
     if (!dfn_id_named(v)) { fprintf(out, "%" PRId64, v); return; }
-    char buf[4096];
-    size_t n = dfn_id_text(s, v, buf, sizeof buf);
-    if (n + 1 < sizeof buf) { dfn_json_string(out, buf, n); return; }
-    uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);   /* a name past the buffer: whole from the table */
-    dfn_json_string(out, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+    char *name = dfn_id_dup(s, v);
+    dfn_json_bytes(out, name, strlen(name));
+    free(name);
 }
 
 static void put_str(FILE *out, const dfn_store *s, uint32_t id)
 {
-    dfn_json_string(out, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+    dfn_json_bytes(out, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
 }
 
 /* A metadata record: {"name":TYPE,...,"ph":4,"args":{"hhash":..,"name":NAME,"value":...}} */
@@ -229,7 +227,7 @@ static int write_samples(extractor *x, atomic_bool *cancel)
         const char *dot = memrchr(t, '.', len);
         size_t nl = dot ? (size_t)(dot - t) : len;
         fputs("{\"name\":", x->out);
-        dfn_json_string(x->out, t, nl);
+        dfn_json_bytes(x->out, t, nl);
         fputs(",\"cat\":\"sys\",\"pid\":", x->out);
         put_id(x->out, s, c->pid);
         fputs(",\"tid\":", x->out);
@@ -239,7 +237,7 @@ static int write_samples(extractor *x, atomic_bool *cancel)
         if (*h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
         char v[64];
         dfn_fmt_double(c->value, v, sizeof v);
-        dfn_json_string(x->out, dot ? dot + 1 : "value", dot ? len - nl - 1 : 5);
+        dfn_json_bytes(x->out, dot ? dot + 1 : "value", dot ? len - nl - 1 : 5);
         fprintf(x->out, ":%s}}\n", v);
         x->st->samples++;
         if ((j & 4095) == 0 && ((cancel && atomic_load(cancel)) || ferror(x->out))) rc = -1;

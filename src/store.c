@@ -256,6 +256,14 @@ size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap)
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
+char *dfn_id_dup(const dfn_store *s, int64_t v)
+{
+    if (!dfn_id_named(v)) return dfn_xasprintf("%" PRId64, v);
+    uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
+    return id < dfn_strtab_count(s->strs) ? dfn_xstrndup(dfn_store_str(s, id), dfn_strtab_len(s->strs, id))
+                                          : dfn_xstrdup("?");
+}
+
 /* The name of a named id ("?" past the table: never from a store we built). */
 static const char *id_name(const dfn_store *s, int64_t v)
 {

@@ -68,6 +68,10 @@ int dfn_csv_number(FILE *out, const char *s, size_t len);
 bool dfn_csv_formula(const char *s, size_t len);
 /* A JSON string literal; control bytes and invalid UTF-8 as \u00XX. */
 void dfn_json_string(FILE *out, const char *s, size_t len);
+/* A JSON string literal of the bytes as they are: control bytes escaped,
+ * every other byte raw, invalid UTF-8 too, so that a reader that took
+ * them from a trace reads the same bytes back (trace subsets). */
+void dfn_json_bytes(FILE *out, const char *s, size_t len);
 
 /* Human units for people: "1.5 ms", "3.2 GiB". */
 void dfn_fmt_us(double us, char *buf, size_t cap);

@@ -233,6 +233,8 @@ size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap)
 
 /* The text of a pid or tid: its number, or its name. */
 size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap);
+/* The same whole, however long a name (malloc'd). */
+char *dfn_id_dup(const dfn_store *s, int64_t v);
 /* The order of pids or tids (of stores sa and sb): numbers by value, then
  * names by their text. Never by a name's string id, which depends on the
  * parser thread that met the name first. */

@@ -81,6 +81,25 @@ CM time_metric US' "$(head -2 "$T/ns.pfw" | sed 's/^{"name":"\(CM\)".*"name":"\(
 check "the end record's cfg says US" "3" "$(grep -c '"time_metric":"US"' "$T/end.pfw")"
 check "no NS is left" "0" "$(grep -c '"NS"' "$T/end.pfw")"
 
+# names are data: invalid UTF-8, quotes, backslashes, control bytes, a pid
+# given as a name, a 10,000-byte path, nested argument values; each comes
+# back as the same bytes
+{
+    printf '{"name":"op\\"en","cat":"POSIX","pid":"worker \\\\1","tid":2,"ts":1744611912000000,"dur":5,"ph":"X",'
+    printf '"args":{"fname":"/d/\377\\u0001\\u00e9\\ttab\\\\back","o":{"k":[1,2.5,"\\u0001"]},"ret":3}}\n'
+    printf '{"name":"read","cat":"POSIX","pid":3,"tid":3,"ts":1744611912000010,"dur":7,"ph":"X","args":{"fname":"/'
+    head -c 10000 /dev/zero | tr '\0' 'x'
+    printf '","ret":8,"f":1.5e3}}\n'
+} >"$T/names.pfw"
+check "both hostile lines load" "2" "$("$DFNAV" report -q --no-cache -m count -f csv "$T/names.pfw" | awk -F, 'NR == 2 { print $1 }')"
+"$DFNAV" extract -q --no-cache -o "$T/names-sub.pfw" "$T/names.pfw"
+for dim in file func pid arg.o arg.f; do
+    "$DFNAV" report -q --no-cache --by "$dim" -f csv "$T/names.pfw" >"$T/want"
+    "$DFNAV" report -q --no-cache --by "$dim" -f csv "$T/names-sub.pfw" >"$T/got"
+    same_files "hostile names --by $dim: the subset differs" "$T/want" "$T/got"
+done
+check_status "the hostile subset loads without damage" 0 "$DFNAV" info -q --no-cache "$T/names-sub.pfw"
+
 # the reference reader reads the subset with the figures dfnav gives the set
 if command -v "$PYTHON" >/dev/null 2>&1; then
     for era in hash16 v2agg; do
