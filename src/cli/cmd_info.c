@@ -123,6 +123,15 @@ static void info_print_names(FILE *out, const char *const *names, size_t n)
     }
 }
 
+/* The set of all PATHs as one run, or NULL (its runs freed) with *status. */
+static dfn_store *info_load(const cli_opts *o, cli_run **runs, size_t *nruns, int *status)
+{
+    *status = cli_load(o, runs, nruns);
+    dfn_store *s = *runs ? (*runs)[0].set.store : NULL;
+    if (!s) cli_runs_free(o, *runs, *nruns);
+    return s;
+}
+
 /* info --list args|layers: the names a set has, for scripts and the
  * shell's completion. It loads as every command does, so a set read
  * before comes from the cache. The layers are only loaded, not matched
@@ -131,12 +140,9 @@ static int info_list(const cli_opts *o)
 {
     cli_run *runs;
     size_t nruns;
-    int status = cli_load(o, &runs, &nruns);
-    dfn_store *s = runs ? runs[0].set.store : NULL;
-    if (!s) {
-        cli_runs_free(o, runs, nruns);
-        return status;
-    }
+    int status;
+    dfn_store *s = info_load(o, &runs, &nruns, &status);
+    if (!s) return status;
     char err[1024];
     if (strcmp(o->list, "args") == 0) {
         size_t n;
@@ -173,12 +179,9 @@ int cmd_info(const cli_opts *o)
     if (o->list) return info_list(o);
     cli_run *runs;
     size_t nruns;
-    int status = cli_load(o, &runs, &nruns);
-    dfn_store *s = runs ? runs[0].set.store : NULL;
-    if (!s) {
-        cli_runs_free(o, runs, nruns);
-        return status;
-    }
+    int status;
+    dfn_store *s = info_load(o, &runs, &nruns, &status);
+    if (!s) return status;
     size_t n = s->nsrc;
     dfn_srcinfo total = { .path = "total", .era = "", .compression = "", .start_us = UINT64_MAX };
     for (size_t i = 0; i < n; i++) info_total(&total, &s->src[i]);
