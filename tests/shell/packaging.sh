@@ -188,7 +188,7 @@ for name, default in sorted(defaults.items()):
 for flag in sorted(flags):
     print(("ok: " if known(flag) else "FAIL: not in configure --help: ") + flag)
 EOF
-    PYTHONPATH="$T/stub" python3 "$T/recipe.py" "$RECIPE" "$T/configure.help" >"$T/recipe.out" 2>&1 ||
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$T/stub" python3 "$T/recipe.py" "$RECIPE" "$T/configure.help" >"$T/recipe.out" 2>&1 ||
         echo "FAIL: the recipe did not load: $(tail -3 "$T/recipe.out")" >>"$T/recipe.out"
     cat "$T/recipe.out"
     grep -q '^variants: .*isal' "$T/recipe.out" && ok || fail "the recipe has no isal variant"
@@ -199,7 +199,7 @@ EOF
     # the same check catches a variant configure lacks
     sed 's/^    def configure_args(self):/    variant("mpi", default=False, description="MPI")\n&/' "$RECIPE" >"$T/mpi.py"
     sed -i 's/^        return \[\(.*\)\]$/        return [\1] + (["--with-mpi"] if self.spec.satisfies("+mpi") else [])/' "$T/mpi.py"
-    PYTHONPATH="$T/stub" python3 "$T/recipe.py" "$T/mpi.py" "$T/configure.help" >"$T/mpi.out" 2>&1
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$T/stub" python3 "$T/recipe.py" "$T/mpi.py" "$T/configure.help" >"$T/mpi.out" 2>&1
     grep -q '^FAIL: not in configure --help: --with-mpi$' "$T/mpi.out" && ok ||
         fail "a recipe with an mpi variant is not caught: $(cat "$T/mpi.out")"
 fi
