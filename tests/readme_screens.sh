@@ -18,7 +18,10 @@ if [ ! -d ../shared/traces ]; then
     exit 77
 fi
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 SOURCE_DATE_EPOCH=1790000000
-tmp=$(mktemp -d) || exit 2
+# scratch in the build tree under make check (the source tree may be
+# read-only, as in distcheck)
+tmp_root=${DFN_TEST_TMP:-${TMPDIR:-/tmp}}
+mkdir -p "$tmp_root" && tmp=$(mktemp -d "$tmp_root/readme.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 
 # the runs the comparing example reads ($RUNS in its arguments)

@@ -92,9 +92,35 @@ static void build(const char *root, const uint8_t *data, size_t size, char paths
     }
 }
 
+/* The directory the trees are made in: a private one in $TMPDIR (the
+ * build tree's tests/tmp under make check, which must not write
+ * elsewhere), so that a link up from a tree's root (".." in
+ * regress/link-up-to-tmp) walks only this directory and never another
+ * test's files, or /tmp when TMPDIR is unset or too long for the paths. */
+static char outer[256];
+
+static void outer_remove(void)
+{
+    if (outer[0]) nftw(outer, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char *outer_dir(void)
+{
+    if (outer[0]) return outer;
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || base[0] != '/' || strlen(base) > 160) base = "/tmp";
+    snprintf(outer, sizeof outer, "%s/dfnav-walk-XXXXXX", base);
+    if (!mkdtemp(outer)) { outer[0] = 0; return NULL; }
+    atexit(outer_remove);
+    return outer;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char root[] = "/tmp/dfnav-walk-XXXXXX";
+    const char *dir = outer_dir();
+    if (dir == NULL) return 0;
+    char root[256];
+    snprintf(root, sizeof root, "%s/tree-XXXXXX", dir);
     if (!mkdtemp(root)) return 0;
     static char paths[MAX_NODES][512];
     bool isdir[MAX_NODES];

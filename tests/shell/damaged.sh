@@ -201,7 +201,8 @@ check "the 10 MB value is kept" 10485760 \
 rm -r "$big"
 
 # ---- unreadable files and directories (as nobody when root) ----
-P=$(mktemp -d "${TMPDIR:-/tmp}/dfnav-unreadable.XXXXXX")
+# beside $T, not in it: $T is private (0700) and nobody must reach $P
+P=$(mktemp -d "$tmp_root/dfnav-unreadable.XXXXXX")
 trap 'rm -rf "$T" "$P"' EXIT
 chmod 755 "$P"
 mkdir "$P/set" "$P/set/sub" "$P/set/locked"

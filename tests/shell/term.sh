@@ -8,6 +8,12 @@ if ! command -v tmux >/dev/null 2>&1; then
     echo "SKIP: tmux not installed (apt-get install tmux)"
     exit 77
 fi
+# tmux's sockets go in the build tree too, unless its path is too long for
+# a socket address (108 bytes with tmux-UID/dfnavtestPID-N): then /tmp
+if [ ${#tmp_root} -le 64 ]; then
+    TMUX_TMPDIR=$tmp_root
+    export TMUX_TMPDIR
+fi
 RUN=0
 SOCK="dfnavtest$$-0"
 tm() { tmux -L "$SOCK" "$@"; }
