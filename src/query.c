@@ -296,6 +296,7 @@ typedef struct {
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
+    size_t dense_hist_rows;   /* rows that keep their histogram in an array */
     bool need_spread;         /* min, mean, std of per-process time; bytes */
     bool need_size;           /* size_mean ... size_max */
     size_t direct_n;
@@ -396,6 +397,13 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 /* Per part, the bytes of per-process sums (and of files' bitsets) that
  * rows keep in arrays; beyond, rows keep them in the sparse maps. */
 #define PROC_ARRAYS ((size_t)16 << 20)
+/* Dense histograms (10.5 KiB a row) and file bitsets take at most this
+ * much a part: past it, rows keep theirs in the part's sparse maps, which
+ * cost a row what it holds. 4,096 dense histograms were 44 MiB a part,
+ * whatever the rows held (a grouping of 200,000 files took 88 MiB of
+ * them for rows of one call each). */
+#define HIST_ARRAYS ((size_t)16 << 20)
+#define FILE_ARRAYS ((size_t)4 << 20)
 
 /* Histograms come from slabs large enough for calloc to map fresh zero
  * pages: a row's buckets cost nothing until its events touch them. */
@@ -496,7 +504,9 @@ static void ctx_prepare(qctx *c)
     /* the same for the files' bitsets: 1M files made each of 4,096 rows
      * take 125 KiB (a GiB by file) */
     size_t per_files = (c->s->nfiles + 63) / 64 * 8;
-    c->dense_file_rows = PROC_ARRAYS / per_files < DENSE_ROWS ? PROC_ARRAYS / per_files : DENSE_ROWS;
+    c->dense_file_rows = FILE_ARRAYS / per_files < DENSE_ROWS ? FILE_ARRAYS / per_files : DENSE_ROWS;
+    size_t per_hist = (size_t)HIST_BUCKETS * sizeof(uint32_t);
+    c->dense_hist_rows = HIST_ARRAYS / per_hist < DENSE_ROWS ? HIST_ARRAYS / per_hist : DENSE_ROWS;
     c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
     c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
     c->need_share = want & DFN_M_BIT(DFN_M_SHARED_FILES);
@@ -752,7 +762,7 @@ static size_t part_row(part *p, const uint32_t *ids)
     acc *a = &p->acc[row];
     memset(a, 0, sizeof *a);
     if (row < DENSE_ROWS) {
-        if (c->need_hist) {
+        if (c->need_hist && row < c->dense_hist_rows) {
             if (row % HIST_SLAB == 0) {
                 p->slabs = dfn_xreallocarray(p->slabs, p->nslabs + 1, sizeof *p->slabs);
                 p->slabs[p->nslabs++] = dfn_xcalloc((size_t)HIST_SLAB * HIST_BUCKETS, sizeof **p->slabs);
