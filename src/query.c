@@ -1120,8 +1120,9 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     uint64_t ncalls = counted ? calls : 0, nagg = counted ? agg : 0;
     /* the usual case in three adds; a carry out of any redoes them saturating */
     uint64_t nc, nd, nb;
-    bool over = __builtin_add_overflow(a->count, ncalls, &nc) | __builtin_add_overflow(a->dur, dur, &nd) |
-                __builtin_add_overflow(a->bytes, bytes, &nb);
+    /* all three adds, without branches between them (a bitwise or of ints) */
+    int over = (int)__builtin_add_overflow(a->count, ncalls, &nc) | (int)__builtin_add_overflow(a->dur, dur, &nd) |
+               (int)__builtin_add_overflow(a->bytes, bytes, &nb);
     if (__builtin_expect(over || nagg, 0)) {
         acc_sums(a, ncalls, nagg, dur, bytes, 0);
     } else {
