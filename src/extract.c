@@ -21,12 +21,29 @@ typedef struct {
     dfn_map64 host_hash;      /* host string id + 1 -> its hash */
     dfn_map64 file_hash;      /* file id + 1 -> its hash */
     dfn_map64 taken;          /* hashes given */
-    dfn_map64 procs;          /* process key -> 1: processes with calls in the subset */
+    dfn_strtab *procs;        /* processes with calls in the subset */
     uint64_t lo, hi;          /* the calls' span */
     dfn_extract_stats *st;
 } extractor;
 
-static uint64_t proc_key(uint32_t host, int64_t pid) { return dfn_hash_u64((uint64_t)pid ^ ((uint64_t)host << 40) ^ host); }
+/* Sets of processes, (host, pid), exactly: their bytes as strings. */
+static bool proc_in(const dfn_strtab *t, uint32_t host, int64_t pid)
+{
+    char key[12];
+    memcpy(key, &host, 4);
+    memcpy(key + 4, &pid, 8);
+    return dfn_strtab_find(t, key, sizeof key) != UINT32_MAX;
+}
+
+/* Adds it; true when it was not there. */
+static bool proc_put(dfn_strtab *t, uint32_t host, int64_t pid)
+{
+    char key[12];
+    memcpy(key, &host, 4);
+    memcpy(key + 4, &pid, 8);
+    uint32_t n = (uint32_t)dfn_strtab_count(t);
+    return dfn_strtab_intern(t, key, sizeof key) == n;
+}
 
 /* A hash for text, unique among those given: the tracer's hashes are
  * arbitrary 64-bit numbers, and only their agreement with the records
@@ -79,8 +96,7 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
         uint64_t *h = dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1);
         if (!*h && dfn_strtab_len(s->strs, l->host))
             *h = hash_give(x, dfn_store_str(s, l->host), dfn_strtab_len(s->strs, l->host));
-        uint64_t *p = dfn_map64_slot(&x->procs, proc_key(l->host, l->pid));
-        if (!*p) { *p = 1; x->st->processes++; }
+        if (proc_put(x->procs, l->host, l->pid)) x->st->processes++;
         uint32_t f = s->file[i];
         if (f) {
             uint64_t *fh = dfn_map64_slot(&x->file_hash, (uint64_t)f + 1);
@@ -100,6 +116,7 @@ static void write_metadata(extractor *x, const uint32_t *events, size_t n)
     const dfn_store *s = x->s;
     dfn_map64 done;
     dfn_map64_init(&done);
+    dfn_strtab *ranked = dfn_strtab_new();
     for (size_t k = 0; k < n; k++) {
         uint32_t i = events[k];
         const dfn_lane *l = &s->lanes[s->lane[i]];
@@ -121,9 +138,7 @@ static void write_metadata(extractor *x, const uint32_t *events, size_t n)
             put_str(x->out, s, s->files[f].path);
             fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n", *dfn_map64_get(&x->file_hash, (uint64_t)f + 1));
         }
-        uint64_t *pd = dfn_map64_slot(&done, (proc_key(l->host, l->pid) & (((uint64_t)1 << 62) - 1)) | ((uint64_t)3 << 62));
-        if (!*pd && dfn_strtab_len(s->strs, l->rank)) {
-            *pd = 1;
+        if (dfn_strtab_len(s->strs, l->rank) && proc_put(ranked, l->host, l->pid)) {
             meta_start(x, "PR", l->pid, l->host);
             fputs("\"name\":\"rank\",\"value\":", x->out);
             fwrite(dfn_store_str(s, l->rank), 1, dfn_strtab_len(s->strs, l->rank), x->out);   /* a whole number */
@@ -131,6 +146,7 @@ static void write_metadata(extractor *x, const uint32_t *events, size_t n)
         }
     }
     dfn_map64_free(&done);
+    dfn_strtab_free(ranked);
 }
 
 /* The end record's cfg with its time_metric made US: dfnav holds µs, and
@@ -210,16 +226,14 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
 static int write_samples(extractor *x, atomic_bool *cancel)
 {
     const dfn_store *s = x->s;
-    dfn_map64 callers;
-    dfn_map64_init(&callers);
-    for (size_t l = 0; l < s->nlanes; l++) *dfn_map64_slot(&callers, proc_key(s->lanes[l].host, s->lanes[l].pid)) = 1;
+    dfn_strtab *callers = dfn_strtab_new();
+    for (size_t l = 0; l < s->nlanes; l++) proc_put(callers, s->lanes[l].host, s->lanes[l].pid);
     int rc = 0;
     for (size_t j = 0; j < s->nsamples && !rc; j++) {
         const dfn_sample *c = &s->samples[j];
-        uint64_t pk = proc_key(c->host, c->pid);
         if (c->ts < x->lo || c->ts > x->hi || !isfinite(c->value) || !dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1))
             continue;
-        if (!dfn_map64_get(&x->procs, pk) && dfn_map64_get(&callers, pk)) continue;
+        if (!proc_in(x->procs, c->host, c->pid) && proc_in(callers, c->host, c->pid)) continue;
         /* the series is NAME.FIELD: the last dot splits it the same way every time */
         uint32_t sid = s->series[c->series];
         const char *t = dfn_store_str(s, sid);
@@ -242,7 +256,7 @@ static int write_samples(extractor *x, atomic_bool *cancel)
         x->st->samples++;
         if ((j & 4095) == 0 && ((cancel && atomic_load(cancel)) || ferror(x->out))) rc = -1;
     }
-    dfn_map64_free(&callers);
+    dfn_strtab_free(callers);
     return rc;
 }
 
@@ -254,7 +268,7 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     dfn_map64_init(&x.host_hash);
     dfn_map64_init(&x.file_hash);
     dfn_map64_init(&x.taken);
-    dfn_map64_init(&x.procs);
+    x.procs = dfn_strtab_new();
     extract_scan(&x, events, n);
     fputs("[\n", out);
     /* the unit first: dfnav holds whole µs, whatever the traces said, and
@@ -275,7 +289,7 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     dfn_map64_free(&x.host_hash);
     dfn_map64_free(&x.file_hash);
     dfn_map64_free(&x.taken);
-    dfn_map64_free(&x.procs);
+    dfn_strtab_free(x.procs);
     if (ferror(out)) return -1;
     if (stopped) { errno = ECANCELED; return -1; }
     return 0;

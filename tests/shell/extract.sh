@@ -68,6 +68,9 @@ extract_check "v2 ns" "$T/v2ns" "file~lustre" dlio
 # a counter metric of the selection: its samples come along
 extract_check "v2 counters" "$T/v2agg" "cat=POSIX" dlio-legacy -m count,time_s,ctr.cpu.iowait_pct,ctr.mem.Dirty
 extract_check "v2 ns counters" "$T/v2ns" "func~*read*" dlio -m count,bytes,ctr.cpu.iowait_pct
+# one process of several: the others' samples must not come along (in the
+# subset they would be samples of processes without calls: the host's)
+extract_check "v2 one process's counters" "$T/v2agg" "pid=1000000" dlio-legacy -m count,ctr.cpu.iowait_pct,ctr.mem.Dirty
 
 # the subset says its unit: a --time-unit for files that say none does not apply
 "$DFNAV" extract -q --no-cache --where 'cat=POSIX' -o "$T/ns.pfw" "$T/v2ns"
