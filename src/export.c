@@ -36,10 +36,68 @@ bool dfn_format_parse(const char *s, dfn_format *out)
     return true;
 }
 
+/* %.{P}g of a value that is exactly the decimal m / 10^k (m of at most 15
+ * digits, k >= 1, no trailing zeros), P = max(6, digits of m): what the
+ * loop below would print, without printf's arbitrary-precision path
+ * (most figures are µs / 1e6 and the like; a million rows of CSV spent
+ * most of their time there). */
+static void fmt_decimal(bool neg, uint64_t m, int k, char *buf, size_t cap)
+{
+    char d[24];
+    int nd = 0;
+    for (uint64_t x = m; x; x /= 10) d[nd++] = (char)('0' + x % 10);
+    for (int i = 0; i < nd / 2; i++) { char t = d[i]; d[i] = d[nd - 1 - i]; d[nd - 1 - i] = t; }
+    int x10 = nd - 1 - k, prec = nd > 6 ? nd : 6;
+    char out[64];
+    size_t n = 0;
+    if (neg) out[n++] = '-';
+    if (x10 < -4 || x10 >= prec) {   /* %g's exponent form */
+        out[n++] = d[0];
+        if (nd > 1) { out[n++] = '.'; memcpy(out + n, d + 1, (size_t)nd - 1); n += (size_t)nd - 1; }
+        n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", x10 < 0 ? '-' : '+', x10 < 0 ? -x10 : x10);
+    } else if (x10 < 0) {
+        out[n++] = '0';
+        out[n++] = '.';
+        for (int i = 0; i < -x10 - 1; i++) out[n++] = '0';
+        memcpy(out + n, d, (size_t)nd);
+        n += (size_t)nd;
+    } else {
+        memcpy(out + n, d, (size_t)x10 + 1);
+        n += (size_t)x10 + 1;
+        out[n++] = '.';
+        memcpy(out + n, d + x10 + 1, (size_t)k);
+        n += (size_t)k;
+    }
+    out[n] = 0;
+    snprintf(buf, cap, "%s", out);
+}
+
+/* Whether v is m / 10^k for an integer m under 10^15 (the smallest such
+ * k, 1 to 15): then that decimal is the shortest that reads back as v,
+ * since two decimals of at most 15 digits never read as one double. */
+static bool fmt_short(double v, char *buf, size_t cap)
+{
+    static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+    double a = fabs(v);
+    if (!(a >= 1e-15) || a >= 1e15) return false;
+    for (int k = 1; k <= 15; k++) {
+        double x = a * p10[k];
+        if (x >= 1e15) return false;
+        double m = floor(x + 0.5);
+        if (m / p10[k] == a) {
+            fmt_decimal(v < 0, (uint64_t)m, k, buf, cap);
+            return true;
+        }
+    }
+    return false;
+}
+
 void dfn_fmt_double(double v, char *buf, size_t cap)
 {
     if (v == 0) { snprintf(buf, cap, "0"); return; }
-    if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, cap, "%.0f", v); return; }
+    /* whole numbers as integers: printf's %.0f of a double is many times slower */
+    if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, cap, "%" PRId64, (int64_t)v); return; }
+    if (fmt_short(v, buf, cap)) return;
     for (int prec = 6; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
         if (strtod(buf, NULL) == v) return;
@@ -326,6 +384,21 @@ static bool metric_is_secs(int m)
 /* A value of metric m: full precision for machines, units for people;
  * undefined (a share of nothing, a run without the row) is empty, "-" for
  * people. A ratio (col DFN_CMP_RATIO) is a plain number. */
+/* %.6f, seconds to the µs: the value times 1e6 is a whole number of µs
+ * far from a rounding tie (as µs / 1e6 always is) for the integer path;
+ * near a tie, past 2^50 µs or a negative zero, printf rounds. */
+void dfn_fmt_secs6(double v, char *buf, size_t cap)
+{
+    double x = v * 1e6, n = floor(x + 0.5);
+    if (!(fabs(x) < 1e15) || fabs(x - n) >= 0.25 || (n == 0 && signbit(v))) {
+        snprintf(buf, cap, "%.6f", v);
+        return;
+    }
+    int64_t i = (int64_t)n;
+    uint64_t a = i < 0 ? (uint64_t)-i : (uint64_t)i;
+    snprintf(buf, cap, "%s%" PRIu64 ".%06" PRIu64, i < 0 ? "-" : "", a / 1000000, a % 1000000);
+}
+
 static void value_cell(cell *c, int m, int col, double v, bool human)
 {
     char buf[64];
@@ -335,7 +408,7 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
         if (human) snprintf(buf, sizeof buf, "%.3g", v);
         else dfn_fmt_double(v, buf, sizeof buf);
     } else if (!human) {
-        if (metric_is_secs(m)) snprintf(buf, sizeof buf, "%.6f", v);
+        if (metric_is_secs(m)) dfn_fmt_secs6(v, buf, sizeof buf);
         else dfn_fmt_double(v, buf, sizeof buf);
     } else if (m == DFN_M_BYTES || m == DFN_M_MAX_PROC_BYTES || m == DFN_M_MEAN_PROC_BYTES || m == DFN_M_SIZE_MEAN ||
                m == DFN_M_SIZE_P50 || m == DFN_M_SIZE_MIN || m == DFN_M_SIZE_MAX) {

@@ -4,6 +4,7 @@
  * trace's bytes for subsets, and gzip streams that gzip reads back. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +120,71 @@ Test(interop, gzip_stream_reads_back)
     }
     free(back);
     cr_expect(strcmp(dfn_gzwrite_backend(), "ISA-L") == 0 || strcmp(dfn_gzwrite_backend(), "zlib") == 0);
+}
+
+/* The shortest text that reads back as v, as dfn_fmt_double printed it
+ * before its decimal fast path: %.{6..17}g until strtod gives v back. */
+static void fmt_reference(double v, char *buf, size_t cap)
+{
+    if (v == 0) { snprintf(buf, cap, "0"); return; }
+    if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, cap, "%.0f", v); return; }
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+static void fmt_same(double v)
+{
+    char got[64], want[64];
+    dfn_fmt_double(v, got, sizeof got);
+    fmt_reference(v, want, sizeof want);
+    cr_assert_str_eq(got, want, "%.17g", v);
+}
+
+Test(interop, fmt_double_as_printf_loop)
+{
+    static const double fixed[] = { 0.1, 0.2, 0.3, 0.1 + 0.2, 1.5, -1.5, 0.000015, 1e-5, 1.5e-5, 0.0001, 0.00012345,
+                                    123456.789, 999999.5, 1234567.25, 1e14 + 0.5, 123456789012.345, 3.14159265358979,
+                                    2.0 / 3.0, 16191.5, 49675.25, 7.09375, 0.614488, 1e-15, 9.999999999e-5, -0.000001 };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) fmt_same(fixed[i]);
+    /* figures as queries make them: µs as seconds, ratios, means, and
+     * decimals of every length and scale */
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        uint64_t n = x % 100000000000ull;
+        int k = (int)(x >> 40) % 18;
+        double p = pow(10, k);
+        fmt_same((double)n / p);
+        fmt_same(-(double)(n % 100000) / p);
+        fmt_same((double)n / 1e6);
+        fmt_same((double)(x >> 20) / (double)((x & 0xffff) + 1));
+        double r;
+        memcpy(&r, &x, sizeof r);
+        if (isfinite(r)) fmt_same(r);
+    }
+}
+
+static void secs_same(double v)
+{
+    char got[64], want[64];
+    dfn_fmt_secs6(v, got, sizeof got);
+    snprintf(want, sizeof want, "%.6f", v);
+    cr_assert_str_eq(got, want, "%.17g", v);
+}
+
+Test(interop, fmt_secs6_as_printf)
+{
+    static const double fixed[] = { 0, -0.0, 1e-9, -1e-9, 0.0000005, 0.0000015, 0.0000025, -0.0000005, 1.5, 1e9, 1e10,
+                                    1.0000005, 2.0 / 3.0, -2.0 / 3.0, 1e15, 123456789.1234565, 4.5e-7 };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) secs_same(fixed[i]);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 300000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        secs_same((double)(x % 100000000000000ull) / 1e6);      /* µs as seconds */
+        secs_same(-(double)(x % 1000000000ull) / 1e6);
+        secs_same((double)(x % 10000000ull) / 1e7);               /* ties at the 7th decimal */
+        secs_same((double)(x >> 11) / (double)((x & 0xfffff) + 1));
+    }
 }
