@@ -13,10 +13,15 @@ out=$work/zc.out
 zpty -b zc zsh -f -i
 # the inner shell: no prompt, no listing (a list or its "do you wish to
 # see" question would eat the keys that follow), _dfnav from $dir
-zpty -w zc "PS1='' PS2='' RPS1=''; unsetopt autolist listambiguous beep zle_bracketed_paste 2>/dev/null"
+# C-y erases the line: C-u is the terminal's own kill character, and keys
+# typed while the shell still runs the line before (the terminal then in
+# its cooked mode) would have it erase them before zsh reads them
+zpty -w zc "PS1='' PS2='' RPS1=''; unsetopt autolist listambiguous beep zle_bracketed_paste 2>/dev/null; bindkey '^Y' kill-whole-line"
 zpty -w zc "fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D; cd ${(q)work}"
 zpty -w zc "compadd() { local -a zc_hits; if [[ \${@[1,(i)(-|--)]} == *-(O|A|D)* ]]; then builtin compadd \"\$@\"; return; fi; builtin compadd -O zc_hits \"\$@\"; print -rl -- \$zc_hits >>${(q)out}; builtin compadd \"\$@\" }"
-zpty -w zc "print READY"
+# (quoted so that the echo of the typed line, which may come while the
+# lines before it still run, does not match: only the output does)
+zpty -w zc 'print "RE""ADY"'
 zpty -r -m zc junk '*READY*'
 n=0
 while IFS= read -r input; do
@@ -26,7 +31,7 @@ while IFS= read -r input; do
   zpty -w -n zc "$input"$'\t'
   # (typed ahead, the line may be echoed before it runs: the pattern is
   # of its output only)
-  zpty -w -n zc $'\x15'"print DONE-\"$n\"-"$'\n'
+  zpty -w -n zc $'\x19'"print DONE-\"$n\"-"$'\n'
   zpty -r -m zc junk "*DONE-$n-*"
   print -r -- ${(j:|:)${(uo)${(f)"$(<$out)"}}}
 done
