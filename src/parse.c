@@ -674,6 +674,30 @@ static void batch_meta(dfn_batch *b, dfn_meta m)
     b->meta[b->nmeta++] = m;
 }
 
+/* The tokens of a metadata record's args.name, args.value and
+ * args.hhash, or -1 for those it lacks. */
+static void meta_args(const toks_view *v, int t_args, int *an, int *av, int *ah)
+{
+    *an = *av = *ah = -1;
+    int j = t_args + 1;
+    for (int k = 0; k < v->t[t_args].size && j + 1 < v->n; k++) {
+        if (TOK_IS(v, j, "name")) *an = j + 1;
+        else if (TOK_IS(v, j, "value")) *av = j + 1;
+        else if (TOK_IS(v, j, "hhash")) *ah = j + 1;
+        j = tok_skip(v, j + 1);
+    }
+}
+
+/* A time unit a file declares (an end record's cfg.time_metric, a CM
+ * record): one dfnav does not know declares none, neither replacing an
+ * earlier declaration, in this block or another, nor counting. */
+static void batch_unit(dfn_batch *b, const char *s, size_t len)
+{
+    dfn_unit u = dfn_unit_parse(s, len);
+    if (u) b->info.unit = (uint8_t)u;
+    else b->info.unit_unknown = true;
+}
+
 /* What PR, process_name and thread_name metadata say of a process or
  * thread: its MPI rank (PR "rank" R, or a process_name "Rank N") or its
  * name (a process_name or thread_name of other tools: args.name, unless
@@ -681,14 +705,8 @@ static void batch_meta(dfn_batch *b, dfn_meta m)
 static void parser_procmeta(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line,
                             int64_t pid, int64_t tid)
 {
-    int an = -1, av = -1, ah = -1;
-    int j = t_args + 1;
-    for (int k = 0; k < v->t[t_args].size && j + 1 < v->n; k++) {
-        if (TOK_IS(v, j, "name")) an = j + 1;
-        else if (TOK_IS(v, j, "value")) av = j + 1;
-        else if (TOK_IS(v, j, "hhash")) ah = j + 1;
-        j = tok_skip(v, j + 1);
-    }
+    int an, av, ah;
+    meta_args(v, t_args, &an, &av, &ah);
     const jsmntok_t *nt = an >= 0 ? &v->t[an] : NULL, *vt = av >= 0 ? &v->t[av] : NULL;
     if (!nt || (nt->type != JSMN_STRING && nt->type != JSMN_PRIMITIVE)) return;
     const char *text = v->s + nt->start;
@@ -731,17 +749,10 @@ static void parser_procmeta(dfn_parser *p, dfn_batch *b, const toks_view *v, int
  * say so in their first lines, where it does not add an event. */
 static void parser_unit_meta(dfn_batch *b, const toks_view *v, int t_args)
 {
-    int an = -1, av = -1;
-    int j = t_args + 1;
-    for (int k = 0; k < v->t[t_args].size && j + 1 < v->n; k++) {
-        if (TOK_IS(v, j, "name")) an = j + 1;
-        else if (TOK_IS(v, j, "value")) av = j + 1;
-        j = tok_skip(v, j + 1);
-    }
+    int an, av, ah;
+    meta_args(v, t_args, &an, &av, &ah);
     if (an < 0 || av < 0 || !TOK_IS(v, an, "time_metric") || v->t[av].type != JSMN_STRING) return;
-    dfn_unit u = dfn_unit_parse(v->s + v->t[av].start, tok_len(&v->t[av]));
-    if (u) b->info.unit = (uint8_t)u;
-    else b->info.unit_unknown = true;
+    batch_unit(b, v->s + v->t[av].start, tok_len(&v->t[av]));
 }
 
 static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int t_name, int t_args, uint64_t line,
@@ -758,14 +769,8 @@ static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
             parser_unit_meta(b, v, t_args);
         return true;
     }
-    int an = -1, av = -1;
-    int na = v->t[t_args].size;
-    int j = t_args + 1;
-    for (int k = 0; k < na && j + 1 < v->n; k++) {
-        if (TOK_IS(v, j, "name")) an = j + 1;
-        else if (TOK_IS(v, j, "value")) av = j + 1;
-        j = tok_skip(v, j + 1);
-    }
+    int an, av, ah;
+    meta_args(v, t_args, &an, &av, &ah);
     if (an < 0 || av < 0) { batch_bad(b, line, "metadata without name or value"); return false; }
     const jsmntok_t *vt = &v->t[av];
     uint32_t href = parser_hash(p, v->s + vt->start, tok_len(vt), vt->type == JSMN_STRING,
@@ -1145,13 +1150,7 @@ static void parser_end_record(dfn_batch *b, const evargs *e)
         free(b->info.cfg);
         b->info.cfg = dfn_xstrndup(e->cfg->val, e->cfg->val_len);
         dfn_jsonval v;
-        /* a unit dfnav does not know declares none: it neither replaces
-         * an earlier end record's, in this block or another, nor counts */
-        if (dfn_json_get(e->cfg->val, e->cfg->val_len, "time_metric", 11, &v) && v.quoted) {
-            dfn_unit u = dfn_unit_parse(v.s, v.len);
-            if (u) b->info.unit = (uint8_t)u;
-            else b->info.unit_unknown = true;
-        }
+        if (dfn_json_get(e->cfg->val, e->cfg->val_len, "time_metric", 11, &v) && v.quoted) batch_unit(b, v.s, v.len);
     }
     if (e->app && e->app->val_len <= DFN_JSONGET_MAX) {
         free(b->info.app);
