@@ -104,6 +104,21 @@ void dfn_fmt_double(double v, char *buf, size_t cap)
     }
 }
 
+/* %.6f, seconds to the µs: the value times 1e6 is a whole number of µs
+ * far from a rounding tie (as µs / 1e6 always is) for the integer path;
+ * near a tie, past 2^50 µs or a negative zero, printf rounds. */
+void dfn_fmt_secs6(double v, char *buf, size_t cap)
+{
+    double x = v * 1e6, n = floor(x + 0.5);
+    if (!(fabs(x) < 1e15) || fabs(x - n) >= 0.25 || (n == 0 && signbit(v))) {
+        snprintf(buf, cap, "%.6f", v);
+        return;
+    }
+    int64_t i = (int64_t)n;
+    uint64_t a = i < 0 ? (uint64_t)-i : (uint64_t)i;
+    snprintf(buf, cap, "%s%" PRIu64 ".%06" PRIu64, i < 0 ? "-" : "", a / 1000000, a % 1000000);
+}
+
 void dfn_fmt_us(double us, char *buf, size_t cap)
 {
     /* a flagged sum (past 2^64) or an undefined one */
@@ -384,21 +399,6 @@ static bool metric_is_secs(int m)
 /* A value of metric m: full precision for machines, units for people;
  * undefined (a share of nothing, a run without the row) is empty, "-" for
  * people. A ratio (col DFN_CMP_RATIO) is a plain number. */
-/* %.6f, seconds to the µs: the value times 1e6 is a whole number of µs
- * far from a rounding tie (as µs / 1e6 always is) for the integer path;
- * near a tie, past 2^50 µs or a negative zero, printf rounds. */
-void dfn_fmt_secs6(double v, char *buf, size_t cap)
-{
-    double x = v * 1e6, n = floor(x + 0.5);
-    if (!(fabs(x) < 1e15) || fabs(x - n) >= 0.25 || (n == 0 && signbit(v))) {
-        snprintf(buf, cap, "%.6f", v);
-        return;
-    }
-    int64_t i = (int64_t)n;
-    uint64_t a = i < 0 ? (uint64_t)-i : (uint64_t)i;
-    snprintf(buf, cap, "%s%" PRIu64 ".%06" PRIu64, i < 0 ? "-" : "", a / 1000000, a % 1000000);
-}
-
 static void value_cell(cell *c, int m, int col, double v, bool human)
 {
     char buf[64];
@@ -506,46 +506,39 @@ int dfn_csv_number(FILE *out, const char *s, size_t len)
     return csv_field_raw(out, s, len);
 }
 
-void dfn_json_bytes(FILE *out, const char *s, size_t len)
+/* A cell: figures dfnav computed are numbers; only text from traces is guarded. */
+static int csv_cell(FILE *out, const cell *c)
+{
+    return c->is_num ? dfn_csv_number(out, c->text, c->len) : dfn_csv_field(out, c->text, c->len);
+}
+
+/* A JSON string literal: quotes, backslashes and control bytes escaped;
+ * checked, also DEL and every byte of invalid UTF-8 (or a C1 control),
+ * which unchecked pass as they are. Runs of plain bytes go out whole. */
+static void json_quoted(FILE *out, const char *s, size_t len, bool checked)
 {
     static const char hex[] = "0123456789abcdef";
     fputc('"', out);
     size_t from = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)s[i];
-        if (c != '"' && c != '\\' && c >= 0x20) continue;
+        size_t n = 1;
+        bool esc = c == '"' || c == '\\' || c < 0x20;
+        if (checked && !esc && (c == 0x7f || (c >= 0x80 && !(n = dfn_utf8_len((const unsigned char *)s + i, len - i)))))
+            esc = true, n = 1;
+        if (!esc) { i += n; continue; }
         fwrite(s + from, 1, i - from, out);
         if (c == '"' || c == '\\') { fputc('\\', out); fputc(c, out); }
         else fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-        from = i + 1;
+        from = ++i;
     }
     fwrite(s + from, 1, len - from, out);
     fputc('"', out);
 }
 
-void dfn_json_string(FILE *out, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789abcdef";
-    fputc('"', out);
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') { fputc('\\', out); fputc(c, out); i++; continue; }
-        if (c < 0x20 || c == 0x7f) {
-            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-            i++;
-            continue;
-        }
-        size_t n = c < 0x80 ? 1 : dfn_utf8_len((const unsigned char *)s + i, len - i);
-        if (!n) {   /* invalid UTF-8: keep the byte visible, stay valid JSON */
-            fprintf(out, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-            i++;
-            continue;
-        }
-        fwrite(s + i, 1, n, out);
-        i += n;
-    }
-    fputc('"', out);
-}
+void dfn_json_bytes(FILE *out, const char *s, size_t len) { json_quoted(out, s, len, false); }
+
+void dfn_json_string(FILE *out, const char *s, size_t len) { json_quoted(out, s, len, true); }
 
 /* ---- tables ---- */
 
@@ -679,9 +672,7 @@ static int compare_write(FILE *out, const dfn_compare *c, dfn_format fmt, atomic
             row_cells(c, &t, row, cells, false, ek);
             for (size_t i = 0; i < ncol; i++) {
                 if (i) fputc(',', out);
-                /* figures dfnav computed are numbers; only text from traces is guarded */
-                if (cells[i].is_num) dfn_csv_number(out, cells[i].text, cells[i].len);
-                else dfn_csv_field(out, cells[i].text, cells[i].len);
+                csv_cell(out, &cells[i]);
             }
             fputs("\r\n", out);
             if (ferror(out) || (stopped = cancelled(cancel))) break;
@@ -885,9 +876,7 @@ static void counters_csv(FILE *out, const char *const *head, size_t nc, const ce
     for (size_t i = 0; i < nrows; i++) {
         for (size_t k = 0; k < nc; k++) {
             if (k) fputc(',', out);
-            const cell *c = &cells[i * nc + k];
-            if (c->is_num) dfn_csv_number(out, c->text, c->len);
-            else dfn_csv_field(out, c->text, c->len);
+            csv_cell(out, &cells[i * nc + k]);
         }
         fputs("\r\n", out);
     }
