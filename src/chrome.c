@@ -22,6 +22,7 @@ typedef struct {
     uint32_t host;
     int64_t pid;
     int64_t id;               /* its pid in the output */
+    uint32_t rank;            /* string id of its rank, UINT32_MAX when none */
 } cproc;
 typedef struct {
     size_t run;
@@ -38,7 +39,12 @@ typedef struct {
     /* per run: the hosts of its calls (host id + 1 -> 1) and their span */
     dfn_map64 *hosts;
     uint64_t *lo, *hi;
+    /* per run: the string ids of "file", "bytes" and "calls" (UINT32_MAX:
+     * no argument has that name), the names the export adds */
+    uint32_t (*added)[3];
 } tracks;
+
+static const char *const added_names[3] = { "file", "bytes", "calls" };
 
 static uint32_t proc_of(tracks *t, size_t run, uint32_t host, int64_t pid)
 {
@@ -47,7 +53,7 @@ static uint32_t proc_of(tracks *t, size_t run, uint32_t host, int64_t pid)
     uint32_t id = dfn_strtab_intern(t->pkeys, (const char *)key, sizeof key);
     if (id == n) {
         dfn_grow((void **)&t->procs, &t->pcap, t->nprocs + 1, sizeof *t->procs);
-        t->procs[t->nprocs++] = (cproc){ run, host, pid, 0 };
+        t->procs[t->nprocs++] = (cproc){ run, host, pid, 0, UINT32_MAX };
     }
     return id;
 }
@@ -68,28 +74,45 @@ static uint32_t thread_of(tracks *t, size_t run, uint32_t lane)
 
 static bool id_plain(int64_t v) { return !dfn_id_named(v) && v > 0 && v <= INT32_MAX; }
 
-/* The trace's own ids when they tell every track apart, else 1, 2, ... */
-static void tracks_number(tracks *t)
+/* Output ids in place of the trace's: kept when they are plain numbers
+ * and all different, else 1, 2, ... */
+static void ids_give(int64_t *ids, size_t n)
 {
     bool own = true;
     dfn_map64 seen;
     dfn_map64_init(&seen);
-    for (size_t i = 0; i < t->nprocs && own; i++) {
-        uint64_t *n = dfn_map64_slot(&seen, (uint64_t)t->procs[i].pid);
-        own = id_plain(t->procs[i].pid) && (*n)++ == 0;
-    }
-    for (size_t i = 0; i < t->nprocs; i++) t->procs[i].id = own ? t->procs[i].pid : (int64_t)i + 1;
+    for (size_t i = 0; i < n && own; i++) own = id_plain(ids[i]) && (*dfn_map64_slot(&seen, (uint64_t)ids[i]))++ == 0;
     dfn_map64_free(&seen);
-    dfn_map64_init(&seen);
-    own = true;
-    for (size_t i = 0; i < t->nthreads && own; i++) {
-        int64_t tid = t->c->res[t->threads[i].run]->store->lanes[t->threads[i].lane].tid;
-        uint64_t *n = dfn_map64_slot(&seen, (uint64_t)tid);
-        own = id_plain(tid) && (*n)++ == 0;
+    for (size_t i = 0; i < n && !own; i++) ids[i] = (int64_t)i + 1;
+}
+
+/* The trace's own ids when they tell every track apart, else 1, 2, ... */
+static void tracks_number(tracks *t)
+{
+    size_t n = t->nprocs > t->nthreads ? t->nprocs : t->nthreads;
+    int64_t *ids = dfn_xmalloc((n ? n : 1) * sizeof *ids);
+    for (size_t i = 0; i < t->nprocs; i++) ids[i] = t->procs[i].pid;
+    ids_give(ids, t->nprocs);
+    for (size_t i = 0; i < t->nprocs; i++) t->procs[i].id = ids[i];
+    for (size_t i = 0; i < t->nthreads; i++) ids[i] = t->c->res[t->threads[i].run]->store->lanes[t->threads[i].lane].tid;
+    ids_give(ids, t->nthreads);
+    for (size_t i = 0; i < t->nthreads; i++) t->threads[i].id = ids[i];
+    free(ids);
+}
+
+/* Each process's rank: that of its first thread with one, in one pass
+ * over each run's threads. */
+static void tracks_ranks(tracks *t)
+{
+    for (size_t run = 0; run < t->c->nruns; run++) {
+        const dfn_store *s = t->c->res[run]->store;
+        for (size_t l = 0; l < s->nlanes; l++) {
+            uint64_t key[2] = { ((uint64_t)run << 32) | s->lanes[l].host, (uint64_t)s->lanes[l].pid };
+            uint32_t p = dfn_strtab_find(t->pkeys, (const char *)key, sizeof key);
+            if (p != UINT32_MAX && t->procs[p].rank == UINT32_MAX && dfn_strtab_len(s->strs, s->lanes[l].rank))
+                t->procs[p].rank = s->lanes[l].rank;
+        }
     }
-    for (size_t i = 0; i < t->nthreads; i++)
-        t->threads[i].id = own ? t->c->res[t->threads[i].run]->store->lanes[t->threads[i].lane].tid : (int64_t)i + 1;
-    dfn_map64_free(&seen);
 }
 
 /* Every call's thread, and each run's hosts and span for its counters. */
@@ -103,9 +126,12 @@ static void tracks_build(tracks *t, const dfn_compare *c)
     t->hosts = dfn_xcalloc(c->nruns, sizeof *t->hosts);
     t->lo = dfn_xmalloc(c->nruns * sizeof *t->lo);
     t->hi = dfn_xcalloc(c->nruns, sizeof *t->hi);
+    t->added = dfn_xmalloc(c->nruns * sizeof *t->added);
     for (size_t k = 0; k < c->nruns; k++) {
         dfn_map64_init(&t->hosts[k]);
         t->lo[k] = UINT64_MAX;
+        for (int j = 0; j < 3; j++)
+            t->added[k][j] = dfn_strtab_find(c->res[k]->store->strs, added_names[j], strlen(added_names[j]));
     }
     for (size_t row = 0; row < c->nrows; row++) {
         size_t run;
@@ -131,6 +157,7 @@ static void tracks_free(tracks *t)
     free(t->hosts);
     free(t->lo);
     free(t->hi);
+    free(t->added);
 }
 
 /* A counter sample the export takes: on a host of the run's calls, while
@@ -149,11 +176,7 @@ static void proc_name(FILE *out, const tracks *t, const cproc *p)
     const char *host = dfn_store_str(s, p->host);
     char *name = dfn_xasprintf("%s%s%s%s%s %s", t->c->labels ? t->c->labels[p->run] : "", t->c->labels ? ": " : "",
                                host, *host ? " " : "", dfn_id_named(p->pid) ? "process" : "pid", id);
-    /* the rank of its first thread that has one */
-    const char *rank = "";
-    for (size_t l = 0; l < s->nlanes && !*rank; l++)
-        if (s->lanes[l].host == p->host && s->lanes[l].pid == p->pid) rank = dfn_store_str(s, s->lanes[l].rank);
-    char *full = *rank ? dfn_xasprintf("%s rank %s", name, rank) : dfn_xstrdup(name);
+    char *full = p->rank != UINT32_MAX ? dfn_xasprintf("%s rank %s", name, dfn_store_str(s, p->rank)) : dfn_xstrdup(name);
     dfn_json_string(out, full, strlen(full));
     free(full);
     free(name);
@@ -202,32 +225,29 @@ static void arg_value(FILE *out, const dfn_store *s, const dfn_arg *a)
     }
 }
 
-static bool args_have(const dfn_store *s, const dfn_arg *args, size_t n, const char *key)
-{
-    for (size_t k = 0; k < n; k++)
-        if (strcmp(dfn_store_str(s, args[k].key), key) == 0) return true;
-    return false;
-}
-
 /* The call's file, bytes and, for an aggregated record, its calls and
- * longest call, unless its own arguments use those names; then its own. */
-static void call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args)
+ * longest call, unless its own arguments use those names (added: their
+ * string ids in its store); then its own. */
+static void call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, const uint32_t added[3])
 {
     size_t n = dfn_store_args(s, i, args, DFN_ARGS_MAX);
     if (n > DFN_ARGS_MAX) n = DFN_ARGS_MAX;
+    bool own[3] = { false, false, false };
+    for (size_t k = 0; k < n; k++)
+        for (int j = 0; j < 3; j++) own[j] |= args[k].key == added[j];
     bool sep = false;
     fputs(",\"args\":{", out);
     const char *path = dfn_store_str(s, s->files[s->file[i]].path);
-    if (s->file[i] && !args_have(s, args, n, "file")) {
+    if (s->file[i] && !own[0]) {
         fputs("\"file\":", out);
         dfn_json_string(out, path, strlen(path));
         sep = true;
     }
-    if (dfn_store_bytes(s, i) && !args_have(s, args, n, "bytes")) {
+    if (dfn_store_bytes(s, i) && !own[1]) {
         fprintf(out, "%s\"bytes\":%" PRIu64, sep ? "," : "", dfn_store_bytes(s, i));
         sep = true;
     }
-    if (dfn_store_is_agg(s, i) && !args_have(s, args, n, "calls")) {
+    if (dfn_store_is_agg(s, i) && !own[2]) {
         fprintf(out, "%s\"calls\":%" PRIu64 ",\"longest_us\":%" PRIu64, sep ? "," : "", dfn_store_calls(s, i),
                 dfn_store_maxdur(s, i));
         sep = true;
@@ -260,7 +280,7 @@ static void write_call(FILE *out, const tracks *t, size_t row, dfn_arg *args)
      * its interval: where in the interval they ran is not known */
     fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64, t->procs[th->proc].id,
             th->id, s->t0 + dfn_store_ts(s, i), dfn_store_dur(s, i));
-    call_args(out, s, i, args);
+    call_args(out, s, i, args, t->added[run]);
 }
 
 static int write_counters(FILE *out, tracks *t, atomic_bool *cancel)
@@ -295,6 +315,7 @@ int dfn_chrome_write(FILE *out, const dfn_compare *c, atomic_bool *cancel)
             if (sample_taken(&t, run, &s->samples[j])) proc_of(&t, run, s->samples[j].host, s->samples[j].pid);
     }
     tracks_number(&t);
+    tracks_ranks(&t);
     fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"dfnav\",\"clock\":\"us since the epoch, "
           "as traced\"},\n\"traceEvents\":[", out);
     /* calls have tracks: they all come after the first track's record */

@@ -176,6 +176,17 @@ p = sorted(e["args"]["name"] for e in d["traceEvents"] if e["name"] == "process_
 x = [(e["pid"], e["args"]["x"] if "x" in e["args"] else e["args"]["s"]) for e in d["traceEvents"] if e["ph"] == "X"]
 print(p, x)' "$T/th.json" >"$T/got" 2>&1
     check "two processes with one pid" "['a pid 7', 'b pid 7'] [(1, 1.5), (2, '=1+1')]" "$(cat "$T/got")"
+    # a pid of -1 (no id a track can keep) numbers the tracks, and ends
+    printf '%s\n' \
+        '{"name":"read","cat":"POSIX","pid":-1,"tid":-1,"ts":1744611912000000,"dur":5,"ph":"X","args":{"ret":4}}' \
+        '{"name":"read","cat":"POSIX","pid":5,"tid":5,"ts":1744611912000010,"dur":5,"ph":"X","args":{"ret":4}}' \
+        >"$T/negpid.pfw"
+    timeout 20 "$DFNAV" report -q --no-cache --by event -f chrome "$T/negpid.pfw" >"$T/neg.json"
+    "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted((e["pid"], e["args"]["name"]) for e in d["traceEvents"] if e["name"] == "process_name"))' "$T/neg.json" >"$T/got" 2>&1
+    check "a pid of -1" "[(1, 'pid -1'), (2, 'pid 5')]" "$(cat "$T/got")"
 else
     echo "SKIP: $PYTHON not found: Chrome exports not checked"
 fi
