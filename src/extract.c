@@ -15,23 +15,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A metadata record the subset needs, in the order the calls first need
+ * it: a host's HH, a file's FH, a process's PR (its rank), each written
+ * with the pid of the call that first needed it. */
+typedef struct {
+    char type[3];
+    uint32_t lane, file;
+} metarec;
+
 typedef struct {
     const dfn_store *s;
     FILE *out;
-    dfn_map64 host_hash;      /* host string id + 1 -> its hash */
+    dfn_map64 host_hash;      /* host string id + 1 -> its hash (hosts with a name) */
+    dfn_map64 hosts;          /* host string id + 1 -> 1: the calls' hosts, named or not */
     dfn_map64 file_hash;      /* file id + 1 -> its hash */
     dfn_map64 taken;          /* hashes given */
     dfn_strtab *procs;        /* processes with calls in the subset */
+    dfn_strtab *ranked;       /* ... and those with a PR record */
+    metarec *meta; size_t nmeta, metacap;
     uint64_t lo, hi;          /* the calls' span */
     dfn_extract_stats *st;
 } extractor;
 
 /* Sets of processes, (host, pid), exactly: their bytes as strings. */
+static void proc_key(char key[12], uint32_t host, int64_t pid)
+{
+    memcpy(key, &host, 4);
+    memcpy(key + 4, &pid, 8);
+}
+
 static bool proc_in(const dfn_strtab *t, uint32_t host, int64_t pid)
 {
     char key[12];
-    memcpy(key, &host, 4);
-    memcpy(key + 4, &pid, 8);
+    proc_key(key, host, pid);
     return dfn_strtab_find(t, key, sizeof key) != UINT32_MAX;
 }
 
@@ -39,10 +55,18 @@ static bool proc_in(const dfn_strtab *t, uint32_t host, int64_t pid)
 static bool proc_put(dfn_strtab *t, uint32_t host, int64_t pid)
 {
     char key[12];
-    memcpy(key, &host, 4);
-    memcpy(key + 4, &pid, 8);
+    proc_key(key, host, pid);
     uint32_t n = (uint32_t)dfn_strtab_count(t);
     return dfn_strtab_intern(t, key, sizeof key) == n;
+}
+
+static void meta_push(extractor *x, const char *type, uint32_t lane, uint32_t file)
+{
+    dfn_grow((void **)&x->meta, &x->metacap, x->nmeta + 1, sizeof *x->meta);
+    metarec *m = &x->meta[x->nmeta++];
+    memcpy(m->type, type, 3);
+    m->lane = lane;
+    m->file = file;
 }
 
 /* A hash for text, unique among those given: the tracer's hashes are
@@ -81,11 +105,12 @@ static void meta_start(extractor *x, const char *type, int64_t pid, uint32_t hos
     put_id(x->out, x->s, pid);
     fputs(",\"ph\":4,\"args\":{", x->out);
     const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)host + 1);
-    if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
+    if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);   /* none for a host without a name */
     x->st->metadata++;
 }
 
-/* Hashes for the calls' hosts and files, their processes and span. */
+/* Hashes for the calls' hosts and files, the metadata records they
+ * need, their processes and span. */
 static void extract_scan(extractor *x, const uint32_t *events, size_t n)
 {
     const dfn_store *s = x->s;
@@ -93,60 +118,47 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
     for (size_t k = 0; k < n; k++) {
         uint32_t i = events[k];
         const dfn_lane *l = &s->lanes[s->lane[i]];
-        uint64_t *h = dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1);
-        if (!*h && dfn_strtab_len(s->strs, l->host))
-            *h = hash_give(x, dfn_store_str(s, l->host), dfn_strtab_len(s->strs, l->host));
-        if (proc_put(x->procs, l->host, l->pid)) x->st->processes++;
-        uint32_t f = s->file[i];
-        if (f) {
-            uint64_t *fh = dfn_map64_slot(&x->file_hash, (uint64_t)f + 1);
-            uint32_t path = s->files[f].path;
-            if (!*fh) { *fh = hash_give(x, dfn_store_str(s, path), dfn_strtab_len(s->strs, path)); x->st->files++; }
+        size_t hl = dfn_strtab_len(s->strs, l->host);
+        if (hl && !dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1)) {
+            *dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1) = hash_give(x, dfn_store_str(s, l->host), hl);
+            meta_push(x, "HH", s->lane[i], 0);
         }
+        uint32_t f = s->file[i];
+        if (f && !dfn_map64_get(&x->file_hash, (uint64_t)f + 1)) {
+            uint32_t path = s->files[f].path;
+            *dfn_map64_slot(&x->file_hash, (uint64_t)f + 1) = hash_give(x, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
+            meta_push(x, "FH", s->lane[i], f);
+            x->st->files++;
+        }
+        *dfn_map64_slot(&x->hosts, (uint64_t)l->host + 1) = 1;
+        if (proc_put(x->procs, l->host, l->pid)) x->st->processes++;
+        if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, "PR", s->lane[i], 0);
         uint64_t ts = s->t0 + dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);   /* absolute, as samples are */
         if (ts < x->lo) x->lo = ts;
         if (end > x->hi) x->hi = end;
     }
 }
 
-/* HH and FH records, in the order the calls first use them, and the rank
- * of each process as its PR record. */
-static void write_metadata(extractor *x, const uint32_t *events, size_t n)
+/* The HH, FH and PR records the scan found needed. */
+static void write_metadata(extractor *x)
 {
     const dfn_store *s = x->s;
-    dfn_map64 done;
-    dfn_map64_init(&done);
-    dfn_strtab *ranked = dfn_strtab_new();
-    for (size_t k = 0; k < n; k++) {
-        uint32_t i = events[k];
-        const dfn_lane *l = &s->lanes[s->lane[i]];
-        uint64_t *hd = dfn_map64_slot(&done, ((uint64_t)1 << 62) | l->host);
-        const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1);
-        if (!*hd && h && *h) {
-            *hd = 1;
-            meta_start(x, "HH", l->pid, l->host);
-            fputs("\"name\":", x->out);
-            put_str(x->out, s, l->host);
-            fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n", *h);
-        }
-        uint32_t f = s->file[i];
-        uint64_t *fd = dfn_map64_slot(&done, ((uint64_t)2 << 62) | f);
-        if (f && !*fd) {
-            *fd = 1;
-            meta_start(x, "FH", l->pid, l->host);
-            fputs("\"name\":", x->out);
-            put_str(x->out, s, s->files[f].path);
-            fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n", *dfn_map64_get(&x->file_hash, (uint64_t)f + 1));
-        }
-        if (dfn_strtab_len(s->strs, l->rank) && proc_put(ranked, l->host, l->pid)) {
-            meta_start(x, "PR", l->pid, l->host);
+    for (size_t k = 0; k < x->nmeta; k++) {
+        const metarec *m = &x->meta[k];
+        const dfn_lane *l = &s->lanes[m->lane];
+        meta_start(x, m->type, l->pid, l->host);
+        if (m->type[0] == 'P') {
             fputs("\"name\":\"rank\",\"value\":", x->out);
             fwrite(dfn_store_str(s, l->rank), 1, dfn_strtab_len(s->strs, l->rank), x->out);   /* a whole number */
             fputs("}}\n", x->out);
+            continue;
         }
+        bool host = m->type[0] == 'H';
+        fputs("\"name\":", x->out);
+        put_str(x->out, s, host ? l->host : s->files[m->file].path);
+        fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n",
+                *dfn_map64_get(host ? &x->host_hash : &x->file_hash, (uint64_t)(host ? l->host : m->file) + 1));
     }
-    dfn_map64_free(&done);
-    dfn_strtab_free(ranked);
 }
 
 /* The end record's cfg with its time_metric made US: dfnav holds µs, and
@@ -160,7 +172,14 @@ static void put_cfg(FILE *out, const char *t, size_t len)
     fwrite(v.s + v.len, 1, len - (size_t)(v.s + v.len - t), out);
 }
 
-static void put_arg(FILE *out, const dfn_store *s, const dfn_arg *a, bool end_record)
+/* Whether kind k is DFTracer's end record, whose cfg says the unit. */
+static bool kind_is_end(const dfn_store *s, const dfn_kind *k)
+{
+    return strcmp(dfn_store_str(s, k->func), "end") == 0 &&
+           dfn_ascii_ieq(dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat), "dftracer", 8);
+}
+
+static void put_arg(FILE *out, const dfn_store *s, const dfn_arg *a, const dfn_kind *k)
 {
     char buf[32];
     switch (a->type) {
@@ -168,7 +187,7 @@ static void put_arg(FILE *out, const dfn_store *s, const dfn_arg *a, bool end_re
     case DFN_ARG_RAW: {
         const char *t = dfn_store_str(s, a->str);
         size_t len = dfn_strtab_len(s->strs, a->str);
-        if (end_record && strcmp(dfn_store_str(s, a->key), "cfg") == 0) put_cfg(out, t, len);
+        if (strcmp(dfn_store_str(s, a->key), "cfg") == 0 && kind_is_end(s, k)) put_cfg(out, t, len);
         else fwrite(t, 1, len, out);   /* as the trace wrote it: the loader took it so */
         return;
     }
@@ -199,20 +218,18 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
     fputs(",\"args\":{", out);
     bool sep = false;
     const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1);
-    if (h && *h) { fprintf(out, "\"hhash\":\"%" PRIu64 "\"", *h); sep = true; }
+    if (h) { fprintf(out, "\"hhash\":\"%" PRIu64 "\"", *h); sep = true; }
     if (s->file[i]) {
         fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)s->file[i] + 1));
         sep = true;
     }
     size_t n = dfn_store_args(s, i, args, DFN_ARGS_MAX);
     if (n > DFN_ARGS_MAX) n = DFN_ARGS_MAX;
-    bool end_record = strcmp(dfn_store_str(s, k->func), "end") == 0 && dfn_ascii_ieq(dfn_store_str(s, k->cat),
-                      dfn_strtab_len(s->strs, k->cat), "dftracer", 8);
     for (size_t a = 0; a < n; a++) {
         if (sep) fputc(',', out);
         put_str(out, s, args[a].key);
         fputc(':', out);
-        put_arg(out, s, &args[a], end_record);
+        put_arg(out, s, &args[a], k);
         sep = true;
     }
     fputs("}}\n", out);
@@ -223,7 +240,7 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
  * calls' hosts while they ran, from their processes or from processes
  * without calls (a host's telemetry), never from a process whose calls
  * were all left out (its samples would become the host's). */
-static int write_samples(extractor *x, atomic_bool *cancel)
+static int write_samples(extractor *x)
 {
     const dfn_store *s = x->s;
     dfn_strtab *callers = dfn_strtab_new();
@@ -231,7 +248,7 @@ static int write_samples(extractor *x, atomic_bool *cancel)
     int rc = 0;
     for (size_t j = 0; j < s->nsamples && !rc; j++) {
         const dfn_sample *c = &s->samples[j];
-        if (c->ts < x->lo || c->ts > x->hi || !isfinite(c->value) || !dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1))
+        if (c->ts < x->lo || c->ts > x->hi || !isfinite(c->value) || !dfn_map64_get(&x->hosts, (uint64_t)c->host + 1))
             continue;
         if (!proc_in(x->procs, c->host, c->pid) && proc_in(callers, c->host, c->pid)) continue;
         /* the series is NAME.FIELD: the last dot splits it the same way every time */
@@ -248,27 +265,28 @@ static int write_samples(extractor *x, atomic_bool *cancel)
         put_id(x->out, s, c->pid);
         fprintf(x->out, ",\"ts\":%" PRIu64 ",\"ph\":2,\"type\":7,\"args\":{", c->ts);
         const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1);
-        if (*h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
+        if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
         char v[64];
         dfn_fmt_double(c->value, v, sizeof v);
         dfn_json_bytes(x->out, dot ? dot + 1 : "value", dot ? len - nl - 1 : 5);
         fprintf(x->out, ":%s}}\n", v);
         x->st->samples++;
-        if ((j & 4095) == 0 && ((cancel && atomic_load(cancel)) || ferror(x->out))) rc = -1;
+        if ((j & 4095) == 0 && ferror(x->out)) rc = -1;
     }
     dfn_strtab_free(callers);
     return rc;
 }
 
-int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st,
-                      atomic_bool *cancel)
+int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st)
 {
     memset(st, 0, sizeof *st);
     extractor x = { .s = s, .out = out, .st = st };
     dfn_map64_init(&x.host_hash);
+    dfn_map64_init(&x.hosts);
     dfn_map64_init(&x.file_hash);
     dfn_map64_init(&x.taken);
     x.procs = dfn_strtab_new();
+    x.ranked = dfn_strtab_new();
     extract_scan(&x, events, n);
     fputs("[\n", out);
     /* the unit first: dfnav holds whole µs, whatever the traces said, and
@@ -276,21 +294,22 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     int64_t pid0 = n ? s->lanes[s->lane[events[0]]].pid : 0;
     meta_start(&x, "CM", pid0, n ? s->lanes[s->lane[events[0]]].host : 0);
     fputs("\"name\":\"time_metric\",\"value\":\"US\"}}\n", out);
-    write_metadata(&x, events, n);
+    write_metadata(&x);
     dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);
     bool stopped = false;
     for (size_t k = 0; k < n && !stopped; k++) {
         write_event(&x, events[k], args);
-        if ((k & 4095) == 0 && ((cancel && atomic_load(cancel)) || ferror(out))) stopped = true;
+        if ((k & 4095) == 0 && ferror(out)) stopped = true;
     }
     free(args);
-    if (!stopped && n && write_samples(&x, cancel) != 0) stopped = true;
+    if (!stopped && n && write_samples(&x) != 0) stopped = true;
     fputs("]\n", out);
     dfn_map64_free(&x.host_hash);
+    dfn_map64_free(&x.hosts);
     dfn_map64_free(&x.file_hash);
     dfn_map64_free(&x.taken);
     dfn_strtab_free(x.procs);
-    if (ferror(out)) return -1;
-    if (stopped) { errno = ECANCELED; return -1; }
-    return 0;
+    dfn_strtab_free(x.ranked);
+    free(x.meta);
+    return ferror(out) || stopped ? -1 : 0;
 }

@@ -5,7 +5,6 @@
 #ifndef DFNAV_EXTRACT_H
 #define DFNAV_EXTRACT_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,15 +19,15 @@ typedef struct {
 
 /* Writes events (indices into s, in time order) as DFTracer 2.x records:
  * first a [ line and a CM record declaring the time unit (time_metric US,
- * which dfnav reads as an end record's cfg.time_metric), then the HH and FH records of their hosts and files (each
- * given a fresh 64-bit hash, unique in the output) and a PR record with the
- * rank of each process that has one, then the calls (ph 1; aggregated
- * records ph 3 with their dft_cnt and sums), then the counter samples of
- * their hosts while they ran (ph 2), and a ] line. Times are whole µs
- * since the epoch, as dfnav holds them; an end record among the events
- * says so (its cfg.time_metric is written US). Stops once *cancel is set
- * (NULL: never). Returns 0, or -1 with errno set (ECANCELED). */
-int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st,
-                      atomic_bool *cancel);
+ * which dfnav reads as an end record's cfg.time_metric), then the HH and
+ * FH records of their hosts and files (each given a fresh 64-bit hash,
+ * unique in the output) and a PR record with the rank of each process that
+ * has one, then the calls (ph 1; aggregated records ph 3 with their
+ * dft_cnt and sums), then the counter samples of their hosts while they
+ * ran (ph 2), and a ] line. Times are whole µs since the epoch, as dfnav
+ * holds them; an end record among the events says so (its
+ * cfg.time_metric is written US). Stops at a write error. Returns 0, or
+ * -1 with errno set. */
+int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st);
 
 #endif

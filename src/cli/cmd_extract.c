@@ -60,8 +60,11 @@ static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare
         fprintf(stderr, "dfnav: not saved: %s\n", err);
         return 2;
     }
+    /* our own copy: closing the save frees its name, and a signal may
+     * come between that and the end of this function */
+    char *tmp = to_stdout ? NULL : dfn_xstrdup(save.tmp);
     if (!to_stdout) {
-        extract_tmp = save.tmp;
+        extract_tmp = tmp;
         signal(SIGINT, extract_signal);
         signal(SIGTERM, extract_signal);
         signal(SIGHUP, extract_signal);
@@ -69,7 +72,7 @@ static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare
     FILE *raw = to_stdout ? stdout : save.f;
     FILE *w = name_gz(o->output) ? dfn_gzwrite_open(raw) : raw;
     dfn_extract_stats st;
-    int rc = w ? dfn_extract_write(w, s, c->res[0]->events, c->nrows, &st, NULL) : -1;
+    int rc = w ? dfn_extract_write(w, s, c->res[0]->events, c->nrows, &st) : -1;
     int saved = rc ? errno : 0;
     if (w && w != raw && fclose(w) != 0 && !rc) { rc = -1; saved = errno; }
     if (to_stdout) {
@@ -79,6 +82,7 @@ static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare
     if (rc) snprintf(err, sizeof err, "%s: %s", o->output, strerror(saved));
     rc = dfn_save_close(&save, rc, err, sizeof err);
     extract_tmp = NULL;
+    free(tmp);
     if (rc) {
         fprintf(stderr, "dfnav: not saved: %s\n", err);
         return 2;

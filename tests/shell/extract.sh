@@ -103,6 +103,13 @@ for dim in file func pid arg.o arg.f; do
 done
 check_status "the hostile subset loads without damage" 0 "$DFNAV" info -q --no-cache "$T/names-sub.pfw"
 
+# a process without a host name keeps its rank (its PR record names no host)
+printf '%s\n' '{"name":"PR","cat":"dftracer","pid":7,"tid":7,"ph":"M","args":{"name":"rank","value":3}}' \
+    '{"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":1744611912000000,"dur":5,"ph":"X","args":{"ret":4}}' >"$T/nohost.pfw"
+"$DFNAV" extract -q --no-cache -o "$T/nohost-sub.pfw" "$T/nohost.pfw"
+check "the rank of a process without a host" "3,1" \
+    "$("$DFNAV" report -q --no-cache --by rank -m count -f csv "$T/nohost-sub.pfw" | awk -F, 'NR == 2 { print $1 "," $2 }')"
+
 # the reference reader reads the subset with the figures dfnav gives the set
 if command -v "$PYTHON" >/dev/null 2>&1; then
     for era in hash16 v2agg; do
