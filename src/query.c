@@ -394,8 +394,8 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
     a->procseen[pr >> 6] |= 1ull << (pr & 63);
 }
 
-/* Per part, the bytes of per-process sums (and of files' bitsets) that
- * rows keep in arrays; beyond, rows keep them in the sparse maps. */
+/* Per part, the bytes of per-process sums that rows keep in arrays;
+ * beyond, rows keep them in the sparse maps. */
 #define PROC_ARRAYS ((size_t)16 << 20)
 /* Dense histograms (10.5 KiB a row) and file bitsets take at most this
  * much a part: past it, rows keep theirs in the part's sparse maps, which

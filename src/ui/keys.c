@@ -155,16 +155,11 @@ bool ui_export_chrome(const char *path)
  * back; a name with neither gets .json. */
 static void export_format_switch(line_edit *e)
 {
-    char *name = dfn_xstrndup(e->buf ? e->buf : "", e->len);
-    size_t n = e->len;
-    char *to;
-    if (ui_export_chrome(name)) { name[n - 5] = 0; to = dfn_xasprintf("%s.csv", name); }
-    else if (n >= 4 && strcmp(name + n - 4, ".csv") == 0) { name[n - 4] = 0; to = dfn_xasprintf("%s.json", name); }
-    else to = dfn_xasprintf("%s.json", name);
-    edit_delete(e, 0, e->len);
-    edit_insert(e, to, strlen(to));
-    free(to);
-    free(name);
+    bool json = e->buf && ui_export_chrome(e->buf);
+    size_t drop = json ? 5 : e->len >= 4 && strcmp(e->buf + e->len - 4, ".csv") == 0 ? 4 : 0;
+    if (drop) edit_delete(e, e->len - drop, e->len);
+    e->cur = e->len;
+    edit_insert(e, json ? ".csv" : ".json", json ? 4 : 5);
 }
 
 static void key_prompt(runner *r, int key, const char *utf8, size_t ulen)
