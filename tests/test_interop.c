@@ -163,6 +163,20 @@ Test(interop, fmt_double_as_printf_loop)
         double r;
         memcpy(&r, &x, sizeof r);
         if (isfinite(r)) fmt_same(r);
+        /* every binade of the exact integer path (2^-7 to 2^53) and past
+         * its ends, each mantissa's neighbours, and the binade's lowest
+         * mantissa, whose lower neighbour is nearer */
+        uint64_t mant = (x >> 11) | ((uint64_t)1 << 52);
+        double d = ldexp((double)mant, (int)(x % 70) - 66);
+        fmt_same(d);
+        fmt_same(nextafter(d, 0));
+        fmt_same(nextafter(d, INFINITY));
+        fmt_same(ldexp(1.0, (int)(x % 70) - 66));
+        /* decimals of 16 and 17 digits and halfway cases: ratios of
+         * bytes to seconds as bandwidths print them */
+        fmt_same((double)(x % 100000000) / 1048576.0 / ((double)((x >> 30) % 1000000 + 1) / 1e6));
+        fmt_same((double)(x % 10000000) + 0.5);
+        fmt_same(-((double)(x % 1000000000000) + 0.25));
     }
 }
 
