@@ -126,7 +126,8 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
         c->ncs = b->ncs;
     }
     c->nbad = b->nbad;
-    memcpy(c->bad, b->bad, sizeof c->bad);
+    c->bad = dup_array(b->bad, b->nbad, sizeof *b->bad);
+    c->info.other_ph = dup_array(b->info.other_ph, b->info.other_ph ? DFN_PH_KINDS : 0, sizeof *b->info.other_ph);
     chunk_take_pairs(c, b);
     c->min_ts = b->min_ts;
     c->max_end = b->max_end;
@@ -186,7 +187,8 @@ void dfn_chunk_free(dfn_chunk *c)
     free(c->bytes.esc);
     free(c->cnt.v); free(c->cnt.esc);
     free(c->durmax.v); free(c->durmax.esc);
-    free(c->info.cfg); free(c->info.app);
+    free(c->info.cfg); free(c->info.app); free(c->info.other_ph);
+    free(c->bad);
     free(c->cs);
     if (c->begins) {
         dfn_batch_free(c->begins);

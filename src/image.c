@@ -304,7 +304,9 @@ static void put_source(wbuf *b, const dfn_srcinfo *si)
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) wb_u64(b, v[i]);
     wb_u32(b, (uint32_t)si->nbad);
     for (size_t i = 0; i < si->nbad; i++) { wb_u64(b, si->bad_lines[i]); wb_cstr(b, si->bad_reason[i]); }
-    for (size_t k = 0; k < DFN_PH_KINDS; k++) { wb_put(b, si->other_ph[k].ph, DFN_PH_LABEL); wb_u64(b, si->other_ph[k].n); }
+    static const dfn_phcount none[DFN_PH_KINDS];
+    const dfn_phcount *ph = si->other_ph ? si->other_ph : none;
+    for (size_t k = 0; k < DFN_PH_KINDS; k++) { wb_put(b, ph[k].ph, DFN_PH_LABEL); wb_u64(b, ph[k].n); }
     wb_cstr(b, si->error);
     wb_cstr(b, si->cfg);
     wb_cstr(b, si->app);
@@ -721,18 +723,23 @@ static bool source_read(rbuf *r, dfn_srcinfo *si)
     si->unit_unknown = unknown;
     uint32_t nbad = rb_u32(r);
     if (nbad > DFN_MAX_BAD_LINES) r->bad = true;
+    if (nbad && !r->bad) dfn_srcinfo_bad_room(si);
     for (uint32_t i = 0; i < nbad && !r->bad; i++) {
         si->bad_lines[i] = rb_u64(r);
         si->bad_reason[i] = rb_cstr(r);
         si->nbad = i + 1;
         if (!si->bad_reason[i]) r->bad = true;
     }
+    dfn_phcount ph[DFN_PH_KINDS];
+    bool any = false;
     for (size_t k = 0; k < DFN_PH_KINDS; k++) {
-        const char *ph = rb_take(r, DFN_PH_LABEL);
-        if (ph) memcpy(si->other_ph[k].ph, ph, DFN_PH_LABEL);
-        si->other_ph[k].ph[DFN_PH_LABEL - 1] = 0;
-        si->other_ph[k].n = rb_u64(r);
+        const char *t = rb_take(r, DFN_PH_LABEL);
+        memset(ph[k].ph, 0, DFN_PH_LABEL);
+        if (t) memcpy(ph[k].ph, t, DFN_PH_LABEL - 1);
+        ph[k].n = rb_u64(r);
+        any |= ph[k].n != 0;
     }
+    if (any) memcpy(dfn_phcount_room(&si->other_ph), ph, sizeof ph);
     si->error = rb_cstr(r);
     si->cfg = rb_cstr(r);
     si->app = rb_cstr(r);

@@ -64,7 +64,7 @@ typedef struct {
     uint64_t skipped;         /* blank, or only [ ] { } ][ */
     uint64_t pairs_pending;   /* B and E lines, events or malformed once paired */
     uint64_t agg_records, agg_calls;
-    dfn_phcount other_ph[DFN_PH_KINDS];
+    dfn_phcount *other_ph;    /* see dfn_phcount_room; NULL without such records */
     uint8_t unit;             /* dfn_unit the block's end record declares, 0 = none */
     bool unit_unknown;        /* an end record named a time_metric that is no unit */
     char *cfg, *app;          /* its end record's cfg and app as JSON (malloc'd), or NULL */
@@ -113,7 +113,7 @@ typedef struct {
     size_t *args_idx;         /* offset in args of every 2^DFN_ARGS_INDEX_SHIFT-th event */
     uint8_t *args_size;       /* each event's record length; 0 = 255 or more */
     dfn_meta *meta; size_t nmeta;
-    dfn_badline bad[DFN_MAX_BAD_LINES]; size_t nbad;
+    dfn_badline *bad; size_t nbad;   /* NULL without damage: a one-line file's chunk stays small */
     dfn_blockinfo info;
     dfn_csample *cs; size_t ncs;
     uint64_t min_ts, max_end;

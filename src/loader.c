@@ -557,8 +557,9 @@ static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
     si->agg_records += bi->agg_records;
     si->agg_calls += bi->agg_calls;
     si->unit_unknown |= bi->unit_unknown;
-    for (size_t k = 0; k < DFN_PH_KINDS && bi->other_ph[k].n; k++)
-        dfn_phcount_add(si->other_ph, bi->other_ph[k].ph, strlen(bi->other_ph[k].ph), bi->other_ph[k].n);
+    for (size_t k = 0; bi->other_ph && k < DFN_PH_KINDS && bi->other_ph[k].n; k++)
+        dfn_phcount_add(dfn_phcount_room(&si->other_ph), bi->other_ph[k].ph, strlen(bi->other_ph[k].ph),
+                        bi->other_ph[k].n);
     /* the end record is once per file, at its end: the last one read wins */
     if (bi->cfg) { free(si->cfg); si->cfg = dfn_xstrdup(bi->cfg); }
     if (bi->app) { free(si->app); si->app = dfn_xstrdup(bi->app); }
@@ -603,6 +604,7 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
         dfn_srcinfo *si = &s->src[c->src];
         for (size_t j = 0; j < c->nbad; j++) {
             if (si->nbad < DFN_MAX_BAD_LINES) {
+                dfn_srcinfo_bad_room(si);
                 si->bad_lines[si->nbad] = si->lines + c->bad[j].line;
                 si->bad_reason[si->nbad] = dfn_xstrdup(c->bad[j].reason);
                 si->nbad++;

@@ -143,7 +143,14 @@ static bool fmt_exact(double v, char *buf, size_t cap)
     num_digits(2 * m, S, mid);
     num_digits(2 * m + 1, S, hi);
     bool even = (m & 1) == 0;
-    for (int p = 6; p <= 17; p++) {
+    /* a rounding cut before the first digit where the midpoints differ
+     * leaves zeros where lo has its digits: at or below lo, so it cannot
+     * read back; start just short of there rather than at 6 */
+    int f0 = 0, k0 = 0;
+    while (f0 < len && mid[f0] == '0') f0++;
+    while (k0 < len && lo[k0] == hi[k0]) k0++;
+    int p0 = k0 - f0 - 1 > 6 ? k0 - f0 - 1 : 6;
+    for (int p = p0; p <= 17; p++) {
         num_round(mid, len, p, c);
         int cl = memcmp(c, lo, (size_t)len), ch = memcmp(c, hi, (size_t)len);
         if ((cl > 0 || (cl == 0 && even)) && (ch < 0 || (ch == 0 && even))) {

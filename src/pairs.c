@@ -31,6 +31,7 @@ static void bad_line(dfn_srcinfo *si, uint64_t line, const char *why)
     size_t n = si->nbad, at = n;
     while (at > 0 && si->bad_lines[at - 1] > line) at--;
     if (at >= DFN_MAX_BAD_LINES) return;
+    dfn_srcinfo_bad_room(si);
     if (n == DFN_MAX_BAD_LINES) free(si->bad_reason[--n]);
     memmove(&si->bad_lines[at + 1], &si->bad_lines[at], (n - at) * sizeof *si->bad_lines);
     memmove(&si->bad_reason[at + 1], &si->bad_reason[at], (n - at) * sizeof *si->bad_reason);

@@ -103,7 +103,7 @@ void dfn_batch_free(dfn_batch *b)
     free(b->begin_line);
     free(b->ends);
     free(b->ts); free(b->dur); free(b->bytes); free(b->cnt); free(b->durmax);
-    free(b->info.cfg); free(b->info.app); free(b->cs);
+    free(b->info.cfg); free(b->info.app); free(b->info.other_ph); free(b->cs);
     free(b->lane); free(b->kind); free(b->file); free(b->args_off);
     free(b->args); free(b->meta);
     memset(b, 0, sizeof *b);
@@ -132,6 +132,7 @@ static void batch_reset(dfn_batch *b)
     b->nbad = 0;
     free(b->info.cfg);
     free(b->info.app);
+    free(b->info.other_ph);
     memset(&b->info, 0, sizeof b->info);
     b->ncs = 0;
     b->nends = 0;
@@ -1167,8 +1168,8 @@ static inline bool line_named(const dfn_line *f, const char *lit, size_t len)
 static void batch_other(dfn_batch *b, const dfn_line *f)
 {
     b->info.other++;
-    if (f->ph_text) dfn_phcount_add(b->info.other_ph, f->ph_text, f->ph_len, 1);
-    else dfn_phcount_add(b->info.other_ph, "none", 4, 1);
+    if (f->ph_text) dfn_phcount_add(dfn_phcount_room(&b->info.other_ph), f->ph_text, f->ph_len, 1);
+    else dfn_phcount_add(dfn_phcount_room(&b->info.other_ph), "none", 4, 1);
 }
 
 /* The host a record names in its args (hhash or hostname), as a ref. */

@@ -291,7 +291,7 @@ static void file_info(const dfn_srcinfo *si, dfn_blockinfo *bi)
                            .malformed = si->malformed, .counters = si->counters, .other = si->other,
                            .skipped = si->skipped, .agg_records = si->agg_records, .agg_calls = si->agg_calls,
                            .unit = (uint8_t)(si->unit_declared ? si->unit : 0), .unit_unknown = si->unit_unknown };
-    memcpy(bi->other_ph, si->other_ph, sizeof bi->other_ph);
+    if (si->other_ph) memcpy(dfn_phcount_room(&bi->other_ph), si->other_ph, DFN_PH_KINDS * sizeof *si->other_ph);
     bi->cfg = si->cfg ? dfn_xstrdup(si->cfg) : NULL;
     bi->app = si->app ? dfn_xstrdup(si->app) : NULL;
 }
@@ -424,12 +424,15 @@ static void out_finish(xlate *x, uint32_t k, dfn_strtab *reasons, out_file *o)
     o->failed |= x->bad;
     c->meta = b.meta; c->nmeta = b.nmeta;
     c->cs = b.cs; c->ncs = b.ncs;
-    memcpy(c->bad, b.bad, sizeof c->bad);
+    if (b.nbad) {
+        c->bad = dfn_xmalloc(b.nbad * sizeof *c->bad);
+        memcpy(c->bad, b.bad, b.nbad * sizeof *c->bad);
+    }
     c->nbad = b.nbad;
     c->info = b.info;
     c->era = b.era;
     c->version = b.version;
-    b.meta = NULL; b.cs = NULL; b.info.cfg = b.info.app = NULL;
+    b.meta = NULL; b.cs = NULL; b.info.cfg = b.info.app = NULL; b.info.other_ph = NULL;
     dfn_batch_free(&b);
 }
 

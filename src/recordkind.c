@@ -2,6 +2,7 @@
  * number, time units, and the tally of records of kinds dfnav sets aside
  * (by their ph as written), so that every line is accounted for. */
 #include "dfnav/store.h"
+#include "dfnav/util.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +60,12 @@ static void phcount_label(char *out, const char *t, size_t len)
     if (len == 0) { memcpy(out, "empty", 5); return; }
     for (size_t i = 0; i < len && w + 1 < DFN_PH_LABEL; i++)
         out[w++] = t[i] >= 0x20 && t[i] < 0x7f ? t[i] : '?';
+}
+
+dfn_phcount *dfn_phcount_room(dfn_phcount **tab)
+{
+    if (!*tab) *tab = dfn_xcalloc(DFN_PH_KINDS, sizeof **tab);
+    return *tab;
 }
 
 void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n)

@@ -153,6 +153,26 @@ void dfn_store_schemas_alloc(dfn_store *s, size_t n)
     s->schema_nval = dfn_xcalloc(n ? n : 1, sizeof *s->schema_nval);
 }
 
+void dfn_srcinfo_bad_room(dfn_srcinfo *si)
+{
+    if (si->bad_lines) return;
+    si->bad_lines = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *si->bad_lines);
+    si->bad_reason = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *si->bad_reason);
+}
+
+void dfn_srcinfo_free(dfn_srcinfo *si)
+{
+    free(si->path);
+    free(si->era);
+    free(si->error);
+    free(si->cfg);
+    free(si->app);
+    for (size_t k = 0; k < si->nbad; k++) free(si->bad_reason[k]);
+    free(si->bad_lines);
+    free(si->bad_reason);
+    free(si->other_ph);
+}
+
 void dfn_store_free(dfn_store *s)
 {
     if (!s) return;
@@ -189,14 +209,7 @@ void dfn_store_free(dfn_store *s)
     free(s->schema_types);
     free(s->schema_len);
     free(s->schema_nval);
-    for (size_t i = 0; i < s->nsrc; i++) {
-        free(s->src[i].path);
-        free(s->src[i].era);
-        free(s->src[i].error);
-        free(s->src[i].cfg);
-        free(s->src[i].app);
-        for (size_t k = 0; k < s->src[i].nbad; k++) free(s->src[i].bad_reason[k]);
-    }
+    for (size_t i = 0; i < s->nsrc; i++) dfn_srcinfo_free(&s->src[i]);
     free(s->src);
     free(s);
 }

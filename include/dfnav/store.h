@@ -74,6 +74,9 @@ typedef struct {
 typedef struct { char ph[DFN_PH_LABEL]; uint64_t n; } dfn_phcount;
 /* Adds n records of the ph text t (raw JSON, len bytes) to a table. */
 void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n);
+/* The table *tab, made (DFN_PH_KINDS empty slots) on first use: most
+ * files and blocks have no such record, and carry NULL. */
+dfn_phcount *dfn_phcount_room(dfn_phcount **tab);
 
 /* Units of ts and dur (DFTracer's DFTRACER_TIME_METRIC). */
 typedef enum { DFN_UNIT_NONE, DFN_UNIT_US, DFN_UNIT_NS, DFN_UNIT_MS, DFN_UNIT_SEC } dfn_unit;
@@ -95,8 +98,11 @@ typedef struct {
     char *era;                /* detected format era */
     const char *compression;  /* "none" or "gzip" */
     uint64_t size_bytes, lines, events, metadata, malformed;
-    uint64_t bad_lines[DFN_MAX_BAD_LINES];   /* first malformed line numbers */
-    char *bad_reason[DFN_MAX_BAD_LINES];
+    /* the first malformed lines (room for DFN_MAX_BAD_LINES, made by
+     * dfn_srcinfo_bad_room; NULL while nbad is 0): a set of many small
+     * files pays for them only where there is damage */
+    uint64_t *bad_lines;
+    char **bad_reason;
     size_t nbad;
     char *error;              /* file-level error (open, gzip damage), or NULL */
     uint64_t start_us, end_us;              /* absolute, 0/0 without events */
@@ -104,7 +110,7 @@ typedef struct {
     uint64_t skipped;         /* blank lines and lines of only [ or ] */
     uint64_t counters;        /* counter records (ph 2, "C") */
     uint64_t other;           /* records of kinds not used, by kind in other_ph */
-    dfn_phcount other_ph[DFN_PH_KINDS];
+    dfn_phcount *other_ph;    /* DFN_PH_KINDS of them, or NULL when other is 0 */
     uint64_t agg_records, agg_calls;        /* aggregated records and the calls they fold */
     dfn_unit unit;            /* of the file's ts and dur as applied */
     bool unit_declared;       /* from the file's end record (else --time-unit or µs) */
@@ -114,6 +120,11 @@ typedef struct {
     uint64_t ns_total;        /* ... of call time in all, ns (saturating) */
     char *cfg, *app;          /* the end record's cfg and app objects as JSON, or NULL */
 } dfn_srcinfo;
+
+/* Makes room for si's list of malformed lines. */
+void dfn_srcinfo_bad_room(dfn_srcinfo *si);
+/* Frees what si owns (not si). */
+void dfn_srcinfo_free(dfn_srcinfo *si);
 
 /* One counter sample (ph 2, Chrome "C"): a series, where and when, and
  * its value. Counters are not events: they live beside them. */

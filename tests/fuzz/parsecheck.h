@@ -65,7 +65,9 @@ static inline const char *pc_parse_same(const dfn_batch *a, const dfn_loadctx *c
         x->pairs_pending != y->pairs_pending ||
         x->agg_records != y->agg_records || x->agg_calls != y->agg_calls)
         return "counts";
-    if (memcmp(x->other_ph, y->other_ph, sizeof x->other_ph) != 0) return "kinds set aside";
+    if (!x->other_ph != !y->other_ph ||
+        (x->other_ph && memcmp(x->other_ph, y->other_ph, DFN_PH_KINDS * sizeof *x->other_ph) != 0))
+        return "kinds set aside";
     if (x->unit != y->unit || !x->cfg != !y->cfg || !x->app != !y->app || (x->cfg && strcmp(x->cfg, y->cfg)) ||
         (x->app && strcmp(x->app, y->app)))
         return "end record";
