@@ -21,6 +21,19 @@
 # on its own: the first load that saves the image (after a sync, against
 # the parse), the reopen that maps it, the explorer's first full table
 # from it, a set of which 7 of 8 files are cached, and the image's size.
+#
+# DuckDB is the second peer, in the same rounds: its JSON reader through
+# the @duckdb/node-api npm package (installed once into BENCH_DUCKDB,
+# default BENCH_DIR/duckdb; said and skipped without node and npm), on the
+# DFTracer 2.x "newest era" set (numeric ph, files named by FH hash
+# records) as 8 and as 64 files, by function, by file (joining the FH
+# records) and by epoch, against dfnav on the same files; both must count
+# the same calls and time. Every run gives its wall time, CPU seconds
+# (user + system) and peak RSS. CPU nanoseconds per event are given for
+# dfnav's parse of each set beside the limits (cat, wc -l, zcat, igzip),
+# and, with perf (Debian: linux-perf), the parse's CPU by phase. Last, one
+# headless replay of the explorer's actions on BENCH_BIG_EVENTS (default
+# 30000000; 0 skips it) events gives each key's latency at that size.
 set -uo pipefail
 
 DFNAV=${DFNAV:-./dfnav}
@@ -31,6 +44,7 @@ RUNS=${BENCH_RUNS:-3}
 PEER_RUNS=${BENCH_PEER_RUNS:-$RUNS}
 EVENTS=${BENCH_EVENTS:-7400000}
 PEER=${BENCH_PEER:-$SRCDIR/../shared/peers/dask_baseline.py}
+BIG_EVENTS=${BENCH_BIG_EVENTS:-30000000}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 REPLAY_KEYS='<Enter> <Enter> <Enter> <BS> <BS> <BS> p f > > r < p l <Down> <Down> <Enter> <BS> f cat=POSIX <Enter> p F z z Z ] [ p t <Enter> <Enter> <BS> <BS> f <C-u> <Enter> p p p c p s L <Down> <Right> <Right> m <Enter> <BS> p z <Esc> / read <Enter> n F <Down> <Down> <Enter> <BS> F'
@@ -67,6 +81,27 @@ if [ "$(cat "$DATA/stamp" 2>/dev/null)" != "$stamp" ]; then
     "$DFNAV_GEN" $gen_args --era v2 --counters "$DATA/v2" >/dev/null || die "dfnav-gen --era v2 --counters failed"
     echo "$stamp" > "$DATA/stamp"
 fi
+# the newest era, as 8 files and as the same calls of 64 processes, and
+# the large set of the replay: each with a stamp of its own, so that
+# adding them does not make the sets above again
+gen_extra() {   # DIR ARGS...: generates DIR once per generator and options
+    local dir=$1; shift
+    local st="$* $(cksum < "$DFNAV_GEN" | cut -d' ' -f1)"
+    [ "$(cat "$DATA/$dir.stamp" 2>/dev/null)" = "$st" ] && return
+    say "generating $dir ($*) in $DATA, once"
+    rm -rf "${DATA:?}/$dir" "$DATA/$dir.stamp"
+    "$DFNAV_GEN" "$@" "$DATA/$dir" >/dev/null || die "dfnav-gen $* failed"
+    echo "$st" > "$DATA/$dir.stamp"
+}
+newest_args="--seed 1 --events $EVENTS --ckpt-func PyTorchCheckpointing.checkpoint --era newest"
+# shellcheck disable=SC2086
+gen_extra newest $newest_args --ranks 8
+# shellcheck disable=SC2086
+gen_extra newest64 $newest_args --ranks 64
+# shellcheck disable=SC2086
+[ "$BIG_EVENTS" -gt 0 ] && gen_extra big --seed 1 --events "$BIG_EVENTS" --ranks 8 --ckpt-func PyTorchCheckpointing.checkpoint
+NEWEST=("$DATA"/newest/*.pfw)
+NEWEST64=("$DATA"/newest64/*.pfw)
 PLAIN=("$DATA"/plain/*.pfw)
 GZ=("$DATA"/gz/*.pfw.gz)
 SINGLE=$DATA/single/all.pfw
@@ -103,6 +138,7 @@ read -r events_v2 counters_v2 < <("$DFNAV" info -q --format csv "${V2[@]}" |
     awk -F, '{ sub(/\r$/, "") } NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
              $1 == "total" { print $c["events"], $c["counters"] }')
 [ "${counters_v2:-0}" -gt 0 ] || die "the 2.x set has no counter records"
+events_newest=$("$DFNAV" report -q -f csv -m count "${NEWEST[@]}" | awk -F, 'NR == 2 { sub(/\r$/, ""); print $1 }')
 bytes_v2=$(stat -c %s "${V2[@]}" | awk '{ s += $1 } END { print s }')
 say "$events events; $((bytes_plain / 1000000)) MB plain, $((bytes_gz / 1000000)) MB gzip; 2.x: $events_v2 events and $counters_v2 counter records; $RUNS rounds"
 
@@ -118,13 +154,47 @@ if [ "$PEER_RUNS" -gt 0 ]; then
     fi
 fi
 
-# time NAME CMD...: wall seconds and peak RSS (KiB) appended to RES/NAME
+# time NAME CMD...: wall seconds, peak RSS (KiB) and CPU seconds (user +
+# system) appended to RES/NAME; the output kept in RES/NAME.out
 timed() {
     local name=$1; shift
-    /usr/bin/time -f '%e %M' -o "$RES/$name.one" "$@" >/dev/null 2>"$RES/$name.err" ||
+    /usr/bin/time -f '%e %M %U %S' -o "$RES/$name.one" "$@" >"$RES/$name.out" 2>"$RES/$name.err" ||
         die "$name failed: $(tail -3 "$RES/$name.err")"
-    cat "$RES/$name.one" >> "$RES/$name"
+    awk '{ print $1, $2, $3 + $4 }' "$RES/$name.one" >> "$RES/$name"
 }
+
+# ---- DuckDB, from npm into a cache of its own ----
+DUCK=${BENCH_DUCKDB:-$BENCH_DIR/duckdb}
+have_duck=0
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    say "DuckDB skipped: needs node and npm (Debian: apt-get install nodejs npm)"
+elif [ -d "$DUCK/node_modules/@duckdb/node-api" ] ||
+     { say "installing DuckDB (@duckdb/node-api) into $DUCK, once"
+       mkdir -p "$DUCK" && npm install --silent --no-audit --no-fund --prefix "$DUCK" @duckdb/node-api >"$RES/npm.log" 2>&1; }; then
+    have_duck=1
+    duck_version=$(sed -n 's/^ *"version": "\([^"]*\)".*/\1/p' "$DUCK/node_modules/@duckdb/node-api/package.json" | head -1)
+else
+    say "DuckDB skipped: npm install failed ($(tail -2 "$RES/npm.log"))"
+fi
+# dfnav's grouping for each of DuckDB's queries: own.epoch is the epoch a
+# call itself carries, as DuckDB reads it (arg.epoch would also give the
+# POSIX calls the epoch of the DLIO call around them)
+dfnav_by() { case $1 in func) echo func ;; file) echo file ;; epoch) echo own.epoch ;; esac; }
+# both must count the same calls and time, in as many groups
+duck_check() {   # BY SETNAME FILES...
+    local by=$1 set=$2; shift 2
+    local d c t g
+    d=$(node "$SRCDIR/tests/bench_duckdb.mjs" "$DUCK" "$by" "$@") || die "DuckDB failed by $by on $set"
+    c=$("$DFNAV" report -q --no-cache -f csv -m count,time_s "$@" | awk -F, 'NR == 2 { sub(/\r$/, ""); printf "%s %.0f", $1, $2 * 1e6 }')
+    g=$("$DFNAV" report -q --no-cache -f csv -m count --by "$(dfnav_by "$by")" "$@" | awk 'END { print NR - 1 }')
+    t=$(printf '%s' "$d" | sed 's/.*"groups":\([0-9]*\),"events":"\([0-9]*\)","dur_us":"\([0-9]*\)".*/\2 \3 \1/')
+    [ "$t" = "$c $g" ] || die "DuckDB by $by on $set: calls, µs and groups '$t'; dfnav '$c $g'"
+}
+if [ $have_duck = 1 ]; then
+    for by in func file epoch; do duck_check "$by" newest "${NEWEST[@]}"; done
+    duck_check func newest64 "${NEWEST64[@]}"
+    say "DuckDB $duck_version counts the calls and time dfnav does, in the same groups"
+fi
 
 # the cache's rows: a cache of their own, emptied where a row needs it
 BCACHE="$BENCH_DIR/cache"
@@ -162,6 +232,14 @@ for ((round = 1; round <= RUNS; round++)); do
     timed report_v2 "$DFNAV" report --by func -q --no-cache "${V2[@]}"
     timed cat_single cat "$SINGLE"
     timed report_single "$DFNAV" report --by func -q --no-cache "$SINGLE"
+    timed wc_plain wc -l "${PLAIN[@]}"
+    timed cat_newest cat "${NEWEST[@]}"
+    for by in func file epoch; do
+        timed "newest_dfnav_$by" "$DFNAV" report --by "$(dfnav_by "$by")" -q --no-cache "${NEWEST[@]}"
+        [ $have_duck = 1 ] && timed "newest_duck_$by" node "$SRCDIR/tests/bench_duckdb.mjs" "$DUCK" "$by" "${NEWEST[@]}"
+    done
+    timed newest64_dfnav_func "$DFNAV" report --by func -q --no-cache "${NEWEST64[@]}"
+    [ $have_duck = 1 ] && timed newest64_duck_func node "$SRCDIR/tests/bench_duckdb.mjs" "$DUCK" func "${NEWEST64[@]}"
     timed zcat zcat "${GZ[@]}"
     [ -n "$DFNAV_ZLIB" ] && timed report_gz_zlib "$DFNAV_ZLIB" report --by func -q --no-cache "${GZ[@]}"
     if [ $have_igzip = 1 ]; then timed igzip igzip -dc "${GZ[@]}"; fi
@@ -180,6 +258,40 @@ for ((round = 1; round <= RUNS; round++)); do
     fi
 done
 
+# ---- where the parse's CPU goes: a profile of one newest-era parse, its
+# functions sorted into phases by name ----
+phases=""
+if command -v perf >/dev/null && perf record -q -e cpu-clock -F 1999 -o "$RES/perf.data" -- \
+        "$DFNAV" report --by func -q --no-cache "${NEWEST[@]}" >/dev/null 2>"$RES/perf.err"; then
+    phases=$(perf report -i "$RES/perf.data" --no-children --stdio --sort sym 2>/dev/null | awk '
+        /^ *[0-9.]+%/ {
+            p = $1; sub(/%/, "", p); f = $NF
+            if (f ~ /reader|inflate|isal_|crc32|gz|_copy_to_iter|copy_user|filemap|vfs_read|ksys_read|ext4|xfs|readahead/) k = "read"
+            else if (f ~ /strtab|strcache|dfn_hash|parser_(intern|lane|kind|hash)/) k = "intern"
+            else if (f ~ /linescan|tokenize|tok_|jsmn|parser_|evargs|dfn_parser_block|swar/) k = "tokenize"
+            else if (f ~ /merge_part|chunk|heap_|pairs|build|col32|store_/) k = "merge"
+            else if (f ~ /layerset|match|overlap|calltree|access|index/) k = "index"
+            else if (f ~ /part_|query|hist|proc_step|map64|kv_/) k = "query"
+            else if (f ~ /page|clear_|mm_|folio|lru|memcg|alloc|free|unmap|mas_|vma|zap|rmqueue|malloc|memset|memmove|memcpy|memcmp/) k = "memory"
+            else k = "other"
+            s[k] += p
+        }
+        END { n = split("read tokenize intern merge index query memory other", o, " ")
+              for (i = 1; i <= n; i++) printf "%s%s %.0f%%", (i > 1 ? ", " : ""), o[i], s[o[i]] }')
+else
+    say "phases skipped: perf is missing or cannot record here (Debian: linux-perf; $(head -c 200 "$RES/perf.err" 2>/dev/null))"
+fi
+
+# ---- the explorer's actions on a set four times as large, once ----
+if [ "$BIG_EVENTS" -gt 0 ]; then
+    say "replay on $BIG_EVENTS events"
+    "$DFNAV" --replay "$REPLAY_KEYS" --size 80x24 --screens /dev/null --no-cache "$DATA"/big/*.pfw 2> "$RES/replay_big.err" >/dev/null ||
+        die "the replay on the large set failed: $(tail -3 "$RES/replay_big.err")"
+    read -r blat50 blat95 blatmax bnkeys bworst < <(grep '^latency [^:]*:' "$RES/replay_big.err" |
+        awk '{ v = $(NF - 1); k = $0; sub(/^latency /, "", k); sub(/: [0-9.]+ ms$/, "", k); print v, k }' | sort -g |
+        awk '{ v[NR] = $1; k[NR] = $2 } END { print v[int((NR - 1) * 0.50) + 1], v[int((NR - 1) * 0.95 + 0.5) + 1], v[NR], NR, k[NR] }')
+fi
+
 # ---- medians and the table ----
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 med() { [ -f "$RES/$1" ] && awk -v c="${2:-1}" '{ print $c }' "$RES/$1" | median; }
@@ -192,6 +304,14 @@ t_v2=$(med report_v2); t_base=$(med report_base); rss_base=$(med report_base 2)
 first=$(med first 1); first_rows=$(med first 2)
 t_save=$(med report_save); t_pair=$(med report_pair); t_reopen=$(med report_reopen); rss_reopen=$(med report_reopen 2); t_part=$(med report_part)
 first_cached=$(med first_cached); cache_bytes=$(med cache_bytes)
+# per set and peer: wall, RSS, CPU
+trio() { echo "$(med "$1" 1) $(med "$1" 2) $(med "$1" 3)"; }
+duck_rows=""
+for by in func file epoch; do duck_rows="$duck_rows$by $(trio "newest_dfnav_$by") $(trio "newest_duck_$by");"; done
+duck_rows="${duck_rows}func64 $(trio newest64_dfnav_func) $(trio newest64_duck_func)"
+cpu_rows="default $events $(med report_plain 3);newest $events_newest $(med newest_dfnav_func 3);newest64 $events_newest $(med newest64_dfnav_func 3);v2 $events_v2 $(med report_v2 3)"
+cpu_rows="$cpu_rows;cat $events $(med cat 3);wc $events $(med wc_plain 3);catnewest $events_newest $(med cat_newest 3)"
+cpu_rows="$cpu_rows;zcat $events $(med zcat 3);igzip $events $(med igzip 3);gzz $events $(med report_gz_zlib 3);gzi $events $(med report_gz_isal 3)"
 # latency: the median of each key over the rounds, then p50/p95/max over keys
 read -r lat50 lat95 latmax nkeys < <(awk '{ print $2, $3 }' "$RES/latency" | sort -k1,1n -k2,2g |
     awk '{ v[$1] = v[$1] " " $2; n[$1]++ } END { for (k in v) { split(substr(v[k], 2), a, " "); m = n[k]; print (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2) } }' |
@@ -241,13 +361,56 @@ BEGIN {
     if (tpeer != "") printf "| %-44s | %8.2f s | %-40s | %-4s |\n", "Dask peer, 2 workers, 8 plain files", tpeer, sprintf("dfnav %.1fx faster (target >= 20x)", tpeer / tplain), ok(tpeer / tplain >= 20)
     else printf "| %-44s | %10s | %-40s | %-4s |\n", "Dask peer, 2 workers, 8 plain files", "skipped", "see the message above", ""
     bpe = rss * 1024 / ev
-    printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, 8 plain files", rss * 1024 / 1e6, sprintf("%.1f B/event (<= 48); 150 M events: %.1f GiB", bpe, bpe * 150e6 / 2^30), ok(bpe <= 48 && bpe * 150e6 <= 24 * 2^30)
+    printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, 8 plain files", rss * 1024 / 1e6, sprintf("%.1f B/event (<= 32); 150 M events: %.1f GiB", bpe, bpe * 150e6 / 2^30), ok(bpe <= 32 && bpe * 150e6 <= 24 * 2^30)
     if (rssbase != "") printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, 8 plain files, BENCH_BASE", rssbase * 1024 / 1e6, sprintf("%.1f B/event; this one %.3fx (<= 1.05x)", rssbase * 1024 / ev, rss / rssbase), ok(rss / rssbase <= 1.05)
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", "explorer: first screen (pty, 80x24)", first, "< 150 ms", ok(first < 150)
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", "explorer: first rows of a snapshot", firstrows, "", ""
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", sprintf("explorer: %d actions (replay), p95", nk), l95, sprintf("< 100 ms (p50 %.1f, max %.1f ms)", l50, lmax), ok(l95 < 100)
 }'
 [ -f "$RES/peer_events" ] && echo "Dask peer counted $(cat "$RES/peer_events") events."
+echo
+awk -v rows="$duck_rows" -v ver="${duck_version:-}" -v ev="$events_newest" 'BEGIN {
+    printf "| %-34s | %-22s | %-22s | %-12s | %-26s | %-4s |\n", "the newest era vs DuckDB " ver, "dfnav wall/CPU/RSS", "DuckDB wall/CPU/RSS", "dfnav faster", "target", "met"
+    print "|------------------------------------|------------------------|------------------------|--------------|----------------------------|------|"
+    n = split(rows, r, ";")
+    for (i = 1; i <= n; i++) {
+        split(r[i], f, " ")
+        by = f[1]; dw = f[2]; dr = f[3]; dc = f[4]; kw = f[5]; kr = f[6]; kc = f[7]
+        what = by == "func64" ? "report --by func, 64 files" : "report --by " (by == "epoch" ? "own.epoch" : by) ", 8 files"
+        if (dw == "") continue
+        if (kw == "") { printf "| %-34s | %5.2fs %5.2fs %6.0fMB | %-22s | %-12s | %-26s | %-4s |\n", what, dw, dc, dr * 1024 / 1e6, "skipped", "", "", ""; continue }
+        need = by == "file" ? 2 : 1.5
+        tgt = by == "epoch" ? "" : sprintf(">= %.1fx wall and CPU", need)
+        met = by == "epoch" ? "" : (kw / dw >= need && kc / dc >= need ? "yes" : "NO")
+        printf "| %-34s | %5.2fs %5.2fs %6.0fMB | %5.2fs %5.2fs %6.0fMB | %5.2fx %5.2fx | %-26s | %-4s |\n", what, dw, dc, dr * 1024 / 1e6,
+            kw, kc, kr * 1024 / 1e6, kw / dw, kc / dc, tgt, met
+        if (by == "func") printf "| %-34s | %20.1f B | %20.1f B | %-12s | %-26s | %-4s |\n", "  peak RSS a call, by func", dr * 1024 / ev, kr * 1024 / ev,
+            sprintf("%.2fx", kr / dr), "<= DuckDB (moonshot)", (dr <= kr ? "yes" : "NO")
+    }
+}'
+echo
+awk -v rows="$cpu_rows" -v phases="$phases" 'BEGIN {
+    n = split(rows, r, ";")
+    for (i = 1; i <= n; i++) { split(r[i], f, " "); ns[f[1]] = (f[3] == "" ? "" : f[3] * 1e9 / f[2]) }
+    printf "| %-44s | %12s | %-40s | %-4s |\n", "CPU a call (user + system, all cores)", "ns/event", "target", "met"
+    print "|----------------------------------------------|-------------:|------------------------------------------|------|"
+    split("default:dfnav parse, default era, 8 plain files;newest:dfnav parse, newest era, 8 files;newest64:dfnav parse, newest era, 64 files;v2:dfnav parse, 2.x with counters, 8 files", a, ";")
+    for (i = 1; i <= 4; i++) { split(a[i], kv, ":"); if (ns[kv[1]] != "")
+        printf "| %-44s | %12.0f | %-40s | %-4s |\n", kv[2], ns[kv[1]], (kv[1] == "v2" ? "" : "<= 350"), (kv[1] == "v2" ? "" : (ns[kv[1]] <= 350 ? "yes" : "NO")) }
+    split("cat:cat, default era (read limit);catnewest:cat, newest era;wc:wc -l, default era (a plain line count);zcat:zcat, gzip set (inflate limit, zlib);igzip:igzip -dc, gzip set (inflate limit, ISA-L)", b, ";")
+    for (i = 1; i <= 5; i++) { split(b[i], kv, ":"); if (ns[kv[1]] != "") printf "| %-44s | %12.0f | %-40s | %-4s |\n", kv[2], ns[kv[1]], "", "" }
+    if (ns["gzz"] != "" && ns["zcat"] != "") printf "| %-44s | %12.0f | %-40s | %-4s |\n", "dfnav, gzip set, zlib", ns["gzz"], sprintf("%.2fx zcat + the plain parse", ns["gzz"] / (ns["zcat"] + ns["default"])), ""
+    if (ns["gzi"] != "" && ns["igzip"] != "") printf "| %-44s | %12.0f | %-40s | %-4s |\n", "dfnav, gzip set, ISA-L", ns["gzi"], sprintf("%.2fx igzip + the plain parse", ns["gzi"] / (ns["igzip"] + ns["default"])), ""
+    if (phases != "") printf "| %-44s | %-57s |\n", "the newest-era parse by phase (perf)", phases
+}'
+if [ -n "${blat95:-}" ]; then
+    echo
+    printf '| %-44s | %10s | %-40s | %-4s |\n' "explorer on $BIG_EVENTS events (replay, once)" "ms" "target" "met"
+    echo "|----------------------------------------------|-----------:|------------------------------------------|------|"
+    awk -v p50="$blat50" -v p95="$blat95" -v mx="$blatmax" -v n="$bnkeys" -v worst="$bworst" 'BEGIN {
+        printf "| %-44s | %10.1f | %-40s | %-4s |\n", sprintf("%d actions, p95", n), p95, sprintf("< 100 ms (p50 %.1f ms)", p50), (p95 < 100 ? "yes" : "NO")
+        printf "| %-44s | %10.1f | %-40s | %-4s |\n", "the slowest action (" worst ")", mx, "< 250 ms", (mx < 250 ? "yes" : "NO") }'
+fi
 } > "$RES/table.txt"
 cat "$RES/table.txt"
 [ -n "${BENCH_OUT:-}" ] && cp "$RES/table.txt" "$BENCH_OUT"
