@@ -323,7 +323,11 @@ typedef struct {
     _Alignas(128) const qctx *c;
     size_t lo, hi;
     bool record;              /* keep the first and last segments of each union */
-    dfn_strtab *rowkeys;      /* composite keys of several dimensions */
+    dfn_strtab *rowkeys;      /* composite keys of three or more dimensions */
+    dfn_map64 rows2;          /* two dimensions: (id0 << 32 | id1) -> row + 1, no text to hash */
+    uint32_t last_ids[DFN_MAX_DIMS];   /* the last event's key and row: runs of one row skip the lookup */
+    size_t last_row;
+    bool have_last;
     uint32_t *direct;         /* row + 1 by id, one dimension */
     dfn_map64 far;            /* row + 1 by id, for ids past direct */
     acc *acc; size_t nacc, acccap;
@@ -335,6 +339,7 @@ typedef struct {
     dfn_map64 hist, procs, files;
     dfn_map64 procb;          /* (row, process) -> bytes, beside procs */
     dfn_map64 szh;            /* (row, size bucket) -> read and write calls: size_p50 */
+    uint64_t szh_key, szh_n;  /* the last key's calls not yet in szh: runs of one size (see szh_add) */
     uint64_t total, matched;
     uint64_t matched_calls;   /* calls of the matched events (aggregated records count theirs) */
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
@@ -553,6 +558,7 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     p->hi = hi;
     p->record = record;
     p->rowkeys = dfn_strtab_new();
+    dfn_map64_init(&p->rows2);
     p->direct = dfn_xcalloc(c->direct_n ? c->direct_n : 1, sizeof *p->direct);
     p->vals = dfn_strtab_new();
     p->empty_val = dfn_strtab_intern(p->vals, "", 0);
@@ -596,6 +602,7 @@ static void part_free(part *p)
     free(p->keys);
     free(p->direct);
     dfn_strtab_free(p->rowkeys);
+    dfn_map64_free(&p->rows2);
     dfn_strtab_free(p->vals);
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
     for (int k = 0; k < DFN_MAX_DIMS; k++) dfn_map64_free(&p->inherited[k]);
@@ -754,9 +761,19 @@ static size_t part_row(part *p, const uint32_t *ids)
         if (p->nacc) return 0;
         row = 0;
     } else {
-        uint32_t before = dfn_strtab_count(p->rowkeys);
-        row = dfn_strtab_intern(p->rowkeys, (const char *)ids, nd * 4);
-        if (row < before) return row;
+        /* a group's events come in runs (one file's reads, one time bin) */
+        if (p->have_last && memcmp(ids, p->last_ids, nd * sizeof *ids) == 0) return p->last_row;
+        if (nd == 2) {
+            uint64_t *slot = dfn_map64_slot(&p->rows2, (uint64_t)ids[0] << 32 | ids[1]);
+            if (*slot) row = *slot - 1;
+            else *slot = (row = p->nacc) + 1;
+        } else {
+            row = dfn_strtab_intern(p->rowkeys, (const char *)ids, nd * 4);
+        }
+        memcpy(p->last_ids, ids, nd * sizeof *ids);
+        p->last_row = row;
+        p->have_last = true;
+        if (row < p->nacc) return row;
     }
     dfn_grow((void **)&p->acc, &p->acccap, row + 1, sizeof *p->acc);
     acc *a = &p->acc[row];
@@ -1032,6 +1049,23 @@ static void csw_add(part *p, size_t row, uint32_t key, uint64_t ts, uint64_t end
 /* A read's or write's bytes per call into a row's size statistics: an
  * aggregated record's calls at their mean size. hist: also into the part's
  * size histogram under row. */
+/* Calls into the size histogram: a run of one key (the same transfer size
+ * in one row, as a reader's calls are) is added once, when the key changes
+ * and at the end of the scan (szh_flush), not looked up per call. */
+static inline void szh_add(part *p, uint64_t key, uint64_t calls)
+{
+    if (key == p->szh_key && p->szh_n) { p->szh_n += calls; return; }
+    if (p->szh_n) *dfn_map64_slot(&p->szh, p->szh_key) += p->szh_n;
+    p->szh_key = key;
+    p->szh_n = calls;
+}
+
+static void szh_flush(part *p)
+{
+    if (p->szh_n) *dfn_map64_slot(&p->szh, p->szh_key) += p->szh_n;
+    p->szh_n = 0;
+}
+
 static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t calls, uint64_t bytes)
 {
     uint64_t per = bytes / calls;
@@ -1040,7 +1074,7 @@ static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t cal
     uint8_t ignore = 0;
     sat_add(&a->szn, calls, &ignore, 1);
     sat_add(&a->szsum, bytes, &a->full, OVF_BYTES);
-    if (hist) *dfn_map64_slot(&p->szh, (uint64_t)row << 16 | hist_bucket(per)) += calls;
+    if (hist) szh_add(p, (uint64_t)row << 16 | hist_bucket(per), calls);
 }
 
 /* Whether event i is I/O for overlap: --io's events, else POSIX and STDIO. */
@@ -1398,7 +1432,7 @@ static void part_scan_layers(part *p)
         if (c->need_size && event_is_rw(s, i)) {
             acc_size(p, m, 0, false, calls, bytes);   /* the layers' histograms: below, once known */
             for (uint8_t k = 0; k < nrow[mi]; k++)
-                *dfn_map64_slot(&p->szh, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls)) += calls;
+                szh_add(p, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls), calls);
         }
         if (m->hist) hist_add(m->hist, hist_bucket(typical), calls);
         if (m->procsum) {
@@ -1536,6 +1570,7 @@ static void part_scan(part *p)
 static void *part_thread(void *arg)
 {
     part_scan(arg);
+    szh_flush(arg);
     return NULL;
 }
 
