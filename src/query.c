@@ -1809,6 +1809,7 @@ static void part_merge(part *f, part *t)
     size_t nd = c->r->ndims;
     uint32_t ids[DFN_MAX_DIMS];
     uint32_t *rowmap = dfn_xmalloc((t->nacc ? t->nacc : 1) * sizeof *rowmap);
+    uintptr_t kept_from = (uintptr_t)(t->acc + DENSE_ROWS);   /* t's rows below are still whole */
     for (size_t row = 0; row < t->nacc; row++) {
         memcpy(ids, &t->keys[row * nd], nd * sizeof *ids);
         for (size_t d = 0; d < nd; d++)
@@ -1828,6 +1829,14 @@ static void part_merge(part *f, part *t)
             if (b->cur_e > a->cur_e) a->cur_e = b->cur_e;
         }
         acc_add_sums(f, fr, b);
+        /* t's sparse rows are done with once merged: give their memory back
+         * as f grows, so that both never hold every row */
+        if (row >= DENSE_ROWS) {
+            acc_free(b);
+            memset(b, 0, sizeof *b);
+            uintptr_t ga, gb;
+            if (row % 8192 == 0 && dfn_release_pages(kept_from, (uintptr_t)(b + 1), &ga, &gb)) kept_from = gb;
+        }
     }
     /* the sparse rows of t */
     dfn_map64 *tm[5] = { &t->hist, &t->procs, &t->files, &t->procb, &t->szh };
@@ -1846,6 +1855,9 @@ static void part_merge(part *f, part *t)
             else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : k == 3 ? &f->procb : &f->szh,
                                  (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
+        /* merged: gone before the next one grows f's */
+        dfn_map64_free(tm[k]);
+        dfn_map64_init(tm[k]);
     }
     part_merge_extra(f, t, rowmap);
     f->total = dfn_sat_add(f->total, t->total);
@@ -2022,22 +2034,62 @@ static void part_finish_extra(part *p, dfn_result *r)
     }
 }
 
+/* What the passes after part_finish's row loop read of each row, kept
+ * apart so that the loop can give the accumulators' memory back as it
+ * goes (a grouping of a million rows held both them and the result). */
+typedef struct {
+    uint64_t *count;
+    uint8_t *full;
+    uint64_t *dur, *bytes;           /* need_spread */
+    uint64_t *szn, *szmin, *szmax;   /* need_size */
+} acc_kept;
+
+static void kept_init(acc_kept *k, const qctx *c, size_t n)
+{
+    memset(k, 0, sizeof *k);
+    n = n ? n : 1;
+    k->count = dfn_xmalloc(n * sizeof *k->count);
+    k->full = dfn_xmalloc(n);
+    if (c->need_spread) {
+        k->dur = dfn_xmalloc(n * sizeof *k->dur);
+        k->bytes = dfn_xmalloc(n * sizeof *k->bytes);
+    }
+    if (c->need_size) {
+        k->szn = dfn_xmalloc(n * sizeof *k->szn);
+        k->szmin = dfn_xmalloc(n * sizeof *k->szmin);
+        k->szmax = dfn_xmalloc(n * sizeof *k->szmax);
+    }
+}
+
+static void kept_take(acc_kept *k, size_t row, const acc *a)
+{
+    k->count[row] = a->count;
+    k->full[row] = a->full;
+    if (k->dur) { k->dur[row] = a->dur; k->bytes[row] = a->bytes; }
+    if (k->szn) { k->szn[row] = a->szn; k->szmin[row] = a->szmin; k->szmax[row] = a->szmax; }
+}
+
+static void kept_free(acc_kept *k)
+{
+    free(k->count); free(k->full); free(k->dur); free(k->bytes); free(k->szn); free(k->szmin); free(k->szmax);
+}
+
 /* The spread across processes from what proc_step gathered: means of the
  * row's sums, and the population deviation from the exact sums of µs and
  * of their squares. */
-static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq)
+static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq, const acc_kept *kp)
 {
     for (size_t row = 0; row < p->nacc; row++) {
         double *m = &r->m[row * DFN_M_COUNT_];
         double n = m[DFN_M_PROCS];
-        uint64_t sum = p->acc[row].dur;
+        uint64_t sum = kp->dur[row];
         if (n <= 0) {
             m[DFN_M_MIN_PROC_S] = m[DFN_M_MEAN_PROC_S] = m[DFN_M_STD_PROC_S] = NAN;
             m[DFN_M_MAX_PROC_BYTES] = m[DFN_M_MEAN_PROC_BYTES] = NAN;
             continue;
         }
         m[DFN_M_MEAN_PROC_S] = (double)sum / n / 1e6;
-        m[DFN_M_MEAN_PROC_BYTES] = (double)p->acc[row].bytes / n;
+        m[DFN_M_MEAN_PROC_BYTES] = (double)kp->bytes[row] / n;
         /* n * sum(x^2) - sum(x)^2 >= 0, exact while it fits 128 bits */
         unsigned __int128 s2 = (unsigned __int128)sum * sum, nq = 0;
         bool fits = !sq[row].over && sq[row].v <= ~(unsigned __int128)0 / (uint64_t)n;
@@ -2046,30 +2098,34 @@ static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq)
     }
 }
 
-/* Sizes per call of each row's reads and writes; the median by nearest
- * rank over the row's size buckets, kept within the least and largest. */
-static void size_finish(part *p, dfn_result *r)
+/* Sizes per call of a row's reads and writes (in the row loop). */
+static void size_row(const acc *a, double *m)
 {
-    for (size_t row = 0; row < p->nacc; row++) {
-        const acc *a = &p->acc[row];
-        double *m = &r->m[row * DFN_M_COUNT_];
-        bool none = !a->szn;
-        m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)a->szsum / (double)a->szn;
-        m[DFN_M_SIZE_MIN] = none ? NAN : (double)a->szmin;
-        m[DFN_M_SIZE_MAX] = none ? NAN : (double)a->szmax;
-        m[DFN_M_SIZE_P50] = NAN;
-    }
+    bool none = !a->szn;
+    m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)a->szsum / (double)a->szn;
+    m[DFN_M_SIZE_MIN] = none ? NAN : (double)a->szmin;
+    m[DFN_M_SIZE_MAX] = none ? NAN : (double)a->szmax;
+    m[DFN_M_SIZE_P50] = NAN;
+}
+
+/* The median size by nearest rank over each row's size buckets, kept
+ * within the least and largest. */
+static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
+{
+    size_t n = p->szh.n;
     kv *h = map_sorted(&p->szh);
-    for (size_t k = 0; k < p->szh.n;) {
+    dfn_map64_free(&p->szh);   /* read from h now */
+    dfn_map64_init(&p->szh);
+    for (size_t k = 0; k < n;) {
         size_t row = h[k].k >> 16, end = k;
-        while (end < p->szh.n && (h[end].k >> 16) == row) end++;
-        const acc *a = &p->acc[row];
-        uint64_t need = (a->szn + 1) / 2, seen = 0;
+        while (end < n && (h[end].k >> 16) == row) end++;
+        uint64_t need = (kp->szn[row] + 1) / 2, seen = 0;
         for (size_t j = k; j < end; j++) {
             seen += h[j].v;
             if (seen < need) continue;
             double v = hist_value((uint32_t)(h[j].k & 0xffff));
-            r->m[row * DFN_M_COUNT_ + DFN_M_SIZE_P50] = v < a->szmin ? a->szmin : v > a->szmax ? a->szmax : v;
+            uint64_t lo = kp->szmin[row], hi = kp->szmax[row];
+            r->m[row * DFN_M_COUNT_ + DFN_M_SIZE_P50] = v < lo ? lo : v > hi ? hi : v;
             break;
         }
         k = end;
@@ -2090,7 +2146,13 @@ static void part_finish(part *p, dfn_result *r)
     r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
     proc_sq *sq = c->need_spread ? dfn_xcalloc(n ? n : 1, sizeof *sq) : NULL;
     if (c->spark_bins) r->spark = part_spark_out(p, 0);
-    for (size_t row = 0; row < n; row++) {
+    acc_kept kp;
+    kept_init(&kp, c, n);
+    /* last row first: the accumulators' pages past the dense rows go back
+     * to the system as the result's pages fill, so that a million rows
+     * never hold both at once */
+    uintptr_t released = (uintptr_t)(p->acc + n);
+    for (size_t row = n; row-- > 0;) {
         acc *a = &p->acc[row];
         double *m = &r->m[row * DFN_M_COUNT_];
         /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
@@ -2135,21 +2197,32 @@ static void part_finish(part *p, dfn_result *r)
             for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(a->files[w]);
             m[DFN_M_FILES] = (double)cnt;
         }
+        if (c->need_size) size_row(a, m);
+        kept_take(&kp, row, a);
+        if (row >= DENSE_ROWS) {
+            acc_free(a);   /* what a sparse row owns: segments of its union */
+            memset(a, 0, sizeof *a);
+            uintptr_t ga, gb;
+            if ((row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)a, released, &ga, &gb)) released = ga;
+        }
     }
     /* the sparse rows: nearest rank over each row's histogram, in bucket order */
+    size_t nh = p->hist.n;
     kv *h = map_sorted(&p->hist);
-    for (size_t k = 0; k < p->hist.n;) {
+    dfn_map64_free(&p->hist);   /* read from h now */
+    dfn_map64_init(&p->hist);
+    for (size_t k = 0; k < nh;) {
         size_t row = h[k].k >> 16, end = k;
-        while (end < p->hist.n && (h[end].k >> 16) == row) end++;
+        while (end < nh && (h[end].k >> 16) == row) end++;
         uint64_t seen = 0;
         int pi = 0;
-        if (p->acc[row].count > UINT32_MAX) {   /* as the dense rows */
+        if (kp.count[row] > UINT32_MAX) {   /* as the dense rows */
             double *m = &r->m[row * DFN_M_COUNT_];
             m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
             pi = 3;
         }
         for (size_t j = k; j < end && pi < 3; j++)
-            pct_step(&r->m[row * DFN_M_COUNT_], p->acc[row].count, &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
+            pct_step(&r->m[row * DFN_M_COUNT_], kp.count[row], &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
         k = end;
     }
     free(h);
@@ -2159,16 +2232,17 @@ static void part_finish(part *p, dfn_result *r)
         uint64_t b = c->need_procbytes ? *dfn_map64_slot(&p->procb, key) : 0;
         proc_step(c, r, &r->m[(key >> 32) * DFN_M_COUNT_], sq, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
     }
-    if (c->need_spread) spread_finish(p, r, sq);
+    if (c->need_spread) spread_finish(p, r, sq, &kp);
     free(sq);
-    if (c->need_size) size_finish(p, r);
+    if (c->need_size) size_finish(p, r, &kp);
     /* a row whose sums passed 2^64: its per-process sums may have too */
     for (size_t row = 0; row < n; row++) {
-        if (!p->acc[row].full) continue;
+        if (!kp.full[row]) continue;
         static const int per_proc[] = { DFN_M_MAX_PROC_S, DFN_M_MAX_PROC, DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S,
                                         DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES };
         for (size_t k = 0; k < sizeof per_proc / sizeof *per_proc; k++) r->m[row * DFN_M_COUNT_ + per_proc[k]] = NAN;
     }
+    kept_free(&kp);
     part_finish_extra(p, r);
     for (size_t k = 0; k < p->files.cap; k++) {
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
@@ -2312,6 +2386,27 @@ static int row_cmp(const void *pa, const void *pb)
 }
 
 /* Reorders the rows and keeps the first keep of them. */
+/* Rows of width bytes become base[i] = base[order[i]] for every i, in
+ * place: each cycle of the permutation moves through one spare row. seen
+ * is n bits of zeros. */
+static void rows_permute(void *base, size_t width, const size_t *order, size_t n, uint64_t *seen)
+{
+    char *b = base, *tmp = dfn_xmalloc(width);
+    for (size_t i = 0; i < n; i++) {
+        if (seen[i / 64] >> (i % 64) & 1 || order[i] == i) continue;
+        memcpy(tmp, b + i * width, width);
+        size_t j = i;
+        for (;;) {
+            seen[j / 64] |= 1ull << (j % 64);
+            size_t k = order[j];
+            if (k == i) { memcpy(b + j * width, tmp, width); break; }
+            memcpy(b + j * width, b + k * width, width);
+            j = k;
+        }
+    }
+    free(tmp);
+}
+
 static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
 {
     size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
@@ -2329,26 +2424,21 @@ static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
         r->events = ev;
         r->keys = (dfn_keyval *)ev;
     } else {
-        dfn_keyval *keys = dfn_xmalloc((keep * nd > 0 ? keep * nd : 1) * sizeof *keys);
-        double *m = dfn_xmalloc((keep ? keep : 1) * DFN_M_COUNT_ * sizeof *m);
-        for (size_t i = 0; i < keep; i++) {
-            memcpy(&keys[i * nd], &r->keys[order[i] * nd], nd * sizeof *keys);
-            memcpy(&m[i * DFN_M_COUNT_], &r->m[order[i] * DFN_M_COUNT_], DFN_M_COUNT_ * sizeof *m);
+        /* in place: a second copy of a million rows' metrics was the
+         * peak of a large grouping */
+        uint64_t *seen = dfn_xcalloc(n / 64 + 1, sizeof *seen);
+        void **arr[8] = { (void **)&r->keys, (void **)&r->m, (void **)&r->spark, (void **)&r->spark_io, (void **)&r->spark_cmp,
+                          (void **)&r->sizes, (void **)&r->ctr, (void **)&r->ctr_samples };
+        size_t width[8] = { nd * sizeof(dfn_keyval), DFN_M_COUNT_ * sizeof(double), w * sizeof(double), w * sizeof(double),
+                            w * sizeof(double), DFN_SIZEBIN_COUNT * sizeof(uint64_t), r->nctrs * sizeof(double),
+                            r->nctrs * sizeof(uint64_t) };
+        for (int k = 0; k < 8; k++) {
+            if (!*arr[k] || !width[k]) continue;
+            memset(seen, 0, (n / 64 + 1) * sizeof *seen);
+            rows_permute(*arr[k], width[k], order, n, seen);
+            if (keep < n) *arr[k] = dfn_xrealloc(*arr[k], keep * width[k] > 0 ? keep * width[k] : 1);
         }
-        free(r->keys); free(r->m);
-        r->keys = keys; r->m = m;
-        /* the per-row arrays follow their rows */
-        void **arr[6] = { (void **)&r->spark, (void **)&r->spark_io, (void **)&r->spark_cmp, (void **)&r->sizes,
-                          (void **)&r->ctr, (void **)&r->ctr_samples };
-        size_t width[6] = { w * sizeof(double), w * sizeof(double), w * sizeof(double), DFN_SIZEBIN_COUNT * sizeof(uint64_t),
-                            r->nctrs * sizeof(double), r->nctrs * sizeof(uint64_t) };
-        for (int k = 0; k < 6; k++) {
-            if (!*arr[k]) continue;
-            char *src = *arr[k], *dst = dfn_xmalloc(keep * width[k] > 0 ? keep * width[k] : 1);
-            for (size_t i = 0; i < keep; i++) memcpy(dst + i * width[k], src + order[i] * width[k], width[k]);
-            free(src);
-            *arr[k] = dst;
-        }
+        free(seen);
     }
     free(order);
     r->nrows = keep;

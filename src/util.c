@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <ctype.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +54,17 @@ void *dfn_xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) util_oom(n);
     return p;
+}
+
+bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    *a = (lo + page - 1) & ~(page - 1);
+    *b = hi & ~(page - 1);
+    if (*b <= *a) return false;
+    (void)madvise((void *)*a, *b - *a, MADV_DONTNEED);
+    return true;
 }
 
 void *dfn_xcalloc(size_t n, size_t size)

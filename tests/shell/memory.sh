@@ -49,7 +49,9 @@ done
 # a grouping of 200,000 rows (distinct files): each of the first 4,096 rows
 # of a part took a bitset of every file and a 10.5 KiB histogram, and the
 # parts' rows stayed while they were merged (1.2 KB a row, then 930 B);
-# with the dense arrays on a budget, about 760 B a row more than by func
+# with the dense arrays on a budget, about 760 B a row more than by func;
+# now the later part's rows and maps go as they merge, the accumulators as
+# the result fills, and the sort moves the rows in place (590 B)
 if [ -x /usr/bin/time ]; then
     awk 'BEGIN { print "["; for (i = 1; i <= 200000; i++)
         printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":10,\"ph\":\"X\",\"args\":{\"fname\":\"/data/run/f%07d.h5\",\"ret\":4096}}\n", i % 8 + 1, 1000 + i, i }' \
@@ -59,7 +61,7 @@ if [ -x /usr/bin/time ]; then
     /usr/bin/time -f '%M' -o "$T/rss2" "$DFNAV" report --no-cache -q -j 2 --by file --format csv "$T/files.pfw" >"$T/files.csv" 2>/dev/null
     check "200,000 rows by file" 200001 "$(wc -l <"$T/files.csv" | tr -d ' ')"
     per_row=$(( ($(tail -1 "$T/rss2") - $(tail -1 "$T/rss1")) * 1024 / 200000 ))
-    if [ "$per_row" -lt 1000 ]; then ok; else fail "200,000 rows by file: $per_row bytes a row (1000 at most)"; fi
+    if [ "$per_row" -lt 680 ]; then ok; else fail "200,000 rows by file: $per_row bytes a row (680 at most)"; fi
     rm -f "$T/files.pfw" "$T/files.csv"
 fi
 
@@ -76,7 +78,7 @@ if [ -x /usr/bin/time ]; then
     check "20,000 one-line files: every call" 20000 "$(tr -d '\r' <"$T/many.csv" | awk -F, 'NR == 2 { print $2 }')"
     /usr/bin/time -f '%M' -o "$T/rss1" "$DFNAV" report -q -j 2 --no-cache --by func "$T/many/t00001.pfw" >/dev/null 2>&1
     per_file=$(( ($(tail -1 "$T/rss") - $(tail -1 "$T/rss1")) * 1024 / 20000 ))
-    if [ "$per_file" -lt 1500 ]; then ok; else fail "20,000 one-line files: $per_file bytes a file (1,500 at most)"; fi
+    if [ "$per_file" -lt 1600 ]; then ok; else fail "20,000 one-line files: $per_file bytes a file (1,600 at most)"; fi
 fi
 rm -rf "$T/many"
 
