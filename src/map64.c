@@ -5,13 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A map takes no memory until its first key: a query's part sets up some
+ * thirty of them, most of which a given query never fills. */
 void dfn_map64_init(dfn_map64 *m)
 {
-    m->cap = 1024;
+    memset(m, 0, sizeof *m);
+}
+
+static void map64_alloc(dfn_map64 *m, size_t cap)
+{
+    m->cap = cap;
     m->n = 0;
-    m->k = dfn_xmalloc(m->cap * 8);
-    m->v = dfn_xcalloc(m->cap, 8);
-    memset(m->k, 0xff, m->cap * 8);
+    m->k = dfn_xmalloc(cap * 8);
+    m->v = dfn_xcalloc(cap, 8);
+    memset(m->k, 0xff, cap * 8);
 }
 
 void dfn_map64_free(dfn_map64 *m)
@@ -23,9 +30,10 @@ void dfn_map64_free(dfn_map64 *m)
 
 uint64_t *dfn_map64_slot(dfn_map64 *m, uint64_t key)
 {
+    if (!m->cap) map64_alloc(m, 1024);
     if ((m->n + 1) * 2 > m->cap) {
-        dfn_map64 g = { dfn_xmalloc(m->cap * 16), dfn_xcalloc(m->cap * 2, 8), m->cap * 2, 0 };
-        memset(g.k, 0xff, g.cap * 8);
+        dfn_map64 g;
+        map64_alloc(&g, m->cap * 2);
         for (size_t i = 0; i < m->cap; i++)
             if (m->k[i] != DFN_MAP64_EMPTY) *dfn_map64_slot(&g, m->k[i]) = m->v[i];
         dfn_map64_free(m);
