@@ -291,9 +291,11 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                                 err, errlen);
             if (!r) { ok = false; break; }
             int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;
-            for (size_t row = 0; row < r->nrows; row++)
-                figs_fold(figs_at(&all, &cap, scope_of(&sc, r, row, layer_dim, host_dim)), &r->m[row * DFN_M_COUNT_], r,
-                          row, nd, pass);
+            double m[DFN_M_COUNT_];
+            for (size_t row = 0; row < r->nrows; row++) {
+                dfn_result_row_full(r, row, m);
+                figs_fold(figs_at(&all, &cap, scope_of(&sc, r, row, layer_dim, host_dim)), m, r, row, nd, pass);
+            }
             dfn_result_free(r);
         }
     }
@@ -397,8 +399,9 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
         for (size_t row = 0; row < r->nrows; row++) {
             size_t n;   /* the whole key, however long: the explorer matches it whole */
             const char *text = dfn_result_key_str(s, r, row, 0, buf, sizeof buf, &n);
-            figs_fold(figs_at(&all, &cap, dfn_strtab_intern(keys, text, n)), &r->m[row * DFN_M_COUNT_], r, row,
-                      q.ndims, pass);
+            double m[DFN_M_COUNT_];
+            dfn_result_row_full(r, row, m);
+            figs_fold(figs_at(&all, &cap, dfn_strtab_intern(keys, text, n)), m, r, row, q.ndims, pass);
         }
         dfn_result_free(r);
     }

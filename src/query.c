@@ -240,19 +240,29 @@ typedef struct {
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
+    struct acc_arrays *x;     /* a dense row's arrays (see AX); NULL for the rest */
+    /* analysis metrics */
+    uint64_t self, seq, rnd;
+    uint64_t share_key;       /* last (file, process) seen: most events repeat it */
+} acc;
+
+/* The arrays of a dense row (or a layer mask): out of the accumulator,
+ * which a million sparse rows would otherwise each carry, empty. */
+typedef struct acc_arrays {
     uint32_t *hist;
     uint64_t *procsum;
     uint64_t *procbytes;      /* per process: bytes (max_proc_bytes only) */
     uint64_t *procseen;       /* bitset: a process with events here, even of 0 µs */
     uint64_t *files;          /* bitset */
     uint64_t *spark;          /* µs per sparkline bin */
-    /* analysis metrics */
-    uint64_t self, seq, rnd;
     uint64_t *sizes;          /* calls per size bin */
     uint64_t *spk_io;         /* the row's I/O per sparkline bin (its compute comes from the overlap) */
     uint32_t *psw;            /* per (process, io|compute): sweep index + 1 (few processes) */
-    uint64_t share_key;       /* last (file, process) seen: most events repeat it */
-} acc;
+} acc_arrays;
+
+static const acc_arrays acc_none;
+/* An accumulator's arrays, all NULL for a sparse row: read, never set. */
+#define AX(a) ((a)->x ? (const acc_arrays *)(a)->x : &acc_none)
 
 /* The union of one row's I/O (or compute) intervals within one process,
  * swept like busy time, with the part of it not covered by the process's
@@ -385,18 +395,25 @@ static inline void acc_sums(acc *a, uint64_t count, uint64_t agg, uint64_t dur, 
 /* Per-process sums of a row kept densely: the sums, and which processes
  * have events at all (calls of 0 µs count a process too, as the sparse
  * maps' slots do). */
-static void procs_alloc(acc *a, size_t nprocs, bool bytes)
+static void procs_alloc(acc_arrays *w, size_t nprocs, bool bytes)
 {
-    a->procsum = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *a->procsum);
-    a->procseen = dfn_xcalloc(nprocs / 64 + 1, sizeof *a->procseen);
-    if (bytes) a->procbytes = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *a->procbytes);
+    w->procsum = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *w->procsum);
+    w->procseen = dfn_xcalloc(nprocs / 64 + 1, sizeof *w->procseen);
+    if (bytes) w->procbytes = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *w->procbytes);
+}
+
+/* The arrays of a dense row or a mask, made on first use. */
+static acc_arrays *acc_own(acc *a)
+{
+    if (!a->x) a->x = dfn_xcalloc(1, sizeof *a->x);
+    return a->x;
 }
 
 static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 {
-    a->procsum[pr] += us;
-    if (a->procbytes) a->procbytes[pr] += bytes;
-    a->procseen[pr >> 6] |= 1ull << (pr & 63);
+    AX(a)->procsum[pr] += us;
+    if (AX(a)->procbytes) AX(a)->procbytes[pr] += bytes;
+    AX(a)->procseen[pr >> 6] |= 1ull << (pr & 63);
 }
 
 /* Per part, the bytes of per-process sums that rows keep in arrays;
@@ -581,8 +598,12 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
 /* The arrays an accumulator owns (a row's histogram lives in a slab). */
 static void acc_free(acc *a)
 {
-    free(a->procsum); free(a->procbytes); free(a->procseen); free(a->files); free(a->segs); free(a->tail); free(a->spark);
-    free(a->sizes); free(a->spk_io); free(a->psw);
+    free(a->segs); free(a->tail);
+    if (!a->x) return;
+    free(a->x->procsum); free(a->x->procbytes); free(a->x->procseen); free(a->x->files); free(a->x->spark);
+    free(a->x->sizes); free(a->x->spk_io); free(a->x->psw);
+    free(a->x);
+    a->x = NULL;
 }
 
 static void part_free(part *p)
@@ -784,14 +805,14 @@ static size_t part_row(part *p, const uint32_t *ids)
                 p->slabs = dfn_xreallocarray(p->slabs, p->nslabs + 1, sizeof *p->slabs);
                 p->slabs[p->nslabs++] = dfn_xcalloc((size_t)HIST_SLAB * HIST_BUCKETS, sizeof **p->slabs);
             }
-            a->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
+            acc_own(a)->hist = p->slabs[row / HIST_SLAB] + (row % HIST_SLAB) * HIST_BUCKETS;
         }
-        if (c->need_procs && row < c->dense_proc_rows) procs_alloc(a, c->nprocs, c->need_procbytes);
-        if (c->need_files && row < c->dense_file_rows) a->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
-        if (c->spark_bins) a->spark = dfn_xcalloc(c->spark_bins, sizeof *a->spark);
-        if (c->need_sizes) a->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->sizes);
-        if (c->spark_split) a->spk_io = dfn_xcalloc(c->spark_bins, sizeof *a->spk_io);
-        if (c->need_overlap && c->dense_psw) a->psw = dfn_xcalloc(2 * (c->ov_nprocs ? c->ov_nprocs : 1), sizeof *a->psw);
+        if (c->need_procs && row < c->dense_proc_rows) procs_alloc(acc_own(a), c->nprocs, c->need_procbytes);
+        if (c->need_files && row < c->dense_file_rows) acc_own(a)->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
+        if (c->spark_bins) acc_own(a)->spark = dfn_xcalloc(c->spark_bins, sizeof *a->x->spark);
+        if (c->need_sizes) acc_own(a)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *a->x->sizes);
+        if (c->spark_split) acc_own(a)->spk_io = dfn_xcalloc(c->spark_bins, sizeof *a->x->spk_io);
+        if (c->need_overlap && c->dense_psw) acc_own(a)->psw = dfn_xcalloc(2 * (c->ov_nprocs ? c->ov_nprocs : 1), sizeof *a->x->psw);
     }
     dfn_grow((void **)&p->keys, &p->keycap, (row + 1) * nd + 1, sizeof *p->keys);
     memcpy(&p->keys[row * nd], ids, nd * sizeof *ids);
@@ -960,8 +981,8 @@ static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row
     acc *a = &p->acc[row];
     uint32_t *slot32 = NULL;
     uint64_t *slot64 = NULL;
-    if (a->psw) {
-        slot32 = &a->psw[2 * (size_t)proc + (size_t)kind];
+    if (AX(a)->psw) {
+        slot32 = &AX(a)->psw[2 * (size_t)proc + (size_t)kind];
         if (*slot32) return &p->psw[*slot32 - 1];
     } else {
         slot64 = dfn_map64_slot(&p->pswmap, (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind);
@@ -1109,7 +1130,7 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         if (c->need_cmp_sweep) psw_get(p, row, op, 1)->started = true;
         if (!query_is_io(c, i)) return;
         psw_add(p, row, op, 0, ts, ts + dur);
-        if (c->spark_split) spark_add(c, a->spk_io, &p->spk[1], row, sp);
+        if (c->spark_split) spark_add(c, AX(a)->spk_io, &p->spk[1], row, sp);
     }
 }
 
@@ -1125,7 +1146,7 @@ void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
     }
     if (c->need_sizes && bytes) {
         int b = dfn_sizebin(bytes);
-        if (a->sizes) a->sizes[b]++;
+        if (AX(a)->sizes) AX(a)->sizes[b]++;
         else (*dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b))++;
     }
 }
@@ -1174,12 +1195,12 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
     acc_busy(p, a, ts, ts + dur);
     if (counted && c->need_hist) {
-        if (a->hist) hist_add(a->hist, hist_bucket(typical), calls);
+        if (AX(a)->hist) hist_add(AX(a)->hist, hist_bucket(typical), calls);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
-        if (a->procsum) {
+        if (AX(a)->procsum) {
             proc_add(a, pr, dur, bytes);
         } else {
             *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
@@ -1188,10 +1209,10 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     }
     if (c->need_files) {
         uint32_t f = c->s->file[i];
-        if (a->files) a->files[f >> 6] |= 1ull << (f & 63);
+        if (AX(a)->files) AX(a)->files[f >> 6] |= 1ull << (f & 63);
         else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
-    if (c->spark_bins) spark_add(c, a->spark, &p->spk[0], row, sp);
+    if (c->spark_bins) spark_add(c, AX(a)->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -1262,38 +1283,38 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         sat_add(&a->szsum, src->szsum, &a->full, OVF_BYTES);
     }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
-    for (uint32_t b = 0; src->hist && b < HIST_BUCKETS; b++) {
-        if (!src->hist[b]) continue;
-        if (a->hist) hist_add(a->hist, b, src->hist[b]);
-        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += src->hist[b];
+    for (uint32_t b = 0; AX(src)->hist && b < HIST_BUCKETS; b++) {
+        if (!AX(src)->hist[b]) continue;
+        if (AX(a)->hist) hist_add(AX(a)->hist, b, AX(src)->hist[b]);
+        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += AX(src)->hist[b];
     }
-    for (size_t pr = 0; src->procsum && pr < c->nprocs; pr++) {
-        if (!(src->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
-        uint64_t b = src->procbytes ? src->procbytes[pr] : 0;
-        if (a->procsum) {
-            proc_add(a, pr, src->procsum[pr], b);
+    for (size_t pr = 0; AX(src)->procsum && pr < c->nprocs; pr++) {
+        if (!(AX(src)->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
+        uint64_t b = AX(src)->procbytes ? AX(src)->procbytes[pr] : 0;
+        if (AX(a)->procsum) {
+            proc_add(a, pr, AX(src)->procsum[pr], b);
         } else {
-            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += src->procsum[pr];
+            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += AX(src)->procsum[pr];
             if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += b;
         }
     }
-    for (size_t w = 0; src->files && w < (c->s->nfiles + 63) / 64; w++) {
-        if (!src->files[w]) continue;
-        if (a->files) { a->files[w] |= src->files[w]; continue; }
+    for (size_t w = 0; AX(src)->files && w < (c->s->nfiles + 63) / 64; w++) {
+        if (!AX(src)->files[w]) continue;
+        if (AX(a)->files) { AX(a)->files[w] |= AX(src)->files[w]; continue; }
         for (int bit = 0; bit < 64; bit++)
-            if (src->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
+            if (AX(src)->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
     }
-    uint64_t *sp[2][2] = { { a->spark, src->spark }, { a->spk_io, src->spk_io } };
+    uint64_t *sp[2][2] = { { AX(a)->spark, AX(src)->spark }, { AX(a)->spk_io, AX(src)->spk_io } };
     for (int k = 0; k < 2; k++)
         for (size_t b = 0; sp[k][1] && b < c->spark_bins; b++)
             if (sp[k][1][b]) spark_put(sp[k][0], &p->spk[k], row, b, sp[k][1][b]);
     a->self += src->self;
     a->seq += src->seq;
     a->rnd += src->rnd;
-    for (int b = 0; src->sizes && b < DFN_SIZEBIN_COUNT; b++) {
-        if (!src->sizes[b]) continue;
-        if (a->sizes) a->sizes[b] += src->sizes[b];
-        else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += src->sizes[b];
+    for (int b = 0; AX(src)->sizes && b < DFN_SIZEBIN_COUNT; b++) {
+        if (!AX(src)->sizes[b]) continue;
+        if (AX(a)->sizes) AX(a)->sizes[b] += AX(src)->sizes[b];
+        else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += AX(src)->sizes[b];
     }
 }
 
@@ -1418,11 +1439,11 @@ static void part_scan_layers(part *p)
                 rows[mi][nrow[mi]++] = (int32_t)part_row(p, &b);
             }
             known[mi] = true;
-            if (c->need_hist) m->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->hist);
-            if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(m, c->nprocs, c->need_procbytes);
-            if (c->need_files && mi < c->dense_file_rows) m->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
-            if (spark) m->spark = dfn_xcalloc(c->spark_bins, sizeof *m->spark);
-            if (c->need_sizes) m->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->sizes);
+            if (c->need_hist) acc_own(m)->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->x->hist);
+            if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(acc_own(m), c->nprocs, c->need_procbytes);
+            if (c->need_files && mi < c->dense_file_rows) acc_own(m)->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
+            if (spark) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
+            if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
         }
         if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
         uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
@@ -1434,33 +1455,33 @@ static void part_scan_layers(part *p)
             for (uint8_t k = 0; k < nrow[mi]; k++)
                 szh_add(p, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls), calls);
         }
-        if (m->hist) hist_add(m->hist, hist_bucket(typical), calls);
-        if (m->procsum) {
+        if (AX(m)->hist) hist_add(AX(m)->hist, hist_bucket(typical), calls);
+        if (AX(m)->procsum) {
             proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
         } else if (c->need_procs) {
             /* many processes: each layer row's own sparse sums */
             uint64_t pr = c->proc_of_lane[s->lane[i]];
             for (uint8_t k = 0; k < nrow[mi]; k++) {
                 acc *ra = &p->acc[rows[mi][k]];
-                if (ra->procsum) { proc_add(ra, pr, dur, bytes); continue; }   /* a row's sums live in one place */
+                if (AX(ra)->procsum) { proc_add(ra, pr, dur, bytes); continue; }   /* a row's sums live in one place */
                 *dfn_map64_slot(&p->procs, (uint64_t)rows[mi][k] << 32 | pr) += dur;
                 if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)rows[mi][k] << 32 | pr) += bytes;
             }
         }
-        if (m->files) {
-            m->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
+        if (AX(m)->files) {
+            AX(m)->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         } else if (c->need_files) {
             /* many files: each layer row's own */
             uint32_t f = s->file[i];
             for (uint8_t k = 0; k < nrow[mi]; k++) {
                 acc *ra = &p->acc[rows[mi][k]];
-                if (ra->files) ra->files[f >> 6] |= 1ull << (f & 63);
+                if (AX(ra)->files) AX(ra)->files[f >> 6] |= 1ull << (f & 63);
                 else (*dfn_map64_slot(&p->files, (uint64_t)rows[mi][k] << 32 | f))++;
             }
         }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
-        if (m->spark) spark_add(c, m->spark, NULL, 0, &sp);
+        if (AX(m)->spark) spark_add(c, AX(m)->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
             if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
@@ -1471,8 +1492,8 @@ static void part_scan_layers(part *p)
     for (size_t mi = 0; mi < nm; mi++) {
         acc *m = &macc[mi];
         for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
-        if (m->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += m->spark[b];
-        free(m->hist);   /* a mask's own, not from a slab */
+        if (AX(m)->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += AX(m)->spark[b];
+        free(AX(m)->hist);   /* a mask's own, not from a slab */
         acc_free(m);
     }
     free(macc);
@@ -1770,7 +1791,7 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
         uint64_t key = t->sizes.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
         acc *a = &f->acc[rowmap[key >> 8]];
-        if (a->sizes) a->sizes[key & 0xff] += t->sizes.v[j];
+        if (AX(a)->sizes) AX(a)->sizes[key & 0xff] += t->sizes.v[j];
         else *dfn_map64_slot(&f->sizes, (uint64_t)rowmap[key >> 8] << 8 | (key & 0xff)) += t->sizes.v[j];
     }
     /* sparklines of t's rows past DENSE_ROWS, into f's row dense or sparse */
@@ -1780,7 +1801,7 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
             if (key == DFN_MAP64_EMPTY) continue;
             uint32_t fr = rowmap[key >> 16];
             const acc *a = &f->acc[fr];
-            spark_put(k == 0 ? a->spark : a->spk_io, &f->spk[k], fr, key & 0xffff, t->spk[k].v[j]);
+            spark_put(k == 0 ? AX(a)->spark : AX(a)->spk_io, &f->spk[k], fr, key & 0xffff, t->spk[k].v[j]);
         }
 }
 
@@ -1793,7 +1814,7 @@ static double *part_spark_out(const part *p, int k)
     double *out = dfn_xcalloc((n ? n : 1) * w, sizeof *out);
     for (size_t row = 0; row < n; row++) {
         const acc *a = &p->acc[row];
-        const uint64_t *bins = k == 0 ? a->spark : a->spk_io;
+        const uint64_t *bins = k == 0 ? AX(a)->spark : AX(a)->spk_io;
         for (size_t b = 0; bins && b < w; b++) out[row * w + b] = (double)bins[b];
     }
     for (size_t j = 0; j < p->spk[k].cap; j++)
@@ -1848,10 +1869,10 @@ static void part_merge(part *f, part *t)
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
-            if (k == 0 && a->hist) hist_add(a->hist, (uint32_t)low, tm[k]->v[j]);
-            else if (k == 1 && a->procsum) proc_add(a, low, tm[k]->v[j], 0);
-            else if (k == 2 && a->files) a->files[low >> 6] |= 1ull << (low & 63);
-            else if (k == 3 && a->procbytes) a->procbytes[low] += tm[k]->v[j];
+            if (k == 0 && AX(a)->hist) hist_add(AX(a)->hist, (uint32_t)low, tm[k]->v[j]);
+            else if (k == 1 && AX(a)->procsum) proc_add(a, low, tm[k]->v[j], 0);
+            else if (k == 2 && AX(a)->files) AX(a)->files[low >> 6] |= 1ull << (low & 63);
+            else if (k == 3 && AX(a)->procbytes) AX(a)->procbytes[low] += tm[k]->v[j];
             else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : k == 3 ? &f->procb : &f->szh,
                                  (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
@@ -1902,6 +1923,56 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
     }
 }
 
+/* ---- the result's metrics: only those the query keeps ---- */
+
+/* Metrics kept whatever the query asks: those every row gets from its own
+ * sums (a screen may show one its query did not ask for, as a level
+ * kept from before a resize does); and those kept together because the
+ * passes that make one read the others. */
+#define KEEP_ALWAYS (DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) | \
+                     DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | \
+                     DFN_M_BIT(DFN_M_OPS_PER_S) | DFN_M_BIT(DFN_M_MEAN_US) | DFN_M_BIT(DFN_M_ACTIVE) | \
+                     DFN_M_BIT(DFN_M_MAX_US) | DFN_M_BIT(DFN_M_AGG_CALLS) | DFN_M_BIT(DFN_M_PCT_TIME))
+#define KEEP_PROCS (DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC) | \
+                    DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) | \
+                    DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES))
+#define KEEP_OVERLAP (DFN_M_BIT(DFN_M_COMPUTE_S) | DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S) | \
+                      DFN_M_BIT(DFN_M_OVERLAP_PCT))
+
+/* The columns of r's metrics for a query of these metrics: a grouping of
+ * a million rows kept 35 doubles a row whatever it showed. */
+static void result_layout(dfn_result *r, uint64_t metrics)
+{
+    uint64_t keep = metrics | KEEP_ALWAYS;
+    if (keep & KEEP_PROCS) keep |= KEEP_PROCS;
+    if (keep & KEEP_OVERLAP) keep |= KEEP_OVERLAP;
+    r->mw = 0;
+    for (int k = 0; k < DFN_M_COUNT_; k++) r->mcol[k] = keep & DFN_M_BIT(k) ? (int8_t)r->mw++ : -1;
+}
+
+/* Where metric x of a row is, or the sink when it is not kept. */
+static inline double *rm(dfn_result *r, size_t row, int x)
+{
+    return r->mcol[x] < 0 ? &r->msink : &r->m[row * r->mw + (size_t)r->mcol[x]];
+}
+
+/* A row's kept metrics into a full row by metric id (0 for the others)
+ * and back: the passes that make several metrics at once work on one. */
+static void row_get(const dfn_result *r, size_t row, double *full)
+{
+    for (int k = 0; k < DFN_M_COUNT_; k++) full[k] = r->mcol[k] < 0 ? 0 : r->m[row * r->mw + (size_t)r->mcol[k]];
+}
+
+static void row_put(dfn_result *r, size_t row, const double *full)
+{
+    for (int k = 0; k < DFN_M_COUNT_; k++) if (r->mcol[k] >= 0) r->m[row * r->mw + (size_t)r->mcol[k]] = full[k];
+}
+
+void dfn_result_row_full(const dfn_result *r, size_t row, double out[DFN_M_COUNT_])
+{
+    for (int k = 0; k < DFN_M_COUNT_; k++) out[k] = dfn_result_metric(r, row, (dfn_metric)k);
+}
+
 /* The sum of squares of per-process µs: 128 bits hold it exactly for any
  * real trace; past them it saturates and the spread is not given. */
 typedef struct { unsigned __int128 v; bool over; } proc_sq;
@@ -1925,15 +1996,15 @@ static bool proc_before(const qctx *c, const dfn_result *r, uint32_t a, uint32_t
 /* One process's summed time and bytes, into procs, max_proc_s, max_proc,
  * and the spread: its least time, most bytes and (sq, per row) the sum of
  * squares, in whole µs, so that any order of processes gives one answer. */
-static void proc_step(const qctx *c, const dfn_result *r, double *m, proc_sq *sq, uint32_t proc, uint64_t sum_us,
-                      uint64_t bytes)
+static void proc_step(const qctx *c, const dfn_result *r, double *m, proc_sq *sq, size_t row, uint32_t proc,
+                      uint64_t sum_us, uint64_t bytes)
 {
     m[DFN_M_PROCS]++;
     double t = sum_us / 1e6;
     if (c->need_spread) {
         if (m[DFN_M_PROCS] == 1 || t < m[DFN_M_MIN_PROC_S]) m[DFN_M_MIN_PROC_S] = t;
         if (m[DFN_M_PROCS] == 1 || (double)bytes > m[DFN_M_MAX_PROC_BYTES]) m[DFN_M_MAX_PROC_BYTES] = (double)bytes;
-        proc_sq_add(&sq[(m - r->m) / DFN_M_COUNT_], sum_us);
+        proc_sq_add(&sq[row], sum_us);
     }
     if (isnan(m[DFN_M_MAX_PROC]) || t > m[DFN_M_MAX_PROC_S] ||
         (t == m[DFN_M_MAX_PROC_S] && proc_before(c, r, proc, (uint32_t)m[DFN_M_MAX_PROC]))) {
@@ -1967,7 +2038,7 @@ static void row_proc_compute(const part *p, dfn_result *r, const psweep *w)
     const dfn_overlap *o = c->q->overlap;
     uint64_t lo, hi;
     row_span(p, w->row, &lo, &hi);
-    r->m[w->row * DFN_M_COUNT_ + DFN_M_COMPUTE_S] += dfn_overlap_covered(o, w->proc, lo, hi) / 1e6;
+    *rm(r, w->row, DFN_M_COMPUTE_S) += dfn_overlap_covered(o, w->proc, lo, hi) / 1e6;
     if (!r->spark_cmp) return;
     uint64_t nb = c->spark_bins;
     for (uint64_t b = 0; b < nb; b++) {
@@ -2010,24 +2081,23 @@ static void part_finish_extra(part *p, dfn_result *r)
     }
     for (size_t k = 0; k < p->npsw; k++) {
         const psweep *w = &p->psw[k];
-        double *m = &r->m[w->row * DFN_M_COUNT_];
-        if (w->kind == 0) { m[DFN_M_IO_BUSY_S] += w->len / 1e6; m[DFN_M_EXPOSED_S] += w->exposed / 1e6; }
+        if (w->kind == 0) { *rm(r, w->row, DFN_M_IO_BUSY_S) += w->len / 1e6; *rm(r, w->row, DFN_M_EXPOSED_S) += w->exposed / 1e6; }
         else if (w->started) row_proc_compute(p, r, w);
     }
     /* no compute event at all: nothing to hide I/O behind, nor to say it was not */
     bool none = c->q->overlap && dfn_overlap_ncompute(c->q->overlap) == 0;
-    for (size_t row = 0; row < n; row++) {
-        double *m = &r->m[row * DFN_M_COUNT_];
-        m[DFN_M_OVERLAP_PCT] = m[DFN_M_IO_BUSY_S] > 0 ? 100.0 * (1 - m[DFN_M_EXPOSED_S] / m[DFN_M_IO_BUSY_S]) : NAN;
-        if (none) m[DFN_M_COMPUTE_S] = m[DFN_M_EXPOSED_S] = m[DFN_M_OVERLAP_PCT] = NAN;
+    for (size_t row = 0; r->mcol[DFN_M_OVERLAP_PCT] >= 0 && row < n; row++) {
+        double io = *rm(r, row, DFN_M_IO_BUSY_S), ex = *rm(r, row, DFN_M_EXPOSED_S);
+        *rm(r, row, DFN_M_OVERLAP_PCT) = io > 0 ? 100.0 * (1 - ex / io) : NAN;
+        if (none) *rm(r, row, DFN_M_COMPUTE_S) = *rm(r, row, DFN_M_EXPOSED_S) = *rm(r, row, DFN_M_OVERLAP_PCT) = NAN;
     }
     for (size_t k = 0; k < p->share.cap; k++)
         if (p->share.k[k] != DFN_MAP64_EMPTY && p->share.v[k] == SHARE_MANY)
-            r->m[(p->share.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_SHARED_FILES]++;
+            (*rm(r, p->share.k[k] >> 32, DFN_M_SHARED_FILES))++;
     if (c->need_sizes) {
         r->sizes = dfn_xcalloc((n ? n : 1) * DFN_SIZEBIN_COUNT, sizeof *r->sizes);
         for (size_t row = 0; row < n; row++)
-            if (p->acc[row].sizes) memcpy(&r->sizes[row * DFN_SIZEBIN_COUNT], p->acc[row].sizes, DFN_SIZEBIN_COUNT * sizeof *r->sizes);
+            if (AX(&p->acc[row])->sizes) memcpy(&r->sizes[row * DFN_SIZEBIN_COUNT], AX(&p->acc[row])->sizes, DFN_SIZEBIN_COUNT * sizeof *r->sizes);
         for (size_t k = 0; k < p->sizes.cap; k++)
             if (p->sizes.k[k] != DFN_MAP64_EMPTY)
                 r->sizes[(p->sizes.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizes.k[k] & 0xff)] += p->sizes.v[k];
@@ -2077,24 +2147,31 @@ static void kept_free(acc_kept *k)
 /* The spread across processes from what proc_step gathered: means of the
  * row's sums, and the population deviation from the exact sums of µs and
  * of their squares. */
+static void spread_row(double *m, const proc_sq *sq, const acc_kept *kp, size_t row)
+{
+    double n = m[DFN_M_PROCS];
+    uint64_t sum = kp->dur[row];
+    if (n <= 0) {
+        m[DFN_M_MIN_PROC_S] = m[DFN_M_MEAN_PROC_S] = m[DFN_M_STD_PROC_S] = NAN;
+        m[DFN_M_MAX_PROC_BYTES] = m[DFN_M_MEAN_PROC_BYTES] = NAN;
+        return;
+    }
+    m[DFN_M_MEAN_PROC_S] = (double)sum / n / 1e6;
+    m[DFN_M_MEAN_PROC_BYTES] = (double)kp->bytes[row] / n;
+    /* n * sum(x^2) - sum(x)^2 >= 0, exact while it fits 128 bits */
+    unsigned __int128 s2 = (unsigned __int128)sum * sum, nq = 0;
+    bool fits = !sq[row].over && sq[row].v <= ~(unsigned __int128)0 / (uint64_t)n;
+    if (fits) nq = sq[row].v * (uint64_t)n;
+    m[DFN_M_STD_PROC_S] = fits && nq >= s2 ? sqrtl((long double)(nq - s2)) / n / 1e6 : NAN;
+}
+
 static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq, const acc_kept *kp)
 {
+    double m[DFN_M_COUNT_];
     for (size_t row = 0; row < p->nacc; row++) {
-        double *m = &r->m[row * DFN_M_COUNT_];
-        double n = m[DFN_M_PROCS];
-        uint64_t sum = kp->dur[row];
-        if (n <= 0) {
-            m[DFN_M_MIN_PROC_S] = m[DFN_M_MEAN_PROC_S] = m[DFN_M_STD_PROC_S] = NAN;
-            m[DFN_M_MAX_PROC_BYTES] = m[DFN_M_MEAN_PROC_BYTES] = NAN;
-            continue;
-        }
-        m[DFN_M_MEAN_PROC_S] = (double)sum / n / 1e6;
-        m[DFN_M_MEAN_PROC_BYTES] = (double)kp->bytes[row] / n;
-        /* n * sum(x^2) - sum(x)^2 >= 0, exact while it fits 128 bits */
-        unsigned __int128 s2 = (unsigned __int128)sum * sum, nq = 0;
-        bool fits = !sq[row].over && sq[row].v <= ~(unsigned __int128)0 / (uint64_t)n;
-        if (fits) nq = sq[row].v * (uint64_t)n;
-        m[DFN_M_STD_PROC_S] = fits && nq >= s2 ? sqrtl((long double)(nq - s2)) / n / 1e6 : NAN;
+        row_get(r, row, m);
+        spread_row(m, sq, kp, row);
+        row_put(r, row, m);
     }
 }
 
@@ -2125,7 +2202,7 @@ static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
             if (seen < need) continue;
             double v = hist_value((uint32_t)(h[j].k & 0xffff));
             uint64_t lo = kp->szmin[row], hi = kp->szmax[row];
-            r->m[row * DFN_M_COUNT_ + DFN_M_SIZE_P50] = v < lo ? lo : v > hi ? hi : v;
+            *rm(r, row, DFN_M_SIZE_P50) = v < lo ? lo : v > hi ? hi : v;
             break;
         }
         k = end;
@@ -2143,7 +2220,7 @@ static void part_finish(part *p, dfn_result *r)
     r->nrows = n;
     r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
     for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
-    r->m = dfn_xcalloc((n ? n : 1) * DFN_M_COUNT_, sizeof *r->m);
+    r->m = dfn_xcalloc((n ? n : 1) * r->mw, sizeof *r->m);
     proc_sq *sq = c->need_spread ? dfn_xcalloc(n ? n : 1, sizeof *sq) : NULL;
     if (c->spark_bins) r->spark = part_spark_out(p, 0);
     acc_kept kp;
@@ -2154,7 +2231,7 @@ static void part_finish(part *p, dfn_result *r)
     uintptr_t released = (uintptr_t)(p->acc + n);
     for (size_t row = n; row-- > 0;) {
         acc *a = &p->acc[row];
-        double *m = &r->m[row * DFN_M_COUNT_];
+        double m[DFN_M_COUNT_] = { 0 };   /* every metric, then the kept ones into r->m */
         /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
         double t = a->full & OVF_DUR ? INFINITY : a->dur / 1e6;
         double calls = a->full & OVF_COUNT ? INFINITY : (double)a->count;
@@ -2179,25 +2256,26 @@ static void part_finish(part *p, dfn_result *r)
          * the same for every row however the parts held it */
         if (a->count > UINT32_MAX && c->need_hist) {
             m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
-        } else if (a->hist) {
+        } else if (AX(a)->hist) {
             uint64_t seen = 0;
             int pi = 0;
             for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
-                if (a->hist[b]) pct_step(m, a->count, &seen, &pi, b, a->hist[b]);
+                if (AX(a)->hist[b]) pct_step(m, a->count, &seen, &pi, b, AX(a)->hist[b]);
         }
         m[DFN_M_MAX_PROC] = NAN;
-        for (size_t pr = 0; a->procsum && pr < c->nprocs; pr++)
-            if (a->procseen[pr >> 6] >> (pr & 63) & 1)
-                proc_step(c, r, m, sq, (uint32_t)pr, a->procsum[pr], a->procbytes ? a->procbytes[pr] : 0);
+        for (size_t pr = 0; AX(a)->procsum && pr < c->nprocs; pr++)
+            if (AX(a)->procseen[pr >> 6] >> (pr & 63) & 1)
+                proc_step(c, r, m, sq, row, (uint32_t)pr, AX(a)->procsum[pr], AX(a)->procbytes ? AX(a)->procbytes[pr] : 0);
         m[DFN_M_SELF_S] = a->self / 1e6;
         m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
-        if (a->files) {
-            a->files[0] &= ~1ull;   /* "no file" is not a file */
+        if (AX(a)->files) {
+            AX(a)->files[0] &= ~1ull;   /* "no file" is not a file */
             uint64_t cnt = 0;
-            for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(a->files[w]);
+            for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(AX(a)->files[w]);
             m[DFN_M_FILES] = (double)cnt;
         }
         if (c->need_size) size_row(a, m);
+        row_put(r, row, m);
         kept_take(&kp, row, a);
         if (row >= DENSE_ROWS) {
             acc_free(a);   /* what a sparse row owns: segments of its union */
@@ -2216,13 +2294,15 @@ static void part_finish(part *p, dfn_result *r)
         while (end < nh && (h[end].k >> 16) == row) end++;
         uint64_t seen = 0;
         int pi = 0;
+        double m[DFN_M_COUNT_];
+        row_get(r, row, m);
         if (kp.count[row] > UINT32_MAX) {   /* as the dense rows */
-            double *m = &r->m[row * DFN_M_COUNT_];
             m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
             pi = 3;
         }
         for (size_t j = k; j < end && pi < 3; j++)
-            pct_step(&r->m[row * DFN_M_COUNT_], kp.count[row], &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
+            pct_step(m, kp.count[row], &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
+        row_put(r, row, m);
         k = end;
     }
     free(h);
@@ -2230,7 +2310,10 @@ static void part_finish(part *p, dfn_result *r)
         uint64_t key = p->procs.k[k];
         if (key == DFN_MAP64_EMPTY) continue;
         uint64_t b = c->need_procbytes ? *dfn_map64_slot(&p->procb, key) : 0;
-        proc_step(c, r, &r->m[(key >> 32) * DFN_M_COUNT_], sq, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
+        double m[DFN_M_COUNT_];
+        row_get(r, key >> 32, m);
+        proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
+        row_put(r, key >> 32, m);
     }
     if (c->need_spread) spread_finish(p, r, sq, &kp);
     free(sq);
@@ -2240,13 +2323,13 @@ static void part_finish(part *p, dfn_result *r)
         if (!kp.full[row]) continue;
         static const int per_proc[] = { DFN_M_MAX_PROC_S, DFN_M_MAX_PROC, DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S,
                                         DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES };
-        for (size_t k = 0; k < sizeof per_proc / sizeof *per_proc; k++) r->m[row * DFN_M_COUNT_ + per_proc[k]] = NAN;
+        for (size_t k = 0; k < sizeof per_proc / sizeof *per_proc; k++) *rm(r, row, per_proc[k]) = NAN;
     }
     kept_free(&kp);
     part_finish_extra(p, r);
     for (size_t k = 0; k < p->files.cap; k++) {
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
-        r->m[(p->files.k[k] >> 32) * DFN_M_COUNT_ + DFN_M_FILES]++;
+        (*rm(r, p->files.k[k] >> 32, DFN_M_FILES))++;
     }
     /* the part's value table becomes the result's */
     dfn_strtab_free(r->vals);
@@ -2429,7 +2512,7 @@ static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
         uint64_t *seen = dfn_xcalloc(n / 64 + 1, sizeof *seen);
         void **arr[8] = { (void **)&r->keys, (void **)&r->m, (void **)&r->spark, (void **)&r->spark_io, (void **)&r->spark_cmp,
                           (void **)&r->sizes, (void **)&r->ctr, (void **)&r->ctr_samples };
-        size_t width[8] = { nd * sizeof(dfn_keyval), DFN_M_COUNT_ * sizeof(double), w * sizeof(double), w * sizeof(double),
+        size_t width[8] = { nd * sizeof(dfn_keyval), r->mw * sizeof(double), w * sizeof(double), w * sizeof(double),
                             w * sizeof(double), DFN_SIZEBIN_COUNT * sizeof(uint64_t), r->nctrs * sizeof(double),
                             r->nctrs * sizeof(uint64_t) };
         for (int k = 0; k < 8; k++) {
@@ -2506,7 +2589,7 @@ const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m,
     if (r->events) {
         l = &s->lanes[s->lane[r->events[row]]];
     } else {
-        double v = r->m[row * DFN_M_COUNT_ + m];
+        double v = dfn_result_metric(r, row, m);
         if (!isnan(v)) l = &s->lanes[r->proc_lane[(size_t)v]];
     }
     if (!l) { if (cap) buf[0] = 0; return buf; }
@@ -2640,6 +2723,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (!m) return NULL;
     dfn_match_set_tree(m, q->tree);
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
+    memset(r->mcol, -1, sizeof r->mcol);   /* nothing kept until the layout */
     r->ndims = q->ndims;
     for (size_t d = 0; d < q->ndims; d++) {
         r->dims[d].kind = q->dims[d].kind;
@@ -2653,6 +2737,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         }
     }
     r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
+    result_layout(r, r->metrics);
     const char *missing = (r->metrics & DFN_M_OVERLAP) && !q->overlap ? "compute_s, io_busy_s, exposed_s and overlap_pct need a compute definition" :
                           (r->metrics & DFN_M_BIT(DFN_M_SELF_S)) && !q->tree ? "self_s needs the call tree" :
                           (r->metrics & DFN_M_BIT(DFN_M_SEQ_PCT)) && !q->access ? "seq_pct needs the access analysis" : NULL;
@@ -2749,7 +2834,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (p->spark_total) {
         /* one table: each event is in one row, so the rows add up to the total */
         for (size_t row = 0; c.one_table && row < p->nacc; row++)
-            for (size_t k = 0; p->acc[row].spark && k < c.spark_bins; k++) p->spark_total[k] += p->acc[row].spark[k];
+            for (size_t k = 0; AX(&p->acc[row])->spark && k < c.spark_bins; k++) p->spark_total[k] += AX(&p->acc[row])->spark[k];
         for (size_t j = 0; c.one_table && j < p->spk[0].cap; j++)
             if (p->spk[0].k[j] != DFN_MAP64_EMPTY) p->spark_total[p->spk[0].k[j] & 0xffff] += p->spk[0].v[j];
         r->spark_total = dfn_xmalloc(c.spark_bins * sizeof *r->spark_total);

@@ -319,10 +319,10 @@ Test(analysis, shared_files_slowest_process_and_sizes)
     cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err));
     dfn_result *r = run(s, ls, &an, NULL, NULL, ALL);
     /* /d/a from processes 1 and 2; /d/b and /d/c from one each */
-    cr_assert_eq(r->m[DFN_M_FILES], 3);
-    cr_assert_eq(r->m[DFN_M_SHARED_FILES], 1);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_FILES), 3);
+    cr_assert_eq(dfn_result_metric(r, 0, DFN_M_SHARED_FILES), 1);
     /* process 1: compute 150 + reads 150 = 300 µs, the slowest */
-    cr_assert_float_eq(r->m[DFN_M_MAX_PROC_S], 300e-6, 1e-12);
+    cr_assert_float_eq(dfn_result_metric(r, 0, DFN_M_MAX_PROC_S), 300e-6, 1e-12);
     char who[64];
     cr_assert_str_eq(dfn_result_metric_str(r, 0, DFN_M_MAX_PROC, who, sizeof who), "n1/1");
     /* 4097 bytes is the first size above 4 KiB */

@@ -79,6 +79,39 @@ Test(query, busy_is_the_union_and_max_proc_the_slowest_lane)
     dfn_result_free(r);
 }
 
+/* A query keeps only the metrics it asks for (and those every row gets
+ * from its sums): a million rows no longer carry 35 doubles each. What it
+ * keeps is what a query of every metric gives; the rest reads NaN. */
+Test(query, keeps_the_metrics_it_asks_for)
+{
+    dfn_layerset *ls = su_layerset(st, "dlio-legacy");
+    dfn_query all = { .layers = ls, .sort = DFN_M_TIME_S, .desc = true, .metrics = DFN_M_BASIC };
+    dfn_query few = all;
+    few.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_P90_US) | DFN_M_BIT(DFN_M_FILES);
+    dfn_result *a = su_run(st, &all, "func"), *f = su_run(st, &few, "func");
+    cr_assert_eq(a->nrows, f->nrows);
+    cr_assert_lt(f->mw, a->mw, "fewer columns: %zu against %zu", f->mw, a->mw);
+    cr_assert_leq(f->mw, 15, "the asked three and the row's own sums: %zu", f->mw);
+    for (size_t row = 0; row < a->nrows; row++) {
+        static const dfn_metric same[] = { DFN_M_COUNT, DFN_M_P90_US, DFN_M_FILES, DFN_M_TIME_S, DFN_M_BYTES, DFN_M_MAX_US };
+        for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
+            double x = dfn_result_metric(a, row, same[k]), y = dfn_result_metric(f, row, same[k]);
+            cr_assert(x == y || (isnan(x) && isnan(y)), "row %zu metric %d: %g against %g", row, same[k], x, y);
+        }
+        cr_assert(isnan(dfn_result_metric(f, row, DFN_M_P50_US)), "p50 was not asked for");
+        cr_assert(isnan(dfn_result_metric(f, row, DFN_M_MAX_PROC_S)), "max_proc_s was not asked for");
+    }
+    /* the slowest process comes with its group: procs, max_proc, the spread */
+    few.metrics = DFN_M_BIT(DFN_M_MAX_PROC_S);
+    dfn_result *p = su_run(st, &few, "func");
+    for (size_t row = 0; row < p->nrows; row++)
+        cr_assert_eq(dfn_result_metric(p, row, DFN_M_MAX_PROC_S), dfn_result_metric(a, row, DFN_M_MAX_PROC_S));
+    cr_assert_eq(dfn_result_metric(p, 0, DFN_M_PROCS), dfn_result_metric(a, 0, DFN_M_PROCS));
+    dfn_result_free(a);
+    dfn_result_free(f);
+    dfn_result_free(p);
+}
+
 Test(query, file_dimensions)
 {
     dfn_result *r = su_query(st, "dlio-legacy", "fs", "file!=\"\"");

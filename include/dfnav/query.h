@@ -128,7 +128,12 @@ typedef struct {
     size_t nrows, ndims;
     dfn_dim dims[DFN_MAX_DIMS];
     dfn_keyval *keys;         /* nrows * ndims */
-    double *m;                /* nrows * DFN_M_COUNT_; NULL for events */
+    /* nrows * mw: of each row, the metrics the query kept (mcol[m], -1
+     * for those it did not: read as NaN); NULL for events */
+    double *m;
+    size_t mw;
+    int8_t mcol[DFN_M_COUNT_];
+    double msink;             /* where the query's passes drop a metric not kept */
     uint32_t *events;         /* grouping by event: the events, no other row data */
     const dfn_store *store;
     size_t spark_bins;
@@ -178,8 +183,11 @@ static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metr
 {
     if ((int)m >= DFN_M_COUNT_)   /* a counter metric; calls have none */
         return r->events || (size_t)m - DFN_M_COUNT_ >= r->nctrs ? NAN : r->ctr[row * r->nctrs + ((size_t)m - DFN_M_COUNT_)];
-    return r->events ? dfn_event_metric(r, r->events[row], m) : r->m[row * DFN_M_COUNT_ + m];
+    if (r->events) return dfn_event_metric(r, r->events[row], m);
+    return r->mcol[m] < 0 ? NAN : r->m[row * r->mw + (size_t)r->mcol[m]];
 }
+/* Every metric of a row, by metric id (NaN for those not kept). */
+void dfn_result_row_full(const dfn_result *r, size_t row, double out[DFN_M_COUNT_]);
 /* The name of metric m in r's columns: counter metrics are ctr.SERIES. */
 const char *dfn_result_metric_name(const dfn_result *r, int m);
 /* Text of a metric that is not a number (max_proc: "host/pid"); NULL for
