@@ -1933,9 +1933,9 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
                      DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | \
                      DFN_M_BIT(DFN_M_OPS_PER_S) | DFN_M_BIT(DFN_M_MEAN_US) | DFN_M_BIT(DFN_M_ACTIVE) | \
                      DFN_M_BIT(DFN_M_MAX_US) | DFN_M_BIT(DFN_M_AGG_CALLS) | DFN_M_BIT(DFN_M_PCT_TIME))
-#define KEEP_PROCS (DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC) | \
-                    DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) | \
-                    DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES))
+#define KEEP_PROCS (DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC))
+#define KEEP_SPREAD (DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) | \
+                     DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES))
 #define KEEP_OVERLAP (DFN_M_BIT(DFN_M_COMPUTE_S) | DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S) | \
                       DFN_M_BIT(DFN_M_OVERLAP_PCT))
 
@@ -1944,6 +1944,7 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
 static void result_layout(dfn_result *r, uint64_t metrics)
 {
     uint64_t keep = metrics | KEEP_ALWAYS;
+    if (keep & KEEP_SPREAD) keep |= KEEP_SPREAD | KEEP_PROCS;   /* proc_step reads them all */
     if (keep & KEEP_PROCS) keep |= KEEP_PROCS;
     if (keep & KEEP_OVERLAP) keep |= KEEP_OVERLAP;
     r->mw = 0;
