@@ -2211,9 +2211,96 @@ static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
     free(h);
 }
 
-/* The merged part becomes the result's rows and metrics. */
 static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi);
 
+/* Every metric of one row from its accumulator (the dense rows' arrays
+ * too) into m, a full row by metric id. */
+static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, double *m, proc_sq *sq)
+{
+    const qctx *c = p->c;
+    /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
+    double t = a->full & OVF_DUR ? INFINITY : a->dur / 1e6;
+    double calls = a->full & OVF_COUNT ? INFINITY : (double)a->count;
+    double by = a->full & OVF_BYTES ? INFINITY : (double)a->bytes;
+    if (a->full) r->overflow_rows++;
+    m[DFN_M_COUNT] = calls;
+    m[DFN_M_TIME_S] = t;
+    m[DFN_M_BUSY_S] = a->busy / 1e6;
+    uint64_t span_lo, span_hi;   /* the row's stretch, less its busy time */
+    row_span(p, row, &span_lo, &span_hi);
+    m[DFN_M_IDLE_S] = span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
+    m[DFN_M_BYTES] = by;
+    m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
+    m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;
+    /* latency of the calls that start in the row, whole */
+    m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? ((double)a->dur + (double)a->cut_us - (double)a->out_us) / a->count : 0;
+    m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
+    m[DFN_M_MAX_US] = (double)a->maxdur;
+    m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
+    m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
+    const acc_arrays *x = AX(a);
+    /* past 2^32 calls a dense bucket may have filled: no percentile,
+     * the same for every row however the parts held it */
+    if (a->count > UINT32_MAX && c->need_hist) {
+        m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
+    } else if (x->hist) {
+        uint64_t seen = 0;
+        int pi = 0;
+        for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
+            if (x->hist[b]) pct_step(m, a->count, &seen, &pi, b, x->hist[b]);
+    }
+    m[DFN_M_MAX_PROC] = NAN;
+    for (size_t pr = 0; x->procsum && pr < c->nprocs; pr++)
+        if (x->procseen[pr >> 6] >> (pr & 63) & 1)
+            proc_step(c, r, m, sq, row, (uint32_t)pr, x->procsum[pr], x->procbytes ? x->procbytes[pr] : 0);
+    m[DFN_M_SELF_S] = a->self / 1e6;
+    m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
+    if (x->files) {
+        x->files[0] &= ~1ull;   /* "no file" is not a file */
+        uint64_t cnt = 0;
+        for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(x->files[w]);
+        m[DFN_M_FILES] = (double)cnt;
+    }
+    if (c->need_size) size_row(a, m);
+}
+
+/* The sparse rows' percentiles (nearest rank over each row's histogram,
+ * in bucket order) and per-process figures, from the part's maps. */
+static void finish_sparse(part *p, dfn_result *r, const acc_kept *kp, proc_sq *sq)
+{
+    const qctx *c = p->c;
+    double m[DFN_M_COUNT_];
+    size_t nh = p->hist.n;
+    kv *h = map_sorted(&p->hist);
+    dfn_map64_free(&p->hist);   /* read from h now */
+    dfn_map64_init(&p->hist);
+    for (size_t k = 0; k < nh;) {
+        size_t row = h[k].k >> 16, end = k;
+        while (end < nh && (h[end].k >> 16) == row) end++;
+        uint64_t seen = 0;
+        int pi = 0;
+        row_get(r, row, m);
+        if (kp->count[row] > UINT32_MAX) {   /* as the dense rows */
+            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
+            pi = 3;
+        }
+        for (size_t j = k; j < end && pi < 3; j++)
+            pct_step(m, kp->count[row], &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
+        row_put(r, row, m);
+        k = end;
+    }
+    free(h);
+    for (size_t k = 0; k < p->procs.cap; k++) {
+        uint64_t key = p->procs.k[k];
+        if (key == DFN_MAP64_EMPTY) continue;
+        uint64_t b = c->need_procbytes ? *dfn_map64_slot(&p->procb, key) : 0;
+        row_get(r, key >> 32, m);
+        proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
+        row_put(r, key >> 32, m);
+    }
+}
+
+/* The merged part becomes the result's rows and the metrics it keeps. */
 static void part_finish(part *p, dfn_result *r)
 {
     const qctx *c = p->c;
@@ -2233,49 +2320,7 @@ static void part_finish(part *p, dfn_result *r)
     for (size_t row = n; row-- > 0;) {
         acc *a = &p->acc[row];
         double m[DFN_M_COUNT_] = { 0 };   /* every metric, then the kept ones into r->m */
-        /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
-        double t = a->full & OVF_DUR ? INFINITY : a->dur / 1e6;
-        double calls = a->full & OVF_COUNT ? INFINITY : (double)a->count;
-        double by = a->full & OVF_BYTES ? INFINITY : (double)a->bytes;
-        if (a->full) r->overflow_rows++;
-        m[DFN_M_COUNT] = calls;
-        m[DFN_M_TIME_S] = t;
-        m[DFN_M_BUSY_S] = a->busy / 1e6;
-        uint64_t span_lo, span_hi;   /* the row's stretch, less its busy time */
-        row_span(p, row, &span_lo, &span_hi);
-        m[DFN_M_IDLE_S] = span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
-        m[DFN_M_BYTES] = by;
-        m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
-        m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;
-        /* latency of the calls that start in the row, whole */
-        m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? ((double)a->dur + (double)a->cut_us - (double)a->out_us) / a->count : 0;
-        m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
-        m[DFN_M_MAX_US] = (double)a->maxdur;
-        m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
-        m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
-        /* past 2^32 calls a dense bucket may have filled: no percentile,
-         * the same for every row however the parts held it */
-        if (a->count > UINT32_MAX && c->need_hist) {
-            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
-        } else if (AX(a)->hist) {
-            uint64_t seen = 0;
-            int pi = 0;
-            for (uint32_t b = 0; b < HIST_BUCKETS && pi < 3; b++)
-                if (AX(a)->hist[b]) pct_step(m, a->count, &seen, &pi, b, AX(a)->hist[b]);
-        }
-        m[DFN_M_MAX_PROC] = NAN;
-        for (size_t pr = 0; AX(a)->procsum && pr < c->nprocs; pr++)
-            if (AX(a)->procseen[pr >> 6] >> (pr & 63) & 1)
-                proc_step(c, r, m, sq, row, (uint32_t)pr, AX(a)->procsum[pr], AX(a)->procbytes ? AX(a)->procbytes[pr] : 0);
-        m[DFN_M_SELF_S] = a->self / 1e6;
-        m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
-        if (AX(a)->files) {
-            AX(a)->files[0] &= ~1ull;   /* "no file" is not a file */
-            uint64_t cnt = 0;
-            for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(AX(a)->files[w]);
-            m[DFN_M_FILES] = (double)cnt;
-        }
-        if (c->need_size) size_row(a, m);
+        finish_row(p, r, row, a, m, sq);
         row_put(r, row, m);
         kept_take(&kp, row, a);
         if (row >= DENSE_ROWS) {
@@ -2285,37 +2330,7 @@ static void part_finish(part *p, dfn_result *r)
             if ((row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)a, released, &ga, &gb)) released = ga;
         }
     }
-    /* the sparse rows: nearest rank over each row's histogram, in bucket order */
-    size_t nh = p->hist.n;
-    kv *h = map_sorted(&p->hist);
-    dfn_map64_free(&p->hist);   /* read from h now */
-    dfn_map64_init(&p->hist);
-    for (size_t k = 0; k < nh;) {
-        size_t row = h[k].k >> 16, end = k;
-        while (end < nh && (h[end].k >> 16) == row) end++;
-        uint64_t seen = 0;
-        int pi = 0;
-        double m[DFN_M_COUNT_];
-        row_get(r, row, m);
-        if (kp.count[row] > UINT32_MAX) {   /* as the dense rows */
-            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
-            pi = 3;
-        }
-        for (size_t j = k; j < end && pi < 3; j++)
-            pct_step(m, kp.count[row], &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
-        row_put(r, row, m);
-        k = end;
-    }
-    free(h);
-    for (size_t k = 0; k < p->procs.cap; k++) {
-        uint64_t key = p->procs.k[k];
-        if (key == DFN_MAP64_EMPTY) continue;
-        uint64_t b = c->need_procbytes ? *dfn_map64_slot(&p->procb, key) : 0;
-        double m[DFN_M_COUNT_];
-        row_get(r, key >> 32, m);
-        proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
-        row_put(r, key >> 32, m);
-    }
+    finish_sparse(p, r, &kp, sq);
     if (c->need_spread) spread_finish(p, r, sq, &kp);
     free(sq);
     if (c->need_size) size_finish(p, r, &kp);
