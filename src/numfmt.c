@@ -18,35 +18,15 @@
  * loop below would print, without printf's arbitrary-precision path
  * (most figures are µs / 1e6 and the like; a million rows of CSV spent
  * most of their time there). */
+static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *buf, size_t cap);   /* below */
+
 static void fmt_decimal(bool neg, uint64_t m, int k, char *buf, size_t cap)
 {
     char d[24];
     int nd = 0;
     for (uint64_t x = m; x; x /= 10) d[nd++] = (char)('0' + x % 10);
     for (int i = 0; i < nd / 2; i++) { char t = d[i]; d[i] = d[nd - 1 - i]; d[nd - 1 - i] = t; }
-    int x10 = nd - 1 - k, prec = nd > 6 ? nd : 6;
-    char out[64];
-    size_t n = 0;
-    if (neg) out[n++] = '-';
-    if (x10 < -4 || x10 >= prec) {   /* %g's exponent form */
-        out[n++] = d[0];
-        if (nd > 1) { out[n++] = '.'; memcpy(out + n, d + 1, (size_t)nd - 1); n += (size_t)nd - 1; }
-        n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", x10 < 0 ? '-' : '+', x10 < 0 ? -x10 : x10);
-    } else if (x10 < 0) {
-        out[n++] = '0';
-        out[n++] = '.';
-        for (int i = 0; i < -x10 - 1; i++) out[n++] = '0';
-        memcpy(out + n, d, (size_t)nd);
-        n += (size_t)nd;
-    } else {
-        memcpy(out + n, d, (size_t)x10 + 1);
-        n += (size_t)x10 + 1;
-        out[n++] = '.';
-        memcpy(out + n, d + x10 + 1, (size_t)k);
-        n += (size_t)k;
-    }
-    out[n] = 0;
-    snprintf(buf, cap, "%s", out);
+    print_g(neg, d, nd, nd - 1 - k, nd > 6 ? nd : 6, buf, cap);
 }
 
 /* Exact decimal digits of M / 2^S (S <= 59, M < 2^55) in a fixed
@@ -88,18 +68,14 @@ static void num_round(const char *d, int len, int p, char *c)
     }
 }
 
-/* %.{p}g of the aligned digits c (len of them, units at NUM_INT - 1). */
-static void num_print_g(bool neg, const char *c, int len, int p, char *buf, size_t cap)
+/* What %.{prec}g prints for the significant digits d (nd of them, the
+ * last not 0) times 10^(x10 - nd + 1). */
+static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *buf, size_t cap)
 {
-    int f1 = 0;
-    while (f1 < len - 1 && c[f1] == '0') f1++;
-    int x10 = NUM_INT - 1 - f1, nd = p < len - f1 ? p : len - f1;
-    while (nd > 1 && c[f1 + nd - 1] == '0') nd--;
-    const char *d = c + f1;
     char out[NUM_MAX + 16];
     size_t n = 0;
     if (neg) out[n++] = '-';
-    if (x10 < -4 || x10 >= p) {
+    if (x10 < -4 || x10 >= prec) {   /* %g's exponent form */
         out[n++] = d[0];
         if (nd > 1) { out[n++] = '.'; memcpy(out + n, d + 1, (size_t)nd - 1); n += (size_t)nd - 1; }
         n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", x10 < 0 ? '-' : '+', x10 < 0 ? -x10 : x10);
@@ -119,6 +95,16 @@ static void num_print_g(bool neg, const char *c, int len, int p, char *buf, size
     }
     out[n] = 0;
     snprintf(buf, cap, "%s", out);
+}
+
+/* %.{p}g of the aligned digits c (len of them, units at NUM_INT - 1). */
+static void num_print_g(bool neg, const char *c, int len, int p, char *buf, size_t cap)
+{
+    int f1 = 0;
+    while (f1 < len - 1 && c[f1] == '0') f1++;
+    int nd = p < len - f1 ? p : len - f1;
+    while (nd > 1 && c[f1 + nd - 1] == '0') nd--;
+    print_g(neg, c + f1, nd, NUM_INT - 1 - f1, p, buf, cap);
 }
 
 /* The %.{6..17}g loop of dfn_fmt_double done exactly in integers for
