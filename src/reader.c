@@ -34,7 +34,7 @@
 #include <zlib.h>
 #endif
 
-#define READER_DEFAULT_BLOCK ((size_t)4 << 20)
+#define READER_DEFAULT_BLOCK DFN_BLOCK_SIZE
 /* Compressed bytes per read(): big enough that syscalls vanish in the
  * profile, small enough to stay in L2/L3 while the inflater walks it. */
 #define READER_IN_SIZE ((size_t)1 << 20)

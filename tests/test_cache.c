@@ -431,7 +431,7 @@ static dfn_image_ident ident_of(const char *const *paths, size_t n, dfn_fileid *
 {
     char err[128];
     for (size_t i = 0; i < n; i++) cr_assert(dfn_fileid_of(paths[i], &ids[i], err, sizeof err));
-    return (dfn_image_ident){ ids, paths, n, dfn_image_opts((size_t)4 << 20, DFN_UNIT_NONE) };
+    return (dfn_image_ident){ ids, paths, n, dfn_image_opts(DFN_BLOCK_SIZE, DFN_UNIT_NONE) };
 }
 
 /* Every byte flipped in turn, and every length cut short: each such

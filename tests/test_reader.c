@@ -403,10 +403,10 @@ Test(reader, small_blocks_many_blocks)
     cr_assert_eq(res.bytes_out, text.len);
     result_free(&res);
 
-    /* Default block size: 4 MiB blocks. */
+    /* Default block size: DFN_BLOCK_SIZE blocks. */
     read_path(path, 0, &res);
-    cr_assert_eq(res.blocks, (text.len + (4u << 20) - 1) / (4u << 20));
-    cr_assert_leq(res.max_block, 4u << 20);
+    cr_assert_eq(res.blocks, (text.len + DFN_BLOCK_SIZE - 1) / DFN_BLOCK_SIZE);
+    cr_assert_leq(res.max_block, DFN_BLOCK_SIZE);
     assert_same(res.text.p, res.text.len, text.p, text.len);
     result_free(&res);
     free(text.p);

@@ -9,11 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/reader.h"
 #include "dfnav/store.h"
 
 typedef struct {
     int threads;              /* parser threads; 0 = one per online core */
-    size_t block_size;        /* 0 = 4 MiB */
+    size_t block_size;        /* 0 = DFN_BLOCK_SIZE */
     dfn_unit time_unit;       /* of files whose end record declares none; NONE = µs */
     const char *cache_dir;    /* reopen from and save to this cache (cache.h); NULL: none */
 } dfn_load_opts;

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Text a block holds before the parser takes it (see the loader). */
+#define DFN_BLOCK_SIZE ((size_t)1 << 20)
+
 typedef enum {
     DFN_COMP_NONE = 0,
     DFN_COMP_GZIP = 1
