@@ -20,6 +20,27 @@
  * most of their time there). */
 static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *buf, size_t cap);   /* below */
 
+/* The decimal digits of v at out (at least min of them, zeros leading):
+ * how many. printf's parsing of a format was a fifth of a large CSV. */
+static size_t num_utoa(uint64_t v, char *out, size_t min)
+{
+    char t[24];
+    size_t n = 0;
+    do { t[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n < min) t[n++] = '0';
+    for (size_t i = 0; i < n; i++) out[i] = t[n - 1 - i];
+    return n;
+}
+
+/* out[0..n) into buf as snprintf would: cut to cap - 1 bytes, ended. */
+static void num_put(const char *out, size_t n, char *buf, size_t cap)
+{
+    if (!cap) return;
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, out, n);
+    buf[n] = 0;
+}
+
 static void fmt_decimal(bool neg, uint64_t m, int k, char *buf, size_t cap)
 {
     char d[24];
@@ -78,7 +99,9 @@ static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *bu
     if (x10 < -4 || x10 >= prec) {   /* %g's exponent form */
         out[n++] = d[0];
         if (nd > 1) { out[n++] = '.'; memcpy(out + n, d + 1, (size_t)nd - 1); n += (size_t)nd - 1; }
-        n += (size_t)snprintf(out + n, sizeof out - n, "e%c%02d", x10 < 0 ? '-' : '+', x10 < 0 ? -x10 : x10);
+        out[n++] = 'e';
+        out[n++] = x10 < 0 ? '-' : '+';
+        n += num_utoa((uint64_t)(x10 < 0 ? -x10 : x10), out + n, 2);
     } else if (x10 < 0) {
         out[n++] = '0';
         out[n++] = '.';
@@ -93,8 +116,7 @@ static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *bu
             n += (size_t)(nd - x10 - 1);
         }
     }
-    out[n] = 0;
-    snprintf(buf, cap, "%s", out);
+    num_put(out, n, buf, cap);
 }
 
 /* %.{p}g of the aligned digits c (len of them, units at NUM_INT - 1). */
@@ -171,7 +193,14 @@ void dfn_fmt_double(double v, char *buf, size_t cap)
 {
     if (v == 0) { snprintf(buf, cap, "0"); return; }
     /* whole numbers as integers: printf's %.0f of a double is many times slower */
-    if (v == floor(v) && fabs(v) < 1e15) { snprintf(buf, cap, "%" PRId64, (int64_t)v); return; }
+    if (v == floor(v) && fabs(v) < 1e15) {
+        char out[24];
+        size_t n = 0;
+        if (v < 0) out[n++] = '-';
+        n += num_utoa((uint64_t)fabs(v), out + n, 1);
+        num_put(out, n, buf, cap);
+        return;
+    }
     if (fmt_short(v, buf, cap) || fmt_exact(v, buf, cap)) return;
     for (int prec = 6; prec <= 17; prec++) {
         snprintf(buf, cap, "%.*g", prec, v);
@@ -191,7 +220,13 @@ void dfn_fmt_secs6(double v, char *buf, size_t cap)
     }
     int64_t i = (int64_t)n;
     uint64_t a = i < 0 ? (uint64_t)-i : (uint64_t)i;
-    snprintf(buf, cap, "%s%" PRIu64 ".%06" PRIu64, i < 0 ? "-" : "", a / 1000000, a % 1000000);
+    char out[48];
+    size_t k = 0;
+    if (i < 0) out[k++] = '-';
+    k += num_utoa(a / 1000000, out + k, 1);
+    out[k++] = '.';
+    k += num_utoa(a % 1000000, out + k, 6);
+    num_put(out, k, buf, cap);
 }
 
 void dfn_fmt_us(double us, char *buf, size_t cap)
