@@ -13,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* %.{P}g of a value that is exactly the decimal m / 10^k (m of at most 15
- * digits, k >= 1, no trailing zeros), P = max(6, digits of m): what the
- * loop below would print, without printf's arbitrary-precision path
- * (most figures are µs / 1e6 and the like; a million rows of CSV spent
- * most of their time there). */
-static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *buf, size_t cap);   /* below */
-
 /* The decimal digits of v at out (at least min of them, zeros leading):
  * how many. printf's parsing of a format was a fifth of a large CSV. */
 static size_t num_utoa(uint64_t v, char *out, size_t min)
@@ -41,53 +34,10 @@ static void num_put(const char *out, size_t n, char *buf, size_t cap)
     buf[n] = 0;
 }
 
-static void fmt_decimal(bool neg, uint64_t m, int k, char *buf, size_t cap)
-{
-    char d[24];
-    int nd = 0;
-    for (uint64_t x = m; x; x /= 10) d[nd++] = (char)('0' + x % 10);
-    for (int i = 0; i < nd / 2; i++) { char t = d[i]; d[i] = d[nd - 1 - i]; d[nd - 1 - i] = t; }
-    print_g(neg, d, nd, nd - 1 - k, nd > 6 ? nd : 6, buf, cap);
-}
-
-/* Exact decimal digits of M / 2^S (S <= 59, M < 2^55) in a fixed
- * layout: NUM_INT integer digits, zero-padded, then S fraction digits
- * (a binary fraction of S bits ends after S decimal digits). Values of one
- * S share the layout, so memcmp orders them. */
+/* The exact paths below hold a value's digits in a fixed layout:
+ * NUM_INT integer digits, zero-padded, then up to 60 fraction digits. */
 #define NUM_INT 18
 #define NUM_MAX (NUM_INT + 60)
-
-static void num_digits(uint64_t M, int S, char *out)
-{
-    uint64_t ip = M >> S, mask = ((uint64_t)1 << S) - 1, f = M & mask;
-    for (int i = NUM_INT - 1; i >= 0; i--) { out[i] = (char)('0' + ip % 10); ip /= 10; }
-    for (int i = 0; i < S; i++) {
-        f *= 10;   /* < 10 * 2^59: no overflow */
-        out[NUM_INT + i] = (char)('0' + (f >> S));
-        f &= mask;
-    }
-}
-
-/* Rounds the exact digits d (len of them) to p significant digits into c
- * as printf does (half to even on an exact tie): zeros past the cut. */
-static void num_round(const char *d, int len, int p, char *c)
-{
-    memcpy(c, d, (size_t)len);
-    int f0 = 0;
-    while (f0 < len && d[f0] == '0') f0++;
-    int cut = f0 + p;
-    if (cut >= len) return;   /* fewer digits than p: exact */
-    bool up = d[cut] > '5';
-    if (d[cut] == '5') {
-        up = ((d[cut - 1] - '0') & 1) != 0;
-        for (int i = cut + 1; i < len; i++) if (d[i] != '0') { up = true; break; }
-    }
-    memset(c + cut, '0', (size_t)(len - cut));
-    for (int i = cut - 1; up && i >= 0; i--) {
-        if (c[i] == '9') c[i] = '0';
-        else { c[i]++; up = false; }
-    }
-}
 
 /* What %.{prec}g prints for the significant digits d (nd of them, the
  * last not 0) times 10^(x10 - nd + 1). */
@@ -117,6 +67,53 @@ static void print_g(bool neg, const char *d, int nd, int x10, int prec, char *bu
         }
     }
     num_put(out, n, buf, cap);
+}
+
+/* %.{P}g of a value that is exactly the decimal m / 10^k (m of at most 15
+ * digits, k >= 1, no trailing zeros), P = max(6, digits of m): what the
+ * loop below would print, without printf's arbitrary-precision path
+ * (most figures are µs / 1e6 and the like; a million rows of CSV spent
+ * most of their time there). */
+static void fmt_decimal(bool neg, uint64_t m, int k, char *buf, size_t cap)
+{
+    char d[24];
+    int nd = (int)num_utoa(m, d, 1);
+    print_g(neg, d, nd, nd - 1 - k, nd > 6 ? nd : 6, buf, cap);
+}
+
+/* Exact decimal digits of M / 2^S (S <= 59, M < 2^55) in a fixed
+ * layout: NUM_INT integer digits, zero-padded, then S fraction digits
+ * (a binary fraction of S bits ends after S decimal digits). Values of one
+ * S share the layout, so memcmp orders them. */
+static void num_digits(uint64_t M, int S, char *out)
+{
+    uint64_t ip = M >> S, mask = ((uint64_t)1 << S) - 1, f = M & mask;
+    num_utoa(ip, out, NUM_INT);   /* ip < 2^55: at most 17 digits */
+    for (int i = 0; i < S; i++) {
+        f *= 10;   /* < 10 * 2^59: no overflow */
+        out[NUM_INT + i] = (char)('0' + (f >> S));
+        f &= mask;
+    }
+}
+
+/* Rounds the exact digits d (len of them, the first not 0 at f0) to p
+ * significant digits into c as printf does (half to even on an exact
+ * tie): zeros past the cut. */
+static void num_round(const char *d, int len, int f0, int p, char *c)
+{
+    memcpy(c, d, (size_t)len);
+    int cut = f0 + p;
+    if (cut >= len) return;   /* fewer digits than p: exact */
+    bool up = d[cut] > '5';
+    if (d[cut] == '5') {
+        up = ((d[cut - 1] - '0') & 1) != 0;
+        for (int i = cut + 1; i < len; i++) if (d[i] != '0') { up = true; break; }
+    }
+    memset(c + cut, '0', (size_t)(len - cut));
+    for (int i = cut - 1; up && i >= 0; i--) {
+        if (c[i] == '9') c[i] = '0';
+        else { c[i]++; up = false; }
+    }
 }
 
 /* %.{p}g of the aligned digits c (len of them, units at NUM_INT - 1). */
@@ -159,7 +156,7 @@ static bool fmt_exact(double v, char *buf, size_t cap)
     while (k0 < len && lo[k0] == hi[k0]) k0++;
     int p0 = k0 - f0 - 1 > 6 ? k0 - f0 - 1 : 6;
     for (int p = p0; p <= 17; p++) {
-        num_round(mid, len, p, c);
+        num_round(mid, len, f0, p, c);
         int cl = memcmp(c, lo, (size_t)len), ch = memcmp(c, hi, (size_t)len);
         if ((cl > 0 || (cl == 0 && even)) && (ch < 0 || (ch == 0 && even))) {
             num_print_g(v < 0, c, len, p, buf, cap);
