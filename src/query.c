@@ -411,9 +411,10 @@ static acc_arrays *acc_own(acc *a)
 
 static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 {
-    AX(a)->procsum[pr] += us;
-    if (AX(a)->procbytes) AX(a)->procbytes[pr] += bytes;
-    AX(a)->procseen[pr >> 6] |= 1ull << (pr & 63);
+    const acc_arrays *x = a->x;   /* a row with its sums in arrays has them */
+    x->procsum[pr] += us;
+    if (x->procbytes) x->procbytes[pr] += bytes;
+    x->procseen[pr >> 6] |= 1ull << (pr & 63);
 }
 
 /* Per part, the bytes of per-process sums that rows keep in arrays;
@@ -595,10 +596,13 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
     if (c->spark_bins) p->spark_total = dfn_xcalloc(c->spark_bins, sizeof *p->spark_total);
 }
 
-/* The arrays an accumulator owns (a row's histogram lives in a slab). */
+/* The arrays an accumulator owns (a row's histogram lives in a slab),
+ * freed and forgotten: a row done with early is freed again, harmlessly,
+ * with its part. */
 static void acc_free(acc *a)
 {
     free(a->segs); free(a->tail);
+    a->segs = a->tail = NULL;
     if (!a->x) return;
     free(a->x->procsum); free(a->x->procbytes); free(a->x->procseen); free(a->x->files); free(a->x->spark);
     free(a->x->sizes); free(a->x->spk_io); free(a->x->psw);
@@ -981,8 +985,9 @@ static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row
     acc *a = &p->acc[row];
     uint32_t *slot32 = NULL;
     uint64_t *slot64 = NULL;
-    if (AX(a)->psw) {
-        slot32 = &AX(a)->psw[2 * (size_t)proc + (size_t)kind];
+    uint32_t *psw = AX(a)->psw;
+    if (psw) {
+        slot32 = &psw[2 * (size_t)proc + (size_t)kind];
         if (*slot32) return &p->psw[*slot32 - 1];
     } else {
         slot64 = dfn_map64_slot(&p->pswmap, (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind);
@@ -1067,9 +1072,6 @@ static void csw_add(part *p, size_t row, uint32_t key, uint64_t ts, uint64_t end
 }
 
 /* The analysis metrics of one event in one row. */
-/* A read's or write's bytes per call into a row's size statistics: an
- * aggregated record's calls at their mean size. hist: also into the part's
- * size histogram under row. */
 /* Calls into the size histogram: a run of one key (the same transfer size
  * in one row, as a reader's calls are) is added once, when the key changes
  * and at the end of the scan (szh_flush), not looked up per call. */
@@ -1087,6 +1089,9 @@ static void szh_flush(part *p)
     p->szh_n = 0;
 }
 
+/* A read's or write's bytes per call into a row's size statistics: an
+ * aggregated record's calls at their mean size. hist: also into the part's
+ * size histogram under row. */
 static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t calls, uint64_t bytes)
 {
     uint64_t per = bytes / calls;
@@ -1194,13 +1199,14 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (counted && longest > a->maxdur) a->maxdur = longest;
     if (counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
     acc_busy(p, a, ts, ts + dur);
+    const acc_arrays *x = AX(a);
     if (counted && c->need_hist) {
-        if (AX(a)->hist) hist_add(AX(a)->hist, hist_bucket(typical), calls);
+        if (x->hist) hist_add(x->hist, hist_bucket(typical), calls);
         else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
-        if (AX(a)->procsum) {
+        if (x->procsum) {
             proc_add(a, pr, dur, bytes);
         } else {
             *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
@@ -1209,10 +1215,10 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     }
     if (c->need_files) {
         uint32_t f = c->s->file[i];
-        if (AX(a)->files) AX(a)->files[f >> 6] |= 1ull << (f & 63);
+        if (x->files) x->files[f >> 6] |= 1ull << (f & 63);
         else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
     }
-    if (c->spark_bins) spark_add(c, AX(a)->spark, &p->spk[0], row, sp);
+    if (c->spark_bins) spark_add(c, x->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -1283,38 +1289,39 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         sat_add(&a->szsum, src->szsum, &a->full, OVF_BYTES);
     }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
-    for (uint32_t b = 0; AX(src)->hist && b < HIST_BUCKETS; b++) {
-        if (!AX(src)->hist[b]) continue;
-        if (AX(a)->hist) hist_add(AX(a)->hist, b, AX(src)->hist[b]);
-        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += AX(src)->hist[b];
+    const acc_arrays *ax = AX(a), *sx = AX(src);
+    for (uint32_t b = 0; sx->hist && b < HIST_BUCKETS; b++) {
+        if (!sx->hist[b]) continue;
+        if (ax->hist) hist_add(ax->hist, b, sx->hist[b]);
+        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += sx->hist[b];
     }
-    for (size_t pr = 0; AX(src)->procsum && pr < c->nprocs; pr++) {
-        if (!(AX(src)->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
-        uint64_t b = AX(src)->procbytes ? AX(src)->procbytes[pr] : 0;
-        if (AX(a)->procsum) {
-            proc_add(a, pr, AX(src)->procsum[pr], b);
+    for (size_t pr = 0; sx->procsum && pr < c->nprocs; pr++) {
+        if (!(sx->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
+        uint64_t b = sx->procbytes ? sx->procbytes[pr] : 0;
+        if (ax->procsum) {
+            proc_add(a, pr, sx->procsum[pr], b);
         } else {
-            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += AX(src)->procsum[pr];
+            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += sx->procsum[pr];
             if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += b;
         }
     }
-    for (size_t w = 0; AX(src)->files && w < (c->s->nfiles + 63) / 64; w++) {
-        if (!AX(src)->files[w]) continue;
-        if (AX(a)->files) { AX(a)->files[w] |= AX(src)->files[w]; continue; }
+    for (size_t w = 0; sx->files && w < (c->s->nfiles + 63) / 64; w++) {
+        if (!sx->files[w]) continue;
+        if (ax->files) { ax->files[w] |= sx->files[w]; continue; }
         for (int bit = 0; bit < 64; bit++)
-            if (AX(src)->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
+            if (sx->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
     }
-    uint64_t *sp[2][2] = { { AX(a)->spark, AX(src)->spark }, { AX(a)->spk_io, AX(src)->spk_io } };
+    uint64_t *sp[2][2] = { { ax->spark, sx->spark }, { ax->spk_io, sx->spk_io } };
     for (int k = 0; k < 2; k++)
         for (size_t b = 0; sp[k][1] && b < c->spark_bins; b++)
             if (sp[k][1][b]) spark_put(sp[k][0], &p->spk[k], row, b, sp[k][1][b]);
     a->self += src->self;
     a->seq += src->seq;
     a->rnd += src->rnd;
-    for (int b = 0; AX(src)->sizes && b < DFN_SIZEBIN_COUNT; b++) {
-        if (!AX(src)->sizes[b]) continue;
-        if (AX(a)->sizes) AX(a)->sizes[b] += AX(src)->sizes[b];
-        else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += AX(src)->sizes[b];
+    for (int b = 0; sx->sizes && b < DFN_SIZEBIN_COUNT; b++) {
+        if (!sx->sizes[b]) continue;
+        if (ax->sizes) ax->sizes[b] += sx->sizes[b];
+        else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += sx->sizes[b];
     }
 }
 
@@ -1455,8 +1462,9 @@ static void part_scan_layers(part *p)
             for (uint8_t k = 0; k < nrow[mi]; k++)
                 szh_add(p, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls), calls);
         }
-        if (AX(m)->hist) hist_add(AX(m)->hist, hist_bucket(typical), calls);
-        if (AX(m)->procsum) {
+        const acc_arrays *mx = AX(m);
+        if (mx->hist) hist_add(mx->hist, hist_bucket(typical), calls);
+        if (mx->procsum) {
             proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
         } else if (c->need_procs) {
             /* many processes: each layer row's own sparse sums */
@@ -1468,8 +1476,8 @@ static void part_scan_layers(part *p)
                 if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)rows[mi][k] << 32 | pr) += bytes;
             }
         }
-        if (AX(m)->files) {
-            AX(m)->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
+        if (mx->files) {
+            mx->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         } else if (c->need_files) {
             /* many files: each layer row's own */
             uint32_t f = s->file[i];
@@ -1481,7 +1489,7 @@ static void part_scan_layers(part *p)
         }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
-        if (AX(m)->spark) spark_add(c, AX(m)->spark, NULL, 0, &sp);
+        if (mx->spark) spark_add(c, mx->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
             if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
@@ -1492,8 +1500,9 @@ static void part_scan_layers(part *p)
     for (size_t mi = 0; mi < nm; mi++) {
         acc *m = &macc[mi];
         for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
-        if (AX(m)->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += AX(m)->spark[b];
-        free(AX(m)->hist);   /* a mask's own, not from a slab */
+        const acc_arrays *mx = AX(m);
+        if (mx->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += mx->spark[b];
+        free(mx->hist);   /* a mask's own, not from a slab */
         acc_free(m);
     }
     free(macc);
@@ -1790,8 +1799,8 @@ static void part_merge_extra(part *f, part *t, const uint32_t *rowmap)
     for (size_t j = 0; j < t->sizes.cap; j++) {
         uint64_t key = t->sizes.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
-        acc *a = &f->acc[rowmap[key >> 8]];
-        if (AX(a)->sizes) AX(a)->sizes[key & 0xff] += t->sizes.v[j];
+        const acc_arrays *x = AX(&f->acc[rowmap[key >> 8]]);
+        if (x->sizes) x->sizes[key & 0xff] += t->sizes.v[j];
         else *dfn_map64_slot(&f->sizes, (uint64_t)rowmap[key >> 8] << 8 | (key & 0xff)) += t->sizes.v[j];
     }
     /* sparklines of t's rows past DENSE_ROWS, into f's row dense or sparse */
@@ -1854,7 +1863,6 @@ static void part_merge(part *f, part *t)
          * as f grows, so that both never hold every row */
         if (row >= DENSE_ROWS) {
             acc_free(b);
-            memset(b, 0, sizeof *b);
             uintptr_t ga, gb;
             if (row % 8192 == 0 && dfn_release_pages(kept_from, (uintptr_t)(b + 1), &ga, &gb)) kept_from = gb;
         }
@@ -1869,16 +1877,16 @@ static void part_merge(part *f, part *t)
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
             acc *a = &f->acc[fr];
-            if (k == 0 && AX(a)->hist) hist_add(AX(a)->hist, (uint32_t)low, tm[k]->v[j]);
-            else if (k == 1 && AX(a)->procsum) proc_add(a, low, tm[k]->v[j], 0);
-            else if (k == 2 && AX(a)->files) AX(a)->files[low >> 6] |= 1ull << (low & 63);
-            else if (k == 3 && AX(a)->procbytes) AX(a)->procbytes[low] += tm[k]->v[j];
+            const acc_arrays *x = AX(a);
+            if (k == 0 && x->hist) hist_add(x->hist, (uint32_t)low, tm[k]->v[j]);
+            else if (k == 1 && x->procsum) proc_add(a, low, tm[k]->v[j], 0);
+            else if (k == 2 && x->files) x->files[low >> 6] |= 1ull << (low & 63);
+            else if (k == 3 && x->procbytes) x->procbytes[low] += tm[k]->v[j];
             else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : k == 3 ? &f->procb : &f->szh,
                                  (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
         /* merged: gone before the next one grows f's */
         dfn_map64_free(tm[k]);
-        dfn_map64_init(tm[k]);
     }
     part_merge_extra(f, t, rowmap);
     f->total = dfn_sat_add(f->total, t->total);
@@ -2098,7 +2106,8 @@ static void part_finish_extra(part *p, dfn_result *r)
     if (c->need_sizes) {
         r->sizes = dfn_xcalloc((n ? n : 1) * DFN_SIZEBIN_COUNT, sizeof *r->sizes);
         for (size_t row = 0; row < n; row++)
-            if (AX(&p->acc[row])->sizes) memcpy(&r->sizes[row * DFN_SIZEBIN_COUNT], AX(&p->acc[row])->sizes, DFN_SIZEBIN_COUNT * sizeof *r->sizes);
+            if (AX(&p->acc[row])->sizes)
+                memcpy(&r->sizes[row * DFN_SIZEBIN_COUNT], AX(&p->acc[row])->sizes, DFN_SIZEBIN_COUNT * sizeof *r->sizes);
         for (size_t k = 0; k < p->sizes.cap; k++)
             if (p->sizes.k[k] != DFN_MAP64_EMPTY)
                 r->sizes[(p->sizes.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizes.k[k] & 0xff)] += p->sizes.v[k];
@@ -2193,7 +2202,6 @@ static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
     size_t n = p->szh.n;
     kv *h = map_sorted(&p->szh);
     dfn_map64_free(&p->szh);   /* read from h now */
-    dfn_map64_init(&p->szh);
     for (size_t k = 0; k < n;) {
         size_t row = h[k].k >> 16, end = k;
         while (end < n && (h[end].k >> 16) == row) end++;
@@ -2273,7 +2281,6 @@ static void finish_sparse(part *p, dfn_result *r, const acc_kept *kp, proc_sq *s
     size_t nh = p->hist.n;
     kv *h = map_sorted(&p->hist);
     dfn_map64_free(&p->hist);   /* read from h now */
-    dfn_map64_init(&p->hist);
     for (size_t k = 0; k < nh;) {
         size_t row = h[k].k >> 16, end = k;
         while (end < nh && (h[end].k >> 16) == row) end++;
@@ -2325,7 +2332,6 @@ static void part_finish(part *p, dfn_result *r)
         kept_take(&kp, row, a);
         if (row >= DENSE_ROWS) {
             acc_free(a);   /* what a sparse row owns: segments of its union */
-            memset(a, 0, sizeof *a);
             uintptr_t ga, gb;
             if ((row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)a, released, &ga, &gb)) released = ga;
         }
@@ -2484,7 +2490,6 @@ static int row_cmp(const void *pa, const void *pb)
     return c->desc ? -k : k;
 }
 
-/* Reorders the rows and keeps the first keep of them. */
 /* Rows of width bytes become base[i] = base[order[i]] for every i, in
  * place: each cycle of the permutation moves through one spare row. seen
  * is n bits of zeros. */
@@ -2506,6 +2511,7 @@ static void rows_permute(void *base, size_t width, const size_t *order, size_t n
     free(tmp);
 }
 
+/* Reorders the rows and keeps the first keep of them. */
 static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
 {
     size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
@@ -2739,7 +2745,6 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     if (!m) return NULL;
     dfn_match_set_tree(m, q->tree);
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
-    memset(r->mcol, -1, sizeof r->mcol);   /* nothing kept until the layout */
     r->ndims = q->ndims;
     for (size_t d = 0; d < q->ndims; d++) {
         r->dims[d].kind = q->dims[d].kind;

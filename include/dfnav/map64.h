@@ -12,6 +12,7 @@ typedef struct { uint64_t *k, *v; size_t cap, n; } dfn_map64;
 #define DFN_MAP64_EMPTY UINT64_MAX
 
 void dfn_map64_init(dfn_map64 *m);
+/* Frees the map's memory and leaves it empty, ready for use again. */
 void dfn_map64_free(dfn_map64 *m);
 /* The value slot of key, created (as 0) when missing. */
 uint64_t *dfn_map64_slot(dfn_map64 *m, uint64_t key);
