@@ -35,14 +35,6 @@ static ts_idx *chunk_sort(ts_idx *a, ts_idx *tmp, size_t n, uint64_t lo, uint64_
     return a;
 }
 
-static void *dup_array(const void *p, size_t n, size_t size)
-{
-    if (!p || !n) return NULL;
-    void *q = dfn_xmalloc(n * size);
-    memcpy(q, p, n * size);
-    return q;
-}
-
 /* The block's "B" records and "E" marks, copied: the parser reuses its
  * batch. The begins keep the batch's wide form, as the build reads them
  * once, to pair them. */
@@ -53,21 +45,21 @@ static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
         dfn_batch *d = dfn_xcalloc(1, sizeof *d);
         size_t n = t->n;
         d->n = d->cap = n;
-        d->ts = dup_array(t->ts, n, sizeof *t->ts);
-        d->dur = dup_array(t->dur, n, sizeof *t->dur);
-        d->bytes = dup_array(t->bytes, n, sizeof *t->bytes);
-        d->lane = dup_array(t->lane, n, sizeof *t->lane);
-        d->kind = dup_array(t->kind, n, sizeof *t->kind);
-        d->file = dup_array(t->file, n, sizeof *t->file);
-        d->args_off = dup_array(t->args_off, n, sizeof *t->args_off);
-        d->args = dup_array(t->args, t->args_len, 1);
+        d->ts = dfn_xmemdup(t->ts, n, sizeof *t->ts);
+        d->dur = dfn_xmemdup(t->dur, n, sizeof *t->dur);
+        d->bytes = dfn_xmemdup(t->bytes, n, sizeof *t->bytes);
+        d->lane = dfn_xmemdup(t->lane, n, sizeof *t->lane);
+        d->kind = dfn_xmemdup(t->kind, n, sizeof *t->kind);
+        d->file = dfn_xmemdup(t->file, n, sizeof *t->file);
+        d->args_off = dfn_xmemdup(t->args_off, n, sizeof *t->args_off);
+        d->args = dfn_xmemdup(t->args, t->args_len, 1);
         d->args_len = d->args_cap = t->args_len;
         d->min_ts = t->min_ts;
         d->max_end = t->max_end;
         c->begins = d;
-        c->begin_line = dup_array(b->begin_line, n, sizeof *b->begin_line);
+        c->begin_line = dfn_xmemdup(b->begin_line, n, sizeof *b->begin_line);
     }
-    c->ends = dup_array(b->ends, b->nends, sizeof *b->ends);
+    c->ends = dfn_xmemdup(b->ends, b->nends, sizeof *b->ends);
     c->nends = b->nends;
 }
 
@@ -120,24 +112,18 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->info = b->info;
     c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
     c->info.app = b->info.app ? dfn_xstrdup(b->info.app) : NULL;
-    if (b->ncs) {
-        c->cs = dfn_xmalloc(b->ncs * sizeof *c->cs);
-        memcpy(c->cs, b->cs, b->ncs * sizeof *c->cs);
-        c->ncs = b->ncs;
-    }
+    c->cs = dfn_xmemdup(b->cs, b->ncs, sizeof *b->cs);
+    c->ncs = b->ncs;
     c->nbad = b->nbad;
-    c->bad = dup_array(b->bad, b->nbad, sizeof *b->bad);
-    c->info.other_ph = dup_array(b->info.other_ph, b->info.other_ph ? DFN_PH_KINDS : 0, sizeof *b->info.other_ph);
+    c->bad = dfn_xmemdup(b->bad, b->nbad, sizeof *b->bad);
+    c->info.other_ph = dfn_xmemdup(b->info.other_ph, b->info.other_ph ? DFN_PH_KINDS : 0, sizeof *b->info.other_ph);
     chunk_take_pairs(c, b);
     c->min_ts = b->min_ts;
     c->max_end = b->max_end;
     c->era = b->era;
     c->version = b->version;
-    if (b->nmeta) {
-        c->meta = dfn_xmalloc(b->nmeta * sizeof *c->meta);
-        memcpy(c->meta, b->meta, b->nmeta * sizeof *c->meta);
-        c->nmeta = b->nmeta;
-    }
+    c->meta = dfn_xmemdup(b->meta, b->nmeta, sizeof *b->meta);
+    c->nmeta = b->nmeta;
     if (n == 0) return c;
 
     ts_idx *buf = dfn_xmalloc(2 * n * sizeof *buf), *order = buf;

@@ -424,10 +424,7 @@ static void out_finish(xlate *x, uint32_t k, dfn_strtab *reasons, out_file *o)
     o->failed |= x->bad;
     c->meta = b.meta; c->nmeta = b.nmeta;
     c->cs = b.cs; c->ncs = b.ncs;
-    if (b.nbad) {
-        c->bad = dfn_xmalloc(b.nbad * sizeof *c->bad);
-        memcpy(c->bad, b.bad, b.nbad * sizeof *c->bad);
-    }
+    c->bad = dfn_xmemdup(b.bad, b.nbad, sizeof *b.bad);
     c->nbad = b.nbad;
     c->info = b.info;
     c->era = b.era;

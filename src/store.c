@@ -275,7 +275,6 @@ char *dfn_id_dup(const dfn_store *s, int64_t v)
     return dfn_id_named(v) ? dfn_xstrdup(id_name(s, v)) : dfn_xasprintf("%" PRId64, v);
 }
 
-
 int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b)
 {
     bool na = dfn_id_named(a), nb = dfn_id_named(b);

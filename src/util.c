@@ -56,6 +56,14 @@ void *dfn_xmalloc(size_t n)
     return p;
 }
 
+void *dfn_xmemdup(const void *p, size_t n, size_t size)
+{
+    if (!p || !n) return NULL;
+    void *q = dfn_xmalloc(n * size);
+    memcpy(q, p, n * size);
+    return q;
+}
+
 bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b)
 {
     long ps = sysconf(_SC_PAGESIZE);

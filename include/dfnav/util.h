@@ -27,14 +27,16 @@ _Noreturn void dfn_out_of_memory(const char *what, size_t n);
  * back); NULL for none. */
 void dfn_set_oom_hook(void (*hook)(void));
 void *dfn_xmalloc(size_t n);
+void *dfn_xcalloc(size_t n, size_t size);
+void *dfn_xrealloc(void *p, size_t n);
+void *dfn_xreallocarray(void *p, size_t n, size_t size);
+/* A malloc'd copy of the n items of size bytes at p; NULL for none. */
+void *dfn_xmemdup(const void *p, size_t n, size_t size);
 /* Gives the whole pages inside [lo, hi) back to the system (they read as
  * zeros if touched again): for the part of a large array that is done
  * with while the rest is still read. False when no whole page lies
  * inside; else [*a, *b) is what went back. */
 bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b);
-void *dfn_xcalloc(size_t n, size_t size);
-void *dfn_xrealloc(void *p, size_t n);
-void *dfn_xreallocarray(void *p, size_t n, size_t size);
 char *dfn_xstrdup(const char *s);
 char *dfn_xstrndup(const char *s, size_t n);
 /* A formatted string of any length, malloc'd. */
