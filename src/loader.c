@@ -557,7 +557,7 @@ static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
     si->agg_records += bi->agg_records;
     si->agg_calls += bi->agg_calls;
     si->unit_unknown |= bi->unit_unknown;
-    for (size_t k = 0; bi->other_ph && k < DFN_PH_KINDS && bi->other_ph[k].n; k++)
+    for (size_t k = 0; k < dfn_phcount_len(bi->other_ph); k++)
         dfn_phcount_add(dfn_phcount_room(&si->other_ph), bi->other_ph[k].ph, strlen(bi->other_ph[k].ph),
                         bi->other_ph[k].n);
     /* the end record is once per file, at its end: the last one read wins */

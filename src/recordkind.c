@@ -68,6 +68,13 @@ dfn_phcount *dfn_phcount_room(dfn_phcount **tab)
     return *tab;
 }
 
+size_t dfn_phcount_len(const dfn_phcount *tab)
+{
+    size_t n = 0;
+    while (tab && n < DFN_PH_KINDS && tab[n].n) n++;
+    return n;
+}
+
 void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n)
 {
     char label[DFN_PH_LABEL];

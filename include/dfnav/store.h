@@ -77,6 +77,8 @@ void dfn_phcount_add(dfn_phcount *tab, const char *t, size_t len, uint64_t n);
 /* The table *tab, made (DFN_PH_KINDS empty slots) on first use: most
  * files and blocks have no such record, and carry NULL. */
 dfn_phcount *dfn_phcount_room(dfn_phcount **tab);
+/* How many slots of tab are used (0 for NULL): the kinds to list. */
+size_t dfn_phcount_len(const dfn_phcount *tab);
 
 /* Units of ts and dur (DFTracer's DFTRACER_TIME_METRIC). */
 typedef enum { DFN_UNIT_NONE, DFN_UNIT_US, DFN_UNIT_NS, DFN_UNIT_MS, DFN_UNIT_SEC } dfn_unit;

@@ -35,7 +35,7 @@ static void info_notes(FILE *out, const dfn_srcinfo *si)
     dfn_fmt_safe(si->path, strlen(si->path), safe, sizeof safe);
     if (si->other) {
         fprintf(out, "%s: %" PRIu64 " records of kinds not used, by ph:", safe, si->other);
-        for (size_t k = 0; si->other_ph && k < DFN_PH_KINDS && si->other_ph[k].n; k++)
+        for (size_t k = 0; k < dfn_phcount_len(si->other_ph); k++)
             fprintf(out, "%s %s: %" PRIu64, k ? "," : "", si->other_ph[k].ph, si->other_ph[k].n);
         fputc('\n', out);
     }
@@ -213,7 +213,7 @@ int cmd_info(const cli_opts *o)
             fprintf(out, ", \"time_unit\": \"%s\", \"time_unit_declared\": %s", v[i][COL_UNIT],
                     rows[i]->unit_declared ? "true" : "false");
             fputs(", \"other_kinds\": {", out);
-            for (size_t k = 0; rows[i]->other_ph && k < DFN_PH_KINDS && rows[i]->other_ph[k].n; k++) {
+            for (size_t k = 0; k < dfn_phcount_len(rows[i]->other_ph); k++) {
                 fputs(k ? ", " : "", out);
                 dfn_json_string(out, rows[i]->other_ph[k].ph, strlen(rows[i]->other_ph[k].ph));
                 fprintf(out, ": %" PRIu64, rows[i]->other_ph[k].n);

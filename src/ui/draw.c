@@ -1310,7 +1310,7 @@ static void set_aside_line(const dfn_srcinfo *si, char ***lines, size_t *n, size
 {
     char buf[512];
     size_t w = (size_t)snprintf(buf, sizeof buf, "    %" PRIu64 " records set aside, kinds not used, by ph:", si->other);
-    for (size_t k = 0; si->other_ph && k < DFN_PH_KINDS && si->other_ph[k].n && w < sizeof buf; k++)
+    for (size_t k = 0; k < dfn_phcount_len(si->other_ph) && w < sizeof buf; k++)
         w += (size_t)snprintf(buf + w, sizeof buf - w, "%s %s: %" PRIu64, k ? "," : "", si->other_ph[k].ph,
                               si->other_ph[k].n);
     add_line(lines, n, cap, "%s", buf);

@@ -119,7 +119,7 @@ static void count_damage(runner *r)
         for (size_t i = 0; s && i < s->nsrc; i++) {
             a->malformed += s->src[i].malformed;
             a->set_aside += s->src[i].other;
-            for (size_t j = 0; s->src[i].other_ph && j < DFN_PH_KINDS && s->src[i].other_ph[j].n; j++)
+            for (size_t j = 0; j < dfn_phcount_len(s->src[i].other_ph); j++)
                 dfn_phcount_add(a->set_aside_ph, s->src[i].other_ph[j].ph, strlen(s->src[i].other_ph[j].ph),
                                 s->src[i].other_ph[j].n);
             if (s->src[i].error || s->src[i].malformed) a->bad_files++;
