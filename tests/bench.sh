@@ -116,8 +116,12 @@ backend=$("$DFNAV" --version | sed -n 's/.*gzip: \([^)]*\)).*/\1/p')
 DFNAV_ZLIB=
 if [ "$backend" = "isa-l" ]; then
     zb=$BENCH_DIR/zlib-build
+    # configured from these sources, or made again (a tree configured from
+    # a checkout since removed cannot rebuild)
+    [ "$(cat "$zb/srcdir" 2>/dev/null)" = "$SRCDIR" ] || rm -rf "$zb"
     mkdir -p "$zb"
     if [ ! -f "$zb/Makefile" ]; then
+        echo "$SRCDIR" > "$zb/srcdir"
         (cd "$zb" && "$SRCDIR/configure" --without-isal >/dev/null) || die "configure --without-isal failed"
     fi
     (cd "$zb" && make -s dfnav >/dev/null 2>&1) || die "the zlib build failed (see $zb)"
@@ -155,10 +159,11 @@ if [ "$PEER_RUNS" -gt 0 ]; then
 fi
 
 # time NAME CMD...: wall seconds, peak RSS (KiB) and CPU seconds (user +
-# system) appended to RES/NAME; the output kept in RES/NAME.out
+# system) appended to RES/NAME (the output is dropped: cat's would be
+# 1.8 GB written to disk, timed as reading)
 timed() {
     local name=$1; shift
-    /usr/bin/time -f '%e %M %U %S' -o "$RES/$name.one" "$@" >"$RES/$name.out" 2>"$RES/$name.err" ||
+    /usr/bin/time -f '%e %M %U %S' -o "$RES/$name.one" "$@" >/dev/null 2>"$RES/$name.err" ||
         die "$name failed: $(tail -3 "$RES/$name.err")"
     awk '{ print $1, $2, $3 + $4 }' "$RES/$name.one" >> "$RES/$name"
 }
