@@ -231,20 +231,30 @@ typedef struct {
     uint64_t agg;             /* calls from aggregated records */
     bool started, overflow;
     uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
-    /* reads and writes: calls, bytes, least and largest bytes per call */
-    uint64_t szn, szsum, szmin, szmax;
+    uint8_t nsegs, ntail, tailpos;
     /* pieces of calls that started before the row (its window or time
      * bin): their calls (active is count + out_calls) and time; and the
      * time of the row's own calls that lies past it (for mean_us) */
     uint64_t out_calls, out_us, cut_us;
-    uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
     struct acc_arrays *x;     /* a dense row's arrays (see AX); NULL for the rest */
+    struct acc_more *more;    /* sizes and analysis (see AM); NULL until a query adds some */
+} acc;
+
+/* What only some queries add up, out of the accumulator that a million
+ * rows each carry (64 bytes a row that a grouping by file never uses). */
+typedef struct acc_more {
+    /* reads and writes: calls, bytes, least and largest bytes per call */
+    uint64_t szn, szsum, szmin, szmax;
     /* analysis metrics */
     uint64_t self, seq, rnd;
     uint64_t share_key;       /* last (file, process) seen: most events repeat it */
-} acc;
+} acc_more;
+
+static const acc_more more_none;
+/* An accumulator's sizes and analysis sums, zeros when it has none: read, never set. */
+#define AM(a) ((a)->more ? (const acc_more *)(a)->more : &more_none)
 
 /* The arrays of a dense row (or a layer mask): out of the accumulator,
  * which a million sparse rows would otherwise each carry, empty. */
@@ -276,6 +286,18 @@ typedef struct {
     uint8_t kind;             /* 0 I/O, 1 compute */
     bool started, closed_one;
 } psweep;
+
+/* A sparse row's first latency bucket, process and file. Most rows of a
+ * grouping with many (by file, by event) hold one of each, and in the
+ * part's maps each would take a slot of 16 bytes at under half load
+ * (about 100 bytes a row at a million rows); the maps hold only the
+ * others, so a key is in one place. */
+typedef struct {
+    uint64_t pdur, pbytes;    /* the first process's time and bytes */
+    uint32_t proc, file;      /* + 1; 0: none yet */
+    uint32_t hn;              /* calls in the first bucket, saturating as a dense one */
+    uint16_t hb;              /* + 1 */
+} acc_one;
 
 /* What every thread of one query reads. */
 typedef struct {
@@ -346,7 +368,8 @@ typedef struct {
     uint32_t empty_val;       /* id of "", the value of a missing argument */
     dfn_map64 valmap[DFN_ARG_RAW + 1];
     dfn_map64 inherited[DFN_MAX_DIMS];   /* arg.NAME: parent event -> value id + 1 */
-    dfn_map64 hist, procs, files;
+    dfn_map64 hist, procs, files;   /* past each sparse row's first (one) */
+    acc_one *one; size_t onecap;    /* by row, when a query needs any of the three */
     dfn_map64 procb;          /* (row, process) -> bytes, beside procs */
     dfn_map64 szh;            /* (row, size bucket) -> read and write calls: size_p50 */
     uint64_t szh_key, szh_n;  /* the last key's calls not yet in szh: runs of one size (see szh_add) */
@@ -409,12 +432,50 @@ static acc_arrays *acc_own(acc *a)
     return a->x;
 }
 
+static acc_more *acc_more_own(acc *a)
+{
+    if (!a->more) a->more = dfn_xcalloc(1, sizeof *a->more);
+    return a->more;
+}
+
 static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
 {
     const acc_arrays *x = a->x;   /* a row with its sums in arrays has them */
     x->procsum[pr] += us;
     if (x->procbytes) x->procbytes[pr] += bytes;
     x->procseen[pr >> 6] |= 1ull << (pr & 63);
+}
+
+/* n calls into latency bucket b of a row without a dense histogram. */
+static void sparse_hist(part *p, size_t row, uint32_t b, uint64_t n)
+{
+    acc_one *o = &p->one[row];
+    if (!o->hb) o->hb = (uint16_t)(b + 1);
+    if (o->hb == b + 1) o->hn = n > UINT32_MAX - o->hn ? UINT32_MAX : o->hn + (uint32_t)n;
+    else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += n;
+}
+
+/* Time and bytes of process pr into a row without dense per-process sums
+ * (a call of 0 µs counts its process too, as a map slot does). */
+static void sparse_proc(part *p, size_t row, uint32_t pr, uint64_t us, uint64_t bytes)
+{
+    acc_one *o = &p->one[row];
+    if (!o->proc) o->proc = pr + 1;
+    if (o->proc == pr + 1) {
+        o->pdur += us;
+        o->pbytes += bytes;
+        return;
+    }
+    *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += us;
+    if (p->c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += bytes;
+}
+
+/* File f into a row without a dense file set: only which, not how often. */
+static void sparse_file(part *p, size_t row, uint32_t f)
+{
+    acc_one *o = &p->one[row];
+    if (!o->file) o->file = f + 1;
+    if (o->file != f + 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
 }
 
 /* Per part, the bytes of per-process sums that rows keep in arrays;
@@ -603,6 +664,8 @@ static void acc_free(acc *a)
 {
     free(a->segs); free(a->tail);
     a->segs = a->tail = NULL;
+    free(a->more);
+    a->more = NULL;
     if (!a->x) return;
     free(a->x->procsum); free(a->x->procbytes); free(a->x->procseen); free(a->x->files); free(a->x->spark);
     free(a->x->sizes); free(a->x->spk_io); free(a->x->psw);
@@ -632,6 +695,7 @@ static void part_free(part *p)
     for (int k = 0; k <= DFN_ARG_RAW; k++) dfn_map64_free(&p->valmap[k]);
     for (int k = 0; k < DFN_MAX_DIMS; k++) dfn_map64_free(&p->inherited[k]);
     dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->szh); dfn_map64_free(&p->files);
+    free(p->one);
 }
 
 /* Reads and writes: the calls that have a transfer size. */
@@ -803,6 +867,10 @@ static size_t part_row(part *p, const uint32_t *ids)
     dfn_grow((void **)&p->acc, &p->acccap, row + 1, sizeof *p->acc);
     acc *a = &p->acc[row];
     memset(a, 0, sizeof *a);
+    if (c->need_hist || c->need_procs || c->need_files) {
+        dfn_grow((void **)&p->one, &p->onecap, row + 1, sizeof *p->one);
+        memset(&p->one[row], 0, sizeof *p->one);
+    }
     if (row < DENSE_ROWS) {
         if (c->need_hist && row < c->dense_hist_rows) {
             if (row % HIST_SLAB == 0) {
@@ -1095,11 +1163,12 @@ static void szh_flush(part *p)
 static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t calls, uint64_t bytes)
 {
     uint64_t per = bytes / calls;
-    if (!a->szn || per < a->szmin) a->szmin = per;
-    if (!a->szn || per > a->szmax) a->szmax = per;
+    acc_more *am = acc_more_own(a);
+    if (!am->szn || per < am->szmin) am->szmin = per;
+    if (!am->szn || per > am->szmax) am->szmax = per;
     uint8_t ignore = 0;
-    sat_add(&a->szn, calls, &ignore, 1);
-    sat_add(&a->szsum, bytes, &a->full, OVF_BYTES);
+    sat_add(&am->szn, calls, &ignore, 1);
+    sat_add(&am->szsum, bytes, &a->full, OVF_BYTES);
     if (hist) szh_add(p, (uint64_t)row << 16 | hist_bucket(per), calls);
 }
 
@@ -1118,8 +1187,9 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
     if (c->need_share && s->file[i]) {
         uint32_t proc = c->proc_of_lane[s->lane[i]];
         uint64_t key = (uint64_t)s->file[i] << 32 | (proc + 1u);
-        if (key != a->share_key) {
-            a->share_key = key;
+        acc_more *am = acc_more_own(a);
+        if (key != am->share_key) {
+            am->share_key = key;
             uint64_t *v = dfn_map64_slot(&p->share, (uint64_t)row << 32 | s->file[i]);
             if (!*v) *v = proc + 1u;
             else if (*v != proc + 1u) *v = SHARE_MANY;
@@ -1145,9 +1215,9 @@ static inline __attribute__((always_inline))
 void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
 {
     const qctx *c = p->c;
-    if (c->self_tree) a->self += dfn_calltree_self(c->self_tree, i);
+    if (c->self_tree) acc_more_own(a)->self += dfn_calltree_self(c->self_tree, i);
     if (c->judged && (c->judged[i >> 6] >> (i & 63) & 1)) {
-        if (c->seqbits[i >> 6] >> (i & 63) & 1) a->seq++; else a->rnd++;
+        if (c->seqbits[i >> 6] >> (i & 63) & 1) acc_more_own(a)->seq++; else acc_more_own(a)->rnd++;
     }
     if (c->need_sizes && bytes) {
         int b = dfn_sizebin(bytes);
@@ -1202,21 +1272,17 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     const acc_arrays *x = AX(a);
     if (counted && c->need_hist) {
         if (x->hist) hist_add(x->hist, hist_bucket(typical), calls);
-        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | hist_bucket(typical)) += calls;
+        else sparse_hist(p, row, hist_bucket(typical), calls);
     }
     if (c->need_procs) {
         uint32_t pr = c->proc_of_lane[c->s->lane[i]];
-        if (x->procsum) {
-            proc_add(a, pr, dur, bytes);
-        } else {
-            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += dur;
-            if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += bytes;
-        }
+        if (x->procsum) proc_add(a, pr, dur, bytes);
+        else sparse_proc(p, row, pr, dur, bytes);
     }
     if (c->need_files) {
         uint32_t f = c->s->file[i];
         if (x->files) x->files[f >> 6] |= 1ull << (f & 63);
-        else (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
+        else sparse_file(p, row, f);
     }
     if (c->spark_bins) spark_add(c, x->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
@@ -1281,43 +1347,44 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     a->out_calls = dfn_sat_add(a->out_calls, src->out_calls);
     a->out_us = dfn_sat_add(a->out_us, src->out_us);
     a->cut_us = dfn_sat_add(a->cut_us, src->cut_us);
-    if (src->szn) {
-        if (!a->szn || src->szmin < a->szmin) a->szmin = src->szmin;
-        if (!a->szn || src->szmax > a->szmax) a->szmax = src->szmax;
+    const acc_more *sm = AM(src);
+    if (sm->szn) {
+        acc_more *am = acc_more_own(a);
+        if (!am->szn || sm->szmin < am->szmin) am->szmin = sm->szmin;
+        if (!am->szn || sm->szmax > am->szmax) am->szmax = sm->szmax;
         uint8_t ignore = 0;
-        sat_add(&a->szn, src->szn, &ignore, 1);
-        sat_add(&a->szsum, src->szsum, &a->full, OVF_BYTES);
+        sat_add(&am->szn, sm->szn, &ignore, 1);
+        sat_add(&am->szsum, sm->szsum, &a->full, OVF_BYTES);
     }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
     const acc_arrays *ax = AX(a), *sx = AX(src);
     for (uint32_t b = 0; sx->hist && b < HIST_BUCKETS; b++) {
         if (!sx->hist[b]) continue;
         if (ax->hist) hist_add(ax->hist, b, sx->hist[b]);
-        else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += sx->hist[b];
+        else sparse_hist(p, row, b, sx->hist[b]);
     }
     for (size_t pr = 0; sx->procsum && pr < c->nprocs; pr++) {
         if (!(sx->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
         uint64_t b = sx->procbytes ? sx->procbytes[pr] : 0;
-        if (ax->procsum) {
-            proc_add(a, pr, sx->procsum[pr], b);
-        } else {
-            *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += sx->procsum[pr];
-            if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += b;
-        }
+        if (ax->procsum) proc_add(a, pr, sx->procsum[pr], b);
+        else sparse_proc(p, row, (uint32_t)pr, sx->procsum[pr], b);
     }
     for (size_t w = 0; sx->files && w < (c->s->nfiles + 63) / 64; w++) {
         if (!sx->files[w]) continue;
         if (ax->files) { ax->files[w] |= sx->files[w]; continue; }
         for (int bit = 0; bit < 64; bit++)
-            if (sx->files[w] >> bit & 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | (w * 64 + (size_t)bit)))++;
+            if (sx->files[w] >> bit & 1) sparse_file(p, row, (uint32_t)(w * 64 + (size_t)bit));
     }
     uint64_t *sp[2][2] = { { ax->spark, sx->spark }, { ax->spk_io, sx->spk_io } };
     for (int k = 0; k < 2; k++)
         for (size_t b = 0; sp[k][1] && b < c->spark_bins; b++)
             if (sp[k][1][b]) spark_put(sp[k][0], &p->spk[k], row, b, sp[k][1][b]);
-    a->self += src->self;
-    a->seq += src->seq;
-    a->rnd += src->rnd;
+    if (sm->self || sm->seq || sm->rnd) {
+        acc_more *am = acc_more_own(a);
+        am->self += sm->self;
+        am->seq += sm->seq;
+        am->rnd += sm->rnd;
+    }
     for (int b = 0; sx->sizes && b < DFN_SIZEBIN_COUNT; b++) {
         if (!sx->sizes[b]) continue;
         if (ax->sizes) ax->sizes[b] += sx->sizes[b];
@@ -1471,9 +1538,8 @@ static void part_scan_layers(part *p)
             uint64_t pr = c->proc_of_lane[s->lane[i]];
             for (uint8_t k = 0; k < nrow[mi]; k++) {
                 acc *ra = &p->acc[rows[mi][k]];
-                if (AX(ra)->procsum) { proc_add(ra, pr, dur, bytes); continue; }   /* a row's sums live in one place */
-                *dfn_map64_slot(&p->procs, (uint64_t)rows[mi][k] << 32 | pr) += dur;
-                if (c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)rows[mi][k] << 32 | pr) += bytes;
+                if (AX(ra)->procsum) proc_add(ra, pr, dur, bytes);   /* a row's sums live in one place */
+                else sparse_proc(p, (size_t)rows[mi][k], (uint32_t)pr, dur, bytes);
             }
         }
         if (mx->files) {
@@ -1484,7 +1550,7 @@ static void part_scan_layers(part *p)
             for (uint8_t k = 0; k < nrow[mi]; k++) {
                 acc *ra = &p->acc[rows[mi][k]];
                 if (AX(ra)->files) AX(ra)->files[f >> 6] |= 1ull << (f & 63);
-                else (*dfn_map64_slot(&p->files, (uint64_t)rows[mi][k] << 32 | f))++;
+                else sparse_file(p, (size_t)rows[mi][k], f);
             }
         }
         spark_pos sp = { .on = false };
@@ -1833,6 +1899,21 @@ static double *part_spark_out(const part *p, int k)
 }
 
 /* Merges part t (later in time) into part f. */
+/* A row of a later part's first bucket, process and file into row fr of
+ * f, dense or sparse there. */
+static void one_merge(part *f, size_t fr, const acc_one *o)
+{
+    acc *a = &f->acc[fr];
+    const acc_arrays *x = AX(a);
+    if (o->hb && x->hist) hist_add(x->hist, o->hb - 1u, o->hn);
+    else if (o->hb) sparse_hist(f, fr, o->hb - 1u, o->hn);
+    if (o->proc && x->procsum) proc_add(a, o->proc - 1u, o->pdur, o->pbytes);
+    else if (o->proc) sparse_proc(f, fr, o->proc - 1u, o->pdur, o->pbytes);
+    uint32_t fl = o->file - 1u;
+    if (o->file && x->files) x->files[fl >> 6] |= 1ull << (fl & 63);
+    else if (o->file) sparse_file(f, fr, fl);
+}
+
 static void part_merge(part *f, part *t)
 {
     const qctx *c = f->c;
@@ -1859,6 +1940,7 @@ static void part_merge(part *f, part *t)
             if (b->cur_e > a->cur_e) a->cur_e = b->cur_e;
         }
         acc_add_sums(f, fr, b);
+        if (t->one) one_merge(f, fr, &t->one[row]);
         /* t's sparse rows are done with once merged: give their memory back
          * as f grows, so that both never hold every row */
         if (row >= DENSE_ROWS) {
@@ -1867,26 +1949,29 @@ static void part_merge(part *f, part *t)
             if (row % 8192 == 0 && dfn_release_pages(kept_from, (uintptr_t)(b + 1), &ga, &gb)) kept_from = gb;
         }
     }
-    /* the sparse rows of t */
-    dfn_map64 *tm[5] = { &t->hist, &t->procs, &t->files, &t->procb, &t->szh };
-    for (int k = 0; k < 5; k++) {
-        int shift = k == 0 || k == 4 ? 16 : 32;
+    /* the sparse rows of t: past their first, in the maps (a process's
+     * bytes beside its time) */
+    dfn_map64 *tm[4] = { &t->hist, &t->procs, &t->files, &t->szh };
+    for (int k = 0; k < 4; k++) {
+        int shift = k == 0 || k == 3 ? 16 : 32;
         for (size_t j = 0; j < tm[k]->cap; j++) {
             uint64_t key = tm[k]->k[j];
             if (key == DFN_MAP64_EMPTY) continue;
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
-            acc *a = &f->acc[fr];
-            const acc_arrays *x = AX(a);
-            if (k == 0 && x->hist) hist_add(x->hist, (uint32_t)low, tm[k]->v[j]);
-            else if (k == 1 && x->procsum) proc_add(a, low, tm[k]->v[j], 0);
-            else if (k == 2 && x->files) x->files[low >> 6] |= 1ull << (low & 63);
-            else if (k == 3 && x->procbytes) x->procbytes[low] += tm[k]->v[j];
-            else *dfn_map64_slot(k == 0 ? &f->hist : k == 1 ? &f->procs : k == 2 ? &f->files : k == 3 ? &f->procb : &f->szh,
-                                 (uint64_t)fr << shift | low) += tm[k]->v[j];
+            acc_one o = { 0 };
+            if (k == 0) o.hb = (uint16_t)(low + 1), o.hn = (uint32_t)(tm[k]->v[j] > UINT32_MAX ? UINT32_MAX : tm[k]->v[j]);
+            if (k == 1) {
+                const uint64_t *b = c->need_procbytes ? dfn_map64_get(&t->procb, key) : NULL;
+                o.proc = (uint32_t)low + 1, o.pdur = tm[k]->v[j], o.pbytes = b ? *b : 0;
+            }
+            if (k == 2) o.file = (uint32_t)low + 1;
+            if (k < 3) one_merge(f, fr, &o);
+            else *dfn_map64_slot(&f->szh, (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
         /* merged: gone before the next one grows f's */
         dfn_map64_free(tm[k]);
+        if (k == 1) dfn_map64_free(&t->procb);
     }
     part_merge_extra(f, t, rowmap);
     f->total = dfn_sat_add(f->total, t->total);
@@ -2146,7 +2231,7 @@ static void kept_take(acc_kept *k, size_t row, const acc *a)
     k->count[row] = a->count;
     k->full[row] = a->full;
     if (k->dur) { k->dur[row] = a->dur; k->bytes[row] = a->bytes; }
-    if (k->szn) { k->szn[row] = a->szn; k->szmin[row] = a->szmin; k->szmax[row] = a->szmax; }
+    if (k->szn) { k->szn[row] = AM(a)->szn; k->szmin[row] = AM(a)->szmin; k->szmax[row] = AM(a)->szmax; }
 }
 
 static void kept_free(acc_kept *k)
@@ -2188,10 +2273,11 @@ static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq, const
 /* Sizes per call of a row's reads and writes (in the row loop). */
 static void size_row(const acc *a, double *m)
 {
-    bool none = !a->szn;
-    m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)a->szsum / (double)a->szn;
-    m[DFN_M_SIZE_MIN] = none ? NAN : (double)a->szmin;
-    m[DFN_M_SIZE_MAX] = none ? NAN : (double)a->szmax;
+    const acc_more *am = AM(a);
+    bool none = !am->szn;
+    m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)am->szsum / (double)am->szn;
+    m[DFN_M_SIZE_MIN] = none ? NAN : (double)am->szmin;
+    m[DFN_M_SIZE_MAX] = none ? NAN : (double)am->szmax;
     m[DFN_M_SIZE_P50] = NAN;
 }
 
@@ -2261,8 +2347,9 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     for (size_t pr = 0; x->procsum && pr < c->nprocs; pr++)
         if (x->procseen[pr >> 6] >> (pr & 63) & 1)
             proc_step(c, r, m, sq, row, (uint32_t)pr, x->procsum[pr], x->procbytes ? x->procbytes[pr] : 0);
-    m[DFN_M_SELF_S] = a->self / 1e6;
-    m[DFN_M_SEQ_PCT] = a->seq + a->rnd ? 100.0 * a->seq / (a->seq + a->rnd) : NAN;
+    const acc_more *am = AM(a);
+    m[DFN_M_SELF_S] = am->self / 1e6;
+    m[DFN_M_SEQ_PCT] = am->seq + am->rnd ? 100.0 * am->seq / (am->seq + am->rnd) : NAN;
     if (x->files) {
         x->files[0] &= ~1ull;   /* "no file" is not a file */
         uint64_t cnt = 0;
@@ -2278,12 +2365,15 @@ static void finish_sparse(part *p, dfn_result *r, const acc_kept *kp, proc_sq *s
 {
     const qctx *c = p->c;
     double m[DFN_M_COUNT_];
-    size_t nh = p->hist.n;
+    size_t nh = p->hist.n, k = 0;
     kv *h = map_sorted(&p->hist);
     dfn_map64_free(&p->hist);   /* read from h now */
-    for (size_t k = 0; k < nh;) {
-        size_t row = h[k].k >> 16, end = k;
+    /* rows in order, each its first bucket (one) among the map's */
+    for (size_t row = 0; p->one && row < p->nacc; row++) {
+        const acc_one *o = &p->one[row];
+        size_t end = k;
         while (end < nh && (h[end].k >> 16) == row) end++;
+        if (!o->hb && end == k) continue;
         uint64_t seen = 0;
         int pi = 0;
         row_get(r, row, m);
@@ -2291,19 +2381,35 @@ static void finish_sparse(part *p, dfn_result *r, const acc_kept *kp, proc_sq *s
             m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
             pi = 3;
         }
-        for (size_t j = k; j < end && pi < 3; j++)
-            pct_step(m, kp->count[row], &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
+        bool one_done = !o->hb;
+        for (size_t j = k; pi < 3 && (j < end || !one_done);) {
+            uint32_t b = j < end ? (uint32_t)(h[j].k & 0xffff) : UINT32_MAX;
+            if (!one_done && o->hb - 1u < b) {
+                pct_step(m, kp->count[row], &seen, &pi, o->hb - 1u, o->hn);
+                one_done = true;
+            } else {
+                pct_step(m, kp->count[row], &seen, &pi, b, h[j].v);
+                j++;
+            }
+        }
         row_put(r, row, m);
         k = end;
     }
     free(h);
-    for (size_t k = 0; k < p->procs.cap; k++) {
-        uint64_t key = p->procs.k[k];
+    for (size_t j = 0; j < p->procs.cap; j++) {
+        uint64_t key = p->procs.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
-        uint64_t b = c->need_procbytes ? *dfn_map64_slot(&p->procb, key) : 0;
+        const uint64_t *b = c->need_procbytes ? dfn_map64_get(&p->procb, key) : NULL;
         row_get(r, key >> 32, m);
-        proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[k], b);
+        proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[j], b ? *b : 0);
         row_put(r, key >> 32, m);
+    }
+    for (size_t row = 0; p->one && row < p->nacc; row++) {
+        const acc_one *o = &p->one[row];
+        if (!o->proc) continue;
+        row_get(r, row, m);
+        proc_step(c, r, m, sq, row, o->proc - 1u, o->pdur, o->pbytes);
+        row_put(r, row, m);
     }
 }
 
@@ -2353,6 +2459,10 @@ static void part_finish(part *p, dfn_result *r)
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
         (*rm(r, p->files.k[k] >> 32, DFN_M_FILES))++;
     }
+    for (size_t row = 0; p->one && row < n; row++)
+        if (p->one[row].file > 1) (*rm(r, row, DFN_M_FILES))++;   /* file 0: "no file" */
+    free(p->one);
+    p->one = NULL;
     /* the part's value table becomes the result's */
     dfn_strtab_free(r->vals);
     r->vals = p->vals;
