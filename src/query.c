@@ -228,23 +228,24 @@ static double hist_value(uint32_t b)
 #define PREFIX_SEGS 32
 typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
-    uint64_t agg;             /* calls from aggregated records */
     bool started, overflow;
     uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
     uint8_t nsegs, ntail, tailpos;
+    uint64_t *segs;           /* first closed segments of the union (parts after the first) */
+    uint64_t *tail;           /* and the last ones, a ring */
+    struct acc_arrays *x;     /* a dense row's arrays (see AX); NULL for the rest */
+    struct acc_more *more;    /* see AM; NULL until an event adds to it */
+} acc;
+
+/* What only some events add up, out of the accumulator that a million
+ * rows each carry (96 bytes a row that a grouping by file of whole
+ * calls without aggregated records never uses). */
+typedef struct acc_more {
+    uint64_t agg;             /* calls from aggregated records */
     /* pieces of calls that started before the row (its window or time
      * bin): their calls (active is count + out_calls) and time; and the
      * time of the row's own calls that lies past it (for mean_us) */
     uint64_t out_calls, out_us, cut_us;
-    uint64_t *segs;           /* first closed segments of the union (parts after the first) */
-    uint64_t *tail;           /* and the last ones, a ring */
-    struct acc_arrays *x;     /* a dense row's arrays (see AX); NULL for the rest */
-    struct acc_more *more;    /* sizes and analysis (see AM); NULL until a query adds some */
-} acc;
-
-/* What only some queries add up, out of the accumulator that a million
- * rows each carry (64 bytes a row that a grouping by file never uses). */
-typedef struct acc_more {
     /* reads and writes: calls, bytes, least and largest bytes per call */
     uint64_t szn, szsum, szmin, szmax;
     /* analysis metrics */
@@ -405,12 +406,18 @@ static inline void sat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t fla
     *sum = dfn_sat_add(*sum, v);
 }
 
+static acc_more *acc_more_own(acc *a)
+{
+    if (!a->more) a->more = dfn_xcalloc(1, sizeof *a->more);
+    return a->more;
+}
+
 /* The row's count, agg calls, time and bytes from one event or another row. */
 static inline void acc_sums(acc *a, uint64_t count, uint64_t agg, uint64_t dur, uint64_t bytes, uint8_t full)
 {
     a->full |= full;
     sat_add(&a->count, count, &a->full, OVF_COUNT);
-    sat_add(&a->agg, agg, &a->full, OVF_AGG);
+    if (agg) sat_add(&acc_more_own(a)->agg, agg, &a->full, OVF_AGG);
     sat_add(&a->dur, dur, &a->full, OVF_DUR);
     sat_add(&a->bytes, bytes, &a->full, OVF_BYTES);
 }
@@ -430,12 +437,6 @@ static acc_arrays *acc_own(acc *a)
 {
     if (!a->x) a->x = dfn_xcalloc(1, sizeof *a->x);
     return a->x;
-}
-
-static acc_more *acc_more_own(acc *a)
-{
-    if (!a->more) a->more = dfn_xcalloc(1, sizeof *a->more);
-    return a->more;
 }
 
 static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
@@ -662,10 +663,17 @@ static void part_init(part *p, const qctx *c, size_t lo, size_t hi, bool record)
  * with its part. */
 static void acc_free(acc *a)
 {
-    free(a->segs); free(a->tail);
-    a->segs = a->tail = NULL;
-    free(a->more);
-    a->more = NULL;
+    /* written only when it owns something: the rows given back to the
+     * system read as zeros, and a write would take their pages again
+     * (61 MB at a million rows, freeing what was already freed) */
+    if (a->segs || a->tail) {
+        free(a->segs); free(a->tail);
+        a->segs = a->tail = NULL;
+    }
+    if (a->more) {
+        free(a->more);
+        a->more = NULL;
+    }
     if (!a->x) return;
     free(a->x->procsum); free(a->x->procbytes); free(a->x->procseen); free(a->x->files); free(a->x->spark);
     free(a->x->sizes); free(a->x->spk_io); free(a->x->psw);
@@ -1261,10 +1269,12 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         a->bytes = nb;
     }
     if (!counted) {
-        a->out_calls = dfn_sat_add(a->out_calls, calls);
-        a->out_us = dfn_sat_add(a->out_us, dur);
+        acc_more *am = acc_more_own(a);
+        am->out_calls = dfn_sat_add(am->out_calls, calls);
+        am->out_us = dfn_sat_add(am->out_us, dur);
     } else if (fdur > dur) {
-        a->cut_us = dfn_sat_add(a->cut_us, fdur - dur);
+        acc_more *am = acc_more_own(a);
+        am->cut_us = dfn_sat_add(am->cut_us, fdur - dur);
     }
     if (counted && longest > a->maxdur) a->maxdur = longest;
     if (counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
@@ -1343,11 +1353,14 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
-    acc_sums(a, src->count, src->agg, src->dur, src->bytes, src->full);
-    a->out_calls = dfn_sat_add(a->out_calls, src->out_calls);
-    a->out_us = dfn_sat_add(a->out_us, src->out_us);
-    a->cut_us = dfn_sat_add(a->cut_us, src->cut_us);
     const acc_more *sm = AM(src);
+    acc_sums(a, src->count, sm->agg, src->dur, src->bytes, src->full);
+    if (sm->out_calls || sm->out_us || sm->cut_us) {
+        acc_more *am = acc_more_own(a);
+        am->out_calls = dfn_sat_add(am->out_calls, sm->out_calls);
+        am->out_us = dfn_sat_add(am->out_us, sm->out_us);
+        am->cut_us = dfn_sat_add(am->cut_us, sm->cut_us);
+    }
     if (sm->szn) {
         acc_more *am = acc_more_own(a);
         if (!am->szn || sm->szmin < am->szmin) am->szmin = sm->szmin;
@@ -2203,7 +2216,6 @@ static void part_finish_extra(part *p, dfn_result *r)
  * apart so that the loop can give the accumulators' memory back as it
  * goes (a grouping of a million rows held both them and the result). */
 typedef struct {
-    uint64_t *count;
     uint8_t *full;
     uint64_t *dur, *bytes;           /* need_spread */
     uint64_t *szn, *szmin, *szmax;   /* need_size */
@@ -2213,7 +2225,6 @@ static void kept_init(acc_kept *k, const qctx *c, size_t n)
 {
     memset(k, 0, sizeof *k);
     n = n ? n : 1;
-    k->count = dfn_xmalloc(n * sizeof *k->count);
     k->full = dfn_xmalloc(n);
     if (c->need_spread) {
         k->dur = dfn_xmalloc(n * sizeof *k->dur);
@@ -2228,7 +2239,6 @@ static void kept_init(acc_kept *k, const qctx *c, size_t n)
 
 static void kept_take(acc_kept *k, size_t row, const acc *a)
 {
-    k->count[row] = a->count;
     k->full[row] = a->full;
     if (k->dur) { k->dur[row] = a->dur; k->bytes[row] = a->bytes; }
     if (k->szn) { k->szn[row] = AM(a)->szn; k->szmin[row] = AM(a)->szmin; k->szmax[row] = AM(a)->szmax; }
@@ -2236,7 +2246,7 @@ static void kept_take(acc_kept *k, size_t row, const acc *a)
 
 static void kept_free(acc_kept *k)
 {
-    free(k->count); free(k->full); free(k->dur); free(k->bytes); free(k->szn); free(k->szmin); free(k->szmax);
+    free(k->full); free(k->dur); free(k->bytes); free(k->szn); free(k->szmin); free(k->szmax);
 }
 
 /* The spread across processes from what proc_step gathered: means of the
@@ -2327,10 +2337,11 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
     m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;
     /* latency of the calls that start in the row, whole */
-    m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? ((double)a->dur + (double)a->cut_us - (double)a->out_us) / a->count : 0;
-    m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
+    const acc_more *am = AM(a);
+    m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? ((double)a->dur + (double)am->cut_us - (double)am->out_us) / a->count : 0;
+    m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)am->out_calls;
     m[DFN_M_MAX_US] = (double)a->maxdur;
-    m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
+    m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)am->agg;
     m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
     const acc_arrays *x = AX(a);
     /* past 2^32 calls a dense bucket may have filled: no percentile,
@@ -2347,7 +2358,6 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     for (size_t pr = 0; x->procsum && pr < c->nprocs; pr++)
         if (x->procseen[pr >> 6] >> (pr & 63) & 1)
             proc_step(c, r, m, sq, row, (uint32_t)pr, x->procsum[pr], x->procbytes ? x->procbytes[pr] : 0);
-    const acc_more *am = AM(a);
     m[DFN_M_SELF_S] = am->self / 1e6;
     m[DFN_M_SEQ_PCT] = am->seq + am->rnd ? 100.0 * am->seq / (am->seq + am->rnd) : NAN;
     if (x->files) {
@@ -2359,43 +2369,40 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     if (c->need_size) size_row(a, m);
 }
 
-/* The sparse rows' percentiles (nearest rank over each row's histogram,
- * in bucket order) and per-process figures, from the part's maps. */
-static void finish_sparse(part *p, dfn_result *r, const acc_kept *kp, proc_sq *sq)
+/* A sparse row's percentiles (nearest rank over its histogram in bucket
+ * order: its first bucket among those of the part's map, h[0..nh)), and
+ * its first process and file, into m. */
+static void finish_one(const part *p, dfn_result *r, size_t row, const acc *a, double *m, proc_sq *sq, const kv *h, size_t nh)
+{
+    const qctx *c = p->c;
+    const acc_one *o = &p->one[row];
+    if (o->proc) proc_step(c, r, m, sq, row, o->proc - 1u, o->pdur, o->pbytes);
+    if (o->file > 1) m[DFN_M_FILES]++;   /* file 0: "no file" */
+    if (!o->hb && !nh) return;
+    uint64_t seen = 0;
+    int pi = 0;
+    if (a->count > UINT32_MAX) {   /* as the dense rows */
+        m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
+        return;
+    }
+    bool one_done = !o->hb;
+    for (size_t j = 0; pi < 3 && (j < nh || !one_done);) {
+        uint32_t b = j < nh ? (uint32_t)(h[j].k & 0xffff) : UINT32_MAX;
+        if (!one_done && o->hb - 1u < b) {
+            pct_step(m, a->count, &seen, &pi, o->hb - 1u, o->hn);
+            one_done = true;
+        } else {
+            pct_step(m, a->count, &seen, &pi, b, h[j].v);
+            j++;
+        }
+    }
+}
+
+/* The sparse rows' processes past their first, from the part's maps. */
+static void finish_sparse(part *p, dfn_result *r, proc_sq *sq)
 {
     const qctx *c = p->c;
     double m[DFN_M_COUNT_];
-    size_t nh = p->hist.n, k = 0;
-    kv *h = map_sorted(&p->hist);
-    dfn_map64_free(&p->hist);   /* read from h now */
-    /* rows in order, each its first bucket (one) among the map's */
-    for (size_t row = 0; p->one && row < p->nacc; row++) {
-        const acc_one *o = &p->one[row];
-        size_t end = k;
-        while (end < nh && (h[end].k >> 16) == row) end++;
-        if (!o->hb && end == k) continue;
-        uint64_t seen = 0;
-        int pi = 0;
-        row_get(r, row, m);
-        if (kp->count[row] > UINT32_MAX) {   /* as the dense rows */
-            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
-            pi = 3;
-        }
-        bool one_done = !o->hb;
-        for (size_t j = k; pi < 3 && (j < end || !one_done);) {
-            uint32_t b = j < end ? (uint32_t)(h[j].k & 0xffff) : UINT32_MAX;
-            if (!one_done && o->hb - 1u < b) {
-                pct_step(m, kp->count[row], &seen, &pi, o->hb - 1u, o->hn);
-                one_done = true;
-            } else {
-                pct_step(m, kp->count[row], &seen, &pi, b, h[j].v);
-                j++;
-            }
-        }
-        row_put(r, row, m);
-        k = end;
-    }
-    free(h);
     for (size_t j = 0; j < p->procs.cap; j++) {
         uint64_t key = p->procs.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
@@ -2403,13 +2410,6 @@ static void finish_sparse(part *p, dfn_result *r, const acc_kept *kp, proc_sq *s
         row_get(r, key >> 32, m);
         proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[j], b ? *b : 0);
         row_put(r, key >> 32, m);
-    }
-    for (size_t row = 0; p->one && row < p->nacc; row++) {
-        const acc_one *o = &p->one[row];
-        if (!o->proc) continue;
-        row_get(r, row, m);
-        proc_step(c, r, m, sq, row, o->proc - 1u, o->pdur, o->pbytes);
-        row_put(r, row, m);
     }
 }
 
@@ -2429,20 +2429,31 @@ static void part_finish(part *p, dfn_result *r)
     /* last row first: the accumulators' pages past the dense rows go back
      * to the system as the result's pages fill, so that a million rows
      * never hold both at once */
-    uintptr_t released = (uintptr_t)(p->acc + n);
+    uintptr_t released = (uintptr_t)(p->acc + n), released1 = (uintptr_t)(p->one + n);
+    size_t hk = p->hist.n;   /* the sparse histograms in row order, walked back */
+    kv *h = map_sorted(&p->hist);
+    dfn_map64_free(&p->hist);
     for (size_t row = n; row-- > 0;) {
         acc *a = &p->acc[row];
         double m[DFN_M_COUNT_] = { 0 };   /* every metric, then the kept ones into r->m */
         finish_row(p, r, row, a, m, sq);
+        size_t hend = hk;
+        while (hk > 0 && (h[hk - 1].k >> 16) == row) hk--;
+        if (p->one) finish_one(p, r, row, a, m, sq, h + hk, hend - hk);
         row_put(r, row, m);
         kept_take(&kp, row, a);
         if (row >= DENSE_ROWS) {
             acc_free(a);   /* what a sparse row owns: segments of its union */
             uintptr_t ga, gb;
             if ((row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)a, released, &ga, &gb)) released = ga;
+            if (p->one && (row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)&p->one[row], released1, &ga, &gb))
+                released1 = ga;
         }
     }
-    finish_sparse(p, r, &kp, sq);
+    free(h);
+    free(p->one);
+    p->one = NULL;
+    finish_sparse(p, r, sq);
     if (c->need_spread) spread_finish(p, r, sq, &kp);
     free(sq);
     if (c->need_size) size_finish(p, r, &kp);
@@ -2459,10 +2470,7 @@ static void part_finish(part *p, dfn_result *r)
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
         (*rm(r, p->files.k[k] >> 32, DFN_M_FILES))++;
     }
-    for (size_t row = 0; p->one && row < n; row++)
-        if (p->one[row].file > 1) (*rm(r, row, DFN_M_FILES))++;   /* file 0: "no file" */
-    free(p->one);
-    p->one = NULL;
+
     /* the part's value table becomes the result's */
     dfn_strtab_free(r->vals);
     r->vals = p->vals;

@@ -37,6 +37,9 @@ void *dfn_xmemdup(const void *p, size_t n, size_t size);
  * with while the rest is still read. False when no whole page lies
  * inside; else [*a, *b) is what went back. */
 bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b);
+/* The allocator's policy for the programs (not the library's to set for
+ * whoever links it): large arrays as mappings, whatever came before. */
+void dfn_malloc_policy(void);
 char *dfn_xstrdup(const char *s);
 char *dfn_xstrndup(const char *s, size_t n);
 /* A formatted string of any length, malloc'd. */

@@ -140,6 +140,7 @@ static void cache_path_free(void) { free(cache_path); }
 
 int main(int argc, char **argv)
 {
+    dfn_malloc_policy();
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
     signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
     atexit(main_ctrs_free);
