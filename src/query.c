@@ -464,7 +464,7 @@ static void sparse_proc(part *p, size_t row, uint32_t pr, uint64_t us, uint64_t 
     if (!o->proc) o->proc = pr + 1;
     if (o->proc == pr + 1) {
         o->pdur += us;
-        o->pbytes += bytes;
+        if (p->c->need_procbytes) o->pbytes += bytes;   /* as a dense row's, only when asked */
         return;
     }
     *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += us;
@@ -1933,7 +1933,9 @@ static void part_merge(part *f, part *t)
     size_t nd = c->r->ndims;
     uint32_t ids[DFN_MAX_DIMS];
     uint32_t *rowmap = dfn_xmalloc((t->nacc ? t->nacc : 1) * sizeof *rowmap);
-    uintptr_t kept_from = (uintptr_t)(t->acc + DENSE_ROWS);   /* t's rows below are still whole */
+    /* t's rows below are still whole (an address, not a pointer past a
+     * short array) */
+    uintptr_t kept_from = (uintptr_t)t->acc + DENSE_ROWS * sizeof *t->acc;
     for (size_t row = 0; row < t->nacc; row++) {
         memcpy(ids, &t->keys[row * nd], nd * sizeof *ids);
         for (size_t d = 0; d < nd; d++)
@@ -2429,7 +2431,9 @@ static void part_finish(part *p, dfn_result *r)
     /* last row first: the accumulators' pages past the dense rows go back
      * to the system as the result's pages fill, so that a million rows
      * never hold both at once */
-    uintptr_t released = (uintptr_t)(p->acc + n), released1 = (uintptr_t)(p->one + n);
+    /* (no arithmetic on a NULL array: a query without rows, or without
+     * the first entries) */
+    uintptr_t released = p->acc ? (uintptr_t)(p->acc + n) : 0, released1 = p->one ? (uintptr_t)(p->one + n) : 0;
     size_t hk = p->hist.n;   /* the sparse histograms in row order, walked back */
     kv *h = map_sorted(&p->hist);
     dfn_map64_free(&p->hist);
