@@ -447,33 +447,44 @@ static inline void proc_add(acc *a, uint64_t pr, uint64_t us, uint64_t bytes)
     x->procseen[pr >> 6] |= 1ull << (pr & 63);
 }
 
-/* n calls into latency bucket b of a row without a dense histogram. */
-static void sparse_hist(part *p, size_t row, uint32_t b, uint64_t n)
+/* What a row keeps of latency buckets, processes and files goes where
+ * the row keeps it: its arrays (a dense row), else its first entry
+ * (p->one), else the part's maps. */
+
+/* n calls into latency bucket b of row. */
+static inline void row_hist(part *p, size_t row, uint32_t b, uint64_t n)
 {
+    uint32_t *hist = AX(&p->acc[row])->hist;
+    if (hist) { hist_add(hist, b, n); return; }
     acc_one *o = &p->one[row];
     if (!o->hb) o->hb = (uint16_t)(b + 1);
-    if (o->hb == b + 1) o->hn = n > UINT32_MAX - o->hn ? UINT32_MAX : o->hn + (uint32_t)n;
+    if (o->hb == b + 1) hist_add(&o->hn, 0, n);
     else *dfn_map64_slot(&p->hist, (uint64_t)row << 16 | b) += n;
 }
 
-/* Time and bytes of process pr into a row without dense per-process sums
- * (a call of 0 µs counts its process too, as a map slot does). */
-static void sparse_proc(part *p, size_t row, uint32_t pr, uint64_t us, uint64_t bytes)
+/* Time and bytes of process pr into row (a call of 0 µs counts its
+ * process too, as a map slot does; bytes only when asked, as a dense
+ * row has them). */
+static inline void row_proc(part *p, size_t row, uint32_t pr, uint64_t us, uint64_t bytes)
 {
+    acc *a = &p->acc[row];
+    if (a->x && a->x->procsum) { proc_add(a, pr, us, bytes); return; }
     acc_one *o = &p->one[row];
     if (!o->proc) o->proc = pr + 1;
     if (o->proc == pr + 1) {
         o->pdur += us;
-        if (p->c->need_procbytes) o->pbytes += bytes;   /* as a dense row's, only when asked */
+        if (p->c->need_procbytes) o->pbytes += bytes;
         return;
     }
     *dfn_map64_slot(&p->procs, (uint64_t)row << 32 | pr) += us;
     if (p->c->need_procbytes) *dfn_map64_slot(&p->procb, (uint64_t)row << 32 | pr) += bytes;
 }
 
-/* File f into a row without a dense file set: only which, not how often. */
-static void sparse_file(part *p, size_t row, uint32_t f)
+/* File f into row: only which, not how often. */
+static inline void row_file(part *p, size_t row, uint32_t f)
 {
+    uint64_t *files = AX(&p->acc[row])->files;
+    if (files) { files[f >> 6] |= 1ull << (f & 63); return; }
     acc_one *o = &p->one[row];
     if (!o->file) o->file = f + 1;
     if (o->file != f + 1) (*dfn_map64_slot(&p->files, (uint64_t)row << 32 | f))++;
@@ -1279,22 +1290,10 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (counted && longest > a->maxdur) a->maxdur = longest;
     if (counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
     acc_busy(p, a, ts, ts + dur);
-    const acc_arrays *x = AX(a);
-    if (counted && c->need_hist) {
-        if (x->hist) hist_add(x->hist, hist_bucket(typical), calls);
-        else sparse_hist(p, row, hist_bucket(typical), calls);
-    }
-    if (c->need_procs) {
-        uint32_t pr = c->proc_of_lane[c->s->lane[i]];
-        if (x->procsum) proc_add(a, pr, dur, bytes);
-        else sparse_proc(p, row, pr, dur, bytes);
-    }
-    if (c->need_files) {
-        uint32_t f = c->s->file[i];
-        if (x->files) x->files[f >> 6] |= 1ull << (f & 63);
-        else sparse_file(p, row, f);
-    }
-    if (c->spark_bins) spark_add(c, x->spark, &p->spk[0], row, sp);
+    if (counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
+    if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
+    if (c->need_files) row_file(p, row, c->s->file[i]);
+    if (c->spark_bins) spark_add(c, AX(a)->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -1371,22 +1370,16 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
     }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
     const acc_arrays *ax = AX(a), *sx = AX(src);
-    for (uint32_t b = 0; sx->hist && b < HIST_BUCKETS; b++) {
-        if (!sx->hist[b]) continue;
-        if (ax->hist) hist_add(ax->hist, b, sx->hist[b]);
-        else sparse_hist(p, row, b, sx->hist[b]);
-    }
-    for (size_t pr = 0; sx->procsum && pr < c->nprocs; pr++) {
-        if (!(sx->procseen[pr >> 6] >> (pr & 63) & 1)) continue;
-        uint64_t b = sx->procbytes ? sx->procbytes[pr] : 0;
-        if (ax->procsum) proc_add(a, pr, sx->procsum[pr], b);
-        else sparse_proc(p, row, (uint32_t)pr, sx->procsum[pr], b);
-    }
+    for (uint32_t b = 0; sx->hist && b < HIST_BUCKETS; b++)
+        if (sx->hist[b]) row_hist(p, row, b, sx->hist[b]);
+    for (size_t pr = 0; sx->procsum && pr < c->nprocs; pr++)
+        if (sx->procseen[pr >> 6] >> (pr & 63) & 1)
+            row_proc(p, row, (uint32_t)pr, sx->procsum[pr], sx->procbytes ? sx->procbytes[pr] : 0);
     for (size_t w = 0; sx->files && w < (c->s->nfiles + 63) / 64; w++) {
         if (!sx->files[w]) continue;
-        if (ax->files) { ax->files[w] |= sx->files[w]; continue; }
+        if (ax->files) { ax->files[w] |= sx->files[w]; continue; }   /* a word at a time */
         for (int bit = 0; bit < 64; bit++)
-            if (sx->files[w] >> bit & 1) sparse_file(p, row, (uint32_t)(w * 64 + (size_t)bit));
+            if (sx->files[w] >> bit & 1) row_file(p, row, (uint32_t)(w * 64 + (size_t)bit));
     }
     uint64_t *sp[2][2] = { { ax->spark, sx->spark }, { ax->spk_io, sx->spk_io } };
     for (int k = 0; k < 2; k++)
@@ -1549,22 +1542,14 @@ static void part_scan_layers(part *p)
         } else if (c->need_procs) {
             /* many processes: each layer row's own sparse sums */
             uint64_t pr = c->proc_of_lane[s->lane[i]];
-            for (uint8_t k = 0; k < nrow[mi]; k++) {
-                acc *ra = &p->acc[rows[mi][k]];
-                if (AX(ra)->procsum) proc_add(ra, pr, dur, bytes);   /* a row's sums live in one place */
-                else sparse_proc(p, (size_t)rows[mi][k], (uint32_t)pr, dur, bytes);
-            }
+            for (uint8_t k = 0; k < nrow[mi]; k++) row_proc(p, (size_t)rows[mi][k], (uint32_t)pr, dur, bytes);
         }
         if (mx->files) {
             mx->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
         } else if (c->need_files) {
             /* many files: each layer row's own */
             uint32_t f = s->file[i];
-            for (uint8_t k = 0; k < nrow[mi]; k++) {
-                acc *ra = &p->acc[rows[mi][k]];
-                if (AX(ra)->files) AX(ra)->files[f >> 6] |= 1ull << (f & 63);
-                else sparse_file(p, (size_t)rows[mi][k], f);
-            }
+            for (uint8_t k = 0; k < nrow[mi]; k++) row_file(p, (size_t)rows[mi][k], f);
         }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where(c, ts, dur);
@@ -1911,22 +1896,15 @@ static double *part_spark_out(const part *p, int k)
     return out;
 }
 
-/* Merges part t (later in time) into part f. */
-/* A row of a later part's first bucket, process and file into row fr of
- * f, dense or sparse there. */
+/* A later part's row's first bucket, process and file into row fr of f. */
 static void one_merge(part *f, size_t fr, const acc_one *o)
 {
-    acc *a = &f->acc[fr];
-    const acc_arrays *x = AX(a);
-    if (o->hb && x->hist) hist_add(x->hist, o->hb - 1u, o->hn);
-    else if (o->hb) sparse_hist(f, fr, o->hb - 1u, o->hn);
-    if (o->proc && x->procsum) proc_add(a, o->proc - 1u, o->pdur, o->pbytes);
-    else if (o->proc) sparse_proc(f, fr, o->proc - 1u, o->pdur, o->pbytes);
-    uint32_t fl = o->file - 1u;
-    if (o->file && x->files) x->files[fl >> 6] |= 1ull << (fl & 63);
-    else if (o->file) sparse_file(f, fr, fl);
+    if (o->hb) row_hist(f, fr, o->hb - 1u, o->hn);
+    if (o->proc) row_proc(f, fr, o->proc - 1u, o->pdur, o->pbytes);
+    if (o->file) row_file(f, fr, o->file - 1u);
 }
 
+/* Merges part t (later in time) into part f. */
 static void part_merge(part *f, part *t)
 {
     const qctx *c = f->c;
@@ -1974,15 +1952,16 @@ static void part_merge(part *f, part *t)
             if (key == DFN_MAP64_EMPTY) continue;
             size_t fr = rowmap[key >> shift];
             uint64_t low = key & ((1ull << shift) - 1);
-            acc_one o = { 0 };
-            if (k == 0) o.hb = (uint16_t)(low + 1), o.hn = (uint32_t)(tm[k]->v[j] > UINT32_MAX ? UINT32_MAX : tm[k]->v[j]);
-            if (k == 1) {
+            if (k == 0) {
+                row_hist(f, fr, (uint32_t)low, tm[k]->v[j]);
+            } else if (k == 1) {
                 const uint64_t *b = c->need_procbytes ? dfn_map64_get(&t->procb, key) : NULL;
-                o.proc = (uint32_t)low + 1, o.pdur = tm[k]->v[j], o.pbytes = b ? *b : 0;
+                row_proc(f, fr, (uint32_t)low, tm[k]->v[j], b ? *b : 0);
+            } else if (k == 2) {
+                row_file(f, fr, (uint32_t)low);
+            } else {
+                *dfn_map64_slot(&f->szh, (uint64_t)fr << shift | low) += tm[k]->v[j];
             }
-            if (k == 2) o.file = (uint32_t)low + 1;
-            if (k < 3) one_merge(f, fr, &o);
-            else *dfn_map64_slot(&f->szh, (uint64_t)fr << shift | low) += tm[k]->v[j];
         }
         /* merged: gone before the next one grows f's */
         dfn_map64_free(tm[k]);
@@ -2449,9 +2428,10 @@ static void part_finish(part *p, dfn_result *r)
         if (row >= DENSE_ROWS) {
             acc_free(a);   /* what a sparse row owns: segments of its union */
             uintptr_t ga, gb;
-            if ((row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)a, released, &ga, &gb)) released = ga;
-            if (p->one && (row % 8192 == 0 || row == DENSE_ROWS) && dfn_release_pages((uintptr_t)&p->one[row], released1, &ga, &gb))
-                released1 = ga;
+            if (row % 8192 == 0 || row == DENSE_ROWS) {
+                if (dfn_release_pages((uintptr_t)a, released, &ga, &gb)) released = ga;
+                if (p->one && dfn_release_pages((uintptr_t)&p->one[row], released1, &ga, &gb)) released1 = ga;
+            }
         }
     }
     free(h);
@@ -2474,7 +2454,6 @@ static void part_finish(part *p, dfn_result *r)
         if (p->files.k[k] == DFN_MAP64_EMPTY || (p->files.k[k] & 0xffffffffu) == 0) continue;
         (*rm(r, p->files.k[k] >> 32, DFN_M_FILES))++;
     }
-
     /* the part's value table becomes the result's */
     dfn_strtab_free(r->vals);
     r->vals = p->vals;
