@@ -42,22 +42,8 @@ static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
 {
     const dfn_batch *t = b->begins;
     if (t && t->n) {
-        dfn_batch *d = dfn_xcalloc(1, sizeof *d);
-        size_t n = t->n;
-        d->n = d->cap = n;
-        d->ts = dfn_xmemdup(t->ts, n, sizeof *t->ts);
-        d->dur = dfn_xmemdup(t->dur, n, sizeof *t->dur);
-        d->bytes = dfn_xmemdup(t->bytes, n, sizeof *t->bytes);
-        d->lane = dfn_xmemdup(t->lane, n, sizeof *t->lane);
-        d->kind = dfn_xmemdup(t->kind, n, sizeof *t->kind);
-        d->file = dfn_xmemdup(t->file, n, sizeof *t->file);
-        d->args_off = dfn_xmemdup(t->args_off, n, sizeof *t->args_off);
-        d->args = dfn_xmemdup(t->args, t->args_len, 1);
-        d->args_len = d->args_cap = t->args_len;
-        d->min_ts = t->min_ts;
-        d->max_end = t->max_end;
-        c->begins = d;
-        c->begin_line = dfn_xmemdup(b->begin_line, n, sizeof *b->begin_line);
+        c->begins = dfn_batch_copy(t);
+        c->begin_line = dfn_xmemdup(b->begin_line, t->n, sizeof *b->begin_line);
     }
     c->ends = dfn_xmemdup(b->ends, b->nends, sizeof *b->ends);
     c->nends = b->nends;

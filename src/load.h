@@ -138,6 +138,9 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
 void dfn_parser_scan(dfn_parser *p, bool on);
 
 void dfn_batch_free(dfn_batch *b);
+/* A malloc'd copy of t's events: their columns and argument records, and
+ * its time span (a chunk keeps its block's "B" records so). */
+dfn_batch *dfn_batch_copy(const dfn_batch *t);
 /* A chunk of n events whose columns (and, after them, room for args_len
  * bytes of records) are allocated but not set; with the aggregated
  * records' columns when agg. */

@@ -94,6 +94,31 @@ void dfn_parser_free(dfn_parser *p)
     free(p);
 }
 
+/* The columns every event of a batch fills (cnt and durmax come and go
+ * with aggregated records), for the loops that treat them alike. */
+static const struct { size_t off, width; } batch_col[] = {
+    { offsetof(dfn_batch, ts), sizeof(uint64_t) },    { offsetof(dfn_batch, dur), sizeof(uint64_t) },
+    { offsetof(dfn_batch, bytes), sizeof(uint64_t) }, { offsetof(dfn_batch, lane), sizeof(uint32_t) },
+    { offsetof(dfn_batch, kind), sizeof(uint32_t) },  { offsetof(dfn_batch, file), sizeof(uint32_t) },
+    { offsetof(dfn_batch, args_off), sizeof(uint32_t) },
+};
+#define BATCH_COLS (sizeof batch_col / sizeof *batch_col)
+/* Column k of b, as the pointer it is. */
+#define BATCH_COL(b, k) (*(void **)((char *)(b) + batch_col[k].off))
+
+dfn_batch *dfn_batch_copy(const dfn_batch *t)
+{
+    dfn_batch *d = dfn_xcalloc(1, sizeof *d);
+    d->n = d->cap = t->n;
+    for (size_t k = 0; k < BATCH_COLS; k++)
+        BATCH_COL(d, k) = dfn_xmemdup(BATCH_COL(t, k), t->n, batch_col[k].width);
+    d->args = dfn_xmemdup(t->args, t->args_len, 1);
+    d->args_len = d->args_cap = t->args_len;
+    d->min_ts = t->min_ts;
+    d->max_end = t->max_end;
+    return d;
+}
+
 void dfn_batch_free(dfn_batch *b)
 {
     if (b->begins) {
@@ -151,13 +176,7 @@ static void batch_reserve(dfn_batch *b)
 {
     if (b->n < b->cap) return;
     size_t cap = b->cap ? b->cap * 2 : 4096;
-    b->ts = dfn_xreallocarray(b->ts, cap, sizeof *b->ts);
-    b->dur = dfn_xreallocarray(b->dur, cap, sizeof *b->dur);
-    b->bytes = dfn_xreallocarray(b->bytes, cap, sizeof *b->bytes);
-    b->lane = dfn_xreallocarray(b->lane, cap, sizeof *b->lane);
-    b->kind = dfn_xreallocarray(b->kind, cap, sizeof *b->kind);
-    b->file = dfn_xreallocarray(b->file, cap, sizeof *b->file);
-    b->args_off = dfn_xreallocarray(b->args_off, cap, sizeof *b->args_off);
+    for (size_t k = 0; k < BATCH_COLS; k++) BATCH_COL(b, k) = dfn_xreallocarray(BATCH_COL(b, k), cap, batch_col[k].width);
     if (b->cnt) {
         b->cnt = dfn_xreallocarray(b->cnt, cap, sizeof *b->cnt);
         b->durmax = dfn_xreallocarray(b->durmax, cap, sizeof *b->durmax);
