@@ -1090,6 +1090,9 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
         parts_escapes(parts, nparts, offsetof(merge_part, durmax), &s->durmax);
     }
     s->args_len = parts[nparts - 1].a1;
+    /* the index's entry for position n when n starts a step, as in a
+     * chunk: left 0, an image of the store read as out of order */
+    if (!(n & (((size_t)1 << DFN_ARGS_INDEX_SHIFT) - 1))) s->args_idx[n >> DFN_ARGS_INDEX_SHIFT] = s->args_len;
     s->t0 = tmin == UINT64_MAX ? 0 : tmin;
     s->t1 = t1;
     if (rb) {

@@ -8,7 +8,11 @@
 C="$T/cache"
 export DFNAV_CACHE="$C"
 
-sets="$SRCDIR/tests/damaged"
+# 32 events: a store of a multiple of 16 events once kept an index
+# entry of 0 past its end, and its image was refused as damaged
+mkdir "$T/sixteens"
+awk 'BEGIN { for (i = 0; i < 32; i++) printf "{\"id\":%d,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f%d\",\"ret\":10}}\n", i, 100 + i, i % 3 }' >"$T/sixteens/t.pfw"
+sets="$T/sixteens $SRCDIR/tests/damaged"
 [ -d "$TRACES" ] && sets="$sets $TRACES/dlio-unet3d $TRACES/dlio-2023 $TRACES/v0-quoted"
 
 # every table, read three ways: without the cache, saving, and mapping
