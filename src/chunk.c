@@ -12,15 +12,13 @@
 /* Chunks under this take the heap, not a mapping of their own. */
 #define CHUNK_HEAP_MAX ((size_t)64 << 10)
 
-typedef struct { uint64_t ts; uint32_t i; } ts_idx;
-
 #define RADIX_BITS 11
 
 /* Orders a by start time, ties in line order, and returns where the
  * result is (a or tmp). Least significant digit first and stable, over
  * only the bits the block's time span needs: a block covers a short
  * span, so two or three linear passes replace a comparison sort. */
-static ts_idx *chunk_sort(ts_idx *a, ts_idx *tmp, size_t n, uint64_t lo, uint64_t hi)
+static dfn_tsidx *chunk_sort(dfn_tsidx *a, dfn_tsidx *tmp, size_t n, uint64_t lo, uint64_t hi)
 {
     uint64_t span = hi - lo;
     for (unsigned shift = 0; shift < 64 && (span >> shift); shift += RADIX_BITS) {
@@ -30,7 +28,7 @@ static ts_idx *chunk_sort(ts_idx *a, ts_idx *tmp, size_t n, uint64_t lo, uint64_
         size_t sum = 0;
         for (size_t d = 0; d < (1u << RADIX_BITS); d++) { size_t c = count[d]; count[d] = sum; sum += c; }
         for (size_t i = 0; i < n; i++) tmp[count[((a[i].ts - lo) >> shift) & ((1u << RADIX_BITS) - 1)]++] = a[i];
-        ts_idx *t = a; a = tmp; tmp = t;
+        dfn_tsidx *t = a; a = tmp; tmp = t;
     }
     return a;
 }
@@ -91,38 +89,10 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
     return c;
 }
 
-dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
+void dfn_chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, uint64_t base)
 {
-    size_t n = b->n;
-    dfn_chunk *c = dfn_chunk_alloc(src, seq, n, b->args_len, b->cnt != NULL);
-    c->info = b->info;
-    c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
-    c->info.app = b->info.app ? dfn_xstrdup(b->info.app) : NULL;
-    c->cs = dfn_xmemdup(b->cs, b->ncs, sizeof *b->cs);
-    c->ncs = b->ncs;
-    c->nbad = b->nbad;
-    c->bad = dfn_xmemdup(b->bad, b->nbad, sizeof *b->bad);
-    c->info.other_ph = dfn_xmemdup(b->info.other_ph, b->info.other_ph ? DFN_PH_KINDS : 0, sizeof *b->info.other_ph);
-    chunk_take_pairs(c, b);
-    c->min_ts = b->min_ts;
-    c->max_end = b->max_end;
-    c->era = b->era;
-    c->version = b->version;
-    c->meta = dfn_xmemdup(b->meta, b->nmeta, sizeof *b->meta);
-    c->nmeta = b->nmeta;
-    if (n == 0) return c;
-
-    ts_idx *buf = dfn_xmalloc(2 * n * sizeof *buf), *order = buf;
-    bool sorted = true;
-    uint64_t lo = b->ts[0], hi = b->ts[0];
-    for (size_t i = 0; i < n; i++) {
-        order[i] = (ts_idx){ b->ts[i], (uint32_t)i };
-        if (i && b->ts[i] < b->ts[i - 1]) sorted = false;
-        if (b->ts[i] < lo) lo = b->ts[i];
-        if (b->ts[i] > hi) hi = b->ts[i];
-    }
-    if (!sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
-    c->ts_base = order[0].ts;
+    size_t n = c->n;
+    c->ts_base = base;
     size_t w = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = order[j].i;
@@ -147,6 +117,40 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
      * asks where a chunk's records end as often as where they start */
     if ((n & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) c->args_idx[n >> DFN_ARGS_INDEX_SHIFT] = w;
     c->args_len = w;
+}
+
+dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
+{
+    size_t n = b->n;
+    dfn_chunk *c = dfn_chunk_alloc(src, seq, n, b->args_len, b->cnt != NULL);
+    c->info = b->info;
+    c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
+    c->info.app = b->info.app ? dfn_xstrdup(b->info.app) : NULL;
+    c->cs = dfn_xmemdup(b->cs, b->ncs, sizeof *b->cs);
+    c->ncs = b->ncs;
+    c->nbad = b->nbad;
+    c->bad = dfn_xmemdup(b->bad, b->nbad, sizeof *b->bad);
+    c->info.other_ph = dfn_xmemdup(b->info.other_ph, b->info.other_ph ? DFN_PH_KINDS : 0, sizeof *b->info.other_ph);
+    chunk_take_pairs(c, b);
+    c->min_ts = b->min_ts;
+    c->max_end = b->max_end;
+    c->era = b->era;
+    c->version = b->version;
+    c->meta = dfn_xmemdup(b->meta, b->nmeta, sizeof *b->meta);
+    c->nmeta = b->nmeta;
+    if (n == 0) return c;
+
+    dfn_tsidx *buf = dfn_xmalloc(2 * n * sizeof *buf), *order = buf;
+    bool sorted = true;
+    uint64_t lo = b->ts[0], hi = b->ts[0];
+    for (size_t i = 0; i < n; i++) {
+        order[i] = (dfn_tsidx){ b->ts[i], (uint32_t)i };
+        if (i && b->ts[i] < b->ts[i - 1]) sorted = false;
+        if (b->ts[i] < lo) lo = b->ts[i];
+        if (b->ts[i] > hi) hi = b->ts[i];
+    }
+    if (!sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
+    dfn_chunk_fill(c, b, order, order[0].ts);
     free(buf);
     return c;
 }
@@ -172,5 +176,7 @@ void dfn_chunk_free(dfn_chunk *c)
     else if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
     free(c->args_own);
+    free(c->srcs);
+    free(c->pf);
     free(c);
 }

@@ -10,6 +10,7 @@
 
 #include "dfnav/store.h"
 #include "dfnav/strtab.h"
+#include "dfnav/util.h"
 
 /* A name reference before metadata is resolved: a string id, or (top bit
  * set) an index into the hash table, or none. */
@@ -126,7 +127,60 @@ typedef struct {
     size_t map_len;
     bool map_heap;            /* a small chunk's: from the heap */
     uint8_t *args_own;        /* records kept apart from the mapping (a chunk an image gave back), or NULL */
+    /* a pack (see dfn_pack): the events of whole small files, each with its
+     * file, and those files' figures; src is the first file's (for its
+     * unit, which every file of a pack shares); NULL in other chunks */
+    uint32_t *srcs;
+    struct dfn_packfile *pf; size_t npf;
 } dfn_chunk;
+
+/* What a file packed whole gave, folded when it arrives (see
+ * dfn_pack_add): its block is gone by the build. */
+typedef struct dfn_packfile {
+    uint32_t src;
+    uint32_t era, version;
+    uint32_t lines, events, skipped;
+    uint64_t start_us, end_us;        /* 0/0 without events */
+    uint64_t ns_rounding, ns_total, ns_zeroed;   /* as dfn_srcinfo's */
+} dfn_packfile;
+
+/* Whole files of one block and plain events (no metadata, damage,
+ * counters, pairs, aggregated records or declared unit) gathered into one
+ * growing batch: 20,000 one-line files would otherwise each hold a chunk
+ * and its cursors in the merge (about 0.7 KB a file). Sealed into one
+ * chunk, its events sorted by start time, ties by file and line, which is
+ * the order their own chunks would have merged in. */
+typedef struct {
+    dfn_batch b;              /* the events in arrival order; b.args_off into b.args */
+    uint32_t *srcs; size_t srccap;
+    dfn_packfile *pf; size_t npf, pfcap;
+    dfn_unit unit;            /* of every file packed: none declares one */
+} dfn_pack;
+
+/* Whether block b (its file's only block when whole) may join a pack. */
+bool dfn_pack_fits(const dfn_batch *b, bool whole);
+/* Adds b, file src's whole content, to the pack. */
+void dfn_pack_add(dfn_pack *p, const dfn_batch *b, uint32_t src);
+/* Whether the pack should be sealed before it grows further. */
+bool dfn_pack_full(const dfn_pack *p);
+/* The pack's events as a chunk, or NULL when it has none; the pack is
+ * left empty for more. */
+dfn_chunk *dfn_pack_seal(dfn_pack *p);
+void dfn_pack_free(dfn_pack *p);
+/* A value of file unit u in µs. */
+static inline uint64_t dfn_unit_us(dfn_unit u, uint64_t v)
+{
+    return u == DFN_UNIT_US ? v : dfn_unit_to_us(u, v);
+}
+/* Adds a nanosecond duration's rounding to µs to a file's figures (see
+ * dfn_srcinfo's ns_rounding, ns_zeroed and ns_total). */
+static inline void dfn_ns_rounding_add(uint64_t d, uint64_t *rounding, uint64_t *total, uint64_t *zeroed)
+{
+    uint64_t r = d % 1000;
+    *rounding += r >= 500 ? 1000 - r : r;
+    *total = dfn_sat_add(*total, d);
+    *zeroed += d && d < 500;
+}
 
 typedef struct dfn_parser dfn_parser;
 dfn_parser *dfn_parser_new(dfn_loadctx *ctx);
@@ -141,10 +195,18 @@ void dfn_batch_free(dfn_batch *b);
 /* A malloc'd copy of t's events: their columns and argument records, and
  * its time span (a chunk keeps its block's "B" records so). */
 dfn_batch *dfn_batch_copy(const dfn_batch *t);
+/* Appends from's events (columns and records, no aggregated records) to
+ * the end of to, which grows; to's records must stay under 4 GiB. */
+void dfn_batch_append(dfn_batch *to, const dfn_batch *from);
 /* A chunk of n events whose columns (and, after them, room for args_len
  * bytes of records) are allocated but not set; with the aggregated
  * records' columns when agg. */
 dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg);
+/* An event of a batch by its start time, for sorting. */
+typedef struct { uint64_t ts; uint32_t i; } dfn_tsidx;
+/* Sets chunk c's n events (c made by dfn_chunk_alloc) to b's events
+ * order[0..n) in that order, their starts from base (at most each). */
+void dfn_chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, uint64_t base);
 /* Sorts a batch by start time into a new compact chunk. */
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
 void dfn_chunk_free(dfn_chunk *c);

@@ -28,6 +28,7 @@
 typedef struct {
     uint32_t src;
     uint64_t seq;
+    bool whole;               /* the file's only block */
     dfn_block blk;
 } queued_block;
 
@@ -58,8 +59,9 @@ struct dfn_loader {
     double t_start, t_end;
 
     src_state *src;
-    pthread_mutex_t clock;   /* guards chunks */
+    pthread_mutex_t clock;   /* guards chunks and pack */
     dfn_chunk **chunks; size_t nchunks, chunkcap;
+    dfn_pack pack;            /* whole small files not yet in a chunk */
 
     dfn_loadctx ctx;
     dfn_store *store;
@@ -82,6 +84,9 @@ typedef struct {
     dfn_loadctx *ctx;
     bool keep;
     dfn_unit *unit;           /* per file: the unit its ts and dur are in (set by the build) */
+    /* the merge's tie order, by file then block: each chunk's rank, and
+     * each packed file's (see merge_ranks) */
+    uint32_t *rank, *file_rank;
 } build_in;
 
 /* A value of a chunk's file in µs. */
@@ -179,6 +184,7 @@ static void *reader_main(void *arg)
                 dfn_block_free(&qb.blk);
                 break;
             }
+            qb.whole = seq == 0 && dfn_reader_ended(r);
             seq++;
             queue_push(l, &qb);
         }
@@ -199,6 +205,41 @@ static void *reader_main(void *arg)
 
 /* ---- parser threads ---- */
 
+/* Adds a chunk for the build; the caller holds clock. */
+static void loader_add_chunk(dfn_loader *l, dfn_chunk *c)
+{
+    dfn_grow((void **)&l->chunks, &l->chunkcap, l->nchunks + 1, sizeof *l->chunks);
+    l->chunks[l->nchunks++] = c;
+}
+
+/* Adds a whole small file to the pack; a full pack is sorted into a
+ * chunk outside the lock (a snapshot meanwhile lacks its events, as it
+ * lacks blocks still being parsed). */
+static void loader_pack(dfn_loader *l, const dfn_batch *b, uint32_t src)
+{
+    dfn_pack full = { 0 };
+    pthread_mutex_lock(&l->clock);
+    dfn_pack_add(&l->pack, b, src);
+    if (dfn_pack_full(&l->pack)) {
+        full = l->pack;
+        memset(&l->pack, 0, sizeof l->pack);
+        l->pack.unit = full.unit;
+    }
+    pthread_mutex_unlock(&l->clock);
+    if (!full.npf) return;
+    dfn_chunk *c = dfn_pack_seal(&full);
+    pthread_mutex_lock(&l->clock);
+    loader_add_chunk(l, c);
+    pthread_mutex_unlock(&l->clock);
+}
+
+/* The pack so far becomes a chunk; the caller holds clock. */
+static void loader_seal(dfn_loader *l)
+{
+    dfn_chunk *c = dfn_pack_seal(&l->pack);
+    if (c) loader_add_chunk(l, c);
+}
+
 static void *parser_main(void *arg)
 {
     dfn_loader *l = arg;
@@ -208,11 +249,14 @@ static void *parser_main(void *arg)
     while (queue_pop(l, &qb)) {
         dfn_parser_block(p, qb.blk.data, qb.blk.len, &b);
         dfn_block_free(&qb.blk);
-        dfn_chunk *c = dfn_chunk_from_batch(&b, qb.src, qb.seq);
         atomic_fetch_add(&l->events, b.info.events);
+        if (!l->opts.no_pack && dfn_pack_fits(&b, qb.whole)) {
+            loader_pack(l, &b, qb.src);
+            continue;
+        }
+        dfn_chunk *c = dfn_chunk_from_batch(&b, qb.src, qb.seq);
         pthread_mutex_lock(&l->clock);
-        dfn_grow((void **)&l->chunks, &l->chunkcap, l->nchunks + 1, sizeof *l->chunks);
-        l->chunks[l->nchunks++] = c;
+        loader_add_chunk(l, c);
         pthread_mutex_unlock(&l->clock);
     }
     dfn_batch_free(&b);
@@ -222,9 +266,12 @@ static void *parser_main(void *arg)
 
 /* ---- building the store ---- */
 
+/* Chunks by file and block; packs, whose files have no other chunk, after
+ * them (the merge orders their events by each one's file). */
 static int chunk_order_cmp(const void *a, const void *b)
 {
     const dfn_chunk *x = *(dfn_chunk *const *)a, *y = *(dfn_chunk *const *)b;
+    if (!x->srcs != !y->srcs) return x->srcs ? 1 : -1;
     if (x->src != y->src) return x->src < y->src ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
@@ -255,7 +302,7 @@ typedef struct {
 } cursor;
 
 /* The heap holds only what orders the cursors: the next start time, ties
- * in chunk order, and which cursor it is. */
+ * by rank (file, then block), and which cursor it is. */
 typedef struct {
     uint64_t ts;
     uint32_t order, cur;
@@ -536,12 +583,8 @@ static uint64_t chunk_end_us(const build_in *in, const dfn_chunk *c)
  * (the store keeps µs). */
 static void chunk_ns_rounding(const dfn_chunk *c, dfn_srcinfo *si)
 {
-    for (size_t j = 0; j < c->n; j++) {
-        uint64_t d = dfn_col32_get(&c->dur, j), r = d % 1000;
-        si->ns_rounding += r >= 500 ? 1000 - r : r;
-        si->ns_total = dfn_sat_add(si->ns_total, d);
-        si->ns_zeroed += d && d < 500;
-    }
+    for (size_t j = 0; j < c->n; j++)
+        dfn_ns_rounding_add(dfn_col32_get(&c->dur, j), &si->ns_rounding, &si->ns_total, &si->ns_zeroed);
 }
 
 /* Adds what a block held to its file's figures. */
@@ -580,6 +623,27 @@ static dfn_unit *build_units(const dfn_loader *l, const build_in *in, dfn_store 
     return unit;
 }
 
+/* What the files of a pack gave (see dfn_pack_add). */
+static void pack_sources(const dfn_chunk *c, dfn_store *s, unsigned *era, uint32_t *version)
+{
+    for (size_t k = 0; k < c->npf; k++) {
+        const dfn_packfile *f = &c->pf[k];
+        dfn_srcinfo *si = &s->src[f->src];
+        si->lines += f->lines;
+        si->events += f->events;
+        si->skipped += f->skipped;
+        si->ns_rounding += f->ns_rounding;
+        si->ns_total = dfn_sat_add(si->ns_total, f->ns_total);
+        si->ns_zeroed += f->ns_zeroed;
+        if (f->events) {
+            if (f->start_us < si->start_us) si->start_us = f->start_us;
+            if (f->end_us > si->end_us) si->end_us = f->end_us;
+        }
+        era[f->src] |= f->era;
+        if (f->version && !version[f->src]) version[f->src] = f->version;
+    }
+}
+
 static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
 {
     s->nsrc = l->nfiles;
@@ -601,6 +665,7 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
     }
     for (size_t k = 0; k < in->nchunks; k++) {
         dfn_chunk *c = in->chunks[k];
+        if (c->srcs) { pack_sources(c, s, era, version); continue; }
         dfn_srcinfo *si = &s->src[c->src];
         for (size_t j = 0; j < c->nbad; j++) {
             if (si->nbad < DFN_MAX_BAD_LINES) {
@@ -767,9 +832,41 @@ static size_t chunk_bound(const build_in *in, const dfn_chunk *c, uint64_t t, bo
     return lo;
 }
 
+/* The tie rank of chunk k's event j. */
+static inline uint32_t event_rank(const build_in *in, size_t k, size_t j)
+{
+    const dfn_chunk *c = in->chunks[k];
+    return c->srcs ? in->file_rank[c->srcs[j]] : in->rank[k];
+}
+
+/* Ranks in (file, block) order: a chunk's, and a packed file's, whose
+ * events in the pack are ordered so among the other chunks' ties. */
+static void merge_ranks(build_in *in, size_t nfiles)
+{
+    in->rank = dfn_xcalloc(in->nchunks ? in->nchunks : 1, sizeof *in->rank);
+    in->file_rank = dfn_xmalloc((nfiles ? nfiles : 1) * sizeof *in->file_rank);
+    memset(in->file_rank, 0xff, (nfiles ? nfiles : 1) * sizeof *in->file_rank);
+    for (size_t k = 0; k < in->nchunks; k++)
+        for (size_t i = 0; in->chunks[k] && i < in->chunks[k]->npf; i++) in->file_rank[in->chunks[k]->pf[i].src] = 0;
+    uint32_t r = 0;
+    size_t k = 0;
+    for (size_t f = 0; f < nfiles; f++) {
+        for (; k < in->nchunks && in->chunks[k] && !in->chunks[k]->srcs && in->chunks[k]->src == f; k++) in->rank[k] = r++;
+        if (in->file_rank[f] == 0) in->file_rank[f] = r++;
+    }
+}
+
+typedef struct { uint32_t rank, k; size_t n; } tie;
+
+static int tie_cmp(const void *a, const void *b)
+{
+    const tie *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 /* Where store position p falls in each chunk (0 < p < n): the merge
- * order is by ts, ties in chunk order, so the events at the boundary's ts
- * go to the first part from the earliest chunks. */
+ * order is by ts, ties by rank, so the events at the boundary's ts go to
+ * the first part from the lowest ranks. */
 static void merge_split(const build_in *in, uint64_t tmin, uint64_t tmax, size_t p, size_t *out)
 {
     uint64_t lo = tmin, hi = tmax;
@@ -779,13 +876,25 @@ static void merge_split(const build_in *in, uint64_t tmin, uint64_t tmax, size_t
         for (size_t k = 0; k < in->nchunks; k++) le += chunk_bound(in, in->chunks[k], mid, true);
         if (le > p) hi = mid; else lo = mid + 1;
     }
-    size_t left = p;
+    size_t left = p, nt = 0, tcap = 0;
     for (size_t k = 0; k < in->nchunks; k++) { out[k] = chunk_bound(in, in->chunks[k], lo, false); left -= out[k]; }
+    tie *t = NULL;
     for (size_t k = 0; k < in->nchunks && left; k++) {
-        size_t eq = chunk_bound(in, in->chunks[k], lo, true) - out[k], take = eq < left ? eq : left;
-        out[k] += take;
+        size_t eq = chunk_bound(in, in->chunks[k], lo, true) - out[k];
+        if (!eq) continue;
+        bool pack = in->chunks[k]->srcs != NULL;
+        dfn_grow((void **)&t, &tcap, nt + (pack ? eq : 1), sizeof *t);
+        if (!pack) t[nt++] = (tie){ in->rank[k], (uint32_t)k, eq };
+        for (size_t j = out[k]; pack && j < out[k] + eq; j++) t[nt++] = (tie){ event_rank(in, k, j), (uint32_t)k, 1 };
+    }
+    /* a pack's ties are in rank order, so the lowest are its first */
+    if (nt) qsort(t, nt, sizeof *t, tie_cmp);
+    for (size_t i = 0; i < nt && left; i++) {
+        size_t take = t[i].n < left ? t[i].n : left;
+        out[t[i].k] += take;
         left -= take;
     }
+    free(t);
 }
 
 /* The length of event j's record, which starts at p. */
@@ -830,7 +939,7 @@ static void *merge_part_run(void *arg)
         dfn_chunk *c = in->chunks[k];
         if (!c) continue;
         cur[nc] = (cursor){ c, m->lo[k], m->hi[k], k, chunk_args_at(s, c, m->lo[k]) };
-        later[nc] = (heap_key){ chunk_ts(in, c, m->lo[k]), (uint32_t)k, (uint32_t)nc };
+        later[nc] = (heap_key){ chunk_ts(in, c, m->lo[k]), event_rank(in, k, m->lo[k]), (uint32_t)nc };
         nc++;
     }
     /* Chunks join the heap only when their first event is due: at any
@@ -882,6 +991,7 @@ static void *merge_part_run(void *arg)
         w++;
         if (++cu->pos < cu->hi) {
             heap[0].ts = chunk_ts(in, c, cu->pos);
+            if (c->srcs) heap[0].order = in->file_rank[c->srcs[cu->pos]];
         } else {
             /* the last part to leave a chunk frees it, so memory shrinks as the store grows */
             if (!in->keep && atomic_fetch_sub(&m->users[cu->order], 1) == 1) {
@@ -964,6 +1074,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
         in->nchunks += npaired;
         qsort(in->chunks, in->nchunks, sizeof *in->chunks, chunk_order_cmp);
     }
+    merge_ranks(in, l->nfiles);
 
     /* what the image needs to give files back to other loads: the chunks
      * are freed by the merge */
@@ -1114,6 +1225,9 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     free(pos);
     free(in->unit);
     in->unit = NULL;
+    free(in->rank);
+    free(in->file_rank);
+    in->rank = in->file_rank = NULL;
     for (size_t k = 0; in->keep && k < npaired; k++) dfn_chunk_free(paired[k]);
     free(paired);
     free(own);
@@ -1180,8 +1294,7 @@ static void reuse_image(dfn_loader *l, const dfn_cache_entry *e, const uint32_t 
         l->src[f].long_lines = si->long_lines;
         l->src[f].error = si->error ? dfn_xstrdup(si->error) : NULL;
         pthread_mutex_lock(&l->clock);
-        dfn_grow((void **)&l->chunks, &l->chunkcap, l->nchunks + 1, sizeof *l->chunks);
-        l->chunks[l->nchunks++] = out[k];
+        loader_add_chunk(l, out[k]);
         pthread_mutex_unlock(&l->clock);
         atomic_fetch_add(&l->events, si->events);
         atomic_fetch_add(&l->bytes_done, l->src[f].size);
@@ -1250,6 +1363,9 @@ static void *coordinator_main(void *arg)
     free(th);
     pthread_mutex_lock(&l->snap_lock);
     atomic_store(&l->building, true);
+    pthread_mutex_lock(&l->clock);
+    loader_seal(l);
+    pthread_mutex_unlock(&l->clock);
     if (!atomic_load(&l->cancel)) {
         build_in in = { .chunks = l->chunks, .nchunks = l->nchunks, .ctx = &l->ctx, .keep = false };
         l->store = loader_build(l, &in);
@@ -1284,6 +1400,7 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
      * bytes an event, 42 as 8 files; 1 MiB blocks: 41 and 41); a block
      * also stays in the cache while it is parsed */
     if (!l->opts.block_size) l->opts.block_size = DFN_BLOCK_SIZE;
+    l->pack.unit = l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
     if (l->opts.cache_dir) {
         l->opts.cache_dir = dfn_xstrdup(l->opts.cache_dir);
         /* a set with a pipe has no image, but its files may come from others' */
@@ -1383,6 +1500,7 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     dfn_store *s = l->store;
     for (size_t i = 0; i < l->qcount; i++) dfn_block_free(&l->queue[(l->qhead + i) % l->qcap].blk);
     for (size_t k = 0; k < l->nchunks; k++) dfn_chunk_free(l->chunks[k]);
+    dfn_pack_free(&l->pack);
     for (size_t i = 0; i < l->nfiles; i++) { free(l->files[i]); free(l->src[i].error); }
     free(l->chunks);
     free(l->files);
@@ -1414,6 +1532,7 @@ dfn_store *dfn_loader_snapshot(dfn_loader *l)
         return NULL;
     }
     pthread_mutex_lock(&l->clock);
+    loader_seal(l);   /* later files start a new pack */
     size_t n = l->nchunks;
     dfn_chunk **chunks = dfn_xmalloc((n ? n : 1) * sizeof *chunks);
     if (n) memcpy(chunks, l->chunks, n * sizeof *chunks);

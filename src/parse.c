@@ -119,6 +119,24 @@ dfn_batch *dfn_batch_copy(const dfn_batch *t)
     return d;
 }
 
+void dfn_batch_append(dfn_batch *to, const dfn_batch *from)
+{
+    size_t n = to->n + from->n;
+    if (n > to->cap) {
+        size_t cap = to->cap ? to->cap : 4096;
+        while (cap < n) cap *= 2;
+        for (size_t k = 0; k < BATCH_COLS; k++) BATCH_COL(to, k) = dfn_xreallocarray(BATCH_COL(to, k), cap, batch_col[k].width);
+        to->cap = cap;
+    }
+    for (size_t k = 0; k < BATCH_COLS; k++)
+        if (from->n) memcpy((char *)BATCH_COL(to, k) + to->n * batch_col[k].width, BATCH_COL(from, k), from->n * batch_col[k].width);
+    for (size_t i = to->n; i < n; i++) to->args_off[i] += (uint32_t)to->args_len;
+    dfn_grow((void **)&to->args, &to->args_cap, to->args_len + from->args_len + 1, 1);
+    if (from->args_len) memcpy(to->args + to->args_len, from->args, from->args_len);
+    to->args_len += from->args_len;
+    to->n = n;
+}
+
 void dfn_batch_free(dfn_batch *b)
 {
     if (b->begins) {

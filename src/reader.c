@@ -743,6 +743,11 @@ uint64_t dfn_reader_bytes_out(const dfn_reader *r)
     return r != NULL ? r->out_total : 0;
 }
 
+bool dfn_reader_ended(const dfn_reader *r)
+{
+    return r != NULL && r->state == READER_END;
+}
+
 uint64_t dfn_reader_long_lines(const dfn_reader *r)
 {
     return r != NULL ? r->long_lines : 0;

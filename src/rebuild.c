@@ -36,11 +36,11 @@ static uint32_t *lane_sources(dfn_chunk *const *chunks, size_t nchunks, size_t n
     for (size_t k = 0; k < nchunks; k++) {
         const dfn_chunk *c = chunks[k];
         for (size_t j = 0; c && j < c->n; j++) {
-            uint32_t r = c->lane[j];
-            if (r >= nrefs || src[r] == c->src) continue;
-            if (src[r] == DFN_NOID) { src[r] = c->src; continue; }
+            uint32_t r = c->lane[j], f = c->srcs ? c->srcs[j] : c->src;
+            if (r >= nrefs || src[r] == f) continue;
+            if (src[r] == DFN_NOID) { src[r] = f; continue; }
             if (src[r] != DFN_RB_MANY) reusable[src[r]] = 0;
-            reusable[c->src] = 0;
+            reusable[f] = 0;
             src[r] = DFN_RB_MANY;
         }
     }
@@ -86,6 +86,10 @@ dfn_rebuild *dfn_rebuild_begin(dfn_chunk *const *chunks, size_t nchunks, size_t 
     for (size_t f = 0; f < nsrc; f++) r->reusable[f] = unit[f] == DFN_UNIT_US;
     for (size_t k = 0; k < nchunks; k++) {
         const dfn_chunk *c = chunks[k];
+        for (size_t i = 0; i < c->npf; i++) {   /* a pack's files */
+            r->era[c->pf[i].src] |= c->pf[i].era;
+            if (c->pf[i].version && !r->version[c->pf[i].src]) r->version[c->pf[i].src] = c->pf[i].version;
+        }
         r->era[c->src] |= c->era;
         if (c->version && !r->version[c->src]) r->version[c->src] = c->version;
         if ((c->begins && c->begins->n) || c->nends) r->reusable[c->src] = 0;

@@ -413,6 +413,128 @@ Test(load, merge_in_parts_gives_the_one_merge_store)
     free(dir);
 }
 
+/* Many small files, each read whole in one block, go into packs (more
+ * than one, as a pack is sealed when full and at each snapshot): the
+ * store must be the one a chunk a file gives, ties and all. Their events
+ * share six start times with two large files (so the merge runs in parts
+ * whose bounds fall inside runs of ties across packs and chunks); some
+ * small files share a process, some are empty or blank, one has a bad
+ * line and one metadata (those two are not packed). In ns too, where a µs
+ * holds starts in another order than the file's. */
+static char *make_small_files(void)
+{
+    char *dir = tu_tmpdir();
+    unsigned seed = 4242;
+    /* about 70,000 events in small files: more than one pack's worth */
+    for (int f = 0; f < 4200; f++) {
+        char *t = malloc(8192);
+        size_t len = 0;
+        int n = f % 400 == 7 ? 0 : 1 + f % 32;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            len += (size_t)sprintf(t + len,
+                "{\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%u,\"dur\":%u,\"ph\":\"X\",\"args\":{\"fname\":\"/s/f%d\",\"ret\":%u}}\n",
+                i % 2 ? "read" : "write", f % 9 == 0 ? 1 : f, 1 + i % 2, 1000 + (seed >> 20) % 6u, (seed >> 8) % 3000u, f % 13, (seed >> 3) % 9000u);
+        }
+        if (f % 500 == 3) len += (size_t)sprintf(t + len, "\n\n");
+        if (f == 17) len += (size_t)sprintf(t + len, "{bad\n");
+        if (f == 18) len += (size_t)sprintf(t + len, "{\"ph\":\"M\",\"name\":\"FH\",\"args\":{\"name\":\"/m/x\",\"value\":\"5\"}}\n");
+        write_numbered(dir, "s%04d.pfw", f, t, len);
+    }
+    for (int f = 0; f < 2; f++) {
+        size_t per_file = 70000, cap = per_file * 160, len = 0;
+        char *t = malloc(cap);
+        for (size_t i = 0; i < per_file; i++) {
+            seed = seed * 1103515245u + 12345u;
+            len += (size_t)sprintf(t + len,
+                "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%u,\"dur\":%u,\"ph\":\"X\",\"args\":{\"fname\":\"/b/f%zu\",\"ret\":%zu}}\n",
+                90000 + f, 1000 + (seed >> 20) % 6u, (seed >> 8) % 50u, i % 5, i);
+        }
+        write_numbered(dir, "z%d.pfw", f, t, len);   /* after the small files: their ties come first */
+    }
+    return dir;
+}
+
+static void assert_same_sources(const dfn_store *s, const dfn_store *ref)
+{
+    cr_assert_eq(s->nsrc, ref->nsrc);
+    for (size_t f = 0; f < s->nsrc; f++) {
+        const dfn_srcinfo *a = &s->src[f], *b = &ref->src[f];
+        cr_assert_eq(a->lines, b->lines, "%s", a->path);
+        cr_assert_eq(a->events, b->events, "%s", a->path);
+        cr_assert_eq(a->skipped, b->skipped, "%s", a->path);
+        cr_assert_eq(a->malformed, b->malformed, "%s", a->path);
+        cr_assert_eq(a->metadata, b->metadata, "%s", a->path);
+        cr_assert_eq(a->start_us, b->start_us, "%s", a->path);
+        cr_assert_eq(a->end_us, b->end_us, "%s", a->path);
+        cr_assert_eq(a->ns_rounding, b->ns_rounding, "%s", a->path);
+        cr_assert_eq(a->ns_zeroed, b->ns_zeroed, "%s", a->path);
+        cr_assert_eq(a->ns_total, b->ns_total, "%s", a->path);
+        cr_assert_eq(a->unit, b->unit, "%s", a->path);
+        cr_assert_str_eq(a->era, b->era, "%s", a->path);
+    }
+}
+
+Test(load, packed_small_files_give_the_store_of_a_chunk_a_file, .timeout = 120)
+{
+    char *dir = make_small_files();
+    dfn_inputs in;
+    expand_dir(dir, &in);
+    cr_assert_eq(in.n, 4202);
+    dfn_unit units[] = { DFN_UNIT_NONE, DFN_UNIT_NS };
+    for (int u = 0; u < 2; u++) {
+        dfn_load_opts ro = { .threads = 1, .time_unit = units[u], .no_pack = true };
+        dfn_store *ref = dfn_load((const char *const *)in.paths, in.n, &ro);
+        cr_assert_gt(ref->n, 1u << 17);
+        int threads[] = { 1, 2, 3 };
+        for (int k = 0; k < 3; k++) {
+            dfn_load_opts o = { .threads = threads[k], .time_unit = units[u] };
+            dfn_store *s = dfn_load((const char *const *)in.paths, in.n, &o);
+            assert_same_store(s, ref, true, threads[k]);
+            assert_same_sources(s, ref);
+            dfn_store_free(s);
+        }
+        dfn_store_free(ref);
+    }
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
+/* A snapshot seals the pack so far and later files start another: the
+ * snapshots add up, and the store after many of them is the one a chunk a
+ * file gives. */
+Test(load, snapshots_of_packed_files, .timeout = 120)
+{
+    char *dir = make_small_files();
+    dfn_inputs in;
+    expand_dir(dir, &in);
+    dfn_load_opts ro = { .threads = 1, .no_pack = true };
+    dfn_store *ref = dfn_load((const char *const *)in.paths, in.n, &ro);
+    dfn_load_opts o = { .threads = 2 };
+    dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &o);
+    size_t snaps = 0;
+    for (;;) {
+        dfn_progress pr;
+        dfn_loader_progress(l, &pr);
+        if (pr.done) break;
+        dfn_store *s = dfn_loader_snapshot(l);
+        if (!s) continue;
+        snaps++;
+        dfn_result *r = su_query(s, "posix", NULL, NULL);
+        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), s->n);
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+    dfn_store *s = dfn_loader_finish(l);
+    cr_assert_gt(snaps, 0, "at least one snapshot while loading");
+    assert_same_store(s, ref, true, 2);
+    assert_same_sources(s, ref);
+    dfn_store_free(s);
+    dfn_store_free(ref);
+    dfn_inputs_free(&in);
+    free(dir);
+}
+
 /* Files one after another in time, each one chunk of a multiple of 16
  * events: every merge part after the first starts behind chunks that
  * wholly precede it, whose records must end where the chunk's index says

@@ -49,6 +49,9 @@ uint64_t dfn_reader_bytes_in(const dfn_reader *r);
 uint64_t dfn_reader_size(const dfn_reader *r);
 /* Bytes produced (uncompressed text). */
 uint64_t dfn_reader_bytes_out(const dfn_reader *r);
+/* Whether the last block handed out was the file's last: the next
+ * dfn_reader_next returns 0 (a one-block file is known whole at once). */
+bool dfn_reader_ended(const dfn_reader *r);
 /* Lines cut by DFN_READER_MAX_LINE. */
 uint64_t dfn_reader_long_lines(const dfn_reader *r);
 /* Number of gzip members seen (0 for plain files). */
