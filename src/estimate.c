@@ -131,6 +131,7 @@ void dfn_estimate_add(dfn_estimate *e, const char *const *files, size_t n)
     size_t nsized = 0, first_gz = n;
     for (size_t i = 0; i < n; i++) {
         e->files++;
+        e->path_bytes += strlen(files[i]);
         struct stat st;
         if (strcmp(files[i], "-") == 0 || stat(files[i], &st) != 0 || !S_ISREG(st.st_mode)) {
             e->unsized++;
@@ -380,6 +381,7 @@ bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_eve
     uint64_t str = e->sample_half_events ? e->sample_strings / e->sample_half_events : 0;
     uint64_t extra = str > DFN_EST_STRINGS_IN_PER_EVENT ? str - DFN_EST_STRINGS_IN_PER_EVENT : 0;
     uint64_t need = dfn_estimate_bytes(events, threads, per_event + extra);
+    need = mul_add(mul_add(need, e->files, DFN_EST_PER_FILE), e->path_bytes, DFN_EST_PATH_COPIES);
     const char *why;
     uint64_t avail = dfn_mem_available(&why);
     if (need <= avail) return true;

@@ -320,6 +320,35 @@ Test(estimate, the_sentence_of_a_set_that_does_not_fit)
     free(a); free(b); free(dir);
 }
 
+/* Many small files (issue 23): each file costs DFN_EST_PER_FILE and its
+ * path's copies whatever its events, so a million tiny files are refused
+ * where the same events in two files load. */
+Test(estimate, files_cost_their_own_part)
+{
+    char *dir = tu_tmpdir();
+    uint64_t st;
+    char *a = write_trace(dir, "a.pfw", 5000, 0, 100, false, &st);
+    char *b = write_trace(dir, "b.pfw", 5000, 0, 100, false, &st);
+    const char *files[] = { a, b };
+    dfn_estimate e;
+    memset(&e, 0, sizeof e);
+    dfn_estimate_add(&e, files, 2);
+    cr_assert_eq(e.path_bytes, strlen(a) + strlen(b));
+    setenv("DFNAV_MEM_AVAILABLE", "1G", 1);
+    char msg[512] = "";
+    cr_assert(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+    /* 28.4 MiB + 10^6 * 1280 B + 3 * 4 * 10^7 B = 1.3 GiB */
+    e.files = 1000000;
+    e.path_bytes = 40000000;
+    cr_assert_not(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+    cr_assert_str_eq(msg, "this set needs about 1.3 GiB (1000000 files, ~10.0 k events estimated), only 1.0 GiB available (DFNAV_MEM_AVAILABLE)");
+    e.files = 100000;
+    e.path_bytes = 4000000;
+    cr_assert(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+    unsetenv("DFNAV_MEM_AVAILABLE");
+    free(a); free(b); free(dir);
+}
+
 /* Distinct strings (issue 23): each once, quoted numbers not at all, and
  * only those first seen from the given offset. */
 Test(estimate, distinct_strings_of_a_sample)
