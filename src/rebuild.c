@@ -31,19 +31,23 @@ void dfn_rebuild_free(dfn_rebuild *r)
  * of several files cannot be told apart from them in the store. */
 static uint32_t *lane_sources(dfn_chunk *const *chunks, size_t nchunks, size_t nrefs, uint8_t *reusable)
 {
+    /* not yet seen must differ from DFN_RB_MANY: a third file on a shared
+     * lane once took it for its own and was given back with the others' events */
+    const uint32_t unseen = DFN_RB_MANY - 1;
     uint32_t *src = dfn_xmalloc((nrefs ? nrefs : 1) * sizeof *src);
-    memset(src, 0xff, (nrefs ? nrefs : 1) * sizeof *src);
+    for (size_t r = 0; r < (nrefs ? nrefs : 1); r++) src[r] = unseen;
     for (size_t k = 0; k < nchunks; k++) {
         const dfn_chunk *c = chunks[k];
         for (size_t j = 0; c && j < c->n; j++) {
             uint32_t r = c->lane[j], f = c->srcs ? c->srcs[j] : c->src;
             if (r >= nrefs || src[r] == f) continue;
-            if (src[r] == DFN_NOID) { src[r] = f; continue; }
+            if (src[r] == unseen) { src[r] = f; continue; }
             if (src[r] != DFN_RB_MANY) reusable[src[r]] = 0;
             reusable[f] = 0;
             src[r] = DFN_RB_MANY;
         }
     }
+    for (size_t r = 0; r < nrefs; r++) if (src[r] == unseen) src[r] = DFN_RB_MANY;
     return src;
 }
 

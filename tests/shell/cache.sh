@@ -43,6 +43,21 @@ for s in $sets; do
     same_files "$name: tables from the image equal the parse" "$T/$name.plain" "$T/$name.again"
 done
 
+# three files on one process and thread: none of them can be given back
+# alone (the third once took the lane for its own, and a set of it and
+# another file showed all three files' calls)
+mkdir "$T/shared" "$T/other"
+for f in 0 1 2; do
+    echo "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":7,\"ts\":$((100 + f)),\"dur\":5,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f$f\",\"ret\":10}}" >"$T/shared/f$f.pfw"
+done
+echo '{"name":"write","cat":"POSIX","pid":8,"tid":8,"ts":100,"dur":5,"ph":"X","args":{"fname":"/d/g","ret":10}}' >"$T/other/g.pfw"
+rm -rf "$C"
+"$DFNAV" info -q "$T/shared" >/dev/null
+"$DFNAV" report --by event --format csv --no-cache "$T/shared/f2.pfw" "$T/other/g.pfw" >"$T/want" 2>&1
+"$DFNAV" report --by event --format csv "$T/shared/f2.pfw" "$T/other/g.pfw" >"$T/got" 2>&1
+same_files "a file on a process other files share is read, not given back" "$T/want" "$T/got"
+check "its one call" 1 "$(grep -c ',read,' "$T/got")"
+
 # a set that shares files with one the cache holds: those come from its
 # image, the rest are parsed, and every table is the parse's (how many
 # come back is checked in test_cache.c)
