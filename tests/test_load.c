@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -413,6 +414,30 @@ Test(load, merge_in_parts_gives_the_one_merge_store)
     free(dir);
 }
 
+/* Takes snapshots until the load is done: each is a store like any
+ * other (its events add up), of at most max events, and they only grow.
+ * Returns how many were taken. */
+static size_t snapshots_until_done(dfn_loader *l, size_t max)
+{
+    size_t snaps = 0, last = 0;
+    for (;;) {
+        dfn_progress pr;
+        dfn_loader_progress(l, &pr);
+        if (pr.done) break;
+        dfn_store *s = dfn_loader_snapshot(l);
+        if (!s) continue;
+        snaps++;
+        cr_assert_leq(s->n, max);
+        dfn_result *r = su_query(s, "posix", NULL, NULL);
+        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), s->n);
+        dfn_result_free(r);
+        cr_assert_geq(s->n, last);
+        last = s->n;
+        dfn_store_free(s);
+    }
+    return snaps;
+}
+
 /* Many small files, each read whole in one block, go into packs (more
  * than one, as a pack is sealed when full and at each snapshot): the
  * store must be the one a chunk a file gives, ties and all. Their events
@@ -455,21 +480,23 @@ static char *make_small_files(void)
     return dir;
 }
 
+/* The figures of each file that its events give, in the store's units. */
+static const struct { size_t off; const char *name; } src_figures[] = {
+    { offsetof(dfn_srcinfo, lines), "lines" },       { offsetof(dfn_srcinfo, events), "events" },
+    { offsetof(dfn_srcinfo, skipped), "skipped" },   { offsetof(dfn_srcinfo, malformed), "malformed" },
+    { offsetof(dfn_srcinfo, metadata), "metadata" }, { offsetof(dfn_srcinfo, start_us), "start_us" },
+    { offsetof(dfn_srcinfo, end_us), "end_us" },     { offsetof(dfn_srcinfo, ns_rounding), "ns_rounding" },
+    { offsetof(dfn_srcinfo, ns_zeroed), "ns_zeroed" }, { offsetof(dfn_srcinfo, ns_total), "ns_total" },
+};
+
 static void assert_same_sources(const dfn_store *s, const dfn_store *ref)
 {
     cr_assert_eq(s->nsrc, ref->nsrc);
     for (size_t f = 0; f < s->nsrc; f++) {
         const dfn_srcinfo *a = &s->src[f], *b = &ref->src[f];
-        cr_assert_eq(a->lines, b->lines, "%s", a->path);
-        cr_assert_eq(a->events, b->events, "%s", a->path);
-        cr_assert_eq(a->skipped, b->skipped, "%s", a->path);
-        cr_assert_eq(a->malformed, b->malformed, "%s", a->path);
-        cr_assert_eq(a->metadata, b->metadata, "%s", a->path);
-        cr_assert_eq(a->start_us, b->start_us, "%s", a->path);
-        cr_assert_eq(a->end_us, b->end_us, "%s", a->path);
-        cr_assert_eq(a->ns_rounding, b->ns_rounding, "%s", a->path);
-        cr_assert_eq(a->ns_zeroed, b->ns_zeroed, "%s", a->path);
-        cr_assert_eq(a->ns_total, b->ns_total, "%s", a->path);
+        for (size_t k = 0; k < sizeof src_figures / sizeof *src_figures; k++)
+            cr_assert_eq(*(const uint64_t *)((const char *)a + src_figures[k].off),
+                         *(const uint64_t *)((const char *)b + src_figures[k].off), "%s: %s", a->path, src_figures[k].name);
         cr_assert_eq(a->unit, b->unit, "%s", a->path);
         cr_assert_str_eq(a->era, b->era, "%s", a->path);
     }
@@ -512,19 +539,7 @@ Test(load, snapshots_of_packed_files, .timeout = 120)
     dfn_store *ref = dfn_load((const char *const *)in.paths, in.n, &ro);
     dfn_load_opts o = { .threads = 2 };
     dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &o);
-    size_t snaps = 0;
-    for (;;) {
-        dfn_progress pr;
-        dfn_loader_progress(l, &pr);
-        if (pr.done) break;
-        dfn_store *s = dfn_loader_snapshot(l);
-        if (!s) continue;
-        snaps++;
-        dfn_result *r = su_query(s, "posix", NULL, NULL);
-        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), s->n);
-        dfn_result_free(r);
-        dfn_store_free(s);
-    }
+    size_t snaps = snapshots_until_done(l, ref->n);
     dfn_store *s = dfn_loader_finish(l);
     cr_assert_gt(snaps, 0, "at least one snapshot while loading");
     assert_same_store(s, ref, true, 2);
@@ -819,24 +834,7 @@ Test(load, snapshots_while_loading_and_cancel)
     expand_dir(dir, &in);
     dfn_load_opts o = { .threads = 2, .block_size = 65536 };
     dfn_loader *l = dfn_loader_start((const char *const *)in.paths, in.n, &o);
-    size_t snaps = 0, last = 0;
-    for (;;) {
-        dfn_progress pr;
-        dfn_loader_progress(l, &pr);
-        if (pr.done) break;
-        dfn_store *s = dfn_loader_snapshot(l);
-        if (!s) continue;
-        snaps++;
-        cr_assert_leq(s->n, 160000);
-        /* a snapshot is a store like any other: its events add up */
-        dfn_result *r = su_query(s, "posix", NULL, NULL);
-        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), s->n);
-        dfn_result_free(r);
-        /* snapshots only grow */
-        cr_assert_geq(s->n, last);
-        last = s->n;
-        dfn_store_free(s);
-    }
+    size_t snaps = snapshots_until_done(l, 160000);
     dfn_store *s = dfn_loader_finish(l);
     cr_assert_eq(s->n, 160000);
     cr_assert_gt(snaps, 0, "at least one snapshot while loading");
