@@ -162,6 +162,12 @@ void dfn_rebuild_end(dfn_rebuild *r, dfn_loadctx *ctx, const dfn_rebuild_maps *m
     bool *col = dfn_xmalloc(big ? big : 1);
     inverse(m->lane, m->nlane, inv, col, nl);
     rebuild_lanes(r, ctx, inv, col, nl);
+    /* a lane several refs became (one host named two ways) belongs to no
+     * file, so its events could not come back with theirs */
+    for (size_t ref = 0; ref < m->nlane && ref < r->nref_src; ref++) {
+        uint32_t id = m->lane[ref], f = r->ref_src[ref];
+        if (id != DFN_NOID && id < nl && col[id] && f < r->nsrc) r->reusable[f] = 0;
+    }
     inverse(m->kind, m->nkind, inv, col, nk);
     rebuild_kinds(r, ctx, inv, col, nk);
     /* files: string refs and hash refs both name them */

@@ -58,6 +58,22 @@ rm -rf "$C"
 same_files "a file on a process other files share is read, not given back" "$T/want" "$T/got"
 check "its one call" 1 "$(grep -c ',read,' "$T/got")"
 
+# one host named two ways on one process (a hash in one file, its name in
+# the other) makes one lane of two: neither file can come back alone
+# (their events on it were left out, and an empty table was saved)
+mkdir "$T/named"
+printf '%s\n' '[' '{"id":1,"name":"HH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"node01","value":11}}' \
+    '{"id":2,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":100,"dur":5,"ph":"X","args":{"hhash":11,"ret":10}}' >"$T/named/x1.pfw"
+printf '%s\n' '[' '{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":200,"dur":5,"ph":"X","args":{"hostname":"node01","ret":20}}' >"$T/named/x2.pfw"
+rm -rf "$C"
+"$DFNAV" info -q "$T/named/x1.pfw" "$T/named/x2.pfw" >/dev/null
+for f in x1 x2; do
+    "$DFNAV" report --by func --format csv --no-cache "$T/named/$f.pfw" >"$T/want" 2>&1
+    "$DFNAV" report --by func --format csv "$T/named/$f.pfw" >"$T/got" 2>&1
+    same_files "$f, on a lane another file names its host otherwise, is read, not given back" "$T/want" "$T/got"
+    check "$f: its call" 1 "$(grep -c '^read,1,' "$T/got")"
+done
+
 # a set that shares files with one the cache holds: those come from its
 # image, the rest are parsed, and every table is the parse's (how many
 # come back is checked in test_cache.c)
