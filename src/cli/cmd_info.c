@@ -170,6 +170,87 @@ static int info_list(const cli_opts *o)
     return wr ? wr : status;
 }
 
+/* The rows' figures are formatted one row at a time, twice for the table
+ * (its widths, then its lines): 20,000 files held them all at 0.5 KB a
+ * file, as much as the load's own figures. */
+static void info_csv(FILE *out, const dfn_srcinfo *const *rows, size_t n)
+{
+    for (int c = 0; c < NCOLS; c++) fprintf(out, "%s%s", c ? "," : "", cols[c]);
+    fputs("\r\n", out);
+    for (size_t i = 0; i < n; i++) {
+        char v[NCOLS][32];
+        row_values(rows[i], v);
+        dfn_csv_field(out, rows[i]->path, strlen(rows[i]->path)); fputc(',', out);
+        dfn_csv_field(out, rows[i]->era, strlen(rows[i]->era)); fputc(',', out);
+        dfn_csv_field(out, rows[i]->compression, strlen(rows[i]->compression));
+        for (int c = 3; c < NCOLS; c++) fprintf(out, ",%s", v[c]);
+        fputs("\r\n", out);   /* the unit's text is letters only */
+    }
+}
+
+static void info_json(FILE *out, const dfn_srcinfo *const *rows, size_t n)
+{
+    fputs("[", out);
+    for (size_t i = 0; i < n; i++) {
+        char v[NCOLS][32];
+        row_values(rows[i], v);
+        fputs(i ? ",\n {" : "\n {", out);
+        fputs("\"path\": ", out); dfn_json_string(out, rows[i]->path, strlen(rows[i]->path));
+        fputs(", \"format\": ", out); dfn_json_string(out, rows[i]->era, strlen(rows[i]->era));
+        fputs(", \"compression\": ", out); dfn_json_string(out, rows[i]->compression, strlen(rows[i]->compression));
+        for (int c = 3; c < COL_UNIT; c++) fprintf(out, ", \"%s\": %s", cols[c], v[c]);
+        fprintf(out, ", \"time_unit\": \"%s\", \"time_unit_declared\": %s", v[COL_UNIT],
+                rows[i]->unit_declared ? "true" : "false");
+        fputs(", \"other_kinds\": {", out);
+        for (size_t k = 0; k < dfn_phcount_len(rows[i]->other_ph); k++) {
+            fputs(k ? ", " : "", out);
+            dfn_json_string(out, rows[i]->other_ph[k].ph, strlen(rows[i]->other_ph[k].ph));
+            fprintf(out, ": %" PRIu64, rows[i]->other_ph[k].n);
+        }
+        fputs("}", out);
+        /* the objects as the file gave them, their strings made safe */
+        if (rows[i]->cfg) { fputs(", \"cfg\": ", out); info_json_object(out, rows[i]->cfg); }
+        if (rows[i]->app) { fputs(", \"app\": ", out); info_json_object(out, rows[i]->app); }
+        fputs("}", out);
+    }
+    fputs("\n]\n", out);
+}
+
+/* A row's path as the terminal may show it, in *buf (grown); its width. */
+static size_t info_safe_path(const dfn_srcinfo *si, char **buf, size_t *cap)
+{
+    size_t l = strlen(si->path);
+    dfn_grow((void **)buf, cap, l * 4 + 1, 1);
+    return dfn_text_width(*buf, dfn_fmt_safe(si->path, l, *buf, l * 4 + 1));
+}
+
+static void info_table(FILE *out, const dfn_srcinfo *const *rows, size_t n)
+{
+    size_t w[NCOLS];
+    char *safe = NULL, v[NCOLS][32];
+    size_t cap = 0;
+    for (int c = 0; c < NCOLS; c++) w[c] = strlen(cols[c]);
+    for (size_t i = 0; i < n; i++) {
+        size_t sl = info_safe_path(rows[i], &safe, &cap);
+        if (sl > w[0]) w[0] = sl;
+        if (strlen(rows[i]->era) > w[1]) w[1] = strlen(rows[i]->era);
+        row_values(rows[i], v);
+        for (int c = 3; c < NCOLS; c++) if (strlen(v[c]) > w[c]) w[c] = strlen(v[c]);
+    }
+    for (int c = 0; c < NCOLS; c++) fprintf(out, c ? "  %*s" : "%*s", c < 3 ? -(int)w[c] : (int)w[c], cols[c]);
+    fputc('\n', out);
+    for (size_t i = 0; i < n; i++) {
+        info_safe_path(rows[i], &safe, &cap);
+        row_values(rows[i], v);
+        dfn_write_padded(out, safe, strlen(safe), w[0], false);
+        fprintf(out, "  %-*s  %-*s", (int)w[1], rows[i]->era, (int)w[2], rows[i]->compression);
+        for (int c = 3; c < NCOLS; c++) fprintf(out, "  %*s", (int)w[c], v[c]);
+        fputc('\n', out);
+    }
+    free(safe);
+    for (size_t i = 0; i + 1 < n; i++) info_notes(out, rows[i]);
+}
+
 int cmd_info(const cli_opts *o)
 {
     if (o->compare) {
@@ -186,70 +267,13 @@ int cmd_info(const cli_opts *o)
     dfn_srcinfo total = { .path = "total", .era = "", .compression = "", .start_us = UINT64_MAX };
     for (size_t i = 0; i < n; i++) info_total(&total, &s->src[i]);
     if (total.start_us == UINT64_MAX) total.start_us = 0;
-    char (*v)[NCOLS][32] = dfn_xmalloc((n + 1) * sizeof *v);
     const dfn_srcinfo **rows = dfn_xmalloc((n + 1) * sizeof *rows);
     for (size_t i = 0; i < n; i++) rows[i] = &s->src[i];
     rows[n] = &total;
-    for (size_t i = 0; i <= n; i++) row_values(rows[i], v[i]);
     FILE *out = stdout;
-    if (o->format == DFN_FMT_CSV) {
-        for (int c = 0; c < NCOLS; c++) fprintf(out, "%s%s", c ? "," : "", cols[c]);
-        fputs("\r\n", out);
-        for (size_t i = 0; i <= n; i++) {
-            dfn_csv_field(out, rows[i]->path, strlen(rows[i]->path)); fputc(',', out);
-            dfn_csv_field(out, rows[i]->era, strlen(rows[i]->era)); fputc(',', out);
-            dfn_csv_field(out, rows[i]->compression, strlen(rows[i]->compression));
-            for (int c = 3; c < NCOLS; c++) fprintf(out, ",%s", v[i][c]);
-            fputs("\r\n", out);   /* the unit's text is letters only */
-        }
-    } else if (o->format == DFN_FMT_JSON) {
-        fputs("[", out);
-        for (size_t i = 0; i <= n; i++) {
-            fputs(i ? ",\n {" : "\n {", out);
-            fputs("\"path\": ", out); dfn_json_string(out, rows[i]->path, strlen(rows[i]->path));
-            fputs(", \"format\": ", out); dfn_json_string(out, rows[i]->era, strlen(rows[i]->era));
-            fputs(", \"compression\": ", out); dfn_json_string(out, rows[i]->compression, strlen(rows[i]->compression));
-            for (int c = 3; c < COL_UNIT; c++) fprintf(out, ", \"%s\": %s", cols[c], v[i][c]);
-            fprintf(out, ", \"time_unit\": \"%s\", \"time_unit_declared\": %s", v[i][COL_UNIT],
-                    rows[i]->unit_declared ? "true" : "false");
-            fputs(", \"other_kinds\": {", out);
-            for (size_t k = 0; k < dfn_phcount_len(rows[i]->other_ph); k++) {
-                fputs(k ? ", " : "", out);
-                dfn_json_string(out, rows[i]->other_ph[k].ph, strlen(rows[i]->other_ph[k].ph));
-                fprintf(out, ": %" PRIu64, rows[i]->other_ph[k].n);
-            }
-            fputs("}", out);
-            /* the objects as the file gave them, their strings made safe */
-            if (rows[i]->cfg) { fputs(", \"cfg\": ", out); info_json_object(out, rows[i]->cfg); }
-            if (rows[i]->app) { fputs(", \"app\": ", out); info_json_object(out, rows[i]->app); }
-            fputs("}", out);
-        }
-        fputs("\n]\n", out);
-    } else {
-        size_t w[NCOLS];
-        for (int c = 0; c < NCOLS; c++) w[c] = strlen(cols[c]);
-        char **safe = dfn_xmalloc((n + 1) * sizeof *safe);
-        for (size_t i = 0; i <= n; i++) {
-            size_t l = strlen(rows[i]->path);
-            safe[i] = dfn_xmalloc(l * 4 + 1);
-            size_t sl = dfn_text_width(safe[i], dfn_fmt_safe(rows[i]->path, l, safe[i], l * 4 + 1));
-            if (sl > w[0]) w[0] = sl;
-            if (strlen(rows[i]->era) > w[1]) w[1] = strlen(rows[i]->era);
-            for (int c = 3; c < NCOLS; c++) if (strlen(v[i][c]) > w[c]) w[c] = strlen(v[i][c]);
-        }
-        for (int c = 0; c < NCOLS; c++) fprintf(out, c ? "  %*s" : "%*s", c < 3 ? -(int)w[c] : (int)w[c], cols[c]);
-        fputc('\n', out);
-        for (size_t i = 0; i <= n; i++) {
-            dfn_write_padded(out, safe[i], strlen(safe[i]), w[0], false);
-            fprintf(out, "  %-*s  %-*s", (int)w[1], rows[i]->era, (int)w[2], rows[i]->compression);
-            for (int c = 3; c < NCOLS; c++) fprintf(out, "  %*s", (int)w[c], v[i][c]);
-            fputc('\n', out);
-            free(safe[i]);
-        }
-        free(safe);
-        for (size_t i = 0; i < n; i++) info_notes(out, &s->src[i]);
-    }
-    free(v);
+    if (o->format == DFN_FMT_CSV) info_csv(out, rows, n + 1);
+    else if (o->format == DFN_FMT_JSON) info_json(out, rows, n + 1);
+    else info_table(out, rows, n + 1);
     free(rows);
     int wr = cli_write_status(out);
     cli_runs_free(o, runs, nruns);

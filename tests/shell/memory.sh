@@ -98,6 +98,11 @@ if [ -x /usr/bin/time ]; then
     /usr/bin/time -f '%M' -o "$T/rss1" "$DFNAV" report -q -j 2 --no-cache --by func "$T/many/t00001.pfw" >/dev/null 2>&1
     per_file=$(( ($(tail -1 "$T/rss") - $(tail -1 "$T/rss1")) * 1024 / 20000 ))
     if [ "$per_file" -lt 1300 ]; then ok; else fail "20,000 one-line files: $per_file bytes a file (1,300 at most)"; fi
+    # info's table of them (it kept every row's figures as text: 1.4 KB a file)
+    /usr/bin/time -f '%M' -o "$T/rss" "$DFNAV" info -q -j 2 --no-cache --format csv "$T/many" >"$T/many.csv" 2>/dev/null
+    check "20,000 one-line files: info's rows" 20002 "$(wc -l <"$T/many.csv")"
+    per_file=$(( ($(tail -1 "$T/rss") - $(tail -1 "$T/rss1")) * 1024 / 20000 ))
+    if [ "$per_file" -lt 1300 ]; then ok; else fail "20,000 one-line files, info: $per_file bytes a file (1,300 at most)"; fi
 fi
 rm -rf "$T/many"
 
