@@ -281,11 +281,14 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
     const dfn_store *s = m->s;
     switch (e->key) {
     case DFN_KEY_TIME: return num_cmp(e->op, dfn_store_ts(s, i) / 1e6, e->num);
-    case DFN_KEY_DUR: return num_cmp(e->op, (double)dfn_store_dur(s, i), e->num);
-    case DFN_KEY_BYTES: return num_cmp(e->op, (double)dfn_store_bytes(s, i), e->num);
+    /* an aggregated record's calls are each taken at their mean, as the
+     * size dimension and the percentiles take them: dur>1ms selects slow
+     * calls, not a thousand fast ones that add up to 1 ms */
+    case DFN_KEY_DUR: return num_cmp(e->op, (double)(dfn_store_dur(s, i) / dfn_store_calls(s, i)), e->num);
+    case DFN_KEY_BYTES: return num_cmp(e->op, (double)(dfn_store_bytes(s, i) / dfn_store_calls(s, i)), e->num);
     case DFN_KEY_SIZEBIN: {
         uint64_t b = dfn_store_bytes(s, i);
-        return e->bin_ok[b ? dfn_sizebin(b) : DFN_SIZEBIN_COUNT];
+        return e->bin_ok[b ? dfn_sizebin(b / dfn_store_calls(s, i)) : DFN_SIZEBIN_COUNT];
     }
     case DFN_KEY_LAYER: {
         bool hit = (layers & e->layer_bits) != 0;

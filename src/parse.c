@@ -820,7 +820,8 @@ static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
 
 /* What an argument key means to the parser. */
 enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
-       ROLE_VERSION, ROLE_CNT, ROLE_DUR, ROLE_DUR_SUM, ROLE_DUR_MAX, ROLE_RET_SUM, ROLE_CFG, ROLE_APP, ROLE_BYTES };
+       ROLE_VERSION, ROLE_CNT, ROLE_DUR, ROLE_DUR_SUM, ROLE_DUR_MAX, ROLE_RET_SUM, ROLE_CFG, ROLE_APP, ROLE_BYTES,
+       ROLE_BYTES_SUM };
 
 static uint8_t key_role(const char *k, size_t kl)
 {
@@ -845,6 +846,7 @@ static uint8_t key_role(const char *k, size_t kl)
     case 8:
         if (memcmp(k, "hostname", 8) == 0) return ROLE_HOSTNAME;
         return memcmp(k, "size_sum", 8) == 0 ? ROLE_SIZE_SUM : ROLE_OTHER;
+    case 9: return memcmp(k, "bytes_sum", 9) == 0 ? ROLE_BYTES_SUM : ROLE_OTHER;
     }
     return ROLE_OTHER;
 }
@@ -1017,14 +1019,14 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
 /* What the arguments of a line say beyond themselves. */
 typedef struct {
     uint32_t host, file;
-    int64_t ret, size, size_sum, version, cnt, dur, dur_sum, dur_max, ret_sum, bytes;
+    int64_t ret, size, size_sum, version, cnt, dur, dur_sum, dur_max, ret_sum, bytes, bytes_sum;
     uint16_t has;             /* HAS_* */
     const dfn_larg *cfg, *app;   /* nested objects of the end record */
     enc_arg args[DFN_ARGS_MAX];
     size_t nargs;
 } evargs;
 enum { HAS_RET = 1, HAS_SIZE = 2, HAS_SIZE_SUM = 4, HAS_CNT = 8, HAS_DUR = 16, HAS_DUR_SUM = 32, HAS_DUR_MAX = 64,
-       HAS_RET_SUM = 128, HAS_BYTES = 256 };
+       HAS_RET_SUM = 128, HAS_BYTES = 256, HAS_BYTES_SUM = 512 };
 
 /* An integer argument of a known role into e. */
 static void evargs_number(evargs *e, uint8_t role, int64_t iv)
@@ -1034,7 +1036,7 @@ static void evargs_number(evargs *e, uint8_t role, int64_t iv)
         { ROLE_SIZE_SUM, HAS_SIZE_SUM, offsetof(evargs, size_sum) }, { ROLE_CNT, HAS_CNT, offsetof(evargs, cnt) },
         { ROLE_DUR, HAS_DUR, offsetof(evargs, dur) }, { ROLE_DUR_SUM, HAS_DUR_SUM, offsetof(evargs, dur_sum) },
         { ROLE_DUR_MAX, HAS_DUR_MAX, offsetof(evargs, dur_max) }, { ROLE_RET_SUM, HAS_RET_SUM, offsetof(evargs, ret_sum) },
-        { ROLE_BYTES, HAS_BYTES, offsetof(evargs, bytes) },
+        { ROLE_BYTES, HAS_BYTES, offsetof(evargs, bytes) }, { ROLE_BYTES_SUM, HAS_BYTES_SUM, offsetof(evargs, bytes_sum) },
     };
     if (role == ROLE_OTHER) return;   /* nearly every argument */
     if (role == ROLE_VERSION) { e->version = iv; return; }
@@ -1152,7 +1154,13 @@ static const char *parser_agg(const evargs *e, uint64_t top_dur, uint8_t rule, u
     if (e->has & HAS_RET_SUM) rets = e->ret_sum > 0 ? (uint64_t)e->ret_sum : 0;
     else if (e->has & HAS_RET && e->ret > 0 && !mul_ok((uint64_t)e->ret, n, &rets)) return AGG_RANGE;
     *bytes = 0;
-    if (rule == DFN_BYTES_ARG) return mul_ok(arg_bytes(e), n, bytes) ? NULL : AGG_RANGE;
+    if (rule == DFN_BYTES_ARG) {
+        /* bytes, else size; one that varied is written as its _sum */
+        if (e->has & HAS_BYTES_SUM) *bytes = e->bytes_sum > 0 ? (uint64_t)e->bytes_sum : 0;
+        else if (!(e->has & HAS_BYTES) && e->has & HAS_SIZE_SUM) *bytes = e->size_sum > 0 ? (uint64_t)e->size_sum : 0;
+        else return mul_ok(arg_bytes(e), n, bytes) ? NULL : AGG_RANGE;
+        return NULL;
+    }
     if (rule == DFN_BYTES_RET) {
         *bytes = rets;
     } else if (rule == DFN_BYTES_SIZE_X_RET && rets) {

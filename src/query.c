@@ -840,7 +840,7 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
         return c->kind_tab[d][s->kind[i]];
     case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: case DFN_DIM_PART:
         return c->file_tab[d][s->file[i]];
-    case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes) : DFN_SIZEBIN_COUNT;
+    case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes / dfn_store_calls(s, i)) : DFN_SIZEBIN_COUNT;
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
     case DFN_DIM_SIZE: return part_size_id(p, i, bytes);
     case DFN_DIM_EVENT: return (uint32_t)i;
@@ -1239,9 +1239,11 @@ void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
         if (c->seqbits[i >> 6] >> (i & 63) & 1) acc_more_own(a)->seq++; else acc_more_own(a)->rnd++;
     }
     if (c->need_sizes && bytes) {
-        int b = dfn_sizebin(bytes);
-        if (AX(a)->sizes) AX(a)->sizes[b]++;
-        else (*dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b))++;
+        /* an aggregated record's calls at their mean size */
+        uint64_t n = dfn_store_calls(c->s, i);
+        int b = dfn_sizebin(bytes / n);
+        if (AX(a)->sizes) AX(a)->sizes[b] += n;
+        else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += n;
     }
 }
 

@@ -236,6 +236,65 @@ Test(aggregated, groups_and_filters_keep_the_calls, .init = agg_setup, .fini = a
     dfn_result_free(r);
 }
 
+/* Filters, size bins and the calls per size bin take each folded call at
+ * its mean, as the size dimension and the percentiles do: dur>100 once
+ * selected pread64's 1000 calls of 50 µs for their 50 ms in all, and its
+ * 4 KiB calls fell in 1-4MiB, as one call of their total. */
+Test(aggregated, each_call_at_its_mean, .init = agg_setup, .fini = agg_teardown)
+{
+    const dfn_store *s = agg_st;
+    dfn_result *r = su_query(s, "posix", "func", "dur>100");
+    cr_assert_eq(r->nrows, 2);
+    assert_row(s, r, "write", 3, 6000, 300, 3);
+    assert_row(s, r, "read", 1, 500, 100, 0);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func", "dur<=100");
+    cr_assert_eq(su_metric(s, r, "pread64", DFN_M_COUNT), 1000);
+    cr_assert_eq(su_metric(s, r, "read", DFN_M_COUNT), 11);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func", "bytes>=4096");
+    cr_assert_eq(r->nrows, 1);
+    assert_row(s, r, "pread64", 1000, 50000, 4096000, 1000);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "sizebin", NULL);
+    cr_assert_eq(r->nrows, 2);
+    cr_assert_eq(su_metric(s, r, "<=4KiB", DFN_M_COUNT), 1019);
+    cr_assert_eq(su_metric(s, r, "-", DFN_M_COUNT), 5, "close's 4 calls and a read of 0 bytes");
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func", "sizebin=1-4MiB");
+    cr_assert_eq(r->nrows, 0);
+    dfn_result_free(r);
+    /* the calls per size bin: all of pread64's 1000 in <=4KiB */
+    char err[256];
+    dfn_filter f;
+    cr_assert(dfn_filter_parse("func=pread64", &f, err, sizeof err), "%s", err);
+    dfn_layerset *ls = su_layerset(s, "posix");
+    dfn_query q = { .layers = ls, .filter = &f, .sort = -1, .metrics = DFN_M_BIT(DFN_M_COUNT), .sizes = true };
+    r = su_run(s, &q, NULL);
+    cr_assert_eq(r->sizes[0], 1000);
+    for (int b = 1; b < DFN_SIZEBIN_COUNT; b++) cr_assert_eq(r->sizes[b], 0, "bin %d", b);
+    dfn_result_free(r);
+    dfn_filter_free(&f);
+}
+
+/* MPI-IO, HDF5 and GPU copies count bytes (else size); one that varied
+ * is written as bytes_sum or size_sum, which were not read (0 bytes). */
+Test(aggregated, sums_of_bytes_and_size)
+{
+    dfn_store *s = su_load_text("sums.pfw",
+        R({"name":"MPI_File_write_at","cat":"MPIIO","ph":3,"type":10,"ts":100,"pid":1,"tid":1,"args":{"dft_cnt":2,"dur":5,"bytes_min":1000,"bytes_max":3000,"bytes_sum":4000}})
+        R({"name":"cudaMemcpy","cat":"CUDA_MEMCPY","ph":3,"type":11,"ts":200,"pid":1,"tid":1,"args":{"dft_cnt":2,"dur":5,"bytes_min":1,"bytes_max":9,"bytes_sum":10}})
+        R({"name":"H5Dread","cat":"HDF5","ph":3,"type":5,"ts":300,"pid":1,"tid":1,"args":{"dft_cnt":4,"dur":5,"size_min":1,"size_max":9,"size_sum":20}})
+        R({"name":"MPI_File_read_at","cat":"MPIIO","ph":3,"type":10,"ts":400,"pid":1,"tid":1,"args":{"dft_cnt":3,"dur":5,"bytes":7}}), 1);
+    dfn_result *r = su_query(s, NULL, "func", NULL);
+    cr_assert_eq(su_metric(s, r, "MPI_File_write_at", DFN_M_BYTES), 4000);
+    cr_assert_eq(su_metric(s, r, "cudaMemcpy", DFN_M_BYTES), 10);
+    cr_assert_eq(su_metric(s, r, "H5Dread", DFN_M_BYTES), 20);
+    cr_assert_eq(su_metric(s, r, "MPI_File_read_at", DFN_M_BYTES), 21, "a plain value counts for every call");
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
 Test(aggregated, events_as_rows_are_their_calls, .init = agg_setup, .fini = agg_teardown)
 {
     const dfn_store *s = agg_st;
