@@ -29,6 +29,7 @@ typedef struct {
     int sort, sort_col;
     bool desc;
     uint64_t metrics;         /* the report's and those on screen; 0 for calls */
+    double bin_s;             /* a time level's bins, as on screen; 0 otherwise */
     dfn_ctrs ctrs;            /* the ctr column's series, when on screen */
     dfn_format fmt;           /* CSV, or a Chrome trace for calls saved as .json */
     dfn_save save;            /* the temporary file, created before the job starts */

@@ -42,6 +42,7 @@ static void *exporter_main(void *arg)
                     .metrics = x->metrics, .ctrs = x->ctrs.n ? &x->ctrs : NULL };
     q.dims[0] = x->dim;
     q.ndims = 1;
+    q.bin_s = x->bin_s;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
                                        sizeof err);
     int rc = c ? dfn_save_write(&x->save, c, x->fmt, err, sizeof err) : -1;
@@ -150,6 +151,7 @@ void export_start(runner *r, const char *path, bool overwrite)
     x->fmt = a->export_calls && ui_export_chrome(path) ? DFN_FMT_CHROME : DFN_FMT_CSV;
     if (a->export_calls) {
         x->dim.kind = DFN_DIM_EVENT;
+        x->bin_s = 0;
         x->sort = -1;
         x->sort_col = 0;
         x->desc = false;
@@ -163,6 +165,8 @@ void export_start(runner *r, const char *path, bool overwrite)
         x->ctrs.n = ctr != NULL;
         x->ctrs.series[0] = (char *)ctr;   /* the view's, which outlives the export */
         x->dim.kind = l->dim.kind;
+        /* the bins on screen, not report's default */
+        x->bin_s = l->dim.kind == DFN_DIM_TIME && l->res ? l->res->res[0]->bin_s : 0;
         x->sort = l->sort;
         x->sort_col = l->sort_col;
         x->desc = l->desc;

@@ -3,6 +3,7 @@
  * window, sort, cursor and result. Every table comes from dfn_query_run,
  * the same path as `dfnav report`. No curses here. */
 #include "view.h"
+#include "dfnav/export.h"
 #include "dfnav/strtab.h"
 #include "dfnav/util.h"
 
@@ -244,20 +245,30 @@ static void level_inherit(const level *l, level *c)
     c->win_hi = l->win_hi;
 }
 
+/* A window edge as a filter's time: to the µs when it is one (as zooms
+ * and bins make them: exact over years, short for round numbers), else
+ * as typed, so that time<1.4999994 selects what report's does (rounded
+ * to 1.499999 it dropped a call at 1.499999 s). */
+static size_t view_time_bound(double s, char *num, size_t cap)
+{
+    double us = s * 1e6, r = nearbyint(us);
+    if (fabs(us - r) < 1e-3) return dfn_fmt_us_s(llround(us), num, cap);
+    dfn_fmt_double(s, num, cap);
+    return strlen(num);
+}
+
 void view_filter(const view *v, const level *l, dfn_filter *out)
 {
     memset(out, 0, sizeof *out);
     dfn_filter_append(out, &l->base);
     double span = view_span(v);
     char num[64];
-    /* to the µs, as events and bins are: exact over years, and short for
-     * round numbers */
     if (l->win_lo > 0) {
-        size_t n = dfn_fmt_us_s(llround(l->win_lo * 1e6), num, sizeof num);
+        size_t n = view_time_bound(l->win_lo, num, sizeof num);
         dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_GE, num, n);
     }
     if (l->win_hi < span) {
-        size_t n = dfn_fmt_us_s(llround(l->win_hi * 1e6), num, sizeof num);
+        size_t n = view_time_bound(l->win_hi, num, sizeof num);
         dfn_filter_add(out, DFN_KEY_TIME, NULL, DFN_LT, num, n);
     }
     level_user_terms(l, out);
@@ -954,9 +965,16 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
     dfn_filter f;
     if (!dfn_filter_parse(text, &f, err, errlen)) return false;
     level *l = view_top(v);
-    double lo = l->win_lo, hi = l->win_hi;
+    level was = *l;
+    /* typed time bounds replace those typed before: they may widen the
+     * window back to where the level had it, and an empty filter clears them */
+    if (l->typed) { l->win_lo = l->pre_lo; l->win_hi = l->pre_hi; }
+    double pre_lo = l->win_lo, pre_hi = l->win_hi;
     size_t left = f.n;
     char *rest = take_time_terms(l, &f, &left);
+    l->typed = rest != NULL;
+    l->pre_lo = pre_lo;
+    l->pre_hi = pre_hi;
     dfn_filter_free(&f);
     char *old = l->user;
     l->user = left == 0 ? NULL : rest ? rest : dfn_xstrdup(text);
@@ -965,8 +983,11 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
     if (!view_refresh(v, err, errlen)) {
         free(l->user);
         l->user = old;
-        l->win_lo = lo;
-        l->win_hi = hi;
+        l->win_lo = was.win_lo;
+        l->win_hi = was.win_hi;
+        l->typed = was.typed;
+        l->pre_lo = was.pre_lo;
+        l->pre_hi = was.pre_hi;
         return false;
     }
     free(old);
@@ -995,6 +1016,7 @@ static void window_set(const view *v, level *l, double lo, double w)
     if (b <= a) b = a + bin < span ? a + bin : span;
     l->win_lo = a;
     l->win_hi = b;
+    l->typed = false;   /* the zoomed window is the one a filter starts from */
     l->cursor = l->top = 0;
 }
 
@@ -1153,6 +1175,7 @@ void view_set_store(view *v, size_t k, const view_set *vs)
         level *l = &v->lv[i];
         /* a window that showed everything keeps showing everything */
         if (l->win_hi >= old_span) l->win_hi = span;
+        if (l->typed && l->pre_hi >= old_span) l->pre_hi = span;
         dfn_compare_free(l->res);
         l->res = NULL;
         dfn_strtab_free(l->marks);

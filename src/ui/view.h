@@ -51,6 +51,8 @@ typedef struct {
     dfn_filter base;          /* inherited filter plus the drilled row */
     char *user;               /* typed with f at this level, or NULL */
     double win_lo, win_hi;    /* time window, seconds from the trace start */
+    bool typed;               /* time terms typed with f narrowed the window ... */
+    double pre_lo, pre_hi;    /* ... from this one, which the next f starts from */
     char *crumb;              /* how this level was reached, for the breadcrumb */
     int sort;                 /* metric, or -1 for the key */
     int sort_col;             /* comparing: whose column (a run, DFN_CMP_DIFF, DFN_CMP_RATIO) */

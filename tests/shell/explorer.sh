@@ -149,8 +149,30 @@ rm -f dfnav-calls-*.csv
 c=$(ls dfnav-calls-*.csv 2>/dev/null | head -1)
 n=$("$DFNAV" report -q --where 'time<2' --format csv "$S" | awk -F, 'NR == 2 { print $1 }')
 check "E on the first time range exports its calls" "$n" "$(($(wc -l <"$c") - 1))"
+# e on the time level: the bins on screen (2 s at 80x24), not report's 1 s
+"$DFNAV" --replay 'e <Enter>' "$S" >/dev/null 2>&1
+f=$(ls dfnav-time-*.csv 2>/dev/null | head -1)
+"$DFNAV" report -q --by time --bin 2 --metrics basic,max_proc --format csv "$S" >"$T/bins.csv"
+same_files "e on time ranges: the screen's bins" "$T/bins.csv" "$f"
 ls *.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind" || ok
 cd "$T" || exit 1
+
+# time typed with f: a later bound replaces it (it could only narrow the
+# window), an empty filter clears it, and a bound between two µs selects
+# what report's does (it was rounded to the µs)
+"$DFNAV" --replay 'f time>=10 <Enter> f time>=5 <Enter>' "$S" >"$T/typed.txt" 2>/dev/null
+check "a second time bound" 'window 5.000-31.730 s  where: time>=5' "$(grep window "$T/typed.txt" | tail -1)"
+"$DFNAV" --replay 'f time>=10 <Enter> f <Enter>' "$S" >"$T/typed.txt" 2>/dev/null
+check "an empty filter clears the time typed" 'window 0.000-31.730 s  where: all events' "$(grep window "$T/typed.txt" | tail -1)"
+mkdir "$T/sub"
+printf '%s\n' '{"name":"train","cat":"app","pid":1,"tid":1,"ts":0,"dur":4000000,"ph":"X"}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1499999,"dur":1,"ph":"X","args":{"fname":"/d/a","ret":1}}' >"$T/sub/t.pfw"
+for w in 'time<1.4999994' 'time>=1.4999994'; do
+    "$DFNAV" --replay "f $w <Enter> p f e <Enter>" "$T/sub/t.pfw" >/dev/null 2>&1
+    "$DFNAV" report -q --by func --where "$w" --metrics basic,max_proc --format csv "$T/sub/t.pfw" >"$T/want.csv"
+    same_files "the explorer's $w is report's" "$T/want.csv" "$(ls dfnav-func-*.csv | head -1)"
+    rm -f dfnav-func-*.csv
+done
 
 # names from traces are data: an escape sequence in a file name is shown, not sent
 printf '{"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"fname":"/tmp/x\\u001b[31mred\\u0007"}}\n' >"$T/esc.pfw"
