@@ -45,7 +45,9 @@ static void usage(FILE *f)
 "                         one row of totals; path: the enclosing calls' functions,\n"
 "                         outermost first, 'a;b;c')\n"
 "  -w, --where EXPR       keep events matching every term KEY OP VALUE, with OP\n"
-"                         one of = != ~ !~ < <= > >= (see dfnav(1), FILTERS)\n"
+"                         one of = != ~ !~ < <= > >= (see dfnav(1), FILTERS);\n"
+"                         the explorer's first filter (it refuses --by, --sort,\n"
+"                         --top, --bin, -m, --sizes, --diagnose, --counters, -o)\n"
 "  -s, --sort METRIC[@RUN][:asc|desc]  sort rows by a metric, or by 'key' (numbers\n"
 "                         by value: 1, 2, 10);\n"
 "                         comparing, by a run's column or @diff, @ratio\n"
@@ -137,6 +139,31 @@ static dfn_ctrs main_ctrs;
 static void main_ctrs_free(void) { dfn_ctrs_free(&main_ctrs); }
 static char *cache_path;
 static void cache_path_free(void) { free(cache_path); }
+
+/* The explorer takes --where as its first filter; report's shaping
+ * options have keys of their own there, and were ignored without a word. */
+static bool explorer_opts(const cli_opts *o, ui_opts *ui)
+{
+    static const char *keys = "p pivots, s sorts, c picks columns, z and ] set the time bins, e saves";
+    const char *what = o->by ? "--by" : o->sort ? "--sort" : o->top ? "--top" : o->bin_s > 0 ? "--bin" :
+                       o->metrics || o->ctrs->n ? "--metrics" : o->sizes ? "--sizes" : o->diagnose ? "--diagnose" :
+                       o->counters ? "--counters" : o->output ? "--output" : NULL;
+    if (what) {
+        fprintf(stderr, "dfnav: %s shapes report's table; in the explorer %s (dfnav report takes %s)\n", what, keys, what);
+        return false;
+    }
+    if (o->where) {
+        dfn_filter f;
+        char err[512];
+        if (!dfn_filter_parse(o->where, &f, err, sizeof err)) {
+            fprintf(stderr, "dfnav: --where: %s\n", err);
+            return false;
+        }
+        dfn_filter_free(&f);
+        ui->where = o->where;
+    }
+    return true;
+}
 
 int main(int argc, char **argv)
 {
@@ -324,5 +351,6 @@ int main(int argc, char **argv)
     ui.force = o.force;
     ui.time_unit = o.time_unit;
     ui.cache_dir = o.cache;
+    if (!explorer_opts(&o, &ui)) return 2;
     return ui_run(&ui, o.paths, o.npaths);
 }

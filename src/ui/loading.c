@@ -170,6 +170,9 @@ static void show_set(runner *r, size_t k, view_set *vs)
             view_init(&a->v, sets, r->nruns, r->labels);
             a->v.threads = a->opts.threads;
             a->have_view = true;
+            /* --where, as if typed with f (checked before the load) */
+            if (a->opts.where && !view_set_user_filter(&a->v, a->opts.where, err, sizeof err))
+                snprintf(a->msg, sizeof a->msg, "--where: %s", err);
             if (!app_set_size(r, a->rows, a->cols)) view_refresh(&a->v, err, sizeof err);
         }
         free(sets);

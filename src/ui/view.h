@@ -37,6 +37,7 @@ typedef struct {
     bool force;               /* load even a set estimated not to fit in memory */
     dfn_unit time_unit;       /* --time-unit */
     const char *cache_dir;    /* the cache; NULL: --no-cache */
+    const char *where;        /* --where: the first filter, as if typed with f */
 } ui_opts;
 
 /* ---- the view model ---- */

@@ -157,6 +157,16 @@ same_files "e on time ranges: the screen's bins" "$T/bins.csv" "$f"
 ls *.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind" || ok
 cd "$T" || exit 1
 
+# --where is the explorer's first filter, as if typed (it was ignored),
+# and report's shaping options are refused, not ignored
+"$DFNAV" --where 'time>=10 cat=POSIX' --replay '' "$S" >"$T/where.txt" 2>/dev/null
+check "--where in the explorer" 'window 10.000-31.730 s  where: time>=10 cat=POSIX' "$(grep window "$T/where.txt" | tail -1)"
+for opt in '--by func' '--sort count' '--top 3' '--bin 2' '-m count' '--sizes'; do
+    # shellcheck disable=SC2086
+    check_status "the explorer refuses $opt" 2 "$DFNAV" $opt --replay '' "$S"
+done
+check_status "the explorer refuses a bad --where before loading" 2 "$DFNAV" --where 'dur>>1' --replay '' "$S"
+
 # time typed with f: a later bound replaces it (it could only narrow the
 # window), an empty filter clears it, and a bound between two µs selects
 # what report's does (it was rounded to the µs)
