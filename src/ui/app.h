@@ -30,6 +30,7 @@ typedef struct {
     bool desc;
     uint64_t metrics;         /* the report's and those on screen; 0 for calls */
     double bin_s;             /* a time level's bins, as on screen; 0 otherwise */
+    bool flame;               /* the flame view's: its self column and tree order */
     dfn_ctrs ctrs;            /* the ctr column's series, when on screen */
     dfn_format fmt;           /* CSV, or a Chrome trace for calls saved as .json */
     dfn_save save;            /* the temporary file, created before the job starts */

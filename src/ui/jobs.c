@@ -45,6 +45,7 @@ static void *exporter_main(void *arg)
     q.bin_s = x->bin_s;
     dfn_compare *c = dfn_compare_query(x->v->runs, x->v->nruns, &q, x->sort_col, (const char *const *)x->v->labels, err,
                                        sizeof err);
+    if (c && x->flame) view_flame_rows(x->v, c, NULL);
     int rc = c ? dfn_save_write(&x->save, c, x->fmt, err, sizeof err) : -1;
     x->saved = dfn_save_close(&x->save, rc, err, sizeof err) == 0;
     if (!x->saved) snprintf(x->msg, sizeof x->msg, "not saved: %s", err);
@@ -152,6 +153,7 @@ void export_start(runner *r, const char *path, bool overwrite)
     if (a->export_calls) {
         x->dim.kind = DFN_DIM_EVENT;
         x->bin_s = 0;
+        x->flame = false;
         x->sort = -1;
         x->sort_col = 0;
         x->desc = false;
@@ -167,6 +169,8 @@ void export_start(runner *r, const char *path, bool overwrite)
         x->dim.kind = l->dim.kind;
         /* the bins on screen, not report's default */
         x->bin_s = l->dim.kind == DFN_DIM_TIME && l->res ? l->res->res[0]->bin_s : 0;
+        x->flame = l->flame;
+        if (l->flame) x->metrics |= DFN_M_BIT(DFN_M_SELF_S);
         x->sort = l->sort;
         x->sort_col = l->sort_col;
         x->desc = l->desc;

@@ -711,10 +711,14 @@ static int flame_cmp(const void *a, const void *b)
 
 static void flame_order(const view *v, level *l)
 {
-    const dfn_calltree *t = v->runs[0].an ? v->runs[0].an->tree : NULL;
-    dfn_compare *c = l->res;
     free(l->flame_depth);
     l->flame_depth = NULL;
+    view_flame_rows(v, l->res, &l->flame_depth);
+}
+
+void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth)
+{
+    const dfn_calltree *t = v->runs[0].an ? v->runs[0].an->tree : NULL;
     if (!t || c->nruns != 1) return;
     const dfn_result *r = c->res[0];
     size_t n = c->nrows, np = dfn_calltree_npaths(t);
@@ -743,18 +747,20 @@ static void flame_order(const view *v, level *l)
     for (size_t k = 0; k <= nr; k++) qsort(kids + first[k], first[k + 1] - first[k], sizeof *kids, flame_cmp);
     /* depth first from the top, children largest first */
     uint32_t *order = dfn_xmalloc((nr ? nr : 1) * sizeof *order);
-    l->flame_depth = dfn_xmalloc((nr ? nr : 1) * sizeof *l->flame_depth);
+    uint16_t *dep = dfn_xmalloc((nr ? nr : 1) * sizeof *dep);
     uint32_t *stack = dfn_xmalloc((nr + 1) * sizeof *stack), *sdepth = dfn_xmalloc((nr + 1) * sizeof *sdepth);
     size_t sp = 0, out = 0;
     for (size_t k = first[nr + 1]; k > first[nr]; k--) { stack[sp] = kids[k - 1]; sdepth[sp++] = 0; }
     while (sp) {
         uint32_t rr = stack[--sp], d = sdepth[sp];
         order[out] = rr;
-        l->flame_depth[out++] = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
+        dep[out++] = d > UINT16_MAX ? UINT16_MAX : (uint16_t)d;
         for (size_t k = first[rr + 1]; k > first[rr]; k--) { stack[sp] = kids[k - 1]; sdepth[sp++] = d + 1; }
     }
     /* the compare's rows follow (one run: its row is the result row) */
     for (size_t k = 0; k < out && k < n; k++) c->row[k] = order[k];
+    if (depth) *depth = dep;
+    else free(dep);
     free(order); free(stack); free(sdepth); free(kids); free(fill); free(first); free(nkids); free(up); free(row_of);
 }
 

@@ -171,6 +171,10 @@ int view_header_lines(const view *v);
  * what the breadcrumb, filter line, timeline, status and hints leave. */
 int view_table_lines(const view *v, int rows);
 level *view_top(view *v);
+/* The flame view's rows of c in tree order (each path under its nearest
+ * caller among the rows, larger first), and each row's depth (malloc'd)
+ * when depth is not NULL: the screen's order, and an export's. */
+void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth);
 /* The metrics the columns of level l on screen show; *ctr (may be NULL)
  * the counter series of the ctr column, or NULL when it is not shown. */
 uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr);

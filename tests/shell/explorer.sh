@@ -154,6 +154,16 @@ check "E on the first time range exports its calls" "$n" "$(($(wc -l <"$c") - 1)
 f=$(ls dfnav-time-*.csv 2>/dev/null | head -1)
 "$DFNAV" report -q --by time --bin 2 --metrics basic,max_proc --format csv "$S" >"$T/bins.csv"
 same_files "e on time ranges: the screen's bins" "$T/bins.csv" "$f"
+# e on the call paths (F): report's rows with the self column, in the
+# tree order on screen (it left self out and sorted by time)
+"$DFNAV" --replay 'F e <Enter>' "$S" >"$T/flame-e.txt" 2>/dev/null
+f=$(ls dfnav-path-*.csv 2>/dev/null | head -1)
+"$DFNAV" report -q --by path --metrics basic,max_proc,self_s --format csv "$S" >"$T/paths.csv"
+check "e on call paths: report's columns and self" "$(head -1 "$T/paths.csv")" "$(head -1 "$f")"
+check "e on call paths: report's rows" "$(tail -n +2 "$T/paths.csv" | sort | cksum)" "$(tail -n +2 "$f" | sort | cksum)"
+# (by time, compute would come before the checkpoint's pwrite64)
+check "e on call paths: the tree order on screen" \
+    "fwrite pwrite64 write" "$(sed -n 6,8p "$f" | cut -d, -f1 | sed 's/.*save_checkpoint;//' | tr '\n' ' ' | sed 's/ $//')"
 ls *.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind" || ok
 cd "$T" || exit 1
 
