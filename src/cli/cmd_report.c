@@ -456,8 +456,13 @@ int cmd_overview(const cli_opts *o)
             uint64_t malformed = 0;
             for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
             if (runs[k].label) printf("%s: ", runs[k].label);
-            printf("%zu events in %zu files, %zu processes, %zu files accessed, span %.3f s, %" PRIu64 " malformed lines\n",
-                   s->n, s->nsrc, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
+            /* processes are (host, pid), as the procs metric counts them; a
+             * lane is a thread (it said 56 processes of 8) */
+            uint32_t *proc;
+            size_t nprocs = dfn_store_procs(s, &proc);
+            free(proc);
+            printf("%zu events in %zu files, %zu processes (%zu threads), %zu files accessed, span %.3f s, %" PRIu64
+                   " malformed lines\n", s->n, s->nsrc, nprocs, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
         }
         printf("\nLayers (%s):\n", runs[0].set.layers.source);
     }

@@ -209,6 +209,10 @@ check "diagnose csv header" "scope,where,rule,value_pct,threshold,info,figures,f
 check_status "overview" 0 "$DFNAV" "$T/ok"
 grep -q "^Layers (dlio-legacy)" "$T/out" && ok || fail "overview shows layers"
 grep -q "^Busiest files" "$T/out" && ok || fail "overview shows files"
+# processes are (host, pid), as procs counts them; it counted threads
+check "overview's processes are procs' processes" \
+    "$("$DFNAV" report -q -m procs --format csv "$SRCDIR/data/sample" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }') processes (12 threads)" \
+    "$("$DFNAV" overview -q "$SRCDIR/data/sample" | head -1 | sed 's/.* files, \(.*threads)\).*/\1/')"
 # call paths (review findings): compare keeps long paths apart, a window
 # past the trace's end has no idle time beyond it, and definitions built
 # before the call tree refuse path terms
