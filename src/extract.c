@@ -34,6 +34,9 @@ typedef struct {
     dfn_strtab *ranked;       /* ... and those with a PR record */
     metarec *meta; size_t nmeta, metacap;
     uint64_t lo, hi;          /* the calls' span */
+    /* the unit of every file with aggregated records (NONE: they differ):
+     * their time arguments are in it, and the subset is in µs */
+    dfn_unit agg_unit;
     dfn_extract_stats *st;
 } extractor;
 
@@ -195,6 +198,24 @@ static void put_arg(FILE *out, const dfn_store *s, const dfn_arg *a, const dfn_k
     }
 }
 
+/* An aggregated record's time argument of a file not in µs: dur, dur_sum
+ * and dur_max are written from the store; dur_min in µs when the files'
+ * unit is known, else left out. True when the argument is done. */
+static bool agg_time_arg(extractor *x, const dfn_arg *a, bool *sep)
+{
+    const dfn_store *s = x->s;
+    const char *k = dfn_store_str(s, a->key);
+    if (strcmp(k, "dur") == 0 || strcmp(k, "dur_sum") == 0 || strcmp(k, "dur_max") == 0) return true;
+    if (strcmp(k, "dur_min") != 0) return false;
+    bool num = (a->type == DFN_ARG_INT && a->i >= 0) || a->type == DFN_ARG_UINT;
+    if (x->agg_unit != DFN_UNIT_NONE && num) {
+        uint64_t v = a->type == DFN_ARG_UINT ? a->u : (uint64_t)a->i;
+        fprintf(x->out, "%s\"dur_min\":%" PRIu64, *sep ? "," : "", dfn_unit_to_us(x->agg_unit, v));
+        *sep = true;
+    }
+    return true;
+}
+
 static void write_event(extractor *x, uint32_t i, dfn_arg *args)
 {
     const dfn_store *s = x->s;
@@ -223,9 +244,18 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
         fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)s->file[i] + 1));
         sep = true;
     }
+    /* an aggregated record of a file in another unit: its time as the
+     * store has it, in µs (copied, dur_sum in ns read as µs 1000 times) */
+    bool convert = agg && x->agg_unit != DFN_UNIT_US;
+    if (convert) {
+        fprintf(out, "%s\"dur_sum\":%" PRIu64 ",\"dur_max\":%" PRIu64, sep ? "," : "", dfn_store_dur(s, i),
+                dfn_store_maxdur(s, i));
+        sep = true;
+    }
     size_t n = dfn_store_args(s, i, args, DFN_ARGS_MAX);
     if (n > DFN_ARGS_MAX) n = DFN_ARGS_MAX;
     for (size_t a = 0; a < n; a++) {
+        if (convert && agg_time_arg(x, &args[a], &sep)) continue;
         if (sep) fputc(',', out);
         put_str(out, s, args[a].key);
         fputc(':', out);
@@ -280,7 +310,14 @@ static int write_samples(extractor *x)
 int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st)
 {
     memset(st, 0, sizeof *st);
-    extractor x = { .s = s, .out = out, .st = st };
+    extractor x = { .s = s, .out = out, .st = st, .agg_unit = DFN_UNIT_US };
+    bool first = true;
+    for (size_t f = 0; f < s->nsrc; f++) {
+        if (!s->src[f].agg_records) continue;
+        if (first) x.agg_unit = s->src[f].unit;
+        else if (s->src[f].unit != x.agg_unit) x.agg_unit = DFN_UNIT_NONE;
+        first = false;
+    }
     dfn_map64_init(&x.host_hash);
     dfn_map64_init(&x.hosts);
     dfn_map64_init(&x.file_hash);

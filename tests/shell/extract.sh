@@ -57,6 +57,9 @@ gen u64 --era u64 --prefetch
 gen newest --era newest --ai-logging
 gen v2agg --era v2 --aggregate --counters
 gen v2ns --era v2 --time-unit ns --counters --ai-logging
+# aggregated records in ns: their dur_sum and dur_max were copied in ns
+# under a record saying µs (every time 1000 times too long)
+gen v2aggns --era v2 --aggregate --time-unit ns
 
 for era in v0 quoted inline hash16 hex u64 newest; do
     extract_check "$era all" "$T/$era" "" dlio-legacy
@@ -65,6 +68,7 @@ done
 extract_check "newest checkpoint layer" "$T/newest" "layer=checkpoint_posix" dlio
 extract_check "v2 aggregated" "$T/v2agg" "cat=POSIX|STDIO" dlio-legacy
 extract_check "v2 ns" "$T/v2ns" "file~lustre" dlio
+extract_check "v2 aggregated ns" "$T/v2aggns" "cat=POSIX|STDIO" dlio-legacy -m count,time_s,mean_us,max_us,bytes
 # a counter metric of the selection: its samples come along
 extract_check "v2 counters" "$T/v2agg" "cat=POSIX" dlio-legacy -m count,time_s,ctr.cpu.iowait_pct,ctr.mem.Dirty
 extract_check "v2 ns counters" "$T/v2ns" "func~*read*" dlio -m count,bytes,ctr.cpu.iowait_pct
