@@ -489,6 +489,39 @@ Test(diagnose, rules_per_time_range_and_file)
     dfn_store_free(s);
 }
 
+/* Bytes read against written in a time bin are the call's share there,
+ * as the finding's report shows them: the first 1 s bin holds a read of
+ * 1,000 B and a quarter of a 2 s write of 10,000 B, so 1,000 against
+ * 2,500 (42.9% apart), not against the write's whole 10,000 (81.8%). */
+Test(diagnose, imbalance_of_a_time_bin_counts_the_bytes_in_it)
+{
+    static const char *t =
+        "[\n"
+        EV("read", "POSIX", 1, 1, 1000000, 100000, "\"fname\":\"/a\",\"ret\":1000")
+        EV("write", "POSIX", 1, 1, 1500000, 2000000, "\"fname\":\"/b\",\"ret\":10000")
+        "]\n";
+    dfn_store *s = su_load_text("imb.pfw", t, 1);
+    char err[256];
+    dfn_layerset *ls = su_layerset(s, "posix");
+    dfn_analysis an = {0};
+    dfn_thresholds th;
+    dfn_thresholds_default(&th);
+    dfn_dim by = { .kind = DFN_DIM_TIME };
+    dfn_findings *f = dfn_diagnose_rows(s, ls, NULL, &an, &th, &by, 1, 1, err, sizeof err);
+    cr_assert_not_null(f, "%s", err);
+    bool seen = false;
+    for (size_t i = 0; i < f->n; i++) {
+        const dfn_finding *x = &f->v[i];
+        if (x->rule != DFN_RULE_IMBALANCE) continue;
+        seen = true;
+        cr_assert_float_eq(x->value, 100.0 * 1500 / 3500, 1e-9, "%s", x->figures);
+        cr_assert(strstr(x->figures, "1000B read vs 2.4KiB written"), "%s", x->figures);
+    }
+    cr_assert(seen, "an imbalance in the first bin");
+    dfn_findings_free(f);
+    dfn_store_free(s);
+}
+
 /* Call paths: A [0,100) holds B [10,30) holding C [12,14), and B [40,60);
  * C [200,210) stands alone; thread 2 has its own A [0,5). Grouped by path,
  * filtered by a path exactly and by a glob, at 1 and 3 threads. */
