@@ -237,10 +237,11 @@ static void call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, 
         for (int j = 0; j < 3; j++) own[j] |= args[k].key == added[j];
     bool sep = false;
     fputs(",\"args\":{", out);
-    const char *path = dfn_store_str(s, s->files[s->file[i]].path);
+    uint32_t path = s->files[s->file[i]].path;
     if (s->file[i] && !own[0]) {
         fputs("\"file\":", out);
-        dfn_json_string(out, path, strlen(path));
+        /* by its length: a name may hold a NUL (\u0000), as CSV keeps it */
+        dfn_json_string(out, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
         sep = true;
     }
     if (dfn_store_bytes(s, i) && !own[1]) {
@@ -254,8 +255,7 @@ static void call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, 
     }
     for (size_t k = 0; k < n; k++) {
         if (sep) fputc(',', out);
-        const char *key = dfn_store_str(s, args[k].key);
-        dfn_json_string(out, key, strlen(key));
+        dfn_json_string(out, dfn_store_str(s, args[k].key), dfn_strtab_len(s->strs, args[k].key));
         fputc(':', out);
         arg_value(out, s, &args[k]);
         sep = true;

@@ -198,6 +198,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(sorted((e["pid"], e["args"]["name"]) for e in d["traceEvents"] if e["name"] == "process_name"))' "$T/neg.json" >"$T/got" 2>&1
     check "a pid of -1" "[(1, 'pid -1'), (2, 'pid 5')]" "$(cat "$T/got")"
+    # a file name holding a NUL keeps what follows it (it was cut there)
+    printf '%s\n' '{"name":"read","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":100,"dur":5,"args":{"fname":"/d/a\u0000b","ret":10}}' >"$T/nul.pfw"
+    "$DFNAV" report -q --no-cache --by event -f chrome "$T/nul.pfw" >"$T/nul.json"
+    "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print([e["args"]["file"] for e in d["traceEvents"] if e.get("ph") == "X"])' "$T/nul.json" >"$T/got" 2>&1
+    check "a file name with a NUL in a Chrome trace" "['/d/a\x00b']" "$(cat "$T/got")"
 else
     echo "SKIP: $PYTHON not found: Chrome exports not checked"
 fi
