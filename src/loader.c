@@ -92,8 +92,7 @@ typedef struct {
 /* A value of a chunk's file in µs. */
 static inline uint64_t chunk_us(const build_in *in, const dfn_chunk *c, uint64_t v)
 {
-    dfn_unit u = in->unit[c->src];
-    return u == DFN_UNIT_US ? v : dfn_unit_to_us(u, v);
+    return dfn_unit_us(in->unit[c->src], v);
 }
 
 /* The start of a chunk's event j in µs. */
@@ -844,15 +843,16 @@ static inline uint32_t event_rank(const build_in *in, size_t k, size_t j)
 static void merge_ranks(build_in *in, size_t nfiles)
 {
     in->rank = dfn_xcalloc(in->nchunks ? in->nchunks : 1, sizeof *in->rank);
-    in->file_rank = dfn_xmalloc((nfiles ? nfiles : 1) * sizeof *in->file_rank);
-    memset(in->file_rank, 0xff, (nfiles ? nfiles : 1) * sizeof *in->file_rank);
+    in->file_rank = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *in->file_rank);
+    /* packed files marked first: ranks are handed out in file order */
+    const uint32_t packed = UINT32_MAX;
     for (size_t k = 0; k < in->nchunks; k++)
-        for (size_t i = 0; in->chunks[k] && i < in->chunks[k]->npf; i++) in->file_rank[in->chunks[k]->pf[i].src] = 0;
+        for (size_t i = 0; i < in->chunks[k]->npf; i++) in->file_rank[in->chunks[k]->pf[i].src] = packed;
     uint32_t r = 0;
     size_t k = 0;
     for (size_t f = 0; f < nfiles; f++) {
-        for (; k < in->nchunks && in->chunks[k] && !in->chunks[k]->srcs && in->chunks[k]->src == f; k++) in->rank[k] = r++;
-        if (in->file_rank[f] == 0) in->file_rank[f] = r++;
+        for (; k < in->nchunks && !in->chunks[k]->srcs && in->chunks[k]->src == f; k++) in->rank[k] = r++;
+        if (in->file_rank[f] == packed) in->file_rank[f] = r++;
     }
 }
 
