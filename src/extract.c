@@ -313,7 +313,7 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     extractor x = { .s = s, .out = out, .st = st, .agg_unit = DFN_UNIT_US };
     bool first = true;
     for (size_t f = 0; f < s->nsrc; f++) {
-        if (!s->src[f].agg_records) continue;
+        if (!dfn_src_more(&s->src[f])->agg_records) continue;
         if (first) x.agg_unit = s->src[f].unit;
         else if (s->src[f].unit != x.agg_unit) x.agg_unit = DFN_UNIT_NONE;
         first = false;

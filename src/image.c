@@ -296,20 +296,21 @@ static void put_tables(section_list *l, const dfn_store *s)
 
 static void put_source(wbuf *b, const dfn_srcinfo *si)
 {
+    const dfn_srcmore *m = dfn_src_more(si);
     wb_cstr(b, si->era);
     wb_u8(b, si->compression && strcmp(si->compression, "gzip") == 0);
     uint64_t v[] = { si->size_bytes, si->lines, si->events, si->metadata, si->malformed, si->start_us, si->end_us,
-                     si->long_lines, si->skipped, si->counters, si->other, si->agg_records, si->agg_calls,
-                     si->unit, si->unit_declared, si->unit_unknown, si->ns_rounding, si->ns_zeroed, si->ns_total };
+                     m->long_lines, si->skipped, m->counters, m->other, m->agg_records, m->agg_calls,
+                     si->unit, si->unit_declared, m->unit_unknown, m->ns_rounding, m->ns_zeroed, m->ns_total };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) wb_u64(b, v[i]);
-    wb_u32(b, (uint32_t)si->nbad);
-    for (size_t i = 0; i < si->nbad; i++) { wb_u64(b, si->bad_lines[i]); wb_cstr(b, si->bad_reason[i]); }
+    wb_u32(b, (uint32_t)m->nbad);
+    for (size_t i = 0; i < m->nbad; i++) { wb_u64(b, m->bad_lines[i]); wb_cstr(b, m->bad_reason[i]); }
     static const dfn_phcount none[DFN_PH_KINDS];
-    const dfn_phcount *ph = si->other_ph ? si->other_ph : none;
+    const dfn_phcount *ph = m->other_ph ? m->other_ph : none;
     for (size_t k = 0; k < DFN_PH_KINDS; k++) { wb_put(b, ph[k].ph, DFN_PH_LABEL); wb_u64(b, ph[k].n); }
-    wb_cstr(b, si->error);
-    wb_cstr(b, si->cfg);
-    wb_cstr(b, si->app);
+    wb_cstr(b, m->error);
+    wb_cstr(b, m->cfg);
+    wb_cstr(b, m->app);
 }
 
 static void put_sources(section_list *l, const dfn_store *s, const dfn_image_ident *id)
@@ -705,30 +706,38 @@ static bool samples_read(const image *im, dfn_store *s, const uint64_t *m)
     return ok;
 }
 
-static bool source_read(rbuf *r, dfn_srcinfo *si)
+static bool source_read(rbuf *r, dfn_store *s, dfn_srcinfo *si)
 {
-    si->era = rb_cstr(r);
+    char *era = rb_cstr(r);
+    si->era = era ? dfn_store_label(s, era) : NULL;
+    free(era);
     si->compression = rb_u8(r) ? "gzip" : "none";
+    /* the rarer figures are read aside and kept only when there are some */
+    dfn_srcmore m;
+    memset(&m, 0, sizeof m);
     uint64_t *v[] = { &si->size_bytes, &si->lines, &si->events, &si->metadata, &si->malformed, &si->start_us,
-                      &si->end_us, &si->long_lines, &si->skipped, &si->counters, &si->other, &si->agg_records,
-                      &si->agg_calls };
+                      &si->end_us, &m.long_lines, &si->skipped, &m.counters, &m.other, &m.agg_records,
+                      &m.agg_calls };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = rb_u64(r);
     uint64_t unit = rb_u64(r), declared = rb_u64(r), unknown = rb_u64(r);
-    si->ns_rounding = rb_u64(r);
-    si->ns_zeroed = rb_u64(r);
-    si->ns_total = rb_u64(r);
+    m.ns_rounding = rb_u64(r);
+    m.ns_zeroed = rb_u64(r);
+    m.ns_total = rb_u64(r);
     if (unit > DFN_UNIT_SEC || declared > 1 || unknown > 1) r->bad = true;
     si->unit = (dfn_unit)unit;
     si->unit_declared = declared;
-    si->unit_unknown = unknown;
+    m.unit_unknown = unknown;
     uint32_t nbad = rb_u32(r);
     if (nbad > DFN_MAX_BAD_LINES) r->bad = true;
-    if (nbad && !r->bad) dfn_srcinfo_bad_room(si);
+    if (nbad && !r->bad) {
+        m.bad_lines = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *m.bad_lines);
+        m.bad_reason = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *m.bad_reason);
+    }
     for (uint32_t i = 0; i < nbad && !r->bad; i++) {
-        si->bad_lines[i] = rb_u64(r);
-        si->bad_reason[i] = rb_cstr(r);
-        si->nbad = i + 1;
-        if (!si->bad_reason[i]) r->bad = true;
+        m.bad_lines[i] = rb_u64(r);
+        m.bad_reason[i] = rb_cstr(r);
+        m.nbad = i + 1;
+        if (!m.bad_reason[i]) r->bad = true;
     }
     dfn_phcount ph[DFN_PH_KINDS];
     bool any = false;
@@ -739,10 +748,12 @@ static bool source_read(rbuf *r, dfn_srcinfo *si)
         ph[k].n = rb_u64(r);
         any |= ph[k].n != 0;
     }
-    if (any) memcpy(dfn_phcount_room(&si->other_ph), ph, sizeof ph);
-    si->error = rb_cstr(r);
-    si->cfg = rb_cstr(r);
-    si->app = rb_cstr(r);
+    if (any) memcpy(dfn_phcount_room(&m.other_ph), ph, sizeof ph);
+    m.error = rb_cstr(r);
+    m.cfg = rb_cstr(r);
+    m.app = rb_cstr(r);
+    /* owned by si from here, freed with it even when the image is bad */
+    if (dfn_srcmore_any(&m)) *dfn_srcinfo_more(si) = m;
     return !r->bad && si->era;
 }
 
@@ -751,10 +762,9 @@ static bool sources_read(const image *im, dfn_store *s, const dfn_image_ident *i
     rbuf r = sect(im, S_SRC);
     s->nsrc = id->n;
     s->src = dfn_xcalloc(id->n ? id->n : 1, sizeof *s->src);
-    for (size_t i = 0; i < id->n; i++) {
-        s->src[i].path = dfn_xstrdup(id->paths[i]);
-        if (!source_read(&r, &s->src[i])) return false;
-    }
+    dfn_store_paths(s, id->paths);
+    for (size_t i = 0; i < id->n; i++)
+        if (!source_read(&r, s, &s->src[i])) return false;
     return r.p == r.end;
 }
 

@@ -189,6 +189,14 @@ void dfn_inputs_expand(const char *const *args, size_t nargs, dfn_inputs *out)
     out->nerrors = errs.n;
 }
 
+void dfn_inputs_drop_paths(dfn_inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++) free(in->paths[i]);
+    free(in->paths);
+    in->paths = NULL;
+    in->n = 0;
+}
+
 void dfn_inputs_free(dfn_inputs *in)
 {
     for (size_t i = 0; i < in->n; i++) free(in->paths[i]);

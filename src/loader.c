@@ -41,7 +41,8 @@ typedef struct {
 } src_state;
 
 struct dfn_loader {
-    char **files; size_t nfiles;
+    char **files; size_t nfiles;   /* one block (dfn_strv_block) */
+    bool paths_given;         /* files is the final store's (its paths) */
     dfn_load_opts opts;
     int nreaders, nparsers;
     pthread_t coordinator;
@@ -275,7 +276,7 @@ static int chunk_order_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static char *era_label(unsigned era, uint32_t version)
+static const char *era_label(dfn_store *s, unsigned era, uint32_t version)
 {
     char buf[64];
     const char *fam =
@@ -290,7 +291,7 @@ static char *era_label(unsigned era, uint32_t version)
         snprintf(buf, sizeof buf, "v%u.%u.%u", version / 100000, (version / 1000) % 100, version % 1000);
     else
         snprintf(buf, sizeof buf, "%s", fam);
-    return dfn_xstrdup(buf);
+    return dfn_store_label(s, buf);
 }
 
 /* A chunk as a merge part reads it. */
@@ -349,7 +350,13 @@ typedef struct {
     uint32_t *lane_map, *kind_map;  /* load ref -> store id, NOID = not yet */
     uint32_t *strfile_map, *hashfile_map;
     size_t nstr_at_load;
-    dfn_strtab *lane_keys, *kind_keys, *file_keys, *catfold;
+    /* lane_keys is NULL when no two load-time lanes can name one (host,
+     * pid, tid): see lanes_distinct */
+    dfn_strtab *lane_keys, *kind_keys, *catfold;
+    /* the file of each load-time string naming one (DFN_NOID: none yet),
+     * by a string ref or a hash's: a path interned later is a hash's own
+     * text, made once per hash (hashfile_map), so it needs no entry */
+    uint32_t *path_file;
     uint32_t *catfold_best;  size_t catfold_cap;
     dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
     /* ranks by (type, pid, tid): a chain in that order per key, made for
@@ -438,6 +445,23 @@ static uint32_t build_host(builder *b, uint32_t host_ref, bool count)
     return hash_text(b, h);
 }
 
+/* Whether the load-time lanes stay distinct as the store's: a host by
+ * hash may resolve to a name another lane gives, and a lane of no host
+ * shows "" as one naming "" does. Else the store's lanes need no table of
+ * their keys (20,000 processes of one file each: 1.2 MB). */
+static bool lanes_distinct(const builder *b)
+{
+    bool none = false, empty = false;
+    for (uint32_t r = 0; r < dfn_strtab_count(b->ctx->lanes); r++) {
+        uint32_t host_ref;
+        memcpy(&host_ref, dfn_strtab_str(b->ctx->lanes, r), 4);
+        if (host_ref == DFN_REF_NONE) none = true;
+        else if (host_ref & DFN_REF_HASH) return false;
+        else if (host_ref == b->empty) empty = true;
+    }
+    return !(none && empty);
+}
+
 static uint32_t build_lane(builder *b, uint32_t ref)
 {
     if (b->lane_map[ref] != DFN_NOID) return b->lane_map[ref];
@@ -447,8 +471,8 @@ static uint32_t build_lane(builder *b, uint32_t ref)
     uint32_t host = build_host(b, host_ref, true);
     uint8_t rk[20];
     memcpy(rk, &host, 4); memcpy(rk + 4, &pid, 8); memcpy(rk + 12, &tid, 8);
-    uint32_t before = dfn_strtab_count(b->lane_keys);
-    uint32_t id = dfn_strtab_intern(b->lane_keys, (const char *)rk, 20);
+    uint32_t before = b->lane_keys ? dfn_strtab_count(b->lane_keys) : (uint32_t)b->s->nlanes;
+    uint32_t id = b->lane_keys ? dfn_strtab_intern(b->lane_keys, (const char *)rk, 20) : before;
     if (id == before) {
         dfn_grow((void **)&b->s->lanes, &b->lanecap, id + 1, sizeof *b->s->lanes);
         /* "host/pid/tid", the ids as numbers or names */
@@ -523,22 +547,22 @@ static uint32_t build_kind(builder *b, uint32_t ref)
 
 static uint32_t build_file_for_path(builder *b, uint32_t path)
 {
-    uint32_t before = dfn_strtab_count(b->file_keys);
-    uint32_t id = dfn_strtab_intern(b->file_keys, (const char *)&path, 4) + 1;
-    if (id == before + 1) {
-        dfn_grow((void **)&b->s->files, &b->filecap, id + 1, sizeof *b->s->files);
-        const char *p = dfn_strtab_str(b->s->strs, path);
-        size_t len = dfn_strtab_len(b->s->strs, path);
-        char *tmp = dfn_xmalloc(len + 2);
-        dfn_file f = { .path = path };
-        f.pattern = dfn_strtab_intern(b->s->strs, tmp, dfn_path_pattern(p, len, tmp));
-        f.dir = dfn_strtab_intern(b->s->strs, tmp, dfn_path_dir(p, len, tmp));
-        f.fs = dfn_strtab_intern(b->s->strs, tmp, dfn_path_fs(p, len, tmp));
-        f.part = dfn_strtab_intern(b->s->strs, tmp, dfn_path_part(p, len, tmp));
-        free(tmp);
-        b->s->files[id] = f;
-        b->s->nfiles = id + 1;
-    }
+    bool known = path < b->nstr_at_load;
+    if (known && b->path_file[path] != DFN_NOID) return b->path_file[path];
+    uint32_t id = (uint32_t)b->s->nfiles;
+    if (known) b->path_file[path] = id;
+    dfn_grow((void **)&b->s->files, &b->filecap, id + 1, sizeof *b->s->files);
+    const char *p = dfn_strtab_str(b->s->strs, path);
+    size_t len = dfn_strtab_len(b->s->strs, path);
+    char *tmp = dfn_xmalloc(len + 2);
+    dfn_file f = { .path = path };
+    f.pattern = dfn_strtab_intern(b->s->strs, tmp, dfn_path_pattern(p, len, tmp));
+    f.dir = dfn_strtab_intern(b->s->strs, tmp, dfn_path_dir(p, len, tmp));
+    f.fs = dfn_strtab_intern(b->s->strs, tmp, dfn_path_fs(p, len, tmp));
+    f.part = dfn_strtab_intern(b->s->strs, tmp, dfn_path_part(p, len, tmp));
+    free(tmp);
+    b->s->files[id] = f;
+    b->s->nfiles = id + 1;
     return id;
 }
 
@@ -582,8 +606,13 @@ static uint64_t chunk_end_us(const build_in *in, const dfn_chunk *c)
  * (the store keeps µs). */
 static void chunk_ns_rounding(const dfn_chunk *c, dfn_srcinfo *si)
 {
-    for (size_t j = 0; j < c->n; j++)
-        dfn_ns_rounding_add(dfn_col32_get(&c->dur, j), &si->ns_rounding, &si->ns_total, &si->ns_zeroed);
+    uint64_t moved = 0, total = 0, zeroed = 0;
+    for (size_t j = 0; j < c->n; j++) dfn_ns_rounding_add(dfn_col32_get(&c->dur, j), &moved, &total, &zeroed);
+    if (!moved && !total && !zeroed) return;
+    dfn_srcmore *m = dfn_srcinfo_more(si);
+    m->ns_rounding += moved;
+    m->ns_total = dfn_sat_add(m->ns_total, total);
+    m->ns_zeroed += zeroed;
 }
 
 /* Adds what a block held to its file's figures. */
@@ -593,18 +622,21 @@ static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
     si->events += bi->events;
     si->metadata += bi->metadata;
     si->malformed += bi->malformed;
-    si->counters += bi->counters;
     si->skipped += bi->skipped;
-    si->other += bi->other;
-    si->agg_records += bi->agg_records;
-    si->agg_calls += bi->agg_calls;
-    si->unit_unknown |= bi->unit_unknown;
+    if (!(bi->counters || bi->other || bi->other_ph || bi->agg_records || bi->agg_calls || bi->unit_unknown ||
+          bi->cfg || bi->app))
+        return;   /* most blocks: nothing of the rarer figures */
+    dfn_srcmore *m = dfn_srcinfo_more(si);
+    m->counters += bi->counters;
+    m->other += bi->other;
+    m->agg_records += bi->agg_records;
+    m->agg_calls += bi->agg_calls;
+    m->unit_unknown |= bi->unit_unknown;
     for (size_t k = 0; k < dfn_phcount_len(bi->other_ph); k++)
-        dfn_phcount_add(dfn_phcount_room(&si->other_ph), bi->other_ph[k].ph, strlen(bi->other_ph[k].ph),
-                        bi->other_ph[k].n);
+        dfn_phcount_add(dfn_phcount_room(&m->other_ph), bi->other_ph[k].ph, strlen(bi->other_ph[k].ph), bi->other_ph[k].n);
     /* the end record is once per file, at its end: the last one read wins */
-    if (bi->cfg) { free(si->cfg); si->cfg = dfn_xstrdup(bi->cfg); }
-    if (bi->app) { free(si->app); si->app = dfn_xstrdup(bi->app); }
+    if (bi->cfg) { free(m->cfg); m->cfg = dfn_xstrdup(bi->cfg); }
+    if (bi->app) { free(m->app); m->app = dfn_xstrdup(bi->app); }
 }
 
 /* The unit of each file: what its end record declares, else the one the
@@ -631,9 +663,12 @@ static void pack_sources(const dfn_chunk *c, dfn_store *s, unsigned *era, uint32
         si->lines += f->lines;
         si->events += f->events;
         si->skipped += f->skipped;
-        si->ns_rounding += f->ns_rounding;
-        si->ns_total = dfn_sat_add(si->ns_total, f->ns_total);
-        si->ns_zeroed += f->ns_zeroed;
+        if (f->ns_rounding || f->ns_total || f->ns_zeroed) {
+            dfn_srcmore *m = dfn_srcinfo_more(si);
+            m->ns_rounding += f->ns_rounding;
+            m->ns_total = dfn_sat_add(m->ns_total, f->ns_total);
+            m->ns_zeroed += f->ns_zeroed;
+        }
         if (f->events) {
             if (f->start_us < si->start_us) si->start_us = f->start_us;
             if (f->end_us > si->end_us) si->end_us = f->end_us;
@@ -650,28 +685,38 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
     in->unit = build_units(l, in, s);
     unsigned *era = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *era);
     uint32_t *version = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *version);
+    if (in->keep) {
+        dfn_store_paths(s, (const char *const *)l->files);
+    } else {   /* the final store takes the loader's block of paths over */
+        s->paths = l->files;
+        l->paths_given = true;
+        for (size_t f = 0; f < l->nfiles; f++) s->src[f].path = s->paths[f];
+    }
     for (size_t f = 0; f < l->nfiles; f++) {
         dfn_srcinfo *si = &s->src[f];
-        si->path = dfn_xstrdup(l->files[f]);
         si->start_us = UINT64_MAX;
         si->compression = "none";
         if (in->keep) continue;   /* reader threads still write these */
         si->compression = l->src[f].compression ? l->src[f].compression : "none";
         si->size_bytes = l->src[f].size;
-        si->error = l->src[f].error;
-        l->src[f].error = NULL;
-        si->long_lines = l->src[f].long_lines;
+        if (l->src[f].error || l->src[f].long_lines) {
+            dfn_srcmore *m = dfn_srcinfo_more(si);
+            m->error = l->src[f].error;
+            l->src[f].error = NULL;
+            m->long_lines = l->src[f].long_lines;
+        }
     }
     for (size_t k = 0; k < in->nchunks; k++) {
         dfn_chunk *c = in->chunks[k];
         if (c->srcs) { pack_sources(c, s, era, version); continue; }
         dfn_srcinfo *si = &s->src[c->src];
         for (size_t j = 0; j < c->nbad; j++) {
-            if (si->nbad < DFN_MAX_BAD_LINES) {
+            if (dfn_src_more(si)->nbad < DFN_MAX_BAD_LINES) {
                 dfn_srcinfo_bad_room(si);
-                si->bad_lines[si->nbad] = si->lines + c->bad[j].line;
-                si->bad_reason[si->nbad] = dfn_xstrdup(c->bad[j].reason);
-                si->nbad++;
+                dfn_srcmore *m = si->more;
+                m->bad_lines[m->nbad] = si->lines + c->bad[j].line;
+                m->bad_reason[m->nbad] = dfn_xstrdup(c->bad[j].reason);
+                m->nbad++;
             }
         }
         source_add(si, &c->info);
@@ -686,7 +731,7 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
     }
     for (size_t f = 0; f < l->nfiles; f++) {
         if (s->src[f].start_us == UINT64_MAX) s->src[f].start_us = 0;
-        s->src[f].era = s->src[f].lines ? era_label(era[f], version[f]) : dfn_xstrdup("-");
+        s->src[f].era = s->src[f].lines ? era_label(s, era[f], version[f]) : dfn_store_label(s, "-");
     }
     free(era);
     free(version);
@@ -1080,6 +1125,14 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
      * are freed by the merge */
     dfn_rebuild *rb = !in->keep && l->all_ids ? dfn_rebuild_begin(in->chunks, in->nchunks, l->nfiles, in->unit,
                                                               dfn_strtab_count(in->ctx->lanes)) : NULL;
+    /* a pack's per-file figures are in the sources, the ranks and the
+     * image's era now: 64 bytes a file, freed before the tables grow */
+    for (size_t k = 0; k < in->nchunks && !in->keep; k++) {
+        if (!in->chunks[k]->srcs) continue;
+        free(in->chunks[k]->pf);
+        in->chunks[k]->pf = NULL;
+        in->chunks[k]->npf = 0;
+    }
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
     b.nstr_at_load = dfn_strtab_count(s->strs);
@@ -1091,9 +1144,12 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     b.kind_map = map_new(nkinds);
     b.strfile_map = map_new(b.nstr_at_load);
     b.hashfile_map = map_new(nhashes);
-    b.lane_keys = dfn_strtab_new();
+    b.lane_keys = lanes_distinct(&b) ? NULL : dfn_strtab_new();
+    /* at most one a load-time lane: grown by doubling, it held up to twice that */
+    b.lanecap = nlanes ? nlanes : 1;
+    s->lanes = dfn_xmalloc(b.lanecap * sizeof *s->lanes);
     b.kind_keys = dfn_strtab_new();
-    b.file_keys = dfn_strtab_new();
+    b.path_file = map_new(b.nstr_at_load);
     b.catfold = dfn_strtab_new();
     dfn_grow((void **)&s->files, &b.filecap, 1, sizeof *s->files);
     s->files[0] = (dfn_file){ b.empty, b.empty, b.empty, b.empty, b.empty };
@@ -1180,6 +1236,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     for (size_t k = 0; k < in->nchunks && !in->keep; k++)
         if (in->chunks[k] && atomic_load(&users[k]) == 0) { dfn_chunk_free(in->chunks[k]); in->chunks[k] = NULL; }
     dfn_parallel_each(parts, nparts, sizeof *parts, merge_part_run);
+    if (!in->keep) dfn_malloc_release();   /* the chunks the merge freed, before the tables grow */
 
     uint64_t t1 = tmin == UINT64_MAX ? 0 : tmin;
     for (size_t i = 0; i < nparts; i++) {
@@ -1236,7 +1293,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     if (b.meta_keys) dfn_strtab_free(b.meta_keys);
     free(b.meta_head); free(b.meta_next);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
-    dfn_strtab_free(b.file_keys); dfn_strtab_free(b.catfold);
+    free(b.path_file); dfn_strtab_free(b.catfold);
     return s;
 }
 
@@ -1291,8 +1348,9 @@ static void reuse_image(dfn_loader *l, const dfn_cache_entry *e, const uint32_t 
         l->src[f].reused = true;
         l->src[f].compression = strcmp(si->compression, "gzip") == 0 ? "gzip" : "none";
         l->src[f].size = si->size_bytes;
-        l->src[f].long_lines = si->long_lines;
-        l->src[f].error = si->error ? dfn_xstrdup(si->error) : NULL;
+        const dfn_srcmore *m = dfn_src_more(si);
+        l->src[f].long_lines = m->long_lines;
+        l->src[f].error = m->error ? dfn_xstrdup(m->error) : NULL;
         pthread_mutex_lock(&l->clock);
         loader_add_chunk(l, out[k]);
         pthread_mutex_unlock(&l->clock);
@@ -1341,6 +1399,9 @@ static void loader_reuse(dfn_loader *l, uint64_t opts, char *note, size_t cap)
 
 static void *coordinator_main(void *arg)
 {
+    /* the input walk's names and stats, freed: this thread's arena
+     * cannot reuse the main one's free pages */
+    dfn_malloc_release();
     dfn_loader *l = arg;
     char note[1024] = "";
     dfn_image_ident id = { l->ids, (const char *const *)l->files, l->nfiles,
@@ -1361,6 +1422,9 @@ static void *coordinator_main(void *arg)
     }
     for (int i = 0; i < total; i++) pthread_join(th[i], NULL);
     free(th);
+    /* the parsers' blocks and batches, freed in their own arenas, which
+     * the build (this thread) and the query (the caller) do not reuse */
+    dfn_malloc_release();
     pthread_mutex_lock(&l->snap_lock);
     atomic_store(&l->building, true);
     pthread_mutex_lock(&l->clock);
@@ -1369,6 +1433,7 @@ static void *coordinator_main(void *arg)
     if (!atomic_load(&l->cancel)) {
         build_in in = { .chunks = l->chunks, .nchunks = l->nchunks, .ctx = &l->ctx, .keep = false };
         l->store = loader_build(l, &in);
+        dfn_malloc_release();   /* the merge's cursors and maps */
         l->nchunks = 0;   /* the final build frees every chunk as it merges */
     }
     pthread_mutex_unlock(&l->snap_lock);
@@ -1383,10 +1448,9 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
 {
     dfn_loader *l = dfn_xcalloc(1, sizeof *l);
     l->nfiles = nfiles;
-    l->files = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->files);
+    l->files = dfn_strv_block(files, nfiles);
     l->src = dfn_xcalloc(nfiles ? nfiles : 1, sizeof *l->src);
     for (size_t i = 0; i < nfiles; i++) {
-        l->files[i] = dfn_xstrdup(files[i]);
         struct stat st;
         bool regular = strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISREG(st.st_mode);
         if (regular && st.st_size > 0) l->src[i].size = (uint64_t)st.st_size;
@@ -1501,9 +1565,9 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     for (size_t i = 0; i < l->qcount; i++) dfn_block_free(&l->queue[(l->qhead + i) % l->qcap].blk);
     for (size_t k = 0; k < l->nchunks; k++) dfn_chunk_free(l->chunks[k]);
     dfn_pack_free(&l->pack);
-    for (size_t i = 0; i < l->nfiles; i++) { free(l->files[i]); free(l->src[i].error); }
+    for (size_t i = 0; i < l->nfiles; i++) free(l->src[i].error);
     free(l->chunks);
-    free(l->files);
+    if (!l->paths_given) free(l->files);
     free(l->src);
     free(l->queue);
     if (!s || s->strs != l->ctx.strs) dfn_strtab_free(l->ctx.strs);   /* otherwise the store owns it */
@@ -1567,8 +1631,9 @@ int dfn_store_status(const dfn_store *s)
     bool damage = false, any = false;
     for (size_t i = 0; i < s->nsrc; i++) {
         const dfn_srcinfo *si = &s->src[i];
-        if (si->error || si->malformed) damage = true;
-        if (!si->error || si->lines) any = true;
+        const char *error = dfn_src_more(si)->error;
+        if (error || si->malformed) damage = true;
+        if (!error || si->lines) any = true;
     }
     if (!any && s->nsrc) return 3;
     /* a hash with two names leaves some events under the wrong one */

@@ -28,16 +28,18 @@ static void bad_line(dfn_srcinfo *si, uint64_t line, const char *why)
 {
     si->malformed++;
     /* the first lines by number: this list already holds the parser's */
-    size_t n = si->nbad, at = n;
-    while (at > 0 && si->bad_lines[at - 1] > line) at--;
+    const dfn_srcmore *had = dfn_src_more(si);
+    size_t n = had->nbad, at = n;
+    while (at > 0 && had->bad_lines[at - 1] > line) at--;
     if (at >= DFN_MAX_BAD_LINES) return;
     dfn_srcinfo_bad_room(si);
-    if (n == DFN_MAX_BAD_LINES) free(si->bad_reason[--n]);
-    memmove(&si->bad_lines[at + 1], &si->bad_lines[at], (n - at) * sizeof *si->bad_lines);
-    memmove(&si->bad_reason[at + 1], &si->bad_reason[at], (n - at) * sizeof *si->bad_reason);
-    si->bad_lines[at] = line;
-    si->bad_reason[at] = dfn_xstrdup(why);
-    si->nbad = n + 1;
+    dfn_srcmore *m = si->more;
+    if (n == DFN_MAX_BAD_LINES) free(m->bad_reason[--n]);
+    memmove(&m->bad_lines[at + 1], &m->bad_lines[at], (n - at) * sizeof *m->bad_lines);
+    memmove(&m->bad_reason[at + 1], &m->bad_reason[at], (n - at) * sizeof *m->bad_reason);
+    m->bad_lines[at] = line;
+    m->bad_reason[at] = dfn_xstrdup(why);
+    m->nbad = n + 1;
 }
 
 static void pair_begin(pairing *pg, const dfn_chunk *c, uint32_t j, uint64_t line)

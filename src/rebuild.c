@@ -301,13 +301,14 @@ static size_t xl_record(xlate *x, const uint8_t *rec, const uint8_t *end, uint8_
 /* What the file's parse counted, from its source's figures. */
 static void file_info(const dfn_srcinfo *si, dfn_blockinfo *bi)
 {
+    const dfn_srcmore *m = dfn_src_more(si);
     *bi = (dfn_blockinfo){ .lines = si->lines, .events = si->events, .metadata = si->metadata,
-                           .malformed = si->malformed, .counters = si->counters, .other = si->other,
-                           .skipped = si->skipped, .agg_records = si->agg_records, .agg_calls = si->agg_calls,
-                           .unit = (uint8_t)(si->unit_declared ? si->unit : 0), .unit_unknown = si->unit_unknown };
-    if (si->other_ph) memcpy(dfn_phcount_room(&bi->other_ph), si->other_ph, DFN_PH_KINDS * sizeof *si->other_ph);
-    bi->cfg = si->cfg ? dfn_xstrdup(si->cfg) : NULL;
-    bi->app = si->app ? dfn_xstrdup(si->app) : NULL;
+                           .malformed = si->malformed, .counters = m->counters, .other = m->other,
+                           .skipped = si->skipped, .agg_records = m->agg_records, .agg_calls = m->agg_calls,
+                           .unit = (uint8_t)(si->unit_declared ? si->unit : 0), .unit_unknown = m->unit_unknown };
+    if (m->other_ph) memcpy(dfn_phcount_room(&bi->other_ph), m->other_ph, DFN_PH_KINDS * sizeof *m->other_ph);
+    bi->cfg = m->cfg ? dfn_xstrdup(m->cfg) : NULL;
+    bi->app = m->app ? dfn_xstrdup(m->app) : NULL;
 }
 
 /* The file's metadata, samples and damaged lines, in the new ids. */
@@ -315,6 +316,7 @@ static void file_records(xlate *x, uint32_t k, dfn_strtab *reasons, dfn_batch *b
 {
     const dfn_rebuild *rb = x->rb;
     const dfn_srcinfo *si = &x->img->src[k];
+    const dfn_srcmore *more = dfn_src_more(si);
     for (size_t j = 0; j < rb->nmeta; j++) {
         if (rb->meta_src[j] != k) continue;
         dfn_meta m = rb->meta[j];
@@ -336,10 +338,10 @@ static void file_records(xlate *x, uint32_t k, dfn_strtab *reasons, dfn_batch *b
         dfn_grow((void **)&b->cs, &b->cscap, b->ncs + 1, sizeof *b->cs);
         b->cs[b->ncs++] = c;
     }
-    for (size_t j = 0; j < si->nbad; j++) {
-        const char *r = si->bad_reason[j];
+    for (size_t j = 0; j < more->nbad; j++) {
+        const char *r = more->bad_reason[j];
         uint32_t id = dfn_strtab_intern(reasons, r, strlen(r));
-        b->bad[b->nbad++] = (dfn_badline){ si->bad_lines[j], dfn_strtab_str(reasons, id) };
+        b->bad[b->nbad++] = (dfn_badline){ more->bad_lines[j], dfn_strtab_str(reasons, id) };
     }
     file_info(si, &b->info);
     b->era = rb->era[k];
@@ -416,7 +418,7 @@ static void out_files(const dfn_store *s, const dfn_rebuild *rb, const uint8_t *
     for (size_t k = 0; k < rb->nsrc; k++) {
         out[k] = (out_file){ 0 };
         if (take[k] && !folded[k] && count[k] <= UINT32_MAX)
-            out[k].c = dfn_chunk_alloc(want[k], 0, count[k], 0, s->src[k].agg_records > 0);
+            out[k].c = dfn_chunk_alloc(want[k], 0, count[k], 0, dfn_src_more(&s->src[k])->agg_records > 0);
     }
     free(count);
     free(folded);

@@ -101,7 +101,7 @@ bool dfn_unit_note(const dfn_store *s, dfn_unit given, char *buf, size_t cap)
     size_t declared[DFN_UNIT_SEC + 1] = { 0 }, bare = 0, far = 0, far_at = 0;
     for (size_t f = 0; f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
-        if (!si->events && !si->counters) continue;
+        if (!si->events && !dfn_src_more(si)->counters) continue;
         if (si->unit_declared && (unsigned)si->unit <= DFN_UNIT_SEC) declared[si->unit]++;
         if (si->unit_declared) continue;
         bare++;

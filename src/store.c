@@ -153,24 +153,54 @@ void dfn_store_schemas_alloc(dfn_store *s, size_t n)
     s->schema_nval = dfn_xcalloc(n ? n : 1, sizeof *s->schema_nval);
 }
 
+const dfn_srcmore dfn_srcmore_none;
+
+dfn_srcmore *dfn_srcinfo_more(dfn_srcinfo *si)
+{
+    if (!si->more) si->more = dfn_xcalloc(1, sizeof *si->more);
+    return si->more;
+}
+
+bool dfn_srcmore_any(const dfn_srcmore *m)
+{
+    return m->bad_lines || m->bad_reason || m->nbad || m->error || m->long_lines || m->counters || m->other ||
+           m->other_ph || m->agg_records || m->agg_calls || m->unit_unknown || m->ns_rounding || m->ns_zeroed ||
+           m->ns_total || m->cfg || m->app;
+}
+
 void dfn_srcinfo_bad_room(dfn_srcinfo *si)
 {
-    if (si->bad_lines) return;
-    si->bad_lines = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *si->bad_lines);
-    si->bad_reason = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *si->bad_reason);
+    dfn_srcmore *m = dfn_srcinfo_more(si);
+    if (m->bad_lines) return;
+    m->bad_lines = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *m->bad_lines);
+    m->bad_reason = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *m->bad_reason);
+}
+
+void dfn_store_paths(dfn_store *s, const char *const *paths)
+{
+    s->paths = dfn_strv_block(paths, s->nsrc);
+    for (size_t i = 0; i < s->nsrc; i++) s->src[i].path = s->paths[i];
+}
+
+const char *dfn_store_label(dfn_store *s, const char *text)
+{
+    if (!s->labels) s->labels = dfn_strtab_new();
+    return dfn_strtab_str(s->labels, dfn_strtab_intern(s->labels, text, strlen(text)));
 }
 
 void dfn_srcinfo_free(dfn_srcinfo *si)
 {
-    free(si->path);
-    free(si->era);
-    free(si->error);
-    free(si->cfg);
-    free(si->app);
-    for (size_t k = 0; k < si->nbad; k++) free(si->bad_reason[k]);
-    free(si->bad_lines);
-    free(si->bad_reason);
-    free(si->other_ph);
+    dfn_srcmore *m = si->more;
+    if (!m) return;
+    free(m->error);
+    free(m->cfg);
+    free(m->app);
+    for (size_t k = 0; k < m->nbad; k++) free(m->bad_reason[k]);
+    free(m->bad_lines);
+    free(m->bad_reason);
+    free(m->other_ph);
+    free(m);
+    si->more = NULL;
 }
 
 void dfn_store_free(dfn_store *s)
@@ -211,6 +241,8 @@ void dfn_store_free(dfn_store *s)
     free(s->schema_nval);
     for (size_t i = 0; i < s->nsrc; i++) dfn_srcinfo_free(&s->src[i]);
     free(s->src);
+    free(s->paths);
+    dfn_strtab_free(s->labels);
     free(s);
 }
 

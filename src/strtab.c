@@ -158,6 +158,11 @@ typedef struct {
     uint64_t h;
 } cache_slot;
 
+/* A cache's largest table (24 bytes a slot, half of them used): each
+ * parser thread has five, and 20,000 files of a process each grew two of
+ * them to 786 KB a thread, holding what the shared table holds anyway. */
+#define CACHE_MAX_SLOTS (1u << 13)
+
 struct dfn_strcache {
     dfn_strtab *t;
     pthread_mutex_t *lock;
@@ -205,7 +210,12 @@ uint32_t dfn_strcache_intern(dfn_strcache *c, const char *s, size_t len)
     uint32_t id = strtab_intern_hashed(c->t, s, len, h);
     const char *stored = c->t->strs[id];
     pthread_mutex_unlock(c->lock);
-    if ((c->count + 1) * 2 > c->nslots) {
+    if ((c->count + 1) * 2 > c->nslots && c->nslots >= CACHE_MAX_SLOTS) {
+        /* full: start again rather than grow, the shared table still has
+         * every string; what repeats comes back in at once */
+        memset(c->slots, 0, c->nslots * sizeof *c->slots);
+        c->count = 0;
+    } else if ((c->count + 1) * 2 > c->nslots) {
         cache_slot *old = c->slots;
         size_t oldn = c->nslots;
         c->nslots *= 2;

@@ -86,6 +86,13 @@ void dfn_malloc_policy(void)
 #endif
 }
 
+void dfn_malloc_release(void)
+{
+#if defined(__GLIBC__)
+    (void)malloc_trim(0);
+#endif
+}
+
 bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b)
 {
     long ps = sysconf(_SC_PAGESIZE);
@@ -118,6 +125,22 @@ void *dfn_xreallocarray(void *p, size_t n, size_t size)
 }
 
 char *dfn_xstrdup(const char *s) { return dfn_xstrndup(s, strlen(s)); }
+
+char **dfn_strv_block(const char *const *v, size_t n)
+{
+    size_t text = 0;
+    for (size_t i = 0; i < n; i++) text += strlen(v[i]) + 1;
+    if (n > (SIZE_MAX - text) / sizeof(char *)) util_oom(SIZE_MAX);
+    char **out = dfn_xmalloc(n * sizeof *out + (text ? text : 1));
+    char *p = (char *)(out + n);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(v[i]) + 1;
+        memcpy(p, v[i], len);
+        out[i] = p;
+        p += len;
+    }
+    return out;
+}
 
 char *dfn_xstrndup(const char *s, size_t n)
 {
@@ -326,4 +349,3 @@ size_t dfn_fmt_us_s(int64_t us, char *buf, size_t cap)
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
-

@@ -193,9 +193,9 @@ Test(load, malformed_lines_are_counted_with_their_numbers)
     cr_assert_eq(si->lines, 11);
     cr_assert_eq(si->malformed, 7, "%" PRIu64, si->malformed);
     uint64_t want[] = { 3, 4, 5, 6, 7, 8, 9 };
-    cr_assert_eq(si->nbad, 7);
-    for (size_t k = 0; k < 7; k++) cr_assert_eq(si->bad_lines[k], want[k], "bad line %zu: %" PRIu64, k, si->bad_lines[k]);
-    cr_assert_str_eq(si->bad_reason[6], "negative dur");
+    cr_assert_eq(dfn_src_more(si)->nbad, 7);
+    for (size_t k = 0; k < 7; k++) cr_assert_eq(dfn_src_more(si)->bad_lines[k], want[k], "bad line %zu: %" PRIu64, k, dfn_src_more(si)->bad_lines[k]);
+    cr_assert_str_eq(dfn_src_more(si)->bad_reason[6], "negative dur");
     cr_assert_eq(dfn_store_status(s), 1);
     dfn_store_free(s);
     free(text);
@@ -217,8 +217,8 @@ Test(load, truncated_gzip_keeps_complete_lines)
     char *path = tu_write_file(dir, "cut.pfw.gz", gz, gl * 2 / 3);
     const char *p[1] = { path };
     dfn_store *s = su_load_paths(p, 1, 2, 0);
-    cr_assert_not_null(s->src[0].error);
-    cr_assert(strstr(s->src[0].error, "byte"), "error names the offset: %s", s->src[0].error);
+    cr_assert_not_null(dfn_src_more(&s->src[0])->error);
+    cr_assert(strstr(dfn_src_more(&s->src[0])->error, "byte"), "error names the offset: %s", dfn_src_more(&s->src[0])->error);
     cr_assert(s->n > 0 && s->n < 60, "%zu events before the damage", s->n);
     /* every event that loaded is whole: ts 100.. in order */
     for (size_t i = 0; i < s->n; i++) cr_assert_eq(dfn_store_ts(s, i), i);
@@ -232,7 +232,7 @@ Test(load, missing_file_is_status_3)
     const char *p[1] = { "/nonexistent/dfnav/x.pfw" };
     dfn_store *s = su_load_paths(p, 1, 1, 0);
     cr_assert_eq(s->n, 0);
-    cr_assert_not_null(s->src[0].error);
+    cr_assert_not_null(dfn_src_more(&s->src[0])->error);
     cr_assert_eq(dfn_store_status(s), 3);
     dfn_store_free(s);
 }
@@ -485,8 +485,7 @@ static const struct { size_t off; const char *name; } src_figures[] = {
     { offsetof(dfn_srcinfo, lines), "lines" },       { offsetof(dfn_srcinfo, events), "events" },
     { offsetof(dfn_srcinfo, skipped), "skipped" },   { offsetof(dfn_srcinfo, malformed), "malformed" },
     { offsetof(dfn_srcinfo, metadata), "metadata" }, { offsetof(dfn_srcinfo, start_us), "start_us" },
-    { offsetof(dfn_srcinfo, end_us), "end_us" },     { offsetof(dfn_srcinfo, ns_rounding), "ns_rounding" },
-    { offsetof(dfn_srcinfo, ns_zeroed), "ns_zeroed" }, { offsetof(dfn_srcinfo, ns_total), "ns_total" },
+    { offsetof(dfn_srcinfo, end_us), "end_us" },
 };
 
 static void assert_same_sources(const dfn_store *s, const dfn_store *ref)
@@ -497,6 +496,11 @@ static void assert_same_sources(const dfn_store *s, const dfn_store *ref)
         for (size_t k = 0; k < sizeof src_figures / sizeof *src_figures; k++)
             cr_assert_eq(*(const uint64_t *)((const char *)a + src_figures[k].off),
                          *(const uint64_t *)((const char *)b + src_figures[k].off), "%s: %s", a->path, src_figures[k].name);
+        const dfn_srcmore *ma = dfn_src_more(a), *mb = dfn_src_more(b);
+        cr_assert_eq(ma->ns_rounding, mb->ns_rounding, "%s", a->path);
+        cr_assert_eq(ma->ns_zeroed, mb->ns_zeroed, "%s", a->path);
+        cr_assert_eq(ma->ns_total, mb->ns_total, "%s", a->path);
+        cr_assert_eq(!a->more, !b->more, "%s: rarer figures", a->path);
         cr_assert_eq(a->unit, b->unit, "%s", a->path);
         cr_assert_str_eq(a->era, b->era, "%s", a->path);
     }
@@ -822,7 +826,7 @@ Test(real, dlio_2023_gzip)
     dfn_store *s = su_load_paths(pa, 1, 2, 0);
     cr_assert_eq(s->n, 93894);
     cr_assert_eq(s->src[0].malformed, 0);
-    cr_assert_null(s->src[0].error);
+    cr_assert_null(dfn_src_more(&s->src[0])->error);
     cr_assert_str_eq(s->src[0].compression, "gzip");
     dfn_store_free(s);
 }
@@ -864,9 +868,9 @@ Test(load, deep_line_after_a_wide_one_is_refused)
     dfn_store *s = su_load_text("deep.pfw", t, 1);
     cr_assert_eq(s->n, 1);
     const dfn_srcinfo *si = &s->src[0];
-    cr_assert_eq(si->nbad, 1);
-    cr_assert_eq(si->bad_lines[0], 2);
-    cr_assert_str_eq(si->bad_reason[0], "JSON nested too deeply");
+    cr_assert_eq(dfn_src_more(si)->nbad, 1);
+    cr_assert_eq(dfn_src_more(si)->bad_lines[0], 2);
+    cr_assert_str_eq(dfn_src_more(si)->bad_reason[0], "JSON nested too deeply");
     dfn_store_free(s);
     free(t);
 }
@@ -906,12 +910,12 @@ Test(load, begin_end_pairs_across_blocks)
             cr_assert_eq(si->events, 1200);
             cr_assert_eq(si->malformed, 4);
             cr_assert_eq(si->lines, 1204);
-            cr_assert_eq(si->bad_lines[0], 1201);
-            cr_assert_str_eq(si->bad_reason[0], "end of a call that did not begin on its thread");
-            cr_assert_eq(si->bad_lines[1], 1202);
-            cr_assert_str_eq(si->bad_reason[1], "call that began and never ended");
-            cr_assert_eq(si->bad_lines[2], 1203);
-            cr_assert_eq(si->bad_lines[3], 1204);
+            cr_assert_eq(dfn_src_more(si)->bad_lines[0], 1201);
+            cr_assert_str_eq(dfn_src_more(si)->bad_reason[0], "end of a call that did not begin on its thread");
+            cr_assert_eq(dfn_src_more(si)->bad_lines[1], 1202);
+            cr_assert_str_eq(dfn_src_more(si)->bad_reason[1], "call that began and never ended");
+            cr_assert_eq(dfn_src_more(si)->bad_lines[2], 1203);
+            cr_assert_eq(dfn_src_more(si)->bad_lines[3], 1204);
             dfn_result *r = su_query(s, "posix", "func", NULL);
             /* outer k lasts 5000 + 2k - (1000 + k) = 4000 + k; inner 1000 */
             cr_assert_eq(su_metric(s, r, "outer", DFN_M_COUNT), 300);

@@ -34,14 +34,14 @@ static dfn_store *load_unit(const char *const *paths, size_t n, int threads, siz
 static uint64_t other_ph(const dfn_srcinfo *si, const char *label)
 {
     for (size_t k = 0; k < DFN_PH_KINDS; k++)
-        if (si->other_ph[k].n && strcmp(si->other_ph[k].ph, label) == 0) return si->other_ph[k].n;
+        if (dfn_src_more(si)->other_ph[k].n && strcmp(dfn_src_more(si)->other_ph[k].ph, label) == 0) return dfn_src_more(si)->other_ph[k].n;
     return 0;
 }
 
 static size_t other_kinds(const dfn_srcinfo *si)
 {
     size_t n = 0;
-    for (size_t k = 0; k < DFN_PH_KINDS; k++) n += si->other_ph[k].n != 0;
+    for (size_t k = 0; k < DFN_PH_KINDS; k++) n += dfn_src_more(si)->other_ph[k].n != 0;
     return n;
 }
 
@@ -106,13 +106,13 @@ static void assert_kinds_info(const dfn_srcinfo *si, const char *how)
     cr_assert_eq(si->skipped, 4, "%s: skipped %" PRIu64, how, si->skipped);
     cr_assert_eq(si->events, 6, "%s: events %" PRIu64, how, si->events);
     cr_assert_eq(si->metadata, 4, "%s: metadata %" PRIu64, how, si->metadata);
-    cr_assert_eq(si->counters, 2, "%s: counters %" PRIu64, how, si->counters);
-    cr_assert_eq(si->other, 8, "%s: other %" PRIu64, how, si->other);
+    cr_assert_eq(dfn_src_more(si)->counters, 2, "%s: counters %" PRIu64, how, dfn_src_more(si)->counters);
+    cr_assert_eq(dfn_src_more(si)->other, 8, "%s: other %" PRIu64, how, dfn_src_more(si)->other);
     cr_assert_eq(si->malformed, 4, "%s: malformed %" PRIu64, how, si->malformed);
-    cr_assert_eq(si->lines, si->skipped + si->events + si->metadata + si->counters + si->other + si->malformed, "%s",
+    cr_assert_eq(si->lines, si->skipped + si->events + si->metadata + dfn_src_more(si)->counters + dfn_src_more(si)->other + si->malformed, "%s",
                  how);
-    cr_assert_eq(si->agg_records, 1, "%s", how);
-    cr_assert_eq(si->agg_calls, 4, "%s", how);
+    cr_assert_eq(dfn_src_more(si)->agg_records, 1, "%s", how);
+    cr_assert_eq(dfn_src_more(si)->agg_calls, 4, "%s", how);
     const char *labels[] = { "b", "e", "n", "s", "0", "7", "none" };
     const uint64_t counts[] = { 2, 1, 1, 1, 1, 1, 1 };
     for (size_t k = 0; k < 7; k++)
@@ -182,8 +182,8 @@ Test(aggregated, a_record_is_its_calls, .init = agg_setup, .fini = agg_teardown)
     const dfn_store *s = agg_st;
     cr_assert_eq(s->n, 7, "records, not calls, are the store's events");
     cr_assert_not_null(s->cnt.v);
-    cr_assert_eq(s->src[0].agg_records, 5);
-    cr_assert_eq(s->src[0].agg_calls, 1022);
+    cr_assert_eq(dfn_src_more(&s->src[0])->agg_records, 5);
+    cr_assert_eq(dfn_src_more(&s->src[0])->agg_calls, 1022);
     dfn_result *r = su_query(s, "posix", "func", NULL);
     cr_assert_eq(r->nrows, 5);
     assert_row(s, r, "pread64", 1000, 50000, 4096000, 1000);
@@ -317,7 +317,7 @@ Test(aggregated, no_columns_without_aggregated_records)
     cr_assert_eq(s->n, 2);
     cr_assert_null(s->cnt.v);
     cr_assert_null(s->durmax.v);
-    cr_assert_eq(s->src[0].agg_records, 0);
+    cr_assert_eq(dfn_src_more(&s->src[0])->agg_records, 0);
     dfn_result *r = su_query(s, "posix", "func", NULL);
     assert_row(s, r, "read", 1, 10, 5, 0);
     dfn_result_free(r);
@@ -567,7 +567,7 @@ Test(counters, samples_per_numeric_field, .init = ctr_setup, .fini = ctr_teardow
 {
     const dfn_store *s = ctr_st;
     cr_assert_eq(s->n, 1, "counters are not events");
-    cr_assert_eq(s->src[0].counters, 4);
+    cr_assert_eq(dfn_src_more(&s->src[0])->counters, 4);
     cr_assert_eq(s->nseries, 4, "cpu.user_pct, cpu.iowait_pct, cpu.idle, mem.Dirty");
     cr_assert_eq(s->nsamples, 10);
     dfn_cresult r;
@@ -776,7 +776,7 @@ Test(review, an_unknown_unit_leaves_the_declared_one)
     for (size_t k = 0; k < 4; k++) {
         dfn_store *s = su_load_paths((const char *const *)&path, 1, 2, blocks[k]);
         cr_assert_eq(s->src[0].unit, DFN_UNIT_NS, "block %zu: unit %d", blocks[k], s->src[0].unit);
-        cr_assert(s->src[0].unit_declared && s->src[0].unit_unknown, "block %zu", blocks[k]);
+        cr_assert(s->src[0].unit_declared && dfn_src_more(&s->src[0])->unit_unknown, "block %zu", blocks[k]);
         cr_assert_eq(s->t0, 1000, "block %zu", blocks[k]);
         dfn_store_free(s);
     }
@@ -862,7 +862,7 @@ Test(review, wide_and_countless_aggregated_records)
     snprintf(t + n, sizeof t - n, "%s", R({"name":"pread64","cat":"POSIX","ph":3,"ts":4,"pid":1,"tid":1,"args":{"dft_cnt":-3,"dur_sum":7}}));
     dfn_store *s = su_load_text("wide.pfw", t, 1);
     cr_assert_eq(s->src[0].malformed, 3);
-    cr_assert_str_eq(s->src[0].bad_reason[0], "aggregated record without a whole dft_cnt above 0");
+    cr_assert_str_eq(dfn_src_more(&s->src[0])->bad_reason[0], "aggregated record without a whole dft_cnt above 0");
     dfn_result *r = su_query(s, "posix", "func", NULL);
     cr_assert_eq(su_metric(s, r, "pread64", DFN_M_COUNT), 100);
     cr_assert_eq(su_metric(s, r, "pread64", DFN_M_TIME_S), 0.005);
@@ -905,9 +905,9 @@ Test(review, unit_conversions_saturate_and_rounding_is_counted)
                               "\"tid\":1,\"args\":{}}\n", i % 2 ? "read" : "lseek", 1000000 + i * 1000, i % 2 ? 600 : 400);
     snprintf(t + n, sizeof t - n, "%s", R({"name":"end","cat":"dftracer","ph":1,"ts":2000000,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"NS"}}}));
     s = su_load_text("ns.pfw", t, 2);
-    cr_assert_eq(s->src[0].ns_zeroed, 50);
-    cr_assert_eq(s->src[0].ns_rounding, 100 * 400 + 0, "%" PRIu64, s->src[0].ns_rounding);
-    cr_assert_eq(s->src[0].ns_total, 50 * 600 + 50 * 400);
+    cr_assert_eq(dfn_src_more(&s->src[0])->ns_zeroed, 50);
+    cr_assert_eq(dfn_src_more(&s->src[0])->ns_rounding, 100 * 400 + 0, "%" PRIu64, dfn_src_more(&s->src[0])->ns_rounding);
+    cr_assert_eq(dfn_src_more(&s->src[0])->ns_total, 50 * 600 + 50 * 400);
     dfn_store_free(s);
 }
 
@@ -1075,8 +1075,8 @@ Test(records_threads, the_same_store_for_any_thread_count)
         assert_same_samples(ref, s, threads);
         for (int f = 0; f < 6; f++) {
             cr_assert_eq(s->src[f].lines, ref->src[f].lines);
-            cr_assert_eq(s->src[f].other, ref->src[f].other);
-            cr_assert_eq(s->src[f].agg_calls, ref->src[f].agg_calls);
+            cr_assert_eq(dfn_src_more(&s->src[f])->other, dfn_src_more(&ref->src[f])->other);
+            cr_assert_eq(dfn_src_more(&s->src[f])->agg_calls, dfn_src_more(&ref->src[f])->agg_calls);
         }
         dfn_store_free(s);
     }
@@ -1111,8 +1111,8 @@ Test(chrome, names_instants_pairs_and_counters)
     cr_assert_eq(si->lines - si->skipped, 12);
     cr_assert_eq(si->events, 6);      /* two X, an instant, a B/E pair (two lines), one X */
     cr_assert_eq(si->metadata, 3);
-    cr_assert_eq(si->counters, 2);
-    cr_assert_eq(si->other, 1);
+    cr_assert_eq(dfn_src_more(si)->counters, 2);
+    cr_assert_eq(dfn_src_more(si)->other, 1);
     cr_assert_eq(si->malformed, 0);
     cr_assert_eq(s->n, 5);
     dfn_result *r = su_query(s, "posix", "pid,tid", NULL);

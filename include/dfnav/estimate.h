@@ -28,17 +28,20 @@
 #define DFN_EST_EXPLORER_PER_EVENT 64
 /* A distinct string (a name, a key, a string value) interned by the
  * store costs its bytes and up to this at the peak of a load (measured,
- * 64 distinct a line: 101 to 133 B more than its bytes, as the tables
- * that hold them double). The
+ * 64 distinct a line, 2,500 to 60,000 lines: 35 to 53 B more than its
+ * bytes, the most just after the tables that hold them double; 101 to
+ * 133 B while each parser thread's cache of them grew without bound). The
  * per-event figure holds STRINGS_IN_PER_EVENT bytes of them, the few a
  * set usually has; values that differ on every line come on top. */
-#define DFN_EST_PER_STRING 136
+#define DFN_EST_PER_STRING 48
 #define DFN_EST_STRINGS_IN_PER_EVENT 8
 /* A file costs this at the peak whatever its events (its figures, its
- * block or place in a pack, its merge cursor: 0.95 to 1.1 KB measured on
- * 20,000 one-line files), plus PATH_COPIES copies of its path. */
-#define DFN_EST_PER_FILE 1280
-#define DFN_EST_PATH_COPIES 3
+ * place in a pack, its process's lane: 440 to 475 B measured on 20,000
+ * one-line files of a process each, 390 B on 100,000), plus PATH_COPIES
+ * copies of its path (the command line's while the loader takes its
+ * own, which the store then keeps). */
+#define DFN_EST_PER_FILE 640
+#define DFN_EST_PATH_COPIES 2
 
 typedef struct {
     uint64_t files;                       /* trace files seen */

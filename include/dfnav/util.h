@@ -40,7 +40,16 @@ bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b);
 /* The allocator's policy for the programs (not the library's to set for
  * whoever links it): large arrays as mappings, whatever came before. */
 void dfn_malloc_policy(void);
+/* Gives the pages of freed memory back to the system. glibc keeps what
+ * lies below the top of each thread's arena, and a thread cannot reuse
+ * another's: 20,000 small files left 3 MB of parse buffers resident
+ * through the build. Called between the load's phases. */
+void dfn_malloc_release(void);
 char *dfn_xstrdup(const char *s);
+/* n strings copied into one allocation, the pointers first and then the
+ * text, that one free() releases: a path costs its length, not a heap
+ * chunk of its own (20,000 paths of 26 bytes: 0.55 MB, not 1.1). */
+char **dfn_strv_block(const char *const *v, size_t n);
 char *dfn_xstrndup(const char *s, size_t n);
 /* A formatted string of any length, malloc'd. */
 char *dfn_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

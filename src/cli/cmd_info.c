@@ -21,8 +21,9 @@ static const char *cols[] = { "path", "format", "compression", "size_bytes", "li
 
 static void row_values(const dfn_srcinfo *si, char v[NCOLS][32])
 {
+    const dfn_srcmore *m = dfn_src_more(si);
     const uint64_t n[] = { si->size_bytes, si->lines - si->skipped, si->events, si->metadata, si->malformed,
-                           si->start_us, si->end_us, si->counters, si->other, si->agg_records, si->agg_calls };
+                           si->start_us, si->end_us, m->counters, m->other, m->agg_records, m->agg_calls };
     for (int c = 3; c < COL_UNIT; c++) snprintf(v[c], 32, "%" PRIu64, n[c - 3]);
     snprintf(v[COL_UNIT], 32, "%s", dfn_unit_name(si->unit));
 }
@@ -32,24 +33,25 @@ static void row_values(const dfn_srcinfo *si, char v[NCOLS][32])
 static void info_notes(FILE *out, const dfn_srcinfo *si)
 {
     char safe[1024];
+    const dfn_srcmore *m = dfn_src_more(si);
     dfn_fmt_safe(si->path, strlen(si->path), safe, sizeof safe);
-    if (si->other) {
-        fprintf(out, "%s: %" PRIu64 " records of kinds not used, by ph:", safe, si->other);
-        for (size_t k = 0; k < dfn_phcount_len(si->other_ph); k++)
-            fprintf(out, "%s %s: %" PRIu64, k ? "," : "", si->other_ph[k].ph, si->other_ph[k].n);
+    if (m->other) {
+        fprintf(out, "%s: %" PRIu64 " records of kinds not used, by ph:", safe, m->other);
+        for (size_t k = 0; k < dfn_phcount_len(m->other_ph); k++)
+            fprintf(out, "%s %s: %" PRIu64, k ? "," : "", m->other_ph[k].ph, m->other_ph[k].n);
         fputc('\n', out);
     }
-    if (si->agg_records)
-        fprintf(out, "%s: %" PRIu64 " aggregated records fold %" PRIu64 " calls\n", safe, si->agg_records, si->agg_calls);
+    if (m->agg_records)
+        fprintf(out, "%s: %" PRIu64 " aggregated records fold %" PRIu64 " calls\n", safe, m->agg_records, m->agg_calls);
     if (si->unit != DFN_UNIT_US || si->unit_declared)
         fprintf(out, "%s: ts and dur in %s (%s)\n", safe, dfn_unit_name(si->unit),
                 si->unit_declared ? "the end record's cfg.time_metric" : "--time-unit");
-    if (si->unit_unknown)
+    if (m->unit_unknown)
         fprintf(out, "%s: an end record's cfg.time_metric is none of US, NS, MS and SEC (not applied)\n", safe);
     if (si->unit == DFN_UNIT_NS)
         fprintf(out, "%s: times kept in whole us: rounding each call moved call times by %.3f ms in all, "
-                "%" PRIu64 " calls under 0.5 us count 0 s\n", safe, si->ns_rounding / 1e6, si->ns_zeroed);
-    const char *obj[] = { si->cfg, si->app }, *what[] = { "cfg", "app" };
+                "%" PRIu64 " calls under 0.5 us count 0 s\n", safe, m->ns_rounding / 1e6, m->ns_zeroed);
+    const char *obj[] = { m->cfg, m->app }, *what[] = { "cfg", "app" };
     for (int k = 0; k < 2; k++) {
         if (!obj[k]) continue;
         char *t = dfn_xmalloc(strlen(obj[k]) * 4 + 1);
@@ -102,10 +104,13 @@ static void info_total(dfn_srcinfo *total, const dfn_srcinfo *si)
     total->events += si->events;
     total->metadata += si->metadata;
     total->malformed += si->malformed;
-    total->counters += si->counters;
-    total->other += si->other;
-    total->agg_records += si->agg_records;
-    total->agg_calls += si->agg_calls;
+    if (si->more) {
+        dfn_srcmore *t = dfn_srcinfo_more(total);
+        t->counters += si->more->counters;
+        t->other += si->more->other;
+        t->agg_records += si->more->agg_records;
+        t->agg_calls += si->more->agg_calls;
+    }
     if (si->events && si->start_us < total->start_us) total->start_us = si->start_us;
     if (si->end_us > total->end_us) total->end_us = si->end_us;
 }
@@ -202,15 +207,16 @@ static void info_json(FILE *out, const dfn_srcinfo *const *rows, size_t n)
         fprintf(out, ", \"time_unit\": \"%s\", \"time_unit_declared\": %s", v[COL_UNIT],
                 rows[i]->unit_declared ? "true" : "false");
         fputs(", \"other_kinds\": {", out);
-        for (size_t k = 0; k < dfn_phcount_len(rows[i]->other_ph); k++) {
+        const dfn_srcmore *m = dfn_src_more(rows[i]);
+        for (size_t k = 0; k < dfn_phcount_len(m->other_ph); k++) {
             fputs(k ? ", " : "", out);
-            dfn_json_string(out, rows[i]->other_ph[k].ph, strlen(rows[i]->other_ph[k].ph));
-            fprintf(out, ": %" PRIu64, rows[i]->other_ph[k].n);
+            dfn_json_string(out, m->other_ph[k].ph, strlen(m->other_ph[k].ph));
+            fprintf(out, ": %" PRIu64, m->other_ph[k].n);
         }
         fputs("}", out);
         /* the objects as the file gave them, their strings made safe */
-        if (rows[i]->cfg) { fputs(", \"cfg\": ", out); info_json_object(out, rows[i]->cfg); }
-        if (rows[i]->app) { fputs(", \"app\": ", out); info_json_object(out, rows[i]->app); }
+        if (m->cfg) { fputs(", \"cfg\": ", out); info_json_object(out, m->cfg); }
+        if (m->app) { fputs(", \"app\": ", out); info_json_object(out, m->app); }
         fputs("}", out);
     }
     fputs("\n]\n", out);
@@ -275,6 +281,7 @@ int cmd_info(const cli_opts *o)
     else if (o->format == DFN_FMT_JSON) info_json(out, rows, n + 1);
     else info_table(out, rows, n + 1);
     free(rows);
+    dfn_srcinfo_free(&total);
     int wr = cli_write_status(out);
     cli_runs_free(o, runs, nruns);
     return wr ? wr : status;

@@ -28,24 +28,26 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
     if (dfn_unit_note(s, o->time_unit, note, sizeof note)) dfn_warnf(stderr, "%s", note);
     for (size_t i = 0; i < s->nsrc; i++) {
         const dfn_srcinfo *si = &s->src[i];
-        if (si->error) dfn_warnf(stderr, "%s: %s", si->path, si->error);
-        for (size_t k = 0; k < si->nbad; k++)
-            dfn_warnf(stderr, "%s:%" PRIu64 ": malformed line: %s", si->path, si->bad_lines[k], si->bad_reason[k]);
-        if (si->malformed > si->nbad)
-            dfn_warnf(stderr, "%s: %" PRIu64 " malformed lines in all (the first %zu shown)", si->path, si->malformed, si->nbad);
-        if (si->unit_unknown)
+        const dfn_srcmore *m = dfn_src_more(si);
+        if (m->error) dfn_warnf(stderr, "%s: %s", si->path, m->error);
+        for (size_t k = 0; k < m->nbad; k++)
+            dfn_warnf(stderr, "%s:%" PRIu64 ": malformed line: %s", si->path, m->bad_lines[k], m->bad_reason[k]);
+        if (si->malformed > m->nbad)
+            dfn_warnf(stderr, "%s: %" PRIu64 " malformed lines in all (the first %zu shown)", si->path, si->malformed, m->nbad);
+        if (m->unit_unknown)
             dfn_warnf(stderr, "%s: the end record's cfg.time_metric is none of US, NS, MS and SEC: times read as %s",
                       si->path, dfn_unit_name(si->unit));
-        if (si->long_lines)
-            dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, si->long_lines);
+        if (m->long_lines)
+            dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, m->long_lines);
     }
     /* nanoseconds become whole µs: once for the set, info has each file */
     uint64_t zeroed = 0, moved = 0, total = 0;
     size_t nsfiles = 0;
     for (size_t i = 0; i < s->nsrc; i++) {
-        zeroed += s->src[i].ns_zeroed;
-        moved += s->src[i].ns_rounding;
-        total = dfn_sat_add(total, s->src[i].ns_total);
+        const dfn_srcmore *m = dfn_src_more(&s->src[i]);
+        zeroed += m->ns_zeroed;
+        moved += m->ns_rounding;
+        total = dfn_sat_add(total, m->ns_total);
         nsfiles += s->src[i].unit == DFN_UNIT_NS;
     }
     /* said when it shows in a figure: over 0.1% of the call time moved */
@@ -117,6 +119,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         if (specs[k].in.n == 0) continue;
         dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .cache_dir = o->cache };
         ls[k] = dfn_loader_start((const char *const *)specs[k].in.paths, specs[k].in.n, &lo);
+        dfn_inputs_drop_paths(&specs[k].in);   /* the loader has its own copy */
     }
     bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
     double t0 = dfn_now();

@@ -1309,10 +1309,11 @@ static void draw_detail(app *a)
 static void set_aside_line(const dfn_srcinfo *si, char ***lines, size_t *n, size_t *cap)
 {
     char buf[512];
-    size_t w = (size_t)snprintf(buf, sizeof buf, "    %" PRIu64 " records set aside, kinds not used, by ph:", si->other);
-    for (size_t k = 0; k < dfn_phcount_len(si->other_ph) && w < sizeof buf; k++)
-        w += (size_t)snprintf(buf + w, sizeof buf - w, "%s %s: %" PRIu64, k ? "," : "", si->other_ph[k].ph,
-                              si->other_ph[k].n);
+    const dfn_srcmore *m = dfn_src_more(si);
+    size_t w = (size_t)snprintf(buf, sizeof buf, "    %" PRIu64 " records set aside, kinds not used, by ph:", m->other);
+    for (size_t k = 0; k < dfn_phcount_len(m->other_ph) && w < sizeof buf; k++)
+        w += (size_t)snprintf(buf + w, sizeof buf - w, "%s %s: %" PRIu64, k ? "," : "", m->other_ph[k].ph,
+                              m->other_ph[k].n);
     add_line(lines, n, cap, "%s", buf);
 }
 
@@ -1325,13 +1326,14 @@ static void draw_damage(app *a)
     const dfn_store *s = a->damage_store[k] ? a->damage_store[k] : a->have_view ? a->v.runs[k].s : NULL;
     for (size_t f = 0; s && f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
-        if (!si->error && !si->malformed && !si->other) continue;
+        const dfn_srcmore *m = dfn_src_more(si);
+        if (!m->error && !si->malformed && !m->other) continue;
         add_line(&lines, &n, &cap, "%s", si->path);
-        if (si->error) add_line(&lines, &n, &cap, "    error: %s", si->error);
+        if (m->error) add_line(&lines, &n, &cap, "    error: %s", m->error);
         if (si->malformed) add_line(&lines, &n, &cap, "    %" PRIu64 " malformed lines", si->malformed);
-        for (size_t b = 0; b < si->nbad; b++)
-            add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", si->bad_lines[b], si->bad_reason[b]);
-        if (si->other) set_aside_line(si, &lines, &n, &cap);
+        for (size_t b = 0; b < m->nbad; b++)
+            add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", m->bad_lines[b], m->bad_reason[b]);
+        if (m->other) set_aside_line(si, &lines, &n, &cap);
     }
     }
     if (!n) add_line(&lines, &n, &cap, "No damage: every line of every file loaded.");

@@ -117,12 +117,13 @@ static void count_damage(runner *r)
         const dfn_store *s = r->runs[k].final;
         a->damage_store[k] = s;
         for (size_t i = 0; s && i < s->nsrc; i++) {
+            const dfn_srcmore *m = dfn_src_more(&s->src[i]);
             a->malformed += s->src[i].malformed;
-            a->set_aside += s->src[i].other;
-            for (size_t j = 0; j < dfn_phcount_len(s->src[i].other_ph); j++)
-                dfn_phcount_add(a->set_aside_ph, s->src[i].other_ph[j].ph, strlen(s->src[i].other_ph[j].ph),
-                                s->src[i].other_ph[j].n);
-            if (s->src[i].error || s->src[i].malformed) a->bad_files++;
+            a->set_aside += m->other;
+            for (size_t j = 0; j < dfn_phcount_len(m->other_ph); j++)
+                dfn_phcount_add(a->set_aside_ph, m->other_ph[j].ph, strlen(m->other_ph[j].ph),
+                                m->other_ph[j].n);
+            if (m->error || s->src[i].malformed) a->bad_files++;
         }
     }
 }

@@ -58,7 +58,9 @@ done
 # first entries are finished with their row (269 B); calls cut by the
 # window and aggregated records' counts move out of the accumulator too,
 # and large arrays stay mappings that grow in place (dfn_malloc_policy:
-# about 175 B, of which the dense histograms' fixed budget is 86 B)
+# about 175 B, of which the dense histograms' fixed budget is 86 B); on
+# a kernel without the shared zero page, reading the rows given back took
+# their pages again (part_free's walk: 260-320 B a row), so they are not
 # rows_by_file N MAX: N distinct files, one read each, grouped by file:
 # the peak over that of grouping them by function, at most MAX bytes a row
 rows_by_file() {
@@ -87,22 +89,31 @@ fi
 # at least a page (117 MB for 20,000 files), then the heap (43 MB, 1.9 KB a
 # file over one file's peak); a file's and a chunk's room for damaged
 # lines and kinds set aside is now made only when there are some (1.3-1.5
-# KB); whole tiny files now go into packs, not a chunk each (0.95-1.1 KB)
+# KB); whole tiny files now go into packs, not a chunk each (0.95-1.1 KB);
+# a file's rarer figures behind a pointer, its path kept once, the parser
+# threads' name caches bounded and no lane key table (440-475 B)
 mkdir "$T/many"
 (cd "$T/many" && awk 'BEGIN { for (i = 1; i <= 20000; i++) { f = sprintf("t%05d.pfw", i)
     printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":10,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f%d\",\"ret\":4096}}\n", i, 1000 + i, i % 10 > f
     close(f) } }')
+# peak_kib COMMAND...: the median of three runs' peak RSS in KiB (output
+# to $T/peak.out): two loader threads' timing moves one run's peak by up
+# to 40 B a file, and the limit below is the issue's 0.5 KB
+peak_kib() {
+    for k in 1 2 3; do /usr/bin/time -f '%M' -o "$T/rss.$k" "$@" >"$T/peak.out" 2>/dev/null; tail -1 "$T/rss.$k"; done |
+        sort -n | sed -n 2p
+}
 if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%M' -o "$T/rss" "$DFNAV" report -q -j 2 --no-cache --by func --format csv "$T/many" >"$T/many.csv" 2>/dev/null
-    check "20,000 one-line files: every call" 20000 "$(tr -d '\r' <"$T/many.csv" | awk -F, 'NR == 2 { print $2 }')"
-    /usr/bin/time -f '%M' -o "$T/rss1" "$DFNAV" report -q -j 2 --no-cache --by func "$T/many/t00001.pfw" >/dev/null 2>&1
-    per_file=$(( ($(tail -1 "$T/rss") - $(tail -1 "$T/rss1")) * 1024 / 20000 ))
-    if [ "$per_file" -lt 1300 ]; then ok; else fail "20,000 one-line files: $per_file bytes a file (1,300 at most)"; fi
+    one=$(peak_kib "$DFNAV" report -q -j 2 --no-cache --by func "$T/many/t00001.pfw")
+    many=$(peak_kib "$DFNAV" report -q -j 2 --no-cache --by func --format csv "$T/many")
+    check "20,000 one-line files: every call" 20000 "$(tr -d '\r' <"$T/peak.out" | awk -F, 'NR == 2 { print $2 }')"
+    per_file=$(( (many - one) * 1024 / 20000 ))
+    if [ "$per_file" -le 512 ]; then ok; else fail "20,000 one-line files: $per_file bytes a file (512 at most)"; fi
     # info's table of them (it kept every row's figures as text: 1.4 KB a file)
-    /usr/bin/time -f '%M' -o "$T/rss" "$DFNAV" info -q -j 2 --no-cache --format csv "$T/many" >"$T/many.csv" 2>/dev/null
-    check "20,000 one-line files: info's rows" 20002 "$(wc -l <"$T/many.csv")"
-    per_file=$(( ($(tail -1 "$T/rss") - $(tail -1 "$T/rss1")) * 1024 / 20000 ))
-    if [ "$per_file" -lt 1300 ]; then ok; else fail "20,000 one-line files, info: $per_file bytes a file (1,300 at most)"; fi
+    many=$(peak_kib "$DFNAV" info -q -j 2 --no-cache --format csv "$T/many")
+    check "20,000 one-line files: info's rows" 20002 "$(wc -l <"$T/peak.out" | tr -d ' ')"
+    per_file=$(( (many - one) * 1024 / 20000 ))
+    if [ "$per_file" -le 512 ]; then ok; else fail "20,000 one-line files, info: $per_file bytes a file (512 at most)"; fi
 fi
 rm -rf "$T/many"
 
