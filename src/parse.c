@@ -1054,6 +1054,22 @@ static void evargs_number(evargs *e, uint8_t role, int64_t iv)
  * figures damage. */
 #define UINT_ROLE_VALUE (-1)
 
+/* A number of a known role written as no canonical integer ("ret":
+ * 4096.0, 5e2, "5e2"): as dur and ts are read, rounded to the nearest
+ * integer; past 2^63 it is no such figure, as an integer there is. It
+ * counted no bytes at all before, without a word. */
+static void evargs_number_text(evargs *e, uint8_t role, const dfn_larg *la)
+{
+    double d;
+    /* a JSON number's form, quoted or not: no space, hex or "inf" */
+    if (!la->val_len || !((la->val[0] >= '0' && la->val[0] <= '9') || la->val[0] == '-') ||
+        !json_primitive_ok(la->val, la->val_len))
+        return;
+    if (!dfn_parse_double(la->val, la->val_len, &d) || d != d) return;
+    if (d >= 9223372036854775807.0 || d <= -9223372036854775807.0) evargs_number(e, role, UINT_ROLE_VALUE);
+    else evargs_number(e, role, (int64_t)(d < 0 ? d - 0.5 : d + 0.5));
+}
+
 /* Reads the arguments of f: host and file names, the numbers bytes and
  * aggregated calls come from, and the rest encoded for the store. */
 static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *era)
@@ -1086,6 +1102,7 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
          * aggregated record's dft_cnt may come past the arguments kept */
         if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
         else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
+        else if (role != ROLE_OTHER && (la->type == DFN_LV_RAW || la->type == DFN_LV_STR)) evargs_number_text(e, role, la);
         if (e->nargs == DFN_ARGS_MAX) continue;
         enc_arg *a = &e->args[e->nargs++];
         if (kh && kh->id != DFN_REF_NONE) a->key = kh->id;

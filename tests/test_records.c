@@ -943,6 +943,33 @@ Test(review, sums_past_2_64_are_flagged_not_wrapped)
     }
 }
 
+/* A count or size written as no canonical integer (4096.0, 5e2, "5e2",
+ * an aggregated record's ret_sum as 4.096e6) is read as dur is, rounded;
+ * it counted no bytes before. Past 2^63 or not a number: no bytes. */
+Test(review, sizes_written_as_fractions_or_exponents)
+{
+    const char *t =
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":5,"ph":"X","args":{"ret":4096.0}})
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":2,"dur":5,"ph":"X","args":{"ret":5e2}})
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":3,"dur":5,"ph":"X","args":{"ret":"5e2"}})
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":4,"dur":5,"ph":"X","args":{"ret":10.6}})
+        R({"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":5,"dur":5,"ph":"X","args":{"ret":1e30}})
+        R({"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":6,"dur":5,"ph":"X","args":{"ret":"0x10"}})
+        R({"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":7,"dur":5,"ph":"X","args":{"ret":-1.0}})
+        R({"name":"pread64","cat":"POSIX","type":3,"pid":1,"tid":1,"ts":8,"ph":3,"args":{"dft_cnt":4.0,"dur_sum":40,"dur_max":15,"ret_sum":4.096e4}});
+    for (int threads = 1; threads <= 2; threads++) {
+        dfn_store *s = su_load_text("frac.pfw", t, threads);
+        dfn_query q = { .sort = -1, .threads = threads };
+        dfn_result *r = su_run(s, &q, "func");
+        cr_assert_eq(su_metric(s, r, "read", DFN_M_BYTES), 4096 + 500 + 500 + 11, "-j %d: %g", threads, su_metric(s, r, "read", DFN_M_BYTES));
+        cr_assert_eq(su_metric(s, r, "write", DFN_M_BYTES), 0, "past 2^63, hex, -1: no bytes");
+        cr_assert_eq(su_metric(s, r, "pread64", DFN_M_COUNT), 4);
+        cr_assert_eq(su_metric(s, r, "pread64", DFN_M_BYTES), 40960);
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+}
+
 /* What a set's units need said. */
 Test(review, unit_notes)
 {
