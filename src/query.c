@@ -1898,7 +1898,8 @@ static double *part_spark_out(const part *p, int k)
 {
     size_t w = p->c->spark_bins, n = p->nacc;
     double *out = dfn_xcalloc((n ? n : 1) * w, sizeof *out);
-    for (size_t row = 0; row < n; row++) {
+    /* a sparse row's bins are in the map (and its memory may be gone) */
+    for (size_t row = 0; row < n && row < DENSE_ROWS; row++) {
         const acc *a = &p->acc[row];
         const uint64_t *bins = k == 0 ? AX(a)->spark : AX(a)->spk_io;
         for (size_t b = 0; bins && b < w; b++) out[row * w + b] = (double)bins[b];

@@ -38,10 +38,11 @@
 /* A file costs this at the peak whatever its events (its figures, its
  * place in a pack, its process's lane: 440 to 475 B measured on 20,000
  * one-line files of a process each, 390 B on 100,000), plus PATH_COPIES
- * copies of its path (the command line's while the loader takes its
- * own, which the store then keeps). */
+ * copies of its path: the loader's, which the store then keeps, and the
+ * command line's while the loader takes its own; the explorer keeps its
+ * list and a loading snapshot's store has its own. */
 #define DFN_EST_PER_FILE 640
-#define DFN_EST_PATH_COPIES 2
+#define DFN_EST_PATH_COPIES 3
 
 typedef struct {
     uint64_t files;                       /* trace files seen */
