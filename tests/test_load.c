@@ -506,7 +506,10 @@ static void assert_same_sources(const dfn_store *s, const dfn_store *ref)
     }
 }
 
-Test(load, packed_small_files_give_the_store_of_a_chunk_a_file, .timeout = 120)
+/* (600 s: eight loads of 4,202 files take 85 s under AddressSanitizer on a
+ * kernel without the shared zero page, where each file's 1 MiB read
+ * buffer is a fresh mapping whose shadow is cleared page by page) */
+Test(load, packed_small_files_give_the_store_of_a_chunk_a_file, .timeout = 600)
 {
     char *dir = make_small_files();
     dfn_inputs in;
@@ -534,7 +537,7 @@ Test(load, packed_small_files_give_the_store_of_a_chunk_a_file, .timeout = 120)
 /* A snapshot seals the pack so far and later files start another: the
  * snapshots add up, and the store after many of them is the one a chunk a
  * file gives. */
-Test(load, snapshots_of_packed_files, .timeout = 120)
+Test(load, snapshots_of_packed_files, .timeout = 600)
 {
     char *dir = make_small_files();
     dfn_inputs in;
