@@ -1324,7 +1324,9 @@ static void loader_to_cache(dfn_loader *l, const dfn_image_ident *id)
         char err[128];
         if (!dfn_fileid_of(l->files[i], &now, err, sizeof err) || !dfn_fileid_eq(&now, &l->ids[i])) return;
     }
-    l->store->saver = dfn_cache_save_start(l->opts.cache_dir, l->store, id, dfn_cache_limit(l->opts.cache_dir));
+    if (l->opts.no_save) return;
+    uint64_t limit = l->opts.cache_limit ? l->opts.cache_limit : dfn_cache_limit(l->opts.cache_dir);
+    l->store->saver = dfn_cache_save_start(l->opts.cache_dir, l->store, id, limit);
 }
 
 /* Takes from one image the chunks of the files it has of this load

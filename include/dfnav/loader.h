@@ -17,6 +17,8 @@ typedef struct {
     size_t block_size;        /* 0 = DFN_BLOCK_SIZE */
     dfn_unit time_unit;       /* of files whose end record declares none; NONE = µs */
     const char *cache_dir;    /* reopen from and save to this cache (cache.h); NULL: none */
+    uint64_t cache_limit;     /* the cache's size limit; 0: dfn_cache_limit(cache_dir) */
+    bool no_save;             /* take files from the cache's images but save none (MPI's rank 0) */
     bool no_pack;             /* every file a chunk of its own, none packed: the store packs must give (tests) */
 } dfn_load_opts;
 

@@ -35,6 +35,11 @@ class Dfnav(AutotoolsPackage):
         default=True,
         description="Inflate gzip traces with ISA-L (about twice as fast as zlib)",
     )
+    variant(
+        "mpi",
+        default=False,
+        description="Divide the parse among the ranks of an MPI job (mpirun -n N dfnav report ...)",
+    )
 
     # A git checkout has no ./configure: Spack's autoreconf phase makes it
     # (`autoreconf -ivf` with the build dependencies' macros, pkg.m4 too).
@@ -47,6 +52,8 @@ class Dfnav(AutotoolsPackage):
     depends_on("ncurses")
     depends_on("zlib")
     depends_on("isa-l", when="+isal")
+    # configure finds it through pkg-config (mpi-c, ompi-c or mpich)
+    depends_on("mpi", when="+mpi")
 
     # jsmn (a header-only JSON tokenizer, jsmn.h) and libcsv (csv.h,
     # -lcsv) have no Spack packages, and no checksummed source could be
@@ -63,5 +70,9 @@ class Dfnav(AutotoolsPackage):
     # skipped (configure says so) without it.
 
     def configure_args(self):
-        # no-isal is a real choice: zlib only, even when ISA-L is found
-        return ["--with-isal" if self.spec.satisfies("+isal") else "--without-isal"]
+        # no-isal is a real choice: zlib only, even when ISA-L is found;
+        # likewise no MPI support, even when an MPI is installed
+        return [
+            "--with-isal" if self.spec.satisfies("+isal") else "--without-isal",
+            "--with-mpi" if self.spec.satisfies("+mpi") else "--without-mpi",
+        ]

@@ -68,6 +68,22 @@ dfn_run_opts cli_run_opts(const cli_opts *o);
 /* Reports a failed write; EPIPE (a closed pipe, as with `| head`) is quiet. */
 int cli_write_status(FILE *f);
 
+/* Under an MPI launcher (dist.h). cli_dist_quiet: the ranks past the
+ * first print nothing (call once MPI started). cli_dist_arm: the other
+ * ranks wait at the dispatch for rank 0's word, which its exit gives if
+ * no load did. cli_dist_share: every rank parses its share of the runs'
+ * files into an image (go false on rank 0: the load ended before, they
+ * stop); rank 0 gets the directory that holds them all, for its load to
+ * take files from (NULL with one rank). cli_dist_worker: what the other
+ * ranks do for a command; its exit status. */
+void cli_dist_quiet(void);
+void cli_dist_arm(void);
+char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
+int cli_dist_worker(const cli_opts *o);
+/* Says on stderr how many of the runs' files rank 0 took from the ranks'
+ * images, of how many; those it did not, it read again. */
+void cli_dist_note(uint64_t files, uint64_t from_images);
+
 int cmd_report(const cli_opts *o);
 int cmd_info(const cli_opts *o);
 int cmd_overview(const cli_opts *o);

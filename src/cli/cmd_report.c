@@ -2,6 +2,7 @@
  * query path, print. Also the loading shared by every command: progress on
  * a terminal, and each damaged file and line reported on stderr. */
 #include "cli.h"
+#include "dfnav/dist.h"
 #include "dfnav/cache.h"
 #include "dfnav/estimate.h"
 #include "dfnav/match.h"
@@ -113,21 +114,33 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
         status = 4;
     }
+    /* under MPI the ranks first parse shares of the files into images,
+     * which this load takes the files from; the user's cache is not
+     * involved then */
+    const char *dist_dir = cli_dist_share(o, specs, n, status < 3);
+    uint64_t nfiles = 0;   /* (the loaders take the paths over) */
+    for (size_t k = 0; k < n; k++) nfiles += specs[k].in.n;
     /* every run loads at once, each on its own loader; none when a run
      * has nothing to read (the report needs them all) or would not fit */
     for (size_t k = 0; k < n && status < 3; k++) {
         if (specs[k].in.n == 0) continue;
-        dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .cache_dir = o->cache };
+        dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit,
+                             .cache_dir = dist_dir ? dist_dir : o->cache, .no_save = dist_dir != NULL };
         ls[k] = dfn_loader_start((const char *const *)specs[k].in.paths, specs[k].in.n, &lo);
         dfn_inputs_drop_paths(&specs[k].in);   /* the loader has its own copy */
     }
-    bool tty = !o->quiet && isatty(STDERR_FILENO), shown = false;
+    /* (under MPI a rank's stderr is a terminal Open MPI makes, whatever
+     * mpirun's own is: a batch job's log would fill with progress) */
+    bool tty = !o->quiet && isatty(STDERR_FILENO) && dfn_dist_size() < 2, shown = false;
     double t0 = dfn_now();
+    uint64_t from_images = 0;
     /* without a progress line, finishing below waits for the loaders
-     * without the polling interval's lag */
-    while (tty) {
+     * without the polling interval's lag (under MPI it counts the files
+     * the ranks' images gave) */
+    while (tty || (dist_dir && !o->quiet)) {
         dfn_progress sum;
         dfn_loaders_progress(ls, n, &sum, pct);
+        from_images = sum.reused;
         if (sum.done) break;
         if (dfn_now() - t0 > 0.3) {
             show_progress(runs, n, &sum, pct);
@@ -137,6 +150,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         nanosleep(&ts, NULL);
     }
     if (shown) fprintf(stderr, "\r\033[K");
+    if (dist_dir && !o->quiet) cli_dist_note(nfiles, from_images);
     for (size_t k = 0; k < n; k++) {
         if (!ls[k]) continue;
         dfn_store *s = dfn_loader_finish(ls[k]);

@@ -2,6 +2,7 @@
  * each command is a thin layer over the engine library. */
 #include "cli.h"
 #include "dfnav/cache.h"
+#include "dfnav/dist.h"
 #include "dfnav/estimate.h"
 #include "../ui/ui.h"
 #include "dfnav/reader.h"
@@ -31,6 +32,9 @@ static void usage(FILE *f)
 "       dfnav extract -o OUT [--where EXPR] PATH...  the events EXPR selects,\n"
 "                                        as a DFTracer trace (.pfw, .pfw.gz, -)\n"
 "       dfnav cache [--clear]            the cache of sets read before, or empty it\n"
+"       mpirun -n N dfnav report|overview|info|extract ...  the parse divided\n"
+"                                        among MPI ranks (built with MPI; see\n"
+"                                        MPI in dfnav(1))\n"
 "\n"
 "PATH is a DFTracer trace (*.pfw, *.pfw.gz), a directory searched for them\n"
 "(not in hidden directories; each file is read once, by whatever path), a\n"
@@ -168,6 +172,15 @@ static bool explorer_opts(const cli_opts *o, ui_opts *ui)
 int main(int argc, char **argv)
 {
     dfn_malloc_policy();
+    /* under mpirun, srun or flux: MPI first (it may take its own
+     * arguments), then finalized last of all at exit */
+    char dist_err[512];
+    if (!dfn_dist_start(&argc, &argv, dist_err, sizeof dist_err)) {
+        fprintf(stderr, "dfnav: %s\n", dist_err);
+        return 2;
+    }
+    atexit(dfn_dist_end);
+    cli_dist_quiet();
     signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
     signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
     atexit(main_ctrs_free);
@@ -296,7 +309,7 @@ int main(int argc, char **argv)
             return cli_write_status(stdout) ? 2 : 0;
         }
         case 'V':
-            printf("dfnav %s (gzip: %s)\n", PACKAGE_VERSION, dfn_reader_backend());
+            printf("dfnav %s (gzip: %s, MPI: %s)\n", PACKAGE_VERSION, dfn_reader_backend(), dfn_dist_backend());
             return 0;
         default: usage(stderr); return 2;
         }
@@ -314,6 +327,9 @@ int main(int argc, char **argv)
     o.cache = cache_path;
     o.paths = argv + optind;
     o.npaths = (size_t)(argc - optind);
+    /* from here the ranks past the first follow rank 0's word */
+    cli_dist_arm();
+    if (dfn_dist_rank() > 0) return cli_dist_worker(&o);
     if (cache_cmd) {
         if (o.npaths) { fprintf(stderr, "dfnav: 'dfnav cache' takes no path\n"); return 2; }
         return cmd_cache(&o, clear);
@@ -336,6 +352,11 @@ int main(int argc, char **argv)
     if (cmd) return cmd(&o);
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
+    if (dfn_dist_size() > 1) {
+        fprintf(stderr, "dfnav: the explorer runs as one process, not under mpirun (%d ranks): give the ranks a "
+                "command (report, overview, info, extract), or run the explorer on its own\n", dfn_dist_size());
+        return 2;
+    }
     if (o.compare && o.npaths > 4) {
         /* a column per run and metric: more do not fit a terminal */
         fprintf(stderr, "dfnav: the explorer compares up to 4 runs; dfnav report --compare takes up to %d\n", DFN_COMPARE_MAX_RUNS);

@@ -90,7 +90,7 @@ done
 # variant, on and off, must change configure_args, and every flag it
 # gives must be an option ./configure --help lists (--with-X and
 # --without-X, --enable-X and --disable-X, are one option each). So a
-# variant for something configure lacks (mpi, before MPI support lands)
+# variant for something configure lacks (cuda, say)
 # fails here.
 RECIPE="$SRCDIR/packaging/spack/package.py"
 if ! command -v python3 >/dev/null 2>&1; then
@@ -196,12 +196,14 @@ EOF
     grep -q '^ok: --without-isal$' "$T/recipe.out" && ok || fail "the recipe does not pass --without-isal"
     n=$(grep -c '^FAIL' "$T/recipe.out")
     check "Spack recipe problems" 0 "$n"
+    grep -q '^ok: --with-mpi$' "$T/recipe.out" && ok || fail "the recipe does not pass --with-mpi"
+    grep -q '^ok: --without-mpi$' "$T/recipe.out" && ok || fail "the recipe does not pass --without-mpi"
     # the same check catches a variant configure lacks
-    sed 's/^    def configure_args(self):/    variant("mpi", default=False, description="MPI")\n&/' "$RECIPE" >"$T/mpi.py"
-    sed -i 's/^        return \[\(.*\)\]$/        return [\1] + (["--with-mpi"] if self.spec.satisfies("+mpi") else [])/' "$T/mpi.py"
-    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$T/stub" python3 "$T/recipe.py" "$T/mpi.py" "$T/configure.help" >"$T/mpi.out" 2>&1
-    grep -q '^FAIL: not in configure --help: --with-mpi$' "$T/mpi.out" && ok ||
-        fail "a recipe with an mpi variant is not caught: $(cat "$T/mpi.out")"
+    sed 's/^    def configure_args(self):/    variant("cuda", default=False, description="CUDA")\n&/' "$RECIPE" >"$T/cuda.py"
+    sed -i 's/^        \]$/        ] + (["--with-cuda"] if self.spec.satisfies("+cuda") else [])/' "$T/cuda.py"
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$T/stub" python3 "$T/recipe.py" "$T/cuda.py" "$T/configure.help" >"$T/cuda.out" 2>&1
+    grep -q '^FAIL: not in configure --help: --with-cuda$' "$T/cuda.out" && ok ||
+        fail "a recipe with a cuda variant is not caught: $(cat "$T/cuda.out")"
 fi
 
 # The Debian package's version is the one configure and the programs carry.

@@ -1,0 +1,45 @@
+/* dfnav distribution: the ranks of an MPI job (mpirun, srun, flux) and the
+ * load divided among them. Every rank parses a share of the trace files,
+ * balanced by bytes, into an image of its share (image.h); rank 0 takes
+ * the events of the others' files from those images, as it takes files
+ * from the cache's images of other sets, and so builds the very store a
+ * single process builds: every command's output is the same bytes.
+ *
+ * Without MPI support (configure --without-mpi), or when dfnav was not
+ * started by an MPI launcher, there is one rank and nothing is sent. */
+#ifndef DFNAV_DIST_H
+#define DFNAV_DIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which rank reads each of n files of the given sizes: the largest first,
+ * each onto the rank with the fewest bytes so far (the lowest on a tie);
+ * a file of no known size (UINT64_MAX: standard input, a pipe) stays on
+ * rank 0, the only one that can read it. The same plan on every rank. */
+void dfn_dist_plan(const uint64_t *bytes, size_t n, int nranks, int *rank_of);
+
+/* Starts MPI when an MPI launcher started this process (its environment
+ * says so) and this build has MPI support; false, with why in err, when
+ * MPI was wanted and could not start. Call once, before any thread. */
+bool dfn_dist_start(int *argc, char ***argv, char *err, size_t cap);
+/* This process's rank and the job's size: 0 and 1 without MPI. */
+int dfn_dist_rank(void);
+int dfn_dist_size(void);
+/* Rank 0's value of v, on every rank. */
+int dfn_dist_bcast_int(int v);
+/* Sends the file at path to rank `to` (in 1 GiB pieces), or word that
+ * there is none when path is NULL or cannot be read; false when the
+ * transport failed. */
+bool dfn_dist_send_file(int to, const char *path);
+/* Receives what rank `from` sends with dfn_dist_send_file into a new
+ * file at path; false when it sent none or the file could not be
+ * written (nothing is left at path then). */
+bool dfn_dist_recv_file(int from, const char *path);
+/* The MPI this build uses ("Open MPI 4.1.4", "MPICH 4.0"), or "none". */
+const char *dfn_dist_backend(void);
+/* Ends MPI (every rank must call it before exiting). */
+void dfn_dist_end(void);
+
+#endif

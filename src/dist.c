@@ -1,0 +1,181 @@
+/* dfnav distribution: the MPI job's ranks and the files they send one
+ * another (see dist.h). All of MPI is here; without it (no HAVE_MPI, or
+ * not started by a launcher) this is one rank that sends nothing. */
+#include "config.h"
+#include "dfnav/dist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dfnav/util.h"
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+/* A file travels as its length (NONE: no file), then pieces of at most
+ * this: MPI counts in int, and a piece is also what each side holds. */
+#define DIST_PIECE ((size_t)64 << 20)
+#define DIST_NONE UINT64_MAX
+#define DIST_TAG_FILE 17
+
+static int g_rank = 0, g_size = 1;
+static bool g_started = false;
+
+/* Whether an MPI launcher started this process: each sets its own
+ * variables (Open MPI's mpirun, PMIx under srun or prrte, PMI under
+ * MPICH's hydra, srun --mpi=pmi2 and flux). A plain `dfnav` never starts
+ * MPI, which would cost a second and may want a daemon. */
+static bool dist_launched(void)
+{
+    static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE" };
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return true;
+    }
+    return false;
+}
+
+bool dfn_dist_start(int *argc, char ***argv, char *err, size_t cap)
+{
+    if (!dist_launched()) return true;
+#ifdef HAVE_MPI
+    int provided = 0;
+    /* one thread calls MPI (the main one); the loader's threads never do */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        snprintf(err, cap, "MPI could not start");
+        return false;
+    }
+    g_started = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    /* an error ends the job with a message rather than a hang */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    return true;
+#else
+    (void)argc; (void)argv;
+    /* one rank of several would each do the whole work and print it */
+    const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!n) n = getenv("PMI_SIZE");
+    if (n && strcmp(n, "1") != 0) {
+        snprintf(err, cap, "this dfnav was built without MPI support (configure found no libopenmpi-dev or "
+                 "libmpich-dev): run it as one process, or build it with MPI");
+        return false;
+    }
+    return true;
+#endif
+}
+
+const char *dfn_dist_backend(void)
+{
+#if defined(HAVE_MPI) && defined(OMPI_MAJOR_VERSION)
+#define DIST_STR_(x) #x
+#define DIST_STR(x) DIST_STR_(x)
+    return "Open MPI " DIST_STR(OMPI_MAJOR_VERSION) "." DIST_STR(OMPI_MINOR_VERSION) "." DIST_STR(OMPI_RELEASE_VERSION);
+#elif defined(HAVE_MPI) && defined(MPICH_VERSION)
+    return "MPICH " MPICH_VERSION;
+#elif defined(HAVE_MPI)
+    return "MPI";
+#else
+    return "none";
+#endif
+}
+
+int dfn_dist_rank(void) { return g_rank; }
+int dfn_dist_size(void) { return g_size; }
+
+int dfn_dist_bcast_int(int v)
+{
+#ifdef HAVE_MPI
+    if (g_started) MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+    return v;
+}
+
+#ifdef HAVE_MPI
+static void dist_send_len(int to, uint64_t len)
+{
+    MPI_Send(&len, 1, MPI_UINT64_T, to, DIST_TAG_FILE, MPI_COMM_WORLD);
+}
+#endif
+
+bool dfn_dist_send_file(int to, const char *path)
+{
+#ifdef HAVE_MPI
+    if (!g_started) return false;
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+    if (end < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+        if (fd >= 0) close(fd);
+        dist_send_len(to, DIST_NONE);
+        return true;
+    }
+    uint64_t len = (uint64_t)end;
+    dist_send_len(to, len);
+    char *buf = dfn_xmalloc(len < DIST_PIECE ? (len ? len : 1) : DIST_PIECE);
+    for (uint64_t done = 0; done < len;) {
+        size_t want = len - done < DIST_PIECE ? (size_t)(len - done) : DIST_PIECE, got = 0;
+        while (got < want) {
+            ssize_t r = read(fd, buf + got, want - got);
+            if (r < 0 && errno == EINTR) continue;
+            /* shorter than it was: zeros, which the image's checksums
+             * refuse on rank 0, and the protocol stays in step */
+            if (r <= 0) { memset(buf + got, 0, want - got); got = want; break; }
+            got += (size_t)r;
+        }
+        MPI_Send(buf, (int)want, MPI_BYTE, to, DIST_TAG_FILE, MPI_COMM_WORLD);
+        done += want;
+    }
+    free(buf);
+    close(fd);
+    return true;
+#else
+    (void)to; (void)path;
+    return false;
+#endif
+}
+
+bool dfn_dist_recv_file(int from, const char *path)
+{
+#ifdef HAVE_MPI
+    if (!g_started) return false;
+    uint64_t len;
+    MPI_Recv(&len, 1, MPI_UINT64_T, from, DIST_TAG_FILE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (len == DIST_NONE) return false;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    bool ok = fd >= 0;
+    char *buf = dfn_xmalloc(len < DIST_PIECE ? (len ? len : 1) : DIST_PIECE);
+    /* every piece is taken, written or not, so the next file's length is
+     * not read from the middle of this one */
+    for (uint64_t done = 0; done < len;) {
+        size_t want = len - done < DIST_PIECE ? (size_t)(len - done) : DIST_PIECE;
+        MPI_Recv(buf, (int)want, MPI_BYTE, from, DIST_TAG_FILE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (size_t w = 0; ok && w < want;) {
+            ssize_t r = write(fd, buf + w, want - w);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) ok = false;
+            else w += (size_t)r;
+        }
+        done += want;
+    }
+    free(buf);
+    if (fd >= 0 && close(fd) != 0) ok = false;
+    if (!ok) unlink(path);
+    return ok;
+#else
+    (void)from; (void)path;
+    return false;
+#endif
+}
+
+void dfn_dist_end(void)
+{
+#ifdef HAVE_MPI
+    if (g_started) MPI_Finalize();
+    g_started = false;
+#endif
+}

@@ -1,0 +1,129 @@
+#!/bin/sh
+# The same answer under MPI (issue 20): `mpirun -n N dfnav CMD` divides
+# the parse among N ranks and must print the very bytes, and give the
+# exit status, of one process. Sets of every era (plain, gzip single and
+# members, hashes defined in other files than they are used, damaged and
+# set-aside lines, 2.x with counters and aggregated records), for report
+# in every format and several groupings, overview, info, compare and
+# extract, at 1 to 4 ranks (oversubscribed: this machine has 2 cores).
+# Skipped where dfnav was built without MPI or mpirun is missing.
+. "$SRCDIR/tests/shell/lib.sh"
+case $("$DFNAV" --version 2>/dev/null) in
+*"MPI: none"*) echo "SKIP: dfnav built without MPI (configure found no libopenmpi-dev or libmpich-dev)"; exit 77 ;;
+esac
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "SKIP: no mpirun (apt-get install openmpi-bin): MPI not checked"
+    exit 77
+fi
+MPIRUN="mpirun"
+# Open MPI: more ranks than cores, and root (CI) allowed; MPICH needs neither
+if mpirun --version 2>&1 | grep -q "Open MPI"; then
+    MPIRUN="mpirun --oversubscribe"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # no network interfaces to probe in a sandbox: shared memory and self
+    export OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none
+fi
+# the sanitizer build: Open MPI's own allocations kept until exit are no
+# leak of dfnav's; full stacks (its libraries have no frame pointers) and
+# its components kept loaded, so that the suppressions can name them
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+    export LSAN_OPTIONS="suppressions=$SRCDIR/tests/mpi.supp:print_suppressions=0"
+    export OMPI_MCA_mca_base_component_disable_dlclose=1
+fi
+export DFNAV_MPI_TMPDIR="$T/mpitmp"
+mkdir -p "$DFNAV_MPI_TMPDIR"
+
+gen() {   # gen NAME OPTIONS...
+    mkdir -p "$T/$1"
+    name=$1; shift
+    "$DFNAV_GEN" "$@" "$T/$name" >/dev/null || fail "dfnav-gen $name $*"
+}
+gen u64 --seed 1 --events 40000 --ranks 6 --era u64
+gen newest-gz --seed 2 --events 30000 --ranks 5 --era newest --gzip single --ckpt-func PyTorchCheckpointing.checkpoint
+gen hash16-members --seed 3 --events 20000 --ranks 4 --era hash16 --gzip members
+gen v2 --seed 4 --events 20000 --ranks 4 --era v2 --counters
+gen quoted --seed 5 --events 8000 --ranks 3 --era quoted
+# hashes defined in one file and used in another, damage of every kind,
+# kinds set aside, beside a generated file
+mkdir -p "$T/damaged"
+cp "$SRCDIR/tests/damaged/hash-collision/a.pfw" "$T/damaged/ha.pfw"
+cp "$SRCDIR/tests/damaged/hash-collision/b.pfw" "$T/damaged/hb.pfw"
+for f in nul.pfw negative.pfw truncated.pfw.gz kinds.pfw hash-twice.pfw numbers.pfw members.pfw.gz empty.pfw; do
+    cp "$SRCDIR/tests/damaged/$f" "$T/damaged/"
+done
+cp "$T/quoted/trace-0-of-3.pfw" "$T/damaged/gen.pfw"
+
+# same NAME N ARGS...: ARGS under mpirun -n N give one process's stdout
+# and exit status
+same() {
+    name=$1 n=$2; shift 2
+    "$DFNAV" "$@" >"$T/one.out" 2>"$T/one.err"
+    want=$?
+    $MPIRUN -n "$n" "$DFNAV" "$@" >"$T/mpi.out" 2>"$T/mpi.err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name, $n ranks: exit $got, one process $want ($(head -c 300 "$T/mpi.err"))"
+    elif [ ! -s "$T/one.out" ] || ! cmp -s "$T/one.out" "$T/mpi.out"; then
+        fail "$name, $n ranks: output differs from one process"; diff "$T/one.out" "$T/mpi.out" 2>&1 | head -5 >&2
+    else
+        ok
+    fi
+}
+
+# DFN_THREADS_LONG=1 (CI's normal pass) runs every set at 1 to 4 ranks
+# and the rarer commands; otherwise (make check, distcheck, the sanitizer
+# build) a short form of two sets at 1 and 3 ranks: each mpirun costs
+# about a second here
+long=${DFN_THREADS_LONG:-}
+all="v2 damaged" full="damaged" ranks="1 3"
+[ -n "$long" ] && all="u64 newest-gz hash16-members v2 damaged" full="hash16-members v2 damaged" ranks="1 2 3 4"
+for set in $all; do
+    for n in $ranks; do
+        same "$set: report --by func" $n report -q --no-cache --by func "$T/$set"
+    done
+    same "$set: report --by file,pid csv" 3 report -q --no-cache --by file,pid -m all -f csv "$T/$set"
+    same "$set: info" 4 info -q --no-cache "$T/$set"
+done
+for set in $full; do
+    same "$set: report json by layer" 2 report -q --no-cache --by layer -m all -f json "$T/$set"
+    same "$set: report by time" 3 report -q --no-cache --by time --bin 0.5 -f csv "$T/$set"
+    same "$set: report by event" 4 report -q --no-cache --by event --top 500 -f csv "$T/$set"
+    same "$set: report --where" 2 report -q --no-cache --by host,func --where "dur>100" -m count,bytes,p99_us "$T/$set"
+    same "$set: overview" 3 overview -q --no-cache "$T/$set"
+    same "$set: info json" 2 info -q --no-cache -f json "$T/$set"
+    same "$set: diagnose" 3 report -q --no-cache --diagnose "$T/$set"
+done
+if [ -n "$long" ]; then
+    same "v2: counters" 3 report -q --no-cache --counters -f csv "$T/v2"
+    same "v2: chrome" 2 report -q --no-cache --by event --format chrome "$T/v2"
+    same "compare" 3 report -q --no-cache --compare --by func "$T/u64" "$T/quoted"
+    same "compare csv" 4 overview -q --no-cache --compare -f csv "$T/newest-gz" "$T/v2"
+    same "extract" 3 extract -q --no-cache --where "func=read" -o - "$T/u64"
+fi
+# the damage reports on stderr, once, as one process gives them
+"$DFNAV" report --no-cache --by func "$T/damaged" >/dev/null 2>"$T/one.err"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/damaged" >/dev/null 2>"$T/mpi.err"
+grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+same_files "damage reported once, as one process does" "$T/one.err" "$T/mpi.dfnav"
+# and what the ranks' images gave: each rank's files, where every file is
+# a process of its own in microseconds (files sharing one, as these
+# damaged ones do, are read again by rank 0: their events cannot be told
+# apart in an image)
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/u64" >/dev/null 2>"$T/mpi.err"
+check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files from their images" \
+    "$(grep '^dfnav: MPI:' "$T/mpi.err")"
+# a set that is not there, and a usage error: said once, the same status
+$MPIRUN -n 3 "$DFNAV" report -q --no-cache "$T/none" >"$T/mpi.out" 2>"$T/mpi.err"
+check "nothing to read: status" 3 "$?"
+check "nothing to read: said once" 1 "$(grep -c 'no trace file to read' "$T/mpi.err")"
+$MPIRUN -n 3 "$DFNAV" report --by nosuch "$T/damaged" >/dev/null 2>"$T/mpi.err"
+check "a usage error under mpirun: status" 2 "$?"
+check "a usage error: said once" 1 "$(grep -c "unknown dimension 'nosuch'" "$T/mpi.err")"
+# the explorer is one process: refused, not run on each rank
+$MPIRUN -n 2 "$DFNAV" --replay q "$T/u64" >/dev/null 2>"$T/mpi.err"
+check "the explorer under mpirun: status" 2 "$?"
+grep -q "explorer runs as one process" "$T/mpi.err" && ok || fail "the explorer's refusal: $(head -c 300 "$T/mpi.err")"
+# the ranks' images are gone afterwards
+check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
+finish
