@@ -5,7 +5,8 @@
 # members, hashes defined in other files than they are used, damaged and
 # set-aside lines, 2.x with counters and aggregated records), for report
 # in every format and several groupings, overview, info, compare and
-# extract, at 1 to 4 ranks (oversubscribed: this machine has 2 cores).
+# extract, at 1 to 4 ranks (oversubscribed: this machine has 2 cores),
+# and the real traces of ../shared/traces when they are there.
 # Skipped where dfnav was built without MPI or mpirun is missing.
 . "$SRCDIR/tests/shell/lib.sh"
 case $("$DFNAV" --version 2>/dev/null) in
@@ -100,6 +101,11 @@ if [ -n "$long" ]; then
     same "compare" 3 report -q --no-cache --compare --by func "$T/u64" "$T/quoted"
     same "compare csv" 4 overview -q --no-cache --compare -f csv "$T/newest-gz" "$T/v2"
     same "extract" 3 extract -q --no-cache --where "func=read" -o - "$T/u64"
+fi
+# the real traces of three eras, when they are beside the sources
+if [ -d "$TRACES" ]; then
+    same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
+    same "real traces: info" 2 info -q --no-cache -f csv "$TRACES"
 fi
 # the damage reports on stderr, once, as one process gives them
 "$DFNAV" report --no-cache --by func "$T/damaged" >/dev/null 2>"$T/one.err"
