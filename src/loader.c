@@ -601,6 +601,17 @@ static uint64_t chunk_end_us(const build_in *in, const dfn_chunk *c)
     return end;
 }
 
+/* What rounding a file's ns times to µs moved, into its rarer figures
+ * (made only when there is some). */
+static void source_ns_add(dfn_srcinfo *si, uint64_t moved, uint64_t total, uint64_t zeroed)
+{
+    if (!moved && !total && !zeroed) return;
+    dfn_srcmore *m = dfn_srcinfo_more(si);
+    m->ns_rounding += moved;
+    m->ns_total = dfn_sat_add(m->ns_total, total);
+    m->ns_zeroed += zeroed;
+}
+
 /* Nanosecond durations become whole µs one by one: how far that moved
  * the file's call time, and how many calls it made 0 s, for info to say
  * (the store keeps µs). */
@@ -608,11 +619,7 @@ static void chunk_ns_rounding(const dfn_chunk *c, dfn_srcinfo *si)
 {
     uint64_t moved = 0, total = 0, zeroed = 0;
     for (size_t j = 0; j < c->n; j++) dfn_ns_rounding_add(dfn_col32_get(&c->dur, j), &moved, &total, &zeroed);
-    if (!moved && !total && !zeroed) return;
-    dfn_srcmore *m = dfn_srcinfo_more(si);
-    m->ns_rounding += moved;
-    m->ns_total = dfn_sat_add(m->ns_total, total);
-    m->ns_zeroed += zeroed;
+    source_ns_add(si, moved, total, zeroed);
 }
 
 /* Adds what a block held to its file's figures. */
@@ -663,12 +670,7 @@ static void pack_sources(const dfn_chunk *c, dfn_store *s, unsigned *era, uint32
         si->lines += f->lines;
         si->events += f->events;
         si->skipped += f->skipped;
-        if (f->ns_rounding || f->ns_total || f->ns_zeroed) {
-            dfn_srcmore *m = dfn_srcinfo_more(si);
-            m->ns_rounding += f->ns_rounding;
-            m->ns_total = dfn_sat_add(m->ns_total, f->ns_total);
-            m->ns_zeroed += f->ns_zeroed;
-        }
+        source_ns_add(si, f->ns_rounding, f->ns_total, f->ns_zeroed);
         if (f->events) {
             if (f->start_us < si->start_us) si->start_us = f->start_us;
             if (f->end_us > si->end_us) si->end_us = f->end_us;
@@ -688,9 +690,8 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
     if (in->keep) {
         dfn_store_paths(s, (const char *const *)l->files);
     } else {   /* the final store takes the loader's block of paths over */
-        s->paths = l->files;
+        dfn_store_paths_own(s, l->files);
         l->paths_given = true;
-        for (size_t f = 0; f < l->nfiles; f++) s->src[f].path = s->paths[f];
     }
     for (size_t f = 0; f < l->nfiles; f++) {
         dfn_srcinfo *si = &s->src[f];

@@ -176,10 +176,15 @@ void dfn_srcinfo_bad_room(dfn_srcinfo *si)
     m->bad_reason = dfn_xcalloc(DFN_MAX_BAD_LINES, sizeof *m->bad_reason);
 }
 
+void dfn_store_paths_own(dfn_store *s, char **block)
+{
+    s->paths = block;
+    for (size_t i = 0; i < s->nsrc; i++) s->src[i].path = s->paths[i];
+}
+
 void dfn_store_paths(dfn_store *s, const char *const *paths)
 {
-    s->paths = dfn_strv_block(paths, s->nsrc);
-    for (size_t i = 0; i < s->nsrc; i++) s->src[i].path = s->paths[i];
+    dfn_store_paths_own(s, dfn_strv_block(paths, s->nsrc));
 }
 
 const char *dfn_store_label(dfn_store *s, const char *text)

@@ -222,6 +222,8 @@ static inline uint64_t dfn_store_maxdur(const dfn_store *s, size_t i)
 }
 /* The sources' paths, copied into s->paths, each source's pointing there. */
 void dfn_store_paths(dfn_store *s, const char *const *paths);
+/* ... from a block of them (dfn_strv_block) that s takes over. */
+void dfn_store_paths_own(dfn_store *s, char **block);
 /* A label sources share (an era), kept once in s->labels. */
 const char *dfn_store_label(dfn_store *s, const char *text);
 static inline const char *dfn_store_str(const dfn_store *s, uint32_t id) { return dfn_strtab_str(s->strs, id); }

@@ -9,7 +9,6 @@
 #include "dfnav/image.h"
 #include "dfnav/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,18 +39,14 @@ void cli_dist_quiet(void)
     }
 }
 
-/* Removes a directory of images (files only, no subdirectories). */
+/* Removes a directory of images: they are cache entries (and a save's
+ * temporary files), which the cache's own clear removes. */
 static void dist_rmdir(const char *dir)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        char *p = dfn_xasprintf("%s/%s", dir, e->d_name);
-        unlink(p);
-        free(p);
-    }
-    if (d) closedir(d);
+    size_t removed;
+    uint64_t freed;
+    char err[256];
+    (void)dfn_cache_clear(dir, &removed, &freed, err, sizeof err);
     rmdir(dir);
 }
 
