@@ -88,8 +88,8 @@ static char *dist_mkdir(void)
 
 /* This rank's share of the runs' files (each file of every run once; not
  * standard input or what is no regular file, which only rank 0's own
- * load can read). */
-static char **dist_share_files(const dfn_runspec *specs, size_t n, size_t *nmine)
+ * load can read), as the runs' own paths. */
+static const char **dist_share_files(const dfn_runspec *specs, size_t n, size_t *nmine)
 {
     size_t total = 0;
     for (size_t k = 0; k < n; k++) total += specs[k].in.n;
@@ -106,24 +106,23 @@ static char **dist_share_files(const dfn_runspec *specs, size_t n, size_t *nmine
         }
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     dfn_dist_plan(bytes, m, dfn_dist_size(), rank_of);
-    char **mine = dfn_xmalloc((m ? m : 1) * sizeof *mine);
+    /* this rank's, in place: i never falls behind the count kept */
     *nmine = 0;
     for (size_t i = 0; i < m; i++)
-        if (rank_of[i] == dfn_dist_rank() && bytes[i] != UINT64_MAX) mine[(*nmine)++] = dfn_xstrdup(all[i]);
+        if (rank_of[i] == dfn_dist_rank() && bytes[i] != UINT64_MAX) all[(*nmine)++] = all[i];
     free(rank_of);
     free(bytes);
-    free(all);
-    return mine;
+    return all;
 }
 
 /* Parses this rank's share into an image in dir; the image's path, or
  * NULL when there is none (no share, a file changed while read). */
-static char *dist_parse_share(const cli_opts *o, char **files, size_t n, const char *dir)
+static char *dist_parse_share(const cli_opts *o, const char *const *files, size_t n, const char *dir)
 {
     if (!n || !dir) return NULL;
     /* the image is the point: no size limit of the cache's may refuse it */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .cache_dir = dir, .cache_limit = UINT64_MAX };
-    dfn_store *s = dfn_load((const char *const *)files, n, &lo);
+    dfn_store *s = dfn_load(files, n, &lo);
     if (!s) return NULL;
     const char *note = dfn_store_saved(s);   /* waits for the image */
     if (note && dfn_dist_rank() == 0 && !o->quiet) dfn_warnf(stderr, "MPI: %s", note);
@@ -141,10 +140,9 @@ char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool
     g_told = true;
     if (!dfn_dist_bcast_int(go)) return NULL;
     size_t nmine;
-    char **mine = dist_share_files(specs, n, &nmine);
+    const char **mine = dist_share_files(specs, n, &nmine);
     char *dir = dist_mkdir();
     char *img = dist_parse_share(o, mine, nmine, dir);
-    for (size_t i = 0; i < nmine; i++) free(mine[i]);
     free(mine);
     if (dfn_dist_rank() > 0) {
         (void)dfn_dist_send_file(0, img);
