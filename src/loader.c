@@ -151,7 +151,7 @@ static void *reader_main(void *arg)
         if (f >= l->nfiles || atomic_load(&l->cancel)) break;
         if (l->src[f].reused) continue;   /* an image gave its chunk */
         char err[512];
-        dfn_reader *r = dfn_reader_open(l->files[f], l->opts.block_size, err, sizeof err);
+        dfn_reader *r = dfn_reader_open_cancel(l->files[f], l->opts.block_size, &l->cancel, err, sizeof err);
         if (!r) {
             /* the reader names the file; the file's report does already */
             size_t pl = strlen(l->files[f]);

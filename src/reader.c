@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -49,6 +50,8 @@ enum reader_inflate_result { INFL_OK, INFL_END, INFL_ERROR };
 struct dfn_reader {
     int fd;
     bool own_fd;
+    bool regular;                 /* a regular file: a read never waits on a writer */
+    const atomic_bool *cancel;    /* set by another thread: a wait for input ends */
     dfn_compression comp;
     size_t block_size;
     enum reader_state state;
@@ -114,22 +117,43 @@ static void reader_set_err(char *err, size_t errlen, const char *name, int e)
 
 /* read() that survives signals and a non-blocking descriptor (stdin can be
  * one when inherited from an interactive shell). */
-static ssize_t reader_read_fd(int fd, void *dst, size_t room)
+/* Waits until fd has bytes (or an end or error for read() to report). A
+ * pipe, FIFO, socket or terminal may make us wait on a writer for ever, so
+ * with a cancel flag the wait looks at it ten times a second and fails with
+ * ECANCELED once it is set; that is what lets q end a load that waits on
+ * its input. A regular file is always ready: a stalled network mount
+ * cannot be woken by anything short of the kernel. */
+static int reader_wait(const dfn_reader *r)
+{
+    int timeout = r->cancel ? 100 : -1;
+    for (;;) {
+        if (r->cancel && atomic_load(r->cancel)) {
+            errno = ECANCELED;
+            return -1;
+        }
+        struct pollfd p = { .fd = r->fd, .events = POLLIN, .revents = 0 };
+        int n = poll(&p, 1, timeout);
+        if (n > 0)
+            return 0;
+        if (n < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+static ssize_t reader_read_fd(dfn_reader *r, void *dst, size_t room)
 {
     if (room > ((size_t)1 << 30))
         room = (size_t)1 << 30;
     for (;;) {
-        ssize_t n = read(fd, dst, room);
+        if (!r->regular && r->cancel && reader_wait(r) < 0)
+            return -1;
+        ssize_t n = read(r->fd, dst, room);
         if (n >= 0)
             return n;
         if (errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
-            if (poll(&p, 1, -1) < 0 && errno != EINTR)
-                return -1;
+        if ((errno == EAGAIN || errno == EWOULDBLOCK) && reader_wait(r) == 0)
             continue;
-        }
         return -1;
     }
 }
@@ -161,7 +185,7 @@ static int reader_input_more(dfn_reader *r)
     }
     if (r->in_len == r->in_cap)
         return 1; /* callers only ask when nearly empty; never loops */
-    ssize_t n = reader_read_fd(r->fd, r->in + r->in_len, r->in_cap - r->in_len);
+    ssize_t n = reader_read_fd(r, r->in + r->in_len, r->in_cap - r->in_len);
     if (n < 0) {
         reader_fail_read(r, errno);
         return -1;
@@ -452,7 +476,7 @@ static ssize_t reader_fill_plain(dfn_reader *r, char *dst, size_t room)
     }
     if (r->in_eof)
         return 0;
-    ssize_t n = reader_read_fd(r->fd, dst, room);
+    ssize_t n = reader_read_fd(r, dst, room);
     if (n < 0) {
         reader_fail_read(r, errno);
         r->src_failed = true;
@@ -632,6 +656,12 @@ static void reader_free(dfn_reader *r)
 
 dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size_t errlen)
 {
+    return dfn_reader_open_cancel(path, block_size, NULL, err, errlen);
+}
+
+dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const atomic_bool *cancel,
+                                   char *err, size_t errlen)
+{
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     if (path == NULL) {
@@ -672,7 +702,9 @@ dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size
         reader_free(r);
         return NULL;
     }
-    if (S_ISREG(st.st_mode)) {
+    r->regular = S_ISREG(st.st_mode);
+    r->cancel = cancel;
+    if (r->regular) {
         /* Standard input may arrive partly read; size what is left. */
         off_t at = is_stdin ? lseek(r->fd, 0, SEEK_CUR) : 0;
         if (at < 0 || at > st.st_size)
@@ -696,7 +728,7 @@ dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size
     /* Content decides the format, not the name: sniff the two magic bytes
      * (a pipe may deliver them one at a time). */
     while (r->in_len < 2 && !r->in_eof) {
-        ssize_t n = reader_read_fd(r->fd, r->in + r->in_len, r->in_cap - r->in_len);
+        ssize_t n = reader_read_fd(r, r->in + r->in_len, r->in_cap - r->in_len);
         if (n < 0) {
             reader_set_err(err, errlen, name, errno);
             reader_free(r);

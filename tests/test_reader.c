@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1090,6 +1092,47 @@ Test(reader, stdin_pipe_gzip_members)
     result_free(&res);
     free(text.p);
     free(gz.p);
+}
+
+/* A pipe whose writer has gone quiet: the reader gives what came, then
+ * waits; setting the cancel flag ends the wait with ECANCELED. Without the
+ * flag the wait would never end and the suite's timeout would fail it. */
+static void *cancel_later(void *arg)
+{
+    struct timespec t = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
+    nanosleep(&t, NULL);
+    atomic_store((atomic_bool *)arg, true);
+    return NULL;
+}
+
+Test(reader, cancel_ends_a_wait_on_a_quiet_pipe)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    static const char text[] = "{\"x\":1}\n{\"x\":2}\n";
+    cr_assert_eq(write(fds[1], text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    char path[64], err[512] = "unset";
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    atomic_bool cancel = false;
+    dfn_reader *r = dfn_reader_open_cancel(path, 0, &cancel, err, sizeof err);
+    cr_assert_not_null(r, "%s", err);
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, cancel_later, &cancel), 0);
+    dfn_block b;
+    size_t got = 0;
+    int rc;
+    while ((rc = dfn_reader_next(r, &b)) == 1) {
+        cr_assert_eq(memcmp(b.data, text + got, b.len), 0);
+        got += b.len;
+    }
+    pthread_join(th, NULL);
+    cr_assert_eq(rc, -1, "the wait ended with %d, not a failure", rc);
+    cr_assert(atomic_load(&cancel));
+    cr_assert_not_null(strstr(dfn_reader_error(r), strerror(ECANCELED)), "%s", dfn_reader_error(r));
+    cr_assert_eq(got, sizeof text - 1, "the lines before the wait: %zu bytes", got);
+    dfn_reader_close(r);
+    close(fds[0]);
+    close(fds[1]);
 }
 
 Test(reader, stdin_from_file)

@@ -4,6 +4,7 @@
 #ifndef DFNAV_READER_H
 #define DFNAV_READER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,11 @@ typedef struct dfn_reader dfn_reader;
  * content (gzip magic), not the name. block_size is the target block size
  * (0 = default 4 MiB). Returns NULL with a message in err on failure. */
 dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size_t errlen);
+/* The same, and while it waits on a pipe, FIFO or terminal for bytes a read
+ * looks at *cancel ten times a second and fails with ECANCELED once it is
+ * set (the open itself, and reads of regular files, do not wait on it). */
+dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const atomic_bool *cancel,
+                                   char *err, size_t errlen);
 
 /* Fills *b with the next block. Returns 1 for a block, 0 at the end of the
  * file, -1 on damage (truncated or corrupt gzip, read error): every complete

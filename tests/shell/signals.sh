@@ -15,11 +15,37 @@ export SOURCE_DATE_EPOCH=1790000000
 # image an earlier complete load saved
 E="LANG=C.UTF-8 TERM=xterm-256color $DFNAV --no-cache"
 
-# big: a load of a few seconds on one thread; mid: loads at once, and its
-# first 40 s are an export of tens of thousands of calls
-"$DFNAV_GEN" --seed 9 --events 2000000 --ranks 4 "$T/big" >/dev/null
+# big: one process's trace; mid: loads at once, and its first 40 s are an
+# export of tens of thousands of calls
+"$DFNAV_GEN" --seed 9 --events 600000 --ranks 1 "$T/big" >/dev/null
 "$DFNAV_GEN" --seed 9 --events 500000 --ranks 4 "$T/mid" >/dev/null
 mkdir -p "$T/out"
+
+# A load that is under way for as long as a test needs, however fast the
+# machine: slow.pfw is a FIFO that gives the first 20 MB of big's trace at
+# once and the rest only after release (a load timed to outlast the
+# test's first look at the screen lost that race on a quick machine).
+# The bytes are big's, so the loaded screen is --replay's of big.
+BIGFILE=$(ls "$T"/big/*.pfw | head -n 1)
+feed() {
+    rm -f "$T/slow.pfw" "$T/release"
+    mkfifo "$T/slow.pfw"
+    (
+        head -c 20000000 "$BIGFILE"
+        while [ ! -e "$T/release" ]; do sleep 0.05; done
+        tail -c +20000001 "$BIGFILE"
+    ) >"$T/slow.pfw" 2>/dev/null &
+    FEED=$!
+}
+release() { : >"$T/release"; }
+# unfeed: the writer gone, whether or not the load read everything
+unfeed() {
+    release
+    pkill -P "$FEED" 2>/dev/null
+    kill "$FEED" 2>/dev/null
+    wait "$FEED" 2>/dev/null
+    rm -f "$T/slow.pfw"
+}
 
 signum() { case $1 in HUP) echo 1 ;; INT) echo 2 ;; QUIT) echo 3 ;; KILL) echo 9 ;; TERM) echo 15 ;; esac; }
 exited() { exit_status | grep -q .; }
@@ -36,17 +62,21 @@ after_signal() {
 
 # -- during a load --
 for sig in INT TERM HUP QUIT; do
-    start "$E -j 1 big"
+    feed
+    start "$E slow.pfw"
     expect "loading before SIG$sig" "loading " 10
     kill -s "$sig" "$(dfnav_pid)"
     after_signal "$sig" "while loading"
+    unfeed
 done
 
-# q cancels a load at once
-start "$E -j 1 big"
+# q cancels a load at once, even one waiting for its input
+feed
+start "$E slow.pfw"
 expect "loading shows progress" "loading " 10
 keys q
 expect "q cancels the load" "DFNAV-EXIT=0" 5
+unfeed
 
 # -- during an export --
 # export_calls FILE: the calls of mid (all of them, so that the export
@@ -108,8 +138,9 @@ start_shell() {
     expect "the shell is ready" 'PROMPT$' 10
 }
 stopped() { [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = T ]; }
+feed
 start_shell
-keys "$E -j 1 big; echo DFNAV-EXIT=\$?" Enter
+keys "$E slow.pfw; echo DFNAV-EXIT=\$?" Enter
 expect "loading before Ctrl-Z" "loading " 10
 pid=$(pgrep -P "$(tm display -p -t e '#{pane_pid}')" -x dfnav)
 keys C-z
@@ -121,7 +152,9 @@ keys "fg; echo FG-EXIT=\$?" Enter
 expect "fg redraws" "Enter drill" 5
 not_left() { ! screen_left "$RAW"; }
 poll 5 not_left && ok || fail "fg: the alternate screen was not entered again"
+release
 expect_loaded "the load goes on after fg"
+unfeed
 keys q
 expect "quits after fg" "FG-EXIT=0" 10
 
@@ -186,10 +219,13 @@ same_screen() {
     screen | sed 's/ *$//' | drop_line "${5:-}" >"$T/got.txt"
     same_files "$1: the screen differs from --replay at $2" "$T/want.txt" "$T/got.txt"
 }
-start "$E -j 1 big"
+feed
+start "$E slow.pfw"
 expect "loading before the storm" "loading " 10
 storm 100x30
+release
 expect_loaded "the load ends after a storm"
+unfeed
 if kill -0 "$(dfnav_pid)" 2>/dev/null; then ok; else fail "the storm during the load ended dfnav"; fi
 same_screen "storm while loading" 100x30 "" big
 keys q
