@@ -86,9 +86,22 @@ void dfn_malloc_policy(void)
 #endif
 }
 
+/* Not under ASan or TSan: their allocator replaces glibc's, whose arenas
+ * then first come to life in malloc_trim, and two loads trimming at once
+ * (compare loads its runs side by side) raced in that start, one
+ * thread walking bins the other had not set up yet (a SEGV in mtrim).
+ * Where glibc's malloc serves the program it is set up before any thread. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DFN_NO_TRIM 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DFN_NO_TRIM 1
+#endif
+#endif
+
 void dfn_malloc_release(void)
 {
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && !defined(DFN_NO_TRIM)
     (void)malloc_trim(0);
 #endif
 }

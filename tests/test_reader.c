@@ -1124,6 +1124,7 @@ Test(reader, cancel_ends_a_wait_on_a_quiet_pipe)
     while ((rc = dfn_reader_next(r, &b)) == 1) {
         cr_assert_eq(memcmp(b.data, text + got, b.len), 0);
         got += b.len;
+        dfn_block_free(&b);
     }
     pthread_join(th, NULL);
     cr_assert_eq(rc, -1, "the wait ended with %d, not a failure", rc);
