@@ -9,6 +9,7 @@
 # trace JSON whose calls match the report per function and thread; CSV
 # cells a spreadsheet would run as formulas are made text.
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 
 PYTHON=${PYTHON:-python3}
 DIMS="func cat host pid rank file fs class type layer"

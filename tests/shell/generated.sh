@@ -4,6 +4,7 @@
 # durations, bytes, busy time and slowest process per layer, job span), and
 # the output does not depend on the thread count.
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 
 # dfnav CSV "key,count,time_s,busy_s,max_proc_s,bytes,..." -> "key count time_us bytes"
 rows() {

@@ -4,6 +4,7 @@
 # message and status 4, never an abort. Under ulimit -v, so skipped where
 # the build cannot run under it (sanitizers reserve terabytes).
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 # (the probe without the sanitizers' log files: a build that cannot map
 # its shadow memory is not a finding)
 if ! (ulimit -v 2000000 && exec env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u TSAN_OPTIONS "$DFNAV" --version >/dev/null 2>&1); then

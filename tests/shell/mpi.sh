@@ -9,6 +9,7 @@
 # and the real traces of ../shared/traces when they are there.
 # Skipped where dfnav was built without MPI or mpirun is missing.
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 case $("$DFNAV" --version 2>/dev/null) in
 *"MPI: none"*) echo "SKIP: dfnav built without MPI (configure found no libopenmpi-dev or libmpich-dev)"; exit 77 ;;
 esac

@@ -14,6 +14,7 @@
 # this suite fail). DFN_REF_DISPUTED=1 adds a crafted set of records whose
 # documented meaning dfnav does not follow (see the end of this file).
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 
 PYTHON=${PYTHON:-python3}
 REF=${DFN_REF:-$SRCDIR/tests/reference/dfnav_ref.py}

@@ -9,6 +9,7 @@
 # outside repaints over whatever was written meanwhile and takes the modes
 # back; storms of resizes end on the screen the final size gives.
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 . "$SRCDIR/tests/shell/term.sh"
 export SOURCE_DATE_EPOCH=1790000000
 # without the cache: a load these tests interrupt must be a parse, not the

@@ -17,6 +17,7 @@
 # would take half an hour) keeps the reproduction, the set of two merge
 # parts and one real trace, each dimension alone at 2 and 7 threads.
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 DIFF=${DFN_BUILDDIR:-.}/tests/threads_diff
 long=${DFN_THREADS_LONG:-}
 san=${DFN_THREADS_SANITIZER:-}

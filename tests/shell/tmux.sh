@@ -7,6 +7,7 @@
 # never sent (the raw terminal output read with pipe-pane). Signals and
 # resize storms: signals.sh; export failures: exports.sh.
 . "$SRCDIR/tests/shell/lib.sh"
+slow_suite
 . "$SRCDIR/tests/shell/term.sh"
 S="$SRCDIR/data/sample"
 export SOURCE_DATE_EPOCH=1790000000
