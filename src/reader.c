@@ -39,6 +39,8 @@
 /* Compressed bytes per read(): big enough that syscalls vanish in the
  * profile, small enough to stay in L2/L3 while the inflater walks it. */
 #define READER_IN_SIZE ((size_t)1 << 20)
+/* The least buffer a small file gets (see dfn_reader_open). */
+#define READER_SMALL ((size_t)4096)
 /* A block buffer never grows past one maximal line plus its '\n'; that is
  * what bounds memory when a line never ends. */
 #define READER_CAP_MAX ((size_t)DFN_READER_MAX_LINE + 1)
@@ -715,15 +717,20 @@ dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const at
 #endif
     }
 
+    /* A small file gets buffers of its size, not a block's: 20,000
+     * one-line files each took 1 MiB for the sniff and a block for the
+     * text, written to (and under ASan poisoned) at every open. One that
+     * grows meanwhile still reads whole: its block grows as for a long
+     * line, and later blocks are full size. */
     r->in_cap = READER_IN_SIZE;
+    if (r->regular && r->size < READER_IN_SIZE)
+        r->in_cap = r->size < READER_SMALL ? READER_SMALL : (size_t)r->size + 1;
     r->in = malloc(r->in_cap);
-    r->buf = malloc(r->block_size + 1);
-    if (r->in == NULL || r->buf == NULL) {
+    if (r->in == NULL) {
         reader_set_err(err, errlen, name, ENOMEM);
         reader_free(r);
         return NULL;
     }
-    r->cap = r->block_size;
 
     /* Content decides the format, not the name: sniff the two magic bytes
      * (a pipe may deliver them one at a time). */
@@ -751,6 +758,19 @@ dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const at
         free(r->in);
         r->in = NULL;
         r->in_cap = 0;
+    }
+    /* inflated text has no size to go by: a gzip file gets a whole block */
+    r->cap = r->block_size;
+    if (r->comp == DFN_COMP_NONE && r->regular && r->size < r->block_size) {
+        size_t want = r->size < READER_SMALL ? READER_SMALL : (size_t)r->size + 1;
+        if (want < r->cap)
+            r->cap = want;
+    }
+    r->buf = malloc(r->cap + 1);
+    if (r->buf == NULL) {
+        reader_set_err(err, errlen, name, ENOMEM);
+        reader_free(r);
+        return NULL;
     }
     return r;
 }
