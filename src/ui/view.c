@@ -693,6 +693,8 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     double cw = c->win_hi - c->win_lo;
     int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;   /* as the status line gave the cell */
     c->crumb = dfn_xasprintf("%s %.*f-%.*f s", key, dec, c->win_lo, dec, c->win_hi);
+    c->crumb_window = true;
+    c->crumb_at = strlen(key) + 1;
     level_default_sort(c);
     return level_commit(v, err, errlen);
 }
@@ -847,6 +849,7 @@ bool view_drill(view *v, char *err, size_t errlen)
     view_select_row(v, l, row, c);
     c->dim.kind = next_dim(l->dim.kind);
     c->crumb = dfn_xstrdup(label);
+    c->crumb_window = l->dim.kind == DFN_DIM_TIME;   /* "0.0-20.0 s" names the window */
     level_default_sort(c);
     return level_commit(v, err, errlen);
 }
@@ -1000,14 +1003,39 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
     return true;
 }
 
+/* The bin a window of width w is cut into on the screen (and snapped to). */
+static double window_bin(const view *v, double w)
+{
+    int rows = v->table_rows > 1 ? v->table_rows : 1;
+    return nice_ceil(w / rows);
+}
+
+/* The window [a, b) set on l. A crumb that names the window (a time row
+ * drilled, a lane's cell) follows it: after ] it said "0.0-20.0 s" over
+ * a window of 10-30 s. */
+static void window_put(level *l, double a, double b)
+{
+    l->win_lo = a;
+    l->win_hi = b;
+    l->typed = false;   /* the zoomed window is the one a filter starts from */
+    l->cursor = l->top = 0;
+    if (!l->crumb_window || !l->crumb || l->crumb_at > strlen(l->crumb)) return;
+    /* as the crumb was first written: a time row's decimals are its
+     * width's (view_key_text), a lane cell's the status line's */
+    double w = b - a;
+    int dec = l->crumb_at ? (w >= 1 ? 1 : w >= 0.01 ? 3 : 6) : (w >= 1 ? 1 : w >= 0.1 ? 2 : w >= 0.001 ? 3 : 6);
+    char *c = dfn_xasprintf("%.*s%.*f-%.*f s", (int)l->crumb_at, l->crumb, dec, a, dec, b);
+    free(l->crumb);
+    l->crumb = c;
+}
+
 /* Sets l's window to about [lo, lo + w), its edges on multiples of the
- * bins the time level gives it, so a zoom or a move keeps round bins
- * (3.0-3.5 s, not 3.3-3.8 s), within the run's span. */
+ * bins the time level gives it, so a zoom keeps round bins (3.0-3.5 s,
+ * not 3.3-3.8 s), within the run's span. */
 static void window_set(const view *v, level *l, double lo, double w)
 {
     double span = view_span(v);
-    int rows = v->table_rows > 1 ? v->table_rows : 1;
-    double bin = nice_ceil(w / rows);
+    double bin = window_bin(v, w);
     if (w > span) w = span;
     double a = floor(lo / bin + 1e-9) * bin, b = ceil((lo + w) / bin - 1e-9) * bin;
     if (b > span) {
@@ -1020,10 +1048,7 @@ static void window_set(const view *v, level *l, double lo, double w)
     }
     if (a < 0) a = 0;
     if (b <= a) b = a + bin < span ? a + bin : span;
-    l->win_lo = a;
-    l->win_hi = b;
-    l->typed = false;   /* the zoomed window is the one a filter starts from */
-    l->cursor = l->top = 0;
+    window_put(l, a, b);
 }
 
 void view_zoom(view *v, bool in)
@@ -1050,15 +1075,30 @@ void view_zoom_around(view *v, bool in, double center)
     window_set(v, l, lo, nw);
 }
 
+/* ] and [: half the window on, in whole bins of the window's own, its
+ * width kept, so that ] then [ comes back where it was. Snapping the
+ * moved window again widened it by a bin at each step when half of it
+ * was no whole number of bins (0-90 s, ] and [: 0-100 s). Against an end
+ * of the run the window stops there, as wide as it was. */
 void view_shift(view *v, int dir)
 {
     level *l = view_top(v);
     double span = view_span(v), w = l->win_hi - l->win_lo;
-    double lo = l->win_lo + dir * w / 2;
-    if (lo < 0) lo = 0;
-    if (lo + w > span) lo = span - w;
-    if (lo < 0) lo = 0;
-    window_set(v, l, lo, w);
+    double bin = window_bin(v, w);
+    double n = floor(w / bin + 1e-9);   /* whole bins; a window ending the run may hold a part more */
+    if (n < 1) n = 1;
+    double step = floor(n / 2);
+    if (step < 1) step = 1;
+    double a = floor(l->win_lo / bin + 0.5) * bin + dir * step * bin, b = a + n * bin;
+    if (b > span) {
+        b = span;
+        a = floor((span - n * bin) / bin + 1e-9) * bin;
+    }
+    if (a < 0) {
+        a = 0;
+        b = w < span ? w : span;   /* the part of a bin that ends the run too, when it held it */
+    }
+    window_put(l, a, b);
 }
 
 void view_move(view *v, long delta)

@@ -55,6 +55,8 @@ typedef struct {
     bool typed;               /* time terms typed with f narrowed the window ... */
     double pre_lo, pre_hi;    /* ... from this one, which the next f starts from */
     char *crumb;              /* how this level was reached, for the breadcrumb */
+    bool crumb_window;        /* its end from crumb_at is the window: a zoom or move renames it */
+    size_t crumb_at;
     int sort;                 /* metric, or -1 for the key */
     int sort_col;             /* comparing: whose column (a run, DFN_CMP_DIFF, DFN_CMP_RATIO) */
     bool desc;

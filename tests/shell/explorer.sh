@@ -236,6 +236,20 @@ for f in 'time>5' 'time<=5' 'time>=5' 'time<5'; do
 done
 check "zoom in twice, then move: round windows" "window 0.000-16.000 s|window 0.000-8.000 s|window 4.000-12.000 s" \
     "$("$DFNAV" --replay '<Down> <Down> <Down> z z ]' "$S" 2>/dev/null | grep '^window' | tail -3 | cut -d' ' -f1-3 | paste -sd'|')"
+# ] then [ comes back: the move keeps the window's width in its own bins
+# (a window of 0-9 s went 4-14 s, then 0-10 s, and grew a bin at each
+# step); [ at the start and ] at the end leave it; all of the run stays
+# all of it
+windows() { "$DFNAV" --replay "$1" "$S" 2>/dev/null | grep '^window' | cut -d' ' -f2 | paste -sd'|'; }
+check "] and [ there and back, the width kept" \
+    "0.000-31.730|0.000-16.000|8.000-24.000|0.000-16.000|8.000-24.000|15.000-31.730|8.000-24.000|0.000-16.000" \
+    "$(windows 'z ] [ ] ] [ [')"
+check "[ at the start, ] and [ over the whole run" "0.000-31.730|0.000-31.730|0.000-31.730|0.000-31.730" "$(windows '[ ] [')"
+# a drilled time range's crumb names the window as it moves and zooms
+# (it said 0.0-2.0 s over a window of 1-3 s)
+"$DFNAV" --replay '<Enter> ] Z [' "$S" 2>/dev/null | awk '/^--- / { k = $2 } /^dfnav / { print k ": " $0 }' >"$T/crumbs.txt"
+check "the crumb follows ], Z and [" "$(printf '%s\n' '<Enter>: dfnav All › 0.0-2.0 s' ']: dfnav All › 1.0-3.0 s' 'Z: dfnav All › 0.0-4.0 s' '[: dfnav All › 0.0-4.0 s')" \
+    "$(grep -v '^start:' "$T/crumbs.txt")"
 "$DFNAV" --replay 'f time>=3.3 <Space> time<9.1 <Enter>' "$S" >"$T/tw.txt" 2>/dev/null
 check "a typed time is the window" "window 3.300-9.100 s  where: time>=3.3 time<9.1" "$(grep '^window' "$T/tw.txt" | tail -1)"
 check "its bins: round edges, the first cut at the window" "3.30-3.50 s|3.50-4.00 s|9.00-9.10 s" \
