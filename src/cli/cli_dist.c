@@ -12,9 +12,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 /* Rank 0's promise to the other ranks, which wait at the dispatch for one
  * word: go (share the load) or stop (the command ended without one). */
@@ -39,10 +45,85 @@ void cli_dist_quiet(void)
     }
 }
 
+/* The directory of images a signal must not leave behind: mpirun passes
+ * Ctrl-C on to the ranks as SIGTERM (and srun as SIGINT or SIGTERM), and
+ * a set's worth of images stayed in the node's /tmp. */
+static char *volatile g_sigdir;
+static char *volatile g_sigaway;   /* where the handler moves it first: the first one's name + "~" */
+
+#ifdef __linux__
+/* Empties and removes dir from a signal handler: open, getdents64,
+ * unlinkat and rmdir are async-signal-safe where opendir is not (it
+ * allocates). The directory is flat (cache entries and a save's
+ * temporary files); passes repeat while they find entries, since
+ * removing them while reading may skip some. */
+static void dist_rmdir_now(const char *dir)
+{
+    static char buf[8192] __attribute__((aligned(8)));
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    for (int pass = 0; pass < 8; pass++) {
+        bool found = false;
+        long n;
+        (void)lseek(fd, 0, SEEK_SET);
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                /* struct linux_dirent64: ino, off, reclen, type, name */
+                unsigned short reclen;
+                memcpy(&reclen, buf + off + 16, sizeof reclen);
+                const char *name = buf + off + 19;
+                if (reclen == 0) break;
+                if (!(name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))) {
+                    (void)unlinkat(fd, name, 0);
+                    found = true;
+                }
+                off += reclen;
+            }
+        }
+        if (!found) break;
+    }
+    close(fd);
+    (void)rmdir(dir);
+}
+
+/* The directory is renamed first, so that the threads still at work
+ * (a save, a receive) can make no new file under its name while it is
+ * emptied: a file made after the last pass kept it from going. */
+static void dist_signal(int sig)
+{
+    const char *d = g_sigdir, *away = g_sigaway;
+    if (d && away && rename(d, away) == 0) d = away;
+    if (d) dist_rmdir_now(d);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+#endif
+
+/* Says which directory a signal removes (NULL: none). */
+static void dist_sigdir(char *dir)
+{
+#ifdef __linux__
+    static bool installed;
+    if (dir && !installed) {
+        installed = true;
+        signal(SIGINT, dist_signal);
+        signal(SIGTERM, dist_signal);
+        signal(SIGHUP, dist_signal);
+    }
+    /* made once and kept (a handler may be reading it): a name of our
+     * own beside the first directory, free for any later one too */
+    if (dir && !g_sigaway) g_sigaway = dfn_xasprintf("%s~", dir);
+    g_sigdir = dir;
+#else
+    g_sigdir = dir;
+#endif
+}
+
 /* Removes a directory of images: they are cache entries (and a save's
  * temporary files), which the cache's own clear removes. */
 static void dist_rmdir(const char *dir)
 {
+    if (g_sigdir == dir) dist_sigdir(NULL);
     size_t removed;
     uint64_t freed;
     char err[256];
@@ -70,19 +151,85 @@ void cli_dist_arm(void)
     atexit(dist_atexit);
 }
 
+/* The pid in a directory's name dfnav-rankR-HOST-PID-XXXXXX (or the same
+ * and "~", renamed by a signal) when HOST is host; 0 when it is none. */
+static long dist_dir_pid(const char *name, const char *host)
+{
+    if (strncmp(name, "dfnav-rank", 10) != 0) return 0;
+    size_t n = strlen(name);
+    if (n && name[n - 1] == '~') n--;
+    if (n < 8 || name[n - 7] != '-') return 0;
+    size_t e = n - 7, b = e;   /* the pid is name[b, e) */
+    while (b > 0 && name[b - 1] >= '0' && name[b - 1] <= '9') b--;
+    size_t hl = strlen(host);
+    if (b == e || e - b > 9 || b < hl + 2 || name[b - 1] != '-' || strncmp(name + b - 1 - hl, host, hl) != 0 ||
+        name[b - 2 - hl] != '-')
+        return 0;
+    return strtol(name + b, NULL, 10);
+}
+
+/* Removes what ranks on this host that are gone left in base: a rank
+ * killed (mpirun sends SIGKILL a moment after SIGTERM) cannot clean up,
+ * so the next run on the node does. Only our own user's directories,
+ * and only those whose process is gone (a live one, or a pid now
+ * another's, is left alone). */
+/* Whether process pid is gone: no such process, or one that has died and
+ * waits to be reaped (a rank mpirun killed as it exited, which a
+ * container's init may take a while to reap). */
+static bool dist_pid_gone(long pid)
+{
+    if (kill((pid_t)pid, 0) != 0) return errno == ESRCH;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = 0;
+    const char *c = strrchr(buf, ')');   /* the state follows the name, which may hold anything */
+    return c && c[1] == ' ' && c[2] == 'Z';
+}
+
+static void dist_sweep(const char *base, const char *host)
+{
+    DIR *d = opendir(base);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid = dist_dir_pid(e->d_name, host);
+        struct stat st;
+        if (pid <= 0 || !dist_pid_gone(pid)) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+            continue;
+        char *path = dfn_xasprintf("%s/%s", base, e->d_name);
+        dist_rmdir(path);
+        free(path);
+    }
+    closedir(d);
+}
+
 /* A new private directory for images: DFNAV_MPI_TMPDIR, else TMPDIR, else
- * /tmp (rank 0's holds every rank's image of its share: the set's store). */
+ * /tmp (rank 0's holds every rank's image of its share: the set's store).
+ * Its name says whose it is, for dist_sweep. */
 static char *dist_mkdir(void)
 {
     const char *base = getenv("DFNAV_MPI_TMPDIR");
     if (!base || !*base) base = getenv("TMPDIR");
     if (!base || !*base) base = "/tmp";
-    char *dir = dfn_xasprintf("%s/dfnav-rank%d-XXXXXX", base, dfn_dist_rank());
+    char host[256];
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "host");
+    host[sizeof host - 1] = 0;
+    for (char *c = host; *c; c++)
+        if (*c == '/') *c = '_';
+    dist_sweep(base, host);
+    char *dir = dfn_xasprintf("%s/dfnav-rank%d-%s-%ld-XXXXXX", base, dfn_dist_rank(), host, (long)getpid());
     if (!mkdtemp(dir)) {
         dfn_warnf(stderr, "MPI: cannot make a directory in %s for the ranks' images: %s", base, strerror(errno));
         free(dir);
         return NULL;
     }
+    dist_sigdir(dir);
     return dir;
 }
 

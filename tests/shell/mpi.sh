@@ -133,4 +133,45 @@ check "the explorer under mpirun: status" 2 "$?"
 grep -q "explorer runs as one process" "$T/mpi.err" && ok || fail "the explorer's refusal: $(head -c 300 "$T/mpi.err")"
 # the ranks' images are gone afterwards
 check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
+# and after Ctrl-C on mpirun, which passes it on to the ranks as SIGTERM,
+# while they hold images (a set's worth stayed in the node's /tmp): each
+# rank removes its own, or, when mpirun's SIGKILL came first, the next
+# run on the node does
+gen sig --seed 6 --events 1000000 --ranks 4
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func "$T/sig" >/dev/null 2>"$T/sig.err" &
+mpid=$!
+images() { ls "$DFNAV_MPI_TMPDIR"/*/*.img >/dev/null 2>&1; }
+n=0
+while [ $n -lt 3000 ] && ! images; do sleep 0.02; n=$((n + 1)); done
+if images; then
+    kill -INT $mpid
+    wait $mpid
+    st=$?
+    if [ $st -ne 0 ]; then ok; else fail "Ctrl-C on mpirun: the run ended first (status 0): nothing was tested"; fi
+    echo "mpi: after Ctrl-C, before the next run: $(cd "$DFNAV_MPI_TMPDIR" && ls -A . * 2>/dev/null | tr '\n' ' ')"
+    # (the killed ranks gone first: mpirun may leave them to init to reap)
+    n=0
+    while [ $n -lt 100 ] && pgrep -f "$T/sig" >/dev/null; do sleep 0.1; n=$((n + 1)); done
+    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func "$T/quoted" >/dev/null 2>"$T/mpi.err"
+    check "Ctrl-C on mpirun, then a run: images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
+else
+    wait $mpid
+    fail "Ctrl-C on mpirun: no image to interrupt in 60 s: $(head -c 300 "$T/sig.err")"
+fi
+rm -rf "$T/sig"
+# what the next run sweeps: a gone rank's directory (and one its handler
+# renamed) on this host, never a live process's, another host's or what
+# is not such a directory
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+host=$(hostname)
+for d in "dfnav-rank1-$host-$dead-AbC123" "dfnav-rank0-$host-$dead-XyZ789~" "dfnav-rank1-$host-$$-LiVe00" \
+    "dfnav-rank1-elsewhere-$dead-OtHeR0" "dfnav-rank1-$host-$dead"; do
+    mkdir "$DFNAV_MPI_TMPDIR/$d" && : >"$DFNAV_MPI_TMPDIR/$d/set-0123456789abcdef.img"
+done
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func "$T/quoted" >/dev/null 2>"$T/mpi.err"
+check "the next run sweeps what gone ranks left" \
+    "$(printf '%s\n' "dfnav-rank1-$host-$$-LiVe00" "dfnav-rank1-$host-$dead" "dfnav-rank1-elsewhere-$dead-OtHeR0" | LC_ALL=C sort | tr '\n' ' ')" \
+    "$(ls -A "$DFNAV_MPI_TMPDIR" | LC_ALL=C sort | tr '\n' ' ')"
 finish
