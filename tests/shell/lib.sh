@@ -23,6 +23,12 @@ slow_suite() {
     fi
 }
 
+# sanitized: true in CI's sanitizer passes (ASAN_OPTIONS or TSAN_OPTIONS
+# set), where every start of dfnav costs a third of a second. Suites of
+# hundreds of runs check there each era and code path, in fewer of the
+# groupings the normal pass checks them in.
+sanitized() { [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; }
+
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
 check() {   # check DESCRIPTION EXPECTED ACTUAL
