@@ -722,9 +722,8 @@ dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const at
      * text, written to (and under ASan poisoned) at every open. One that
      * grows meanwhile still reads whole: its block grows as for a long
      * line, and later blocks are full size. */
-    r->in_cap = READER_IN_SIZE;
-    if (r->regular && r->size < READER_IN_SIZE)
-        r->in_cap = r->size < READER_SMALL ? READER_SMALL : (size_t)r->size + 1;
+    size_t small = r->size < READER_SMALL ? READER_SMALL : (size_t)r->size + 1;   /* when regular */
+    r->in_cap = r->regular && small < READER_IN_SIZE ? small : READER_IN_SIZE;
     r->in = malloc(r->in_cap);
     if (r->in == NULL) {
         reader_set_err(err, errlen, name, ENOMEM);
@@ -760,12 +759,7 @@ dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const at
         r->in_cap = 0;
     }
     /* inflated text has no size to go by: a gzip file gets a whole block */
-    r->cap = r->block_size;
-    if (r->comp == DFN_COMP_NONE && r->regular && r->size < r->block_size) {
-        size_t want = r->size < READER_SMALL ? READER_SMALL : (size_t)r->size + 1;
-        if (want < r->cap)
-            r->cap = want;
-    }
+    r->cap = r->comp == DFN_COMP_NONE && r->regular && small < r->block_size ? small : r->block_size;
     r->buf = malloc(r->cap + 1);
     if (r->buf == NULL) {
         reader_set_err(err, errlen, name, ENOMEM);

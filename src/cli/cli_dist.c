@@ -113,10 +113,8 @@ static void dist_sigdir(char *dir)
     /* made once and kept (a handler may be reading it): a name of our
      * own beside the first directory, free for any later one too */
     if (dir && !g_sigaway) g_sigaway = dfn_xasprintf("%s~", dir);
-    g_sigdir = dir;
-#else
-    g_sigdir = dir;
 #endif
+    g_sigdir = dir;
 }
 
 /* Removes a directory of images: they are cache entries (and a save's
@@ -168,11 +166,6 @@ static long dist_dir_pid(const char *name, const char *host)
     return strtol(name + b, NULL, 10);
 }
 
-/* Removes what ranks on this host that are gone left in base: a rank
- * killed (mpirun sends SIGKILL a moment after SIGTERM) cannot clean up,
- * so the next run on the node does. Only our own user's directories,
- * and only those whose process is gone (a live one, or a pid now
- * another's, is left alone). */
 /* Whether process pid is gone: no such process, or one that has died and
  * waits to be reaped (a rank mpirun killed as it exited, which a
  * container's init may take a while to reap). */
@@ -191,6 +184,11 @@ static bool dist_pid_gone(long pid)
     return c && c[1] == ' ' && c[2] == 'Z';
 }
 
+/* Removes what ranks on this host that are gone left in base: a rank
+ * killed (mpirun sends SIGKILL a moment after SIGTERM) cannot clean up,
+ * so the next run on the node does. Only our own user's directories,
+ * and only those whose process is gone (a live one, or a pid now
+ * another's, is left alone). */
 static void dist_sweep(const char *base, const char *host)
 {
     DIR *d = opendir(base);

@@ -958,8 +958,7 @@ static void lanes_status(app *a, level *l, int y)
     double lo, hi;
     view_lane_cell(l, l->lane_col, &lo, &hi);
     char t0[32], t1[32];
-    double cw = hi - lo;
-    int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;
+    int dec = view_cell_decimals(hi - lo);
     snprintf(t0, sizeof t0, "%.*f", dec, lo);
     snprintf(t1, sizeof t1, "%.*f", dec, hi);
     n = snprintf(line, sizeof line, " | %s-%s s:", t0, t1);

@@ -590,6 +590,9 @@ static double bin_lo(const level *l, size_t row)
     return r->bin0_s + dfn_result_key(r, rr, 0)->id * r->bin_s;
 }
 
+int view_range_decimals(double w) { return w >= 1 ? 1 : w >= 0.1 ? 2 : w >= 0.001 ? 3 : 6; }
+int view_cell_decimals(double w) { return w >= 1 ? 1 : w >= 0.01 ? 3 : 6; }
+
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap)
 {
     if (!l->res || row >= l->res->nrows) { if (cap) buf[0] = 0; return 0; }
@@ -599,8 +602,7 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
         if (hi > l->win_hi) hi = l->win_hi;
         if (lo < l->win_lo) lo = l->win_lo;   /* bins sit on round edges, the window need not */
         char a[32], b[32];
-        /* as many decimals as the bin width needs */
-        int dec = bin >= 1 ? 1 : bin >= 0.1 ? 2 : bin >= 0.001 ? 3 : 6;
+        int dec = view_range_decimals(bin);   /* as many decimals as the bin width needs */
         snprintf(a, sizeof a, "%.*f", dec, lo);
         snprintf(b, sizeof b, "%.*f", dec, hi);
         int n = snprintf(buf, cap, "%s-%s s", a, b);
@@ -691,7 +693,7 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     c->win_hi = hi < l->win_hi ? hi : l->win_hi;
     c->dim.kind = DFN_DIM_LAYER;
     double cw = c->win_hi - c->win_lo;
-    int dec = cw >= 1 ? 1 : cw >= 0.01 ? 3 : 6;   /* as the status line gave the cell */
+    int dec = view_cell_decimals(cw);   /* as the status line gave the cell */
     c->crumb = dfn_xasprintf("%s %.*f-%.*f s", key, dec, c->win_lo, dec, c->win_hi);
     c->crumb_window = true;
     c->crumb_at = strlen(key) + 1;
@@ -1020,10 +1022,8 @@ static void window_put(level *l, double a, double b)
     l->typed = false;   /* the zoomed window is the one a filter starts from */
     l->cursor = l->top = 0;
     if (!l->crumb_window || !l->crumb || l->crumb_at > strlen(l->crumb)) return;
-    /* as the crumb was first written: a time row's decimals are its
-     * width's (view_key_text), a lane cell's the status line's */
-    double w = b - a;
-    int dec = l->crumb_at ? (w >= 1 ? 1 : w >= 0.01 ? 3 : 6) : (w >= 1 ? 1 : w >= 0.1 ? 2 : w >= 0.001 ? 3 : 6);
+    /* as the crumb was first written: a lane cell's (after its key) or a time row's */
+    int dec = l->crumb_at ? view_cell_decimals(b - a) : view_range_decimals(b - a);
     char *c = dfn_xasprintf("%.*s%.*f-%.*f s", (int)l->crumb_at, l->crumb, dec, a, dec, b);
     free(l->crumb);
     l->crumb = c;

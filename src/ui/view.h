@@ -240,6 +240,11 @@ bool view_flame_open(view *v, char *err, size_t errlen);
 void view_select_row(const view *v, const level *l, size_t row, level *out);
 /* Label of a row's key for the screen (time bins as "12.0-18.0 s"). */
 size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_t cap);
+/* Decimals of a time range's edges in seconds, by its width: a time row
+ * (and a drilled one's crumb), and a lane cell (the status line, its
+ * crumb). */
+int view_range_decimals(double w);
+int view_cell_decimals(double w);
 bool view_is_calls(const level *l);
 /* Whether l always shows compute, I/O and exposed (the process levels). */
 bool view_shows_compute(const level *l);
