@@ -9,6 +9,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#ifdef MAP_POPULATE
+#define CHUNK_POPULATE MAP_POPULATE
+#else
+#define CHUNK_POPULATE 0
+#endif
+
 /* Chunks under this take the heap, not a mapping of their own. */
 #define CHUNK_HEAP_MAX ((size_t)64 << 10)
 
@@ -58,7 +64,10 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
      * and munmap hands the memory back at once, where free() would keep it
      * in the heap and double the peak. A small chunk (a file of a few
      * lines) takes the heap instead: a mapping is at least a page, and
-     * 100,000 one-line files would cost 4 KiB each. */
+     * 100,000 one-line files would cost 4 KiB each. The mapping is
+     * populated at once: the fill writes every page of it, and taking the
+     * pages in one call instead of a fault each halved the parse's system
+     * time on this VM (no shared zero page, a paravirtual fault path). */
     size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
     c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + args_len + DFN_RECORD_SLACK;
     void *m;
@@ -66,7 +75,7 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
     if (c->map_heap) {
         m = dfn_xmalloc(c->map_len);
     } else {
-        m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | CHUNK_POPULATE, -1, 0);
         if (m == MAP_FAILED) dfn_out_of_memory("mapping", c->map_len);
     }
     c->map = m;

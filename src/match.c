@@ -554,21 +554,29 @@ static inline size_t triple_hash(const uint32_t k[3])
 }
 
 /* One range of events: each event's mask as an index into the part's
- * own list of masks, in order of first appearance. */
+ * own list of masks, in order of first appearance; a byte each (idx8)
+ * until the part meets a 257th mask (over), else 32 bits (idx32). */
 typedef struct {
     const dfn_layerset *ls;
     size_t from, to;
-    uint32_t *idx;
+    uint8_t *idx8;
+    uint32_t *idx32;
+    bool over;
     uint64_t *masks;
     size_t nmasks, cap;
 } layer_part;
+
+static inline void layer_put(layer_part *lp, size_t i, uint32_t m)
+{
+    if (lp->idx8) lp->idx8[i] = (uint8_t)m;
+    else lp->idx32[i] = m;
+}
 
 static void *layerset_index_part(void *arg)
 {
     layer_part *lp = arg;
     const dfn_layerset *ls = lp->ls;
     const dfn_store *s = ls->s;
-    uint32_t *idx = lp->idx;
     size_t tcap = 1024, tn = 0;
     lp->cap = 256;
     lp->masks = dfn_xmalloc(lp->cap * sizeof *lp->masks);
@@ -584,15 +592,15 @@ static void *layerset_index_part(void *arg)
         size_t j = 0, pj = 0;
         if (pairs) {
             pj = (size_t)kf[0] * s->nfiles + kf[1];
-            if (pairs[pj]) { idx[i] = pairs[pj] - 1; continue; }
+            if (pairs[pj]) { layer_put(lp, i, pairs[pj] - 1); continue; }
         } else if (memo) {
             /* runs of one call on one file are common: the last triple first */
-            if (kf[0] == last[0] && kf[1] == last[1] && kf[2] == last[2]) { idx[i] = last_m; continue; }
+            if (kf[0] == last[0] && kf[1] == last[1] && kf[2] == last[2]) { layer_put(lp, i, last_m); continue; }
             j = triple_hash(kf) & (tcap - 1);
             while (tab[j].idx && (tab[j].kind != kf[0] || tab[j].file != kf[1] || tab[j].lane != kf[2]))
                 j = (j + 1) & (tcap - 1);
             if (tab[j].idx) {
-                idx[i] = last_m = tab[j].idx - 1;
+                layer_put(lp, i, last_m = tab[j].idx - 1);
                 memcpy(last, kf, sizeof last);
                 continue;
             }
@@ -601,10 +609,11 @@ static void *layerset_index_part(void *arg)
         size_t m = 0;
         while (m < lp->nmasks && lp->masks[m] != mask) m++;
         if (m == lp->nmasks) {
+            if (lp->idx8 && m == 256) { lp->over = true; break; }   /* the index starts again, wide */
             dfn_grow((void **)&lp->masks, &lp->cap, lp->nmasks + 1, sizeof *lp->masks);
             lp->masks[lp->nmasks++] = mask;
         }
-        idx[i] = (uint32_t)m;
+        layer_put(lp, i, (uint32_t)m);
         if (pairs) {
             pairs[pj] = (uint32_t)m + 1;
         } else if (memo) {
@@ -630,22 +639,17 @@ static void *layerset_index_part(void *arg)
     return NULL;
 }
 
-/* The events split in parts, one per thread; the parts' masks then join
- * in part order, so each mask's index is where it first appears, as one
- * pass would give. */
-static void layerset_index(dfn_layerset *ls, int threads)
+/* The parts' masks join in part order, so each mask's index is where it
+ * first appears, as one pass would give; false when the byte index would
+ * need a 257th mask (the index is then made again in 32 bits). */
+static bool layerset_join(dfn_layerset *ls, layer_part *parts, size_t nparts)
 {
-    const dfn_store *s = ls->s;
-    size_t nparts = (size_t)(threads > 0 ? threads : dfn_ncpus());
-    if (nparts > s->n >> 16) nparts = s->n >> 16 ? s->n >> 16 : 1;
-    uint32_t *idx = dfn_xmalloc((s->n ? s->n : 1) * sizeof *idx);
-    layer_part *parts = dfn_xcalloc(nparts, sizeof *parts);
-    for (size_t t = 0; t < nparts; t++)
-        parts[t] = (layer_part){ .ls = ls, .from = s->n * t / nparts, .to = s->n * (t + 1) / nparts, .idx = idx };
-    dfn_parallel_each(parts, nparts, sizeof *parts, layerset_index_part);
     size_t cap = 256;
     ls->masks = dfn_xmalloc(cap * sizeof *ls->masks);
-    for (size_t t = 0; t < nparts; t++) {
+    ls->nmasks = 0;
+    bool fits = true;
+    for (size_t t = 0; t < nparts; t++) fits &= !parts[t].over;
+    for (size_t t = 0; t < nparts && fits; t++) {
         layer_part *lp = &parts[t];
         uint32_t *map = dfn_xmalloc((lp->nmasks ? lp->nmasks : 1) * sizeof *map);
         bool same = true;
@@ -659,19 +663,47 @@ static void layerset_index(dfn_layerset *ls, int threads)
             map[m] = (uint32_t)g;
             same &= g == m;
         }
-        if (!same)
-            for (size_t i = lp->from; i < lp->to; i++) idx[i] = map[idx[i]];
+        fits = !lp->idx8 || ls->nmasks <= 256;
+        if (!same && fits) {
+            if (lp->idx8) for (size_t i = lp->from; i < lp->to; i++) lp->idx8[i] = (uint8_t)map[lp->idx8[i]];
+            else for (size_t i = lp->from; i < lp->to; i++) lp->idx32[i] = map[lp->idx32[i]];
+        }
         free(map);
-        free(lp->masks);
+    }
+    for (size_t t = 0; t < nparts; t++) {
+        free(parts[t].masks);
+        parts[t].masks = NULL;
+        parts[t].nmasks = parts[t].cap = 0;
+        parts[t].over = false;
+    }
+    if (!fits) { free(ls->masks); ls->masks = NULL; ls->nmasks = 0; }
+    return fits;
+}
+
+/* The events split in parts, one per thread, each event's mask index
+ * written straight into a byte per event: a 32-bit index first, narrowed
+ * after, took 4 bytes an event more at the load's peak (and on this VM
+ * the page faults of writing them). More than 256 distinct masks (rare:
+ * it takes many layers) make the index again in 32 bits. */
+static void layerset_index(dfn_layerset *ls, int threads)
+{
+    const dfn_store *s = ls->s;
+    size_t nparts = (size_t)(threads > 0 ? threads : dfn_ncpus());
+    if (nparts > s->n >> 16) nparts = s->n >> 16 ? s->n >> 16 : 1;
+    layer_part *parts = dfn_xcalloc(nparts, sizeof *parts);
+    ls->idx8 = dfn_xmalloc_column(s->n ? s->n : 1);
+    for (size_t t = 0; t < nparts; t++)
+        parts[t] = (layer_part){ .ls = ls, .from = s->n * t / nparts, .to = s->n * (t + 1) / nparts, .idx8 = ls->idx8 };
+    dfn_parallel_each(parts, nparts, sizeof *parts, layerset_index_part);
+    if (!layerset_join(ls, parts, nparts)) {
+        free(ls->idx8);
+        ls->idx8 = NULL;
+        ls->idx32 = dfn_xmalloc_column((s->n ? s->n : 1) * sizeof *ls->idx32);
+        for (size_t t = 0; t < nparts; t++) parts[t].idx8 = NULL, parts[t].idx32 = ls->idx32;
+        dfn_parallel_each(parts, nparts, sizeof *parts, layerset_index_part);
+        layerset_join(ls, parts, nparts);
     }
     free(parts);
-    if (ls->nmasks <= 256) {
-        ls->idx8 = dfn_xmalloc(s->n ? s->n : 1);
-        for (size_t i = 0; i < s->n; i++) ls->idx8[i] = (uint8_t)idx[i];
-        free(idx);
-    } else {
-        ls->idx32 = idx;
-    }
 }
 
 const uint64_t *dfn_layerset_masks(const dfn_layerset *ls, size_t *n, const uint8_t **idx8, const uint32_t **idx32)

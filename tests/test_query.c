@@ -492,6 +492,84 @@ Test(layers, a_time_term_is_per_call)
     dfn_store_free(s);
 }
 
+/* More than 256 distinct sets of layers: the byte-wide event index would
+ * overflow, so it is made again 32 bits wide, with the same rows for any
+ * number of index threads. Call i is in layer bk when bit k of i % 512 is
+ * set: 512 distinct masks. */
+Test(layers, more_than_256_masks_widen_the_index)
+{
+    enum { N = 1500, BITS = 9 };
+    size_t cap = (size_t)N * 240, len = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < N; i++) {
+        len += (size_t)snprintf(t + len, cap - len, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
+                                "\"ts\":%d,\"dur\":3,\"ph\":\"X\",\"args\":{", 1000 + i * 10);
+        for (int k = 0; k < BITS; k++)
+            len += (size_t)snprintf(t + len, cap - len, "%s\"b%d\":%d", k ? "," : "", k, ((i % 512) >> k) & 1);
+        len += (size_t)snprintf(t + len, cap - len, "}}\n");
+    }
+    dfn_store *s = su_load_text("masks.pfw", t, 1);
+    free(t);
+    char defs[512];
+    size_t dl = 0;
+    for (int k = 0; k < BITS; k++) dl += (size_t)snprintf(defs + dl, sizeof defs - dl, "b%d : arg.b%d=1\n", k, k);
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse(defs, "t", &l, err, sizeof err), "%s", err);
+    for (int threads = 1; threads <= 3; threads++) {
+        dfn_layerset *ls = dfn_layerset_compile(s, &l, threads, err, sizeof err);
+        cr_assert_not_null(ls, "%s", err);
+        size_t nm;
+        const uint8_t *i8;
+        const uint32_t *i32;
+        dfn_layerset_masks(ls, &nm, &i8, &i32);
+        cr_assert_eq(nm, 512, "%d threads: %zu masks", threads, nm);
+        cr_assert(i8 == NULL && i32 != NULL, "%d threads: the index must be 32 bits wide", threads);
+        dfn_query q = { .layers = ls, .sort = -1 };
+        dfn_result *r = su_run(s, &q, "layer");
+        for (int k = 0; k < BITS; k++) {
+            int want = 0;
+            for (int i = 0; i < N; i++) want += ((i % 512) >> k) & 1;
+            char name[8];
+            snprintf(name, sizeof name, "b%d", k);
+            cr_assert_eq(su_metric(s, r, name, DFN_M_COUNT), want, "%d threads, %s", threads, name);
+        }
+        cr_assert_eq(su_metric(s, r, "other", DFN_M_COUNT), 3, "%d threads", threads);   /* 0, 512, 1024 */
+        for (size_t i = 0; i < s->n; i++)   /* bit 9 is "other", the calls of no layer */
+            cr_assert_eq(dfn_layerset_mask(ls, i), i % 512 ? (uint64_t)(i % 512) : 1u << BITS, "%d threads, call %zu",
+                         threads, i);
+        dfn_result_free(r);
+        dfn_layerset_free(ls);
+    }
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}
+
+/* A few distinct sets of layers keep a byte per call. */
+Test(layers, few_masks_take_a_byte_a_call)
+{
+    dfn_store *s = su_load_text("few.pfw",
+        EV("read", "reader", 1, 1, 10, 5, "") EV("preprocess", "data", 1, 1, 20, 7, "")
+        EV("item", "data", 1, 1, 30, 11, "") EV("read", "POSIX", 1, 1, 40, 13, ""), 1);
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse("reader : cat=reader\nloader : cat=data\n", "t", &l, err, sizeof err), "%s", err);
+    dfn_layerset *ls = dfn_layerset_compile(s, &l, 2, err, sizeof err);
+    cr_assert_not_null(ls, "%s", err);
+    size_t nm;
+    const uint8_t *i8;
+    const uint32_t *i32;
+    dfn_layerset_masks(ls, &nm, &i8, &i32);
+    cr_assert(i8 != NULL && i32 == NULL);
+    cr_assert_eq(nm, 3);
+    cr_assert_eq(dfn_layerset_mask(ls, 0), 1);   /* reader */
+    cr_assert_eq(dfn_layerset_mask(ls, 1), 2);   /* loader */
+    cr_assert_eq(dfn_layerset_mask(ls, 3), 4);   /* other */
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}
+
 /* ---- threads: a query split over any number of threads gives the same
  * rows, busy time included, as one thread ---- */
 
