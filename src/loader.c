@@ -50,6 +50,7 @@ struct dfn_loader {
     pthread_mutex_t qlock;
     pthread_cond_t qnotempty, qnotfull;
     queued_block *queue; size_t qcap, qhead, qcount;
+    dfn_blockpool *pool;      /* the blocks' buffers, for the next blocks (NULL: none) */
     int readers_left;
 
     atomic_size_t next_file;
@@ -151,7 +152,7 @@ static void *reader_main(void *arg)
         if (f >= l->nfiles || atomic_load(&l->cancel)) break;
         if (l->src[f].reused) continue;   /* an image gave its chunk */
         char err[512];
-        dfn_reader *r = dfn_reader_open_cancel(l->files[f], l->opts.block_size, &l->cancel, err, sizeof err);
+        dfn_reader *r = dfn_reader_open_pooled(l->files[f], l->opts.block_size, &l->cancel, l->pool, err, sizeof err);
         if (!r) {
             /* the reader names the file; the file's report does already */
             size_t pl = strlen(l->files[f]);
@@ -1425,6 +1426,7 @@ static void *coordinator_main(void *arg)
     }
     for (int i = 0; i < total; i++) pthread_join(th[i], NULL);
     free(th);
+    dfn_blockpool_drain(l->pool);   /* reading is over: before the build's peak */
     /* the parsers' blocks and batches, freed in their own arenas, which
      * the build (this thread) and the query (the caller) do not reuse */
     dfn_malloc_release();
@@ -1489,6 +1491,8 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     if ((size_t)l->nreaders > nfiles) l->nreaders = nfiles > 0 ? (int)nfiles : 1;
     l->qcap = (size_t)threads + 1;   /* blocks in flight cost memory: keep few */
     l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
+    /* room for every block that can be in flight: queued, parsed, read */
+    l->pool = dfn_blockpool_new(l->opts.block_size, l->qcap + (size_t)l->nparsers + (size_t)l->nreaders);
     pthread_mutex_init(&l->qlock, NULL);
     pthread_cond_init(&l->qnotempty, NULL);
     pthread_cond_init(&l->qnotfull, NULL);
@@ -1566,6 +1570,7 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     pthread_join(l->coordinator, NULL);
     dfn_store *s = l->store;
     for (size_t i = 0; i < l->qcount; i++) dfn_block_free(&l->queue[(l->qhead + i) % l->qcap].blk);
+    dfn_blockpool_free(l->pool);   /* every block is back */
     for (size_t k = 0; k < l->nchunks; k++) dfn_chunk_free(l->chunks[k]);
     dfn_pack_free(&l->pack);
     for (size_t i = 0; i < l->nfiles; i++) free(l->src[i].error);

@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -85,7 +86,92 @@ struct dfn_reader {
 #endif
     char err[384];
     bool os_error;            /* the failure was the system's (EIO), not the bytes' */
+    dfn_blockpool *pool;      /* full-size block buffers come from it, or NULL */
+    bool buf_pooled;          /* buf is one of them (full size, never reallocated) */
 };
+
+struct dfn_blockpool {
+    pthread_mutex_t lock;
+    size_t size;              /* each buffer holds size + 1 bytes (the NUL) */
+    size_t keep, n;
+    char **bufs;              /* the last given back on top: the warmest */
+};
+
+dfn_blockpool *dfn_blockpool_new(size_t block_size, size_t keep)
+{
+    dfn_blockpool *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return NULL;
+    p->bufs = calloc(keep ? keep : 1, sizeof *p->bufs);
+    if (p->bufs == NULL) {
+        free(p);
+        return NULL;
+    }
+    pthread_mutex_init(&p->lock, NULL);
+    if (block_size == 0)
+        block_size = READER_DEFAULT_BLOCK;
+    if (block_size > DFN_READER_MAX_LINE)   /* as a reader takes it */
+        block_size = DFN_READER_MAX_LINE;
+    p->size = block_size;
+    p->keep = keep;
+    return p;
+}
+
+void dfn_blockpool_drain(dfn_blockpool *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&p->lock);
+    while (p->n)
+        free(p->bufs[--p->n]);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void dfn_blockpool_free(dfn_blockpool *p)
+{
+    if (p == NULL)
+        return;
+    dfn_blockpool_drain(p);
+    pthread_mutex_destroy(&p->lock);
+    free(p->bufs);
+    free(p);
+}
+
+static void pool_put(dfn_blockpool *p, char *buf)
+{
+    pthread_mutex_lock(&p->lock);
+    if (p->n < p->keep) {
+        p->bufs[p->n++] = buf;
+        buf = NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    free(buf);
+}
+
+/* A buffer of cap + 1 bytes: the pool's when it is of the pool's size
+ * (*pooled then), else the heap's; NULL when memory ran out. */
+static char *reader_buf_new(dfn_reader *r, size_t cap, bool *pooled)
+{
+    *pooled = r->pool != NULL && cap == r->pool->size;
+    char *buf = NULL;
+    if (*pooled) {
+        pthread_mutex_lock(&r->pool->lock);
+        if (r->pool->n)
+            buf = r->pool->bufs[--r->pool->n];
+        pthread_mutex_unlock(&r->pool->lock);
+    }
+    return buf ? buf : malloc(cap + 1);
+}
+
+static void reader_buf_release(dfn_reader *r)
+{
+    if (r->buf_pooled && r->buf)
+        pool_put(r->pool, r->buf);
+    else
+        free(r->buf);
+    r->buf = NULL;
+    r->buf_pooled = false;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -541,15 +627,15 @@ static int reader_hand_out(dfn_reader *r, dfn_block *b, size_t n)
 {
     char *next = NULL;
     size_t ncap = 0, carry = 0;
+    bool next_pooled = false;
     if (r->state == READER_OK) {
         carry = r->len - n;
         ncap = reader_next_cap(r, carry);
-        next = malloc(ncap + 1);
+        next = reader_buf_new(r, ncap, &next_pooled);
         if (next == NULL) {
             reader_fail(r, "out of memory");
             r->state = READER_FAILED;
-            free(r->buf);
-            r->buf = NULL;
+            reader_buf_release(r);
             r->cap = r->len = r->scanned = 0;
             return -1;
         }
@@ -558,7 +644,7 @@ static int reader_hand_out(dfn_reader *r, dfn_block *b, size_t n)
     char *data = r->buf;
     /* A mostly empty buffer (last block, a cut line) would pin memory for
      * as long as the consumer keeps the block. */
-    if (r->cap - n > r->cap / 4 && r->cap > 4096) {
+    if (!r->buf_pooled && r->cap - n > r->cap / 4 && r->cap > 4096) {
         char *shrunk = realloc(data, n + 1);
         if (shrunk != NULL)
             data = shrunk;
@@ -567,7 +653,9 @@ static int reader_hand_out(dfn_reader *r, dfn_block *b, size_t n)
     b->data = data;
     b->len = n;
     b->seq = r->seq++;
+    b->pool = r->buf_pooled ? r->pool : NULL;
     r->buf = next;
+    r->buf_pooled = next_pooled;
     r->cap = ncap;
     r->len = carry;
     r->scanned = carry;
@@ -576,8 +664,7 @@ static int reader_hand_out(dfn_reader *r, dfn_block *b, size_t n)
 
 static int reader_drop(dfn_reader *r, enum reader_state state)
 {
-    free(r->buf);
-    r->buf = NULL;
+    reader_buf_release(r);
     r->cap = r->len = r->scanned = 0;
     r->state = state;
     return state == READER_END ? 0 : -1;
@@ -587,6 +674,7 @@ int dfn_reader_next(dfn_reader *r, dfn_block *b)
 {
     if (b != NULL) {
         b->data = NULL;
+        b->pool = NULL;
         b->len = 0;
         b->seq = r != NULL ? r->seq : 0;
     }
@@ -635,12 +723,13 @@ int dfn_reader_next(dfn_reader *r, dfn_block *b)
         }
         /* Buffer full mid-line: grow toward one maximal line. */
         size_t ncap = r->cap <= READER_CAP_MAX / 2 ? r->cap * 2 : READER_CAP_MAX;
-        char *grown = realloc(r->buf, ncap + 1);
+        char *grown = realloc(r->buf, ncap + 1);   /* a pooled one too: it is the heap's */
         if (grown == NULL) {
             reader_fail(r, "out of memory");
             return reader_drop(r, READER_FAILED);
         }
         r->buf = grown;
+        r->buf_pooled = false;   /* no longer of the pool's size */
         r->cap = ncap;
     }
 }
@@ -651,7 +740,7 @@ static void reader_free(dfn_reader *r)
         reader_decoder_end(r);
     if (r->own_fd && r->fd >= 0)
         close(r->fd);
-    free(r->buf);
+    reader_buf_release(r);
     free(r->in);
     free(r);
 }
@@ -663,6 +752,12 @@ dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size
 
 dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const atomic_bool *cancel,
                                    char *err, size_t errlen)
+{
+    return dfn_reader_open_pooled(path, block_size, cancel, NULL, err, errlen);
+}
+
+dfn_reader *dfn_reader_open_pooled(const char *path, size_t block_size, const atomic_bool *cancel,
+                                   dfn_blockpool *pool, char *err, size_t errlen)
 {
     if (err != NULL && errlen > 0)
         err[0] = '\0';
@@ -686,6 +781,7 @@ dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const at
     if (block_size > DFN_READER_MAX_LINE)
         block_size = DFN_READER_MAX_LINE;
     r->block_size = block_size;
+    r->pool = pool;
 
     if (is_stdin) {
         r->fd = STDIN_FILENO;
@@ -760,7 +856,7 @@ dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const at
     }
     /* inflated text has no size to go by: a gzip file gets a whole block */
     r->cap = r->comp == DFN_COMP_NONE && r->regular && small < r->block_size ? small : r->block_size;
-    r->buf = malloc(r->cap + 1);
+    r->buf = reader_buf_new(r, r->cap, &r->buf_pooled);
     if (r->buf == NULL) {
         reader_set_err(err, errlen, name, ENOMEM);
         reader_free(r);
@@ -826,7 +922,11 @@ void dfn_block_free(dfn_block *b)
 {
     if (b == NULL)
         return;
-    free(b->data);
+    if (b->pool && b->data)
+        pool_put(b->pool, b->data);
+    else
+        free(b->data);
     b->data = NULL;
+    b->pool = NULL;
     b->len = 0;
 }

@@ -20,13 +20,29 @@ typedef enum {
 /* A run of whole lines. data[len-1] is '\n' except for the last block of a
  * file whose last line has no newline. The block owns data (malloc'd); the
  * consumer frees it with dfn_block_free(). */
+typedef struct dfn_blockpool dfn_blockpool;
+
 typedef struct dfn_block {
     char *data;
     size_t len;
     uint64_t seq;          /* 0, 1, 2 ... within the file */
+    dfn_blockpool *pool;   /* where data goes back to, or NULL (freed) */
 } dfn_block;
 
 typedef struct dfn_reader dfn_reader;
+
+/* Block buffers of one size kept for the next block a load reads, shared
+ * by its readers: a buffer a parser is done with is the next one filled,
+ * its pages already there and its lines likely still in the cache (on
+ * this VM a fresh page costs a fault and a zeroing, and the kernel's copy
+ * into cold memory was a fifth of a parse). It keeps at most `keep`
+ * buffers; any thread may give one back. */
+dfn_blockpool *dfn_blockpool_new(size_t block_size, size_t keep);   /* NULL: out of memory */
+/* Frees the buffers held (the pool stays usable): for when the load's
+ * reading is over and the memory is better given back. */
+void dfn_blockpool_drain(dfn_blockpool *p);
+/* Frees the pool; every block from it must have been freed before. */
+void dfn_blockpool_free(dfn_blockpool *p);
 
 /* Lines longer than this are cut to this length (so they parse as malformed
  * and keep their line number) and the rest of the line is skipped. */
@@ -41,6 +57,10 @@ dfn_reader *dfn_reader_open(const char *path, size_t block_size, char *err, size
  * set (the open itself, and reads of regular files, do not wait on it). */
 dfn_reader *dfn_reader_open_cancel(const char *path, size_t block_size, const atomic_bool *cancel,
                                    char *err, size_t errlen);
+/* The same, taking full-size block buffers from pool (NULL: none) and
+ * handing out blocks that go back to it. */
+dfn_reader *dfn_reader_open_pooled(const char *path, size_t block_size, const atomic_bool *cancel,
+                                   dfn_blockpool *pool, char *err, size_t errlen);
 
 /* Fills *b with the next block. Returns 1 for a block, 0 at the end of the
  * file, -1 on damage (truncated or corrupt gzip, read error): every complete
@@ -69,6 +89,7 @@ const char *dfn_reader_error(const dfn_reader *r);
 bool dfn_reader_os_error(const dfn_reader *r);
 void dfn_reader_close(dfn_reader *r);
 
+/* Frees b's data, or gives it back to its pool. */
 void dfn_block_free(dfn_block *b);
 
 /* Name of the gzip backend compiled in: "isa-l" or "zlib". */
