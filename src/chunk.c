@@ -53,7 +53,9 @@ static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
     c->nends = b->nends;
 }
 
-dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg)
+/* A chunk of n events with room for args_len bytes of records; lanes and
+ * kinds in tables of nlt and nkt ids (0: one id per event). */
+static dfn_chunk *chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg, size_t nlt, size_t nkt)
 {
     dfn_chunk *c = dfn_xcalloc(1, sizeof *c);
     c->src = src;
@@ -69,7 +71,9 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
      * pages in one call instead of a fault each halved the parse's system
      * time on this VM (no shared zero page, a paravirtual fault path). */
     size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
-    c->map_len = nidx * sizeof(size_t) + n * 6 * sizeof(uint32_t) + n + args_len + DFN_RECORD_SLACK;
+    size_t lw = nlt ? nlt : n, kw = nkt ? nkt : n;   /* 32-bit words: tables or ids */
+    size_t bytes8 = (nlt ? n : 0) + (nkt ? n : 0);
+    c->map_len = nidx * sizeof(size_t) + (4 * n + lw + kw) * sizeof(uint32_t) + bytes8 + n + args_len + DFN_RECORD_SLACK;
     void *m;
     c->map_heap = c->map_len < CHUNK_HEAP_MAX;
     if (c->map_heap) {
@@ -84,12 +88,15 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
     c->ts.v = cols;
     c->dur.v = cols + n;
     c->bytes.v = cols + 2 * n;
-    c->lane = cols + 3 * n;
-    c->kind = cols + 4 * n;
-    c->file = cols + 5 * n;
+    c->file = cols + 3 * n;
+    c->lane.ids = cols + 4 * n;
+    c->kind.ids = c->lane.ids + lw;
+    uint8_t *b8 = (uint8_t *)(c->kind.ids + kw);
+    if (nlt) { c->lane.idx = b8; b8 += n; }
+    if (nkt) { c->kind.idx = b8; b8 += n; }
     /* the merge copies records in a new order: their lengths spare it
      * decoding each one to find its end */
-    c->args_size = (uint8_t *)(cols + 6 * n);
+    c->args_size = b8;
     c->args = c->args_size + n;
     if (agg) {
         c->cnt.v = dfn_xmalloc(n * sizeof *c->cnt.v);
@@ -98,7 +105,48 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
     return c;
 }
 
-void dfn_chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, uint64_t base)
+dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg)
+{
+    return chunk_alloc(src, seq, n, args_len, agg, 0, 0);
+}
+
+#define IDTAB_MAX 256
+#define IDTAB_SLOTS 512
+
+/* The distinct ids of v (batch order) into tab, in the order they first
+ * come, with each event's index into it; false past IDTAB_MAX of them. */
+static bool idcol_table(const uint32_t *v, size_t n, uint32_t *tab, size_t *ntab, uint8_t *idx)
+{
+    uint32_t key[IDTAB_SLOTS];
+    int16_t at[IDTAB_SLOTS];
+    memset(at, -1, sizeof at);
+    size_t m = 0;
+    uint32_t last = 0;
+    int lastx = -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = v[i];
+        if (id == last && lastx >= 0) { idx[i] = (uint8_t)lastx; continue; }   /* runs are common */
+        size_t h = (id * 0x9e3779b1u) >> (32 - 9);
+        while (at[h] >= 0 && key[h] != id) h = (h + 1) & (IDTAB_SLOTS - 1);
+        if (at[h] < 0) {
+            if (m == IDTAB_MAX) return false;
+            key[h] = id;
+            at[h] = (int16_t)m;
+            tab[m++] = id;
+        }
+        idx[i] = (uint8_t)at[h];
+        last = id;
+        lastx = at[h];
+    }
+    *ntab = m;
+    return true;
+}
+
+/* Sets chunk c's n events to b's events order[0..n) in that order, their
+ * starts from base; li and ki: each batch event's index into the chunk's
+ * lane and kind tables (where the chunk has them). */
+static void chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, uint64_t base, const uint8_t *li,
+                       const uint8_t *ki)
 {
     size_t n = c->n;
     c->ts_base = base;
@@ -112,12 +160,12 @@ void dfn_chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, ui
             dfn_col32_set(&c->cnt, j, b->cnt[i]);
             dfn_col32_set(&c->durmax, j, b->durmax[i]);
         }
-        c->lane[j] = b->lane[i];
-        c->kind[j] = b->kind[i];
+        if (c->lane.idx) c->lane.idx[j] = li[i]; else c->lane.ids[j] = b->lane[i];
+        if (c->kind.idx) c->kind.idx[j] = ki[i]; else c->kind.ids[j] = b->kind[i];
         c->file[j] = b->file[i];
         if ((j & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) c->args_idx[j >> DFN_ARGS_INDEX_SHIFT] = w;
         size_t from = b->args_off[i];
-        size_t to = i + 1 < n ? b->args_off[i + 1] : b->args_len;
+        size_t to = i + 1 < b->n ? b->args_off[i + 1] : b->args_len;
         memcpy(c->args + w, b->args + from, to - from);
         c->args_size[j] = to - from < 255 ? (uint8_t)(to - from) : 0;
         w += to - from;
@@ -128,10 +176,38 @@ void dfn_chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, ui
     c->args_len = w;
 }
 
+dfn_chunk *dfn_chunk_of(const dfn_batch *b, uint32_t src, uint64_t seq, const dfn_tsidx *order, size_t n,
+                        uint64_t base)
+{
+    if (n == 0) return chunk_alloc(src, seq, 0, 0, false, 0, 0);
+    uint32_t ltab[IDTAB_MAX], ktab[IDTAB_MAX];
+    size_t nl = 0, nk = 0;
+    uint8_t *li = dfn_xmalloc(2 * b->n), *ki = li + b->n;
+    if (!idcol_table(b->lane, b->n, ltab, &nl, li)) nl = 0;
+    if (!idcol_table(b->kind, b->n, ktab, &nk, ki)) nk = 0;
+    dfn_chunk *c = chunk_alloc(src, seq, n, b->args_len, b->cnt != NULL, nl, nk);
+    memcpy(c->lane.ids, ltab, nl * sizeof *ltab);
+    memcpy(c->kind.ids, ktab, nk * sizeof *ktab);
+    chunk_fill(c, b, order, base, li, ki);
+    free(li);
+    return c;
+}
+
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
 {
     size_t n = b->n;
-    dfn_chunk *c = dfn_chunk_alloc(src, seq, n, b->args_len, b->cnt != NULL);
+    dfn_tsidx *buf = dfn_xmalloc(2 * (n ? n : 1) * sizeof *buf), *order = buf;
+    bool sorted = true;
+    uint64_t lo = n ? b->ts[0] : 0, hi = lo;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = (dfn_tsidx){ b->ts[i], (uint32_t)i };
+        if (i && b->ts[i] < b->ts[i - 1]) sorted = false;
+        if (b->ts[i] < lo) lo = b->ts[i];
+        if (b->ts[i] > hi) hi = b->ts[i];
+    }
+    if (n && !sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
+    dfn_chunk *c = dfn_chunk_of(b, src, seq, order, n, n ? order[0].ts : 0);
+    free(buf);
     c->info = b->info;
     c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
     c->info.app = b->info.app ? dfn_xstrdup(b->info.app) : NULL;
@@ -147,20 +223,6 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
     c->version = b->version;
     c->meta = dfn_xmemdup(b->meta, b->nmeta, sizeof *b->meta);
     c->nmeta = b->nmeta;
-    if (n == 0) return c;
-
-    dfn_tsidx *buf = dfn_xmalloc(2 * n * sizeof *buf), *order = buf;
-    bool sorted = true;
-    uint64_t lo = b->ts[0], hi = b->ts[0];
-    for (size_t i = 0; i < n; i++) {
-        order[i] = (dfn_tsidx){ b->ts[i], (uint32_t)i };
-        if (i && b->ts[i] < b->ts[i - 1]) sorted = false;
-        if (b->ts[i] < lo) lo = b->ts[i];
-        if (b->ts[i] > hi) hi = b->ts[i];
-    }
-    if (!sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
-    dfn_chunk_fill(c, b, order, order[0].ts);
-    free(buf);
     return c;
 }
 

@@ -101,6 +101,22 @@ struct dfn_batch {
     dfn_endmark *ends; size_t nends, endcap;
 };
 
+/* A chunk's column of ids few of its events differ in (a block is one
+ * process's few threads and few dozen functions): a byte per event into
+ * the chunk's table of the distinct ids, or, with more than 256 of them
+ * (a pack of many files, a chunk an image gave back), the ids. 8 bytes a
+ * call less for lanes and kinds, where all chunks at once are the parse's
+ * peak. */
+typedef struct {
+    uint8_t *idx;             /* per event, into ids; NULL: ids holds one per event */
+    uint32_t *ids;
+} dfn_idcol;
+
+static inline uint32_t dfn_idcol_get(const dfn_idcol *c, size_t j)
+{
+    return c->idx ? c->ids[c->idx[j]] : c->ids[j];
+}
+
 /* A batch sorted by start time in compact columns. */
 typedef struct {
     uint32_t src;             /* input file index */
@@ -109,7 +125,8 @@ typedef struct {
     uint64_t ts_base;         /* absolute µs */
     dfn_col32 ts, dur, bytes;
     dfn_col32 cnt, durmax;    /* aggregated records (see dfn_batch); v NULL without */
-    uint32_t *lane, *kind, *file;
+    dfn_idcol lane, kind;
+    uint32_t *file;
     uint8_t *args; size_t args_len;
     size_t *args_idx;         /* offset in args of every 2^DFN_ARGS_INDEX_SHIFT-th event */
     uint8_t *args_size;       /* each event's record length; 0 = 255 or more */
@@ -199,14 +216,15 @@ dfn_batch *dfn_batch_copy(const dfn_batch *t);
  * the end of to, which grows; to's records must stay under 4 GiB. */
 void dfn_batch_append(dfn_batch *to, const dfn_batch *from);
 /* A chunk of n events whose columns (and, after them, room for args_len
- * bytes of records) are allocated but not set; with the aggregated
- * records' columns when agg. */
+ * bytes of records) are allocated but not set, lanes and kinds one id per
+ * event; with the aggregated records' columns when agg. */
 dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg);
 /* An event of a batch by its start time, for sorting. */
 typedef struct { uint64_t ts; uint32_t i; } dfn_tsidx;
-/* Sets chunk c's n events (c made by dfn_chunk_alloc) to b's events
- * order[0..n) in that order, their starts from base (at most each). */
-void dfn_chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, uint64_t base);
+/* A chunk of b's events order[0..n) in that order, their starts from
+ * base (at most each), lanes and kinds in tables where they fit. */
+dfn_chunk *dfn_chunk_of(const dfn_batch *b, uint32_t src, uint64_t seq, const dfn_tsidx *order, size_t n,
+                        uint64_t base);
 /* Sorts a batch by start time into a new compact chunk. */
 dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
 void dfn_chunk_free(dfn_chunk *c);

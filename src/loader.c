@@ -1014,7 +1014,7 @@ static void *merge_part_run(void *arg)
             dfn_col32_set(&m->cnt, w, agg ? dfn_col32_get(&c->cnt, j) : 0);
             dfn_col32_set(&m->durmax, w, agg ? chunk_us(in, c, dfn_col32_get(&c->durmax, j)) : 0);
         }
-        uint32_t lane = c->lane[j], kind = c->kind[j], file = c->file[j];
+        uint32_t lane = dfn_idcol_get(&c->lane, j), kind = dfn_idcol_get(&c->kind, j), file = c->file[j];
         s->lane[w] = lane;
         s->kind[w] = kind;
         s->file[w] = file;

@@ -83,11 +83,7 @@ dfn_chunk *dfn_pack_seal(dfn_pack *p)
     /* the pack's first file stands for its unit, which all share */
     uint32_t first = UINT32_MAX;
     for (size_t k = 0; k < p->npf; k++) if (p->pf[k].src < first) first = p->pf[k].src;
-    dfn_chunk *c = dfn_chunk_alloc(first, 0, n, p->b.args_len, false);
-    c->pf = dfn_xreallocarray(p->pf, p->npf, sizeof *p->pf);
-    c->npf = p->npf;
-    p->pf = NULL;
-    p->npf = p->pfcap = 0;
+    dfn_chunk *c;
     if (n) {
         /* ties by file, then line: the order the files' own chunks would merge in */
         pack_key *key = dfn_xmalloc(n * sizeof *key);
@@ -98,19 +94,25 @@ dfn_chunk *dfn_pack_seal(dfn_pack *p)
         }
         qsort(key, n, sizeof *key, pack_key_cmp);
         dfn_tsidx *order = dfn_xmalloc(n * sizeof *order);
-        c->srcs = dfn_xmalloc(n * sizeof *c->srcs);
+        uint32_t *srcs = dfn_xmalloc(n * sizeof *srcs);
         for (size_t j = 0; j < n; j++) {
             order[j] = (dfn_tsidx){ key[j].ts, key[j].i };
-            c->srcs[j] = key[j].src;
+            srcs[j] = key[j].src;
         }
         free(key);
         /* in other units than µs the order may step back within a µs */
-        dfn_chunk_fill(c, &p->b, order, base);
+        c = dfn_chunk_of(&p->b, first, 0, order, n, base);
         free(order);
+        c->srcs = srcs;
         c->min_ts = base;
     } else {
+        c = dfn_chunk_alloc(first, 0, 0, 0, false);
         c->srcs = dfn_xmalloc(sizeof *c->srcs);   /* marks the chunk a pack */
     }
+    c->pf = dfn_xreallocarray(p->pf, p->npf, sizeof *p->pf);
+    c->npf = p->npf;
+    p->pf = NULL;
+    p->npf = p->pfcap = 0;
     dfn_unit unit = p->unit;
     dfn_pack_free(p);
     p->unit = unit;

@@ -39,7 +39,7 @@ static uint32_t *lane_sources(dfn_chunk *const *chunks, size_t nchunks, size_t n
     for (size_t k = 0; k < nchunks; k++) {
         const dfn_chunk *c = chunks[k];
         for (size_t j = 0; c && j < c->n; j++) {
-            uint32_t r = c->lane[j], f = c->srcs ? c->srcs[j] : c->src;
+            uint32_t r = dfn_idcol_get(&c->lane, j), f = c->srcs ? c->srcs[j] : c->src;
             if (r >= nrefs || src[r] == f) continue;
             if (src[r] == unseen) { src[r] = f; continue; }
             if (src[r] != DFN_RB_MANY) reusable[src[r]] = 0;
@@ -374,8 +374,8 @@ static void put_event(xlate *x, out_file *o, size_t i, const uint8_t *rec, const
         dfn_col32_set(&c->durmax, j, s->durmax.v ? dfn_col32_get(&s->durmax, i) : 0);
     }
     if (ts + dur > o->max_end) o->max_end = ts + dur;
-    c->lane[j] = xl_lane(x, s->lane[i]);
-    c->kind[j] = xl_kind(x, s->kind[i]);
+    c->lane.ids[j] = xl_lane(x, s->lane[i]);   /* dfn_chunk_alloc's: an id per event */
+    c->kind.ids[j] = xl_kind(x, s->kind[i]);
     c->file[j] = xl_file(x, s->file[i]);
     uint64_t sid;
     size_t room = dfn_varint_get(rec, end, &sid) && sid < s->nschemas ? 10 * (1 + (size_t)s->schema_len[sid]) : 10;

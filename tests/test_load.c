@@ -370,6 +370,47 @@ Test(load, same_store_for_any_thread_count_and_block_size)
     free(dir);
 }
 
+/* A block's lanes and kinds sit in tables of a byte per call when it has
+ * at most 256 of each, else as ids: a file whose one block has 300
+ * threads and 290 functions (ids), the same in 2 KiB blocks (tables), and
+ * one of exactly 256 of each, give every call its own thread and
+ * function, and the same store either way. */
+Test(load, chunks_of_many_threads_and_functions)
+{
+    char *dir = tu_tmpdir();
+    int lanes[] = { 300, 256 }, funcs[] = { 290, 256 };
+    for (int v = 0; v < 2; v++) {
+        size_t cap = 1200 * 160, len = 0;
+        char *t = malloc(cap);
+        for (int i = 0; i < 1200; i++)
+            len += (size_t)snprintf(t + len, cap - len,
+                "{\"name\":\"f%d\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":%d,\"ts\":%d,\"dur\":3,\"ph\":\"X\"}\n",
+                (i * 7) % funcs[v], 1000 + i % lanes[v], 100 + i * 5);
+        char name[32];
+        snprintf(name, sizeof name, "many%d.pfw", v);
+        char *path = tu_write_file(dir, name, t, len);
+        free(t);
+        const char *paths[] = { path };
+        dfn_store *whole = su_load_paths(paths, 1, 2, 0), *small = su_load_paths(paths, 1, 2, 2048);
+        cr_assert_eq(whole->n, 1200);
+        cr_assert_eq(whole->nlanes, (size_t)lanes[v]);
+        cr_assert_eq(whole->nkinds, (size_t)funcs[v]);
+        for (size_t i = 0; i < whole->n; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "f%d", (int)(i * 7) % funcs[v]);
+            cr_assert_str_eq(dfn_store_str(whole, whole->kinds[whole->kind[i]].func), want, "call %zu", i);
+            cr_assert_eq(whole->lanes[whole->lane[i]].tid, 1000 + (int64_t)(i % (size_t)lanes[v]), "call %zu", i);
+        }
+        assert_same_store(small, whole, false, 2);
+        dfn_store_free(whole);
+        dfn_store_free(small);
+        unlink(path);
+        free(path);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
 /* Sets big enough that the merge runs in parts (2^16 events and more per
  * part): many events share a ts across files, so part boundaries fall
  * inside runs of ties; some ts jump past 32 bits inside a ts block and
