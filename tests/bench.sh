@@ -112,7 +112,8 @@ bytes_plain=$(stat -c %s "${PLAIN[@]}" | awk '{ s += $1 } END { print s }')
 bytes_gz=$(stat -c %s "${GZ[@]}" | awk '{ s += $1 } END { print s }')
 
 # ---- a zlib build beside an ISA-L one, so that both inflaters are measured ----
-backend=$("$DFNAV" --version | sed -n 's/.*gzip: \([^)]*\)).*/\1/p')
+# "dfnav 0.1.0 (gzip: isa-l, MPI: Open MPI 4.1.4)": the word after "gzip: "
+backend=$("$DFNAV" --version | sed -n 's/.*gzip: \([^,)]*\).*/\1/p')
 DFNAV_ZLIB=
 if [ "$backend" = "isa-l" ]; then
     zb=$BENCH_DIR/zlib-build
