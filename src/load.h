@@ -103,9 +103,10 @@ struct dfn_batch {
 
 /* A chunk's column of ids few of its events differ in (a block is one
  * process's few threads and few dozen functions): a byte per event into
- * the chunk's table of the distinct ids, or, with more than 256 of them
- * (a pack of many files, a chunk an image gave back), the ids. 8 bytes a
- * call less for lanes and kinds, where all chunks at once are the parse's
+ * the chunk's table of the distinct ids, or the ids themselves where
+ * there are more than 256 (a pack of many small files may have) and in
+ * the chunks an image gives back (dfn_chunk_alloc's). 6 bytes a call
+ * less for lanes and kinds, where all chunks at once are the parse's
  * peak. */
 typedef struct {
     uint8_t *idx;             /* per event, into ids; NULL: ids holds one per event */

@@ -1491,8 +1491,9 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     if ((size_t)l->nreaders > nfiles) l->nreaders = nfiles > 0 ? (int)nfiles : 1;
     l->qcap = (size_t)threads + 1;   /* blocks in flight cost memory: keep few */
     l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
-    /* room for every block that can be in flight: queued, parsed, read */
-    l->pool = dfn_blockpool_new(l->opts.block_size, l->qcap + (size_t)l->nparsers + (size_t)l->nreaders);
+    /* room for every block that can be in flight: queued, parsed, and
+     * two a reader (the one it waits to queue and the next it fills) */
+    l->pool = dfn_blockpool_new(l->opts.block_size, l->qcap + (size_t)l->nparsers + 2 * (size_t)l->nreaders);
     pthread_mutex_init(&l->qlock, NULL);
     pthread_cond_init(&l->qnotempty, NULL);
     pthread_cond_init(&l->qnotfull, NULL);

@@ -87,7 +87,7 @@ struct dfn_reader {
     char err[384];
     bool os_error;            /* the failure was the system's (EIO), not the bytes' */
     dfn_blockpool *pool;      /* full-size block buffers come from it, or NULL */
-    bool buf_pooled;          /* buf is one of them (full size, never reallocated) */
+    bool buf_pooled;          /* buf is one of them (full size; growing it for a long line clears this) */
 };
 
 struct dfn_blockpool {
@@ -135,6 +135,16 @@ void dfn_blockpool_free(dfn_blockpool *p)
     pthread_mutex_destroy(&p->lock);
     free(p->bufs);
     free(p);
+}
+
+size_t dfn_blockpool_held(dfn_blockpool *p)
+{
+    if (p == NULL)
+        return 0;
+    pthread_mutex_lock(&p->lock);
+    size_t n = p->n;
+    pthread_mutex_unlock(&p->lock);
+    return n;
 }
 
 static void pool_put(dfn_blockpool *p, char *buf)

@@ -121,12 +121,22 @@ if [ "$backend" = "isa-l" ]; then
     # a checkout since removed cannot rebuild)
     [ "$(cat "$zb/srcdir" 2>/dev/null)" = "$SRCDIR" ] || rm -rf "$zb"
     mkdir -p "$zb"
-    if [ ! -f "$zb/Makefile" ]; then
+    if [ ! -f "$zb/tree/Makefile" ]; then
         echo "$SRCDIR" > "$zb/srcdir"
-        (cd "$zb" && "$SRCDIR/configure" --without-isal >/dev/null) || die "configure --without-isal failed"
+        rm -rf "$zb/tree"
+        # a source tree configured in place takes no second configuration
+        # beside it: the build copies the distributed sources (make distdir
+        # here, the build directory) and configures the copy
+        if [ -f "$SRCDIR/config.status" ]; then
+            make -s distdir distdir="$zb/tree" >"$zb/distdir.log" 2>&1 || die "make distdir failed (see $zb/distdir.log)"
+            (cd "$zb/tree" && ./configure --without-isal >/dev/null) || die "configure --without-isal failed"
+        else
+            mkdir -p "$zb/tree"
+            (cd "$zb/tree" && "$SRCDIR/configure" --without-isal >/dev/null) || die "configure --without-isal failed"
+        fi
     fi
-    (cd "$zb" && make -s dfnav >/dev/null 2>&1) || die "the zlib build failed (see $zb)"
-    DFNAV_ZLIB=$zb/dfnav
+    (cd "$zb/tree" && make -s dfnav >/dev/null 2>&1) || die "the zlib build failed (see $zb/tree)"
+    DFNAV_ZLIB=$zb/tree/dfnav
 elif [ "$backend" = "zlib" ]; then
     DFNAV_ZLIB=$DFNAV
 fi

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dfnav/loader.h"
+#include "fuzz/parsecheck.h"
 #include "dfnav/query.h"
 #include "storeutil.h"
 #include "testutil.h"
@@ -388,8 +389,7 @@ Test(load, chunks_of_many_threads_and_functions)
                 (i * 7) % funcs[v], 1000 + i % lanes[v], 100 + i * 5);
         char name[32];
         snprintf(name, sizeof name, "many%d.pfw", v);
-        char *path = tu_write_file(dir, name, t, len);
-        free(t);
+        char *path = tu_write_file(dir, name, t, len), *t0 = t;
         const char *paths[] = { path };
         dfn_store *whole = su_load_paths(paths, 1, 2, 0), *small = su_load_paths(paths, 1, 2, 2048);
         cr_assert_eq(whole->n, 1200);
@@ -402,6 +402,23 @@ Test(load, chunks_of_many_threads_and_functions)
             cr_assert_eq(whole->lanes[whole->lane[i]].tid, 1000 + (int64_t)(i % (size_t)lanes[v]), "call %zu", i);
         }
         assert_same_store(small, whole, false, 2);
+        /* the chunk itself: a byte a call past 256 ids would not fit */
+        dfn_loadctx ctx;
+        pc_ctx_init(&ctx);
+        dfn_parser *pr = dfn_parser_new(&ctx);
+        dfn_batch b = { 0 };
+        dfn_parser_block(pr, t0, len, &b);
+        cr_assert_eq(b.n, 1200);
+        dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);
+        cr_assert_eq(c->lane.idx == NULL, lanes[v] > 256, "%d lanes", lanes[v]);
+        cr_assert_eq(c->kind.idx == NULL, funcs[v] > 256, "%d functions", funcs[v]);
+        for (size_t j = 0; j < c->n; j++)
+            cr_assert_eq(dfn_idcol_get(&c->lane, j), b.lane[j], "call %zu", j);   /* in time order already */
+        dfn_chunk_free(c);
+        dfn_batch_free(&b);
+        dfn_parser_free(pr);
+        pc_ctx_free(&ctx);
+        free(t0);
         dfn_store_free(whole);
         dfn_store_free(small);
         unlink(path);

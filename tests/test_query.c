@@ -2,6 +2,7 @@
  * busy time as the union of intervals, the slowest process, percentiles,
  * shares, time bins, layers, derived file dimensions and argument groups. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -492,10 +493,10 @@ Test(layers, a_time_term_is_per_call)
     dfn_store_free(s);
 }
 
-/* More than 256 distinct sets of layers: the byte-wide event index would
- * overflow, so it is made again 32 bits wide, with the same rows for any
- * number of index threads. Call i is in layer bk when bit k of i % 512 is
- * set: 512 distinct masks. */
+/* More than 256 distinct sets of layers in one part of the index: the
+ * byte-wide event index would overflow, so it is made again 32 bits
+ * wide. Call i is in layer bk when bit k of i % 512 is set: 512 distinct
+ * masks (1500 calls make one part, whatever the threads). */
 Test(layers, more_than_256_masks_widen_the_index)
 {
     enum { N = 1500, BITS = 9 };
@@ -539,6 +540,52 @@ Test(layers, more_than_256_masks_widen_the_index)
             cr_assert_eq(dfn_layerset_mask(ls, i), i % 512 ? (uint64_t)(i % 512) : 1u << BITS, "%d threads, call %zu",
                          threads, i);
         dfn_result_free(r);
+        dfn_layerset_free(ls);
+    }
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}
+
+/* Two parts of the index each with 200 sets of layers, 400 together:
+ * each part fits a byte, their union does not, so the index is made again
+ * 32 bits wide; with one thread (one part) it is 32 bits from the start.
+ * The first half of the calls have masks 1..200, the second 256..455. */
+Test(layers, parts_that_fit_a_byte_alone_but_not_together)
+{
+    enum { N = 140000, BITS = 9 };
+    size_t cap = (size_t)N * 200, len = 0;
+    char *t = malloc(cap);
+    for (int i = 0; i < N; i++) {
+        int m = i < N / 2 ? 1 + i % 200 : 256 + i % 200;
+        len += (size_t)snprintf(t + len, cap - len, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
+                                "\"ts\":%d,\"dur\":3,\"ph\":\"X\",\"args\":{", 1000 + i * 10);
+        for (int k = 0; k < BITS; k++)
+            len += (size_t)snprintf(t + len, cap - len, "%s\"b%d\":%d", k ? "," : "", k, (m >> k) & 1);
+        len += (size_t)snprintf(t + len, cap - len, "}}\n");
+    }
+    dfn_store *s = su_load_text("parts.pfw", t, 2);
+    free(t);
+    cr_assert_eq(s->n, N);
+    char defs[512];
+    size_t dl = 0;
+    for (int k = 0; k < BITS; k++) dl += (size_t)snprintf(defs + dl, sizeof defs - dl, "b%d : arg.b%d=1\n", k, k);
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse(defs, "t", &l, err, sizeof err), "%s", err);
+    for (int threads = 1; threads <= 2; threads++) {
+        dfn_layerset *ls = dfn_layerset_compile(s, &l, threads, err, sizeof err);
+        cr_assert_not_null(ls, "%s", err);
+        size_t nm;
+        const uint8_t *i8;
+        const uint32_t *i32;
+        dfn_layerset_masks(ls, &nm, &i8, &i32);
+        cr_assert_eq(nm, 400, "%d threads: %zu masks", threads, nm);
+        cr_assert(i8 == NULL && i32 != NULL, "%d threads: the index must be 32 bits wide", threads);
+        for (size_t i = 0; i < s->n; i++) {
+            uint64_t m = i < N / 2 ? 1 + i % 200 : 256 + i % 200;
+            if (dfn_layerset_mask(ls, i) != m)
+                cr_assert_fail("%d threads, call %zu: mask %" PRIu64 ", not %" PRIu64, threads, i, dfn_layerset_mask(ls, i), m);
+        }
         dfn_layerset_free(ls);
     }
     dfn_layers_free(&l);

@@ -35,14 +35,18 @@ typedef struct dfn_reader dfn_reader;
  * by its readers: a buffer a parser is done with is the next one filled,
  * its pages already there and its lines likely still in the cache (on
  * this VM a fresh page costs a fault and a zeroing, and the kernel's copy
- * into cold memory was a fifth of a parse). It keeps at most `keep`
- * buffers; any thread may give one back. */
+ * into cold memory was a fifth of a parse; the machine hands freed
+ * memory back to its host, and taking it again costs a fault there too).
+ * It keeps at most `keep` buffers; any thread may give one back. */
 dfn_blockpool *dfn_blockpool_new(size_t block_size, size_t keep);   /* NULL: out of memory */
 /* Frees the buffers held (the pool stays usable): for when the load's
  * reading is over and the memory is better given back. */
 void dfn_blockpool_drain(dfn_blockpool *p);
-/* Frees the pool; every block from it must have been freed before. */
+/* Frees the pool; every block from it, and every reader on it, must
+ * have been freed or closed before. */
 void dfn_blockpool_free(dfn_blockpool *p);
+/* How many buffers the pool holds now. */
+size_t dfn_blockpool_held(dfn_blockpool *p);
 
 /* Lines longer than this are cut to this length (so they parse as malformed
  * and keep their line number) and the rest of the line is skipped. */
