@@ -515,6 +515,7 @@ Test(reader, a_pool_gives_buffers_back_and_the_same_text)
             dfn_blockpool_drain(pool);   /* still usable after */
             cr_assert_eq(dfn_blockpool_held(pool), 0);
         }
+        free(got.p);
     }
     /* a reader's first buffer and each next one come from the pool */
     size_t before = dfn_blockpool_held(pool);
