@@ -111,7 +111,8 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
 }
 
 #define IDTAB_MAX 256
-#define IDTAB_SLOTS 512
+#define IDTAB_BITS 9   /* twice the ids a table holds: probes stay short */
+#define IDTAB_SLOTS (1u << IDTAB_BITS)
 
 /* The distinct ids of v (batch order) into tab, in the order they first
  * come, with each event's index into it; false past IDTAB_MAX of them. */
@@ -126,7 +127,7 @@ static bool idcol_table(const uint32_t *v, size_t n, uint32_t *tab, size_t *ntab
     for (size_t i = 0; i < n; i++) {
         uint32_t id = v[i];
         if (id == last && lastx >= 0) { idx[i] = (uint8_t)lastx; continue; }   /* runs are common */
-        size_t h = (id * 0x9e3779b1u) >> (32 - 9);
+        size_t h = (uint32_t)(id * 0x9e3779b1u) >> (32 - IDTAB_BITS);
         while (at[h] >= 0 && key[h] != id) h = (h + 1) & (IDTAB_SLOTS - 1);
         if (at[h] < 0) {
             if (m == IDTAB_MAX) return false;

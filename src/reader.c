@@ -90,6 +90,15 @@ struct dfn_reader {
     bool buf_pooled;          /* buf is one of them (full size; growing it for a long line clears this) */
 };
 
+/* The block size a reader uses for the one asked: 0 is the default, and
+ * no block passes one maximal line (the MAX_LINE memory bound). */
+static size_t reader_block_size(size_t asked)
+{
+    if (asked == 0)
+        return READER_DEFAULT_BLOCK;
+    return asked > DFN_READER_MAX_LINE ? DFN_READER_MAX_LINE : asked;
+}
+
 struct dfn_blockpool {
     pthread_mutex_t lock;
     size_t size;              /* each buffer holds size + 1 bytes (the NUL) */
@@ -108,11 +117,7 @@ dfn_blockpool *dfn_blockpool_new(size_t block_size, size_t keep)
         return NULL;
     }
     pthread_mutex_init(&p->lock, NULL);
-    if (block_size == 0)
-        block_size = READER_DEFAULT_BLOCK;
-    if (block_size > DFN_READER_MAX_LINE)   /* as a reader takes it */
-        block_size = DFN_READER_MAX_LINE;
-    p->size = block_size;
+    p->size = reader_block_size(block_size);   /* as a reader takes it */
     p->keep = keep;
     return p;
 }
@@ -147,15 +152,28 @@ size_t dfn_blockpool_held(dfn_blockpool *p)
     return n;
 }
 
+/* Gives buf back to p, which keeps it if it has room; freed otherwise,
+ * and always without a pool (NULL p). */
 static void pool_put(dfn_blockpool *p, char *buf)
 {
-    pthread_mutex_lock(&p->lock);
-    if (p->n < p->keep) {
-        p->bufs[p->n++] = buf;
-        buf = NULL;
+    if (p != NULL && buf != NULL) {
+        pthread_mutex_lock(&p->lock);
+        if (p->n < p->keep) {
+            p->bufs[p->n++] = buf;
+            buf = NULL;
+        }
+        pthread_mutex_unlock(&p->lock);
     }
-    pthread_mutex_unlock(&p->lock);
     free(buf);
+}
+
+/* The warmest buffer p holds, or NULL when it holds none. */
+static char *pool_take(dfn_blockpool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    char *buf = p->n ? p->bufs[--p->n] : NULL;
+    pthread_mutex_unlock(&p->lock);
+    return buf;
 }
 
 /* A buffer of cap + 1 bytes: the pool's when it is of the pool's size
@@ -163,22 +181,13 @@ static void pool_put(dfn_blockpool *p, char *buf)
 static char *reader_buf_new(dfn_reader *r, size_t cap, bool *pooled)
 {
     *pooled = r->pool != NULL && cap == r->pool->size;
-    char *buf = NULL;
-    if (*pooled) {
-        pthread_mutex_lock(&r->pool->lock);
-        if (r->pool->n)
-            buf = r->pool->bufs[--r->pool->n];
-        pthread_mutex_unlock(&r->pool->lock);
-    }
+    char *buf = *pooled ? pool_take(r->pool) : NULL;
     return buf ? buf : malloc(cap + 1);
 }
 
 static void reader_buf_release(dfn_reader *r)
 {
-    if (r->buf_pooled && r->buf)
-        pool_put(r->pool, r->buf);
-    else
-        free(r->buf);
+    pool_put(r->buf_pooled ? r->pool : NULL, r->buf);
     r->buf = NULL;
     r->buf_pooled = false;
 }
@@ -785,12 +794,7 @@ dfn_reader *dfn_reader_open_pooled(const char *path, size_t block_size, const at
     }
     r->fd = -1;
     r->comp = DFN_COMP_NONE;
-    if (block_size == 0)
-        block_size = READER_DEFAULT_BLOCK;
-    /* Bigger blocks would let one buffer exceed the MAX_LINE memory bound. */
-    if (block_size > DFN_READER_MAX_LINE)
-        block_size = DFN_READER_MAX_LINE;
-    r->block_size = block_size;
+    r->block_size = reader_block_size(block_size);
     r->pool = pool;
 
     if (is_stdin) {
@@ -932,10 +936,7 @@ void dfn_block_free(dfn_block *b)
 {
     if (b == NULL)
         return;
-    if (b->pool && b->data)
-        pool_put(b->pool, b->data);
-    else
-        free(b->data);
+    pool_put(b->pool, b->data);
     b->data = NULL;
     b->pool = NULL;
     b->len = 0;

@@ -493,42 +493,66 @@ Test(layers, a_time_term_is_per_call)
     dfn_store_free(s);
 }
 
+/* Calls in layers b0..b8 by the bits of a mask: call i has arg.bk = 1
+ * where bit k of mask(i) is set, and layer bk is arg.bk=1. */
+enum { MASK_BITS = 9 };
+
+static dfn_store *mask_store(const char *name, size_t n, uint64_t (*mask)(size_t), int threads)
+{
+    size_t cap = n * 240, len = 0;
+    char *t = malloc(cap);
+    for (size_t i = 0; i < n; i++) {
+        len += (size_t)snprintf(t + len, cap - len, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
+                                "\"ts\":%zu,\"dur\":3,\"ph\":\"X\",\"args\":{", 1000 + i * 10);
+        for (int k = 0; k < MASK_BITS; k++)
+            len += (size_t)snprintf(t + len, cap - len, "%s\"b%d\":%d", k ? "," : "", k, (int)(mask(i) >> k & 1));
+        len += (size_t)snprintf(t + len, cap - len, "}}\n");
+    }
+    dfn_store *s = su_load_text(name, t, threads);
+    free(t);
+    cr_assert_eq(s->n, n);
+    return s;
+}
+
+static void mask_layers(dfn_layers *l)
+{
+    char defs[512], err[512];
+    size_t dl = 0;
+    for (int k = 0; k < MASK_BITS; k++) dl += (size_t)snprintf(defs + dl, sizeof defs - dl, "b%d : arg.b%d=1\n", k, k);
+    cr_assert(dfn_layers_parse(defs, "t", l, err, sizeof err), "%s", err);
+}
+
+/* ls has want distinct masks, in an index 32 bits wide. */
+static void assert_wide_index(const dfn_layerset *ls, size_t want, int threads)
+{
+    size_t nm;
+    const uint8_t *i8;
+    const uint32_t *i32;
+    dfn_layerset_masks(ls, &nm, &i8, &i32);
+    cr_assert_eq(nm, want, "%d threads: %zu masks", threads, nm);
+    cr_assert(i8 == NULL && i32 != NULL, "%d threads: the index must be 32 bits wide", threads);
+}
+
+static uint64_t mask_mod512(size_t i) { return i % 512; }
+
 /* More than 256 distinct sets of layers in one part of the index: the
  * byte-wide event index would overflow, so it is made again 32 bits
  * wide. Call i is in layer bk when bit k of i % 512 is set: 512 distinct
  * masks (1500 calls make one part, whatever the threads). */
 Test(layers, more_than_256_masks_widen_the_index)
 {
-    enum { N = 1500, BITS = 9 };
-    size_t cap = (size_t)N * 240, len = 0;
-    char *t = malloc(cap);
-    for (int i = 0; i < N; i++) {
-        len += (size_t)snprintf(t + len, cap - len, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
-                                "\"ts\":%d,\"dur\":3,\"ph\":\"X\",\"args\":{", 1000 + i * 10);
-        for (int k = 0; k < BITS; k++)
-            len += (size_t)snprintf(t + len, cap - len, "%s\"b%d\":%d", k ? "," : "", k, ((i % 512) >> k) & 1);
-        len += (size_t)snprintf(t + len, cap - len, "}}\n");
-    }
-    dfn_store *s = su_load_text("masks.pfw", t, 1);
-    free(t);
-    char defs[512];
-    size_t dl = 0;
-    for (int k = 0; k < BITS; k++) dl += (size_t)snprintf(defs + dl, sizeof defs - dl, "b%d : arg.b%d=1\n", k, k);
+    enum { N = 1500 };
+    dfn_store *s = mask_store("masks.pfw", N, mask_mod512, 1);
     dfn_layers l;
+    mask_layers(&l);
     char err[512];
-    cr_assert(dfn_layers_parse(defs, "t", &l, err, sizeof err), "%s", err);
     for (int threads = 1; threads <= 3; threads++) {
         dfn_layerset *ls = dfn_layerset_compile(s, &l, threads, err, sizeof err);
         cr_assert_not_null(ls, "%s", err);
-        size_t nm;
-        const uint8_t *i8;
-        const uint32_t *i32;
-        dfn_layerset_masks(ls, &nm, &i8, &i32);
-        cr_assert_eq(nm, 512, "%d threads: %zu masks", threads, nm);
-        cr_assert(i8 == NULL && i32 != NULL, "%d threads: the index must be 32 bits wide", threads);
+        assert_wide_index(ls, 512, threads);
         dfn_query q = { .layers = ls, .sort = -1 };
         dfn_result *r = su_run(s, &q, "layer");
-        for (int k = 0; k < BITS; k++) {
+        for (int k = 0; k < MASK_BITS; k++) {
             int want = 0;
             for (int i = 0; i < N; i++) want += ((i % 512) >> k) & 1;
             char name[8];
@@ -537,8 +561,8 @@ Test(layers, more_than_256_masks_widen_the_index)
         }
         cr_assert_eq(su_metric(s, r, "other", DFN_M_COUNT), 3, "%d threads", threads);   /* 0, 512, 1024 */
         for (size_t i = 0; i < s->n; i++)   /* bit 9 is "other", the calls of no layer */
-            cr_assert_eq(dfn_layerset_mask(ls, i), i % 512 ? (uint64_t)(i % 512) : 1u << BITS, "%d threads, call %zu",
-                         threads, i);
+            cr_assert_eq(dfn_layerset_mask(ls, i), i % 512 ? (uint64_t)(i % 512) : 1u << MASK_BITS,
+                         "%d threads, call %zu", threads, i);
         dfn_result_free(r);
         dfn_layerset_free(ls);
     }
@@ -546,46 +570,27 @@ Test(layers, more_than_256_masks_widen_the_index)
     dfn_store_free(s);
 }
 
+enum { HALVES_N = 140000 };
+static uint64_t mask_halves(size_t i) { return i < HALVES_N / 2 ? 1 + i % 200 : 256 + i % 200; }
+
 /* Two parts of the index each with 200 sets of layers, 400 together:
  * each part fits a byte, their union does not, so the index is made again
  * 32 bits wide; with one thread (one part) it is 32 bits from the start.
  * The first half of the calls have masks 1..200, the second 256..455. */
 Test(layers, parts_that_fit_a_byte_alone_but_not_together)
 {
-    enum { N = 140000, BITS = 9 };
-    size_t cap = (size_t)N * 200, len = 0;
-    char *t = malloc(cap);
-    for (int i = 0; i < N; i++) {
-        int m = i < N / 2 ? 1 + i % 200 : 256 + i % 200;
-        len += (size_t)snprintf(t + len, cap - len, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,"
-                                "\"ts\":%d,\"dur\":3,\"ph\":\"X\",\"args\":{", 1000 + i * 10);
-        for (int k = 0; k < BITS; k++)
-            len += (size_t)snprintf(t + len, cap - len, "%s\"b%d\":%d", k ? "," : "", k, (m >> k) & 1);
-        len += (size_t)snprintf(t + len, cap - len, "}}\n");
-    }
-    dfn_store *s = su_load_text("parts.pfw", t, 2);
-    free(t);
-    cr_assert_eq(s->n, N);
-    char defs[512];
-    size_t dl = 0;
-    for (int k = 0; k < BITS; k++) dl += (size_t)snprintf(defs + dl, sizeof defs - dl, "b%d : arg.b%d=1\n", k, k);
+    dfn_store *s = mask_store("parts.pfw", HALVES_N, mask_halves, 2);
     dfn_layers l;
+    mask_layers(&l);
     char err[512];
-    cr_assert(dfn_layers_parse(defs, "t", &l, err, sizeof err), "%s", err);
     for (int threads = 1; threads <= 2; threads++) {
         dfn_layerset *ls = dfn_layerset_compile(s, &l, threads, err, sizeof err);
         cr_assert_not_null(ls, "%s", err);
-        size_t nm;
-        const uint8_t *i8;
-        const uint32_t *i32;
-        dfn_layerset_masks(ls, &nm, &i8, &i32);
-        cr_assert_eq(nm, 400, "%d threads: %zu masks", threads, nm);
-        cr_assert(i8 == NULL && i32 != NULL, "%d threads: the index must be 32 bits wide", threads);
-        for (size_t i = 0; i < s->n; i++) {
-            uint64_t m = i < N / 2 ? 1 + i % 200 : 256 + i % 200;
-            if (dfn_layerset_mask(ls, i) != m)
-                cr_assert_fail("%d threads, call %zu: mask %" PRIu64 ", not %" PRIu64, threads, i, dfn_layerset_mask(ls, i), m);
-        }
+        assert_wide_index(ls, 400, threads);
+        for (size_t i = 0; i < s->n; i++)
+            if (dfn_layerset_mask(ls, i) != mask_halves(i))
+                cr_assert_fail("%d threads, call %zu: mask %" PRIu64 ", not %" PRIu64, threads, i, dfn_layerset_mask(ls, i),
+                               mask_halves(i));
         dfn_layerset_free(ls);
     }
     dfn_layers_free(&l);

@@ -17,11 +17,11 @@ typedef enum {
     DFN_COMP_GZIP = 1
 } dfn_compression;
 
-/* A run of whole lines. data[len-1] is '\n' except for the last block of a
- * file whose last line has no newline. The block owns data (malloc'd); the
- * consumer frees it with dfn_block_free(). */
 typedef struct dfn_blockpool dfn_blockpool;
 
+/* A run of whole lines. data[len-1] is '\n' except for the last block of a
+ * file whose last line has no newline. The block owns data (malloc'd, or
+ * its pool's); the consumer frees it with dfn_block_free(). */
 typedef struct dfn_block {
     char *data;
     size_t len;
