@@ -10,7 +10,7 @@
 
 # The fixed vocabulary, as dfnav --help and dfnav(1) give it
 # (tests/shell/completion.sh checks these lists against --help).
-_dfnav_commands="report overview info compare extract cache"
+_dfnav_commands="report overview info compare extract cache serve"
 _dfnav_dims="time host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin size path event"
 _dfnav_keys="time dur bytes size host pid tid proc rank cat func type class op layer file pattern part dir fs sizebin path counter"
 _dfnav_metrics="count time_s busy_s max_proc_s bytes bw_mibps ops_per_s mean_us p50_us p90_us p99_us max_us files procs
@@ -19,7 +19,8 @@ std_proc_s max_proc_bytes mean_proc_bytes size_mean size_p50 size_min size_max a
 _dfnav_groups="basic overlap analysis all"
 # Options taking a value (the next word, or after '=').
 _dfnav_valued="-b --by -w --where -s --sort -n --top -m --metrics --compute --io --overlap-by --threshold --bin
---time-unit -l --layers -f --format -j --threads --cache --color --colour --replay --size --screens --list -o --output"
+--time-unit -l --layers -f --format -j --threads --cache --color --colour --replay --size --screens --list -o --output
+--listen --token-file --connect"
 _dfnav_opts_common="-b --by -w --where -s --sort --compare -n --top -m --metrics --sizes --compute --io --overlap-by
 --bin --time-unit -l --layers -f --format -j --threads --cache --no-cache -q --quiet --force -h --help"
 
@@ -27,12 +28,15 @@ _dfnav_opts_common="-b --by -w --where -s --sort --compare -n --top -m --metrics
 _dfnav_options()
 {
     case $1 in
-    report) echo "$_dfnav_opts_common --diagnose --threshold --counters" ;;
-    overview) echo "$_dfnav_opts_common" ;;
+    report) echo "$_dfnav_opts_common --diagnose --threshold --counters --connect --token-file" ;;
+    overview) echo "$_dfnav_opts_common --connect --token-file" ;;
     extract) echo "-o --output -w --where -l --layers -j --threads --time-unit --cache --no-cache -q --quiet --force -h --help" ;;
-    info) echo "--list -l --layers -f --format -j --threads --time-unit --cache --no-cache -q --quiet --force -h --help" ;;
+    info) echo "--list -l --layers -f --format -j --threads --time-unit --cache --no-cache -q --quiet --force -h --help
+--connect --token-file" ;;
+    serve) echo "--listen --token-file -l --layers --compute --io --overlap-by --compare -j --threads --time-unit -q --quiet
+--force -h --help" ;;
     cache) echo "--clear --cache --no-cache -f --format -h --help" ;;
-    *) echo "$_dfnav_opts_common --ascii --color --replay --size --screens --keys -V --version" ;;
+    *) echo "$_dfnav_opts_common --ascii --color --replay --size --screens --keys -V --version --connect --token-file" ;;
     esac
 }
 
@@ -246,7 +250,7 @@ _dfnav_value()
     --list) _dfnav_add "$cur" "args layers" ;;
     -l | --layers) _dfnav_add "$cur" "posix dlio dlio-legacy"; _dfnav_files "$cur" any ;;
     --cache) _dfnav_files "$cur" dirs ;;
-    --screens) _dfnav_files "$cur" any ;;
+    --screens | --token-file) _dfnav_files "$cur" any ;;
     --threshold)
         local head=""
         [[ $cur == *,* ]] && head=${cur%,*},

@@ -39,6 +39,15 @@ typedef struct {
     const char *list;         /* info --list: "args" or "layers"; NULL: the table */
     char **paths;
     size_t npaths;
+    /* dfnav serve: its address and the token's file; the load's progress
+     * as it goes (a line of text); and that the set's image is kept */
+    const char *listen, *token_file;
+    void (*progress)(const char *line);
+    bool serve;
+    /* dfnav --connect: the server; the command line it is sent */
+    const char *connect;
+    char **fwd;
+    size_t nfwd;
 } cli_opts;
 
 /* One run: a trace set, loaded, and what queries on it need. */
@@ -84,7 +93,17 @@ int cli_dist_worker(const cli_opts *o);
  * images, of how many; those it did not, it read again. */
 void cli_dist_note(uint64_t files, uint64_t from_images);
 
+/* Under MPI: the directory rank 0's load took the ranks' images from
+ * (NULL with one rank, or before the load). */
+const char *cli_dist_dir(void);
+
 int cmd_report(const cli_opts *o);
+/* dfnav serve: loads the set (divided among the ranks under MPI) and runs
+ * the commands and explorers of clients that present its token. */
+int cmd_serve(const cli_opts *o);
+/* dfnav --connect: o->fwd run by the server at o->connect, its output
+ * here; the explorer on this terminal when pty. */
+int cli_connect(const cli_opts *o, bool pty);
 int cmd_info(const cli_opts *o);
 int cmd_overview(const cli_opts *o);
 /* dfnav extract: the events --where selects, as a DFTracer trace. */

@@ -312,6 +312,8 @@ char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool
     return dir;
 }
 
+const char *cli_dist_dir(void) { return g_dir; }
+
 int cli_dist_worker(const cli_opts *o)
 {
     /* the fatal messages of this rank's own load reach its stderr */

@@ -63,16 +63,20 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
 }
 
 /* The progress of every run on one line: "base 45%  scr 30%". */
-static void show_progress(const cli_run *runs, size_t n, const dfn_progress *sum, const double *pct)
+static void progress_text(const cli_run *runs, size_t n, const dfn_progress *sum, const double *pct, char *buf,
+                          size_t cap)
 {
-    fprintf(stderr, "\rdfnav: %s ", sum->building ? "building" : "loading");
-    if (sum->reused) fprintf(stderr, "(%" PRIu64 " files from the cache) ", sum->reused);
+    size_t w = 0;
+#define PUT(...) (w += (size_t)snprintf(buf + w, w < cap ? cap - w : 0, __VA_ARGS__))
+    PUT("%s ", sum->building ? "building" : "loading");
+    if (sum->reused) PUT("(%" PRIu64 " files from the cache) ", sum->reused);
     for (size_t k = 0; k < n; k++) {
-        if (runs[k].label) fputs(runs[k].label, stderr);   /* names hold no control bytes */
-        if (pct[k] < 0) fputs(runs[k].label ? " ?%  " : "    ?%  ", stderr);   /* a pipe: no end known */
-        else fprintf(stderr, runs[k].label ? " %.0f%%  " : "%5.1f%%  ", pct[k]);
+        if (runs[k].label) PUT("%s", runs[k].label);   /* names hold no control bytes */
+        if (pct[k] < 0) PUT(runs[k].label ? " ?%%  " : "    ?%%  ");   /* a pipe: no end known */
+        else PUT(runs[k].label ? " %.0f%%  " : "%5.1f%%  ", pct[k]);
     }
-    fprintf(stderr, "%" PRIu64 " events  %.0f events/s   ", sum->events, sum->events_per_s);
+    PUT("%" PRIu64 " events  %.0f events/s   ", sum->events, sum->events_per_s);
+#undef PUT
 }
 
 dfn_run_opts cli_run_opts(const cli_opts *o)
@@ -124,8 +128,11 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
      * has nothing to read (the report needs them all) or would not fit */
     for (size_t k = 0; k < n && status < 3; k++) {
         if (specs[k].in.n == 0) continue;
+        /* a server keeps the set's image whatever its size: each client's
+         * command reopens the set from it */
         dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit,
-                             .cache_dir = dist_dir ? dist_dir : o->cache, .no_save = dist_dir != NULL };
+                             .cache_dir = dist_dir ? dist_dir : o->cache, .no_save = dist_dir && !o->serve,
+                             .cache_limit = o->serve ? UINT64_MAX : 0 };
         ls[k] = dfn_loader_start((const char *const *)specs[k].in.paths, specs[k].in.n, &lo);
         dfn_inputs_drop_paths(&specs[k].in);   /* the loader has its own copy */
     }
@@ -137,13 +144,16 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
     /* without a progress line, finishing below waits for the loaders
      * without the polling interval's lag (under MPI it counts the files
      * the ranks' images gave) */
-    while (tty || (dist_dir && !o->quiet)) {
+    while (tty || (dist_dir && !o->quiet) || o->progress) {
         dfn_progress sum;
         dfn_loaders_progress(ls, n, &sum, pct);
         from_images = sum.reused;
         if (sum.done) break;
-        if (dfn_now() - t0 > 0.3) {
-            show_progress(runs, n, &sum, pct);
+        char line[512];
+        progress_text(runs, n, &sum, pct, line, sizeof line);
+        if (o->progress) o->progress(line);
+        if (tty && dfn_now() - t0 > 0.3) {
+            fprintf(stderr, "\rdfnav: %s", line);
             shown = true;
         }
         struct timespec ts = { 0, 50 * 1000000 };

@@ -35,6 +35,10 @@ static void usage(FILE *f)
 "       mpirun -n N dfnav report|overview|info|extract ...  the parse divided\n"
 "                                        among MPI ranks (built with MPI; see\n"
 "                                        MPI in dfnav(1))\n"
+"       [mpirun -n N] dfnav serve [--listen [HOST:]PORT] PATH...  load the set\n"
+"                                        once and run clients' commands on it\n"
+"       dfnav [report|overview|info] --connect HOST:PORT [OPTIONS]  a command,\n"
+"                                        or the explorer, run by a server\n"
 "\n"
 "PATH is a DFTracer trace (*.pfw, *.pfw.gz), a directory searched for them\n"
 "(not in hidden directories; each file is read once, by whatever path), a\n"
@@ -108,6 +112,15 @@ static void usage(FILE *f)
 "                         arg.NAME, sorted) or layers (of --layers, else the\n"
 "                         preset chosen, in its order, 'other' last); for\n"
 "                         scripts and the shell's completion\n"
+"      --listen [HOST:]PORT  serve: where to listen (default 127.0.0.1 and a\n"
+"                         free port, printed; 0.0.0.0:PORT listens on every\n"
+"                         network, which the token alone then guards)\n"
+"      --connect HOST:PORT  run the command, or the explorer, on the set a\n"
+"                         dfnav serve holds there (no PATH; see SERVING in\n"
+"                         dfnav(1))\n"
+"      --token-file FILE  serve writes its token there (mode 0600), --connect\n"
+"                         reads it (default: $DFNAV_TOKEN_FILE, else\n"
+"                         ~/.cache/dfnav-token)\n"
 "  -h, --help             this help\n"
 "  -V, --version          version and gzip backend\n"
 "\n"
@@ -128,13 +141,15 @@ static void usage(FILE *f)
 "Environment: DFNAV_MEM_AVAILABLE=SIZE replaces the memory the machine says is\n"
 "available; DFNAV_CACHE=DIR is the cache; DFNAV_CACHE_MAX=SIZE caps it (default\n"
 "20G or a tenth of its file system, whichever is less); NO_COLOR=1 draws without\n"
-"colour; SOURCE_DATE_EPOCH dates export names.\n"
+"colour; SOURCE_DATE_EPOCH dates export names; DFNAV_TOKEN_FILE=FILE is where\n"
+"serve and --connect keep the token.\n"
 "\n"
 "Exit status: 0 all loaded (or the explorer quit while loading), 1 some lines\n"
 "or files damaged or missing, or a hash defined with two names (the rest\n"
 "loaded), 2 usage error or output that could not be written, 3 nothing could\n"
 "be read, 4 the set would not fit in memory (the estimate is printed; --force\n"
-"loads it).\n", f);
+"loads it), 5 --connect: no server there, the server refused, or the\n"
+"connection dropped.\n", f);
 }
 
 /* The counter metrics' names live as long as the program: freed at its
@@ -169,6 +184,57 @@ static bool explorer_opts(const cli_opts *o, ui_opts *ui)
     return true;
 }
 
+enum { OPT_LISTEN = 1000, OPT_TOKEN, OPT_CONNECT, OPT_SERVED };
+
+/* What a client's command may not set (see --served): the cache and the
+ * set's shape, files written on the server, and another server. */
+static bool served_refuses(int c)
+{
+    return strchr("XxOuFKoL", c) != NULL || c == OPT_LISTEN || c == OPT_TOKEN || c == OPT_CONNECT;
+}
+
+/* The command line --connect sends: the command and every option but
+ * --connect and --token-file (and their values), as typed. */
+static void connect_args(cli_opts *o, char **argv, int argc, const char *const skip[2])
+{
+    o->fwd = dfn_xcalloc((size_t)argc + 1, sizeof *o->fwd);
+    o->nfwd = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a == skip[0] || a == skip[1]) continue;
+        size_t n = strcspn(a, "=");
+        bool ours = n > 4 && (strncmp(a, "--connect", n) == 0 || strncmp(a, "--token-file", n) == 0);
+        if (ours) continue;
+        o->fwd[o->nfwd++] = argv[i];
+    }
+}
+static char **connect_fwd;
+static void connect_fwd_free(void) { free(connect_fwd); }
+
+/* dfnav [COMMAND] --connect HOST:PORT [OPTIONS]: the command, or the
+ * explorer, run by the server on its set. */
+static int main_connect(cli_opts *o, const ui_opts *ui, int (*cmd)(const cli_opts *), char **argv, int argc,
+                        const char *const skip[2])
+{
+    if (o->npaths) {
+        fprintf(stderr, "dfnav: --connect runs on the server's set: give no PATH\n");
+        return 2;
+    }
+    if (cmd == cmd_extract || cmd == cmd_serve || (argc > 1 && strcmp(argv[1], "cache") == 0)) {
+        fprintf(stderr, "dfnav: --connect runs report, overview, info and the explorer, not '%s'\n", argv[1]);
+        return 2;
+    }
+    if (dfn_dist_size() > 1) {
+        fprintf(stderr, "dfnav: --connect is a client: start it on its own, not under mpirun\n");
+        return 2;
+    }
+    connect_args(o, argv, argc, skip);
+    connect_fwd = o->fwd;
+    atexit(connect_fwd_free);
+    bool pty = !cmd && !ui->replay && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    return cli_connect(o, pty);
+}
+
 int main(int argc, char **argv)
 {
     dfn_malloc_policy();
@@ -194,6 +260,7 @@ int main(int argc, char **argv)
     else if (argc > 1 && strcmp(argv[1], "info") == 0) { cmd = cmd_info; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "extract") == 0) { cmd = cmd_extract; first = 2; }
+    else if (argc > 1 && strcmp(argv[1], "serve") == 0) { cmd = cmd_serve; first = 2; }
     bool cache_cmd = argc > 1 && strcmp(argv[1], "cache") == 0, clear = false, no_cache = false;
     const char *cache_dir = NULL;
     if (cache_cmd) first = 2;
@@ -216,12 +283,36 @@ int main(int argc, char **argv)
         {"output", required_argument, 0, 'o'},
         {"cache", required_argument, 0, 'X'}, {"no-cache", no_argument, 0, 'x'}, {"clear", no_argument, 0, 'L'},
         {"list", required_argument, 0, 'E'},
+        {"listen", required_argument, 0, OPT_LISTEN}, {"token-file", required_argument, 0, OPT_TOKEN},
+        {"connect", required_argument, 0, OPT_CONNECT}, {"served", no_argument, 0, OPT_SERVED},
         {0, 0, 0, 0}};
+    /* a client's command run by dfnav serve: its options come before
+     * --served, the server's after, and the client's may not choose what
+     * the server holds (its set, cache, files it writes) */
+    bool client_part = getenv("DFNAV_SERVED") != NULL;
+    const char *skip[2] = { NULL, NULL };   /* --connect's and --token-file's values: not forwarded */
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:o:qhV", longopts, NULL)) != -1) {
         char *end;
+        if (client_part && served_refuses(c)) {
+            const char *name = "?";
+            for (size_t k = 0; longopts[k].name; k++)
+                if (longopts[k].val == c) { name = longopts[k].name; break; }
+            fprintf(stderr, "dfnav: --%s is the server's to set, not a client's\n", name);
+            return 2;
+        }
         switch (c) {
+        case OPT_LISTEN:
+            if (cmd != cmd_serve) { fprintf(stderr, "dfnav: --listen belongs to 'dfnav serve'\n"); return 2; }
+            o.listen = optarg;
+            break;
+        case OPT_TOKEN: o.token_file = skip[1] = optarg; break;
+        case OPT_CONNECT: o.connect = skip[0] = optarg; break;
+        case OPT_SERVED:
+            if (!client_part) { fprintf(stderr, "dfnav: --served is dfnav serve's own\n"); return 2; }
+            client_part = false;
+            break;
         case 'b': o.by = optarg; break;
         case 'w': o.where = optarg; break;
         case 's': o.sort = optarg; break;
@@ -327,6 +418,8 @@ int main(int argc, char **argv)
     o.cache = cache_path;
     o.paths = argv + optind;
     o.npaths = (size_t)(argc - optind);
+    if (client_part) { fprintf(stderr, "dfnav: a served command without the server's --served\n"); return 2; }
+    if (o.connect) return main_connect(&o, &ui, cmd, argv, argc, skip);
     /* from here the ranks past the first follow rank 0's word */
     cli_dist_arm();
     if (dfn_dist_rank() > 0) return cli_dist_worker(&o);

@@ -11,6 +11,8 @@
 #include "keymap.h"
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths);
+/* Whether this machine's terminfo has the terminal TERM names. */
+bool ui_term_known(const char *term);
 
 /* ---- the program around the view ---- */
 

@@ -54,16 +54,18 @@ bgen() { (cd "$W" && bash --norc --noprofile "$T/drive.bash" _dfnav_gen - - "$@"
 bash -n "$BASHC" && ok || fail "bash -n $BASHC"
 
 # commands and paths: traces and directories only
-check "bash: commands and paths" "a.pfw|b.pfw.gz|cache|compare|extract|gen|info|my traces|overview|report|sub" "$(bcomp dfnav '')"
+check "bash: commands and paths" "a.pfw|b.pfw.gz|cache|compare|extract|gen|info|my traces|overview|report|serve|sub" "$(bcomp dfnav '')"
 check "bash: a command" "report" "$(bcomp dfnav re)"
 check "bash: no command after one" "a.pfw|b.pfw.gz|gen|my traces|sub" "$(bcomp dfnav report '')"
 check "bash: no path for cache" "" "$(bcomp dfnav cache '')"
 # options of each command
 check "bash: report options" "--force|--format" "$(bcomp dfnav report --f)"
-check "bash: info options" "--cache|--force|--format|--help|--layers|--list|--no-cache|--quiet|--threads|--time-unit" "$(bcomp dfnav info --)"
+check "bash: info options" "--cache|--connect|--force|--format|--help|--layers|--list|--no-cache|--quiet|--threads|--time-unit|--token-file" "$(bcomp dfnav info --)"
+check "bash: serve's --listen" "--layers|--listen" "$(bcomp dfnav serve --l)"
+check "bash: serve's --token-file" "--threads|--time-unit|--token-file" "$(bcomp dfnav serve --t)"
 check "bash: cache options" "--cache|--clear" "$(bcomp dfnav cache --c)"
-check "bash: explorer's --color" "--color|--compare|--compute" "$(bcomp dfnav --co)"
-check "bash: report's --counters" "--compare|--compute|--counters" "$(bcomp dfnav report --co)"
+check "bash: explorer's --color" "--color|--compare|--compute|--connect" "$(bcomp dfnav --co)"
+check "bash: report's --counters" "--compare|--compute|--connect|--counters" "$(bcomp dfnav report --co)"
 # dimensions: the part after the last comma
 check "bash: --by fi" "file" "$(bcomp dfnav --by fi)"
 check "bash: --by file,fu" "file,func" "$(bcomp dfnav --by file,fu)"
@@ -143,7 +145,7 @@ check "bash: --where offers dfnav's keys" "$( (join '' = $keys size; echo arg.; 
 metrics=$("$DFNAV" report -q -m all --format csv "$W/gen" | head -1 | tr -d '\r' | tr , ' ')
 check "bash: -m offers dfnav's metrics" "$(join '' '' $metrics all analysis basic overlap ctr.)" "$(bcomp dfnav -m '')"
 opts=$("$DFNAV" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | tr -d ',' | tr ' ' '\n' | grep -v '^$' | LC_ALL=C sort -u | paste -sd'|' -)
-all=$( { bcomp dfnav -; bcomp dfnav report -; bcomp dfnav info -; bcomp dfnav cache -; bcomp dfnav extract -; } | tr '|' '\n' | grep -vx -- '--clear' | LC_ALL=C sort -u | paste -sd'|' -)
+all=$( { bcomp dfnav -; bcomp dfnav report -; bcomp dfnav info -; bcomp dfnav cache -; bcomp dfnav extract -; bcomp dfnav serve -; } | tr '|' '\n' | grep -vx -- '--clear' | LC_ALL=C sort -u | paste -sd'|' -)
 check "bash: options are --help's" "$opts" "$all"
 
 # make install: bash-completion loads completions/NAME for the command

@@ -1,0 +1,106 @@
+/* dfnav wire: the messages between `dfnav serve` and `dfnav --connect`.
+ * Every message is a frame: its payload's length (4 bytes, big-endian),
+ * its type (1 byte), then the payload, at most DFN_WIRE_MAX bytes. The
+ * client opens with HELLO (the protocol's version, the server's token, its
+ * terminal and command line); the server answers WELCOME or REFUSE, then
+ * PROGRESS while the set loads, OUT and ERR with what the command writes,
+ * and EXIT last. The client sends IN (keys) and SIZE (its terminal's new
+ * size). Every byte that arrives is untrusted: the decoders check each
+ * length against what is there and refuse what does not fit. */
+#ifndef DFNAV_WIRE_H
+#define DFNAV_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DFN_WIRE_VERSION 1
+#define DFN_WIRE_HEAD 5                 /* length and type */
+#define DFN_WIRE_MAX ((size_t)1 << 20)  /* largest payload */
+#define DFN_TOKEN_LEN 64                /* hex digits: 256 random bits */
+#define DFN_HELLO_MAX_ARGS 256
+#define DFN_HELLO_MAX_TERM 64
+
+typedef enum {
+    DFN_MSG_HELLO = 1,    /* client: version, token, terminal, command line */
+    DFN_MSG_WELCOME,      /* server: accepted (its version, u16) */
+    DFN_MSG_REFUSE,       /* server: why not (text); the server closes */
+    DFN_MSG_PROGRESS,     /* server: how the set's load goes (text) */
+    DFN_MSG_OUT,          /* server: bytes for standard output (the screen) */
+    DFN_MSG_ERR,          /* server: bytes for standard error */
+    DFN_MSG_EXIT,         /* server: the command's exit status (i32); the last message */
+    DFN_MSG_IN,           /* client: bytes typed */
+    DFN_MSG_SIZE,         /* client: the terminal's rows and columns (u16 each) */
+    DFN_MSG_TYPES_
+} dfn_msgtype;
+
+/* One message, pointing into the bytes it was found in. */
+typedef struct {
+    uint8_t type;
+    const uint8_t *data;
+    size_t len;
+} dfn_msg;
+
+/* Bytes to send, or received and not yet taken. */
+typedef struct {
+    uint8_t *buf;
+    size_t len, cap;
+} dfn_wirebuf;
+
+/* The first whole message in buf[0, len): 1 with *m and the bytes it
+ * takes in *used; 0 when more bytes are needed; -1 when the bytes are no
+ * message of this protocol (an unknown type, a length past DFN_WIRE_MAX,
+ * a payload of the wrong size for its type), with why in err. */
+int dfn_wire_next(const uint8_t *buf, size_t len, dfn_msg *m, size_t *used, char *err, size_t cap);
+/* Appends a frame (len at most DFN_WIRE_MAX: larger data goes in several
+ * OUT or IN frames, see dfn_wire_put_split). */
+void dfn_wire_put(dfn_wirebuf *b, uint8_t type, const void *data, size_t len);
+void dfn_wire_put_split(dfn_wirebuf *b, uint8_t type, const void *data, size_t len);
+void dfn_wire_put_u16s(dfn_wirebuf *b, uint8_t type, uint16_t x, uint16_t y);
+void dfn_wire_put_i32(dfn_wirebuf *b, uint8_t type, int32_t v);
+uint16_t dfn_wire_u16(const uint8_t *p);
+int32_t dfn_wire_i32(const uint8_t *p);
+/* Drops the first n bytes. */
+void dfn_wirebuf_take(dfn_wirebuf *b, size_t n);
+void dfn_wirebuf_free(dfn_wirebuf *b);
+
+/* What a client says first. */
+typedef struct {
+    uint16_t version;
+    char token[DFN_TOKEN_LEN + 1];
+    bool pty;                 /* the explorer, on the client's terminal */
+    bool utf8;                /* the client's terminal takes UTF-8 */
+    uint16_t rows, cols;
+    char *term;               /* its TERM: letters, digits and . _ + - */
+    char **argv;              /* the command and its options, without paths */
+    size_t argc;
+} dfn_hello;
+
+/* A HELLO frame of h. */
+void dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h);
+/* A HELLO payload: false with why when it is none of this version (a
+ * version other than ours sets h->version and says so), has a string
+ * with a NUL byte or a length past what is there, or bytes left over.
+ * Free h with dfn_hello_free either way. */
+bool dfn_hello_decode(const uint8_t *p, size_t len, dfn_hello *h, char *err, size_t cap);
+void dfn_hello_free(dfn_hello *h);
+
+/* A new token: DFN_TOKEN_LEN hex digits of the system's random source;
+ * false with why. */
+bool dfn_token_new(char out[DFN_TOKEN_LEN + 1], char *err, size_t cap);
+/* Whether two tokens are equal, in a time that does not depend on where
+ * they differ. */
+bool dfn_token_equal(const char *a, const char *b);
+/* Where the token goes when no file is named: $DFNAV_TOKEN_FILE, else
+ * dfnav-token beside the cache ($XDG_CACHE_HOME, else ~/.cache; malloc'd,
+ * NULL without a home). A home directory is what a login node and the
+ * compute nodes of a cluster share. */
+char *dfn_token_path(void);
+/* Writes token to path, readable by its user only (mode 0600), whole or
+ * not at all (a new file renamed into place). */
+bool dfn_token_write(const char *path, const char *token, char *err, size_t cap);
+/* Reads the token at path; refuses a file that is not the user's own or
+ * that others may read (the token is the key to the user's traces). */
+bool dfn_token_read(const char *path, char out[DFN_TOKEN_LEN + 1], char *err, size_t cap);
+
+#endif

@@ -1,0 +1,196 @@
+#!/bin/sh
+# dfnav serve and dfnav --connect (issue 20): a client's report, overview,
+# info and headless replay give the bytes and exit status of the same
+# command run locally, in every format; the explorer runs over the
+# connection in tmux at 80x24, and keeps its screen with a message when
+# the server goes; the token file is its user's only (mode 0600), wrong
+# tokens and malformed messages are refused and logged while the server
+# goes on serving; a client may not set what the server holds. Under MPI
+# (when built with it and mpirun is there) the server's load is divided
+# among 2 and 3 ranks and clients get the same answers.
+. "$SRCDIR/tests/shell/lib.sh"
+. "$SRCDIR/tests/shell/term.sh"
+B=${DFN_BUILDDIR:-$PWD}
+NETSEND="$B/tests/netsend"
+export LC_ALL=C.UTF-8 SOURCE_DATE_EPOCH=1790000000
+
+"$DFNAV_GEN" --seed 7 --events 30000 --ranks 4 --era newest --ckpt-func PyTorchCheckpointing.checkpoint "$T/set" >/dev/null ||
+    fail "dfnav-gen"
+mkdir -p "$T/damaged"
+for f in nul.pfw negative.pfw kinds.pfw numbers.pfw; do cp "$SRCDIR/tests/damaged/$f" "$T/damaged/"; done
+cp "$T/set/trace-0-of-4.pfw" "$T/damaged/gen.pfw"
+
+# serve NAME [LAUNCHER...] -- PATHS: starts a server in the background
+# (its log in $T/NAME.log, its token in $T/NAME.tok) and waits until it
+# is ready; PORT is where it listens, SPID its pid (mpirun's under MPI)
+serve() {
+    name=$1; shift
+    launcher=""
+    while [ "$1" != "--" ]; do launcher="$launcher $1"; shift; done
+    shift
+    $launcher "$DFNAV" serve --listen 127.0.0.1:0 --token-file "$T/$name.tok" "$@" 2>"$T/$name.log" &
+    SPID=$!
+    if poll 60 grep -q "serve: ready" "$T/$name.log"; then ok; else fail "$name: not ready: $(cat "$T/$name.log")"; fi
+    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\);.*/\1/p' "$T/$name.log")
+    TOK="$T/$name.tok"
+}
+stop() {   # stop STATUS|mpi: the server ends on SIGTERM with its load's status, the token file with it
+    kill "$SPID"
+    wait "$SPID"
+    st=$?
+    # (mpirun's own status after a SIGTERM is mpirun's to choose)
+    [ "$1" = mpi ] || check "server: exit status on SIGTERM" "$1" "$st"
+    [ ! -e "$TOK" ] && ok || fail "the token file outlived the server"
+}
+# same NAME SET ARGS...: ARGS over --connect give the local run's stdout,
+# stderr and exit status
+same() {
+    name=$1 set=$2; shift 2
+    "$DFNAV" "$@" --no-cache "$set" >"$T/local.out" 2>"$T/local.err"
+    want=$?
+    "$DFNAV" "$@" --connect "127.0.0.1:$PORT" --token-file "$TOK" >"$T/remote.out" 2>"$T/remote.err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        fail "$name: exit $got over --connect, $want locally ($(head -c 300 "$T/remote.err"))"
+    elif [ ! -s "$T/local.out" ] || ! cmp -s "$T/local.out" "$T/remote.out"; then
+        fail "$name: output differs over --connect"; diff "$T/local.out" "$T/remote.out" 2>&1 | head -5 >&2
+    elif ! cmp -s "$T/local.err" "$T/remote.err"; then
+        fail "$name: stderr differs over --connect"; diff "$T/local.err" "$T/remote.err" 2>&1 | head -5 >&2
+    else
+        ok
+    fi
+}
+
+serve one -- "$T/set"
+# the token: 64 hex digits, the user's only
+check "token file mode" "600" "$(stat -c %a "$TOK")"
+check "token: 64 hex digits" 1 "$(grep -c '^[0-9a-f]\{64\}$' "$TOK")"
+for fmt in table csv json; do
+    same "report by func ($fmt)" "$T/set" report --by func -f "$fmt"
+done
+same "report by file,pid all metrics" "$T/set" report --by file,pid -m all -f csv
+same "report by layer, where" "$T/set" report --by layer --where "dur>100" -f json
+same "report by time" "$T/set" report --by time --bin 0.5 -f csv
+same "report by event" "$T/set" report --by event --top 300 -f csv
+same "report diagnose" "$T/set" report --diagnose
+same "overview" "$T/set" overview
+same "info" "$T/set" info -f csv
+# a usage error: the same message and status, and no output
+"$DFNAV" report --by nosuch --no-cache "$T/set" >"$T/local.out" 2>"$T/local.err"
+check_status "a usage error over --connect" 2 "$DFNAV" report --by nosuch --connect "127.0.0.1:$PORT" --token-file "$TOK"
+same_files "a usage error: its message" "$T/local.err" "$T/err"
+check "a usage error: no output" "" "$(cat "$T/out")"
+# the headless explorer: the same screens (the latency lines aside)
+"$DFNAV" --replay 'p f > <Enter> <Down> / read <Enter>' --size 80x24 --no-cache "$T/set" 2>/dev/null |
+    grep -v '^latency' >"$T/local.screens"
+"$DFNAV" --replay 'p f > <Enter> <Down> / read <Enter>' --size 80x24 --connect "127.0.0.1:$PORT" --token-file "$TOK" \
+    2>/dev/null | grep -v '^latency' >"$T/remote.screens"
+same_files "replay screens over --connect" "$T/local.screens" "$T/remote.screens"
+grep -q "connected: --replay" "$T/one.log" && ok || fail "the server logs who connected: $(cat "$T/one.log")"
+
+# a client may not choose the server's set, cache or files
+check_status "client's --cache refused" 2 "$DFNAV" report --cache "$T/c" --connect "127.0.0.1:$PORT" --token-file "$TOK"
+grep -q -- "--cache is the server's to set" "$T/err" && ok || fail "--cache refusal: $(cat "$T/err")"
+check_status "client's --screens refused" 2 "$DFNAV" --replay q --screens "$T/s" --connect "127.0.0.1:$PORT" --token-file "$TOK"
+[ ! -e "$T/s" ] && ok || fail "a client's --screens wrote a file"
+check_status "paths with --connect" 2 "$DFNAV" report --connect "127.0.0.1:$PORT" --token-file "$TOK" "$T/set"
+check_status "extract with --connect" 2 "$DFNAV" extract -o - --connect "127.0.0.1:$PORT" --token-file "$TOK"
+
+# tokens: a wrong one is refused and logged; a file others can read is
+# not used
+cp "$TOK" "$T/bad.tok"
+printf '%064d\n' 0 >"$T/bad.tok"
+check_status "wrong token" 5 "$DFNAV" report --connect "127.0.0.1:$PORT" --token-file "$T/bad.tok"
+grep -q "refused: wrong token" "$T/err" && ok || fail "wrong token message: $(cat "$T/err")"
+grep -q "refused: wrong token" "$T/one.log" && ok || fail "wrong token not logged"
+cp "$TOK" "$T/open.tok"
+chmod 644 "$T/open.tok"
+check_status "token others can read" 5 "$DFNAV" report --connect "127.0.0.1:$PORT" --token-file "$T/open.tok"
+grep -q "only you can read" "$T/err" && ok || fail "open token message: $(cat "$T/err")"
+check_status "no server there" 5 "$DFNAV" report --connect "127.0.0.1:1" --token-file "$TOK"
+
+# malformed messages: refused and logged, and the server goes on
+printf 'GET / HTTP/1.1\r\n\r\n' | "$NETSEND" 127.0.0.1 "$PORT" >"$T/reply"
+grep -q "dfnav --connect" "$T/reply" && ok || fail "an HTTP request: no refusal sent"
+printf '\000\000\000\000\143' | "$NETSEND" 127.0.0.1 "$PORT" >/dev/null
+# a greeting of protocol version 2
+printf '\000\000\000\010\001DFNAV\000\000\002' | "$NETSEND" 127.0.0.1 "$PORT" >"$T/reply"
+grep -q "protocol version 2" "$T/reply" && ok || fail "version 2: no refusal sent"
+# a greeting cut short, then silence
+printf '\000\000\000\100\001DFNAV' | "$NETSEND" 127.0.0.1 "$PORT" >/dev/null
+poll 5 grep -q "unknown message type 99" "$T/one.log" && ok || fail "unknown type not logged: $(cat "$T/one.log")"
+poll 5 grep -q "protocol version 2, where this dfnav speaks 1" "$T/one.log" && ok || fail "version not logged"
+poll 5 grep -q "refused: closed" "$T/one.log" && ok || fail "a greeting cut short not logged"
+same "still serving after malformed messages" "$T/set" report --by func -f csv
+
+# a terminal the server's machine does not know: drawn for the common
+# one; q ends the explorer and the client with it, status 0
+start "TERM=dfnav-no-such-term $DFNAV --connect 127.0.0.1:$PORT --token-file '$TOK'"
+expect "explorer for an unknown TERM" "time range▲"
+keys q
+expect "q over --connect: status 0" "DFNAV-EXIT=0"
+grep -q "ended: the explorer: status 0" "$T/one.log" && ok || fail "the explorer's end not logged: $(cat "$T/one.log")"
+
+# the explorer over the connection, in tmux at 80x24; the server goes
+# while it runs: the last screen stays, with a message, until a key
+start "TERM=xterm-256color $DFNAV --connect 127.0.0.1:$PORT --token-file '$TOK'"
+expect "explorer over --connect" "time range▲"
+keys p f
+expect "pivot over --connect" "function"
+keys '>'
+expect "sort over --connect" "% time▼"
+tm resize-window -t e -x 100 -y 30 2>/dev/null || tm resize-pane -t e -x 100 -y 30 2>/dev/null
+expect "resize reaches the server" "row 1 of"
+stop 0
+expect "the connection lost: said" "the connection was lost; press a key"
+on_screen "% time▼" && ok || fail "the last screen was not kept"
+keys x
+expect "a key: the status" "DFNAV-EXIT=5"
+expect "the message again below" "dfnav: --connect 127.0.0.1:$PORT: the connection was lost"
+
+# a damaged set: the damage reports reach the client as they are
+serve dmg -- "$T/damaged"
+same "damaged: report" "$T/damaged" report --by func
+same "damaged: info" "$T/damaged" info
+stop 1
+
+# a set that cannot load: the server says so and ends, status 3
+"$DFNAV" serve --token-file "$T/none.tok" "$T/nothing-here" 2>"$T/none.log"
+check "serve: nothing to load" 3 "$?"
+[ ! -e "$T/none.tok" ] && ok || fail "the token file outlived a failed load"
+check_status "serve: standard input refused" 2 "$DFNAV" serve --token-file "$T/x.tok" -
+check_status "serve: --listen needs a port" 2 "$DFNAV" serve --listen localhost: --token-file "$T/x.tok" "$T/set"
+check_status "--listen belongs to serve" 2 "$DFNAV" report --listen 1 "$T/set"
+
+# under MPI: the server's load divided among the ranks, the same answers
+if "$DFNAV" --version | grep -q "MPI: none" || ! command -v mpirun >/dev/null 2>&1; then
+    echo "MPI serve checks skipped: no MPI build or no mpirun"
+else
+    MPIRUN="mpirun"
+    if mpirun --version 2>&1 | grep -q "Open MPI"; then
+        MPIRUN="mpirun --oversubscribe"
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        export OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none
+    fi
+    if [ -n "${ASAN_OPTIONS:-}" ]; then
+        export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+        export LSAN_OPTIONS="suppressions=$SRCDIR/tests/mpi.supp:print_suppressions=0"
+        export OMPI_MCA_mca_base_component_disable_dlclose=1
+    fi
+    export DFNAV_MPI_TMPDIR="$T/mpitmp"
+    mkdir -p "$DFNAV_MPI_TMPDIR"
+    for ranks in 2 3; do
+        serve "mpi$ranks" $MPIRUN -n $ranks -- "$T/set"
+        grep -q "MPI: $ranks ranks: 4 of 4 files from their images" "$T/mpi$ranks.log" && ok ||
+            fail "$ranks ranks: the shares: $(cat "$T/mpi$ranks.log")"
+        same "$ranks ranks: report by func" "$T/set" report --by func -f csv
+        same "$ranks ranks: overview" "$T/set" overview
+        "$DFNAV" --replay 'p l <Enter>' --size 80x24 --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>/dev/null |
+            grep -v '^latency' >"$T/remote.screens"
+        "$DFNAV" --replay 'p l <Enter>' --size 80x24 --no-cache "$T/set" 2>/dev/null | grep -v '^latency' >"$T/local.screens"
+        same_files "$ranks ranks: replay screens" "$T/local.screens" "$T/remote.screens"
+        stop mpi
+    done
+    check "MPI: nothing left in the images' directory" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
+fi
+finish
