@@ -22,6 +22,7 @@
 #define DIST_PIECE ((size_t)64 << 20)
 #define DIST_NONE UINT64_MAX
 #define DIST_TAG_FILE 17
+#define DIST_TAG_BYTES 18
 
 static int g_rank = 0, g_size = 1;
 static bool g_started = false;
@@ -169,6 +170,47 @@ bool dfn_dist_recv_file(int from, const char *path)
 #else
     (void)from; (void)path;
     return false;
+#endif
+}
+
+bool dfn_dist_send_bytes(int to, const void *data, size_t len)
+{
+#ifdef HAVE_MPI
+    if (!g_started) return false;
+    uint64_t n = len;
+    MPI_Send(&n, 1, MPI_UINT64_T, to, DIST_TAG_BYTES, MPI_COMM_WORLD);
+    for (size_t done = 0; done < len;) {
+        size_t want = len - done < DIST_PIECE ? len - done : DIST_PIECE;
+        MPI_Send((const char *)data + done, (int)want, MPI_BYTE, to, DIST_TAG_BYTES, MPI_COMM_WORLD);
+        done += want;
+    }
+    return true;
+#else
+    (void)to; (void)data; (void)len;
+    return false;
+#endif
+}
+
+char *dfn_dist_recv_bytes(int from, size_t *len)
+{
+    *len = 0;
+#ifdef HAVE_MPI
+    if (!g_started) return NULL;
+    uint64_t n;
+    MPI_Recv(&n, 1, MPI_UINT64_T, from, DIST_TAG_BYTES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (n >= SIZE_MAX) return NULL;
+    char *buf = dfn_xmalloc((size_t)n + 1);
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < DIST_PIECE ? (size_t)(n - done) : DIST_PIECE;
+        MPI_Recv(buf + done, (int)want, MPI_BYTE, from, DIST_TAG_BYTES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        done += want;
+    }
+    buf[n] = 0;
+    *len = (size_t)n;
+    return buf;
+#else
+    (void)from;
+    return NULL;
 #endif
 }
 

@@ -37,6 +37,11 @@ bool dfn_dist_send_file(int to, const char *path);
  * file at path; false when it sent none or the file could not be
  * written (nothing is left at path then). */
 bool dfn_dist_recv_file(int from, const char *path);
+/* Sends len bytes to rank `to` (in pieces); false without MPI. */
+bool dfn_dist_send_bytes(int to, const void *data, size_t len);
+/* What rank `from` sends with dfn_dist_send_bytes, malloc'd with a NUL
+ * after its *len bytes; NULL without MPI. */
+char *dfn_dist_recv_bytes(int from, size_t *len);
 /* The MPI this build uses ("Open MPI 4.1.4", "MPICH 4.0"), or "none". */
 const char *dfn_dist_backend(void);
 /* Ends MPI (every rank must call it before exiting). */

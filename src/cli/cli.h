@@ -82,8 +82,10 @@ int cli_write_status(FILE *f);
  * ranks wait at the dispatch for rank 0's word, which its exit gives if
  * no load did. cli_dist_share: every rank parses its share of the runs'
  * files into an image (go false on rank 0: the load ended before, they
- * stop); rank 0 gets the directory that holds them all, for its load to
- * take files from (NULL with one rank). cli_dist_worker: what the other
+ * stop); rank 0 alone reads the runs (specs; the others pass none) and
+ * sends each rank the paths of its share; it gets the directory that
+ * holds the images, for its load to take files from (NULL with one
+ * rank). cli_dist_worker: what the other
  * ranks do for a command; its exit status. */
 void cli_dist_quiet(void);
 void cli_dist_arm(void);

@@ -231,10 +231,13 @@ static char *dist_mkdir(void)
     return dir;
 }
 
-/* This rank's share of the runs' files (each file of every run once; not
- * standard input or what is no regular file, which only rank 0's own
- * load can read), as the runs' own paths. */
-static const char **dist_share_files(const dfn_runspec *specs, size_t n, size_t *nmine)
+/* Rank 0 alone walks the inputs and stats each file (every rank doing
+ * so was a storm of metadata requests on a parallel file system): it
+ * plans who reads what and sends each other rank the paths of its share,
+ * each ended by a NUL. Each file of every run once, not standard input or
+ * what is no regular file, which only rank 0's own load can read; rank
+ * 0's own share comes back, as the runs' own paths. */
+static const char **dist_share_plan(const dfn_runspec *specs, size_t n, size_t *nmine)
 {
     size_t total = 0;
     for (size_t k = 0; k < n; k++) total += specs[k].in.n;
@@ -251,13 +254,39 @@ static const char **dist_share_files(const dfn_runspec *specs, size_t n, size_t 
         }
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     dfn_dist_plan(bytes, m, dfn_dist_size(), rank_of);
-    /* this rank's, in place: i never falls behind the count kept */
+    for (int r = 1; r < dfn_dist_size(); r++) {
+        size_t len = 0;
+        for (size_t i = 0; i < m; i++)
+            if (rank_of[i] == r && bytes[i] != UINT64_MAX) len += strlen(all[i]) + 1;
+        char *list = dfn_xmalloc(len ? len : 1), *w = list;
+        for (size_t i = 0; i < m; i++)
+            if (rank_of[i] == r && bytes[i] != UINT64_MAX) w = stpcpy(w, all[i]) + 1;
+        (void)dfn_dist_send_bytes(r, list, len);
+        free(list);
+    }
+    /* rank 0's, in place: i never falls behind the count kept */
     *nmine = 0;
     for (size_t i = 0; i < m; i++)
-        if (rank_of[i] == dfn_dist_rank() && bytes[i] != UINT64_MAX) all[(*nmine)++] = all[i];
+        if (rank_of[i] == 0 && bytes[i] != UINT64_MAX) all[(*nmine)++] = all[i];
     free(rank_of);
     free(bytes);
     return all;
+}
+
+/* Another rank: the paths of its share, as rank 0 sent them (pointing
+ * into *list, which the caller frees). */
+static const char **dist_share_recv(size_t *nmine, char **list)
+{
+    size_t len;
+    *list = dfn_dist_recv_bytes(0, &len);
+    *nmine = 0;
+    for (size_t i = 0; i < len; i++) *nmine += (*list)[i] == 0;
+    const char **mine = dfn_xmalloc((*nmine ? *nmine : 1) * sizeof *mine);
+    for (size_t i = 0, k = 0; i < len && k < *nmine; k++) {
+        mine[k] = *list + i;
+        i += strlen(*list + i) + 1;
+    }
+    return mine;
 }
 
 /* Parses this rank's share into an image in dir; the image's path, or
@@ -285,10 +314,12 @@ char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool
     g_told = true;
     if (!dfn_dist_bcast_int(go)) return NULL;
     size_t nmine;
-    const char **mine = dist_share_files(specs, n, &nmine);
+    char *list = NULL;
+    const char **mine = dfn_dist_rank() == 0 ? dist_share_plan(specs, n, &nmine) : dist_share_recv(&nmine, &list);
     char *dir = dist_mkdir();
     char *img = dist_parse_share(o, mine, nmine, dir);
     free(mine);
+    free(list);
     if (dfn_dist_rank() > 0) {
         (void)dfn_dist_send_file(0, img);
         free(img);
@@ -318,14 +349,10 @@ int cli_dist_worker(const cli_opts *o)
 {
     /* the fatal messages of this rank's own load reach its stderr */
     if (g_stderr >= 0) dup2(g_stderr, STDERR_FILENO);
-    char msg[512];
-    dfn_runspec *specs = NULL;
-    size_t n = 0;
-    bool ok = dfn_runs_parse(o->paths, o->npaths, o->compare, &specs, &n, msg, sizeof msg);
     cli_opts quiet = *o;
     quiet.quiet = true;
-    (void)cli_dist_share(&quiet, specs, ok ? n : 0, true);
-    if (ok) dfn_runs_free(specs, n);
+    /* its share comes from rank 0, which walked the inputs */
+    (void)cli_dist_share(&quiet, NULL, 0, true);
     return 0;
 }
 
