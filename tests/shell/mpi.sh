@@ -162,6 +162,24 @@ else
     wait $mpid
     fail "Ctrl-C on mpirun: no image to interrupt in 60 s: $(head -c 300 "$T/sig.err")"
 fi
+# a signal to rank 0 while it saves an extract: its temporary file and
+# its images both go (the extract's handler hands the signal on to the
+# one that removes the images, which it had replaced)
+$MPIRUN -n 2 "$DFNAV" extract -q --no-cache -o "$T/sig-out.pfw.gz" "$T/sig" 2>"$T/sigx.err" &
+mpid=$!
+saving() { ls "$T"/sig-out.pfw.gz.tmp.* >/dev/null 2>&1; }
+n=0
+while [ $n -lt 3000 ] && ! saving; do sleep 0.02; n=$((n + 1)); done
+if saving; then
+    d=$(ls -d "$DFNAV_MPI_TMPDIR"/dfnav-rank0-* 2>/dev/null | head -1)
+    kill -TERM "$(echo "$d" | sed 's/.*-\([0-9]*\)-[^-]*$/\1/')"
+    wait $mpid
+    check "a signal during an MPI extract: no temporary file" "" "$(ls "$T" | grep 'sig-out')"
+    [ -n "$d" ] && [ ! -e "$d" ] && ok || fail "a signal during an MPI extract: rank 0's images left in '$d'"
+else
+    wait $mpid
+    fail "an MPI extract: never saving in 60 s: $(head -c 300 "$T/sigx.err")"
+fi
 rm -rf "$T/sig"
 # what the next run sweeps: a gone rank's directory (and one its handler
 # renamed) on this host, never a live process's, another host's or what
