@@ -303,16 +303,21 @@ static pid_t spawn_pipes(char **argv, char **env, int *out, int *err)
     return pid;
 }
 
-/* Takes the client's messages in in: keys to the terminal, its new size.
- * False, with why, when the client sent what a client never does. */
-static bool relay_client(dfn_wirebuf *in, int master, char *err, size_t cap)
+/* Takes the client's messages in in: keys, kept in keys for the
+ * terminal, and its new size. False, with why, when the client sent what
+ * a client never does. */
+static bool relay_client(dfn_wirebuf *in, int master, dfn_wirebuf *keys, char *err, size_t cap)
 {
     dfn_msg m;
     size_t used;
     int r;
     while ((r = dfn_wire_next(in->buf, in->len, &m, &used, err, cap)) == 1) {
         if (m.type == DFN_MSG_IN) {
-            if (master >= 0) (void)!write(master, m.data, m.len);
+            if (master >= 0 && m.len) {
+                dfn_grow((void **)&keys->buf, &keys->cap, keys->len + m.len, 1);
+                memcpy(keys->buf + keys->len, m.data, m.len);
+                keys->len += m.len;
+            }
         } else if (m.type == DFN_MSG_SIZE) {
             struct winsize ws = { .ws_row = dfn_wire_u16(m.data), .ws_col = dfn_wire_u16(m.data + 2) };
             if (master >= 0 && ws.ws_row && ws.ws_col) (void)ioctl(master, TIOCSWINSZ, &ws);
@@ -343,14 +348,25 @@ static int child_end(pid_t pid)
 
 static int wait_status(int st) { return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1; }
 
+/* Keys not yet taken by the terminal stop the reading of more past this:
+ * a client that types (or pastes) faster than the command reads waits. */
+#define RELAY_KEYS_MAX ((size_t)1 << 20)
+
 /* Passes the command's output to the client and the client's keys to the
- * command until the command ends (its status) or the client goes (-1). */
+ * command until the command ends (its status) or the client goes (-1).
+ * The terminal is written only when it has room (its end is
+ * non-blocking): a command blocked on its output while this waited to
+ * write keys would never read them. */
 static int relay(int fd, pid_t pid, int out, int errfd, bool pty, dfn_wirebuf *in, const char *peer)
 {
     uint8_t buf[65536];
+    dfn_wirebuf keys = {0};
+    if (pty) (void)fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
     for (;;) {
-        struct pollfd p[3] = { { fd, POLLIN, 0 }, { out, out >= 0 ? POLLIN : 0, 0 }, { errfd, errfd >= 0 ? POLLIN : 0, 0 } };
         if (out < 0 && errfd < 0) break;
+        short oev = out >= 0 ? POLLIN | (keys.len ? POLLOUT : 0) : 0;
+        struct pollfd p[3] = { { fd, keys.len < RELAY_KEYS_MAX ? POLLIN : 0, 0 }, { out, oev, 0 },
+                               { errfd, errfd >= 0 ? POLLIN : 0, 0 } };
         if (poll(p, 3, -1) < 0) {
             if (errno == EINTR) continue;
             break;
@@ -359,27 +375,37 @@ static int relay(int fd, pid_t pid, int out, int errfd, bool pty, dfn_wirebuf *i
             dfn_grow((void **)&in->buf, &in->cap, in->len + 65536, 1);
             ssize_t n = recv(fd, in->buf + in->len, 65536, 0);
             char why[256];
-            if (n <= 0) { serve_log(peer, "gone"); child_end(pid); return -1; }
-            in->len += (size_t)n;
-            if (!relay_client(in, pty ? out : -1, why, sizeof why)) {
+            if (n < 0 && errno == EINTR) continue;
+            bool ok = n > 0;
+            if (ok) in->len += (size_t)n;
+            if (!ok) snprintf(why, sizeof why, "gone");
+            else if (!relay_client(in, pty ? out : -1, &keys, why, sizeof why)) ok = false;
+            if (!ok) {
                 serve_log(peer, "closed: %s", why);
                 child_end(pid);
+                dfn_wirebuf_free(&keys);
                 return -1;
             }
         }
+        if (out >= 0 && (p[1].revents & POLLOUT) && keys.len) {
+            ssize_t w = write(out, keys.buf, keys.len);
+            if (w > 0) dfn_wirebuf_take(&keys, (size_t)w);
+        }
         for (int k = 1; k < 3; k++) {
             int *f = k == 1 ? &out : &errfd;
-            if (*f < 0 || !p[k].revents) continue;
+            if (*f < 0 || !(p[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             ssize_t n = read(*f, buf, sizeof buf);
-            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (n <= 0) { close(*f); *f = -1; continue; }
             if (!send_msg(fd, k == 1 ? DFN_MSG_OUT : DFN_MSG_ERR, buf, (size_t)n)) {
-                serve_log(peer, "gone");
+                serve_log(peer, "closed: gone");
                 child_end(pid);
+                dfn_wirebuf_free(&keys);
                 return -1;
             }
         }
     }
+    dfn_wirebuf_free(&keys);
     int st = 0;
     waitpid(pid, &st, 0);
     return wait_status(st);

@@ -37,6 +37,7 @@ typedef struct {
     const char *addr;
     int fd;
     bool pty, raw, shown_progress, output;
+    bool keys;                /* the terminal's keys are read (until it closes) */
     struct termios saved;
     uint16_t rows, cols;
 } conn;
@@ -178,12 +179,14 @@ static bool conn_take(conn *c, const dfn_msg *m, int *status, char *err, size_t 
     }
 }
 
-/* The keys typed, to the server. */
+/* The keys typed, to the server; false when they could not be sent. A
+ * terminal that closed is read no more (its hangup ends the session). */
 static bool conn_keys(conn *c)
 {
     dfn_wirebuf b = {0};
     uint8_t keys[4096];
     ssize_t n = read(STDIN_FILENO, keys, sizeof keys);
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) c->keys = false;
     if (n > 0) dfn_wire_put(&b, DFN_MSG_IN, keys, (size_t)n);
     bool ok = !b.len || conn_send(c, &b);
     dfn_wirebuf_free(&b);
@@ -208,12 +211,12 @@ static int conn_loop(conn *c, char *err, size_t cap)
             dfn_wirebuf_free(&b);
             if (!ok) break;
         }
-        struct pollfd p[2] = { { c->fd, POLLIN, 0 }, { STDIN_FILENO, c->pty ? POLLIN : 0, 0 } };
-        if (poll(p, c->pty ? 2 : 1, -1) < 0) {
+        struct pollfd p[2] = { { c->fd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
+        if (poll(p, c->keys ? 2 : 1, -1) < 0) {
             if (errno == EINTR) continue;
             break;
         }
-        if (c->pty && p[1].revents && !conn_keys(c)) break;
+        if (c->keys && p[1].revents && !conn_keys(c)) break;
         if (!p[0].revents) continue;
         dfn_grow((void **)&in.buf, &in.cap, in.len + 65536, 1);
         ssize_t n = recv(c->fd, in.buf + in.len, 65536, 0);
@@ -261,7 +264,7 @@ int cli_connect(const cli_opts *o, bool pty)
     bool have = dfn_token_read(tokpath, token, err, sizeof err);
     free(tokpath);
     if (!have) { fprintf(stderr, "dfnav: --connect: %s\n", err); return CONNECT_FAILED; }
-    conn c = { .addr = o->connect, .pty = pty, .rows = 24, .cols = 80 };
+    conn c = { .addr = o->connect, .pty = pty, .keys = pty, .rows = 24, .cols = 80 };
     c.fd = conn_open(o->connect, err, sizeof err);
     if (c.fd < 0) { fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, err); return CONNECT_FAILED; }
     if (pty) term_size(&c);
