@@ -154,6 +154,17 @@ same "damaged: report" "$T/damaged" report --by func
 same "damaged: info" "$T/damaged" info
 stop 1
 
+# runs side by side: the server's --compare, its runs' names
+serve cmp -- --compare "base=$T/set" "bad=$T/damaged"
+"$DFNAV" report --compare --by layer --no-cache "base=$T/set" "bad=$T/damaged" >"$T/local.out" 2>"$T/local.err"
+check_status "compare: report over --connect" 1 "$DFNAV" report --by layer --connect "127.0.0.1:$PORT" --token-file "$TOK"
+same_files "compare: report over --connect" "$T/local.out" "$T/out"
+"$DFNAV" --compare --replay 'p l' --no-cache "base=$T/set" "bad=$T/damaged" 2>/dev/null | grep -v '^latency' >"$T/local.screens"
+"$DFNAV" --replay 'p l' --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>/dev/null | grep -v '^latency' >"$T/remote.screens"
+same_files "compare: the explorer's screens" "$T/local.screens" "$T/remote.screens"
+grep -q "base.*bad" "$T/remote.screens" && ok || fail "compare: no runs on the screens"
+stop 1
+
 # a set that cannot load: the server says so and ends, status 3
 "$DFNAV" serve --token-file "$T/none.tok" "$T/nothing-here" 2>"$T/none.log"
 check "serve: nothing to load" 3 "$?"
