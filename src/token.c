@@ -18,16 +18,22 @@
 
 #include "dfnav/util.h"
 
+bool dfn_random_bytes(void *out, size_t n, char *err, size_t cap)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = getrandom((uint8_t *)out + got, n - got, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { snprintf(err, cap, "no random bytes: %s", strerror(errno)); return false; }
+        got += (size_t)r;
+    }
+    return true;
+}
+
 bool dfn_token_new(char out[DFN_TOKEN_LEN + 1], char *err, size_t cap)
 {
     uint8_t raw[DFN_TOKEN_LEN / 2];
-    size_t got = 0;
-    while (got < sizeof raw) {
-        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) { snprintf(err, cap, "no random bytes for a token: %s", strerror(errno)); return false; }
-        got += (size_t)n;
-    }
+    if (!dfn_random_bytes(raw, sizeof raw, err, cap)) return false;
     static const char hex[] = "0123456789abcdef";
     for (size_t i = 0; i < sizeof raw; i++) {
         out[2 * i] = hex[raw[i] >> 4];
@@ -67,7 +73,7 @@ static void token_mkdir(const char *path)
     free(dir);
 }
 
-bool dfn_token_write(const char *path, const char *token, char *err, size_t cap)
+bool dfn_token_write(const char *path, const char *token, const char *host, long pid, char *err, size_t cap)
 {
     token_mkdir(path);
     char *tmp = dfn_xasprintf("%s.%ld.new", path, (long)getpid());
@@ -77,11 +83,11 @@ bool dfn_token_write(const char *path, const char *token, char *err, size_t cap)
         free(tmp);
         return false;
     }
-    char line[DFN_TOKEN_LEN + 2];
-    memcpy(line, token, DFN_TOKEN_LEN);
-    line[DFN_TOKEN_LEN] = '\n';
+    char *text = dfn_xasprintf("%.*s\n%s %ld\n", DFN_TOKEN_LEN, token, host, pid);
+    size_t len = strlen(text);
     /* mode 0600 whatever the umask said */
-    bool ok = fchmod(fd, 0600) == 0 && write(fd, line, DFN_TOKEN_LEN + 1) == DFN_TOKEN_LEN + 1;
+    bool ok = fchmod(fd, 0600) == 0 && write(fd, text, len) == (ssize_t)len;
+    free(text);
     int e = errno;
     if (close(fd) != 0 && ok) { ok = false; e = errno; }
     if (ok && rename(tmp, path) != 0) { ok = false; e = errno; }
@@ -91,6 +97,27 @@ bool dfn_token_write(const char *path, const char *token, char *err, size_t cap)
     }
     free(tmp);
     return ok;
+}
+
+bool dfn_token_owner(const char *path, char *host, size_t cap, long *pid)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[512];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= DFN_TOKEN_LEN) return false;
+    buf[n] = 0;
+    char *line = strchr(buf, '\n');
+    if (!line) return false;
+    line++;
+    size_t hl = strcspn(line, " \n");
+    if (!hl || hl >= cap || line[hl] != ' ') return false;
+    memcpy(host, line, hl);
+    host[hl] = 0;
+    char *end;
+    *pid = strtol(line + hl + 1, &end, 10);
+    return end != line + hl + 1 && *pid > 0;
 }
 
 bool dfn_token_read(const char *path, char out[DFN_TOKEN_LEN + 1], char *err, size_t cap)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dfnav/sha256.h"
 #include "dfnav/util.h"
 
 static const uint8_t hello_magic[6] = { 'D', 'F', 'N', 'A', 'V', 0 };
@@ -94,7 +95,8 @@ void dfn_wirebuf_free(dfn_wirebuf *b)
 static size_t msg_fixed(uint8_t type)
 {
     switch (type) {
-    case DFN_MSG_WELCOME: return 2;
+    case DFN_MSG_WELCOME: return 2 + DFN_PROOF_LEN;
+    case DFN_MSG_CHALLENGE: return sizeof hello_magic + 2 + DFN_NONCE_LEN;
     case DFN_MSG_EXIT: case DFN_MSG_SIZE: return 4;
     default: return 0;
     }
@@ -126,11 +128,71 @@ int dfn_wire_next(const uint8_t *buf, size_t len, dfn_msg *m, size_t *used, char
     return 1;
 }
 
-/* ---- HELLO: magic, version, flags, rows, cols, token, TERM, argv ---- */
+/* ---- CHALLENGE and WELCOME ---- */
+
+void dfn_challenge_put(dfn_wirebuf *b, const uint8_t nonce[DFN_NONCE_LEN])
+{
+    uint8_t p[sizeof hello_magic + 2 + DFN_NONCE_LEN];
+    memcpy(p, hello_magic, sizeof hello_magic);
+    p[sizeof hello_magic] = DFN_WIRE_VERSION >> 8;
+    p[sizeof hello_magic + 1] = DFN_WIRE_VERSION & 0xff;
+    memcpy(p + sizeof hello_magic + 2, nonce, DFN_NONCE_LEN);
+    dfn_wire_put(b, DFN_MSG_CHALLENGE, p, sizeof p);
+}
+
+bool dfn_challenge_decode(const uint8_t *p, size_t len, uint8_t nonce[DFN_NONCE_LEN], char *err, size_t cap)
+{
+    if (len != sizeof hello_magic + 2 + DFN_NONCE_LEN || memcmp(p, hello_magic, sizeof hello_magic) != 0) {
+        snprintf(err, cap, "not a dfnav server");
+        return false;
+    }
+    unsigned v = dfn_wire_u16(p + sizeof hello_magic);
+    if (v != DFN_WIRE_VERSION) {
+        snprintf(err, cap, "the server speaks protocol version %u, this dfnav %u", v, DFN_WIRE_VERSION);
+        return false;
+    }
+    memcpy(nonce, p + sizeof hello_magic + 2, DFN_NONCE_LEN);
+    return true;
+}
+
+void dfn_welcome_put(dfn_wirebuf *b, const uint8_t proof[DFN_PROOF_LEN])
+{
+    uint8_t p[2 + DFN_PROOF_LEN] = { DFN_WIRE_VERSION >> 8, DFN_WIRE_VERSION & 0xff };
+    memcpy(p + 2, proof, DFN_PROOF_LEN);
+    dfn_wire_put(b, DFN_MSG_WELCOME, p, sizeof p);
+}
+
+bool dfn_welcome_decode(const uint8_t *p, size_t len, uint8_t proof[DFN_PROOF_LEN], char *err, size_t cap)
+{
+    if (len != 2 + DFN_PROOF_LEN || dfn_wire_u16(p) != DFN_WIRE_VERSION) {
+        snprintf(err, cap, "a welcome of another protocol version");
+        return false;
+    }
+    memcpy(proof, p + 2, DFN_PROOF_LEN);
+    return true;
+}
+
+void dfn_wire_proof(const char *token, bool client, const uint8_t theirs[DFN_NONCE_LEN],
+                    const uint8_t ours[DFN_NONCE_LEN], uint8_t out[DFN_PROOF_LEN])
+{
+    const char *who = client ? "dfnav-client" : "dfnav-server";
+    const void *parts[3] = { who, theirs, ours };
+    const size_t lens[3] = { strlen(who), DFN_NONCE_LEN, DFN_NONCE_LEN };
+    dfn_hmac_sha256(token, strlen(token), parts, lens, 3, out);
+}
+
+bool dfn_proof_equal(const uint8_t *a, const uint8_t *b)
+{
+    unsigned diff = 0;
+    for (size_t i = 0; i < DFN_PROOF_LEN; i++) diff |= (unsigned)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+/* ---- HELLO: magic, version, flags, rows, cols, nonce, proof, TERM, argv ---- */
 
 enum { HELLO_PTY = 1, HELLO_UTF8 = 2 };
 
-void dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h)
+bool dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h)
 {
     dfn_wirebuf p = {0};
     buf_add(&p, hello_magic, sizeof hello_magic);
@@ -139,7 +201,8 @@ void dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h)
     buf_add(&p, &flags, 1);
     buf_u16(&p, h->rows);
     buf_u16(&p, h->cols);
-    buf_add(&p, h->token, DFN_TOKEN_LEN);
+    buf_add(&p, h->nonce, DFN_NONCE_LEN);
+    buf_add(&p, h->proof, DFN_PROOF_LEN);
     size_t tl = h->term ? strlen(h->term) : 0;
     buf_u16(&p, (uint16_t)tl);
     buf_add(&p, h->term, tl);
@@ -149,8 +212,10 @@ void dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h)
         buf_u32(&p, (uint32_t)al);
         buf_add(&p, h->argv[i], al);
     }
-    dfn_wire_put(b, DFN_MSG_HELLO, p.buf, p.len);
+    bool fits = p.len <= DFN_WIRE_MAX;
+    if (fits) dfn_wire_put(b, DFN_MSG_HELLO, p.buf, p.len);
     dfn_wirebuf_free(&p);
+    return fits;
 }
 
 /* A reader over a payload: each take fails once past the end. */
@@ -204,13 +269,13 @@ static bool hello_head(rd *r, dfn_hello *h, char *err, size_t cap)
     const uint8_t *flags = rd_take(r, 1);
     h->rows = rd_u16(r);
     h->cols = rd_u16(r);
-    const uint8_t *tok = rd_take(r, DFN_TOKEN_LEN);
-    if (!flags || !tok) { snprintf(err, cap, "a greeting cut short"); return false; }
+    const uint8_t *nonce = rd_take(r, DFN_NONCE_LEN), *proof = rd_take(r, DFN_PROOF_LEN);
+    if (!flags || !proof) { snprintf(err, cap, "a greeting cut short"); return false; }
     if (*flags & ~(HELLO_PTY | HELLO_UTF8)) { snprintf(err, cap, "unknown flags %#x", *flags); return false; }
     h->pty = *flags & HELLO_PTY;
     h->utf8 = *flags & HELLO_UTF8;
-    memcpy(h->token, tok, DFN_TOKEN_LEN);
-    h->token[DFN_TOKEN_LEN] = 0;
+    memcpy(h->nonce, nonce, DFN_NONCE_LEN);
+    memcpy(h->proof, proof, DFN_PROOF_LEN);
     return true;
 }
 

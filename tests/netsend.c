@@ -1,21 +1,39 @@
-/* For tests/shell/serve.sh: sends standard input to HOST PORT as it is,
- * half-closes, and copies what comes back to standard output until the
- * peer closes (or 10 s pass). How malformed messages reach a server. */
+/* For tests/shell/serve.sh: a client that says what a dfnav client would
+ * not. `netsend HOST PORT < BYTES` sends the bytes as they are, half-closes
+ * and copies what comes back to standard output (how malformed messages
+ * reach a server). `netsend HOST PORT --hello TOKEN_FILE [--pty] [--bad]
+ * ARG...` answers the server's challenge with a greeting of that command
+ * line (--bad: a proof of another token) and prints each message that
+ * comes back on a line of its own: CHALLENGE, WELCOME ok|forged, REFUSE
+ * text, PROGRESS text, OUT and ERR bytes, EXIT status. `netsend --forger
+ * PORT_FILE` is a server without the token: it listens on a free port of
+ * 127.0.0.1 (written to PORT_FILE), answers one client's greeting with a
+ * welcome of a made-up proof and then output, which no client may show. */
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-int main(int argc, char **argv)
+#include "dfnav/util.h"
+#include "dfnav/wire.h"
+
+static int dial(const char *host, const char *port)
 {
-    if (argc != 3) { fprintf(stderr, "usage: netsend HOST PORT < BYTES\n"); return 2; }
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
-    if (getaddrinfo(argv[1], argv[2], &hints, &res) != 0) return 2;
+    if (getaddrinfo(host, port, &hints, &res) != 0) return -1;
     int fd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
-    if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) != 0) { perror("connect"); return 2; }
+    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0) { close(fd); fd = -1; }
     freeaddrinfo(res);
+    return fd;
+}
+
+static int raw(int fd)
+{
     char buf[65536];
     ssize_t n;
     while ((n = read(STDIN_FILENO, buf, sizeof buf)) > 0)
@@ -24,6 +42,110 @@ int main(int argc, char **argv)
     struct pollfd p = { fd, POLLIN, 0 };
     while (poll(&p, 1, 10000) > 0 && (n = recv(fd, buf, sizeof buf, 0)) > 0)
         if (write(STDOUT_FILENO, buf, (size_t)n) != n) break;
-    close(fd);
     return 0;
+}
+
+static void print_msg(const dfn_msg *m, const char *token, const uint8_t *theirs, const uint8_t *ours)
+{
+    static const char *names[] = { "?", "HELLO", "WELCOME", "REFUSE", "PROGRESS", "OUT", "ERR", "EXIT", "IN", "SIZE", "CHALLENGE" };
+    const char *name = m->type < sizeof names / sizeof *names ? names[m->type] : "?";
+    if (m->type == DFN_MSG_EXIT) { printf("EXIT %d\n", dfn_wire_i32(m->data)); return; }
+    if (m->type == DFN_MSG_WELCOME) {
+        uint8_t proof[DFN_PROOF_LEN], want[DFN_PROOF_LEN];
+        char err[256];
+        bool ok = dfn_welcome_decode(m->data, m->len, proof, err, sizeof err);
+        dfn_wire_proof(token, false, ours, theirs, want);
+        printf("WELCOME %s\n", ok && dfn_proof_equal(proof, want) ? "ok" : "forged");
+        return;
+    }
+    if (m->type == DFN_MSG_CHALLENGE) { printf("CHALLENGE\n"); return; }
+    printf("%s %.*s\n", name, (int)m->len, (const char *)m->data);
+}
+
+static int hello(int fd, int argc, char **argv)
+{
+    char token[DFN_TOKEN_LEN + 1], err[512];
+    if (argc < 1 || !dfn_token_read(argv[0], token, err, sizeof err)) { fprintf(stderr, "netsend: %s\n", err); return 2; }
+    dfn_hello h = { .version = DFN_WIRE_VERSION, .rows = 24, .cols = 80, .term = "xterm" };
+    bool bad = false;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-' && (strcmp(argv[i], "--pty") == 0 || strcmp(argv[i], "--bad") == 0); i++)
+        if (strcmp(argv[i], "--pty") == 0) h.pty = true;
+        else bad = true;
+    h.argv = argv + i;
+    h.argc = (size_t)(argc - i);
+    dfn_wirebuf in = {0};
+    uint8_t theirs[DFN_NONCE_LEN] = { 0 };
+    bool sent = false;
+    for (;;) {
+        dfn_msg m;
+        size_t used;
+        int r;
+        while ((r = dfn_wire_next(in.buf, in.len, &m, &used, err, sizeof err)) == 1) {
+            print_msg(&m, token, theirs, h.nonce);
+            if (m.type == DFN_MSG_CHALLENGE && !sent) {
+                dfn_challenge_decode(m.data, m.len, theirs, err, sizeof err);
+                dfn_random_bytes(h.nonce, sizeof h.nonce, err, sizeof err);
+                dfn_wire_proof(bad ? "another token" : token, true, theirs, h.nonce, h.proof);
+                dfn_wirebuf b = {0};
+                dfn_hello_put(&b, &h);
+                sent = send(fd, b.buf, b.len, MSG_NOSIGNAL) == (ssize_t)b.len;
+                dfn_wirebuf_free(&b);
+            }
+            dfn_wirebuf_take(&in, used);
+        }
+        if (r < 0) { printf("MALFORMED %s\n", err); break; }
+        struct pollfd p = { fd, POLLIN, 0 };
+        if (poll(&p, 1, 20000) <= 0) break;
+        dfn_grow((void **)&in.buf, &in.cap, in.len + 65536, 1);
+        ssize_t n = recv(fd, in.buf + in.len, 65536, 0);
+        if (n <= 0) break;
+        in.len += (size_t)n;
+    }
+    dfn_wirebuf_free(&in);
+    return 0;
+}
+
+static int forger(const char *portfile)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t sl = sizeof sa;
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 1) != 0 ||
+        getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0)
+        return 2;
+    FILE *f = fopen(portfile, "w");
+    if (!f) return 2;
+    fprintf(f, "%d\n", ntohs(sa.sin_port));
+    fclose(f);
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0) return 2;
+    uint8_t nonce[DFN_NONCE_LEN] = { 1 }, proof[DFN_PROOF_LEN] = { 2 };
+    dfn_wirebuf b = {0};
+    dfn_challenge_put(&b, nonce);
+    (void)!send(fd, b.buf, b.len, MSG_NOSIGNAL);
+    b.len = 0;
+    char buf[65536];
+    (void)!recv(fd, buf, sizeof buf, 0);   /* the greeting */
+    dfn_welcome_put(&b, proof);
+    const char *out = "FORGED OUTPUT\n";
+    dfn_wire_put(&b, DFN_MSG_OUT, out, strlen(out));
+    dfn_wire_put_i32(&b, DFN_MSG_EXIT, 0);
+    (void)!send(fd, b.buf, b.len, MSG_NOSIGNAL);
+    dfn_wirebuf_free(&b);
+    sleep(1);
+    close(fd);
+    close(lfd);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--forger") == 0) return forger(argv[2]);
+    if (argc < 3) { fprintf(stderr, "usage: netsend HOST PORT [--hello TOKEN_FILE [--pty] [--bad] ARG...] < BYTES\n"); return 2; }
+    int fd = dial(argv[1], argv[2]);
+    if (fd < 0) { perror("netsend: connect"); return 2; }
+    int rc = argc > 3 && strcmp(argv[3], "--hello") == 0 ? hello(fd, argc - 4, argv + 4) : raw(fd);
+    close(fd);
+    return rc;
 }

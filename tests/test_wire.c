@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dfnav/sha256.h"
 #include "dfnav/wire.h"
 
 static char *hello_args[] = { "report", "--by", "func,file", "--where", "cat=POSIX" };
@@ -17,9 +18,8 @@ static dfn_hello sample_hello(void)
 {
     dfn_hello h = { .version = DFN_WIRE_VERSION, .pty = true, .utf8 = true, .rows = 24, .cols = 80,
                     .term = "tmux-256color", .argv = hello_args, .argc = 5 };
-    memset(h.token, 'a', DFN_TOKEN_LEN);
-    h.token[7] = '3';
-    h.token[DFN_TOKEN_LEN] = 0;
+    for (size_t i = 0; i < DFN_NONCE_LEN; i++) h.nonce[i] = (uint8_t)(i * 3);
+    for (size_t i = 0; i < DFN_PROOF_LEN; i++) h.proof[i] = (uint8_t)(200 - i);
     return h;
 }
 
@@ -40,13 +40,14 @@ Test(wire, hello_round_trip)
 {
     dfn_hello h = sample_hello(), d;
     dfn_wirebuf b = {0};
-    dfn_hello_put(&b, &h);
+    cr_assert(dfn_hello_put(&b, &h));
     size_t len;
     const uint8_t *p = only_payload(&b, &len);
     char err[256] = "";
     cr_assert(dfn_hello_decode(p, len, &d, err, sizeof err), "%s", err);
     cr_assert_eq(d.version, DFN_WIRE_VERSION);
-    cr_assert_str_eq(d.token, h.token);
+    cr_assert(memcmp(d.nonce, h.nonce, DFN_NONCE_LEN) == 0);
+    cr_assert(memcmp(d.proof, h.proof, DFN_PROOF_LEN) == 0);
     cr_assert(d.pty && d.utf8);
     cr_assert_eq(d.rows, 24);
     cr_assert_eq(d.cols, 80);
@@ -193,7 +194,7 @@ Test(wire, malformed_frames_refused)
     cr_assert(strstr(err, "unknown message type 99"), "%s", err);
     const uint8_t zero[] = { 0, 0, 0, 0, 0 };
     cr_assert_eq(dfn_wire_next(zero, 5, &m, &used, err, sizeof err), -1);
-    /* EXIT and SIZE carry 4 bytes, WELCOME 2: no other size is read */
+    /* EXIT and SIZE carry 4 bytes, WELCOME 34, CHALLENGE 40: no other size is read */
     const uint8_t exit3[] = { 0, 0, 0, 3, DFN_MSG_EXIT, 1, 2, 3 };
     cr_assert_eq(dfn_wire_next(exit3, sizeof exit3, &m, &used, err, sizeof err), -1);
     const uint8_t size5[] = { 0, 0, 0, 5, DFN_MSG_SIZE };
@@ -253,12 +254,16 @@ Test(token, file_is_the_users_only)
 {
     char dir[] = "/tmp/dfnav-token-test-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    char path[256], link[256], out[DFN_TOKEN_LEN + 1], tok[DFN_TOKEN_LEN + 1], err[512];
+    char path[256], link[256], out[DFN_TOKEN_LEN + 1], tok[DFN_TOKEN_LEN + 1], err[512], host[64];
     snprintf(path, sizeof path, "%s/sub/token", dir);
     cr_assert(dfn_token_new(tok, err, sizeof err));
     mode_t old = umask(0);   /* a lax umask does not make it readable */
-    cr_assert(dfn_token_write(path, tok, err, sizeof err), "%s", err);
+    cr_assert(dfn_token_write(path, tok, "node042", 4242, err, sizeof err), "%s", err);
     umask(old);
+    long pid = 0;
+    cr_assert(dfn_token_owner(path, host, sizeof host, &pid));
+    cr_assert_str_eq(host, "node042");
+    cr_assert_eq(pid, 4242);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     cr_assert_eq(st.st_mode & 0777, 0600);
@@ -284,4 +289,111 @@ Test(token, file_is_the_users_only)
     snprintf(path, sizeof path, "%s/sub", dir);
     rmdir(path);
     rmdir(dir);
+}
+
+/* A command line past what a frame holds is refused, not sent cut. */
+Test(wire, hello_too_long_refused)
+{
+    dfn_hello h = sample_hello();
+    char *big = malloc(DFN_WIRE_MAX + 1);
+    memset(big, 'x', DFN_WIRE_MAX);
+    big[DFN_WIRE_MAX] = 0;
+    char *args[] = { "--where", big };
+    h.argv = args;
+    h.argc = 2;
+    dfn_wirebuf b = {0};
+    cr_assert_not(dfn_hello_put(&b, &h));
+    cr_assert_eq(b.len, 0);
+    free(big);
+}
+
+/* The handshake: a challenge, proofs each side checks, a welcome. */
+Test(wire, challenge_and_proofs)
+{
+    uint8_t sn[DFN_NONCE_LEN], cn[DFN_NONCE_LEN], back[DFN_NONCE_LEN];
+    char err[256];
+    cr_assert(dfn_random_bytes(sn, sizeof sn, err, sizeof err));
+    cr_assert(dfn_random_bytes(cn, sizeof cn, err, sizeof err));
+    dfn_wirebuf b = {0};
+    dfn_challenge_put(&b, sn);
+    dfn_msg m;
+    size_t used;
+    cr_assert_eq(dfn_wire_next(b.buf, b.len, &m, &used, err, sizeof err), 1);
+    cr_assert_eq(m.type, DFN_MSG_CHALLENGE);
+    cr_assert(dfn_challenge_decode(m.data, m.len, back, err, sizeof err), "%s", err);
+    cr_assert(memcmp(back, sn, sizeof sn) == 0);
+    uint8_t *bad = malloc(m.len);
+    memcpy(bad, m.data, m.len);
+    bad[7] = 2;   /* version 2 */
+    cr_assert_not(dfn_challenge_decode(bad, m.len, back, err, sizeof err));
+    cr_assert(strstr(err, "version 2"), "%s", err);
+    free(bad);
+    dfn_wirebuf_free(&b);
+
+    const char *tok = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    uint8_t client[DFN_PROOF_LEN], server[DFN_PROOF_LEN], other[DFN_PROOF_LEN];
+    dfn_wire_proof(tok, true, sn, cn, client);
+    dfn_wire_proof(tok, false, cn, sn, server);
+    cr_assert_not(dfn_proof_equal(client, server), "a client's proof passes for the server's");
+    dfn_wire_proof("fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", true, sn, cn, other);
+    cr_assert_not(dfn_proof_equal(client, other), "another token gives the same proof");
+    dfn_wire_proof(tok, true, cn, sn, other);
+    cr_assert_not(dfn_proof_equal(client, other), "the nonces' order does not matter");
+    dfn_welcome_put(&b, server);
+    cr_assert_eq(dfn_wire_next(b.buf, b.len, &m, &used, err, sizeof err), 1);
+    uint8_t got[DFN_PROOF_LEN];
+    cr_assert(dfn_welcome_decode(m.data, m.len, got, err, sizeof err));
+    cr_assert(dfn_proof_equal(got, server));
+    dfn_wirebuf_free(&b);
+}
+
+static void hex(const uint8_t *d, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+/* FIPS 180-4's examples and RFC 4231's HMAC test cases 1, 2 and 6. */
+Test(sha256, published_vectors)
+{
+    uint8_t d[32];
+    char h[65];
+    dfn_sha256("abc", 3, d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    dfn_sha256("", 0, d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const char *m2 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    dfn_sha256(m2, strlen(m2), d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    dfn_sha256_ctx c;
+    dfn_sha256_init(&c);
+    char a[1000];
+    memset(a, 'a', sizeof a);
+    for (int i = 0; i < 1000; i++) dfn_sha256_add(&c, a, sizeof a);   /* a million 'a' */
+    dfn_sha256_end(&c, d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+
+    uint8_t key1[20];
+    memset(key1, 0x0b, sizeof key1);
+    const void *parts[2] = { "Hi ", "There" };
+    const size_t lens[2] = { 3, 5 };
+    dfn_hmac_sha256(key1, sizeof key1, parts, lens, 2, d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    const void *p2[1] = { "what do ya want for nothing?" };
+    const size_t l2[1] = { 28 };
+    dfn_hmac_sha256("Jefe", 4, p2, l2, 1, d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    uint8_t key6[131];
+    memset(key6, 0xaa, sizeof key6);   /* a key longer than a block is hashed first */
+    const char *t6 = "Test Using Larger Than Block-Size Key - Hash Key First";
+    const void *p6[1] = { t6 };
+    const size_t l6[1] = { strlen(t6) };
+    dfn_hmac_sha256(key6, sizeof key6, p6, l6, 1, d);
+    hex(d, 32, h);
+    cr_assert_str_eq(h, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }

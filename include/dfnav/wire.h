@@ -1,12 +1,19 @@
 /* dfnav wire: the messages between `dfnav serve` and `dfnav --connect`.
  * Every message is a frame: its payload's length (4 bytes, big-endian),
- * its type (1 byte), then the payload, at most DFN_WIRE_MAX bytes. The
- * client opens with HELLO (the protocol's version, the server's token, its
- * terminal and command line); the server answers WELCOME or REFUSE, then
- * PROGRESS while the set loads, OUT and ERR with what the command writes,
- * and EXIT last. The client sends IN (keys) and SIZE (its terminal's new
- * size). Every byte that arrives is untrusted: the decoders check each
- * length against what is there and refuse what does not fit. */
+ * its type (1 byte), then the payload, at most DFN_WIRE_MAX bytes.
+ *
+ * The server opens with CHALLENGE (the protocol's version and a random
+ * nonce); the client answers HELLO (its own nonce, its proof that it holds
+ * the token, its terminal and command line); the server answers WELCOME
+ * (its own proof, which the client checks before it shows anything) or
+ * REFUSE, then PROGRESS while the set loads, OUT and ERR with what the
+ * command writes, and EXIT last. The client sends IN (keys) and SIZE (its
+ * terminal's new size). The token itself never crosses the link: each
+ * proof is an HMAC-SHA-256 of both nonces keyed by it, so a listener on
+ * the wrong port (a tunnel not yet up) learns nothing it can use, and a
+ * server without the token cannot pass for the user's. Every byte that
+ * arrives is untrusted: the decoders check each length against what is
+ * there and refuse what does not fit. */
 #ifndef DFNAV_WIRE_H
 #define DFNAV_WIRE_H
 
@@ -18,12 +25,14 @@
 #define DFN_WIRE_HEAD 5                 /* length and type */
 #define DFN_WIRE_MAX ((size_t)1 << 20)  /* largest payload */
 #define DFN_TOKEN_LEN 64                /* hex digits: 256 random bits */
+#define DFN_NONCE_LEN 32
+#define DFN_PROOF_LEN 32                /* HMAC-SHA-256 */
 #define DFN_HELLO_MAX_ARGS 256
 #define DFN_HELLO_MAX_TERM 64
 
 typedef enum {
-    DFN_MSG_HELLO = 1,    /* client: version, token, terminal, command line */
-    DFN_MSG_WELCOME,      /* server: accepted (its version, u16) */
+    DFN_MSG_HELLO = 1,    /* client: version, nonce, proof, terminal, command line */
+    DFN_MSG_WELCOME,      /* server: accepted (its version, u16, and its proof) */
     DFN_MSG_REFUSE,       /* server: why not (text); the server closes */
     DFN_MSG_PROGRESS,     /* server: how the set's load goes (text) */
     DFN_MSG_OUT,          /* server: bytes for standard output (the screen) */
@@ -31,6 +40,7 @@ typedef enum {
     DFN_MSG_EXIT,         /* server: the command's exit status (i32); the last message */
     DFN_MSG_IN,           /* client: bytes typed */
     DFN_MSG_SIZE,         /* client: the terminal's rows and columns (u16 each) */
+    DFN_MSG_CHALLENGE,    /* server, first: magic, version (u16), nonce */
     DFN_MSG_TYPES_
 } dfn_msgtype;
 
@@ -67,7 +77,8 @@ void dfn_wirebuf_free(dfn_wirebuf *b);
 /* What a client says first. */
 typedef struct {
     uint16_t version;
-    char token[DFN_TOKEN_LEN + 1];
+    uint8_t nonce[DFN_NONCE_LEN];     /* the client's */
+    uint8_t proof[DFN_PROOF_LEN];     /* dfn_wire_proof(token, client, the server's nonce, this nonce) */
     bool pty;                 /* the explorer, on the client's terminal */
     bool utf8;                /* the client's terminal takes UTF-8 */
     uint16_t rows, cols;
@@ -76,14 +87,35 @@ typedef struct {
     size_t argc;
 } dfn_hello;
 
-/* A HELLO frame of h. */
-void dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h);
+/* A HELLO frame of h; false when it would be larger than a frame holds
+ * (a command line of more than about a MiB). */
+bool dfn_hello_put(dfn_wirebuf *b, const dfn_hello *h);
 /* A HELLO payload: false with why when it is none of this version (a
  * version other than ours sets h->version and says so), has a string
  * with a NUL byte or a length past what is there, or bytes left over.
  * Free h with dfn_hello_free either way. */
 bool dfn_hello_decode(const uint8_t *p, size_t len, dfn_hello *h, char *err, size_t cap);
 void dfn_hello_free(dfn_hello *h);
+
+/* A CHALLENGE frame with the server's nonce. */
+void dfn_challenge_put(dfn_wirebuf *b, const uint8_t nonce[DFN_NONCE_LEN]);
+/* A CHALLENGE payload: the server's nonce; false with why when it is no
+ * dfnav server's or speaks another version. */
+bool dfn_challenge_decode(const uint8_t *p, size_t len, uint8_t nonce[DFN_NONCE_LEN], char *err, size_t cap);
+/* A WELCOME frame with the server's proof, and its payload decoded. */
+void dfn_welcome_put(dfn_wirebuf *b, const uint8_t proof[DFN_PROOF_LEN]);
+bool dfn_welcome_decode(const uint8_t *p, size_t len, uint8_t proof[DFN_PROOF_LEN], char *err, size_t cap);
+/* The proof of holding token: HMAC-SHA-256 keyed by it of "dfnav-client"
+ * or "dfnav-server" (client true or false), then the nonce of the other
+ * side, then one's own: so neither proof can be replayed as the other, nor
+ * on another connection. */
+void dfn_wire_proof(const char *token, bool client, const uint8_t theirs[DFN_NONCE_LEN],
+                    const uint8_t ours[DFN_NONCE_LEN], uint8_t out[DFN_PROOF_LEN]);
+/* Whether two proofs are equal, in a time that does not depend on where
+ * they differ. */
+bool dfn_proof_equal(const uint8_t *a, const uint8_t *b);
+/* n bytes of the system's random source; false with why. */
+bool dfn_random_bytes(void *out, size_t n, char *err, size_t cap);
 
 /* A new token: DFN_TOKEN_LEN hex digits of the system's random source;
  * false with why. */
@@ -97,8 +129,12 @@ bool dfn_token_equal(const char *a, const char *b);
  * compute nodes of a cluster share. */
 char *dfn_token_path(void);
 /* Writes token to path, readable by its user only (mode 0600), whole or
- * not at all (a new file renamed into place). */
-bool dfn_token_write(const char *path, const char *token, char *err, size_t cap);
+ * not at all (a new file renamed into place), with the server's host and
+ * pid on a second line. */
+bool dfn_token_write(const char *path, const char *token, const char *host, long pid, char *err, size_t cap);
+/* The host and pid of the server that wrote the token file at path;
+ * false when there is none to read. */
+bool dfn_token_owner(const char *path, char *host, size_t cap, long *pid);
 /* Reads the token at path; refuses a file that is not the user's own or
  * that others may read (the token is the key to the user's traces). */
 bool dfn_token_read(const char *path, char out[DFN_TOKEN_LEN + 1], char *err, size_t cap);

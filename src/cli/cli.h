@@ -3,6 +3,8 @@
 #ifndef DFNAV_CLI_H
 #define DFNAV_CLI_H
 
+#include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -50,6 +52,10 @@ typedef struct {
     size_t nfwd;
 } cli_opts;
 
+/* Every option of the command line (getopt_long's tables). */
+extern const struct option cli_longopts[];
+extern const char cli_shortopts[];
+
 /* One run: a trace set, loaded, and what queries on it need. */
 typedef struct {
     char *label;              /* NULL: one set, no comparison */
@@ -95,6 +101,14 @@ int cli_dist_worker(const cli_opts *o);
  * images, of how many; those it did not, it read again. */
 void cli_dist_note(uint64_t files, uint64_t from_images);
 
+/* Empties and removes a flat directory from a signal handler (only
+ * async-signal-safe calls). */
+void cli_rmdir_now(const char *dir);
+/* Installs handler for SIGINT, SIGTERM and SIGHUP, keeping the handlers
+ * it replaces; cli_signal_chain(sig), at the end of such a handler, runs
+ * the one it replaced (which may chain on) and then dies of sig. */
+void cli_signal_install(void (*handler)(int), struct sigaction prev[3]);
+void cli_signal_chain(int sig, const struct sigaction prev[3]);
 /* Under MPI: the directory rank 0's load took the ranks' images from
  * (NULL with one rank, or before the load). */
 const char *cli_dist_dir(void);
@@ -103,6 +117,9 @@ int cmd_report(const cli_opts *o);
 /* dfnav serve: loads the set (divided among the ranks under MPI) and runs
  * the commands and explorers of clients that present its token. */
 int cmd_serve(const cli_opts *o);
+/* Whether a client's command may give option --NAME (how the set is
+ * shown), where the server's set, cache and files are its own. */
+bool cli_client_option(const char *name);
 /* dfnav --connect: o->fwd run by the server at o->connect, its output
  * here; the explorer on this terminal when pty. */
 int cli_connect(const cli_opts *o, bool pty);

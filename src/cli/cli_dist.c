@@ -50,6 +50,30 @@ void cli_dist_quiet(void)
  * a set's worth of images stayed in the node's /tmp. */
 static char *volatile g_sigdir;
 static char *volatile g_sigaway;   /* where the handler moves it first: the first one's name + "~" */
+static struct sigaction g_sigprev[3];
+
+/* Signal handlers that clean up what they own, then hand the signal on
+ * to the one they replaced: dfnav serve's token, MPI's images, an
+ * extract's temporary file, whichever were installed. */
+static const int cli_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+
+void cli_signal_install(void (*handler)(int), struct sigaction prev[3])
+{
+    struct sigaction sa = { .sa_handler = handler };
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaction(cli_sigs[i], &sa, &prev[i]);
+}
+
+void cli_signal_chain(int sig, const struct sigaction prev[3])
+{
+    for (int i = 0; i < 3; i++) {
+        const struct sigaction *p = &prev[i];
+        if (cli_sigs[i] == sig && !(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN)
+            p->sa_handler(sig);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 #ifdef __linux__
 /* Empties and removes dir from a signal handler: open, getdents64,
@@ -57,7 +81,7 @@ static char *volatile g_sigaway;   /* where the handler moves it first: the firs
  * allocates). The directory is flat (cache entries and a save's
  * temporary files); passes repeat while they find entries, since
  * removing them while reading may skip some. */
-static void dist_rmdir_now(const char *dir)
+void cli_rmdir_now(const char *dir)
 {
     static char buf[8192] __attribute__((aligned(8)));
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -93,9 +117,8 @@ static void dist_signal(int sig)
 {
     const char *d = g_sigdir, *away = g_sigaway;
     if (d && away && rename(d, away) == 0) d = away;
-    if (d) dist_rmdir_now(d);
-    signal(sig, SIG_DFL);
-    raise(sig);
+    if (d) cli_rmdir_now(d);
+    cli_signal_chain(sig, g_sigprev);
 }
 #endif
 
@@ -106,9 +129,7 @@ static void dist_sigdir(char *dir)
     static bool installed;
     if (dir && !installed) {
         installed = true;
-        signal(SIGINT, dist_signal);
-        signal(SIGTERM, dist_signal);
-        signal(SIGHUP, dist_signal);
+        cli_signal_install(dist_signal, g_sigprev);
     }
     /* made once and kept (a handler may be reading it): a name of our
      * own beside the first directory, free for any later one too */

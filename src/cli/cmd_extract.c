@@ -20,21 +20,12 @@ static char *volatile extract_tmp;
 /* The handlers before ours: under MPI, the one that removes the ranks'
  * images, which a signal during the save must still run. */
 static struct sigaction extract_prev[3];
-static const int extract_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
 static void extract_signal(int sig)
 {
     char *t = extract_tmp;
     if (t) unlink(t);
-    for (int i = 0; i < 3; i++) {
-        const struct sigaction *p = &extract_prev[i];
-        /* (it ends the process, as ours does below) */
-        if (extract_sigs[i] == sig && !(p->sa_flags & SA_SIGINFO) && p->sa_handler != SIG_DFL &&
-            p->sa_handler != SIG_IGN)
-            p->sa_handler(sig);
-    }
-    signal(sig, SIG_DFL);
-    raise(sig);
+    cli_signal_chain(sig, extract_prev);
 }
 
 static bool name_gz(const char *path)
@@ -76,9 +67,7 @@ static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare
     char *tmp = to_stdout ? NULL : dfn_xstrdup(save.tmp);
     if (!to_stdout) {
         extract_tmp = tmp;
-        struct sigaction sa = { .sa_handler = extract_signal };
-        sigemptyset(&sa.sa_mask);
-        for (int i = 0; i < 3; i++) sigaction(extract_sigs[i], &sa, &extract_prev[i]);
+        cli_signal_install(extract_signal, extract_prev);
     }
     FILE *raw = to_stdout ? stdout : save.f;
     FILE *w = name_gz(o->output) ? dfn_gzwrite_open(raw) : raw;

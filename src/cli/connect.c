@@ -38,6 +38,10 @@ typedef struct {
     int fd;
     bool pty, raw, shown_progress, output;
     bool keys;                /* the terminal's keys are read (until it closes) */
+    bool challenged, welcomed;
+    const char *token;
+    const cli_opts *o;
+    uint8_t theirs[DFN_NONCE_LEN], ours[DFN_NONCE_LEN];
     struct termios saved;
     uint16_t rows, cols;
 } conn;
@@ -120,12 +124,15 @@ static void term_restore(conn *c)
     c->raw = false;
 }
 
-/* The greeting: version, token, this terminal, the command line. */
-static bool conn_hello(conn *c, const cli_opts *o, const char *token)
+/* The greeting, once the server's challenge came: this side's nonce and
+ * proof, this terminal, the command line. False with why. */
+static bool conn_hello(conn *c, char *err, size_t cap)
 {
     dfn_hello h = { .version = DFN_WIRE_VERSION, .pty = c->pty, .rows = c->rows, .cols = c->cols,
-                    .argv = o->fwd, .argc = o->nfwd };
-    memcpy(h.token, token, DFN_TOKEN_LEN + 1);
+                    .argv = c->o->fwd, .argc = c->o->nfwd };
+    if (!dfn_random_bytes(c->ours, sizeof c->ours, err, cap)) return false;
+    memcpy(h.nonce, c->ours, sizeof c->ours);
+    dfn_wire_proof(c->token, true, c->theirs, c->ours, h.proof);
     setlocale(LC_CTYPE, "");
     h.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     /* a TERM the server would refuse is sent as the common one */
@@ -135,10 +142,30 @@ static bool conn_hello(conn *c, const cli_opts *o, const char *token)
         ok = (*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9') || strchr("._+-", *t);
     h.term = (char *)(ok ? term : "xterm");
     dfn_wirebuf b = {0};
-    dfn_hello_put(&b, &h);
+    if (!dfn_hello_put(&b, &h)) {
+        snprintf(err, cap, "the command line is too long to send (at most %zu bytes)", DFN_WIRE_MAX);
+        return false;
+    }
     bool sent = conn_send(c, &b);
     dfn_wirebuf_free(&b);
+    if (!sent) snprintf(err, cap, "%s", strerror(errno));
     return sent;
+}
+
+/* The server's proof: that it holds the token too, so that what it sends
+ * may reach this terminal. */
+static bool conn_welcome(conn *c, const dfn_msg *m, char *err, size_t cap)
+{
+    uint8_t proof[DFN_PROOF_LEN], want[DFN_PROOF_LEN];
+    if (!dfn_welcome_decode(m->data, m->len, proof, err, cap)) return false;
+    dfn_wire_proof(c->token, false, c->ours, c->theirs, want);
+    if (!dfn_proof_equal(proof, want)) {
+        snprintf(err, cap, "the server does not hold the token: not the dfnav serve that wrote it (another "
+                 "program on this port?)");
+        return false;
+    }
+    c->welcomed = true;
+    return true;
 }
 
 static void progress_clear(conn *c)
@@ -148,19 +175,39 @@ static void progress_clear(conn *c)
 }
 
 /* One message from the server: false when it ends the session (*status
- * set: the command's, or CONNECT_FAILED with why in err). */
+ * set: the command's, or CONNECT_FAILED with why in err). Nothing but a
+ * challenge comes first, and nothing but a refusal or a welcome with the
+ * server's proof next. */
 static bool conn_take(conn *c, const dfn_msg *m, int *status, char *err, size_t cap)
 {
+    *status = CONNECT_FAILED;
+    if (!c->challenged) {
+        if (m->type != DFN_MSG_CHALLENGE) { snprintf(err, cap, "not a dfnav server"); return false; }
+        if (!dfn_challenge_decode(m->data, m->len, c->theirs, err, cap)) return false;
+        c->challenged = true;
+        return conn_hello(c, err, cap);
+    }
+    if (m->type == DFN_MSG_REFUSE) {
+        snprintf(err, cap, "refused: %.*s", (int)(m->len > 400 ? 400 : m->len), (const char *)m->data);
+        return false;
+    }
+    if (!c->welcomed) {
+        if (m->type == DFN_MSG_WELCOME) return conn_welcome(c, m, err, cap);
+        snprintf(err, cap, "a message of type %u before the server proved itself", m->type);
+        return false;
+    }
     switch (m->type) {
-    case DFN_MSG_WELCOME: return true;
     case DFN_MSG_PROGRESS:
         if (isatty(STDERR_FILENO)) {
-            fprintf(stderr, "\rdfnav: %s: %.*s\033[K", c->addr, (int)m->len, (const char *)m->data);
+            fprintf(stderr, "\rdfnav: %s: %.*s\033[K", c->addr, (int)(m->len > 200 ? 200 : m->len), (const char *)m->data);
             c->shown_progress = true;
         }
         return true;
     case DFN_MSG_OUT: case DFN_MSG_ERR:
         progress_clear(c);
+        /* the explorer starts: the terminal is its now (keys typed while
+         * the set loaded are dropped) */
+        if (c->pty && !c->raw) { term_raw(c); c->keys = true; }
         c->output |= m->type == DFN_MSG_OUT;
         write_all(m->type == DFN_MSG_OUT ? STDOUT_FILENO : STDERR_FILENO, m->data, m->len);
         return true;
@@ -168,13 +215,8 @@ static bool conn_take(conn *c, const dfn_msg *m, int *status, char *err, size_t 
         progress_clear(c);
         *status = dfn_wire_i32(m->data);
         return false;
-    case DFN_MSG_REFUSE:
-        snprintf(err, cap, "refused: %.*s", (int)(m->len > 400 ? 400 : m->len), (const char *)m->data);
-        *status = CONNECT_FAILED;
-        return false;
     default:
         snprintf(err, cap, "the server sent a message of type %u", m->type);
-        *status = CONNECT_FAILED;
         return false;
     }
 }
@@ -201,7 +243,11 @@ static int conn_loop(conn *c, char *err, size_t cap)
     int status = CONNECT_FAILED;
     snprintf(err, cap, "the connection was lost");
     for (;;) {
-        if (got_stop) { snprintf(err, cap, "stopped by signal %d", (int)got_stop); break; }
+        if (got_stop) {
+            snprintf(err, cap, "stopped by signal %d", (int)got_stop);
+            dfn_wirebuf_free(&in);
+            return 128 + got_stop;
+        }
         if (got_winch && c->pty) {
             dfn_wirebuf b = {0};
             got_winch = 0;
@@ -264,7 +310,7 @@ int cli_connect(const cli_opts *o, bool pty)
     bool have = dfn_token_read(tokpath, token, err, sizeof err);
     free(tokpath);
     if (!have) { fprintf(stderr, "dfnav: --connect: %s\n", err); return CONNECT_FAILED; }
-    conn c = { .addr = o->connect, .pty = pty, .keys = pty, .rows = 24, .cols = 80 };
+    conn c = { .addr = o->connect, .pty = pty, .rows = 24, .cols = 80, .token = token, .o = o };
     c.fd = conn_open(o->connect, err, sizeof err);
     if (c.fd < 0) { fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, err); return CONNECT_FAILED; }
     if (pty) term_size(&c);
@@ -275,17 +321,11 @@ int cli_connect(const cli_opts *o, bool pty)
     sigaction(SIGINT, &sa, NULL);
     sa.sa_handler = on_winch;
     sigaction(SIGWINCH, &sa, NULL);
-    if (!conn_hello(&c, o, token)) {
-        fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, strerror(errno));
-        close(c.fd);
-        return CONNECT_FAILED;
-    }
-    if (pty) term_raw(&c);
     int status = conn_loop(&c, err, sizeof err);
     if (status == CONNECT_FAILED && pty && c.output) conn_lost_screen(&c, err);
     term_restore(&c);
     progress_clear(&c);
-    if (status == CONNECT_FAILED) fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, err);
+    if (status == CONNECT_FAILED || got_stop) fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, err);
     close(c.fd);
     return status;
 }

@@ -186,6 +186,31 @@ static bool explorer_opts(const cli_opts *o, ui_opts *ui)
 
 enum { OPT_LISTEN = 1000, OPT_TOKEN, OPT_CONNECT, OPT_SERVED };
 
+/* Every option: the one table getopt reads, --connect forwards by and
+ * dfnav serve checks a client's options against. */
+const struct option cli_longopts[] = {
+    {"by", required_argument, 0, 'b'}, {"where", required_argument, 0, 'w'},
+    {"sort", required_argument, 0, 's'}, {"top", required_argument, 0, 'n'},
+    {"bin", required_argument, 0, 'B'}, {"layers", required_argument, 0, 'l'},
+    {"format", required_argument, 0, 'f'}, {"threads", required_argument, 0, 'j'},
+    {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'}, {"ascii", no_argument, 0, 'A'},
+    {"color", required_argument, 0, 'C'}, {"colour", required_argument, 0, 'C'},
+    {"replay", required_argument, 0, 'R'}, {"size", required_argument, 0, 'S'},
+    {"screens", required_argument, 0, 'O'}, {"metrics", required_argument, 0, 'm'},
+    {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
+    {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
+    {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
+    {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'},
+    {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'},
+    {"output", required_argument, 0, 'o'},
+    {"cache", required_argument, 0, 'X'}, {"no-cache", no_argument, 0, 'x'}, {"clear", no_argument, 0, 'L'},
+    {"list", required_argument, 0, 'E'},
+    {"listen", required_argument, 0, OPT_LISTEN}, {"token-file", required_argument, 0, OPT_TOKEN},
+    {"connect", required_argument, 0, OPT_CONNECT}, {"served", no_argument, 0, OPT_SERVED},
+    {0, 0, 0, 0}};
+const char cli_shortopts[] = "b:w:s:n:l:f:j:m:o:qhV";
+
 /* What a client's command may not set (see --served): the cache and the
  * set's shape, files written on the server, and another server. */
 static bool served_refuses(int c)
@@ -193,28 +218,78 @@ static bool served_refuses(int c)
     return strchr("XxOuFKoL", c) != NULL || c == OPT_LISTEN || c == OPT_TOKEN || c == OPT_CONNECT;
 }
 
-/* The command line --connect sends: the command and every option but
- * --connect and --token-file (and their values), as typed. */
-static void connect_args(cli_opts *o, char **argv, int argc, const char *const skip[2])
+/* The option of cli_longopts that word names ("--by", "--by=x", "--b"
+ * as getopt would take it, "-b..."), or NULL; *val the value it carries
+ * in the word itself (NULL when none). */
+static const struct option *connect_option(const char *w, const char **val)
 {
-    o->fwd = dfn_xcalloc((size_t)argc + 1, sizeof *o->fwd);
-    o->nfwd = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a == skip[0] || a == skip[1]) continue;
-        size_t n = strcspn(a, "=");
-        bool ours = n > 4 && (strncmp(a, "--connect", n) == 0 || strncmp(a, "--token-file", n) == 0);
-        if (ours) continue;
-        o->fwd[o->nfwd++] = argv[i];
+    *val = NULL;
+    if (w[0] != '-' || !w[1]) return NULL;
+    if (w[1] != '-') {
+        for (size_t k = 0; cli_longopts[k].name; k++)
+            if (cli_longopts[k].val == (unsigned char)w[1]) {
+                if (cli_longopts[k].has_arg && w[2]) *val = w + 2;
+                return &cli_longopts[k];
+            }
+        return NULL;
     }
+    size_t n = strcspn(w + 2, "=");
+    if (w[2 + n] == '=') *val = w + 3 + n;
+    const struct option *found = NULL;
+    for (size_t k = 0; cli_longopts[k].name; k++) {
+        if (strncmp(cli_longopts[k].name, w + 2, n) != 0) continue;
+        if (strlen(cli_longopts[k].name) == n) return &cli_longopts[k];
+        found = found ? found : &cli_longopts[k];
+    }
+    return found;
+}
+
+/* The command line --connect sends: the command, then each option by its
+ * whole long name, its value the word after it, whatever way it was
+ * typed ("-bfunc", "--by=func", "--by func"), all but --connect and
+ * --token-file. The server runs nothing else: it takes no abbreviation
+ * and no word that is no option or an option's value. */
+static bool connect_args(cli_opts *o, char **argv, int argc)
+{
+    o->fwd = dfn_xcalloc(2 * (size_t)argc + 1, sizeof *o->fwd);
+    o->nfwd = 0;
+    int i = 1;
+    if (argc > 1 && argv[1][0] != '-') o->fwd[o->nfwd++] = dfn_xstrdup(argv[i++]);
+    for (; i < argc; i++) {
+        const char *val;
+        const struct option *opt = connect_option(argv[i], &val);
+        if (!opt) continue;   /* (getopt took the line: no such word is left) */
+        /* a cluster of flags, "-qh": each its own */
+        if (argv[i][1] != '-' && !opt->has_arg && argv[i][2]) {
+            for (const char *c = argv[i] + 1; *c; c++) {
+                char one[3] = { '-', *c, 0 };
+                const struct option *f = connect_option(one, &val);
+                if (f) o->fwd[o->nfwd++] = dfn_xasprintf("--%s", f->name);
+            }
+            continue;
+        }
+        if (opt->has_arg && !val && i + 1 < argc) val = argv[++i];
+        if (opt->val == OPT_CONNECT || opt->val == OPT_TOKEN) continue;
+        if (!cli_client_option(opt->name)) {
+            fprintf(stderr, "dfnav: --%s is the server's to set, not a client's (see SERVING in dfnav(1))\n", opt->name);
+            return false;
+        }
+        o->fwd[o->nfwd++] = dfn_xasprintf("--%s", opt->name);
+        if (opt->has_arg) o->fwd[o->nfwd++] = dfn_xstrdup(val ? val : "");
+    }
+    return true;
 }
 static char **connect_fwd;
-static void connect_fwd_free(void) { free(connect_fwd); }
+static size_t connect_nfwd;
+static void connect_fwd_free(void)
+{
+    for (size_t i = 0; i < connect_nfwd; i++) free(connect_fwd[i]);
+    free(connect_fwd);
+}
 
 /* dfnav [COMMAND] --connect HOST:PORT [OPTIONS]: the command, or the
  * explorer, run by the server on its set. */
-static int main_connect(cli_opts *o, const ui_opts *ui, int (*cmd)(const cli_opts *), char **argv, int argc,
-                        const char *const skip[2])
+static int main_connect(cli_opts *o, const ui_opts *ui, int (*cmd)(const cli_opts *), char **argv, int argc)
 {
     if (o->npaths) {
         fprintf(stderr, "dfnav: --connect runs on the server's set: give no PATH\n");
@@ -228,8 +303,10 @@ static int main_connect(cli_opts *o, const ui_opts *ui, int (*cmd)(const cli_opt
         fprintf(stderr, "dfnav: --connect is a client: start it on its own, not under mpirun\n");
         return 2;
     }
-    connect_args(o, argv, argc, skip);
+    bool ok = connect_args(o, argv, argc);
     connect_fwd = o->fwd;
+    connect_nfwd = o->nfwd;
+    if (!ok) return 2;
     atexit(connect_fwd_free);
     bool pty = !cmd && !ui->replay && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
     return cli_connect(o, pty);
@@ -265,40 +342,19 @@ int main(int argc, char **argv)
     const char *cache_dir = NULL;
     if (cache_cmd) first = 2;
     ui_opts ui = { .color = -1, .rows = 24, .cols = 80 };
-    static const struct option longopts[] = {
-        {"by", required_argument, 0, 'b'}, {"where", required_argument, 0, 'w'},
-        {"sort", required_argument, 0, 's'}, {"top", required_argument, 0, 'n'},
-        {"bin", required_argument, 0, 'B'}, {"layers", required_argument, 0, 'l'},
-        {"format", required_argument, 0, 'f'}, {"threads", required_argument, 0, 'j'},
-        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'}, {"ascii", no_argument, 0, 'A'},
-        {"color", required_argument, 0, 'C'}, {"colour", required_argument, 0, 'C'},
-        {"replay", required_argument, 0, 'R'}, {"size", required_argument, 0, 'S'},
-        {"screens", required_argument, 0, 'O'}, {"metrics", required_argument, 0, 'm'},
-        {"sizes", no_argument, 0, 'Z'}, {"compute", required_argument, 0, 'P'},
-        {"diagnose", no_argument, 0, 'D'}, {"overlap-by", required_argument, 0, 'U'}, {"threshold", required_argument, 0, 'T'},
-        {"compare", no_argument, 0, 'K'}, {"force", no_argument, 0, 'F'},
-        {"time-unit", required_argument, 0, 'u'}, {"counters", no_argument, 0, 'c'},
-        {"io", required_argument, 0, 'I'}, {"keys", no_argument, 0, 'k'},
-        {"output", required_argument, 0, 'o'},
-        {"cache", required_argument, 0, 'X'}, {"no-cache", no_argument, 0, 'x'}, {"clear", no_argument, 0, 'L'},
-        {"list", required_argument, 0, 'E'},
-        {"listen", required_argument, 0, OPT_LISTEN}, {"token-file", required_argument, 0, OPT_TOKEN},
-        {"connect", required_argument, 0, OPT_CONNECT}, {"served", no_argument, 0, OPT_SERVED},
-        {0, 0, 0, 0}};
     /* a client's command run by dfnav serve: its options come before
      * --served, the server's after, and the client's may not choose what
      * the server holds (its set, cache, files it writes) */
     bool client_part = getenv("DFNAV_SERVED") != NULL;
-    const char *skip[2] = { NULL, NULL };   /* --connect's and --token-file's values: not forwarded */
+    ui.served = client_part;
     int c;
     optind = first;
-    while ((c = getopt_long(argc, argv, "b:w:s:n:l:f:j:m:o:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_shortopts, cli_longopts, NULL)) != -1) {
         char *end;
         if (client_part && served_refuses(c)) {
             const char *name = "?";
-            for (size_t k = 0; longopts[k].name; k++)
-                if (longopts[k].val == c) { name = longopts[k].name; break; }
+            for (size_t k = 0; cli_longopts[k].name; k++)
+                if (cli_longopts[k].val == c) { name = cli_longopts[k].name; break; }
             fprintf(stderr, "dfnav: --%s is the server's to set, not a client's\n", name);
             return 2;
         }
@@ -307,8 +363,8 @@ int main(int argc, char **argv)
             if (cmd != cmd_serve) { fprintf(stderr, "dfnav: --listen belongs to 'dfnav serve'\n"); return 2; }
             o.listen = optarg;
             break;
-        case OPT_TOKEN: o.token_file = skip[1] = optarg; break;
-        case OPT_CONNECT: o.connect = skip[0] = optarg; break;
+        case OPT_TOKEN: o.token_file = optarg; break;
+        case OPT_CONNECT: o.connect = optarg; break;
         case OPT_SERVED:
             if (!client_part) { fprintf(stderr, "dfnav: --served is dfnav serve's own\n"); return 2; }
             client_part = false;
@@ -419,7 +475,7 @@ int main(int argc, char **argv)
     o.paths = argv + optind;
     o.npaths = (size_t)(argc - optind);
     if (client_part) { fprintf(stderr, "dfnav: a served command without the server's --served\n"); return 2; }
-    if (o.connect) return main_connect(&o, &ui, cmd, argv, argc, skip);
+    if (o.connect) return main_connect(&o, &ui, cmd, argv, argc);
     /* from here the ranks past the first follow rank 0's word */
     cli_dist_arm();
     if (dfn_dist_rank() > 0) return cli_dist_worker(&o);

@@ -242,6 +242,13 @@ static void key_export(runner *r, bool calls)
 {
     app *a = &r->a;
     if (a->loading) { snprintf(a->msg, sizeof a->msg, "wait for the load to finish before exporting"); return; }
+    /* over --connect a file would be written on the server's machine,
+     * where the client neither chose nor sees it */
+    if (a->opts.served) {
+        snprintf(a->msg, sizeof a->msg, "no saving over --connect (it would write on the server): "
+                 "dfnav report --connect ... -f csv > FILE saves a table here");
+        return;
+    }
     if (atomic_load(&r->ex.job.running)) { snprintf(a->msg, sizeof a->msg, "an export is already running"); return; }
     a->export_calls = calls;
     char name[256];

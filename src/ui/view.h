@@ -38,6 +38,7 @@ typedef struct {
     dfn_unit time_unit;       /* --time-unit */
     const char *cache_dir;    /* the cache; NULL: --no-cache */
     const char *where;        /* --where: the first filter, as if typed with f */
+    bool served;              /* run by dfnav serve for a client: it saves no file */
 } ui_opts;
 
 /* ---- the view model ---- */

@@ -1,5 +1,5 @@
 /* Fuzz target for the serve/--connect decoder (wire.h): the input is the
- * bytes a server reads from a connection. Frames are taken while whole
+ * bytes a server (or a client) reads from a connection. Frames are taken while whole
  * ones are there, as the server does; a HELLO is decoded, and one that
  * decodes must encode and decode again to the same greeting. Nothing may
  * read past the input or take a frame larger than the limit. */
@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void hello_again(const dfn_hello *h)
 {
     dfn_wirebuf b = {0};
-    dfn_hello_put(&b, h);
+    if (!dfn_hello_put(&b, h)) abort();   /* it came in a frame: it fits one */
     dfn_msg m;
     size_t used;
     char err[256];
@@ -22,7 +22,8 @@ static void hello_again(const dfn_hello *h)
     dfn_hello d;
     if (!dfn_hello_decode(m.data, m.len, &d, err, sizeof err)) abort();
     if (d.argc != h->argc || d.rows != h->rows || d.cols != h->cols || d.pty != h->pty || d.utf8 != h->utf8 ||
-        strcmp(d.term, h->term) != 0 || strcmp(d.token, h->token) != 0)
+        strcmp(d.term, h->term) != 0 || memcmp(d.nonce, h->nonce, DFN_NONCE_LEN) != 0 ||
+        memcmp(d.proof, h->proof, DFN_PROOF_LEN) != 0)
         abort();
     for (size_t i = 0; i < d.argc; i++)
         if (strcmp(d.argv[i], h->argv[i]) != 0) abort();
@@ -41,6 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r < 0 && !err[0]) abort();   /* a refusal always says why */
         if (r <= 0) break;
         if (used > size - off || m.len > DFN_WIRE_MAX || m.data + m.len != data + off + used) abort();
+        if (m.type == DFN_MSG_CHALLENGE || m.type == DFN_MSG_WELCOME) {
+            uint8_t x[DFN_NONCE_LEN];
+            bool ok = m.type == DFN_MSG_CHALLENGE ? dfn_challenge_decode(m.data, m.len, x, err, sizeof err)
+                                                  : dfn_welcome_decode(m.data, m.len, x, err, sizeof err);
+            if (!ok && !err[0]) abort();
+        }
         if (m.type == DFN_MSG_HELLO) {
             dfn_hello h;
             if (dfn_hello_decode(m.data, m.len, &h, err, sizeof err)) hello_again(&h);

@@ -111,7 +111,7 @@ check_status "no server there" 5 "$DFNAV" report --connect "127.0.0.1:1" --token
 
 # malformed messages: refused and logged, and the server goes on
 printf 'GET / HTTP/1.1\r\n\r\n' | "$NETSEND" 127.0.0.1 "$PORT" >"$T/reply"
-grep -q "dfnav --connect" "$T/reply" && ok || fail "an HTTP request: no refusal sent"
+grep -q "unknown message type 47" "$T/reply" && ok || fail "an HTTP request: no refusal sent"
 printf '\000\000\000\000\143' | "$NETSEND" 127.0.0.1 "$PORT" >/dev/null
 # a greeting of protocol version 2
 printf '\000\000\000\010\001DFNAV\000\000\002' | "$NETSEND" 127.0.0.1 "$PORT" >"$T/reply"
@@ -120,8 +120,49 @@ grep -q "protocol version 2" "$T/reply" && ok || fail "version 2: no refusal sen
 printf '\000\000\000\100\001DFNAV' | "$NETSEND" 127.0.0.1 "$PORT" >/dev/null
 poll 5 grep -q "unknown message type 99" "$T/one.log" && ok || fail "unknown type not logged: $(cat "$T/one.log")"
 poll 5 grep -q "protocol version 2, where this dfnav speaks 1" "$T/one.log" && ok || fail "version not logged"
-poll 5 grep -q "refused: closed" "$T/one.log" && ok || fail "a greeting cut short not logged"
+poll 5 grep -q "refused: closed before its greeting" "$T/one.log" && ok || fail "a greeting cut short not logged"
 same "still serving after malformed messages" "$T/set" report --by func -f csv
+
+# greetings with the token's proof that no dfnav client sends: each
+# refused, and nothing run (a command line that would swallow the
+# server's own part, a path, an option without its value); a greeting
+# with the proof of another token; and one that is fine
+hello() { "$NETSEND" 127.0.0.1 "$PORT" --hello "$TOK" "$@" >"$T/reply"; }
+hello --se --replay /dev/null --screens "$T/pwned" --io
+grep -q "^REFUSE '--se' is not an option a client may give" "$T/reply" && ok || fail "--se: $(cat "$T/reply")"
+[ ! -e "$T/pwned" ] && ok || fail "a client's --screens wrote a file on the server"
+hello info /etc
+grep -q "^REFUSE '/etc' is not an option" "$T/reply" && ok || fail "a path from a client: $(cat "$T/reply")"
+hello report --by
+grep -q "^REFUSE --by without its value" "$T/reply" && ok || fail "an option without its value: $(cat "$T/reply")"
+hello --bad report --by func
+grep -q "^REFUSE wrong token" "$T/reply" && ok || fail "another token's proof: $(cat "$T/reply")"
+hello report --by func --format csv
+check "an admitted greeting: the server proves itself" "WELCOME ok" "$(grep WELCOME "$T/reply")"
+check "an admitted greeting: its status" "EXIT 0" "$(tail -1 "$T/reply")"
+# a server without the token: the client shows nothing it sends
+"$NETSEND" --forger "$T/forger.port" &
+fpid=$!
+poll 5 test -s "$T/forger.port" || fail "the forger did not start"
+check_status "a server without the token" 5 "$DFNAV" report --connect "127.0.0.1:$(cat "$T/forger.port")" --token-file "$TOK"
+grep -q "does not hold the token" "$T/err" && ok || fail "forged server: $(cat "$T/err")"
+check "forged server: nothing shown" "" "$(cat "$T/out")"
+wait $fpid
+# a flood of connections that never greet: dropped, the oldest first,
+# and a client still served
+flood=""
+for i in $(seq 1 70); do
+    sleep 3 | "$NETSEND" 127.0.0.1 "$PORT" >/dev/null 2>&1 &
+    flood="$flood $!"
+done
+sleep 1
+same "served during a flood of silent connections" "$T/set" report --by layer -f csv
+poll 5 grep -q "too many connections waiting to be admitted" "$T/one.log" && ok || fail "the flood: none dropped"
+wait $flood
+# a second server may not take the token file of one that runs
+check_status "a second server on the same token file" 2 "$DFNAV" serve --token-file "$TOK" "$T/set"
+grep -q "holds the token of a server that runs here" "$T/err" && ok || fail "second server: $(cat "$T/err")"
+same "the first still serves" "$T/set" info -f csv
 
 # a terminal the server's machine does not know: drawn for the common
 # one; q ends the explorer and the client with it, status 0
@@ -139,8 +180,12 @@ keys p f
 expect "pivot over --connect" "function"
 keys '>'
 expect "sort over --connect" "% time▼"
+keys e
+expect "no saving over --connect" "no saving over --connect"
 tm resize-window -t e -x 100 -y 30 2>/dev/null || tm resize-pane -t e -x 100 -y 30 2>/dev/null
-expect "resize reaches the server" "row 1 of"
+# the explorer draws for the new size: lines past 80 columns
+if poll 10 sh -c "[ \$(tmux -L '$SOCK' capture-pane -t e -p | awk '{ if (length > n) n = length } END { print n + 0 }') -gt 80 ]"; then ok
+else fail "resize did not reach the server:"; screen | sed 's/^/    | /' >&2; fi
 stop 0
 expect "the connection lost: said" "the connection was lost; press a key"
 on_screen "% time▼" && ok || fail "the last screen was not kept"
@@ -172,6 +217,19 @@ check "serve: nothing to load" 3 "$?"
 check_status "serve: standard input refused" 2 "$DFNAV" serve --token-file "$T/x.tok" -
 check_status "serve: --listen needs a port" 2 "$DFNAV" serve --listen localhost: --token-file "$T/x.tok" "$T/set"
 check_status "--listen belongs to serve" 2 "$DFNAV" report --listen 1 "$T/set"
+
+# a signal while the set loads: the token file and the image's directory
+# go with the server
+"$DFNAV_GEN" --seed 8 --events 400000 --ranks 2 "$T/biggish" >/dev/null
+mkdir -p "$T/sigtmp"
+TMPDIR="$T/sigtmp" "$DFNAV" serve --token-file "$T/sig.tok" "$T/biggish" 2>"$T/sig.log" &
+spid=$!
+poll 10 grep -q "listening on" "$T/sig.log" || fail "serve: never listened"
+kill -INT $spid
+wait $spid
+[ $? -ne 0 ] && ok || fail "serve: SIGINT while loading: status 0"
+[ ! -e "$T/sig.tok" ] && ok || fail "SIGINT while loading: the token file was left"
+check "SIGINT while loading: no image directory left" "" "$(ls -A "$T/sigtmp")"
 
 # under MPI: the server's load divided among the ranks, the same answers
 if "$DFNAV" --version | grep -q "MPI: none" || ! command -v mpirun >/dev/null 2>&1; then
