@@ -55,3 +55,32 @@ finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
+
+# mpi_setup: MPIRUN set to run dfnav over ranks on this machine (Open MPI:
+# more ranks than cores, root allowed as in CI, no network to probe; the
+# sanitizer build: Open MPI's own allocations kept until exit are no leak
+# of dfnav's, full stacks and its components kept loaded so that the
+# suppressions can name them), the ranks' images in $T/mpitmp; false,
+# with why in mpi_why, without an MPI build or mpirun
+mpi_setup() {
+    case $("$DFNAV" --version 2>/dev/null) in
+    *"MPI: none"*) mpi_why="dfnav built without MPI (configure found no libopenmpi-dev or libmpich-dev)"; return 1 ;;
+    esac
+    if ! command -v mpirun >/dev/null 2>&1; then
+        mpi_why="no mpirun (apt-get install openmpi-bin)"
+        return 1
+    fi
+    MPIRUN="mpirun"
+    if mpirun --version 2>&1 | grep -q "Open MPI"; then
+        MPIRUN="mpirun --oversubscribe"
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        export OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none
+    fi
+    if [ -n "${ASAN_OPTIONS:-}" ]; then
+        export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+        export LSAN_OPTIONS="suppressions=$SRCDIR/tests/mpi.supp:print_suppressions=0"
+        export OMPI_MCA_mca_base_component_disable_dlclose=1
+    fi
+    export DFNAV_MPI_TMPDIR="$T/mpitmp"
+    mkdir -p "$DFNAV_MPI_TMPDIR"
+}

@@ -10,31 +10,7 @@
 # Skipped where dfnav was built without MPI or mpirun is missing.
 . "$SRCDIR/tests/shell/lib.sh"
 slow_suite
-case $("$DFNAV" --version 2>/dev/null) in
-*"MPI: none"*) echo "SKIP: dfnav built without MPI (configure found no libopenmpi-dev or libmpich-dev)"; exit 77 ;;
-esac
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "SKIP: no mpirun (apt-get install openmpi-bin): MPI not checked"
-    exit 77
-fi
-MPIRUN="mpirun"
-# Open MPI: more ranks than cores, and root (CI) allowed; MPICH needs neither
-if mpirun --version 2>&1 | grep -q "Open MPI"; then
-    MPIRUN="mpirun --oversubscribe"
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    # no network interfaces to probe in a sandbox: shared memory and self
-    export OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none
-fi
-# the sanitizer build: Open MPI's own allocations kept until exit are no
-# leak of dfnav's; full stacks (its libraries have no frame pointers) and
-# its components kept loaded, so that the suppressions can name them
-if [ -n "${ASAN_OPTIONS:-}" ]; then
-    export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-    export LSAN_OPTIONS="suppressions=$SRCDIR/tests/mpi.supp:print_suppressions=0"
-    export OMPI_MCA_mca_base_component_disable_dlclose=1
-fi
-export DFNAV_MPI_TMPDIR="$T/mpitmp"
-mkdir -p "$DFNAV_MPI_TMPDIR"
+mpi_setup || { echo "SKIP: $mpi_why: MPI not checked"; exit 77; }
 
 gen() {   # gen NAME OPTIONS...
     mkdir -p "$T/$1"

@@ -232,22 +232,9 @@ wait $spid
 check "SIGINT while loading: no image directory left" "" "$(ls -A "$T/sigtmp")"
 
 # under MPI: the server's load divided among the ranks, the same answers
-if "$DFNAV" --version | grep -q "MPI: none" || ! command -v mpirun >/dev/null 2>&1; then
-    echo "MPI serve checks skipped: no MPI build or no mpirun"
+if ! mpi_setup; then
+    echo "MPI serve checks skipped: $mpi_why"
 else
-    MPIRUN="mpirun"
-    if mpirun --version 2>&1 | grep -q "Open MPI"; then
-        MPIRUN="mpirun --oversubscribe"
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        export OMPI_MCA_btl="self,vader" OMPI_MCA_btl_vader_single_copy_mechanism=none
-    fi
-    if [ -n "${ASAN_OPTIONS:-}" ]; then
-        export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-        export LSAN_OPTIONS="suppressions=$SRCDIR/tests/mpi.supp:print_suppressions=0"
-        export OMPI_MCA_mca_base_component_disable_dlclose=1
-    fi
-    export DFNAV_MPI_TMPDIR="$T/mpitmp"
-    mkdir -p "$DFNAV_MPI_TMPDIR"
     for ranks in 2 3; do
         serve "mpi$ranks" $MPIRUN -n $ranks -- "$T/set"
         grep -q "MPI: $ranks ranks: 4 of 4 files from their images" "$T/mpi$ranks.log" && ok ||
