@@ -172,13 +172,17 @@ bool dfn_welcome_decode(const uint8_t *p, size_t len, uint8_t proof[DFN_PROOF_LE
     return true;
 }
 
-void dfn_wire_proof(const char *token, bool client, const uint8_t theirs[DFN_NONCE_LEN],
-                    const uint8_t ours[DFN_NONCE_LEN], uint8_t out[DFN_PROOF_LEN])
+void dfn_hello_proof(const char *token, bool client, const uint8_t server_nonce[DFN_NONCE_LEN], const uint8_t *payload,
+                     size_t len, uint8_t out[DFN_PROOF_LEN])
 {
     const char *who = client ? "dfnav-client" : "dfnav-server";
-    const void *parts[3] = { who, theirs, ours };
-    const size_t lens[3] = { strlen(who), DFN_NONCE_LEN, DFN_NONCE_LEN };
-    dfn_hmac_sha256(token, strlen(token), parts, lens, 3, out);
+    static const uint8_t zero[DFN_PROOF_LEN];
+    /* the payload in three parts: before the proof, zeros, after it */
+    size_t at = len < DFN_HELLO_PROOF_AT ? len : DFN_HELLO_PROOF_AT;
+    size_t mid = len - at < DFN_PROOF_LEN ? len - at : DFN_PROOF_LEN;
+    const void *parts[5] = { who, server_nonce, payload, zero, payload + at + mid };
+    const size_t lens[5] = { strlen(who), DFN_NONCE_LEN, at, mid, len - at - mid };
+    dfn_hmac_sha256(token, strlen(token), parts, lens, 5, out);
 }
 
 bool dfn_proof_equal(const uint8_t *a, const uint8_t *b)

@@ -8,7 +8,8 @@
  * text, PROGRESS text, OUT and ERR bytes, EXIT status. `netsend --forger
  * PORT_FILE` is a server without the token: it listens on a free port of
  * 127.0.0.1 (written to PORT_FILE), answers one client's greeting with a
- * welcome of a made-up proof and then output, which no client may show. */
+ * welcome of a made-up proof and then output, which no client may show;
+ * `--forger-refuse PORT_FILE` refuses it with terminal escapes instead. */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -45,7 +46,7 @@ static int raw(int fd)
     return 0;
 }
 
-static void print_msg(const dfn_msg *m, const char *token, const uint8_t *theirs, const uint8_t *ours)
+static void print_msg(const dfn_msg *m, const char *token, const uint8_t *theirs, const dfn_wirebuf *hello)
 {
     static const char *names[] = { "?", "HELLO", "WELCOME", "REFUSE", "PROGRESS", "OUT", "ERR", "EXIT", "IN", "SIZE", "CHALLENGE" };
     const char *name = m->type < sizeof names / sizeof *names ? names[m->type] : "?";
@@ -54,7 +55,7 @@ static void print_msg(const dfn_msg *m, const char *token, const uint8_t *theirs
         uint8_t proof[DFN_PROOF_LEN], want[DFN_PROOF_LEN];
         char err[256];
         bool ok = dfn_welcome_decode(m->data, m->len, proof, err, sizeof err);
-        dfn_wire_proof(token, false, ours, theirs, want);
+        dfn_hello_proof(token, false, theirs, hello->buf + DFN_WIRE_HEAD, hello->len - DFN_WIRE_HEAD, want);
         printf("WELCOME %s\n", ok && dfn_proof_equal(proof, want) ? "ok" : "forged");
         return;
     }
@@ -74,7 +75,7 @@ static int hello(int fd, int argc, char **argv)
         else bad = true;
     h.argv = argv + i;
     h.argc = (size_t)(argc - i);
-    dfn_wirebuf in = {0};
+    dfn_wirebuf in = {0}, sent_hello = {0};
     uint8_t theirs[DFN_NONCE_LEN] = { 0 };
     bool sent = false;
     for (;;) {
@@ -82,15 +83,16 @@ static int hello(int fd, int argc, char **argv)
         size_t used;
         int r;
         while ((r = dfn_wire_next(in.buf, in.len, &m, &used, err, sizeof err)) == 1) {
-            print_msg(&m, token, theirs, h.nonce);
+            if (m.type == DFN_MSG_WELCOME && !sent_hello.len) { printf("WELCOME before a greeting\n"); break; }
+            print_msg(&m, token, theirs, &sent_hello);
             if (m.type == DFN_MSG_CHALLENGE && !sent) {
                 dfn_challenge_decode(m.data, m.len, theirs, err, sizeof err);
                 dfn_random_bytes(h.nonce, sizeof h.nonce, err, sizeof err);
-                dfn_wire_proof(bad ? "another token" : token, true, theirs, h.nonce, h.proof);
-                dfn_wirebuf b = {0};
-                dfn_hello_put(&b, &h);
-                sent = send(fd, b.buf, b.len, MSG_NOSIGNAL) == (ssize_t)b.len;
-                dfn_wirebuf_free(&b);
+                dfn_hello_put(&sent_hello, &h);
+                uint8_t *payload = sent_hello.buf + DFN_WIRE_HEAD;
+                dfn_hello_proof(bad ? "another token" : token, true, theirs, payload, sent_hello.len - DFN_WIRE_HEAD,
+                                payload + DFN_HELLO_PROOF_AT);
+                sent = send(fd, sent_hello.buf, sent_hello.len, MSG_NOSIGNAL) == (ssize_t)sent_hello.len;
             }
             dfn_wirebuf_take(&in, used);
         }
@@ -103,10 +105,11 @@ static int hello(int fd, int argc, char **argv)
         in.len += (size_t)n;
     }
     dfn_wirebuf_free(&in);
+    dfn_wirebuf_free(&sent_hello);
     return 0;
 }
 
-static int forger(const char *portfile)
+static int forger(const char *portfile, bool refuse)
 {
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t sl = sizeof sa;
@@ -123,6 +126,10 @@ static int forger(const char *portfile)
     uint8_t nonce[DFN_NONCE_LEN] = { 1 }, proof[DFN_PROOF_LEN] = { 2 };
     dfn_wirebuf b = {0};
     dfn_challenge_put(&b, nonce);
+    if (refuse) {   /* a refusal that would retitle and clear the client's terminal */
+        const char *why = "\033]0;FORGED TITLE\007\033[2J\033[31mfake prompt$ ";
+        dfn_wire_put(&b, DFN_MSG_REFUSE, why, strlen(why));
+    }
     (void)!send(fd, b.buf, b.len, MSG_NOSIGNAL);
     b.len = 0;
     char buf[65536];
@@ -141,7 +148,8 @@ static int forger(const char *portfile)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--forger") == 0) return forger(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--forger") == 0) return forger(argv[2], false);
+    if (argc == 3 && strcmp(argv[1], "--forger-refuse") == 0) return forger(argv[2], true);
     if (argc < 3) { fprintf(stderr, "usage: netsend HOST PORT [--hello TOKEN_FILE [--pty] [--bad] ARG...] < BYTES\n"); return 2; }
     int fd = dial(argv[1], argv[2]);
     if (fd < 0) { perror("netsend: connect"); return 2; }

@@ -12,6 +12,8 @@
 #include "dfnav/sha256.h"
 #include "dfnav/wire.h"
 
+#define HELLO_FLAG_PTY_FOR_TEST 1   /* the pty flag's bit in a HELLO payload */
+
 static char *hello_args[] = { "report", "--by", "func,file", "--where", "cat=POSIX" };
 
 static dfn_hello sample_hello(void)
@@ -331,14 +333,32 @@ Test(wire, challenge_and_proofs)
     dfn_wirebuf_free(&b);
 
     const char *tok = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    dfn_hello h = sample_hello();
+    dfn_wirebuf hb = {0};
+    cr_assert(dfn_hello_put(&hb, &h));
+    uint8_t *pl = hb.buf + DFN_WIRE_HEAD;
+    size_t pn = hb.len - DFN_WIRE_HEAD;
     uint8_t client[DFN_PROOF_LEN], server[DFN_PROOF_LEN], other[DFN_PROOF_LEN];
-    dfn_wire_proof(tok, true, sn, cn, client);
-    dfn_wire_proof(tok, false, cn, sn, server);
+    dfn_hello_proof(tok, true, sn, pl, pn, client);
+    dfn_hello_proof(tok, false, sn, pl, pn, server);
     cr_assert_not(dfn_proof_equal(client, server), "a client's proof passes for the server's");
-    dfn_wire_proof("fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", true, sn, cn, other);
+    dfn_hello_proof("fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", true, sn, pl, pn, other);
     cr_assert_not(dfn_proof_equal(client, other), "another token gives the same proof");
-    dfn_wire_proof(tok, true, cn, sn, other);
-    cr_assert_not(dfn_proof_equal(client, other), "the nonces' order does not matter");
+    dfn_hello_proof(tok, true, cn, pl, pn, other);
+    cr_assert_not(dfn_proof_equal(client, other), "another challenge gives the same proof");
+    /* the proof bytes themselves do not count: the proof is written into them */
+    memcpy(pl + DFN_HELLO_PROOF_AT, client, DFN_PROOF_LEN);
+    dfn_hello_proof(tok, true, sn, pl, pn, other);
+    cr_assert(dfn_proof_equal(client, other), "the proof depends on the bytes it is written into");
+    /* a command line changed on the way: the proof no longer holds */
+    pl[pn - 1] ^= 1;
+    dfn_hello_proof(tok, true, sn, pl, pn, other);
+    cr_assert_not(dfn_proof_equal(client, other), "the proof does not cover the command line");
+    pl[pn - 1] ^= 1;
+    pl[8] ^= HELLO_FLAG_PTY_FOR_TEST;
+    dfn_hello_proof(tok, true, sn, pl, pn, other);
+    cr_assert_not(dfn_proof_equal(client, other), "the proof does not cover the flags");
+    dfn_wirebuf_free(&hb);
     dfn_welcome_put(&b, server);
     cr_assert_eq(dfn_wire_next(b.buf, b.len, &m, &used, err, sizeof err), 1);
     uint8_t got[DFN_PROOF_LEN];

@@ -9,9 +9,12 @@
  * REFUSE, then PROGRESS while the set loads, OUT and ERR with what the
  * command writes, and EXIT last. The client sends IN (keys) and SIZE (its
  * terminal's new size). The token itself never crosses the link: each
- * proof is an HMAC-SHA-256 of both nonces keyed by it, so a listener on
- * the wrong port (a tunnel not yet up) learns nothing it can use, and a
- * server without the token cannot pass for the user's. Every byte that
+ * proof is an HMAC-SHA-256 keyed by it of the server's nonce and the whole
+ * greeting, so a listener on the wrong port (a tunnel not yet up) learns
+ * nothing it can use, a server without the token cannot pass for the
+ * user's, and the command line cannot be changed on the way. What follows
+ * the welcome is neither encrypted nor signed: the link is for SSH
+ * tunnels and localhost. Every byte that
  * arrives is untrusted: the decoders check each length against what is
  * there and refuse what does not fit. */
 #ifndef DFNAV_WIRE_H
@@ -78,7 +81,7 @@ void dfn_wirebuf_free(dfn_wirebuf *b);
 typedef struct {
     uint16_t version;
     uint8_t nonce[DFN_NONCE_LEN];     /* the client's */
-    uint8_t proof[DFN_PROOF_LEN];     /* dfn_wire_proof(token, client, the server's nonce, this nonce) */
+    uint8_t proof[DFN_PROOF_LEN];     /* dfn_hello_proof(token, true, ...) of this greeting */
     bool pty;                 /* the explorer, on the client's terminal */
     bool utf8;                /* the client's terminal takes UTF-8 */
     uint16_t rows, cols;
@@ -105,12 +108,16 @@ bool dfn_challenge_decode(const uint8_t *p, size_t len, uint8_t nonce[DFN_NONCE_
 /* A WELCOME frame with the server's proof, and its payload decoded. */
 void dfn_welcome_put(dfn_wirebuf *b, const uint8_t proof[DFN_PROOF_LEN]);
 bool dfn_welcome_decode(const uint8_t *p, size_t len, uint8_t proof[DFN_PROOF_LEN], char *err, size_t cap);
-/* The proof of holding token: HMAC-SHA-256 keyed by it of "dfnav-client"
- * or "dfnav-server" (client true or false), then the nonce of the other
- * side, then one's own: so neither proof can be replayed as the other, nor
- * on another connection. */
-void dfn_wire_proof(const char *token, bool client, const uint8_t theirs[DFN_NONCE_LEN],
-                    const uint8_t ours[DFN_NONCE_LEN], uint8_t out[DFN_PROOF_LEN]);
+/* Where a HELLO payload keeps its proof. */
+#define DFN_HELLO_PROOF_AT (6 + 2 + 1 + 2 + 2 + DFN_NONCE_LEN)
+/* The proof of holding token, bound to a greeting: HMAC-SHA-256 keyed by
+ * it of "dfnav-client" (client true) or "dfnav-server", the server's
+ * nonce, and the HELLO payload (which holds the client's nonce, terminal
+ * and command line) with its proof bytes zeroed. So neither proof can be
+ * replayed as the other or on another connection, and a program between
+ * the two cannot change the command line without the token. */
+void dfn_hello_proof(const char *token, bool client, const uint8_t server_nonce[DFN_NONCE_LEN], const uint8_t *payload,
+                     size_t len, uint8_t out[DFN_PROOF_LEN]);
 /* Whether two proofs are equal, in a time that does not depend on where
  * they differ. */
 bool dfn_proof_equal(const uint8_t *a, const uint8_t *b);

@@ -46,6 +46,7 @@ typedef struct {
     const char *listen, *token_file;
     void (*progress)(const char *line);
     bool serve;
+    bool served;              /* run by dfnav serve for a client: the set's image is read, never written */
     /* dfnav --connect: the server; the command line it is sent */
     const char *connect;
     char **fwd;
@@ -109,6 +110,10 @@ void cli_rmdir_now(const char *dir);
  * the one it replaced (which may chain on) and then dies of sig. */
 void cli_signal_install(void (*handler)(int), struct sigaction prev[3]);
 void cli_signal_chain(int sig, const struct sigaction prev[3]);
+/* Called first in the first such handler to run: true; in any later one
+ * (another signal reaching another thread) it never returns, and the
+ * first ends the process. */
+bool cli_signal_first(void);
 /* Under MPI: the directory rank 0's load took the ranks' images from
  * (NULL with one rank, or before the load). */
 const char *cli_dist_dir(void);
@@ -120,6 +125,8 @@ int cmd_serve(const cli_opts *o);
 /* Whether a client's command may give option --NAME (how the set is
  * shown), where the server's set, cache and files are its own. */
 bool cli_client_option(const char *name);
+/* Whether a client may give option --NAME that value; false with why. */
+bool cli_client_value_ok(const char *name, const char *value, char *err, size_t cap);
 /* dfnav --connect: o->fwd run by the server at o->connect, its output
  * here; the explorer on this terminal when pty. */
 int cli_connect(const cli_opts *o, bool pty);

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <dirent.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -59,9 +60,25 @@ static const int cli_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
 void cli_signal_install(void (*handler)(int), struct sigaction prev[3])
 {
+    /* the others wait while one runs: mpirun and srun send SIGTERM soon
+     * after SIGINT, whose handler must finish its cleaning first */
     struct sigaction sa = { .sa_handler = handler };
     sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, cli_sigs[i]);
     for (int i = 0; i < 3; i++) sigaction(cli_sigs[i], &sa, &prev[i]);
+}
+
+/* The thread whose handlers clean up: the first a signal reached. A
+ * second signal that reaches another thread meanwhile waits there for
+ * the first to end the process; the first thread's own chain of handlers
+ * passes. (gettid is a system call: async-signal-safe.) */
+static atomic_long cli_sig_thread;
+
+bool cli_signal_first(void)
+{
+    long me = (long)syscall(SYS_gettid), none = 0;
+    if (atomic_compare_exchange_strong(&cli_sig_thread, &none, me) || none == me) return true;
+    for (;;) pause();
 }
 
 void cli_signal_chain(int sig, const struct sigaction prev[3])
@@ -115,6 +132,7 @@ void cli_rmdir_now(const char *dir)
  * emptied: a file made after the last pass kept it from going. */
 static void dist_signal(int sig)
 {
+    (void)cli_signal_first();
     const char *d = g_sigdir, *away = g_sigaway;
     if (d && away && rename(d, away) == 0) d = away;
     if (d) cli_rmdir_now(d);

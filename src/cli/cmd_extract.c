@@ -23,6 +23,7 @@ static struct sigaction extract_prev[3];
 
 static void extract_signal(int sig)
 {
+    (void)cli_signal_first();
     char *t = extract_tmp;
     if (t) unlink(t);
     cli_signal_chain(sig, extract_prev);

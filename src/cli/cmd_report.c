@@ -131,7 +131,8 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         /* a server keeps the set's image whatever its size: each client's
          * command reopens the set from it */
         dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit,
-                             .cache_dir = dist_dir ? dist_dir : o->cache, .no_save = dist_dir && !o->serve,
+                             .cache_dir = dist_dir ? dist_dir : o->cache,
+                             .no_save = (dist_dir && !o->serve) || o->served,
                              .cache_limit = o->serve ? UINT64_MAX : 0 };
         ls[k] = dfn_loader_start((const char *const *)specs[k].in.paths, specs[k].in.n, &lo);
         dfn_inputs_drop_paths(&specs[k].in);   /* the loader has its own copy */

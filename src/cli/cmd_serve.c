@@ -134,6 +134,7 @@ static struct sigaction sig_prev[3];
 
 static void serve_on_signal_loading(int sig)
 {
+    (void)cli_signal_first();
     const char *path = sig_tokpath, *tok = sig_token;
     if (path && tok) {
         char buf[DFN_TOKEN_LEN];
@@ -234,7 +235,15 @@ static bool serve_token_free(const char *path, const char *host)
     long pid;
     if (!dfn_token_owner(path, owner, sizeof owner, &pid)) return true;
     if (strcmp(owner, host) == 0) {
-        if (pid == (long)getpid() || kill((pid_t)pid, 0) != 0) return true;
+        /* gone, or its pid now another program's */
+        char proc[64], comm[32] = "";
+        snprintf(proc, sizeof proc, "/proc/%ld/comm", pid);
+        FILE *f = fopen(proc, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f)) comm[0] = 0;
+            fclose(f);
+        }
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) != 0 || strncmp(comm, "dfnav", 5) != 0) return true;
         fprintf(stderr, "dfnav: serve: %s holds the token of a server that runs here (pid %ld): stop it, or give "
                 "this one --token-file\n", path, pid);
         return false;
@@ -369,6 +378,9 @@ int cmd_serve(const cli_opts *o)
     pid_t gate = -1;
     if (!serve_setup(&c, o, &tokpath, &priv)) goto out;
     g_board = c.board;
+    c.server = getpid();
+    c.tokpath = tokpath;
+    c.priv = priv;
     sig_tokpath = tokpath;
     sig_token = c.token;
     sig_dir = priv;

@@ -28,6 +28,9 @@
 /* The exit status when the server could not be reached, refused the
  * client, or the connection dropped before the command ended. */
 #define CONNECT_FAILED 5
+/* How long a server may take to challenge and welcome (its gate answers
+ * at once, also while the set loads). */
+#define CONNECT_WELCOME_S 15
 
 static volatile sig_atomic_t got_winch, got_stop;
 static void on_winch(int sig) { (void)sig; got_winch = 1; }
@@ -41,7 +44,8 @@ typedef struct {
     bool challenged, welcomed;
     const char *token;
     const cli_opts *o;
-    uint8_t theirs[DFN_NONCE_LEN], ours[DFN_NONCE_LEN];
+    uint8_t theirs[DFN_NONCE_LEN];
+    dfn_wirebuf hello;        /* the greeting's payload, which the server's proof covers */
     struct termios saved;
     uint16_t rows, cols;
 } conn;
@@ -130,9 +134,7 @@ static bool conn_hello(conn *c, char *err, size_t cap)
 {
     dfn_hello h = { .version = DFN_WIRE_VERSION, .pty = c->pty, .rows = c->rows, .cols = c->cols,
                     .argv = c->o->fwd, .argc = c->o->nfwd };
-    if (!dfn_random_bytes(c->ours, sizeof c->ours, err, cap)) return false;
-    memcpy(h.nonce, c->ours, sizeof c->ours);
-    dfn_wire_proof(c->token, true, c->theirs, c->ours, h.proof);
+    if (!dfn_random_bytes(h.nonce, sizeof h.nonce, err, cap)) return false;
     setlocale(LC_CTYPE, "");
     h.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     /* a TERM the server would refuse is sent as the common one */
@@ -146,6 +148,14 @@ static bool conn_hello(conn *c, char *err, size_t cap)
         snprintf(err, cap, "the command line is too long to send (at most %zu bytes)", DFN_WIRE_MAX);
         return false;
     }
+    /* the proof covers the greeting itself (its proof bytes zero) */
+    uint8_t *payload = b.buf + DFN_WIRE_HEAD;
+    size_t len = b.len - DFN_WIRE_HEAD;
+    dfn_hello_proof(c->token, true, c->theirs, payload, len, payload + DFN_HELLO_PROOF_AT);
+    c->hello.len = 0;
+    dfn_grow((void **)&c->hello.buf, &c->hello.cap, len, 1);
+    memcpy(c->hello.buf, payload, len);
+    c->hello.len = len;
     bool sent = conn_send(c, &b);
     dfn_wirebuf_free(&b);
     if (!sent) snprintf(err, cap, "%s", strerror(errno));
@@ -158,7 +168,7 @@ static bool conn_welcome(conn *c, const dfn_msg *m, char *err, size_t cap)
 {
     uint8_t proof[DFN_PROOF_LEN], want[DFN_PROOF_LEN];
     if (!dfn_welcome_decode(m->data, m->len, proof, err, cap)) return false;
-    dfn_wire_proof(c->token, false, c->ours, c->theirs, want);
+    dfn_hello_proof(c->token, false, c->theirs, c->hello.buf, c->hello.len, want);
     if (!dfn_proof_equal(proof, want)) {
         snprintf(err, cap, "the server does not hold the token: not the dfnav serve that wrote it (another "
                  "program on this port?)");
@@ -166,6 +176,15 @@ static bool conn_welcome(conn *c, const dfn_msg *m, char *err, size_t cap)
     }
     c->welcomed = true;
     return true;
+}
+
+/* Text from the other side, for this terminal: its control bytes (escape
+ * sequences a server could send, proved or not) as '?'. */
+static void text_clean(const uint8_t *p, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < cap; i++) out[k++] = p[i] < 0x20 || p[i] == 0x7f ? '?' : (char)p[i];
+    out[k] = 0;
 }
 
 static void progress_clear(conn *c)
@@ -188,7 +207,9 @@ static bool conn_take(conn *c, const dfn_msg *m, int *status, char *err, size_t 
         return conn_hello(c, err, cap);
     }
     if (m->type == DFN_MSG_REFUSE) {
-        snprintf(err, cap, "refused: %.*s", (int)(m->len > 400 ? 400 : m->len), (const char *)m->data);
+        char why[401];
+        text_clean(m->data, m->len, why, sizeof why);
+        snprintf(err, cap, "refused: %s", why);
         return false;
     }
     if (!c->welcomed) {
@@ -199,7 +220,9 @@ static bool conn_take(conn *c, const dfn_msg *m, int *status, char *err, size_t 
     switch (m->type) {
     case DFN_MSG_PROGRESS:
         if (isatty(STDERR_FILENO)) {
-            fprintf(stderr, "\rdfnav: %s: %.*s\033[K", c->addr, (int)(m->len > 200 ? 200 : m->len), (const char *)m->data);
+            char text[201];
+            text_clean(m->data, m->len, text, sizeof text);
+            fprintf(stderr, "\rdfnav: %s: %s\033[K", c->addr, text);
             c->shown_progress = true;
         }
         return true;
@@ -241,6 +264,7 @@ static int conn_loop(conn *c, char *err, size_t cap)
 {
     dfn_wirebuf in = {0};
     int status = CONNECT_FAILED;
+    double deadline = dfn_now() + CONNECT_WELCOME_S;
     snprintf(err, cap, "the connection was lost");
     for (;;) {
         if (got_stop) {
@@ -248,7 +272,7 @@ static int conn_loop(conn *c, char *err, size_t cap)
             dfn_wirebuf_free(&in);
             return 128 + got_stop;
         }
-        if (got_winch && c->pty) {
+        if (got_winch && c->pty && c->welcomed) {
             dfn_wirebuf b = {0};
             got_winch = 0;
             term_size(c);
@@ -258,7 +282,13 @@ static int conn_loop(conn *c, char *err, size_t cap)
             if (!ok) break;
         }
         struct pollfd p[2] = { { c->fd, POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
-        if (poll(p, c->keys ? 2 : 1, -1) < 0) {
+        /* a listener that never proves itself is not waited for */
+        int left = c->welcomed ? -1 : (int)((deadline - dfn_now()) * 1000);
+        if (!c->welcomed && left <= 0) {
+            snprintf(err, cap, "no welcome from the server in %d s", CONNECT_WELCOME_S);
+            break;
+        }
+        if (poll(p, c->keys ? 2 : 1, left) < 0) {
             if (errno == EINTR) continue;
             break;
         }
@@ -323,6 +353,13 @@ int cli_connect(const cli_opts *o, bool pty)
     sigaction(SIGWINCH, &sa, NULL);
     int status = conn_loop(&c, err, sizeof err);
     if (status == CONNECT_FAILED && pty && c.output) conn_lost_screen(&c, err);
+    else if (pty && c.output && status >= 128) {
+        /* the explorer died of a signal on the server: its screen modes
+         * are still this terminal's */
+        static const char leave[] = "\033[0m\033[?25h\033[?1l\033>\033[?1049l";
+        write_all(STDOUT_FILENO, (const uint8_t *)leave, sizeof leave - 1);
+    }
+    dfn_wirebuf_free(&c.hello);
     term_restore(&c);
     progress_clear(&c);
     if (status == CONNECT_FAILED || got_stop) fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, err);

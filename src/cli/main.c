@@ -259,12 +259,28 @@ static bool connect_args(cli_opts *o, char **argv, int argc)
         const char *val;
         const struct option *opt = connect_option(argv[i], &val);
         if (!opt) continue;   /* (getopt took the line: no such word is left) */
-        /* a cluster of flags, "-qh": each its own */
+        /* a cluster, "-qh" or "-qbfunc": each flag its own, and an
+         * option that takes a value takes the rest of the word */
         if (argv[i][1] != '-' && !opt->has_arg && argv[i][2]) {
             for (const char *c = argv[i] + 1; *c; c++) {
                 char one[3] = { '-', *c, 0 };
                 const struct option *f = connect_option(one, &val);
-                if (f) o->fwd[o->nfwd++] = dfn_xasprintf("--%s", f->name);
+                if (!f) continue;
+                if (!cli_client_option(f->name)) {
+                    fprintf(stderr, "dfnav: --%s is the server's to set, not a client's (see SERVING in dfnav(1))\n",
+                            f->name);
+                    return false;
+                }
+                o->fwd[o->nfwd++] = dfn_xasprintf("--%s", f->name);
+                if (!f->has_arg) continue;
+                const char *v = c[1] ? c + 1 : i + 1 < argc ? argv[++i] : "";
+                char err[256];
+                if (!cli_client_value_ok(f->name, v, err, sizeof err)) {
+                    fprintf(stderr, "dfnav: %s\n", err);
+                    return false;
+                }
+                o->fwd[o->nfwd++] = dfn_xstrdup(v);
+                break;
             }
             continue;
         }
@@ -272,6 +288,11 @@ static bool connect_args(cli_opts *o, char **argv, int argc)
         if (opt->val == OPT_CONNECT || opt->val == OPT_TOKEN) continue;
         if (!cli_client_option(opt->name)) {
             fprintf(stderr, "dfnav: --%s is the server's to set, not a client's (see SERVING in dfnav(1))\n", opt->name);
+            return false;
+        }
+        char err[256];
+        if (opt->has_arg && !cli_client_value_ok(opt->name, val ? val : "", err, sizeof err)) {
+            fprintf(stderr, "dfnav: %s\n", err);
             return false;
         }
         o->fwd[o->nfwd++] = dfn_xasprintf("--%s", opt->name);
@@ -347,6 +368,7 @@ int main(int argc, char **argv)
      * the server holds (its set, cache, files it writes) */
     bool client_part = getenv("DFNAV_SERVED") != NULL;
     ui.served = client_part;
+    o.served = client_part;
     int c;
     optind = first;
     while ((c = getopt_long(argc, argv, cli_shortopts, cli_longopts, NULL)) != -1) {

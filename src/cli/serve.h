@@ -34,6 +34,9 @@ typedef struct {
     int lfd;                  /* the listening socket */
     char *exe;                /* this program, for the clients' commands */
     char token[DFN_TOKEN_LEN + 1];
+    pid_t server;             /* the server's pid */
+    const char *tokpath;      /* the token's file and the image's directory, which */
+    const char *priv;         /* the gate removes when the server died without doing so */
 } serve_ctx;
 
 /* The board's text when it is whole; false while it changes. */

@@ -6,11 +6,14 @@
  * its own loop, without a process per connection, and only then forks a
  * handler, whose WELCOME carries the server's own proof. So connections
  * without the token cost a descriptor each, for a few seconds, at most
- * GATE_PENDING at once; and at most GATE_CLIENTS clients run commands. */
+ * GATE_PENDING at once (the oldest silent one makes room for a new one;
+ * one that is greeting keeps its place); and at most GATE_CLIENTS clients
+ * run commands. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* accept4 */
 #endif
 #include "serve.h"
+#include "dfnav/layers.h"
 #include "dfnav/util.h"
 
 #include <errno.h>
@@ -45,7 +48,13 @@ typedef struct {
     size_t np;
     pid_t kids[GATE_CLIENTS];
     size_t nkids;
+    /* refusals logged this second, and those past GATE_LOG_RATE not
+     * logged one by one: a flood of connections must not fill the log */
+    double log_second;
+    unsigned logged, unlogged;
 } gate;
+
+#define GATE_LOG_RATE 20      /* refusal lines a second */
 
 static volatile sig_atomic_t gate_stop;
 static void gate_on_signal(int sig) { (void)sig; gate_stop = 1; }
@@ -57,11 +66,29 @@ static void pending_drop(gate *g, size_t i)
     g->p[i] = g->p[--g->np];
 }
 
+/* The count of refusals not logged, once their second is over. */
+static void gate_log_refusal_flush(gate *g, double now)
+{
+    if (now - g->log_second < 1) return;
+    if (g->unlogged) serve_log("gate", "%u more connections refused in a second", g->unlogged);
+    g->log_second = now;
+    g->logged = g->unlogged = 0;
+}
+
+/* A refusal in the log, as long as the second's share lasts; the rest
+ * are counted, and said in one line when the second is over. */
+static void gate_log_refusal(gate *g, const char *peer, const char *why)
+{
+    gate_log_refusal_flush(g, dfn_now());
+    if (g->logged++ < GATE_LOG_RATE) serve_log(peer, "refused: %s", why);
+    else g->unlogged++;
+}
+
 /* Refuses pending connection i, saying why to it (if it listens) and to
  * the log. */
 static void pending_refuse(gate *g, size_t i, const char *why)
 {
-    serve_log(g->p[i].peer, "refused: %s", why);
+    gate_log_refusal(g, g->p[i].peer, why);
     dfn_wirebuf b = {0};
     dfn_wire_put(&b, DFN_MSG_REFUSE, why, strlen(why));
     (void)!send(g->p[i].fd, b.buf, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -78,14 +105,26 @@ static void gate_accept(gate *g)
         if (fd < 0) return;
         char peer[NI_MAXHOST + NI_MAXSERV + 4];
         serve_peer_name((struct sockaddr *)&sa, sl, peer, sizeof peer);
-        /* the oldest waiting connection makes room for the newest */
-        if (g->np == GATE_PENDING) pending_refuse(g, 0, "too many connections waiting to be admitted");
+        /* full: the oldest that has said nothing makes room (a flood of
+         * silent connections holds no one up), never one that greets; when
+         * all greet, the new one goes */
+        if (g->np == GATE_PENDING) {
+            size_t old = GATE_PENDING;
+            for (size_t k = 0; k < g->np; k++)
+                if (!g->p[k].in.len && (old == GATE_PENDING || g->p[k].deadline < g->p[old].deadline)) old = k;
+            if (old == GATE_PENDING) {
+                gate_log_refusal(g, peer, "too many connections waiting to be admitted");
+                close(fd);
+                continue;
+            }
+            pending_refuse(g, old, "too many connections waiting to be admitted");
+        }
         pending *p = &g->p[g->np];
         char err[256];
         *p = (pending){ .fd = fd, .deadline = dfn_now() + GATE_GREETING_S };
         snprintf(p->peer, sizeof p->peer, "%s", peer);
         if (!dfn_random_bytes(p->nonce, sizeof p->nonce, err, sizeof err)) {
-            serve_log(peer, "refused: %s", err);
+            gate_log_refusal(g, peer, err);
             close(fd);
             continue;
         }
@@ -111,6 +150,18 @@ bool cli_client_option(const char *name)
     for (size_t k = 0; k < sizeof client_options / sizeof *client_options; k++)
         if (strcmp(name, client_options[k]) == 0) return true;
     return false;
+}
+
+bool cli_client_value_ok(const char *name, const char *value, char *err, size_t cap)
+{
+    /* a layer file would be read on the server's machine: a client names
+     * a preset (the server's own --layers FILE still applies) */
+    if (strcmp(name, "layers") == 0 && !dfn_preset_text(value)) {
+        snprintf(err, cap, "--layers takes a preset over --connect (posix, dlio, dlio-legacy), not '%.60s': a layer "
+                 "file is given to the server", value);
+        return false;
+    }
+    return true;
 }
 
 /* Whether a client's command line is one the server runs: a command the
@@ -142,6 +193,7 @@ bool serve_hello_ok(const dfn_hello *h, char *err, size_t cap)
             snprintf(err, cap, "%s without its value", a);
             return false;
         }
+        if (opt->has_arg && !cli_client_value_ok(opt->name, h->argv[i], err, cap)) return false;
     }
     return true;
 }
@@ -155,7 +207,7 @@ static bool gate_check(const gate *g, const pending *p, const dfn_msg *m, dfn_he
     }
     if (!dfn_hello_decode(m->data, m->len, h, err, cap)) return false;
     uint8_t want[DFN_PROOF_LEN];
-    dfn_wire_proof(g->c->token, true, p->nonce, h->nonce, want);
+    dfn_hello_proof(g->c->token, true, p->nonce, m->data, m->len, want);
     if (!dfn_proof_equal(want, h->proof)) {
         snprintf(err, cap, "wrong token");
         return false;
@@ -164,9 +216,11 @@ static bool gate_check(const gate *g, const pending *p, const dfn_msg *m, dfn_he
 }
 
 /* Admits pending connection i: its handler, in a process of its own. */
-static void gate_admit(gate *g, size_t i, const dfn_hello *h, size_t used)
+static void gate_admit(gate *g, size_t i, const dfn_hello *h, const dfn_msg *m, size_t used)
 {
     pending *p = &g->p[i];
+    uint8_t proof[DFN_PROOF_LEN];   /* the server's, of the very greeting it admits */
+    dfn_hello_proof(g->c->token, false, p->nonce, m->data, m->len, proof);
     if (g->nkids == GATE_CLIENTS) { pending_refuse(g, i, "too many clients at once"); return; }
     char what[512];
     size_t w = 0;
@@ -175,16 +229,16 @@ static void gate_admit(gate *g, size_t i, const dfn_hello *h, size_t used)
     if (!h->argc) snprintf(what, sizeof what, "%s", h->pty ? "the explorer" : "(no command)");
     serve_log(p->peer, "connected: %s", what);
     dfn_wirebuf_take(&p->in, used);
+    pid_t gate_pid = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         /* the handler: gone with the gate; blocking from here on */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != gate_pid) _exit(1);
         (void)fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) & ~O_NONBLOCK);
         close(g->c->lfd);
         for (size_t k = 0; k < g->np; k++)
             if (k != i) close(g->p[k].fd);
-        uint8_t proof[DFN_PROOF_LEN];
-        dfn_wire_proof(g->c->token, false, h->nonce, p->nonce, proof);
         dfn_wirebuf b = {0};
         dfn_welcome_put(&b, proof);
         bool sent = serve_send(p->fd, &b);
@@ -218,7 +272,7 @@ static void gate_read(gate *g, size_t i)
     dfn_hello h;
     memset(&h, 0, sizeof h);
     if (r < 0 || !gate_check(g, p, &m, &h, err, sizeof err)) pending_refuse(g, i, err);
-    else gate_admit(g, i, &h, used);
+    else gate_admit(g, i, &h, &m, used);
     dfn_hello_free(&h);
 }
 
@@ -231,9 +285,19 @@ static void gate_reap(gate *g)
     }
 }
 
-/* Ends the handlers (each ends its command), then the gate. */
+/* Ends the handlers (each ends its command), then the gate; when the
+ * server died first (killed outright, or by the kernel out of memory),
+ * also removes its token file and the image's directory, which it could
+ * not. */
 static _Noreturn void gate_end(gate *g)
 {
+    if (getppid() != g->c->server) {
+        char now[DFN_TOKEN_LEN + 1], err[512];
+        if (g->c->tokpath && dfn_token_read(g->c->tokpath, now, err, sizeof err) && dfn_token_equal(now, g->c->token))
+            unlink(g->c->tokpath);
+        if (g->c->priv) cli_rmdir_now(g->c->priv);
+        serve_log("gate", "the server is gone: its token file and image removed");
+    }
     for (size_t i = 0; i < g->nkids; i++) kill(g->kids[i], SIGTERM);
     for (int t = 0; t < 40 && g->nkids; t++) {
         struct timespec ts = { 0, 50 * 1000000 };
@@ -257,7 +321,7 @@ _Noreturn void serve_gate_run(const serve_ctx *c)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     (void)fcntl(c->lfd, F_SETFL, fcntl(c->lfd, F_GETFL) | O_NONBLOCK);
-    while (!gate_stop) {
+    while (!gate_stop && getppid() == c->server) {
         struct pollfd fds[1 + GATE_PENDING];
         fds[0] = (struct pollfd){ c->lfd, POLLIN, 0 };
         for (size_t i = 0; i < g.np; i++) fds[1 + i] = (struct pollfd){ g.p[i].fd, POLLIN, 0 };
@@ -273,6 +337,7 @@ _Noreturn void serve_gate_run(const serve_ctx *c)
         double now = dfn_now();
         for (size_t i = g.np; i-- > 0;)
             if (now > g.p[i].deadline) pending_refuse(&g, i, "no greeting in 5 s");
+        gate_log_refusal_flush(&g, now);
     }
     gate_end(&g);
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -149,6 +150,7 @@ static pid_t spawn_pty(char **argv, char **env, const dfn_hello *h, int *master)
         (void)ioctl(s, TIOCSCTTY, 0);
         dup2(s, 0); dup2(s, 1); dup2(s, 2);
         child_fds();
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* gone with its handler */
         signal(SIGPIPE, SIG_DFL);
         execve(argv[0], argv, env);
         _exit(127);
@@ -172,6 +174,7 @@ static pid_t spawn_pipes(char **argv, char **env, int *out, int *err)
         dup2(o[1], 1);
         dup2(e[1], 2);
         child_fds();
+        prctl(PR_SET_PDEATHSIG, SIGTERM);   /* gone with its handler */
         signal(SIGPIPE, SIG_DFL);
         execve(argv[0], argv, env);
         _exit(127);

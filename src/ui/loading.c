@@ -290,7 +290,9 @@ void load_start(runner *r)
 {
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
-        dfn_load_opts lo = { .threads = r->a.opts.threads, .time_unit = r->a.opts.time_unit, .cache_dir = r->a.opts.cache_dir };
+        /* a served explorer reads the server's image and writes none there */
+        dfn_load_opts lo = { .threads = r->a.opts.threads, .time_unit = r->a.opts.time_unit, .cache_dir = r->a.opts.cache_dir,
+                             .no_save = r->a.opts.served };
         rl->loader = dfn_loader_start((const char *const *)rl->in->paths, rl->in->n, &lo);
         rl->sn.l = rl->loader;
         rl->sn.opts = &r->a.opts;

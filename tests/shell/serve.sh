@@ -148,6 +148,23 @@ check_status "a server without the token" 5 "$DFNAV" report --connect "127.0.0.1
 grep -q "does not hold the token" "$T/err" && ok || fail "forged server: $(cat "$T/err")"
 check "forged server: nothing shown" "" "$(cat "$T/out")"
 wait $fpid
+# ... nor the escapes of its refusal
+rm -f "$T/forger.port"
+"$NETSEND" --forger-refuse "$T/forger.port" &
+fpid=$!
+poll 5 test -s "$T/forger.port" || fail "the forger did not start"
+check_status "a refusal with escapes" 5 "$DFNAV" report --connect "127.0.0.1:$(cat "$T/forger.port")" --token-file "$TOK"
+check "a refusal's escapes are not passed to the terminal" 0 "$(tr -cd '\033\007' <"$T/err" | wc -c)"
+grep -q "fake prompt" "$T/err" && ok || fail "the refusal's text: $(cat -v "$T/err")"
+wait $fpid
+# a layer file would be the server's: a client names presets only; and
+# option clusters are sent as typed
+check_status "a client's --layers FILE" 2 "$DFNAV" report --layers /etc/passwd --connect "127.0.0.1:$PORT" --token-file "$TOK"
+grep -q "takes a preset over --connect" "$T/err" && ok || fail "--layers FILE: $(cat "$T/err")"
+hello report --layers /etc/passwd --by layer
+grep -q "^REFUSE --layers takes a preset" "$T/reply" && ok || fail "--layers FILE in a greeting: $(cat "$T/reply")"
+same "--layers preset over --connect" "$T/set" report --layers posix --by layer
+same "an option cluster over --connect" "$T/set" report -qbfunc
 # a flood of connections that never greet: dropped, the oldest first,
 # and a client still served
 flood=""
@@ -195,6 +212,14 @@ expect "the message again below" "dfnav: --connect 127.0.0.1:$PORT: the connecti
 
 # a damaged set: the damage reports reach the client as they are
 serve dmg -- "$T/damaged"
+# the served explorer killed outright: the client gives the terminal back
+# (no alternate screen) and says how it ended
+start "TERM=xterm-256color $DFNAV --connect 127.0.0.1:$PORT --token-file '$TOK'"
+expect "explorer again" "time range▲"
+kill -KILL $(pgrep -f -- "--served --cache") 2>/dev/null
+expect "killed explorer: the client's status" "DFNAV-EXIT=137"
+check "killed explorer: out of the alternate screen" 0 "$(tm display -p -t e '#{alternate_on}')"
+
 same "damaged: report" "$T/damaged" report --by func
 same "damaged: info" "$T/damaged" info
 stop 1
@@ -230,6 +255,16 @@ wait $spid
 [ $? -ne 0 ] && ok || fail "serve: SIGINT while loading: status 0"
 [ ! -e "$T/sig.tok" ] && ok || fail "SIGINT while loading: the token file was left"
 check "SIGINT while loading: no image directory left" "" "$(ls -A "$T/sigtmp")"
+
+# a server killed outright: its gate removes the token file and the image
+mkdir -p "$T/killtmp"
+TMPDIR="$T/killtmp" "$DFNAV" serve --token-file "$T/kill.tok" "$T/set" 2>"$T/kill.log" &
+spid=$!
+poll 30 grep -q "serve: ready" "$T/kill.log" || fail "serve: not ready: $(cat "$T/kill.log")"
+kill -KILL $spid
+wait $spid
+poll 10 test ! -e "$T/kill.tok" && ok || fail "a killed server's token file was left"
+poll 10 sh -c "[ -z \"\$(ls -A '$T/killtmp')\" ]" && ok || fail "a killed server's image was left: $(ls -R "$T/killtmp")"
 
 # under MPI: the server's load divided among the ranks, the same answers
 if ! mpi_setup; then
