@@ -366,6 +366,15 @@ char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool
         free(dir);
         return NULL;
     }
+    /* rank 0's own share under the name the others' take, set-rankNNNNN
+     * (the load finds images by listing the directory): so each is known
+     * by its rank, and dfnav serve drops them all once the set's own
+     * image is written */
+    if (img && dir) {
+        char *own = dfn_xasprintf("%s/set-rank%05d.img", dir, 0);
+        (void)rename(img, own);
+        free(own);
+    }
     free(img);
     if (!dir) {   /* nowhere to keep them: take each rank's word and drop it */
         for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_recv_file(r, "/dev/null/none");

@@ -209,10 +209,11 @@ static void serve_rmdir(const char *dir)
     rmdir(dir);
 }
 
-/* Under MPI the ranks' images of their shares, now in the set's own. */
+/* Under MPI the ranks' images of their shares (rank 0's too), now in
+ * the set's own. */
 static void serve_drop_rank_images(const char *dir)
 {
-    for (int r = 1; r < dfn_dist_size(); r++) {
+    for (int r = 0; r < dfn_dist_size(); r++) {
         char *p = dfn_xasprintf("%s/set-rank%05d.img", dir, r);
         unlink(p);
         free(p);
