@@ -3,10 +3,12 @@
  * is checked against the bytes that are there before it is used. */
 #include "dfnav/wire.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "dfnav/sha256.h"
 #include "dfnav/util.h"
@@ -76,6 +78,20 @@ void dfn_wire_put_i32(dfn_wirebuf *b, uint8_t type, int32_t v)
     uint32_t u = (uint32_t)v;
     uint8_t p[4] = { (uint8_t)(u >> 24), (uint8_t)(u >> 16), (uint8_t)(u >> 8), (uint8_t)u };
     dfn_wire_put(b, type, p, sizeof p);
+}
+
+bool dfn_wire_send(int fd, const dfn_wirebuf *b)
+{
+    const uint8_t *p = b->buf;
+    size_t n = b->len;
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
 }
 
 void dfn_wirebuf_take(dfn_wirebuf *b, size_t n)

@@ -73,6 +73,9 @@ void dfn_wire_put_u16s(dfn_wirebuf *b, uint8_t type, uint16_t x, uint16_t y);
 void dfn_wire_put_i32(dfn_wirebuf *b, uint8_t type, int32_t v);
 uint16_t dfn_wire_u16(const uint8_t *p);
 int32_t dfn_wire_i32(const uint8_t *p);
+/* Sends b whole on socket fd (blocking, no SIGPIPE); false when the
+ * peer is gone. */
+bool dfn_wire_send(int fd, const dfn_wirebuf *b);
 /* Drops the first n bytes. */
 void dfn_wirebuf_take(dfn_wirebuf *b, size_t n);
 void dfn_wirebuf_free(dfn_wirebuf *b);

@@ -102,11 +102,14 @@ int cli_dist_worker(const cli_opts *o);
  * images, of how many; those it did not, it read again. */
 void cli_dist_note(uint64_t files, uint64_t from_images);
 
-/* Empties and removes a flat directory from a signal handler (only
+/* Empties and removes a directory of images (cache entries and a save's
+ * temporary files); cli_rmdir_now does it from a signal handler (only
  * async-signal-safe calls). */
+void cli_rmdir(const char *dir);
 void cli_rmdir_now(const char *dir);
 /* Installs handler for SIGINT, SIGTERM and SIGHUP, keeping the handlers
- * it replaces; cli_signal_chain(sig), at the end of such a handler, runs
+ * it replaces in prev (NULL: none to hand on to, as for a handler that
+ * only sets a flag); cli_signal_chain(sig), at the end of such a handler, runs
  * the one it replaced (which may chain on) and then dies of sig. */
 void cli_signal_install(void (*handler)(int), struct sigaction prev[3]);
 void cli_signal_chain(int sig, const struct sigaction prev[3]);

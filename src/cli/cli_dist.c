@@ -65,7 +65,7 @@ void cli_signal_install(void (*handler)(int), struct sigaction prev[3])
     struct sigaction sa = { .sa_handler = handler };
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, cli_sigs[i]);
-    for (int i = 0; i < 3; i++) sigaction(cli_sigs[i], &sa, &prev[i]);
+    for (int i = 0; i < 3; i++) sigaction(cli_sigs[i], &sa, prev ? &prev[i] : NULL);
 }
 
 /* The thread whose handlers clean up: the first a signal reached. A
@@ -156,16 +156,20 @@ static void dist_sigdir(char *dir)
     g_sigdir = dir;
 }
 
-/* Removes a directory of images: they are cache entries (and a save's
- * temporary files), which the cache's own clear removes. */
-static void dist_rmdir(const char *dir)
+void cli_rmdir(const char *dir)
 {
-    if (g_sigdir == dir) dist_sigdir(NULL);
     size_t removed;
     uint64_t freed;
     char err[256];
     (void)dfn_cache_clear(dir, &removed, &freed, err, sizeof err);
     rmdir(dir);
+}
+
+/* Removes a directory of images, which a signal need not remove now. */
+static void dist_rmdir(const char *dir)
+{
+    if (g_sigdir == dir) dist_sigdir(NULL);
+    cli_rmdir(dir);
 }
 
 static void dist_atexit(void)

@@ -71,26 +71,12 @@ void serve_log(const char *peer, const char *fmt, ...)
     (void)!write(STDERR_FILENO, line, (size_t)n);
 }
 
-bool serve_send(int fd, const dfn_wirebuf *b)
-{
-    const uint8_t *p = b->buf;
-    size_t n = b->len;
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 bool serve_send_msg(int fd, uint8_t type, const void *data, size_t len)
 {
     dfn_wirebuf b = {0};
     dfn_wire_put_split(&b, type, data, len);
     if (!len) dfn_wire_put(&b, type, NULL, 0);
-    bool ok = serve_send(fd, &b);
+    bool ok = dfn_wire_send(fd, &b);
     dfn_wirebuf_free(&b);
     return ok;
 }
@@ -99,9 +85,18 @@ bool serve_send_exit(int fd, int status)
 {
     dfn_wirebuf b = {0};
     dfn_wire_put_i32(&b, DFN_MSG_EXIT, status);
-    bool ok = serve_send(fd, &b);
+    bool ok = dfn_wire_send(fd, &b);
     dfn_wirebuf_free(&b);
     return ok;
+}
+
+void serve_args_text(const dfn_hello *h, char *buf, size_t cap)
+{
+    size_t w = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < h->argc && w < cap; i++)
+        w += (size_t)snprintf(buf + w, cap - w, "%s%s", i ? " " : "", h->argv[i]);
+    if (!h->argc) snprintf(buf, cap, "%s", h->pty ? "the explorer" : "(no command)");
 }
 
 void serve_peer_name(const struct sockaddr *sa, unsigned len, char *buf, size_t cap)
@@ -200,15 +195,6 @@ static char *serve_mkdir(void)
     return dir;
 }
 
-static void serve_rmdir(const char *dir)
-{
-    size_t removed;
-    uint64_t freed;
-    char err[256];
-    (void)dfn_cache_clear(dir, &removed, &freed, err, sizeof err);
-    rmdir(dir);
-}
-
 /* Under MPI the ranks' images of their shares (rank 0's too), now in
  * the set's own. */
 static void serve_drop_rank_images(const char *dir)
@@ -220,8 +206,7 @@ static void serve_drop_rank_images(const char *dir)
     }
 }
 
-/* The token file, unless another server has written its own there since. */
-static void serve_token_remove(const char *path, const char *token)
+void serve_token_remove(const char *path, const char *token)
 {
     char now[DFN_TOKEN_LEN + 1], err[512];
     if (dfn_token_read(path, now, err, sizeof err) && dfn_token_equal(now, token)) unlink(path);
@@ -396,11 +381,7 @@ int cmd_serve(const cli_opts *o)
     /* the other ranks are done: they end now, not with the server */
     dfn_dist_end();
     if (status < 3) {
-        struct sigaction sa = { .sa_handler = serve_on_signal };
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        cli_signal_install(serve_on_signal, NULL);
         serve_wait();
         dfn_warnf(stderr, "serve: stopped by signal %d", (int)serve_signal);
     } else {
@@ -415,7 +396,7 @@ out:
     sig_tokpath = NULL;
     if (tokpath && c.token[0]) serve_token_remove(tokpath, c.token);
     sig_dir = NULL;
-    if (priv) serve_rmdir(priv);
+    if (priv) cli_rmdir(priv);
     g_board = NULL;
     if (c.board) munmap(c.board, sizeof *c.board);
     free(c.exe);

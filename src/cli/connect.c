@@ -80,20 +80,6 @@ static int conn_open(const char *addr, char *err, size_t cap)
     return fd;
 }
 
-static bool conn_send(conn *c, const dfn_wirebuf *b)
-{
-    const uint8_t *p = b->buf;
-    size_t n = b->len;
-    while (n) {
-        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 static void write_all(int fd, const uint8_t *p, size_t n)
 {
     while (n) {
@@ -156,7 +142,7 @@ static bool conn_hello(conn *c, char *err, size_t cap)
     dfn_grow((void **)&c->hello.buf, &c->hello.cap, len, 1);
     memcpy(c->hello.buf, payload, len);
     c->hello.len = len;
-    bool sent = conn_send(c, &b);
+    bool sent = dfn_wire_send(c->fd, &b);
     dfn_wirebuf_free(&b);
     if (!sent) snprintf(err, cap, "%s", strerror(errno));
     return sent;
@@ -253,7 +239,7 @@ static bool conn_keys(conn *c)
     ssize_t n = read(STDIN_FILENO, keys, sizeof keys);
     if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) c->keys = false;
     if (n > 0) dfn_wire_put(&b, DFN_MSG_IN, keys, (size_t)n);
-    bool ok = !b.len || conn_send(c, &b);
+    bool ok = !b.len || dfn_wire_send(c->fd, &b);
     dfn_wirebuf_free(&b);
     return ok;
 }
@@ -277,7 +263,7 @@ static int conn_loop(conn *c, char *err, size_t cap)
             got_winch = 0;
             term_size(c);
             dfn_wire_put_u16s(&b, DFN_MSG_SIZE, c->rows, c->cols);
-            bool ok = conn_send(c, &b);
+            bool ok = dfn_wire_send(c->fd, &b);
             dfn_wirebuf_free(&b);
             if (!ok) break;
         }
@@ -314,6 +300,15 @@ static int conn_loop(conn *c, char *err, size_t cap)
     return CONNECT_FAILED;
 }
 
+/* The terminal back from the explorer's modes, which it could not undo
+ * itself: attributes reset, the cursor shown, the keypad in normal mode,
+ * the alternate screen left. */
+static void term_leave(void)
+{
+    static const char leave[] = "\033[0m\033[?25h\033[?1l\033>\033[?1049l";
+    write_all(STDOUT_FILENO, (const uint8_t *)leave, sizeof leave - 1);
+}
+
 /* The connection dropped under the explorer: its last screen stays, with
  * a line saying so, until a key; then the terminal is given back. */
 static void conn_lost_screen(conn *c, const char *why)
@@ -324,9 +319,7 @@ static void conn_lost_screen(conn *c, const char *why)
     if (n > 0) write_all(STDOUT_FILENO, (const uint8_t *)line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     uint8_t key;
     while (!got_stop && read(STDIN_FILENO, &key, 1) < 0 && errno == EINTR) {}
-    /* the explorer's own screen (the alternate one) is left, its cursor shown */
-    static const char leave[] = "\033[0m\033[?25h\033[?1049l";
-    write_all(STDOUT_FILENO, (const uint8_t *)leave, sizeof leave - 1);
+    term_leave();
 }
 
 int cli_connect(const cli_opts *o, bool pty)
@@ -344,21 +337,13 @@ int cli_connect(const cli_opts *o, bool pty)
     c.fd = conn_open(o->connect, err, sizeof err);
     if (c.fd < 0) { fprintf(stderr, "dfnav: --connect %s: %s\n", o->connect, err); return CONNECT_FAILED; }
     if (pty) term_size(&c);
-    struct sigaction sa = { .sa_handler = on_stop };
+    cli_signal_install(on_stop, NULL);
+    struct sigaction sa = { .sa_handler = on_winch };
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sa.sa_handler = on_winch;
     sigaction(SIGWINCH, &sa, NULL);
     int status = conn_loop(&c, err, sizeof err);
     if (status == CONNECT_FAILED && pty && c.output) conn_lost_screen(&c, err);
-    else if (pty && c.output && status >= 128) {
-        /* the explorer died of a signal on the server: its screen modes
-         * are still this terminal's */
-        static const char leave[] = "\033[0m\033[?25h\033[?1l\033>\033[?1049l";
-        write_all(STDOUT_FILENO, (const uint8_t *)leave, sizeof leave - 1);
-    }
+    else if (pty && c.output && status >= 128) term_leave();   /* the explorer died of a signal on the server */
     dfn_wirebuf_free(&c.hello);
     term_restore(&c);
     progress_clear(&c);

@@ -44,11 +44,15 @@ bool serve_board_read(serve_board *b, char *out, size_t cap, unsigned *seq);
 /* A line "dfnav: serve: PEER: ..." on the server's stderr in one write, no
  * stdio lock (the gate and handlers are forks of a threaded process). */
 void serve_log(const char *peer, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The command line as the log shows it ("the explorer" when none). */
+void serve_args_text(const dfn_hello *h, char *buf, size_t cap);
+/* Removes the token file, unless another server has written its own
+ * there since. */
+void serve_token_remove(const char *path, const char *token);
 /* "host:port" ("[v6]:port") of a socket address. */
 struct sockaddr;
 void serve_peer_name(const struct sockaddr *sa, unsigned len, char *buf, size_t cap);
-/* Frames sent whole (blocking); false when the peer is gone. */
-bool serve_send(int fd, const dfn_wirebuf *b);
+/* A message sent whole (blocking); false when the peer is gone. */
 bool serve_send_msg(int fd, uint8_t type, const void *data, size_t len);
 bool serve_send_exit(int fd, int status);
 

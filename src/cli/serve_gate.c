@@ -183,8 +183,9 @@ bool serve_hello_ok(const dfn_hello *h, char *err, size_t cap)
     for (; i < h->argc; i++) {
         const char *a = h->argv[i];
         const struct option *opt = NULL;
-        for (size_t j = 0; a[0] == '-' && a[1] == '-' && cli_client_option(a + 2) && cli_longopts[j].name && !opt; j++)
-            if (strcmp(cli_longopts[j].name, a + 2) == 0) opt = &cli_longopts[j];
+        if (a[0] == '-' && a[1] == '-' && cli_client_option(a + 2))
+            for (size_t j = 0; cli_longopts[j].name && !opt; j++)
+                if (strcmp(cli_longopts[j].name, a + 2) == 0) opt = &cli_longopts[j];
         if (!opt) {
             snprintf(err, cap, "'%.60s' is not an option a client may give", a);
             return false;
@@ -223,10 +224,7 @@ static void gate_admit(gate *g, size_t i, const dfn_hello *h, const dfn_msg *m, 
     dfn_hello_proof(g->c->token, false, p->nonce, m->data, m->len, proof);
     if (g->nkids == GATE_CLIENTS) { pending_refuse(g, i, "too many clients at once"); return; }
     char what[512];
-    size_t w = 0;
-    for (size_t k = 0; k < h->argc && w < sizeof what; k++)
-        w += (size_t)snprintf(what + w, sizeof what - w, "%s%s", k ? " " : "", h->argv[k]);
-    if (!h->argc) snprintf(what, sizeof what, "%s", h->pty ? "the explorer" : "(no command)");
+    serve_args_text(h, what, sizeof what);
     serve_log(p->peer, "connected: %s", what);
     dfn_wirebuf_take(&p->in, used);
     pid_t gate_pid = getpid();
@@ -241,7 +239,7 @@ static void gate_admit(gate *g, size_t i, const dfn_hello *h, const dfn_msg *m, 
             if (k != i) close(g->p[k].fd);
         dfn_wirebuf b = {0};
         dfn_welcome_put(&b, proof);
-        bool sent = serve_send(p->fd, &b);
+        bool sent = dfn_wire_send(p->fd, &b);
         dfn_wirebuf_free(&b);
         _exit(sent ? serve_handler_run(g->c, p->fd, p->peer, h, &p->in) : 1);
     }
@@ -292,10 +290,8 @@ static void gate_reap(gate *g)
 static _Noreturn void gate_end(gate *g)
 {
     if (getppid() != g->c->server) {
-        char now[DFN_TOKEN_LEN + 1], err[512];
-        if (g->c->tokpath && dfn_token_read(g->c->tokpath, now, err, sizeof err) && dfn_token_equal(now, g->c->token))
-            unlink(g->c->tokpath);
-        if (g->c->priv) cli_rmdir_now(g->c->priv);
+        if (g->c->tokpath) serve_token_remove(g->c->tokpath, g->c->token);
+        if (g->c->priv) cli_rmdir(g->c->priv);
         serve_log("gate", "the server is gone: its token file and image removed");
     }
     for (size_t i = 0; i < g->nkids; i++) kill(g->kids[i], SIGTERM);
@@ -312,11 +308,7 @@ _Noreturn void serve_gate_run(const serve_ctx *c)
 {
     static gate g;
     g.c = c;
-    struct sigaction sa = { .sa_handler = gate_on_signal };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    cli_signal_install(gate_on_signal, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -246,17 +246,11 @@ static int relay(int fd, pid_t pid, int out, int errfd, bool pty, dfn_wirebuf *i
 {
     uint8_t buf[65536];
     dfn_wirebuf keys = {0};
-    char why0[256];
+    char why[256] = "gone";
     if (pty) (void)fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
     /* what the client sent while the set loaded (a new size) */
-    if (!relay_client(in, pty ? out : -1, &keys, why0, sizeof why0)) {
-        serve_log(peer, "closed: %s", why0);
-        child_end(pid);
-        dfn_wirebuf_free(&keys);
-        return -1;
-    }
-    for (;;) {
-        if (out < 0 && errfd < 0) break;
+    if (!relay_client(in, pty ? out : -1, &keys, why, sizeof why)) goto gone;
+    while (out >= 0 || errfd >= 0) {
         short oev = out >= 0 ? POLLIN | (keys.len ? POLLOUT : 0) : 0;
         struct pollfd p[3] = { { fd, keys.len < RELAY_KEYS_MAX ? POLLIN : 0, 0 }, { out, oev, 0 },
                                { errfd, errfd >= 0 ? POLLIN : 0, 0 } };
@@ -267,18 +261,10 @@ static int relay(int fd, pid_t pid, int out, int errfd, bool pty, dfn_wirebuf *i
         if (p[0].revents) {
             dfn_grow((void **)&in->buf, &in->cap, in->len + 65536, 1);
             ssize_t n = recv(fd, in->buf + in->len, 65536, 0);
-            char why[256];
             if (n < 0 && errno == EINTR) continue;
-            bool ok = n > 0;
-            if (ok) in->len += (size_t)n;
-            if (!ok) snprintf(why, sizeof why, "gone");
-            else if (!relay_client(in, pty ? out : -1, &keys, why, sizeof why)) ok = false;
-            if (!ok) {
-                serve_log(peer, "closed: %s", why);
-                child_end(pid);
-                dfn_wirebuf_free(&keys);
-                return -1;
-            }
+            if (n <= 0) { snprintf(why, sizeof why, "gone"); goto gone; }
+            in->len += (size_t)n;
+            if (!relay_client(in, pty ? out : -1, &keys, why, sizeof why)) goto gone;
         }
         if (out >= 0 && (p[1].revents & POLLOUT) && keys.len) {
             ssize_t w = write(out, keys.buf, keys.len);
@@ -291,10 +277,8 @@ static int relay(int fd, pid_t pid, int out, int errfd, bool pty, dfn_wirebuf *i
             if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (n <= 0) { close(*f); *f = -1; continue; }
             if (!serve_send_msg(fd, k == 1 ? DFN_MSG_OUT : DFN_MSG_ERR, buf, (size_t)n)) {
-                serve_log(peer, "closed: gone");
-                child_end(pid);
-                dfn_wirebuf_free(&keys);
-                return -1;
+                snprintf(why, sizeof why, "gone");
+                goto gone;
             }
         }
     }
@@ -302,6 +286,11 @@ static int relay(int fd, pid_t pid, int out, int errfd, bool pty, dfn_wirebuf *i
     int st = 0;
     waitpid(pid, &st, 0);
     return wait_status(st);
+gone:
+    serve_log(peer, "closed: %s", why);
+    child_end(pid);
+    dfn_wirebuf_free(&keys);
+    return -1;
 }
 
 /* Tells the client how the load goes until the set is ready (true) or
@@ -343,27 +332,13 @@ static bool handler_wait(const serve_ctx *c, int fd, const char *peer, dfn_wireb
     return true;
 }
 
-/* The command line as the log shows it. */
-static void args_text(const dfn_hello *h, char *buf, size_t cap)
-{
-    size_t w = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < h->argc && w < cap; i++)
-        w += (size_t)snprintf(buf + w, cap - w, "%s%s", i ? " " : "", h->argv[i]);
-    if (!h->argc) snprintf(buf, cap, "%s", h->pty ? "the explorer" : "(no command)");
-}
-
 int serve_handler_run(const serve_ctx *c, int fd, const char *peer, const dfn_hello *hello, dfn_wirebuf *in)
 {
-    struct sigaction sa = { .sa_handler = handler_on_signal };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    cli_signal_install(handler_on_signal, NULL);
     dfn_hello h = *hello;
     serve_clamp(&h.rows, &h.cols);
     char what[512];
-    args_text(&h, what, sizeof what);
+    serve_args_text(&h, what, sizeof what);
     if (!handler_wait(c, fd, peer, in)) return 1;
     size_t own;
     char **tail = serve_tail(c->o, c->board->dir);
