@@ -16,7 +16,8 @@
 #include <string.h>
 
 /* A metadata record the subset needs, in the order the calls first need
- * it: a host's HH, a file's FH, a process's PR (its rank), each written
+ * it: a host's HH, a file's FH, a process's PR (its rank), a process's
+ * or a thread's name (PN: process_name, TN: thread_name), each written
  * with the pid of the call that first needed it. */
 typedef struct {
     char type[3];
@@ -32,6 +33,8 @@ typedef struct {
     dfn_map64 taken;          /* hashes given */
     dfn_strtab *procs;        /* processes with calls in the subset */
     dfn_strtab *ranked;       /* ... and those with a PR record */
+    dfn_strtab *named;        /* ... and those with a process_name record */
+    dfn_map64 tnamed;         /* lanes + 1 with a thread_name record */
     metarec *meta; size_t nmeta, metacap;
     uint64_t lo, hi;          /* the calls' span */
     /* the unit of every file with aggregated records (NONE: they differ):
@@ -100,16 +103,29 @@ static void put_str(FILE *out, const dfn_store *s, uint32_t id)
 }
 
 /* A metadata record: {"name":TYPE,...,"ph":4,"args":{"hhash":..,"name":NAME,"value":...}} */
-static void meta_start(extractor *x, const char *type, int64_t pid, uint32_t host)
+static void meta_start(extractor *x, const char *type, int64_t pid, int64_t tid, uint32_t host)
 {
     fprintf(x->out, "{\"name\":\"%s\",\"cat\":\"dftracer\",\"type\":1,\"pid\":", type);
     put_id(x->out, x->s, pid);
     fputs(",\"tid\":", x->out);
-    put_id(x->out, x->s, pid);
+    put_id(x->out, x->s, tid);
     fputs(",\"ph\":4,\"args\":{", x->out);
     const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)host + 1);
     if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);   /* none for a host without a name */
     x->st->metadata++;
+}
+
+/* The rank and names of a call's process and thread, once each. */
+static void extract_names(extractor *x, uint32_t lane)
+{
+    const dfn_store *s = x->s;
+    const dfn_lane *l = &s->lanes[lane];
+    if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, "PR", lane, 0);
+    if (dfn_strtab_len(s->strs, l->pname) && proc_put(x->named, l->host, l->pid)) meta_push(x, "PN", lane, 0);
+    if (dfn_strtab_len(s->strs, l->tname) && !dfn_map64_get(&x->tnamed, (uint64_t)lane + 1)) {
+        *dfn_map64_slot(&x->tnamed, (uint64_t)lane + 1) = 1;
+        meta_push(x, "TN", lane, 0);
+    }
 }
 
 /* Hashes for the calls' hosts and files, the metadata records they
@@ -135,28 +151,37 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
         }
         *dfn_map64_slot(&x->hosts, (uint64_t)l->host + 1) = 1;
         if (proc_put(x->procs, l->host, l->pid)) x->st->processes++;
-        if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, "PR", s->lane[i], 0);
+        extract_names(x, s->lane[i]);
         uint64_t ts = s->t0 + dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);   /* absolute, as samples are */
         if (ts < x->lo) x->lo = ts;
         if (end > x->hi) x->hi = end;
     }
 }
 
-/* The HH, FH and PR records the scan found needed. */
+/* The HH, FH, PR and name records the scan found needed. */
 static void write_metadata(extractor *x)
 {
     const dfn_store *s = x->s;
     for (size_t k = 0; k < x->nmeta; k++) {
         const metarec *m = &x->meta[k];
         const dfn_lane *l = &s->lanes[m->lane];
-        meta_start(x, m->type, l->pid, l->host);
-        if (m->type[0] == 'P') {
+        if (m->type[0] == 'P' && m->type[1] == 'R') {
+            meta_start(x, "PR", l->pid, l->pid, l->host);
             fputs("\"name\":\"rank\",\"value\":", x->out);
             fwrite(dfn_store_str(s, l->rank), 1, dfn_strtab_len(s->strs, l->rank), x->out);   /* a whole number */
             fputs("}}\n", x->out);
             continue;
         }
+        if (m->type[1] == 'N') {   /* as other tools write them: the name in args.name */
+            bool proc = m->type[0] == 'P';
+            meta_start(x, proc ? "process_name" : "thread_name", l->pid, proc ? l->pid : l->tid, l->host);
+            fputs("\"name\":", x->out);
+            put_str(x->out, s, proc ? l->pname : l->tname);
+            fputs("}}\n", x->out);
+            continue;
+        }
         bool host = m->type[0] == 'H';
+        meta_start(x, m->type, l->pid, l->pid, l->host);
         fputs("\"name\":", x->out);
         put_str(x->out, s, host ? l->host : s->files[m->file].path);
         fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n",
@@ -322,14 +347,16 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     dfn_map64_init(&x.hosts);
     dfn_map64_init(&x.file_hash);
     dfn_map64_init(&x.taken);
+    dfn_map64_init(&x.tnamed);
     x.procs = dfn_strtab_new();
     x.ranked = dfn_strtab_new();
+    x.named = dfn_strtab_new();
     extract_scan(&x, events, n);
     fputs("[\n", out);
     /* the unit first: dfnav holds whole µs, whatever the traces said, and
      * a --time-unit given when the subset is loaded must not apply */
     int64_t pid0 = n ? s->lanes[s->lane[events[0]]].pid : 0;
-    meta_start(&x, "CM", pid0, n ? s->lanes[s->lane[events[0]]].host : 0);
+    meta_start(&x, "CM", pid0, pid0, n ? s->lanes[s->lane[events[0]]].host : 0);
     fputs("\"name\":\"time_metric\",\"value\":\"US\"}}\n", out);
     write_metadata(&x);
     dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);
@@ -347,6 +374,8 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     dfn_map64_free(&x.taken);
     dfn_strtab_free(x.procs);
     dfn_strtab_free(x.ranked);
+    dfn_strtab_free(x.named);
+    dfn_map64_free(&x.tnamed);
     free(x.meta);
     return ferror(out) || stopped ? -1 : 0;
 }

@@ -264,7 +264,7 @@ static void put_tables(section_list *l, const dfn_store *s)
     for (size_t i = 0; i < s->nlanes; i++) {
         const dfn_lane *x = &s->lanes[i];
         wb_u32(&b, x->host); wb_u64(&b, (uint64_t)x->pid); wb_u64(&b, (uint64_t)x->tid);
-        wb_u32(&b, x->name); wb_u32(&b, x->rank);
+        wb_u32(&b, x->name); wb_u32(&b, x->rank); wb_u32(&b, x->pname); wb_u32(&b, x->tname);
     }
     add_buf(l, S_LANES, &b);
     for (size_t i = 0; i < s->nkinds; i++) {
@@ -606,7 +606,7 @@ static bool meta_read(const image *im, uint64_t *m)
               sized(im, S_TS_ESC, m[M_ESC_TS], 16) && sized(im, S_DUR_ESC, m[M_ESC_DUR], 16) &&
               sized(im, S_BYTES_ESC, m[M_ESC_BYTES], 16) && sized(im, S_CNT_ESC, m[M_ESC_CNT], 16) &&
               sized(im, S_DURMAX_ESC, m[M_ESC_DURMAX], 16) &&
-              sized(im, S_LANES, m[M_NLANES], 28) && sized(im, S_KINDS, m[M_NKINDS], 16) &&
+              sized(im, S_LANES, m[M_NLANES], 36) && sized(im, S_KINDS, m[M_NKINDS], 16) &&
               sized(im, S_FILES, m[M_NFILES], 20) && sized(im, S_SAMPLES, m[M_NSAMPLES], 32) &&
               sized(im, S_SERIES, m[M_NSERIES], 4);
     /* ids in the columns name rows of the tables; file 0 is "no file" */
@@ -638,8 +638,8 @@ static bool tables_read(const image *im, dfn_store *s, const uint64_t *m)
     for (size_t i = 0; i < s->nlanes; i++) {
         dfn_lane *x = &s->lanes[i];
         x->host = rb_u32(&r); x->pid = (int64_t)rb_u64(&r); x->tid = (int64_t)rb_u64(&r);
-        x->name = rb_u32(&r); x->rank = rb_u32(&r);
-        ok &= x->host < ns && x->name < ns && x->rank < ns;
+        x->name = rb_u32(&r); x->rank = rb_u32(&r); x->pname = rb_u32(&r); x->tname = rb_u32(&r);
+        ok &= x->host < ns && x->name < ns && x->rank < ns && x->pname < ns && x->tname < ns;
     }
     r = sect(im, S_KINDS);
     s->nkinds = m[M_NKINDS];

@@ -424,14 +424,21 @@ static uint32_t build_rank(builder *b, uint32_t host, int64_t pid)
     return r != DFN_NOID ? r : b->empty;
 }
 
-/* A pid or tid as a lane shows it: "Trainer(7)" when metadata names it. */
-static void build_id_text(builder *b, uint8_t type, uint32_t host, int64_t pid, int64_t tid, char *buf, size_t cap)
+/* A pid or tid as a lane shows it: "Trainer(7)" when metadata names it
+ * (malloc'd: a name may be of any length). */
+static char *build_id_text(builder *b, uint32_t name, int64_t id)
 {
-    char num[128];
-    dfn_id_text(b->s, type == DFN_META_PNAME ? pid : tid, num, sizeof num);
+    char *num = dfn_id_dup(b->s, id);
+    if (name == b->empty) return num;
+    char *text = dfn_xasprintf("%s(%s)", dfn_strtab_str(b->s->strs, name), num);
+    free(num);
+    return text;
+}
+
+static uint32_t build_name(builder *b, uint8_t type, uint32_t host, int64_t pid, int64_t tid)
+{
     uint32_t name = build_procmeta(b, type, host, pid, tid);
-    if (name == DFN_NOID) snprintf(buf, cap, "%s", num);
-    else snprintf(buf, cap, "%s(%s)", dfn_strtab_str(b->s->strs, name), num);
+    return name != DFN_NOID ? name : b->empty;
 }
 
 /* The host name a load-time ref stands for; an unresolved hash is shown
@@ -477,12 +484,13 @@ static uint32_t build_lane(builder *b, uint32_t ref)
     if (id == before) {
         dfn_grow((void **)&b->s->lanes, &b->lanecap, id + 1, sizeof *b->s->lanes);
         /* "host/pid/tid", the ids as numbers or names */
-        char pt[2][256];
-        build_id_text(b, DFN_META_PNAME, host, pid, tid, pt[0], sizeof pt[0]);
-        build_id_text(b, DFN_META_TNAME, host, pid, tid, pt[1], sizeof pt[1]);
-        char *name = dfn_xasprintf("%s/%s/%s", dfn_strtab_str(b->s->strs, host), pt[0], pt[1]);
+        uint32_t pname = build_name(b, DFN_META_PNAME, host, pid, tid), tname = build_name(b, DFN_META_TNAME, host, pid, tid);
+        char *pt = build_id_text(b, pname, pid), *tt = build_id_text(b, tname, tid);
+        char *name = dfn_xasprintf("%s/%s/%s", dfn_strtab_str(b->s->strs, host), pt, tt);
+        free(pt);
+        free(tt);
         b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, strlen(name)),
-                                      build_rank(b, host, pid) };
+                                      build_rank(b, host, pid), pname, tname };
         free(name);
         b->s->nlanes = id + 1;
     }

@@ -45,6 +45,10 @@ typedef struct {
     int64_t pid, tid;         /* numbers, or names (see DFN_ID_NAMED_BASE) */
     uint32_t name;            /* "host/pid/tid", string id */
     uint32_t rank;            /* MPI rank of the process from metadata ("" when unknown) */
+    /* the process's and the thread's names from process_name and
+     * thread_name metadata ("" when none): kept apart from name so that
+     * a subset (extract) can write them back */
+    uint32_t pname, tname;
 } dfn_lane;
 
 typedef struct {

@@ -118,6 +118,27 @@ printf '%s\n' '{"name":"PR","cat":"dftracer","pid":7,"tid":7,"ph":"M","args":{"n
 check "the rank of a process without a host" "3,1" \
     "$("$DFNAV" report -q --no-cache --by rank -m count -f csv "$T/nohost-sub.pfw" | awk -F, 'NR == 2 { print $1 "," $2 }')"
 
+# process and thread names (process_name, thread_name of other tools) stay
+# with their calls, whole: one of 3000 characters, and a thread named in a
+# process whose pid is a name; the subset's processes show as the set's
+long=$(printf 'w%.0s' $(seq 3000))
+printf '%s\n' '{"name":"process_name","cat":"t","pid":7,"tid":7,"ph":"M","args":{"name":"Trainer"}}' \
+    '{"name":"thread_name","cat":"t","pid":7,"tid":8,"ph":"M","args":{"name":"'"$long"'"}}' \
+    '{"name":"thread_name","cat":"t","pid":"svc","tid":2,"ph":"M","args":{"name":"Pump"}}' \
+    '{"name":"read","cat":"POSIX","pid":7,"tid":8,"ts":100,"dur":5,"ph":"X","args":{"hostname":"h1","size_sum":10}}' \
+    '{"name":"write","cat":"POSIX","pid":7,"tid":7,"ts":200,"dur":5,"ph":"X","args":{"hostname":"h1","size_sum":10}}' \
+    '{"name":"read","cat":"POSIX","pid":"svc","tid":2,"ts":300,"dur":5,"ph":"X","args":{"hostname":"h2"}}' >"$T/pnames.pfw"
+"$DFNAV" extract -q --no-cache -o "$T/pnames-sub.pfw" "$T/pnames.pfw"
+for dim in proc pid tid; do
+    "$DFNAV" report -q --no-cache --by "$dim" -f csv "$T/pnames.pfw" >"$T/want"
+    "$DFNAV" report -q --no-cache --by "$dim" -f csv "$T/pnames-sub.pfw" >"$T/got"
+    same_files "named processes --by $dim: the subset differs" "$T/want" "$T/got"
+done
+check "the long thread name is whole" "h1/Trainer(7)/$long(8)" \
+    "$("$DFNAV" report -q --no-cache --by proc -m count -f csv --sort key "$T/pnames-sub.pfw" | awk -F, 'NR == 3 { print $1 }')"
+check "the named thread of a named pid" "h2/svc/Pump(2)" \
+    "$("$DFNAV" report -q --no-cache --by proc -m count -f csv --sort key "$T/pnames-sub.pfw" | awk -F, 'NR == 4 { print $1 }')"
+
 # the reference reader reads the subset with the figures dfnav gives the set
 if command -v "$PYTHON" >/dev/null 2>&1; then
     for era in hash16 v2agg; do
