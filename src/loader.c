@@ -435,10 +435,22 @@ static char *build_id_text(builder *b, uint32_t name, int64_t id)
     return text;
 }
 
+/* The name metadata gives a process or thread, or "": a name that only
+ * repeats the id (as DFTracer writes them) is none, for a pid written as
+ * text too ("pid":"w" named "w"), as the parser finds for numbers. */
 static uint32_t build_name(builder *b, uint8_t type, uint32_t host, int64_t pid, int64_t tid)
 {
     uint32_t name = build_procmeta(b, type, host, pid, tid);
-    return name != DFN_NOID ? name : b->empty;
+    if (name == DFN_NOID) return b->empty;
+    int64_t id = type == DFN_META_PNAME ? pid : tid;
+    if (dfn_id_named(id)) {
+        char *text = dfn_id_dup(b->s, id);
+        bool same = strlen(text) == dfn_strtab_len(b->s->strs, name) &&
+                    memcmp(text, dfn_strtab_str(b->s->strs, name), strlen(text)) == 0;
+        free(text);
+        if (same) return b->empty;
+    }
+    return name;
 }
 
 /* The host name a load-time ref stands for; an unresolved hash is shown

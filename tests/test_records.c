@@ -1115,8 +1115,9 @@ Test(records_threads, the_same_store_for_any_thread_count)
 /* ---- Chrome traces of neighbouring tools ---- */
 
 /* dasf- and profiler-style lines: pids and tids as names, process_name and
- * thread_name naming numeric ones, instants, counters, a B/E pair with the
- * B's arguments, and DFTracer's own "Rank N" giving a rank, not a name. */
+ * thread_name naming numeric ones (or only repeating a pid or tid written
+ * as a name: no name), instants, counters, a B/E pair with the B's
+ * arguments, and DFTracer's own "Rank N" giving a rank, not a name. */
 Test(chrome, names_instants_pairs_and_counters)
 {
     dfn_store *s = su_load_text("chrome.json",
@@ -1124,6 +1125,8 @@ Test(chrome, names_instants_pairs_and_counters)
         "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"args\":{\"name\":\"Trainer\"}},\n"
         "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":7,\"tid\":9,\"args\":{\"name\":\"DataLoader\"}},\n"
         "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":8,\"args\":{\"name\":\"Rank 3\"}},\n"
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":\"worker-2\",\"args\":{\"name\":\"worker-2\"}},\n"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":\"worker-2\",\"tid\":\"main\",\"args\":{\"name\":\"main\"}},\n"
         "{\"name\":\"step\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":\"worker-1\",\"tid\":\"main\",\"ts\":100,\"dur\":50},\n"
         "{\"name\":\"step\",\"cat\":\"compute\",\"ph\":\"X\",\"pid\":\"worker-2\",\"tid\":\"main\",\"ts\":100,\"dur\":70},\n"
         "{\"name\":\"mark\",\"ph\":\"i\",\"pid\":\"worker-1\",\"tid\":\"main\",\"ts\":120,\"s\":\"t\"},\n"
@@ -1135,9 +1138,9 @@ Test(chrome, names_instants_pairs_and_counters)
         "{\"name\":\"async\",\"ph\":\"b\",\"id\":1,\"pid\":7,\"ts\":1}\n"
         "]\n", 2);
     const dfn_srcinfo *si = &s->src[0];
-    cr_assert_eq(si->lines - si->skipped, 12);
+    cr_assert_eq(si->lines - si->skipped, 14);
     cr_assert_eq(si->events, 6);      /* two X, an instant, a B/E pair (two lines), one X */
-    cr_assert_eq(si->metadata, 3);
+    cr_assert_eq(si->metadata, 5);
     cr_assert_eq(dfn_src_more(si)->counters, 2);
     cr_assert_eq(dfn_src_more(si)->other, 1);
     cr_assert_eq(si->malformed, 0);
@@ -1151,6 +1154,7 @@ Test(chrome, names_instants_pairs_and_counters)
     cr_assert_eq(su_metric(s, r, "/Trainer(7)/DataLoader(9)|", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(s, r, "/8/8|3", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(s, r, "/worker-1/main|", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(s, r, "/worker-2/main|", DFN_M_COUNT), 1, "a name repeating the id is none");
     dfn_result_free(r);
     r = su_query(s, "posix", "arg.batch", "pid=7");
     cr_assert_eq(su_metric(s, r, "4", DFN_M_TIME_S), 40e-6);
