@@ -139,6 +139,23 @@ check "the long thread name is whole" "h1/Trainer(7)/$long(8)" \
 check "the named thread of a named pid" "h2/svc/Pump(2)" \
     "$("$DFNAV" report -q --no-cache --by proc -m count -f csv --sort key "$T/pnames-sub.pfw" | awk -F, 'NR == 4 { print $1 }')"
 
+# a time window takes the calls that start in it, whole, and says how many
+# it cuts: a 4 s read from 0 s and a 1 s read from 5 s
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000000,"dur":4000000,"ph":"X","args":{"ret":4000,"fname":"/a","hostname":"h"}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":6000000,"dur":1000000,"ph":"X","args":{"ret":1000,"fname":"/a","hostname":"h"}}' >"$T/window.pfw"
+"$DFNAV" extract --no-cache --where 'time>=2' -o "$T/window-late.pfw" "$T/window.pfw" 2>"$T/err"
+check "a call running into the window is said, not written" "1 0 1" \
+    "$(sed -n 's/.*cuts \([0-9]*\) calls: \([0-9]*\) that start.* \([0-9]*\) that start before.*/\1 \2 \3/p' "$T/err")"
+check "the window's one start, whole" "1,1.000000,1000" \
+    "$("$DFNAV" report -q --no-cache -m count,time_s,bytes -f csv "$T/window-late.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $1 "," $2 "," $3 }')"
+"$DFNAV" extract --no-cache --where 'time<3' -o "$T/window-early.pfw" "$T/window.pfw" 2>"$T/err"
+check "a call running past the window is said, and written whole" "1 1 0" \
+    "$(sed -n 's/.*cuts \([0-9]*\) calls: \([0-9]*\) that start.* \([0-9]*\) that start before.*/\1 \2 \3/p' "$T/err")"
+check "the call past the window's end counts whole" "1,4.000000,4000" \
+    "$("$DFNAV" report -q --no-cache -m count,time_s,bytes -f csv "$T/window-early.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $1 "," $2 "," $3 }')"
+"$DFNAV" extract --no-cache --where 'time<4.5' -o "$T/window-all.pfw" "$T/window.pfw" 2>"$T/err"
+check "a window that cuts no call says nothing of it" "0" "$(grep -c cuts "$T/err")"
+
 # the reference reader reads the subset with the figures dfnav gives the set
 if command -v "$PYTHON" >/dev/null 2>&1; then
     for era in hash16 v2agg; do
