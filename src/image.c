@@ -301,7 +301,8 @@ static void put_source(wbuf *b, const dfn_srcinfo *si)
     wb_u8(b, si->compression && strcmp(si->compression, "gzip") == 0);
     uint64_t v[] = { si->size_bytes, si->lines, si->events, si->metadata, si->malformed, si->start_us, si->end_us,
                      m->long_lines, si->skipped, m->counters, m->other, m->agg_records, m->agg_calls,
-                     si->unit, si->unit_declared, m->unit_unknown, m->ns_rounding, m->ns_zeroed, m->ns_total };
+                     si->unit, si->unit_declared, m->unit_unknown, m->ns_rounding, m->ns_zeroed, m->ns_total,
+                     m->frac_times };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) wb_u64(b, v[i]);
     wb_u32(b, (uint32_t)m->nbad);
     for (size_t i = 0; i < m->nbad; i++) { wb_u64(b, m->bad_lines[i]); wb_cstr(b, m->bad_reason[i]); }
@@ -723,6 +724,7 @@ static bool source_read(rbuf *r, dfn_store *s, dfn_srcinfo *si)
     m.ns_rounding = rb_u64(r);
     m.ns_zeroed = rb_u64(r);
     m.ns_total = rb_u64(r);
+    m.frac_times = rb_u64(r);
     if (unit > DFN_UNIT_SEC || declared > 1 || unknown > 1) r->bad = true;
     si->unit = (dfn_unit)unit;
     si->unit_declared = declared;

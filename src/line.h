@@ -77,6 +77,7 @@ typedef struct {
     uint64_t ts, dur;
     int64_t pid, tid;
     bool has_ts, bad_num;
+    uint8_t frac;             /* of ts and dur, those written with a fraction (read to the nearest unit) */
     bool args_bad_json;       /* an argument's value is not valid JSON */
     uint8_t ph;               /* DFN_PH_* */
     int16_t type;             /* 2.x "type" (instrumentation layer) 0-254, -1 when absent */

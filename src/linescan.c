@@ -342,6 +342,7 @@ size_t dfn_linescan(const char *line, size_t len, dfn_line *f, size_t max, dfn_s
     f->ts = f->dur = 0;
     f->pid = f->tid = 0;
     f->has_ts = f->bad_num = f->args_bad_json = false;
+    f->frac = 0;   /* the scanner takes whole numbers only */
     f->ph = DFN_PH_NONE;
     f->type = -1;
     f->ph_text = NULL;

@@ -65,6 +65,7 @@ typedef struct {
     uint64_t skipped;         /* blank, or only [ ] { } ][ */
     uint64_t pairs_pending;   /* B and E lines, events or malformed once paired */
     uint64_t agg_records, agg_calls;
+    uint64_t frac_times;      /* ts and dur written with a fraction, read to the nearest unit */
     dfn_phcount *other_ph;    /* see dfn_phcount_room; NULL without such records */
     uint8_t unit;             /* dfn_unit the block's end record declares, 0 = none */
     bool unit_unknown;        /* an end record named a time_metric that is no unit */

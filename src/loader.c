@@ -652,13 +652,14 @@ static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
     si->malformed += bi->malformed;
     si->skipped += bi->skipped;
     if (!(bi->counters || bi->other || bi->other_ph || bi->agg_records || bi->agg_calls || bi->unit_unknown ||
-          bi->cfg || bi->app))
+          bi->frac_times || bi->cfg || bi->app))
         return;   /* most blocks: nothing of the rarer figures */
     dfn_srcmore *m = dfn_srcinfo_more(si);
     m->counters += bi->counters;
     m->other += bi->other;
     m->agg_records += bi->agg_records;
     m->agg_calls += bi->agg_calls;
+    m->frac_times += bi->frac_times;
     m->unit_unknown |= bi->unit_unknown;
     for (size_t k = 0; k < dfn_phcount_len(bi->other_ph); k++)
         dfn_phcount_add(dfn_phcount_room(&m->other_ph), bi->other_ph[k].ph, strlen(bi->other_ph[k].ph), bi->other_ph[k].n);

@@ -23,7 +23,7 @@ bool dfn_pack_fits(const dfn_batch *b, bool whole)
     return whole && b->n <= PACK_FILE_EVENTS && b->args_len <= PACK_FILE_ARGS && !b->cnt && !b->nmeta &&
            !b->nbad && !b->ncs && !(b->begins && b->begins->n) && !b->nends && !i->cfg && !i->app &&
            !i->other_ph && !i->unit && !i->unit_unknown && !i->metadata && !i->malformed && !i->counters &&
-           !i->other && !i->agg_records && !i->pairs_pending && i->lines <= UINT32_MAX;
+           !i->other && !i->agg_records && !i->pairs_pending && !i->frac_times && i->lines <= UINT32_MAX;
 }
 
 /* The figures build_sources would take from the file's chunk. */

@@ -266,7 +266,7 @@ static bool toks_primitives_ok(const toks_view *v, int from, int to)
 
 /* A number written bare or quoted ("ts":"1712599257392616"). Fractions
  * are accepted and rounded: some writers emit µs as floats. */
-static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
+static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted, uint8_t *frac)
 {
     const jsmntok_t *t = &v->t[i];
     if (t->type != JSMN_PRIMITIVE && t->type != JSMN_STRING) return false;
@@ -278,6 +278,7 @@ static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted)
     if (len && s[0] != '-' && (t->type == JSMN_STRING || json_primitive_ok(s, len)) &&
         dfn_parse_double(s, len, &d) && d >= 0 && d < 1.8e19) {
         *out = (uint64_t)(d + 0.5);
+        if (frac && d != (double)(uint64_t)d) (*frac)++;
         return true;
     }
     return false;
@@ -923,7 +924,7 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
     uint64_t ts = 0, dur = 0;
     int64_t pid = 0, tid = 0;
     bool has_ts = false, has_id = false, quoted = false, bad_num = false, bad_json = false;
-    uint8_t ph = DFN_PH_NONE;
+    uint8_t ph = DFN_PH_NONE, frac = 0;
     int ph_tok = -1;
     int16_t type = -1;
     unsigned era = 0;
@@ -941,7 +942,7 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
         if (kt->type == JSMN_STRING) {
             switch (kl) {
             case 2:
-                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted); bad_num |= !has_ts; exact = true; }
+                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted, &frac); bad_num |= !has_ts; exact = true; }
                 else if (memcmp(ks, "ph", 2) == 0) {
                     const jsmntok_t *pt = &v.t[val];
                     bool q = pt->type == JSMN_STRING;
@@ -959,7 +960,7 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
                     if (tok_i64(&v, val, &d, &quoted)) {
                         if (d < 0) { batch_bad(b, line, "negative dur"); return false; }
                         dur = (uint64_t)d;
-                    } else if (!tok_u64(&v, val, &dur, &quoted)) {
+                    } else if (!tok_u64(&v, val, &dur, &quoted, &frac)) {
                         bad_num = true;
                     }
                 }
@@ -996,7 +997,7 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
         return false;
     }
 
-    *f = (dfn_line){ .end = s + len, .ts = ts, .dur = dur, .pid = pid, .tid = tid, .has_ts = has_ts,
+    *f = (dfn_line){ .end = s + len, .ts = ts, .dur = dur, .pid = pid, .tid = tid, .has_ts = has_ts, .frac = frac,
                      .bad_num = bad_num, .ph = ph, .type = type, .era = era, .args = p->largs };
     if (ph_tok >= 0) {
         f->ph_text = s + v.t[ph_tok].start;
@@ -1256,6 +1257,7 @@ static void parser_counter(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint6
     if (!f->has_ts) { batch_bad(b, line, "counter without ts"); return; }
     if (f->args_bad_json) { batch_bad(b, line, "invalid JSON"); return; }
     b->info.counters++;
+    b->info.frac_times += f->frac;
     uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
                             : parser_intern(p, "", 0, 0);
     uint32_t host = parser_line_host(p, f);
@@ -1290,6 +1292,7 @@ static void parser_end_mark(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint
     dfn_grow((void **)&b->ends, &b->endcap, b->nends + 1, sizeof *b->ends);
     b->ends[b->nends++] = (dfn_endmark){ f->ts, parser_lane(p, host, f->pid, f->tid), line };
     b->info.pairs_pending++;
+    b->info.frac_times += f->frac;
 }
 
 /* Makes an event of a line either reader has read, or sets it aside. */
@@ -1348,6 +1351,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
     tb->n++;
     if (tb == b) b->info.events++;
     else b->info.pairs_pending++;
+    b->info.frac_times += f->frac;
     b->era |= era;
     if (f->ts < tb->min_ts) tb->min_ts = f->ts;
     if (f->ts + dur > tb->max_end) tb->max_end = f->ts + dur;

@@ -4,6 +4,7 @@
 #include "dfnav/store.h"
 #include "dfnav/util.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,15 @@ uint64_t dfn_unit_to_us(dfn_unit u, uint64_t v)
     case DFN_UNIT_SEC: return v > UNIT_US_MAX / 1000000 ? UNIT_US_MAX : v * 1000000;
     default: return v;
     }
+}
+
+bool dfn_unit_fractions(dfn_unit u, uint64_t frac_times, char *buf, size_t cap)
+{
+    if (!frac_times || (u != DFN_UNIT_MS && u != DFN_UNIT_SEC)) return false;
+    bool ms = u == DFN_UNIT_MS;
+    snprintf(buf, cap, "%" PRIu64 " ts or dur with a fraction of a%s read to the nearest %s: each is off by up to %s",
+             frac_times, ms ? " ms" : " second", ms ? "ms" : "second", ms ? "0.5 ms" : "0.5 s");
+    return true;
 }
 
 /* Labels keep printable ASCII only: a trace's bytes never reach a

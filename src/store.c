@@ -165,7 +165,7 @@ bool dfn_srcmore_any(const dfn_srcmore *m)
 {
     return m->bad_lines || m->bad_reason || m->nbad || m->error || m->long_lines || m->counters || m->other ||
            m->other_ph || m->agg_records || m->agg_calls || m->unit_unknown || m->ns_rounding || m->ns_zeroed ||
-           m->ns_total || m->cfg || m->app;
+           m->ns_total || m->frac_times || m->cfg || m->app;
 }
 
 void dfn_srcinfo_bad_room(dfn_srcinfo *si)

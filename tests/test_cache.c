@@ -61,7 +61,7 @@ static const char *rich_trace =
 
 static const char *ns_trace =
     R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000000000,"dur":1500,"ph":"X","args":{"ret":10}})
-    R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000002000,"dur":400,"ph":"X","args":{"ret":20}})
+    R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000002000,"dur":400.25,"ph":"X","args":{"ret":20}})
     R({"name":"end","cat":"dftracer","type":1,"pid":2,"tid":2,"ts":1000030000,"dur":0,"ph":1,"args":{"cfg":{"time_metric":"NS"}}});
 
 static void srcinfo_same(const dfn_srcinfo *a, const dfn_srcinfo *b)
@@ -74,10 +74,12 @@ static void srcinfo_same(const dfn_srcinfo *a, const dfn_srcinfo *b)
     const dfn_srcmore *ma = dfn_src_more(a), *mb = dfn_src_more(b);
     uint64_t va[] = { a->size_bytes, a->lines, a->events, a->metadata, a->malformed, a->start_us, a->end_us,
                       ma->long_lines, a->skipped, ma->counters, ma->other, ma->agg_records, ma->agg_calls, a->unit,
-                      a->unit_declared, ma->unit_unknown, ma->ns_rounding, ma->ns_zeroed, ma->ns_total, ma->nbad };
+                      a->unit_declared, ma->unit_unknown, ma->ns_rounding, ma->ns_zeroed, ma->ns_total, ma->nbad,
+                      ma->frac_times };
     uint64_t vb[] = { b->size_bytes, b->lines, b->events, b->metadata, b->malformed, b->start_us, b->end_us,
                       mb->long_lines, b->skipped, mb->counters, mb->other, mb->agg_records, mb->agg_calls, b->unit,
-                      b->unit_declared, mb->unit_unknown, mb->ns_rounding, mb->ns_zeroed, mb->ns_total, mb->nbad };
+                      b->unit_declared, mb->unit_unknown, mb->ns_rounding, mb->ns_zeroed, mb->ns_total, mb->nbad,
+                      mb->frac_times };
     for (size_t i = 0; i < sizeof va / sizeof *va; i++) cr_assert_eq(va[i], vb[i], "%s: figure %zu", a->path, i);
     for (size_t i = 0; i < ma->nbad; i++) {
         cr_assert_eq(ma->bad_lines[i], mb->bad_lines[i]);
@@ -108,7 +110,8 @@ static void tables_same(const dfn_store *a, const dfn_store *b)
     cr_assert_eq(a->nlanes, b->nlanes);
     for (size_t i = 0; i < a->nlanes; i++) {
         const dfn_lane *x = &a->lanes[i], *y = &b->lanes[i];
-        cr_assert(x->host == y->host && x->pid == y->pid && x->tid == y->tid && x->name == y->name && x->rank == y->rank);
+        cr_assert(x->host == y->host && x->pid == y->pid && x->tid == y->tid && x->name == y->name && x->rank == y->rank &&
+                  x->pname == y->pname && x->tname == y->tname);
     }
     cr_assert_eq(a->nkinds, b->nkinds);
     for (size_t i = 0; i < a->nkinds; i++) {

@@ -911,6 +911,36 @@ Test(review, unit_conversions_saturate_and_rounding_is_counted)
     dfn_store_free(s);
 }
 
+/* Times written with a fraction are read to the nearest unit of their
+ * file, which in ms and s files moves them by up to half of one: counted
+ * by file (events, counter samples and E records), kept through an
+ * image's round trip, and said; whole times and µs files say nothing. */
+Test(review, fractions_of_a_unit_are_counted_and_said)
+{
+    dfn_store *s = su_load_text("sec.pfw",
+        R({"name":"read","cat":"POSIX","ph":1,"ts":1000,"dur":0.25,"pid":1,"tid":1,"args":{"ret":10}})
+        R({"name":"read","cat":"POSIX","ph":1,"ts":1000.5,"dur":1.5,"pid":1,"tid":1,"args":{"ret":10}})
+        R({"name":"cpu","ph":"C","ts":1001.5,"pid":1,"args":{"user":3}})
+        R({"name":"step","ph":"B","ts":1002,"pid":1,"tid":2})
+        R({"name":"step","ph":"E","ts":1002.5,"pid":1,"tid":2})
+        R({"name":"read","cat":"POSIX","ph":1,"ts":1002,"dur":1,"pid":1,"tid":1,"args":{"ret":10}})
+        R({"name":"end","cat":"dftracer","ph":1,"ts":1003,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"SEC"}}}), 2);
+    cr_assert_eq(dfn_src_more(&s->src[0])->frac_times, 5, "%" PRIu64, dfn_src_more(&s->src[0])->frac_times);
+    char msg[160];
+    cr_assert(dfn_unit_fractions(s->src[0].unit, dfn_src_more(&s->src[0])->frac_times, msg, sizeof msg));
+    cr_assert_str_eq(msg, "5 ts or dur with a fraction of a second read to the nearest second: each is off by up to 0.5 s");
+    dfn_store_free(s);
+    cr_assert_not(dfn_unit_fractions(DFN_UNIT_US, 7, msg, sizeof msg), "µs files keep whole µs anyway");
+    cr_assert_not(dfn_unit_fractions(DFN_UNIT_MS, 0, msg, sizeof msg));
+    cr_assert(dfn_unit_fractions(DFN_UNIT_MS, 1, msg, sizeof msg));
+    cr_assert_str_eq(msg, "1 ts or dur with a fraction of a ms read to the nearest ms: each is off by up to 0.5 ms");
+    s = su_load_text("whole.pfw",
+        R({"name":"read","cat":"POSIX","ph":1,"ts":1000,"dur":2.0,"pid":1,"tid":1,"args":{"ret":10}})
+        R({"name":"end","cat":"dftracer","ph":1,"ts":1003,"dur":0,"pid":1,"tid":1,"args":{"cfg":{"time_metric":"MS"}}}), 1);
+    cr_assert_eq(dfn_src_more(&s->src[0])->frac_times, 0, "2.0 is whole");
+    dfn_store_free(s);
+}
+
 /* Sums past 2^64 stay there, flagged (inf), never wrap to a small figure;
  * a ret of 2^64 - 1 is a -1 written unsigned: no bytes (issue 23). */
 Test(review, sums_past_2_64_are_flagged_not_wrapped)

@@ -48,6 +48,8 @@ static void info_notes(FILE *out, const dfn_srcinfo *si)
                 si->unit_declared ? "the end record's cfg.time_metric" : "--time-unit");
     if (m->unit_unknown)
         fprintf(out, "%s: an end record's cfg.time_metric is none of US, NS, MS and SEC (not applied)\n", safe);
+    char frac[160];
+    if (dfn_unit_fractions(si->unit, m->frac_times, frac, sizeof frac)) fprintf(out, "%s: %s\n", safe, frac);
     if (si->unit == DFN_UNIT_NS)
         fprintf(out, "%s: times kept in whole us: rounding each call moved call times by %.3f ms in all, "
                 "%" PRIu64 " calls under 0.5 us count 0 s\n", safe, m->ns_rounding / 1e6, m->ns_zeroed);

@@ -40,6 +40,8 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
                       si->path, dfn_unit_name(si->unit));
         if (m->long_lines)
             dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, m->long_lines);
+        char frac[160];
+        if (dfn_unit_fractions(si->unit, m->frac_times, frac, sizeof frac)) dfn_warnf(stderr, "%s: %s", si->path, frac);
     }
     /* nanoseconds become whole µs: once for the set, info has each file */
     uint64_t zeroed = 0, moved = 0, total = 0;
