@@ -822,7 +822,7 @@ static bool parser_metadata(dfn_parser *p, dfn_batch *b, const toks_view *v, int
 /* What an argument key means to the parser. */
 enum { ROLE_OTHER = 1, ROLE_HHASH, ROLE_FHASH, ROLE_HOSTNAME, ROLE_FNAME, ROLE_RET, ROLE_SIZE, ROLE_SIZE_SUM,
        ROLE_VERSION, ROLE_CNT, ROLE_DUR, ROLE_DUR_SUM, ROLE_DUR_MAX, ROLE_RET_SUM, ROLE_CFG, ROLE_APP, ROLE_BYTES,
-       ROLE_BYTES_SUM };
+       ROLE_BYTES_SUM, ROLE_PATHHASH };
 
 static uint8_t key_role(const char *k, size_t kl)
 {
@@ -848,6 +848,7 @@ static uint8_t key_role(const char *k, size_t kl)
         if (memcmp(k, "hostname", 8) == 0) return ROLE_HOSTNAME;
         return memcmp(k, "size_sum", 8) == 0 ? ROLE_SIZE_SUM : ROLE_OTHER;
     case 9: return memcmp(k, "bytes_sum", 9) == 0 ? ROLE_BYTES_SUM : ROLE_OTHER;
+    case 13: return memcmp(k, "pathname_hash", 13) == 0 ? ROLE_PATHHASH : ROLE_OTHER;
     }
     return ROLE_OTHER;
 }
@@ -872,7 +873,7 @@ static void line_args_from_tokens(dfn_parser *p, const toks_view *v, int t_args,
         const char *ks = a->key, *vs = a->val;
         size_t kl = a->key_len, vl = a->val_len;
         uint8_t role = key_role(ks, kl);
-        bool hash = role == ROLE_HHASH || role == ROLE_FHASH;
+        bool hash = role == ROLE_HHASH || role == ROLE_FHASH || role == ROLE_PATHHASH;
         bool inline_name = a->quoted && (role == ROLE_HOSTNAME || role == ROLE_FNAME);
         int64_t iv = 0; uint64_t uv = 0; bool is_u = false;
         if ((vt->type == JSMN_PRIMITIVE || vt->type == JSMN_STRING) && dfn_parse_canonical_int(vs, vl, &iv, &uv, &is_u)) {
@@ -1091,6 +1092,12 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
         }
         if (role == ROLE_FHASH) {
             if (e->file == DFN_REF_NONE || (e->file & DFN_REF_HASH)) e->file = parser_hash_arg(p, la, era);
+            continue;
+        }
+        /* the path of calls that name one but open no file (mkdir, unlink,
+         * stat in 2.x), resolved by FH records as fhash is: their file */
+        if (role == ROLE_PATHHASH && e->file == DFN_REF_NONE) {
+            e->file = parser_hash_arg(p, la, era);
             continue;
         }
         if ((role == ROLE_HOSTNAME || role == ROLE_FNAME) && la->quoted) {

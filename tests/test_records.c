@@ -941,6 +941,26 @@ Test(review, fractions_of_a_unit_are_counted_and_said)
     dfn_store_free(s);
 }
 
+/* A call that names a path by pathname_hash and opens no file (mkdir,
+ * unlink, stat in 2.x) has that path as its file, resolved by FH as
+ * fhash is; a call with an fhash keeps the fhash's file. */
+Test(review, pathname_hash_is_the_file_of_calls_without_fhash)
+{
+    dfn_store *s = su_load_text("p.pfw",
+        R({"name":"FH","cat":"dftracer","ph":"M","pid":1,"tid":1,"args":{"name":"/p/ckpt/model.pt","value":"555"}})
+        R({"name":"FH","cat":"dftracer","ph":"M","pid":1,"tid":1,"args":{"name":"/p/ckpt/model.pt.tmp","value":"444"}})
+        R({"name":"rename","cat":"POSIX","pid":1,"tid":1,"ts":1000,"dur":10,"ph":"X","args":{"fhash":"444","newpath_hash":"555"}})
+        R({"name":"mkdir","cat":"POSIX","pid":1,"tid":1,"ts":1020,"dur":10,"ph":"X","args":{"pathname_hash":"555"}})
+        R({"name":"unlink","cat":"POSIX","pid":1,"tid":1,"ts":1040,"dur":10,"ph":"X","args":{"fhash":"444","pathname_hash":"555"}}), 2);
+    dfn_result *r = su_query(s, "posix", "file,func", NULL);
+    cr_assert_eq(r->nrows, 3);
+    cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt|mkdir", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt.tmp|rename", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt.tmp|unlink", DFN_M_COUNT), 1);
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
 /* Sums past 2^64 stay there, flagged (inf), never wrap to a small figure;
  * a ret of 2^64 - 1 is a -1 written unsigned: no bytes (issue 23). */
 Test(review, sums_past_2_64_are_flagged_not_wrapped)
