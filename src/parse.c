@@ -1371,6 +1371,8 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
  * refuse on the line alone. */
 static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, uint64_t line, bool scan)
 {
+    /* a UTF-8 byte order mark, as Windows editors save a file's start */
+    if (line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) { s += 3; len -= 3; }
     while (len && is_space(*s)) { s++; len--; }
     while (len && is_space(s[len - 1])) len--;
     if (len && s[len - 1] == ',') {

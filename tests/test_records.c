@@ -961,6 +961,27 @@ Test(review, pathname_hash_is_the_file_of_calls_without_fhash)
     dfn_store_free(s);
 }
 
+/* A UTF-8 byte order mark at a file's start is no damage, before a [
+ * line or before the first record; one anywhere else is. */
+Test(review, a_byte_order_mark_starts_a_file)
+{
+    const char *bom = "\xEF\xBB\xBF";
+    char t[512];
+    snprintf(t, sizeof t, "%s[\n%s%s", bom, R({"name":"read","cat":"POSIX","ph":"X","ts":1000,"dur":10,"pid":1,"tid":1,"args":{}}),
+             R({"name":"read","cat":"POSIX","ph":"X","ts":1020,"dur":10,"pid":1,"tid":1,"args":{}}));
+    dfn_store *s = su_load_text("bom1.pfw", t, 1);
+    cr_assert_eq(s->src[0].events, 2);
+    cr_assert_eq(s->src[0].malformed, 0);
+    cr_assert_eq(s->src[0].skipped, 1);
+    dfn_store_free(s);
+    snprintf(t, sizeof t, "%s%s%s%s", bom, R({"name":"read","cat":"POSIX","ph":"X","ts":1000,"dur":10,"pid":1,"tid":1,"args":{}}), bom,
+             R({"name":"read","cat":"POSIX","ph":"X","ts":1020,"dur":10,"pid":1,"tid":1,"args":{}}));
+    s = su_load_text("bom2.pfw", t, 1);
+    cr_assert_eq(s->src[0].events, 1);
+    cr_assert_eq(s->src[0].malformed, 1, "a mark past the start is damage");
+    dfn_store_free(s);
+}
+
 /* Sums past 2^64 stay there, flagged (inf), never wrap to a small figure;
  * a ret of 2^64 - 1 is a -1 written unsigned: no bytes (issue 23). */
 Test(review, sums_past_2_64_are_flagged_not_wrapped)
