@@ -10,6 +10,7 @@ T=$(mktemp -d "$tmp_root/shell.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 passed=0
 failed=0
+suite_t0=$(date +%s)
 
 # slow_suite: said at the top of a suite of 20 s or more whose inputs it
 # generates. DFN_SKIP_SLOW=1 skips it: CI's distcheck sets it, since the
@@ -51,8 +52,8 @@ golden() {   # golden NAME FILE: the screens equal tests/golden/NAME
         fail "screens differ from tests/golden/$1:"; diff "$SRCDIR/tests/golden/$1" "$2" | head -20 >&2
     fi
 }
-finish() {
-    echo "$passed passed, $failed failed"
+finish() {   # the time goes to CI's list of the slowest suites
+    echo "$passed passed, $failed failed in $(($(date +%s) - suite_t0)) s"
     [ "$failed" -eq 0 ]
 }
 
