@@ -247,7 +247,8 @@ typedef struct acc_more {
      * time of the row's own calls that lies past it (for mean_us) */
     uint64_t out_calls, out_us, cut_us;
     /* reads and writes: calls, bytes, least and largest bytes per call */
-    uint64_t szn, szsum, szmin, szmax;
+    uint64_t szn, szsum;
+    double szmin, szmax;      /* an aggregated record's calls at their mean, fractions kept */
     /* analysis metrics */
     uint64_t self, seq, rnd;
     uint64_t share_key;       /* last (file, process) seen: most events repeat it */
@@ -737,13 +738,20 @@ static inline bool event_is_rw(const dfn_store *s, size_t i)
 
 /* The transfer size of event i as an id in the part's value table, its
  * bytes in decimal: reads and writes only (other calls have none, ""); an
- * aggregated record gives the mean size of the calls it folds. */
+ * aggregated record gives the mean size of the calls it folds, to six
+ * decimals at most (4096.5, not 4096). */
 static uint32_t part_size_id(part *p, size_t i, uint64_t bytes)
 {
     const dfn_store *s = p->c->s;
     if (!event_is_rw(s, i)) return p->empty_val;
-    char t[24];
-    int n = snprintf(t, sizeof t, "%" PRIu64, bytes / dfn_store_calls(s, i));
+    uint64_t calls = dfn_store_calls(s, i);
+    char t[48];
+    int n = bytes % calls == 0 ? snprintf(t, sizeof t, "%" PRIu64, bytes / calls)
+                               : snprintf(t, sizeof t, "%.6f", (double)bytes / (double)calls);
+    if (bytes % calls != 0) {
+        while (n > 1 && t[n - 1] == '0') n--;
+        if (t[n - 1] == '.') n--;   /* a fraction under 0.0000005 */
+    }
     return dfn_strtab_intern(p->vals, t, (size_t)n);
 }
 
@@ -851,7 +859,7 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
         return c->kind_tab[d][s->kind[i]];
     case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: case DFN_DIM_PART:
         return c->file_tab[d][s->file[i]];
-    case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin(bytes / dfn_store_calls(s, i)) : DFN_SIZEBIN_COUNT;
+    case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin_mean(bytes, dfn_store_calls(s, i)) : DFN_SIZEBIN_COUNT;
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
     case DFN_DIM_SIZE: return part_size_id(p, i, bytes);
     case DFN_DIM_EVENT: return (uint32_t)i;
@@ -1193,9 +1201,10 @@ static void szh_flush(part *p)
 static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t calls, uint64_t bytes)
 {
     uint64_t per = bytes / calls;
+    double mean = calls == 1 ? (double)bytes : (double)bytes / (double)calls;
     acc_more *am = acc_more_own(a);
-    if (!am->szn || per < am->szmin) am->szmin = per;
-    if (!am->szn || per > am->szmax) am->szmax = per;
+    if (!am->szn || mean < am->szmin) am->szmin = mean;
+    if (!am->szn || mean > am->szmax) am->szmax = mean;
     uint8_t ignore = 0;
     sat_add(&am->szn, calls, &ignore, 1);
     sat_add(&am->szsum, bytes, &a->full, OVF_BYTES);
@@ -1252,7 +1261,7 @@ void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
     if (c->need_sizes && bytes) {
         /* an aggregated record's calls at their mean size */
         uint64_t n = dfn_store_calls(c->s, i);
-        int b = dfn_sizebin(bytes / n);
+        int b = dfn_sizebin_mean(bytes, n);
         if (AX(a)->sizes) AX(a)->sizes[b] += n;
         else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += n;
     }
@@ -2214,7 +2223,8 @@ static void part_finish_extra(part *p, dfn_result *r)
 typedef struct {
     uint8_t *full;
     uint64_t *dur, *bytes;           /* need_spread */
-    uint64_t *szn, *szmin, *szmax;   /* need_size */
+    uint64_t *szn;                   /* need_size */
+    double *szmin, *szmax;
 } acc_kept;
 
 static void kept_init(acc_kept *k, const qctx *c, size_t n)
@@ -2282,8 +2292,8 @@ static void size_row(const acc *a, double *m)
     const acc_more *am = AM(a);
     bool none = !am->szn;
     m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)am->szsum / (double)am->szn;
-    m[DFN_M_SIZE_MIN] = none ? NAN : (double)am->szmin;
-    m[DFN_M_SIZE_MAX] = none ? NAN : (double)am->szmax;
+    m[DFN_M_SIZE_MIN] = none ? NAN : am->szmin;
+    m[DFN_M_SIZE_MAX] = none ? NAN : am->szmax;
     m[DFN_M_SIZE_P50] = NAN;
 }
 
@@ -2302,7 +2312,7 @@ static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
             seen += h[j].v;
             if (seen < need) continue;
             double v = hist_value((uint32_t)(h[j].k & 0xffff));
-            uint64_t lo = kp->szmin[row], hi = kp->szmax[row];
+            double lo = kp->szmin[row], hi = kp->szmax[row];
             *rm(r, row, DFN_M_SIZE_P50) = v < lo ? lo : v > hi ? hi : v;
             break;
         }

@@ -277,6 +277,42 @@ Test(aggregated, each_call_at_its_mean, .init = agg_setup, .fini = agg_teardown)
     dfn_filter_free(&f);
 }
 
+/* A mean with a fraction keeps it (an oracle found 8193 B in 2 calls in
+ * "<=4KiB" with size_max 4096 under size_mean 4096.5, and bytes>1 and
+ * dur>2 selecting nothing for means of 1.5 B and 2.5 µs). */
+Test(aggregated, a_mean_keeps_its_fraction)
+{
+    dfn_store *s = su_load_text("frac.pfw",
+        R({"name":"read","cat":"POSIX","ph":3,"ts":100,"pid":1,"tid":1,"args":{"dft_cnt":2,"dur_sum":46,"dur_max":43,"ret_sum":8193}})
+        R({"name":"write","cat":"POSIX","ph":3,"ts":200,"pid":1,"tid":1,"args":{"dft_cnt":2,"dur_sum":5,"dur_max":3,"ret_sum":3}})
+        R({"name":"pread","cat":"POSIX","ph":3,"ts":300,"pid":1,"tid":1,"args":{"dft_cnt":3,"dur_sum":6,"dur_max":3,"ret_sum":10}}), 1);
+    dfn_result *r = su_query(s, "posix", "sizebin", NULL);
+    cr_assert_eq(su_metric(s, r, "4-16KiB", DFN_M_COUNT), 2, "4096.5 is past <=4KiB");
+    cr_assert_eq(su_metric(s, r, "<=4KiB", DFN_M_COUNT), 5);
+    dfn_result_free(r);
+    dfn_layerset *ls = su_layerset(s, "posix");
+    dfn_query q = { .layers = ls, .sort = -1, .metrics = DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) |
+                    DFN_M_BIT(DFN_M_SIZE_MEAN) };
+    r = su_run(s, &q, "func");
+    cr_assert_eq(su_metric(s, r, "read", DFN_M_SIZE_MIN), 4096.5);
+    cr_assert_eq(su_metric(s, r, "read", DFN_M_SIZE_MAX), 4096.5);
+    cr_assert_eq(su_metric(s, r, "read", DFN_M_SIZE_MEAN), 4096.5);
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func", "bytes>1");
+    cr_assert_eq(su_metric(s, r, "write", DFN_M_COUNT), 2, "a mean of 1.5 B");
+    dfn_result_free(r);
+    r = su_query(s, "posix", "func", "dur>2");
+    cr_assert_eq(su_metric(s, r, "write", DFN_M_COUNT), 2, "a mean of 2.5 us");
+    cr_assert_eq(r->nrows, 2, "and read's 23 us; pread's 2 us is not past 2");
+    dfn_result_free(r);
+    r = su_query(s, "posix", "size", NULL);
+    cr_assert_eq(su_metric(s, r, "4096.5", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(s, r, "1.5", DFN_M_COUNT), 2);
+    cr_assert_eq(su_metric(s, r, "3.333333", DFN_M_COUNT), 3);
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
 /* MPI-IO, HDF5 and GPU copies count bytes (else size); one that varied
  * is written as bytes_sum or size_sum, which were not read (0 bytes). */
 Test(aggregated, sums_of_bytes_and_size)

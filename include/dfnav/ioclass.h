@@ -55,6 +55,13 @@ static inline int dfn_sizebin(uint64_t bytes)
     int b = (bits - 11) / 2;
     return b < DFN_SIZEBIN_COUNT - 1 ? b : DFN_SIZEBIN_COUNT - 1;
 }
+/* Bin of the mean of an aggregated record's calls, bytes / calls (calls
+ * > 0), exactly: the bins' edges are whole bytes, so a mean is at most an
+ * edge when its ceiling is (4096.5 is past "<=4KiB"). */
+static inline int dfn_sizebin_mean(uint64_t bytes, uint64_t calls)
+{
+    return dfn_sizebin(bytes / calls + (bytes % calls != 0));
+}
 const char *dfn_sizebin_name(int bin);
 
 #endif
