@@ -2340,15 +2340,16 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     row_span(p, row, &span_lo, &span_hi);
     m[DFN_M_IDLE_S] = span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
     m[DFN_M_BYTES] = by;
-    m[DFN_M_BW_MIBPS] = a->full ? NAN : t > 0 ? by / 1048576.0 / t : 0;
-    m[DFN_M_OPS_PER_S] = a->full ? NAN : t > 0 ? calls / t : 0;
+    /* per second of no time is undefined, never 0 (4096 B in 0 s) */
+    m[DFN_M_BW_MIBPS] = a->full || !(t > 0) ? NAN : by / 1048576.0 / t;
+    m[DFN_M_OPS_PER_S] = a->full || !(t > 0) ? NAN : calls / t;
     /* latency of the calls that start in the row, whole */
     const acc_more *am = AM(a);
-    m[DFN_M_MEAN_US] = a->full ? NAN : a->count ? ((double)a->dur + (double)am->cut_us - (double)am->out_us) / a->count : 0;
+    m[DFN_M_MEAN_US] = a->full || !a->count ? NAN : ((double)a->dur + (double)am->cut_us - (double)am->out_us) / a->count;
     m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)am->out_calls;
     m[DFN_M_MAX_US] = (double)a->maxdur;
     m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)am->agg;
-    m[DFN_M_PCT_TIME] = a->full & OVF_DUR ? NAN : r->total_time_s > 0 ? 100.0 * t / r->total_time_s : 0;
+    m[DFN_M_PCT_TIME] = a->full & OVF_DUR || !(r->total_time_s > 0) ? NAN : 100.0 * t / r->total_time_s;
     const acc_arrays *x = AX(a);
     /* past 2^32 calls a dense bucket may have filled: no percentile,
      * the same for every row however the parts held it */
@@ -2696,13 +2697,13 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     case DFN_M_STD_PROC_S: return 0;
     case DFN_M_BYTES: case DFN_M_MAX_PROC_BYTES: case DFN_M_MEAN_PROC_BYTES: return bytes;
     case DFN_M_SIZE_MEAN: case DFN_M_SIZE_P50: case DFN_M_SIZE_MIN: case DFN_M_SIZE_MAX:
-        return event_is_rw(s, i) ? (double)(dfn_store_bytes(s, i) / dfn_store_calls(s, i)) : NAN;
-    case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : 0;
-    case DFN_M_OPS_PER_S: return t > 0 ? calls / t : 0;
+        return event_is_rw(s, i) ? (double)dfn_store_bytes(s, i) / (double)dfn_store_calls(s, i) : NAN;
+    case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : NAN;
+    case DFN_M_OPS_PER_S: return t > 0 ? calls / t : NAN;
     case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: return dur / calls;
     case DFN_M_MAX_US: return (double)dfn_store_maxdur(s, i);
     case DFN_M_FILES: return s->file[i] != 0;
-    case DFN_M_PCT_TIME: return total_time_s > 0 ? 100.0 * t / total_time_s : 0;
+    case DFN_M_PCT_TIME: return total_time_s > 0 ? 100.0 * t / total_time_s : NAN;
     case DFN_M_SELF_S: return r->tree ? dfn_calltree_self(r->tree, i) / 1e6 : NAN;
     case DFN_M_SEQ_PCT: {
         dfn_access_kind k = r->access ? dfn_access_of(r->access, i) : DFN_ACCESS_NONE;

@@ -87,7 +87,7 @@ Test(window, bins_hold_the_part_of_each_call_inside_them)
         /* latency stays the call's own: the 3 ms read starts in bin 1 */
         cr_expect_float_eq(M(r, "0.001", DFN_M_MEAN_US), 3000, 1e-9);
         cr_expect_float_eq(M(r, "0.001", DFN_M_MAX_US), 3000, 1e-9);
-        cr_expect_float_eq(M(r, "0.005", DFN_M_MEAN_US), 0, 1e-9, "no call starts there");
+        cr_expect(isnan(M(r, "0.005", DFN_M_MEAN_US)), "no call starts there: no mean");
         dfn_result_free(r);
     }
 }
