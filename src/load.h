@@ -209,6 +209,12 @@ void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)
 /* Whether the line scanner may take lines (the default); tests turn it
  * off to read every line through tokens and compare. */
 void dfn_parser_scan(dfn_parser *p, bool on);
+/* Reads ts and dur (and an aggregated record's durations) of a file in
+ * ms or s straight into µs, their fractions kept (1000.5 s is
+ * 1000500000 µs), where they are otherwise read to the nearest whole unit
+ * and multiplied at the build; every line goes through the token walk.
+ * The loader reads such a file again so when it has fractions. */
+void dfn_parser_prescale(dfn_parser *p, dfn_unit u);
 
 void dfn_batch_free(dfn_batch *b);
 /* A malloc'd copy of t's events: their columns and argument records, and

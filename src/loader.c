@@ -76,6 +76,7 @@ struct dfn_loader {
     atomic_uint_fast64_t reused;   /* files given back by images of other sets */
     dfn_strtab *reasons;      /* the bad-line reasons of files given back */
     pthread_mutex_t snap_lock;   /* a snapshot reads the chunks the final build frees */
+    uint8_t *prescaled;       /* files read again into µs (loader_prescale), or NULL */
 };
 
 /* What one build reads: the final one consumes the loader's chunks and
@@ -263,6 +264,80 @@ static void *parser_main(void *arg)
     dfn_batch_free(&b);
     dfn_parser_free(p);
     return NULL;
+}
+
+/* ---- times with fractions of a ms or s ---- */
+
+/* Reads file f again with its times read straight into µs (see
+ * dfn_parser_prescale), and puts its chunks in place of the first
+ * reading's; false, leaving them, when it cannot be read as it was read
+ * (standard input, a file that changed or went). */
+static bool loader_reparse(dfn_loader *l, size_t f, dfn_unit unit)
+{
+    const char *path = l->files[f];
+    char err[512];
+    dfn_fileid now;
+    if (strcmp(path, "-") == 0 || l->src[f].error || !dfn_fileid_of(path, &now, err, sizeof err) ||
+        (l->ids && !dfn_fileid_eq(&l->ids[f], &now)))
+        return false;
+    dfn_reader *r = dfn_reader_open_cancel(path, l->opts.block_size, &l->cancel, err, sizeof err);
+    if (!r) return false;
+    dfn_parser *p = dfn_parser_new(&l->ctx);
+    dfn_parser_prescale(p, unit);
+    dfn_batch b = { 0 };
+    dfn_chunk **got = NULL;
+    size_t n = 0, cap = 0;
+    dfn_block blk;
+    int rc;
+    while ((rc = dfn_reader_next(r, &blk)) > 0) {
+        dfn_parser_block(p, blk.data, blk.len, &b);
+        dfn_block_free(&blk);
+        dfn_grow((void **)&got, &cap, n + 1, sizeof *got);
+        got[n] = dfn_chunk_from_batch(&b, (uint32_t)f, n);
+        n++;
+    }
+    dfn_batch_free(&b);
+    dfn_parser_free(p);
+    dfn_reader_close(r);
+    if (rc < 0 || atomic_load(&l->cancel)) {
+        for (size_t k = 0; k < n; k++) dfn_chunk_free(got[k]);
+        free(got);
+        return false;
+    }
+    size_t w = 0;
+    for (size_t k = 0; k < l->nchunks; k++) {
+        if (l->chunks[k]->src == f && !l->chunks[k]->srcs) dfn_chunk_free(l->chunks[k]);
+        else l->chunks[w++] = l->chunks[k];
+    }
+    l->nchunks = w;
+    for (size_t k = 0; k < n; k++) loader_add_chunk(l, got[k]);
+    free(got);
+    return true;
+}
+
+/* A file in ms or s whose times had fractions was read to the nearest
+ * whole unit of them (the unit is known only at its end record, or from
+ * --time-unit, after the parse): such files, rare, are read again with
+ * the fractions kept, so that 1000.5 s is not 1001 s. Before the build;
+ * the caller holds clock. */
+static void loader_prescale(dfn_loader *l)
+{
+    uint8_t *declared = dfn_xcalloc(l->nfiles ? l->nfiles : 1, 1);
+    uint64_t *frac = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *frac);
+    for (size_t k = 0; k < l->nchunks; k++) {
+        const dfn_chunk *c = l->chunks[k];
+        if (c->srcs) continue;   /* packs: no file with fractions joins one */
+        if (c->info.unit) declared[c->src] = c->info.unit;
+        frac[c->src] += c->info.frac_times;
+    }
+    for (size_t f = 0; f < l->nfiles && !atomic_load(&l->cancel); f++) {
+        dfn_unit u = declared[f] ? (dfn_unit)declared[f] : l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
+        if (!frac[f] || (u != DFN_UNIT_MS && u != DFN_UNIT_SEC) || !loader_reparse(l, f, u)) continue;
+        if (!l->prescaled) l->prescaled = dfn_xcalloc(l->nfiles, 1);
+        l->prescaled[f] = 1;
+    }
+    free(declared);
+    free(frac);
 }
 
 /* ---- building the store ---- */
@@ -679,6 +754,7 @@ static dfn_unit *build_units(const dfn_loader *l, const build_in *in, dfn_store 
         s->src[f].unit_declared = unit[f] != DFN_UNIT_NONE;
         if (!unit[f]) unit[f] = l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
         s->src[f].unit = unit[f];
+        if (l->prescaled && l->prescaled[f]) unit[f] = DFN_UNIT_US;   /* its times are µs already */
     }
     return unit;
 }
@@ -1455,6 +1531,7 @@ static void *coordinator_main(void *arg)
     atomic_store(&l->building, true);
     pthread_mutex_lock(&l->clock);
     loader_seal(l);
+    loader_prescale(l);
     pthread_mutex_unlock(&l->clock);
     if (!atomic_load(&l->cancel)) {
         build_in in = { .chunks = l->chunks, .nchunks = l->nchunks, .ctx = &l->ctx, .keep = false };
@@ -1602,6 +1679,7 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     free(l->queue);
     if (!s || s->strs != l->ctx.strs) dfn_strtab_free(l->ctx.strs);   /* otherwise the store owns it */
     free(l->ids);
+    free(l->prescaled);
     free((char *)l->opts.cache_dir);
     if (l->reasons) dfn_strtab_free(l->reasons);
     dfn_strtab_free(l->ctx.hashes);

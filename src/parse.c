@@ -55,6 +55,7 @@ struct dfn_parser {
     dfn_larg *largs;          /* the arguments of the line being read */
     size_t largs_cap;
     bool no_scan;             /* tests: every line through the token walk */
+    uint64_t prescale;        /* µs in the file's unit (1000, 1000000): times read as µs; 0 none */
     dfn_scanhint hint;
 };
 
@@ -282,6 +283,67 @@ static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted, uint
         return true;
     }
     return false;
+}
+
+/* A JSON number's text (no sign) times factor, exactly, rounded to the
+ * nearest whole (half up): 1000.5 seconds are 1000500000 µs where a
+ * double would drift. Past the parser's bound on a µs time (2^62) it stays
+ * there, as the build's conversion does. False when it is no number. */
+static bool dec_scaled(const char *s, size_t len, uint64_t factor, uint64_t *out)
+{
+    const uint64_t bound = UINT64_MAX >> 2;
+    uint64_t m = 0;
+    int exp10 = 0, digits = 0;
+    bool any = false, dot = false;
+    size_t i = 0;
+    for (; i < len; i++) {
+        char ch = s[i];
+        if (ch == '.' && !dot) { dot = true; continue; }
+        if (ch < '0' || ch > '9') break;
+        any = true;
+        if (m == 0 && ch == '0') { if (dot) exp10--; continue; }   /* leading zeros */
+        if (digits < 19) { m = m * 10 + (uint64_t)(ch - '0'); digits++; if (dot) exp10--; }
+        else if (!dot) exp10++;   /* past 19 digits: a remainder under 10^-18 of it, dropped */
+    }
+    if (!any) return false;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < len && s[j] == '+') j++;
+        int64_t e;
+        if (j >= len || !dfn_parse_i64(s + j, len - j, &e) || e > 400 || e < -400) return false;
+        exp10 += (int)e;
+    } else if (i != len) {
+        return false;
+    }
+    for (uint64_t f = factor; f > 1; f /= 10) exp10++;
+    if (m == 0) { *out = 0; return true; }
+    if (exp10 >= 0) {
+        for (int k = 0; k < exp10; k++) {
+            if (m > bound / 10) { *out = bound; return true; }
+            m *= 10;
+        }
+        *out = m > bound ? bound : m;
+        return true;
+    }
+    if (exp10 < -19) { *out = 0; return true; }
+    uint64_t div = 1;
+    for (int k = 0; k < -exp10; k++) div *= 10;
+    uint64_t q = m / div, r = m % div;
+    q += r >= div - r;   /* half up, without overflow */
+    *out = q > bound ? bound : q;
+    return true;
+}
+
+/* A ts or dur, bare or quoted, times the parser's prescale. */
+static bool tok_scaled(const toks_view *v, int i, uint64_t factor, uint64_t *out, bool *quoted)
+{
+    const jsmntok_t *t = &v->t[i];
+    if (t->type != JSMN_PRIMITIVE && t->type != JSMN_STRING) return false;
+    if (quoted && t->type == JSMN_STRING) *quoted = true;
+    const char *s = v->s + t->start;
+    size_t len = tok_len(t);
+    if (t->type == JSMN_PRIMITIVE && !json_primitive_ok(s, len)) return false;
+    return dec_scaled(s, len, factor, out);
 }
 
 static bool tok_i64(const toks_view *v, int i, int64_t *out, bool *quoted)
@@ -943,7 +1005,11 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
         if (kt->type == JSMN_STRING) {
             switch (kl) {
             case 2:
-                if (memcmp(ks, "ts", 2) == 0) { has_ts = tok_u64(&v, val, &ts, &quoted, &frac); bad_num |= !has_ts; exact = true; }
+                if (memcmp(ks, "ts", 2) == 0) {
+                    has_ts = p->prescale ? tok_scaled(&v, val, p->prescale, &ts, &quoted) : tok_u64(&v, val, &ts, &quoted, &frac);
+                    bad_num |= !has_ts;
+                    exact = true;
+                }
                 else if (memcmp(ks, "ph", 2) == 0) {
                     const jsmntok_t *pt = &v.t[val];
                     bool q = pt->type == JSMN_STRING;
@@ -958,12 +1024,11 @@ static bool line_from_tokens(dfn_parser *p, dfn_batch *b, const char *s, size_t 
                 if (memcmp(ks, "dur", 3) == 0) {
                     exact = true;
                     int64_t d;
-                    if (tok_i64(&v, val, &d, &quoted)) {
-                        if (d < 0) { batch_bad(b, line, "negative dur"); return false; }
-                        dur = (uint64_t)d;
-                    } else if (!tok_u64(&v, val, &dur, &quoted, &frac)) {
-                        bad_num = true;
-                    }
+                    bool whole = tok_i64(&v, val, &d, &quoted);
+                    if (whole && d < 0) { batch_bad(b, line, "negative dur"); return false; }
+                    if (p->prescale) bad_num |= !tok_scaled(&v, val, p->prescale, &dur, &quoted);
+                    else if (whole) dur = (uint64_t)d;
+                    else if (!tok_u64(&v, val, &dur, &quoted, &frac)) bad_num = true;
                 }
                 else if (memcmp(ks, "pid", 3) == 0) { bad_num |= !tok_id(p, &v, val, &pid, &quoted); exact = true; }
                 else if (memcmp(ks, "tid", 3) == 0) { bad_num |= !tok_id(p, &v, val, &tid, &quoted); exact = true; }
@@ -1108,7 +1173,12 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
         }
         /* what a number says of the call counts, kept or not: a wide
          * aggregated record's dft_cnt may come past the arguments kept */
-        if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
+        uint64_t us;
+        if (p->prescale && (role == ROLE_DUR || role == ROLE_DUR_SUM || role == ROLE_DUR_MAX) &&
+            la->type != DFN_LV_UINT && la->val_len && la->val[0] != '-' &&
+            (la->quoted || json_primitive_ok(la->val, la->val_len)) && dec_scaled(la->val, la->val_len, p->prescale, &us))
+            evargs_number(e, role, (int64_t)us);   /* a duration in the file's unit, as µs */
+        else if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
         else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
         else if (role != ROLE_OTHER && (la->type == DFN_LV_RAW || la->type == DFN_LV_STR)) evargs_number_text(e, role, la);
         if (e->nargs == DFN_ARGS_MAX) continue;
@@ -1398,6 +1468,12 @@ static void parse_line(dfn_parser *p, dfn_batch *b, const char *s, size_t len, u
 void dfn_parser_scan(dfn_parser *p, bool on)
 {
     p->no_scan = !on;
+}
+
+void dfn_parser_prescale(dfn_parser *p, dfn_unit u)
+{
+    p->prescale = u == DFN_UNIT_MS ? 1000 : u == DFN_UNIT_SEC ? 1000000 : 0;
+    if (p->prescale) p->no_scan = true;   /* the scanner reads whole numbers as they are */
 }
 
 void dfn_parser_block(dfn_parser *p, const char *data, size_t len, dfn_batch *b)

@@ -97,10 +97,11 @@ uint64_t dfn_unit_to_us(dfn_unit u, uint64_t v);
  * files that declare NS, MS or SEC (given: the --time-unit, or NONE). */
 struct dfn_store;
 bool dfn_unit_note(const struct dfn_store *s, dfn_unit given, char *buf, size_t cap);
-/* What the fractions of a file's times cost, or false: in a ms or s file,
- * a ts or dur written with a fraction is read to the nearest whole unit
- * before it becomes µs, so it moves by up to half a unit (in µs and ns
- * files by under a µs, which whole µs keep anyway). */
+/* What the fractions of a file's times cost, or false: in a ms or s file
+ * that could not be read again (standard input), a ts or dur written with
+ * a fraction was read to the nearest whole unit before it became µs, so it
+ * moved by up to half a unit (in µs and ns files by under a µs, which
+ * whole µs keep anyway). */
 bool dfn_unit_fractions(dfn_unit u, uint64_t frac_times, char *buf, size_t cap);
 
 /* What loading one input file gave that few files have: damage, kinds
@@ -123,9 +124,10 @@ typedef struct {
     uint64_t ns_rounding;     /* NS files: ns the rounding of each dur to µs moved, in all (up or down) */
     uint64_t ns_zeroed;       /* ... and calls of under 0.5 µs it made 0 µs */
     uint64_t ns_total;        /* ... of call time in all, ns (saturating) */
-    /* ts and dur written with a fraction ("ts":1000.5): read to the
-     * nearest whole unit of the file before it becomes µs, which in ms and
-     * s files moves them (said, see dfn_unit_fractions) */
+    /* ts and dur written with a fraction ("ts":1000.5) and read to the
+     * nearest whole unit of the file, which in ms and s files moves them
+     * (said, see dfn_unit_fractions): 0 for such a file read again with
+     * them kept, which all but standard input are */
     uint64_t frac_times;
     char *cfg, *app;          /* the end record's cfg and app objects as JSON, or NULL */
 } dfn_srcmore;

@@ -249,4 +249,20 @@ same_files "counters -b pid: rows the same with -j 1 and -j 8" "$T/named1.csv" "
 check "counters -b pid: numbers, then names in order" \
     "5 12 $(awk 'BEGIN { for (i = 0; i < 40; i++) printf "%sw%02d", i ? " " : "", i }')" \
     "$(awk -F, 'NR > 1 { printf "%s%s", s, $2; s = " " }' "$T/named1.csv" | tr -d '\r')"
+# times with fractions of a second: a file is read again with them kept;
+# standard input, which cannot be, says how many moved and by how much
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000,"dur":0.25,"ph":1,"args":{"ret":100}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000.5,"dur":1.5,"ph":1,"args":{"ret":100}}' \
+    '{"name":"end","cat":"dftracer","pid":1,"tid":1,"ts":1003,"dur":0,"ph":1,"args":{"cfg":{"time_metric":"SEC"}}}' >"$T/sec.pfw"
+check "seconds with fractions, from a file: exact" "1.750000" \
+    "$("$DFNAV" report --no-cache -m count,time_s -f csv --where func=read "$T/sec.pfw" 2>"$T/err" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }')"
+check "and nothing to say" "" "$(cat "$T/err")"
+check "seconds with fractions, from standard input: read to the nearest second" "2.000000" \
+    "$("$DFNAV" report --no-cache -m count,time_s -f csv --where func=read - <"$T/sec.pfw" 2>"$T/err" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }')"
+check "which is said" "dfnav: -: 3 ts or dur with a fraction of a second read to the nearest second: each is off by up to 0.5 s" \
+    "$(cat "$T/err")"
+check "--time-unit ms with fractions: exact" "0.251250" \
+    "$(printf '%s\n' '{"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":1600,"dur":250.5,"ph":"X","args":{"ret":100}}' \
+        '{"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":1700.25,"dur":0.75,"ph":"X","args":{"ret":100}}' >"$T/ms.pfw"
+       "$DFNAV" report --no-cache -q --time-unit ms -m count,time_s -f csv "$T/ms.pfw" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }')"
 finish
