@@ -334,16 +334,20 @@ static bool dec_scaled(const char *s, size_t len, uint64_t factor, uint64_t *out
     return true;
 }
 
-/* A ts or dur, bare or quoted, times the parser's prescale. */
+/* A ts or dur, bare or quoted, times the parser's prescale: taken and
+ * refused as the first reading took and refused it (a value past the
+ * parser's bound stays past it, to be damage there too), exact where
+ * the text is a decimal number. */
 static bool tok_scaled(const toks_view *v, int i, uint64_t factor, uint64_t *out, bool *quoted)
 {
+    const uint64_t bound = UINT64_MAX >> 2;
+    uint64_t plain;
+    if (!tok_u64(v, i, &plain, quoted, NULL)) return false;
+    if (plain > bound) { *out = plain; return true; }
     const jsmntok_t *t = &v->t[i];
-    if (t->type != JSMN_PRIMITIVE && t->type != JSMN_STRING) return false;
-    if (quoted && t->type == JSMN_STRING) *quoted = true;
-    const char *s = v->s + t->start;
-    size_t len = tok_len(t);
-    if (t->type == JSMN_PRIMITIVE && !json_primitive_ok(s, len)) return false;
-    return dec_scaled(s, len, factor, out);
+    if (!dec_scaled(v->s + t->start, tok_len(t), factor, out))   /* forms only strtod reads */
+        *out = plain > bound / factor ? bound : plain * factor;
+    return true;
 }
 
 static bool tok_i64(const toks_view *v, int i, int64_t *out, bool *quoted)
@@ -1137,6 +1141,23 @@ static void evargs_number_text(evargs *e, uint8_t role, const dfn_larg *la)
     else evargs_number(e, role, (int64_t)(d < 0 ? d - 0.5 : d + 0.5));
 }
 
+/* An aggregated record's duration argument as µs (the parser's
+ * prescale), where the first reading took it as a number of the file's
+ * unit within the parser's bound; false leaves it to that reading (past
+ * the bound, negative: damage there and here alike). */
+static bool prescaled_dur(const dfn_parser *p, const dfn_larg *la, int64_t *out)
+{
+    const uint64_t bound = UINT64_MAX >> 2;
+    double d;
+    uint64_t us;
+    if (la->type == DFN_LV_UINT || !la->val_len || la->val[0] < '0' || la->val[0] > '9' ||
+        !json_primitive_ok(la->val, la->val_len) || !dfn_parse_double(la->val, la->val_len, &d) || !(d <= (double)bound) ||
+        !dec_scaled(la->val, la->val_len, p->prescale, &us))
+        return false;
+    *out = (int64_t)us;
+    return true;
+}
+
 /* Reads the arguments of f: host and file names, the numbers bytes and
  * aggregated calls come from, and the rest encoded for the store. */
 static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *era)
@@ -1173,11 +1194,9 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
         }
         /* what a number says of the call counts, kept or not: a wide
          * aggregated record's dft_cnt may come past the arguments kept */
-        uint64_t us;
-        if (p->prescale && (role == ROLE_DUR || role == ROLE_DUR_SUM || role == ROLE_DUR_MAX) &&
-            la->type != DFN_LV_UINT && la->val_len && la->val[0] != '-' &&
-            (la->quoted || json_primitive_ok(la->val, la->val_len)) && dec_scaled(la->val, la->val_len, p->prescale, &us))
-            evargs_number(e, role, (int64_t)us);   /* a duration in the file's unit, as µs */
+        int64_t us;
+        if (p->prescale && (role == ROLE_DUR || role == ROLE_DUR_SUM || role == ROLE_DUR_MAX) && prescaled_dur(p, la, &us))
+            evargs_number(e, role, us);   /* a duration in the file's unit, as µs */
         else if (la->type == DFN_LV_UINT) evargs_number(e, role, UINT_ROLE_VALUE);
         else if (la->type == DFN_LV_INT) evargs_number(e, role, (int64_t)la->num);
         else if (role != ROLE_OTHER && (la->type == DFN_LV_RAW || la->type == DFN_LV_STR)) evargs_number_text(e, role, la);

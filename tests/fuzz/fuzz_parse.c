@@ -2,7 +2,9 @@
  * parsed by dfn_parser_block (as a parser thread would) and sorted into a
  * chunk. Any crash, sanitizer report or leak is a bug; the batch's own
  * counts must add up, and the same block read with the line scanner off
- * (every line through tokens) must give the very same batch and tables. */
+ * (every line through tokens) must give the very same batch and tables;
+ * read again with times straight into µs (a file in seconds with
+ * fractions, dfn_parser_prescale), it must take and refuse the same lines. */
 #include "load.h"
 #include "parsecheck.h"
 
@@ -38,6 +40,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (b.begins ? b.begins->n : 0) + b.nends != i->pairs_pending)
         abort();
     if (pc_parse_same(&b, &ctx, &rb, &ref_ctx)) abort();
+    dfn_loadctx sec_ctx;
+    pc_ctx_init(&sec_ctx);
+    dfn_parser *sec = dfn_parser_new(&sec_ctx);
+    dfn_parser_prescale(sec, DFN_UNIT_SEC);
+    dfn_batch sb;
+    memset(&sb, 0, sizeof sb);
+    dfn_parser_block(sec, block, size, &sb);
+    const dfn_blockinfo *si = &sb.info;
+    if (si->events != i->events || si->metadata != i->metadata || si->counters != i->counters || si->other != i->other ||
+        si->malformed != i->malformed || si->skipped != i->skipped || si->pairs_pending != i->pairs_pending ||
+        sb.n != b.n || sb.ncs != b.ncs || si->frac_times != 0)
+        abort();
+    dfn_batch_free(&sb);
+    dfn_parser_free(sec);
+    pc_ctx_free(&sec_ctx);
     dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);
     if (c->n != b.n) abort();
     dfn_chunk_free(c);
