@@ -13,10 +13,8 @@ failed=0
 suite_t0=$(date +%s)
 
 # slow_suite: said at the top of a suite of 20 s or more whose inputs it
-# generates. DFN_SKIP_SLOW=1 skips it: CI's distcheck sets it, since the
-# normal pass has just run every suite on the same sources, dist-hook
-# checks that the tarball holds every tracked file, and the sanitizer pass
-# builds out of the source tree as distcheck does.
+# generates. DFN_SKIP_SLOW=1 skips it, for a quick run of the rest (CI's
+# distcheck runs three suites alone: see .ci/run).
 slow_suite() {
     if [ -n "${DFN_SKIP_SLOW:-}" ]; then
         echo "SKIP: DFN_SKIP_SLOW is set: a slow suite that CI's normal pass runs"
