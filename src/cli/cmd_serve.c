@@ -331,6 +331,10 @@ static bool serve_setup(serve_ctx *c, const cli_opts *o, char **tokpath, char **
         return false;
     }
     if (!serve_token_free(*tokpath, host)) return false;
+    /* for the signal handler, which is in place already: the file is ours
+     * once it holds our token, which it compares */
+    sig_tokpath = *tokpath;
+    sig_token = c->token;
     c->lfd = serve_listen(o->listen ? o->listen : "127.0.0.1:0", shown, sizeof shown, err, sizeof err);
     if (c->lfd < 0 || !dfn_token_new(c->token, err, sizeof err) ||
         !dfn_token_write(*tokpath, c->token, host, (long)getpid(), err, sizeof err)) {
@@ -338,6 +342,7 @@ static bool serve_setup(serve_ctx *c, const cli_opts *o, char **tokpath, char **
         return false;
     }
     *priv = serve_mkdir();
+    sig_dir = *priv;
     c->board = mmap(NULL, sizeof *c->board, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (!*priv || c->board == MAP_FAILED) {
         if (c->board == MAP_FAILED) fprintf(stderr, "dfnav: serve: %s\n", strerror(errno));
@@ -362,20 +367,21 @@ int cmd_serve(const cli_opts *o)
     char *tokpath = NULL, *priv = NULL;
     int status = 2;
     pid_t gate = -1;
+    /* before the token file and the first word on stderr: a signal that
+     * came after "listening" and found the handler missing was lost where
+     * the shell started the server with SIGINT ignored (a script's &),
+     * and elsewhere left the token file behind */
+    cli_signal_install(serve_on_signal_loading, sig_prev);
     if (!serve_setup(&c, o, &tokpath, &priv)) goto out;
     g_board = c.board;
     c.server = getpid();
     c.tokpath = tokpath;
     c.priv = priv;
-    sig_tokpath = tokpath;
-    sig_token = c.token;
-    sig_dir = priv;
     gate = serve_gate_start(&c);
     sig_gate = gate;
     if (gate < 0) { fprintf(stderr, "dfnav: serve: no process for the gate: %s\n", strerror(errno)); goto out; }
     close(c.lfd);
     c.lfd = -1;
-    cli_signal_install(serve_on_signal_loading, sig_prev);
     const char *dir = priv;
     status = serve_load(o, c.board, &dir);
     /* the other ranks are done: they end now, not with the server */
