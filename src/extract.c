@@ -17,10 +17,13 @@
 
 /* A metadata record the subset needs, in the order the calls first need
  * it: a host's HH, a file's FH, a process's PR (its rank), a process's
- * or a thread's name (PN: process_name, TN: thread_name), each written
- * with the pid of the call that first needed it. */
+ * or a thread's name (process_name, thread_name), each written with the
+ * pid of the call that first needed it. */
+typedef enum { META_HH, META_FH, META_PR, META_PNAME, META_TNAME } metakind;
+static const char *const meta_names[] = { "HH", "FH", "PR", "process_name", "thread_name" };
+
 typedef struct {
-    char type[3];
+    metakind kind;
     uint32_t lane, file;
 } metarec;
 
@@ -66,11 +69,11 @@ static bool proc_put(dfn_strtab *t, uint32_t host, int64_t pid)
     return dfn_strtab_intern(t, key, sizeof key) == n;
 }
 
-static void meta_push(extractor *x, const char *type, uint32_t lane, uint32_t file)
+static void meta_push(extractor *x, metakind kind, uint32_t lane, uint32_t file)
 {
     dfn_grow((void **)&x->meta, &x->metacap, x->nmeta + 1, sizeof *x->meta);
     metarec *m = &x->meta[x->nmeta++];
-    memcpy(m->type, type, 3);
+    m->kind = kind;
     m->lane = lane;
     m->file = file;
 }
@@ -120,11 +123,11 @@ static void extract_names(extractor *x, uint32_t lane)
 {
     const dfn_store *s = x->s;
     const dfn_lane *l = &s->lanes[lane];
-    if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, "PR", lane, 0);
-    if (dfn_strtab_len(s->strs, l->pname) && proc_put(x->named, l->host, l->pid)) meta_push(x, "PN", lane, 0);
+    if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, META_PR, lane, 0);
+    if (dfn_strtab_len(s->strs, l->pname) && proc_put(x->named, l->host, l->pid)) meta_push(x, META_PNAME, lane, 0);
     if (dfn_strtab_len(s->strs, l->tname) && !dfn_map64_get(&x->tnamed, (uint64_t)lane + 1)) {
         *dfn_map64_slot(&x->tnamed, (uint64_t)lane + 1) = 1;
-        meta_push(x, "TN", lane, 0);
+        meta_push(x, META_TNAME, lane, 0);
     }
 }
 
@@ -140,13 +143,13 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
         size_t hl = dfn_strtab_len(s->strs, l->host);
         if (hl && !dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1)) {
             *dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1) = hash_give(x, dfn_store_str(s, l->host), hl);
-            meta_push(x, "HH", s->lane[i], 0);
+            meta_push(x, META_HH, s->lane[i], 0);
         }
         uint32_t f = s->file[i];
         if (f && !dfn_map64_get(&x->file_hash, (uint64_t)f + 1)) {
             uint32_t path = s->files[f].path;
             *dfn_map64_slot(&x->file_hash, (uint64_t)f + 1) = hash_give(x, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
-            meta_push(x, "FH", s->lane[i], f);
+            meta_push(x, META_FH, s->lane[i], f);
             x->st->files++;
         }
         *dfn_map64_slot(&x->hosts, (uint64_t)l->host + 1) = 1;
@@ -165,27 +168,27 @@ static void write_metadata(extractor *x)
     for (size_t k = 0; k < x->nmeta; k++) {
         const metarec *m = &x->meta[k];
         const dfn_lane *l = &s->lanes[m->lane];
-        if (m->type[0] == 'P' && m->type[1] == 'R') {
-            meta_start(x, "PR", l->pid, l->pid, l->host);
+        meta_start(x, meta_names[m->kind], l->pid, m->kind == META_TNAME ? l->tid : l->pid, l->host);
+        switch (m->kind) {
+        case META_PR:
             fputs("\"name\":\"rank\",\"value\":", x->out);
             fwrite(dfn_store_str(s, l->rank), 1, dfn_strtab_len(s->strs, l->rank), x->out);   /* a whole number */
             fputs("}}\n", x->out);
-            continue;
-        }
-        if (m->type[1] == 'N') {   /* as other tools write them: the name in args.name */
-            bool proc = m->type[0] == 'P';
-            meta_start(x, proc ? "process_name" : "thread_name", l->pid, proc ? l->pid : l->tid, l->host);
+            break;
+        case META_PNAME: case META_TNAME:   /* as other tools write them: the name in args.name */
             fputs("\"name\":", x->out);
-            put_str(x->out, s, proc ? l->pname : l->tname);
+            put_str(x->out, s, m->kind == META_PNAME ? l->pname : l->tname);
             fputs("}}\n", x->out);
-            continue;
+            break;
+        case META_HH: case META_FH: {
+            bool host = m->kind == META_HH;
+            fputs("\"name\":", x->out);
+            put_str(x->out, s, host ? l->host : s->files[m->file].path);
+            fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n",
+                    *dfn_map64_get(host ? &x->host_hash : &x->file_hash, (uint64_t)(host ? l->host : m->file) + 1));
+            break;
         }
-        bool host = m->type[0] == 'H';
-        meta_start(x, m->type, l->pid, l->pid, l->host);
-        fputs("\"name\":", x->out);
-        put_str(x->out, s, host ? l->host : s->files[m->file].path);
-        fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n",
-                *dfn_map64_get(host ? &x->host_hash : &x->file_hash, (uint64_t)(host ? l->host : m->file) + 1));
+        }
     }
 }
 

@@ -266,6 +266,22 @@ static void *parser_main(void *arg)
     return NULL;
 }
 
+/* The unit of each file as its chunks declare it (an end record's), NONE
+ * where none does; loader_unit gives the rest theirs. */
+static dfn_unit *chunk_units(const dfn_loader *l, dfn_chunk *const *chunks, size_t n)
+{
+    dfn_unit *unit = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *unit);
+    for (size_t k = 0; k < n; k++)
+        if (chunks[k] && chunks[k]->info.unit) unit[chunks[k]->src] = (dfn_unit)chunks[k]->info.unit;
+    return unit;
+}
+
+/* A file's unit: what it declares, else the one the user gave, else µs. */
+static dfn_unit loader_unit(const dfn_loader *l, dfn_unit declared)
+{
+    return declared ? declared : l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
+}
+
 /* ---- times with fractions of a ms or s ---- */
 
 /* Reads file f again with its times read straight into µs (see
@@ -322,16 +338,17 @@ static bool loader_reparse(dfn_loader *l, size_t f, dfn_unit unit)
  * the caller holds clock. */
 static void loader_prescale(dfn_loader *l)
 {
-    uint8_t *declared = dfn_xcalloc(l->nfiles ? l->nfiles : 1, 1);
     uint64_t *frac = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *frac);
+    bool any = false;
     for (size_t k = 0; k < l->nchunks; k++) {
         const dfn_chunk *c = l->chunks[k];
         if (c->srcs) continue;   /* packs: no file with fractions joins one */
-        if (c->info.unit) declared[c->src] = c->info.unit;
         frac[c->src] += c->info.frac_times;
+        any |= c->info.frac_times != 0;
     }
-    for (size_t f = 0; f < l->nfiles && !atomic_load(&l->cancel); f++) {
-        dfn_unit u = declared[f] ? (dfn_unit)declared[f] : l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
+    dfn_unit *declared = any ? chunk_units(l, l->chunks, l->nchunks) : NULL;
+    for (size_t f = 0; any && f < l->nfiles && !atomic_load(&l->cancel); f++) {
+        dfn_unit u = loader_unit(l, declared[f]);
         if (!frac[f] || (u != DFN_UNIT_MS && u != DFN_UNIT_SEC) || !loader_reparse(l, f, u)) continue;
         if (!l->prescaled) l->prescaled = dfn_xcalloc(l->nfiles, 1);
         l->prescaled[f] = 1;
@@ -743,16 +760,13 @@ static void source_add(dfn_srcinfo *si, const dfn_blockinfo *bi)
     if (bi->app) { free(m->app); m->app = dfn_xstrdup(bi->app); }
 }
 
-/* The unit of each file: what its end record declares, else the one the
- * user gave, else µs. */
+/* The unit of each file, into the store's sources too. */
 static dfn_unit *build_units(const dfn_loader *l, const build_in *in, dfn_store *s)
 {
-    dfn_unit *unit = dfn_xcalloc(l->nfiles ? l->nfiles : 1, sizeof *unit);
-    for (size_t k = 0; k < in->nchunks; k++)
-        if (in->chunks[k] && in->chunks[k]->info.unit) unit[in->chunks[k]->src] = (dfn_unit)in->chunks[k]->info.unit;
+    dfn_unit *unit = chunk_units(l, in->chunks, in->nchunks);
     for (size_t f = 0; f < l->nfiles; f++) {
         s->src[f].unit_declared = unit[f] != DFN_UNIT_NONE;
-        if (!unit[f]) unit[f] = l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
+        unit[f] = loader_unit(l, unit[f]);
         s->src[f].unit = unit[f];
         if (l->prescaled && l->prescaled[f]) unit[f] = DFN_UNIT_US;   /* its times are µs already */
     }

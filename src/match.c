@@ -71,13 +71,6 @@ static bool value_hit(const dfn_term *t, const char *s, size_t len, bool icase)
     return false;
 }
 
-/* A call's figure as one of an aggregated record's calls: the mean, its
- * fraction kept (a mean of 100.5 µs is past dur>100). */
-static inline double agg_mean(uint64_t v, uint64_t calls)
-{
-    return calls == 1 ? (double)v : (double)v / (double)calls;
-}
-
 static bool num_cmp(dfn_cmp op, double a, double b)
 {
     switch (op) {
@@ -291,8 +284,8 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
     /* an aggregated record's calls are each taken at their mean, as the
      * size dimension and the percentiles take them: dur>1ms selects slow
      * calls, not a thousand fast ones that add up to 1 ms */
-    case DFN_KEY_DUR: return num_cmp(e->op, agg_mean(dfn_store_dur(s, i), dfn_store_calls(s, i)), e->num);
-    case DFN_KEY_BYTES: return num_cmp(e->op, agg_mean(dfn_store_bytes(s, i), dfn_store_calls(s, i)), e->num);
+    case DFN_KEY_DUR: return num_cmp(e->op, dfn_store_mean(dfn_store_dur(s, i), dfn_store_calls(s, i)), e->num);
+    case DFN_KEY_BYTES: return num_cmp(e->op, dfn_store_mean(dfn_store_bytes(s, i), dfn_store_calls(s, i)), e->num);
     case DFN_KEY_SIZEBIN: {
         uint64_t b = dfn_store_bytes(s, i);
         return e->bin_ok[b ? dfn_sizebin_mean(b, dfn_store_calls(s, i)) : DFN_SIZEBIN_COUNT];

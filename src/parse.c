@@ -265,6 +265,10 @@ static bool toks_primitives_ok(const toks_view *v, int from, int to)
     return true;
 }
 
+/* The bound on a ts or dur (2^62), so that ts + dur and a few sums cannot
+ * wrap: past it a time is damage. */
+#define TIME_MAX (UINT64_MAX >> 2)
+
 /* A number written bare or quoted ("ts":"1712599257392616"). Fractions
  * are accepted and rounded: some writers emit µs as floats. */
 static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted, uint8_t *frac)
@@ -291,7 +295,6 @@ static bool tok_u64(const toks_view *v, int i, uint64_t *out, bool *quoted, uint
  * there, as the build's conversion does. False when it is no number. */
 static bool dec_scaled(const char *s, size_t len, uint64_t factor, uint64_t *out)
 {
-    const uint64_t bound = UINT64_MAX >> 2;
     uint64_t m = 0;
     int exp10 = 0, digits = 0;
     bool any = false, dot = false;
@@ -319,10 +322,10 @@ static bool dec_scaled(const char *s, size_t len, uint64_t factor, uint64_t *out
     if (m == 0) { *out = 0; return true; }
     if (exp10 >= 0) {
         for (int k = 0; k < exp10; k++) {
-            if (m > bound / 10) { *out = bound; return true; }
+            if (m > TIME_MAX / 10) { *out = TIME_MAX; return true; }
             m *= 10;
         }
-        *out = m > bound ? bound : m;
+        *out = m > TIME_MAX ? TIME_MAX : m;
         return true;
     }
     if (exp10 < -19) { *out = 0; return true; }
@@ -330,7 +333,7 @@ static bool dec_scaled(const char *s, size_t len, uint64_t factor, uint64_t *out
     for (int k = 0; k < -exp10; k++) div *= 10;
     uint64_t q = m / div, r = m % div;
     q += r >= div - r;   /* half up, without overflow */
-    *out = q > bound ? bound : q;
+    *out = q > TIME_MAX ? TIME_MAX : q;
     return true;
 }
 
@@ -340,13 +343,12 @@ static bool dec_scaled(const char *s, size_t len, uint64_t factor, uint64_t *out
  * the text is a decimal number. */
 static bool tok_scaled(const toks_view *v, int i, uint64_t factor, uint64_t *out, bool *quoted)
 {
-    const uint64_t bound = UINT64_MAX >> 2;
     uint64_t plain;
     if (!tok_u64(v, i, &plain, quoted, NULL)) return false;
-    if (plain > bound) { *out = plain; return true; }
+    if (plain > TIME_MAX) { *out = plain; return true; }
     const jsmntok_t *t = &v->t[i];
     if (!dec_scaled(v->s + t->start, tok_len(t), factor, out))   /* forms only strtod reads */
-        *out = plain > bound / factor ? bound : plain * factor;
+        *out = plain > TIME_MAX / factor ? TIME_MAX : plain * factor;
     return true;
 }
 
@@ -1147,11 +1149,10 @@ static void evargs_number_text(evargs *e, uint8_t role, const dfn_larg *la)
  * the bound, negative: damage there and here alike). */
 static bool prescaled_dur(const dfn_parser *p, const dfn_larg *la, int64_t *out)
 {
-    const uint64_t bound = UINT64_MAX >> 2;
     double d;
     uint64_t us;
     if (la->type == DFN_LV_UINT || !la->val_len || la->val[0] < '0' || la->val[0] > '9' ||
-        !json_primitive_ok(la->val, la->val_len) || !dfn_parse_double(la->val, la->val_len, &d) || !(d <= (double)bound) ||
+        !json_primitive_ok(la->val, la->val_len) || !dfn_parse_double(la->val, la->val_len, &d) || !(d <= (double)TIME_MAX) ||
         !dec_scaled(la->val, la->val_len, p->prescale, &us))
         return false;
     *out = (int64_t)us;
@@ -1383,7 +1384,7 @@ static void parser_end_mark(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint
 {
     if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid or ts"); return; }
     if (!f->has_ts) { batch_bad(b, line, "end of a call without ts"); return; }
-    if (f->ts > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
+    if (f->ts > TIME_MAX) { batch_bad(b, line, "ts or dur out of range"); return; }
     uint32_t host = parser_line_host(p, f);
     dfn_grow((void **)&b->ends, &b->endcap, b->nends + 1, sizeof *b->ends);
     b->ends[b->nends++] = (dfn_endmark){ f->ts, parser_lane(p, host, f->pid, f->tid), line };
@@ -1403,7 +1404,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
     }
     if (f->bad_num) { batch_bad(b, line, "bad number in pid, tid, ts or dur"); return; }
     if (!f->has_ts) { batch_bad(b, line, "event without ts"); return; }
-    if (f->ts > (UINT64_MAX >> 2) || f->dur > (UINT64_MAX >> 2)) { batch_bad(b, line, "ts or dur out of range"); return; }
+    if (f->ts > TIME_MAX || f->dur > TIME_MAX) { batch_bad(b, line, "ts or dur out of range"); return; }
 
     unsigned era = f->era;
     uint32_t name = f->name ? parser_text_hinted(p, f->name_hint, f->name, f->name_len, f->name_quoted, f->plain, f->end)
@@ -1418,7 +1419,7 @@ static void parser_event(dfn_parser *p, dfn_batch *b, const dfn_line *f, uint64_
     uint64_t dur = f->ph == DFN_PH_I ? 0 : f->dur, bytes, cnt = 0, durmax = 0;
     if (f->ph == DFN_PH_AGG) {
         const char *why = parser_agg(&e, f->dur, parser_rule(p, kind, f), &cnt, &dur, &durmax, &bytes);
-        if (why || dur > (UINT64_MAX >> 2)) {
+        if (why || dur > TIME_MAX) {
             batch_bad(b, line, why ? why : AGG_RANGE);
             return;
         }

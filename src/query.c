@@ -747,7 +747,7 @@ static uint32_t part_size_id(part *p, size_t i, uint64_t bytes)
     uint64_t calls = dfn_store_calls(s, i);
     char t[48];
     int n = bytes % calls == 0 ? snprintf(t, sizeof t, "%" PRIu64, bytes / calls)
-                               : snprintf(t, sizeof t, "%.6f", (double)bytes / (double)calls);
+                               : snprintf(t, sizeof t, "%.6f", dfn_store_mean(bytes, calls));
     if (bytes % calls != 0) {
         while (n > 1 && t[n - 1] == '0') n--;
         if (t[n - 1] == '.') n--;   /* a fraction under 0.0000005 */
@@ -1201,7 +1201,7 @@ static void szh_flush(part *p)
 static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t calls, uint64_t bytes)
 {
     uint64_t per = bytes / calls;
-    double mean = calls == 1 ? (double)bytes : (double)bytes / (double)calls;
+    double mean = dfn_store_mean(bytes, calls);
     acc_more *am = acc_more_own(a);
     if (!am->szn || mean < am->szmin) am->szmin = mean;
     if (!am->szn || mean > am->szmax) am->szmax = mean;
@@ -2697,7 +2697,7 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     case DFN_M_STD_PROC_S: return 0;
     case DFN_M_BYTES: case DFN_M_MAX_PROC_BYTES: case DFN_M_MEAN_PROC_BYTES: return bytes;
     case DFN_M_SIZE_MEAN: case DFN_M_SIZE_P50: case DFN_M_SIZE_MIN: case DFN_M_SIZE_MAX:
-        return event_is_rw(s, i) ? (double)dfn_store_bytes(s, i) / (double)dfn_store_calls(s, i) : NAN;
+        return event_is_rw(s, i) ? dfn_store_mean(dfn_store_bytes(s, i), dfn_store_calls(s, i)) : NAN;
     case DFN_M_BW_MIBPS: return t > 0 ? bytes / 1048576.0 / t : NAN;
     case DFN_M_OPS_PER_S: return t > 0 ? calls / t : NAN;
     case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: return dur / calls;

@@ -230,6 +230,12 @@ static inline uint64_t dfn_store_calls(const dfn_store *s, size_t i)
     uint64_t c = s->cnt.v ? dfn_col32_get(&s->cnt, i) : 0;
     return c ? c : 1;
 }
+/* A figure of event i as one of its calls: v (its bytes or µs) over
+ * dfn_store_calls, an aggregated record's mean with its fraction kept. */
+static inline double dfn_store_mean(uint64_t v, uint64_t calls)
+{
+    return (double)v / (double)calls;
+}
 /* The longest call event i stands for. */
 static inline uint64_t dfn_store_maxdur(const dfn_store *s, size_t i)
 {

@@ -79,7 +79,7 @@ static void extract_window_note(const cli_opts *o, cli_run *run, dfn_filter *f, 
     double active = t && t->nrows ? dfn_compare_metric(t, 0, 0, DFN_M_ACTIVE) : NAN;
     double count = t && t->nrows ? dfn_compare_metric(t, 0, 0, DFN_M_COUNT) : NAN;
     dfn_compare_free(t);
-    uint64_t before = active == active && count == count && active > count ? (uint64_t)(active - count) : 0;
+    uint64_t before = active > count ? (uint64_t)(active - count) : 0;   /* false for NaN too */
     if (!past && !before) return;
     fprintf(stderr, "dfnav: the time window cuts %" PRIu64 " calls: %" PRIu64 " that start in it and end past it are "
             "written whole, %" PRIu64 " that start before it are not written; the subset's time and bytes differ from "
