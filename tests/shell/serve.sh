@@ -200,8 +200,16 @@ expect "sort over --connect" "% time▼"
 keys e
 expect "no saving over --connect" "no saving over --connect"
 tm resize-window -t e -x 100 -y 30 2>/dev/null || tm resize-pane -t e -x 100 -y 30 2>/dev/null
-# the explorer draws for the new size: lines past 80 columns
-if poll 10 sh -c "[ \$(tmux -L '$SOCK' capture-pane -t e -p | awk '{ if (length > n) n = length } END { print n + 0 }') -gt 80 ]"; then ok
+# the explorer draws for the new size: lines past 80 columns, the header,
+# and the hints on row 30 (the last of the new size, so not left from the
+# old one) before the server is stopped: a stop in the middle of the
+# redraw would leave half a screen, rightly
+redrawn() {
+    screen >"$T/wide"
+    [ "$(awk '{ if (length > n) n = length } END { print n + 0 }' "$T/wide")" -gt 80 ] &&
+        grep -qF "% time▼" "$T/wide" && sed -n 30p "$T/wide" | grep -qF "q quit"
+}
+if poll 10 redrawn; then ok
 else fail "resize did not reach the server:"; screen | sed 's/^/    | /' >&2; fi
 stop 0
 expect "the connection lost: said" "the connection was lost; press a key"
