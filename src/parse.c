@@ -1182,11 +1182,11 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
             continue;
         }
         /* the path of calls that name one but open no file (mkdir, unlink,
-         * stat in 2.x), resolved by FH records as fhash is: their file */
-        if (role == ROLE_PATHHASH && e->file == DFN_REF_NONE) {
-            e->file = parser_hash_arg(p, la, era);
-            continue;
-        }
+         * stat in 2.x), resolved by FH records as fhash is: their file; an
+         * fhash before or after it is the file instead. It stays an
+         * argument either way, so arg.pathname_hash does not depend on
+         * which of the two the record names first. */
+        if (role == ROLE_PATHHASH && e->file == DFN_REF_NONE) e->file = parser_hash_arg(p, la, era);
         if ((role == ROLE_HOSTNAME || role == ROLE_FNAME) && la->quoted) {
             uint32_t id = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
             *(role == ROLE_HOSTNAME ? &e->host : &e->file) = id;

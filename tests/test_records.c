@@ -1029,12 +1029,18 @@ Test(review, pathname_hash_is_the_file_of_calls_without_fhash)
         R({"name":"FH","cat":"dftracer","ph":"M","pid":1,"tid":1,"args":{"name":"/p/ckpt/model.pt.tmp","value":"444"}})
         R({"name":"rename","cat":"POSIX","pid":1,"tid":1,"ts":1000,"dur":10,"ph":"X","args":{"fhash":"444","newpath_hash":"555"}})
         R({"name":"mkdir","cat":"POSIX","pid":1,"tid":1,"ts":1020,"dur":10,"ph":"X","args":{"pathname_hash":"555"}})
-        R({"name":"unlink","cat":"POSIX","pid":1,"tid":1,"ts":1040,"dur":10,"ph":"X","args":{"fhash":"444","pathname_hash":"555"}}), 2);
+        R({"name":"unlink","cat":"POSIX","pid":1,"tid":1,"ts":1040,"dur":10,"ph":"X","args":{"fhash":"444","pathname_hash":"555"}})
+        R({"name":"rmdir","cat":"POSIX","pid":1,"tid":1,"ts":1060,"dur":10,"ph":"X","args":{"pathname_hash":"555","fhash":"444"}}), 2);
     dfn_result *r = su_query(s, "posix", "file,func", NULL);
-    cr_assert_eq(r->nrows, 3);
+    cr_assert_eq(r->nrows, 4);
     cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt|mkdir", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt.tmp|rename", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt.tmp|unlink", DFN_M_COUNT), 1);
+    cr_assert_eq(su_metric(s, r, "/p/ckpt/model.pt.tmp|rmdir", DFN_M_COUNT), 1, "an fhash after pathname_hash is the file");
+    dfn_result_free(r);
+    /* the argument stays, whichever of the two comes first */
+    r = su_query(s, "posix", "arg.pathname_hash", NULL);
+    cr_assert_eq(su_metric(s, r, "555", DFN_M_COUNT), 3);
     dfn_result_free(r);
     dfn_store_free(s);
 }
