@@ -2746,7 +2746,9 @@ const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m,
     const char *host = dfn_store_str(s, l->host);
     char pid[128];
     dfn_id_text(s, l->pid, pid, sizeof pid);
-    snprintf(buf, cap, "%s%s%s", host, *host ? "/" : "", pid);
+    /* host/pid even when the host is unknown ("/1"), as --by proc's names
+     * begin: a bare "1" read as a pid of some other column's kind */
+    snprintf(buf, cap, "%s/%s", host, pid);
     return buf;
 }
 

@@ -1431,3 +1431,19 @@ Test(records, counter_means_of_large_values)
     dfn_ctrs_free(&ctrs);
     dfn_store_free(s);
 }
+
+/* max_proc is host/pid, with the slash where the host is unknown, as
+ * --by proc's names begin: a bare "1" could be read as a pid column's. */
+Test(review, max_proc_keeps_its_form_without_a_host)
+{
+    dfn_store *s = su_load_text("mp.pfw",
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000,"dur":30,"ph":"X","args":{"ret":4}})
+        R({"name":"write","cat":"POSIX","pid":2,"tid":2,"ts":1000,"dur":20,"ph":"X","args":{"ret":4,"hostname":"h1"}}), 1);
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_MAX_PROC) };
+    dfn_result *r = su_run(s, &q, "func");
+    char buf[64];
+    cr_assert_str_eq(dfn_result_metric_str(r, su_row_req(s, r, "read"), DFN_M_MAX_PROC, buf, sizeof buf), "/1");
+    cr_assert_str_eq(dfn_result_metric_str(r, su_row_req(s, r, "write"), DFN_M_MAX_PROC, buf, sizeof buf), "h1/2");
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
