@@ -8,7 +8,7 @@
 #
 # DFN_THREADS_LONG=1 (CI's normal pass) adds the independent reader's
 # figures; DFN_THREADS_SANITIZER=1 (CI's ASan and TSan passes) loads at
-# 2 threads only and filters one epoch.
+# 2 threads only and filters one epoch by the inherited argument.
 . "$SRCDIR/tests/shell/lib.sh"
 slow_suite
 long=${DFN_THREADS_LONG:-}
@@ -20,9 +20,9 @@ mkdir -p "$T/repro"
     fail "dfnav-gen repro"
 # (the calls' own epochs; arg.epoch, which calls inside an epoch's calls
 # inherit, the same for every -j too). The sanitizer form loads it at 2
-# threads, to the report's figures, and filters one epoch: each load of it
-# takes 25 s under TSan, and the thread counts and filters past those add
-# no code path.
+# threads, to the report's figures, and filters one epoch by the inherited
+# argument: each load of it takes 25 s under TSan, and the thread counts
+# and filters past those add no code path.
 base=1 jobs="2 3 7" epochs="1 4 5"
 [ -z "$san" ] || { base=2 jobs="" epochs=4; }
 for j in $base $jobs; do
@@ -38,9 +38,11 @@ for j in $jobs; do
 done
 # each epoch alone (a filter reads the arguments another way) has the count its row has
 for e in $epochs; do
-    want=$(awk -F, -v e=$e '$1 == e { print $2 }' "$T/epoch-j$base.csv")
-    got=$("$DFNAV" report --no-cache -q -j 2 --where "own.epoch=$e" -m count -f csv "$T/repro" | awk -F, 'NR == 2 { print $1 }')
-    check "--where own.epoch=$e -j 2" "$want" "$got"
+    if [ -z "$san" ]; then
+        want=$(awk -F, -v e=$e '$1 == e { print $2 }' "$T/epoch-j$base.csv")
+        got=$("$DFNAV" report --no-cache -q -j 2 --where "own.epoch=$e" -m count -f csv "$T/repro" | awk -F, 'NR == 2 { print $1 }')
+        check "--where own.epoch=$e -j 2" "$want" "$got"
+    fi
     want=$(awk -F, -v e=$e '$1 == e { print $2 }' "$T/iepoch-j$base.csv")
     got=$("$DFNAV" report --no-cache -q -j 3 --where "arg.epoch=$e" -m count -f csv "$T/repro" | awk -F, 'NR == 2 { print $1 }')
     check "--where arg.epoch=$e -j 3 (inherited)" "$want" "$got"
