@@ -125,6 +125,52 @@ Test(overlap, io_is_what_io_says)
     dfn_store_free(s);
 }
 
+/* The explorer's split sparklines, by layer and by function: each row's
+ * I/O per bin, and the compute of its processes within its span. The
+ * layer scan keeps them per mask of layers; each layer must show them
+ * once. Bins of 100 µs from 100: the six reads put 50 + 20 (p1, p3) in
+ * the first, 50 + 20 + 50 in the second, 10 + 20 in the third; their
+ * processes compute 100 in the first (p1), 50 in the third (p1) and 100
+ * in the last (p2) of the window, 250 µs in all. */
+Test(overlap, split_sparklines_per_layer_and_function)
+{
+    dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
+    dfn_layerset *ls = su_layerset(s, "dlio-legacy");
+    char err[256];
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, NULL, false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
+    const double io[5] = { 70, 120, 30, 0, 0 }, cmp[5] = { 100, 0, 50, 0, 100 };
+    for (int threads = 1; threads <= 2; threads++) {
+        dfn_query q = { .layers = ls, .sort = -1, .threads = threads, .spark_bins = 5, .spark_split = true,
+                        .metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_COMPUTE_S) };
+        dfn_analysis_apply(&an, &q);
+        dfn_result *r = su_run(s, &q, "layer");
+        size_t reads = 0;
+        for (size_t row = 0; row < r->nrows; row++) {
+            if (dfn_result_metric(r, row, DFN_M_COUNT) != 6) continue;
+            reads++;
+            for (size_t b = 0; b < 5; b++) {
+                cr_assert_eq(r->spark_io[row * 5 + b], io[b], "layer row %zu bin %zu: %g", row, b, r->spark_io[row * 5 + b]);
+                cr_assert_eq(r->spark_cmp[row * 5 + b], cmp[b], "layer row %zu bin %zu: %g", row, b, r->spark_cmp[row * 5 + b]);
+            }
+            cr_assert_float_eq(dfn_result_metric(r, row, DFN_M_COMPUTE_S), 250e-6, 1e-12);
+        }
+        cr_assert_geq(reads, 1, "a layer of all the reads");
+        dfn_result_free(r);
+        /* by function, where each call is in one row: pread64 (process 1) */
+        r = su_run(s, &q, "func");
+        size_t row = su_row_req(s, r, "pread64");
+        const double pio[5] = { 50, 70, 30, 0, 0 }, pcmp[5] = { 100, 0, 50, 0, 0 };
+        for (size_t b = 0; b < 5; b++) {
+            cr_assert_eq(r->spark_io[row * 5 + b], pio[b]);
+            cr_assert_eq(r->spark_cmp[row * 5 + b], pcmp[b]);
+        }
+        dfn_result_free(r);
+    }
+    dfn_analysis_free(&an);
+    dfn_store_free(s);
+}
+
 /* A compute definition that matches no event (or none at all) leaves
  * compute, exposure and overlap undefined, never "all I/O exposed", and
  * says so; the diagnostics then do not judge exposure (issue 17). */
