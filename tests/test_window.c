@@ -300,3 +300,24 @@ Test(window, idle_is_the_stretch_without_calls)
         dfn_result_free(r);
     }
 }
+
+/* Bounds take whole microseconds (the man page's TIME RANGES): time<=X
+ * holds the microsecond from X and time>X does not, so they part a call
+ * at X + 1 µs; time<X and time>=X part it at X; either pair adds up. A
+ * write from 0 to 3 s of 3000000 bytes, a call of zero length at 1 s. */
+Test(window, bounds_take_whole_microseconds)
+{
+    dfn_store *s = su_load_text("ticks.pfw",
+        EV("write", "POSIX", 1, 2, 1000000, 3000000, "\"ret\":3000000")
+        EV("c", "POSIX", 1, 3, 2000000, 0, ""), 1);
+    const char *where[] = { "time<=1", "time>1", "time<1", "time>=1" };
+    const double want_s[] = { 1.000001, 1.999999, 1.0, 2.0 }, want_c[] = { 1, 0, 0, 1 };
+    for (int k = 0; k < 4; k++) {
+        dfn_result *r = su_query(s, "posix", "func", where[k]);
+        cr_expect_float_eq(su_metric(s, r, "write", DFN_M_TIME_S), want_s[k], 1e-12, "%s", where[k]);
+        cr_expect_eq(su_metric(s, r, "write", DFN_M_BYTES), (double)llround(want_s[k] * 1e6), "%s", where[k]);
+        cr_expect_eq(su_row(s, r, "c") >= 0 ? su_metric(s, r, "c", DFN_M_COUNT) : 0, want_c[k], "%s: the call at 1 s", where[k]);
+        dfn_result_free(r);
+    }
+    dfn_store_free(s);
+}
