@@ -181,11 +181,15 @@ void dfn_dims_free(dfn_dim *dims, size_t n)
 
 double dfn_auto_bin(double span_s)
 {
-    static const double steps[] = { 1, 2, 5 };
+    /* in whole µs, as windows are: a span of 60 µs read as 60.000000000000007
+     * bins of 1 µs took bins of 2 */
+    static const uint64_t steps[] = { 1, 2, 5 };
     if (!(span_s > 0)) return 1;
-    for (double mag = 1e-6; mag < 1e9; mag *= 10)
+    if (!(span_s < 1e12)) return 1e9;   /* past every step below */
+    uint64_t span_us = (uint64_t)llround(span_s * 1e6);
+    for (uint64_t mag = 1; mag < 1000000000000000ull; mag *= 10)
         for (int i = 0; i < 3; i++)
-            if (span_s / (steps[i] * mag) <= 60) return steps[i] * mag;
+            if (span_us <= 60 * steps[i] * mag) return (double)(steps[i] * mag) / 1e6;
     return 1e9;
 }
 

@@ -900,3 +900,19 @@ Test(query, arguments_inherit_from_enclosing_calls)
     dfn_calltree_free(tree);
     dfn_store_free(s);
 }
+
+/* The default bin: the least of 1, 2, 5 x 10^k µs that makes at most 60
+ * bins, decided in whole µs (60 µs once took bins of 2 µs, as 60e-6 /
+ * 1e-6 is a hair over 60 in doubles). */
+Test(query, the_default_bin_makes_at_most_60_bins)
+{
+    cr_assert_eq(dfn_auto_bin(60e-6), 1e-6);
+    cr_assert_eq(dfn_auto_bin(61e-6), 2e-6);
+    cr_assert_eq(dfn_auto_bin(120e-6), 2e-6);
+    cr_assert_eq(dfn_auto_bin(121e-6), 5e-6);
+    cr_assert_eq(dfn_auto_bin(0.3), 0.005);
+    cr_assert_eq(dfn_auto_bin(3000), 50);
+    cr_assert_eq(dfn_auto_bin(3600), 100);
+    cr_assert_eq(dfn_auto_bin(0), 1);
+    cr_assert_eq(dfn_auto_bin(1e15), 1e9);
+}
