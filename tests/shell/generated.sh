@@ -44,9 +44,13 @@ compare_set() {   # compare_set LABEL DIR TRUTH
     check "$label span" "$want" "$got"
 }
 
+specs="v0:none quoted:none inline:none hash16:none hex:none u64:none newest:none
+       u64:single u64:members quoted:single newest:members v0:members"
+# under the sanitizers the gzip forms and the oldest era: extract.sh reads
+# every era there, plain, and the other eras add no code to what they run
+if sanitized; then specs="v0:none u64:single u64:members quoted:single newest:members v0:members"; fi
 n=0
-for spec in v0:none quoted:none inline:none hash16:none hex:none u64:none newest:none \
-            u64:single u64:members quoted:single newest:members v0:members; do
+for spec in $specs; do
     era=${spec%%:*}; gz=${spec#*:}
     n=$((n + 1))
     dir="$T/$era-$gz"
