@@ -1186,7 +1186,10 @@ static void parser_args(dfn_parser *p, const dfn_line *f, evargs *e, unsigned *e
          * fhash before or after it is the file instead. It stays an
          * argument either way, so arg.pathname_hash does not depend on
          * which of the two the record names first. */
-        if (role == ROLE_PATHHASH && e->file == DFN_REF_NONE) e->file = parser_hash_arg(p, la, era);
+        if (role == ROLE_PATHHASH) {
+            if (e->file == DFN_REF_NONE) e->file = parser_hash_arg(p, la, era);
+            role = ROLE_OTHER;   /* no figure of the call to read from it below */
+        }
         if ((role == ROLE_HOSTNAME || role == ROLE_FNAME) && la->quoted) {
             uint32_t id = parser_text_hinted(p, kh, la->val, la->val_len, true, la->plain, f->end);
             *(role == ROLE_HOSTNAME ? &e->host : &e->file) = id;
