@@ -179,18 +179,23 @@ void dfn_dims_free(dfn_dim *dims, size_t n)
     for (size_t i = 0; i < n; i++) { free(dims[i].arg); dims[i].arg = NULL; }
 }
 
-double dfn_auto_bin(double span_s)
+double dfn_bin_fit(double span_s, uint64_t max_bins)
 {
     /* in whole µs, as windows are: a span of 60 µs read as 60.000000000000007
      * bins of 1 µs took bins of 2 */
     static const uint64_t steps[] = { 1, 2, 5 };
-    if (!(span_s > 0)) return 1;
     if (!(span_s < 1e12)) return 1e9;   /* past every step below */
-    uint64_t span_us = (uint64_t)llround(span_s * 1e6);
+    uint64_t span_us = span_s > 0 ? (uint64_t)llround(span_s * 1e6) : 0, n = max_bins ? max_bins : 1;
+    uint64_t least = span_us / n + (span_us % n != 0);   /* span_us <= n * step, without overflow */
     for (uint64_t mag = 1; mag < 1000000000000000ull; mag *= 10)
         for (int i = 0; i < 3; i++)
-            if (span_us <= 60 * steps[i] * mag) return (double)(steps[i] * mag) / 1e6;
+            if (steps[i] * mag >= least) return (double)(steps[i] * mag) / 1e6;
     return 1e9;
+}
+
+double dfn_auto_bin(double span_s)
+{
+    return span_s > 0 ? dfn_bin_fit(span_s, 60) : 1;
 }
 
 /* ---- histogram buckets: exact below 64 µs, then 64 per power of two

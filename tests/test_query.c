@@ -915,4 +915,10 @@ Test(query, the_default_bin_makes_at_most_60_bins)
     cr_assert_eq(dfn_auto_bin(3600), 100);
     cr_assert_eq(dfn_auto_bin(0), 1);
     cr_assert_eq(dfn_auto_bin(1e15), 1e9);
+    /* the explorer's time level, a bin a row: the same rule */
+    cr_assert_eq(dfn_bin_fit(60e-6, 20), 5e-6);
+    cr_assert_eq(dfn_bin_fit(2.0, 20), 0.1);
+    cr_assert_eq(dfn_bin_fit(2.0, 19), 0.2);
+    cr_assert_eq(dfn_bin_fit(0, 20), 1e-6, "no window: the least bin");
+    cr_assert_eq(dfn_bin_fit(3e-6, 0), 5e-6, "no rows: one bin");
 }

@@ -223,7 +223,12 @@ void dfn_query_window(const dfn_store *s, const dfn_filter *f, double *lo, doubl
 /* Narrows [*lo, *hi] (seconds from the start) by f's time terms. */
 void dfn_filter_time_narrow(const dfn_filter *f, double *lo, double *hi);
 
-/* The time bin the query would choose for a window of span_s seconds. */
+/* The least time bin of 1, 2 or 5 x 10^k µs (up to 10^9 s) that cuts a
+ * window of span_s seconds into at most max_bins, decided in whole µs as
+ * windows are: the query's default (60 bins), the explorer's (a row each). */
+double dfn_bin_fit(double span_s, uint64_t max_bins);
+/* The time bin the query would choose for a window of span_s seconds: at
+ * most 60 bins; 1 s for an empty window. */
 double dfn_auto_bin(double span_s);
 
 #endif

@@ -274,18 +274,6 @@ void view_filter(const view *v, const level *l, dfn_filter *out)
     level_user_terms(l, out);
 }
 
-/* 1, 2 or 5 times a power of ten, at least x. */
-static double nice_ceil(double x)
-{
-    if (!(x > 0)) return 1e-6;
-    double mag = pow(10, floor(log10(x)));
-    for (int k = 0; k < 4; k++) {
-        static const double steps[] = { 1, 2, 5, 10 };
-        if (steps[k] * mag >= x * (1 - 1e-9)) return steps[k] * mag;
-    }
-    return 10 * mag;
-}
-
 /* Two sparklines a row (compute over I/O): the process levels. */
 static bool view_split_spark(const level *l)
 {
@@ -545,7 +533,7 @@ static bool view_query(view *v, char *err, size_t errlen)
     if (l->dim.kind == DFN_DIM_TIME) {
         /* bins sized to the screen: about one row each */
         int rows = v->table_rows > 1 ? v->table_rows : 1;
-        q.bin_s = nice_ceil((l->win_hi - l->win_lo) / rows);
+        q.bin_s = dfn_bin_fit(l->win_hi - l->win_lo, (uint64_t)rows);
     }
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
@@ -1009,7 +997,7 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
 static double window_bin(const view *v, double w)
 {
     int rows = v->table_rows > 1 ? v->table_rows : 1;
-    return nice_ceil(w / rows);
+    return dfn_bin_fit(w, (uint64_t)rows);
 }
 
 /* The window [a, b) set on l. A crumb that names the window (a time row
