@@ -227,15 +227,16 @@ static query_spec *make_queries(const dfn_store *s, form fm, size_t *n, char ***
 static void diff_set(const char *dir, const char *other, form fm)
 {
     /* long: 7 threads load (with the large block) and query each apart,
-     * against the other's one, rather than also together: the same code
-     * at a fifth less of CI's normal pass */
-    /* quick (the sanitizers, where 7 threads on this machine's 2 cores
-     * cost the most): 3 threads split unevenly, as 7 do */
+     * against one thread's query or load, rather than also together: the
+     * same code at a fifth less of CI's normal pass. Quick (the
+     * sanitizers, where 7 threads on this machine's 2 cores cost the
+     * most): 3 threads split unevenly, as 7 do. */
     static const threads_pair quick[] = { { 2, 2, 1 << 16 }, { 3, 3, 300000 } },
                               shortf[] = { { 2, 2, 1 << 16 }, { 7, 7, 300000 }, { 3, 3, 0 } },
                               longf[] = { { 2, 2, 1 << 16 }, { 3, 3, 0 }, { 1, 7, 1 << 16 }, { 7, 1, 300000 } };
+#define NPAIRS(a) (sizeof (a) / sizeof *(a))
     const threads_pair *pairs = fm == FORM_LONG ? longf : fm == FORM_SHORT ? shortf : quick;
-    size_t npairs = fm == FORM_LONG ? 4 : fm == FORM_SHORT ? 3 : 2;
+    size_t npairs = fm == FORM_LONG ? NPAIRS(longf) : fm == FORM_SHORT ? NPAIRS(shortf) : NPAIRS(quick);
     loaded ref, ref_other;
     if (!set_load(&ref, dir, 1, 0) || (other && !set_load(&ref_other, other, 1, 0))) { failed++; return; }
     size_t nq, nowned = 0;

@@ -56,18 +56,23 @@ same() {
 # about a second here. Under the sanitizers (each mpirun 4 s), the damaged
 # set at 3 ranks: the commands past the load run no code of MPI's.
 long=${DFN_THREADS_LONG:-}
-all="v2 damaged" full="damaged" ranks="1 3"
-[ -n "$long" ] && all="u64 newest-gz hash16-members v2 damaged" full="hash16-members v2 damaged" ranks="1 2 3 4"
-if sanitized; then all="damaged" full="" ranks=3; fi
-for set in $all; do
-    # the long form: the damaged set at every count, the other eras at two
-    # each, so that each count meets several eras (about 2 s an mpirun)
-    if [ -n "$long" ] && ! sanitized; then
-        case $set in
-        u64) ranks="1 2" ;; newest-gz) ranks="3 4" ;; hash16-members) ranks="2 4" ;; v2) ranks="1 3" ;; *) ranks="1 2 3 4" ;;
+all="v2 damaged" full="damaged"
+[ -n "$long" ] && all="u64 newest-gz hash16-members v2 damaged" full="hash16-members v2 damaged"
+if sanitized; then all="damaged" full=""; fi
+# ranks_of SET: the rank counts SET's report runs at; in the long form the
+# damaged set at every count, the other eras at two each, so that each
+# count meets several eras (about 2 s an mpirun)
+ranks_of() {
+    if sanitized; then echo 3
+    elif [ -z "$long" ]; then echo "1 3"
+    else
+        case $1 in
+        u64) echo "1 2" ;; newest-gz) echo "3 4" ;; hash16-members) echo "2 4" ;; v2) echo "1 3" ;; *) echo "1 2 3 4" ;;
         esac
     fi
-    for n in $ranks; do
+}
+for set in $all; do
+    for n in $(ranks_of "$set"); do
         same "$set: report --by func" $n report -q --no-cache --by func "$T/$set"
     done
     same "$set: report --by file,pid csv" 3 report -q --no-cache --by file,pid -m all -f csv "$T/$set"

@@ -57,12 +57,10 @@ if [ -n "$long" ]; then
     gen v0 --seed 6 --events 40000 --ranks 4 --era v0
     gen hex-prefetch --seed 7 --events 40000 --ranks 6 --era hex --prefetch --gzip single
 fi
-if [ -d "$TRACES" ] && [ -n "$san" ] && [ -n "${TSAN_OPTIONS:-}" ]; then
+if [ -d "$TRACES" ] && [ -n "$san" ]; then
     # under TSan the generated set alone: the races are the threads', which
     # its two merge parts reach, and the trace's data is ASan's to read
-    :
-elif [ -d "$TRACES" ] && [ -n "$san" ]; then
-    sets="$sets $TRACES/dlio-unet3d"
+    [ -n "${TSAN_OPTIONS:-}" ] || sets="$sets $TRACES/dlio-unet3d"
 elif [ -d "$TRACES" ]; then
     for d in "$TRACES"/*/; do sets="$sets ${d%/}"; done
 else
