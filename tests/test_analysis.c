@@ -127,10 +127,11 @@ Test(overlap, io_is_what_io_says)
 
 /* Split sparklines (the explorer's by process, here by layer and by
  * function): each row's I/O per bin, and the compute of its processes in
- * the window. A call counts once in each layer it is in. Bins of 100 µs from 100: the six reads put 50 + 20 (p1, p3) in
- * the first, 50 + 20 + 50 in the second, 10 + 20 in the third; their
- * processes compute 100 in the first (p1), 50 in the third (p1) and 100
- * in the last (p2) of the window, 250 µs in all. */
+ * the window. A call counts once in each layer it is in. Bins of 100 µs
+ * from 100: the six reads put 50 + 20 (p1, p3) in the first, 50 + 20 + 50
+ * in the second, 10 + 20 in the third; their processes compute 100 in the
+ * first (p1), 50 in the third (p1) and 100 in the last (p2) of the
+ * window, 250 µs in all. */
 Test(overlap, split_sparklines_per_layer_and_function)
 {
     dfn_store *s = su_load_text("o.pfw", overlap_trace, 1);
