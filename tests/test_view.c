@@ -82,6 +82,62 @@ Test(view, cursor_follows_the_time_range_when_bins_are_cut_again)
     view_set_free(c);
 }
 
+/* While a set loads, a window chosen from a shorter run stays as chosen:
+ * the last time row of a 9.001 s snapshot (9.0-9.001 s) had grown to
+ * 9-99 s under its crumb's "9.0-9.0 s" when the run grew; typed bounds hold as
+ * typed; a window that showed all of the run goes on showing all of it. */
+Test(view, a_longer_run_widens_only_whole_windows)
+{
+    view_set *a = set_of(10), *b = set_of(100);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 10;
+    char err[256], key[128];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_move(&v, 9);
+    key_of(&v, key, sizeof key);
+    cr_assert_str_eq(key, "9.0-9.0 s", "the run ends at 9.001 s");
+    double end = view_top(&v)->win_hi;
+    cr_assert(view_drill(&v, err, sizeof err), "%s", err);
+    cr_assert_float_eq(view_top(&v)->win_hi, end, 1e-9);
+    /* below it, a pivot to files; beside it, a typed bound past the run */
+    dfn_dim d = { .kind = DFN_DIM_FILE };
+    cr_assert(view_pivot(&v, &d, err, sizeof err), "%s", err);
+    view_set_store(&v, 0, b);
+    cr_assert_float_eq(v.lv[1].win_lo, 9.0, 1e-9);
+    cr_assert_float_eq(v.lv[1].win_hi, end, 1e-9, "the row's window, not to the new end (%f)", v.lv[1].win_hi);
+    cr_assert_str_eq(v.lv[1].crumb, "9.0-9.0 s");
+    cr_assert(v.lv[0].win_hi > 99.0, "the top level shows the whole longer run (%f)", v.lv[0].win_hi);
+    view_free(&v);
+
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 10;
+    cr_assert(view_set_user_filter(&v, "time<50", err, sizeof err), "%s", err);
+    cr_assert(view_top(&v)->win_hi < 11.0, "the 10 s run is all below 50 s (%f)", view_top(&v)->win_hi);
+    view_set_store(&v, 0, b);
+    cr_assert_float_eq(view_top(&v)->win_hi, 50.0, 1e-9, "typed, time<50 holds (%f)", view_top(&v)->win_hi);
+    view_free(&v);
+    view_set_free(a);
+    view_set_free(b);
+}
+
+/* The first moments of a load can give a run of no time (one call of no
+ * duration): its time row opened a window of nothing, which stayed one. */
+Test(view, a_run_of_no_time_has_no_window_to_open)
+{
+    const char *one = "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":0,\"ph\":\"X\"}\n";
+    view_set *a = view_set_new(su_load_text("instant.pfw", one, 1), &opts, NULL, VIEW_NEED_ALL);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    char err[256] = "";
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    cr_assert(!view_drill(&v, err, sizeof err));
+    cr_assert(strstr(err, "wait for the load"), "%s", err);
+    cr_assert_eq(v.nlv, 1);
+    view_free(&v);
+    view_set_free(a);
+}
+
 Test(view, cursor_follows_the_key_of_a_grouping)
 {
     view_set *a = set_of(6), *b = set_of(40);

@@ -243,6 +243,7 @@ static void level_inherit(const level *l, level *c)
     level_user_terms(l, &c->base);
     c->win_lo = l->win_lo;
     c->win_hi = l->win_hi;
+    c->win_fixed = l->win_fixed || l->typed;   /* a child keeps a typed window as it was */
 }
 
 /* A window edge as a filter's time: to the µs when it is one (as zooms
@@ -679,6 +680,7 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     view_select_row(v, l, l->cursor, c);
     c->win_lo = lo > l->win_lo ? lo : l->win_lo;
     c->win_hi = hi < l->win_hi ? hi : l->win_hi;
+    c->win_fixed = true;
     c->dim.kind = DFN_DIM_LAYER;
     double cw = c->win_hi - c->win_lo;
     int dec = view_cell_decimals(cw);   /* as the status line gave the cell */
@@ -818,6 +820,7 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
         out->win_hi = out->win_lo + l->res->res[0]->bin_s;
         if (out->win_hi > l->win_hi) out->win_hi = l->win_hi;
         if (out->win_lo < l->win_lo) out->win_lo = l->win_lo;
+        out->win_fixed = true;
     } else {
         size_t klen;   /* whole: a call path can be longer than any buffer */
         char *kt = dfn_compare_key_dup(l->res, row, 0, &klen);
@@ -832,6 +835,11 @@ bool view_drill(view *v, char *err, size_t errlen)
     if (!l->res || l->res->nrows == 0) { snprintf(err, errlen, "no row to open"); return false; }
     if (view_is_calls(l)) { snprintf(err, errlen, "this is a single call"); return false; }
     size_t row = l->cursor;
+    if (l->dim.kind == DFN_DIM_TIME && !(l->win_hi > l->win_lo)) {
+        /* the first moments of a load: a window of no time would stay one */
+        snprintf(err, errlen, "no time to open yet: wait for the load");
+        return false;
+    }
     char label[4096];
     if (!view_key_text(v, l, row, label, sizeof label)) snprintf(label, sizeof label, "(none)");
 
@@ -930,14 +938,24 @@ void view_sort_reverse(view *v)
     l->cursor = l->top = 0;
 }
 
-/* The bounds of f's time terms (>=, >, <, <=) narrow the level's window:
- * a time typed as a filter is the window, which the header shows and the
- * time level bins. Returns the text of the other terms, with *left how
+/* l's window: the one typed bounds started from, within them. */
+static void window_typed(level *l)
+{
+    l->win_lo = l->pre_lo > l->typed_lo ? l->pre_lo : l->typed_lo;
+    l->win_hi = l->pre_hi < l->typed_hi ? l->pre_hi : l->typed_hi;
+    if (l->win_hi < l->win_lo) l->win_hi = l->win_lo;
+}
+
+/* The bounds of f's time terms (>=, >, <, <=) narrow the level's window
+ * from pre_lo, pre_hi: a time typed as a filter is the window, which the
+ * header shows and the time level bins. Returns the text of the other terms, with *left how
  * many; NULL when f has no such bound (its text stays as typed). */
 static char *take_time_terms(level *l, const dfn_filter *f, size_t *left)
 {
     dfn_filter keep = { dfn_xmalloc((f->n ? f->n : 1) * sizeof *keep.terms), 0 };
     bool any = false;
+    l->typed_lo = -INFINITY;
+    l->typed_hi = INFINITY;
     for (size_t i = 0; i < f->n; i++) {
         const dfn_term *t = &f->terms[i];
         if (t->key != DFN_KEY_TIME || t->op == DFN_EQ || t->op == DFN_NE) {
@@ -948,11 +966,11 @@ static char *take_time_terms(level *l, const dfn_filter *f, size_t *left)
         double next = (floor(t->num * 1e6 + 1e-6) + 1) / 1e6;
         double lo = t->op == DFN_GE ? t->num : t->op == DFN_GT ? next : -INFINITY;
         double hi = t->op == DFN_LT ? t->num : t->op == DFN_LE ? next : INFINITY;
-        if (lo > l->win_lo) l->win_lo = lo;
-        if (hi < l->win_hi) l->win_hi = hi;
-        if (l->win_hi < l->win_lo) l->win_hi = l->win_lo;
+        if (lo > l->typed_lo) l->typed_lo = lo;
+        if (hi < l->typed_hi) l->typed_hi = hi;
         any = true;
     }
+    window_typed(l);
     *left = keep.n;
     char *text = any ? dfn_filter_text(&keep) : NULL;
     free(keep.terms);
@@ -968,12 +986,11 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
     /* typed time bounds replace those typed before: they may widen the
      * window back to where the level had it, and an empty filter clears them */
     if (l->typed) { l->win_lo = l->pre_lo; l->win_hi = l->pre_hi; }
-    double pre_lo = l->win_lo, pre_hi = l->win_hi;
+    l->pre_lo = l->win_lo;
+    l->pre_hi = l->win_hi;
     size_t left = f.n;
     char *rest = take_time_terms(l, &f, &left);
     l->typed = rest != NULL;
-    l->pre_lo = pre_lo;
-    l->pre_hi = pre_hi;
     dfn_filter_free(&f);
     char *old = l->user;
     l->user = left == 0 ? NULL : rest ? rest : dfn_xstrdup(text);
@@ -987,6 +1004,8 @@ bool view_set_user_filter(view *v, const char *text, char *err, size_t errlen)
         l->typed = was.typed;
         l->pre_lo = was.pre_lo;
         l->pre_hi = was.pre_hi;
+        l->typed_lo = was.typed_lo;
+        l->typed_hi = was.typed_hi;
         return false;
     }
     free(old);
@@ -1003,10 +1022,11 @@ static double window_bin(const view *v, double w)
 /* The window [a, b) set on l. A crumb that names the window (a time row
  * drilled, a lane's cell) follows it: after ] it said "0.0-20.0 s" over
  * a window of 10-30 s. */
-static void window_put(level *l, double a, double b)
+static void window_put(level *l, double a, double b, double span)
 {
     l->win_lo = a;
     l->win_hi = b;
+    l->win_fixed = a > 0 || b < span;
     l->typed = false;   /* the zoomed window is the one a filter starts from */
     l->cursor = l->top = 0;
     if (!l->crumb_window || !l->crumb || l->crumb_at > strlen(l->crumb)) return;
@@ -1036,7 +1056,7 @@ static void window_set(const view *v, level *l, double lo, double w)
     }
     if (a < 0) a = 0;
     if (b <= a) b = a + bin < span ? a + bin : span;
-    window_put(l, a, b);
+    window_put(l, a, b, span);
 }
 
 void view_zoom(view *v, bool in)
@@ -1086,7 +1106,7 @@ void view_shift(view *v, int dir)
         a = 0;
         b = w < span ? w : span;   /* the part of a bin that ends the run too, when it held it */
     }
-    window_put(l, a, b);
+    window_put(l, a, b, span);
 }
 
 void view_move(view *v, long delta)
@@ -1207,9 +1227,11 @@ void view_set_store(view *v, size_t k, const view_set *vs)
     double span = view_span(v);
     for (size_t i = 0; i < v->nlv; i++) {
         level *l = &v->lv[i];
-        /* a window that showed everything keeps showing everything */
-        if (l->win_hi >= old_span) l->win_hi = span;
-        if (l->typed && l->pre_hi >= old_span) l->pre_hi = span;
+        /* a window that showed everything keeps showing everything; one
+         * chosen (its crumb may name it) stays, and typed bounds hold */
+        if (!l->win_fixed && l->typed && l->pre_hi >= old_span) l->pre_hi = span;
+        if (!l->win_fixed && !l->typed && l->win_hi >= old_span) l->win_hi = span;
+        if (l->typed) window_typed(l);
         dfn_compare_free(l->res);
         l->res = NULL;
         dfn_strtab_free(l->marks);

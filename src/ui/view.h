@@ -53,8 +53,13 @@ typedef struct {
     dfn_filter base;          /* inherited filter plus the drilled row */
     char *user;               /* typed with f at this level, or NULL */
     double win_lo, win_hi;    /* time window, seconds from the trace start */
+    /* the window was chosen (a time row, a lane's cell, a zoom or a move
+     * short of the whole run, or a level below one): while a set loads,
+     * a longer run widens only a window that showed all of it */
+    bool win_fixed;
     bool typed;               /* time terms typed with f narrowed the window ... */
-    double pre_lo, pre_hi;    /* ... from this one, which the next f starts from */
+    double pre_lo, pre_hi;    /* ... from this one, which the next f starts from, */
+    double typed_lo, typed_hi;   /* ... to these bounds (±INFINITY: none) */
     char *crumb;              /* how this level was reached, for the breadcrumb */
     bool crumb_window;        /* its end from crumb_at is the window: a zoom or move renames it */
     size_t crumb_at;

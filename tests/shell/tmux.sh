@@ -18,6 +18,8 @@ E="LANG=C.UTF-8 TERM=xterm-256color $DFNAV"
 start "$E '$S'"
 expect "start-up" "time range▲"
 expect "start-up breadcrumb" "dfnav All"
+# the rows of a finished load: opened mid-load, a time row is of the run so far
+expect_loaded "start-up load"
 keys Enter
 expect "drill to processes" "process"
 expect "breadcrumb grows" "All › 0.0-2.0 s"
