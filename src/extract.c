@@ -124,8 +124,8 @@ static void extract_names(extractor *x, uint32_t lane)
     const dfn_store *s = x->s;
     const dfn_lane *l = &s->lanes[lane];
     if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, META_PR, lane, 0);
-    if (dfn_strtab_len(s->strs, l->pname) && proc_put(x->named, l->host, l->pid)) meta_push(x, META_PNAME, lane, 0);
-    if (dfn_strtab_len(s->strs, l->tname) && !dfn_map64_get(&x->tnamed, (uint64_t)lane + 1)) {
+    if (dfn_store_lane_pname(s, lane) != DFN_NOID && proc_put(x->named, l->host, l->pid)) meta_push(x, META_PNAME, lane, 0);
+    if (dfn_store_lane_tname(s, lane) != DFN_NOID && !dfn_map64_get(&x->tnamed, (uint64_t)lane + 1)) {
         *dfn_map64_slot(&x->tnamed, (uint64_t)lane + 1) = 1;
         meta_push(x, META_TNAME, lane, 0);
     }
@@ -177,7 +177,7 @@ static void write_metadata(extractor *x)
             break;
         case META_PNAME: case META_TNAME:   /* as other tools write them: the name in args.name */
             fputs("\"name\":", x->out);
-            put_str(x->out, s, m->kind == META_PNAME ? l->pname : l->tname);
+            put_str(x->out, s, m->kind == META_PNAME ? dfn_store_lane_pname(s, m->lane) : dfn_store_lane_tname(s, m->lane));
             fputs("}}\n", x->out);
             break;
         case META_HH: case META_FH: {

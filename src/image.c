@@ -264,7 +264,8 @@ static void put_tables(section_list *l, const dfn_store *s)
     for (size_t i = 0; i < s->nlanes; i++) {
         const dfn_lane *x = &s->lanes[i];
         wb_u32(&b, x->host); wb_u64(&b, (uint64_t)x->pid); wb_u64(&b, (uint64_t)x->tid);
-        wb_u32(&b, x->name); wb_u32(&b, x->rank); wb_u32(&b, x->pname); wb_u32(&b, x->tname);
+        wb_u32(&b, x->name); wb_u32(&b, x->rank);
+        wb_u32(&b, dfn_store_lane_pname(s, i)); wb_u32(&b, dfn_store_lane_tname(s, i));   /* DFN_NOID: none */
     }
     add_buf(l, S_LANES, &b);
     for (size_t i = 0; i < s->nkinds; i++) {
@@ -298,7 +299,7 @@ static void put_source(wbuf *b, const dfn_srcinfo *si)
 {
     const dfn_srcmore *m = dfn_src_more(si);
     wb_cstr(b, si->era);
-    wb_u8(b, si->compression && strcmp(si->compression, "gzip") == 0);
+    wb_u8(b, si->gzip);
     uint64_t v[] = { si->size_bytes, si->lines, si->events, si->metadata, si->malformed, si->start_us, si->end_us,
                      m->long_lines, si->skipped, m->counters, m->other, m->agg_records, m->agg_calls,
                      si->unit, si->unit_declared, m->unit_unknown, m->ns_rounding, m->ns_zeroed, m->ns_total,
@@ -633,14 +634,17 @@ static bool tables_read(const image *im, dfn_store *s, const uint64_t *m)
 {
     uint32_t ns = dfn_strtab_count(s->strs);
     rbuf r = sect(im, S_LANES);
+    size_t namecap = 0;
     s->nlanes = m[M_NLANES];
     s->lanes = dfn_xcalloc(s->nlanes ? s->nlanes : 1, sizeof *s->lanes);
     bool ok = true;
     for (size_t i = 0; i < s->nlanes; i++) {
         dfn_lane *x = &s->lanes[i];
         x->host = rb_u32(&r); x->pid = (int64_t)rb_u64(&r); x->tid = (int64_t)rb_u64(&r);
-        x->name = rb_u32(&r); x->rank = rb_u32(&r); x->pname = rb_u32(&r); x->tname = rb_u32(&r);
-        ok &= x->host < ns && x->name < ns && x->rank < ns && x->pname < ns && x->tname < ns;
+        x->name = rb_u32(&r); x->rank = rb_u32(&r);
+        uint32_t pname = rb_u32(&r), tname = rb_u32(&r);
+        ok &= x->host < ns && x->name < ns && x->rank < ns && (pname < ns || pname == DFN_NOID) && (tname < ns || tname == DFN_NOID);
+        dfn_store_lane_names_set(s, i, pname, tname, &namecap);
     }
     r = sect(im, S_KINDS);
     s->nkinds = m[M_NKINDS];
@@ -712,7 +716,7 @@ static bool source_read(rbuf *r, dfn_store *s, dfn_srcinfo *si)
     char *era = rb_cstr(r);
     si->era = era ? dfn_store_label(s, era) : NULL;
     free(era);
-    si->compression = rb_u8(r) ? "gzip" : "none";
+    si->gzip = rb_u8(r) != 0;
     /* the rarer figures are read aside and kept only when there are some */
     dfn_srcmore m;
     memset(&m, 0, sizeof m);

@@ -32,13 +32,34 @@ typedef struct {
     dfn_block blk;
 } queued_block;
 
+/* What few files have: kept apart so that a set of many small files
+ * pays 24 bytes a file for its src_state, not 40. */
 typedef struct {
     char *error;
-    const char *compression;
-    uint64_t size, long_lines;
+    uint64_t long_lines;
+} src_rare;
+
+typedef struct {
+    uint64_t size;
+    src_rare *rare;           /* NULL while it has neither (see src_rare_of) */
+    bool gzip;
     bool transient;           /* it could not be opened or read: no image stands for it */
     bool reused;              /* its chunk came from an image in the cache: not read */
 } src_state;
+
+/* A file's rarer state, made on first use (by the one thread reading it). */
+static src_rare *src_rare_of(src_state *st)
+{
+    if (!st->rare) st->rare = dfn_xcalloc(1, sizeof *st->rare);
+    return st->rare;
+}
+
+static void src_error(src_state *st, const char *msg)
+{
+    src_rare *r = src_rare_of(st);
+    free(r->error);
+    r->error = dfn_xstrdup(msg);
+}
 
 struct dfn_loader {
     char **files; size_t nfiles;   /* one block (dfn_strv_block) */
@@ -158,7 +179,7 @@ static void *reader_main(void *arg)
             /* the reader names the file; the file's report does already */
             size_t pl = strlen(l->files[f]);
             bool named = strncmp(err, l->files[f], pl) == 0 && err[pl] == ':' && err[pl + 1] == ' ';
-            l->src[f].error = dfn_xstrdup(named ? err + pl + 2 : err);
+            src_error(&l->src[f], named ? err + pl + 2 : err);
             l->src[f].transient = true;
             atomic_fetch_add(&l->bytes_done, l->src[f].size);
             atomic_fetch_add(&l->files_done, 1);
@@ -175,14 +196,14 @@ static void *reader_main(void *arg)
             if (rc <= 0) {
                 if (rc < 0) {
                     const char *m = dfn_reader_error(r);
-                    l->src[f].error = dfn_xstrdup(m ? m : "read error");
+                    src_error(&l->src[f], m ? m : "read error");
                     l->src[f].transient = !m || dfn_reader_os_error(r);
                 }
                 break;
             }
             if (seq == 0 && is_tar(&qb.blk)) {
                 /* its headers and members would read as damaged text */
-                l->src[f].error = dfn_xstrdup("a tar archive, not a trace: extract it (tar xf) and give its files or folder");
+                src_error(&l->src[f], "a tar archive, not a trace: extract it (tar xf) and give its files or folder");
                 dfn_block_free(&qb.blk);
                 break;
             }
@@ -190,8 +211,8 @@ static void *reader_main(void *arg)
             seq++;
             queue_push(l, &qb);
         }
-        l->src[f].compression = dfn_reader_compression(r) == DFN_COMP_GZIP ? "gzip" : "none";
-        l->src[f].long_lines = dfn_reader_long_lines(r);
+        l->src[f].gzip = dfn_reader_compression(r) == DFN_COMP_GZIP;
+        if (dfn_reader_long_lines(r)) src_rare_of(&l->src[f])->long_lines = dfn_reader_long_lines(r);
         if (!l->src[f].size) l->src[f].size = dfn_reader_bytes_in(r);
         /* the stored size may differ from what was read (a growing file) */
         if (last_in < l->src[f].size) atomic_fetch_add(&l->bytes_done, l->src[f].size - last_in);
@@ -293,7 +314,7 @@ static bool loader_reparse(dfn_loader *l, size_t f, dfn_unit unit)
     const char *path = l->files[f];
     char err[512];
     dfn_fileid now;
-    if (strcmp(path, "-") == 0 || l->src[f].error || !dfn_fileid_of(path, &now, err, sizeof err) ||
+    if (strcmp(path, "-") == 0 || (l->src[f].rare && l->src[f].rare->error) || !dfn_fileid_of(path, &now, err, sizeof err) ||
         (l->ids && !dfn_fileid_eq(&l->ids[f], &now)))
         return false;
     dfn_reader *r = dfn_reader_open_cancel(path, l->opts.block_size, &l->cancel, err, sizeof err);
@@ -456,6 +477,7 @@ typedef struct {
      * meta_n of them, so a lane finds its names without a walk of all */
     dfn_strtab *meta_keys; uint32_t *meta_head, *meta_next; size_t meta_n;
     size_t lanecap, kindcap, filecap;
+    size_t namecap;           /* lanes the store's lane_names has room for */
     uint32_t empty;
 } builder;
 
@@ -593,9 +615,10 @@ static uint32_t build_lane(builder *b, uint32_t ref)
         char *name = dfn_xasprintf("%s/%s/%s", dfn_strtab_str(b->s->strs, host), pt, tt);
         free(pt);
         free(tt);
-        b->s->lanes[id] = (dfn_lane){ host, pid, tid, dfn_strtab_intern(b->s->strs, name, strlen(name)),
-                                      build_rank(b, host, pid), pname, tname };
+        b->s->lanes[id] = (dfn_lane){ pid, tid, host, dfn_strtab_intern(b->s->strs, name, strlen(name)), build_rank(b, host, pid) };
         free(name);
+        dfn_store_lane_names_set(b->s, id, pname == b->empty ? DFN_NOID : pname, tname == b->empty ? DFN_NOID : tname,
+                                 &b->namecap);
         b->s->nlanes = id + 1;
     }
     return b->lane_map[ref] = id;
@@ -808,15 +831,15 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
     for (size_t f = 0; f < l->nfiles; f++) {
         dfn_srcinfo *si = &s->src[f];
         si->start_us = UINT64_MAX;
-        si->compression = "none";
         if (in->keep) continue;   /* reader threads still write these */
-        si->compression = l->src[f].compression ? l->src[f].compression : "none";
+        si->gzip = l->src[f].gzip;
         si->size_bytes = l->src[f].size;
-        if (l->src[f].error || l->src[f].long_lines) {
+        src_rare *r = l->src[f].rare;
+        if (r && (r->error || r->long_lines)) {
             dfn_srcmore *m = dfn_srcinfo_more(si);
-            m->error = l->src[f].error;
-            l->src[f].error = NULL;
-            m->long_lines = l->src[f].long_lines;
+            m->error = r->error;
+            r->error = NULL;
+            m->long_lines = r->long_lines;
         }
     }
     for (size_t k = 0; k < in->nchunks; k++) {
@@ -1461,11 +1484,11 @@ static void reuse_image(dfn_loader *l, const dfn_cache_entry *e, const uint32_t 
         uint32_t f = want[k];
         const dfn_srcinfo *si = &img->src[k];
         l->src[f].reused = true;
-        l->src[f].compression = strcmp(si->compression, "gzip") == 0 ? "gzip" : "none";
+        l->src[f].gzip = si->gzip;
         l->src[f].size = si->size_bytes;
         const dfn_srcmore *m = dfn_src_more(si);
-        l->src[f].long_lines = m->long_lines;
-        l->src[f].error = m->error ? dfn_xstrdup(m->error) : NULL;
+        if (m->long_lines) src_rare_of(&l->src[f])->long_lines = m->long_lines;
+        if (m->error) src_error(&l->src[f], m->error);
         pthread_mutex_lock(&l->clock);
         loader_add_chunk(l, out[k]);
         pthread_mutex_unlock(&l->clock);
@@ -1686,7 +1709,8 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     dfn_blockpool_free(l->pool);   /* every block is back */
     for (size_t k = 0; k < l->nchunks; k++) dfn_chunk_free(l->chunks[k]);
     dfn_pack_free(&l->pack);
-    for (size_t i = 0; i < l->nfiles; i++) free(l->src[i].error);
+    for (size_t i = 0; i < l->nfiles; i++)
+        if (l->src[i].rare) { free(l->src[i].rare->error); free(l->src[i].rare); }
     free(l->chunks);
     if (!l->paths_given) free(l->files);
     free(l->src);

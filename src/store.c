@@ -237,6 +237,7 @@ void dfn_store_free(dfn_store *s)
     free(s->args_idx);
     dfn_strtab_free(s->strs);
     free(s->lanes);
+    free(s->lane_names);
     free(s->kinds);
     free(s->files);
     for (size_t i = 0; i < s->nschemas; i++) { free(s->schema_keys[i]); free(s->schema_types[i]); }
@@ -249,6 +250,19 @@ void dfn_store_free(dfn_store *s)
     free(s->paths);
     dfn_strtab_free(s->labels);
     free(s);
+}
+
+void dfn_store_lane_names_set(dfn_store *s, size_t i, uint32_t pname, uint32_t tname, size_t *cap)
+{
+    if (!s->lane_names && pname == DFN_NOID && tname == DFN_NOID) return;
+    if (i >= *cap || !s->lane_names) {
+        size_t was = s->lane_names ? *cap : 0, want = i + 1 > 2 * *cap ? i + 1 : 2 * *cap;
+        s->lane_names = dfn_xreallocarray(s->lane_names, want, 2 * sizeof *s->lane_names);
+        for (size_t k = 2 * was; k < 2 * want; k++) s->lane_names[k] = DFN_NOID;
+        *cap = want;
+    }
+    s->lane_names[2 * i] = pname;
+    s->lane_names[2 * i + 1] = tname;
 }
 
 size_t dfn_store_procs(const dfn_store *s, uint32_t **out)

@@ -36,7 +36,7 @@
 #define DFN_EST_PER_STRING 48
 #define DFN_EST_STRINGS_IN_PER_EVENT 8
 /* A file costs this at the peak whatever its events (its figures, its
- * place in a pack, its process's lane: 425 to 520 B measured on 20,000
+ * place in a pack, its process's lane: 400 to 470 B measured on 20,000
  * one-line files of a process each, 390 B on 100,000), plus PATH_COPIES
  * copies of its path: the loader's, which the store then keeps, and the
  * command line's while the loader takes its own; the explorer keeps its

@@ -40,15 +40,14 @@ static inline uint64_t dfn_col32_get(const dfn_col32 *c, size_t i)
 #define DFN_ID_NAMED_END (INT64_MIN + ((int64_t)1 << 32))
 static inline bool dfn_id_named(int64_t v) { return v < DFN_ID_NAMED_END; }
 
+/* A (host, pid, tid): 32 bytes, ids first so that no padding is left
+ * (a set of 20,000 one-process files has a lane a file). Its process and
+ * thread names, rare, are in the store's lane_names. */
 typedef struct {
-    uint32_t host;            /* string id ("" when unknown) */
     int64_t pid, tid;         /* numbers, or names (see DFN_ID_NAMED_BASE) */
+    uint32_t host;            /* string id ("" when unknown) */
     uint32_t name;            /* "host/pid/tid", string id */
     uint32_t rank;            /* MPI rank of the process from metadata ("" when unknown) */
-    /* the process's and the thread's names from process_name and
-     * thread_name metadata ("" when none): kept apart from name so that
-     * a subset (extract) can write them back */
-    uint32_t pname, tname;
 } dfn_lane;
 
 typedef struct {
@@ -136,19 +135,21 @@ typedef struct {
 typedef struct {
     const char *path;         /* in the store's paths */
     const char *era;          /* detected format era, in the store's labels */
-    const char *compression;  /* "none" or "gzip" */
     uint64_t size_bytes, lines, events, metadata, malformed;
     uint64_t start_us, end_us;              /* absolute, 0/0 without events */
     uint64_t skipped;         /* blank lines and lines of only [ or ] */
     dfn_unit unit;            /* of the file's ts and dur as applied */
     bool unit_declared;       /* from the file's end record (else --time-unit or µs) */
+    bool gzip;                /* its compression (see dfn_src_compression) */
     /* the rest, or NULL while all of it is zero: read it through
-     * dfn_src_more, write it through dfn_srcinfo_more (104 bytes a file
+     * dfn_src_more, write it through dfn_srcinfo_more (96 bytes a file
      * instead of 216: 20,000 one-line files saved 2.2 MB) */
     dfn_srcmore *more;
 } dfn_srcinfo;
 
 extern const dfn_srcmore dfn_srcmore_none;
+/* A source's compression as info names it: "gzip" or "none". */
+static inline const char *dfn_src_compression(const dfn_srcinfo *si) { return si->gzip ? "gzip" : "none"; }
 /* A source's rarer figures, all zero when it has none. */
 static inline const dfn_srcmore *dfn_src_more(const dfn_srcinfo *si) { return si->more ? si->more : &dfn_srcmore_none; }
 /* ... to write them: made on first use. */
@@ -190,6 +191,12 @@ typedef struct dfn_store {
 
     dfn_strtab *strs;
     dfn_lane *lanes; size_t nlanes;
+    /* per lane, the process's and the thread's names from process_name
+     * and thread_name metadata (2 a lane, DFN_NOID when none), kept apart
+     * from the lane's name so that a subset (extract) can write them
+     * back; NULL while no lane has one. Read through dfn_store_lane_pname
+     * and _tname. */
+    uint32_t *lane_names;
     dfn_kind *kinds; size_t nkinds;
     dfn_file *files; size_t nfiles;
     /* argument schemas: for schema s, keys[s][k] / types[s][k] */
@@ -221,6 +228,12 @@ static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)
 {
     return s->ts_base[i >> DFN_TS_BLOCK_SHIFT] + dfn_col32_get(&s->ts, i);
 }
+/* Lane i's process and thread names (string ids), DFN_NOID when none. */
+static inline uint32_t dfn_store_lane_pname(const dfn_store *s, size_t i) { return s->lane_names ? s->lane_names[2 * i] : DFN_NOID; }
+static inline uint32_t dfn_store_lane_tname(const dfn_store *s, size_t i) { return s->lane_names ? s->lane_names[2 * i + 1] : DFN_NOID; }
+/* Sets lane i's names (DFN_NOID for none), making the table on the first
+ * name; *cap counts the lanes it has room for. */
+void dfn_store_lane_names_set(dfn_store *s, size_t i, uint32_t pname, uint32_t tname, size_t *cap);
 static inline uint64_t dfn_store_dur(const dfn_store *s, size_t i) { return dfn_col32_get(&s->dur, i); }
 static inline uint64_t dfn_store_bytes(const dfn_store *s, size_t i) { return dfn_col32_get(&s->bytes, i); }
 /* Whether event i is an aggregated record, and the calls it stands for. */

@@ -180,6 +180,12 @@ static int info_list(const cli_opts *o)
 /* The rows' figures are formatted one row at a time, twice for the table
  * (its widths, then its lines): 20,000 files held them all at 0.5 KB a
  * file, as much as the load's own figures. */
+/* Row i's compression: the total row, the last, has none. */
+static const char *info_compression(const dfn_srcinfo *const *rows, size_t i, size_t n)
+{
+    return i + 1 == n ? "" : dfn_src_compression(rows[i]);
+}
+
 static void info_csv(FILE *out, const dfn_srcinfo *const *rows, size_t n)
 {
     for (int c = 0; c < NCOLS; c++) fprintf(out, "%s%s", c ? "," : "", cols[c]);
@@ -189,7 +195,8 @@ static void info_csv(FILE *out, const dfn_srcinfo *const *rows, size_t n)
         row_values(rows[i], v);
         dfn_csv_field(out, rows[i]->path, strlen(rows[i]->path)); fputc(',', out);
         dfn_csv_field(out, rows[i]->era, strlen(rows[i]->era)); fputc(',', out);
-        dfn_csv_field(out, rows[i]->compression, strlen(rows[i]->compression));
+        const char *comp = info_compression(rows, i, n);
+        dfn_csv_field(out, comp, strlen(comp));
         for (int c = 3; c < NCOLS; c++) fprintf(out, ",%s", v[c]);
         fputs("\r\n", out);   /* the unit's text is letters only */
     }
@@ -204,7 +211,8 @@ static void info_json(FILE *out, const dfn_srcinfo *const *rows, size_t n)
         fputs(i ? ",\n {" : "\n {", out);
         fputs("\"path\": ", out); dfn_json_string(out, rows[i]->path, strlen(rows[i]->path));
         fputs(", \"format\": ", out); dfn_json_string(out, rows[i]->era, strlen(rows[i]->era));
-        fputs(", \"compression\": ", out); dfn_json_string(out, rows[i]->compression, strlen(rows[i]->compression));
+        const char *comp = info_compression(rows, i, n);
+        fputs(", \"compression\": ", out); dfn_json_string(out, comp, strlen(comp));
         for (int c = 3; c < COL_UNIT; c++) fprintf(out, ", \"%s\": %s", cols[c], v[c]);
         fprintf(out, ", \"time_unit\": \"%s\", \"time_unit_declared\": %s", v[COL_UNIT],
                 rows[i]->unit_declared ? "true" : "false");
@@ -251,7 +259,7 @@ static void info_table(FILE *out, const dfn_srcinfo *const *rows, size_t n)
         info_safe_path(rows[i], &safe, &cap);
         row_values(rows[i], v);
         dfn_write_padded(out, safe, strlen(safe), w[0], false);
-        fprintf(out, "  %-*s  %-*s", (int)w[1], rows[i]->era, (int)w[2], rows[i]->compression);
+        fprintf(out, "  %-*s  %-*s", (int)w[1], rows[i]->era, (int)w[2], info_compression(rows, i, n));
         for (int c = 3; c < NCOLS; c++) fprintf(out, "  %*s", (int)w[c], v[c]);
         fputc('\n', out);
     }
@@ -272,7 +280,7 @@ int cmd_info(const cli_opts *o)
     dfn_store *s = info_load(o, &runs, &nruns, &status);
     if (!s) return status;
     size_t n = s->nsrc;
-    dfn_srcinfo total = { .path = "total", .era = "", .compression = "", .start_us = UINT64_MAX };
+    dfn_srcinfo total = { .path = "total", .era = "", .start_us = UINT64_MAX };
     for (size_t i = 0; i < n; i++) info_total(&total, &s->src[i]);
     if (total.start_us == UINT64_MAX) total.start_us = 0;
     const dfn_srcinfo **rows = dfn_xmalloc((n + 1) * sizeof *rows);

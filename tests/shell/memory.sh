@@ -92,7 +92,10 @@ fi
 # lines and kinds set aside is now made only when there are some (1.3-1.5
 # KB); whole tiny files now go into packs, not a chunk each (0.95-1.1 KB);
 # a file's rarer figures behind a pointer, its path kept once, the parser
-# threads' name caches bounded and no lane key table (440-475 B)
+# threads' name caches bounded and no lane key table (440-475 B); a
+# lane's names beside it, the loader's and the store's figures of a file
+# smaller (a file's compression a flag, its error and long lines behind a
+# pointer): 430-440 B, where CI had measured 518
 mkdir "$T/many"
 (cd "$T/many" && awk 'BEGIN { for (i = 1; i <= 20000; i++) { f = sprintf("t%05d.pfw", i)
     printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":10,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f%d\",\"ret\":4096}}\n", i, 1000 + i, i % 10 > f
@@ -100,8 +103,8 @@ mkdir "$T/many"
 # peak_kib COMMAND...: the median of five runs' peak RSS in KiB (output
 # to $T/peak.out). With one thread: two threads' timing moves the peak
 # by up to 80 B a file on a loaded machine (440-520 B), one thread's
-# stays at 465-485 (the one-file run alone moves by 400 KiB, 20 B a file:
-# three runs once gave 513), and the limit below is the issue's 0.5 KB
+# stays within 20 B (the one-file run alone moves by 400 KiB, 20 B a
+# file: three runs once gave 513), and the limit below is the issue's 0.5 KB
 peak_kib() {
     for k in 1 2 3 4 5; do /usr/bin/time -f '%M' -o "$T/rss.$k" "$@" >"$T/peak.out" 2>/dev/null; tail -1 "$T/rss.$k"; done |
         sort -n | sed -n 3p
