@@ -74,8 +74,9 @@ uint64_t dfn_estimate_count(const char *text, size_t len)
  * only those first seen in [from, len) count, so that the strings of the
  * second half tell how many more each line brings once the names a set
  * repeats are known. */
-uint64_t dfn_estimate_strings(const char *p, size_t len, size_t from)
+uint64_t dfn_estimate_strings(const char *p, size_t len, size_t from, uint64_t *count)
 {
+    uint64_t n = 0;
     dfn_strtab *seen = dfn_strtab_new();
     uint64_t bytes = 0;
     const char *start = p, *end = p + len;
@@ -91,10 +92,14 @@ uint64_t dfn_estimate_strings(const char *p, size_t len, size_t from)
         if (d == e) { p = e + 1; continue; }
         uint32_t before = dfn_strtab_count(seen);
         if (dfn_strtab_intern(seen, s, (size_t)(e - s)) == before && (size_t)(q - start) >= from)
-            bytes += (uint64_t)(e - s) + DFN_EST_PER_STRING;
+        {
+            bytes += (uint64_t)(e - s) + DFN_EST_STRING_OWN + (*s == '/' ? DFN_EST_PATH_OWN : 0);
+            n++;
+        }
         p = e + 1;
     }
     dfn_strtab_free(seen);
+    if (count) *count = n;
     return bytes;
 }
 
@@ -112,7 +117,9 @@ static void sample_file(dfn_estimate *e, const char *path)
         /* the second half's new strings, per event of it */
         const char *mid = memchr(b.data + b.len / 2, '\n', b.len - b.len / 2);
         size_t from = mid ? (size_t)(mid - b.data) + 1 : b.len;
-        e->sample_strings += dfn_estimate_strings(b.data, b.len, from);
+        uint64_t n = 0;
+        e->sample_strings += dfn_estimate_strings(b.data, b.len, from, &n);
+        e->sample_nstrings += n;
         e->sample_half_events += dfn_estimate_count(b.data + from, b.len - from);
         if (dfn_reader_compression(r) == DFN_COMP_GZIP) {
             /* consumed and produced so far: a line cut at the block's end
@@ -182,6 +189,28 @@ static uint64_t mul_add(uint64_t a, uint64_t b, uint64_t c)
 uint64_t dfn_estimate_bytes(uint64_t events, uint64_t threads, uint64_t per_event)
 {
     return mul_add(mul_add(DFN_EST_BASE, threads, DFN_EST_PER_THREAD), events, per_event);
+}
+
+static uint64_t pow2_at_least(uint64_t n, uint64_t from)
+{
+    uint64_t p = from;
+    while (p < n && p <= UINT64_MAX / 2) p *= 2;
+    return p;
+}
+
+uint64_t dfn_estimate_strtab(uint64_t n)
+{
+    if (n > UINT64_MAX / 64) return UINT64_MAX;
+    /* pointers: 8 bytes an id, by doubling; slots: 4 for the id, 4 for
+     * its hash, doubled when more than FILL_NUM / FILL_DEN are used */
+    uint64_t slots = pow2_at_least((n * DFN_STRTAB_FILL_DEN + DFN_STRTAB_FILL_NUM - 1) / DFN_STRTAB_FILL_NUM, DFN_STRTAB_SLOTS0);
+    uint64_t end = 8 * pow2_at_least(n, 1) + 8 * slots;
+    if (slots == DFN_STRTAB_SLOTS0) return end;
+    /* the moment of the last doubling: the strings up to it, the old
+     * slots and the new */
+    uint64_t at = slots / 2 * DFN_STRTAB_FILL_NUM / DFN_STRTAB_FILL_DEN + 1;
+    uint64_t then = 8 * pow2_at_least(at, 1) + 8 * (slots / 2) + 8 * slots;
+    return then > end ? then : end;
 }
 
 /* ---- the machine ---- */
@@ -372,15 +401,25 @@ static void fmt_events(uint64_t n, char *buf, size_t cap)
     else snprintf(buf, cap, "%" PRIu64 "", n);
 }
 
+/* The strings a sample had more of than the per-event figure allows for
+ * (a distinct value on every line), in a set of this many events: as
+ * many more per event, and the index of them all. */
+static uint64_t estimate_strings(const dfn_estimate *e, uint64_t events)
+{
+    if (!e->sample_half_events) return 0;
+    double per = (double)events / (double)e->sample_half_events;
+    double n = (double)e->sample_nstrings * per, bytes = (double)e->sample_strings * per;
+    if (!(n < 1e18) || !(bytes < 1e18)) return UINT64_MAX;
+    uint64_t all = mul_add((uint64_t)bytes, 1, dfn_estimate_strtab((uint64_t)n));
+    uint64_t held = mul_add(0, events, DFN_EST_STRINGS_IN_PER_EVENT);
+    return all > held ? all - held : 0;
+}
+
 bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_event, bool runs, char *msg, size_t cap)
 {
     uint64_t events = dfn_estimate_events(e);
     if (!events) return true;   /* nothing to go by */
-    /* strings a sample had more of than the per-event figure allows for
-     * (a distinct value on every line): as many more per event */
-    uint64_t str = e->sample_half_events ? e->sample_strings / e->sample_half_events : 0;
-    uint64_t extra = str > DFN_EST_STRINGS_IN_PER_EVENT ? str - DFN_EST_STRINGS_IN_PER_EVENT : 0;
-    uint64_t need = dfn_estimate_bytes(events, threads, per_event + extra);
+    uint64_t need = mul_add(dfn_estimate_bytes(events, threads, per_event), 1, estimate_strings(e, events));
     need = mul_add(mul_add(need, e->files, DFN_EST_PER_FILE), e->path_bytes, DFN_EST_PATH_COPIES);
     const char *why;
     uint64_t avail = dfn_mem_available(&why);

@@ -27,7 +27,7 @@ struct dfn_strtab {
 dfn_strtab *dfn_strtab_new(void)
 {
     dfn_strtab *t = dfn_xcalloc(1, sizeof *t);
-    t->nslots = 1024;
+    t->nslots = DFN_STRTAB_SLOTS0;
     t->slots = dfn_xcalloc(t->nslots, sizeof *t->slots);
     t->slot_hash = dfn_xcalloc(t->nslots, sizeof *t->slot_hash);
     return t;
@@ -119,7 +119,11 @@ static uint32_t strtab_intern_hashed(dfn_strtab *t, const char *s, size_t len, u
     t->strs[id] = strtab_store(t, s, len);
     t->slots[slot] = id + 1;
     t->slot_hash[slot] = (uint32_t)h;
-    if (t->count * 2 > t->nslots) strtab_rehash(t);
+    /* at most three slots in four used: the slot hashes keep a longer
+     * probe cheap, and at half, 20,000 one-line files took 58 bytes a
+     * file more (memory.sh) and 1.28 M distinct strings 23 MB more, with
+     * no gain in load time */
+    if (t->count * DFN_STRTAB_FILL_DEN > t->nslots * DFN_STRTAB_FILL_NUM) strtab_rehash(t);
     return id;
 }
 

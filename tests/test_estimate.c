@@ -205,9 +205,9 @@ Test(estimate, nothing_to_go_by)
 
 Test(estimate, bytes_of_a_load)
 {
-    cr_assert_eq(dfn_estimate_bytes(0, 0, 40), (uint64_t)16 << 20);
-    cr_assert_eq(dfn_estimate_bytes(1000000, 2, 40), ((uint64_t)16 << 20) + ((uint64_t)24 << 20) + 40000000);
-    cr_assert_eq(dfn_estimate_bytes(150000000, 64, 64), ((uint64_t)16 << 20) + ((uint64_t)768 << 20) + 9600000000ull);
+    cr_assert_eq(dfn_estimate_bytes(0, 0, 40), (uint64_t)8 << 20);
+    cr_assert_eq(dfn_estimate_bytes(1000000, 2, 40), ((uint64_t)8 << 20) + ((uint64_t)24 << 20) + 40000000);
+    cr_assert_eq(dfn_estimate_bytes(150000000, 64, 64), ((uint64_t)8 << 20) + ((uint64_t)768 << 20) + 9600000000ull);
     cr_assert_eq(dfn_estimate_bytes(UINT64_MAX / 8, 2, 40), UINT64_MAX, "saturates, never wraps to a small figure");
     cr_assert_eq(dfn_estimate_bytes(1, UINT64_MAX, 40), UINT64_MAX);
 }
@@ -301,11 +301,11 @@ Test(estimate, the_sentence_of_a_set_that_does_not_fit)
     memset(&e, 0, sizeof e);
     dfn_estimate_add(&e, files, 3);
     cr_assert_eq(dfn_estimate_events(&e), 10000);
-    /* 16 MiB + 12 MiB + 10000 * 40 B = 28.4 MiB */
+    /* 8 MiB + 12 MiB + 10000 * 40 B = 20.4 MiB */
     setenv("DFNAV_MEM_AVAILABLE", "10M", 1);
     char msg[512] = "";
     cr_assert_not(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
-    cr_assert_str_eq(msg, "this set needs about 28 MiB (3 files, ~10.0 k events estimated), only 10 MiB available (DFNAV_MEM_AVAILABLE)");
+    cr_assert_str_eq(msg, "this set needs about 20 MiB (3 files, ~10.0 k events estimated), only 10 MiB available (DFNAV_MEM_AVAILABLE)");
     cr_assert_not(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, true, msg, sizeof msg));
     cr_assert_eq(strncmp(msg, "these runs need about", 21), 0, "%s", msg);
     setenv("DFNAV_MEM_AVAILABLE", "1.5G", 1);
@@ -337,12 +337,12 @@ Test(estimate, files_cost_their_own_part)
     setenv("DFNAV_MEM_AVAILABLE", "1G", 1);
     char msg[512] = "";
     cr_assert(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
-    /* 28.4 MiB + 10^6 * 640 B + 3 * 4 * 10^7 B = 753 MiB */
+    /* 20.4 MiB + 10^6 * 640 B + 3 * 4 * 10^7 B = 745 MiB */
     setenv("DFNAV_MEM_AVAILABLE", "512M", 1);
     e.files = 1000000;
     e.path_bytes = 40000000;
     cr_assert_not(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
-    cr_assert_str_eq(msg, "this set needs about 753 MiB (1000000 files, ~10.0 k events estimated), only 512 MiB available (DFNAV_MEM_AVAILABLE)");
+    cr_assert_str_eq(msg, "this set needs about 745 MiB (1000000 files, ~10.0 k events estimated), only 512 MiB available (DFNAV_MEM_AVAILABLE)");
     e.files = 100000;
     e.path_bytes = 4000000;
     cr_assert(dfn_estimate_fits(&e, 1, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
@@ -355,12 +355,32 @@ Test(estimate, files_cost_their_own_part)
 Test(estimate, distinct_strings_of_a_sample)
 {
     const char *t = "{\"name\":\"read\",\"v\":\"aaa\",\"n\":\"123\"}\n"
-                    "{\"name\":\"read\",\"v\":\"bbbb\",\"n\":\"-4.5\",\"e\":\"x\\\"y\"}\n";
+                    "{\"name\":\"read\",\"v\":\"bbbb\",\"n\":\"-4.5\",\"e\":\"x\\\"y\",\"f\":\"/d/x\"}\n";
     size_t half = strchr(t, '\n') - t + 1;
-    /* first line: name, read, v, aaa, n; second adds bbbb, e, x\"y */
-    uint64_t all = dfn_estimate_strings(t, strlen(t), 0);
-    cr_assert_eq(all, 4 + 4 + 1 + 3 + 1 + 4 + 1 + 4 + 8 * DFN_EST_PER_STRING, "%" PRIu64, all);
-    uint64_t second = dfn_estimate_strings(t, strlen(t), half);
-    cr_assert_eq(second, 4 + 1 + 4 + 3 * DFN_EST_PER_STRING, "%" PRIu64, second);
-    cr_assert_eq(dfn_estimate_strings("\"cut", 4, 0), 0, "a string cut at the end is not counted");
+    /* first line: name, read, v, aaa, n; second adds bbbb, e, x\"y, f and
+     * the path /d/x */
+    uint64_t n = 0;
+    uint64_t all = dfn_estimate_strings(t, strlen(t), 0, &n);
+    cr_assert_eq(all, 4 + 4 + 1 + 3 + 1 + 4 + 1 + 4 + 1 + 4 + 10 * DFN_EST_STRING_OWN + DFN_EST_PATH_OWN, "%" PRIu64, all);
+    cr_assert_eq(n, 10);
+    uint64_t second = dfn_estimate_strings(t, strlen(t), half, &n);
+    cr_assert_eq(second, 4 + 1 + 4 + 1 + 4 + 5 * DFN_EST_STRING_OWN + DFN_EST_PATH_OWN, "%" PRIu64, second);
+    cr_assert_eq(n, 5);
+    cr_assert_eq(dfn_estimate_strings("\"cut", 4, 0, NULL), 0, "a string cut at the end is not counted");
+}
+
+/* The index of a string table, as strtab.c grows it: 1,024 slots hold 768
+ * strings, the 769th doubles them, and the old slots and the new are both
+ * there for a moment. */
+Test(estimate, the_index_of_a_string_table)
+{
+    cr_assert_eq(dfn_estimate_strtab(0), 8 + 8 * 1024);
+    cr_assert_eq(dfn_estimate_strtab(768), 8 * 1024 + 8 * 1024);
+    /* 1,024 pointers; at the doubling, 1,024 old slots and 2,048 new */
+    cr_assert_eq(dfn_estimate_strtab(769), 8 * 1024 + 8 * 1024 + 8 * 2048);
+    /* 1.28 M strings (memory.sh's 20,000 lines of 64): 2^21 pointers and
+     * slots at the end; at the doubling, 786,433 strings' 2^20 pointers
+     * and 2^20 + 2^21 slots */
+    cr_assert_eq(dfn_estimate_strtab(1280000), 8 * ((uint64_t)1 << 21) + 8 * ((uint64_t)1 << 21));
+    cr_assert_eq(dfn_estimate_strtab(UINT64_MAX / 8), UINT64_MAX, "saturates");
 }

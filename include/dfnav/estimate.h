@@ -21,19 +21,28 @@
  * strings and indexes (the command line), plus the explorer's layer
  * index, call tree, access patterns and loading snapshots. A little above
  * the measurements, so that a set refused would really not have fitted
- * with room to spare. */
-#define DFN_EST_BASE ((uint64_t)16 << 20)
+ * with room to spare. The fixed part: a one-line file peaks at 4.7 MB,
+ * 85,000 events with one thread at 12.6 MB, 7.5 M at 36 B an event and
+ * 9 MB a thread more. */
+#define DFN_EST_BASE ((uint64_t)8 << 20)
 #define DFN_EST_PER_THREAD ((uint64_t)12 << 20)
 #define DFN_EST_CLI_PER_EVENT 40
 #define DFN_EST_EXPLORER_PER_EVENT 64
 /* A distinct string (a name, a key, a string value) interned by the
- * store costs its bytes and up to this at the peak of a load (measured,
- * 64 distinct a line, 2,500 to 60,000 lines: 35 to 53 B more than its
- * bytes, the most just after the tables that hold them double; 101 to
- * 133 B while each parser thread's cache of them grew without bound). The
- * per-event figure holds STRINGS_IN_PER_EVENT bytes of them, the few a
- * set usually has; values that differ on every line come on top. */
-#define DFN_EST_PER_STRING 48
+ * store costs its bytes, this many more of its own (its length and end in
+ * the arena, 5 to 8, and its id in the argument record that holds it, 3
+ * or 4 past 16,384 strings), and its share of the table's index, which
+ * grows by doubling (dfn_estimate_strtab). Measured, 64 distinct a line,
+ * 2,500 to 60,000 lines: 35 to 53 B more than its bytes, the most just
+ * after the index doubles. The per-event figure holds
+ * STRINGS_IN_PER_EVENT bytes of them, the few a set usually has; values
+ * that differ on every line come on top. */
+#define DFN_EST_STRING_OWN 12
+/* ... and one that starts with / is taken for a path, whose file costs
+ * this more: its entry in the store's files (20 B) and the loader's map
+ * from the string to it (2 M distinct paths, one a call: 58 B a path
+ * more than its text at the peak, against 37 for the string alone). */
+#define DFN_EST_PATH_OWN 24
 #define DFN_EST_STRINGS_IN_PER_EVENT 8
 /* A file costs this at the peak whatever its events (its figures, its
  * place in a pack, its process's lane: 400 to 470 B measured on 20,000
@@ -51,8 +60,9 @@ typedef struct {
     uint64_t plain_bytes, gzip_bytes;     /* sizes as stored (gzip: by the name's .gz) */
     uint64_t sample_text, sample_events;  /* text read from the samples, and the events in it */
     uint64_t sample_gz_in, sample_gz_out; /* gzip bytes the samples consumed, and the text they gave */
-    uint64_t sample_strings;              /* what the strings new in the samples' second halves take interned */
-    uint64_t sample_half_events;          /* the events of those halves */
+    uint64_t sample_strings;              /* the bytes of the strings new in the samples' second halves, ... */
+    uint64_t sample_nstrings;             /* ... how many they are, */
+    uint64_t sample_half_events;          /* ... and the events of those halves */
 } dfn_estimate;
 
 /* Adds files to e: the size of each, and a sample of a few (every file
@@ -63,8 +73,14 @@ void dfn_estimate_add(dfn_estimate *e, const char *const *files, size_t n);
  * metadata (ph "M", or 4 in the newest era). */
 uint64_t dfn_estimate_count(const char *text, size_t len);
 /* The bytes the distinct strings of text first seen at or after offset
- * from take once interned (each once, with DFN_EST_PER_STRING more). */
-uint64_t dfn_estimate_strings(const char *text, size_t len, size_t from);
+ * from take once interned, but for the table's index (each once, with
+ * DFN_EST_STRING_OWN more, and a path DFN_EST_PATH_OWN more again);
+ * *count, when given, gets how many they are. */
+uint64_t dfn_estimate_strings(const char *text, size_t len, size_t from, uint64_t *count);
+/* The index of a string table of n strings at its peak: the ids' text
+ * pointers and the slots with their hashes, both grown by doubling, and
+ * at the last doubling of the slots the old and the new for a moment. */
+uint64_t dfn_estimate_strtab(uint64_t n);
 /* Events of the whole set: its text (plain sizes, gzip sizes times the
  * samples' ratio) over the samples' text per event; 0 without samples. */
 uint64_t dfn_estimate_events(const dfn_estimate *e);

@@ -9,6 +9,11 @@
 #include <stdint.h>
 
 #define DFN_NOID UINT32_MAX
+/* A table's index starts at 1,024 slots and doubles when more than
+ * FILL_NUM / FILL_DEN of them would be used (estimate.c counts on it). */
+#define DFN_STRTAB_SLOTS0 1024
+#define DFN_STRTAB_FILL_NUM 3
+#define DFN_STRTAB_FILL_DEN 4
 
 typedef struct dfn_strtab dfn_strtab;
 
