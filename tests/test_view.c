@@ -82,11 +82,12 @@ Test(view, cursor_follows_the_time_range_when_bins_are_cut_again)
     view_set_free(c);
 }
 
-/* While a set loads, a window chosen from a shorter run stays as chosen:
- * the last time row of a 9.001 s snapshot (9.0-9.001 s) had grown to
- * 9-99 s under its crumb's "9.0-9.0 s" when the run grew; typed bounds hold as
+/* While a set loads, a window drawn to the end of the run so far follows
+ * the run as far as it was chosen to go: the last time row of a 9.001 s
+ * snapshot (9.0-9.001 s, a bin of 1 s) had grown to 9-99.5 s under its
+ * crumb's "9.0-9.0 s"; it is 9.0-10.0 s, and says so. Typed bounds hold as
  * typed; a window that showed all of the run goes on showing all of it. */
-Test(view, a_longer_run_widens_only_whole_windows)
+Test(view, a_longer_run_widens_windows_as_far_as_chosen)
 {
     view_set *a = set_of(10), *b = set_of(100);
     view v;
@@ -100,13 +101,14 @@ Test(view, a_longer_run_widens_only_whole_windows)
     double end = view_top(&v)->win_hi;
     cr_assert(view_drill(&v, err, sizeof err), "%s", err);
     cr_assert_float_eq(view_top(&v)->win_hi, end, 1e-9);
+    cr_assert(end < 9.01, "the run so far ends at 9.001 s (%f)", end);
     /* below it, a pivot to files; beside it, a typed bound past the run */
     dfn_dim d = { .kind = DFN_DIM_FILE };
     cr_assert(view_pivot(&v, &d, err, sizeof err), "%s", err);
     view_set_store(&v, 0, b);
     cr_assert_float_eq(v.lv[1].win_lo, 9.0, 1e-9);
-    cr_assert_float_eq(v.lv[1].win_hi, end, 1e-9, "the row's window, not to the new end (%f)", v.lv[1].win_hi);
-    cr_assert_str_eq(v.lv[1].crumb, "9.0-9.0 s");
+    cr_assert_float_eq(v.lv[1].win_hi, 10.0, 1e-9, "the row's bin, not to the new end (%f)", v.lv[1].win_hi);
+    cr_assert_str_eq(v.lv[1].crumb, "9.0-10.0 s");
     cr_assert(v.lv[0].win_hi > 99.0, "the top level shows the whole longer run (%f)", v.lv[0].win_hi);
     view_free(&v);
 
@@ -116,6 +118,20 @@ Test(view, a_longer_run_widens_only_whole_windows)
     cr_assert(view_top(&v)->win_hi < 11.0, "the 10 s run is all below 50 s (%f)", view_top(&v)->win_hi);
     view_set_store(&v, 0, b);
     cr_assert_float_eq(view_top(&v)->win_hi, 50.0, 1e-9, "typed, time<50 holds (%f)", view_top(&v)->win_hi);
+    view_free(&v);
+
+    /* zoomed in at the end: bins of 0.5 s, 4.5-9.001 s, nine of them and
+     * the part of one; the longer run makes that one whole, no more */
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 10;
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_move(&v, 9);
+    view_zoom(&v, true);
+    cr_assert_float_eq(view_top(&v)->win_lo, 4.5, 1e-9, "%f", view_top(&v)->win_lo);
+    cr_assert_float_eq(view_top(&v)->win_hi, end, 1e-9, "%f", view_top(&v)->win_hi);
+    view_set_store(&v, 0, b);
+    cr_assert_float_eq(view_top(&v)->win_lo, 4.5, 1e-9);
+    cr_assert_float_eq(view_top(&v)->win_hi, 9.5, 1e-9, "%f", view_top(&v)->win_hi);
     view_free(&v);
     view_set_free(a);
     view_set_free(b);

@@ -207,6 +207,7 @@ void view_init(view *v, view_set *const *sets, size_t nruns, char *const *labels
     l->dim.kind = DFN_DIM_TIME;
     l->win_lo = 0;
     l->win_hi = view_span(v);
+    l->win_cap = INFINITY;
     l->crumb = dfn_xstrdup("All");
     level_default_sort(l);
 }
@@ -243,7 +244,7 @@ static void level_inherit(const level *l, level *c)
     level_user_terms(l, &c->base);
     c->win_lo = l->win_lo;
     c->win_hi = l->win_hi;
-    c->win_fixed = l->win_fixed || l->typed;   /* a child keeps a typed window as it was */
+    c->win_cap = l->typed && l->typed_hi < l->win_cap ? l->typed_hi : l->win_cap;
 }
 
 /* A window edge as a filter's time: to the µs when it is one (as zooms
@@ -680,7 +681,7 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     view_select_row(v, l, l->cursor, c);
     c->win_lo = lo > l->win_lo ? lo : l->win_lo;
     c->win_hi = hi < l->win_hi ? hi : l->win_hi;
-    c->win_fixed = true;
+    if (hi < c->win_cap) c->win_cap = hi;
     c->dim.kind = DFN_DIM_LAYER;
     double cw = c->win_hi - c->win_lo;
     int dec = view_cell_decimals(cw);   /* as the status line gave the cell */
@@ -818,9 +819,9 @@ void view_select_row(const view *v, const level *l, size_t row, level *out)
         /* a time row narrows the window rather than adding a term */
         out->win_lo = bin_lo(l, row);
         out->win_hi = out->win_lo + l->res->res[0]->bin_s;
+        if (out->win_hi < out->win_cap) out->win_cap = out->win_hi;   /* the bin, past the run so far */
         if (out->win_hi > l->win_hi) out->win_hi = l->win_hi;
         if (out->win_lo < l->win_lo) out->win_lo = l->win_lo;
-        out->win_fixed = true;
     } else {
         size_t klen;   /* whole: a call path can be longer than any buffer */
         char *kt = dfn_compare_key_dup(l->res, row, 0, &klen);
@@ -1022,19 +1023,27 @@ static double window_bin(const view *v, double w)
 /* The window [a, b) set on l. A crumb that names the window (a time row
  * drilled, a lane's cell) follows it: after ] it said "0.0-20.0 s" over
  * a window of 10-30 s. */
-static void window_put(level *l, double a, double b, double span)
+static void crumb_rename(level *l)
 {
-    l->win_lo = a;
-    l->win_hi = b;
-    l->win_fixed = a > 0 || b < span;
-    l->typed = false;   /* the zoomed window is the one a filter starts from */
-    l->cursor = l->top = 0;
     if (!l->crumb_window || !l->crumb || l->crumb_at > strlen(l->crumb)) return;
     /* as the crumb was first written: a lane cell's (after its key) or a time row's */
+    double a = l->win_lo, b = l->win_hi;
     int dec = l->crumb_at ? view_cell_decimals(b - a) : view_range_decimals(b - a);
     char *c = dfn_xasprintf("%.*s%.*f-%.*f s", (int)l->crumb_at, l->crumb, dec, a, dec, b);
     free(l->crumb);
     l->crumb = c;
+}
+
+/* ... cap as the window's chosen end (win_cap): the whole run when it
+ * shows all of it. */
+static void window_put(level *l, double a, double b, double cap, double span)
+{
+    l->win_lo = a;
+    l->win_hi = b;
+    l->win_cap = a <= 0 && b >= span ? INFINITY : cap;
+    l->typed = false;   /* the zoomed window is the one a filter starts from */
+    l->cursor = l->top = 0;
+    crumb_rename(l);
 }
 
 /* Sets l's window to about [lo, lo + w), its edges on multiples of the
@@ -1045,7 +1054,7 @@ static void window_set(const view *v, level *l, double lo, double w)
     double span = view_span(v);
     double bin = window_bin(v, w);
     if (w > span) w = span;
-    double a = floor(lo / bin + 1e-9) * bin, b = ceil((lo + w) / bin - 1e-9) * bin;
+    double a = floor(lo / bin + 1e-9) * bin, b = ceil((lo + w) / bin - 1e-9) * bin, cap = b;
     if (b > span) {
         /* at the end of the run: as many whole bins as the window held,
          * so that moving on against the end leaves it as it is */
@@ -1053,10 +1062,11 @@ static void window_set(const view *v, level *l, double lo, double w)
         if (k < 1) k = 1;
         b = span;
         a = floor((span - k * bin) / bin + 1e-9) * bin;
+        cap = a + (k + 1) * bin;   /* the bins it holds and the part of one that ends the run */
     }
     if (a < 0) a = 0;
     if (b <= a) b = a + bin < span ? a + bin : span;
-    window_put(l, a, b, span);
+    window_put(l, a, b, cap, span);
 }
 
 void view_zoom(view *v, bool in)
@@ -1097,16 +1107,18 @@ void view_shift(view *v, int dir)
     if (n < 1) n = 1;
     double step = floor(n / 2);
     if (step < 1) step = 1;
-    double a = floor(l->win_lo / bin + 0.5) * bin + dir * step * bin, b = a + n * bin;
+    double a = floor(l->win_lo / bin + 0.5) * bin + dir * step * bin, b = a + n * bin, cap = b;
     if (b > span) {
         b = span;
         a = floor((span - n * bin) / bin + 1e-9) * bin;
+        cap = a + (n + 1) * bin;   /* the bins it holds and the part of one that ends the run */
     }
     if (a < 0) {
         a = 0;
         b = w < span ? w : span;   /* the part of a bin that ends the run too, when it held it */
+        cap = (n + 1) * bin;
     }
-    window_put(l, a, b, span);
+    window_put(l, a, b, cap > b ? cap : b, span);
 }
 
 void view_move(view *v, long delta)
@@ -1227,11 +1239,14 @@ void view_set_store(view *v, size_t k, const view_set *vs)
     double span = view_span(v);
     for (size_t i = 0; i < v->nlv; i++) {
         level *l = &v->lv[i];
-        /* a window that showed everything keeps showing everything; one
-         * chosen (its crumb may name it) stays, and typed bounds hold */
-        if (!l->win_fixed && l->typed && l->pre_hi >= old_span) l->pre_hi = span;
-        if (!l->win_fixed && !l->typed && l->win_hi >= old_span) l->win_hi = span;
+        /* a window drawn to the end of the run follows it as far as it
+         * was chosen to go (all the way when it showed the whole run),
+         * typed bounds hold, and a crumb that names the window says so */
+        double hi = l->win_hi;
+        if (l->typed && l->pre_hi >= old_span) l->pre_hi = l->win_cap < span ? l->win_cap : span;
+        if (!l->typed && l->win_hi >= old_span) l->win_hi = l->win_cap < span ? l->win_cap : span;
         if (l->typed) window_typed(l);
+        if (l->win_hi != hi) crumb_rename(l);
         dfn_compare_free(l->res);
         l->res = NULL;
         dfn_strtab_free(l->marks);

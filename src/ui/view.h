@@ -53,10 +53,11 @@ typedef struct {
     dfn_filter base;          /* inherited filter plus the drilled row */
     char *user;               /* typed with f at this level, or NULL */
     double win_lo, win_hi;    /* time window, seconds from the trace start */
-    /* the window was chosen (a time row, a lane's cell, a zoom or a move
-     * short of the whole run, or a level below one): while a set loads,
-     * a longer run widens only a window that showed all of it */
-    bool win_fixed;
+    /* the end the window was chosen to have: a time row's bin, a lane's
+     * cell, a zoom's or a move's bins, typed bounds, at most the level
+     * above's (INFINITY: the whole run). While a set loads, a window drawn
+     * to the end of the run so far follows the run this far, no further. */
+    double win_cap;
     bool typed;               /* time terms typed with f narrowed the window ... */
     double pre_lo, pre_hi;    /* ... from this one, which the next f starts from, */
     double typed_lo, typed_hi;   /* ... to these bounds (±INFINITY: none) */
