@@ -101,6 +101,8 @@ static bool parse_number(dfn_key key, const char *s, size_t len, double *out)
             return false;
         }
     }
+    /* 1e308h is a finite number of hours and no number of seconds */
+    if (!isfinite(v * mul)) return false;
     *out = v * mul;
     return true;
 }

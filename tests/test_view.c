@@ -137,6 +137,55 @@ Test(view, a_longer_run_widens_windows_as_far_as_chosen)
     view_set_free(b);
 }
 
+/* A run of exactly 10.0 s (calls at 0 and 9.999 s of 1 ms). */
+static view_set *set_of_ten(void)
+{
+    const char *two = "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"ph\":\"X\"}\n"
+                      "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":9999000,\"dur\":1000,\"ph\":\"X\"}\n";
+    return view_set_new(su_load_text("ten.pfw", two, 1), &opts, NULL, VIEW_NEED_ALL);
+}
+
+/* Moved against the end of a run that ends on a bin's edge, a window
+ * holds no part bin: it took one more bin when the run grew (5-10.5 s). */
+Test(view, a_window_at_a_runs_end_on_a_bin_edge_does_not_grow)
+{
+    view_set *a = set_of_ten(), *b = set_of(100);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 10;
+    char err[256];
+    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_zoom(&v, true);   /* 0-5 s, bins of 0.5 s */
+    cr_assert_float_eq(view_top(&v)->win_hi, 5.0, 1e-9, "%f", view_top(&v)->win_hi);
+    for (int i = 0; i < 3; i++) view_shift(&v, 1);   /* 2.5-7.5, 5-10, then against the end */
+    cr_assert_float_eq(view_top(&v)->win_lo, 5.0, 1e-9, "%f", view_top(&v)->win_lo);
+    cr_assert_float_eq(view_top(&v)->win_hi, 10.0, 1e-9, "%f", view_top(&v)->win_hi);
+    view_set_store(&v, 0, b);
+    cr_assert_float_eq(view_top(&v)->win_hi, 10.0, 1e-9, "%f", view_top(&v)->win_hi);
+    view_free(&v);
+    view_set_free(a);
+    view_set_free(b);
+}
+
+/* Typed bounds past the run so far, and a level below them: the window
+ * followed a longer run that still ended before it to 15-11.001 s. */
+Test(view, a_window_past_the_run_stays_whole)
+{
+    view_set *a = set_of(10), *b = set_of(12);
+    view v;
+    view_init(&v, &a, 1, NULL);
+    v.table_rows = 10;
+    char err[256] = "";
+    cr_assert(view_set_user_filter(&v, "time>=15", err, sizeof err), "%s", err);
+    cr_assert(view_lanes_open(&v, err, sizeof err), "%s", err);
+    view_set_store(&v, 0, b);
+    for (size_t i = 0; i < v.nlv; i++)
+        cr_assert(v.lv[i].win_hi >= v.lv[i].win_lo, "level %zu: %f-%f", i, v.lv[i].win_lo, v.lv[i].win_hi);
+    view_free(&v);
+    view_set_free(a);
+    view_set_free(b);
+}
+
 /* The first moments of a load can give a run of no time (one call of no
  * duration): its time row opened a window of nothing, which stayed one. */
 Test(view, a_run_of_no_time_has_no_window_to_open)
@@ -150,6 +199,11 @@ Test(view, a_run_of_no_time_has_no_window_to_open)
     cr_assert(!view_drill(&v, err, sizeof err));
     cr_assert(strstr(err, "wait for the load"), "%s", err);
     cr_assert_eq(v.nlv, 1);
+    /* nor has a lane's cell */
+    cr_assert(view_lanes_open(&v, err, sizeof err), "%s", err);
+    err[0] = 0;
+    cr_assert(!view_lanes_drill(&v, err, sizeof err));
+    cr_assert(strstr(err, "wait for the load"), "%s", err);
     view_free(&v);
     view_set_free(a);
 }

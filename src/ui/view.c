@@ -675,6 +675,11 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     if (!l->res || !l->res->nrows) { snprintf(err, errlen, "no lane to open"); return false; }
     double lo, hi;
     view_lane_cell(l, l->lane_col, &lo, &hi);
+    if (!(hi > lo) || !(l->win_hi > l->win_lo)) {
+        /* the first moments of a load: a window of no time would stay one */
+        snprintf(err, errlen, "no time to open yet: wait for the load");
+        return false;
+    }
     char key[4096];
     if (!view_key_text(v, l, l->cursor, key, sizeof key)) snprintf(key, sizeof key, "(none)");
     level *c = level_open(v, &l);
@@ -1046,6 +1051,14 @@ static void window_put(level *l, double a, double b, double cap, double span)
     crumb_rename(l);
 }
 
+/* The end of the whole bins from a that hold [a, b): a window cut by the
+ * run's end takes the part bin it holds whole as the run grows, and no
+ * more when the run ended on a bin's edge. */
+static double window_bins_end(double a, double b, double bin)
+{
+    return a + ceil((b - a) / bin - 1e-9) * bin;
+}
+
 /* Sets l's window to about [lo, lo + w), its edges on multiples of the
  * bins the time level gives it, so a zoom keeps round bins (3.0-3.5 s,
  * not 3.3-3.8 s), within the run's span. */
@@ -1062,7 +1075,7 @@ static void window_set(const view *v, level *l, double lo, double w)
         if (k < 1) k = 1;
         b = span;
         a = floor((span - k * bin) / bin + 1e-9) * bin;
-        cap = a + (k + 1) * bin;   /* the bins it holds and the part of one that ends the run */
+        cap = window_bins_end(a, span, bin);
     }
     if (a < 0) a = 0;
     if (b <= a) b = a + bin < span ? a + bin : span;
@@ -1111,12 +1124,12 @@ void view_shift(view *v, int dir)
     if (b > span) {
         b = span;
         a = floor((span - n * bin) / bin + 1e-9) * bin;
-        cap = a + (n + 1) * bin;   /* the bins it holds and the part of one that ends the run */
+        cap = window_bins_end(a, span, bin);
     }
     if (a < 0) {
         a = 0;
         b = w < span ? w : span;   /* the part of a bin that ends the run too, when it held it */
-        cap = (n + 1) * bin;
+        cap = window_bins_end(0, b, bin);
     }
     window_put(l, a, b, cap > b ? cap : b, span);
 }
@@ -1245,6 +1258,9 @@ void view_set_store(view *v, size_t k, const view_set *vs)
         double hi = l->win_hi;
         if (l->typed && l->pre_hi >= old_span) l->pre_hi = l->win_cap < span ? l->win_cap : span;
         if (!l->typed && l->win_hi >= old_span) l->win_hi = l->win_cap < span ? l->win_cap : span;
+        /* a window past the run so far */
+        if (l->win_hi < l->win_lo) l->win_hi = l->win_lo;
+        if (l->typed && l->pre_hi < l->pre_lo) l->pre_hi = l->pre_lo;
         if (l->typed) window_typed(l);
         if (l->win_hi != hi) crumb_rename(l);
         dfn_compare_free(l->res);
