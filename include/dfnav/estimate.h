@@ -45,8 +45,8 @@
 #define DFN_EST_PATH_OWN 24
 #define DFN_EST_STRINGS_IN_PER_EVENT 8
 /* A file costs this at the peak whatever its events (its figures, its
- * place in a pack, its process's lane: 400 to 470 B measured on 20,000
- * one-line files of a process each, 390 B on 100,000), plus PATH_COPIES
+ * place in a pack, its process's lane: 355 to 415 B measured on 20,000
+ * one-line files of a process each, 370 B on 100,000), plus PATH_COPIES
  * copies of its path: the loader's, which the store then keeps, and the
  * command line's while the loader takes its own; the explorer keeps its
  * list and a loading snapshot's store has its own. */

@@ -95,7 +95,8 @@ fi
 # threads' name caches bounded and no lane key table (440-475 B); a
 # lane's names beside it, the loader's and the store's figures of a file
 # smaller (a file's compression a flag, its error and long lines behind a
-# pointer): 430-440 B, where CI had measured 518
+# pointer): 430-440 B, where CI had measured 518; the string tables'
+# index three quarters full rather than half: 370-380 B
 mkdir "$T/many"
 (cd "$T/many" && awk 'BEGIN { for (i = 1; i <= 20000; i++) { f = sprintf("t%05d.pfw", i)
     printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":10,\"ph\":\"X\",\"args\":{\"fname\":\"/d/f%d\",\"ret\":4096}}\n", i, 1000 + i, i % 10 > f
