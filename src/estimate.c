@@ -91,8 +91,7 @@ uint64_t dfn_estimate_strings(const char *p, size_t len, size_t from, uint64_t *
         while (d < e && ((*d >= '0' && *d <= '9') || *d == '-' || *d == '.')) d++;
         if (d == e) { p = e + 1; continue; }
         uint32_t before = dfn_strtab_count(seen);
-        if (dfn_strtab_intern(seen, s, (size_t)(e - s)) == before && (size_t)(q - start) >= from)
-        {
+        if (dfn_strtab_intern(seen, s, (size_t)(e - s)) == before && (size_t)(q - start) >= from) {
             bytes += (uint64_t)(e - s) + DFN_EST_STRING_OWN + (*s == '/' ? DFN_EST_PATH_OWN : 0);
             n++;
         }

@@ -212,7 +212,8 @@ static void *reader_main(void *arg)
             queue_push(l, &qb);
         }
         l->src[f].gzip = dfn_reader_compression(r) == DFN_COMP_GZIP;
-        if (dfn_reader_long_lines(r)) src_rare_of(&l->src[f])->long_lines = dfn_reader_long_lines(r);
+        uint64_t long_lines = dfn_reader_long_lines(r);
+        if (long_lines) src_rare_of(&l->src[f])->long_lines = long_lines;
         if (!l->src[f].size) l->src[f].size = dfn_reader_bytes_in(r);
         /* the stored size may differ from what was read (a growing file) */
         if (last_in < l->src[f].size) atomic_fetch_add(&l->bytes_done, l->src[f].size - last_in);

@@ -255,12 +255,9 @@ void dfn_store_free(dfn_store *s)
 void dfn_store_lane_names_set(dfn_store *s, size_t i, uint32_t pname, uint32_t tname, size_t *cap)
 {
     if (!s->lane_names && pname == DFN_NOID && tname == DFN_NOID) return;
-    if (i >= *cap || !s->lane_names) {
-        size_t was = s->lane_names ? *cap : 0, want = i + 1 > 2 * *cap ? i + 1 : 2 * *cap;
-        s->lane_names = dfn_xreallocarray(s->lane_names, want, 2 * sizeof *s->lane_names);
-        for (size_t k = 2 * was; k < 2 * want; k++) s->lane_names[k] = DFN_NOID;
-        *cap = want;
-    }
+    size_t was = *cap;   /* 0 while there is no table */
+    dfn_grow((void **)&s->lane_names, cap, i + 1, 2 * sizeof *s->lane_names);
+    for (size_t k = 2 * was; k < 2 * *cap; k++) s->lane_names[k] = DFN_NOID;
     s->lane_names[2 * i] = pname;
     s->lane_names[2 * i + 1] = tname;
 }

@@ -45,6 +45,15 @@ static ui_opts opts = { .threads = 1 };
 
 static view_set *set_of(int span) { return view_set_new(trace(span), &opts, NULL, VIEW_NEED_ALL); }
 
+/* v on the runs a, rows table rows (0: the default), its first rows made. */
+static void view_start(view *v, view_set **a, int rows)
+{
+    view_init(v, a, 1, NULL);
+    if (rows) v->table_rows = rows;
+    char err[256];
+    cr_assert(view_refresh(v, err, sizeof err), "%s", err);
+}
+
 static void key_of(view *v, char *buf, size_t cap)
 {
     level *l = view_top(v);
@@ -55,10 +64,8 @@ Test(view, cursor_follows_the_time_range_when_bins_are_cut_again)
 {
     view_set *a = set_of(10), *b = set_of(100), *c = set_of(200);
     view v;
-    view_init(&v, &a, 1, NULL);
-    v.table_rows = 10;
     char err[256], key[128];
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 10);
     view_move(&v, 3);
     key_of(&v, key, sizeof key);
     cr_assert_str_eq(key, "3.0-4.0 s");
@@ -91,10 +98,8 @@ Test(view, a_longer_run_widens_windows_as_far_as_chosen)
 {
     view_set *a = set_of(10), *b = set_of(100);
     view v;
-    view_init(&v, &a, 1, NULL);
-    v.table_rows = 10;
     char err[256], key[128];
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 10);
     view_move(&v, 9);
     key_of(&v, key, sizeof key);
     cr_assert_str_eq(key, "9.0-9.0 s", "the run ends at 9.001 s");
@@ -122,9 +127,7 @@ Test(view, a_longer_run_widens_windows_as_far_as_chosen)
 
     /* zoomed in at the end: bins of 0.5 s, 4.5-9.001 s, nine of them and
      * the part of one; the longer run makes that one whole, no more */
-    view_init(&v, &a, 1, NULL);
-    v.table_rows = 10;
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 10);
     view_move(&v, 9);
     view_zoom(&v, true);
     cr_assert_float_eq(view_top(&v)->win_lo, 4.5, 1e-9, "%f", view_top(&v)->win_lo);
@@ -151,10 +154,7 @@ Test(view, a_window_at_a_runs_end_on_a_bin_edge_does_not_grow)
 {
     view_set *a = set_of_ten(), *b = set_of(100);
     view v;
-    view_init(&v, &a, 1, NULL);
-    v.table_rows = 10;
-    char err[256];
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 10);
     view_zoom(&v, true);   /* 0-5 s, bins of 0.5 s */
     cr_assert_float_eq(view_top(&v)->win_hi, 5.0, 1e-9, "%f", view_top(&v)->win_hi);
     for (int i = 0; i < 3; i++) view_shift(&v, 1);   /* 2.5-7.5, 5-10, then against the end */
@@ -193,9 +193,8 @@ Test(view, a_run_of_no_time_has_no_window_to_open)
     const char *one = "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":0,\"ph\":\"X\"}\n";
     view_set *a = view_set_new(su_load_text("instant.pfw", one, 1), &opts, NULL, VIEW_NEED_ALL);
     view v;
-    view_init(&v, &a, 1, NULL);
     char err[256] = "";
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 0);
     cr_assert(!view_drill(&v, err, sizeof err));
     cr_assert(strstr(err, "wait for the load"), "%s", err);
     cr_assert_eq(v.nlv, 1);
@@ -236,10 +235,8 @@ Test(view, search_counts_matches_and_looks_below)
 {
     view_set *a = set_of(8);
     view v;
-    view_init(&v, &a, 1, NULL);
-    v.table_rows = 8;
-    char err[256], msg[256], key[128];
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    char msg[256], key[128];
+    view_start(&v, &a, 8);
     /* 8 one-second rows: "1." is in 1.0-2.0 and 0.0-1.0 s */
     v.search = dfn_xstrdup("1.0");
     cr_assert(view_search(&v, 0));
@@ -343,9 +340,8 @@ Test(view, flame_rows_in_tree_order)
                        EV("C", "app", 1, 1, 1200, 10, "") EV("E", "app", 1, 1, 1300, 500, "");
     view_set *a = view_set_new(su_load_text("flame.pfw", text, 1), &opts, NULL, VIEW_NEED_ALL);
     view v;
-    view_init(&v, &a, 1, NULL);
     char err[256], key[128];
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 0);
     cr_assert(view_flame_open(&v, err, sizeof err), "%s", err);
     level *l = view_top(&v);
     cr_assert(l->flame);
@@ -376,10 +372,8 @@ Test(view, anchors_and_cells_after_a_resize)
 {
     view_set *a = set_of(32);
     view v;
-    view_init(&v, &a, 1, NULL);
-    v.table_rows = 16;
     char err[256], key[128];
-    cr_assert(view_refresh(&v, err, sizeof err), "%s", err);
+    view_start(&v, &a, 16);
     key_of(&v, key, sizeof key);
     cr_assert_str_eq(key, "0.0-2.0 s");
     v.table_rows = 32;

@@ -177,15 +177,15 @@ static int info_list(const cli_opts *o)
     return wr ? wr : status;
 }
 
-/* The rows' figures are formatted one row at a time, twice for the table
- * (its widths, then its lines): 20,000 files held them all at 0.5 KB a
- * file, as much as the load's own figures. */
 /* Row i's compression: the total row, the last, has none. */
 static const char *info_compression(const dfn_srcinfo *const *rows, size_t i, size_t n)
 {
     return i + 1 == n ? "" : dfn_src_compression(rows[i]);
 }
 
+/* The rows' figures are formatted one row at a time, twice for the table
+ * (its widths, then its lines): 20,000 files held them all at 0.5 KB a
+ * file, as much as the load's own figures. */
 static void info_csv(FILE *out, const dfn_srcinfo *const *rows, size_t n)
 {
     for (int c = 0; c < NCOLS; c++) fprintf(out, "%s%s", c ? "," : "", cols[c]);

@@ -237,6 +237,16 @@ static void level_user_terms(const level *l, dfn_filter *out)
     }
 }
 
+/* Whether l's window, and the part of it to open (width w), hold any
+ * time: in the first moments of a load the run may span none, and a
+ * window of no time opened then would stay one. */
+static bool window_has_time(const level *l, double w, char *err, size_t errlen)
+{
+    if (w > 0 && l->win_hi > l->win_lo) return true;
+    snprintf(err, errlen, "no time to open yet: wait for the load");
+    return false;
+}
+
 /* A level c below l starts with l's selection and window. */
 static void level_inherit(const level *l, level *c)
 {
@@ -675,11 +685,7 @@ bool view_lanes_drill(view *v, char *err, size_t errlen)
     if (!l->res || !l->res->nrows) { snprintf(err, errlen, "no lane to open"); return false; }
     double lo, hi;
     view_lane_cell(l, l->lane_col, &lo, &hi);
-    if (!(hi > lo) || !(l->win_hi > l->win_lo)) {
-        /* the first moments of a load: a window of no time would stay one */
-        snprintf(err, errlen, "no time to open yet: wait for the load");
-        return false;
-    }
+    if (!window_has_time(l, hi - lo, err, errlen)) return false;
     char key[4096];
     if (!view_key_text(v, l, l->cursor, key, sizeof key)) snprintf(key, sizeof key, "(none)");
     level *c = level_open(v, &l);
@@ -841,11 +847,7 @@ bool view_drill(view *v, char *err, size_t errlen)
     if (!l->res || l->res->nrows == 0) { snprintf(err, errlen, "no row to open"); return false; }
     if (view_is_calls(l)) { snprintf(err, errlen, "this is a single call"); return false; }
     size_t row = l->cursor;
-    if (l->dim.kind == DFN_DIM_TIME && !(l->win_hi > l->win_lo)) {
-        /* the first moments of a load: a window of no time would stay one */
-        snprintf(err, errlen, "no time to open yet: wait for the load");
-        return false;
-    }
+    if (l->dim.kind == DFN_DIM_TIME && !window_has_time(l, l->win_hi - l->win_lo, err, errlen)) return false;
     char label[4096];
     if (!view_key_text(v, l, row, label, sizeof label)) snprintf(label, sizeof label, "(none)");
 
@@ -1039,13 +1041,13 @@ static void crumb_rename(level *l)
     l->crumb = c;
 }
 
-/* ... cap as the window's chosen end (win_cap): the whole run when it
- * shows all of it. */
+/* ... cap as the window's chosen end (win_cap, at least b): the whole
+ * run when it shows all of it. */
 static void window_put(level *l, double a, double b, double cap, double span)
 {
     l->win_lo = a;
     l->win_hi = b;
-    l->win_cap = a <= 0 && b >= span ? INFINITY : cap;
+    l->win_cap = a <= 0 && b >= span ? INFINITY : cap > b ? cap : b;
     l->typed = false;   /* the zoomed window is the one a filter starts from */
     l->cursor = l->top = 0;
     crumb_rename(l);
@@ -1131,7 +1133,7 @@ void view_shift(view *v, int dir)
         b = w < span ? w : span;   /* the part of a bin that ends the run too, when it held it */
         cap = window_bins_end(0, b, bin);
     }
-    window_put(l, a, b, cap > b ? cap : b, span);
+    window_put(l, a, b, cap, span);
 }
 
 void view_move(view *v, long delta)
@@ -1256,11 +1258,9 @@ void view_set_store(view *v, size_t k, const view_set *vs)
          * was chosen to go (all the way when it showed the whole run),
          * typed bounds hold, and a crumb that names the window says so */
         double hi = l->win_hi;
-        if (l->typed && l->pre_hi >= old_span) l->pre_hi = l->win_cap < span ? l->win_cap : span;
-        if (!l->typed && l->win_hi >= old_span) l->win_hi = l->win_cap < span ? l->win_cap : span;
-        /* a window past the run so far */
-        if (l->win_hi < l->win_lo) l->win_hi = l->win_lo;
-        if (l->typed && l->pre_hi < l->pre_lo) l->pre_hi = l->pre_lo;
+        double *end = l->typed ? &l->pre_hi : &l->win_hi, start = l->typed ? l->pre_lo : l->win_lo;
+        if (*end >= old_span) *end = fmin(l->win_cap, span);
+        if (*end < start) *end = start;   /* a window past the run so far */
         if (l->typed) window_typed(l);
         if (l->win_hi != hi) crumb_rename(l);
         dfn_compare_free(l->res);
