@@ -55,7 +55,8 @@ static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
 
 /* A chunk of n events with room for args_len bytes of records; lanes and
  * kinds in tables of nlt and nkt ids (0: one id per event). */
-static dfn_chunk *chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg, size_t nlt, size_t nkt)
+static dfn_chunk *chunk_alloc(dfn_chunkmem *mem, uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg,
+                              size_t nlt, size_t nkt)
 {
     dfn_chunk *c = dfn_xcalloc(1, sizeof *c);
     c->src = src;
@@ -78,7 +79,7 @@ static dfn_chunk *chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_
     c->map_heap = c->map_len < CHUNK_HEAP_MAX;
     if (c->map_heap) {
         m = dfn_xmalloc(c->map_len);
-    } else {
+    } else if (!(m = dfn_chunkmem_get(mem, src, c->map_len, &c->seg))) {
         m = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | CHUNK_POPULATE, -1, 0);
         if (m == MAP_FAILED) dfn_out_of_memory("mapping", c->map_len);
     }
@@ -107,7 +108,7 @@ static dfn_chunk *chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_
 
 dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg)
 {
-    return chunk_alloc(src, seq, n, args_len, agg, 0, 0);
+    return chunk_alloc(NULL, src, seq, n, args_len, agg, 0, 0);
 }
 
 #define IDTAB_MAX 256
@@ -177,16 +178,16 @@ static void chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order,
     c->args_len = w;
 }
 
-dfn_chunk *dfn_chunk_of(const dfn_batch *b, uint32_t src, uint64_t seq, const dfn_tsidx *order, size_t n,
-                        uint64_t base)
+dfn_chunk *dfn_chunk_of(dfn_chunkmem *mem, const dfn_batch *b, uint32_t src, uint64_t seq, const dfn_tsidx *order,
+                        size_t n, uint64_t base)
 {
-    if (n == 0) return chunk_alloc(src, seq, 0, 0, false, 0, 0);
+    if (n == 0) return chunk_alloc(mem, src, seq, 0, 0, false, 0, 0);
     uint32_t ltab[IDTAB_MAX], ktab[IDTAB_MAX];
     size_t nl = 0, nk = 0;
     uint8_t *li = dfn_xmalloc(2 * b->n), *ki = li + b->n;
     if (!idcol_table(b->lane, b->n, ltab, &nl, li)) nl = 0;
     if (!idcol_table(b->kind, b->n, ktab, &nk, ki)) nk = 0;
-    dfn_chunk *c = chunk_alloc(src, seq, n, b->args_len, b->cnt != NULL, nl, nk);
+    dfn_chunk *c = chunk_alloc(mem, src, seq, n, b->args_len, b->cnt != NULL, nl, nk);
     memcpy(c->lane.ids, ltab, nl * sizeof *ltab);
     memcpy(c->kind.ids, ktab, nk * sizeof *ktab);
     chunk_fill(c, b, order, base, li, ki);
@@ -194,7 +195,7 @@ dfn_chunk *dfn_chunk_of(const dfn_batch *b, uint32_t src, uint64_t seq, const df
     return c;
 }
 
-dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
+dfn_chunk *dfn_chunk_from_batch(dfn_chunkmem *mem, const dfn_batch *b, uint32_t src, uint64_t seq)
 {
     size_t n = b->n;
     dfn_tsidx *buf = dfn_xmalloc(2 * (n ? n : 1) * sizeof *buf), *order = buf;
@@ -207,7 +208,7 @@ dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq)
         if (b->ts[i] > hi) hi = b->ts[i];
     }
     if (n && !sorted) order = chunk_sort(buf, buf + n, n, lo, hi);
-    dfn_chunk *c = dfn_chunk_of(b, src, seq, order, n, n ? order[0].ts : 0);
+    dfn_chunk *c = dfn_chunk_of(mem, b, src, seq, order, n, n ? order[0].ts : 0);
     free(buf);
     c->info = b->info;
     c->info.cfg = b->info.cfg ? dfn_xstrdup(b->info.cfg) : NULL;
@@ -245,6 +246,7 @@ void dfn_chunk_free(dfn_chunk *c)
     free(c->begin_line);
     free(c->ends);
     if (c->map && c->map_heap) free(c->map);
+    else if (c->seg) dfn_chunkmem_put(c->seg, c->map, c->map_len);
     else if (c->map) munmap(c->map, c->map_len);
     free(c->meta);
     free(c->args_own);

@@ -11,6 +11,7 @@
 #include "dfnav/store.h"
 #include "dfnav/strtab.h"
 #include "dfnav/util.h"
+#include "chunkmem.h"
 
 /* A name reference before metadata is resolved: a string id, or (top bit
  * set) an index into the hash table, or none. */
@@ -145,6 +146,7 @@ typedef struct {
     void *map;                /* the columns and args live in one mapping */
     size_t map_len;
     bool map_heap;            /* a small chunk's: from the heap */
+    dfn_chunkseg *seg;        /* where map lies in the load's chunk memory, or NULL: a mapping of its own */
     uint8_t *args_own;        /* records kept apart from the mapping (a chunk an image gave back), or NULL */
     /* a pack (see dfn_pack): the events of whole small files, each with its
      * file, and those files' figures; src is the first file's (for its
@@ -231,10 +233,11 @@ dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len
 typedef struct { uint64_t ts; uint32_t i; } dfn_tsidx;
 /* A chunk of b's events order[0..n) in that order, their starts from
  * base (at most each), lanes and kinds in tables where they fit. */
-dfn_chunk *dfn_chunk_of(const dfn_batch *b, uint32_t src, uint64_t seq, const dfn_tsidx *order, size_t n,
-                        uint64_t base);
-/* Sorts a batch by start time into a new compact chunk. */
-dfn_chunk *dfn_chunk_from_batch(const dfn_batch *b, uint32_t src, uint64_t seq);
+dfn_chunk *dfn_chunk_of(dfn_chunkmem *mem, const dfn_batch *b, uint32_t src, uint64_t seq,
+                        const dfn_tsidx *order, size_t n, uint64_t base);
+/* Sorts a batch by start time into a new compact chunk. Its mapping comes
+ * from mem (see chunkmem.h) where mem is not NULL and it suits. */
+dfn_chunk *dfn_chunk_from_batch(dfn_chunkmem *mem, const dfn_batch *b, uint32_t src, uint64_t seq);
 void dfn_chunk_free(dfn_chunk *c);
 
 /* Pairs the "B" and "E" records of chunks (sorted by file and block) per

@@ -66,6 +66,7 @@ struct dfn_loader {
     bool paths_given;         /* files is the final store's (its paths) */
     dfn_load_opts opts;
     int nreaders, nparsers;
+    dfn_chunkmem *mem;        /* where the parsers' chunks live (chunkmem.h) */
     pthread_t coordinator;
 
     pthread_mutex_t qlock;
@@ -278,7 +279,7 @@ static void *parser_main(void *arg)
             loader_pack(l, &b, qb.src);
             continue;
         }
-        dfn_chunk *c = dfn_chunk_from_batch(&b, qb.src, qb.seq);
+        dfn_chunk *c = dfn_chunk_from_batch(l->mem, &b, qb.src, qb.seq);
         pthread_mutex_lock(&l->clock);
         loader_add_chunk(l, c);
         pthread_mutex_unlock(&l->clock);
@@ -331,7 +332,7 @@ static bool loader_reparse(dfn_loader *l, size_t f, dfn_unit unit)
         dfn_parser_block(p, blk.data, blk.len, &b);
         dfn_block_free(&blk);
         dfn_grow((void **)&got, &cap, n + 1, sizeof *got);
-        got[n] = dfn_chunk_from_batch(&b, (uint32_t)f, n);
+        got[n] = dfn_chunk_from_batch(l->mem, &b, (uint32_t)f, n);
         n++;
     }
     dfn_batch_free(&b);
@@ -1571,6 +1572,7 @@ static void *coordinator_main(void *arg)
     loader_seal(l);
     loader_prescale(l);
     pthread_mutex_unlock(&l->clock);
+    dfn_chunkmem_close(l->mem);   /* every chunk is made: the merge gives them back */
     if (!atomic_load(&l->cancel)) {
         build_in in = { .chunks = l->chunks, .nchunks = l->nchunks, .ctx = &l->ctx, .keep = false };
         l->store = loader_build(l, &in);
@@ -1629,6 +1631,7 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
     /* room for every block that can be in flight: queued, parsed, and
      * two a reader (the one it waits to queue and the next it fills) */
+    l->mem = dfn_chunkmem_new(nfiles);
     l->pool = dfn_blockpool_new(l->opts.block_size, l->qcap + (size_t)l->nparsers + 2 * (size_t)l->nreaders);
     pthread_mutex_init(&l->qlock, NULL);
     pthread_cond_init(&l->qnotempty, NULL);
@@ -1709,6 +1712,7 @@ dfn_store *dfn_loader_finish(dfn_loader *l)
     for (size_t i = 0; i < l->qcount; i++) dfn_block_free(&l->queue[(l->qhead + i) % l->qcap].blk);
     dfn_blockpool_free(l->pool);   /* every block is back */
     for (size_t k = 0; k < l->nchunks; k++) dfn_chunk_free(l->chunks[k]);
+    dfn_chunkmem_release(l->mem);
     dfn_pack_free(&l->pack);
     for (size_t i = 0; i < l->nfiles; i++)
         if (l->src[i].rare) { free(l->src[i].rare->error); free(l->src[i].rare); }

@@ -101,7 +101,7 @@ dfn_chunk *dfn_pack_seal(dfn_pack *p)
         }
         free(key);
         /* in other units than µs the order may step back within a µs */
-        c = dfn_chunk_of(&p->b, first, 0, order, n, base);
+        c = dfn_chunk_of(NULL, &p->b, first, 0, order, n, base);
         free(order);
         c->srcs = srcs;
         c->min_ts = base;

@@ -129,7 +129,7 @@ static dfn_chunk *paired_chunk(const pairing *pg, uint32_t src, uint64_t seq)
         if (nb.ts[i] < nb.min_ts) nb.min_ts = nb.ts[i];
         if (nb.ts[i] + oc->dur > nb.max_end) nb.max_end = nb.ts[i] + oc->dur;
     }
-    dfn_chunk *c = dfn_chunk_from_batch(&nb, src, seq);
+    dfn_chunk *c = dfn_chunk_from_batch(NULL, &nb, src, seq);
     dfn_batch_free(&nb);
     return c;
 }

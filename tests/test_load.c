@@ -409,7 +409,7 @@ Test(load, chunks_of_many_threads_and_functions)
         dfn_batch b = { 0 };
         dfn_parser_block(pr, t0, len, &b);
         cr_assert_eq(b.n, 1200);
-        dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);
+        dfn_chunk *c = dfn_chunk_from_batch(NULL, &b, 0, 0);
         cr_assert_eq(c->lane.idx == NULL, lanes[v] > 256, "%d lanes", lanes[v]);
         cr_assert_eq(c->kind.idx == NULL, funcs[v] > 256, "%d functions", funcs[v]);
         for (size_t j = 0; j < c->n; j++)

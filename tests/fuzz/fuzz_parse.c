@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dfn_batch_free(&sb);
     dfn_parser_free(sec);
     pc_ctx_free(&sec_ctx);
-    dfn_chunk *c = dfn_chunk_from_batch(&b, 0, 0);
+    dfn_chunk *c = dfn_chunk_from_batch(NULL, &b, 0, 0);
     if (c->n != b.n) abort();
     dfn_chunk_free(c);
     dfn_batch_free(&b);
