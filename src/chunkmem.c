@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #ifdef MAP_POPULATE
@@ -30,6 +31,8 @@
  * process's mappings (vm.max_map_count, 65,530 by default); past this,
  * pieces are mapped alone as before. */
 #define SEGMENTS_MAX 1024
+/* The least a file reserves at a time. */
+#define SEGMENT_MIN ((size_t)256 << 10)
 
 typedef struct { uintptr_t lo, hi; } span;
 
@@ -49,11 +52,13 @@ struct dfn_chunkseg {
 struct dfn_chunkmem {
     pthread_mutex_t lock;
     dfn_chunkseg **cur;       /* each file's open segment, or NULL */
+    size_t *segsize;          /* each file's segment size */
     size_t nsrcs;
     dfn_chunkseg *segs;       /* every segment not yet given back whole */
     size_t step, page;
     size_t live;              /* pieces out, all files */
     size_t pending;           /* bytes of all runs */
+    size_t live_bytes;        /* of the pieces out */
     size_t nsegs;             /* segments not yet given back whole */
     bool released;
     dfn_chunkmem_stats st;
@@ -76,12 +81,25 @@ static void spans_unmap(spans *o)
     free(o->v);
 }
 
-dfn_chunkmem *dfn_chunkmem_new(size_t nsrcs)
+dfn_chunkmem *dfn_chunkmem_new(size_t nsrcs, const uint64_t *bytes)
 {
+    /* reserved address space counts against ulimit -v like memory does:
+     * under a limit the chunks are mapped alone, as the memory check
+     * (estimate.c) counts them */
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) return NULL;
     dfn_chunkmem *m = dfn_xcalloc(1, sizeof *m);
     pthread_mutex_init(&m->lock, NULL);
     m->nsrcs = nsrcs;
     m->cur = dfn_xcalloc(nsrcs ? nsrcs : 1, sizeof *m->cur);
+    m->segsize = dfn_xmalloc((nsrcs ? nsrcs : 1) * sizeof *m->segsize);
+    for (size_t i = 0; i < nsrcs; i++) {
+        /* a plain file's chunks take about an eighth of its bytes, a gzip
+         * file's about twice: a quarter, and a further segment when
+         * that is not enough */
+        uint64_t want = bytes && bytes[i] ? bytes[i] / 4 : DFN_CHUNKMEM_SEGMENT;
+        m->segsize[i] = want < SEGMENT_MIN ? SEGMENT_MIN : want > DFN_CHUNKMEM_SEGMENT ? DFN_CHUNKMEM_SEGMENT : (size_t)want;
+    }
     long ps = sysconf(_SC_PAGESIZE);
     m->page = ps > 0 ? (size_t)ps : 4096;
     size_t step = DFN_CHUNKMEM_HOLD / (nsrcs ? nsrcs : 1);
@@ -93,6 +111,7 @@ static void chunkmem_free(dfn_chunkmem *m)
 {
     pthread_mutex_destroy(&m->lock);
     free(m->cur);
+    free(m->segsize);
     free(m);
 }
 
@@ -133,15 +152,18 @@ static void seg_close(dfn_chunkmem *m, dfn_chunkseg *g, spans *out)
     seg_finish(m, g, out);
 }
 
-static dfn_chunkseg *seg_new(dfn_chunkmem *m)
+/* A segment of file src's size, at least len (a multiple of pages). */
+static dfn_chunkseg *seg_new(dfn_chunkmem *m, uint32_t src, size_t len)
 {
     if (m->nsegs >= SEGMENTS_MAX) return NULL;
-    void *r = mmap(NULL, DFN_CHUNKMEM_SEGMENT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | CHUNKMEM_NORESERVE, -1, 0);
+    size_t size = (m->segsize[src] + m->page - 1) & ~(m->page - 1);
+    if (size < len) size = len;
+    void *r = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | CHUNKMEM_NORESERVE, -1, 0);
     if (r == MAP_FAILED) return NULL;
     dfn_chunkseg *g = dfn_xcalloc(1, sizeof *g);
     g->m = m;
     g->base = g->bump = (uintptr_t)r;
-    g->end = g->base + DFN_CHUNKMEM_SEGMENT;
+    g->end = g->base + size;
     g->next = m->segs;
     if (m->segs) m->segs->prev = g;
     m->segs = g;
@@ -163,13 +185,14 @@ void *dfn_chunkmem_get(dfn_chunkmem *m, uint32_t src, size_t len, dfn_chunkseg *
         seg_close(m, g, &out);
         g = m->cur[src] = NULL;
     }
-    if (!g) g = m->cur[src] = seg_new(m);
+    if (!g) g = m->cur[src] = seg_new(m, src, len);
     uintptr_t p = 0;
     if (g) {
         p = g->bump;
         g->bump += len;
         g->live++;
         m->live++;
+        m->live_bytes += len;
         m->st.pieces++;
     }
     pthread_mutex_unlock(&m->lock);
@@ -203,10 +226,14 @@ static size_t seg_mark(dfn_chunkseg *g, uintptr_t lo, uintptr_t hi)
 }
 
 /* Runs short of a step wait for their neighbours, which a chunk still
- * merging can hold up for long: past the hold, the largest go back. */
+ * merging can hold up for long: past the hold, the largest go back. The
+ * hold shrinks with the chunks still out (a sixteenth of them), because
+ * the load's peak comes at the end of the merge, when the store is whole
+ * and few chunks are left: what is held then would add to it. */
 static void chunkmem_trim(dfn_chunkmem *m, spans *out)
 {
-    while (m->pending > DFN_CHUNKMEM_HOLD) {
+    size_t hold = m->live_bytes / 16 < DFN_CHUNKMEM_HOLD ? m->live_bytes / 16 : DFN_CHUNKMEM_HOLD;
+    while (m->pending > hold) {
         dfn_chunkseg *best = NULL;
         size_t bk = 0, blen = 0;
         for (dfn_chunkseg *g = m->segs; g; g = g->next)
@@ -225,6 +252,7 @@ void dfn_chunkmem_put(dfn_chunkseg *g, void *p, size_t len)
     pthread_mutex_lock(&m->lock);
     g->live--;
     m->live--;
+    m->live_bytes -= len;
     m->pending += len;
     size_t k = seg_mark(g, (uintptr_t)p, (uintptr_t)p + len);
     if (!seg_finish(m, g, &out) && g->runs[k].hi - g->runs[k].lo >= m->step) seg_give(m, g, k, &out);

@@ -9,8 +9,10 @@
  * Here the chunks of one file are laid end to end in reserved address
  * space, in the order they are made, which is near the order the merge
  * frees them: freed pieces join a run that is given back in one call once
- * it reaches a step, and a step is sized so that all files together hold
- * back at most DFN_CHUNKMEM_HOLD bytes. */
+ * it reaches a step. Runs short of a step are held back, all files
+ * together at most DFN_CHUNKMEM_HOLD bytes and a sixteenth of the chunks
+ * still out (the largest go first past that), so that little is held at
+ * the end of the merge, where the load's peak is. */
 #ifndef DFNAV_CHUNKMEM_H
 #define DFNAV_CHUNKMEM_H
 
@@ -18,17 +20,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What all files together may hold freed but not yet given back. */
+/* What all files together may hold freed but not yet given back, at
+ * most. */
 #define DFN_CHUNKMEM_HOLD ((size_t)8 << 20)
-/* The address space reserved at a time for one file's chunks. */
+/* The address space reserved at a time for one file's chunks, at most
+ * (a quarter of the file's size, 256 KiB at least). */
 #define DFN_CHUNKMEM_SEGMENT ((size_t)8 << 20)
 
 typedef struct dfn_chunkmem dfn_chunkmem;
 typedef struct dfn_chunkseg dfn_chunkseg;
 
-/* Memory for the chunks of nsrcs files (the step is the hold shared
- * among them). */
-dfn_chunkmem *dfn_chunkmem_new(size_t nsrcs);
+/* Memory for the chunks of nsrcs files of these sizes in bytes (NULL or
+ * 0: not known), which size their segments (the step is the hold shared
+ * among them). NULL under a limit of address space (ulimit -v), which
+ * reserved space counts against: chunks are then mapped alone. */
+dfn_chunkmem *dfn_chunkmem_new(size_t nsrcs, const uint64_t *bytes);
 /* len bytes (rounded up to pages), populated, for a chunk of file src,
  * right after that file's last piece; *seg names where it lies for
  * dfn_chunkmem_put. NULL when m is NULL or the piece does not suit a

@@ -1631,7 +1631,10 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
     /* room for every block that can be in flight: queued, parsed, and
      * two a reader (the one it waits to queue and the next it fills) */
-    l->mem = dfn_chunkmem_new(nfiles);
+    uint64_t *sizes = dfn_xmalloc((nfiles ? nfiles : 1) * sizeof *sizes);
+    for (size_t i = 0; i < nfiles; i++) sizes[i] = l->src[i].size;
+    l->mem = dfn_chunkmem_new(nfiles, sizes);
+    free(sizes);
     l->pool = dfn_blockpool_new(l->opts.block_size, l->qcap + (size_t)l->nparsers + 2 * (size_t)l->nreaders);
     pthread_mutex_init(&l->qlock, NULL);
     pthread_cond_init(&l->qnotempty, NULL);

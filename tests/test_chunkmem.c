@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "chunkmem.h"
@@ -20,13 +22,44 @@ static bool mapped(const void *p)
     return mincore((void *)((uintptr_t)p & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)), 1, &v) == 0 || errno != ENOMEM;
 }
 
+/* Chunk memory for n files, in a process without a limit of address
+ * space (under one there is none: see the test below). */
+static dfn_chunkmem *mem_new(size_t n, const uint64_t *bytes)
+{
+    struct rlimit as;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &as), 0);
+    if (as.rlim_cur != RLIM_INFINITY) {
+        if (as.rlim_max != RLIM_INFINITY) cr_skip_test("ulimit -v is set here and cannot be lifted");
+        as.rlim_cur = RLIM_INFINITY;
+        cr_assert_eq(setrlimit(RLIMIT_AS, &as), 0);
+    }
+    dfn_chunkmem *m = dfn_chunkmem_new(n, bytes);
+    cr_assert_not_null(m);
+    return m;
+}
+
 /* With 32 files or more the step is its least, 256 KiB. */
 #define FILES 32
 #define STEP (256 * KIB)
 
+/* Pieces of the last file kept out, 48 MiB: the hold is a sixteenth of
+ * what is out, and the tests of steps and runs must not meet it. */
+#define BALLAST 24
+typedef struct { dfn_chunkseg *g[BALLAST]; char *p[BALLAST]; } ballast;
+
+static void ballast_take(dfn_chunkmem *m, ballast *b)
+{
+    for (int k = 0; k < BALLAST; k++) b->p[k] = dfn_chunkmem_get(m, FILES - 1, DFN_CHUNKMEM_SEGMENT / 4, &b->g[k]);
+}
+
+static void ballast_put(ballast *b)
+{
+    for (int k = 0; k < BALLAST; k++) dfn_chunkmem_put(b->g[k], b->p[k], DFN_CHUNKMEM_SEGMENT / 4);
+}
+
 Test(chunkmem, a_files_pieces_lie_end_to_end_and_are_written_through)
 {
-    dfn_chunkmem *m = dfn_chunkmem_new(FILES);
+    dfn_chunkmem *m = mem_new(FILES, NULL);
     dfn_chunkseg *g[3], *h;
     char *p[3];
     for (int k = 0; k < 3; k++) {
@@ -49,7 +82,9 @@ Test(chunkmem, a_files_pieces_lie_end_to_end_and_are_written_through)
 
 Test(chunkmem, a_run_goes_back_in_one_call_when_it_reaches_a_step)
 {
-    dfn_chunkmem *m = dfn_chunkmem_new(FILES);
+    dfn_chunkmem *m = mem_new(FILES, NULL);
+    ballast bl;
+    ballast_take(m, &bl);
     dfn_chunkseg *g[4];
     char *p[4];
     for (int k = 0; k < 4; k++) p[k] = dfn_chunkmem_get(m, 3, 128 * KIB, &g[k]);
@@ -66,6 +101,7 @@ Test(chunkmem, a_run_goes_back_in_one_call_when_it_reaches_a_step)
     dfn_chunkmem_put(g[2], p[2], 128 * KIB);   /* out of order: joins the run above it */
     cr_assert(!mapped(p[2]) && !mapped(p[3]));
     cr_assert_eq(dfn_chunkmem_stats_of(m).unmaps, 2);
+    ballast_put(&bl);
     dfn_chunkmem_release(m);
 }
 
@@ -73,7 +109,9 @@ Test(chunkmem, a_run_goes_back_in_one_call_when_it_reaches_a_step)
  * at its own step, and a piece between them joins both. */
 Test(chunkmem, runs_at_two_places_and_a_piece_that_joins_them)
 {
-    dfn_chunkmem *m = dfn_chunkmem_new(FILES);
+    dfn_chunkmem *m = mem_new(FILES, NULL);
+    ballast bl;
+    ballast_take(m, &bl);
     dfn_chunkseg *g[5];
     char *p[5];
     for (int k = 0; k < 5; k++) p[k] = dfn_chunkmem_get(m, 0, 96 * KIB, &g[k]);
@@ -88,35 +126,76 @@ Test(chunkmem, runs_at_two_places_and_a_piece_that_joins_them)
     cr_assert_eq(st.unmaps, 1, "joined into one run: %llu calls", (unsigned long long)st.unmaps);
     cr_assert_eq(st.bytes_freed, 5 * 96 * KIB);
     for (int k = 0; k < 5; k++) cr_assert(!mapped(p[k]));
+    ballast_put(&bl);
+    dfn_chunkmem_release(m);
+}
+
+/* A piece that joins the run above it (first in the list) to the run
+ * below it (last in the list): the joined run moves, and goes back once,
+ * whole. */
+Test(chunkmem, joining_the_last_run_of_the_list)
+{
+    dfn_chunkmem *m = mem_new(FILES, NULL);
+    ballast bl;
+    ballast_take(m, &bl);
+    dfn_chunkseg *g[7];
+    char *p[7];
+    for (int k = 0; k < 7; k++) p[k] = dfn_chunkmem_get(m, 0, 64 * KIB, &g[k]);
+    const int order[] = { 3, 4, 6, 0, 1 };   /* runs: 3-4, 6, 0-1 */
+    for (int k = 0; k < 5; k++) dfn_chunkmem_put(g[order[k]], p[order[k]], 64 * KIB);
+    cr_assert_eq(dfn_chunkmem_stats_of(m).unmaps, 0);
+    dfn_chunkmem_put(g[2], p[2], 64 * KIB);   /* 0-4: 320 KiB, a step */
+    dfn_chunkmem_stats st = dfn_chunkmem_stats_of(m);
+    cr_assert_eq(st.unmaps, 1);
+    cr_assert_eq(st.bytes_freed, 5 * 64 * KIB);
+    for (int k = 0; k < 5; k++) cr_assert(!mapped(p[k]));
+    cr_assert(mapped(p[6]));
+    dfn_chunkmem_put(g[5], p[5], 64 * KIB);   /* 5-6: under a step */
+    dfn_chunkmem_close(m);                    /* the segment is done: the rest of it goes, once */
+    cr_assert_eq(dfn_chunkmem_stats_of(m).bytes_freed, DFN_CHUNKMEM_SEGMENT);
+    cr_assert(!mapped(p[6]));
+    ballast_put(&bl);
     dfn_chunkmem_release(m);
 }
 
 /* Short runs held up by live neighbours in many files: past the hold the
- * largest go back, so the whole never holds more than the hold. */
+ * largest go back, so the whole never holds more than the hold, and the
+ * hold is a sixteenth of what is still out (the peak comes at the end of
+ * the merge, with few chunks left). */
+static void hold_case(int N, size_t piece)
+{
+    dfn_chunkmem *m = mem_new((size_t)N, NULL);
+    dfn_chunkseg *(*g)[3] = calloc((size_t)N, sizeof *g);
+    char *(*p)[3] = calloc((size_t)N, sizeof *p);
+    for (int f = 0; f < N; f++)
+        for (int k = 0; k < 3; k++) p[f][k] = dfn_chunkmem_get(m, (uint32_t)f, piece, &g[f][k]);
+    for (int f = 0; f < N; f++) dfn_chunkmem_put(g[f][1], p[f][1], piece);   /* each under a step */
+    size_t out = (size_t)N * 2 * piece, limit = out / 16 < DFN_CHUNKMEM_HOLD ? out / 16 : DFN_CHUNKMEM_HOLD;
+    size_t held = 0;
+    for (int f = 0; f < N; f++) held += mapped(p[f][1]) ? piece : 0;
+    cr_assert_leq(held, limit, "holds %zu bytes, %zu at most", held, limit);
+    cr_assert_gt(held + piece, limit, "gives back no more than it must: holds %zu of %zu", held, limit);
+    cr_assert_eq(dfn_chunkmem_stats_of(m).bytes_freed, (size_t)N * piece - held);
+    for (int f = 0; f < N; f++)
+        for (int k = 0; k < 3; k += 2) dfn_chunkmem_put(g[f][k], p[f][k], piece);
+    dfn_chunkmem_release(m);
+    free(g);
+    free(p);
+}
+
 Test(chunkmem, never_more_than_the_hold)
 {
-    enum { N = 80 };
-    dfn_chunkmem *m = dfn_chunkmem_new(N);
-    dfn_chunkseg *g[N][2];
-    char *p[N][2];
-    for (int f = 0; f < N; f++)
-        for (int k = 0; k < 2; k++) p[f][k] = dfn_chunkmem_get(m, (uint32_t)f, 128 * KIB, &g[f][k]);
-    for (int f = 0; f < N; f++) dfn_chunkmem_put(g[f][0], p[f][0], 128 * KIB);   /* each under a step */
-    dfn_chunkmem_stats st = dfn_chunkmem_stats_of(m);
-    size_t held = 0;
-    for (int f = 0; f < N; f++) held += mapped(p[f][0]) ? 128 * KIB : 0;
-    cr_assert_leq(held, DFN_CHUNKMEM_HOLD, "holds %zu bytes", held);
-    cr_assert_geq(held, DFN_CHUNKMEM_HOLD - 128 * KIB, "gives back no more than it must: holds %zu", held);
-    cr_assert_eq(st.bytes_freed, (size_t)N * 128 * KIB - held);
-    for (int f = 0; f < N; f++) dfn_chunkmem_put(g[f][1], p[f][1], 128 * KIB);
-    dfn_chunkmem_release(m);
+    hold_case(80, 128 * KIB);    /* 20 MB out: a sixteenth is 1.25 MB */
+    hold_case(600, 128 * KIB);   /* 150 MB out: the hold's 8 MiB */
 }
 
 /* Closing gives back each segment's unused reserve at once, and a
  * segment whose pieces are all freed whole. */
 Test(chunkmem, close_gives_back_what_no_piece_will_use)
 {
-    dfn_chunkmem *m = dfn_chunkmem_new(FILES);
+    dfn_chunkmem *m = mem_new(FILES, NULL);
+    ballast bl;
+    ballast_take(m, &bl);
     dfn_chunkseg *a, *b;
     char *p = dfn_chunkmem_get(m, 0, 64 * KIB, &a);
     char *q = dfn_chunkmem_get(m, 1, 64 * KIB, &b);
@@ -128,11 +207,12 @@ Test(chunkmem, close_gives_back_what_no_piece_will_use)
     cr_assert(mapped(q), "a live piece stays");
     dfn_chunkmem_stats st = dfn_chunkmem_stats_of(m);
     cr_assert_eq(st.bytes_freed, 2 * DFN_CHUNKMEM_SEGMENT - 64 * KIB);
-    cr_assert_eq(st.segments, 2);
+    cr_assert_eq(st.segments, 2 + BALLAST / 4);
     /* a piece made after closing starts a segment of its own */
     dfn_chunkseg *c;
     char *r = dfn_chunkmem_get(m, 1, 64 * KIB, &c);
     cr_assert(c != b && r != q + 64 * KIB);
+    ballast_put(&bl);
     dfn_chunkmem_release(m);   /* the owner goes first: the last put frees m */
     dfn_chunkmem_put(b, q, 64 * KIB);
     dfn_chunkmem_put(c, r, 64 * KIB);
@@ -143,7 +223,7 @@ Test(chunkmem, close_gives_back_what_no_piece_will_use)
  * segment is left to the caller. */
 Test(chunkmem, segments_fill_and_what_does_not_suit)
 {
-    dfn_chunkmem *m = dfn_chunkmem_new(FILES);
+    dfn_chunkmem *m = mem_new(FILES, NULL);
     dfn_chunkseg *g, *first = NULL, *second = NULL;
     size_t piece = DFN_CHUNKMEM_SEGMENT / 4, n = 0;
     char *p[5];
@@ -163,6 +243,44 @@ Test(chunkmem, segments_fill_and_what_does_not_suit)
     dfn_chunkmem_release(m);
     for (int k = 0; k < 4; k++) dfn_chunkmem_put(first, p[k], piece);
     dfn_chunkmem_put(second, p[4], piece);
+    for (int k = 0; k < 5; k++) cr_assert(!mapped(p[k]), "piece %d given back", k);
+}
+
+/* A file's segments are a quarter of its size (at least 256 KiB and
+ * what the piece needs): 300 files of 600 KB reserve 45 MB, not 2.4 GB. */
+Test(chunkmem, segments_sized_by_the_file)
+{
+    const uint64_t bytes[3] = { 2 << 20, 0, 100 << 10 };
+    dfn_chunkmem *m = mem_new(3, bytes);
+    dfn_chunkseg *g[3], *h, *t;
+    char *p[3];
+    for (int k = 0; k < 3; k++) p[k] = dfn_chunkmem_get(m, 0, 200 * KIB, &g[k]);
+    cr_assert_eq(g[0], g[1], "two pieces of 200 KiB in 512 KiB");
+    cr_assert(g[2] != g[1], "the third starts another");
+    cr_assert(!mapped(p[1] + 200 * KIB), "the first segment's reserve went when it closed");
+    char *q = dfn_chunkmem_get(m, 2, 300 * KIB, &h);   /* past the file's 256 KiB: a segment of 300 */
+    char *r = dfn_chunkmem_get(m, 1, 300 * KIB, &t);   /* size not known: the whole 8 MiB */
+    cr_assert_not_null(q);
+    cr_assert_not_null(r);
+    dfn_chunkmem_close(m);
+    cr_assert_eq(dfn_chunkmem_stats_of(m).bytes_freed, (512 - 400 + 512 - 200) * KIB + (DFN_CHUNKMEM_SEGMENT - 300 * KIB),
+                 "the reserves past the pieces: %llu", (unsigned long long)dfn_chunkmem_stats_of(m).bytes_freed);
+    dfn_chunkmem_release(m);
+    for (int k = 0; k < 3; k++) dfn_chunkmem_put(g[k], p[k], 200 * KIB);
+    dfn_chunkmem_put(h, q, 300 * KIB);
+    dfn_chunkmem_put(t, r, 300 * KIB);
+}
+
+/* Under ulimit -v reserved address space would count as memory (and a
+ * set that fits would be refused): no chunk memory, chunks map alone. */
+Test(chunkmem, none_under_a_limit_of_address_space)
+{
+    struct rlimit as = { (rlim_t)64 << 30, (rlim_t)64 << 30 };
+    struct rlimit now;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &now), 0);
+    if (now.rlim_max != RLIM_INFINITY && now.rlim_max < as.rlim_max) as.rlim_cur = as.rlim_max = now.rlim_max;
+    cr_assert_eq(setrlimit(RLIMIT_AS, &as), 0);
+    cr_assert_null(dfn_chunkmem_new(8, NULL));
 }
 
 /* Parsers make pieces and merge parts free them at once (TSan's pass
@@ -189,7 +307,7 @@ static void *work(void *arg)
 
 Test(chunkmem, threads)
 {
-    dfn_chunkmem *m = dfn_chunkmem_new(4);
+    dfn_chunkmem *m = mem_new(4, NULL);
     pthread_t t[4];
     worker w[4];
     for (int i = 0; i < 4; i++) {
