@@ -81,54 +81,69 @@ Test(chunkmem, a_files_pieces_lie_end_to_end_and_are_written_through)
     dfn_chunkmem_release(m);
 }
 
-Test(chunkmem, a_run_goes_back_in_one_call_when_it_reaches_a_step)
-{
-    dfn_chunkmem *m = mem_new(FILES, NULL);
+/* One file's pieces, all of len, beside the ballast. */
+typedef struct {
+    dfn_chunkmem *m;
     ballast bl;
-    ballast_take(m, &bl);
-    dfn_chunkseg *g[4];
-    char *p[4];
-    for (int k = 0; k < 4; k++) p[k] = dfn_chunkmem_get(m, 3, 128 * KIB, &g[k]);
-    dfn_chunkmem_put(g[0], p[0], 128 * KIB);
-    cr_assert(mapped(p[0]), "half a step is held");
-    cr_assert_eq(dfn_chunkmem_stats_of(m).unmaps, 0);
-    dfn_chunkmem_put(g[1], p[1], 128 * KIB);
-    cr_assert(!mapped(p[0]) && !mapped(p[1]), "a step goes back");
-    dfn_chunkmem_stats st = dfn_chunkmem_stats_of(m);
-    cr_assert_eq(st.unmaps, 1, "in one call, not %llu", (unsigned long long)st.unmaps);
-    cr_assert_eq(st.bytes_freed, STEP);
-    cr_assert(mapped(p[2]), "live pieces stay");
-    dfn_chunkmem_put(g[3], p[3], 128 * KIB);
-    dfn_chunkmem_put(g[2], p[2], 128 * KIB);   /* out of order: joins the run above it */
-    cr_assert(!mapped(p[2]) && !mapped(p[3]));
-    cr_assert_eq(dfn_chunkmem_stats_of(m).unmaps, 2);
-    ballast_put(&bl);
-    dfn_chunkmem_release(m);
+    dfn_chunkseg *g[8];
+    char *p[8];
+    size_t len;
+} one_file;
+
+static void one_file_take(one_file *f, int n, size_t len)
+{
+    f->m = mem_new(FILES, NULL);
+    ballast_take(f->m, &f->bl);
+    f->len = len;
+    for (int k = 0; k < n; k++) f->p[k] = dfn_chunkmem_get(f->m, 0, len, &f->g[k]);
 }
 
-/* Two merge parts free one file at two places: two runs, each going back
- * at its own step, and a piece between them joins both. */
+static void one_file_put(one_file *f, const int *order, int n)
+{
+    for (int k = 0; k < n; k++) dfn_chunkmem_put(f->g[order[k]], f->p[order[k]], f->len);
+}
+
+static void one_file_end(one_file *f)
+{
+    ballast_put(&f->bl);
+    dfn_chunkmem_release(f->m);
+}
+
+static uint64_t unmaps(const one_file *f) { return dfn_chunkmem_stats_of(f->m).unmaps; }
+static uint64_t freed(const one_file *f) { return dfn_chunkmem_stats_of(f->m).bytes_freed; }
+
+Test(chunkmem, a_run_goes_back_in_one_call_when_it_reaches_a_step)
+{
+    one_file f;
+    one_file_take(&f, 4, 128 * KIB);
+    one_file_put(&f, (const int[]){ 0 }, 1);
+    cr_assert(mapped(f.p[0]), "half a step is held");
+    cr_assert_eq(unmaps(&f), 0);
+    one_file_put(&f, (const int[]){ 1 }, 1);
+    cr_assert(!mapped(f.p[0]) && !mapped(f.p[1]), "a step goes back");
+    cr_assert_eq(unmaps(&f), 1, "in one call, not %llu", (unsigned long long)unmaps(&f));
+    cr_assert_eq(freed(&f), STEP);
+    cr_assert(mapped(f.p[2]), "live pieces stay");
+    one_file_put(&f, (const int[]){ 3, 2 }, 2);   /* out of order: 2 joins the run above it */
+    cr_assert(!mapped(f.p[2]) && !mapped(f.p[3]));
+    cr_assert_eq(unmaps(&f), 2);
+    one_file_end(&f);
+}
+
+/* Two merge parts free one file at two places: two runs, and a piece
+ * between them that joins both past a step. */
 Test(chunkmem, runs_at_two_places_and_a_piece_that_joins_them)
 {
-    dfn_chunkmem *m = mem_new(FILES, NULL);
-    ballast bl;
-    ballast_take(m, &bl);
-    dfn_chunkseg *g[5];
-    char *p[5];
-    for (int k = 0; k < 5; k++) p[k] = dfn_chunkmem_get(m, 0, 96 * KIB, &g[k]);
-    dfn_chunkmem_put(g[0], p[0], 96 * KIB);
-    dfn_chunkmem_put(g[3], p[3], 96 * KIB);
-    dfn_chunkmem_put(g[1], p[1], 96 * KIB);   /* run 0-1: 192 KiB */
-    dfn_chunkmem_put(g[4], p[4], 96 * KIB);   /* run 3-4: 192 KiB */
-    cr_assert_eq(dfn_chunkmem_stats_of(m).unmaps, 0);
-    cr_assert(mapped(p[0]) && mapped(p[4]));
-    dfn_chunkmem_put(g[2], p[2], 96 * KIB);   /* 0-4: 480 KiB, and the segment is done */
-    dfn_chunkmem_stats st = dfn_chunkmem_stats_of(m);
-    cr_assert_eq(st.unmaps, 1, "joined into one run: %llu calls", (unsigned long long)st.unmaps);
-    cr_assert_eq(st.bytes_freed, 5 * 96 * KIB);
-    for (int k = 0; k < 5; k++) cr_assert(!mapped(p[k]));
-    ballast_put(&bl);
-    dfn_chunkmem_release(m);
+    one_file f;
+    one_file_take(&f, 5, 96 * KIB);
+    one_file_put(&f, (const int[]){ 0, 3, 1, 4 }, 4);   /* runs 0-1 and 3-4: 192 KiB each */
+    cr_assert_eq(unmaps(&f), 0);
+    cr_assert(mapped(f.p[0]) && mapped(f.p[4]));
+    one_file_put(&f, (const int[]){ 2 }, 1);   /* 0-4: 480 KiB */
+    cr_assert_eq(unmaps(&f), 1, "joined into one run: %llu calls", (unsigned long long)unmaps(&f));
+    cr_assert_eq(freed(&f), 5 * 96 * KIB);
+    for (int k = 0; k < 5; k++) cr_assert(!mapped(f.p[k]));
+    one_file_end(&f);
 }
 
 /* A piece that joins the run above it (first in the list) to the run
@@ -136,27 +151,20 @@ Test(chunkmem, runs_at_two_places_and_a_piece_that_joins_them)
  * whole. */
 Test(chunkmem, joining_the_last_run_of_the_list)
 {
-    dfn_chunkmem *m = mem_new(FILES, NULL);
-    ballast bl;
-    ballast_take(m, &bl);
-    dfn_chunkseg *g[7];
-    char *p[7];
-    for (int k = 0; k < 7; k++) p[k] = dfn_chunkmem_get(m, 0, 64 * KIB, &g[k]);
-    const int order[] = { 3, 4, 6, 0, 1 };   /* runs: 3-4, 6, 0-1 */
-    for (int k = 0; k < 5; k++) dfn_chunkmem_put(g[order[k]], p[order[k]], 64 * KIB);
-    cr_assert_eq(dfn_chunkmem_stats_of(m).unmaps, 0);
-    dfn_chunkmem_put(g[2], p[2], 64 * KIB);   /* 0-4: 320 KiB, a step */
-    dfn_chunkmem_stats st = dfn_chunkmem_stats_of(m);
-    cr_assert_eq(st.unmaps, 1);
-    cr_assert_eq(st.bytes_freed, 5 * 64 * KIB);
-    for (int k = 0; k < 5; k++) cr_assert(!mapped(p[k]));
-    cr_assert(mapped(p[6]));
-    dfn_chunkmem_put(g[5], p[5], 64 * KIB);   /* 5-6: under a step */
-    dfn_chunkmem_close(m);                    /* the segment is done: the rest of it goes, once */
-    cr_assert_eq(dfn_chunkmem_stats_of(m).bytes_freed, DFN_CHUNKMEM_SEGMENT);
-    cr_assert(!mapped(p[6]));
-    ballast_put(&bl);
-    dfn_chunkmem_release(m);
+    one_file f;
+    one_file_take(&f, 7, 64 * KIB);
+    one_file_put(&f, (const int[]){ 3, 4, 6, 0, 1 }, 5);   /* runs: 3-4, 6, 0-1 */
+    cr_assert_eq(unmaps(&f), 0);
+    one_file_put(&f, (const int[]){ 2 }, 1);   /* 0-4: 320 KiB, a step */
+    cr_assert_eq(unmaps(&f), 1);
+    cr_assert_eq(freed(&f), 5 * 64 * KIB);
+    for (int k = 0; k < 5; k++) cr_assert(!mapped(f.p[k]));
+    cr_assert(mapped(f.p[6]));
+    one_file_put(&f, (const int[]){ 5 }, 1);   /* 5-6: under a step */
+    dfn_chunkmem_close(f.m);                   /* the segment is done: the rest of it goes, once */
+    cr_assert_eq(freed(&f), DFN_CHUNKMEM_SEGMENT);
+    cr_assert(!mapped(f.p[6]));
+    one_file_end(&f);
 }
 
 /* Short runs held up by live neighbours in many files: past the hold the
