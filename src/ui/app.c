@@ -101,6 +101,7 @@ static void runner_free(runner *r)
         }
         view_set_free(atomic_exchange(&rl->sn.ready, NULL));
         if (rl->ix.started) {
+            atomic_store(&rl->ix.go, true);   /* a table it still waits for will not come */
             pthread_join(rl->ix.thread, NULL);
             view_set *vs = atomic_exchange(&rl->ix.ready, NULL);
             /* its store is the final one, which no set owns yet */

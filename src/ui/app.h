@@ -82,6 +82,10 @@ typedef struct {
     char an_err[512];         /* the compute or I/O definition failed (an_err_set) */
     bool an_err_set;
     bool shown;               /* ready was taken */
+    /* the table of ready is on screen (or the explorer is closing): the
+     * analyses may take the cores, which on two of them had slowed the
+     * first table from the cache by a third */
+    atomic_bool go;
 } indexer;
 
 /* ---- the app ---- */

@@ -64,8 +64,10 @@ static void *snapper_main(void *arg)
 
 /* The table comes first (layers), the analyses after (overlap, call
  * tree, access patterns): on a set from the cache the table is there at
- * once, where these take a second more. They read the shown set's store
- * and layers, which the UI frees only after joining this thread. */
+ * once, where these take a second more. They start once the UI has the
+ * table on screen (go), not while its query runs. They read the shown
+ * set's store and layers, which the UI frees only after joining this
+ * thread. */
 static void *indexer_main(void *arg)
 {
     indexer *ix = arg;
@@ -73,6 +75,10 @@ static void *indexer_main(void *arg)
     bool more = vs->rs.ls != NULL;   /* else the UI drops the set and its store */
     atomic_store(&ix->ready, vs);
     if (!more) return NULL;
+    while (!atomic_load(&ix->go)) {
+        struct timespec ts = { 0, 2 * 1000000 };
+        nanosleep(&ts, NULL);
+    }
     dfn_analysis *x = dfn_xcalloc(1, sizeof *x);
     if (!view_set_extra(vs, ix->opts, x, ix->an_err, sizeof ix->an_err)) ix->an_err_set = true;
     atomic_store(&ix->extra, x);
@@ -243,6 +249,7 @@ static void poll_run(runner *r, size_t k)
             rl->ix.started = false;
         }
         show_set(r, k, vs);
+        atomic_store(&rl->ix.go, true);   /* its table is drawn: the analyses may start */
         return;
     }
     if (!rl->loader) return;
@@ -276,6 +283,7 @@ static void poll_run(runner *r, size_t k)
     rl->ix.store = final;
     rl->ix.shown = false;
     rl->ix.an_err_set = false;
+    atomic_store(&rl->ix.go, false);
     rl->ix.opts = &a->opts;
     rl->ix.dlio_seen = r->labels ? &r->dlio_seen : NULL;
     if (r->headless || pthread_create(&rl->ix.thread, NULL, indexer_main, &rl->ix) != 0) {
