@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #ifdef MAP_POPULATE
 #define CHUNKMEM_POPULATE MAP_POPULATE
@@ -36,6 +35,11 @@
 
 typedef struct { uintptr_t lo, hi; } span;
 
+static size_t clamp_size(uint64_t v, size_t lo, size_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : (size_t)v;
+}
+
 struct dfn_chunkseg {
     dfn_chunkmem *m;
     uintptr_t base, end;      /* reserved; end drops to bump when closed */
@@ -56,9 +60,8 @@ struct dfn_chunkmem {
     size_t nsrcs;
     dfn_chunkseg *segs;       /* every segment not yet given back whole */
     size_t step, page;
-    size_t live;              /* pieces out, all files */
     size_t pending;           /* bytes of all runs */
-    size_t live_bytes;        /* of the pieces out */
+    size_t live_bytes;        /* of the pieces out (each a page or more) */
     size_t nsegs;             /* segments not yet given back whole */
     bool released;
     dfn_chunkmem_stats st;
@@ -97,13 +100,10 @@ dfn_chunkmem *dfn_chunkmem_new(size_t nsrcs, const uint64_t *bytes)
         /* a plain file's chunks take about an eighth of its bytes, a gzip
          * file's about twice: a quarter, and a further segment when
          * that is not enough */
-        uint64_t want = bytes && bytes[i] ? bytes[i] / 4 : DFN_CHUNKMEM_SEGMENT;
-        m->segsize[i] = want < SEGMENT_MIN ? SEGMENT_MIN : want > DFN_CHUNKMEM_SEGMENT ? DFN_CHUNKMEM_SEGMENT : (size_t)want;
+        m->segsize[i] = clamp_size(bytes && bytes[i] ? bytes[i] / 4 : DFN_CHUNKMEM_SEGMENT, SEGMENT_MIN, DFN_CHUNKMEM_SEGMENT);
     }
-    long ps = sysconf(_SC_PAGESIZE);
-    m->page = ps > 0 ? (size_t)ps : 4096;
-    size_t step = DFN_CHUNKMEM_HOLD / (nsrcs ? nsrcs : 1);
-    m->step = step < STEP_MIN ? STEP_MIN : step > STEP_MAX ? STEP_MAX : step;
+    m->page = dfn_page_size();
+    m->step = clamp_size(DFN_CHUNKMEM_HOLD / (nsrcs ? nsrcs : 1), STEP_MIN, STEP_MAX);
     return m;
 }
 
@@ -115,13 +115,25 @@ static void chunkmem_free(dfn_chunkmem *m)
     free(m);
 }
 
-/* Gives back run k of g into out, counted. */
+/* len rounded up to whole pages, as pieces are mapped. */
+static size_t pages_up(const dfn_chunkmem *m, size_t len)
+{
+    return (len + m->page - 1) & ~(m->page - 1);
+}
+
+/* [lo, hi) goes back once the lock is let go, counted. */
+static void chunkmem_give(dfn_chunkmem *m, uintptr_t lo, uintptr_t hi, spans *out)
+{
+    spans_add(out, lo, hi);
+    m->st.unmaps++;
+    m->st.bytes_freed += hi - lo;
+}
+
+/* Gives back run k of g. */
 static void seg_give(dfn_chunkmem *m, dfn_chunkseg *g, size_t k, spans *out)
 {
-    spans_add(out, g->runs[k].lo, g->runs[k].hi);
+    chunkmem_give(m, g->runs[k].lo, g->runs[k].hi, out);
     m->pending -= g->runs[k].hi - g->runs[k].lo;
-    m->st.unmaps++;
-    m->st.bytes_freed += g->runs[k].hi - g->runs[k].lo;
     g->runs[k] = g->runs[--g->nruns];
 }
 
@@ -144,9 +156,7 @@ static void seg_close(dfn_chunkmem *m, dfn_chunkseg *g, spans *out)
 {
     g->closed = true;
     if (g->end > g->bump) {
-        spans_add(out, g->bump, g->end);
-        m->st.unmaps++;
-        m->st.bytes_freed += g->end - g->bump;
+        chunkmem_give(m, g->bump, g->end, out);
         g->end = g->bump;
     }
     seg_finish(m, g, out);
@@ -156,7 +166,7 @@ static void seg_close(dfn_chunkmem *m, dfn_chunkseg *g, spans *out)
 static dfn_chunkseg *seg_new(dfn_chunkmem *m, uint32_t src, size_t len)
 {
     if (m->nsegs >= SEGMENTS_MAX) return NULL;
-    size_t size = (m->segsize[src] + m->page - 1) & ~(m->page - 1);
+    size_t size = pages_up(m, m->segsize[src]);
     if (size < len) size = len;
     void *r = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | CHUNKMEM_NORESERVE, -1, 0);
     if (r == MAP_FAILED) return NULL;
@@ -176,7 +186,7 @@ void *dfn_chunkmem_get(dfn_chunkmem *m, uint32_t src, size_t len, dfn_chunkseg *
 {
     *seg = NULL;
     if (!m || src >= m->nsrcs) return NULL;
-    len = (len + m->page - 1) & ~(m->page - 1);
+    len = pages_up(m, len);
     if (len == 0 || len > DFN_CHUNKMEM_SEGMENT / 4) return NULL;
     spans out = {0};
     pthread_mutex_lock(&m->lock);
@@ -191,7 +201,6 @@ void *dfn_chunkmem_get(dfn_chunkmem *m, uint32_t src, size_t len, dfn_chunkseg *
         p = g->bump;
         g->bump += len;
         g->live++;
-        m->live++;
         m->live_bytes += len;
         m->st.pieces++;
     }
@@ -247,17 +256,16 @@ static void chunkmem_trim(dfn_chunkmem *m, spans *out)
 void dfn_chunkmem_put(dfn_chunkseg *g, void *p, size_t len)
 {
     dfn_chunkmem *m = g->m;
-    len = (len + m->page - 1) & ~(m->page - 1);
+    len = pages_up(m, len);
     spans out = {0};
     pthread_mutex_lock(&m->lock);
     g->live--;
-    m->live--;
     m->live_bytes -= len;
     m->pending += len;
     size_t k = seg_mark(g, (uintptr_t)p, (uintptr_t)p + len);
     if (!seg_finish(m, g, &out) && g->runs[k].hi - g->runs[k].lo >= m->step) seg_give(m, g, k, &out);
     chunkmem_trim(m, &out);
-    bool last = m->released && m->live == 0;
+    bool last = m->released && m->live_bytes == 0;
     pthread_mutex_unlock(&m->lock);
     spans_unmap(&out);
     if (last) chunkmem_free(m);
@@ -283,7 +291,7 @@ void dfn_chunkmem_release(dfn_chunkmem *m)
     dfn_chunkmem_close(m);
     pthread_mutex_lock(&m->lock);
     m->released = true;
-    bool last = m->live == 0;
+    bool last = m->live_bytes == 0;
     pthread_mutex_unlock(&m->lock);
     if (last) chunkmem_free(m);
 }

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- the set ---- */
 
@@ -347,7 +346,7 @@ static uint64_t rlimit_room(int which, int statm_field)
     if (t) {
         unsigned long long f[7] = { 0 };
         if (sscanf(t, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6]) == 7)
-            used = (uint64_t)f[statm_field] * (uint64_t)sysconf(_SC_PAGESIZE);
+            used = (uint64_t)f[statm_field] * dfn_page_size();
         free(t);
     }
     return (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;

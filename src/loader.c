@@ -1629,12 +1629,12 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
     if ((size_t)l->nreaders > nfiles) l->nreaders = nfiles > 0 ? (int)nfiles : 1;
     l->qcap = (size_t)threads + 1;   /* blocks in flight cost memory: keep few */
     l->queue = dfn_xcalloc(l->qcap, sizeof *l->queue);
-    /* room for every block that can be in flight: queued, parsed, and
-     * two a reader (the one it waits to queue and the next it fills) */
     uint64_t *sizes = dfn_xmalloc((nfiles ? nfiles : 1) * sizeof *sizes);
     for (size_t i = 0; i < nfiles; i++) sizes[i] = l->src[i].size;
     l->mem = dfn_chunkmem_new(nfiles, sizes);
     free(sizes);
+    /* room for every block that can be in flight: queued, parsed, and
+     * two a reader (the one it waits to queue and the next it fills) */
     l->pool = dfn_blockpool_new(l->opts.block_size, l->qcap + (size_t)l->nparsers + 2 * (size_t)l->nreaders);
     pthread_mutex_init(&l->qlock, NULL);
     pthread_cond_init(&l->qnotempty, NULL);

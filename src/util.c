@@ -106,10 +106,15 @@ void dfn_malloc_release(void)
 #endif
 }
 
-bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b)
+size_t dfn_page_size(void)
 {
     long ps = sysconf(_SC_PAGESIZE);
-    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+    return ps > 0 ? (size_t)ps : 4096;
+}
+
+bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b)
+{
+    uintptr_t page = dfn_page_size();
     *a = (lo + page - 1) & ~(page - 1);
     *b = hi & ~(page - 1);
     if (*b <= *a) return false;

@@ -36,6 +36,8 @@ void *dfn_xrealloc(void *p, size_t n);
 void *dfn_xreallocarray(void *p, size_t n, size_t size);
 /* A malloc'd copy of the n items of size bytes at p; NULL for none. */
 void *dfn_xmemdup(const void *p, size_t n, size_t size);
+/* The system's page size (4096 when it does not say). */
+size_t dfn_page_size(void);
 /* Gives the whole pages inside [lo, hi) back to the system (they read as
  * zeros if touched again): for the part of a large array that is done
  * with while the rest is still read. False when no whole page lies
