@@ -226,10 +226,12 @@ cache_rows() {
     done
     du -sb "$BCACHE" | awk '{ print $1 }' >> "$RES/cache_bytes"
     timed report_reopen "$DFNAV" report --by func -q --cache "$BCACHE" "${PLAIN[@]}"
-    # the time level's header: from the cache no snapshot comes first
-    "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "range▲" -- "$DFNAV" --cache "$BCACHE" "${PLAIN[@]}" \
+    # the time level's header: from the cache no snapshot comes first;
+    # then a pivot to functions at once (p f), while the analyses build,
+    # until a function only that level shows
+    "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "range▲" "+pf" "DLIOBenchmark._train" -- "$DFNAV" --cache "$BCACHE" "${PLAIN[@]}" \
         > "$RES/pty_cache.one" 2>/dev/null || die "the explorer from the cache failed"
-    cat "$RES/pty_cache.one" >> "$RES/first_cached"
+    paste -s -d' ' "$RES/pty_cache.one" >> "$RES/first_cached"
     rm -rf "$BCACHE"
     "$DFNAV" info -q --cache "$BCACHE" "${PLAIN[@]:0:7}" >/dev/null
     sync
@@ -319,7 +321,7 @@ t_peer=$(med peer)
 t_v2=$(med report_v2); t_base=$(med report_base); rss_base=$(med report_base 2)
 first=$(med first 1); first_rows=$(med first 2)
 t_save=$(med report_save); t_pair=$(med report_pair); t_reopen=$(med report_reopen); rss_reopen=$(med report_reopen 2); t_part=$(med report_part)
-first_cached=$(med first_cached); cache_bytes=$(med cache_bytes)
+first_cached=$(med first_cached); pivot_cached=$(med first_cached 2); cache_bytes=$(med cache_bytes)
 # per set and peer: wall, RSS, CPU
 trio() { echo "$(med "$1" 1) $(med "$1" 2) $(med "$1" 3)"; }
 duck_rows=""
@@ -340,7 +342,7 @@ awk -v ev="$events" -v bp="$bytes_plain" -v bg="$bytes_gz" \
     -v tzcat="$t_zcat" -v tgzz="$t_gzz" -v tigzip="$t_igzip" -v tgzi="$t_gzi" -v tpeer="$t_peer" \
     -v first="$first" -v firstrows="$first_rows" -v l50="$lat50" -v l95="$lat95" -v lmax="$latmax" -v nk="$nkeys" \
     -v tv2="$t_v2" -v evv2="$events_v2" -v bv2="$bytes_v2" -v tbase="$t_base" -v rssbase="$rss_base" \
-    -v tsave="$t_save" -v tpair="$t_pair" -v treopen="$t_reopen" -v rssreopen="$rss_reopen" -v tpart="$t_part" -v fcached="$first_cached" \
+    -v tsave="$t_save" -v tpair="$t_pair" -v treopen="$t_reopen" -v rssreopen="$rss_reopen" -v tpart="$t_part" -v fcached="$first_cached" -v pcached="$pivot_cached" \
     -v cbytes="$cache_bytes" '
 function row(what, t, bytes, limit, lname, target, met,    r) {
     if (t == "") return
@@ -367,6 +369,7 @@ BEGIN {
     printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "peak RSS, reopen", rssreopen * 1024 / 1e6, sprintf("%.3fx that of the parse (<= 1x)", rssreopen / rss), ok(rssreopen <= rss)
     printf "| %-44s | %7.0f MB | %-40s | %-4s |\n", "the image", cbytes / 1e6, sprintf("%.1f B/event; the store %.1f (<= 1x)", cbytes / ev, rss * 1024 / ev), ok(cbytes <= rss * 1024)
     printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", "explorer: first full table, from the cache", fcached, "< 200 ms", ok(fcached < 200)
+    printf "| %-44s | %7.1f ms | %-40s | %-4s |\n", "then at once p f (functions), analyses building", pcached, "< 100 ms, as any key", ok(pcached < 100)
     printf "| %-44s | %8.2f s | %-40s | %-4s |\n", "7 of the 8 files cached, 1 parsed", tpart, sprintf("%.2fx the parse", tpart / tplain), ""
     print ""
     printf "| %-44s | %10s | %-40s | %-4s |\n", "other figures", "median", "target", "met"
