@@ -257,6 +257,45 @@ Test(query, time_keys_are_exact_and_bins_fit)
     dfn_store_free(s);
 }
 
+/* The scan looks a call's time bin up once per bin (the calls come in
+ * start order): a call that starts on a bin's edge is in the next bin,
+ * one that ends on it is whole, one past it is split; with one and two
+ * dimensions, with one thread and two. */
+Test(query, calls_on_a_bin_edge)
+{
+    for (int threads = 1; threads <= 2; threads++) {
+        /* calls of 0 µs on the edges: a longer one that starts there
+         * runs past its bin and takes the exact path */
+        dfn_store *s = su_load_text("edge.pfw",
+            EV("read", "POSIX", 1, 1, 5000000, 10, "")
+            EV("read", "POSIX", 1, 1, 5999999, 1, "")
+            EV("read", "POSIX", 1, 1, 6000000, 0, "")
+            EV("write", "POSIX", 1, 1, 6000001, 5, "")
+            EV("read", "POSIX", 1, 1, 6999999, 2, "")
+            EV("read", "POSIX", 1, 1, 7000000, 0, ""), threads);
+        dfn_query q = { .sort = -1, .bin_s = 1 };
+        dfn_result *r = su_run(s, &q, "time");
+        cr_assert_eq(r->nrows, 3);
+        cr_assert_eq(su_metric(s, r, "0", DFN_M_COUNT), 2);
+        cr_assert_float_eq(su_metric(s, r, "0", DFN_M_TIME_S), 11e-6, 1e-12);
+        cr_assert_eq(su_metric(s, r, "1", DFN_M_COUNT), 3);
+        cr_assert_float_eq(su_metric(s, r, "1", DFN_M_TIME_S), 6e-6, 1e-12);
+        cr_assert_eq(su_metric(s, r, "2", DFN_M_COUNT), 1);
+        cr_assert_float_eq(su_metric(s, r, "2", DFN_M_TIME_S), 1e-6, 1e-12);
+        dfn_result_free(r);
+        q = (dfn_query){ .sort = -1, .bin_s = 1 };
+        r = su_run(s, &q, "func,time");
+        cr_assert_eq(su_metric(s, r, "read|0", DFN_M_COUNT), 2);
+        cr_assert_eq(su_metric(s, r, "read|1", DFN_M_COUNT), 2);
+        cr_assert_float_eq(su_metric(s, r, "read|1", DFN_M_TIME_S), 1e-6, 1e-12);
+        cr_assert_eq(su_metric(s, r, "write|1", DFN_M_COUNT), 1);
+        cr_assert_eq(su_metric(s, r, "read|2", DFN_M_COUNT), 1);
+        cr_assert_float_eq(su_metric(s, r, "read|2", DFN_M_TIME_S), 1e-6, 1e-12);
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+}
+
 /* Keys that are numbers sort as numbers, at any length; the empty key
  * first, other text after them (issue 17). */
 Test(query, numeric_keys_sort_as_numbers)
