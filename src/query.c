@@ -1001,17 +1001,54 @@ static inline spark_pos spark_where(const qctx *c, uint64_t ts, uint64_t dur)
     return p;
 }
 
-static inline void spark_put(uint64_t *bins, dfn_map64 *sparse, uint64_t row, uint64_t b, uint64_t us)
-{
-    if (bins) bins[b] += us;
-    else *dfn_map64_slot(sparse, row << 16 | b) += us;
-}
+/* The last sparkline bin looked up, as the range of offsets it holds:
+ * calls come in start order, so most start in the bin of the call before
+ * and end in their own; the double estimate, its integer check and two
+ * conversions were a fifth of the time level's query. hi 0: none. */
+typedef struct { uint64_t lo, hi; uint32_t b; } spark_memo;
 
 /* Where sparkline bin b starts, from the window's start: bins of whole µs
  * that tile the span (their ends are the next bins' starts). */
 static inline uint64_t spark_edge(const qctx *c, uint64_t b)
 {
     return (b * c->spark_span_us + c->spark_bins - 1) / c->spark_bins;
+}
+
+static inline uint32_t spark_bin_memo(const qctx *c, spark_memo *m, uint64_t x)
+{
+    if (x >= m->lo && x < m->hi) return m->b;
+    uint32_t b = spark_bin(c, x);
+    /* spark_bin is floor(x * bins / span) exactly, and bin b holds
+     * [edge(b), edge(b + 1)), while span * bins + bins fits 64 bits (a
+     * window of 142 years at 4096 bins; past that, every call looks up) */
+    if (c->spark_span_us < UINT64_MAX / c->spark_bins - 1) {
+        m->lo = spark_edge(c, b);
+        m->hi = spark_edge(c, (uint64_t)b + 1);
+        m->b = b;
+    }
+    return b;
+}
+
+/* spark_where, looking up through m */
+static inline __attribute__((always_inline)) spark_pos spark_where_memo(const qctx *c, spark_memo *m, uint64_t ts, uint64_t dur)
+{
+    spark_pos p = { .on = false };
+    uint64_t lo = c->spark_lo_us, span = c->spark_span_us;
+    uint64_t s = ts > lo ? ts - lo : 0, e = ts + dur > lo ? ts + dur - lo : 0;
+    if (dur == 0 || s >= span || e <= s) return p;
+    if (e > span) e = span;
+    p.s = s;
+    p.e = e;
+    p.b0 = spark_bin_memo(c, m, s);
+    p.b1 = e - 1 >= m->lo && e - 1 < m->hi ? m->b : spark_bin(c, e - 1);
+    p.on = true;
+    return p;
+}
+
+static inline void spark_put(uint64_t *bins, dfn_map64 *sparse, uint64_t row, uint64_t b, uint64_t us)
+{
+    if (bins) bins[b] += us;
+    else *dfn_map64_slot(sparse, row << 16 | b) += us;
 }
 
 /* Adds an event's time to the bins it spans, so a long call shows over
@@ -1354,7 +1391,12 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
     if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
     if (c->need_files) row_file(p, row, c->s->file[i]);
-    if (c->spark_bins) spark_add(c, AX(a)->spark, &p->spk[0], row, sp);
+    if (c->spark_bins) {
+        /* most calls lie in one bin of a row with its bins: no call */
+        uint64_t *bins = AX(a)->spark;
+        if (sp->on && sp->b0 == sp->b1 && bins) bins[sp->b0] += sp->e - sp->s;
+        else spark_add(c, bins, &p->spk[0], row, sp);
+    }
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -1499,6 +1541,7 @@ static bool part_scan_table(part *p)
     else return false;
     scan_filter sf;
     scan_filter_init(&sf, c);
+    spark_memo sm = { 0, 0, 0 };
     const uint32_t *tsv = s->ts.v, *durv = s->dur.v, *bytesv = s->bytes.v;
     const uint64_t *base = s->ts_base;
     uint32_t *direct = p->direct;
@@ -1527,7 +1570,7 @@ static bool part_scan_table(part *p)
         if (id < direct_n && direct[id]) row = direct[id] - 1;
         else { row = part_row(p, &id); direct = p->direct; }
         spark_pos sp = { .on = false };
-        if (spark) sp = spark_where(c, ts, dur);
+        if (spark) sp = spark_where_memo(c, &sm, ts, dur);
         part_acc(p, row, i, ts, dur, bytes, &sp, true, dur, bytes);
     }
     p->matched = matched;
@@ -1547,6 +1590,7 @@ static void part_scan_layers(part *p)
     const dfn_layerset *ls = c->q->layers;
     scan_filter sf;
     scan_filter_init(&sf, c);
+    spark_memo sm = { 0, 0, 0 };
     size_t nmasks;
     const uint8_t *idx8;
     const uint32_t *idx32;
@@ -1613,7 +1657,7 @@ static void part_scan_layers(part *p)
             for (uint8_t k = 0; k < nrow[mi]; k++) row_file(p, (size_t)rows[mi][k], f);
         }
         spark_pos sp = { .on = false };
-        if (spark) sp = spark_where(c, ts, dur);
+        if (spark) sp = spark_where_memo(c, &sm, ts, dur);
         if (mx->spark) spark_add(c, mx->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
@@ -1653,6 +1697,7 @@ static void part_scan_general(part *p)
     bin_memo bm = { 0, 0, 0, 0 };
     scan_filter sf;
     scan_filter_init(&sf, c);
+    spark_memo sm = { 0, 0, 0 };
     if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!scan_filter_pass(&sf, i)) continue;
@@ -1675,7 +1720,7 @@ static void part_scan_general(part *p)
         total = dfn_sat_add(total, dur);
         spark_pos sp = { .on = false };
         if (p->spark_total) {
-            sp = spark_where(c, ts, dur);
+            sp = spark_where_memo(c, &sm, ts, dur);
             /* one dimension: each event is in one row, and the total is
              * the rows' sum, added up once at the end */
             if (!one_table) spark_add(c, p->spark_total, NULL, 0, &sp);

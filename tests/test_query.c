@@ -296,6 +296,31 @@ Test(query, calls_on_a_bin_edge)
     }
 }
 
+/* The scans look a call's sparkline bin up once per bin: a call that
+ * starts on a bin's edge is in the next bin, one that ends past it is
+ * split; grouped by a table (function), by time and by layer. */
+Test(query, sparklines_on_a_bin_edge)
+{
+    dfn_store *s = su_load_text("sedge.pfw",
+        EV("read", "POSIX", 1, 1, 1000000, 5, "")
+        EV("read", "POSIX", 1, 1, 1000099, 1, "")
+        EV("read", "POSIX", 1, 1, 1000100, 1, "")
+        EV("read", "POSIX", 1, 1, 1000199, 2, "")
+        EV("read", "POSIX", 1, 1, 1000999, 1, ""), 1);
+    const char *by[] = { "func", "time", "layer" };
+    for (size_t k = 0; k < 3; k++) {
+        dfn_query q = { .sort = -1, .spark_bins = 10, .bin_s = 1 };
+        if (k == 2) q.layers = su_layerset(s, "posix");
+        dfn_result *r = su_run(s, &q, by[k]);
+        cr_assert_eq(r->spark_bins, 10);
+        const double want[10] = { 6, 2, 1, 0, 0, 0, 0, 0, 0, 1 };
+        for (int b = 0; b < 10; b++)
+            cr_assert_eq(r->spark_total[b], want[b], "by %s: bin %d has %g µs, not %g", by[k], b, r->spark_total[b], want[b]);
+        dfn_result_free(r);
+    }
+    dfn_store_free(s);
+}
+
 /* Keys that are numbers sort as numbers, at any length; the empty key
  * first, other text after them (issue 17). */
 Test(query, numeric_keys_sort_as_numbers)
