@@ -1001,10 +1001,11 @@ static inline spark_pos spark_where(const qctx *c, uint64_t ts, uint64_t dur)
     return p;
 }
 
-/* The last sparkline bin looked up, as the range of offsets it holds:
- * calls come in start order, so most start in the bin of the call before
- * and end in their own; the double estimate, its integer check and two
- * conversions were a fifth of the time level's query. hi 0: none. */
+/* The last sparkline bin a call fell in whole, as the range of times it
+ * holds: calls come in start order, so most lie in the bin of the call
+ * before, and such a call needs two compares instead of two bin look-ups
+ * (a double estimate, its integer check and two conversions each: a
+ * fifth of the time level's query). hi 0: none. */
 typedef struct { uint64_t lo, hi; uint32_t b; } spark_memo;
 
 /* Where sparkline bin b starts, from the window's start: bins of whole µs
@@ -1014,34 +1015,26 @@ static inline uint64_t spark_edge(const qctx *c, uint64_t b)
     return (b * c->spark_span_us + c->spark_bins - 1) / c->spark_bins;
 }
 
-static inline uint32_t spark_bin_memo(const qctx *c, spark_memo *m, uint64_t x)
+/* spark_where, through m */
+static inline __attribute__((always_inline)) spark_pos spark_where_memo(const qctx *c, spark_memo *m, uint64_t ts,
+                                                                        uint64_t dur)
 {
-    if (x >= m->lo && x < m->hi) return m->b;
-    uint32_t b = spark_bin(c, x);
+    uint64_t lo = c->spark_lo_us;
+    /* (the scans meet calls in start order: ts >= m->lo only guards a
+     * memo used out of that order) */
+    if (dur && ts >= m->lo && ts < m->hi && dur <= m->hi - ts)
+        return (spark_pos){ .s = ts - lo, .e = ts - lo + dur, .b0 = m->b, .b1 = m->b, .on = true };
+    spark_pos p = spark_where(c, ts, dur);
     /* spark_bin is floor(x * bins / span) exactly, and bin b holds
-     * [edge(b), edge(b + 1)), while span * bins + bins fits 64 bits (a
-     * window of 142 years at 4096 bins; past that, every call looks up) */
-    if (c->spark_span_us < UINT64_MAX / c->spark_bins - 1) {
-        m->lo = spark_edge(c, b);
-        m->hi = spark_edge(c, (uint64_t)b + 1);
-        m->b = b;
+     * [edge(b), edge(b + 1)) from lo, while span * bins + bins and lo +
+     * span fit 64 bits (past that, every call looks its bins up) */
+    uint64_t end;
+    if (p.on && p.b0 == p.b1 && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
+        !__builtin_add_overflow(lo, c->spark_span_us, &end)) {
+        m->lo = lo + spark_edge(c, p.b0);
+        m->hi = lo + spark_edge(c, (uint64_t)p.b0 + 1);
+        m->b = p.b0;
     }
-    return b;
-}
-
-/* spark_where, looking up through m */
-static inline __attribute__((always_inline)) spark_pos spark_where_memo(const qctx *c, spark_memo *m, uint64_t ts, uint64_t dur)
-{
-    spark_pos p = { .on = false };
-    uint64_t lo = c->spark_lo_us, span = c->spark_span_us;
-    uint64_t s = ts > lo ? ts - lo : 0, e = ts + dur > lo ? ts + dur - lo : 0;
-    if (dur == 0 || s >= span || e <= s) return p;
-    if (e > span) e = span;
-    p.s = s;
-    p.e = e;
-    p.b0 = spark_bin_memo(c, m, s);
-    p.b1 = e - 1 >= m->lo && e - 1 < m->hi ? m->b : spark_bin(c, e - 1);
-    p.on = true;
     return p;
 }
 
