@@ -1058,6 +1058,15 @@ static void spark_add(const qctx *c, uint64_t *bins, dfn_map64 *sparse, uint64_t
     }
 }
 
+/* spark_add, with a call inside one bin of a row with its bins (most
+ * calls) added in place: no call */
+static inline __attribute__((always_inline)) void spark_add_one(const qctx *c, uint64_t *bins, dfn_map64 *sparse,
+                                                                uint64_t row, const spark_pos *p)
+{
+    if (p->on && p->b0 == p->b1 && bins) bins[p->b0] += p->e - p->s;
+    else spark_add(c, bins, sparse, row, p);
+}
+
 /* ---- the part of a call inside a window or a time bin ---- */
 
 /* A piece of a call: the call clipped to the query's window and, grouped
@@ -1313,7 +1322,7 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
         if (c->need_cmp_sweep) psw_get(p, row, op, 1)->started = true;
         if (!query_is_io(c, i)) return;
         psw_add(p, row, op, 0, ts, ts + dur);
-        if (c->spark_split) spark_add(c, AX(a)->spk_io, &p->spk[1], row, sp);
+        if (c->spark_split) spark_add_one(c, AX(a)->spk_io, &p->spk[1], row, sp);
     }
 }
 
@@ -1384,12 +1393,7 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
     if (counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
     if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
     if (c->need_files) row_file(p, row, c->s->file[i]);
-    if (c->spark_bins) {
-        /* most calls lie in one bin of a row with its bins: no call */
-        uint64_t *bins = AX(a)->spark;
-        if (sp->on && sp->b0 == sp->b1 && bins) bins[sp->b0] += sp->e - sp->s;
-        else spark_add(c, bins, &p->spk[0], row, sp);
-    }
+    if (c->spark_bins) spark_add_one(c, AX(a)->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -1651,7 +1655,7 @@ static void part_scan_layers(part *p)
         }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where_memo(c, &sm, ts, dur);
-        if (mx->spark) spark_add(c, mx->spark, NULL, 0, &sp);
+        if (mx->spark) spark_add_one(c, mx->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
             if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
@@ -1716,7 +1720,7 @@ static void part_scan_general(part *p)
             sp = spark_where_memo(c, &sm, ts, dur);
             /* one dimension: each event is in one row, and the total is
              * the rows' sum, added up once at the end */
-            if (!one_table) spark_add(c, p->spark_total, NULL, 0, &sp);
+            if (!one_table) spark_add_one(c, p->spark_total, NULL, 0, &sp);
         }
         if (p->events) {
             /* grouping by event: the list is the result */
