@@ -1357,15 +1357,17 @@ static void agg_calls(const dfn_store *s, size_t i, uint64_t dur, uint64_t *call
 /* A piece of call i (ts, dur, bytes) into row: counted when it holds the
  * call's start, whose whole length and bytes are fdur and fbytes. The
  * scans pass a whole call as (ts, dur, bytes, true, dur, bytes), which
- * the inlining folds to the plain sums. Runs once per event and row. */
+ * the inlining folds to the plain sums. Runs once per event and row.
+ * plain (a constant where it is true): the query is query_plain's, so
+ * the inlining drops what such a query never adds. */
 static inline __attribute__((always_inline))
-void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp,
-              bool counted, uint64_t fdur, uint64_t fbytes)
+void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp,
+                 bool counted, uint64_t fdur, uint64_t fbytes, bool plain)
 {
     const qctx *c = p->c;
     acc *a = &p->acc[row];
     uint64_t calls = 1, longest = fdur, typical = fdur, agg = 0;
-    if (c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, fdur, &calls, &longest, &typical), agg = calls;
+    if (!plain && c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, fdur, &calls, &longest, &typical), agg = calls;
     uint64_t ncalls = counted ? calls : 0, nagg = counted ? agg : 0;
     /* the usual case in three adds; a carry out of any redoes them saturating */
     uint64_t nc, nd, nb;
@@ -1388,14 +1390,30 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
         am->cut_us = dfn_sat_add(am->cut_us, fdur - dur);
     }
     if (counted && longest > a->maxdur) a->maxdur = longest;
-    if (counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
+    if (!plain && counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
     acc_busy(p, a, ts, ts + dur);
-    if (counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
+    if (!plain && counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
     if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
-    if (c->need_files) row_file(p, row, c->s->file[i]);
+    if (!plain && c->need_files) row_file(p, row, c->s->file[i]);
     if (c->spark_bins) spark_add_one(c, AX(a)->spark, &p->spk[0], row, sp);
-    if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
-    if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
+    if (!plain && counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
+    if (!plain && c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
+}
+
+static inline __attribute__((always_inline))
+void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t bytes, const spark_pos *sp,
+              bool counted, uint64_t fdur, uint64_t fbytes)
+{
+    part_acc_in(p, row, i, ts, dur, bytes, sp, counted, fdur, fbytes, false);
+}
+
+/* Whether a query adds only what part_acc_in adds when plain: no
+ * aggregated records, window or per-row sizes, latencies, files, sums or
+ * analyses. */
+static bool query_plain(const qctx *c)
+{
+    return !c->has_agg && !c->clip && !c->need_size && !c->need_hist && !c->need_files && !c->need_sums &&
+           !c->need_extra;
 }
 
 /* One matched call into its rows, cut into the pieces the window and the
@@ -1526,16 +1544,14 @@ static inline bool scan_filter_pass(const scan_filter *f, size_t i)
 
 /* The explorer's most frequent scan, one dimension read through a table
  * (function, file, process ...) with rows indexed directly, written out
- * with every invariant in a local: no switch or call per event. */
-static bool part_scan_table(part *p)
+ * with every invariant in a local: no switch or call per event. plain
+ * (query_plain) and nofilter are constants in each of its instances:
+ * the explorer's own columns take a fifth fewer instructions a call. */
+static inline __attribute__((always_inline)) void table_loop(part *p, const uint32_t *tab, const uint32_t *col,
+                                                             bool plain, bool nofilter)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
-    const uint32_t *tab, *col;
-    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = s->kind; }
-    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; }
-    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
-    else return false;
     scan_filter sf;
     scan_filter_init(&sf, c);
     spark_memo sm = { 0, 0, 0 };
@@ -1545,11 +1561,10 @@ static bool part_scan_table(part *p)
     size_t direct_n = c->direct_n;
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0, calls_in = 0;
-    bool has_agg = c->has_agg, clip = c->clip;
+    bool has_agg = !plain && c->has_agg, clip = !plain && c->clip;
     uint64_t clip_hi = c->clip_hi;
-    if (!p->record) part_straddlers(p);   /* the first part */
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (!scan_filter_pass(&sf, i)) continue;
+        if (!nofilter && !scan_filter_pass(&sf, i)) continue;
         uint32_t t32 = tsv[i], d32 = durv[i], b32 = bytesv[i];
         uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
         uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
@@ -1568,11 +1583,30 @@ static bool part_scan_table(part *p)
         else { row = part_row(p, &id); direct = p->direct; }
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where_memo(c, &sm, ts, dur);
-        part_acc(p, row, i, ts, dur, bytes, &sp, true, dur, bytes);
+        part_acc_in(p, row, i, ts, dur, bytes, &sp, true, dur, bytes, plain);
     }
     p->matched = matched;
     p->matched_calls = calls_in;
     p->total = dfn_sat_add(p->total, total);
+}
+
+static bool part_scan_table(part *p)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    const uint32_t *tab, *col;
+    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = s->kind; }
+    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; }
+    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
+    else return false;
+    if (!p->record) part_straddlers(p);   /* the first part */
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    bool nofilter = !kind_ok && !file_ok && !lane_ok && !per_event;
+    if (query_plain(c) && nofilter) table_loop(p, tab, col, true, true);
+    else if (query_plain(c)) table_loop(p, tab, col, true, false);
+    else table_loop(p, tab, col, false, false);
     return true;
 }
 

@@ -321,6 +321,95 @@ Test(query, sparklines_on_a_bin_edge)
     dfn_store_free(s);
 }
 
+/* A table scan takes a leaner path for the explorer's own columns (no
+ * window, latencies, files, sizes, sums, aggregated records or
+ * analyses), with a filter or without: each of those, asked for alone
+ * beside them, gives the same rows as the full path, which a window over
+ * the whole set takes. */
+static void same_as_full_path(const dfn_store *s, dfn_analysis *an, const char *by, uint64_t extra, bool sizes,
+                              const char *where)
+{
+    uint64_t own = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) |
+                   DFN_M_BIT(DFN_M_PCT_TIME) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) |
+                   DFN_M_BIT(DFN_M_MAX_US) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
+    dfn_result *r[2];
+    dfn_filter f[2];
+    char err[256], text[256];
+    snprintf(text, sizeof text, "%s time>=0", where);
+    cr_assert(dfn_filter_parse(where, &f[0], err, sizeof err), "%s", err);
+    cr_assert(dfn_filter_parse(text, &f[1], err, sizeof err), "%s", err);
+    for (int k = 0; k < 2; k++) {
+        dfn_query q = { .sort = -1, .spark_bins = 16, .metrics = own | extra, .sizes = sizes, .filter = &f[k] };
+        if (an) dfn_analysis_apply(an, &q);
+        r[k] = su_run(s, &q, by);
+    }
+    cr_assert_eq(r[0]->nrows, r[1]->nrows, "by %s", by);
+    for (size_t row = 0; row < r[0]->nrows; row++) {
+        char buf[512];
+        dfn_result_key_text(s, r[0], row, 0, buf, sizeof buf);
+        size_t other = su_row_req(s, r[1], buf);
+        double a[DFN_M_COUNT_], b[DFN_M_COUNT_];
+        dfn_result_row_full(r[0], row, a);
+        dfn_result_row_full(r[1], other, b);
+        for (int m = 0; m < DFN_M_COUNT_; m++) {
+            if (!((own | extra) & DFN_M_BIT(m)) || (isnan(a[m]) && isnan(b[m]))) continue;
+            cr_assert_eq(a[m], b[m], "by %s, row %s, %s: %g here, %g on the full path", by, buf, dfn_metric_name(m), a[m],
+                         b[m]);
+        }
+        if (sizes && r[0]->sizes)
+            cr_assert_arr_eq(r[0]->sizes + row * DFN_SIZEBIN_COUNT, r[1]->sizes + other * DFN_SIZEBIN_COUNT,
+                             DFN_SIZEBIN_COUNT * sizeof *r[0]->sizes, "by %s, row %s: size bins", by, buf);
+    }
+    for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+    dfn_filter_free(&f[0]);
+    dfn_filter_free(&f[1]);
+}
+
+Test(query, lean_table_scans_match_the_full_path)
+{
+    dfn_store *agg = su_load_text("lean.pfw",
+        EV("read", "POSIX", 1, 1, 100, 10, "\"fname\":\"/a\",\"size\":4096")
+        EV("read", "POSIX", 2, 2, 120, 30, "\"fname\":\"/b\",\"size\":100")
+        "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"pid\":1,\"tid\":1,\"ts\":150,\"ph\":3,"
+        "\"args\":{\"dft_cnt\":4,\"dur_sum\":40,\"dur_max\":15,\"ret_sum\":400}}\n"
+        EV("write", "POSIX", 1, 1, 300, 5, "\"fname\":\"/a\",\"size\":7"), 1);
+    const dfn_store *sets[] = { st, agg };
+    const char *presets[] = { "dlio-legacy", "posix" };
+    const char *dims[] = { "func", "file", "proc" };
+    const uint64_t extras[] = { 0, DFN_M_BIT(DFN_M_P50_US), DFN_M_BIT(DFN_M_FILES), DFN_M_BIT(DFN_M_AGG_CALLS),
+                                DFN_M_BIT(DFN_M_SIZE_P50), DFN_M_BIT(DFN_M_MAX_PROC_BYTES), DFN_M_BIT(DFN_M_SELF_S),
+                                DFN_M_BIT(DFN_M_SEQ_PCT), DFN_M_BIT(DFN_M_EXPOSED_S), DFN_M_BIT(DFN_M_SHARED_FILES) };
+    for (size_t k = 0; k < 2; k++) {
+        char err[256];
+        dfn_analysis an = {0};
+        cr_assert(dfn_analysis_build(&an, sets[k], su_layerset(sets[k], presets[k]), NULL, false,
+                                     DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err), "%s", err);
+        for (size_t d = 0; d < 3; d++) {
+            for (size_t e = 0; e < sizeof extras / sizeof *extras; e++)
+                same_as_full_path(sets[k], &an, dims[d], extras[e], false, "");
+            same_as_full_path(sets[k], &an, dims[d], 0, true, "");
+            same_as_full_path(sets[k], &an, dims[d], 0, false, "func!=write");
+        }
+        dfn_analysis_free(&an);
+    }
+    dfn_store_free(agg);
+    /* a window that cuts a call: its part inside (10 of the second read's 30 µs) */
+    dfn_store *s = su_load_text("cut.pfw",
+        EV("read", "POSIX", 1, 1, 100, 10, "")
+        EV("read", "POSIX", 2, 2, 120, 30, "")
+        EV("write", "POSIX", 1, 1, 300, 5, ""), 1);
+    dfn_filter f;
+    char err[256];
+    cr_assert(dfn_filter_parse("time<0.00003", &f, err, sizeof err), "%s", err);
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S), .filter = &f };
+    dfn_result *r = su_run(s, &q, "func");
+    cr_assert_eq(su_metric(s, r, "read", DFN_M_COUNT), 2);
+    cr_assert_float_eq(su_metric(s, r, "read", DFN_M_TIME_S), 20e-6, 1e-12);
+    dfn_result_free(r);
+    dfn_filter_free(&f);
+    dfn_store_free(s);
+}
+
 /* Keys that are numbers sort as numbers, at any length; the empty key
  * first, other text after them (issue 17). */
 Test(query, numeric_keys_sort_as_numbers)
