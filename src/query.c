@@ -1714,8 +1714,8 @@ static void part_scan_layers(part *p)
     p->total = dfn_sat_add(p->total, total);
 }
 
-/* Everything else: several dimensions, arguments, events. */
-static void part_scan_general(part *p)
+/* part_scan_general's loop; plain and nofilter as table_loop's. */
+static inline __attribute__((always_inline)) void general_loop(part *p, bool plain, bool nofilter)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1723,15 +1723,15 @@ static void part_scan_general(part *p)
     uint32_t ids[DFN_MAX_DIMS];
     bool one_table = c->one_table;
     uint64_t matched = 0, total = 0, calls_in = 0;
-    bool has_agg = c->has_agg;   /* locals: the parts sit side by side in memory */
+    bool has_agg = !plain && c->has_agg;   /* locals: the parts sit side by side in memory */
+    bool clip = !plain && c->clip;
     bool by_time = c->time_dim >= 0 && !p->events;
     bin_memo bm = { 0, 0, 0, 0 };
     scan_filter sf;
     scan_filter_init(&sf, c);
     spark_memo sm = { 0, 0, 0 };
-    if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (!scan_filter_pass(&sf, i)) continue;
+        if (!nofilter && !scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
@@ -1740,7 +1740,7 @@ static void part_scan_general(part *p)
             /* call_whole, with the bin's end looked up once per bin */
             bin_memo_get(c, &bm, ts);
             uint64_t end = dfn_sat_add(ts, dur);
-            whole = (!c->clip || end <= c->clip_hi) && (!dur || end <= bm.end);
+            whole = (!clip || end <= c->clip_hi) && (!dur || end <= bm.end);
         } else {
             whole = p->events || call_whole(c, ts, dur);
         }
@@ -1767,7 +1767,7 @@ static void part_scan_general(part *p)
              * table dimensions take part_scan_table */
             ids[0] = by_time ? bm.id : part_dim_id(p, 0, i, ts, bytes);
             size_t row = ids[0] < c->direct_n && p->direct[ids[0]] ? p->direct[ids[0]] - 1 : part_row(p, ids);
-            part_acc(p, row, i, ts, dur, bytes, &sp, true, dur, bytes);
+            part_acc_in(p, row, i, ts, dur, bytes, &sp, true, dur, bytes, plain);
             continue;
         }
         for (size_t d = 0; d < nd; d++)
@@ -1787,6 +1787,23 @@ static void part_scan_general(part *p)
     p->matched = matched;
     p->matched_calls = calls_in;
     p->total = dfn_sat_add(p->total, total);
+}
+
+/* Everything else: several dimensions, arguments, events; one dimension
+ * computed per call (time bin, size bin) in lean instances as the table
+ * scan has (the time level: its first table). */
+static void part_scan_general(part *p)
+{
+    const qctx *c = p->c;
+    if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    bool nofilter = !kind_ok && !file_ok && !lane_ok && !per_event;
+    bool plain = query_plain(c) && c->one_table && !p->events;
+    if (plain && nofilter) general_loop(p, true, true);
+    else if (plain) general_loop(p, true, false);
+    else general_loop(p, false, false);
 }
 
 static void part_scan(part *p)

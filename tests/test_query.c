@@ -321,11 +321,11 @@ Test(query, sparklines_on_a_bin_edge)
     dfn_store_free(s);
 }
 
-/* A table scan takes a leaner path for the explorer's own columns (no
- * window, latencies, files, sizes, sums, aggregated records or
- * analyses), with a filter or without: each of those, asked for alone
- * beside them, gives the same rows as the full path, which a window over
- * the whole set takes. */
+/* A table scan, and one by time or size, takes a leaner path for the
+ * explorer's own columns (no window, latencies, files, sizes, sums,
+ * aggregated records or analyses), with a filter or without: each of
+ * those, asked for alone beside them, gives the same rows as the full
+ * path, which a window over the whole set takes. */
 static void same_as_full_path(const dfn_store *s, dfn_analysis *an, const char *by, uint64_t extra, bool sizes,
                               const char *where)
 {
@@ -365,7 +365,7 @@ static void same_as_full_path(const dfn_store *s, dfn_analysis *an, const char *
     dfn_filter_free(&f[1]);
 }
 
-Test(query, lean_table_scans_match_the_full_path)
+Test(query, lean_scans_match_the_full_path)
 {
     dfn_store *agg = su_load_text("lean.pfw",
         EV("read", "POSIX", 1, 1, 100, 10, "\"fname\":\"/a\",\"size\":4096")
@@ -375,7 +375,7 @@ Test(query, lean_table_scans_match_the_full_path)
         EV("write", "POSIX", 1, 1, 300, 5, "\"fname\":\"/a\",\"size\":7"), 1);
     const dfn_store *sets[] = { st, agg };
     const char *presets[] = { "dlio-legacy", "posix" };
-    const char *dims[] = { "func", "file", "proc" };
+    const char *dims[] = { "func", "file", "proc", "time", "sizebin", "size" };
     const uint64_t extras[] = { 0, DFN_M_BIT(DFN_M_P50_US), DFN_M_BIT(DFN_M_FILES), DFN_M_BIT(DFN_M_AGG_CALLS),
                                 DFN_M_BIT(DFN_M_SIZE_P50), DFN_M_BIT(DFN_M_MAX_PROC_BYTES), DFN_M_BIT(DFN_M_SELF_S),
                                 DFN_M_BIT(DFN_M_SEQ_PCT), DFN_M_BIT(DFN_M_EXPOSED_S), DFN_M_BIT(DFN_M_SHARED_FILES) };
@@ -384,7 +384,7 @@ Test(query, lean_table_scans_match_the_full_path)
         dfn_analysis an = {0};
         cr_assert(dfn_analysis_build(&an, sets[k], su_layerset(sets[k], presets[k]), NULL, false,
                                      DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err), "%s", err);
-        for (size_t d = 0; d < 3; d++) {
+        for (size_t d = 0; d < sizeof dims / sizeof *dims; d++) {
             for (size_t e = 0; e < sizeof extras / sizeof *extras; e++)
                 same_as_full_path(sets[k], &an, dims[d], extras[e], false, "");
             same_as_full_path(sets[k], &an, dims[d], 0, true, "");
