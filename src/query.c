@@ -440,6 +440,23 @@ static inline void acc_sums(acc *a, uint64_t count, uint64_t agg, uint64_t dur, 
 /* Per-process sums of a row kept densely: the sums, and which processes
  * have events at all (calls of 0 µs count a process too, as the sparse
  * maps' slots do). */
+/* acc_sums with no flag to keep: the usual case in three adds, without
+ * branches between them (a bitwise or of ints); a carry out of any, or
+ * calls of aggregated records, redo them saturating. */
+static inline void acc_sums_fast(acc *a, uint64_t count, uint64_t agg, uint64_t dur, uint64_t bytes)
+{
+    uint64_t nc, nd, nb;
+    int over = (int)__builtin_add_overflow(a->count, count, &nc) | (int)__builtin_add_overflow(a->dur, dur, &nd) |
+               (int)__builtin_add_overflow(a->bytes, bytes, &nb);
+    if (__builtin_expect(over || agg, 0)) {
+        acc_sums(a, count, agg, dur, bytes, 0);
+    } else {
+        a->count = nc;
+        a->dur = nd;
+        a->bytes = nb;
+    }
+}
+
 static void procs_alloc(acc_arrays *w, size_t nprocs, bool bytes)
 {
     w->procsum = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *w->procsum);
@@ -1369,18 +1386,7 @@ void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint6
     uint64_t calls = 1, longest = fdur, typical = fdur, agg = 0;
     if (!plain && c->has_agg && dfn_store_is_agg(c->s, i)) agg_calls(c->s, i, fdur, &calls, &longest, &typical), agg = calls;
     uint64_t ncalls = counted ? calls : 0, nagg = counted ? agg : 0;
-    /* the usual case in three adds; a carry out of any redoes them saturating */
-    uint64_t nc, nd, nb;
-    /* all three adds, without branches between them (a bitwise or of ints) */
-    int over = (int)__builtin_add_overflow(a->count, ncalls, &nc) | (int)__builtin_add_overflow(a->dur, dur, &nd) |
-               (int)__builtin_add_overflow(a->bytes, bytes, &nb);
-    if (__builtin_expect(over || nagg, 0)) {
-        acc_sums(a, ncalls, nagg, dur, bytes, 0);
-    } else {
-        a->count = nc;
-        a->dur = nd;
-        a->bytes = nb;
-    }
+    acc_sums_fast(a, ncalls, nagg, dur, bytes);
     if (!counted) {
         acc_more *am = acc_more_own(a);
         am->out_calls = dfn_sat_add(am->out_calls, calls);
@@ -1405,6 +1411,15 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
               bool counted, uint64_t fdur, uint64_t fbytes)
 {
     part_acc_in(p, row, i, ts, dur, bytes, sp, counted, fdur, fbytes, false);
+}
+
+/* Whether a query's filter passes every call (scan_filter_pass holds). */
+static bool query_nofilter(const qctx *c)
+{
+    const uint8_t *kind_ok, *file_ok, *lane_ok;
+    bool per_event;
+    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
+    return !kind_ok && !file_ok && !lane_ok && !per_event;
 }
 
 /* Whether a query adds only what part_acc_in adds when plain: no
@@ -1600,10 +1615,7 @@ static bool part_scan_table(part *p)
     else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
     else return false;
     if (!p->record) part_straddlers(p);   /* the first part */
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    bool nofilter = !kind_ok && !file_ok && !lane_ok && !per_event;
+    bool nofilter = query_nofilter(c);
     if (query_plain(c) && nofilter) table_loop(p, tab, col, true, true);
     else if (query_plain(c)) table_loop(p, tab, col, true, false);
     else table_loop(p, tab, col, false, false);
@@ -1613,8 +1625,9 @@ static bool part_scan_table(part *p)
 /* Grouping by layer alone. An event adds the same to each layer of its
  * mask, and masks are few, so everything that adds up is accumulated once
  * per mask and spread to the layers at the end; only the union of
- * intervals (busy time) is swept per layer. */
-static void part_scan_layers(part *p)
+ * intervals (busy time) is swept per layer. plain and nofilter as
+ * table_loop's. */
+static inline __attribute__((always_inline)) void layers_loop(part *p, bool plain, bool nofilter)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1633,14 +1646,13 @@ static void part_scan_layers(part *p)
     acc *macc = dfn_xcalloc(nm, sizeof *macc);               /* what adds up, per mask */
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0, calls_in = 0;
-    bool has_agg = c->has_agg;
-    if (!p->record) part_straddlers(p);   /* the first part */
+    bool has_agg = !plain && c->has_agg;
     for (size_t i = p->lo; i < p->hi; i++) {
-        if (!scan_filter_pass(&sf, i)) continue;
+        if (!nofilter && !scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        if (!call_whole(c, ts, dur)) {
+        if (!plain && !call_whole(c, ts, dur)) {
             part_event(p, i, ts, dur, bytes);   /* runs past the window: per layer row */
             continue;
         }
@@ -1661,18 +1673,18 @@ static void part_scan_layers(part *p)
             if (spark) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
             if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
         }
-        if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
+        if (!plain && c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
         uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
-        if (c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), agg = calls;
-        acc_sums(m, calls, agg, dur, bytes, 0);
+        if (!plain && c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), agg = calls;
+        acc_sums_fast(m, calls, agg, dur, bytes);
         if (longest > m->maxdur) m->maxdur = longest;
-        if (c->need_size && event_is_rw(s, i)) {
+        if (!plain && c->need_size && event_is_rw(s, i)) {
             acc_size(p, m, 0, false, calls, bytes);   /* the layers' histograms: below, once known */
             for (uint8_t k = 0; k < nrow[mi]; k++)
                 szh_add(p, (uint64_t)rows[mi][k] << 16 | hist_bucket(bytes / calls), calls);
         }
         const acc_arrays *mx = AX(m);
-        if (mx->hist) hist_add(mx->hist, hist_bucket(typical), calls);
+        if (!plain && mx->hist) hist_add(mx->hist, hist_bucket(typical), calls);
         if (mx->procsum) {
             proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
         } else if (c->need_procs) {
@@ -1680,9 +1692,9 @@ static void part_scan_layers(part *p)
             uint64_t pr = c->proc_of_lane[s->lane[i]];
             for (uint8_t k = 0; k < nrow[mi]; k++) row_proc(p, (size_t)rows[mi][k], (uint32_t)pr, dur, bytes);
         }
-        if (mx->files) {
+        if (!plain && mx->files) {
             mx->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
-        } else if (c->need_files) {
+        } else if (!plain && c->need_files) {
             /* many files: each layer row's own */
             uint32_t f = s->file[i];
             for (uint8_t k = 0; k < nrow[mi]; k++) row_file(p, (size_t)rows[mi][k], f);
@@ -1692,7 +1704,7 @@ static void part_scan_layers(part *p)
         if (mx->spark) spark_add_one(c, mx->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
-            if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
+            if (!plain && c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
         }
     }
     /* spread each mask's sums to its layers; the masks partition the
@@ -1712,6 +1724,16 @@ static void part_scan_layers(part *p)
     p->matched = matched;
     p->matched_calls = calls_in;
     p->total = dfn_sat_add(p->total, total);
+}
+
+static void part_scan_layers(part *p)
+{
+    const qctx *c = p->c;
+    if (!p->record) part_straddlers(p);   /* the first part */
+    bool nofilter = query_nofilter(c);
+    if (query_plain(c) && nofilter) layers_loop(p, true, true);
+    else if (query_plain(c)) layers_loop(p, true, false);
+    else layers_loop(p, false, false);
 }
 
 /* part_scan_general's loop; plain and nofilter as table_loop's. */
@@ -1796,10 +1818,7 @@ static void part_scan_general(part *p)
 {
     const qctx *c = p->c;
     if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    bool nofilter = !kind_ok && !file_ok && !lane_ok && !per_event;
+    bool nofilter = query_nofilter(c);
     bool plain = query_plain(c) && c->one_table && !p->events;
     if (plain && nofilter) general_loop(p, true, true);
     else if (plain) general_loop(p, true, false);

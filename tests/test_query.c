@@ -321,13 +321,13 @@ Test(query, sparklines_on_a_bin_edge)
     dfn_store_free(s);
 }
 
-/* A table scan, and one by time or size, takes a leaner path for the
+/* A table scan, and one by time, size or layer, takes a leaner path for the
  * explorer's own columns (no window, latencies, files, sizes, sums,
  * aggregated records or analyses), with a filter or without: each of
  * those, asked for alone beside them, gives the same rows as the full
  * path, which a window over the whole set takes. */
-static void same_as_full_path(const dfn_store *s, dfn_analysis *an, const char *by, uint64_t extra, bool sizes,
-                              const char *where)
+static void same_as_full_path(const dfn_store *s, const dfn_layerset *ls, dfn_analysis *an, const char *by,
+                              uint64_t extra, bool sizes, const char *where)
 {
     uint64_t own = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) |
                    DFN_M_BIT(DFN_M_PCT_TIME) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) |
@@ -339,7 +339,8 @@ static void same_as_full_path(const dfn_store *s, dfn_analysis *an, const char *
     cr_assert(dfn_filter_parse(where, &f[0], err, sizeof err), "%s", err);
     cr_assert(dfn_filter_parse(text, &f[1], err, sizeof err), "%s", err);
     for (int k = 0; k < 2; k++) {
-        dfn_query q = { .sort = -1, .spark_bins = 16, .metrics = own | extra, .sizes = sizes, .filter = &f[k] };
+        dfn_query q = { .sort = -1, .spark_bins = 16, .metrics = own | extra, .sizes = sizes, .filter = &f[k],
+                        .layers = ls };
         if (an) dfn_analysis_apply(an, &q);
         r[k] = su_run(s, &q, by);
     }
@@ -375,20 +376,21 @@ Test(query, lean_scans_match_the_full_path)
         EV("write", "POSIX", 1, 1, 300, 5, "\"fname\":\"/a\",\"size\":7"), 1);
     const dfn_store *sets[] = { st, agg };
     const char *presets[] = { "dlio-legacy", "posix" };
-    const char *dims[] = { "func", "file", "proc", "time", "sizebin", "size" };
+    const char *dims[] = { "func", "file", "proc", "time", "sizebin", "size", "layer" };
     const uint64_t extras[] = { 0, DFN_M_BIT(DFN_M_P50_US), DFN_M_BIT(DFN_M_FILES), DFN_M_BIT(DFN_M_AGG_CALLS),
                                 DFN_M_BIT(DFN_M_SIZE_P50), DFN_M_BIT(DFN_M_MAX_PROC_BYTES), DFN_M_BIT(DFN_M_SELF_S),
                                 DFN_M_BIT(DFN_M_SEQ_PCT), DFN_M_BIT(DFN_M_EXPOSED_S), DFN_M_BIT(DFN_M_SHARED_FILES) };
     for (size_t k = 0; k < 2; k++) {
         char err[256];
         dfn_analysis an = {0};
-        cr_assert(dfn_analysis_build(&an, sets[k], su_layerset(sets[k], presets[k]), NULL, false,
+        dfn_layerset *ls = su_layerset(sets[k], presets[k]);
+        cr_assert(dfn_analysis_build(&an, sets[k], ls, NULL, false,
                                      DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err), "%s", err);
         for (size_t d = 0; d < sizeof dims / sizeof *dims; d++) {
             for (size_t e = 0; e < sizeof extras / sizeof *extras; e++)
-                same_as_full_path(sets[k], &an, dims[d], extras[e], false, "");
-            same_as_full_path(sets[k], &an, dims[d], 0, true, "");
-            same_as_full_path(sets[k], &an, dims[d], 0, false, "func!=write");
+                same_as_full_path(sets[k], ls, &an, dims[d], extras[e], false, "");
+            same_as_full_path(sets[k], ls, &an, dims[d], 0, true, "");
+            same_as_full_path(sets[k], ls, &an, dims[d], 0, false, "func!=write");
         }
         dfn_analysis_free(&an);
     }
