@@ -1423,12 +1423,12 @@ static bool query_nofilter(const qctx *c)
 }
 
 /* Whether a query adds only what part_acc_in adds when plain: no
- * aggregated records, window or per-row sizes, latencies, files, sums or
- * analyses. */
+ * aggregated records or per-row sizes, latencies, files, sums or
+ * analyses. (A window is no matter: the calls it cuts take part_event,
+ * and the scans check for them in every instance.) */
 static bool query_plain(const qctx *c)
 {
-    return !c->has_agg && !c->clip && !c->need_size && !c->need_hist && !c->need_files && !c->need_sums &&
-           !c->need_extra;
+    return !c->has_agg && !c->need_size && !c->need_hist && !c->need_files && !c->need_sums && !c->need_extra;
 }
 
 /* One matched call into its rows, cut into the pieces the window and the
@@ -1576,7 +1576,7 @@ static inline __attribute__((always_inline)) void table_loop(part *p, const uint
     size_t direct_n = c->direct_n;
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0, calls_in = 0;
-    bool has_agg = !plain && c->has_agg, clip = !plain && c->clip;
+    bool has_agg = !plain && c->has_agg, clip = c->clip;
     uint64_t clip_hi = c->clip_hi;
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!nofilter && !scan_filter_pass(&sf, i)) continue;
@@ -1646,13 +1646,13 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
     acc *macc = dfn_xcalloc(nm, sizeof *macc);               /* what adds up, per mask */
     bool spark = p->spark_total != NULL;
     uint64_t matched = 0, total = 0, calls_in = 0;
-    bool has_agg = !plain && c->has_agg;
+    bool has_agg = !plain && c->has_agg, clip = c->clip;
     for (size_t i = p->lo; i < p->hi; i++) {
         if (!nofilter && !scan_filter_pass(&sf, i)) continue;
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        if (!plain && !call_whole(c, ts, dur)) {
+        if ((!plain || clip) && !call_whole(c, ts, dur)) {
             part_event(p, i, ts, dur, bytes);   /* runs past the window: per layer row */
             continue;
         }
@@ -1746,7 +1746,7 @@ static inline __attribute__((always_inline)) void general_loop(part *p, bool pla
     bool one_table = c->one_table;
     uint64_t matched = 0, total = 0, calls_in = 0;
     bool has_agg = !plain && c->has_agg;   /* locals: the parts sit side by side in memory */
-    bool clip = !plain && c->clip;
+    bool clip = c->clip;
     bool by_time = c->time_dim >= 0 && !p->events;
     bin_memo bm = { 0, 0, 0, 0 };
     scan_filter sf;
