@@ -1346,13 +1346,9 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
 /* What adds up of the analysis metrics: self time, sequential and random
  * calls, calls per size bin. Per row, or per mask in the layer scan. */
 static inline __attribute__((always_inline))
-void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
+void acc_add_sizes(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
 {
     const qctx *c = p->c;
-    if (c->self_tree) acc_more_own(a)->self += dfn_calltree_self(c->self_tree, i);
-    if (c->judged && (c->judged[i >> 6] >> (i & 63) & 1)) {
-        if (c->seqbits[i >> 6] >> (i & 63) & 1) acc_more_own(a)->seq++; else acc_more_own(a)->rnd++;
-    }
     if (c->need_sizes && bytes) {
         /* an aggregated record's calls at their mean size */
         uint64_t n = dfn_store_calls(c->s, i);
@@ -1360,6 +1356,18 @@ void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
         if (AX(a)->sizes) AX(a)->sizes[b] += n;
         else *dfn_map64_slot(&p->sizes, (uint64_t)row << 8 | (uint64_t)b) += n;
     }
+}
+
+/* plain: the query has only sizes to add (query_plain) */
+static inline __attribute__((always_inline))
+void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes, bool plain)
+{
+    const qctx *c = p->c;
+    if (!plain && c->self_tree) acc_more_own(a)->self += dfn_calltree_self(c->self_tree, i);
+    if (!plain && c->judged && (c->judged[i >> 6] >> (i & 63) & 1)) {
+        if (c->seqbits[i >> 6] >> (i & 63) & 1) acc_more_own(a)->seq++; else acc_more_own(a)->rnd++;
+    }
+    acc_add_sizes(p, a, row, i, bytes);
 }
 
 /* What an aggregated record's calls count as: how many, the longest, and
@@ -1402,7 +1410,7 @@ void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint6
     if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
     if (!plain && c->need_files) row_file(p, row, c->s->file[i]);
     if (c->spark_bins) spark_add_one(c, AX(a)->spark, &p->spk[0], row, sp);
-    if (!plain && counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes);
+    if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes, plain);
     if (!plain && c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
 
@@ -1423,12 +1431,14 @@ static bool query_nofilter(const qctx *c)
 }
 
 /* Whether a query adds only what part_acc_in adds when plain: no
- * aggregated records or per-row sizes, latencies, files, sums or
- * analyses. (A window is no matter: the calls it cuts take part_event,
- * and the scans check for them in every instance.) */
+ * aggregated records, latencies, files, size statistics, self time,
+ * access patterns or overlap; transfer-size bins (the explorer's status
+ * line) it adds. (A window is no matter: the calls it cuts take
+ * part_event, and the scans check for them in every instance.) */
 static bool query_plain(const qctx *c)
 {
-    return !c->has_agg && !c->need_size && !c->need_hist && !c->need_files && !c->need_sums && !c->need_extra;
+    return !c->has_agg && !c->need_size && !c->need_hist && !c->need_files && !c->self_tree && !c->judged &&
+           !c->need_extra;
 }
 
 /* One matched call into its rows, cut into the pieces the window and the
@@ -1673,7 +1683,7 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
             if (spark) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
             if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
         }
-        if (!plain && c->need_sums) acc_add_event_sums(p, m, 0, i, bytes);
+        if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes, plain);
         uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
         if (!plain && c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), agg = calls;
         acc_sums_fast(m, calls, agg, dur, bytes);
