@@ -1411,7 +1411,7 @@ void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint6
     if (!plain && c->need_files) row_file(p, row, c->s->file[i]);
     if (c->spark_bins) spark_add_one(c, AX(a)->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes, plain);
-    if (!plain && c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
+    if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
 
 static inline __attribute__((always_inline))
@@ -1431,14 +1431,14 @@ static bool query_nofilter(const qctx *c)
 }
 
 /* Whether a query adds only what part_acc_in adds when plain: no
- * aggregated records, latencies, files, size statistics, self time,
- * access patterns or overlap; transfer-size bins (the explorer's status
- * line) it adds. (A window is no matter: the calls it cuts take
- * part_event, and the scans check for them in every instance.) */
+ * aggregated records, latencies, files, size statistics, self time or
+ * access patterns; transfer-size bins (the explorer's status line) and
+ * what part_acc_extra adds (overlap, shared files, counters) it adds. (A
+ * window is no matter: the calls it cuts take part_event, and the scans
+ * check for them in every instance.) */
 static bool query_plain(const qctx *c)
 {
-    return !c->has_agg && !c->need_size && !c->need_hist && !c->need_files && !c->self_tree && !c->judged &&
-           !c->need_extra;
+    return !c->has_agg && !c->need_size && !c->need_hist && !c->need_files && !c->self_tree && !c->judged;
 }
 
 /* One matched call into its rows, cut into the pieces the window and the
@@ -1714,7 +1714,7 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
         if (mx->spark) spark_add_one(c, mx->spark, NULL, 0, &sp);
         for (uint8_t k = 0; k < nrow[mi]; k++) {
             acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
-            if (!plain && c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
+            if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
         }
     }
     /* spread each mask's sums to its layers; the masks partition the
