@@ -437,9 +437,6 @@ static inline void acc_sums(acc *a, uint64_t count, uint64_t agg, uint64_t dur, 
     sat_add(&a->bytes, bytes, &a->full, OVF_BYTES);
 }
 
-/* Per-process sums of a row kept densely: the sums, and which processes
- * have events at all (calls of 0 µs count a process too, as the sparse
- * maps' slots do). */
 /* acc_sums with no flag to keep: the usual case in three adds, without
  * branches between them (a bitwise or of ints); a carry out of any, or
  * calls of aggregated records, redo them saturating. */
@@ -457,6 +454,9 @@ static inline void acc_sums_fast(acc *a, uint64_t count, uint64_t agg, uint64_t 
     }
 }
 
+/* Per-process sums of a row kept densely: the sums, and which processes
+ * have events at all (calls of 0 µs count a process too, as the sparse
+ * maps' slots do). */
 static void procs_alloc(acc_arrays *w, size_t nprocs, bool bytes)
 {
     w->procsum = dfn_xcalloc(nprocs ? nprocs : 1, sizeof *w->procsum);
@@ -902,6 +902,15 @@ static inline void bin_memo_get(const qctx *c, bin_memo *m, uint64_t ts)
     m->hi = hi;
 }
 
+/* call_whole for a scan by time: the bin's end through m, which keeps
+ * the bin of ts for the caller too */
+static inline bool call_whole_memo(const qctx *c, bin_memo *m, uint64_t ts, uint64_t dur)
+{
+    bin_memo_get(c, m, ts);
+    uint64_t end = dfn_sat_add(ts, dur);
+    return (!c->clip || end <= c->clip_hi) && (!dur || end <= m->end);
+}
+
 /* ts: where the call (or its piece) starts; bytes: the call's */
 static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uint64_t bytes)
 {
@@ -1343,8 +1352,8 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
     }
 }
 
-/* What adds up of the analysis metrics: self time, sequential and random
- * calls, calls per size bin. Per row, or per mask in the layer scan. */
+/* A call's calls into its transfer-size bin (q->sizes). Per row, or per
+ * mask in the layer scan. */
 static inline __attribute__((always_inline))
 void acc_add_sizes(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
 {
@@ -1358,7 +1367,9 @@ void acc_add_sizes(part *p, acc *a, size_t row, size_t i, uint64_t bytes)
     }
 }
 
-/* plain: the query has only sizes to add (query_plain) */
+/* What adds up of the analysis metrics: self time, sequential and random
+ * calls, calls per size bin. Per row, or per mask in the layer scan.
+ * plain: the query has only the size bins to add (query_plain). */
 static inline __attribute__((always_inline))
 void acc_add_event_sums(part *p, acc *a, size_t row, size_t i, uint64_t bytes, bool plain)
 {
@@ -1625,9 +1636,9 @@ static bool part_scan_table(part *p)
     else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
     else return false;
     if (!p->record) part_straddlers(p);   /* the first part */
-    bool nofilter = query_nofilter(c);
-    if (query_plain(c) && nofilter) table_loop(p, tab, col, true, true);
-    else if (query_plain(c)) table_loop(p, tab, col, true, false);
+    bool plain = query_plain(c), nofilter = query_nofilter(c);
+    if (plain && nofilter) table_loop(p, tab, col, true, true);
+    else if (plain) table_loop(p, tab, col, true, false);
     else table_loop(p, tab, col, false, false);
     return true;
 }
@@ -1740,9 +1751,9 @@ static void part_scan_layers(part *p)
 {
     const qctx *c = p->c;
     if (!p->record) part_straddlers(p);   /* the first part */
-    bool nofilter = query_nofilter(c);
-    if (query_plain(c) && nofilter) layers_loop(p, true, true);
-    else if (query_plain(c)) layers_loop(p, true, false);
+    bool plain = query_plain(c), nofilter = query_nofilter(c);
+    if (plain && nofilter) layers_loop(p, true, true);
+    else if (plain) layers_loop(p, true, false);
     else layers_loop(p, false, false);
 }
 
@@ -1756,7 +1767,6 @@ static inline __attribute__((always_inline)) void general_loop(part *p, bool pla
     bool one_table = c->one_table;
     uint64_t matched = 0, total = 0, calls_in = 0;
     bool has_agg = !plain && c->has_agg;   /* locals: the parts sit side by side in memory */
-    bool clip = c->clip;
     bool by_time = c->time_dim >= 0 && !p->events;
     bin_memo bm = { 0, 0, 0, 0 };
     scan_filter sf;
@@ -1767,15 +1777,7 @@ static inline __attribute__((always_inline)) void general_loop(part *p, bool pla
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         matched++;
         calls_in += has_agg ? dfn_store_calls(s, i) : 1;
-        bool whole;
-        if (by_time) {
-            /* call_whole, with the bin's end looked up once per bin */
-            bin_memo_get(c, &bm, ts);
-            uint64_t end = dfn_sat_add(ts, dur);
-            whole = (!clip || end <= c->clip_hi) && (!dur || end <= bm.end);
-        } else {
-            whole = p->events || call_whole(c, ts, dur);
-        }
+        bool whole = by_time ? call_whole_memo(c, &bm, ts, dur) : p->events || call_whole(c, ts, dur);
         if (!whole) {
             part_event(p, i, ts, dur, bytes);
             continue;
@@ -1828,8 +1830,7 @@ static void part_scan_general(part *p)
 {
     const qctx *c = p->c;
     if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
-    bool nofilter = query_nofilter(c);
-    bool plain = query_plain(c) && c->one_table && !p->events;
+    bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
     if (plain && nofilter) general_loop(p, true, true);
     else if (plain) general_loop(p, true, false);
     else general_loop(p, false, false);

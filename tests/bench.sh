@@ -231,6 +231,8 @@ cache_rows() {
     # until a function only that level shows
     "$PY" "$SRCDIR/tests/bench_pty.py" 80x24 120 "range▲" "+pf" "DLIOBenchmark._train" -- "$DFNAV" --cache "$BCACHE" "${PLAIN[@]}" \
         > "$RES/pty_cache.one" 2>/dev/null || die "the explorer from the cache failed"
+    # a marker that never came prints "-", which awk would read as 0 ms
+    grep -qx -- - "$RES/pty_cache.one" && die "the explorer from the cache never showed its first table or the pivot"
     paste -s -d' ' "$RES/pty_cache.one" >> "$RES/first_cached"
     rm -rf "$BCACHE"
     "$DFNAV" info -q --cache "$BCACHE" "${PLAIN[@]:0:7}" >/dev/null
