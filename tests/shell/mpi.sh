@@ -128,14 +128,17 @@ check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 # while they hold images (a set's worth stayed in the node's /tmp): each
 # rank removes its own, or, when mpirun's SIGKILL came first, the next
 # run on the node does
-sig_events=1000000
+# (the images stand for about 0.2 s of a 1 M-event run on two cores: a
+# poll that forked `ls` every 20 ms missed them once under make -j2 check;
+# 2 M events and the shell's own glob, no fork)
+sig_events=2000000
 if sanitized; then sig_events=300000; fi   # as long a load under ASan
 gen sig --seed 6 --events $sig_events --ranks 4
 $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func "$T/sig" >/dev/null 2>"$T/sig.err" &
 mpid=$!
-images() { ls "$DFNAV_MPI_TMPDIR"/*/*.img >/dev/null 2>&1; }
+images() { set -- "$DFNAV_MPI_TMPDIR"/*/*.img; [ -e "$1" ]; }
 n=0
-while [ $n -lt 3000 ] && ! images; do sleep 0.02; n=$((n + 1)); done
+while [ $n -lt 6000 ] && ! images; do sleep 0.01; n=$((n + 1)); done
 if images; then
     kill -INT $mpid
     wait $mpid
