@@ -491,8 +491,11 @@ int cmd_overview(const cli_opts *o)
             uint32_t *proc;
             size_t nprocs = dfn_store_procs(s, &proc);
             free(proc);
-            printf("%zu events in %zu files, %zu processes (%zu threads), %zu files accessed, span %.3f s, %" PRIu64
-                   " malformed lines\n", s->n, s->nsrc, nprocs, s->nlanes, s->nfiles - 1, (s->t1 - s->t0) / 1e6, malformed);
+#define S(n) ((n) == 1 ? "" : "s")
+            printf("%zu event%s in %zu file%s, %zu process%s (%zu thread%s), %zu file%s accessed, span %.3f s, %" PRIu64
+                   " malformed line%s\n", s->n, S(s->n), s->nsrc, S(s->nsrc), nprocs, nprocs == 1 ? "" : "es", s->nlanes,
+                   S(s->nlanes), s->nfiles - 1, S(s->nfiles - 1), (s->t1 - s->t0) / 1e6, malformed, S(malformed));
+#undef S
         }
         printf("\nLayers (%s):\n", runs[0].set.layers.source);
     }

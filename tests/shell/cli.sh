@@ -213,6 +213,10 @@ grep -q "^Busiest files" "$T/out" && ok || fail "overview shows files"
 check "overview's processes are procs' processes" \
     "$("$DFNAV" report -q -m procs --format csv "$SRCDIR/data/sample" | tr -d '\r' | awk -F, 'NR == 2 { print $2 }') processes (12 threads)" \
     "$("$DFNAV" overview -q "$SRCDIR/data/sample" | head -1 | sed 's/.* files, \(.*threads)\).*/\1/')"
+# one of each is said in the singular ("1 processes (1 threads)" before)
+printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000,"dur":100,"ph":"X","args":{"fname":"/a","ret":4}}\n' >"$T/one.pfw"
+check "overview's counts of one" "1 event in 1 file, 1 process (1 thread), 1 file accessed, span 0.000 s, 0 malformed lines" \
+    "$("$DFNAV" overview -q "$T/one.pfw" | head -1)"
 # call paths (review findings): compare keeps long paths apart, a window
 # past the trace's end has no idle time beyond it, and definitions built
 # before the call tree refuse path terms
