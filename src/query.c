@@ -336,6 +336,7 @@ typedef struct {
     uint32_t *proc_of_lane;   /* process (host, pid) of each lane */
     size_t nprocs;
     bool need_hist, need_procs, need_files;
+    bool need_busy;           /* busy_s or idle_s: each row's union of its calls */
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
@@ -623,6 +624,9 @@ static void ctx_prepare(qctx *c)
                            DFN_M_BIT(DFN_M_SIZE_MAX));
     c->need_procs = (want & (DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC))) || c->need_spread;
     c->need_files = want & (DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES));
+    /* the union is a compare and a store per call and row, a tenth of a
+     * scan, and a layer's for every layer of the call: only when asked */
+    c->need_busy = want & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S));
     /* Per-process sums in arrays are fast for the few processes of most
      * sets; with many, they would cost the rows memory for processes they
      * do not have: a budget of PROC_ARRAYS bytes a part, past which rows
@@ -1416,7 +1420,7 @@ void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint6
     }
     if (counted && longest > a->maxdur) a->maxdur = longest;
     if (!plain && counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
-    acc_busy(p, a, ts, ts + dur);
+    if (c->need_busy) acc_busy(p, a, ts, ts + dur);
     if (!plain && counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
     if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
     if (!plain && c->need_files) row_file(p, row, c->s->file[i]);
@@ -1723,8 +1727,8 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where_memo(c, &sm, ts, dur);
         if (mx->spark) spark_add_one(c, mx->spark, NULL, 0, &sp);
-        for (uint8_t k = 0; k < nrow[mi]; k++) {
-            acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
+        for (uint8_t k = 0; (c->need_busy || c->need_extra) && k < nrow[mi]; k++) {
+            if (c->need_busy) acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
             if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
         }
     }
@@ -2213,9 +2217,10 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
 /* Metrics kept whatever the query asks: those every row gets from its own
  * sums (a screen may show one its query did not ask for, as a level
  * kept from before a resize does); and those kept together because the
- * passes that make one read the others. */
-#define KEEP_ALWAYS (DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) | \
-                     DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | \
+ * passes that make one read the others. Busy and idle time are not among
+ * them: their union is a pass of its own, made only when asked for. */
+#define KEEP_ALWAYS (DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | \
+                     DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | \
                      DFN_M_BIT(DFN_M_OPS_PER_S) | DFN_M_BIT(DFN_M_MEAN_US) | DFN_M_BIT(DFN_M_ACTIVE) | \
                      DFN_M_BIT(DFN_M_MAX_US) | DFN_M_BIT(DFN_M_AGG_CALLS) | DFN_M_BIT(DFN_M_PCT_TIME))
 #define KEEP_PROCS (DFN_M_BIT(DFN_M_PROCS) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC))
@@ -2509,10 +2514,11 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     if (a->full) r->overflow_rows++;
     m[DFN_M_COUNT] = calls;
     m[DFN_M_TIME_S] = t;
-    m[DFN_M_BUSY_S] = a->busy / 1e6;
+    /* busy and idle time: undefined unless asked for (the union was not made) */
+    m[DFN_M_BUSY_S] = c->need_busy ? a->busy / 1e6 : NAN;
     uint64_t span_lo, span_hi;   /* the row's stretch, less its busy time */
     row_span(p, row, &span_lo, &span_hi);
-    m[DFN_M_IDLE_S] = span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
+    m[DFN_M_IDLE_S] = !c->need_busy ? NAN : span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
     m[DFN_M_BYTES] = by;
     /* per second of no time is undefined, never 0 (4096 B in 0 s) */
     m[DFN_M_BW_MIBPS] = a->full || !(t > 0) ? NAN : by / 1048576.0 / t;

@@ -423,6 +423,74 @@ Test(query, lean_scans_match_the_full_path)
     dfn_store_free(s);
 }
 
+/* Busy and idle time are made only when asked for (their union is a
+ * pass of its own: a layer's for every layer of a call), undefined
+ * otherwise; the explorer's rows without them and without the slowest
+ * process are the rows with them, by a table, by time and by layer, whole
+ * or through a filter or a window that cuts calls, on 1 and 2 threads. */
+Test(query, busy_only_when_asked)
+{
+    /* two processes: reads [100,110) and [105,125) overlap, a write apart */
+    dfn_store *s = su_load_text("busy.pfw",
+        EV("read", "POSIX", 1, 1, 100, 10, "\"fname\":\"/a\",\"ret\":4096")
+        EV("read", "POSIX", 2, 2, 105, 20, "\"fname\":\"/b\",\"ret\":100")
+        EV("write", "POSIX", 1, 1, 300, 5, "\"fname\":\"/a\",\"ret\":7")
+        EV("open", "POSIX", 2, 2, 400, 3, "\"fname\":\"/b\""), 1);
+    dfn_layerset *ls = su_layerset(s, "posix");
+    const uint64_t lean = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
+                          DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
+    const uint64_t busy = DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_MAX_PROC_S) |
+                          DFN_M_BIT(DFN_M_MAX_PROC);
+    const char *dims[] = { "func", "file", "proc", "time", "sizebin", "layer", "" };
+    const char *where[] = { "", "func!=write", "time>=0.000008 time<0.00012" };
+    for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
+        for (size_t w = 0; w < sizeof where / sizeof *where; w++)
+            for (int threads = 1; threads <= 2; threads++) {
+                dfn_filter f;
+                char err[256], buf[512];
+                cr_assert(dfn_filter_parse(where[w], &f, err, sizeof err), "%s", err);
+                dfn_result *r[2];
+                for (int k = 0; k < 2; k++) {
+                    dfn_query q = { .sort = -1, .spark_bins = 8, .sizes = true, .filter = &f, .layers = ls,
+                                    .threads = threads, .bin_s = 0.0001, .metrics = lean | (k ? busy : 0) };
+                    r[k] = su_run(s, &q, dims[d]);
+                }
+                cr_assert_eq(r[0]->nrows, r[1]->nrows, "by %s where '%s'", dims[d], where[w]);
+                for (size_t row = 0; row < r[0]->nrows; row++) {
+                    if (r[0]->ndims) dfn_result_key_text(s, r[0], row, 0, buf, sizeof buf);
+                    else snprintf(buf, sizeof buf, "(totals)");
+                    size_t other = r[0]->ndims ? su_row_req(s, r[1], buf) : 0;
+                    for (int m = 0; m < DFN_M_COUNT_; m++) {
+                        double a = dfn_result_metric(r[0], row, m), b = dfn_result_metric(r[1], other, m);
+                        if ((lean & DFN_M_BIT(m)) && !(isnan(a) && isnan(b)))   /* an empty bin's bandwidth */
+                            cr_assert_eq(a, b, "by %s where '%s', row %s, %s", dims[d], where[w], buf, dfn_metric_name(m));
+                    }
+                    cr_assert(isnan(dfn_result_metric(r[0], row, DFN_M_BUSY_S)) &&
+                                  isnan(dfn_result_metric(r[0], row, DFN_M_IDLE_S)),
+                              "by %s: busy and idle not asked for, yet given", dims[d]);
+                    cr_assert(!isnan(dfn_result_metric(r[1], other, DFN_M_BUSY_S)), "by %s: busy asked for", dims[d]);
+                    cr_assert_arr_eq(r[0]->spark + row * 8, r[1]->spark + other * 8, 8 * sizeof *r[0]->spark,
+                                     "by %s, row %s: sparkline", dims[d], buf);
+                    cr_assert_arr_eq(r[0]->sizes + row * DFN_SIZEBIN_COUNT, r[1]->sizes + other * DFN_SIZEBIN_COUNT,
+                                     DFN_SIZEBIN_COUNT * sizeof *r[0]->sizes, "by %s, row %s: size bins", dims[d], buf);
+                }
+                for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+                dfn_filter_free(&f);
+            }
+    /* asked for, exact: the reads' union is [100,125), the layer's adds
+     * the write and the open; idle is the window less it */
+    const char *by[] = { "func", "layer" }, *key[] = { "read", "posix" };
+    const double want[] = { 25e-6, 33e-6 };
+    for (int k = 0; k < 2; k++) {
+        dfn_query q = { .sort = -1, .layers = ls, .metrics = DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S) };
+        dfn_result *r = su_run(s, &q, by[k]);
+        cr_assert_float_eq(su_metric(s, r, key[k], DFN_M_BUSY_S), want[k], 1e-12, "by %s", by[k]);
+        cr_assert_float_eq(su_metric(s, r, key[k], DFN_M_IDLE_S), 303e-6 - want[k], 1e-12, "by %s", by[k]);
+        dfn_result_free(r);
+    }
+    dfn_store_free(s);
+}
+
 /* Keys that are numbers sort as numbers, at any length; the empty key
  * first, other text after them (issue 17). */
 Test(query, numeric_keys_sort_as_numbers)
