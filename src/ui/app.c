@@ -117,6 +117,11 @@ static void runner_free(runner *r)
         dfn_strtab_free(r->mk.keys);
         dfn_filter_free(&r->mk.filter);
     }
+    if (job_finished(&r->sl.job, true)) {   /* and slowest processes */
+        dfn_result_free(r->sl.res);
+        dfn_filter_free(&r->sl.filter);
+        free(r->sl.by.arg);
+    }
     dfn_findings_free(r->a.diag);
     free(r->a.diag_where);
     free(r->a.detail_kids);
@@ -314,6 +319,7 @@ static int run_headless(runner *r, const ui_opts *o)
     double *lat = dfn_xmalloc((nkeys ? nkeys : 1) * sizeof *lat);
     size_t nlat = 0;
     marks_poll(a, &r->mk, true);
+    slow_poll(a, &r->sl, true);
     draw_screen(a);
     wnoutrefresh(stdscr);
     doupdate();
@@ -328,9 +334,12 @@ static int run_headless(runner *r, const ui_opts *o)
         }
         export_poll(r, true);
         diag_poll(r, true);
-        /* marks come in the background: not part of the key's latency */
+        /* marks and the slowest processes come in the background: not
+         * part of the key's latency (waited for, so that every replay
+         * draws the same screens) */
         double m0 = dfn_now();
         marks_poll(a, &r->mk, true);
+        slow_poll(a, &r->sl, true);
         t0 += dfn_now() - m0;
         draw_screen(a);
         wnoutrefresh(stdscr);
@@ -457,6 +466,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
             export_poll(r, false);
             diag_poll(r, false);
             marks_poll(a, &r->mk, false);
+            slow_poll(a, &r->sl, false);
             curs_set(a->mode == MODE_PROMPT ? 1 : 0);
             draw_screen(a);
             refresh();

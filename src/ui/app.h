@@ -59,6 +59,17 @@ typedef struct {
     dfn_strtab *keys;         /* the rows' keys with findings */
 } marker;
 
+typedef struct {
+    job job;
+    const dfn_run *run;       /* run 0, loaded: the runs do not change meanwhile */
+    dfn_filter filter;
+    dfn_dim by;               /* the level's grouping (its own arg) */
+    double bin_s;
+    int threads;
+    unsigned gen;             /* the level result it is for */
+    dfn_result *res;          /* max_proc_s and max_proc by key, in key order */
+} slower;
+
 /* ---- loading: snapshots while a run loads, the final store's index ---- */
 
 typedef struct {
@@ -111,6 +122,7 @@ typedef struct {
     exporter ex;
     diagnoser dg;
     marker mk;
+    slower sl;
     bool quit;
     int status;
     bool headless;
@@ -133,6 +145,11 @@ void diag_poll(runner *r, bool wait);
 /* Takes finished marks to their level and starts them for a time or file
  * level that has none; wait: until they are there. */
 void marks_poll(app *a, marker *m, bool wait);
+/* Takes a finished slowest-process query to its level and starts one for
+ * a level of grouped rows that has none, once the keys have rested
+ * SLOW_REST seconds on it (at once with wait, which waits for it). */
+#define SLOW_REST 0.25
+void slow_poll(app *a, slower *w, bool wait);
 
 /* loading.c */
 /* Starts every run's loader (and its snapshots unless headless). */

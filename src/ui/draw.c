@@ -739,9 +739,11 @@ static void status_row_facts(const level *l, char *out, size_t cap)
 {
     const dfn_result *r = l->res->res[0];
     char who[256], t[32], all[32];
-    dfn_result_metric_str(r, l->cursor, DFN_M_MAX_PROC, who, sizeof who);
+    size_t sr = view_slow_row(l, l->cursor);   /* made behind the keys: none until then */
+    if (sr == SIZE_MAX) { out[0] = 0; return; }
+    dfn_result_metric_str(l->slow, sr, DFN_M_MAX_PROC, who, sizeof who);
     if (!who[0]) { out[0] = 0; return; }
-    dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
+    dfn_fmt_us(dfn_result_metric(l->slow, sr, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
     dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_TIME_S) * 1e6, all, sizeof all);
     snprintf(out, cap, " | slowest %s %s of %s", who, t, all);
 }

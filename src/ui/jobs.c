@@ -1,6 +1,6 @@
 /* Work on a worker thread, so the keys stay responsive: CSV export,
- * the diagnostics screen's findings, and the time and file levels' row
- * marks. Each is started and polled from the UI thread. */
+ * the diagnostics screen's findings, the time and file levels' row
+ * marks, and the status line's slowest process of each row. Each is started and polled from the UI thread. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "app.h"
 #include "dfnav/util.h"
@@ -133,6 +133,60 @@ void marks_poll(app *a, marker *m, bool wait)
     if (wait) marks_poll(a, m, true);
 }
 
+/* ---- the status line's slowest process of each row ---- */
+
+
+static void *slower_main(void *arg)
+{
+    slower *w = arg;
+    char err[256];
+    (void)setpriority(PRIO_PROCESS, 0, 10);   /* behind the keys, as the marks */
+    dfn_query q = { .filter = &w->filter, .sort = -1, .threads = w->threads, .bin_s = w->bin_s,
+                    .metrics = DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC), .layers = w->run->ls };
+    if (w->run->an) dfn_analysis_apply(w->run->an, &q);   /* arg.NAME inherits through the call tree */
+    q.dims[0] = w->by;
+    q.ndims = 1;
+    w->res = dfn_query_run(w->run->s, &q, err, sizeof err);   /* none: the status line says nothing */
+    atomic_store(&w->job.done, true);
+    return NULL;
+}
+
+/* The rows of a level whose status line names a slowest process: grouped
+ * rows of one run, not by process (a row is its own slowest). */
+static bool slow_wanted(const app *a, const level *l)
+{
+    return l->res && !a->loading && !a->v.labels && !view_is_calls(l) && !l->lanes && !l->flame &&
+           l->dim.kind != DFN_DIM_PROC && l->dim.kind != DFN_DIM_PID;
+}
+
+void slow_poll(app *a, slower *w, bool wait)
+{
+    if (!a->have_view) return;
+    level *l = view_top(&a->v);
+    if (job_finished(&w->job, wait)) {
+        if (l->res && l->res_gen == w->gen && !l->slow) l->slow = w->res;
+        else dfn_result_free(w->res);
+        w->res = NULL;
+        dfn_filter_free(&w->filter);
+        free(w->by.arg);
+        w->by.arg = NULL;
+    }
+    if (atomic_load(&w->job.running) || !slow_wanted(a, l) || l->slow_gen == l->res_gen) return;
+    /* keys typed in a row would each start a scan that the next one's
+     * query shares the cores with: only once they rest */
+    if (!wait && dfn_now() - l->res_at < SLOW_REST) return;
+    l->slow_gen = l->res_gen;
+    view_filter(&a->v, l, &w->filter);
+    w->run = &a->v.runs[0];
+    w->by = (dfn_dim){ .kind = l->dim.kind, .arg = l->dim.arg ? dfn_xstrdup(l->dim.arg) : NULL, .own = l->dim.own };
+    /* the bins on screen (the same edges: the rows' keys match) */
+    w->bin_s = l->dim.kind == DFN_DIM_TIME ? l->res->res[0]->bin_s : 0;
+    w->threads = a->v.threads;
+    w->gen = l->res_gen;
+    job_start(&w->job, slower_main, w);
+    if (wait) slow_poll(a, w, true);
+}
+
 void export_start(runner *r, const char *path, bool overwrite)
 {
     app *a = &r->a;
@@ -164,6 +218,8 @@ void export_start(runner *r, const char *path, bool overwrite)
          * I/O and exposed on the process levels, those chosen with c) */
         const char *ctr;
         x->metrics = DFN_M_BASIC | view_shown_metrics(&a->v, l, &ctr);
+        /* the slowest process, as the status line names it */
+        if (!a->v.labels && !view_is_calls(l)) x->metrics |= DFN_M_BIT(DFN_M_MAX_PROC);
         x->ctrs.n = ctr != NULL;
         x->ctrs.series[0] = (char *)ctr;   /* the view's, which outlives the export */
         x->dim.kind = l->dim.kind;

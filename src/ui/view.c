@@ -59,6 +59,7 @@ static void level_free(level *l)
     dfn_compare_free(l->res);
     dfn_cresult_free(&l->tracks);
     dfn_strtab_free(l->marks);
+    dfn_result_free(l->slow);
     memset(l, 0, sizeof *l);
 }
 
@@ -412,15 +413,16 @@ int view_col_width(const view *v, col_id c, int spark_w)
     return total;
 }
 
-/* Only what the screen shows: the latency histogram behind p90 and the
- * analysis sweeps are the dearest parts of a scan, and narrow screens
- * leave them out. The slowest process is on the status line, which has
- * it only for grouped rows of one run (it costs a map update per event). */
-static uint64_t view_metrics(const view *v, const level *l, const bool *show)
+/* Only what the screen shows: the latency histogram behind p90, the busy
+ * time's union (a layer's for every layer of a call) and the analysis
+ * sweeps are the dearest parts of a scan, and narrow screens leave them
+ * out. The slowest process of the status line comes behind the keys
+ * (slow_poll): its per-process sums were a tenth to a third of a scan. */
+static uint64_t view_metrics(const bool *show)
 {
-    uint64_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
+    uint64_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
                  DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
-    if (!v->labels && !view_is_calls(l)) m |= DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
+    if (show[COL_BUSY]) m |= DFN_M_BIT(DFN_M_BUSY_S);
     for (int c = COL_P90; c <= COL_SEQ; c++)
         if (show[c]) m |= DFN_M_BIT(view_cols[c].metric);
     if (show[COL_ACTIVE]) m |= DFN_M_BIT(DFN_M_ACTIVE);
@@ -506,7 +508,30 @@ uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr)
     int sw, kw;
     view_layout(v, l, show, &sw, &kw);
     if (ctr) *ctr = show[COL_CTR] ? view_ctr_series(v) : NULL;
-    return view_metrics(v, l, show);
+    return view_metrics(show);
+}
+
+/* Whether l's rows lack a metric its columns would show now: the screen
+ * grew, or columns were chosen, while a level above was on top. */
+static bool view_missing_metrics(const view *v, const level *l)
+{
+    if (!l->res || !l->res->nruns || view_is_calls(l) || l->lanes || l->flame) return false;
+    return (view_shown_metrics(v, l, NULL) & ~l->res->res[0]->metrics) != 0;
+}
+
+size_t view_slow_row(const level *l, size_t row)
+{
+    const dfn_result *s = l->slow;
+    if (!s || !l->res || !l->res->nruns || row >= l->res->res[0]->nrows) return SIZE_MAX;
+    const dfn_result *r = l->res->res[0];
+    size_t lo = 0, hi = s->nrows;
+    while (lo < hi) {   /* s is in key order */
+        size_t mid = lo + (hi - lo) / 2;
+        int c = dfn_result_key_cmp(s, mid, r, row);
+        if (c == 0) return mid;
+        if (c < 0) lo = mid + 1; else hi = mid;
+    }
+    return SIZE_MAX;
 }
 
 bool view_refresh(view *v, char *err, size_t errlen)
@@ -528,7 +553,7 @@ static bool view_query(view *v, char *err, size_t errlen)
     bool show[COL_N];   /* the columns that fit: what to compute */
     int sw, kw;
     view_layout(v, l, show, &sw, &kw);
-    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(v, l, show),
+    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(show),
                     .sizes = !view_is_calls(l) && !v->labels, .threads = v->threads };
     /* the ctr column: the counter metric of the series it shows */
     dfn_ctrs ctrs = { .n = 0 };
@@ -569,7 +594,10 @@ static bool view_query(view *v, char *err, size_t errlen)
     l->res = r;
     dfn_strtab_free(l->marks);   /* of the rows before */
     l->marks = NULL;
+    dfn_result_free(l->slow);
+    l->slow = NULL;
     l->res_gen = ++v->res_gen;
+    l->res_at = dfn_now();
     l->res_kind = l->dim.kind;
     if (l->flame) flame_order(v, l);
     if (l->lanes && l->lane_col >= r->res[0]->spark_bins) l->lane_col = r->res[0]->spark_bins ? r->res[0]->spark_bins - 1 : 0;
@@ -866,8 +894,9 @@ bool view_back(view *v)
     level_free(&v->lv[--v->nlv]);
     /* the level below kept its rows, cursor, sort and scroll */
     level *l = view_top(v);
-    if (!l->res || l->track_gen != v->track_gen) {
-        /* C pressed above this level changed the timeline's width too */
+    if (!l->res || l->track_gen != v->track_gen || view_missing_metrics(v, l)) {
+        /* C pressed above this level changed the timeline's width too;
+         * a wider screen may show a column its rows were not made with */
         char err[256];
         view_refresh(v, err, sizeof err);
     }

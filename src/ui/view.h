@@ -86,6 +86,13 @@ typedef struct {
      * (scored per row off the UI thread), for the res they were made for. */
     struct dfn_strtab *marks;
     unsigned res_gen, marks_gen;   /* which res: marks are started once per res */
+    /* Grouped rows of one run: each row's slowest process for the status
+     * line (max_proc_s and max_proc by the row's key, the rows in key
+     * order), made off the UI thread once the keys rest, for the res of
+     * slow_gen; res_at: when res came. */
+    dfn_result *slow;
+    unsigned slow_gen;
+    double res_at;
 } level;
 
 /* A store ready to show: built, with its layers compiled into per-event
@@ -187,6 +194,8 @@ void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth);
 /* The metrics the columns of level l on screen show; *ctr (may be NULL)
  * the counter series of the ctr column, or NULL when it is not shown. */
 uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr);
+/* The row of l->slow with the key of l's row (one run), or SIZE_MAX. */
+size_t view_slow_row(const level *l, size_t row);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
 /* Enter: opens the next level on the cursor's row. False with a message

@@ -212,12 +212,18 @@ storm() {
 }
 # same_screen DESC SIZE KEYS SET [LINE]: the pane equals the replay of
 # KEYS on SET at SIZE, but for line LINE (the status line, which says
-# other things after an export)
+# other things after an export), within 10 s: what comes behind the keys
+# (the rows' marks, the status line's slowest process) the replay waits
+# for, and the pane shows once it is there
 drop_line() { if [ -n "$1" ]; then sed "${1}d"; else cat; fi; }
 same_screen() {
     "$DFNAV" --replay "$3" --size "$2" --screens "$T/replay.txt" "$T/$4" 2>/dev/null
     tail -n "${2#*x}" "$T/replay.txt" | drop_line "${5:-}" >"$T/want.txt"
-    screen | sed 's/ *$//' | drop_line "${5:-}" >"$T/got.txt"
+    for _ in $(seq 100); do
+        screen | sed 's/ *$//' | drop_line "${5:-}" >"$T/got.txt"
+        cmp -s "$T/want.txt" "$T/got.txt" && break
+        sleep 0.1
+    done
     same_files "$1: the screen differs from --replay at $2" "$T/want.txt" "$T/got.txt"
 }
 feed
