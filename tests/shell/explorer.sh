@@ -116,6 +116,12 @@ grep -q "^compute: unknown layer 'nosuch'" "$T/cmp.txt" && ok || fail "bad --com
 grep -q "terminal too small" "$T/small.txt" && ok || fail "60x20 says the terminal is too small"
 check "resize to 120x40 draws 40 rows" 40 "$(awk '/^--- <Resize:120x40>/{f=1; next} f' "$T/small.txt" | wc -l | tr -d ' ')"
 grep -q "bytes/time" "$T/small.txt" && ok || fail "a wide screen shows more columns"
+# a level made at 80 columns, shown again after the screen grew, is made
+# again with what the wider screen shows (it showed p90 as '-', busy too,
+# and sparklines of the old width)
+"$DFNAV" --replay 'p f <Enter> <Resize:200x60> <BS>' --size 80x24 "$S" 2>/dev/null | tail -60 >"$T/back.txt"
+"$DFNAV" --replay 'p f' --size 200x60 "$S" 2>/dev/null | tail -60 >"$T/wide.txt"
+same_files "back after a resize: the level as a wide screen makes it" "$T/wide.txt" "$T/back.txt"
 
 # export: the file holds what dfnav report prints for the same filter and grouping
 mkdir -p "$T/exp" && cd "$T/exp" || exit 1
