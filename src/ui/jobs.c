@@ -115,7 +115,8 @@ void marks_poll(app *a, marker *m, bool wait)
     if (!a->have_view) return;
     level *l = view_top(&a->v);
     if (job_finished(&m->job, wait)) {
-        if (l->res && l->res_gen == m->gen) { dfn_strtab_free(l->marks); l->marks = m->keys; }
+        level *to = view_level_of(&a->v, m->gen);   /* as slow_poll's */
+        if (to) { dfn_strtab_free(to->marks); to->marks = m->keys; }
         else dfn_strtab_free(m->keys);
         m->keys = NULL;
         dfn_filter_free(&m->filter);
@@ -155,7 +156,7 @@ static void *slower_main(void *arg)
  * rows of one run, not by process (a row is its own slowest). */
 static bool slow_wanted(const app *a, const level *l)
 {
-    return l->res && !a->loading && !a->v.labels && !view_is_calls(l) && !l->lanes && !l->flame &&
+    return l->res && (!a->loading || a->settled) && !a->v.labels && !view_is_calls(l) && !l->lanes && !l->flame &&
            l->dim.kind != DFN_DIM_PROC && l->dim.kind != DFN_DIM_PID;
 }
 
@@ -164,7 +165,10 @@ void slow_poll(app *a, slower *w, bool wait)
     if (!a->have_view) return;
     level *l = view_top(&a->v);
     if (job_finished(&w->job, wait)) {
-        if (l->res && l->res_gen == w->gen && !l->slow) l->slow = w->res;
+        /* to the level it was made for, on top or not (a key pressed
+         * meanwhile: Backspace brings it back) */
+        level *to = view_level_of(&a->v, w->gen);
+        if (to && !to->slow) to->slow = w->res;
         else dfn_result_free(w->res);
         w->res = NULL;
         dfn_filter_free(&w->filter);

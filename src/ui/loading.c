@@ -320,12 +320,14 @@ void load_start(runner *r)
 void load_poll(runner *r)
 {
     app *a = &r->a;
-    bool any = false;
+    bool any = false, settled = true;
     for (size_t k = 0; k < r->nruns; k++) {
         poll_run(r, k);
         any |= run_loading(&r->runs[k]);
+        settled &= !r->runs[k].loader && (!r->runs[k].ix.started || r->runs[k].ix.shown);
     }
     a->loading = any;
+    a->settled = settled;
     if (!any) { load_compute_note(r); return; }
     bool indexing = true;
     size_t events = 0;

@@ -53,6 +53,10 @@ struct app {
     char progress[256];       /* loading: percent, events, rate, ETA */
     char *mem_warning;        /* MODE_MEMORY: why the set may not fit, before it loads */
     bool loading;
+    /* every run's final store is on screen: only its analyses (call tree,
+     * access patterns) may still come, which jobs that read the stores
+     * need not wait for */
+    bool settled;
     uint64_t malformed;       /* damage: malformed lines in all */
     uint64_t set_aside;       /* records of kinds not used, over every file */
     dfn_phcount set_aside_ph[DFN_PH_KINDS];   /* ... by their ph */

@@ -519,6 +519,13 @@ static bool view_missing_metrics(const view *v, const level *l)
     return (view_shown_metrics(v, l, NULL) & ~l->res->res[0]->metrics) != 0;
 }
 
+level *view_level_of(view *v, unsigned gen)
+{
+    for (size_t k = v->nlv; gen && k-- > 0;)
+        if (v->lv[k].res && v->lv[k].res_gen == gen) return &v->lv[k];
+    return NULL;
+}
+
 size_t view_slow_row(const level *l, size_t row)
 {
     const dfn_result *s = l->slow;

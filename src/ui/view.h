@@ -194,6 +194,9 @@ void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth);
 /* The metrics the columns of level l on screen show; *ctr (may be NULL)
  * the counter series of the ctr column, or NULL when it is not shown. */
 uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr);
+/* The level whose rows are result gen (res_gen), or NULL: it was left
+ * or made again. */
+level *view_level_of(view *v, unsigned gen);
 /* The row of l->slow with the key of l's row (one run), or SIZE_MAX. */
 size_t view_slow_row(const level *l, size_t row);
 /* Runs the top level's query again. */
