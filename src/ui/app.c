@@ -117,10 +117,10 @@ static void runner_free(runner *r)
         dfn_strtab_free(r->mk.keys);
         dfn_filter_free(&r->mk.filter);
     }
-    if (job_finished(&r->sl.job, true)) {   /* and slowest processes */
-        dfn_result_free(r->sl.res);
-        dfn_filter_free(&r->sl.filter);
-        free(r->sl.by.arg);
+    if (job_finished(&r->fc.job, true)) {   /* and slowest processes */
+        dfn_result_free(r->fc.res);
+        dfn_filter_free(&r->fc.filter);
+        free(r->fc.by.arg);
     }
     dfn_findings_free(r->a.diag);
     free(r->a.diag_where);
@@ -319,7 +319,7 @@ static int run_headless(runner *r, const ui_opts *o)
     double *lat = dfn_xmalloc((nkeys ? nkeys : 1) * sizeof *lat);
     size_t nlat = 0;
     marks_poll(a, &r->mk, true);
-    slow_poll(a, &r->sl, true);
+    facts_poll(a, &r->fc, true);
     draw_screen(a);
     wnoutrefresh(stdscr);
     doupdate();
@@ -339,7 +339,7 @@ static int run_headless(runner *r, const ui_opts *o)
          * draws the same screens) */
         double m0 = dfn_now();
         marks_poll(a, &r->mk, true);
-        slow_poll(a, &r->sl, true);
+        facts_poll(a, &r->fc, true);
         t0 += dfn_now() - m0;
         draw_screen(a);
         wnoutrefresh(stdscr);
@@ -466,7 +466,7 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
             export_poll(r, false);
             diag_poll(r, false);
             marks_poll(a, &r->mk, false);
-            slow_poll(a, &r->sl, false);
+            facts_poll(a, &r->fc, false);
             curs_set(a->mode == MODE_PROMPT ? 1 : 0);
             draw_screen(a);
             refresh();

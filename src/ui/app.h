@@ -67,8 +67,9 @@ typedef struct {
     double bin_s;
     int threads;
     unsigned gen;             /* the level result it is for */
-    dfn_result *res;          /* max_proc_s and max_proc by key, in key order */
-} slower;
+    bool slowest;             /* max_proc_s and max_proc too (not for rows that are processes) */
+    dfn_result *res;          /* by key, in key order: the size bins, the slowest process */
+} facter;
 
 /* ---- loading: snapshots while a run loads, the final store's index ---- */
 
@@ -122,7 +123,7 @@ typedef struct {
     exporter ex;
     diagnoser dg;
     marker mk;
-    slower sl;
+    facter fc;
     bool quit;
     int status;
     bool headless;
@@ -145,11 +146,12 @@ void diag_poll(runner *r, bool wait);
 /* Takes finished marks to their level and starts them for a time or file
  * level that has none; wait: until they are there. */
 void marks_poll(app *a, marker *m, bool wait);
-/* Takes a finished slowest-process query to its level and starts one for
- * a level of grouped rows that has none, once the keys have rested
- * SLOW_REST seconds on it (at once with wait, which waits for it). */
-#define SLOW_REST 0.25
-void slow_poll(app *a, slower *w, bool wait);
+/* Takes a finished query of the status line's facts (each row's slowest
+ * process and calls per transfer size) to its level, and starts one for a
+ * level of grouped rows that has none, once the keys have rested
+ * FACTS_REST seconds on it (at once with wait, which waits for it). */
+#define FACTS_REST 0.25
+void facts_poll(app *a, facter *w, bool wait);
 
 /* loading.c */
 /* Starts every run's loader (and its snapshots unless headless). */

@@ -739,11 +739,11 @@ static void status_row_facts(const level *l, char *out, size_t cap)
 {
     const dfn_result *r = l->res->res[0];
     char who[256], t[32], all[32];
-    size_t sr = view_slow_row(l, l->cursor);   /* made behind the keys: none until then */
+    size_t sr = view_facts_row(l, l->cursor);   /* made behind the keys: none until then */
     if (sr == SIZE_MAX) { out[0] = 0; return; }
-    dfn_result_metric_str(l->slow, sr, DFN_M_MAX_PROC, who, sizeof who);
+    dfn_result_metric_str(l->facts, sr, DFN_M_MAX_PROC, who, sizeof who);
     if (!who[0]) { out[0] = 0; return; }
-    dfn_fmt_us(dfn_result_metric(l->slow, sr, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
+    dfn_fmt_us(dfn_result_metric(l->facts, sr, DFN_M_MAX_PROC_S) * 1e6, t, sizeof t);
     dfn_fmt_us(dfn_result_metric(r, l->cursor, DFN_M_TIME_S) * 1e6, all, sizeof all);
     snprintf(out, cap, " | slowest %s %s of %s", who, t, all);
 }
@@ -1035,7 +1035,7 @@ static void draw_status(app *a)
         }
         /* the row's slowest process, then what the level selects */
         line[0] = 0;
-        bool one_proc = l->dim.kind == DFN_DIM_PROC || l->dim.kind == DFN_DIM_PID;   /* its own slowest */
+        bool one_proc = view_row_is_process(l);   /* its own slowest */
         if (!view_is_calls(l) && !one_proc && c->nrows && !a->v.labels)
             status_row_facts(l, line, sizeof line);
         int n = (int)strlen(line);
@@ -1052,9 +1052,8 @@ static void draw_status(app *a)
         if (view_is_calls(l) && c->matched > c->nrows && n < (int)sizeof line)
             snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", c->nrows);
         int used = x + (x < a->cols ? draw_text(y, x, a->cols - x, line, strlen(line), false, false, ascii) : 0);
-        const dfn_result *r = c->res[0];
-        if (!view_is_calls(l) && !a->v.labels && r->sizes && l->cursor < r->nrows)
-            size_bars(a, y, used, &r->sizes[l->cursor * DFN_SIZEBIN_COUNT]);
+        size_t fr = view_facts_row(l, l->cursor);   /* made behind the keys: none until then */
+        if (fr != SIZE_MAX && l->facts->sizes) size_bars(a, y, used, &l->facts->sizes[fr * DFN_SIZEBIN_COUNT]);
     }
 }
 

@@ -1,6 +1,7 @@
 /* Work on a worker thread, so the keys stay responsive: CSV export,
  * the diagnostics screen's findings, the time and file levels' row
- * marks, and the status line's slowest process of each row. Each is started and polled from the UI thread. */
+ * marks, and the status line's facts of each row (slowest process,
+ * calls per transfer size). Each is started and polled from the UI thread. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "app.h"
 #include "dfnav/util.h"
@@ -115,7 +116,7 @@ void marks_poll(app *a, marker *m, bool wait)
     if (!a->have_view) return;
     level *l = view_top(&a->v);
     if (job_finished(&m->job, wait)) {
-        level *to = view_level_of(&a->v, m->gen);   /* as slow_poll's */
+        level *to = view_level_of(&a->v, m->gen);   /* as facts_poll's */
         if (to) { dfn_strtab_free(to->marks); to->marks = m->keys; }
         else dfn_strtab_free(m->keys);
         m->keys = NULL;
@@ -134,16 +135,17 @@ void marks_poll(app *a, marker *m, bool wait)
     if (wait) marks_poll(a, m, true);
 }
 
-/* ---- the status line's slowest process of each row ---- */
+/* ---- the status line's facts of each row: slowest process, sizes ---- */
 
 
-static void *slower_main(void *arg)
+static void *facts_main(void *arg)
 {
-    slower *w = arg;
+    facter *w = arg;
     char err[256];
     (void)setpriority(PRIO_PROCESS, 0, 10);   /* behind the keys, as the marks */
-    dfn_query q = { .filter = &w->filter, .sort = -1, .threads = w->threads, .bin_s = w->bin_s,
-                    .metrics = DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC), .layers = w->run->ls };
+    dfn_query q = { .filter = &w->filter, .sort = -1, .threads = w->threads, .bin_s = w->bin_s, .sizes = true,
+                    .metrics = w->slowest ? DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC) : DFN_M_BIT(DFN_M_COUNT),
+                    .layers = w->run->ls };
     if (w->run->an) dfn_analysis_apply(w->run->an, &q);   /* arg.NAME inherits through the call tree */
     q.dims[0] = w->by;
     q.ndims = 1;
@@ -152,15 +154,14 @@ static void *slower_main(void *arg)
     return NULL;
 }
 
-/* The rows of a level whose status line names a slowest process: grouped
- * rows of one run, not by process (a row is its own slowest). */
-static bool slow_wanted(const app *a, const level *l)
+/* The rows of a level whose status line has facts of its own: grouped
+ * rows of one run (not lanes or a flame graph). */
+static bool facts_wanted(const app *a, const level *l)
 {
-    return l->res && (!a->loading || a->settled) && !a->v.labels && !view_is_calls(l) && !l->lanes && !l->flame &&
-           l->dim.kind != DFN_DIM_PROC && l->dim.kind != DFN_DIM_PID;
+    return l->res && (!a->loading || a->settled) && !a->v.labels && !view_is_calls(l) && !l->lanes && !l->flame;
 }
 
-void slow_poll(app *a, slower *w, bool wait)
+void facts_poll(app *a, facter *w, bool wait)
 {
     if (!a->have_view) return;
     level *l = view_top(&a->v);
@@ -168,18 +169,18 @@ void slow_poll(app *a, slower *w, bool wait)
         /* to the level it was made for, on top or not (a key pressed
          * meanwhile: Backspace brings it back) */
         level *to = view_level_of(&a->v, w->gen);
-        if (to && !to->slow) to->slow = w->res;
+        if (to && !to->facts) to->facts = w->res;
         else dfn_result_free(w->res);
         w->res = NULL;
         dfn_filter_free(&w->filter);
         free(w->by.arg);
         w->by.arg = NULL;
     }
-    if (atomic_load(&w->job.running) || !slow_wanted(a, l) || l->slow_gen == l->res_gen) return;
+    if (atomic_load(&w->job.running) || !facts_wanted(a, l) || l->facts_gen == l->res_gen) return;
     /* keys typed in a row would each start a scan that the next one's
      * query shares the cores with: only once they rest */
-    if (!wait && dfn_now() - l->res_at < SLOW_REST) return;
-    l->slow_gen = l->res_gen;
+    if (!wait && dfn_now() - l->res_at < FACTS_REST) return;
+    l->facts_gen = l->res_gen;
     view_filter(&a->v, l, &w->filter);
     w->run = &a->v.runs[0];
     w->by = (dfn_dim){ .kind = l->dim.kind, .arg = l->dim.arg ? dfn_xstrdup(l->dim.arg) : NULL, .own = l->dim.own };
@@ -187,8 +188,9 @@ void slow_poll(app *a, slower *w, bool wait)
     w->bin_s = l->dim.kind == DFN_DIM_TIME ? l->res->res[0]->bin_s : 0;
     w->threads = a->v.threads;
     w->gen = l->res_gen;
-    job_start(&w->job, slower_main, w);
-    if (wait) slow_poll(a, w, true);
+    w->slowest = !view_row_is_process(l);
+    job_start(&w->job, facts_main, w);
+    if (wait) facts_poll(a, w, true);
 }
 
 void export_start(runner *r, const char *path, bool overwrite)

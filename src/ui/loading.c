@@ -97,7 +97,7 @@ static bool install_extra(runner *r, size_t k)
 {
     run_load *rl = &r->runs[k];
     if (atomic_load(&r->ex.job.running) || atomic_load(&r->dg.job.running) || atomic_load(&r->mk.job.running) ||
-        atomic_load(&r->sl.job.running))
+        atomic_load(&r->fc.job.running))
         return false;
     dfn_analysis *x = atomic_exchange(&rl->ix.extra, NULL);
     if (!x) return false;

@@ -59,7 +59,7 @@ static void level_free(level *l)
     dfn_compare_free(l->res);
     dfn_cresult_free(&l->tracks);
     dfn_strtab_free(l->marks);
-    dfn_result_free(l->slow);
+    dfn_result_free(l->facts);
     memset(l, 0, sizeof *l);
 }
 
@@ -416,8 +416,9 @@ int view_col_width(const view *v, col_id c, int spark_w)
 /* Only what the screen shows: the latency histogram behind p90, the busy
  * time's union (a layer's for every layer of a call) and the analysis
  * sweeps are the dearest parts of a scan, and narrow screens leave them
- * out. The slowest process of the status line comes behind the keys
- * (slow_poll): its per-process sums were a tenth to a third of a scan. */
+ * out. The status line's facts of the selected row come behind the keys
+ * (facts_poll): the slowest process's per-process sums were a tenth to a
+ * third of a scan, the transfer-size bins a fifth. */
 static uint64_t view_metrics(const bool *show)
 {
     uint64_t m = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
@@ -526,9 +527,11 @@ level *view_level_of(view *v, unsigned gen)
     return NULL;
 }
 
-size_t view_slow_row(const level *l, size_t row)
+bool view_row_is_process(const level *l) { return l->dim.kind == DFN_DIM_PROC || l->dim.kind == DFN_DIM_PID; }
+
+size_t view_facts_row(const level *l, size_t row)
 {
-    const dfn_result *s = l->slow;
+    const dfn_result *s = l->facts;
     if (!s || !l->res || !l->res->nruns || row >= l->res->res[0]->nrows) return SIZE_MAX;
     const dfn_result *r = l->res->res[0];
     size_t lo = 0, hi = s->nrows;
@@ -560,8 +563,7 @@ static bool view_query(view *v, char *err, size_t errlen)
     bool show[COL_N];   /* the columns that fit: what to compute */
     int sw, kw;
     view_layout(v, l, show, &sw, &kw);
-    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(show),
-                    .sizes = !view_is_calls(l) && !v->labels, .threads = v->threads };
+    dfn_query q = { .filter = &f, .desc = l->desc, .metrics = view_metrics(show), .threads = v->threads };
     /* the ctr column: the counter metric of the series it shows */
     dfn_ctrs ctrs = { .n = 0 };
     const char *series = show[COL_CTR] ? view_ctr_series(v) : NULL;
@@ -587,13 +589,11 @@ static bool view_query(view *v, char *err, size_t errlen)
         q.spark_split = runs_have(v, has_overlap) && !v->labels;
         q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) |
                     (q.spark_split ? DFN_M_OVERLAP : 0);
-        q.sizes = false;
     }
     if (l->flame) {
         /* total and self time per path; the tree gives the order */
         q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_PCT_TIME);
         q.spark_split = false;
-        q.sizes = false;
     }
     dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
     if (!r) { dfn_filter_free(&f); return false; }
@@ -601,8 +601,8 @@ static bool view_query(view *v, char *err, size_t errlen)
     l->res = r;
     dfn_strtab_free(l->marks);   /* of the rows before */
     l->marks = NULL;
-    dfn_result_free(l->slow);
-    l->slow = NULL;
+    dfn_result_free(l->facts);
+    l->facts = NULL;
     l->res_gen = ++v->res_gen;
     l->res_at = dfn_now();
     l->res_kind = l->dim.kind;

@@ -86,12 +86,13 @@ typedef struct {
      * (scored per row off the UI thread), for the res they were made for. */
     struct dfn_strtab *marks;
     unsigned res_gen, marks_gen;   /* which res: marks are started once per res */
-    /* Grouped rows of one run: each row's slowest process for the status
-     * line (max_proc_s and max_proc by the row's key, the rows in key
-     * order), made off the UI thread once the keys rest, for the res of
-     * slow_gen; res_at: when res came. */
-    dfn_result *slow;
-    unsigned slow_gen;
+    /* Grouped rows of one run: the status line's facts of each row (its
+     * calls per transfer size, its slowest process: max_proc_s and
+     * max_proc), by the row's key, the rows in key order, made off the UI
+     * thread once the keys rest, for the res of facts_gen; res_at: when
+     * res came. */
+    dfn_result *facts;
+    unsigned facts_gen;
     double res_at;
 } level;
 
@@ -197,8 +198,10 @@ uint64_t view_shown_metrics(const view *v, const level *l, const char **ctr);
 /* The level whose rows are result gen (res_gen), or NULL: it was left
  * or made again. */
 level *view_level_of(view *v, unsigned gen);
-/* The row of l->slow with the key of l's row (one run), or SIZE_MAX. */
-size_t view_slow_row(const level *l, size_t row);
+/* Whether l's rows are processes (process, pid): each its own slowest. */
+bool view_row_is_process(const level *l);
+/* The row of l->facts with the key of l's row (one run), or SIZE_MAX. */
+size_t view_facts_row(const level *l, size_t row);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
 /* Enter: opens the next level on the cursor's row. False with a message
