@@ -1002,7 +1002,7 @@ static size_t part_row(part *p, const uint32_t *ids)
 /* Where an event falls on the sparkline: its span clipped to the window,
  * and the first and last bin. Computed once per event, applied to the
  * row's bins and to the total. */
-typedef struct { uint64_t s, e; uint32_t b0, b1; bool on; } spark_pos;
+typedef struct { uint64_t s, e; uint32_t b0, b1; bool on, one; } spark_pos;   /* one: on, and b0 == b1 */
 
 static inline uint32_t spark_bin(const qctx *c, uint64_t x)
 {
@@ -1028,6 +1028,7 @@ static inline spark_pos spark_where(const qctx *c, uint64_t ts, uint64_t dur)
     p.b0 = spark_bin(c, s);
     p.b1 = spark_bin(c, e - 1);
     p.on = true;
+    p.one = p.b0 == p.b1;
     return p;
 }
 
@@ -1050,10 +1051,11 @@ static inline __attribute__((always_inline)) spark_pos spark_where_memo(const qc
                                                                         uint64_t dur)
 {
     uint64_t lo = c->spark_lo_us;
-    /* (the scans meet calls in start order: ts >= m->lo only guards a
-     * memo used out of that order) */
-    if (dur && ts >= m->lo && ts < m->hi && dur <= m->hi - ts)
-        return (spark_pos){ .s = ts - lo, .e = ts - lo + dur, .b0 = m->b, .b1 = m->b, .on = true };
+    /* Each scan keeps its own memo and meets its calls in start order,
+     * all at or past the window's start, so ts >= m->lo holds: it set m
+     * from a call of this bin at or before ts */
+    if (dur && ts < m->hi && dur <= m->hi - ts)
+        return (spark_pos){ .s = ts - lo, .e = ts - lo + dur, .b0 = m->b, .b1 = m->b, .on = true, .one = true };
     spark_pos p = spark_where(c, ts, dur);
     /* spark_bin is floor(x * bins / span) exactly, and bin b holds
      * [edge(b), edge(b + 1)) from lo, while span * bins + bins and lo +
@@ -1093,7 +1095,7 @@ static void spark_add(const qctx *c, uint64_t *bins, dfn_map64 *sparse, uint64_t
 static inline __attribute__((always_inline)) void spark_add_one(const qctx *c, uint64_t *bins, dfn_map64 *sparse,
                                                                 uint64_t row, const spark_pos *p)
 {
-    if (p->on && p->b0 == p->b1 && bins) bins[p->b0] += p->e - p->s;
+    if (p->one && bins) bins[p->b0] += p->e - p->s;
     else spark_add(c, bins, sparse, row, p);
 }
 
