@@ -1219,21 +1219,27 @@ static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row
     return w;
 }
 
-/* Closes the segment [w->s, w->e) into the sweep's sums. */
-static void psw_close(const qctx *c, psweep *w, uint64_t next_start)
+/* The compute under [w->s, w->e), and the stretch without compute
+ * around its end for the segments after it. */
+static __attribute__((noinline)) uint64_t psw_cover(const qctx *c, psweep *w)
+{
+    uint64_t cov = dfn_overlap_covered(c->q->overlap, w->proc, w->s, w->e);
+    dfn_overlap_gap(c->q->overlap, w->proc, w->e, &w->gap_lo, &w->gap_hi);
+    return cov;
+}
+
+/* Closes the segment [w->s, w->e) into the sweep's sums: in the scan's
+ * loop, as nearly every I/O call closes the one before it on its thread. */
+static inline __attribute__((always_inline)) void psw_close(const qctx *c, psweep *w, uint64_t next_start)
 {
     uint64_t len = w->e - w->s;
     w->len += len;
     if (w->kind == 0) {
         /* most calls fall between two stretches of compute: no search */
-        uint64_t cov = 0;
-        if (w->s < w->gap_lo || w->e > w->gap_hi) {
-            cov = dfn_overlap_covered(c->q->overlap, w->proc, w->s, w->e);
-            dfn_overlap_gap(c->q->overlap, w->proc, w->e, &w->gap_lo, &w->gap_hi);
-        }
+        uint64_t cov = w->s < w->gap_lo || w->e > w->gap_hi ? psw_cover(c, w) : 0;
         w->exposed += len - cov;
     }
-    if (!w->closed_one) { w->f_e = w->e; w->second = next_start; w->closed_one = true; }
+    if (__builtin_expect(!w->closed_one, 0)) { w->f_e = w->e; w->second = next_start; w->closed_one = true; }
 }
 
 static inline __attribute__((always_inline))
@@ -1351,7 +1357,12 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
     if (c->need_overlap) {
         uint32_t op = c->ov_proc[s->lane[i]];
         /* the row's processes: their compute is measured at the end */
-        if (c->need_cmp_sweep) psw_get(p, row, op, 1)->started = true;
+        if (c->need_cmp_sweep) {
+            /* made once per row and process, started then (the slot of a
+             * dense row says whether it was) */
+            const uint32_t *slots = AX(a)->psw;
+            if (!slots || !slots[2 * (size_t)op + 1]) psw_get(p, row, op, 1)->started = true;
+        }
         if (!query_is_io(c, i)) return;
         psw_add(p, row, op, 0, ts, ts + dur);
         if (c->spark_split) spark_add_one(c, AX(a)->spk_io, &p->spk[1], row, sp);
