@@ -2244,9 +2244,9 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
 
 /* The columns of r's metrics for a query of these metrics: a grouping of
  * a million rows kept 35 doubles a row whatever it showed. */
-static void result_layout(dfn_result *r, uint64_t metrics)
+static void result_layout(dfn_result *r, uint64_t metrics, bool asked_only)
 {
-    uint64_t keep = metrics | KEEP_ALWAYS;
+    uint64_t keep = asked_only ? metrics : metrics | KEEP_ALWAYS;
     if (keep & KEEP_SPREAD) keep |= KEEP_SPREAD | KEEP_PROCS;   /* proc_step reads them all */
     if (keep & KEEP_PROCS) keep |= KEEP_PROCS;
     if (keep & KEEP_OVERLAP) keep |= KEEP_OVERLAP;
@@ -3081,7 +3081,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         }
     }
     r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
-    result_layout(r, r->metrics);
+    result_layout(r, r->metrics, q->asked_only);
     const char *missing = (r->metrics & DFN_M_OVERLAP) && !q->overlap ? "compute_s, io_busy_s, exposed_s and overlap_pct need a compute definition" :
                           (r->metrics & DFN_M_BIT(DFN_M_SELF_S)) && !q->tree ? "self_s needs the call tree" :
                           (r->metrics & DFN_M_BIT(DFN_M_SEQ_PCT)) && !q->access ? "seq_pct needs the access analysis" : NULL;

@@ -491,6 +491,30 @@ Test(query, busy_only_when_asked)
     dfn_store_free(s);
 }
 
+/* A query that keeps only what it asks for (the explorer's status line
+ * facts) has the same figures for those, the metrics every row gets
+ * undefined, and a row fewer bytes. */
+Test(query, asked_only_keeps_what_it_asks)
+{
+    const uint64_t asked = DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
+    dfn_result *r[2];
+    for (int k = 0; k < 2; k++) {
+        dfn_query q = { .sort = -1, .sizes = true, .metrics = asked, .asked_only = k == 1 };
+        r[k] = su_run(st, &q, "func");
+    }
+    cr_assert_eq(r[0]->nrows, r[1]->nrows);
+    cr_assert_lt(r[1]->mw, r[0]->mw, "%zu columns kept, %zu without asked_only", r[1]->mw, r[0]->mw);
+    for (size_t row = 0; row < r[0]->nrows; row++) {
+        cr_assert_eq(dfn_result_key(r[0], row, 0)->id, dfn_result_key(r[1], row, 0)->id);
+        cr_assert_eq(dfn_result_metric(r[0], row, DFN_M_MAX_PROC_S), dfn_result_metric(r[1], row, DFN_M_MAX_PROC_S));
+        cr_assert_eq(dfn_result_metric(r[0], row, DFN_M_MAX_PROC), dfn_result_metric(r[1], row, DFN_M_MAX_PROC));
+        cr_assert(!isnan(dfn_result_metric(r[0], row, DFN_M_TIME_S)) && isnan(dfn_result_metric(r[1], row, DFN_M_TIME_S)));
+        cr_assert_arr_eq(r[0]->sizes + row * DFN_SIZEBIN_COUNT, r[1]->sizes + row * DFN_SIZEBIN_COUNT,
+                         DFN_SIZEBIN_COUNT * sizeof *r[0]->sizes);
+    }
+    for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+}
+
 /* Keys that are numbers sort as numbers, at any length; the empty key
  * first, other text after them (issue 17). */
 Test(query, numeric_keys_sort_as_numbers)

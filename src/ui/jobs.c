@@ -143,7 +143,7 @@ static void *facts_main(void *arg)
     facter *w = arg;
     char err[256];
     (void)setpriority(PRIO_PROCESS, 0, 10);   /* behind the keys, as the marks */
-    dfn_query q = { .filter = &w->filter, .sort = -1, .threads = w->threads, .bin_s = w->bin_s, .sizes = true,
+    dfn_query q = { .filter = &w->filter, .sort = -1, .threads = w->threads, .bin_s = w->bin_s, .sizes = true, .asked_only = true,
                     .metrics = w->slowest ? DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC) : DFN_M_BIT(DFN_M_COUNT),
                     .layers = w->run->ls };
     if (w->run->an) dfn_analysis_apply(w->run->an, &q);   /* arg.NAME inherits through the call tree */
