@@ -584,11 +584,11 @@ static bool view_query(view *v, char *err, size_t errlen)
     if (view_is_calls(l)) q.top = v->calls_limit;
     if (v->spark_w > 0) q.spark_bins = (size_t)v->spark_w;
     if (l->lanes) {
-        /* a cell per column: each process's I/O, compute and call time in it */
+        /* a cell per column: each process's I/O, compute and call time in
+         * it (its sparklines: no busy union, which no cell shows) */
         q.spark_bins = (size_t)view_lanes_width(v);
         q.spark_split = runs_have(v, has_overlap) && !v->labels;
-        q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BUSY_S) |
-                    (q.spark_split ? DFN_M_OVERLAP : 0);
+        q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | (q.spark_split ? DFN_M_OVERLAP : 0);
     }
     if (l->flame) {
         /* total and self time per path; the tree gives the order */
