@@ -337,6 +337,7 @@ typedef struct {
     size_t nprocs;
     bool need_hist, need_procs, need_files;
     bool need_busy;           /* busy_s or idle_s: each row's union of its calls */
+    bool need_any;            /* any of busy, histogram, processes, files, sums, extra: one test a call when none */
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
@@ -1433,11 +1434,14 @@ void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint6
     }
     if (counted && longest > a->maxdur) a->maxdur = longest;
     if (!plain && counted && c->need_size && event_is_rw(c->s, i)) acc_size(p, a, row, true, calls, fbytes);
+    if (c->spark_bins) spark_add_one(c, AX(a)->spark, &p->spk[0], row, sp);
+    /* the explorer's own columns need none of these (a tenth of its scan
+     * was testing for them) */
+    if (!c->need_any) return;
     if (c->need_busy) acc_busy(p, a, ts, ts + dur);
     if (!plain && counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
     if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
     if (!plain && c->need_files) row_file(p, row, c->s->file[i]);
-    if (c->spark_bins) spark_add_one(c, AX(a)->spark, &p->spk[0], row, sp);
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes, plain);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -3140,6 +3144,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
         c.nctr = q->ctrs->n;
         c.need_extra = true;
     }
+    c.need_any = c.need_busy || c.need_hist || c.need_procs || c.need_files || c.need_sums || c.need_extra;
     r->proc_lane = dfn_xmalloc((c.nprocs ? c.nprocs : 1) * sizeof *r->proc_lane);
     for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
