@@ -1682,6 +1682,7 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
     const uint32_t *idx32;
     const uint64_t *masks = dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
     size_t nm = nmasks ? nmasks : 1;
+    const bool per_row = c->need_busy || c->need_extra;
     int32_t (*rows)[64] = dfn_xmalloc(nm * sizeof *rows);   /* layer rows of a mask, valid once known */
     uint8_t *nrow = dfn_xcalloc(nm, 1);
     bool *known = dfn_xcalloc(nm, sizeof *known);
@@ -1744,10 +1745,11 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
         spark_pos sp = { .on = false };
         if (spark) sp = spark_where_memo(c, &sm, ts, dur);
         if (mx->spark) spark_add_one(c, mx->spark, NULL, 0, &sp);
-        for (uint8_t k = 0; (c->need_busy || c->need_extra) && k < nrow[mi]; k++) {
-            if (c->need_busy) acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
-            if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
-        }
+        if (per_row)   /* a layer's own union and sweeps: for each layer of the call */
+            for (uint8_t k = 0; k < nrow[mi]; k++) {
+                if (c->need_busy) acc_busy(p, &p->acc[rows[mi][k]], ts, ts + dur);
+                if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
+            }
     }
     /* spread each mask's sums to its layers; the masks partition the
      * events, so their sparklines add up to the total */
