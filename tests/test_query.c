@@ -332,6 +332,32 @@ static const uint64_t own_lean = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S
                                  DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
 static const uint64_t own_wide = own_lean | DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
 
+/* Rows r1 has for each of r0's, by key (the one row of totals without
+ * dimensions), with the same metrics of mask (both undefined passes: an
+ * empty bin's bandwidth), sparklines of bins and size bins; what names
+ * the queries in a failure. */
+static void same_rows(const dfn_store *s, const dfn_result *r0, const dfn_result *r1, uint64_t mask, size_t bins,
+                      const char *what)
+{
+    cr_assert_eq(r0->nrows, r1->nrows, "%s", what);
+    for (size_t row = 0; row < r0->nrows; row++) {
+        char buf[512];
+        if (r0->ndims) dfn_result_key_text(s, r0, row, 0, buf, sizeof buf);
+        else snprintf(buf, sizeof buf, "(totals)");
+        size_t other = r0->ndims ? su_row_req(s, r1, buf) : 0;
+        for (int m = 0; m < DFN_M_COUNT_; m++) {
+            double a = dfn_result_metric(r0, row, m), b = dfn_result_metric(r1, other, m);
+            if (!(mask & DFN_M_BIT(m)) || (isnan(a) && isnan(b))) continue;
+            cr_assert_eq(a, b, "%s, row %s, %s: %g and %g", what, buf, dfn_metric_name(m), a, b);
+        }
+        cr_assert_arr_eq(r0->spark + row * bins, r1->spark + other * bins, bins * sizeof *r0->spark,
+                         "%s, row %s: sparkline", what, buf);
+        if (r0->sizes)
+            cr_assert_arr_eq(r0->sizes + row * DFN_SIZEBIN_COUNT, r1->sizes + other * DFN_SIZEBIN_COUNT,
+                             DFN_SIZEBIN_COUNT * sizeof *r0->sizes, "%s, row %s: size bins", what, buf);
+    }
+}
+
 static void same_as_full_path(const dfn_store *s, const dfn_layerset *ls, dfn_analysis *an, const char *by,
                               uint64_t own, uint64_t extra, bool sizes, const char *where)
 {
@@ -346,25 +372,9 @@ static void same_as_full_path(const dfn_store *s, const dfn_layerset *ls, dfn_an
         if (an) dfn_analysis_apply(an, &q);
         r[k] = su_run(s, &q, by);
     }
-    cr_assert_eq(r[0]->nrows, r[1]->nrows, "by %s", by);
-    for (size_t row = 0; row < r[0]->nrows; row++) {
-        char buf[512];
-        dfn_result_key_text(s, r[0], row, 0, buf, sizeof buf);
-        size_t other = su_row_req(s, r[1], buf);
-        double a[DFN_M_COUNT_], b[DFN_M_COUNT_];
-        dfn_result_row_full(r[0], row, a);
-        dfn_result_row_full(r[1], other, b);
-        for (int m = 0; m < DFN_M_COUNT_; m++) {
-            if (!((own | extra) & DFN_M_BIT(m)) || (isnan(a[m]) && isnan(b[m]))) continue;
-            cr_assert_eq(a[m], b[m], "by %s where '%s', row %s, %s: %g here, %g on the full path", by, where, buf,
-                         dfn_metric_name(m), a[m], b[m]);
-        }
-        cr_assert_arr_eq(r[0]->spark + row * 16, r[1]->spark + other * 16, 16 * sizeof *r[0]->spark,
-                         "by %s where '%s', row %s: sparkline", by, where, buf);
-        if (sizes && r[0]->sizes)
-            cr_assert_arr_eq(r[0]->sizes + row * DFN_SIZEBIN_COUNT, r[1]->sizes + other * DFN_SIZEBIN_COUNT,
-                             DFN_SIZEBIN_COUNT * sizeof *r[0]->sizes, "by %s, row %s: size bins", by, buf);
-    }
+    char what[256];
+    snprintf(what, sizeof what, "by %s where '%s', here and on the full path", by, where);
+    same_rows(s, r[0], r[1], own | extra, 16, what);
     for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
     dfn_filter_free(&f);
 }
@@ -444,8 +454,6 @@ Test(query, busy_only_when_asked)
         EV("write", "POSIX", 1, 1, 300, 5, "\"fname\":\"/a\",\"ret\":7")
         EV("open", "POSIX", 2, 2, 400, 3, "\"fname\":\"/b\""), 1);
     dfn_layerset *ls = su_layerset(s, "posix");
-    const uint64_t lean = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_PCT_TIME) |
-                          DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
     const uint64_t busy = DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_MAX_PROC_S) |
                           DFN_M_BIT(DFN_M_MAX_PROC);
     const char *dims[] = { "func", "file", "proc", "time", "sizebin", "layer", "" };
@@ -454,32 +462,21 @@ Test(query, busy_only_when_asked)
         for (size_t w = 0; w < sizeof where / sizeof *where; w++)
             for (int threads = 1; threads <= 2; threads++) {
                 dfn_filter f;
-                char err[256], buf[512];
+                char err[256], what[256];
                 cr_assert(dfn_filter_parse(where[w], &f, err, sizeof err), "%s", err);
                 dfn_result *r[2];
                 for (int k = 0; k < 2; k++) {
                     dfn_query q = { .sort = -1, .spark_bins = 8, .sizes = true, .filter = &f, .layers = ls,
-                                    .threads = threads, .bin_s = 0.0001, .metrics = lean | (k ? busy : 0) };
+                                    .threads = threads, .bin_s = 0.0001, .metrics = own_lean | (k ? busy : 0) };
                     r[k] = su_run(s, &q, dims[d]);
                 }
-                cr_assert_eq(r[0]->nrows, r[1]->nrows, "by %s where '%s'", dims[d], where[w]);
+                snprintf(what, sizeof what, "by %s where '%s', without and with busy", dims[d], where[w]);
+                same_rows(s, r[0], r[1], own_lean, 8, what);
                 for (size_t row = 0; row < r[0]->nrows; row++) {
-                    if (r[0]->ndims) dfn_result_key_text(s, r[0], row, 0, buf, sizeof buf);
-                    else snprintf(buf, sizeof buf, "(totals)");
-                    size_t other = r[0]->ndims ? su_row_req(s, r[1], buf) : 0;
-                    for (int m = 0; m < DFN_M_COUNT_; m++) {
-                        double a = dfn_result_metric(r[0], row, m), b = dfn_result_metric(r[1], other, m);
-                        if ((lean & DFN_M_BIT(m)) && !(isnan(a) && isnan(b)))   /* an empty bin's bandwidth */
-                            cr_assert_eq(a, b, "by %s where '%s', row %s, %s", dims[d], where[w], buf, dfn_metric_name(m));
-                    }
                     cr_assert(isnan(dfn_result_metric(r[0], row, DFN_M_BUSY_S)) &&
                                   isnan(dfn_result_metric(r[0], row, DFN_M_IDLE_S)),
                               "by %s: busy and idle not asked for, yet given", dims[d]);
-                    cr_assert(!isnan(dfn_result_metric(r[1], other, DFN_M_BUSY_S)), "by %s: busy asked for", dims[d]);
-                    cr_assert_arr_eq(r[0]->spark + row * 8, r[1]->spark + other * 8, 8 * sizeof *r[0]->spark,
-                                     "by %s, row %s: sparkline", dims[d], buf);
-                    cr_assert_arr_eq(r[0]->sizes + row * DFN_SIZEBIN_COUNT, r[1]->sizes + other * DFN_SIZEBIN_COUNT,
-                                     DFN_SIZEBIN_COUNT * sizeof *r[0]->sizes, "by %s, row %s: size bins", dims[d], buf);
+                    cr_assert(!isnan(dfn_result_metric(r[1], row, DFN_M_BUSY_S)), "by %s: busy asked for", dims[d]);
                 }
                 for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
                 dfn_filter_free(&f);
