@@ -1464,8 +1464,8 @@ static bool query_nofilter(const qctx *c)
 
 /* Whether a query adds only what part_acc_in adds when plain: no
  * aggregated records, latencies, files, size statistics, self time or
- * access patterns; transfer-size bins (the explorer's status line) and
- * what part_acc_extra adds (overlap, shared files, counters) it adds. (A
+ * access patterns; transfer-size bins (the explorer's status line facts)
+ * and what part_acc_extra adds (overlap, shared files, counters) it adds. (A
  * window is no matter: the calls it cuts take part_event, and the scans
  * check for them in every instance.) */
 static bool query_plain(const qctx *c)
@@ -2233,11 +2233,12 @@ static void pct_step(double *m, uint64_t count, uint64_t *seen, int *pi, uint32_
 
 /* ---- the result's metrics: only those the query keeps ---- */
 
-/* Metrics kept whatever the query asks: those every row gets from its own
- * sums (a screen may show one its query did not ask for, as a level
- * kept from before a resize does); and those kept together because the
- * passes that make one read the others. Busy and idle time are not among
- * them: their union is a pass of its own, made only when asked for. */
+/* Metrics kept whatever the query asks (unless asked_only): those every
+ * row gets from its own sums, which any reader may take; and those kept
+ * together because the passes that make one read the others. Busy and
+ * idle time are not among them: their union is a pass of its own, made
+ * only when asked for (the explorer queries a level again when a wider
+ * screen shows a column its rows lack). */
 #define KEEP_ALWAYS (DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | \
                      DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | \
                      DFN_M_BIT(DFN_M_OPS_PER_S) | DFN_M_BIT(DFN_M_MEAN_US) | DFN_M_BIT(DFN_M_ACTIVE) | \

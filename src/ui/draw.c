@@ -735,11 +735,10 @@ static void draw_timeline(app *a, level *l)
 /* The selected row's slowest process: the wall-clock cost of a parallel
  * phase, by the same figure as the time column (summed call time), so the
  * two compare. */
-static void status_row_facts(const level *l, char *out, size_t cap)
+static void status_row_facts(const level *l, size_t sr, char *out, size_t cap)
 {
     const dfn_result *r = l->res->res[0];
     char who[256], t[32], all[32];
-    size_t sr = view_facts_row(l, l->cursor);   /* made behind the keys: none until then */
     if (sr == SIZE_MAX) { out[0] = 0; return; }
     dfn_result_metric_str(l->facts, sr, DFN_M_MAX_PROC, who, sizeof who);
     if (!who[0]) { out[0] = 0; return; }
@@ -1035,9 +1034,10 @@ static void draw_status(app *a)
         }
         /* the row's slowest process, then what the level selects */
         line[0] = 0;
+        size_t fr = view_facts_row(l, l->cursor);   /* made behind the keys: none until then */
         bool one_proc = view_row_is_process(l);   /* its own slowest */
         if (!view_is_calls(l) && !one_proc && c->nrows && !a->v.labels)
-            status_row_facts(l, line, sizeof line);
+            status_row_facts(l, fr, line, sizeof line);
         int n = (int)strlen(line);
         n += snprintf(line + n, sizeof line - (size_t)n, c->nrows || warn[0] ? " | " : "no rows, ");
         /* comparing: each run's events, and which runs have the row */
@@ -1052,7 +1052,6 @@ static void draw_status(app *a)
         if (view_is_calls(l) && c->matched > c->nrows && n < (int)sizeof line)
             snprintf(line + n, sizeof line - (size_t)n, " (first %zu by this sort)", c->nrows);
         int used = x + (x < a->cols ? draw_text(y, x, a->cols - x, line, strlen(line), false, false, ascii) : 0);
-        size_t fr = view_facts_row(l, l->cursor);   /* made behind the keys: none until then */
         if (fr != SIZE_MAX && l->facts->sizes) size_bars(a, y, used, &l->facts->sizes[fr * DFN_SIZEBIN_COUNT]);
     }
 }
