@@ -5,6 +5,7 @@
 #include "dfnav/query.h"
 #include "dfnav/ctrindex.h"
 #include "dfnav/map64.h"
+#include "dfnav/partial.h"
 #include "dfnav/util.h"
 
 #include <inttypes.h>
@@ -360,6 +361,7 @@ typedef struct {
     size_t ov_nprocs;
     const dfn_ctrindex *cix;  /* counter metrics, or NULL */
     size_t nctr;
+    bool partial;             /* a partial result: every part logs every segment of its unions */
 } qctx;
 
 /* One thread's share: a contiguous range of events, so in time order.
@@ -408,6 +410,7 @@ typedef struct {
     dfn_map64 share;          /* (row, file) -> process + 1, or SHARE_MANY */
     dfn_map64 sizes;          /* (row, bin) -> calls, sparse rows */
     dfn_map64 spk[2];         /* (row << 16 | bin) -> µs of rows past DENSE_ROWS: spark, spk_io */
+    uint64_t *seglog; size_t nseglog, seglogcap;   /* partial: (row, start, end) of each closed segment */
 } part;
 
 #define SHARE_MANY (1ull << 63)
@@ -758,6 +761,7 @@ static void part_free(part *p)
     for (int k = 0; k < DFN_MAX_DIMS; k++) dfn_map64_free(&p->inherited[k]);
     dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->szh); dfn_map64_free(&p->files);
     free(p->one);
+    free(p->seglog);
 }
 
 /* Reads and writes: the calls that have a transfer size. */
@@ -1171,11 +1175,23 @@ static inline bool call_whole(const qctx *c, uint64_t ts, uint64_t dur)
 
 /* The union of a row's intervals, swept in start order; the later parts
  * of a split scan keep their first and last segments for the merge. */
+/* A closed segment of a row's union into the part's log (partial results:
+ * segments of other shares may fill its gaps). */
+static __attribute__((noinline)) void seglog_add(part *p, size_t row, uint64_t s, uint64_t e)
+{
+    dfn_grow((void **)&p->seglog, &p->seglogcap, 3 * (p->nseglog + 1), sizeof *p->seglog);
+    p->seglog[3 * p->nseglog] = row;
+    p->seglog[3 * p->nseglog + 1] = s;
+    p->seglog[3 * p->nseglog + 2] = e;
+    p->nseglog++;
+}
+
 static inline __attribute__((always_inline))
-void acc_busy(const part *p, acc *a, uint64_t ts, uint64_t end)
+void acc_busy(part *p, acc *a, uint64_t ts, uint64_t end)
 {
     if (!a->started) { a->cur_s = ts; a->cur_e = end; a->started = true; }
     else if (ts >= a->cur_e) {
+        if (p->c->partial) seglog_add(p, (size_t)(a - p->acc), a->cur_s, a->cur_e);
         if (p->record) {
             if (a->nsegs < PREFIX_SEGS) {
                 if (!a->segs) a->segs = dfn_xmalloc(2 * PREFIX_SEGS * sizeof *a->segs);
@@ -1882,8 +1898,12 @@ static void part_scan(part *p)
 
 static void *part_thread(void *arg)
 {
-    part_scan(arg);
-    szh_flush(arg);
+    part *p = arg;
+    part_scan(p);
+    szh_flush(p);
+    /* the open segment of each union is its last */
+    for (size_t row = 0; p->c->partial && row < p->nacc; row++)
+        if (p->acc[row].started) seglog_add(p, row, p->acc[row].cur_s, p->acc[row].cur_e);
     return NULL;
 }
 
@@ -2163,6 +2183,8 @@ static void part_merge(part *f, part *t)
         }
     }
     t->sparse_gone = true;
+    for (size_t k = 0; k < t->nseglog; k++)
+        seglog_add(f, rowmap[t->seglog[3 * k]], t->seglog[3 * k + 1], t->seglog[3 * k + 2]);
     /* the sparse rows of t: past their first, in the maps (a process's
      * bytes beside its time) */
     dfn_map64 *tm[4] = { &t->hist, &t->procs, &t->files, &t->szh };
@@ -2295,20 +2317,36 @@ static void proc_sq_add(proc_sq *q, uint64_t us)
     else q->v += x;
 }
 
-/* Whether process a goes before b among equals: the smaller pid, then
- * the host's name. */
-static bool proc_before(const qctx *c, const dfn_result *r, uint32_t a, uint32_t b)
+/* Whether a process goes before another among equals: the smaller pid,
+ * then the host's name. */
+static bool proc_order(int64_t pa, const char *ha, int64_t pb, const char *hb)
 {
-    const dfn_lane *la = &c->s->lanes[r->proc_lane[a]], *lb = &c->s->lanes[r->proc_lane[b]];
-    if (la->pid != lb->pid) return la->pid < lb->pid;
-    return strcmp(dfn_store_str(c->s, la->host), dfn_store_str(c->s, lb->host)) < 0;
+    if (pa != pb) return pa < pb;
+    return strcmp(ha, hb) < 0;
+}
+
+/* The processes of a store's result, or of a partial's. */
+typedef struct {
+    const dfn_store *s;
+    const dfn_result *r;
+    const dfn_partial *pp;
+    bool need_spread;
+} proc_ctx;
+
+static bool proc_before(const proc_ctx *pc, uint32_t a, uint32_t b)
+{
+    if (pc->pp) {
+        const dfn_pproc *x = &pc->pp->procs[a], *y = &pc->pp->procs[b];
+        return proc_order(x->pid, dfn_strtab_str(pc->r->keytext, x->host), y->pid, dfn_strtab_str(pc->r->keytext, y->host));
+    }
+    const dfn_lane *la = &pc->s->lanes[pc->r->proc_lane[a]], *lb = &pc->s->lanes[pc->r->proc_lane[b]];
+    return proc_order(la->pid, dfn_store_str(pc->s, la->host), lb->pid, dfn_store_str(pc->s, lb->host));
 }
 
 /* One process's summed time and bytes, into procs, max_proc_s, max_proc,
  * and the spread: its least time, most bytes and (sq, per row) the sum of
  * squares, in whole µs, so that any order of processes gives one answer. */
-static void proc_step(const qctx *c, const dfn_result *r, double *m, proc_sq *sq, size_t row, uint32_t proc,
-                      uint64_t sum_us, uint64_t bytes)
+static void proc_step(const proc_ctx *c, double *m, proc_sq *sq, size_t row, uint32_t proc, uint64_t sum_us, uint64_t bytes)
 {
     m[DFN_M_PROCS]++;
     double t = sum_us / 1e6;
@@ -2318,7 +2356,7 @@ static void proc_step(const qctx *c, const dfn_result *r, double *m, proc_sq *sq
         proc_sq_add(&sq[row], sum_us);
     }
     if (isnan(m[DFN_M_MAX_PROC]) || t > m[DFN_M_MAX_PROC_S] ||
-        (t == m[DFN_M_MAX_PROC_S] && proc_before(c, r, proc, (uint32_t)m[DFN_M_MAX_PROC]))) {
+        (t == m[DFN_M_MAX_PROC_S] && proc_before(c, proc, (uint32_t)m[DFN_M_MAX_PROC]))) {
         m[DFN_M_MAX_PROC_S] = t;
         m[DFN_M_MAX_PROC] = proc;
     }
@@ -2426,27 +2464,38 @@ typedef struct {
     double *szmin, *szmax;
 } acc_kept;
 
-static void kept_init(acc_kept *k, const qctx *c, size_t n)
+static void kept_init(acc_kept *k, bool need_spread, bool need_size, size_t n)
 {
     memset(k, 0, sizeof *k);
     n = n ? n : 1;
     k->full = dfn_xmalloc(n);
-    if (c->need_spread) {
+    if (need_spread) {
         k->dur = dfn_xmalloc(n * sizeof *k->dur);
         k->bytes = dfn_xmalloc(n * sizeof *k->bytes);
     }
-    if (c->need_size) {
+    if (need_size) {
         k->szn = dfn_xmalloc(n * sizeof *k->szn);
         k->szmin = dfn_xmalloc(n * sizeof *k->szmin);
         k->szmax = dfn_xmalloc(n * sizeof *k->szmax);
     }
 }
 
-static void kept_take(acc_kept *k, size_t row, const acc *a)
+static void kept_take(acc_kept *k, size_t row, const dfn_rowsums *a)
 {
     k->full[row] = a->full;
     if (k->dur) { k->dur[row] = a->dur; k->bytes[row] = a->bytes; }
-    if (k->szn) { k->szn[row] = AM(a)->szn; k->szmin[row] = AM(a)->szmin; k->szmax[row] = AM(a)->szmax; }
+    if (k->szn) { k->szn[row] = a->szn; k->szmin[row] = a->szmin; k->szmax[row] = a->szmax; }
+}
+
+/* A row whose sums passed 2^64: its per-process sums may have too. */
+static void kept_full_rows(dfn_result *r, const acc_kept *kp, size_t n)
+{
+    for (size_t row = 0; row < n; row++) {
+        if (!kp->full[row]) continue;
+        static const int per_proc[] = { DFN_M_MAX_PROC_S, DFN_M_MAX_PROC, DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S,
+                                        DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES };
+        for (size_t k = 0; k < sizeof per_proc / sizeof *per_proc; k++) *rm(r, row, per_proc[k]) = NAN;
+    }
 }
 
 static void kept_free(acc_kept *k)
@@ -2475,10 +2524,10 @@ static void spread_row(double *m, const proc_sq *sq, const acc_kept *kp, size_t 
     m[DFN_M_STD_PROC_S] = fits && nq >= s2 ? sqrtl((long double)(nq - s2)) / n / 1e6 : NAN;
 }
 
-static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq, const acc_kept *kp)
+static void spread_finish(size_t nrows, dfn_result *r, const proc_sq *sq, const acc_kept *kp)
 {
     double m[DFN_M_COUNT_];
-    for (size_t row = 0; row < p->nacc; row++) {
+    for (size_t row = 0; row < nrows; row++) {
         row_get(r, row, m);
         spread_row(m, sq, kp, row);
         row_put(r, row, m);
@@ -2486,9 +2535,9 @@ static void spread_finish(const part *p, dfn_result *r, const proc_sq *sq, const
 }
 
 /* Sizes per call of a row's reads and writes (in the row loop). */
-static void size_row(const acc *a, double *m)
+static void size_row(const dfn_rowsums *am, double *m)
 {
-    const acc_more *am = AM(a);
+    const dfn_rowsums *a = am;
     bool none = !am->szn;
     m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)am->szsum / (double)am->szn;
     m[DFN_M_SIZE_MIN] = none ? NAN : am->szmin;
@@ -2498,11 +2547,11 @@ static void size_row(const acc *a, double *m)
 
 /* The median size by nearest rank over each row's size buckets, kept
  * within the least and largest. */
-static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
+static void size_finish(dfn_map64 *szh, dfn_result *r, const acc_kept *kp)
 {
-    size_t n = p->szh.n;
-    kv *h = map_sorted(&p->szh);
-    dfn_map64_free(&p->szh);   /* read from h now */
+    size_t n = szh->n;
+    kv *h = map_sorted(szh);
+    dfn_map64_free(szh);   /* read from h now */
     for (size_t k = 0; k < n;) {
         size_t row = h[k].k >> 16, end = k;
         while (end < n && (h[end].k >> 16) == row) end++;
@@ -2522,11 +2571,10 @@ static void size_finish(part *p, dfn_result *r, const acc_kept *kp)
 
 static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi);
 
-/* Every metric of one row from its accumulator (the dense rows' arrays
- * too) into m, a full row by metric id. */
-static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, double *m, proc_sq *sq)
+/* The metrics of a row's own sums into m (a store's rows and a partial's):
+ * busy time when its union was made (need_busy), else undefined. */
+static void sums_metrics(dfn_result *r, const dfn_rowsums *a, bool need_busy, uint64_t busy, double *m)
 {
-    const qctx *c = p->c;
     /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
     double t = a->full & OVF_DUR ? INFINITY : a->dur / 1e6;
     double calls = a->full & OVF_COUNT ? INFINITY : (double)a->count;
@@ -2535,21 +2583,40 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     m[DFN_M_COUNT] = calls;
     m[DFN_M_TIME_S] = t;
     /* busy and idle time: undefined unless asked for (the union was not made) */
-    m[DFN_M_BUSY_S] = c->need_busy ? a->busy / 1e6 : NAN;
-    uint64_t span_lo, span_hi;   /* the row's stretch, less its busy time */
-    row_span(p, row, &span_lo, &span_hi);
-    m[DFN_M_IDLE_S] = !c->need_busy ? NAN : span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
+    m[DFN_M_BUSY_S] = need_busy ? busy / 1e6 : NAN;
+    m[DFN_M_IDLE_S] = NAN;
     m[DFN_M_BYTES] = by;
     /* per second of no time is undefined, never 0 (4096 B in 0 s) */
     m[DFN_M_BW_MIBPS] = a->full || !(t > 0) ? NAN : by / 1048576.0 / t;
     m[DFN_M_OPS_PER_S] = a->full || !(t > 0) ? NAN : calls / t;
     /* latency of the calls that start in the row, whole */
-    const acc_more *am = AM(a);
-    m[DFN_M_MEAN_US] = a->full || !a->count ? NAN : ((double)a->dur + (double)am->cut_us - (double)am->out_us) / a->count;
-    m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)am->out_calls;
+    m[DFN_M_MEAN_US] = a->full || !a->count ? NAN : ((double)a->dur + (double)a->cut_us - (double)a->out_us) / a->count;
+    m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
     m[DFN_M_MAX_US] = (double)a->maxdur;
-    m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)am->agg;
+    m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
     m[DFN_M_PCT_TIME] = a->full & OVF_DUR || !(r->total_time_s > 0) ? NAN : 100.0 * t / r->total_time_s;
+}
+
+/* An accumulator's sums as a partial keeps them. */
+static dfn_rowsums acc_rowsums(const acc *a)
+{
+    const acc_more *am = AM(a);
+    return (dfn_rowsums){ .count = a->count, .dur = a->dur, .bytes = a->bytes, .maxdur = a->maxdur, .agg = am->agg,
+                          .out_calls = am->out_calls, .out_us = am->out_us, .cut_us = am->cut_us, .szn = am->szn,
+                          .szsum = am->szsum, .szmin = am->szmin, .szmax = am->szmax, .full = a->full };
+}
+
+/* Every metric of one row from its accumulator (the dense rows' arrays
+ * too) into m, a full row by metric id. */
+static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, double *m, proc_sq *sq)
+{
+    const qctx *c = p->c;
+    const proc_ctx pc = { c->s, r, NULL, c->need_spread };
+    dfn_rowsums sums = acc_rowsums(a);
+    sums_metrics(r, &sums, c->need_busy, a->busy, m);
+    uint64_t span_lo, span_hi;   /* the row's stretch, less its busy time */
+    row_span(p, row, &span_lo, &span_hi);
+    m[DFN_M_IDLE_S] = !c->need_busy ? NAN : span_hi - span_lo > a->busy ? (span_hi - span_lo - a->busy) / 1e6 : 0;
     const acc_arrays *x = AX(a);
     /* past 2^32 calls a dense bucket may have filled: no percentile,
      * the same for every row however the parts held it */
@@ -2564,7 +2631,8 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
     m[DFN_M_MAX_PROC] = NAN;
     for (size_t pr = 0; x->procsum && pr < c->nprocs; pr++)
         if (x->procseen[pr >> 6] >> (pr & 63) & 1)
-            proc_step(c, r, m, sq, row, (uint32_t)pr, x->procsum[pr], x->procbytes ? x->procbytes[pr] : 0);
+            proc_step(&pc, m, sq, row, (uint32_t)pr, x->procsum[pr], x->procbytes ? x->procbytes[pr] : 0);
+    const acc_more *am = AM(a);
     m[DFN_M_SELF_S] = am->self / 1e6;
     m[DFN_M_SEQ_PCT] = am->seq + am->rnd ? 100.0 * am->seq / (am->seq + am->rnd) : NAN;
     if (x->files) {
@@ -2573,7 +2641,7 @@ static void finish_row(const part *p, dfn_result *r, size_t row, const acc *a, d
         for (size_t w = 0; w < (c->s->nfiles + 63) / 64; w++) cnt += (uint64_t)__builtin_popcountll(x->files[w]);
         m[DFN_M_FILES] = (double)cnt;
     }
-    if (c->need_size) size_row(a, m);
+    if (c->need_size) size_row(&sums, m);
 }
 
 /* A sparse row's percentiles (nearest rank over its histogram in bucket
@@ -2583,7 +2651,8 @@ static void finish_one(const part *p, dfn_result *r, size_t row, const acc *a, d
 {
     const qctx *c = p->c;
     const acc_one *o = &p->one[row];
-    if (o->proc) proc_step(c, r, m, sq, row, o->proc - 1u, o->pdur, o->pbytes);
+    const proc_ctx pc = { c->s, r, NULL, c->need_spread };
+    if (o->proc) proc_step(&pc, m, sq, row, o->proc - 1u, o->pdur, o->pbytes);
     if (o->file > 1) m[DFN_M_FILES]++;   /* file 0: "no file" */
     if (!o->hb && !nh) return;
     uint64_t seen = 0;
@@ -2609,13 +2678,14 @@ static void finish_one(const part *p, dfn_result *r, size_t row, const acc *a, d
 static void finish_sparse(part *p, dfn_result *r, proc_sq *sq)
 {
     const qctx *c = p->c;
+    const proc_ctx pc = { c->s, r, NULL, c->need_spread };
     double m[DFN_M_COUNT_];
     for (size_t j = 0; j < p->procs.cap; j++) {
         uint64_t key = p->procs.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
         const uint64_t *b = c->need_procbytes ? dfn_map64_get(&p->procb, key) : NULL;
         row_get(r, key >> 32, m);
-        proc_step(c, r, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[j], b ? *b : 0);
+        proc_step(&pc, m, sq, key >> 32, (uint32_t)(key & 0xffffffffu), p->procs.v[j], b ? *b : 0);
         row_put(r, key >> 32, m);
     }
 }
@@ -2632,7 +2702,7 @@ static void part_finish(part *p, dfn_result *r)
     proc_sq *sq = c->need_spread ? dfn_xcalloc(n ? n : 1, sizeof *sq) : NULL;
     if (c->spark_bins) r->spark = part_spark_out(p, 0);
     acc_kept kp;
-    kept_init(&kp, c, n);
+    kept_init(&kp, c->need_spread, c->need_size, n);
     /* last row first: the accumulators' pages past the dense rows go back
      * to the system as the result's pages fill, so that a million rows
      * never hold both at once */
@@ -2650,7 +2720,8 @@ static void part_finish(part *p, dfn_result *r)
         while (hk > 0 && (h[hk - 1].k >> 16) == row) hk--;
         if (p->one) finish_one(p, r, row, a, m, sq, h + hk, hend - hk);
         row_put(r, row, m);
-        kept_take(&kp, row, a);
+        dfn_rowsums sums = acc_rowsums(a);
+        kept_take(&kp, row, &sums);
         if (row >= DENSE_ROWS) {
             acc_free(a);   /* what a sparse row owns: segments of its union */
             uintptr_t ga, gb;
@@ -2665,16 +2736,10 @@ static void part_finish(part *p, dfn_result *r)
     free(p->one);
     p->one = NULL;
     finish_sparse(p, r, sq);
-    if (c->need_spread) spread_finish(p, r, sq, &kp);
+    if (c->need_spread) spread_finish(n, r, sq, &kp);
     free(sq);
-    if (c->need_size) size_finish(p, r, &kp);
-    /* a row whose sums passed 2^64: its per-process sums may have too */
-    for (size_t row = 0; row < n; row++) {
-        if (!kp.full[row]) continue;
-        static const int per_proc[] = { DFN_M_MAX_PROC_S, DFN_M_MAX_PROC, DFN_M_MIN_PROC_S, DFN_M_MEAN_PROC_S, DFN_M_STD_PROC_S,
-                                        DFN_M_MAX_PROC_BYTES, DFN_M_MEAN_PROC_BYTES };
-        for (size_t k = 0; k < sizeof per_proc / sizeof *per_proc; k++) *rm(r, row, per_proc[k]) = NAN;
-    }
+    if (c->need_size) size_finish(&p->szh, r, &kp);
+    kept_full_rows(r, &kp, n);
     kept_free(&kp);
     part_finish_extra(p, r);
     for (size_t k = 0; k < p->files.cap; k++) {
@@ -2931,9 +2996,26 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     }
 }
 
+/* A process's name as max_proc gives it: host/pid, even when the host is
+ * unknown ("/1"), as --by proc's names begin: a bare "1" read as a pid of
+ * some other column's kind. */
+static const char *proc_name_text(const dfn_store *s, const dfn_lane *l, char *buf, size_t cap)
+{
+    char pid[128];
+    dfn_id_text(s, l->pid, pid, sizeof pid);
+    snprintf(buf, cap, "%s/%s", dfn_store_str(s, l->host), pid);
+    return buf;
+}
+
 const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap)
 {
     if (m != DFN_M_MAX_PROC) return NULL;
+    if (r->keytext) {   /* a partial's rows: the name it keeps */
+        double v = dfn_result_metric(r, row, m);
+        if (isnan(v) || v < 0 || v >= (double)r->nproc_names) { if (cap) buf[0] = 0; return buf; }
+        snprintf(buf, cap, "%s", dfn_strtab_str(r->keytext, r->proc_name[(size_t)v]));
+        return buf;
+    }
     const dfn_store *s = r->store;
     const dfn_lane *l = NULL;
     if (r->events) {
@@ -2943,13 +3025,276 @@ const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m,
         if (!isnan(v)) l = &s->lanes[r->proc_lane[(size_t)v]];
     }
     if (!l) { if (cap) buf[0] = 0; return buf; }
-    const char *host = dfn_store_str(s, l->host);
-    char pid[128];
-    dfn_id_text(s, l->pid, pid, sizeof pid);
-    /* host/pid even when the host is unknown ("/1"), as --by proc's names
-     * begin: a bare "1" read as a pid of some other column's kind */
-    snprintf(buf, cap, "%s/%s", host, pid);
-    return buf;
+    return proc_name_text(s, l, buf, cap);
+}
+
+/* ---- partial results (partial.h): a part's rows out, merged rows in ---- */
+
+/* What part_export needs beyond the part: the partial's ids of the
+ * store's processes and files, made on first use (UINT32_MAX: not yet). */
+typedef struct {
+    dfn_partial *out;
+    const dfn_store *s;
+    const dfn_result *r;
+    uint32_t *proc, *file, *row;
+} export_ids;
+
+static uint32_t export_proc(export_ids *x, uint32_t pr)
+{
+    if (x->proc[pr] != UINT32_MAX) return x->proc[pr];
+    const dfn_lane *l = &x->s->lanes[x->r->proc_lane[pr]];
+    const char *host = dfn_store_str(x->s, l->host);
+    char name[512];
+    size_t len = strlen(proc_name_text(x->s, l, name, sizeof name));
+    uint32_t h = dfn_partial_text(x->out, host, dfn_strtab_len(x->s->strs, l->host));
+    return x->proc[pr] = dfn_partial_proc(x->out, h, l->pid, name, len);
+}
+
+/* File f of the store: its path's id, UINT32_MAX for "no file" (file 0). */
+static uint32_t export_file(export_ids *x, uint32_t f)
+{
+    if (f == 0) return UINT32_MAX;
+    if (x->file[f] != UINT32_MAX) return x->file[f];
+    uint32_t path = x->s->files[f].path;
+    return x->file[f] = dfn_partial_text(x->out, dfn_store_str(x->s, path), dfn_strtab_len(x->s->strs, path));
+}
+
+static void export_procsum(export_ids *x, size_t row, uint32_t pr, uint64_t us, uint64_t bytes)
+{
+    uint64_t key = (uint64_t)x->row[row] << 32 | export_proc(x, pr);
+    uint64_t *v = dfn_map64_slot(&x->out->procsum, key);
+    *v = dfn_sat_add(*v, us);
+    v = dfn_map64_slot(&x->out->procbytes, key);
+    *v = dfn_sat_add(*v, bytes);
+}
+
+static void export_file_add(export_ids *x, size_t row, uint32_t f)
+{
+    uint32_t id = export_file(x, f);
+    if (id != UINT32_MAX) *dfn_map64_slot(&x->out->files, (uint64_t)x->row[row] << 32 | id) = 1;
+}
+
+/* Row keys as text (numbers for the kinds every share numbers alike). */
+static void export_rows(part *p, dfn_result *r, export_ids *x)
+{
+    size_t nd = r->ndims;
+    uint32_t keys[DFN_MAX_DIMS];
+    for (size_t row = 0; row < p->nacc; row++) {
+        for (size_t d = 0; d < nd; d++) {
+            dfn_dimkind k = r->dims[d].kind;
+            if (k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN) {
+                keys[d] = p->keys[row * nd + d];
+                continue;
+            }
+            char buf[64];
+            size_t len;
+            const char *t = dfn_result_key_str(x->s, r, row, d, buf, sizeof buf, &len);
+            keys[d] = dfn_partial_text(x->out, t, len);
+        }
+        x->row[row] = (uint32_t)dfn_partial_row(x->out, keys);
+        dfn_rowsums add = acc_rowsums(&p->acc[row]);
+        dfn_partial_add(x->out, x->row[row], &add);
+    }
+}
+
+/* Each row's buckets, processes and files: a dense row's arrays, a sparse
+ * row's first ones, then the part's maps. */
+static void export_sets(part *p, export_ids *x)
+{
+    const qctx *c = p->c;
+    for (size_t row = 0; row < p->nacc; row++) {
+        const acc_arrays *ax = AX(&p->acc[row]);
+        uint64_t orow = x->row[row];
+        for (uint32_t b = 0; ax->hist && b < HIST_BUCKETS; b++)
+            if (ax->hist[b]) *dfn_map64_slot(&x->out->hist, orow << 16 | b) += ax->hist[b];
+        for (size_t pr = 0; ax->procsum && pr < c->nprocs; pr++)
+            if (ax->procseen[pr >> 6] >> (pr & 63) & 1)
+                export_procsum(x, row, (uint32_t)pr, ax->procsum[pr], ax->procbytes ? ax->procbytes[pr] : 0);
+        for (size_t f = 1; ax->files && f < c->s->nfiles; f++)
+            if (ax->files[f >> 6] >> (f & 63) & 1) export_file_add(x, row, (uint32_t)f);
+        const acc_one *o = p->one ? &p->one[row] : NULL;
+        if (o && o->hb) *dfn_map64_slot(&x->out->hist, orow << 16 | (o->hb - 1u)) += o->hn;
+        if (o && o->proc) export_procsum(x, row, o->proc - 1u, o->pdur, o->pbytes);
+        if (o && o->file) export_file_add(x, row, o->file - 1u);
+    }
+    for (size_t j = 0; j < p->hist.cap; j++)
+        if (p->hist.k[j] != DFN_MAP64_EMPTY)
+            *dfn_map64_slot(&x->out->hist, (uint64_t)x->row[p->hist.k[j] >> 16] << 16 | (p->hist.k[j] & 0xffff)) += p->hist.v[j];
+    for (size_t j = 0; j < p->szh.cap; j++)
+        if (p->szh.k[j] != DFN_MAP64_EMPTY)
+            *dfn_map64_slot(&x->out->szh, (uint64_t)x->row[p->szh.k[j] >> 16] << 16 | (p->szh.k[j] & 0xffff)) += p->szh.v[j];
+    for (size_t j = 0; j < p->procs.cap; j++) {
+        uint64_t key = p->procs.k[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        const uint64_t *b = c->need_procbytes ? dfn_map64_get(&p->procb, key) : NULL;
+        export_procsum(x, key >> 32, (uint32_t)key, p->procs.v[j], b ? *b : 0);
+    }
+    for (size_t j = 0; j < p->files.cap; j++)
+        if (p->files.k[j] != DFN_MAP64_EMPTY) export_file_add(x, p->files.k[j] >> 32, (uint32_t)p->files.k[j]);
+}
+
+/* The merged part as a partial result: keys, processes and files by text,
+ * busy segments in absolute µs. */
+static dfn_partial *part_export(part *p, dfn_result *r)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    size_t n = p->nacc, nd = r->ndims;
+    /* the result reads the keys' text: its keys and the part's values */
+    r->nrows = n;
+    r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
+    for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
+    dfn_strtab_free(r->vals);
+    r->vals = p->vals;
+    p->vals = NULL;
+    dfn_partial *out = dfn_partial_new(c->q);
+    export_ids x = { out, s, r, dfn_xmalloc((c->nprocs ? c->nprocs : 1) * sizeof *x.proc),
+                     dfn_xmalloc((s->nfiles ? s->nfiles : 1) * sizeof *x.file), dfn_xmalloc((n ? n : 1) * sizeof *x.row) };
+    memset(x.proc, 0xff, (c->nprocs ? c->nprocs : 1) * sizeof *x.proc);
+    memset(x.file, 0xff, (s->nfiles ? s->nfiles : 1) * sizeof *x.file);
+    export_rows(p, r, &x);
+    export_sets(p, &x);
+    for (size_t k = 0; k < p->nseglog; k++)
+        dfn_partial_seg(out, x.row[p->seglog[3 * k]], s->t0 + p->seglog[3 * k + 1], s->t0 + p->seglog[3 * k + 2]);
+    out->total = p->total;
+    out->matched = p->matched;
+    out->matched_calls = p->matched_calls;
+    free(x.proc);
+    free(x.file);
+    free(x.row);
+    return out;
+}
+
+/* Each row's busy time: the union of its segments (sorted here). */
+static int seg_cmp(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static uint64_t *partial_busy(dfn_partial *p)
+{
+    uint64_t *busy = dfn_xcalloc(p->nrows ? p->nrows : 1, sizeof *busy);
+    qsort(p->segs, p->nsegs, 3 * sizeof *p->segs, seg_cmp);
+    for (size_t k = 0; k < p->nsegs;) {
+        uint64_t row = p->segs[3 * k], cs = p->segs[3 * k + 1], ce = p->segs[3 * k + 2];
+        for (k++; k < p->nsegs && p->segs[3 * k] == row; k++) {
+            uint64_t s0 = p->segs[3 * k + 1], e0 = p->segs[3 * k + 2];
+            if (s0 > ce) { busy[row] += ce - cs; cs = s0; ce = e0; }
+            else if (e0 > ce) ce = e0;
+        }
+        busy[row] += ce - cs;
+    }
+    return busy;
+}
+
+/* A partial's processes into its rows' metrics (procs, max_proc, spread). */
+static void partial_procs(dfn_partial *p, dfn_result *r, bool need_spread, proc_sq *sq)
+{
+    const proc_ctx pc = { NULL, r, p, need_spread };
+    double m[DFN_M_COUNT_];
+    for (size_t j = 0; j < p->procsum.cap; j++) {
+        uint64_t key = p->procsum.k[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        const uint64_t *b = dfn_map64_get(&p->procbytes, key);
+        row_get(r, key >> 32, m);
+        proc_step(&pc, m, sq, key >> 32, (uint32_t)key, p->procsum.v[j], b ? *b : 0);
+        row_put(r, key >> 32, m);
+    }
+}
+
+/* A partial's latency buckets into its rows' percentiles, nearest rank
+ * in bucket order; and its files, counted. */
+static void partial_hist_files(dfn_partial *p, dfn_result *r)
+{
+    size_t nh = p->hist.n;
+    kv *h = map_sorted(&p->hist);
+    double m[DFN_M_COUNT_];
+    for (size_t k = 0; k < nh;) {
+        size_t row = h[k].k >> 16, end = k;
+        while (end < nh && (h[end].k >> 16) == row) end++;
+        row_get(r, row, m);
+        uint64_t seen = 0;
+        int pi = 0;
+        if (p->sums[row].count > UINT32_MAX)   /* as a store's rows: a bucket may have filled */
+            m[DFN_M_P50_US] = m[DFN_M_P90_US] = m[DFN_M_P99_US] = NAN;
+        for (size_t j = k; j < end && pi < 3 && p->sums[row].count <= UINT32_MAX; j++)
+            pct_step(m, p->sums[row].count, &seen, &pi, (uint32_t)(h[j].k & 0xffff), h[j].v);
+        row_put(r, row, m);
+        k = end;
+    }
+    free(h);
+    for (size_t j = 0; j < p->files.cap; j++)
+        if (p->files.k[j] != DFN_MAP64_EMPTY) (*rm(r, p->files.k[j] >> 32, DFN_M_FILES))++;
+}
+
+/* The result's frame for a partial's rows: q's dimensions and metrics,
+ * keys of the partial's text. */
+static dfn_result *partial_result(dfn_partial *p, const dfn_query *q)
+{
+    dfn_result *r = dfn_xcalloc(1, sizeof *r);
+    r->ndims = q->ndims;
+    for (size_t d = 0; d < q->ndims; d++) {
+        r->dims[d] = q->dims[d];
+        r->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
+    }
+    r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
+    result_layout(r, r->metrics, q->asked_only);
+    r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
+    r->keytext = p->text;
+    p->text = NULL;
+    r->nproc_names = p->nprocs;
+    r->proc_name = dfn_xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *r->proc_name);
+    for (size_t k = 0; k < p->nprocs; k++) r->proc_name[k] = p->procs[k].name;
+    r->total_time_s = p->total / 1e6;
+    r->matched = p->matched;
+    r->matched_calls = p->matched_calls;
+    size_t n = p->nrows, nd = r->ndims;
+    r->nrows = n;
+    r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
+    for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
+    r->m = dfn_xcalloc((n ? n : 1) * r->mw, sizeof *r->m);
+    return r;
+}
+
+dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, char *err, size_t errlen)
+{
+    if (!dfn_partial_supports(q, err, errlen) || !dfn_partial_is_of(p, q)) {
+        if (!dfn_partial_is_of(p, q)) snprintf(err, errlen, "a partial result of another query");
+        dfn_partial_free(p);
+        return NULL;
+    }
+    dfn_result *r = partial_result(p, q);
+    uint64_t want = r->metrics;
+    bool need_busy = want & DFN_M_BIT(DFN_M_BUSY_S);
+    bool need_spread = want & KEEP_SPREAD;
+    bool need_size = want & (DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) |
+                             DFN_M_BIT(DFN_M_SIZE_MAX));
+    size_t n = p->nrows;
+    uint64_t *busy = partial_busy(p);
+    proc_sq *sq = need_spread ? dfn_xcalloc(n ? n : 1, sizeof *sq) : NULL;
+    acc_kept kp;
+    kept_init(&kp, need_spread, need_size, n);
+    for (size_t row = 0; row < n; row++) {
+        double m[DFN_M_COUNT_] = { 0 };
+        sums_metrics(r, &p->sums[row], need_busy, busy[row], m);
+        m[DFN_M_MAX_PROC] = NAN;
+        if (need_size) size_row(&p->sums[row], m);
+        row_put(r, row, m);
+        kept_take(&kp, row, &p->sums[row]);
+    }
+    free(busy);
+    partial_hist_files(p, r);
+    partial_procs(p, r, need_spread, sq);
+    if (need_spread) spread_finish(n, r, sq, &kp);
+    free(sq);
+    if (need_size) size_finish(&p->szh, r, &kp);
+    kept_full_rows(r, &kp, n);
+    kept_free(&kp);
+    dfn_partial_free(p);
+    if (r->nrows && (r->ndims || q->top)) result_reorder(r, q->sort, q->desc, q->top ? q->top : r->nrows);
+    return r;
 }
 
 /* ---- the query ---- */
@@ -3062,7 +3407,9 @@ char **dfn_query_arg_names(const dfn_store *s, const dfn_query *q, size_t *n, ch
 /* Below this many events per thread, starting threads costs more than it saves. */
 #define EVENTS_PER_THREAD 250000
 
-dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
+/* q on s: its result, or (pout) the rows' partial, with a result frame
+ * that the caller frees. */
+static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partial **pout, char *err, size_t errlen)
 {
     dfn_filter empty = {0};
     const dfn_filter *f = q->filter ? q->filter : &empty;
@@ -3106,7 +3453,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     dfn_query_window(s, f, &r->win_lo_s, &r->win_hi_s);
     r->bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(r->win_hi_s - r->win_lo_s);
 
-    qctx c = { .s = s, .q = q, .r = r, .m = m, .time_dim = -1 };
+    qctx c = { .s = s, .q = q, .r = r, .m = m, .time_dim = -1, .partial = pout != NULL };
     c.clip = dfn_match_window(m, &c.clip_lo, &c.clip_hi);
     if (!c.clip) c.clip_lo = 0, c.clip_hi = UINT64_MAX;
     for (size_t d = 0; d < q->ndims; d++) if (q->dims[d].kind == DFN_DIM_TIME) c.time_dim = (int)d;
@@ -3212,7 +3559,8 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
             if (nb <= 10000)
                 for (uint32_t b = 0; b < (uint32_t)nb; b++) part_row(p, &b);
         }
-        part_finish(p, r);
+        if (pout) *pout = part_export(p, r);
+        else part_finish(p, r);
     }
     part_free(&parts[0]);
     free(parts);
@@ -3220,7 +3568,7 @@ dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, siz
     dfn_ctrindex_free(cix);
     ctx_free(&c);
     dfn_match_free(m);
-    bool sorted_already = by_event && q->sort < 0 && !q->desc;   /* events come in time order */
+    bool sorted_already = (by_event && q->sort < 0 && !q->desc) || pout;   /* events come in time order */
     if (r->nrows && (r->ndims || q->top) && !sorted_already)
         result_reorder(r, q->sort, q->desc, q->top ? q->top : r->nrows);
     else if (q->top && r->nrows > q->top)
@@ -3235,7 +3583,12 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     uint32_t sid = DFN_NOID;
     const char *lit = NULL;
     int n = 0;
-    switch (r->dims[dim].kind) {
+    dfn_dimkind kind = r->dims[dim].kind;
+    if (r->keytext && kind != DFN_DIM_LAYER && kind != DFN_DIM_CLASS && kind != DFN_DIM_OP && kind != DFN_DIM_SIZEBIN) {
+        *len = dfn_strtab_len(r->keytext, id);   /* a partial's rows keep their text */
+        return dfn_strtab_str(r->keytext, id);
+    }
+    switch (kind) {
     case DFN_DIM_TIME:   /* the bin's start, exactly: the bins are whole µs */
         n = (int)dfn_fmt_us_s(llround(r->bin0_s * 1e6) + (int64_t)id * llround(r->bin_s * 1e6), buf, cap);
         break;
@@ -3286,6 +3639,22 @@ void dfn_result_free(dfn_result *r)
     free(r->proc_lane);
     free(r->ints);
     dfn_strtab_free(r->vals);
+    dfn_strtab_free(r->keytext);
+    free(r->proc_name);
     dfn_dims_free(r->dims, r->ndims);
     free(r);
+}
+
+dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
+{
+    return query_exec(s, q, NULL, err, errlen);
+}
+
+dfn_partial *dfn_query_partial(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
+{
+    if (!dfn_partial_supports(q, err, errlen)) return NULL;
+    dfn_partial *out = NULL;
+    dfn_result *frame = query_exec(s, q, &out, err, errlen);
+    dfn_result_free(frame);
+    return out;
 }

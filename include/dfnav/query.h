@@ -168,6 +168,12 @@ typedef struct {
     char *ctr_names[DFN_MAX_CTRS];
     double *ctr;
     uint64_t *ctr_samples;
+    /* the rows of merged partial results (partial.h): every key but a
+     * layer, class, op or size bin is an id of this text, and max_proc an
+     * index of proc_name (text ids); store is NULL */
+    struct dfn_strtab *keytext;
+    uint32_t *proc_name;
+    size_t nproc_names;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);

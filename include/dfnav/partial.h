@@ -1,0 +1,98 @@
+/* dfnav partial results: what one share of a trace set adds to each row of
+ * a query, kept as the sums, latency buckets, per-process sums, files and
+ * busy segments the row's metrics are made of, with keys, processes and
+ * files by their text. Partials of disjoint shares of a set's events (the
+ * ranks of an MPI job, each holding its own store) merge into the
+ * partial of their union, which finishes into the very rows one process
+ * gets from the whole set: sums add, buckets add, a process's sums add,
+ * files and busy segments unite. They travel as bytes (versioned, every
+ * field checked on the way in).
+ *
+ * A query whose metrics or terms need more than these (time bins and
+ * time terms, which count from each store's own start; the analysis
+ * metrics; counters; sparklines) has no partial: dfn_partial_supports
+ * says why. */
+#ifndef DFNAV_PARTIAL_H
+#define DFNAV_PARTIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/map64.h"
+#include "dfnav/query.h"
+#include "dfnav/strtab.h"
+
+/* One row's sums, as the query's accumulator holds them. */
+typedef struct {
+    uint64_t count, dur, bytes, maxdur, agg;
+    uint64_t out_calls, out_us, cut_us;   /* pieces of calls from before the row, and past it */
+    uint64_t szn, szsum;                  /* reads and writes: calls and bytes */
+    double szmin, szmax;                  /* their least and largest bytes a call (szn > 0) */
+    uint8_t full;                         /* sums that passed 2^64 (the query's OVF_ flags) */
+} dfn_rowsums;
+
+/* A process: its host's text and pid (the order proc_before gives). */
+typedef struct { uint32_t host; int64_t pid; uint32_t name; } dfn_pproc;
+
+typedef struct dfn_partial {
+    size_t ndims;
+    dfn_dim dims[DFN_MAX_DIMS];
+    uint64_t metrics;         /* what the query asked for */
+    dfn_strtab *text;         /* key texts, hosts, process names ("host/pid"), file paths */
+    /* rows: ndims key ids each (text ids; layer, class, op and size bin
+     * rows keep their number, the same in every share), found by the
+     * bytes of those ids */
+    dfn_strtab *rowkeys;
+    uint32_t *keys;
+    dfn_rowsums *sums;
+    size_t nrows, keycap, sumcap;
+    /* processes, found by host id and pid */
+    dfn_strtab *prockeys;
+    dfn_pproc *procs;
+    size_t nprocs, proccap;
+    dfn_map64 hist;           /* row << 16 | latency bucket -> calls */
+    dfn_map64 procsum;        /* row << 32 | process -> µs */
+    dfn_map64 procbytes;      /* row << 32 | process -> bytes */
+    dfn_map64 files;          /* row << 32 | path text id -> 1 */
+    dfn_map64 szh;            /* row << 16 | size bucket -> read and write calls */
+    /* busy segments [s, e) in absolute µs, by row, in any order: the
+     * finish unites each row's */
+    uint64_t *segs;           /* row, s, e triples */
+    size_t nsegs, segcap;
+    uint64_t total;           /* µs of every matched call (saturating) */
+    uint64_t matched, matched_calls;
+} dfn_partial;
+
+/* Whether q has a partial; false with why (a caller runs the query whole). */
+bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen);
+/* q's partial of store s; NULL with a message. */
+dfn_partial *dfn_query_partial(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
+/* The rows of a merged partial as q's result, sorted and cut to q->top
+ * as dfn_query_run does; p is spent. The result's keys and max_proc are
+ * text of its own (r->keytext), not of a store. */
+dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, char *err, size_t errlen);
+/* Whether p is a partial of q (its dimensions and metrics). */
+bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
+/* Adds from into into (the same query's partials); from is spent. */
+bool dfn_partial_merge(dfn_partial *into, dfn_partial *from, char *err, size_t errlen);
+
+/* Bytes of p (malloc'd, *len of them). */
+uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len);
+/* A partial from bytes of dfn_partial_encode; NULL with a message when
+ * they are not one (cut, wrong version, an id out of range). */
+dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_t errlen);
+void dfn_partial_free(dfn_partial *p);
+
+/* Building one (the query engine): */
+dfn_partial *dfn_partial_new(const dfn_query *q);
+/* The row of these key ids, added with zero sums when new. */
+size_t dfn_partial_row(dfn_partial *p, const uint32_t *keys);
+uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len);
+/* Adds a row's sums (saturating, as the query's merge of its threads). */
+void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add);
+/* The process of (host text, pid) named name, added when new. */
+uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char *name, size_t len);
+void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e);
+
+#endif

@@ -1,0 +1,469 @@
+/* Partial results (see partial.h): building one row by row, merging two,
+ * and their bytes. The query engine fills them (dfn_query_partial) and
+ * makes rows of them (dfn_partial_finish), both in query.c, which owns
+ * the formulas of the metrics. */
+#include "dfnav/partial.h"
+#include "dfnav/ioclass.h"
+#include "dfnav/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "DFNP" and the layout's version: a rank of another build is refused. */
+#define PARTIAL_MAGIC UINT64_C(0x504e4644)
+#define PARTIAL_VERSION 1
+
+/* The query's overflow flags (query.c's OVF_*): a sum that passed 2^64. */
+enum { POVF_COUNT = 1, POVF_DUR = 2, POVF_BYTES = 4, POVF_AGG = 8 };
+
+/* Key kinds whose rows merge across shares: time bins and events count
+ * from a share's start, call paths are ids of its call tree, and pids and
+ * tids sort by values a store may hold as hashes. */
+static bool dim_mergeable(dfn_dimkind k)
+{
+    return k != DFN_DIM_TIME && k != DFN_DIM_EVENT && k != DFN_DIM_PATH && k != DFN_DIM_PID && k != DFN_DIM_TID;
+}
+
+/* Key kinds whose rows keep a number the same in every share. */
+static bool dim_numeric(dfn_dimkind k)
+{
+    return k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN;
+}
+
+bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
+{
+    static const uint64_t ok = DFN_M_BASIC | DFN_M_BIT(DFN_M_MAX_PROC) | DFN_M_BIT(DFN_M_AGG_CALLS) |
+        DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
+        DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN) |
+        DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE);
+    uint64_t m = q->metrics ? q->metrics : DFN_M_BASIC;
+    const char *why = NULL;
+    for (size_t d = 0; d < q->ndims && !why; d++)
+        if (!dim_mergeable(q->dims[d].kind)) why = "time bins, events, call paths, pids and tids are not merged across shares";
+    for (size_t k = 0; q->filter && k < q->filter->n && !why; k++)
+        if (q->filter->terms[k].key == DFN_KEY_TIME) why = "time terms count from each share's own start";
+    if (!why && (m & ~ok)) why = "the analysis metrics and idle time are not merged across shares";
+    if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->sizes || q->asked_only))
+        why = "counters, sparklines and size bins are not merged across shares";
+    if (why) snprintf(err, errlen, "%s", why);
+    return !why;
+}
+
+dfn_partial *dfn_partial_new(const dfn_query *q)
+{
+    dfn_partial *p = dfn_xcalloc(1, sizeof *p);
+    p->ndims = q->ndims;
+    for (size_t d = 0; d < q->ndims; d++) {
+        p->dims[d] = q->dims[d];
+        p->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
+    }
+    p->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
+    p->text = dfn_strtab_new();
+    p->rowkeys = dfn_strtab_new();
+    p->prockeys = dfn_strtab_new();
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
+    for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_init(maps[k]);
+    return p;
+}
+
+void dfn_partial_free(dfn_partial *p)
+{
+    if (!p) return;
+    dfn_dims_free(p->dims, p->ndims);
+    dfn_strtab_free(p->text);
+    dfn_strtab_free(p->rowkeys);
+    dfn_strtab_free(p->prockeys);
+    free(p->keys);
+    free(p->sums);
+    free(p->procs);
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
+    for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
+    free(p->segs);
+    free(p);
+}
+
+size_t dfn_partial_row(dfn_partial *p, const uint32_t *keys)
+{
+    /* (a grouping without dimensions has its one row under no bytes) */
+    uint32_t id = dfn_strtab_intern(p->rowkeys, (const char *)keys, p->ndims * sizeof *keys);
+    if (id < p->nrows) return id;
+    dfn_grow((void **)&p->keys, &p->keycap, (size_t)(id + 1) * (p->ndims ? p->ndims : 1), sizeof *p->keys);
+    dfn_grow((void **)&p->sums, &p->sumcap, id + 1, sizeof *p->sums);
+    memcpy(p->keys + (size_t)id * p->ndims, keys, p->ndims * sizeof *keys);
+    memset(&p->sums[id], 0, sizeof p->sums[id]);
+    p->nrows = id + 1u;
+    return id;
+}
+
+uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len)
+{
+    return dfn_strtab_intern(p->text, s, len);
+}
+
+uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char *name, size_t len)
+{
+    uint64_t k[2] = { host, (uint64_t)pid };
+    uint32_t id = dfn_strtab_intern(p->prockeys, (const char *)k, sizeof k);
+    if (id < p->nprocs) return id;
+    dfn_grow((void **)&p->procs, &p->proccap, id + 1, sizeof *p->procs);
+    p->procs[id] = (dfn_pproc){ host, pid, dfn_partial_text(p, name, len) };
+    p->nprocs = id + 1u;
+    return id;
+}
+
+void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e)
+{
+    dfn_grow((void **)&p->segs, &p->segcap, 3 * (p->nsegs + 1), sizeof *p->segs);
+    p->segs[3 * p->nsegs] = row;
+    p->segs[3 * p->nsegs + 1] = s;
+    p->segs[3 * p->nsegs + 2] = e;
+    p->nsegs++;
+}
+
+/* ---- merging ---- */
+
+static void psat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
+{
+    if (v > UINT64_MAX - *sum) *full |= flag;
+    *sum = dfn_sat_add(*sum, v);
+}
+
+/* Row sums of another share into a (as the query's thread merge adds them). */
+static void sums_add(dfn_rowsums *a, const dfn_rowsums *b)
+{
+    a->full |= b->full;
+    psat_add(&a->count, b->count, &a->full, POVF_COUNT);
+    psat_add(&a->agg, b->agg, &a->full, POVF_AGG);
+    psat_add(&a->dur, b->dur, &a->full, POVF_DUR);
+    psat_add(&a->bytes, b->bytes, &a->full, POVF_BYTES);
+    if (b->maxdur > a->maxdur) a->maxdur = b->maxdur;
+    a->out_calls = dfn_sat_add(a->out_calls, b->out_calls);
+    a->out_us = dfn_sat_add(a->out_us, b->out_us);
+    a->cut_us = dfn_sat_add(a->cut_us, b->cut_us);
+    if (b->szn) {
+        if (!a->szn || b->szmin < a->szmin) a->szmin = b->szmin;
+        if (!a->szn || b->szmax > a->szmax) a->szmax = b->szmax;
+    }
+    a->szn = dfn_sat_add(a->szn, b->szn);
+    psat_add(&a->szsum, b->szsum, &a->full, POVF_BYTES);
+}
+
+void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
+{
+    sums_add(&p->sums[row], add);
+}
+
+static bool partial_same_query(const dfn_partial *a, const dfn_partial *b)
+{
+    if (a->ndims != b->ndims || a->metrics != b->metrics) return false;
+    for (size_t d = 0; d < a->ndims; d++) {
+        if (a->dims[d].kind != b->dims[d].kind || a->dims[d].own != b->dims[d].own) return false;
+        if (!a->dims[d].arg != !b->dims[d].arg || (a->dims[d].arg && strcmp(a->dims[d].arg, b->dims[d].arg))) return false;
+    }
+    return true;
+}
+
+/* Text id of b's id in a. */
+static uint32_t text_in(dfn_partial *a, const dfn_partial *b, uint32_t id)
+{
+    return dfn_strtab_intern(a->text, dfn_strtab_str(b->text, id), dfn_strtab_len(b->text, id));
+}
+
+/* b's rows and processes as a's: maps of their ids. */
+static void merge_ids(dfn_partial *a, const dfn_partial *b, uint32_t *rowmap, uint32_t *procmap)
+{
+    uint32_t keys[DFN_MAX_DIMS];
+    for (size_t r = 0; r < b->nrows; r++) {
+        for (size_t d = 0; d < b->ndims; d++) {
+            uint32_t k = b->keys[r * b->ndims + d];
+            keys[d] = dim_numeric(b->dims[d].kind) ? k : text_in(a, b, k);
+        }
+        rowmap[r] = (uint32_t)dfn_partial_row(a, keys);
+        sums_add(&a->sums[rowmap[r]], &b->sums[r]);
+    }
+    for (size_t k = 0; k < b->nprocs; k++) {
+        const dfn_pproc *pr = &b->procs[k];
+        uint32_t name = pr->name;
+        procmap[k] = dfn_partial_proc(a, text_in(a, b, pr->host), pr->pid, dfn_strtab_str(b->text, name),
+                                      dfn_strtab_len(b->text, name));
+    }
+}
+
+bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
+{
+    dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC };
+    memcpy(frame.dims, q->dims, sizeof frame.dims);
+    return partial_same_query(p, &frame);
+}
+
+bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
+{
+    if (!partial_same_query(a, b)) {
+        snprintf(err, errlen, "partial results of different queries");
+        dfn_partial_free(b);
+        return false;
+    }
+    uint32_t *rowmap = dfn_xmalloc((b->nrows ? b->nrows : 1) * sizeof *rowmap);
+    uint32_t *procmap = dfn_xmalloc((b->nprocs ? b->nprocs : 1) * sizeof *procmap);
+    merge_ids(a, b, rowmap, procmap);
+    const dfn_map64 *bm = &b->hist;
+    for (size_t j = 0; j < bm->cap; j++)
+        if (bm->k[j] != DFN_MAP64_EMPTY)
+            *dfn_map64_slot(&a->hist, (uint64_t)rowmap[bm->k[j] >> 16] << 16 | (bm->k[j] & 0xffff)) += bm->v[j];
+    bm = &b->szh;
+    for (size_t j = 0; j < bm->cap; j++)
+        if (bm->k[j] != DFN_MAP64_EMPTY)
+            *dfn_map64_slot(&a->szh, (uint64_t)rowmap[bm->k[j] >> 16] << 16 | (bm->k[j] & 0xffff)) += bm->v[j];
+    for (int k = 0; k < 2; k++) {   /* a process's sums add: its events may lie in both */
+        bm = k ? &b->procbytes : &b->procsum;
+        dfn_map64 *am = k ? &a->procbytes : &a->procsum;
+        for (size_t j = 0; j < bm->cap; j++) {
+            if (bm->k[j] == DFN_MAP64_EMPTY) continue;
+            uint64_t *v = dfn_map64_slot(am, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | procmap[bm->k[j] & 0xffffffffu]);
+            *v = dfn_sat_add(*v, bm->v[j]);
+        }
+    }
+    bm = &b->files;
+    for (size_t j = 0; j < bm->cap; j++)
+        if (bm->k[j] != DFN_MAP64_EMPTY)
+            *dfn_map64_slot(&a->files, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)bm->k[j])) = 1;
+    for (size_t k = 0; k < b->nsegs; k++)
+        dfn_partial_seg(a, rowmap[b->segs[3 * k]], b->segs[3 * k + 1], b->segs[3 * k + 2]);
+    a->total = dfn_sat_add(a->total, b->total);
+    a->matched += b->matched;
+    a->matched_calls += b->matched_calls;
+    free(rowmap);
+    free(procmap);
+    dfn_partial_free(b);
+    return true;
+}
+
+/* ---- bytes: varints, doubles as their 8 bytes ---- */
+
+typedef struct { uint8_t *b; size_t n, cap; } obuf;
+
+static void put_u(obuf *o, uint64_t v)
+{
+    dfn_grow((void **)&o->b, &o->cap, o->n + 10, 1);
+    o->n += dfn_varint_put(o->b + o->n, v);
+}
+
+static void put_raw(obuf *o, const void *p, size_t len)
+{
+    dfn_grow((void **)&o->b, &o->cap, o->n + len + 1, 1);
+    if (len) memcpy(o->b + o->n, p, len);
+    o->n += len;
+}
+
+static void put_d(obuf *o, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    put_raw(o, &u, sizeof u);
+}
+
+static void put_map(obuf *o, const dfn_map64 *m)
+{
+    put_u(o, m->n);
+    for (size_t j = 0; j < m->cap; j++)
+        if (m->k[j] != DFN_MAP64_EMPTY) { put_u(o, m->k[j]); put_u(o, m->v[j]); }
+}
+
+static void put_sums(obuf *o, const dfn_rowsums *s)
+{
+    const uint64_t u[] = { s->count, s->dur, s->bytes, s->maxdur, s->agg, s->out_calls, s->out_us, s->cut_us,
+                           s->szn, s->szsum, s->full };
+    for (size_t k = 0; k < sizeof u / sizeof *u; k++) put_u(o, u[k]);
+    put_d(o, s->szmin);
+    put_d(o, s->szmax);
+}
+
+uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
+{
+    obuf o = {0};
+    put_u(&o, PARTIAL_MAGIC);
+    put_u(&o, PARTIAL_VERSION);
+    put_u(&o, p->ndims);
+    for (size_t d = 0; d < p->ndims; d++) {
+        size_t al = p->dims[d].arg ? strlen(p->dims[d].arg) : 0;
+        put_u(&o, p->dims[d].kind);
+        put_u(&o, p->dims[d].own);
+        put_u(&o, p->dims[d].arg ? al + 1 : 0);
+        put_raw(&o, p->dims[d].arg, al);
+    }
+    const uint64_t head[] = { p->metrics, p->total, p->matched, p->matched_calls };
+    for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
+    uint32_t nt = dfn_strtab_count(p->text);
+    put_u(&o, nt);
+    for (uint32_t k = 0; k < nt; k++) {
+        put_u(&o, dfn_strtab_len(p->text, k));
+        put_raw(&o, dfn_strtab_str(p->text, k), dfn_strtab_len(p->text, k));
+    }
+    put_u(&o, p->nprocs);
+    for (size_t k = 0; k < p->nprocs; k++) {
+        put_u(&o, p->procs[k].host);
+        put_u(&o, dfn_zigzag(p->procs[k].pid));
+        put_u(&o, p->procs[k].name);
+    }
+    put_u(&o, p->nrows);
+    for (size_t r = 0; r < p->nrows; r++) {
+        for (size_t d = 0; d < p->ndims; d++) put_u(&o, p->keys[r * p->ndims + d]);
+        put_sums(&o, &p->sums[r]);
+    }
+    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
+    for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
+    put_u(&o, p->nsegs);
+    for (size_t k = 0; k < 3 * p->nsegs; k++) put_u(&o, p->segs[k]);
+    *len = o.n;
+    return o.b ? o.b : dfn_xmalloc(1);
+}
+
+/* A reader over untrusted bytes: the first failure sticks and says where. */
+typedef struct { const uint8_t *p, *end; const char *bad; } ibuf;
+
+/* A varint below `below` (ANY: any value). */
+#define ANY 0
+static uint64_t get_u(ibuf *in, uint64_t below, const char *what)
+{
+    uint64_t v = 0;
+    size_t n = in->bad ? 0 : dfn_varint_get(in->p, in->end, &v);
+    if (!in->bad && (!n || (below != ANY && v >= below))) in->bad = what;
+    if (in->bad) return 0;
+    in->p += n;
+    return v;
+}
+
+static double get_d(ibuf *in)
+{
+    uint64_t u = 0;
+    if (!in->bad && (size_t)(in->end - in->p) < sizeof u) in->bad = "a size";
+    if (in->bad) return 0;
+    memcpy(&u, in->p, sizeof u);
+    in->p += sizeof u;
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* A count of items of at least min_bytes each: never more than the bytes left could hold. */
+static size_t get_count(ibuf *in, size_t min_bytes, const char *what)
+{
+    size_t left = in->bad ? 0 : (size_t)(in->end - in->p);
+    return (size_t)get_u(in, left / min_bytes + 1, what);
+}
+
+static bool get_dims(ibuf *in, dfn_query *q)
+{
+    q->ndims = (size_t)get_u(in, DFN_MAX_DIMS + 1, "the dimensions");
+    for (size_t d = 0; d < q->ndims && !in->bad; d++) {
+        q->dims[d].kind = (dfn_dimkind)get_u(in, DFN_DIM_COUNT, "a dimension");
+        if (!in->bad && !dim_mergeable(q->dims[d].kind)) in->bad = "a dimension";
+        q->dims[d].own = get_u(in, 2, "a dimension");
+        size_t al = (size_t)get_u(in, (uint64_t)(in->end - in->p) + 2, "an argument name");
+        if (al && !in->bad) {
+            q->dims[d].arg = dfn_xstrndup((const char *)in->p, al - 1);
+            in->p += al - 1;
+        }
+    }
+    return !in->bad;
+}
+
+static void get_map(ibuf *in, dfn_map64 *m, int shift, uint64_t rows, uint64_t lows, const char *what)
+{
+    size_t n = get_count(in, 2, what);
+    for (size_t j = 0; j < n && !in->bad; j++) {
+        uint64_t k = get_u(in, ANY, what), v = get_u(in, ANY, what);
+        if ((k >> shift) >= rows || (k & ((UINT64_C(1) << shift) - 1)) >= lows) in->bad = what;
+        if (!in->bad) *dfn_map64_slot(m, k) = v;
+    }
+}
+
+/* The highest number a row of dimension kind k may keep. */
+static uint64_t dim_limit(dfn_dimkind k, uint64_t ntext)
+{
+    switch (k) {
+    case DFN_DIM_LAYER: return 64;
+    case DFN_DIM_CLASS: return DFN_CLASS_COUNT;
+    case DFN_DIM_OP: return DFN_OP_COUNT;
+    case DFN_DIM_SIZEBIN: return DFN_SIZEBIN_COUNT + 1;   /* and "-", a call without a size */
+    default: return ntext;
+    }
+}
+
+static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
+{
+    size_t nrows = get_count(in, p->ndims + 13, "the rows");
+    uint32_t keys[DFN_MAX_DIMS];
+    for (size_t r = 0; r < nrows && !in->bad; r++) {
+        for (size_t d = 0; d < p->ndims; d++) keys[d] = (uint32_t)get_u(in, dim_limit(p->dims[d].kind, nt), "a row's key");
+        if (in->bad) break;
+        size_t row = dfn_partial_row(p, keys);
+        if (row != r) { in->bad = "a row given twice"; break; }
+        dfn_rowsums *s = &p->sums[row];
+        uint64_t *u[] = { &s->count, &s->dur, &s->bytes, &s->maxdur, &s->agg, &s->out_calls, &s->out_us, &s->cut_us,
+                          &s->szn, &s->szsum };
+        for (size_t k = 0; k < sizeof u / sizeof *u; k++) *u[k] = get_u(in, ANY, "a row's sums");
+        s->full = (uint8_t)get_u(in, 16, "a row's sums");
+        s->szmin = get_d(in);
+        s->szmax = get_d(in);
+    }
+}
+
+dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    ibuf in = { buf, buf + len, NULL };
+    dfn_query q = {0};
+    if (get_u(&in, ANY, "its start") != PARTIAL_MAGIC || in.bad) {
+        snprintf(err, errlen, "not a partial result");
+        return NULL;
+    }
+    uint64_t ver = get_u(&in, ANY, "its version");
+    if (ver != PARTIAL_VERSION) {
+        snprintf(err, errlen, "a partial result of version %llu (this dfnav reads %d)", (unsigned long long)ver,
+                 PARTIAL_VERSION);
+        return NULL;
+    }
+    get_dims(&in, &q);
+    q.metrics = get_u(&in, ANY, "the metrics");
+    dfn_partial *p = dfn_partial_new(&q);
+    dfn_dims_free(q.dims, q.ndims);
+    p->total = get_u(&in, ANY, "the totals");
+    p->matched = get_u(&in, ANY, "the totals");
+    p->matched_calls = get_u(&in, ANY, "the totals");
+    size_t nt = get_count(&in, 1, "the texts");
+    for (size_t k = 0; k < nt && !in.bad; k++) {
+        size_t l = (size_t)get_u(&in, (uint64_t)(in.end - in.p) + 1, "a text");
+        if (!in.bad && dfn_strtab_intern(p->text, (const char *)in.p, l) != k) in.bad = "a text given twice";
+        in.p += in.bad ? 0 : l;
+    }
+    size_t np = get_count(&in, 3, "the processes");
+    for (size_t k = 0; k < np && !in.bad; k++) {
+        uint32_t host = (uint32_t)get_u(&in, nt, "a process");
+        int64_t pid = dfn_unzigzag(get_u(&in, ANY, "a process"));
+        uint32_t name = (uint32_t)get_u(&in, nt, "a process");
+        if (in.bad) break;
+        if (dfn_partial_proc(p, host, pid, dfn_strtab_str(p->text, name), dfn_strtab_len(p->text, name)) != k)
+            in.bad = "a process given twice";
+    }
+    get_rows(&in, p, nt);
+    get_map(&in, &p->hist, 16, p->nrows, 0x10000, "a latency bucket");
+    get_map(&in, &p->procsum, 32, p->nrows, p->nprocs, "a process's time");
+    get_map(&in, &p->procbytes, 32, p->nrows, p->nprocs, "a process's bytes");
+    get_map(&in, &p->files, 32, p->nrows, nt, "a file");
+    get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
+    size_t ns = get_count(&in, 3, "the busy segments");
+    for (size_t k = 0; k < ns && !in.bad; k++) {
+        uint64_t r = get_u(&in, p->nrows, "a busy segment"), s = get_u(&in, ANY, "a busy segment");
+        uint64_t e = get_u(&in, ANY, "a busy segment");
+        if (!in.bad && e < s) in.bad = "a busy segment";
+        if (!in.bad) dfn_partial_seg(p, r, s, e);
+    }
+    if (!in.bad && in.p != in.end) in.bad = "its end";
+    if (in.bad) {
+        snprintf(err, errlen, "a damaged partial result (%s, at byte %zu of %zu)", in.bad, (size_t)(in.p - buf), len);
+        dfn_partial_free(p);
+        return NULL;
+    }
+    return p;
+}

@@ -1,0 +1,320 @@
+/* Partial results: a set split by process into shares (as MPI ranks hold
+ * it), each share's partial through its bytes, merged in any grouping of
+ * shares, finishes into the rows of the whole set, exactly and in the same
+ * order; and bytes that are not a partial are refused. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dfnav/partial.h"
+#include "dfnav/util.h"
+#include "storeutil.h"
+
+#define NPROCS 7
+
+/* One process's calls: reads of shared and own files that overlap across
+ * processes, writes, calls without a file, an aggregated record, and a
+ * long application call that covers others. Seeded: the same every run. */
+static void proc_lines(char **text, size_t *len, size_t *cap, int pid, unsigned *seed)
+{
+    static const char *funcs[] = { "read", "pread64", "write", "open64", "__xstat64" };
+    static const char *files[] = { "/shared/a.h5", "/shared/b.h5", "/own/c", "/own/d", "" };
+    char line[512];
+    for (int k = 0; k < 40; k++) {
+        const char *fn = funcs[rand_r(seed) % 5];
+        int fi = rand_r(seed) % 5;
+        unsigned ts = 1000 + (unsigned)(rand_r(seed) % 20000), dur = (unsigned)(rand_r(seed) % 900);
+        char fname[64] = "";
+        if (*files[fi]) snprintf(fname, sizeof fname, "\"fname\":\"%s%s\",", files[fi], fi >= 2 ? (pid % 2 ? "1" : "2") : "");
+        int n = snprintf(line, sizeof line,
+                         "{\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%u,\"dur\":%u,\"ph\":\"X\","
+                         "\"args\":{%s\"ret\":%d}}\n",
+                         fn, pid, pid * 10 + k % 2, ts, dur, fname, (rand_r(seed) % 4) * 4096 + (k % 3));
+        dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
+        memcpy(*text + *len, line, (size_t)n + 1);
+        *len += (size_t)n;
+    }
+    /* processes 6 and 7 read thousands of files, many of them both, in
+     * sizes they share: groupings by file and by size then have more rows
+     * than keep dense accumulators, and the rest, with two processes,
+     * files and latencies, keep theirs in the query's sparse maps */
+    for (int k = 0; pid >= 6 && k < 4700; k++) {
+        int n = snprintf(line, sizeof line,
+                         "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\","
+                         "\"args\":{\"fname\":\"/many/%d\",\"ret\":%d}}\n",
+                         pid, pid * 10, 30000 + k * 3 + pid, 2 + rand_r(seed) % 9, k + (pid - 6) * 2000, k * 8 + 1);
+        dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
+        memcpy(*text + *len, line, (size_t)n + 1);
+        *len += (size_t)n;
+    }
+    int n = snprintf(line, sizeof line,
+                     "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"pid\":%d,\"tid\":%d,\"ts\":%d,\"ph\":3,"
+                     "\"args\":{\"dft_cnt\":%d,\"dur_sum\":%d,\"dur_max\":%d,\"ret_sum\":%d}}\n"
+                     "{\"name\":\"TorchFramework.compute\",\"cat\":\"ai_framework\",\"pid\":%d,\"tid\":%d,\"ts\":%d,"
+                     "\"dur\":%d,\"ph\":\"X\",\"args\":{\"epoch\":%d}}\n",
+                     pid, pid * 10, 5000 + pid * 100, 3 + pid, 400 + pid, 150, 1000 * pid,
+                     pid, pid * 10, 2000 + pid * 700, 3000, pid % 3);
+    dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
+    memcpy(*text + *len, line, (size_t)n + 1);
+    *len += (size_t)n;
+}
+
+/* The trace of the processes whose bit is set in mask. */
+static char *trace_of(unsigned mask)
+{
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    dfn_grow((void **)&text, &cap, 2, 1);
+    text[0] = 0;
+    for (int pid = 1; pid <= NPROCS; pid++) {
+        unsigned seed = 77u * (unsigned)pid;   /* a process's calls whatever share it is in */
+        if (mask >> pid & 1) proc_lines(&text, &len, &cap, pid, &seed);
+    }
+    return text;
+}
+
+static dfn_store *load_share(unsigned mask, int threads)
+{
+    char name[32];
+    snprintf(name, sizeof name, "share%x.pfw", mask);
+    char *text = trace_of(mask);
+    dfn_store *s = su_load_text(name, text, threads);
+    free(text);
+    cr_assert(s);
+    return s;
+}
+
+static const uint64_t all_mergeable = DFN_M_BASIC | DFN_M_BIT(DFN_M_AGG_CALLS) | DFN_M_BIT(DFN_M_MIN_PROC_S) |
+    DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC_BYTES) |
+    DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) |
+    DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE) | DFN_M_BIT(DFN_M_MAX_PROC);
+
+/* Rows of the same keys, metrics and max_proc, in the same order. */
+static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_result *merged, const char *what)
+{
+    cr_assert_eq(whole->nrows, merged->nrows, "%s: %zu rows and %zu", what, whole->nrows, merged->nrows);
+    cr_assert_eq(whole->matched, merged->matched, "%s", what);
+    cr_assert_eq(whole->matched_calls, merged->matched_calls, "%s", what);
+    cr_assert_eq(whole->total_time_s, merged->total_time_s, "%s", what);
+    cr_assert_eq(whole->overflow_rows, merged->overflow_rows, "%s", what);
+    for (size_t row = 0; row < whole->nrows; row++) {
+        char a[256], b[256];
+        for (size_t d = 0; d < whole->ndims; d++) {
+            dfn_result_key_text(s, whole, row, d, a, sizeof a);
+            dfn_result_key_text(NULL, merged, row, d, b, sizeof b);
+            cr_assert_str_eq(a, b, "%s: row %zu, key %zu", what, row, d);
+        }
+        for (int m = 0; m < DFN_M_COUNT_; m++) {
+            double x = dfn_result_metric(whole, row, m), y = dfn_result_metric(merged, row, m);
+            if (m == DFN_M_MAX_PROC) {
+                dfn_result_metric_str(whole, row, m, a, sizeof a);
+                dfn_result_metric_str(merged, row, m, b, sizeof b);
+                cr_assert_str_eq(a, b, "%s: row %zu, max_proc", what, row);
+                continue;
+            }
+            cr_assert(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)), "%s: row %zu (%s), %s: %.17g and %.17g",
+                      what, row, a, dfn_metric_name(m), x, y);
+        }
+    }
+}
+
+/* A share's partial after a trip through its bytes. */
+static dfn_partial *partial_of(const dfn_store *s, const dfn_query *q)
+{
+    char err[256];
+    dfn_partial *p = dfn_query_partial(s, q, err, sizeof err);
+    cr_assert(p, "%s", err);
+    size_t len;
+    uint8_t *bytes = dfn_partial_encode(p, &len);
+    dfn_partial_free(p);
+    p = dfn_partial_decode(bytes, len, err, sizeof err);
+    cr_assert(p, "%s", err);
+    free(bytes);
+    return p;
+}
+
+/* The whole set against its shares (masks of processes), merged left to right. */
+static void check_split(const unsigned *masks, size_t n, const char *by, const char *where, int sort, bool desc,
+                        size_t top, int threads)
+{
+    dfn_store *whole = load_share(0xffu, 1);
+    dfn_store *share[NPROCS];
+    for (size_t k = 0; k < n; k++) share[k] = load_share(masks[k], threads);
+    dfn_filter f;
+    char err[256], what[256];
+    cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1 };
+    cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    q.layers = su_layerset(whole, "posix");
+    dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
+    cr_assert(r, "%s", err);
+    dfn_partial *acc = NULL;
+    for (size_t k = 0; k < n; k++) {
+        dfn_query qk = q;
+        qk.threads = threads;
+        qk.layers = su_layerset(share[k], "posix");
+        dfn_partial *p = partial_of(share[k], &qk);
+        if (!acc) acc = p;
+        else cr_assert(dfn_partial_merge(acc, p, err, sizeof err), "%s", err);
+    }
+    dfn_result *m = dfn_partial_finish(acc, &q, err, sizeof err);
+    cr_assert(m, "%s", err);
+    snprintf(what, sizeof what, "by '%s' where '%s' in %zu shares, %d threads, sort %d%s top %zu", by, where, n,
+             threads, sort, desc ? " desc" : "", top);
+    same_result(whole, r, m, what);
+    dfn_result_free(r);
+    dfn_result_free(m);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    for (size_t k = 0; k < n; k++) dfn_store_free(share[k]);
+    dfn_store_free(whole);
+}
+
+/* Processes 1-7 (bits 1-7) in two, three and seven shares, and one share of all. */
+static const unsigned halves[] = { 0x2a, 0xd4 }, thirds[] = { 0x92, 0x24, 0x48 };
+static const unsigned each[] = { 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80 }, one[] = { 0xfe };
+
+Test(partial, shares_merge_into_the_whole_sets_rows)
+{
+    const char *bys[] = { "", "func", "file", "proc", "cat", "layer", "sizebin", "size", "class,op", "func,file",
+                          "own.fname", "dir", "host" };
+    const char *wheres[] = { "", "cat=POSIX", "func!=write file~shared" };
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+            check_split(halves, 2, bys[b], wheres[w], -1, false, 0, 1);
+            check_split(thirds, 3, bys[b], wheres[w], -1, false, 0, 2);
+        }
+    check_split(each, 7, "func", "", -1, false, 0, 1);
+    check_split(each, 7, "file", "", -1, false, 0, 2);
+    check_split(one, 1, "func,file", "", -1, false, 0, 1);
+}
+
+Test(partial, sorting_and_top_as_the_whole_set)
+{
+    check_split(thirds, 3, "file", "", DFN_M_TIME_S, true, 3, 1);
+    check_split(thirds, 3, "func,file", "", DFN_M_BUSY_S, false, 0, 2);
+    check_split(halves, 2, "proc", "", DFN_M_MAX_US, true, 0, 1);
+    check_split(halves, 2, "func", "", -1, true, 2, 1);
+}
+
+/* The union across shares is not the sum of the shares' unions: the
+ * shared files' reads of different processes overlap in time. */
+Test(partial, busy_time_unites_the_shares)
+{
+    dfn_store *a = load_share(halves[0], 1), *b = load_share(halves[1], 1), *whole = load_share(0xffu, 1);
+    char err[256];
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_BUSY_S) };
+    double sum = 0;
+    dfn_store *parts[] = { a, b };
+    for (int k = 0; k < 2; k++) {
+        dfn_result *r = dfn_query_run(parts[k], &q, err, sizeof err);
+        sum += dfn_result_metric(r, 0, DFN_M_BUSY_S);
+        dfn_result_free(r);
+    }
+    dfn_partial *pa = partial_of(a, &q), *pb = partial_of(b, &q);
+    cr_assert(dfn_partial_merge(pa, pb, err, sizeof err));
+    dfn_result *m = dfn_partial_finish(pa, &q, err, sizeof err), *w = dfn_query_run(whole, &q, err, sizeof err);
+    cr_assert_eq(dfn_result_metric(m, 0, DFN_M_BUSY_S), dfn_result_metric(w, 0, DFN_M_BUSY_S));
+    cr_assert_lt(dfn_result_metric(m, 0, DFN_M_BUSY_S), sum, "the shares overlap");
+    dfn_result_free(m);
+    dfn_result_free(w);
+    dfn_store_free(a);
+    dfn_store_free(b);
+    dfn_store_free(whole);
+}
+
+Test(partial, queries_without_a_partial_say_why)
+{
+    char err[256];
+    dfn_filter f;
+    cr_assert(dfn_filter_parse("time>1", &f, err, sizeof err));
+    struct { const char *by; uint64_t metrics; const dfn_filter *f; size_t spark; const char *says; } cases[] = {
+        { "time", 0, NULL, 0, "time bins" },
+        { "pid", 0, NULL, 0, "pids" },
+        { "func", 0, &f, 0, "time terms" },
+        { "func", DFN_M_BIT(DFN_M_SELF_S), NULL, 0, "analysis" },
+        { "func", DFN_M_BIT(DFN_M_IDLE_S), NULL, 0, "idle" },
+        { "func", 0, NULL, 16, "sparklines" },
+    };
+    dfn_store *s = load_share(halves[0], 1);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        dfn_query q = { .sort = -1, .metrics = cases[k].metrics, .filter = cases[k].f, .spark_bins = cases[k].spark };
+        cr_assert(dfn_dims_parse(cases[k].by, q.dims, &q.ndims, err, sizeof err));
+        err[0] = 0;
+        cr_assert_null(dfn_query_partial(s, &q, err, sizeof err), "case %zu", k);
+        cr_assert(strstr(err, cases[k].says), "case %zu: %s", k, err);
+        dfn_dims_free(q.dims, q.ndims);
+    }
+    dfn_store_free(s);
+    dfn_filter_free(&f);
+}
+
+Test(partial, bytes_that_are_not_a_partial_are_refused)
+{
+    dfn_store *s = load_share(0x0a, 1);   /* two small processes: every cut and byte is tried */
+    char err[256];
+    dfn_query q = { .sort = -1, .metrics = all_mergeable };
+    cr_assert(dfn_dims_parse("func,file", q.dims, &q.ndims, err, sizeof err));
+    dfn_partial *p = dfn_query_partial(s, &q, err, sizeof err);
+    cr_assert(p, "%s", err);
+    size_t len;
+    uint8_t *bytes = dfn_partial_encode(p, &len);
+    dfn_partial_free(p);
+    /* cut anywhere: refused, saying so */
+    for (size_t cut = 0; cut < len; cut++) {
+        err[0] = 0;
+        cr_assert_null(dfn_partial_decode(bytes, cut, err, sizeof err), "cut at %zu of %zu", cut, len);
+        cr_assert(strstr(err, "partial result"), "cut at %zu: %s", cut, err);
+    }
+    /* a byte past the end */
+    uint8_t *longer = dfn_xmalloc(len + 1);
+    memcpy(longer, bytes, len);
+    longer[len] = 0;
+    cr_assert_null(dfn_partial_decode(longer, len + 1, err, sizeof err));
+    free(longer);
+    /* any byte changed: refused or read within bounds (ASan watches) */
+    for (size_t k = 0; k < len; k++) {
+        uint8_t keep = bytes[k];
+        for (int v = 0; v < 256; v += 37) {
+            bytes[k] = (uint8_t)v;
+            dfn_partial *d = dfn_partial_decode(bytes, len, err, sizeof err);
+            if (d) {   /* (what changed may be its query: then it says so) */
+                dfn_result *r = dfn_partial_finish(d, &q, err, sizeof err);
+                cr_assert(r || strstr(err, "another query"), "%s", err);
+                dfn_result_free(r);
+            }
+        }
+        bytes[k] = keep;
+    }
+    /* another version */
+    uint8_t *v2 = dfn_xmalloc(len);
+    memcpy(v2, bytes, len);
+    size_t at = 0;
+    while (v2[at] & 0x80) at++;   /* past the magic: the version */
+    v2[at + 1] = 2;
+    cr_assert_null(dfn_partial_decode(v2, len, err, sizeof err));
+    cr_assert(strstr(err, "version 2"), "%s", err);
+    free(v2);
+    free(bytes);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(s);
+}
+
+Test(partial, partials_of_different_queries_do_not_merge)
+{
+    dfn_store *s = load_share(halves[0], 1);
+    char err[256];
+    dfn_query a = { .sort = -1 }, b = { .sort = -1 };
+    cr_assert(dfn_dims_parse("func", a.dims, &a.ndims, err, sizeof err));
+    cr_assert(dfn_dims_parse("file", b.dims, &b.ndims, err, sizeof err));
+    dfn_partial *pa = dfn_query_partial(s, &a, err, sizeof err), *pb = dfn_query_partial(s, &b, err, sizeof err);
+    cr_assert(pa && pb);
+    cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
+    cr_assert(strstr(err, "different queries"), "%s", err);
+    dfn_partial_free(pa);
+    dfn_dims_free(a.dims, a.ndims);
+    dfn_dims_free(b.dims, b.ndims);
+    dfn_store_free(s);
+}
