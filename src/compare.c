@@ -150,6 +150,16 @@ void dfn_compare_sort(dfn_compare *c, int metric, int col, bool desc)
 /* ---- building ---- */
 
 /* A comparison of one run around r, taking it over. */
+static dfn_compare *compare_of(dfn_result *r);
+
+dfn_compare *dfn_compare_of(dfn_result *r, int sort, bool desc)
+{
+    dfn_compare *c = compare_of(r);
+    c->sort = sort;
+    c->desc = desc;
+    return c;
+}
+
 static dfn_compare *compare_of(dfn_result *r)
 {
     dfn_compare *c = dfn_xcalloc(1, sizeof *c);
@@ -213,10 +223,7 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
     if (nruns == 1 && !labels) {
         dfn_result *r = dfn_query_run(stores[0], &qs[0], err, errlen);
         if (!r) return NULL;
-        dfn_compare *c = compare_of(r);
-        c->sort = qs[0].sort;
-        c->desc = qs[0].desc;
-        return c;
+        return dfn_compare_of(r, qs[0].sort, qs[0].desc);
     }
     const dfn_query *q0 = &qs[0];
     bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT, has_time = false;

@@ -97,6 +97,17 @@ int dfn_dist_bcast_int(int v)
     return v;
 }
 
+int dfn_dist_max_int(int v)
+{
+#ifdef HAVE_MPI
+    int out = v;
+    if (g_started) MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+#else
+    return v;
+#endif
+}
+
 #ifdef HAVE_MPI
 static void dist_send_len(int to, uint64_t len)
 {

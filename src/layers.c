@@ -170,21 +170,32 @@ bool dfn_layers_load(const char *name, dfn_layers *out, char *err, size_t errlen
     return ok;
 }
 
-const char *dfn_layers_auto(const dfn_store *s, const char **why)
+int dfn_layers_auto_level(const dfn_store *s)
 {
-    const char *legacy = NULL;
+    int level = 0;
     for (size_t k = 0; k < s->nkinds; k++) {
         const char *c = dfn_store_str(s, s->kinds[k].cat), *f = dfn_store_str(s, s->kinds[k].func);
         if (strcmp(f, "ai_root") == 0 || strcmp(f, "fetch.iter") == 0 ||
             (strcmp(c, "pipeline") == 0 && strcmp(f, "train") == 0) ||
-            (strcmp(c, "compute") == 0 && strcmp(f, "compute") == 0)) {
-            if (why) *why = "DLIO's AI logging names";
-            return "dlio";
-        }
-        if (!legacy && (strcmp(c, "dlio_benchmark") == 0 || strcmp(c, "ai_framework") == 0)) legacy = c;
+            (strcmp(c, "compute") == 0 && strcmp(f, "compute") == 0))
+            return 2;
+        if (strcmp(c, "dlio_benchmark") == 0 || strcmp(c, "ai_framework") == 0) level = 1;
     }
-    if (why) *why = legacy ? "DLIO's categories before AI logging" : "no DLIO names";
-    return legacy ? "dlio-legacy" : "posix";
+    return level;
+}
+
+const char *dfn_layers_auto_name(int level, const char **why)
+{
+    static const char *const names[3] = { "posix", "dlio-legacy", "dlio" };
+    static const char *const whys[3] = { "no DLIO names", "DLIO's categories before AI logging", "DLIO's AI logging names" };
+    if (level < 0 || level > 2) level = 0;
+    if (why) *why = whys[level];
+    return names[level];
+}
+
+const char *dfn_layers_auto(const dfn_store *s, const char **why)
+{
+    return dfn_layers_auto_name(dfn_layers_auto_level(s), why);
 }
 
 bool dfn_preset_is_dlio(const char *name)

@@ -875,6 +875,22 @@ static void build_sources(dfn_loader *l, build_in *in, dfn_store *s)
     free(version);
 }
 
+/* A first definition of a hash into the store's record of them. */
+static void hashdef_add(dfn_store *s, char kind, const dfn_strtab *hashes, uint32_t ref, uint32_t name)
+{
+    const char *h = dfn_strtab_str(hashes, ref), *nm = dfn_store_str(s, name);
+    size_t hl = dfn_strtab_len(hashes, ref), nl = dfn_strtab_len(s->strs, name);
+    dfn_grow((void **)&s->hashdefs, &s->hashdefs_cap, s->hashdefs_len + hl + nl + 21, 1);
+    uint8_t *w = s->hashdefs + s->hashdefs_len;
+    *w++ = (uint8_t)kind;
+    w += dfn_varint_put(w, hl);
+    memcpy(w, h, hl);
+    w += hl;
+    w += dfn_varint_put(w, nl);
+    memcpy(w, nm, nl);
+    s->hashdefs_len = (size_t)(w + nl - s->hashdefs);
+}
+
 static void build_metadata(builder *b, const build_in *in)
 {
     size_t nh = dfn_strtab_count(in->ctx->hashes);
@@ -895,8 +911,10 @@ static void build_metadata(builder *b, const build_in *in)
             }
             uint32_t *map = m->type == DFN_META_HH ? b->hmap : m->type == DFN_META_FH ? b->fmap : NULL;
             if (!map || m->hash_ref >= nh) continue;
-            if (map[m->hash_ref] == DFN_NOID) map[m->hash_ref] = m->name;
-            else if (map[m->hash_ref] != m->name && b->s->hash_conflicts++ == 0) {
+            if (map[m->hash_ref] == DFN_NOID) {
+                map[m->hash_ref] = m->name;
+                hashdef_add(b->s, m->type == DFN_META_HH ? 'H' : 'F', in->ctx->hashes, m->hash_ref, m->name);
+            } else if (map[m->hash_ref] != m->name && b->s->hash_conflicts++ == 0) {
                 b->s->hash_conflict_src = c->src;
                 b->s->hash_conflict_line = line0 + m->line;
             }

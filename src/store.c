@@ -248,6 +248,7 @@ void dfn_store_free(dfn_store *s)
     for (size_t i = 0; i < s->nsrc; i++) dfn_srcinfo_free(&s->src[i]);
     free(s->src);
     free(s->paths);
+    free(s->hashdefs);
     dfn_strtab_free(s->labels);
     free(s);
 }

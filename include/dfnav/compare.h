@@ -45,6 +45,9 @@ typedef struct {
  * run. labels (copied) name the runs; NULL for a single run. */
 dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
                      const char *const *labels, char *err, size_t errlen);
+/* One run's result (taken over) as a comparison of that run alone,
+ * sorted as the query was. */
+dfn_compare *dfn_compare_of(dfn_result *r, int sort, bool desc);
 /* One run as a query needs it: its store, layers and built indexes. */
 typedef struct {
     const dfn_store *s;

@@ -29,6 +29,8 @@ int dfn_dist_rank(void);
 int dfn_dist_size(void);
 /* Rank 0's value of v, on every rank. */
 int dfn_dist_bcast_int(int v);
+/* The largest of every rank's v, on every rank. */
+int dfn_dist_max_int(int v);
 /* Sends the file at path to rank `to` (in 1 GiB pieces), or word that
  * there is none when path is NULL or cannot be read; false when the
  * transport failed. */

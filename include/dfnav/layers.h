@@ -43,6 +43,11 @@ bool dfn_layers_load(const char *name, dfn_layers *out, char *err, size_t errlen
  * "dlio-legacy" when its older categories are (dlio_benchmark,
  * ai_framework), else "posix"; *why (may be NULL) says what was found. */
 const char *dfn_layers_auto(const dfn_store *s, const char **why);
+/* The same in two steps, for a set held in shares (MPI ranks): a share's
+ * level (2 dlio, 1 dlio-legacy, 0 posix), whose largest over the shares
+ * names the whole set's preset. */
+int dfn_layers_auto_level(const dfn_store *s);
+const char *dfn_layers_auto_name(int level, const char **why);
 /* Whether a preset name is one of DLIO's. */
 bool dfn_preset_is_dlio(const char *name);
 /* Name of layer k; k == n is "other". */

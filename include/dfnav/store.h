@@ -210,6 +210,14 @@ typedef struct dfn_store {
     size_t hash_conflict_src; /* where the first such later definition stands */
     uint64_t hash_conflict_line;
     uint64_t unresolved_hashes;
+    /* the hash definitions of a set parsed here (not one from an image):
+     * records of a kind byte ('H' host, 'F' file), then the hash's and the
+     * name's text, each a varint length and bytes; the first definition of
+     * each. Shares of a set (MPI ranks) compare them: a hash that means
+     * one name in one share and another in another, or none, makes the
+     * shares' answers differ from the set's. */
+    uint8_t *hashdefs;
+    size_t hashdefs_len, hashdefs_cap;
 
     dfn_sample *samples; size_t nsamples;   /* by time, then series, host, pid */
     uint32_t *series; size_t nseries;       /* string id of each series ("cpu.iowait_pct") */

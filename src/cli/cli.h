@@ -96,6 +96,15 @@ int cli_write_status(FILE *f);
  * ranks do for a command; its exit status. */
 void cli_dist_quiet(void);
 void cli_dist_arm(void);
+/* Rank 0's word to the other ranks waiting at the dispatch (every rank
+ * past the first hears it once): stop, share the files as images, or
+ * run report on each share (cli_dist_report). */
+enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT };
+void cli_dist_tell(int word);
+/* This rank's share of the runs' files (rank 0 walks specs and sends each
+ * rank its paths; the others pass none): *nmine paths, pointing into the
+ * runs or *list, which the caller frees with the array. */
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, char **list);
 char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
 int cli_dist_worker(const cli_opts *o);
 /* Says on stderr how many of the runs' files rank 0 took from the ranks'
@@ -121,6 +130,26 @@ bool cli_signal_first(void);
  * (NULL with one rank, or before the load). */
 const char *cli_dist_dir(void);
 
+/* A run's damage as the load reports it (unit notes, malformed lines by
+ * file and line), to f. */
+void cli_report_damage(const cli_opts *o, const dfn_store *s, FILE *f);
+/* report's query of the runs from the options: --by, --where, --sort
+ * (METRIC@RUN names one of runs), --top, --metrics (agg: some run has
+ * aggregated records, which the default columns then count). 0, or 2
+ * after saying what is wrong; q's dimensions and f are the caller's to
+ * free then. */
+int cli_report_query(const cli_opts *o, const cli_run *runs, size_t nruns, const char *by, const char *where,
+                     const char *sort, size_t top, uint64_t metrics, bool agg, dfn_query *q, dfn_filter *f, int *col);
+/* Writes c in o's format to out (and frees it), after a warning of rows
+ * whose sums passed 2^64. */
+int cli_report_write(const cli_opts *o, dfn_compare *c, FILE *out);
+/* Under MPI: whether report's query runs on each rank's share of the
+ * files, its partial results merged on rank 0 (partial.h), rather than
+ * on one store; and that report, on every rank (cli_dist_report_worker
+ * on the others). */
+bool cli_dist_report_wanted(const cli_opts *o);
+int cli_dist_report(const cli_opts *o);
+int cli_dist_report_worker(const cli_opts *o);
 int cmd_report(const cli_opts *o);
 /* dfnav serve: loads the set (divided among the ranks under MPI) and runs
  * the commands and explorers of clients that present its token. */

@@ -176,7 +176,7 @@ static void dist_atexit(void)
 {
     if (dfn_dist_rank() == 0 && g_armed && !g_told) {
         g_told = true;
-        (void)dfn_dist_bcast_int(0);   /* nothing to share: they stop */
+        (void)dfn_dist_bcast_int(CLI_DIST_STOP);   /* nothing to share: they stop */
     }
     if (g_dir) {
         dist_rmdir(g_dir);
@@ -351,14 +351,24 @@ static char *dist_parse_share(const cli_opts *o, const char *const *files, size_
     return path;
 }
 
-char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go)
+void cli_dist_tell(int word)
 {
-    if (dfn_dist_size() < 2) return NULL;
     g_told = true;
-    if (!dfn_dist_bcast_int(go)) return NULL;
+    (void)dfn_dist_bcast_int(word);
+}
+
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, char **list)
+{
+    *list = NULL;
+    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, nmine) : dist_share_recv(nmine, list);
+}
+
+/* Every rank's share into an image, sent to rank 0 (see cli_dist_share). */
+static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size_t n)
+{
     size_t nmine;
-    char *list = NULL;
-    const char **mine = dfn_dist_rank() == 0 ? dist_share_plan(specs, n, &nmine) : dist_share_recv(&nmine, &list);
+    char *list;
+    const char **mine = cli_dist_files(specs, n, &nmine, &list);
     char *dir = dist_mkdir();
     char *img = dist_parse_share(o, mine, nmine, dir);
     free(mine);
@@ -395,6 +405,13 @@ char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool
     return dir;
 }
 
+char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go)
+{
+    if (dfn_dist_size() < 2) return NULL;
+    cli_dist_tell(go ? CLI_DIST_IMAGES : CLI_DIST_STOP);
+    return go ? dist_share_images(o, specs, n) : NULL;
+}
+
 const char *cli_dist_dir(void) { return g_dir; }
 
 int cli_dist_worker(const cli_opts *o)
@@ -403,8 +420,11 @@ int cli_dist_worker(const cli_opts *o)
     if (g_stderr >= 0) dup2(g_stderr, STDERR_FILENO);
     cli_opts quiet = *o;
     quiet.quiet = true;
-    /* its share comes from rank 0, which walked the inputs */
-    (void)cli_dist_share(&quiet, NULL, 0, true);
+    /* its share comes from rank 0, which walked the inputs; and what to
+     * do with it */
+    int word = dfn_dist_bcast_int(CLI_DIST_STOP);
+    if (word == CLI_DIST_REPORT) return cli_dist_report_worker(o);
+    if (word == CLI_DIST_IMAGES) (void)dist_share_images(&quiet, NULL, 0);   /* (NULL past rank 0) */
     return 0;
 }
 

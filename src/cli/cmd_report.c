@@ -23,25 +23,25 @@ int cli_write_status(FILE *f)
     return 2;
 }
 
-static void report_damage(const cli_opts *o, const dfn_store *s)
+void cli_report_damage(const cli_opts *o, const dfn_store *s, FILE *f)
 {
     char note[2048];
-    if (dfn_unit_note(s, o->time_unit, note, sizeof note)) dfn_warnf(stderr, "%s", note);
+    if (dfn_unit_note(s, o->time_unit, note, sizeof note)) dfn_warnf(f, "%s", note);
     for (size_t i = 0; i < s->nsrc; i++) {
         const dfn_srcinfo *si = &s->src[i];
         const dfn_srcmore *m = dfn_src_more(si);
-        if (m->error) dfn_warnf(stderr, "%s: %s", si->path, m->error);
+        if (m->error) dfn_warnf(f, "%s: %s", si->path, m->error);
         for (size_t k = 0; k < m->nbad; k++)
-            dfn_warnf(stderr, "%s:%" PRIu64 ": malformed line: %s", si->path, m->bad_lines[k], m->bad_reason[k]);
+            dfn_warnf(f, "%s:%" PRIu64 ": malformed line: %s", si->path, m->bad_lines[k], m->bad_reason[k]);
         if (si->malformed > m->nbad)
-            dfn_warnf(stderr, "%s: %" PRIu64 " malformed lines in all (the first %zu shown)", si->path, si->malformed, m->nbad);
+            dfn_warnf(f, "%s: %" PRIu64 " malformed lines in all (the first %zu shown)", si->path, si->malformed, m->nbad);
         if (m->unit_unknown)
-            dfn_warnf(stderr, "%s: the end record's cfg.time_metric is none of US, NS, MS and SEC: times read as %s",
+            dfn_warnf(f, "%s: the end record's cfg.time_metric is none of US, NS, MS and SEC: times read as %s",
                       si->path, dfn_unit_name(si->unit));
         if (m->long_lines)
-            dfn_warnf(stderr, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, m->long_lines);
+            dfn_warnf(f, "%s: %" PRIu64 " lines longer than 64 MiB were cut", si->path, m->long_lines);
         char frac[160];
-        if (dfn_unit_fractions(si->unit, m->frac_times, frac, sizeof frac)) dfn_warnf(stderr, "%s: %s", si->path, frac);
+        if (dfn_unit_fractions(si->unit, m->frac_times, frac, sizeof frac)) dfn_warnf(f, "%s: %s", si->path, frac);
     }
     /* nanoseconds become whole µs: once for the set, info has each file */
     uint64_t zeroed = 0, moved = 0, total = 0;
@@ -55,11 +55,11 @@ static void report_damage(const cli_opts *o, const dfn_store *s)
     }
     /* said when it shows in a figure: over 0.1% of the call time moved */
     if (zeroed && moved > total / 1000)
-        dfn_warnf(stderr, "times kept in whole us: in %zu NS file%s, %" PRIu64 " calls under 0.5 us count 0 s, and "
+        dfn_warnf(f, "times kept in whole us: in %zu NS file%s, %" PRIu64 " calls under 0.5 us count 0 s, and "
                   "rounding each call to the us moved call times by %.3f ms in all (info: by file)",
                   nsfiles, nsfiles == 1 ? "" : "s", zeroed, moved / 1e6);
     if (s->hash_conflicts)
-        dfn_warnf(stderr, "%s:%" PRIu64 ": hash defined again with another name; the first definition is used "
+        dfn_warnf(f, "%s:%" PRIu64 ": hash defined again with another name; the first definition is used "
                   "(%" PRIu64 " such definitions in all)", s->src[s->hash_conflict_src].path, s->hash_conflict_line,
                   s->hash_conflicts);
 }
@@ -169,7 +169,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         dfn_store *s = dfn_loader_finish(ls[k]);
         int st = dfn_store_status(s);
         if (specs[k].in.nerrors && st == 0) st = 1;
-        if (!o->quiet) report_damage(o, s);
+        if (!o->quiet) cli_report_damage(o, s, stderr);
         if (!o->quiet && s && s->cache_note) dfn_warnf(stderr, "cache: %s", s->cache_note);
         if (st == 3) {
             if (n > 1) dfn_warnf(stderr, "%s: nothing could be read", runs[k].label);
@@ -273,32 +273,59 @@ static bool parse_sort(const char *text, const cli_run *runs, size_t nruns, dfn_
     return true;
 }
 
+int cli_report_query(const cli_opts *o, const cli_run *runs, size_t nruns, const char *by, const char *where,
+                     const char *sort, size_t top, uint64_t metrics, bool agg, dfn_query *q, dfn_filter *f, int *col)
+{
+    char err[2048];
+    *q = (dfn_query){ .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes,
+                      .threads = o->threads, .ctrs = o->ctrs };
+    if (by && !dfn_dims_parse(by, q->dims, &q->ndims, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --by: %s\n", err);
+        return 2;
+    }
+    if (!dfn_filter_parse(where, f, err, sizeof err)) {
+        fprintf(stderr, "dfnav: --where: %s\n", err);
+        dfn_dims_free(q->dims, q->ndims);
+        return 2;
+    }
+    q->filter = f;
+    *col = 0;
+    if (!parse_sort(sort, runs, nruns, q, col)) {
+        dfn_filter_free(f);
+        dfn_dims_free(q->dims, q->ndims);
+        return 2;
+    }
+    /* sorting by a metric shows it */
+    if (q->sort >= 0 && q->sort < DFN_M_COUNT_) q->metrics |= DFN_M_BIT(q->sort);
+    /* the default columns say when calls come from aggregated records */
+    if (!metrics && agg) q->metrics |= DFN_M_BIT(DFN_M_AGG_CALLS);
+    return 0;
+}
+
+int cli_report_write(const cli_opts *o, dfn_compare *c, FILE *out)
+{
+    size_t over = 0;
+    for (size_t k = 0; k < c->nruns; k++) over += c->res[k]->overflow_rows;
+    if (over && !o->quiet)
+        dfn_warnf(stderr, "%zu row%s up to more than 2^64 (calls, µs or bytes): shown as inf, not as a wrapped sum; "
+                  "such figures come from damaged values", over, over == 1 ? " adds" : "s add");
+    dfn_compare_write(out, c, o->format);
+    dfn_compare_free(c);
+    return 0;
+}
+
 /* Runs one query on every run, matched across runs, and prints it;
  * returns 0, or 2 for a bad query. */
 static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const char *by, const char *where,
                          const char *sort, size_t top, uint64_t metrics, FILE *out)
 {
     char err[2048];
-    dfn_query q = { .bin_s = o->bin_s, .top = top, .metrics = metrics ? metrics : DFN_M_BASIC, .sizes = o->sizes,
-                    .threads = o->threads, .ctrs = o->ctrs };
-    if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) {
-        fprintf(stderr, "dfnav: --by: %s\n", err);
-        return 2;
-    }
+    bool agg = false;
+    for (size_t k = 0; k < nruns; k++) agg |= runs[k].set.store->cnt.v != NULL;
+    dfn_query q;
     dfn_filter f;
-    if (!dfn_filter_parse(where, &f, err, sizeof err)) {
-        fprintf(stderr, "dfnav: --where: %s\n", err);
-        dfn_dims_free(q.dims, q.ndims);
-        return 2;
-    }
-    q.filter = &f;
-    int rc = 0, col = 0;
-    if (!parse_sort(sort, runs, nruns, &q, &col)) rc = 2;
-    /* sorting by a metric shows it */
-    if (!rc && q.sort >= 0 && q.sort < DFN_M_COUNT_) q.metrics |= DFN_M_BIT(q.sort);
-    /* the default columns say when calls come from aggregated records */
-    for (size_t k = 0; k < nruns && !metrics; k++)
-        if (runs[k].set.store->cnt.v) q.metrics |= DFN_M_BIT(DFN_M_AGG_CALLS);
+    int col, rc = cli_report_query(o, runs, nruns, by, where, sort, top, metrics, agg, &q, &f, &col);
+    if (rc) return rc;
     dfn_run *rs = dfn_xcalloc(nruns, sizeof *rs);
     const char **labels = dfn_xcalloc(nruns, sizeof *labels);
     for (size_t k = 0; k < nruns && !rc; k++) {
@@ -320,15 +347,7 @@ static int run_and_print(const cli_opts *o, cli_run *runs, size_t nruns, const c
     }
     dfn_compare *c = rc ? NULL : dfn_compare_query(rs, nruns, &q, col, runs[0].label ? labels : NULL, err, sizeof err);
     if (!rc && !c) { fprintf(stderr, "dfnav: %s\n", err); rc = 2; }
-    size_t over = 0;
-    for (size_t k = 0; c && k < c->nruns; k++) over += c->res[k]->overflow_rows;
-    if (over && !o->quiet)
-        dfn_warnf(stderr, "%zu row%s up to more than 2^64 (calls, µs or bytes): shown as inf, not as a wrapped sum; "
-                  "such figures come from damaged values", over, over == 1 ? " adds" : "s add");
-    if (c) {
-        dfn_compare_write(out, c, o->format);
-        dfn_compare_free(c);
-    }
+    if (c) cli_report_write(o, c, out);
     free(rs);
     free(labels);
     dfn_filter_free(&f);
@@ -449,6 +468,8 @@ int cmd_report(const cli_opts *o)
     int status, rc;
     cli_run *runs;
     size_t n;
+    /* under MPI, a query partial results answer runs on each rank's share */
+    if (cli_dist_report_wanted(o) && (rc = cli_dist_report(o)) >= 0) return rc;
     if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) return rc;
     rc = 0;
     if (o->counters && (n > 1 || o->diagnose || o->sort || o->top || o->metrics)) {

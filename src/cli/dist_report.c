@@ -1,0 +1,301 @@
+/* report under MPI without the whole set on one rank: every rank loads its
+ * share of the files into a store of its own and runs the query on it;
+ * the partial results (partial.h) merge up a binary tree of ranks to rank
+ * 0, which prints them. A rank then holds its share, never the set, and
+ * the output is the single process's. Queries partials cannot answer, and
+ * shares whose hashes other files define, go the images' way (cli_dist.c):
+ * the whole set on rank 0. */
+#include "cli.h"
+#include "dfnav/dist.h"
+#include "dfnav/partial.h"
+#include "dfnav/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What every rank knows after its load and the word of the others. */
+typedef struct {
+    dfn_runset set;           /* its share: store NULL when it has none */
+    int status;               /* the load's, the largest over the ranks */
+    bool any;                 /* some rank loaded something */
+    bool agg;                 /* some rank has aggregated records */
+    int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
+    bool unresolved;          /* some rank has a hash no file of its share defines, or two names for one */
+} share;
+
+/* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key, -2 for
+ * what is no metric (a counter's, or a mistake). */
+static int sort_metric(const char *sort)
+{
+    if (!sort) return DFN_M_TIME_S;
+    size_t len = strcspn(sort, "@:");
+    if ((len == 3 && memcmp(sort, "key", 3) == 0) || (len == 4 && memcmp(sort, "name", 4) == 0)) return -1;
+    int m = dfn_metric_parse(sort, len);
+    return m < 0 ? -2 : m;
+}
+
+bool cli_dist_report_wanted(const cli_opts *o)
+{
+    if (dfn_dist_size() < 2 || o->compare || o->counters || o->diagnose || o->serve || o->served ||
+        o->format == DFN_FMT_CHROME || !o->npaths)
+        return false;
+    /* the query as report makes it (a bad one goes the usual way, which
+     * says what is wrong) */
+    char err[256];
+    dfn_query q = { .metrics = (o->metrics ? o->metrics : DFN_M_BASIC) | DFN_M_BIT(DFN_M_AGG_CALLS), .sizes = o->sizes,
+                    .ctrs = o->ctrs };
+    dfn_filter f;
+    if (o->by && !dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err)) return false;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) {
+        dfn_dims_free(q.dims, q.ndims);
+        return false;
+    }
+    q.filter = &f;
+    int m = sort_metric(o->sort);
+    if (m >= 0) q.metrics |= DFN_M_BIT(m);
+    /* arg.NAME reads enclosing calls through the call tree of a process,
+     * whose files a share may not all hold */
+    bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err) && !dfn_query_inherits(&q);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    return ok;
+}
+
+/* This rank's share into sh, and the ranks' word on what they loaded. */
+static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, share *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    size_t nmine;
+    char *list;
+    const char **mine = cli_dist_files(specs, n, &nmine, &list);
+    /* (parsed, not from an image: the store keeps the hashes its files define) */
+    dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
+    dfn_store *s = nmine ? dfn_load(mine, nmine, &lo) : NULL;
+    free(mine);
+    free(list);
+    int st = s ? dfn_store_status(s) : 3;
+    if (st == 3) { dfn_store_free(s); s = NULL; }
+    sh->set.store = s;
+    /* a share that could not be read is damage of the set, unless none could */
+    sh->any = dfn_dist_max_int(s != NULL);
+    sh->status = dfn_dist_max_int(st == 3 ? (nmine ? 1 : 0) : st);
+    sh->agg = dfn_dist_max_int(s && s->cnt.v);
+    sh->level = dfn_dist_max_int(s ? dfn_layers_auto_level(s) : 0);
+    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || s->hash_conflicts));
+}
+
+/* Adds one rank's hash definitions (store.h's records) to defs (kind and
+ * hash -> name, names pointing into rec); false when one names another
+ * name than before, or the records are not whole. */
+static bool hashdefs_add(dfn_strtab *defs, const char ***names, size_t **lens, size_t *cap, const uint8_t *rec,
+                         size_t len)
+{
+    const uint8_t *p = rec, *end = rec + len;
+    while (p < end) {
+        uint64_t hl, nl;
+        const uint8_t *h = p;   /* the kind byte and the hash are the key */
+        size_t k = dfn_varint_get(p + 1, end, &hl);
+        if (!k || hl > (size_t)(end - p - 1 - k)) return false;
+        size_t keylen = 1 + k + hl;
+        p += keylen;
+        k = dfn_varint_get(p, end, &nl);
+        if (!k || nl > (size_t)(end - p - k)) return false;
+        const char *name = (const char *)p + k;
+        p += k + nl;
+        size_t before = dfn_strtab_count(defs);
+        uint32_t id = dfn_strtab_intern(defs, (const char *)h, keylen);
+        if (id < before) {
+            if ((*lens)[id] != nl || memcmp((*names)[id], name, nl) != 0) return false;
+            continue;
+        }
+        size_t c = *cap;
+        dfn_grow((void **)names, cap, id + 1, sizeof **names);
+        dfn_grow((void **)lens, &c, id + 1, sizeof **lens);
+        (*names)[id] = name;
+        (*lens)[id] = nl;
+    }
+    return true;
+}
+
+/* Whether every hash names one thing across the ranks' shares: rank 0
+ * reads each rank's definitions and gives the word. */
+static bool hashdefs_agree(const share *sh)
+{
+    const dfn_store *s = sh->set.store;
+    const uint8_t *mine = s && s->hashdefs ? s->hashdefs : (const uint8_t *)"";
+    size_t mylen = s ? s->hashdefs_len : 0;
+    if (dfn_dist_rank() > 0) {
+        (void)dfn_dist_send_bytes(0, mine, mylen);
+        return dfn_dist_bcast_int(0);
+    }
+    dfn_strtab *defs = dfn_strtab_new();
+    const char **names = NULL;
+    size_t *lens = NULL, cap = 0;
+    bool agree = hashdefs_add(defs, &names, &lens, &cap, mine, mylen);
+    char **got = dfn_xcalloc((size_t)dfn_dist_size(), sizeof *got);
+    for (int r = 1; r < dfn_dist_size(); r++) {
+        size_t len;
+        got[r] = dfn_dist_recv_bytes(r, &len);
+        agree = agree && got[r] && hashdefs_add(defs, &names, &lens, &cap, (const uint8_t *)got[r], len);
+    }
+    for (int r = 1; r < dfn_dist_size(); r++) free(got[r]);
+    free(got);
+    free(names);
+    free(lens);
+    dfn_strtab_free(defs);
+    return dfn_dist_bcast_int(agree);
+}
+
+/* The damage each rank found, said by rank 0 in rank order. */
+static void share_damage(const cli_opts *o, const share *sh)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f && sh->set.store && !o->quiet) cli_report_damage(o, sh->set.store, f);
+    if (f) fclose(f);
+    if (dfn_dist_rank() > 0) {
+        (void)dfn_dist_send_bytes(0, text ? text : "", len);
+    } else {
+        fwrite(text ? text : "", 1, len, stderr);
+        for (int r = 1; r < dfn_dist_size(); r++) {
+            size_t l;
+            char *t = dfn_dist_recv_bytes(r, &l);
+            if (t) fwrite(t, 1, l, stderr);
+            free(t);
+        }
+    }
+    free(text);
+}
+
+/* This rank's partial merged with those below it in the tree; rank 0's
+ * is the set's. NULL (rank 0: said why) when a partial was lost. */
+static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen)
+{
+    int me = dfn_dist_rank(), n = dfn_dist_size();
+    bool ok = p != NULL;
+    for (int step = 1; step < n; step <<= 1) {
+        if (me % (2 * step) == step) {
+            size_t len = 0;
+            uint8_t *bytes = p ? dfn_partial_encode(p, &len) : NULL;
+            (void)dfn_dist_send_bytes(me - step, bytes ? bytes : (const uint8_t *)"", len);
+            free(bytes);
+            dfn_partial_free(p);
+            return NULL;
+        }
+        if (me % (2 * step) || me + step >= n) continue;
+        size_t len;
+        char *bytes = dfn_dist_recv_bytes(me + step, &len);
+        char why[512] = "did not come";
+        dfn_partial *q = bytes && len ? dfn_partial_decode((const uint8_t *)bytes, len, why, sizeof why) : NULL;
+        if (!q && ok) snprintf(err, errlen, "rank %d's partial result: %s", me + step, why);
+        free(bytes);
+        if (q && ok) ok = dfn_partial_merge(p, q, err, errlen);
+        else dfn_partial_free(q);
+        ok = ok && q;
+    }
+    if (!ok) { dfn_partial_free(p); return NULL; }
+    return p;
+}
+
+/* The query on this rank's share, merged on rank 0 and printed there. */
+static int share_query(const cli_opts *o, share *sh)
+{
+    char err[2048];
+    cli_run run = { NULL, sh->set };
+    dfn_query q;
+    dfn_filter f;
+    int col, rc = cli_report_query(o, &run, 1, o->by, o->where, o->sort, o->top, o->metrics, sh->agg, &q, &f, &col);
+    if (rc) return rc;
+    dfn_partial *p = NULL;
+    if (sh->set.store) {
+        q.layers = sh->set.ls;
+        p = dfn_query_partial(sh->set.store, &q, err, sizeof err);
+    } else {
+        p = dfn_partial_new(&q);   /* no share: it adds nothing */
+    }
+    p = share_reduce(p, err, sizeof err);
+    if (dfn_dist_rank() == 0) {
+        dfn_result *r = p ? dfn_partial_finish(p, &q, err, sizeof err) : NULL;
+        if (!r) { fprintf(stderr, "dfnav: MPI: %s\n", err); rc = 2; }
+        else rc = cli_report_write(o, dfn_compare_of(r, q.sort, q.desc), stdout);
+    }
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    return rc;
+}
+
+/* Every rank: load, agree, query. -1 when the set must go the images' way. */
+static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n)
+{
+    share sh;
+    share_load(o, specs, n, &sh);
+    if (!hashdefs_agree(&sh) || sh.unresolved) {
+        /* a hash another rank's file defines: only the whole set names it */
+        dfn_store_free(sh.set.store);
+        return -1;
+    }
+    if (!o->quiet) share_damage(o, &sh);
+    int rc = 0;
+    if (!sh.any) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: nothing could be read\n");
+        rc = 3;
+    } else if (sh.set.store) {
+        char err[1024];
+        const char *why, *preset = dfn_layers_auto_name(sh.level, &why);
+        if (!o->layers && !o->quiet && dfn_dist_rank() == 0 && dfn_preset_is_dlio(preset))
+            fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, why);
+        dfn_run_opts ro = cli_run_opts(o);
+        dfn_store *s = sh.set.store;
+        sh.set.store = NULL;
+        if (!dfn_runset_layers(&sh.set, s, &ro, o->layers ? NULL : preset, err, sizeof err)) {
+            if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: layers: %s\n", err);
+            rc = 2;
+        }
+    }
+    /* a rank that failed its layers fails them all: the same file for every rank */
+    rc = dfn_dist_max_int(rc);
+    if (!rc) rc = share_query(o, &sh);
+    dfn_runset_free(&sh.set);
+    int wr = dfn_dist_rank() == 0 ? cli_write_status(stdout) : 0;
+    return rc ? rc : wr ? wr : sh.status;
+}
+
+int cli_dist_report(const cli_opts *o)
+{
+    char msg[512];
+    dfn_runspec *specs;
+    size_t n;
+    if (!dfn_runs_parse(o->paths, o->npaths, false, &specs, &n, msg, sizeof msg)) {
+        fprintf(stderr, "dfnav: %s\n", msg);
+        return 2;
+    }
+    size_t files = 0;
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
+        files += specs[k].in.n;
+    }
+    if (!files) {
+        fprintf(stderr, "dfnav: no trace file to read\n");
+        dfn_runs_free(specs, n);
+        cli_dist_tell(CLI_DIST_STOP);
+        return 3;
+    }
+    cli_dist_tell(CLI_DIST_REPORT);
+    int rc = dist_report(o, specs, n);
+    bool input_errors = false;
+    for (size_t k = 0; k < n; k++) input_errors |= specs[k].in.nerrors > 0;
+    dfn_runs_free(specs, n);
+    if (rc >= 0 && !o->quiet)
+        dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results",
+                  dfn_dist_size());
+    return rc == 0 && input_errors ? 1 : rc;
+}
+
+int cli_dist_report_worker(const cli_opts *o)
+{
+    int rc = dist_report(o, NULL, 0);
+    if (rc >= 0) return rc;
+    /* the images' way: rank 0's load gives the word again */
+    return cli_dist_worker(o);
+}
