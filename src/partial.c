@@ -54,10 +54,7 @@ dfn_partial *dfn_partial_new(const dfn_query *q)
 {
     dfn_partial *p = dfn_xcalloc(1, sizeof *p);
     p->ndims = q->ndims;
-    for (size_t d = 0; d < q->ndims; d++) {
-        p->dims[d] = q->dims[d];
-        p->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
-    }
+    dfn_dims_copy(p->dims, q->dims, q->ndims);
     p->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
     p->text = dfn_strtab_new();
     p->rowkeys = dfn_strtab_new();
@@ -122,6 +119,30 @@ void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e)
 }
 
 /* ---- merging ---- */
+
+static int seg_cmp(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+void dfn_partial_unite(dfn_partial *p)
+{
+    if (!p->nsegs) return;
+    qsort(p->segs, p->nsegs, 3 * sizeof *p->segs, seg_cmp);
+    size_t w = 0;   /* the last segment kept */
+    for (size_t k = 1; k < p->nsegs; k++) {
+        uint64_t *last = &p->segs[3 * w], *cur = &p->segs[3 * k];
+        if (cur[0] == last[0] && cur[1] <= last[2]) {   /* overlaps or touches: one */
+            if (cur[2] > last[2]) last[2] = cur[2];
+            continue;
+        }
+        w++;
+        memmove(&p->segs[3 * w], cur, 3 * sizeof *cur);
+    }
+    p->nsegs = w + 1;
+}
 
 static void psat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
 {
@@ -230,6 +251,7 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
             *dfn_map64_slot(&a->files, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)bm->k[j])) = 1;
     for (size_t k = 0; k < b->nsegs; k++)
         dfn_partial_seg(a, rowmap[b->segs[3 * k]], b->segs[3 * k + 1], b->segs[3 * k + 2]);
+    dfn_partial_unite(a);
     a->total = dfn_sat_add(a->total, b->total);
     a->matched += b->matched;
     a->matched_calls += b->matched_calls;
@@ -313,8 +335,17 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
     }
     const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
+    /* united and in (row, start) order: each as its row, then its start
+     * past the last one's end within the row, and its length, so that a
+     * segment takes a few bytes */
     put_u(&o, p->nsegs);
-    for (size_t k = 0; k < 3 * p->nsegs; k++) put_u(&o, p->segs[k]);
+    for (size_t k = 0; k < p->nsegs; k++) {
+        const uint64_t *g = &p->segs[3 * k];
+        bool same = k && g[0] == g[-3];
+        put_u(&o, g[0]);
+        put_u(&o, same ? g[1] - g[-1] : g[1]);
+        put_u(&o, g[2] - g[1]);
+    }
     *len = o.n;
     return o.b ? o.b : dfn_xmalloc(1);
 }
@@ -453,11 +484,19 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->files, 32, p->nrows, nt, "a file");
     get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
     size_t ns = get_count(&in, 3, "the busy segments");
+    uint64_t last_row = UINT64_MAX, last_end = 0;
     for (size_t k = 0; k < ns && !in.bad; k++) {
         uint64_t r = get_u(&in, p->nrows, "a busy segment"), s = get_u(&in, ANY, "a busy segment");
-        uint64_t e = get_u(&in, ANY, "a busy segment");
-        if (!in.bad && e < s) in.bad = "a busy segment";
-        if (!in.bad) dfn_partial_seg(p, r, s, e);
+        uint64_t slen = get_u(&in, ANY, "a busy segment");
+        if (r == last_row) s = dfn_sat_add(s, last_end);
+        uint64_t e = dfn_sat_add(s, slen);
+        if (in.bad || e - s != slen || (r == last_row && s < last_end) || (last_row != UINT64_MAX && r < last_row)) {
+            in.bad = "a busy segment";
+            break;
+        }
+        dfn_partial_seg(p, r, s, e);
+        last_row = r;
+        last_end = e;
     }
     if (!in.bad && in.p != in.end) in.bad = "its end";
     if (in.bad) {

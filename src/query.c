@@ -175,6 +175,14 @@ fail:
     return false;
 }
 
+void dfn_dims_copy(dfn_dim *to, const dfn_dim *from, size_t n)
+{
+    for (size_t d = 0; d < n; d++) {
+        to[d] = from[d];
+        to[d].arg = from[d].arg ? dfn_xstrdup(from[d].arg) : NULL;
+    }
+}
+
 void dfn_dims_free(dfn_dim *dims, size_t n)
 {
     for (size_t i = 0; i < n; i++) { free(dims[i].arg); dims[i].arg = NULL; }
@@ -3154,8 +3162,20 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     memset(x.file, 0xff, (s->nfiles ? s->nfiles : 1) * sizeof *x.file);
     export_rows(p, r, &x);
     export_sets(p, &x);
-    for (size_t k = 0; k < p->nseglog; k++)
-        dfn_partial_seg(out, x.row[p->seglog[3 * k]], s->t0 + p->seglog[3 * k + 1], s->t0 + p->seglog[3 * k + 2]);
+    /* the part's log becomes the partial's segments, in place: rows as
+     * the partial's, times from the epoch */
+    for (size_t k = 0; k < p->nseglog; k++) {
+        uint64_t *g = &p->seglog[3 * k];
+        g[0] = x.row[g[0]];
+        g[1] += s->t0;
+        g[2] += s->t0;
+    }
+    out->segs = p->seglog;
+    out->nsegs = p->nseglog;
+    out->segcap = p->seglogcap;
+    p->seglog = NULL;
+    p->nseglog = 0;
+    dfn_partial_unite(out);
     out->total = p->total;
     out->matched = p->matched;
     out->matched_calls = p->matched_calls;
@@ -3235,10 +3255,7 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q)
 {
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
     r->ndims = q->ndims;
-    for (size_t d = 0; d < q->ndims; d++) {
-        r->dims[d] = q->dims[d];
-        r->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
-    }
+    dfn_dims_copy(r->dims, q->dims, q->ndims);
     r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
     result_layout(r, r->metrics, q->asked_only);
     r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
@@ -3423,10 +3440,8 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     dfn_match_set_tree(m, q->tree);
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
     r->ndims = q->ndims;
+    dfn_dims_copy(r->dims, q->dims, q->ndims);
     for (size_t d = 0; d < q->ndims; d++) {
-        r->dims[d].kind = q->dims[d].kind;
-        r->dims[d].arg = q->dims[d].arg ? dfn_xstrdup(q->dims[d].arg) : NULL;
-        r->dims[d].own = q->dims[d].own;
         if (q->dims[d].kind == DFN_DIM_LAYER && !q->layers) {
             snprintf(err, errlen, "grouping by layer needs layers");
             dfn_match_free(m);

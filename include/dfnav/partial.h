@@ -56,8 +56,8 @@ typedef struct dfn_partial {
     dfn_map64 procbytes;      /* row << 32 | process -> bytes */
     dfn_map64 files;          /* row << 32 | path text id -> 1 */
     dfn_map64 szh;            /* row << 16 | size bucket -> read and write calls */
-    /* busy segments [s, e) in absolute µs, by row, in any order: the
-     * finish unites each row's */
+    /* busy segments [s, e) in absolute µs, by row: united (partial_unite)
+     * once made and after each merge */
     uint64_t *segs;           /* row, s, e triples */
     size_t nsegs, segcap;
     uint64_t total;           /* µs of every matched call (saturating) */
@@ -94,5 +94,8 @@ void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add);
 /* The process of (host text, pid) named name, added when new. */
 uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char *name, size_t len);
 void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e);
+/* Each row's segments as their union, in (row, start) order: what a
+ * partial holds and sends once made or merged. */
+void dfn_partial_unite(dfn_partial *p);
 
 #endif

@@ -92,6 +92,8 @@ const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap);
 /* "file,func" or "file func"; dims get malloc'd arg names. */
 bool dfn_dims_parse(const char *text, dfn_dim *dims, size_t *n, char *err, size_t errlen);
 void dfn_dims_free(dfn_dim *dims, size_t n);
+/* n dimensions into to, each with its own copy of its argument name. */
+void dfn_dims_copy(dfn_dim *to, const dfn_dim *from, size_t n);
 /* The filter key whose equality selects a row of dimension k, or
  * DFN_KEY_COUNT (time, event and size have none). */
 dfn_key dfn_dim_key(dfn_dimkind k);
