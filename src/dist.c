@@ -23,6 +23,7 @@
 #define DIST_NONE UINT64_MAX
 #define DIST_TAG_FILE 17
 #define DIST_TAG_BYTES 18
+#define DIST_TAG_SWAP 19
 
 static int g_rank = 0, g_size = 1;
 static bool g_started = false;
@@ -199,6 +200,40 @@ bool dfn_dist_send_bytes(int to, const void *data, size_t len)
 #else
     (void)to; (void)data; (void)len;
     return false;
+#endif
+}
+
+char *dfn_dist_swap_bytes(int to, const void *data, size_t len, int from, size_t *rlen)
+{
+    *rlen = 0;
+#ifdef HAVE_MPI
+    if (!g_started) return NULL;
+    uint64_t n = len, m = 0;
+    MPI_Sendrecv(&n, 1, MPI_UINT64_T, to, DIST_TAG_SWAP, &m, 1, MPI_UINT64_T, from, DIST_TAG_SWAP, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (m >= SIZE_MAX) return NULL;
+    char *buf = dfn_xmalloc((size_t)m + 1);
+    /* every piece posted at once, each way: a blocking exchange piece by
+     * piece would pair pieces of different partners when the two lengths
+     * differ */
+    size_t ns = (len + DIST_PIECE - 1) / DIST_PIECE, nr = ((size_t)m + DIST_PIECE - 1) / DIST_PIECE;
+    MPI_Request *req = dfn_xmalloc((ns + nr ? ns + nr : 1) * sizeof *req);
+    for (size_t k = 0; k < nr; k++) {
+        size_t off = k * DIST_PIECE, want = (size_t)m - off < DIST_PIECE ? (size_t)m - off : DIST_PIECE;
+        MPI_Irecv(buf + off, (int)want, MPI_BYTE, from, DIST_TAG_SWAP, MPI_COMM_WORLD, &req[k]);
+    }
+    for (size_t k = 0; k < ns; k++) {
+        size_t off = k * DIST_PIECE, want = len - off < DIST_PIECE ? len - off : DIST_PIECE;
+        MPI_Isend((const char *)data + off, (int)want, MPI_BYTE, to, DIST_TAG_SWAP, MPI_COMM_WORLD, &req[nr + k]);
+    }
+    MPI_Waitall((int)(ns + nr), req, MPI_STATUSES_IGNORE);
+    free(req);
+    buf[m] = 0;
+    *rlen = (size_t)m;
+    return buf;
+#else
+    (void)to; (void)data; (void)len; (void)from;
+    return NULL;
 #endif
 }
 

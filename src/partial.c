@@ -167,6 +167,7 @@ static void sums_add(dfn_rowsums *a, const dfn_rowsums *b)
         if (!a->szn || b->szmax > a->szmax) a->szmax = b->szmax;
     }
     a->szn = dfn_sat_add(a->szn, b->szn);
+    a->busy = dfn_sat_add(a->busy, b->busy);
     psat_add(&a->szsum, b->szsum, &a->full, POVF_BYTES);
 }
 
@@ -261,6 +262,49 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     return true;
 }
 
+/* ---- busy time by slices of time ---- */
+
+dfn_partial *dfn_partial_slice(const dfn_partial *p, uint64_t lo, uint64_t hi)
+{
+    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics };
+    memcpy(q.dims, p->dims, sizeof q.dims);
+    dfn_partial *out = dfn_partial_new(&q);
+    uint32_t keys[DFN_MAX_DIMS];
+    uint64_t row = UINT64_MAX, orow = 0;
+    for (size_t k = 0; k < p->nsegs; k++) {
+        const uint64_t *g = &p->segs[3 * k];
+        uint64_t s = g[1] > lo ? g[1] : lo, e = g[2] < hi ? g[2] : hi;
+        if (s >= e) continue;
+        if (g[0] != row) {   /* the row in out, its keys as text there */
+            row = g[0];
+            for (size_t d = 0; d < p->ndims; d++) {
+                uint32_t id = p->keys[row * p->ndims + d];
+                keys[d] = dim_numeric(p->dims[d].kind) ? id : text_in(out, p, id);
+            }
+            orow = dfn_partial_row(out, keys);
+        }
+        dfn_partial_seg(out, orow, s, e);
+    }
+    return out;
+}
+
+void dfn_partial_sum_busy(dfn_partial *p)
+{
+    dfn_partial_unite(p);
+    for (size_t k = 0; k < p->nsegs; k++) {
+        const uint64_t *g = &p->segs[3 * k];
+        p->sums[g[0]].busy = dfn_sat_add(p->sums[g[0]].busy, g[2] - g[1]);
+    }
+    dfn_partial_drop_segs(p);
+}
+
+void dfn_partial_drop_segs(dfn_partial *p)
+{
+    free(p->segs);
+    p->segs = NULL;
+    p->nsegs = p->segcap = 0;
+}
+
 /* ---- bytes: varints, doubles as their 8 bytes ---- */
 
 typedef struct { uint8_t *b; size_t n, cap; } obuf;
@@ -295,7 +339,7 @@ static void put_map(obuf *o, const dfn_map64 *m)
 static void put_sums(obuf *o, const dfn_rowsums *s)
 {
     const uint64_t u[] = { s->count, s->dur, s->bytes, s->maxdur, s->agg, s->out_calls, s->out_us, s->cut_us,
-                           s->szn, s->szsum, s->full };
+                           s->szn, s->szsum, s->busy, s->full };
     for (size_t k = 0; k < sizeof u / sizeof *u; k++) put_u(o, u[k]);
     put_d(o, s->szmin);
     put_d(o, s->szmax);
@@ -433,7 +477,7 @@ static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
         if (row != r) { in->bad = "a row given twice"; break; }
         dfn_rowsums *s = &p->sums[row];
         uint64_t *u[] = { &s->count, &s->dur, &s->bytes, &s->maxdur, &s->agg, &s->out_calls, &s->out_us, &s->cut_us,
-                          &s->szn, &s->szsum };
+                          &s->szn, &s->szsum, &s->busy };
         for (size_t k = 0; k < sizeof u / sizeof *u; k++) *u[k] = get_u(in, ANY, "a row's sums");
         s->full = (uint8_t)get_u(in, 16, "a row's sums");
         s->szmin = get_d(in);

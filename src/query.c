@@ -3185,30 +3185,6 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     return out;
 }
 
-/* Each row's busy time: the union of its segments (sorted here). */
-static int seg_cmp(const void *a, const void *b)
-{
-    const uint64_t *x = a, *y = b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-static uint64_t *partial_busy(dfn_partial *p)
-{
-    uint64_t *busy = dfn_xcalloc(p->nrows ? p->nrows : 1, sizeof *busy);
-    qsort(p->segs, p->nsegs, 3 * sizeof *p->segs, seg_cmp);
-    for (size_t k = 0; k < p->nsegs;) {
-        uint64_t row = p->segs[3 * k], cs = p->segs[3 * k + 1], ce = p->segs[3 * k + 2];
-        for (k++; k < p->nsegs && p->segs[3 * k] == row; k++) {
-            uint64_t s0 = p->segs[3 * k + 1], e0 = p->segs[3 * k + 2];
-            if (s0 > ce) { busy[row] += ce - cs; cs = s0; ce = e0; }
-            else if (e0 > ce) ce = e0;
-        }
-        busy[row] += ce - cs;
-    }
-    return busy;
-}
-
 /* A partial's processes into its rows' metrics (procs, max_proc, spread). */
 static void partial_procs(dfn_partial *p, dfn_result *r, bool need_spread, proc_sq *sq)
 {
@@ -3251,14 +3227,14 @@ static void partial_hist_files(dfn_partial *p, dfn_result *r)
 
 /* The result's frame for a partial's rows: q's dimensions and metrics,
  * keys of the partial's text. */
-static dfn_result *partial_result(dfn_partial *p, const dfn_query *q)
+static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_layers *layers)
 {
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
     r->ndims = q->ndims;
     dfn_dims_copy(r->dims, q->dims, q->ndims);
     r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
     result_layout(r, r->metrics, q->asked_only);
-    r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
+    r->layers = layers;
     r->keytext = p->text;
     p->text = NULL;
     r->nproc_names = p->nprocs;
@@ -3275,33 +3251,33 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q)
     return r;
 }
 
-dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, char *err, size_t errlen)
+dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
+                               size_t errlen)
 {
     if (!dfn_partial_supports(q, err, errlen) || !dfn_partial_is_of(p, q)) {
         if (!dfn_partial_is_of(p, q)) snprintf(err, errlen, "a partial result of another query");
         dfn_partial_free(p);
         return NULL;
     }
-    dfn_result *r = partial_result(p, q);
+    dfn_result *r = partial_result(p, q, layers);
     uint64_t want = r->metrics;
     bool need_busy = want & DFN_M_BIT(DFN_M_BUSY_S);
     bool need_spread = want & KEEP_SPREAD;
     bool need_size = want & (DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) |
                              DFN_M_BIT(DFN_M_SIZE_MAX));
     size_t n = p->nrows;
-    uint64_t *busy = partial_busy(p);
+    dfn_partial_sum_busy(p);   /* each row's union, with what slices of it gave */
     proc_sq *sq = need_spread ? dfn_xcalloc(n ? n : 1, sizeof *sq) : NULL;
     acc_kept kp;
     kept_init(&kp, need_spread, need_size, n);
     for (size_t row = 0; row < n; row++) {
         double m[DFN_M_COUNT_] = { 0 };
-        sums_metrics(r, &p->sums[row], need_busy, busy[row], m);
+        sums_metrics(r, &p->sums[row], need_busy, p->sums[row].busy, m);
         m[DFN_M_MAX_PROC] = NAN;
         if (need_size) size_row(&p->sums[row], m);
         row_put(r, row, m);
         kept_take(&kp, row, &p->sums[row]);
     }
-    free(busy);
     partial_hist_files(p, r);
     partial_procs(p, r, need_spread, sq);
     if (need_spread) spread_finish(n, r, sq, &kp);

@@ -159,7 +159,7 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
         if (!acc) acc = p;
         else cr_assert(dfn_partial_merge(acc, p, err, sizeof err), "%s", err);
     }
-    dfn_result *m = dfn_partial_finish(acc, &q, err, sizeof err);
+    dfn_result *m = dfn_partial_finish(acc, &q, dfn_layerset_layers(q.layers), err, sizeof err);
     cr_assert(m, "%s", err);
     snprintf(what, sizeof what, "by '%s' where '%s' in %zu shares, %d threads, sort %d%s top %zu", by, where, n,
              threads, sort, desc ? " desc" : "", top);
@@ -169,6 +169,52 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     for (size_t k = 0; k < n; k++) dfn_store_free(share[k]);
+    dfn_store_free(whole);
+}
+
+/* Busy time through slices of time, as MPI ranks gather it: each
+ * share's segments cut at the slices' edges, each slice's united, the
+ * shares merged without segments. Edges at every quarter of the set's
+ * span cut calls in two. */
+static void check_sliced(const unsigned *masks, size_t n, const char *by, size_t nslices)
+{
+    dfn_store *whole = load_share(0xffu, 1);
+    dfn_store *share[NPROCS];
+    char err[256];
+    dfn_query q = { .sort = -1, .metrics = all_mergeable, .threads = 1 };
+    cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
+    cr_assert(r, "%s", err);
+    dfn_partial *p[NPROCS], *slice[8] = {0};
+    uint64_t edge[9];
+    edge[0] = 0;
+    edge[nslices] = UINT64_MAX;
+    for (size_t k = 1; k < nslices; k++) edge[k] = whole->t0 + (whole->t1 - whole->t0) * k / nslices;
+    for (size_t j = 0; j < n; j++) {
+        share[j] = load_share(masks[j], 1);
+        p[j] = partial_of(share[j], &q);
+        for (size_t k = 0; k < nslices; k++) {
+            dfn_partial *cut = dfn_partial_slice(p[j], edge[k], edge[k + 1]);
+            if (!slice[k]) slice[k] = cut;
+            else cr_assert(dfn_partial_merge(slice[k], cut, err, sizeof err), "%s", err);
+        }
+        dfn_partial_drop_segs(p[j]);
+    }
+    for (size_t k = 0; k < nslices; k++) {
+        dfn_partial_sum_busy(slice[k]);
+        cr_assert(dfn_partial_merge(p[0], slice[k], err, sizeof err), "%s", err);
+    }
+    for (size_t j = 1; j < n; j++) cr_assert(dfn_partial_merge(p[0], p[j], err, sizeof err), "%s", err);
+    cr_assert_eq(p[0]->nsegs, 0, "no segment left to unite: the slices hold the busy time");
+    dfn_result *m = dfn_partial_finish(p[0], &q, NULL, err, sizeof err);
+    cr_assert(m, "%s", err);
+    char what[128];
+    snprintf(what, sizeof what, "by '%s' in %zu shares and %zu slices", by, n, nslices);
+    same_result(whole, r, m, what);
+    dfn_result_free(r);
+    dfn_result_free(m);
+    dfn_dims_free(q.dims, q.ndims);
+    for (size_t j = 0; j < n; j++) dfn_store_free(share[j]);
     dfn_store_free(whole);
 }
 
@@ -189,6 +235,16 @@ Test(partial, shares_merge_into_the_whole_sets_rows)
     check_split(each, 7, "func", "", -1, false, 0, 1);
     check_split(each, 7, "file", "", -1, false, 0, 2);
     check_split(one, 1, "func,file", "", -1, false, 0, 1);
+}
+
+Test(partial, busy_time_through_slices_of_time)
+{
+    const char *bys[] = { "", "func", "file", "proc", "func,file" };
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++) {
+        check_sliced(thirds, 3, bys[b], 4);
+        check_sliced(halves, 2, bys[b], 2);
+        check_sliced(each, 7, bys[b], 7);
+    }
 }
 
 Test(partial, sorting_and_top_as_the_whole_set)
@@ -215,7 +271,7 @@ Test(partial, busy_time_unites_the_shares)
     }
     dfn_partial *pa = partial_of(a, &q), *pb = partial_of(b, &q);
     cr_assert(dfn_partial_merge(pa, pb, err, sizeof err));
-    dfn_result *m = dfn_partial_finish(pa, &q, err, sizeof err), *w = dfn_query_run(whole, &q, err, sizeof err);
+    dfn_result *m = dfn_partial_finish(pa, &q, NULL, err, sizeof err), *w = dfn_query_run(whole, &q, err, sizeof err);
     cr_assert_eq(dfn_result_metric(m, 0, DFN_M_BUSY_S), dfn_result_metric(w, 0, DFN_M_BUSY_S));
     cr_assert_lt(dfn_result_metric(m, 0, DFN_M_BUSY_S), sum, "the shares overlap");
     dfn_result_free(m);
@@ -281,7 +337,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
             bytes[k] = (uint8_t)v;
             dfn_partial *d = dfn_partial_decode(bytes, len, err, sizeof err);
             if (d) {   /* (what changed may be its query: then it says so) */
-                dfn_result *r = dfn_partial_finish(d, &q, err, sizeof err);
+                dfn_result *r = dfn_partial_finish(d, &q, NULL, err, sizeof err);
                 cr_assert(r || strstr(err, "another query"), "%s", err);
                 dfn_result_free(r);
             }

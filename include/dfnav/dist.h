@@ -44,6 +44,10 @@ bool dfn_dist_send_bytes(int to, const void *data, size_t len);
 /* What rank `from` sends with dfn_dist_send_bytes, malloc'd with a NUL
  * after its *len bytes; NULL without MPI. */
 char *dfn_dist_recv_bytes(int from, size_t *len);
+/* Sends len bytes to rank `to` while receiving what rank `from` sends
+ * it the same way (a ring's step: every rank calls it at once); what came,
+ * malloc'd with a NUL after its *rlen bytes; NULL without MPI. */
+char *dfn_dist_swap_bytes(int to, const void *data, size_t len, int from, size_t *rlen);
 /* The MPI this build uses ("Open MPI 4.1.4", "MPICH 4.0"), or "none". */
 const char *dfn_dist_backend(void);
 /* Ends MPI (every rank must call it before exiting). */

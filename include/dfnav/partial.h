@@ -29,6 +29,7 @@ typedef struct {
     uint64_t out_calls, out_us, cut_us;   /* pieces of calls from before the row, and past it */
     uint64_t szn, szsum;                  /* reads and writes: calls and bytes */
     double szmin, szmax;                  /* their least and largest bytes a call (szn > 0) */
+    uint64_t busy;                        /* busy µs already united (dfn_partial_sum_busy): it adds */
     uint8_t full;                         /* sums that passed 2^64 (the query's OVF_ flags) */
 } dfn_rowsums;
 
@@ -70,8 +71,11 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen);
 dfn_partial *dfn_query_partial(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
 /* The rows of a merged partial as q's result, sorted and cut to q->top
  * as dfn_query_run does; p is spent. The result's keys and max_proc are
- * text of its own (r->keytext), not of a store. */
-dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, char *err, size_t errlen);
+ * text of its own (r->keytext), not of a store; layer rows are named by
+ * layers (which must outlive the result; NULL without layer rows), so no
+ * store nor its layers' index need stay. */
+dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
+                               size_t errlen);
 /* Whether p is a partial of q (its dimensions and metrics). */
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
 /* Adds from into into (the same query's partials); from is spent. */
@@ -97,5 +101,16 @@ void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e);
 /* Each row's segments as their union, in (row, start) order: what a
  * partial holds and sends once made or merged. */
 void dfn_partial_unite(dfn_partial *p);
+
+/* Busy time across shares without one rank holding every segment: the
+ * time is cut into slices, each rank gathers every share's segments of
+ * one slice (dfn_partial_slice: p's rows with their segments cut to
+ * [lo, hi), and nothing else), unites them and keeps their lengths as
+ * sums (dfn_partial_sum_busy), which add up across slices exactly as the
+ * union of the whole would. The rows' own partials then drop their
+ * segments (dfn_partial_drop_segs) and merge without them. */
+dfn_partial *dfn_partial_slice(const dfn_partial *p, uint64_t lo, uint64_t hi);
+void dfn_partial_sum_busy(dfn_partial *p);
+void dfn_partial_drop_segs(dfn_partial *p);
 
 #endif

@@ -198,6 +198,94 @@ static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen)
     return p;
 }
 
+/* The edges of the ranks' slices of time (n + 1 of them, from 0 to the
+ * end of time): weighted quantiles of samples of every rank's segment
+ * starts, so that each rank gathers about as many segments. */
+typedef struct { uint64_t at, weight; } sample;
+
+static int sample_cmp(const void *a, const void *b)
+{
+    const sample *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static uint64_t *slice_edges(const dfn_partial *p)
+{
+    enum { SAMPLES = 4096 };
+    int n = dfn_dist_size();
+    size_t stride = p->nsegs / SAMPLES + 1, k = 0;
+    sample *mine = dfn_xmalloc((p->nsegs / stride + 1) * sizeof *mine);
+    for (size_t i = 0; i < p->nsegs; i += stride) mine[k++] = (sample){ p->segs[3 * i + 1], stride };
+    uint64_t *edge = dfn_xmalloc((size_t)(n + 1) * sizeof *edge);
+    if (dfn_dist_rank() > 0) {
+        (void)dfn_dist_send_bytes(0, mine, k * sizeof *mine);
+        free(mine);
+        size_t len;
+        char *got = dfn_dist_recv_bytes(0, &len);
+        if (got && len == (size_t)(n + 1) * sizeof *edge) memcpy(edge, got, len);
+        else for (int r = 0; r <= n; r++) edge[r] = r == n ? UINT64_MAX : 0;   /* (all to the last: still exact) */
+        free(got);
+        return edge;
+    }
+    size_t total = k;
+    for (int r = 1; r < n; r++) {
+        size_t len;
+        char *got = dfn_dist_recv_bytes(r, &len);
+        size_t m = got ? len / sizeof *mine : 0;
+        mine = dfn_xrealloc(mine, (total + m + 1) * sizeof *mine);
+        if (m) memcpy(mine + total, got, m * sizeof *mine);
+        total += m;
+        free(got);
+    }
+    qsort(mine, total, sizeof *mine, sample_cmp);
+    uint64_t weight = 0, seen = 0;
+    for (size_t i = 0; i < total; i++) weight += mine[i].weight;
+    edge[0] = 0;
+    edge[n] = UINT64_MAX;
+    for (int r = 1, i = 0; r < n; r++) {
+        while ((size_t)i < total && seen + mine[i].weight <= weight * (uint64_t)r / (uint64_t)n) seen += mine[i++].weight;
+        edge[r] = (size_t)i < total ? mine[i].at : UINT64_MAX;
+        if (edge[r] < edge[r - 1]) edge[r] = edge[r - 1];
+    }
+    free(mine);
+    for (int r = 1; r < n; r++) (void)dfn_dist_send_bytes(r, edge, (size_t)(n + 1) * sizeof *edge);
+    return edge;
+}
+
+/* Busy time without one rank holding every segment: rank k gathers the
+ * segments of every rank in slice k of time, in a ring of swaps, and
+ * keeps their united lengths as sums; p keeps none. False (said in err)
+ * when a piece was lost: p is the caller's still, either way. */
+static bool share_slices(dfn_partial *p, char *err, size_t errlen)
+{
+    int me = dfn_dist_rank(), n = dfn_dist_size();
+    uint64_t *edge = slice_edges(p);
+    dfn_partial *mine = dfn_partial_slice(p, edge[me], edge[me + 1]);
+    bool ok = true;
+    for (int j = 1; j < n; j++) {
+        int to = (me + j) % n, from = (me - j + n) % n;
+        dfn_partial *cut = dfn_partial_slice(p, edge[to], edge[to + 1]);
+        size_t len, rlen;
+        uint8_t *bytes = dfn_partial_encode(cut, &len);
+        dfn_partial_free(cut);
+        char *got = dfn_dist_swap_bytes(to, bytes, len, from, &rlen);
+        free(bytes);
+        char why[512] = "did not come";
+        dfn_partial *q = got ? dfn_partial_decode((const uint8_t *)got, rlen, why, sizeof why) : NULL;
+        free(got);
+        if (!q && ok) snprintf(err, errlen, "rank %d's slice of busy time: %s", from, why);
+        if (q && ok) ok = dfn_partial_merge(mine, q, err, errlen);
+        else dfn_partial_free(q);
+        ok = ok && q;
+    }
+    free(edge);
+    dfn_partial_drop_segs(p);
+    dfn_partial_sum_busy(mine);
+    if (ok) return dfn_partial_merge(p, mine, err, errlen);
+    dfn_partial_free(mine);
+    return false;
+}
+
 /* The query on this rank's share, merged on rank 0 and printed there. */
 static int share_query(const cli_opts *o, share *sh)
 {
@@ -211,12 +299,27 @@ static int share_query(const cli_opts *o, share *sh)
     if (sh->set.store) {
         q.layers = sh->set.ls;
         p = dfn_query_partial(sh->set.store, &q, err, sizeof err);
+        /* the share is its partial now: the store and its layers' index
+         * go before the merge holds the others' (the layers' names stay) */
+        dfn_layerset_free(sh->set.ls);
+        sh->set.ls = NULL;
+        q.layers = NULL;
+        dfn_store_free(sh->set.store);
+        sh->set.store = NULL;
     } else {
         p = dfn_partial_new(&q);   /* no share: it adds nothing */
     }
+    /* (every rank takes part in the swaps, a failed one with nothing) */
+    bool failed = !p;
+    if (!p) p = dfn_partial_new(&q);
+    if ((q.metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, sizeof err)) failed = true;
+    if (failed) {
+        dfn_partial_free(p);
+        p = NULL;
+    }
     p = share_reduce(p, err, sizeof err);
     if (dfn_dist_rank() == 0) {
-        dfn_result *r = p ? dfn_partial_finish(p, &q, err, sizeof err) : NULL;
+        dfn_result *r = p ? dfn_partial_finish(p, &q, &sh->set.layers, err, sizeof err) : NULL;
         if (!r) { fprintf(stderr, "dfnav: MPI: %s\n", err); rc = 2; }
         else rc = cli_report_write(o, dfn_compare_of(r, q.sort, q.desc), stdout);
     }
@@ -240,7 +343,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n)
     if (!sh.any) {
         if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: nothing could be read\n");
         rc = 3;
-    } else if (sh.set.store) {
+    } else {
         char err[1024];
         const char *why, *preset = dfn_layers_auto_name(sh.level, &why);
         if (!o->layers && !o->quiet && dfn_dist_rank() == 0 && dfn_preset_is_dlio(preset))
@@ -248,7 +351,10 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n)
         dfn_run_opts ro = cli_run_opts(o);
         dfn_store *s = sh.set.store;
         sh.set.store = NULL;
-        if (!dfn_runset_layers(&sh.set, s, &ro, o->layers ? NULL : preset, err, sizeof err)) {
+        /* a rank without a share still names the layers' rows */
+        bool ok = s ? dfn_runset_layers(&sh.set, s, &ro, o->layers ? NULL : preset, err, sizeof err)
+                    : dfn_layers_load(o->layers ? o->layers : preset, &sh.set.layers, err, sizeof err);
+        if (!ok) {
             if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: layers: %s\n", err);
             rc = 2;
         }

@@ -97,6 +97,7 @@ fi
 # the real traces of three eras, when they are beside the sources
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
+    same "real traces: report, each rank its share" 4 report -q --no-cache --by layer,func -f csv "$TRACES"
     same "real traces: info" 2 info -q --no-cache -f csv "$TRACES"
 fi
 # the damage reports on stderr, once, as one process gives them
