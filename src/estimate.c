@@ -413,12 +413,34 @@ static uint64_t estimate_strings(const dfn_estimate *e, uint64_t events)
     return all > held ? all - held : 0;
 }
 
+/* The bytes a load of e's files needs at per_event bytes an event. */
+static uint64_t estimate_need(const dfn_estimate *e, uint64_t events, uint64_t threads, uint64_t per_event)
+{
+    uint64_t need = mul_add(dfn_estimate_bytes(events, threads, per_event), 1, estimate_strings(e, events));
+    return mul_add(mul_add(need, e->files, DFN_EST_PER_FILE), e->path_bytes, DFN_EST_PATH_COPIES);
+}
+
+uint64_t dfn_estimate_nodes(const dfn_estimate *e, uint64_t threads, uint64_t per_event)
+{
+    uint64_t events = dfn_estimate_events(e);
+    const char *why;
+    uint64_t avail = dfn_mem_available(&why);
+    if (!events) return 1;
+    /* each node pays the base and its threads' buffers whole (and, to err
+     * on the side of enough, every file's and path's share); the rest
+     * divides among them */
+    uint64_t fixed = mul_add(mul_add(DFN_EST_BASE, threads, DFN_EST_PER_THREAD), e->files, DFN_EST_PER_FILE);
+    fixed = mul_add(fixed, e->path_bytes, DFN_EST_PATH_COPIES);
+    uint64_t need = estimate_need(e, events, threads, per_event);
+    if (avail <= fixed) return 0;
+    return (need - (need > fixed ? fixed : need)) / (avail - fixed) + 1;
+}
+
 bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_event, bool runs, char *msg, size_t cap)
 {
     uint64_t events = dfn_estimate_events(e);
     if (!events) return true;   /* nothing to go by */
-    uint64_t need = mul_add(dfn_estimate_bytes(events, threads, per_event), 1, estimate_strings(e, events));
-    need = mul_add(mul_add(need, e->files, DFN_EST_PER_FILE), e->path_bytes, DFN_EST_PATH_COPIES);
+    uint64_t need = estimate_need(e, events, threads, per_event);
     const char *why;
     uint64_t avail = dfn_mem_available(&why);
     if (need <= avail) return true;

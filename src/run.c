@@ -2,7 +2,9 @@
  * command line and the explorer so that both load, check and index a set
  * the same way (see dfnav/run.h). */
 #include "dfnav/run.h"
+#include "dfnav/dist.h"
 #include "dfnav/estimate.h"
+#include "dfnav/image.h"
 #include "dfnav/util.h"
 
 #include <stdio.h>
@@ -54,6 +56,60 @@ bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_e
     /* every run loads at once, each with its own loader threads */
     uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus()) * n;
     return dfn_estimate_fits(&est, th, per_event, n > 1, msg, cap);
+}
+
+/* Whether, with the files divided among nodes ranks as MPI divides them,
+ * the largest share fits in this machine's memory. */
+static bool share_fits(const char **files, const uint64_t *bytes, size_t m, int nodes, int *rank_of, uint64_t threads,
+                       uint64_t per_event)
+{
+    dfn_dist_plan(bytes, m, nodes, rank_of);
+    uint64_t *load = dfn_xcalloc((size_t)nodes, sizeof *load);
+    int big = 0;
+    for (size_t i = 0; i < m; i++) {
+        load[rank_of[i]] += bytes[i] == UINT64_MAX ? 0 : bytes[i];
+        if (load[rank_of[i]] > load[big]) big = rank_of[i];
+    }
+    free(load);
+    const char **mine = dfn_xmalloc((m ? m : 1) * sizeof *mine);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) if (rank_of[i] == big) mine[k++] = files[i];
+    dfn_estimate est = {0};
+    dfn_estimate_add(&est, mine, k);
+    free(mine);
+    char msg[256];
+    return dfn_estimate_fits(&est, threads, per_event, false, msg, sizeof msg);
+}
+
+uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) m += runs[k].in.n;
+    const char **files = dfn_xmalloc((m ? m : 1) * sizeof *files);
+    uint64_t *bytes = dfn_xmalloc((m ? m : 1) * sizeof *bytes);
+    int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
+    m = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < runs[k].in.n; i++) {
+            dfn_fileid id;
+            char err[128];
+            files[m] = runs[k].in.paths[i];
+            bytes[m] = dfn_fileid_of(files[m], &id, err, sizeof err) ? id.size : UINT64_MAX;
+            m++;
+        }
+    uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus());
+    /* the fewest nodes whose largest share fits: more never hurt, so a
+     * binary search over 1 to a node a file (0 when even that fails) */
+    int lo = 1, hi = m > 4096 ? 4096 : (int)(m ? m : 1), found = 0;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (share_fits(files, bytes, m, mid, rank_of, th, per_event)) { found = mid; hi = mid - 1; }
+        else lo = mid + 1;
+    }
+    free(files);
+    free(bytes);
+    free(rank_of);
+    return (uint64_t)found;
 }
 
 const char *dfn_run_preset(const dfn_store *s, const char *dlio)

@@ -112,5 +112,10 @@ bool dfn_mem_env_check(char *msg, size_t cap);
  * M events estimated), only 3.9 GiB available (MemAvailable)". runs: the
  * set is several runs side by side. */
 bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_event, bool runs, char *msg, size_t cap);
+/* How many machines with this one's available memory hold e's files
+ * between them, each loading a share (MPI ranks, one a node): what the
+ * events need over what a node has past its fixed costs, rounded up (1
+ * when it fits here; 0 when the fixed costs alone do not fit). */
+uint64_t dfn_estimate_nodes(const dfn_estimate *e, uint64_t threads, uint64_t per_event);
 
 #endif

@@ -32,6 +32,8 @@ void dfn_runs_free(dfn_runspec *runs, size_t n);
  * (0: one per core), are estimated to fit in memory at per_event bytes an
  * event; msg says what they would need when not. */
 bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, char *msg, size_t cap);
+/* How many nodes of this one's memory hold the runs, a share each. */
+uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event);
 
 /* The preset a run takes without --layers: its own choice, or, when it has
  * no DLIO names of its own but another run has, that run's DLIO flavour

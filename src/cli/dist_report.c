@@ -7,6 +7,7 @@
  * the whole set on rank 0. */
 #include "cli.h"
 #include "dfnav/dist.h"
+#include "dfnav/estimate.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
 
@@ -21,6 +22,7 @@ typedef struct {
     bool agg;                 /* some rank has aggregated records */
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
     bool unresolved;          /* some rank has a hash no file of its share defines, or two names for one */
+    bool too_big;             /* some rank's share would not fit in its node's memory */
 } share;
 
 /* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key, -2 for
@@ -68,6 +70,17 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
     size_t nmine;
     char *list;
     const char **mine = cli_dist_files(specs, n, &nmine, &list);
+    /* each share checked against its own node's memory, before it loads */
+    char msg[512];
+    dfn_estimate est = {0};
+    dfn_estimate_add(&est, mine, nmine);
+    uint64_t th = (uint64_t)(o->threads > 0 ? o->threads : dfn_ncpus());
+    sh->too_big = dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+    if (sh->too_big) {
+        free(mine);
+        free(list);
+        return;
+    }
     /* (parsed, not from an image: the store keeps the hashes its files define) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
     dfn_store *s = nmine ? dfn_load(mine, nmine, &lo) : NULL;
@@ -333,6 +346,12 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n)
 {
     share sh;
     share_load(o, specs, n, &sh);
+    if (sh.too_big) {
+        if (dfn_dist_rank() == 0)
+            fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
+                    "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
+        return 4;
+    }
     if (!hashdefs_agree(&sh) || sh.unresolved) {
         /* a hash another rank's file defines: only the whole set names it */
         dfn_store_free(sh.set.store);
@@ -392,7 +411,7 @@ int cli_dist_report(const cli_opts *o)
     bool input_errors = false;
     for (size_t k = 0; k < n; k++) input_errors |= specs[k].in.nerrors > 0;
     dfn_runs_free(specs, n);
-    if (rc >= 0 && !o->quiet)
+    if ((rc == 0 || rc == 1) && !o->quiet)   /* (the query ran) */
         dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results",
                   dfn_dist_size());
     return rc == 0 && input_errors ? 1 : rc;

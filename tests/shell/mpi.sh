@@ -122,6 +122,33 @@ check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files fro
 # another: one store's first definition names both files' calls
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by file "$T/damaged" >/dev/null 2>"$T/mpi.err"
 check "hashes of two names: the whole set on rank 0" "1" "$(grep -c 'files from their images' "$T/mpi.err")"
+# a set too big for one node's memory: how many nodes would hold it, and
+# that many ranks, each checking its own share, do
+gen nodes --seed 7 --events 600000 --ranks 6
+"$DFNAV" report --no-cache --by func "$T/nodes" >"$T/one.out" 2>/dev/null
+need=$(DFNAV_MEM_AVAILABLE=1K "$DFNAV" report --no-cache --by func "$T/nodes" 2>&1 | sed -n 's/.*needs about \([0-9]*\) MiB.*/\1/p')
+# (a node's fixed costs are most of a small set's: the memory that
+# needs several nodes lies just under the set's need)
+nodes="" avail=$need
+while [ -z "$nodes" ] && [ "$avail" -gt 1 ]; do
+    avail=$((avail - 1))
+    nodes=$(DFNAV_MEM_AVAILABLE=${avail}M "$DFNAV" report --no-cache --by func "$T/nodes" 2>&1 |
+        sed -n 's/^dfnav: about \([0-9]*\) nodes of this memory hold it.*mpirun -n \([0-9]*\) .*/\1 \2/p')
+done
+avail=${avail}M
+set -- $nodes
+if [ $# -eq 2 ] && [ "$1" = "$2" ] && [ "$1" -ge 2 ] && [ "$1" -le 6 ]; then
+    DFNAV_MEM_AVAILABLE=$avail $MPIRUN -n "$1" "$DFNAV" report -q --no-cache --by func "$T/nodes" \
+        >"$T/mpi.out" 2>"$T/mpi.err"
+    check "the nodes it names hold it: status" 0 "$?"
+    same_files "the nodes it names hold it: the rows" "$T/one.out" "$T/mpi.out"
+else
+    fail "nodes to hold a set needing $need MiB in $avail: '$nodes'"
+fi
+rm -rf "$T/nodes"
+DFNAV_MEM_AVAILABLE=1M $MPIRUN -n 2 "$DFNAV" report --no-cache --by func "$T/u64" >/dev/null 2>"$T/mpi.err"
+check "a share too big for its node: status" 4 "$?"
+check "a share too big: said once" 1 "$(grep -c "a rank's share of the files needs more memory" "$T/mpi.err")"
 # a set that is not there, and a usage error: said once, the same status
 $MPIRUN -n 3 "$DFNAV" report -q --no-cache "$T/none" >"$T/mpi.out" 2>"$T/mpi.err"
 check "nothing to read: status" 3 "$?"
