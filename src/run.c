@@ -81,22 +81,30 @@ static bool share_fits(const char **files, const uint64_t *bytes, size_t m, int 
     return dfn_estimate_fits(&est, threads, per_event, false, msg, sizeof msg);
 }
 
-uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event)
+size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, uint64_t **bytes)
 {
     size_t m = 0;
     for (size_t k = 0; k < n; k++) m += runs[k].in.n;
-    const char **files = dfn_xmalloc((m ? m : 1) * sizeof *files);
-    uint64_t *bytes = dfn_xmalloc((m ? m : 1) * sizeof *bytes);
-    int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
+    *files = dfn_xmalloc((m ? m : 1) * sizeof **files);
+    *bytes = dfn_xmalloc((m ? m : 1) * sizeof **bytes);
     m = 0;
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < runs[k].in.n; i++) {
             dfn_fileid id;
             char err[128];
-            files[m] = runs[k].in.paths[i];
-            bytes[m] = dfn_fileid_of(files[m], &id, err, sizeof err) ? id.size : UINT64_MAX;
+            (*files)[m] = runs[k].in.paths[i];
+            (*bytes)[m] = dfn_fileid_of((*files)[m], &id, err, sizeof err) ? id.size : UINT64_MAX;
             m++;
         }
+    return m;
+}
+
+uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event)
+{
+    const char **files;
+    uint64_t *bytes;
+    size_t m = dfn_runs_files(runs, n, &files, &bytes);
+    int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus());
     /* the fewest nodes whose largest share fits: more never hurt, so a
      * binary search over 1 to a node a file (0 when even that fails) */

@@ -282,19 +282,9 @@ static char *dist_mkdir(void)
  * 0's own share comes back, as the runs' own paths. */
 static const char **dist_share_plan(const dfn_runspec *specs, size_t n, size_t *nmine)
 {
-    size_t total = 0;
-    for (size_t k = 0; k < n; k++) total += specs[k].in.n;
-    const char **all = dfn_xmalloc((total ? total : 1) * sizeof *all);
-    uint64_t *bytes = dfn_xmalloc((total ? total : 1) * sizeof *bytes);
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = 0; i < specs[k].in.n; i++) {
-            dfn_fileid id;
-            char err[128];
-            all[m] = specs[k].in.paths[i];
-            bytes[m] = dfn_fileid_of(all[m], &id, err, sizeof err) ? id.size : UINT64_MAX;
-            m++;
-        }
+    const char **all;
+    uint64_t *bytes;
+    size_t m = dfn_runs_files(specs, n, &all, &bytes);
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     dfn_dist_plan(bytes, m, dfn_dist_size(), rank_of);
     for (int r = 1; r < dfn_dist_size(); r++) {
