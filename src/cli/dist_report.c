@@ -23,6 +23,7 @@ typedef struct {
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
     bool unresolved;          /* some rank has a hash no file of its share defines, or two names for one */
     bool too_big;             /* some rank's share would not fit in its node's memory */
+    double query_s, slices_s, merge_s;   /* the slowest rank's query, then the swaps and the tree (rank 0's clock) */
 } share;
 
 /* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key, -2 for
@@ -309,6 +310,7 @@ static int share_query(const cli_opts *o, share *sh)
     int col, rc = cli_report_query(o, &run, 1, o->by, o->where, o->sort, o->top, o->metrics, sh->agg, &q, &f, &col);
     if (rc) return rc;
     dfn_partial *p = NULL;
+    double t0 = dfn_now();
     if (sh->set.store) {
         q.layers = sh->set.ls;
         p = dfn_query_partial(sh->set.store, &q, err, sizeof err);
@@ -325,7 +327,12 @@ static int share_query(const cli_opts *o, share *sh)
     /* (every rank takes part in the swaps, a failed one with nothing) */
     bool failed = !p;
     if (!p) p = dfn_partial_new(&q);
+    /* the merge's time apart from the queries': from when the slowest
+     * rank's partial is ready */
+    sh->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    double t1 = dfn_now();
     if ((q.metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, sizeof err)) failed = true;
+    double t2 = dfn_now();
     if (failed) {
         dfn_partial_free(p);
         p = NULL;
@@ -333,6 +340,8 @@ static int share_query(const cli_opts *o, share *sh)
     p = share_reduce(p, err, sizeof err);
     if (dfn_dist_rank() == 0) {
         dfn_result *r = p ? dfn_partial_finish(p, &q, &sh->set.layers, err, sizeof err) : NULL;
+        sh->slices_s = t2 - t1;
+        sh->merge_s = dfn_now() - t2;
         if (!r) { fprintf(stderr, "dfnav: MPI: %s\n", err); rc = 2; }
         else rc = cli_report_write(o, dfn_compare_of(r, q.sort, q.desc), stdout);
     }
@@ -342,10 +351,11 @@ static int share_query(const cli_opts *o, share *sh)
 }
 
 /* Every rank: load, agree, query. -1 when the set must go the images' way. */
-static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n)
+static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, share *out)
 {
     share sh;
     share_load(o, specs, n, &sh);
+    *out = sh;   /* (what the caller reads: the times, set below) */
     if (sh.too_big) {
         if (dfn_dist_rank() == 0)
             fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
@@ -381,6 +391,9 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n)
     /* a rank that failed its layers fails them all: the same file for every rank */
     rc = dfn_dist_max_int(rc);
     if (!rc) rc = share_query(o, &sh);
+    out->query_s = sh.query_s;
+    out->slices_s = sh.slices_s;
+    out->merge_s = sh.merge_s;
     dfn_runset_free(&sh.set);
     int wr = dfn_dist_rank() == 0 ? cli_write_status(stdout) : 0;
     return rc ? rc : wr ? wr : sh.status;
@@ -407,19 +420,21 @@ int cli_dist_report(const cli_opts *o)
         return 3;
     }
     cli_dist_tell(CLI_DIST_REPORT);
-    int rc = dist_report(o, specs, n);
+    share sh;
+    int rc = dist_report(o, specs, n, &sh);
     bool input_errors = false;
     for (size_t k = 0; k < n; k++) input_errors |= specs[k].in.nerrors > 0;
     dfn_runs_free(specs, n);
     if ((rc == 0 || rc == 1) && !o->quiet)   /* (the query ran) */
-        dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results",
-                  dfn_dist_size());
+        dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results (queries "
+                  "%.2f s, busy slices %.2f s, merge %.2f s)", dfn_dist_size(), sh.query_s, sh.slices_s, sh.merge_s);
     return rc == 0 && input_errors ? 1 : rc;
 }
 
 int cli_dist_report_worker(const cli_opts *o)
 {
-    int rc = dist_report(o, NULL, 0);
+    share sh;
+    int rc = dist_report(o, NULL, 0, &sh);
     if (rc >= 0) return rc;
     /* the images' way: rank 0's load gives the word again */
     return cli_dist_worker(o);
