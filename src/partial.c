@@ -77,6 +77,7 @@ void dfn_partial_free(dfn_partial *p)
     dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
     free(p->segs);
+    dfn_seglog_free(&p->log);
     free(p);
 }
 
@@ -118,6 +119,70 @@ void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e)
     p->nsegs++;
 }
 
+/* ---- segment logs ---- */
+
+void dfn_seglog_add(dfn_seglog *l, uint64_t row, uint64_t s, uint64_t e)
+{
+    dfn_grow((void **)&l->b, &l->cap, l->len + 30, 1);
+    l->len += dfn_varint_put(l->b + l->len, row);
+    l->len += dfn_varint_put(l->b + l->len, dfn_zigzag((int64_t)(s - l->last)));
+    l->len += dfn_varint_put(l->b + l->len, e - s);
+    l->last = s;
+}
+
+bool dfn_seglog_next(const dfn_seglog *l, size_t *pos, uint64_t *last, uint64_t *row, uint64_t *s, uint64_t *e)
+{
+    uint64_t d, n;
+    const uint8_t *p = l->b + *pos, *end = l->b + l->len;
+    size_t a, b, c;
+    if (*pos >= l->len || !(a = dfn_varint_get(p, end, row)) || !(b = dfn_varint_get(p + a, end, &d)) ||
+        !(c = dfn_varint_get(p + a + b, end, &n)))
+        return false;
+    *s = *last + (uint64_t)dfn_unzigzag(d);
+    *e = *s + n;
+    *last = *s;
+    *pos += a + b + c;
+    return true;
+}
+
+void dfn_seglog_free(dfn_seglog *l)
+{
+    free(l->b);
+    memset(l, 0, sizeof *l);
+}
+
+void dfn_partial_expand(dfn_partial *p)
+{
+    if (!p->log.len) return;
+    size_t pos = 0;
+    uint64_t last = 0, row, s, e;
+    if (p->nsegs) {   /* among others: in any order, sorted by the union */
+        while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) dfn_partial_seg(p, row, s, e);
+    } else {
+        /* a query's log holds each row's segments in start order: placed
+         * by row (counted first), they come out sorted, without a sort
+         * or a second copy */
+        size_t *at = dfn_xcalloc(p->nrows + 1, sizeof *at), n = 0;
+        while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) {
+            if (row < p->nrows) at[row + 1]++;
+            n++;
+        }
+        for (size_t r = 0; r < p->nrows; r++) at[r + 1] += at[r];
+        dfn_grow((void **)&p->segs, &p->segcap, 3 * (n ? n : 1), sizeof *p->segs);
+        pos = 0;
+        last = 0;
+        while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) {
+            if (row >= p->nrows) continue;   /* (never: the query's rows) */
+            uint64_t *g = &p->segs[3 * at[row]++];
+            g[0] = row, g[1] = s, g[2] = e;
+        }
+        p->nsegs = at[p->nrows];
+        free(at);
+    }
+    dfn_seglog_free(&p->log);
+    dfn_partial_unite(p);
+}
+
 /* ---- merging ---- */
 
 static int seg_cmp(const void *a, const void *b)
@@ -127,10 +192,18 @@ static int seg_cmp(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
+/* Whether the segments are in (row, start) order already. */
+static bool segs_sorted(const dfn_partial *p)
+{
+    for (size_t k = 1; k < p->nsegs; k++)
+        if (seg_cmp(&p->segs[3 * (k - 1)], &p->segs[3 * k]) > 0) return false;
+    return true;
+}
+
 void dfn_partial_unite(dfn_partial *p)
 {
     if (!p->nsegs) return;
-    qsort(p->segs, p->nsegs, 3 * sizeof *p->segs, seg_cmp);
+    if (!segs_sorted(p)) qsort(p->segs, p->nsegs, 3 * sizeof *p->segs, seg_cmp);
     size_t w = 0;   /* the last segment kept */
     for (size_t k = 1; k < p->nsegs; k++) {
         uint64_t *last = &p->segs[3 * w], *cur = &p->segs[3 * k];
@@ -226,6 +299,8 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
         dfn_partial_free(b);
         return false;
     }
+    dfn_partial_expand(a);
+    dfn_partial_expand(b);
     uint32_t *rowmap = dfn_xmalloc((b->nrows ? b->nrows : 1) * sizeof *rowmap);
     uint32_t *procmap = dfn_xmalloc((b->nprocs ? b->nprocs : 1) * sizeof *procmap);
     merge_ids(a, b, rowmap, procmap);
@@ -264,8 +339,9 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
 
 /* ---- busy time by slices of time ---- */
 
-dfn_partial *dfn_partial_slice(const dfn_partial *p, uint64_t lo, uint64_t hi)
+dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
 {
+    dfn_partial_expand(p);
     dfn_query q = { .ndims = p->ndims, .metrics = p->metrics };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
@@ -290,6 +366,7 @@ dfn_partial *dfn_partial_slice(const dfn_partial *p, uint64_t lo, uint64_t hi)
 
 void dfn_partial_sum_busy(dfn_partial *p)
 {
+    dfn_partial_expand(p);
     dfn_partial_unite(p);
     for (size_t k = 0; k < p->nsegs; k++) {
         const uint64_t *g = &p->segs[3 * k];
@@ -300,6 +377,7 @@ void dfn_partial_sum_busy(dfn_partial *p)
 
 void dfn_partial_drop_segs(dfn_partial *p)
 {
+    dfn_seglog_free(&p->log);
     free(p->segs);
     p->segs = NULL;
     p->nsegs = p->segcap = 0;
@@ -345,8 +423,9 @@ static void put_sums(obuf *o, const dfn_rowsums *s)
     put_d(o, s->szmax);
 }
 
-uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
+uint8_t *dfn_partial_encode(dfn_partial *p, size_t *len)
 {
+    dfn_partial_expand(p);   /* (its segments go united, in order) */
     obuf o = {0};
     put_u(&o, PARTIAL_MAGIC);
     put_u(&o, PARTIAL_VERSION);

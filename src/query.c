@@ -418,7 +418,7 @@ typedef struct {
     dfn_map64 share;          /* (row, file) -> process + 1, or SHARE_MANY */
     dfn_map64 sizes;          /* (row, bin) -> calls, sparse rows */
     dfn_map64 spk[2];         /* (row << 16 | bin) -> µs of rows past DENSE_ROWS: spark, spk_io */
-    uint64_t *seglog; size_t nseglog, seglogcap;   /* partial: (row, start, end) of each closed segment */
+    dfn_seglog seglog;        /* partial: (row, start, end) of each closed segment */
 } part;
 
 #define SHARE_MANY (1ull << 63)
@@ -769,7 +769,7 @@ static void part_free(part *p)
     for (int k = 0; k < DFN_MAX_DIMS; k++) dfn_map64_free(&p->inherited[k]);
     dfn_map64_free(&p->hist); dfn_map64_free(&p->procs); dfn_map64_free(&p->procb); dfn_map64_free(&p->szh); dfn_map64_free(&p->files);
     free(p->one);
-    free(p->seglog);
+    dfn_seglog_free(&p->seglog);
 }
 
 /* Reads and writes: the calls that have a transfer size. */
@@ -1187,11 +1187,7 @@ static inline bool call_whole(const qctx *c, uint64_t ts, uint64_t dur)
  * segments of other shares may fill its gaps). */
 static __attribute__((noinline)) void seglog_add(part *p, size_t row, uint64_t s, uint64_t e)
 {
-    dfn_grow((void **)&p->seglog, &p->seglogcap, 3 * (p->nseglog + 1), sizeof *p->seglog);
-    p->seglog[3 * p->nseglog] = row;
-    p->seglog[3 * p->nseglog + 1] = s;
-    p->seglog[3 * p->nseglog + 2] = e;
-    p->nseglog++;
+    dfn_seglog_add(&p->seglog, row, s, e);
 }
 
 static inline __attribute__((always_inline))
@@ -2191,8 +2187,12 @@ static void part_merge(part *f, part *t)
         }
     }
     t->sparse_gone = true;
-    for (size_t k = 0; k < t->nseglog; k++)
-        seglog_add(f, rowmap[t->seglog[3 * k]], t->seglog[3 * k + 1], t->seglog[3 * k + 2]);
+    {
+        size_t pos = 0;
+        uint64_t last = 0, row, s0, e0;
+        while (dfn_seglog_next(&t->seglog, &pos, &last, &row, &s0, &e0)) seglog_add(f, rowmap[row], s0, e0);
+        dfn_seglog_free(&t->seglog);
+    }
     /* the sparse rows of t: past their first, in the maps (a process's
      * bytes beside its time) */
     dfn_map64 *tm[4] = { &t->hist, &t->procs, &t->files, &t->szh };
@@ -3162,20 +3162,16 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     memset(x.file, 0xff, (s->nfiles ? s->nfiles : 1) * sizeof *x.file);
     export_rows(p, r, &x);
     export_sets(p, &x);
-    /* the part's log becomes the partial's segments, in place: rows as
-     * the partial's, times from the epoch */
-    for (size_t k = 0; k < p->nseglog; k++) {
-        uint64_t *g = &p->seglog[3 * k];
-        g[0] = x.row[g[0]];
-        g[1] += s->t0;
-        g[2] += s->t0;
+    /* the part's log becomes the partial's: rows as the partial's, times
+     * from the epoch; expanded only once the store is gone (the caller's
+     * first read of the segments) */
+    {
+        size_t pos = 0;
+        uint64_t last = 0, row, s0, e0;
+        while (dfn_seglog_next(&p->seglog, &pos, &last, &row, &s0, &e0))
+            dfn_seglog_add(&out->log, x.row[row], s->t0 + s0, s->t0 + e0);
+        dfn_seglog_free(&p->seglog);
     }
-    out->segs = p->seglog;
-    out->nsegs = p->nseglog;
-    out->segcap = p->seglogcap;
-    p->seglog = NULL;
-    p->nseglog = 0;
-    dfn_partial_unite(out);
     out->total = p->total;
     out->matched = p->matched;
     out->matched_calls = p->matched_calls;

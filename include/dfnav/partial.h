@@ -23,6 +23,17 @@
 #include "dfnav/query.h"
 #include "dfnav/strtab.h"
 
+/* A log of segments (row, start, end), a few bytes each: the row, the
+ * start less the last one's (zigzag) and the length, as varints. What a
+ * query's scan keeps of each union while the store is there; expanded
+ * into a partial's segments once it is not. */
+typedef struct { uint8_t *b; size_t len, cap; uint64_t last; } dfn_seglog;
+void dfn_seglog_add(dfn_seglog *l, uint64_t row, uint64_t s, uint64_t e);
+/* The entry at *pos (from 0), read past; false at the end. *last starts
+ * at 0 and follows the reads. */
+bool dfn_seglog_next(const dfn_seglog *l, size_t *pos, uint64_t *last, uint64_t *row, uint64_t *s, uint64_t *e);
+void dfn_seglog_free(dfn_seglog *l);
+
 /* One row's sums, as the query's accumulator holds them. */
 typedef struct {
     uint64_t count, dur, bytes, maxdur, agg;
@@ -61,6 +72,7 @@ typedef struct dfn_partial {
      * once made and after each merge */
     uint64_t *segs;           /* row, s, e triples */
     size_t nsegs, segcap;
+    dfn_seglog log;           /* more of them, not yet expanded (dfn_partial_expand) */
     uint64_t total;           /* µs of every matched call (saturating) */
     uint64_t matched, matched_calls;
 } dfn_partial;
@@ -82,7 +94,7 @@ bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
 bool dfn_partial_merge(dfn_partial *into, dfn_partial *from, char *err, size_t errlen);
 
 /* Bytes of p (malloc'd, *len of them). */
-uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len);
+uint8_t *dfn_partial_encode(dfn_partial *p, size_t *len);
 /* A partial from bytes of dfn_partial_encode; NULL with a message when
  * they are not one (cut, wrong version, an id out of range). */
 dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_t errlen);
@@ -101,6 +113,10 @@ void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e);
 /* Each row's segments as their union, in (row, start) order: what a
  * partial holds and sends once made or merged. */
 void dfn_partial_unite(dfn_partial *p);
+/* The log's segments among the others, united: what every reader of
+ * segments does first. A query's partial comes with its log, 8 bytes or
+ * so a segment against 24 expanded, so that its store can go first. */
+void dfn_partial_expand(dfn_partial *p);
 
 /* Busy time across shares without one rank holding every segment: the
  * time is cut into slices, each rank gathers every share's segments of
@@ -109,7 +125,7 @@ void dfn_partial_unite(dfn_partial *p);
  * sums (dfn_partial_sum_busy), which add up across slices exactly as the
  * union of the whole would. The rows' own partials then drop their
  * segments (dfn_partial_drop_segs) and merge without them. */
-dfn_partial *dfn_partial_slice(const dfn_partial *p, uint64_t lo, uint64_t hi);
+dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi);
 void dfn_partial_sum_busy(dfn_partial *p);
 void dfn_partial_drop_segs(dfn_partial *p);
 

@@ -273,6 +273,7 @@ static uint64_t *slice_edges(const dfn_partial *p)
 static bool share_slices(dfn_partial *p, char *err, size_t errlen)
 {
     int me = dfn_dist_rank(), n = dfn_dist_size();
+    dfn_partial_expand(p);   /* (the store is gone: now the log may take its room) */
     uint64_t *edge = slice_edges(p);
     dfn_partial *mine = dfn_partial_slice(p, edge[me], edge[me + 1]);
     bool ok = true;
