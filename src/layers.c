@@ -198,6 +198,18 @@ const char *dfn_layers_auto(const dfn_store *s, const char **why)
     return dfn_layers_auto_name(dfn_layers_auto_level(s), why);
 }
 
+bool dfn_layers_timed(const dfn_layers *l)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        const dfn_layer_def *d = &l->defs[k];
+        for (size_t a = 0; a <= d->nalts; a++) {
+            const dfn_filter *f = a ? &d->alts[a - 1] : &d->filter;
+            for (size_t t = 0; t < f->n; t++) if (f->terms[t].key == DFN_KEY_TIME) return true;
+        }
+    }
+    return false;
+}
+
 bool dfn_preset_is_dlio(const char *name)
 {
     return name && (strcmp(name, "dlio") == 0 || strcmp(name, "dlio-legacy") == 0 ||

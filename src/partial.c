@@ -476,17 +476,20 @@ uint8_t *dfn_partial_encode(dfn_partial *p, size_t *len)
 /* A reader over untrusted bytes: the first failure sticks and says where. */
 typedef struct { const uint8_t *p, *end; const char *bad; } ibuf;
 
-/* A varint below `below` (ANY: any value). */
-#define ANY 0
-static uint64_t get_u(ibuf *in, uint64_t below, const char *what)
+/* A varint below `below` (none when it is 0: an id of an empty table). */
+static uint64_t get_lim(ibuf *in, bool any, uint64_t below, const char *what)
 {
     uint64_t v = 0;
     size_t n = in->bad ? 0 : dfn_varint_get(in->p, in->end, &v);
-    if (!in->bad && (!n || (below != ANY && v >= below))) in->bad = what;
+    if (!in->bad && (!n || (!any && v >= below))) in->bad = what;
     if (in->bad) return 0;
     in->p += n;
     return v;
 }
+
+static uint64_t get_u(ibuf *in, uint64_t below, const char *what) { return get_lim(in, false, below, what); }
+/* A varint of any value (a sum, a time). */
+static uint64_t get_any(ibuf *in, const char *what) { return get_lim(in, true, 0, what); }
 
 static double get_d(ibuf *in)
 {
@@ -527,7 +530,7 @@ static void get_map(ibuf *in, dfn_map64 *m, int shift, uint64_t rows, uint64_t l
 {
     size_t n = get_count(in, 2, what);
     for (size_t j = 0; j < n && !in->bad; j++) {
-        uint64_t k = get_u(in, ANY, what), v = get_u(in, ANY, what);
+        uint64_t k = get_any(in, what), v = get_any(in, what);
         if ((k >> shift) >= rows || (k & ((UINT64_C(1) << shift) - 1)) >= lows) in->bad = what;
         if (!in->bad) *dfn_map64_slot(m, k) = v;
     }
@@ -557,7 +560,7 @@ static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
         dfn_rowsums *s = &p->sums[row];
         uint64_t *u[] = { &s->count, &s->dur, &s->bytes, &s->maxdur, &s->agg, &s->out_calls, &s->out_us, &s->cut_us,
                           &s->szn, &s->szsum, &s->busy };
-        for (size_t k = 0; k < sizeof u / sizeof *u; k++) *u[k] = get_u(in, ANY, "a row's sums");
+        for (size_t k = 0; k < sizeof u / sizeof *u; k++) *u[k] = get_any(in, "a row's sums");
         s->full = (uint8_t)get_u(in, 16, "a row's sums");
         s->szmin = get_d(in);
         s->szmax = get_d(in);
@@ -568,23 +571,23 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
 {
     ibuf in = { buf, buf + len, NULL };
     dfn_query q = {0};
-    if (get_u(&in, ANY, "its start") != PARTIAL_MAGIC || in.bad) {
+    if (get_any(&in, "its start") != PARTIAL_MAGIC || in.bad) {
         snprintf(err, errlen, "not a partial result");
         return NULL;
     }
-    uint64_t ver = get_u(&in, ANY, "its version");
+    uint64_t ver = get_any(&in, "its version");
     if (ver != PARTIAL_VERSION) {
         snprintf(err, errlen, "a partial result of version %llu (this dfnav reads %d)", (unsigned long long)ver,
                  PARTIAL_VERSION);
         return NULL;
     }
     get_dims(&in, &q);
-    q.metrics = get_u(&in, ANY, "the metrics");
+    q.metrics = get_any(&in, "the metrics");
     dfn_partial *p = dfn_partial_new(&q);
     dfn_dims_free(q.dims, q.ndims);
-    p->total = get_u(&in, ANY, "the totals");
-    p->matched = get_u(&in, ANY, "the totals");
-    p->matched_calls = get_u(&in, ANY, "the totals");
+    p->total = get_any(&in, "the totals");
+    p->matched = get_any(&in, "the totals");
+    p->matched_calls = get_any(&in, "the totals");
     size_t nt = get_count(&in, 1, "the texts");
     for (size_t k = 0; k < nt && !in.bad; k++) {
         size_t l = (size_t)get_u(&in, (uint64_t)(in.end - in.p) + 1, "a text");
@@ -594,7 +597,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     size_t np = get_count(&in, 3, "the processes");
     for (size_t k = 0; k < np && !in.bad; k++) {
         uint32_t host = (uint32_t)get_u(&in, nt, "a process");
-        int64_t pid = dfn_unzigzag(get_u(&in, ANY, "a process"));
+        int64_t pid = dfn_unzigzag(get_any(&in, "a process"));
         uint32_t name = (uint32_t)get_u(&in, nt, "a process");
         if (in.bad) break;
         if (dfn_partial_proc(p, host, pid, dfn_strtab_str(p->text, name), dfn_strtab_len(p->text, name)) != k)
@@ -609,8 +612,8 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     size_t ns = get_count(&in, 3, "the busy segments");
     uint64_t last_row = UINT64_MAX, last_end = 0;
     for (size_t k = 0; k < ns && !in.bad; k++) {
-        uint64_t r = get_u(&in, p->nrows, "a busy segment"), s = get_u(&in, ANY, "a busy segment");
-        uint64_t slen = get_u(&in, ANY, "a busy segment");
+        uint64_t r = get_u(&in, p->nrows, "a busy segment"), s = get_any(&in, "a busy segment");
+        uint64_t slen = get_any(&in, "a busy segment");
         if (r == last_row) s = dfn_sat_add(s, last_end);
         uint64_t e = dfn_sat_add(s, slen);
         if (in.bad || e - s != slen || (r == last_row && s < last_end) || (last_row != UINT64_MAX && r < last_row)) {

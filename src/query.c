@@ -2326,7 +2326,7 @@ static void proc_sq_add(proc_sq *q, uint64_t us)
 }
 
 /* Whether a process goes before another among equals: the smaller pid,
- * then the host's name. */
+ * then the host's name (a partial's pids are numbers: see dist_report). */
 static bool proc_order(int64_t pa, const char *ha, int64_t pb, const char *hb)
 {
     if (pa != pb) return pa < pb;
@@ -2348,7 +2348,11 @@ static bool proc_before(const proc_ctx *pc, uint32_t a, uint32_t b)
         return proc_order(x->pid, dfn_strtab_str(pc->r->keytext, x->host), y->pid, dfn_strtab_str(pc->r->keytext, y->host));
     }
     const dfn_lane *la = &pc->s->lanes[pc->r->proc_lane[a]], *lb = &pc->s->lanes[pc->r->proc_lane[b]];
-    return proc_order(la->pid, dfn_store_str(pc->s, la->host), lb->pid, dfn_store_str(pc->s, lb->host));
+    /* a pid given as a name orders by its text, not by its id in this
+     * store's strings (which a store made of images numbers otherwise) */
+    int c = dfn_id_cmp(pc->s, la->pid, pc->s, lb->pid);
+    if (c) return c < 0;
+    return strcmp(dfn_store_str(pc->s, la->host), dfn_store_str(pc->s, lb->host)) < 0;
 }
 
 /* One process's summed time and bytes, into procs, max_proc_s, max_proc,

@@ -344,6 +344,27 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
         }
         bytes[k] = keep;
     }
+    /* a busy segment of a row that is not there (no rows at all: an id
+     * below zero rows is none) */
+    dfn_query none = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_BUSY_S) };
+    dfn_filter nothing;
+    cr_assert(dfn_filter_parse("func=nosuch", &nothing, err, sizeof err));
+    none.filter = &nothing;
+    cr_assert(dfn_dims_parse("func", none.dims, &none.ndims, err, sizeof err));
+    dfn_partial *empty = dfn_query_partial(s, &none, err, sizeof err);
+    cr_assert(empty && empty->nrows == 0, "%s", err);
+    size_t elen;
+    uint8_t *eb = dfn_partial_encode(empty, &elen);
+    dfn_partial_free(empty);
+    cr_assert_eq(eb[elen - 1], 0, "the count of segments ends it");
+    eb = dfn_xrealloc(eb, elen + 3);
+    eb[elen - 1] = 1;   /* one segment: row 5, from 0, 1 µs long */
+    eb[elen] = 5, eb[elen + 1] = 0, eb[elen + 2] = 1;
+    cr_assert_null(dfn_partial_decode(eb, elen + 2 + 1, err, sizeof err));
+    cr_assert(strstr(err, "a busy segment"), "%s", err);
+    free(eb);
+    dfn_filter_free(&nothing);
+    dfn_dims_free(none.dims, none.ndims);
     /* another version */
     uint8_t *v2 = dfn_xmalloc(len);
     memcpy(v2, bytes, len);

@@ -1067,6 +1067,23 @@ Test(query, events_sort_by_any_metric)
     dfn_result_free(r);
 }
 
+/* Among processes of equal time the slowest is the smaller pid, and
+ * pids given as names compare as text: never by the order their names
+ * were first seen (an id of the store's strings, which a store made of
+ * the MPI ranks' images numbers otherwise). */
+Test(query, slowest_process_ties_order_named_pids_by_name)
+{
+    dfn_store *s = su_load_text("named.pfw",
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":\"worker-3\",\"tid\":1,\"ts\":10,\"dur\":50,\"ph\":\"X\",\"args\":{}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":\"worker-1\",\"tid\":1,\"ts\":20,\"dur\":50,\"ph\":\"X\",\"args\":{}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":\"worker-2\",\"tid\":1,\"ts\":30,\"dur\":50,\"ph\":\"X\",\"args\":{}}\n", 1);
+    dfn_result *r = su_query(s, "posix", "func", NULL);
+    char buf[64];
+    cr_assert_str_eq(dfn_result_metric_str(r, 0, DFN_M_MAX_PROC, buf, sizeof buf), "/worker-1");
+    dfn_result_free(r);
+    dfn_store_free(s);
+}
+
 Test(query, processes_with_calls_of_no_duration_count)
 {
     static const char *t = "[\n"

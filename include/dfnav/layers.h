@@ -48,6 +48,9 @@ const char *dfn_layers_auto(const dfn_store *s, const char **why);
  * names the whole set's preset. */
 int dfn_layers_auto_level(const dfn_store *s);
 const char *dfn_layers_auto_name(int level, const char **why);
+/* Whether a layer's definition has a time term (time counts from the
+ * set's start: shares of a set, each with its own, differ). */
+bool dfn_layers_timed(const dfn_layers *l);
 /* Whether a preset name is one of DLIO's. */
 bool dfn_preset_is_dlio(const char *name);
 /* Name of layer k; k == n is "other". */

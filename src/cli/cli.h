@@ -101,6 +101,9 @@ void cli_dist_arm(void);
  * run report on each share (cli_dist_report). */
 enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT };
 void cli_dist_tell(int word);
+/* The other ranks wait for another word (report went back to the images'
+ * way): the exit says stop if no load does. */
+void cli_dist_reopen(void);
 /* This rank's share of the runs' files (rank 0 walks specs and sends each
  * rank its paths; the others pass none): *nmine paths, pointing into the
  * runs or *list, which the caller frees with the array. */

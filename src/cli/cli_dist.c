@@ -347,6 +347,11 @@ void cli_dist_tell(int word)
     (void)dfn_dist_bcast_int(word);
 }
 
+void cli_dist_reopen(void)
+{
+    g_told = false;
+}
+
 const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, char **list)
 {
     *list = NULL;

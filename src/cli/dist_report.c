@@ -21,7 +21,7 @@ typedef struct {
     bool any;                 /* some rank loaded something */
     bool agg;                 /* some rank has aggregated records */
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
-    bool unresolved;          /* some rank has a hash no file of its share defines, or two names for one */
+    bool unresolved;          /* some rank has a hash no file of its share defines, two names for one, or pids by name */
     bool too_big;             /* some rank's share would not fit in its node's memory */
     double query_s, slices_s, merge_s;   /* the slowest rank's query, then the swaps and the tree (rank 0's clock) */
 } share;
@@ -57,8 +57,12 @@ bool cli_dist_report_wanted(const cli_opts *o)
     int m = sort_metric(o->sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     /* arg.NAME reads enclosing calls through the call tree of a process,
-     * whose files a share may not all hold */
+     * whose files a share may not all hold; a layer file's time terms
+     * count from each share's start */
     bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err) && !dfn_query_inherits(&q);
+    dfn_layers l = {0};
+    if (ok && o->layers && dfn_layers_load(o->layers, &l, err, sizeof err)) ok = !dfn_layers_timed(&l);
+    dfn_layers_free(&l);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     return ok;
@@ -95,7 +99,11 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
     sh->status = dfn_dist_max_int(st == 3 ? (nmine ? 1 : 0) : st);
     sh->agg = dfn_dist_max_int(s && s->cnt.v);
     sh->level = dfn_dist_max_int(s ? dfn_layers_auto_level(s) : 0);
-    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || s->hash_conflicts));
+    /* a pid given as a name is an id of its store's strings: processes
+     * named alike in two shares would not be one, nor order alike */
+    bool named = false;
+    for (size_t i = 0; s && i < s->nlanes && !named; i++) named = dfn_id_named(s->lanes[i].pid);
+    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || s->hash_conflicts || named));
 }
 
 /* Adds one rank's hash definitions (store.h's records) to defs (kind and
@@ -190,8 +198,8 @@ static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen)
     bool ok = p != NULL;
     for (int step = 1; step < n; step <<= 1) {
         if (me % (2 * step) == step) {
-            size_t len = 0;
-            uint8_t *bytes = p ? dfn_partial_encode(p, &len) : NULL;
+            size_t len = 0;   /* (a subtree that lost a partial sends none: never a part as the whole) */
+            uint8_t *bytes = p && ok ? dfn_partial_encode(p, &len) : NULL;
             (void)dfn_dist_send_bytes(me - step, bytes ? bytes : (const uint8_t *)"", len);
             free(bytes);
             dfn_partial_free(p);
@@ -237,7 +245,7 @@ static uint64_t *slice_edges(const dfn_partial *p)
         size_t len;
         char *got = dfn_dist_recv_bytes(0, &len);
         if (got && len == (size_t)(n + 1) * sizeof *edge) memcpy(edge, got, len);
-        else for (int r = 0; r <= n; r++) edge[r] = r == n ? UINT64_MAX : 0;   /* (all to the last: still exact) */
+        else for (int r = 0; r <= n; r++) edge[r] = r == n ? UINT64_MAX : 0;   /* (never: MPI ends a job that loses a message) */
         free(got);
         return edge;
     }
@@ -390,7 +398,10 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
         }
     }
     /* a rank that failed its layers fails them all: the same file for every rank */
+    int mine = rc;
     rc = dfn_dist_max_int(rc);
+    if (rc && !mine && dfn_dist_rank() == 0)
+        fprintf(stderr, "dfnav: MPI: the layers failed on another rank's share (one process says why)\n");
     if (!rc) rc = share_query(o, &sh);
     out->query_s = sh.query_s;
     out->slices_s = sh.slices_s;
@@ -429,6 +440,7 @@ int cli_dist_report(const cli_opts *o)
     if ((rc == 0 || rc == 1) && !o->quiet)   /* (the query ran) */
         dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results (queries "
                   "%.2f s, busy slices %.2f s, merge %.2f s)", dfn_dist_size(), sh.query_s, sh.slices_s, sh.merge_s);
+    if (rc < 0) cli_dist_reopen();   /* the images' way gives the next word, or the exit does */
     return rc == 0 && input_errors ? 1 : rc;
 }
 

@@ -122,6 +122,22 @@ check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files fro
 # another: one store's first definition names both files' calls
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by file "$T/damaged" >/dev/null 2>"$T/mpi.err"
 check "hashes of two names: the whole set on rank 0" "1" "$(grep -c 'files from their images' "$T/mpi.err")"
+# pids given as names (other tools' Chrome traces) are ids of each store's
+# strings, and a layer file's time terms count from each share's start:
+# both the whole set on rank 0, and one process's rows, ties and all
+mkdir -p "$T/named"
+for k in 3 1 2; do
+    printf '{"name":"read","cat":"POSIX","pid":"worker-%d","tid":1,"ts":%d,"dur":50,"ph":"X","args":{"fname":"/f%d"}}\n' \
+        "$k" "$((k * 10))" "$k" >"$T/named/w$k.pfw"
+done
+same "pids by name: report" 3 report -q --no-cache --by func -m all "$T/named"
+same "pids by name: report, basic" 2 report -q --no-cache --by func "$T/named"
+$MPIRUN -n 2 "$DFNAV" report --no-cache --by func "$T/named" >/dev/null 2>"$T/mpi.err"
+check "pids by name: the whole set on rank 0" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+printf 'early: func=read time<1\nposixy: cat=POSIX\n' >"$T/timed.layers"
+same "a layer file with time terms" 3 report -q --no-cache --layers "$T/timed.layers" --by layer "$T/u64"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --layers "$T/timed.layers" --by layer "$T/u64" >/dev/null 2>"$T/mpi.err"
+check "time terms in layers: the whole set on rank 0" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
 # a set too big for one node's memory: how many nodes would hold it, and
 # that many ranks, each checking its own share, do
 gen nodes --seed 7 --events 600000 --ranks 6
