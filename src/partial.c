@@ -123,6 +123,7 @@ void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e)
 
 void dfn_seglog_add(dfn_seglog *l, uint64_t row, uint64_t s, uint64_t e)
 {
+    l->n++;
     dfn_grow((void **)&l->b, &l->cap, l->len + 30, 1);
     l->len += dfn_varint_put(l->b + l->len, row);
     l->len += dfn_varint_put(l->b + l->len, dfn_zigzag((int64_t)(s - l->last)));
@@ -149,6 +150,30 @@ void dfn_seglog_free(dfn_seglog *l)
 {
     free(l->b);
     memset(l, 0, sizeof *l);
+}
+
+/* Every segment of p: the expanded ones, then the log's. */
+typedef struct { const dfn_partial *p; size_t k, pos; uint64_t last; } seg_it;
+
+static bool seg_next(seg_it *it, uint64_t *row, uint64_t *s, uint64_t *e)
+{
+    if (it->k < it->p->nsegs) {
+        const uint64_t *g = &it->p->segs[3 * it->k++];
+        *row = g[0], *s = g[1], *e = g[2];
+        return true;
+    }
+    return dfn_seglog_next(&it->p->log, &it->pos, &it->last, row, s, e);
+}
+
+size_t dfn_partial_starts(const dfn_partial *p, size_t max, uint64_t *at, uint64_t *weight)
+{
+    size_t n = p->nsegs + p->log.n, stride = max ? n / max + 1 : n + 1, k = 0, i = 0;
+    seg_it it = { p, 0, 0, 0 };
+    uint64_t row, s, e;
+    for (; seg_next(&it, &row, &s, &e); i++)
+        if (i % stride == 0 && k < max) at[k++] = s;
+    *weight = stride;
+    return k;
 }
 
 void dfn_partial_expand(dfn_partial *p)
@@ -299,8 +324,6 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
         dfn_partial_free(b);
         return false;
     }
-    dfn_partial_expand(a);
-    dfn_partial_expand(b);
     uint32_t *rowmap = dfn_xmalloc((b->nrows ? b->nrows : 1) * sizeof *rowmap);
     uint32_t *procmap = dfn_xmalloc((b->nprocs ? b->nprocs : 1) * sizeof *procmap);
     merge_ids(a, b, rowmap, procmap);
@@ -325,9 +348,10 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     for (size_t j = 0; j < bm->cap; j++)
         if (bm->k[j] != DFN_MAP64_EMPTY)
             *dfn_map64_slot(&a->files, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)bm->k[j])) = 1;
-    for (size_t k = 0; k < b->nsegs; k++)
-        dfn_partial_seg(a, rowmap[b->segs[3 * k]], b->segs[3 * k + 1], b->segs[3 * k + 2]);
-    dfn_partial_unite(a);
+    /* b's segments join a's log: nothing is expanded before the finish */
+    seg_it it = { b, 0, 0, 0 };
+    uint64_t row, s0, e0;
+    while (seg_next(&it, &row, &s0, &e0)) dfn_seglog_add(&a->log, rowmap[row], s0, e0);
     a->total = dfn_sat_add(a->total, b->total);
     a->matched += b->matched;
     a->matched_calls += b->matched_calls;
@@ -341,26 +365,27 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
 
 dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
 {
-    dfn_partial_expand(p);
     dfn_query q = { .ndims = p->ndims, .metrics = p->metrics };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
     uint32_t keys[DFN_MAX_DIMS];
-    uint64_t row = UINT64_MAX, orow = 0;
-    for (size_t k = 0; k < p->nsegs; k++) {
-        const uint64_t *g = &p->segs[3 * k];
-        uint64_t s = g[1] > lo ? g[1] : lo, e = g[2] < hi ? g[2] : hi;
+    uint32_t *orow = dfn_xmalloc((p->nrows ? p->nrows : 1) * sizeof *orow);   /* + 1; 0: not in out yet */
+    memset(orow, 0, (p->nrows ? p->nrows : 1) * sizeof *orow);
+    seg_it it = { p, 0, 0, 0 };
+    uint64_t row, s0, e0;
+    while (seg_next(&it, &row, &s0, &e0)) {
+        uint64_t s = s0 > lo ? s0 : lo, e = e0 < hi ? e0 : hi;
         if (s >= e) continue;
-        if (g[0] != row) {   /* the row in out, its keys as text there */
-            row = g[0];
+        if (!orow[row]) {   /* the row in out, its keys as text there */
             for (size_t d = 0; d < p->ndims; d++) {
                 uint32_t id = p->keys[row * p->ndims + d];
                 keys[d] = dim_numeric(p->dims[d].kind) ? id : text_in(out, p, id);
             }
-            orow = dfn_partial_row(out, keys);
+            orow[row] = (uint32_t)dfn_partial_row(out, keys) + 1;
         }
-        dfn_partial_seg(out, orow, s, e);
+        dfn_seglog_add(&out->log, orow[row] - 1, s, e);
     }
+    free(orow);
     return out;
 }
 
@@ -423,9 +448,8 @@ static void put_sums(obuf *o, const dfn_rowsums *s)
     put_d(o, s->szmax);
 }
 
-uint8_t *dfn_partial_encode(dfn_partial *p, size_t *len)
+uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
 {
-    dfn_partial_expand(p);   /* (its segments go united, in order) */
     obuf o = {0};
     put_u(&o, PARTIAL_MAGIC);
     put_u(&o, PARTIAL_VERSION);
@@ -458,16 +482,16 @@ uint8_t *dfn_partial_encode(dfn_partial *p, size_t *len)
     }
     const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
-    /* united and in (row, start) order: each as its row, then its start
-     * past the last one's end within the row, and its length, so that a
-     * segment takes a few bytes */
-    put_u(&o, p->nsegs);
-    for (size_t k = 0; k < p->nsegs; k++) {
-        const uint64_t *g = &p->segs[3 * k];
-        bool same = k && g[0] == g[-3];
-        put_u(&o, g[0]);
-        put_u(&o, same ? g[1] - g[-1] : g[1]);
-        put_u(&o, g[2] - g[1]);
+    /* as a log's entries (a few bytes each), in any order: nothing
+     * expanded to send them */
+    put_u(&o, p->nsegs + p->log.n);
+    seg_it it = { p, 0, 0, 0 };
+    uint64_t row, s0, e0, last = 0;
+    while (seg_next(&it, &row, &s0, &e0)) {
+        put_u(&o, row);
+        put_u(&o, dfn_zigzag((int64_t)(s0 - last)));
+        put_u(&o, e0 - s0);
+        last = s0;
     }
     *len = o.n;
     return o.b ? o.b : dfn_xmalloc(1);
@@ -610,19 +634,20 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->files, 32, p->nrows, nt, "a file");
     get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
     size_t ns = get_count(&in, 3, "the busy segments");
-    uint64_t last_row = UINT64_MAX, last_end = 0;
+    uint64_t last = 0;
     for (size_t k = 0; k < ns && !in.bad; k++) {
-        uint64_t r = get_u(&in, p->nrows, "a busy segment"), s = get_any(&in, "a busy segment");
+        uint64_t r = get_u(&in, p->nrows, "a busy segment");
+        int64_t d = dfn_unzigzag(get_any(&in, "a busy segment"));
         uint64_t slen = get_any(&in, "a busy segment");
-        if (r == last_row) s = dfn_sat_add(s, last_end);
-        uint64_t e = dfn_sat_add(s, slen);
-        if (in.bad || e - s != slen || (r == last_row && s < last_end) || (last_row != UINT64_MAX && r < last_row)) {
+        /* a start before 0 or past 2^64, or an end past it: not a segment */
+        bool wraps = d < 0 ? (uint64_t)-(d + 1) >= last : (uint64_t)d > UINT64_MAX - last;
+        uint64_t s = last + (uint64_t)d;
+        if (in.bad || wraps || slen > UINT64_MAX - s) {
             in.bad = "a busy segment";
             break;
         }
-        dfn_partial_seg(p, r, s, e);
-        last_row = r;
-        last_end = e;
+        dfn_seglog_add(&p->log, r, s, s + slen);
+        last = s;
     }
     if (!in.bad && in.p != in.end) in.bad = "its end";
     if (in.bad) {

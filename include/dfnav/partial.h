@@ -27,7 +27,7 @@
  * start less the last one's (zigzag) and the length, as varints. What a
  * query's scan keeps of each union while the store is there; expanded
  * into a partial's segments once it is not. */
-typedef struct { uint8_t *b; size_t len, cap; uint64_t last; } dfn_seglog;
+typedef struct { uint8_t *b; size_t len, cap, n; uint64_t last; } dfn_seglog;
 void dfn_seglog_add(dfn_seglog *l, uint64_t row, uint64_t s, uint64_t e);
 /* The entry at *pos (from 0), read past; false at the end. *last starts
  * at 0 and follows the reads. */
@@ -72,7 +72,9 @@ typedef struct dfn_partial {
      * once made and after each merge */
     uint64_t *segs;           /* row, s, e triples */
     size_t nsegs, segcap;
-    dfn_seglog log;           /* more of them, not yet expanded (dfn_partial_expand) */
+    dfn_seglog log;           /* more of them, not yet expanded (dfn_partial_expand): what a
+                               * query, a merge, a slice and the bytes give, and expanded
+                               * only by the finish (dfn_partial_sum_busy) */
     uint64_t total;           /* µs of every matched call (saturating) */
     uint64_t matched, matched_calls;
 } dfn_partial;
@@ -94,7 +96,7 @@ bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
 bool dfn_partial_merge(dfn_partial *into, dfn_partial *from, char *err, size_t errlen);
 
 /* Bytes of p (malloc'd, *len of them). */
-uint8_t *dfn_partial_encode(dfn_partial *p, size_t *len);
+uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len);
 /* A partial from bytes of dfn_partial_encode; NULL with a message when
  * they are not one (cut, wrong version, an id out of range). */
 dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_t errlen);
@@ -128,5 +130,8 @@ void dfn_partial_expand(dfn_partial *p);
 dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi);
 void dfn_partial_sum_busy(dfn_partial *p);
 void dfn_partial_drop_segs(dfn_partial *p);
+/* Up to max starts of p's segments, evenly spaced among them, each
+ * standing for *weight segments: a sample of where they lie in time. */
+size_t dfn_partial_starts(const dfn_partial *p, size_t max, uint64_t *at, uint64_t *weight);
 
 #endif

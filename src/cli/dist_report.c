@@ -235,9 +235,11 @@ static uint64_t *slice_edges(const dfn_partial *p)
 {
     enum { SAMPLES = 4096 };
     int n = dfn_dist_size();
-    size_t stride = p->nsegs / SAMPLES + 1, k = 0;
-    sample *mine = dfn_xmalloc((p->nsegs / stride + 1) * sizeof *mine);
-    for (size_t i = 0; i < p->nsegs; i += stride) mine[k++] = (sample){ p->segs[3 * i + 1], stride };
+    uint64_t *at = dfn_xmalloc(SAMPLES * sizeof *at), stride;
+    size_t k = dfn_partial_starts(p, SAMPLES, at, &stride);
+    sample *mine = dfn_xmalloc((k + 1) * sizeof *mine);
+    for (size_t i = 0; i < k; i++) mine[i] = (sample){ at[i], stride };
+    free(at);
     uint64_t *edge = dfn_xmalloc((size_t)(n + 1) * sizeof *edge);
     if (dfn_dist_rank() > 0) {
         (void)dfn_dist_send_bytes(0, mine, k * sizeof *mine);
@@ -281,7 +283,6 @@ static uint64_t *slice_edges(const dfn_partial *p)
 static bool share_slices(dfn_partial *p, char *err, size_t errlen)
 {
     int me = dfn_dist_rank(), n = dfn_dist_size();
-    dfn_partial_expand(p);   /* (the store is gone: now the log may take its room) */
     uint64_t *edge = slice_edges(p);
     dfn_partial *mine = dfn_partial_slice(p, edge[me], edge[me + 1]);
     bool ok = true;
