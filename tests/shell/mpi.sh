@@ -78,6 +78,12 @@ for set in $all; do
     same "$set: report --by file,pid csv" 3 report -q --no-cache --by file,pid -m all -f csv "$T/$set"
     same "$set: info" 4 info -q --no-cache "$T/$set"
 done
+# (under the sanitizers too, a report by each rank's share: its partials,
+# busy slices, swaps and tree of merges; the damaged set goes the
+# images' way)
+if sanitized; then
+    same "u64: report --by func, each rank its share" 3 report -q --no-cache --by func "$T/u64"
+fi
 for set in $full; do
     same "$set: report json by layer" 2 report -q --no-cache --by layer -m all -f json "$T/$set"
     same "$set: report by time" 3 report -q --no-cache --by time --bin 0.5 -f csv "$T/$set"
