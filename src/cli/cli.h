@@ -98,8 +98,8 @@ void cli_dist_quiet(void);
 void cli_dist_arm(void);
 /* Rank 0's word to the other ranks waiting at the dispatch (every rank
  * past the first hears it once): stop, share the files as images, or
- * run report on each share (cli_dist_report). */
-enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT };
+ * run report or overview on each share (cli_dist_report). */
+enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW };
 void cli_dist_tell(int word);
 /* The other ranks wait for another word (report went back to the images'
  * way): the exit says stop if no load does. */
@@ -151,8 +151,15 @@ int cli_report_write(const cli_opts *o, dfn_compare *c, FILE *out);
  * on one store; and that report, on every rank (cli_dist_report_worker
  * on the others). */
 bool cli_dist_report_wanted(const cli_opts *o);
-int cli_dist_report(const cli_opts *o);
-int cli_dist_report_worker(const cli_opts *o);
+/* The same for overview's tables (layers, I/O classes, busiest files). */
+bool cli_dist_overview_wanted(const cli_opts *o);
+/* word: CLI_DIST_REPORT or CLI_DIST_OVERVIEW. -1: the set must go the
+ * images' way (a hash of two names, pids by name), as usual. */
+int cli_dist_report(const cli_opts *o, int word);
+int cli_dist_report_worker(const cli_opts *o, int word);
+/* What overview's first line says of a set. */
+typedef struct { uint64_t events, files, procs, threads, accessed, span_us, malformed; } cli_setsum;
+void cli_overview_line(const cli_setsum *t, const char *label);
 int cmd_report(const cli_opts *o);
 /* dfnav serve: loads the set (divided among the ranks under MPI) and runs
  * the commands and explorers of clients that present its token. */

@@ -476,7 +476,7 @@ int cmd_report(const cli_opts *o)
     cli_run *runs;
     size_t n;
     /* under MPI, a query partial results answer runs on each rank's share */
-    if (cli_dist_report_wanted(o) && (rc = cli_dist_report(o)) >= 0) return rc;
+    if (cli_dist_report_wanted(o) && (rc = cli_dist_report(o, CLI_DIST_REPORT)) >= 0) return rc;
     if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) return rc;
     rc = 0;
     if (o->counters && (n > 1 || o->diagnose || o->sort || o->top || o->metrics)) {
@@ -500,6 +500,17 @@ int cmd_report(const cli_opts *o)
     return cli_finish(o, runs, n, rc, status);
 }
 
+void cli_overview_line(const cli_setsum *t, const char *label)
+{
+    if (label) printf("%s: ", label);
+#define S(n) ((n) == 1 ? "" : "s")
+    printf("%" PRIu64 " event%s in %" PRIu64 " file%s, %" PRIu64 " process%s (%" PRIu64 " thread%s), %" PRIu64
+           " file%s accessed, span %.3f s, %" PRIu64 " malformed line%s\n", t->events, S(t->events), t->files,
+           S(t->files), t->procs, t->procs == 1 ? "" : "es", t->threads, S(t->threads), t->accessed, S(t->accessed),
+           t->span_us / 1e6, t->malformed, S(t->malformed));
+#undef S
+}
+
 /* The overview: what was loaded, then time per layer, per I/O class and
  * the busiest files: the first three questions users ask of a trace set. */
 int cmd_overview(const cli_opts *o)
@@ -507,23 +518,20 @@ int cmd_overview(const cli_opts *o)
     int status, rc;
     cli_run *runs;
     size_t n;
+    /* under MPI, when partial results answer its tables: each rank's share */
+    if (cli_dist_overview_wanted(o) && (rc = cli_dist_report(o, CLI_DIST_OVERVIEW)) >= 0) return rc;
     if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) return rc;
     if (o->format == DFN_FMT_TABLE) {
         for (size_t k = 0; k < n; k++) {
             const dfn_store *s = runs[k].set.store;
-            uint64_t malformed = 0;
-            for (size_t i = 0; i < s->nsrc; i++) malformed += s->src[i].malformed;
-            if (runs[k].label) printf("%s: ", runs[k].label);
             /* processes are (host, pid), as the procs metric counts them; a
              * lane is a thread (it said 56 processes of 8) */
             uint32_t *proc;
-            size_t nprocs = dfn_store_procs(s, &proc);
+            cli_setsum sum = { .events = s->n, .files = s->nsrc, .procs = dfn_store_procs(s, &proc),
+                               .threads = s->nlanes, .accessed = s->nfiles - 1, .span_us = s->t1 - s->t0 };
             free(proc);
-#define S(n) ((n) == 1 ? "" : "s")
-            printf("%zu event%s in %zu file%s, %zu process%s (%zu thread%s), %zu file%s accessed, span %.3f s, %" PRIu64
-                   " malformed line%s\n", s->n, S(s->n), s->nsrc, S(s->nsrc), nprocs, nprocs == 1 ? "" : "es", s->nlanes,
-                   S(s->nlanes), s->nfiles - 1, S(s->nfiles - 1), (s->t1 - s->t0) / 1e6, malformed, S(malformed));
-#undef S
+            for (size_t i = 0; i < s->nsrc; i++) sum.malformed += s->src[i].malformed;
+            cli_overview_line(&sum, runs[k].label);
         }
         printf("\nLayers (%s):\n", runs[0].set.layers.source);
     }

@@ -37,24 +37,23 @@ static int sort_metric(const char *sort)
     return m < 0 ? -2 : m;
 }
 
-bool cli_dist_report_wanted(const cli_opts *o)
+/* Whether partials answer a query of report's (by, where, sort) with o's
+ * metrics and layers. */
+static bool query_wanted(const cli_opts *o, const char *by, const char *where, const char *sort)
 {
-    if (dfn_dist_size() < 2 || o->compare || o->counters || o->diagnose || o->serve || o->served ||
-        o->format == DFN_FMT_CHROME || !o->npaths)
-        return false;
     /* the query as report makes it (a bad one goes the usual way, which
      * says what is wrong) */
     char err[256];
     dfn_query q = { .metrics = (o->metrics ? o->metrics : DFN_M_BASIC) | DFN_M_BIT(DFN_M_AGG_CALLS), .sizes = o->sizes,
                     .ctrs = o->ctrs };
     dfn_filter f;
-    if (o->by && !dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err)) return false;
-    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) {
+    if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) return false;
+    if (!dfn_filter_parse(where, &f, err, sizeof err)) {
         dfn_dims_free(q.dims, q.ndims);
         return false;
     }
     q.filter = &f;
-    int m = sort_metric(o->sort);
+    int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     /* arg.NAME reads enclosing calls through the call tree of a process,
      * whose files a share may not all hold; a layer file's time terms
@@ -65,6 +64,28 @@ bool cli_dist_report_wanted(const cli_opts *o)
     dfn_layers_free(&l);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
+    return ok;
+}
+
+/* What runs on the ranks' shares: a run of one set, under a launcher. */
+static bool dist_wanted(const cli_opts *o)
+{
+    return dfn_dist_size() >= 2 && !o->compare && !o->serve && !o->served && o->npaths;
+}
+
+bool cli_dist_report_wanted(const cli_opts *o)
+{
+    return dist_wanted(o) && !o->counters && !o->diagnose && o->format != DFN_FMT_CHROME &&
+           query_wanted(o, o->by, o->where, o->sort);
+}
+
+bool cli_dist_overview_wanted(const cli_opts *o)
+{
+    if (!dist_wanted(o)) return false;
+    char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+    bool ok = query_wanted(o, "layer", o->where, "key") && query_wanted(o, "class", o->where, NULL) &&
+              query_wanted(o, "file", files_where, NULL);
+    free(files_where);
     return ok;
 }
 
@@ -310,38 +331,61 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
     return false;
 }
 
-/* The query on this rank's share, merged on rank 0 and printed there. */
-static int share_query(const cli_opts *o, share *sh)
+/* A query of report's or overview's: --by, --where, --sort, --top. */
+typedef struct { const char *by, *where, *sort; size_t top; } qspec;
+
+/* The partials of n queries on this rank's share (an empty one where it
+ * has none, or its query failed: *failed), then its store goes: the
+ * share is its partials now, before the merges hold the others' (the
+ * layers' names stay). 0, or 2 for a query report refuses (every rank
+ * alike: the same options). */
+static int share_partials(const cli_opts *o, share *sh, const qspec *qs, size_t n, dfn_query *q, dfn_filter *f,
+                          dfn_partial **p, bool *failed)
 {
     char err[2048];
     cli_run run = { NULL, sh->set };
-    dfn_query q;
-    dfn_filter f;
-    int col, rc = cli_report_query(o, &run, 1, o->by, o->where, o->sort, o->top, o->metrics, sh->agg, &q, &f, &col);
-    if (rc) return rc;
-    dfn_partial *p = NULL;
     double t0 = dfn_now();
-    if (sh->set.store) {
-        q.layers = sh->set.ls;
-        p = dfn_query_partial(sh->set.store, &q, err, sizeof err);
-        /* the share is its partial now: the store and its layers' index
-         * go before the merge holds the others' (the layers' names stay) */
-        dfn_layerset_free(sh->set.ls);
-        sh->set.ls = NULL;
-        q.layers = NULL;
-        dfn_store_free(sh->set.store);
-        sh->set.store = NULL;
-    } else {
-        p = dfn_partial_new(&q);   /* no share: it adds nothing */
+    int rc = 0;
+    size_t made = 0;
+    for (; made < n && !rc; made++) {
+        int col;
+        rc = cli_report_query(o, &run, 1, qs[made].by, qs[made].where, qs[made].sort, qs[made].top, o->metrics,
+                              sh->agg, &q[made], &f[made], &col);
+        if (rc) break;
+        q[made].layers = sh->set.ls;
+        p[made] = sh->set.store ? dfn_query_partial(sh->set.store, &q[made], err, sizeof err) : NULL;
+        failed[made] = sh->set.store && !p[made];
+        if (!p[made]) p[made] = dfn_partial_new(&q[made]);   /* no share: it adds nothing */
+        q[made].layers = NULL;
     }
-    /* (every rank takes part in the swaps, a failed one with nothing) */
-    bool failed = !p;
-    if (!p) p = dfn_partial_new(&q);
+    dfn_layerset_free(sh->set.ls);
+    sh->set.ls = NULL;
+    dfn_store_free(sh->set.store);
+    sh->set.store = NULL;
+    if (rc) {   /* (a bad query: every rank alike) */
+        for (size_t k = 0; k < made; k++) {
+            dfn_partial_free(p[k]);
+            dfn_filter_free(&f[k]);
+            dfn_dims_free(q[k].dims, q[k].ndims);
+        }
+        return rc;
+    }
     /* the merge's time apart from the queries': from when the slowest
-     * rank's partial is ready */
+     * rank's partials are ready */
     sh->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    return 0;
+}
+
+/* One query's partials of every rank, merged on rank 0 and printed there
+ * unless told not to (p, q and f are spent). Every rank takes part. */
+static int share_combine(const cli_opts *o, share *sh, dfn_query *q, dfn_filter *f, dfn_partial *p, bool failed,
+                         bool print)
+{
+    char err[2048];
+    int rc = 0;
     double t1 = dfn_now();
-    if ((q.metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, sizeof err)) failed = true;
+    /* (every rank takes part in the swaps, a failed one with nothing) */
+    if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, sizeof err)) failed = true;
     double t2 = dfn_now();
     if (failed) {
         dfn_partial_free(p);
@@ -349,19 +393,126 @@ static int share_query(const cli_opts *o, share *sh)
     }
     p = share_reduce(p, err, sizeof err);
     if (dfn_dist_rank() == 0) {
-        dfn_result *r = p ? dfn_partial_finish(p, &q, &sh->set.layers, err, sizeof err) : NULL;
-        sh->slices_s = t2 - t1;
-        sh->merge_s = dfn_now() - t2;
-        if (!r) { fprintf(stderr, "dfnav: MPI: %s\n", err); rc = 2; }
-        else rc = cli_report_write(o, dfn_compare_of(r, q.sort, q.desc), stdout);
+        dfn_result *r = p ? dfn_partial_finish(p, q, &sh->set.layers, err, sizeof err) : NULL;
+        sh->slices_s += t2 - t1;
+        sh->merge_s += dfn_now() - t2;
+        if (!r && print) { fprintf(stderr, "dfnav: MPI: %s\n", err); rc = 2; }
+        else if (r && print) rc = cli_report_write(o, dfn_compare_of(r, q->sort, q->desc), stdout);
+        else dfn_result_free(r);
     }
-    dfn_filter_free(&f);
-    dfn_dims_free(q.dims, q.ndims);
+    dfn_filter_free(f);
+    dfn_dims_free(q->dims, q->ndims);
+    return rc;
+}
+
+/* report's query on this rank's share, merged on rank 0 and printed there. */
+static int share_query(const cli_opts *o, share *sh)
+{
+    qspec qs = { o->by, o->where, o->sort, o->top };
+    dfn_query q;
+    dfn_filter f;
+    dfn_partial *p;
+    bool failed;
+    int rc = share_partials(o, sh, &qs, 1, &q, &f, &p, &failed);
+    return rc ? rc : share_combine(o, sh, &q, &f, p, failed, true);
+}
+
+/* What overview's first line counts, over every rank's share: events,
+ * trace files and malformed lines add up; processes, threads and the
+ * files accessed are told apart by their text; the span runs from the
+ * first start to the last end. Rank 0's is the set's. */
+static void share_summary(const share *sh, cli_setsum *sum)
+{
+    const dfn_store *s = sh->set.store;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    uint64_t head[5] = { 0, 0, 0, UINT64_MAX, 0 };   /* events, files, malformed, t0, t1 */
+    if (f && s) {
+        head[0] = s->n, head[1] = s->nsrc, head[3] = s->t0, head[4] = s->t1;
+        for (size_t i = 0; i < s->nsrc; i++) head[2] += s->src[i].malformed;
+        fwrite(head, sizeof head, 1, f);
+        char pid[128];
+        for (size_t i = 0; i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
+            dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid);
+            fprintf(f, "P%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, 0);
+            fprintf(f, "T%s%c", dfn_store_str(s, s->lanes[i].name), 0);
+        }
+        for (size_t i = 1; i < s->nfiles; i++) fprintf(f, "F%s%c", dfn_store_str(s, s->files[i].path), 0);
+    } else if (f) {
+        fwrite(head, sizeof head, 1, f);
+    }
+    if (f) fclose(f);
+    if (dfn_dist_rank() > 0) {
+        (void)dfn_dist_send_bytes(0, text ? text : "", len);
+        free(text);
+        return;
+    }
+    memset(sum, 0, sizeof *sum);
+    uint64_t t0 = UINT64_MAX, t1 = 0;
+    dfn_strtab *seen = dfn_strtab_new();
+    for (int r = 0; r < dfn_dist_size(); r++) {
+        size_t l = len;
+        char *t = r ? dfn_dist_recv_bytes(r, &l) : text;
+        if (t && l >= sizeof head) {
+            uint64_t h[5];
+            memcpy(h, t, sizeof h);
+            sum->events += h[0], sum->files += h[1], sum->malformed += h[2];
+            if (h[3] < t0) t0 = h[3];
+            if (h[4] > t1 && h[3] != UINT64_MAX) t1 = h[4];
+            for (size_t at = sizeof h; at < l;) {
+                size_t n = strnlen(t + at, l - at), before = dfn_strtab_count(seen);
+                if (dfn_strtab_intern(seen, t + at, n) == before)   /* new: count it */
+                    *(t[at] == 'P' ? &sum->procs : t[at] == 'T' ? &sum->threads : &sum->accessed) += 1;
+                at += n + 1;
+            }
+        }
+        if (r) free(t);
+    }
+    free(text);
+    dfn_strtab_free(seen);
+    sum->span_us = t1 > t0 ? t1 - t0 : 0;
+}
+
+/* overview on the ranks' shares: its first line, then the layers, the I/O
+ * classes and the busiest files as report prints them (CSV and JSON: the
+ * layers alone), each merged on rank 0. */
+static int share_overview(const cli_opts *o, share *sh)
+{
+    cli_setsum sum;
+    bool table = o->format == DFN_FMT_TABLE;
+    if (table) share_summary(sh, &sum);
+    char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+    const qspec qs[3] = { { "layer", o->where, "key", 0 }, { "class", o->where, NULL, 0 }, { "file", files_where, NULL, 10 } };
+    static const char *const heads[3] = { NULL, "\nI/O classes:\n", "\nBusiest files:\n" };
+    size_t n = table ? 3 : 1;
+    dfn_query q[3];
+    dfn_filter f[3];
+    dfn_partial *p[3];
+    bool failed[3];
+    int rc = share_partials(o, sh, qs, n, q, f, p, failed);
+    if (rc) {   /* (a bad query: every rank alike, nothing to merge) */
+        free(files_where);
+        return rc;
+    }
+    if (table && dfn_dist_rank() == 0) {
+        cli_overview_line(&sum, NULL);
+        printf("\nLayers (%s):\n", sh->set.layers.source);
+    }
+    /* every rank merges every table (the merges are collective); rank 0
+     * prints them until one fails */
+    for (size_t k = 0; k < n; k++) {
+        if (heads[k] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[k]);
+        int r = share_combine(o, sh, &q[k], &f[k], p[k], failed[k], !rc);
+        if (!rc) rc = r;
+    }
+    if (!rc && table && dfn_dist_rank() == 0) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
+    free(files_where);
     return rc;
 }
 
 /* Every rank: load, agree, query. -1 when the set must go the images' way. */
-static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, share *out)
+static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, share *out, int word)
 {
     share sh;
     share_load(o, specs, n, &sh);
@@ -403,7 +554,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
     rc = dfn_dist_max_int(rc);
     if (rc && !mine && dfn_dist_rank() == 0)
         fprintf(stderr, "dfnav: MPI: the layers failed on another rank's share (one process says why)\n");
-    if (!rc) rc = share_query(o, &sh);
+    if (!rc) rc = word == CLI_DIST_OVERVIEW ? share_overview(o, &sh) : share_query(o, &sh);
     out->query_s = sh.query_s;
     out->slices_s = sh.slices_s;
     out->merge_s = sh.merge_s;
@@ -412,7 +563,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
     return rc ? rc : wr ? wr : sh.status;
 }
 
-int cli_dist_report(const cli_opts *o)
+int cli_dist_report(const cli_opts *o, int word)
 {
     char msg[512];
     dfn_runspec *specs;
@@ -432,9 +583,9 @@ int cli_dist_report(const cli_opts *o)
         cli_dist_tell(CLI_DIST_STOP);
         return 3;
     }
-    cli_dist_tell(CLI_DIST_REPORT);
+    cli_dist_tell(word);
     share sh;
-    int rc = dist_report(o, specs, n, &sh);
+    int rc = dist_report(o, specs, n, &sh, word);
     bool input_errors = false;
     for (size_t k = 0; k < n; k++) input_errors |= specs[k].in.nerrors > 0;
     dfn_runs_free(specs, n);
@@ -445,10 +596,10 @@ int cli_dist_report(const cli_opts *o)
     return rc == 0 && input_errors ? 1 : rc;
 }
 
-int cli_dist_report_worker(const cli_opts *o)
+int cli_dist_report_worker(const cli_opts *o, int word)
 {
     share sh;
-    int rc = dist_report(o, NULL, 0, &sh);
+    int rc = dist_report(o, NULL, 0, &sh, word);
     if (rc >= 0) return rc;
     /* the images' way: rank 0's load gives the word again */
     return cli_dist_worker(o);

@@ -78,6 +78,12 @@ for set in $all; do
     same "$set: report --by file,pid csv" 3 report -q --no-cache --by file,pid -m all -f csv "$T/$set"
     same "$set: info" 4 info -q --no-cache "$T/$set"
 done
+# overview's first line and three tables from the ranks' shares: the
+# processes, threads and files of every share told apart by their text
+same "u64: overview, each rank its share" 3 overview -q --no-cache "$T/u64"
+same "v2: overview csv, each rank its share" 2 overview -q --no-cache -f csv "$T/v2"
+$MPIRUN -n 3 "$DFNAV" overview --no-cache "$T/u64" >/dev/null 2>"$T/mpi.err"
+check "overview: each rank queried its share" 1 "$(grep -c '^dfnav: MPI: 3 ranks: each queried its share' "$T/mpi.err")"
 # (under the sanitizers too, a report by each rank's share: its partials,
 # busy slices, swaps and tree of merges; the damaged set goes the
 # images' way)
@@ -104,6 +110,7 @@ fi
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
     same "real traces: report, each rank its share" 4 report -q --no-cache --by layer,func -f csv "$TRACES"
+    same "real traces: overview, each rank its share" 4 overview -q --no-cache "$TRACES"
     same "real traces: info" 2 info -q --no-cache -f csv "$TRACES"
 fi
 # the damage reports on stderr, once, as one process gives them
