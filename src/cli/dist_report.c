@@ -24,6 +24,8 @@ typedef struct {
     bool unresolved;          /* some rank has a hash no file of its share defines, two names for one, or pids by name */
     bool too_big;             /* some rank's share would not fit in its node's memory */
     double query_s, slices_s, merge_s;   /* the slowest rank's query, then the swaps and the tree (rank 0's clock) */
+    size_t nfiles;            /* the trace files of this rank's share, read or not */
+    char why[2048];           /* why this rank's own partial failed */
 } share;
 
 /* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key, -2 for
@@ -96,6 +98,7 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
     size_t nmine;
     char *list;
     const char **mine = cli_dist_files(specs, n, &nmine, &list);
+    sh->nfiles = nmine;
     /* each share checked against its own node's memory, before it loads */
     char msg[512];
     dfn_estimate est = {0};
@@ -355,6 +358,7 @@ static int share_partials(const cli_opts *o, share *sh, const qspec *qs, size_t 
         q[made].layers = sh->set.ls;
         p[made] = sh->set.store ? dfn_query_partial(sh->set.store, &q[made], err, sizeof err) : NULL;
         failed[made] = sh->set.store && !p[made];
+        if (failed[made]) snprintf(sh->why, sizeof sh->why, "%s", err);
         if (!p[made]) p[made] = dfn_partial_new(&q[made]);   /* no share: it adds nothing */
         q[made].layers = NULL;
     }
@@ -383,6 +387,8 @@ static int share_combine(const cli_opts *o, share *sh, dfn_query *q, dfn_filter 
 {
     char err[2048];
     int rc = 0;
+    /* (what share_reduce says when a partial is lost: rank 0's own, why) */
+    snprintf(err, sizeof err, "%s", failed ? sh->why : "a rank's partial result did not come");
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
     if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, sizeof err)) failed = true;
@@ -427,20 +433,29 @@ static void share_summary(const share *sh, cli_setsum *sum)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    uint64_t head[5] = { 0, 0, 0, UINT64_MAX, 0 };   /* events, files, malformed, t0, t1 */
+    /* events, trace files (read or not, as one store counts them),
+     * malformed lines, t0, t1 (UINT64_MAX: no event to span) */
+    uint64_t head[5] = { 0, sh->nfiles, 0, UINT64_MAX, 0 };
     if (f && s) {
-        head[0] = s->n, head[1] = s->nsrc, head[3] = s->t0, head[4] = s->t1;
+        head[0] = s->n;
+        if (s->n) head[3] = s->t0, head[4] = s->t1;
         for (size_t i = 0; i < s->nsrc; i++) head[2] += s->src[i].malformed;
         fwrite(head, sizeof head, 1, f);
-        char pid[128];
+        char pid[128], tid[128];
         for (size_t i = 0; i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
+            /* a thread by its host, pid and tid, as a store tells lanes
+             * apart (its display name takes process names from metadata
+             * another share may hold) */
             dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid);
+            dfn_id_text(s, s->lanes[i].tid, tid, sizeof tid);
             fprintf(f, "P%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, 0);
-            fprintf(f, "T%s%c", dfn_store_str(s, s->lanes[i].name), 0);
+            fprintf(f, "T%s/%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, tid, 0);
         }
         for (size_t i = 1; i < s->nfiles; i++) fprintf(f, "F%s%c", dfn_store_str(s, s->files[i].path), 0);
     } else if (f) {
         fwrite(head, sizeof head, 1, f);
+    } else {
+        dfn_out_of_memory("summing up a share", sizeof head);
     }
     if (f) fclose(f);
     if (dfn_dist_rank() > 0) {
@@ -458,8 +473,8 @@ static void share_summary(const share *sh, cli_setsum *sum)
             uint64_t h[5];
             memcpy(h, t, sizeof h);
             sum->events += h[0], sum->files += h[1], sum->malformed += h[2];
-            if (h[3] < t0) t0 = h[3];
-            if (h[4] > t1 && h[3] != UINT64_MAX) t1 = h[4];
+            if (h[3] != UINT64_MAX && h[3] < t0) t0 = h[3];
+            if (h[3] != UINT64_MAX && h[4] > t1) t1 = h[4];
             for (size_t at = sizeof h; at < l;) {
                 size_t n = strnlen(t + at, l - at), before = dfn_strtab_count(seen);
                 if (dfn_strtab_intern(seen, t + at, n) == before)   /* new: count it */
@@ -501,12 +516,13 @@ static int share_overview(const cli_opts *o, share *sh)
     }
     /* every rank merges every table (the merges are collective); rank 0
      * prints them until one fails */
+    bool more = false;   /* (as one process: said once the busiest files' heading is) */
     for (size_t k = 0; k < n; k++) {
-        if (heads[k] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[k]);
+        if (heads[k] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[k]), more = k == 2;
         int r = share_combine(o, sh, &q[k], &f[k], p[k], failed[k], !rc);
         if (!rc) rc = r;
     }
-    if (!rc && table && dfn_dist_rank() == 0) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
+    if (more) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     free(files_where);
     return rc;
 }

@@ -84,6 +84,12 @@ same "u64: overview, each rank its share" 3 overview -q --no-cache "$T/u64"
 same "v2: overview csv, each rank its share" 2 overview -q --no-cache -f csv "$T/v2"
 $MPIRUN -n 3 "$DFNAV" overview --no-cache "$T/u64" >/dev/null 2>"$T/mpi.err"
 check "overview: each rank queried its share" 1 "$(grep -c '^dfnav: MPI: 3 ranks: each queried its share' "$T/mpi.err")"
+# shares of an empty file and of metadata alone: no events to span
+mkdir -p "$T/mix"
+cp "$T/quoted/"*.pfw "$T/mix/"
+: >"$T/mix/empty.pfw"
+printf '{"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"/x","value":5}}\n' >"$T/mix/meta.pfw"
+same "overview: shares without events (a file a rank)" 5 overview -q --no-cache "$T/mix"
 # (under the sanitizers too, a report by each rank's share: its partials,
 # busy slices, swaps and tree of merges; the damaged set goes the
 # images' way)
