@@ -237,6 +237,31 @@ char *dfn_dist_swap_bytes(int to, const void *data, size_t len, int from, size_t
 #endif
 }
 
+char **dfn_dist_gather_bytes(const void *data, size_t len, size_t **lens)
+{
+    *lens = NULL;
+    if (dfn_dist_rank() > 0) {
+        (void)dfn_dist_send_bytes(0, data, len);
+        return NULL;
+    }
+    int n = dfn_dist_size();
+    char **out = dfn_xcalloc((size_t)n, sizeof *out);
+    *lens = dfn_xcalloc((size_t)n, sizeof **lens);
+    out[0] = dfn_xmalloc(len + 1);
+    if (len) memcpy(out[0], data, len);
+    out[0][len] = 0;
+    (*lens)[0] = len;
+    for (int r = 1; r < n; r++) out[r] = dfn_dist_recv_bytes(r, &(*lens)[r]);
+    return out;
+}
+
+void dfn_dist_gathered_free(char **bufs, size_t *lens)
+{
+    for (int r = 0; bufs && r < dfn_dist_size(); r++) free(bufs[r]);
+    free(bufs);
+    free(lens);
+}
+
 char *dfn_dist_recv_bytes(int from, size_t *len)
 {
     *len = 0;

@@ -52,3 +52,14 @@ const uint64_t *dfn_map64_get(const dfn_map64 *m, uint64_t key)
     while (m->k[j] != DFN_MAP64_EMPTY && m->k[j] != key) j = (j + 1) & mask;
     return m->k[j] == key ? &m->v[j] : NULL;
 }
+
+void dfn_map64_add_rows(dfn_map64 *dst, const dfn_map64 *src, const uint32_t *rowmap, int shift, const uint32_t *lowmap)
+{
+    uint64_t low = (UINT64_C(1) << shift) - 1;
+    for (size_t j = 0; j < src->cap; j++) {
+        uint64_t k = src->k[j];
+        if (k == DFN_MAP64_EMPTY) continue;
+        uint64_t *v = dfn_map64_slot(dst, (uint64_t)rowmap[k >> shift] << shift | (lowmap ? lowmap[k & low] : k & low));
+        *v = dfn_sat_add(*v, src->v[j]);
+    }
+}

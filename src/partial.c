@@ -14,21 +14,12 @@
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
 #define PARTIAL_VERSION 1
 
-/* The query's overflow flags (query.c's OVF_*): a sum that passed 2^64. */
-enum { POVF_COUNT = 1, POVF_DUR = 2, POVF_BYTES = 4, POVF_AGG = 8 };
-
 /* Key kinds whose rows merge across shares: time bins and events count
  * from a share's start, call paths are ids of its call tree, and pids and
  * tids sort by values a store may hold as hashes. */
 static bool dim_mergeable(dfn_dimkind k)
 {
     return k != DFN_DIM_TIME && k != DFN_DIM_EVENT && k != DFN_DIM_PATH && k != DFN_DIM_PID && k != DFN_DIM_TID;
-}
-
-/* Key kinds whose rows keep a number the same in every share. */
-static bool dim_numeric(dfn_dimkind k)
-{
-    return k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN;
 }
 
 bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
@@ -76,7 +67,6 @@ void dfn_partial_free(dfn_partial *p)
     free(p->procs);
     dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
-    free(p->segs);
     dfn_seglog_free(&p->log);
     free(p);
 }
@@ -108,15 +98,6 @@ uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char
     p->procs[id] = (dfn_pproc){ host, pid, dfn_partial_text(p, name, len) };
     p->nprocs = id + 1u;
     return id;
-}
-
-void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e)
-{
-    dfn_grow((void **)&p->segs, &p->segcap, 3 * (p->nsegs + 1), sizeof *p->segs);
-    p->segs[3 * p->nsegs] = row;
-    p->segs[3 * p->nsegs + 1] = s;
-    p->segs[3 * p->nsegs + 2] = e;
-    p->nsegs++;
 }
 
 /* ---- segment logs ---- */
@@ -152,63 +133,15 @@ void dfn_seglog_free(dfn_seglog *l)
     memset(l, 0, sizeof *l);
 }
 
-/* Every segment of p: the expanded ones, then the log's. */
-typedef struct { const dfn_partial *p; size_t k, pos; uint64_t last; } seg_it;
-
-static bool seg_next(seg_it *it, uint64_t *row, uint64_t *s, uint64_t *e)
-{
-    if (it->k < it->p->nsegs) {
-        const uint64_t *g = &it->p->segs[3 * it->k++];
-        *row = g[0], *s = g[1], *e = g[2];
-        return true;
-    }
-    return dfn_seglog_next(&it->p->log, &it->pos, &it->last, row, s, e);
-}
-
 size_t dfn_partial_starts(const dfn_partial *p, size_t max, uint64_t *at, uint64_t *weight)
 {
-    size_t n = p->nsegs + p->log.n, stride = max ? n / max + 1 : n + 1, k = 0, i = 0;
-    seg_it it = { p, 0, 0, 0 };
-    uint64_t row, s, e;
-    for (; seg_next(&it, &row, &s, &e); i++)
+    size_t stride = max ? p->log.n / max + 1 : p->log.n + 1, k = 0, i = 0, pos = 0;
+    uint64_t last = 0, row, s, e;
+    for (; dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e); i++)
         if (i % stride == 0 && k < max) at[k++] = s;
     *weight = stride;
     return k;
 }
-
-void dfn_partial_expand(dfn_partial *p)
-{
-    if (!p->log.len) return;
-    size_t pos = 0;
-    uint64_t last = 0, row, s, e;
-    if (p->nsegs) {   /* among others: in any order, sorted by the union */
-        while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) dfn_partial_seg(p, row, s, e);
-    } else {
-        /* a query's log holds each row's segments in start order: placed
-         * by row (counted first), they come out sorted, without a sort
-         * or a second copy */
-        size_t *at = dfn_xcalloc(p->nrows + 1, sizeof *at), n = 0;
-        while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) {
-            if (row < p->nrows) at[row + 1]++;
-            n++;
-        }
-        for (size_t r = 0; r < p->nrows; r++) at[r + 1] += at[r];
-        dfn_grow((void **)&p->segs, &p->segcap, 3 * (n ? n : 1), sizeof *p->segs);
-        pos = 0;
-        last = 0;
-        while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) {
-            if (row >= p->nrows) continue;   /* (never: the query's rows) */
-            uint64_t *g = &p->segs[3 * at[row]++];
-            g[0] = row, g[1] = s, g[2] = e;
-        }
-        p->nsegs = at[p->nrows];
-        free(at);
-    }
-    dfn_seglog_free(&p->log);
-    dfn_partial_unite(p);
-}
-
-/* ---- merging ---- */
 
 static int seg_cmp(const void *a, const void *b)
 {
@@ -217,45 +150,41 @@ static int seg_cmp(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* Whether the segments are in (row, start) order already. */
-static bool segs_sorted(const dfn_partial *p)
+/* The log's segments as (row, start, end) triples in (row, start) order,
+ * *n of them: placed by row (counted first) in the log's order, which a
+ * query's log holds in start order within each row; sorted only when a
+ * merge's has not. */
+static uint64_t *log_sorted(const dfn_partial *p, size_t *n)
 {
-    for (size_t k = 1; k < p->nsegs; k++)
-        if (seg_cmp(&p->segs[3 * (k - 1)], &p->segs[3 * k]) > 0) return false;
-    return true;
-}
-
-void dfn_partial_unite(dfn_partial *p)
-{
-    if (!p->nsegs) return;
-    if (!segs_sorted(p)) qsort(p->segs, p->nsegs, 3 * sizeof *p->segs, seg_cmp);
-    size_t w = 0;   /* the last segment kept */
-    for (size_t k = 1; k < p->nsegs; k++) {
-        uint64_t *last = &p->segs[3 * w], *cur = &p->segs[3 * k];
-        if (cur[0] == last[0] && cur[1] <= last[2]) {   /* overlaps or touches: one */
-            if (cur[2] > last[2]) last[2] = cur[2];
-            continue;
-        }
-        w++;
-        memmove(&p->segs[3 * w], cur, 3 * sizeof *cur);
+    size_t *at = dfn_xcalloc(p->nrows + 1, sizeof *at), pos = 0;
+    uint64_t last = 0, row, s, e;
+    while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e))
+        if (row < p->nrows) at[row + 1]++;   /* (always: the rows are the partial's) */
+    for (size_t r = 0; r < p->nrows; r++) at[r + 1] += at[r];
+    *n = at[p->nrows];
+    uint64_t *g = dfn_xmalloc(3 * (*n ? *n : 1) * sizeof *g);
+    pos = 0;
+    last = 0;
+    bool sorted = true;
+    while (dfn_seglog_next(&p->log, &pos, &last, &row, &s, &e)) {
+        if (row >= p->nrows) continue;
+        uint64_t *t = &g[3 * at[row]++];
+        t[0] = row, t[1] = s, t[2] = e;
+        if (t != g && seg_cmp(t - 3, t) > 0) sorted = false;
     }
-    p->nsegs = w + 1;
-}
-
-static void psat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
-{
-    if (v > UINT64_MAX - *sum) *full |= flag;
-    *sum = dfn_sat_add(*sum, v);
+    free(at);
+    if (!sorted) qsort(g, *n, 3 * sizeof *g, seg_cmp);
+    return g;
 }
 
 /* Row sums of another share into a (as the query's thread merge adds them). */
 static void sums_add(dfn_rowsums *a, const dfn_rowsums *b)
 {
     a->full |= b->full;
-    psat_add(&a->count, b->count, &a->full, POVF_COUNT);
-    psat_add(&a->agg, b->agg, &a->full, POVF_AGG);
-    psat_add(&a->dur, b->dur, &a->full, POVF_DUR);
-    psat_add(&a->bytes, b->bytes, &a->full, POVF_BYTES);
+    dfn_sat_add_flag(&a->count, b->count, &a->full, DFN_OVF_COUNT);
+    dfn_sat_add_flag(&a->agg, b->agg, &a->full, DFN_OVF_AGG);
+    dfn_sat_add_flag(&a->dur, b->dur, &a->full, DFN_OVF_DUR);
+    dfn_sat_add_flag(&a->bytes, b->bytes, &a->full, DFN_OVF_BYTES);
     if (b->maxdur > a->maxdur) a->maxdur = b->maxdur;
     a->out_calls = dfn_sat_add(a->out_calls, b->out_calls);
     a->out_us = dfn_sat_add(a->out_us, b->out_us);
@@ -266,7 +195,7 @@ static void sums_add(dfn_rowsums *a, const dfn_rowsums *b)
     }
     a->szn = dfn_sat_add(a->szn, b->szn);
     a->busy = dfn_sat_add(a->busy, b->busy);
-    psat_add(&a->szsum, b->szsum, &a->full, POVF_BYTES);
+    dfn_sat_add_flag(&a->szsum, b->szsum, &a->full, DFN_OVF_BYTES);
 }
 
 void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
@@ -297,7 +226,7 @@ static void merge_ids(dfn_partial *a, const dfn_partial *b, uint32_t *rowmap, ui
     for (size_t r = 0; r < b->nrows; r++) {
         for (size_t d = 0; d < b->ndims; d++) {
             uint32_t k = b->keys[r * b->ndims + d];
-            keys[d] = dim_numeric(b->dims[d].kind) ? k : text_in(a, b, k);
+            keys[d] = dfn_dim_numbered(b->dims[d].kind) ? k : text_in(a, b, k);
         }
         rowmap[r] = (uint32_t)dfn_partial_row(a, keys);
         sums_add(&a->sums[rowmap[r]], &b->sums[r]);
@@ -327,31 +256,19 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     uint32_t *rowmap = dfn_xmalloc((b->nrows ? b->nrows : 1) * sizeof *rowmap);
     uint32_t *procmap = dfn_xmalloc((b->nprocs ? b->nprocs : 1) * sizeof *procmap);
     merge_ids(a, b, rowmap, procmap);
-    const dfn_map64 *bm = &b->hist;
-    for (size_t j = 0; j < bm->cap; j++)
-        if (bm->k[j] != DFN_MAP64_EMPTY)
-            *dfn_map64_slot(&a->hist, (uint64_t)rowmap[bm->k[j] >> 16] << 16 | (bm->k[j] & 0xffff)) += bm->v[j];
-    bm = &b->szh;
-    for (size_t j = 0; j < bm->cap; j++)
-        if (bm->k[j] != DFN_MAP64_EMPTY)
-            *dfn_map64_slot(&a->szh, (uint64_t)rowmap[bm->k[j] >> 16] << 16 | (bm->k[j] & 0xffff)) += bm->v[j];
-    for (int k = 0; k < 2; k++) {   /* a process's sums add: its events may lie in both */
-        bm = k ? &b->procbytes : &b->procsum;
-        dfn_map64 *am = k ? &a->procbytes : &a->procsum;
-        for (size_t j = 0; j < bm->cap; j++) {
-            if (bm->k[j] == DFN_MAP64_EMPTY) continue;
-            uint64_t *v = dfn_map64_slot(am, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | procmap[bm->k[j] & 0xffffffffu]);
-            *v = dfn_sat_add(*v, bm->v[j]);
-        }
-    }
-    bm = &b->files;
+    dfn_map64_add_rows(&a->hist, &b->hist, rowmap, 16, NULL);
+    dfn_map64_add_rows(&a->szh, &b->szh, rowmap, 16, NULL);
+    /* a process's sums add: its events may lie in both */
+    dfn_map64_add_rows(&a->procsum, &b->procsum, rowmap, 32, procmap);
+    dfn_map64_add_rows(&a->procbytes, &b->procbytes, rowmap, 32, procmap);
+    const dfn_map64 *bm = &b->files;
     for (size_t j = 0; j < bm->cap; j++)
         if (bm->k[j] != DFN_MAP64_EMPTY)
             *dfn_map64_slot(&a->files, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)bm->k[j])) = 1;
     /* b's segments join a's log: nothing is expanded before the finish */
-    seg_it it = { b, 0, 0, 0 };
-    uint64_t row, s0, e0;
-    while (seg_next(&it, &row, &s0, &e0)) dfn_seglog_add(&a->log, rowmap[row], s0, e0);
+    size_t pos = 0;
+    uint64_t last = 0, row, s0, e0;
+    while (dfn_seglog_next(&b->log, &pos, &last, &row, &s0, &e0)) dfn_seglog_add(&a->log, rowmap[row], s0, e0);
     a->total = dfn_sat_add(a->total, b->total);
     a->matched += b->matched;
     a->matched_calls += b->matched_calls;
@@ -371,15 +288,15 @@ dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
     uint32_t keys[DFN_MAX_DIMS];
     uint32_t *orow = dfn_xmalloc((p->nrows ? p->nrows : 1) * sizeof *orow);   /* + 1; 0: not in out yet */
     memset(orow, 0, (p->nrows ? p->nrows : 1) * sizeof *orow);
-    seg_it it = { p, 0, 0, 0 };
-    uint64_t row, s0, e0;
-    while (seg_next(&it, &row, &s0, &e0)) {
+    size_t pos = 0;
+    uint64_t last = 0, row, s0, e0;
+    while (dfn_seglog_next(&p->log, &pos, &last, &row, &s0, &e0)) {
         uint64_t s = s0 > lo ? s0 : lo, e = e0 < hi ? e0 : hi;
         if (s >= e) continue;
         if (!orow[row]) {   /* the row in out, its keys as text there */
             for (size_t d = 0; d < p->ndims; d++) {
                 uint32_t id = p->keys[row * p->ndims + d];
-                keys[d] = dim_numeric(p->dims[d].kind) ? id : text_in(out, p, id);
+                keys[d] = dfn_dim_numbered(p->dims[d].kind) ? id : text_in(out, p, id);
             }
             orow[row] = (uint32_t)dfn_partial_row(out, keys) + 1;
         }
@@ -391,21 +308,22 @@ dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
 
 void dfn_partial_sum_busy(dfn_partial *p)
 {
-    dfn_partial_expand(p);
-    dfn_partial_unite(p);
-    for (size_t k = 0; k < p->nsegs; k++) {
-        const uint64_t *g = &p->segs[3 * k];
-        p->sums[g[0]].busy = dfn_sat_add(p->sums[g[0]].busy, g[2] - g[1]);
+    size_t n;
+    uint64_t *g = log_sorted(p, &n);
+    /* each row's union: segments that overlap or touch are one */
+    for (size_t k = 0; k < n;) {
+        uint64_t row = g[3 * k], cs = g[3 * k + 1], ce = g[3 * k + 2];
+        for (k++; k < n && g[3 * k] == row && g[3 * k + 1] <= ce; k++)
+            if (g[3 * k + 2] > ce) ce = g[3 * k + 2];
+        p->sums[row].busy = dfn_sat_add(p->sums[row].busy, ce - cs);
     }
+    free(g);
     dfn_partial_drop_segs(p);
 }
 
 void dfn_partial_drop_segs(dfn_partial *p)
 {
     dfn_seglog_free(&p->log);
-    free(p->segs);
-    p->segs = NULL;
-    p->nsegs = p->segcap = 0;
 }
 
 /* ---- bytes: varints, doubles as their 8 bytes ---- */
@@ -484,15 +402,8 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
     /* as a log's entries (a few bytes each), in any order: nothing
      * expanded to send them */
-    put_u(&o, p->nsegs + p->log.n);
-    seg_it it = { p, 0, 0, 0 };
-    uint64_t row, s0, e0, last = 0;
-    while (seg_next(&it, &row, &s0, &e0)) {
-        put_u(&o, row);
-        put_u(&o, dfn_zigzag((int64_t)(s0 - last)));
-        put_u(&o, e0 - s0);
-        last = s0;
-    }
+    put_u(&o, p->log.n);
+    put_raw(&o, p->log.b, p->log.len);   /* (a log's entries start from 0, as the reader's) */
     *len = o.n;
     return o.b ? o.b : dfn_xmalloc(1);
 }

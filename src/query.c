@@ -114,6 +114,11 @@ const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap)
     return d->kind < DFN_DIM_COUNT ? dim_names[d->kind] : "?";
 }
 
+bool dfn_dim_numbered(dfn_dimkind k)
+{
+    return k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN;
+}
+
 dfn_key dfn_dim_key(dfn_dimkind k)
 {
     static const dfn_key keys[DFN_DIM_COUNT] = {
@@ -247,7 +252,7 @@ static double hist_value(uint32_t b)
 typedef struct {
     uint64_t count, dur, bytes, maxdur, busy, cur_s, cur_e;
     bool started, overflow;
-    uint8_t full;             /* OVF_*: a sum passed 2^64 and stays there, flagged */
+    uint8_t full;             /* DFN_OVF_*: a sum passed 2^64 and stays there, flagged */
     uint8_t nsegs, ntail, tailpos;
     uint64_t *segs;           /* first closed segments of the union (parts after the first) */
     uint64_t *tail;           /* and the last ones, a ring */
@@ -423,31 +428,22 @@ typedef struct {
 
 #define SHARE_MANY (1ull << 63)
 
-/* Sums of a row that passed 2^64 (three reads of 2^63 - 1 bytes, durations
- * near 2^62) stay at UINT64_MAX with a flag, and show as inf, never as the
- * small number a wrapped sum would be. */
-enum { OVF_COUNT = 1, OVF_DUR = 2, OVF_BYTES = 4, OVF_AGG = 8 };
-
-static inline void sat_add(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
-{
-    if (v > UINT64_MAX - *sum) *full |= flag;
-    *sum = dfn_sat_add(*sum, v);
-}
-
 static acc_more *acc_more_own(acc *a)
 {
     if (!a->more) a->more = dfn_xcalloc(1, sizeof *a->more);
     return a->more;
 }
 
-/* The row's count, agg calls, time and bytes from one event or another row. */
+/* The row's count, agg calls, time and bytes from one event or another row:
+ * sums that pass 2^64 (three reads of 2^63 - 1 bytes, durations near 2^62)
+ * stay at UINT64_MAX, flagged (DFN_OVF_*). */
 static inline void acc_sums(acc *a, uint64_t count, uint64_t agg, uint64_t dur, uint64_t bytes, uint8_t full)
 {
     a->full |= full;
-    sat_add(&a->count, count, &a->full, OVF_COUNT);
-    if (agg) sat_add(&acc_more_own(a)->agg, agg, &a->full, OVF_AGG);
-    sat_add(&a->dur, dur, &a->full, OVF_DUR);
-    sat_add(&a->bytes, bytes, &a->full, OVF_BYTES);
+    dfn_sat_add_flag(&a->count, count, &a->full, DFN_OVF_COUNT);
+    if (agg) dfn_sat_add_flag(&acc_more_own(a)->agg, agg, &a->full, DFN_OVF_AGG);
+    dfn_sat_add_flag(&a->dur, dur, &a->full, DFN_OVF_DUR);
+    dfn_sat_add_flag(&a->bytes, bytes, &a->full, DFN_OVF_BYTES);
 }
 
 /* acc_sums with no flag to keep: the usual case in three adds, without
@@ -1183,19 +1179,13 @@ static inline bool call_whole(const qctx *c, uint64_t ts, uint64_t dur)
 
 /* The union of a row's intervals, swept in start order; the later parts
  * of a split scan keep their first and last segments for the merge. */
-/* A closed segment of a row's union into the part's log (partial results:
- * segments of other shares may fill its gaps). */
-static __attribute__((noinline)) void seglog_add(part *p, size_t row, uint64_t s, uint64_t e)
-{
-    dfn_seglog_add(&p->seglog, row, s, e);
-}
-
 static inline __attribute__((always_inline))
 void acc_busy(part *p, acc *a, uint64_t ts, uint64_t end)
 {
     if (!a->started) { a->cur_s = ts; a->cur_e = end; a->started = true; }
     else if (ts >= a->cur_e) {
-        if (p->c->partial) seglog_add(p, (size_t)(a - p->acc), a->cur_s, a->cur_e);
+        /* a partial logs each closed segment: other shares' may fill its gaps */
+        if (p->c->partial) dfn_seglog_add(&p->seglog, (size_t)(a - p->acc), a->cur_s, a->cur_e);
         if (p->record) {
             if (a->nsegs < PREFIX_SEGS) {
                 if (!a->segs) a->segs = dfn_xmalloc(2 * PREFIX_SEGS * sizeof *a->segs);
@@ -1343,8 +1333,8 @@ static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t cal
     if (!am->szn || mean < am->szmin) am->szmin = mean;
     if (!am->szn || mean > am->szmax) am->szmax = mean;
     uint8_t ignore = 0;
-    sat_add(&am->szn, calls, &ignore, 1);
-    sat_add(&am->szsum, bytes, &a->full, OVF_BYTES);
+    dfn_sat_add_flag(&am->szn, calls, &ignore, 1);
+    dfn_sat_add_flag(&am->szsum, bytes, &a->full, DFN_OVF_BYTES);
     if (hist) szh_add(p, (uint64_t)row << 16 | hist_bucket(per), calls);
 }
 
@@ -1560,8 +1550,8 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
         if (!am->szn || sm->szmin < am->szmin) am->szmin = sm->szmin;
         if (!am->szn || sm->szmax > am->szmax) am->szmax = sm->szmax;
         uint8_t ignore = 0;
-        sat_add(&am->szn, sm->szn, &ignore, 1);
-        sat_add(&am->szsum, sm->szsum, &a->full, OVF_BYTES);
+        dfn_sat_add_flag(&am->szn, sm->szn, &ignore, 1);
+        dfn_sat_add_flag(&am->szsum, sm->szsum, &a->full, DFN_OVF_BYTES);
     }
     if (src->maxdur > a->maxdur) a->maxdur = src->maxdur;
     const acc_arrays *ax = AX(a), *sx = AX(src);
@@ -1907,7 +1897,7 @@ static void *part_thread(void *arg)
     szh_flush(p);
     /* the open segment of each union is its last */
     for (size_t row = 0; p->c->partial && row < p->nacc; row++)
-        if (p->acc[row].started) seglog_add(p, row, p->acc[row].cur_s, p->acc[row].cur_e);
+        if (p->acc[row].started) dfn_seglog_add(&p->seglog, row, p->acc[row].cur_s, p->acc[row].cur_e);
     return NULL;
 }
 
@@ -2190,7 +2180,7 @@ static void part_merge(part *f, part *t)
     {
         size_t pos = 0;
         uint64_t last = 0, row, s0, e0;
-        while (dfn_seglog_next(&t->seglog, &pos, &last, &row, &s0, &e0)) seglog_add(f, rowmap[row], s0, e0);
+        while (dfn_seglog_next(&t->seglog, &pos, &last, &row, &s0, &e0)) dfn_seglog_add(&f->seglog, rowmap[row], s0, e0);
         dfn_seglog_free(&t->seglog);
     }
     /* the sparse rows of t: past their first, in the maps (a process's
@@ -2551,7 +2541,7 @@ static void size_row(const dfn_rowsums *am, double *m)
 {
     const dfn_rowsums *a = am;
     bool none = !am->szn;
-    m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & OVF_BYTES ? INFINITY : (double)am->szsum / (double)am->szn;
+    m[DFN_M_SIZE_MEAN] = none ? NAN : a->full & DFN_OVF_BYTES ? INFINITY : (double)am->szsum / (double)am->szn;
     m[DFN_M_SIZE_MIN] = none ? NAN : am->szmin;
     m[DFN_M_SIZE_MAX] = none ? NAN : am->szmax;
     m[DFN_M_SIZE_P50] = NAN;
@@ -2588,9 +2578,9 @@ static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi);
 static void sums_metrics(dfn_result *r, const dfn_rowsums *a, bool need_busy, uint64_t busy, double *m)
 {
     /* a sum past 2^64 is inf (flagged), and what divides by it undefined */
-    double t = a->full & OVF_DUR ? INFINITY : a->dur / 1e6;
-    double calls = a->full & OVF_COUNT ? INFINITY : (double)a->count;
-    double by = a->full & OVF_BYTES ? INFINITY : (double)a->bytes;
+    double t = a->full & DFN_OVF_DUR ? INFINITY : a->dur / 1e6;
+    double calls = a->full & DFN_OVF_COUNT ? INFINITY : (double)a->count;
+    double by = a->full & DFN_OVF_BYTES ? INFINITY : (double)a->bytes;
     if (a->full) r->overflow_rows++;
     m[DFN_M_COUNT] = calls;
     m[DFN_M_TIME_S] = t;
@@ -2603,10 +2593,10 @@ static void sums_metrics(dfn_result *r, const dfn_rowsums *a, bool need_busy, ui
     m[DFN_M_OPS_PER_S] = a->full || !(t > 0) ? NAN : calls / t;
     /* latency of the calls that start in the row, whole */
     m[DFN_M_MEAN_US] = a->full || !a->count ? NAN : ((double)a->dur + (double)a->cut_us - (double)a->out_us) / a->count;
-    m[DFN_M_ACTIVE] = a->full & OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
+    m[DFN_M_ACTIVE] = a->full & DFN_OVF_COUNT ? INFINITY : (double)a->count + (double)a->out_calls;
     m[DFN_M_MAX_US] = (double)a->maxdur;
-    m[DFN_M_AGG_CALLS] = a->full & OVF_AGG ? INFINITY : (double)a->agg;
-    m[DFN_M_PCT_TIME] = a->full & OVF_DUR || !(r->total_time_s > 0) ? NAN : 100.0 * t / r->total_time_s;
+    m[DFN_M_AGG_CALLS] = a->full & DFN_OVF_AGG ? INFINITY : (double)a->agg;
+    m[DFN_M_PCT_TIME] = a->full & DFN_OVF_DUR || !(r->total_time_s > 0) ? NAN : 100.0 * t / r->total_time_s;
 }
 
 /* An accumulator's sums as a partial keeps them. */
@@ -3093,8 +3083,7 @@ static void export_rows(part *p, dfn_result *r, export_ids *x)
     uint32_t keys[DFN_MAX_DIMS];
     for (size_t row = 0; row < p->nacc; row++) {
         for (size_t d = 0; d < nd; d++) {
-            dfn_dimkind k = r->dims[d].kind;
-            if (k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN) {
+            if (dfn_dim_numbered(r->dims[d].kind)) {
                 keys[d] = p->keys[row * nd + d];
                 continue;
             }
@@ -3129,12 +3118,8 @@ static void export_sets(part *p, export_ids *x)
         if (o && o->proc) export_procsum(x, row, o->proc - 1u, o->pdur, o->pbytes);
         if (o && o->file) export_file_add(x, row, o->file - 1u);
     }
-    for (size_t j = 0; j < p->hist.cap; j++)
-        if (p->hist.k[j] != DFN_MAP64_EMPTY)
-            *dfn_map64_slot(&x->out->hist, (uint64_t)x->row[p->hist.k[j] >> 16] << 16 | (p->hist.k[j] & 0xffff)) += p->hist.v[j];
-    for (size_t j = 0; j < p->szh.cap; j++)
-        if (p->szh.k[j] != DFN_MAP64_EMPTY)
-            *dfn_map64_slot(&x->out->szh, (uint64_t)x->row[p->szh.k[j] >> 16] << 16 | (p->szh.k[j] & 0xffff)) += p->szh.v[j];
+    dfn_map64_add_rows(&x->out->hist, &p->hist, x->row, 16, NULL);
+    dfn_map64_add_rows(&x->out->szh, &p->szh, x->row, 16, NULL);
     for (size_t j = 0; j < p->procs.cap; j++) {
         uint64_t key = p->procs.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
@@ -3254,8 +3239,12 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_
 dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
                                size_t errlen)
 {
-    if (!dfn_partial_supports(q, err, errlen) || !dfn_partial_is_of(p, q)) {
-        if (!dfn_partial_is_of(p, q)) snprintf(err, errlen, "a partial result of another query");
+    bool ok = dfn_partial_supports(q, err, errlen);
+    if (ok && !dfn_partial_is_of(p, q)) {
+        snprintf(err, errlen, "a partial result of another query");
+        ok = false;
+    }
+    if (!ok) {
         dfn_partial_free(p);
         return NULL;
     }
@@ -3575,7 +3564,7 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     const char *lit = NULL;
     int n = 0;
     dfn_dimkind kind = r->dims[dim].kind;
-    if (r->keytext && kind != DFN_DIM_LAYER && kind != DFN_DIM_CLASS && kind != DFN_DIM_OP && kind != DFN_DIM_SIZEBIN) {
+    if (r->keytext && !dfn_dim_numbered(kind)) {
         *len = dfn_strtab_len(r->keytext, id);   /* a partial's rows keep their text */
         return dfn_strtab_str(r->keytext, id);
     }

@@ -48,6 +48,12 @@ char *dfn_dist_recv_bytes(int from, size_t *len);
  * it the same way (a ring's step: every rank calls it at once); what came,
  * malloc'd with a NUL after its *rlen bytes; NULL without MPI. */
 char *dfn_dist_swap_bytes(int to, const void *data, size_t len, int from, size_t *rlen);
+/* Every rank's len bytes on rank 0, in rank order (its own copied too):
+ * dfn_dist_size() buffers, each malloc'd with a NUL after its (*lens)[r]
+ * bytes (NULL where none came); NULL on the other ranks, which send. Free
+ * with dfn_dist_gathered_free. */
+char **dfn_dist_gather_bytes(const void *data, size_t len, size_t **lens);
+void dfn_dist_gathered_free(char **bufs, size_t *lens);
 /* The MPI this build uses ("Open MPI 4.1.4", "MPICH 4.0"), or "none". */
 const char *dfn_dist_backend(void);
 /* Ends MPI (every rank must call it before exiting). */

@@ -34,6 +34,10 @@ void dfn_seglog_add(dfn_seglog *l, uint64_t row, uint64_t s, uint64_t e);
 bool dfn_seglog_next(const dfn_seglog *l, size_t *pos, uint64_t *last, uint64_t *row, uint64_t *s, uint64_t *e);
 void dfn_seglog_free(dfn_seglog *l);
 
+/* A row's sums that passed 2^64 and stay there, flagged, so that they
+ * show as inf and never as a wrapped sum. */
+enum { DFN_OVF_COUNT = 1, DFN_OVF_DUR = 2, DFN_OVF_BYTES = 4, DFN_OVF_AGG = 8 };
+
 /* One row's sums, as the query's accumulator holds them. */
 typedef struct {
     uint64_t count, dur, bytes, maxdur, agg;
@@ -41,7 +45,7 @@ typedef struct {
     uint64_t szn, szsum;                  /* reads and writes: calls and bytes */
     double szmin, szmax;                  /* their least and largest bytes a call (szn > 0) */
     uint64_t busy;                        /* busy µs already united (dfn_partial_sum_busy): it adds */
-    uint8_t full;                         /* sums that passed 2^64 (the query's OVF_ flags) */
+    uint8_t full;                         /* DFN_OVF_*: sums that passed 2^64 */
 } dfn_rowsums;
 
 /* A process: its host's text and pid (the order proc_before gives). */
@@ -68,13 +72,10 @@ typedef struct dfn_partial {
     dfn_map64 procbytes;      /* row << 32 | process -> bytes */
     dfn_map64 files;          /* row << 32 | path text id -> 1 */
     dfn_map64 szh;            /* row << 16 | size bucket -> read and write calls */
-    /* busy segments [s, e) in absolute µs, by row: united (partial_unite)
-     * once made and after each merge */
-    uint64_t *segs;           /* row, s, e triples */
-    size_t nsegs, segcap;
-    dfn_seglog log;           /* more of them, not yet expanded (dfn_partial_expand): what a
-                               * query, a merge, a slice and the bytes give, and expanded
-                               * only by the finish (dfn_partial_sum_busy) */
+    /* busy segments [s, e) in absolute µs, by row, as the query, a
+     * merge, a slice and the bytes give them: united only by the finish
+     * (dfn_partial_sum_busy), which alone expands them */
+    dfn_seglog log;
     uint64_t total;           /* µs of every matched call (saturating) */
     uint64_t matched, matched_calls;
 } dfn_partial;
@@ -111,14 +112,6 @@ uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len);
 void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add);
 /* The process of (host text, pid) named name, added when new. */
 uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char *name, size_t len);
-void dfn_partial_seg(dfn_partial *p, size_t row, uint64_t s, uint64_t e);
-/* Each row's segments as their union, in (row, start) order: what a
- * partial holds and sends once made or merged. */
-void dfn_partial_unite(dfn_partial *p);
-/* The log's segments among the others, united: what every reader of
- * segments does first. A query's partial comes with its log, 8 bytes or
- * so a segment against 24 expanded, so that its store can go first. */
-void dfn_partial_expand(dfn_partial *p);
 
 /* Busy time across shares without one rank holding every segment: the
  * time is cut into slices, each rank gathers every share's segments of

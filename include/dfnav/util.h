@@ -90,6 +90,13 @@ static inline const uint8_t *dfn_varint_skip(const uint8_t *p, const uint8_t *en
 }
 /* a + b, or UINT64_MAX when the sum would wrap. */
 static inline uint64_t dfn_sat_add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+/* *sum + v, saturating, with flag set in *full when it did: a sum that
+ * passed 2^64 stays there, flagged, and shows as inf, never wrapped. */
+static inline void dfn_sat_add_flag(uint64_t *sum, uint64_t v, uint8_t *full, uint8_t flag)
+{
+    if (v > UINT64_MAX - *sum) *full |= flag;
+    *sum = dfn_sat_add(*sum, v);
+}
 /* a * b, or UINT64_MAX when the product would wrap. */
 static inline uint64_t dfn_sat_mul(uint64_t a, uint64_t b)
 {

@@ -168,24 +168,16 @@ static bool hashdefs_add(dfn_strtab *defs, const char ***names, size_t **lens, s
 static bool hashdefs_agree(const share *sh)
 {
     const dfn_store *s = sh->set.store;
-    const uint8_t *mine = s && s->hashdefs ? s->hashdefs : (const uint8_t *)"";
-    size_t mylen = s ? s->hashdefs_len : 0;
-    if (dfn_dist_rank() > 0) {
-        (void)dfn_dist_send_bytes(0, mine, mylen);
-        return dfn_dist_bcast_int(0);
-    }
+    size_t *glen;
+    char **got = dfn_dist_gather_bytes(s && s->hashdefs ? (const void *)s->hashdefs : "", s ? s->hashdefs_len : 0, &glen);
+    if (!got) return dfn_dist_bcast_int(0);   /* (another rank: rank 0's word) */
     dfn_strtab *defs = dfn_strtab_new();
     const char **names = NULL;
     size_t *lens = NULL, cap = 0;
-    bool agree = hashdefs_add(defs, &names, &lens, &cap, mine, mylen);
-    char **got = dfn_xcalloc((size_t)dfn_dist_size(), sizeof *got);
-    for (int r = 1; r < dfn_dist_size(); r++) {
-        size_t len;
-        got[r] = dfn_dist_recv_bytes(r, &len);
-        agree = agree && got[r] && hashdefs_add(defs, &names, &lens, &cap, (const uint8_t *)got[r], len);
-    }
-    for (int r = 1; r < dfn_dist_size(); r++) free(got[r]);
-    free(got);
+    bool agree = true;
+    for (int r = 0; r < dfn_dist_size(); r++)
+        agree = agree && got[r] && hashdefs_add(defs, &names, &lens, &cap, (const uint8_t *)got[r], glen[r]);
+    dfn_dist_gathered_free(got, glen);
     free(names);
     free(lens);
     dfn_strtab_free(defs);
@@ -200,18 +192,28 @@ static void share_damage(const cli_opts *o, const share *sh)
     FILE *f = open_memstream(&text, &len);
     if (f && sh->set.store && !o->quiet) cli_report_damage(o, sh->set.store, f);
     if (f) fclose(f);
-    if (dfn_dist_rank() > 0) {
-        (void)dfn_dist_send_bytes(0, text ? text : "", len);
-    } else {
-        fwrite(text ? text : "", 1, len, stderr);
-        for (int r = 1; r < dfn_dist_size(); r++) {
-            size_t l;
-            char *t = dfn_dist_recv_bytes(r, &l);
-            if (t) fwrite(t, 1, l, stderr);
-            free(t);
-        }
-    }
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(text ? text : "", len, &lens);
+    for (int r = 0; got && r < dfn_dist_size(); r++)
+        if (got[r]) fwrite(got[r], 1, lens[r], stderr);
+    dfn_dist_gathered_free(got, lens);
     free(text);
+}
+
+/* A partial another rank sent (bytes, len; freed here) merged into into,
+ * while ok: the new ok, with err saying what was lost (what, from whom). */
+static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, const char *what, int from, char *err,
+                       size_t errlen)
+{
+    char why[512] = "did not come";
+    dfn_partial *q = bytes && len ? dfn_partial_decode((const uint8_t *)bytes, len, why, sizeof why) : NULL;
+    free(bytes);
+    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why);
+    if (!q || !ok) {
+        dfn_partial_free(q);
+        return false;
+    }
+    return dfn_partial_merge(into, q, err, errlen);
 }
 
 /* This rank's partial merged with those below it in the tree; rank 0's
@@ -232,13 +234,7 @@ static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen)
         if (me % (2 * step) || me + step >= n) continue;
         size_t len;
         char *bytes = dfn_dist_recv_bytes(me + step, &len);
-        char why[512] = "did not come";
-        dfn_partial *q = bytes && len ? dfn_partial_decode((const uint8_t *)bytes, len, why, sizeof why) : NULL;
-        if (!q && ok) snprintf(err, errlen, "rank %d's partial result: %s", me + step, why);
-        free(bytes);
-        if (q && ok) ok = dfn_partial_merge(p, q, err, errlen);
-        else dfn_partial_free(q);
-        ok = ok && q;
+        ok = merge_sent(p, bytes, len, ok, "partial result", me + step, err, errlen);
     }
     if (!ok) { dfn_partial_free(p); return NULL; }
     return p;
@@ -265,26 +261,27 @@ static uint64_t *slice_edges(const dfn_partial *p)
     for (size_t i = 0; i < k; i++) mine[i] = (sample){ at[i], stride };
     free(at);
     uint64_t *edge = dfn_xmalloc((size_t)(n + 1) * sizeof *edge);
-    if (dfn_dist_rank() > 0) {
-        (void)dfn_dist_send_bytes(0, mine, k * sizeof *mine);
-        free(mine);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(mine, k * sizeof *mine, &lens);
+    free(mine);
+    if (!got) {   /* another rank: rank 0's edges */
         size_t len;
-        char *got = dfn_dist_recv_bytes(0, &len);
-        if (got && len == (size_t)(n + 1) * sizeof *edge) memcpy(edge, got, len);
+        char *e = dfn_dist_recv_bytes(0, &len);
+        if (e && len == (size_t)(n + 1) * sizeof *edge) memcpy(edge, e, len);
         else for (int r = 0; r <= n; r++) edge[r] = r == n ? UINT64_MAX : 0;   /* (never: MPI ends a job that loses a message) */
-        free(got);
+        free(e);
         return edge;
     }
-    size_t total = k;
-    for (int r = 1; r < n; r++) {
-        size_t len;
-        char *got = dfn_dist_recv_bytes(r, &len);
-        size_t m = got ? len / sizeof *mine : 0;
-        mine = dfn_xrealloc(mine, (total + m + 1) * sizeof *mine);
-        if (m) memcpy(mine + total, got, m * sizeof *mine);
+    size_t total = 0;
+    for (int r = 0; r < n; r++) total += got[r] ? lens[r] / sizeof *mine : 0;
+    mine = dfn_xmalloc((total + 1) * sizeof *mine);
+    total = 0;
+    for (int r = 0; r < n; r++) {
+        size_t m = got[r] ? lens[r] / sizeof *mine : 0;
+        if (m) memcpy(mine + total, got[r], m * sizeof *mine);
         total += m;
-        free(got);
     }
+    dfn_dist_gathered_free(got, lens);
     qsort(mine, total, sizeof *mine, sample_cmp);
     uint64_t weight = 0, seen = 0;
     for (size_t i = 0; i < total; i++) weight += mine[i].weight;
@@ -318,13 +315,7 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
         dfn_partial_free(cut);
         char *got = dfn_dist_swap_bytes(to, bytes, len, from, &rlen);
         free(bytes);
-        char why[512] = "did not come";
-        dfn_partial *q = got ? dfn_partial_decode((const uint8_t *)got, rlen, why, sizeof why) : NULL;
-        free(got);
-        if (!q && ok) snprintf(err, errlen, "rank %d's slice of busy time: %s", from, why);
-        if (q && ok) ok = dfn_partial_merge(mine, q, err, errlen);
-        else dfn_partial_free(q);
-        ok = ok && q;
+        ok = merge_sent(mine, got, rlen, ok, "slice of busy time", from, err, errlen);
     }
     free(edge);
     dfn_partial_drop_segs(p);
@@ -433,42 +424,35 @@ static void share_summary(const share *sh, cli_setsum *sum)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
+    if (!f) dfn_out_of_memory("summing up a share", BUFSIZ);
     /* events, trace files (read or not, as one store counts them),
      * malformed lines, t0, t1 (UINT64_MAX: no event to span) */
-    uint64_t head[5] = { 0, sh->nfiles, 0, UINT64_MAX, 0 };
-    if (f && s) {
-        head[0] = s->n;
-        if (s->n) head[3] = s->t0, head[4] = s->t1;
-        for (size_t i = 0; i < s->nsrc; i++) head[2] += s->src[i].malformed;
-        fwrite(head, sizeof head, 1, f);
-        char pid[128], tid[128];
-        for (size_t i = 0; i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
-            /* a thread by its host, pid and tid, as a store tells lanes
-             * apart (its display name takes process names from metadata
-             * another share may hold) */
-            dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid);
-            dfn_id_text(s, s->lanes[i].tid, tid, sizeof tid);
-            fprintf(f, "P%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, 0);
-            fprintf(f, "T%s/%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, tid, 0);
-        }
-        for (size_t i = 1; i < s->nfiles; i++) fprintf(f, "F%s%c", dfn_store_str(s, s->files[i].path), 0);
-    } else if (f) {
-        fwrite(head, sizeof head, 1, f);
-    } else {
-        dfn_out_of_memory("summing up a share", sizeof head);
+    uint64_t head[5] = { s ? s->n : 0, sh->nfiles, 0, UINT64_MAX, 0 };
+    if (s && s->n) head[3] = s->t0, head[4] = s->t1;
+    for (size_t i = 0; s && i < s->nsrc; i++) head[2] += s->src[i].malformed;
+    fwrite(head, sizeof head, 1, f);
+    char pid[128], tid[128];
+    for (size_t i = 0; s && i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
+        /* a thread by its host, pid and tid, as a store tells lanes apart
+         * (its display name takes process names from metadata another
+         * share may hold) */
+        dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid);
+        dfn_id_text(s, s->lanes[i].tid, tid, sizeof tid);
+        fprintf(f, "P%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, 0);
+        fprintf(f, "T%s/%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, tid, 0);
     }
-    if (f) fclose(f);
-    if (dfn_dist_rank() > 0) {
-        (void)dfn_dist_send_bytes(0, text ? text : "", len);
-        free(text);
-        return;
-    }
+    for (size_t i = 1; s && i < s->nfiles; i++) fprintf(f, "F%s%c", dfn_store_str(s, s->files[i].path), 0);
+    fclose(f);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(text, len, &lens);
+    free(text);
+    if (!got) return;   /* (another rank: rank 0 sums up) */
     memset(sum, 0, sizeof *sum);
     uint64_t t0 = UINT64_MAX, t1 = 0;
     dfn_strtab *seen = dfn_strtab_new();
     for (int r = 0; r < dfn_dist_size(); r++) {
-        size_t l = len;
-        char *t = r ? dfn_dist_recv_bytes(r, &l) : text;
+        size_t l = lens[r];
+        const char *t = got[r];
         if (t && l >= sizeof head) {
             uint64_t h[5];
             memcpy(h, t, sizeof h);
@@ -482,9 +466,8 @@ static void share_summary(const share *sh, cli_setsum *sum)
                 at += n + 1;
             }
         }
-        if (r) free(t);
     }
-    free(text);
+    dfn_dist_gathered_free(got, lens);
     dfn_strtab_free(seen);
     sum->span_us = t1 > t0 ? t1 - t0 : 0;
 }
