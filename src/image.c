@@ -1041,3 +1041,85 @@ void dfn_image_info_free(dfn_image_info *info)
     free(info->ids);
     memset(info, 0, sizeof *info);
 }
+
+/* ---- a share's sources, for another process of the set ---- */
+
+uint8_t *dfn_image_sources_encode(const dfn_store *s, size_t *len)
+{
+    wbuf b = { 0 };
+    for (size_t i = 0; s && i < s->nsrc; i++) {
+        wb_cstr(&b, s->src[i].path);
+        put_source(&b, &s->src[i]);
+    }
+    *len = b.len;
+    return b.p ? b.p : dfn_xcalloc(1, 1);
+}
+
+/* The index of the first source of path not yet given (first[] by the
+ * path's id in at, then along next[]), or SIZE_MAX. */
+static size_t sources_slot(dfn_strtab *at, const size_t *first, const size_t *next, const bool *given, const char *path)
+{
+    size_t before = dfn_strtab_count(at);
+    uint32_t id = dfn_strtab_intern(at, path, strlen(path));
+    if (id >= before) return SIZE_MAX;   /* a path not in the set (interned now: never first) */
+    size_t i = first[id];
+    while (i != SIZE_MAX && given[i]) i = next[i];
+    return i;
+}
+
+/* One part's sources into s where their paths say; false when the part
+ * is not whole or names a file the set has not (or has no more of). */
+static bool sources_part(dfn_store *s, const uint8_t *p, size_t len, dfn_strtab *at, const size_t *first,
+                         const size_t *next, bool *given)
+{
+    rbuf r = { p, p + len, false };
+    while (r.p < r.end) {
+        char *path = rb_cstr(&r);
+        size_t i = path ? sources_slot(at, first, next, given, path) : SIZE_MAX;
+        free(path);
+        if (i == SIZE_MAX) return false;
+        dfn_srcinfo si = { 0 };
+        bool ok = source_read(&r, s, &si);
+        si.path = s->src[i].path;
+        if (!ok) { dfn_srcinfo_free(&si); return false; }
+        s->src[i] = si;
+        given[i] = true;
+    }
+    return true;
+}
+
+dfn_store *dfn_image_sources_store(const char *const *paths, size_t n, const uint8_t *const *parts, const size_t *lens,
+                                   size_t nparts, size_t *lost)
+{
+    dfn_store *s = dfn_xcalloc(1, sizeof *s);
+    s->nsrc = n;
+    s->src = dfn_xcalloc(n ? n : 1, sizeof *s->src);
+    dfn_store_paths(s, paths);
+    /* each path's sources in set order: a path given twice is two */
+    dfn_strtab *at = dfn_strtab_new();
+    size_t *first = dfn_xmalloc((n ? n : 1) * sizeof *first), *next = dfn_xmalloc((n ? n : 1) * sizeof *next);
+    size_t *last = dfn_xmalloc((n ? n : 1) * sizeof *last);
+    bool *given = dfn_xcalloc(n ? n : 1, sizeof *given);
+    for (size_t i = 0; i < n; i++) {
+        size_t before = dfn_strtab_count(at);
+        uint32_t id = dfn_strtab_intern(at, paths[i], strlen(paths[i]));
+        next[i] = SIZE_MAX;
+        if (id >= before) first[id] = last[id] = i;
+        else next[last[id]] = i, last[id] = i;
+    }
+    *lost = 0;
+    for (size_t k = 0; k < nparts; k++)
+        if (parts[k] && !sources_part(s, parts[k], lens[k], at, first, next, given)) (*lost)++;
+    /* a file no part gave is still one of the set's: said, never dropped */
+    for (size_t i = 0; i < n; i++) {
+        if (given[i]) continue;
+        s->src[i].era = dfn_store_label(s, "-");
+        dfn_srcinfo_more(&s->src[i])->error = dfn_xstrdup("no account of this file came from the rank that read it");
+    }
+    free(given);
+    free(first);
+    free(next);
+    free(last);
+    dfn_strtab_free(at);
+    return s;
+}

@@ -729,3 +729,70 @@ Test(cache, real_files_come_back_from_other_sets_images)
     check_reuse(pp, 8, pp + 2, 4, 4);
     for (int i = 0; i < 8; i++) free(p[i]);
 }
+
+/* A share's account of its files (what an MPI rank sends rank 0 for info
+ * and the damage reports): the damaged corpus and the record kinds split
+ * into shares, each share's sources through their bytes, put back in the
+ * set's order, give every figure of the whole set's own load; bytes cut
+ * short or naming a file the set has not are counted, and the files they
+ * would have given say that no account came, never vanish. */
+Test(cache, a_shares_sources_come_back_in_the_sets_order)
+{
+    const char *src = getenv("SRCDIR");
+    char *d = dfn_xasprintf("%s/tests/damaged", src ? src : ".");
+    char *dir = tu_tmpdir();
+    DIR *dd = opendir(d);
+    cr_assert_not_null(dd);
+    char *paths[66];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dd)) && n < 64)
+        if (strstr(e->d_name, ".pfw")) paths[n++] = dfn_xasprintf("%s/%s", d, e->d_name);
+    closedir(dd);
+    paths[n++] = write_trace(dir, "mixed.pfw", mixed_trace);
+    paths[n++] = write_trace(dir, "ns.pfw", ns_trace);
+    cr_assert_gt(n, 10);
+    dfn_store *whole = load((const char *const *)paths, n, NULL, 1);
+    /* three shares, dealt as files go round the ranks: each its own load */
+    enum { SHARES = 3 };
+    uint8_t *part[SHARES];
+    size_t len[SHARES];
+    for (size_t k = 0; k < SHARES; k++) {
+        const char *mine[66];
+        size_t m = 0;
+        for (size_t i = k; i < n; i += SHARES) mine[m++] = paths[i];
+        dfn_store *s = load(mine, m, NULL, 1);
+        part[k] = dfn_image_sources_encode(s, &len[k]);
+        dfn_store_free(s);
+    }
+    size_t lost;
+    dfn_store *back = dfn_image_sources_store((const char *const *)paths, n, (const uint8_t *const *)part, len, SHARES,
+                                              &lost);
+    cr_assert_eq(lost, 0);
+    cr_assert_eq(back->nsrc, whole->nsrc);
+    for (size_t i = 0; i < n; i++) srcinfo_same(&whole->src[i], &back->src[i]);
+    dfn_store_free(back);
+    /* the second share cut short, the third naming a file of another set */
+    size_t cut = len[1] / 2;
+    memcpy(part[2], "\x05\0\0\0/elsewhere", 13 < len[2] ? 13 : len[2]);
+    const size_t lens2[SHARES] = { len[0], cut, len[2] };
+    back = dfn_image_sources_store((const char *const *)paths, n, (const uint8_t *const *)part, lens2, SHARES, &lost);
+    cr_assert_eq(lost, 2);
+    size_t missing = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dfn_srcmore *m = dfn_src_more(&back->src[i]);
+        cr_assert_str_eq(back->src[i].path, paths[i]);
+        if (i % SHARES == 0) srcinfo_same(&whole->src[i], &back->src[i]);
+        if (i % SHARES == 2) cr_assert(m->error && strstr(m->error, "no account"), "%s", paths[i]);
+        missing += m->error && strstr(m->error, "no account") != NULL;
+    }
+    /* the cut share gave the files before the cut, not the rest */
+    cr_assert_gt(missing, (n + 2) / SHARES);
+    cr_assert_lt(missing, (n + 2) / SHARES + (n + 1) / SHARES);
+    dfn_store_free(back);
+    for (size_t k = 0; k < SHARES; k++) free(part[k]);
+    dfn_store_free(whole);
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(d);
+    free(dir);
+}

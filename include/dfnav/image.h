@@ -67,4 +67,16 @@ void dfn_image_info_free(dfn_image_info *info);
  * mapping with dfn_store_free(). */
 dfn_store *dfn_image_map(const char *path, const dfn_image_ident *id, int threads, char *err, size_t cap, bool *bad);
 
+/* A store's sources (each file's path and every figure of its dfn_srcinfo)
+ * as bytes: what a share of a set says of its files to another process
+ * of the set (an MPI rank to rank 0). Never NULL; malloc'd. */
+uint8_t *dfn_image_sources_encode(const dfn_store *s, size_t *len);
+/* A store of sources alone, no events: the set's files paths[0..n) in
+ * their load order, each source taken from whichever of nparts parts
+ * (dfn_image_sources_encode's bytes, untrusted; a NULL part gives none)
+ * names its path. A file no part gave keeps an error saying so; *lost
+ * counts the parts that were not whole or named a file not in paths. */
+dfn_store *dfn_image_sources_store(const char *const *paths, size_t n, const uint8_t *const *parts, const size_t *lens,
+                                   size_t nparts, size_t *lost);
+
 #endif
