@@ -236,7 +236,28 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
         }
     }
     double bin = q0->bin_s > 0 || !has_time ? q0->bin_s : common_bin(stores, qs, nruns);
+    dfn_result **res = dfn_xcalloc(nruns, sizeof *res);
+    for (size_t k = 0; k < nruns; k++) {
+        dfn_query q = qs[k];
+        q.bin_s = bin;
+        /* calls: each run's first top is enough; groups are cut once matched */
+        if (!by_event) q.top = 0;
+        res[k] = dfn_query_run(stores[k], &q, err, errlen);
+        if (!res[k]) {
+            for (size_t j = 0; j < k; j++) dfn_result_free(res[j]);
+            free(res);
+            return NULL;
+        }
+    }
+    dfn_compare *c = dfn_compare_results(res, nruns, q0, sort_col, labels);
+    free(res);
+    return c;
+}
 
+dfn_compare *dfn_compare_results(dfn_result **res, size_t nruns, const dfn_query *q0, int sort_col,
+                                 const char *const *labels)
+{
+    bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT;
     dfn_compare *c = dfn_xcalloc(1, sizeof *c);
     c->nruns = nruns;
     c->res = dfn_xcalloc(nruns, sizeof *c->res);
@@ -249,13 +270,8 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
         for (size_t k = 0; k < nruns; k++) c->labels[k] = dfn_xstrdup(labels[k]);
     }
     for (size_t k = 0; k < nruns; k++) {
-        dfn_query q = qs[k];
-        q.bin_s = bin;
-        /* calls: each run's first top is enough; groups are cut once matched */
-        if (!by_event) q.top = 0;
-        c->res[k] = dfn_query_run(stores[k], &q, err, errlen);
-        if (!c->res[k]) { dfn_compare_free(c); return NULL; }
-        c->matched += c->res[k]->matched;
+        c->res[k] = res[k];
+        c->matched += res[k]->matched;
     }
 
     dfn_strtab *keys = dfn_strtab_new();

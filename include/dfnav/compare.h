@@ -45,6 +45,13 @@ typedef struct {
  * run. labels (copied) name the runs; NULL for a single run. */
 dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
                      const char *const *labels, char *err, size_t errlen);
+/* Results of one query on nruns runs (taken over; res itself the
+ * caller's) matched by key and sorted as dfn_compare_run does: each
+ * result whole (its query's top 0), q0's top applied to the matched
+ * rows. What dfn_compare_run does once the queries ran, for results
+ * made elsewhere (merged from MPI ranks' partials). */
+dfn_compare *dfn_compare_results(dfn_result **res, size_t nruns, const dfn_query *q0, int sort_col,
+                                 const char *const *labels);
 /* One run's result (taken over) as a comparison of that run alone,
  * sorted as the query was. */
 dfn_compare *dfn_compare_of(dfn_result *r, int sort, bool desc);
