@@ -99,15 +99,17 @@ void cli_dist_arm(void);
 /* Rank 0's word to the other ranks waiting at the dispatch (every rank
  * past the first hears it once): stop, share the files as images, or
  * run report or overview on each share (cli_dist_report). */
-enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW };
+enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO };
 void cli_dist_tell(int word);
 /* The other ranks wait for another word (report went back to the images'
  * way): the exit says stop if no load does. */
 void cli_dist_reopen(void);
 /* This rank's share of the runs' files (rank 0 walks specs and sends each
  * rank its paths; the others pass none): *nmine paths, pointing into the
- * runs or *list, which the caller frees with the array. */
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, char **list);
+ * runs or *list, which the caller frees with the array. unplanned: rank
+ * 0's share holds what it alone can read (standard input, what is no
+ * regular file); else no share does. */
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine, char **list);
 char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
 int cli_dist_worker(const cli_opts *o);
 /* Says on stderr how many of the runs' files rank 0 took from the ranks'
@@ -153,14 +155,22 @@ int cli_report_write(const cli_opts *o, dfn_compare *c, FILE *out);
 bool cli_dist_report_wanted(const cli_opts *o);
 /* The same for overview's tables (layers, I/O classes, busiest files). */
 bool cli_dist_overview_wanted(const cli_opts *o);
-/* word: CLI_DIST_REPORT or CLI_DIST_OVERVIEW. -1: the set must go the
- * images' way (a hash of two names, pids by name), as usual. */
+/* The same for info: its files' figures are each file's own. */
+bool cli_dist_info_wanted(const cli_opts *o);
+/* word: CLI_DIST_REPORT, CLI_DIST_OVERVIEW or CLI_DIST_INFO. -1: the set
+ * must go the images' way (a hash of two names, pids by name), as usual. */
 int cli_dist_report(const cli_opts *o, int word);
 int cli_dist_report_worker(const cli_opts *o, int word);
 /* What overview's first line says of a set. */
 typedef struct { uint64_t events, files, procs, threads, accessed, span_us, malformed; } cli_setsum;
 void cli_overview_line(const cli_setsum *t, const char *label);
 int cmd_report(const cli_opts *o);
+/* What info prints of a set's sources (s->src: the table, CSV or JSON),
+ * the names of its layers (--list layers: 0, or 2 said) and any names,
+ * one a line. */
+void cli_info_print(const cli_opts *o, const dfn_store *s);
+int cli_info_layers(const char *layers);
+void cli_info_names(FILE *out, const char *const *names, size_t n);
 /* dfnav serve: loads the set (divided among the ranks under MPI) and runs
  * the commands and explorers of clients that present its token. */
 int cmd_serve(const cli_opts *o);

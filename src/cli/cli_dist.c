@@ -277,10 +277,11 @@ static char *dist_mkdir(void)
 /* Rank 0 alone walks the inputs and stats each file (every rank doing
  * so was a storm of metadata requests on a parallel file system): it
  * plans who reads what and sends each other rank the paths of its share,
- * each ended by a NUL. Each file of every run once, not standard input or
- * what is no regular file, which only rank 0's own load can read; rank
- * 0's own share comes back, as the runs' own paths. */
-static const char **dist_share_plan(const dfn_runspec *specs, size_t n, size_t *nmine)
+ * each ended by a NUL. Each file of every run once; standard input and
+ * what is no regular file only rank 0 can read: in its own share when
+ * unplanned (the shares' way), else left out, for rank 0's load of the
+ * set to read. Rank 0's own share comes back, as the runs' own paths. */
+static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine)
 {
     const char **all;
     uint64_t *bytes;
@@ -300,7 +301,7 @@ static const char **dist_share_plan(const dfn_runspec *specs, size_t n, size_t *
     /* rank 0's, in place: i never falls behind the count kept */
     *nmine = 0;
     for (size_t i = 0; i < m; i++)
-        if (rank_of[i] == 0 && bytes[i] != UINT64_MAX) all[(*nmine)++] = all[i];
+        if (bytes[i] == UINT64_MAX ? unplanned : rank_of[i] == 0) all[(*nmine)++] = all[i];
     free(rank_of);
     free(bytes);
     return all;
@@ -352,10 +353,10 @@ void cli_dist_reopen(void)
     g_told = false;
 }
 
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, char **list)
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine, char **list)
 {
     *list = NULL;
-    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, nmine) : dist_share_recv(nmine, list);
+    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, unplanned, nmine) : dist_share_recv(nmine, list);
 }
 
 /* Every rank's share into an image, sent to rank 0 (see cli_dist_share). */
@@ -363,7 +364,7 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
 {
     size_t nmine;
     char *list;
-    const char **mine = cli_dist_files(specs, n, &nmine, &list);
+    const char **mine = cli_dist_files(specs, n, false, &nmine, &list);
     char *dir = dist_mkdir();
     char *img = dist_parse_share(o, mine, nmine, dir);
     free(mine);
@@ -418,7 +419,7 @@ int cli_dist_worker(const cli_opts *o)
     /* its share comes from rank 0, which walked the inputs; and what to
      * do with it */
     int word = dfn_dist_bcast_int(CLI_DIST_STOP);
-    if (word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW) return cli_dist_report_worker(o, word);
+    if (word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO) return cli_dist_report_worker(o, word);
     if (word == CLI_DIST_IMAGES) (void)dist_share_images(&quiet, NULL, 0);   /* (NULL past rank 0) */
     return 0;
 }

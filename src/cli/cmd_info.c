@@ -119,7 +119,7 @@ static void info_total(dfn_srcinfo *total, const dfn_srcinfo *si)
 
 /* The names one a line. Names come from traces: made safe, as
  * everything dfnav prints of them. */
-static void info_print_names(FILE *out, const char *const *names, size_t n)
+void cli_info_names(FILE *out, const char *const *names, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         size_t l = strlen(names[i]);
@@ -139,6 +139,22 @@ static dfn_store *info_load(const cli_opts *o, cli_run **runs, size_t *nruns, in
     return s;
 }
 
+int cli_info_layers(const char *layers)
+{
+    char err[1024];
+    dfn_layers l;
+    if (!dfn_layers_load(layers, &l, err, sizeof err)) {
+        fprintf(stderr, "dfnav: layers: %s\n", err);
+        return 2;
+    }
+    for (size_t k = 0; k <= l.n; k++) {
+        const char *name = dfn_layers_name(&l, k);
+        cli_info_names(stdout, &name, 1);
+    }
+    dfn_layers_free(&l);
+    return 0;
+}
+
 /* info --list args|layers: the names a set has, for scripts and the
  * shell's completion. It loads as every command does, so a set read
  * before comes from the cache. The layers are only loaded, not matched
@@ -155,22 +171,12 @@ static int info_list(const cli_opts *o)
         size_t n;
         dfn_query q = {0};
         char **names = dfn_query_arg_names(s, &q, &n, err, sizeof err);
-        if (names) info_print_names(stdout, (const char *const *)names, n);
+        if (names) cli_info_names(stdout, (const char *const *)names, n);
         else { fprintf(stderr, "dfnav: %s\n", err); status = 2; }
         for (size_t i = 0; names && i < n; i++) free(names[i]);
         free(names);
-    } else {
-        dfn_layers l;
-        if (dfn_layers_load(o->layers ? o->layers : dfn_layers_auto(s, NULL), &l, err, sizeof err)) {
-            for (size_t k = 0; k <= l.n; k++) {
-                const char *name = dfn_layers_name(&l, k);
-                info_print_names(stdout, &name, 1);
-            }
-            dfn_layers_free(&l);
-        } else {
-            fprintf(stderr, "dfnav: layers: %s\n", err);
-            status = 2;
-        }
+    } else if (cli_info_layers(o->layers ? o->layers : dfn_layers_auto(s, NULL))) {
+        status = 2;
     }
     int wr = cli_write_status(stdout);
     cli_runs_free(o, runs, nruns);
@@ -267,18 +273,8 @@ static void info_table(FILE *out, const dfn_srcinfo *const *rows, size_t n)
     for (size_t i = 0; i + 1 < n; i++) info_notes(out, rows[i]);
 }
 
-int cmd_info(const cli_opts *o)
+void cli_info_print(const cli_opts *o, const dfn_store *s)
 {
-    if (o->compare) {
-        fprintf(stderr, "dfnav: info lists the files of all PATHs; it compares nothing (drop --compare)\n");
-        return 2;
-    }
-    if (o->list) return info_list(o);
-    cli_run *runs;
-    size_t nruns;
-    int status;
-    dfn_store *s = info_load(o, &runs, &nruns, &status);
-    if (!s) return status;
     size_t n = s->nsrc;
     dfn_srcinfo total = { .path = "total", .era = "", .start_us = UINT64_MAX };
     for (size_t i = 0; i < n; i++) info_total(&total, &s->src[i]);
@@ -286,13 +282,30 @@ int cmd_info(const cli_opts *o)
     const dfn_srcinfo **rows = dfn_xmalloc((n + 1) * sizeof *rows);
     for (size_t i = 0; i < n; i++) rows[i] = &s->src[i];
     rows[n] = &total;
-    FILE *out = stdout;
-    if (o->format == DFN_FMT_CSV) info_csv(out, rows, n + 1);
-    else if (o->format == DFN_FMT_JSON) info_json(out, rows, n + 1);
-    else info_table(out, rows, n + 1);
+    if (o->format == DFN_FMT_CSV) info_csv(stdout, rows, n + 1);
+    else if (o->format == DFN_FMT_JSON) info_json(stdout, rows, n + 1);
+    else info_table(stdout, rows, n + 1);
     free(rows);
     dfn_srcinfo_free(&total);
-    int wr = cli_write_status(out);
+}
+
+int cmd_info(const cli_opts *o)
+{
+    if (o->compare) {
+        fprintf(stderr, "dfnav: info lists the files of all PATHs; it compares nothing (drop --compare)\n");
+        return 2;
+    }
+    int rc;
+    /* under MPI each rank reads its share, and rank 0 prints their accounts */
+    if (cli_dist_info_wanted(o) && (rc = cli_dist_report(o, CLI_DIST_INFO)) >= 0) return rc;
+    if (o->list) return info_list(o);
+    cli_run *runs;
+    size_t nruns;
+    int status;
+    dfn_store *s = info_load(o, &runs, &nruns, &status);
+    if (!s) return status;
+    cli_info_print(o, s);
+    int wr = cli_write_status(stdout);
     cli_runs_free(o, runs, nruns);
     return wr ? wr : status;
 }

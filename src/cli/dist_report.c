@@ -8,25 +8,35 @@
 #include "cli.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
+#include "dfnav/image.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* What every rank knows after its load and the word of the others. */
+/* What every rank knows of one run after its load and the word of the
+ * others (report and overview: the set; with --compare, each run). */
 typedef struct {
     dfn_runset set;           /* its share: store NULL when it has none */
+    dfn_store *sources;       /* rank 0: every rank's account of its files, in the run's load order */
     int status;               /* the load's, the largest over the ranks */
     bool any;                 /* some rank loaded something */
     bool agg;                 /* some rank has aggregated records */
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
     bool unresolved;          /* some rank has a hash no file of its share defines, two names for one, or pids by name */
-    bool too_big;             /* some rank's share would not fit in its node's memory */
-    double query_s, slices_s, merge_s;   /* the slowest rank's query, then the swaps and the tree (rank 0's clock) */
-    size_t nfiles;            /* the trace files of this rank's share, read or not */
+    bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
     char why[2048];           /* why this rank's own partial failed */
 } share;
+
+/* The runs' shares and what their queries took. */
+typedef struct {
+    share *run;
+    size_t n;
+    char **labels;            /* --compare: the runs' names, on every rank; else NULL */
+    bool too_big;             /* some rank's shares would not fit in its node's memory */
+    double query_s, slices_s, merge_s;   /* the slowest rank's queries, then the swaps and the tree (rank 0's clock) */
+} shares;
 
 /* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key, -2 for
  * what is no metric (a counter's, or a mistake). */
@@ -72,13 +82,18 @@ static bool query_wanted(const cli_opts *o, const char *by, const char *where, c
 /* What runs on the ranks' shares: a run of one set, under a launcher. */
 static bool dist_wanted(const cli_opts *o)
 {
-    return dfn_dist_size() >= 2 && !o->compare && !o->serve && !o->served && o->npaths;
+    return dfn_dist_size() >= 2 && !o->serve && !o->served && o->npaths;
 }
 
 bool cli_dist_report_wanted(const cli_opts *o)
 {
     return dist_wanted(o) && !o->counters && !o->diagnose && o->format != DFN_FMT_CHROME &&
            query_wanted(o, o->by, o->where, o->sort);
+}
+
+bool cli_dist_info_wanted(const cli_opts *o)
+{
+    return dist_wanted(o) && !o->compare;   /* (info refuses --compare) */
 }
 
 bool cli_dist_overview_wanted(const cli_opts *o)
@@ -91,31 +106,40 @@ bool cli_dist_overview_wanted(const cli_opts *o)
     return ok;
 }
 
-/* This rank's share into sh, and the ranks' word on what they loaded. */
-static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, share *sh)
+/* Every rank's account of its share's files (dfn_image_sources_encode),
+ * gathered into rank 0's sh->sources in the run's load order (specs: the
+ * run's, on rank 0): what info prints and the damage reports say. */
+static void share_sources(const dfn_runspec *specs, size_t n, const dfn_store *s, share *sh)
+{
+    size_t len, *lens;
+    uint8_t *mine = dfn_image_sources_encode(s, &len);
+    char **got = dfn_dist_gather_bytes(mine, len, &lens);
+    free(mine);
+    if (!got) return;   /* (another rank) */
+    const char **all;
+    size_t m = 0, lost;
+    for (size_t k = 0; k < n; k++) m += specs[k].in.n;
+    all = dfn_xmalloc((m ? m : 1) * sizeof *all);
+    m = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < specs[k].in.n; i++) all[m++] = specs[k].in.paths[i];
+    sh->sources = dfn_image_sources_store(all, m, (const uint8_t *const *)got, lens, (size_t)dfn_dist_size(), &lost);
+    if (lost) dfn_warnf(stderr, "MPI: %zu ranks' accounts of their files were damaged on the way", lost);
+    free(all);
+    dfn_dist_gathered_free(got, lens);
+}
+
+/* This rank's share of one run into sh (the files mine), and the ranks'
+ * word on what they loaded. Every rank takes part. */
+static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, const char *const *mine, size_t nmine,
+                       share *sh)
 {
     memset(sh, 0, sizeof *sh);
-    size_t nmine;
-    char *list;
-    const char **mine = cli_dist_files(specs, n, &nmine, &list);
-    sh->nfiles = nmine;
-    /* each share checked against its own node's memory, before it loads */
-    char msg[512];
-    dfn_estimate est = {0};
-    dfn_estimate_add(&est, mine, nmine);
-    uint64_t th = (uint64_t)(o->threads > 0 ? o->threads : dfn_ncpus());
-    sh->too_big = dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
-    if (sh->too_big) {
-        free(mine);
-        free(list);
-        return;
-    }
     /* (parsed, not from an image: the store keeps the hashes its files define) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
     dfn_store *s = nmine ? dfn_load(mine, nmine, &lo) : NULL;
-    free(mine);
-    free(list);
     int st = s ? dfn_store_status(s) : 3;
+    share_sources(specs, n, s, sh);
     if (st == 3) { dfn_store_free(s); s = NULL; }
     sh->set.store = s;
     /* a share that could not be read is damage of the set, unless none could */
@@ -127,7 +151,79 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, sh
      * named alike in two shares would not be one, nor order alike */
     bool named = false;
     for (size_t i = 0; s && i < s->nlanes && !named; i++) named = dfn_id_named(s->lanes[i].pid);
-    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || s->hash_conflicts || named));
+    sh->conflicts = dfn_dist_max_int(s && s->hash_conflicts);
+    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || named)) || sh->conflicts;
+}
+
+/* The runs' names (--compare), as rank 0 parsed them, on every rank:
+ * --sort may name one. NULL without --compare. */
+static char **shares_labels(const dfn_runspec *specs, size_t n, bool compare)
+{
+    if (!compare) return NULL;
+    size_t len = 0;
+    char *text = NULL;
+    if (dfn_dist_rank() == 0) {
+        for (size_t k = 0; k < n; k++) len += strlen(specs[k].label) + 1;
+        char *w = text = dfn_xmalloc(len ? len : 1);
+        for (size_t k = 0; k < n; k++) w = stpcpy(w, specs[k].label) + 1;
+        for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, text, len);
+    } else {
+        text = dfn_dist_recv_bytes(0, &len);
+    }
+    char **labels = dfn_xcalloc(n ? n : 1, sizeof *labels);
+    for (size_t k = 0, at = 0; k < n; k++) {
+        size_t l = text && at < len ? strnlen(text + at, len - at) : 0;
+        labels[k] = dfn_xstrndup(text ? text + at : "", l);
+        at += l + 1;
+    }
+    free(text);
+    return labels;
+}
+
+/* Every run's share on this rank, checked together against its node's
+ * memory before any loads (one process holds every run too). specs and
+ * n: rank 0's; nruns: every rank's. */
+static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all)
+{
+    memset(all, 0, sizeof *all);
+    all->n = nruns;
+    all->run = dfn_xcalloc(nruns, sizeof *all->run);
+    all->labels = shares_labels(specs, nruns, o->compare);
+    const char ***mine = dfn_xcalloc(nruns, sizeof *mine);
+    char **lists = dfn_xcalloc(nruns, sizeof *lists);
+    size_t *nmine = dfn_xcalloc(nruns, sizeof *nmine);
+    dfn_estimate est = {0};
+    for (size_t k = 0; k < nruns; k++) {
+        /* a run a spec (--compare), else the set of every spec */
+        const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
+        mine[k] = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, true, &nmine[k], &lists[k]);
+        dfn_estimate_add(&est, mine[k], nmine[k]);
+    }
+    char msg[512];
+    uint64_t th = (uint64_t)(o->threads > 0 ? o->threads : dfn_ncpus());
+    all->too_big = dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+    for (size_t k = 0; k < nruns && !all->too_big; k++) {
+        const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
+        share_load(o, sp, specs ? (o->compare ? 1 : n) : 0, mine[k], nmine[k], &all->run[k]);
+    }
+    for (size_t k = 0; k < nruns; k++) {
+        free(mine[k]);
+        free(lists[k]);
+    }
+    free(mine);
+    free(lists);
+    free(nmine);
+}
+
+static void shares_free(shares *all)
+{
+    for (size_t k = 0; k < all->n; k++) {
+        dfn_runset_free(&all->run[k].set);
+        dfn_store_free(all->run[k].sources);
+        if (all->labels) free(all->labels[k]);
+    }
+    free(all->run);
+    free(all->labels);
 }
 
 /* Adds one rank's hash definitions (store.h's records) to defs (kind and
@@ -184,20 +280,20 @@ static bool hashdefs_agree(const share *sh)
     return dfn_dist_bcast_int(agree);
 }
 
-/* The damage each rank found, said by rank 0 in rank order. */
-static void share_damage(const cli_opts *o, const share *sh)
+/* What one process says of the runs' files as it loads them, said by
+ * rank 0 from the ranks' accounts: each file's damage and the notes on
+ * the set (time units, ns rounding), then a run nothing of which could be
+ * read. */
+static void shares_damage(const cli_opts *o, const shares *all)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f && sh->set.store && !o->quiet) cli_report_damage(o, sh->set.store, f);
-    if (f) fclose(f);
-    size_t *lens;
-    char **got = dfn_dist_gather_bytes(text ? text : "", len, &lens);
-    for (int r = 0; got && r < dfn_dist_size(); r++)
-        if (got[r]) fwrite(got[r], 1, lens[r], stderr);
-    dfn_dist_gathered_free(got, lens);
-    free(text);
+    if (dfn_dist_rank() != 0) return;
+    for (size_t k = 0; k < all->n; k++) {
+        const share *sh = &all->run[k];
+        if (!o->quiet && sh->sources) cli_report_damage(o, sh->sources, stderr);
+        if (sh->any) continue;
+        if (all->labels) dfn_warnf(stderr, "%s: nothing could be read", all->labels[k]);
+        else fprintf(stderr, "dfnav: nothing could be read\n");
+    }
 }
 
 /* A partial another rank sent (bytes, len; freed here) merged into into,
@@ -328,96 +424,153 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
 /* A query of report's or overview's: --by, --where, --sort, --top. */
 typedef struct { const char *by, *where, *sort; size_t top; } qspec;
 
-/* The partials of n queries on this rank's share (an empty one where it
- * has none, or its query failed: *failed), then its store goes: the
+/* One run's queries (overview has three) and their partials. */
+enum { MAXQ = 3 };
+typedef struct {
+    dfn_query q[MAXQ];
+    dfn_filter f[MAXQ];
+    dfn_partial *p[MAXQ];
+    bool failed[MAXQ];        /* this rank's own query failed (why in the share's why) */
+    int col[MAXQ];            /* the sort's column: a run, or diff or ratio (--compare) */
+} runq;
+
+/* The queries as report makes them, with every run's name for --sort
+ * (METRIC@RUN): 0, or 2 for one report refuses (said on rank 0; every
+ * rank alike, the same options), nothing made then. */
+static int shares_queries(const cli_opts *o, const shares *all, const qspec *qs, size_t nq, runq *rq)
+{
+    cli_run *runs = dfn_xcalloc(all->n, sizeof *runs);
+    for (size_t k = 0; k < all->n; k++) runs[k] = (cli_run){ all->labels ? all->labels[k] : NULL, all->run[k].set };
+    bool agg = false;
+    for (size_t k = 0; k < all->n; k++) agg |= all->run[k].agg;
+    int rc = 0;
+    for (size_t k = 0; k < all->n && !rc; k++) {
+        size_t j = 0;
+        for (; j < nq && !rc; j++)
+            rc = cli_report_query(o, runs, all->n, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, o->metrics, agg,
+                                  &rq[k].q[j], &rq[k].f[j], &rq[k].col[j]);
+        if (!rc) continue;
+        for (size_t m = 0; m <= k; m++)
+            for (size_t i = 0; i < (m < k ? nq : j - 1); i++) {
+                dfn_filter_free(&rq[m].f[i]);
+                dfn_dims_free(rq[m].q[i].dims, rq[m].q[i].ndims);
+            }
+    }
+    free(runs);
+    return rc;
+}
+
+/* The partials of one run's queries on this rank's share (an empty one
+ * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
- * layers' names stay). 0, or 2 for a query report refuses (every rank
- * alike: the same options). */
-static int share_partials(const cli_opts *o, share *sh, const qspec *qs, size_t n, dfn_query *q, dfn_filter *f,
-                          dfn_partial **p, bool *failed)
+ * layers' names stay). */
+static void share_partials(share *sh, size_t nq, runq *rq)
 {
     char err[2048];
-    cli_run run = { NULL, sh->set };
-    double t0 = dfn_now();
-    int rc = 0;
-    size_t made = 0;
-    for (; made < n && !rc; made++) {
-        int col;
-        rc = cli_report_query(o, &run, 1, qs[made].by, qs[made].where, qs[made].sort, qs[made].top, o->metrics,
-                              sh->agg, &q[made], &f[made], &col);
-        if (rc) break;
-        q[made].layers = sh->set.ls;
-        p[made] = sh->set.store ? dfn_query_partial(sh->set.store, &q[made], err, sizeof err) : NULL;
-        failed[made] = sh->set.store && !p[made];
-        if (failed[made]) snprintf(sh->why, sizeof sh->why, "%s", err);
-        if (!p[made]) p[made] = dfn_partial_new(&q[made]);   /* no share: it adds nothing */
-        q[made].layers = NULL;
+    for (size_t j = 0; j < nq; j++) {
+        dfn_query *q = &rq->q[j];
+        q->layers = sh->set.ls;
+        rq->p[j] = sh->set.store ? dfn_query_partial(sh->set.store, q, err, sizeof err) : NULL;
+        rq->failed[j] = sh->set.store && !rq->p[j];
+        if (rq->failed[j]) snprintf(sh->why, sizeof sh->why, "%s", err);
+        if (!rq->p[j]) rq->p[j] = dfn_partial_new(q);   /* no share: it adds nothing */
+        q->layers = NULL;
     }
     dfn_layerset_free(sh->set.ls);
     sh->set.ls = NULL;
     dfn_store_free(sh->set.store);
     sh->set.store = NULL;
-    if (rc) {   /* (a bad query: every rank alike) */
-        for (size_t k = 0; k < made; k++) {
-            dfn_partial_free(p[k]);
-            dfn_filter_free(&f[k]);
-            dfn_dims_free(q[k].dims, q[k].ndims);
-        }
-        return rc;
-    }
-    /* the merge's time apart from the queries': from when the slowest
-     * rank's partials are ready */
-    sh->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
-    return 0;
 }
 
-/* One query's partials of every rank, merged on rank 0 and printed there
- * unless told not to (p, q and f are spent). Every rank takes part. */
-static int share_combine(const cli_opts *o, share *sh, dfn_query *q, dfn_filter *f, dfn_partial *p, bool failed,
-                         bool print)
+/* One query's partials of every rank for one run, merged on rank 0 into
+ * its rows there (NULL elsewhere, or with why in err); p is spent. Every
+ * rank takes part. Comparing, the rows are whole: runs are cut to --top
+ * once matched. */
+static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, bool failed, char *err,
+                                 size_t errlen)
 {
-    char err[2048];
-    int rc = 0;
     /* (what share_reduce says when a partial is lost: rank 0's own, why) */
-    snprintf(err, sizeof err, "%s", failed ? sh->why : "a rank's partial result did not come");
+    snprintf(err, errlen, "%s", failed ? sh->why : "a rank's partial result did not come");
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
-    if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, sizeof err)) failed = true;
+    if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, errlen)) failed = true;
     double t2 = dfn_now();
     if (failed) {
         dfn_partial_free(p);
         p = NULL;
     }
-    p = share_reduce(p, err, sizeof err);
-    if (dfn_dist_rank() == 0) {
-        dfn_result *r = p ? dfn_partial_finish(p, q, &sh->set.layers, err, sizeof err) : NULL;
-        sh->slices_s += t2 - t1;
-        sh->merge_s += dfn_now() - t2;
-        if (!r && print) { fprintf(stderr, "dfnav: MPI: %s\n", err); rc = 2; }
-        else if (r && print) rc = cli_report_write(o, dfn_compare_of(r, q->sort, q->desc), stdout);
-        else dfn_result_free(r);
+    p = share_reduce(p, err, errlen);
+    if (dfn_dist_rank() != 0) return NULL;
+    dfn_query whole = *q;
+    if (all->labels) whole.top = 0;
+    dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
+    all->slices_s += t2 - t1;
+    all->merge_s += dfn_now() - t2;
+    return r;
+}
+
+/* Query j of every run merged on rank 0, matched across the runs when
+ * comparing, and printed there unless told not to; its queries are
+ * spent. 0, or 2 when a partial was lost (said). */
+static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool print)
+{
+    char err[2048], first[2048] = "";
+    dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
+    bool ok = true;
+    for (size_t k = 0; k < all->n; k++) {
+        res[k] = share_combine(all, &all->run[k], &rq[k].q[j], rq[k].p[j], rq[k].failed[j], err, sizeof err);
+        if (dfn_dist_rank() == 0 && !res[k] && ok) snprintf(first, sizeof first, "%s", err), ok = false;
     }
-    dfn_filter_free(f);
-    dfn_dims_free(q->dims, q->ndims);
+    int rc = 0;
+    if (dfn_dist_rank() == 0 && !ok && print) {
+        fprintf(stderr, "dfnav: MPI: %s\n", first);
+        rc = 2;
+    } else if (dfn_dist_rank() == 0 && ok && print) {
+        const dfn_query *q = &rq[0].q[j];
+        dfn_compare *c = all->labels ? dfn_compare_results(res, all->n, q, rq[0].col[j], (const char *const *)all->labels)
+                                     : dfn_compare_of(res[0], q->sort, q->desc);
+        rc = cli_report_write(o, c, stdout);
+    } else {
+        for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
+    }
+    free(res);
+    for (size_t k = 0; k < all->n; k++) {
+        dfn_filter_free(&rq[k].f[j]);
+        dfn_dims_free(rq[k].q[j].dims, rq[k].q[j].ndims);
+    }
     return rc;
 }
 
-/* report's query on this rank's share, merged on rank 0 and printed there. */
-static int share_query(const cli_opts *o, share *sh)
+/* nq queries on every run's shares: partials, then each table merged and
+ * printed on rank 0 in turn until one fails. The tables are collective:
+ * every rank merges every one. heads: what rank 0 prints before each. */
+static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq, const char *const *heads)
 {
-    qspec qs = { o->by, o->where, o->sort, o->top };
-    dfn_query q;
-    dfn_filter f;
-    dfn_partial *p;
-    bool failed;
-    int rc = share_partials(o, sh, &qs, 1, &q, &f, &p, &failed);
-    return rc ? rc : share_combine(o, sh, &q, &f, p, failed, true);
+    runq *rq = dfn_xcalloc(all->n, sizeof *rq);
+    int rc = shares_queries(o, all, qs, nq, rq);
+    if (rc) {
+        free(rq);
+        return rc;
+    }
+    double t0 = dfn_now();
+    for (size_t k = 0; k < all->n; k++) share_partials(&all->run[k], nq, &rq[k]);
+    /* the merge's time apart from the queries': from when the slowest
+     * rank's partials are ready */
+    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    for (size_t j = 0; j < nq; j++) {
+        if (heads && heads[j] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[j]);
+        int r = shares_table(o, all, rq, j, !rc);
+        if (!rc) rc = r;
+    }
+    free(rq);
+    return rc;
 }
 
-/* What overview's first line counts, over every rank's share: events,
- * trace files and malformed lines add up; processes, threads and the
- * files accessed are told apart by their text; the span runs from the
- * first start to the last end. Rank 0's is the set's. */
+/* What overview's first line counts of one run, over every rank's share:
+ * events add up; processes, threads and the files accessed are told
+ * apart by their text; the span runs from the first start to the last
+ * end; the trace files and malformed lines are the ranks' accounts'.
+ * Rank 0's is the run's. */
 static void share_summary(const share *sh, cli_setsum *sum)
 {
     const dfn_store *s = sh->set.store;
@@ -425,11 +578,9 @@ static void share_summary(const share *sh, cli_setsum *sum)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) dfn_out_of_memory("summing up a share", BUFSIZ);
-    /* events, trace files (read or not, as one store counts them),
-     * malformed lines, t0, t1 (UINT64_MAX: no event to span) */
-    uint64_t head[5] = { s ? s->n : 0, sh->nfiles, 0, UINT64_MAX, 0 };
-    if (s && s->n) head[3] = s->t0, head[4] = s->t1;
-    for (size_t i = 0; s && i < s->nsrc; i++) head[2] += s->src[i].malformed;
+    /* events, t0, t1 (UINT64_MAX: no event to span) */
+    uint64_t head[3] = { s ? s->n : 0, UINT64_MAX, 0 };
+    if (s && s->n) head[1] = s->t0, head[2] = s->t1;
     fwrite(head, sizeof head, 1, f);
     char pid[128], tid[128];
     for (size_t i = 0; s && i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
@@ -454,11 +605,11 @@ static void share_summary(const share *sh, cli_setsum *sum)
         size_t l = lens[r];
         const char *t = got[r];
         if (t && l >= sizeof head) {
-            uint64_t h[5];
+            uint64_t h[3];
             memcpy(h, t, sizeof h);
-            sum->events += h[0], sum->files += h[1], sum->malformed += h[2];
-            if (h[3] != UINT64_MAX && h[3] < t0) t0 = h[3];
-            if (h[3] != UINT64_MAX && h[4] > t1) t1 = h[4];
+            sum->events += h[0];
+            if (h[1] != UINT64_MAX && h[1] < t0) t0 = h[1];
+            if (h[1] != UINT64_MAX && h[2] > t1) t1 = h[2];
             for (size_t at = sizeof h; at < l;) {
                 size_t n = strnlen(t + at, l - at), before = dfn_strtab_count(seen);
                 if (dfn_strtab_intern(seen, t + at, n) == before)   /* new: count it */
@@ -470,96 +621,185 @@ static void share_summary(const share *sh, cli_setsum *sum)
     dfn_dist_gathered_free(got, lens);
     dfn_strtab_free(seen);
     sum->span_us = t1 > t0 ? t1 - t0 : 0;
+    sum->files = sh->sources->nsrc;
+    for (size_t i = 0; i < sh->sources->nsrc; i++) sum->malformed += sh->sources->src[i].malformed;
 }
 
-/* overview on the ranks' shares: its first line, then the layers, the I/O
- * classes and the busiest files as report prints them (CSV and JSON: the
- * layers alone), each merged on rank 0. */
-static int share_overview(const cli_opts *o, share *sh)
+/* overview on the ranks' shares: each run's first line, then the layers,
+ * the I/O classes and the busiest files as report prints them (CSV and
+ * JSON: the layers alone), each merged on rank 0. */
+static int shares_overview(const cli_opts *o, shares *all)
 {
-    cli_setsum sum;
     bool table = o->format == DFN_FMT_TABLE;
-    if (table) share_summary(sh, &sum);
+    cli_setsum *sum = dfn_xcalloc(all->n, sizeof *sum);
+    for (size_t k = 0; table && k < all->n; k++) share_summary(&all->run[k], &sum[k]);
+    if (table && dfn_dist_rank() == 0) {
+        for (size_t k = 0; k < all->n; k++) cli_overview_line(&sum[k], all->labels ? all->labels[k] : NULL);
+        printf("\nLayers (%s):\n", all->run[0].set.layers.source);
+    }
+    free(sum);
     char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
     const qspec qs[3] = { { "layer", o->where, "key", 0 }, { "class", o->where, NULL, 0 }, { "file", files_where, NULL, 10 } };
     static const char *const heads[3] = { NULL, "\nI/O classes:\n", "\nBusiest files:\n" };
-    size_t n = table ? 3 : 1;
-    dfn_query q[3];
-    dfn_filter f[3];
-    dfn_partial *p[3];
-    bool failed[3];
-    int rc = share_partials(o, sh, qs, n, q, f, p, failed);
-    if (rc) {   /* (a bad query: every rank alike, nothing to merge) */
-        free(files_where);
-        return rc;
-    }
-    if (table && dfn_dist_rank() == 0) {
-        cli_overview_line(&sum, NULL);
-        printf("\nLayers (%s):\n", sh->set.layers.source);
-    }
-    /* every rank merges every table (the merges are collective); rank 0
-     * prints them until one fails */
-    bool more = false;   /* (as one process: said once the busiest files' heading is) */
-    for (size_t k = 0; k < n; k++) {
-        if (heads[k] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[k]), more = k == 2;
-        int r = share_combine(o, sh, &q[k], &f[k], p[k], failed[k], !rc);
-        if (!rc) rc = r;
-    }
-    if (more) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
+    int rc = shares_run(o, all, qs, table ? 3 : 1, heads);
+    /* (as one process: said once the busiest files' table is) */
+    if (!rc && table && dfn_dist_rank() == 0) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     free(files_where);
     return rc;
 }
 
-/* Every rank: load, agree, query. -1 when the set must go the images' way. */
-static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, share *out, int word)
+/* Each run's layers, as one process chooses them: the preset of the
+ * run's level over the ranks; comparing, DLIO's for all when any run has
+ * DLIO names. A rank that fails them fails them all (the same file for
+ * every rank). 0 or 2. */
+static int shares_layers(const cli_opts *o, shares *all)
 {
-    share sh;
-    share_load(o, specs, n, &sh);
-    *out = sh;   /* (what the caller reads: the times, set below) */
-    if (sh.too_big) {
+    const char *dlio = NULL;
+    for (size_t k = 0; all->labels && k < all->n && !dlio; k++) {
+        const char *why, *own = dfn_layers_auto_name(all->run[k].level, &why);
+        if (dfn_preset_is_dlio(own)) dlio = own;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < all->n && !rc; k++) {
+        share *sh = &all->run[k];
+        char err[1024];
+        const char *why, *preset = dfn_layers_auto_name(sh->level, &why);
+        if (dlio && !dfn_preset_is_dlio(preset)) preset = dlio;
+        if (dlio) why = "as for the other runs";
+        if (!o->layers && !o->quiet && dfn_dist_rank() == 0 && dfn_preset_is_dlio(preset))
+            fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, why);
+        dfn_run_opts ro = cli_run_opts(o);
+        dfn_store *s = sh->set.store;
+        sh->set.store = NULL;
+        /* a rank without a share still names the layers' rows */
+        bool ok = s ? dfn_runset_layers(&sh->set, s, &ro, o->layers ? NULL : preset, err, sizeof err)
+                    : dfn_layers_load(o->layers ? o->layers : preset, &sh->set.layers, err, sizeof err);
+        if (!ok && dfn_dist_rank() == 0) fprintf(stderr, "dfnav: layers: %s\n", err);
+        int mine = ok ? 0 : 2;
+        rc = dfn_dist_max_int(mine);
+        if (rc && !mine && dfn_dist_rank() == 0)
+            fprintf(stderr, "dfnav: MPI: the layers failed on another rank's share (one process says why)\n");
+    }
+    return rc;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The names of the arguments of the set's events (info --list args): each
+ * rank's, united and sorted on rank 0. 0, or 2 when a share's failed. */
+static int share_arg_names(const share *sh)
+{
+    char err[1024] = "", *text = NULL;
+    size_t n = 0, len = 0;
+    dfn_query q = {0};
+    char **names = sh->set.store ? dfn_query_arg_names(sh->set.store, &q, &n, err, sizeof err) : NULL;
+    bool failed = sh->set.store && !names;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) dfn_out_of_memory("listing a share's arguments", BUFSIZ);
+    fputc(failed ? 'E' : 'N', f);   /* (E: the rest is why) */
+    if (failed) fputs(err, f);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s%c", names[i], 0);
+    fclose(f);
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(text, len, &lens);
+    free(text);
+    if (!got) return dfn_dist_bcast_int(0);   /* (another rank: rank 0's word) */
+    int rc = 0;
+    dfn_strtab *seen = dfn_strtab_new();
+    for (int r = 0; r < dfn_dist_size() && !rc; r++) {
+        const char *t = got[r];
+        if (!t || !lens[r]) fprintf(stderr, "dfnav: MPI: rank %d's names of arguments did not come\n", r), rc = 2;
+        else if (t[0] == 'E') fprintf(stderr, "dfnav: %.*s\n", (int)(lens[r] - 1), t + 1), rc = 2;
+        for (size_t at = 1; !rc && at < lens[r]; at += strnlen(t + at, lens[r] - at) + 1)
+            dfn_strtab_intern(seen, t + at, strnlen(t + at, lens[r] - at));
+    }
+    dfn_dist_gathered_free(got, lens);
+    size_t m = dfn_strtab_count(seen);
+    const char **all = dfn_xmalloc((m ? m : 1) * sizeof *all);
+    for (size_t i = 0; i < m; i++) all[i] = dfn_strtab_str(seen, (uint32_t)i);
+    if (m) qsort(all, m, sizeof *all, name_cmp);   /* (as one store sorts them) */
+    if (!rc) cli_info_names(stdout, all, m);
+    free(all);
+    dfn_strtab_free(seen);
+    return dfn_dist_bcast_int(rc);
+}
+
+/* info on the ranks' shares: rank 0 prints the ranks' accounts of their
+ * files, or the set's names of arguments or layers (--list). */
+static int shares_info(const cli_opts *o, const share *sh)
+{
+    if (o->list && strcmp(o->list, "args") == 0) return share_arg_names(sh);
+    if (dfn_dist_rank() != 0) return 0;
+    if (o->list) {
+        const char *why;
+        return cli_info_layers(o->layers ? o->layers : dfn_layers_auto_name(sh->level, &why));
+    }
+    cli_info_print(o, sh->sources);
+    return 0;
+}
+
+/* Every rank: load, agree, query. -1 when the set must go the images'
+ * way. specs and n: rank 0's; nruns: every rank's. */
+static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all, int word)
+{
+    shares_load(o, specs, n, nruns, all);
+    if (all->too_big) {
         if (dfn_dist_rank() == 0)
             fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
                     "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
         return 4;
     }
-    if (!hashdefs_agree(&sh) || sh.unresolved) {
-        /* a hash another rank's file defines: only the whole set names it */
-        dfn_store_free(sh.set.store);
-        return -1;
+    /* a hash another rank's file defines: only the whole set names it
+     * (info's figures are each file's own, but a hash of two names is
+     * damage only the whole set finds, as one process reports it) */
+    bool agree = true;
+    for (size_t k = 0; k < all->n; k++)
+        agree = hashdefs_agree(&all->run[k]) &&
+                !(word == CLI_DIST_INFO ? all->run[k].conflicts : all->run[k].unresolved) && agree;
+    if (!agree) return -1;
+    shares_damage(o, all);
+    int rc = 0, status = 0;
+    for (size_t k = 0; k < all->n; k++) {
+        if (!all->run[k].any) rc = 3;
+        if (all->run[k].status > status) status = all->run[k].status;
     }
-    if (!o->quiet) share_damage(o, &sh);
-    int rc = 0;
-    if (!sh.any) {
-        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: nothing could be read\n");
-        rc = 3;
-    } else {
-        char err[1024];
-        const char *why, *preset = dfn_layers_auto_name(sh.level, &why);
-        if (!o->layers && !o->quiet && dfn_dist_rank() == 0 && dfn_preset_is_dlio(preset))
-            fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, why);
-        dfn_run_opts ro = cli_run_opts(o);
-        dfn_store *s = sh.set.store;
-        sh.set.store = NULL;
-        /* a rank without a share still names the layers' rows */
-        bool ok = s ? dfn_runset_layers(&sh.set, s, &ro, o->layers ? NULL : preset, err, sizeof err)
-                    : dfn_layers_load(o->layers ? o->layers : preset, &sh.set.layers, err, sizeof err);
-        if (!ok) {
-            if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: layers: %s\n", err);
-            rc = 2;
-        }
+    if (!rc && word == CLI_DIST_INFO) rc = shares_info(o, &all->run[0]);
+    else if (!rc) rc = shares_layers(o, all);
+    if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
+    else if (!rc && word == CLI_DIST_REPORT) {
+        qspec qs = { o->by, o->where, o->sort, o->top };
+        rc = shares_run(o, all, &qs, 1, NULL);
     }
-    /* a rank that failed its layers fails them all: the same file for every rank */
-    int mine = rc;
-    rc = dfn_dist_max_int(rc);
-    if (rc && !mine && dfn_dist_rank() == 0)
-        fprintf(stderr, "dfnav: MPI: the layers failed on another rank's share (one process says why)\n");
-    if (!rc) rc = word == CLI_DIST_OVERVIEW ? share_overview(o, &sh) : share_query(o, &sh);
-    out->query_s = sh.query_s;
-    out->slices_s = sh.slices_s;
-    out->merge_s = sh.merge_s;
-    dfn_runset_free(&sh.set);
     int wr = dfn_dist_rank() == 0 ? cli_write_status(stdout) : 0;
-    return rc ? rc : wr ? wr : sh.status;
+    return rc ? rc : wr ? wr : status;
+}
+
+/* Whether report takes the queries of word (report's, or overview's
+ * three) with these runs' names: 0, or 2 (said). */
+static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, int word)
+{
+    cli_run *runs = dfn_xcalloc(n, sizeof *runs);
+    for (size_t k = 0; k < n; k++) runs[k].label = specs[k].label;
+    char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+    const qspec report = { o->by, o->where, o->sort, o->top };
+    const qspec overview[3] = { { "layer", o->where, "key", 0 }, { "class", o->where, NULL, 0 }, { "file", files_where, NULL, 10 } };
+    const qspec *qs = word == CLI_DIST_OVERVIEW ? overview : &report;
+    int rc = 0;
+    for (size_t j = 0; j < (word == CLI_DIST_OVERVIEW ? 3u : 1u) && !rc; j++) {
+        dfn_query q;
+        dfn_filter f;
+        int col;
+        rc = cli_report_query(o, runs, o->compare ? n : 1, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, o->metrics,
+                              false, &q, &f, &col);
+        if (rc) break;
+        dfn_filter_free(&f);
+        dfn_dims_free(q.dims, q.ndims);
+    }
+    free(files_where);
+    free(runs);
+    return rc;
 }
 
 int cli_dist_report(const cli_opts *o, int word)
@@ -567,38 +807,61 @@ int cli_dist_report(const cli_opts *o, int word)
     char msg[512];
     dfn_runspec *specs;
     size_t n;
-    if (!dfn_runs_parse(o->paths, o->npaths, false, &specs, &n, msg, sizeof msg)) {
+    if (!dfn_runs_parse(o->paths, o->npaths, o->compare, &specs, &n, msg, sizeof msg)) {
         fprintf(stderr, "dfnav: %s\n", msg);
         return 2;
     }
     size_t files = 0;
+    bool empty_run = false;
     for (size_t k = 0; k < n; k++) {
-        for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
         files += specs[k].in.n;
+        empty_run |= specs[k].in.n == 0;
     }
+    if (o->compare && empty_run) {   /* (one process says which run has none) */
+        dfn_runs_free(specs, n);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
     if (!files) {
         fprintf(stderr, "dfnav: no trace file to read\n");
         dfn_runs_free(specs, n);
         cli_dist_tell(CLI_DIST_STOP);
         return 3;
     }
+    /* a query report refuses, refused before any rank loads (and said
+     * once: the others never see it) */
+    int bad = word == CLI_DIST_INFO ? 0 : shares_check(o, specs, n, word);
+    if (bad) {
+        dfn_runs_free(specs, n);
+        cli_dist_tell(CLI_DIST_STOP);
+        return bad;
+    }
     cli_dist_tell(word);
-    share sh;
-    int rc = dist_report(o, specs, n, &sh, word);
+    size_t nruns = o->compare ? n : 1;
+    (void)dfn_dist_bcast_int((int)nruns);
+    shares all;
+    int rc = dist_report(o, specs, n, nruns, &all, word);
+    shares_free(&all);
     bool input_errors = false;
     for (size_t k = 0; k < n; k++) input_errors |= specs[k].in.nerrors > 0;
     dfn_runs_free(specs, n);
-    if ((rc == 0 || rc == 1) && !o->quiet)   /* (the query ran) */
+    if ((rc == 0 || rc == 1) && !o->quiet && word == CLI_DIST_INFO)
+        dfn_warnf(stderr, "MPI: %d ranks: each read its share of the files; rank 0 gathered their accounts",
+                  dfn_dist_size());
+    else if ((rc == 0 || rc == 1) && !o->quiet)   /* (the query ran) */
         dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results (queries "
-                  "%.2f s, busy slices %.2f s, merge %.2f s)", dfn_dist_size(), sh.query_s, sh.slices_s, sh.merge_s);
+                  "%.2f s, busy slices %.2f s, merge %.2f s)", dfn_dist_size(), all.query_s, all.slices_s, all.merge_s);
     if (rc < 0) cli_dist_reopen();   /* the images' way gives the next word, or the exit does */
     return rc == 0 && input_errors ? 1 : rc;
 }
 
 int cli_dist_report_worker(const cli_opts *o, int word)
 {
-    share sh;
-    int rc = dist_report(o, NULL, 0, &sh, word);
+    size_t nruns = (size_t)dfn_dist_bcast_int(1);
+    shares all;
+    int rc = dist_report(o, NULL, 0, nruns, &all, word);
+    shares_free(&all);
     if (rc >= 0) return rc;
     /* the images' way: rank 0's load gives the word again */
     return cli_dist_worker(o);

@@ -124,6 +124,32 @@ fi
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/damaged" >/dev/null 2>"$T/mpi.err"
 grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
 same_files "damage reported once, as one process does" "$T/one.err" "$T/mpi.dfnav"
+# the same damage without the hashes of two names (which only the whole
+# set finds): info, report and overview take each rank's share, and rank
+# 0 reports every file's damage from the ranks' accounts, in the set's
+# order, as one process does (notes on the set's time units included)
+mkdir -p "$T/hurt"
+cp "$T/damaged/"*.pfw* "$T/hurt/"
+rm -f "$T/hurt/ha.pfw" "$T/hurt/hb.pfw"
+for cmd in info "report --by func" overview "overview --compare a=$T/hurt b=$T/quoted"; do
+    # (the compare's runs are its own paths)
+    case $cmd in *compare*) paths= ;; *) paths="$T/hurt" ;; esac
+    "$DFNAV" $cmd --no-cache $paths >"$T/one.out" 2>"$T/one.err"
+    $MPIRUN -n 3 "$DFNAV" $cmd --no-cache $paths >"$T/mpi.out" 2>"$T/mpi.err"
+    grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+    same_files "$cmd: damage said once, in the set's order" "$T/one.err" "$T/mpi.dfnav"
+    same_files "$cmd: each rank's share, one process's output" "$T/one.out" "$T/mpi.out"
+    check "$cmd: each rank took its share" 1 "$(grep -cE '^dfnav: MPI: 3 ranks: each (queried|read) its share' "$T/mpi.err")"
+done
+same "info json, each rank its share" 2 info -q --no-cache -f json "$T/hurt"
+same "info --list args, each rank its share" 4 info -q --no-cache --list args "$T/hurt" "$T/v2"
+same "info --list layers, each rank its share" 2 info -q --no-cache --list layers "$T/newest-gz"
+same "compare, each rank its share" 3 report -q --no-cache --compare --by func --sort count@diff a="$T/u64" b="$T/quoted"
+same "compare of three runs by file, json" 2 report -q --no-cache --compare --by file -f json --top 7 "$T/u64" "$T/v2" "$T/hurt"
+# standard input, which rank 0 alone can read: in its own share
+"$DFNAV" report -q --no-cache --by func - "$T/quoted/trace-1-of-3.pfw" <"$T/quoted/trace-0-of-3.pfw" >"$T/one.out"
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func - "$T/quoted/trace-1-of-3.pfw" <"$T/quoted/trace-0-of-3.pfw" >"$T/mpi.out"
+same_files "standard input in rank 0's share" "$T/one.out" "$T/mpi.out"
 # a query partial results answer runs on each rank's share, merged on
 # rank 0, which never holds the set (the equality runs above took that
 # way for report by function, and by file: see partial.h)
