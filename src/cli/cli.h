@@ -109,6 +109,8 @@ void cli_dist_reopen(void);
  * runs or *list, which the caller frees with the array. unplanned: rank
  * 0's share holds what it alone can read (standard input, what is no
  * regular file); else no share does. */
+/* The name of rank's image of its share of run number run in dir (malloc'd). */
+char *cli_dist_image_name(const char *dir, int rank, size_t run);
 const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine, char **list);
 char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
 int cli_dist_worker(const cli_opts *o);

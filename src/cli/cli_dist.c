@@ -335,11 +335,21 @@ static char *dist_parse_share(const cli_opts *o, const char *const *files, size_
     const char *note = dfn_store_saved(s);   /* waits for the image */
     if (note && dfn_dist_rank() == 0 && !o->quiet) dfn_warnf(stderr, "MPI: %s", note);
     dfn_store_free(s);
+    /* the image just written: not one of the ranks' already named */
     dfn_cache_entry *e;
     size_t ne = dfn_cache_list(dir, &e);
-    char *path = ne ? dfn_xstrdup(e[0].path) : NULL;
+    char *path = NULL;
+    for (size_t i = 0; i < ne && !path; i++) {
+        const char *base = strrchr(e[i].path, '/');
+        if (strncmp(base ? base + 1 : e[i].path, "set-rank", 8) != 0) path = dfn_xstrdup(e[i].path);
+    }
     dfn_cache_entries_free(e, ne);
     return path;
+}
+
+char *cli_dist_image_name(const char *dir, int rank, size_t run)
+{
+    return dfn_xasprintf("%s/set-rank%05d-run%03zu.img", dir, rank, run);
 }
 
 void cli_dist_tell(int word)
@@ -359,43 +369,50 @@ const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool unplanned, 
     return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, unplanned, nmine) : dist_share_recv(nmine, list);
 }
 
-/* Every rank's share into an image, sent to rank 0 (see cli_dist_share). */
+/* Every rank's share of each run into an image of its own, sent to rank
+ * 0 (see cli_dist_share). A run an image: the runs of a comparison may
+ * use the same pids, and one image of both would hold files that share
+ * a process, which no image gives back. specs and n: rank 0's. */
 static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size_t n)
 {
-    size_t nmine;
-    char *list;
-    const char **mine = cli_dist_files(specs, n, false, &nmine, &list);
+    size_t nruns = (size_t)dfn_dist_bcast_int(o->compare ? (int)n : 1);
     char *dir = dist_mkdir();
-    char *img = dist_parse_share(o, mine, nmine, dir);
-    free(mine);
-    free(list);
-    if (dfn_dist_rank() > 0) {
-        (void)dfn_dist_send_file(0, img);
+    for (size_t k = 0; k < nruns; k++) {
+        size_t nmine;
+        char *list;
+        /* a run a spec (--compare), else the set of every spec */
+        const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
+        const char **mine = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, false, &nmine, &list);
+        char *img = dist_parse_share(o, mine, nmine, dir);
+        free(mine);
+        free(list);
+        if (dfn_dist_rank() > 0) {
+            (void)dfn_dist_send_file(0, img);
+            if (img) unlink(img);
+            free(img);
+            continue;
+        }
+        /* rank 0's own share under the name the others' take (the load
+         * finds images by listing the directory): so each is known by
+         * its rank, and dfnav serve drops them all once the set's own
+         * image is written */
+        char *own = dir ? cli_dist_image_name(dir, 0, k) : NULL;
+        if (img && own) (void)rename(img, own);
+        free(own);
         free(img);
+        /* a rank that sent none (no share, a file changed, no room): its
+         * files are read again below, as any file no image holds (with
+         * nowhere to keep them, each rank's word is taken and dropped) */
+        for (int r = 1; r < dfn_dist_size(); r++) {
+            char *p = dir ? cli_dist_image_name(dir, r, k) : dfn_xstrdup("/dev/null/none");
+            (void)dfn_dist_recv_file(r, p);
+            free(p);
+        }
+    }
+    if (dfn_dist_rank() > 0 || !dir) {
         if (dir) dist_rmdir(dir);
         free(dir);
         return NULL;
-    }
-    /* rank 0's own share under the name the others' take, set-rankNNNNN
-     * (the load finds images by listing the directory): so each is known
-     * by its rank, and dfnav serve drops them all once the set's own
-     * image is written */
-    if (img && dir) {
-        char *own = dfn_xasprintf("%s/set-rank%05d.img", dir, 0);
-        (void)rename(img, own);
-        free(own);
-    }
-    free(img);
-    if (!dir) {   /* nowhere to keep them: take each rank's word and drop it */
-        for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_recv_file(r, "/dev/null/none");
-        return NULL;
-    }
-    /* a rank that sent none (no share, a file changed, no room): its
-     * files are read again below, as any file no image holds */
-    for (int r = 1; r < dfn_dist_size(); r++) {
-        char *p = dfn_xasprintf("%s/set-rank%05d.img", dir, r);
-        (void)dfn_dist_recv_file(r, p);
-        free(p);
     }
     g_dir = dir;
     return dir;

@@ -197,13 +197,14 @@ static char *serve_mkdir(void)
 
 /* Under MPI the ranks' images of their shares (rank 0's too), now in
  * the set's own. */
-static void serve_drop_rank_images(const char *dir)
+static void serve_drop_rank_images(const char *dir, size_t nruns)
 {
-    for (int r = 0; r < dfn_dist_size(); r++) {
-        char *p = dfn_xasprintf("%s/set-rank%05d.img", dir, r);
-        unlink(p);
-        free(p);
-    }
+    for (int r = 0; r < dfn_dist_size(); r++)
+        for (size_t k = 0; k < nruns; k++) {
+            char *p = cli_dist_image_name(dir, r, k);
+            unlink(p);
+            free(p);
+        }
 }
 
 void serve_token_remove(const char *path, const char *token)
@@ -266,8 +267,9 @@ static int serve_load(const cli_opts *o, serve_board *board, const char **dir)
             status = 3;
         }
     }
+    size_t nruns = runs ? n : 1;
     cli_runs_free(&so, runs, n);
-    if (cli_dist_dir()) serve_drop_rank_images(*dir);
+    if (cli_dist_dir()) serve_drop_rank_images(*dir, nruns);
     if (status < 3 && strlen(*dir) >= sizeof board->dir) {
         dfn_warnf(stderr, "serve: the image's directory has too long a name: %s", *dir);
         status = 3;

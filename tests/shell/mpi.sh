@@ -163,6 +163,13 @@ grep -qE '^dfnav: MPI: 3 ranks: each queried its share of the files; rank 0 merg
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func -m all "$T/u64" >/dev/null 2>"$T/mpi.err"
 check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
+# a comparison's runs each an image of its own on every rank: runs that
+# use the same pids, in one image, were files sharing a process, which
+# rank 0 read again (0 of 9)
+same "compare -m all from the runs' images" 3 report -q --no-cache --compare --by func -m all "$T/u64" "$T/quoted"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by func -m all "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
+check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9 files from their images" \
+    "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # so does a set whose hashes mean one name in one file and another in
 # another: one store's first definition names both files' calls
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by file "$T/damaged" >/dev/null 2>"$T/mpi.err"
