@@ -109,6 +109,33 @@ int dfn_dist_max_int(int v)
 #endif
 }
 
+uint64_t dfn_dist_max_u64(uint64_t v)
+{
+#ifdef HAVE_MPI
+    uint64_t out = v;
+    if (g_started) MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+#else
+    return v;
+#endif
+}
+
+uint64_t dfn_dist_sum_u64(uint64_t v)
+{
+#ifdef HAVE_MPI
+    /* the high and low halves apart: neither sum can wrap (fewer than
+     * 2^32 ranks), and their whole is checked */
+    uint64_t part[2] = { v >> 32, v & 0xffffffffu }, sum[2] = { part[0], part[1] };
+    if (g_started) MPI_Allreduce(part, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    uint64_t lo_carry = sum[1] >> 32;
+    if (sum[0] > (UINT64_MAX >> 32) - lo_carry) return UINT64_MAX;
+    uint64_t hi = (sum[0] + lo_carry) << 32, lo = sum[1] & 0xffffffffu;
+    return hi + lo;
+#else
+    return v;
+#endif
+}
+
 #ifdef HAVE_MPI
 static void dist_send_len(int to, uint64_t len)
 {

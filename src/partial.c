@@ -12,14 +12,15 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 1
+#define PARTIAL_VERSION 2
 
-/* Key kinds whose rows merge across shares: time bins and events count
- * from a share's start, call paths are ids of its call tree, and pids and
- * tids sort by values a store may hold as hashes. */
+/* Key kinds whose rows merge across shares: events are calls of one
+ * share, call paths ids of its call tree, and pids and tids sort by
+ * values a store may hold as hashes. (Time bins merge by number, from the
+ * set's start: see partial.h.) */
 static bool dim_mergeable(dfn_dimkind k)
 {
-    return k != DFN_DIM_TIME && k != DFN_DIM_EVENT && k != DFN_DIM_PATH && k != DFN_DIM_PID && k != DFN_DIM_TID;
+    return k != DFN_DIM_EVENT && k != DFN_DIM_PATH && k != DFN_DIM_PID && k != DFN_DIM_TID;
 }
 
 bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
@@ -31,9 +32,7 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     uint64_t m = q->metrics ? q->metrics : DFN_M_BASIC;
     const char *why = NULL;
     for (size_t d = 0; d < q->ndims && !why; d++)
-        if (!dim_mergeable(q->dims[d].kind)) why = "time bins, events, call paths, pids and tids are not merged across shares";
-    for (size_t k = 0; q->filter && k < q->filter->n && !why; k++)
-        if (q->filter->terms[k].key == DFN_KEY_TIME) why = "time terms count from each share's own start";
+        if (!dim_mergeable(q->dims[d].kind)) why = "events, call paths, pids and tids are not merged across shares";
     if (!why && (m & ~ok)) why = "the analysis metrics and idle time are not merged across shares";
     if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->sizes || q->asked_only))
         why = "counters, sparklines and size bins are not merged across shares";
@@ -246,10 +245,26 @@ bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
     return partial_same_query(p, &frame);
 }
 
+/* Whether a and b have one window (or one of them none: no store), when
+ * their rows count from it; a takes b's when it has none. */
+static bool partial_same_window(dfn_partial *a, const dfn_partial *b)
+{
+    bool same = a->win_lo_s == b->win_lo_s && a->win_hi_s == b->win_hi_s && a->bin_s == b->bin_s &&
+                a->bin0_s == b->bin0_s;
+    if (b->bin_s == 0) return true;
+    if (a->bin_s == 0) {
+        a->win_lo_s = b->win_lo_s, a->win_hi_s = b->win_hi_s, a->bin_s = b->bin_s, a->bin0_s = b->bin0_s;
+        a->timed = b->timed;
+        return true;
+    }
+    return same || !(a->timed || b->timed);
+}
+
 bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
 {
-    if (!partial_same_query(a, b)) {
-        snprintf(err, errlen, "partial results of different queries");
+    if (!partial_same_query(a, b) || !partial_same_window(a, b)) {
+        snprintf(err, errlen, partial_same_query(a, b) ? "partial results of shares of different spans"
+                                                       : "partial results of different queries");
         dfn_partial_free(b);
         return false;
     }
@@ -285,6 +300,8 @@ dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
     dfn_query q = { .ndims = p->ndims, .metrics = p->metrics };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
+    out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
+    out->timed = p->timed;
     uint32_t keys[DFN_MAX_DIMS];
     uint32_t *orow = dfn_xmalloc((p->nrows ? p->nrows : 1) * sizeof *orow);   /* + 1; 0: not in out yet */
     memset(orow, 0, (p->nrows ? p->nrows : 1) * sizeof *orow);
@@ -381,6 +398,9 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
     }
     const uint64_t head[] = { p->metrics, p->total, p->matched, p->matched_calls };
     for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
+    const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
+    for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
+    put_u(&o, p->timed);
     uint32_t nt = dfn_strtab_count(p->text);
     put_u(&o, nt);
     for (uint32_t k = 0; k < nt; k++) {
@@ -479,6 +499,7 @@ static uint64_t dim_limit(dfn_dimkind k, uint64_t ntext)
     case DFN_DIM_CLASS: return DFN_CLASS_COUNT;
     case DFN_DIM_OP: return DFN_OP_COUNT;
     case DFN_DIM_SIZEBIN: return DFN_SIZEBIN_COUNT + 1;   /* and "-", a call without a size */
+    case DFN_DIM_TIME: return UINT32_MAX - 1;   /* (a query cuts no window into more bins) */
     default: return ntext;
     }
 }
@@ -523,6 +544,14 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     p->total = get_any(&in, "the totals");
     p->matched = get_any(&in, "the totals");
     p->matched_calls = get_any(&in, "the totals");
+    double *win[] = { &p->win_lo_s, &p->win_hi_s, &p->bin_s, &p->bin0_s };
+    for (size_t k = 0; k < sizeof win / sizeof *win; k++) *win[k] = get_d(&in);
+    p->timed = get_u(&in, 2, "its window") != 0;
+    /* a window of seconds a bin of which is at least a µs, or none */
+    if (!in.bad && !(p->bin_s == 0 || (p->bin_s >= 1e-6 && p->bin_s < 1e12 && p->win_lo_s >= 0 &&
+                                       p->win_hi_s >= p->win_lo_s && p->win_hi_s < 1e13 && p->bin0_s >= 0 &&
+                                       p->bin0_s <= p->win_lo_s)))
+        in.bad = "its window";
     size_t nt = get_count(&in, 1, "the texts");
     for (size_t k = 0; k < nt && !in.bad; k++) {
         size_t l = (size_t)get_u(&in, (uint64_t)(in.end - in.p) + 1, "a text");

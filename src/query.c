@@ -116,7 +116,7 @@ const char *dfn_dim_name(const dfn_dim *d, char *buf, size_t cap)
 
 bool dfn_dim_numbered(dfn_dimkind k)
 {
-    return k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN;
+    return k == DFN_DIM_LAYER || k == DFN_DIM_CLASS || k == DFN_DIM_OP || k == DFN_DIM_SIZEBIN || k == DFN_DIM_TIME;
 }
 
 dfn_key dfn_dim_key(dfn_dimkind k)
@@ -3145,6 +3145,13 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     r->vals = p->vals;
     p->vals = NULL;
     dfn_partial *out = dfn_partial_new(c->q);
+    out->win_lo_s = r->win_lo_s;
+    out->win_hi_s = r->win_hi_s;
+    out->bin_s = r->bin_s;
+    out->bin0_s = r->bin0_s;
+    for (size_t d = 0; d < r->ndims; d++) out->timed |= r->dims[d].kind == DFN_DIM_TIME;
+    for (size_t k = 0; c->q->filter && k < c->q->filter->n; k++) out->timed |= c->q->filter->terms[k].key == DFN_KEY_TIME;
+    out->timed |= c->q->layers && dfn_layers_timed(dfn_layerset_layers(c->q->layers));
     export_ids x = { out, s, r, dfn_xmalloc((c->nprocs ? c->nprocs : 1) * sizeof *x.proc),
                      dfn_xmalloc((s->nfiles ? s->nfiles : 1) * sizeof *x.file), dfn_xmalloc((n ? n : 1) * sizeof *x.row) };
     memset(x.proc, 0xff, (c->nprocs ? c->nprocs : 1) * sizeof *x.proc);
@@ -3228,6 +3235,12 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_
     r->total_time_s = p->total / 1e6;
     r->matched = p->matched;
     r->matched_calls = p->matched_calls;
+    /* the window and its bins, the same in every share of a set rebased
+     * to its span (what labels time rows) */
+    r->win_lo_s = p->win_lo_s;
+    r->win_hi_s = p->win_hi_s;
+    r->bin_s = p->bin_s;
+    r->bin0_s = p->bin0_s;
     size_t n = p->nrows, nd = r->ndims;
     r->nrows = n;
     r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
@@ -3299,16 +3312,40 @@ void dfn_filter_time_narrow(const dfn_filter *f, double *lo, double *hi)
     if (*hi < *lo) *hi = *lo;
 }
 
-/* A time bin is a row id: a window of more bins than ids would merge
- * distant events into one bin, so it is refused with the bin it needs. */
-static bool query_bins_fit(const dfn_result *r, uint64_t bin_us, char *err, size_t errlen)
+/* A time bin is a row id, and a call a piece in every bin it runs
+ * through. A window of more bins than ids would merge distant events into
+ * one bin; and 1 µs bins over a 3-minute run made 180 M rows of one
+ * 3-minute call, 9 GB before the kernel killed the process. So a window
+ * of more bins than QUERY_MAX_BINS (2^22 rows of one call take about a
+ * GB) is refused, with the bin it needs, when its calls' time could cut
+ * them into more pieces than that; a wide window of short calls (a stray
+ * ts 0 beside epoch times) makes a row for each of them at most, and
+ * runs. */
+#define QUERY_MAX_BINS (1u << 22)
+
+/* Whether the calls of s, all of them (of its set, for a share), last
+ * more than limit bins of bin_us (their pieces past one a call: an upper
+ * bound). */
+static bool calls_span_bins(const dfn_store *s, uint64_t bin_us, uint64_t limit)
+{
+    uint64_t over = dfn_sat_mul(limit, bin_us);
+    if (s->set_calls_us) return s->set_calls_us > over;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if ((sum = dfn_sat_add(sum, dfn_store_dur(s, i))) > over) return true;
+    return false;
+}
+
+static bool query_bins_fit(const dfn_store *s, const dfn_result *r, uint64_t bin_us, char *err, size_t errlen)
 {
     bool timed = false;
     for (size_t d = 0; d < r->ndims; d++) timed |= r->dims[d].kind == DFN_DIM_TIME;
-    double span_us = (r->win_hi_s - r->bin0_s) * 1e6;
-    if (!timed || span_us / (double)bin_us < (double)(UINT32_MAX - 2)) return true;
-    snprintf(err, errlen, "bins of %g s cut this window of %.0f s into more than %u rows: --bin %g or more",
-             bin_us / 1e6, span_us / 1e6, UINT32_MAX - 2, ceil(span_us / (UINT32_MAX - 2)) / 1e6);
+    double span_us = (r->win_hi_s - r->bin0_s) * 1e6, bins = span_us / (double)bin_us;
+    if (!timed || bins <= (double)QUERY_MAX_BINS) return true;
+    double limit = bins < (double)(UINT32_MAX - 2) ? QUERY_MAX_BINS : (double)(UINT32_MAX - 2);
+    if (limit == QUERY_MAX_BINS && !calls_span_bins(s, bin_us, QUERY_MAX_BINS)) return true;
+    snprintf(err, errlen, "bins of %g s cut this window of %.0f s into more than %.0f rows: --bin %g or more",
+             bin_us / 1e6, span_us / 1e6, limit, ceil(span_us / limit) / 1e6);
     return false;
 }
 
@@ -3445,7 +3482,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     c.win_lo_us = lo_us / c.bin_us * c.bin_us;   /* bins on multiples of their width */
     r->bin0_s = c.win_lo_us / 1e6;
     r->store = s;
-    if (!query_bins_fit(r, c.bin_us, err, errlen)) {
+    if (!query_bins_fit(s, r, c.bin_us, err, errlen)) {
         dfn_match_free(m);
         dfn_result_free(r);
         return NULL;

@@ -187,6 +187,31 @@ void dfn_store_paths(dfn_store *s, const char *const *paths)
     dfn_store_paths_own(s, dfn_strv_block(paths, s->nsrc));
 }
 
+bool dfn_store_rebase(dfn_store *s, uint64_t t0, uint64_t t1)
+{
+    if (s->map || (s->n && (t0 > s->t0 || t1 < s->t1)) || t1 < t0) return false;
+    if (s->n) {
+        /* times are kept from t0: each block's base and reach move by
+         * what the earlier start adds */
+        uint64_t d = s->t0 - t0;
+        size_t nblocks = (s->n >> DFN_TS_BLOCK_SHIFT) + 1;
+        for (size_t b = 0; b < nblocks; b++) {
+            s->ts_base[b] += d;
+            s->ts_reach[b] += d;
+        }
+    }
+    s->t0 = t0;
+    s->t1 = t1;
+    return true;
+}
+
+uint64_t dfn_store_calls_us(const dfn_store *s)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->n; i++) sum = dfn_sat_add(sum, dfn_store_dur(s, i));
+    return sum;
+}
+
 const char *dfn_store_label(dfn_store *s, const char *text)
 {
     if (!s->labels) s->labels = dfn_strtab_new();

@@ -141,7 +141,11 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
 {
     dfn_store *whole = load_share(0xffu, 1);
     dfn_store *share[NPROCS];
-    for (size_t k = 0; k < n; k++) share[k] = load_share(masks[k], threads);
+    for (size_t k = 0; k < n; k++) {
+        share[k] = load_share(masks[k], threads);
+        /* spanning the set, as MPI's shares do: its time bins and terms */
+        cr_assert(dfn_store_rebase(share[k], whole->t0, whole->t1));
+    }
     dfn_filter f;
     char err[256], what[256];
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
@@ -237,6 +241,40 @@ Test(partial, shares_merge_into_the_whole_sets_rows)
     check_split(one, 1, "func,file", "", -1, false, 0, 1);
 }
 
+/* Time bins and time terms of shares rebased to the set's span: the
+ * set's bins, its window, its gaps (a series shows every bin), calls cut
+ * at the bins' edges; partials of shares of different spans refuse to
+ * merge rather than number their bins from two origins. */
+Test(partial, time_bins_and_terms_of_shares_spanning_the_set)
+{
+    const char *bys[] = { "time", "func,time", "time,file", "func" };
+    const char *wheres[] = { "", "time>0.004 time<0.021", "time>=0.03" };
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+            check_split(halves, 2, bys[b], wheres[w], -1, false, 0, 1);
+            check_split(each, 7, bys[b], wheres[w], -1, false, 0, 2);
+        }
+    check_split(thirds, 3, "time", "", DFN_M_TIME_S, true, 4, 1);
+    /* not rebased: each share's bins from its own start */
+    dfn_store *a = load_share(0x2, 1), *b = load_share(0x80, 1);
+    cr_assert_neq(a->t0, b->t0, "two starts");
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BASIC, .threads = 1 };
+    char err[256];
+    cr_assert(dfn_dims_parse("time", q.dims, &q.ndims, err, sizeof err));
+    dfn_partial *pa = partial_of(a, &q), *pb = partial_of(b, &q);
+    cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
+    cr_assert_str_eq(err, "partial results of shares of different spans");
+    dfn_partial_free(pa);
+    /* a span that does not hold the store's own is refused, unchanged */
+    uint64_t t0 = a->t0;
+    cr_assert_not(dfn_store_rebase(a, t0 + 1, a->t1));
+    cr_assert_not(dfn_store_rebase(a, t0, a->t1 - 1));
+    cr_assert_eq(a->t0, t0);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(a);
+    dfn_store_free(b);
+}
+
 Test(partial, busy_time_through_slices_of_time)
 {
     const char *bys[] = { "", "func", "file", "proc", "func,file" };
@@ -287,9 +325,9 @@ Test(partial, queries_without_a_partial_say_why)
     dfn_filter f;
     cr_assert(dfn_filter_parse("time>1", &f, err, sizeof err));
     struct { const char *by; uint64_t metrics; const dfn_filter *f; size_t spark; const char *says; } cases[] = {
-        { "time", 0, NULL, 0, "time bins" },
+        { "event", 0, NULL, 0, "events" },
         { "pid", 0, NULL, 0, "pids" },
-        { "func", 0, &f, 0, "time terms" },
+        { "func", 0, &f, 16, "sparklines" },
         { "func", DFN_M_BIT(DFN_M_SELF_S), NULL, 0, "analysis" },
         { "func", DFN_M_BIT(DFN_M_IDLE_S), NULL, 0, "idle" },
         { "func", 0, NULL, 16, "sparklines" },
@@ -370,9 +408,9 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     memcpy(v2, bytes, len);
     size_t at = 0;
     while (v2[at] & 0x80) at++;   /* past the magic: the version */
-    v2[at + 1] = 2;
+    v2[at + 1] = 1;
     cr_assert_null(dfn_partial_decode(v2, len, err, sizeof err));
-    cr_assert(strstr(err, "version 2"), "%s", err);
+    cr_assert(strstr(err, "version 1 (this dfnav reads 2)"), "%s", err);
     free(v2);
     free(bytes);
     dfn_dims_free(q.dims, q.ndims);

@@ -220,7 +220,9 @@ Test(query, time_bins_and_windows)
 
 /* Keys tell 1 ms bins 1000 s in apart, and a stray ts 0 beside epoch
  * times keeps every key exact; a window of more bins than row ids is
- * refused with the bin it needs (issue 23). */
+ * refused with the bin it needs (issue 23), and so is one whose calls
+ * would be cut into more than 2^22 pieces (a call is a piece in each bin
+ * it runs through), but not a wide one of short calls. */
 Test(query, time_keys_are_exact_and_bins_fit)
 {
     dfn_store *s = su_load_text("tk.pfw",
@@ -236,6 +238,19 @@ Test(query, time_keys_are_exact_and_bins_fit)
     dfn_result *r = dfn_query_run(s, &q, err, sizeof err);
     cr_assert_null(r, "1 ms bins over 55 years");
     cr_assert(strstr(err, "--bin 0.4062 or more"), "%s", err);
+    dfn_store_free(s);
+    /* a call of 3 minutes in 1 µs bins: 180 M rows (9 GB), refused */
+    s = su_load_text("tk1.pfw", EV("read", "POSIX", 1, 1, 1000000, 180000000, ""), 1);
+    q = (dfn_query){ .sort = -1, .bin_s = 0.000001, .ndims = 1 };
+    q.dims[0].kind = DFN_DIM_TIME;
+    cr_assert_null(dfn_query_run(s, &q, err, sizeof err));
+    cr_assert(strstr(err, "more than 4194304 rows: --bin 4.3e-05 or more"), "%s", err);
+    dfn_store_free(s);
+    /* two short calls 5 minutes apart in 1 µs bins: a row a µs of theirs */
+    s = su_load_text("tkwide.pfw", EV("read", "POSIX", 1, 1, 1000000, 3, "") EV("read", "POSIX", 1, 1, 301000000, 2, ""), 1);
+    r = dfn_query_run(s, &q, err, sizeof err);
+    cr_assert(r && r->nrows == 5, "%s %zu", r ? "rows" : err, r ? r->nrows : 0);
+    dfn_result_free(r);
     dfn_store_free(s);
     s = su_load_text("tk2.pfw",
         EV("read", "POSIX", 1, 1, 1000000, 5, "")

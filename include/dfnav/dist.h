@@ -31,6 +31,9 @@ int dfn_dist_size(void);
 int dfn_dist_bcast_int(int v);
 /* The largest of every rank's v, on every rank. */
 int dfn_dist_max_int(int v);
+uint64_t dfn_dist_max_u64(uint64_t v);
+/* The sum of every rank's v (saturating at UINT64_MAX), on every rank. */
+uint64_t dfn_dist_sum_u64(uint64_t v);
 /* Sends the file at path to rank `to` (in 1 GiB pieces), or word that
  * there is none when path is NULL or cannot be read; false when the
  * transport failed. */

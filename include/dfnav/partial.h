@@ -78,9 +78,19 @@ typedef struct dfn_partial {
     dfn_seglog log;
     uint64_t total;           /* µs of every matched call (saturating) */
     uint64_t matched, matched_calls;
+    /* the query's window and bins in seconds from the store's start (as
+     * dfn_result's): rows of time bins are numbered from them, so shares
+     * merge only with the same ones (bin_s 0: a share without a store,
+     * which takes the others'); timed: the query has time bins or terms,
+     * its own or its layers' (its rows count from the store's start) */
+    double win_lo_s, win_hi_s, bin_s, bin0_s;
+    bool timed;
 } dfn_partial;
 
-/* Whether q has a partial; false with why (a caller runs the query whole). */
+/* Whether q has a partial; false with why (a caller runs the query whole).
+ * Time bins and time terms count from each store's start: shares of a
+ * set answer them as the set does once each is rebased to the set's span
+ * (dfn_store_rebase), and partials of different windows do not merge. */
 bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen);
 /* q's partial of store s; NULL with a message. */
 dfn_partial *dfn_query_partial(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);

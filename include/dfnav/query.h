@@ -95,8 +95,9 @@ void dfn_dims_free(dfn_dim *dims, size_t n);
 /* n dimensions into to, each with its own copy of its argument name. */
 void dfn_dims_copy(dfn_dim *to, const dfn_dim *from, size_t n);
 /* Whether rows of dimension k are keyed by a number every store gives
- * alike (a layer of one layer set, an I/O class, an op, a size bin),
- * rather than by text whose ids are a store's own. */
+ * alike (a layer of one layer set, an I/O class, an op, a size bin, a
+ * time bin of stores of one span), rather than by text whose ids are a
+ * store's own. */
 bool dfn_dim_numbered(dfn_dimkind k);
 /* The filter key whose equality selects a row of dimension k, or
  * DFN_KEY_COUNT (time, event and size have none). */

@@ -206,6 +206,10 @@ typedef struct dfn_store {
     dfn_srcinfo *src; size_t nsrc;
     char **paths;             /* the sources' paths, one block (dfn_strv_block) */
     dfn_strtab *labels;       /* texts sources share: era labels */
+    /* a share of a set (an MPI rank's): the µs of every call of the set,
+     * which bound how finely a query may cut its time into bins as they
+     * bound the set's (0: its own calls, summed when needed) */
+    uint64_t set_calls_us;
     uint64_t hash_conflicts;  /* one hash defined with two different names */
     size_t hash_conflict_src; /* where the first such later definition stands */
     uint64_t hash_conflict_line;
@@ -266,6 +270,14 @@ static inline uint64_t dfn_store_maxdur(const dfn_store *s, size_t i)
 void dfn_store_paths(dfn_store *s, const char *const *paths);
 /* ... from a block of them (dfn_strv_block) that s takes over. */
 void dfn_store_paths_own(dfn_store *s, char **block);
+/* Makes s span [t0, t1] (absolute µs, around its own first start and
+ * last end): its times then count from t0, as those of a set whose share
+ * it is (an MPI rank's), so that its time bins and time terms are the
+ * set's. Every absolute time stays. False, changing nothing, for a store
+ * mapped from an image or a span that does not hold its own. */
+bool dfn_store_rebase(dfn_store *s, uint64_t t0, uint64_t t1);
+/* The µs of every call of s, summed (saturating). */
+uint64_t dfn_store_calls_us(const dfn_store *s);
 /* A label sources share (an era), kept once in s->labels. */
 const char *dfn_store_label(dfn_store *s, const char *text);
 static inline const char *dfn_store_str(const dfn_store *s, uint32_t id) { return dfn_strtab_str(s->strs, id); }

@@ -26,6 +26,7 @@ typedef struct {
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
     bool unresolved;          /* some rank has a hash no file of its share defines, two names for one, or pids by name */
     bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
+    uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
 } share;
 
@@ -68,12 +69,8 @@ static bool query_wanted(const cli_opts *o, const char *by, const char *where, c
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     /* arg.NAME reads enclosing calls through the call tree of a process,
-     * whose files a share may not all hold; a layer file's time terms
-     * count from each share's start */
+     * whose files a share may not all hold */
     bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err) && !dfn_query_inherits(&q);
-    dfn_layers l = {0};
-    if (ok && o->layers && dfn_layers_load(o->layers, &l, err, sizeof err)) ok = !dfn_layers_timed(&l);
-    dfn_layers_free(&l);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     return ok;
@@ -142,6 +139,15 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
     share_sources(specs, n, s, sh);
     if (st == 3) { dfn_store_free(s); s = NULL; }
     sh->set.store = s;
+    /* every share spans the run: its time bins and time terms are the
+     * run's (a share's own start was its bins' origin) */
+    sh->t0 = ~dfn_dist_max_u64(s && s->n ? ~s->t0 : 0);
+    sh->t1 = dfn_dist_max_u64(s && s->n ? s->t1 : 0);
+    /* (a parsed store's own span always lies inside: else the images' way) */
+    bool unspanned = s && sh->t0 != UINT64_MAX && !dfn_store_rebase(s, sh->t0, sh->t1);
+    /* and bounds its time bins by the run's calls, as the run's are */
+    uint64_t calls_us = dfn_dist_sum_u64(s ? dfn_store_calls_us(s) : 0);
+    if (s) s->set_calls_us = calls_us;
     /* a share that could not be read is damage of the set, unless none could */
     sh->any = dfn_dist_max_int(s != NULL);
     sh->status = dfn_dist_max_int(st == 3 ? (nmine ? 1 : 0) : st);
@@ -152,7 +158,7 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
     bool named = false;
     for (size_t i = 0; s && i < s->nlanes && !named; i++) named = dfn_id_named(s->lanes[i].pid);
     sh->conflicts = dfn_dist_max_int(s && s->hash_conflicts);
-    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || named)) || sh->conflicts;
+    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || named || unspanned)) || sh->conflicts;
 }
 
 /* The runs' names (--compare), as rank 0 parsed them, on every rank:
@@ -434,6 +440,26 @@ typedef struct {
     int col[MAXQ];            /* the sort's column: a run, or diff or ratio (--compare) */
 } runq;
 
+/* Comparing by time, one bin width for every run, from the longest
+ * window, as dfn_compare_run makes it (its bins count from each run's
+ * start). */
+static void shares_common_bin(const shares *all, size_t nq, dfn_query *q)
+{
+    for (size_t j = 0; all->labels && j < nq; j++) {
+        bool timed = false;
+        for (size_t d = 0; d < q[j].ndims; d++) timed |= q[j].dims[d].kind == DFN_DIM_TIME;
+        if (!timed || q[j].bin_s > 0) continue;
+        double span = 0;
+        for (size_t k = 0; k < all->n; k++) {
+            const share *sh = &all->run[k];
+            double lo = 0, hi = sh->t0 == UINT64_MAX ? 0 : (sh->t1 - sh->t0) / 1e6;
+            dfn_filter_time_narrow(q[j].filter, &lo, &hi);
+            if (hi - lo > span) span = hi - lo;
+        }
+        q[j].bin_s = dfn_auto_bin(span);
+    }
+}
+
 /* The queries as report makes them, with every run's name for --sort
  * (METRIC@RUN): 0, or 2 for one report refuses (said on rank 0; every
  * rank alike, the same options), nothing made then. */
@@ -449,7 +475,10 @@ static int shares_queries(const cli_opts *o, const shares *all, const qspec *qs,
         for (; j < nq && !rc; j++)
             rc = cli_report_query(o, runs, all->n, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, o->metrics, agg,
                                   &rq[k].q[j], &rq[k].f[j], &rq[k].col[j]);
-        if (!rc) continue;
+        if (!rc) {
+            shares_common_bin(all, nq, rq[k].q);
+            continue;
+        }
         for (size_t m = 0; m <= k; m++)
             for (size_t i = 0; i < (m < k ? nq : j - 1); i++) {
                 dfn_filter_free(&rq[m].f[i]);
@@ -514,16 +543,20 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
  * spent. 0, or 2 when a partial was lost (said). */
 static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool print)
 {
-    char err[2048], first[2048] = "";
+    char err[2048], first[2064] = "";
     dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
     bool ok = true;
     for (size_t k = 0; k < all->n; k++) {
-        res[k] = share_combine(all, &all->run[k], &rq[k].q[j], rq[k].p[j], rq[k].failed[j], err, sizeof err);
-        if (dfn_dist_rank() == 0 && !res[k] && ok) snprintf(first, sizeof first, "%s", err), ok = false;
+        bool own = rq[k].failed[j];
+        res[k] = share_combine(all, &all->run[k], &rq[k].q[j], rq[k].p[j], own, err, sizeof err);
+        /* rank 0's own query's failure in one process's words (every
+         * share refuses such a query alike); a partial lost on the way,
+         * MPI's */
+        if (dfn_dist_rank() == 0 && !res[k] && ok) snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err), ok = false;
     }
     int rc = 0;
     if (dfn_dist_rank() == 0 && !ok && print) {
-        fprintf(stderr, "dfnav: MPI: %s\n", first);
+        fprintf(stderr, "dfnav: %s\n", first);
         rc = 2;
     } else if (dfn_dist_rank() == 0 && ok && print) {
         const dfn_query *q = &rq[0].q[j];

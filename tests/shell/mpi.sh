@@ -175,8 +175,7 @@ check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by file "$T/damaged" >/dev/null 2>"$T/mpi.err"
 check "hashes of two names: the whole set on rank 0" "1" "$(grep -c 'files from their images' "$T/mpi.err")"
 # pids given as names (other tools' Chrome traces) are ids of each store's
-# strings, and a layer file's time terms count from each share's start:
-# both the whole set on rank 0, and one process's rows, ties and all
+# strings: the whole set on rank 0, and one process's rows, ties and all
 mkdir -p "$T/named"
 for k in 3 1 2; do
     printf '{"name":"read","cat":"POSIX","pid":"worker-%d","tid":1,"ts":%d,"dur":50,"ph":"X","args":{"fname":"/f%d"}}\n' \
@@ -186,10 +185,35 @@ same "pids by name: report" 3 report -q --no-cache --by func -m all "$T/named"
 same "pids by name: report, basic" 2 report -q --no-cache --by func "$T/named"
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by func "$T/named" >/dev/null 2>"$T/mpi.err"
 check "pids by name: the whole set on rank 0" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+# time bins, time terms and a layer file's time terms count from the
+# set's start on every rank (each share spans the set): each rank its
+# share; comparing by time, one bin for both runs, from the longer
 printf 'early: func=read time<1\nposixy: cat=POSIX\n' >"$T/timed.layers"
 same "a layer file with time terms" 3 report -q --no-cache --layers "$T/timed.layers" --by layer "$T/u64"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --layers "$T/timed.layers" --by layer "$T/u64" >/dev/null 2>"$T/mpi.err"
-check "time terms in layers: the whole set on rank 0" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+same "time bins and terms" 3 report -q --no-cache --by func,time --where "time>0.5 time<=4" -f csv "$T/u64"
+same "a time series with its gaps" 2 report -q --no-cache --by time --bin 0.25 "$T/quoted"
+same "compare by time" 3 report -q --no-cache --compare --by time -f json "$T/u64" "$T/quoted"
+for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted"; do
+    $MPIRUN -n 3 "$DFNAV" report --no-cache $args "$T/u64" >/dev/null 2>"$T/mpi.err"
+    check "$args: each rank its share" 1 "$(grep -c 'each queried its share' "$T/mpi.err")"
+done
+# a bin that cuts the window into more rows than a query makes: refused,
+# in one process's words (it took 9 GB and the kernel's kill)
+"$DFNAV" report -q --no-cache --by time --bin 0.000001 "$T/u64" 2>"$T/one.err"
+$MPIRUN -n 3 "$DFNAV" report -q --no-cache --by time --bin 0.000001 "$T/u64" 2>"$T/mpi.err"
+check "a bin too fine: exit status" 2 $?
+grep '^dfnav' "$T/mpi.err" >"$T/mpi.dfnav"
+same_files "a bin too fine: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
+# ... bounded by the whole set's calls, not a share's: two calls of 2.2 s
+# in 1 µs bins, each alone under 2^22 pieces, both over
+mkdir -p "$T/fine"
+printf '{"name":"read","cat":"POSIX","pid":%d,"tid":1,"ts":%d,"dur":2200000,"ph":"X"}\n' 1 1000000 >"$T/fine/a.pfw"
+printf '{"name":"read","cat":"POSIX","pid":%d,"tid":1,"ts":%d,"dur":2200000,"ph":"X"}\n' 2 3200000 >"$T/fine/b.pfw"
+"$DFNAV" report -q --no-cache --by time --bin 0.000001 "$T/fine" 2>"$T/one.err"
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by time --bin 0.000001 "$T/fine" 2>"$T/mpi.err" >/dev/null
+check "a bin too fine for the set, not for a share: exit status" 2 $?
+grep '^dfnav' "$T/mpi.err" >"$T/mpi.dfnav"
+same_files "a bin too fine for the set: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
 # a set too big for one node's memory: how many nodes would hold it, and
 # that many ranks, each checking its own share, do
 gen nodes --seed 7 --events 600000 --ranks 6
