@@ -1055,27 +1055,35 @@ uint8_t *dfn_image_sources_encode(const dfn_store *s, size_t *len)
     return b.p ? b.p : dfn_xcalloc(1, 1);
 }
 
-/* The index of the first source of path not yet given (first[] by the
- * path's id in at, then along next[]), or SIZE_MAX. */
-static size_t sources_slot(dfn_strtab *at, const size_t *first, const size_t *next, const bool *given, const char *path)
+/* The set's paths (each once, in at, ids below distinct) and, by id,
+ * the first of its sources; next[] chains a path given twice. */
+typedef struct {
+    dfn_strtab *at;
+    size_t distinct;
+    size_t *first, *next;
+    bool *given;
+} source_slots;
+
+/* The index of the first source of path not yet given, or SIZE_MAX: a
+ * path not in the set (interned now, or by an earlier part naming it
+ * too: its id is past the set's) or none left of it. */
+static size_t sources_slot(const source_slots *x, const char *path)
 {
-    size_t before = dfn_strtab_count(at);
-    uint32_t id = dfn_strtab_intern(at, path, strlen(path));
-    if (id >= before) return SIZE_MAX;   /* a path not in the set (interned now: never first) */
-    size_t i = first[id];
-    while (i != SIZE_MAX && given[i]) i = next[i];
+    uint32_t id = dfn_strtab_intern(x->at, path, strlen(path));
+    if (id >= x->distinct) return SIZE_MAX;
+    size_t i = x->first[id];
+    while (i != SIZE_MAX && x->given[i]) i = x->next[i];
     return i;
 }
 
 /* One part's sources into s where their paths say; false when the part
  * is not whole or names a file the set has not (or has no more of). */
-static bool sources_part(dfn_store *s, const uint8_t *p, size_t len, dfn_strtab *at, const size_t *first,
-                         const size_t *next, bool *given)
+static bool sources_part(dfn_store *s, const uint8_t *p, size_t len, source_slots *x)
 {
     rbuf r = { p, p + len, false };
     while (r.p < r.end) {
         char *path = rb_cstr(&r);
-        size_t i = path ? sources_slot(at, first, next, given, path) : SIZE_MAX;
+        size_t i = path ? sources_slot(x, path) : SIZE_MAX;
         free(path);
         if (i == SIZE_MAX) return false;
         dfn_srcinfo si = { 0 };
@@ -1083,7 +1091,7 @@ static bool sources_part(dfn_store *s, const uint8_t *p, size_t len, dfn_strtab 
         si.path = s->src[i].path;
         if (!ok) { dfn_srcinfo_free(&si); return false; }
         s->src[i] = si;
-        given[i] = true;
+        x->given[i] = true;
     }
     return true;
 }
@@ -1096,30 +1104,30 @@ dfn_store *dfn_image_sources_store(const char *const *paths, size_t n, const uin
     s->src = dfn_xcalloc(n ? n : 1, sizeof *s->src);
     dfn_store_paths(s, paths);
     /* each path's sources in set order: a path given twice is two */
-    dfn_strtab *at = dfn_strtab_new();
-    size_t *first = dfn_xmalloc((n ? n : 1) * sizeof *first), *next = dfn_xmalloc((n ? n : 1) * sizeof *next);
+    source_slots x = { dfn_strtab_new(), 0, dfn_xmalloc((n ? n : 1) * sizeof *x.first),
+                       dfn_xmalloc((n ? n : 1) * sizeof *x.next), dfn_xcalloc(n ? n : 1, sizeof *x.given) };
     size_t *last = dfn_xmalloc((n ? n : 1) * sizeof *last);
-    bool *given = dfn_xcalloc(n ? n : 1, sizeof *given);
     for (size_t i = 0; i < n; i++) {
-        size_t before = dfn_strtab_count(at);
-        uint32_t id = dfn_strtab_intern(at, paths[i], strlen(paths[i]));
-        next[i] = SIZE_MAX;
-        if (id >= before) first[id] = last[id] = i;
-        else next[last[id]] = i, last[id] = i;
+        size_t before = dfn_strtab_count(x.at);
+        uint32_t id = dfn_strtab_intern(x.at, paths[i], strlen(paths[i]));
+        x.next[i] = SIZE_MAX;
+        if (id >= before) x.first[id] = last[id] = i;
+        else x.next[last[id]] = i, last[id] = i;
     }
+    x.distinct = dfn_strtab_count(x.at);
     *lost = 0;
     for (size_t k = 0; k < nparts; k++)
-        if (parts[k] && !sources_part(s, parts[k], lens[k], at, first, next, given)) (*lost)++;
+        if (parts[k] && !sources_part(s, parts[k], lens[k], &x)) (*lost)++;
     /* a file no part gave is still one of the set's: said, never dropped */
     for (size_t i = 0; i < n; i++) {
-        if (given[i]) continue;
+        if (x.given[i]) continue;
         s->src[i].era = dfn_store_label(s, "-");
         dfn_srcinfo_more(&s->src[i])->error = dfn_xstrdup("no account of this file came from the rank that read it");
     }
-    free(given);
-    free(first);
-    free(next);
+    free(x.given);
+    free(x.first);
+    free(x.next);
     free(last);
-    dfn_strtab_free(at);
+    dfn_strtab_free(x.at);
     return s;
 }

@@ -492,14 +492,16 @@ static void get_map(ibuf *in, dfn_map64 *m, int shift, uint64_t rows, uint64_t l
 }
 
 /* The highest number a row of dimension kind k may keep. */
-static uint64_t dim_limit(dfn_dimkind k, uint64_t ntext)
+static uint64_t dim_limit(const dfn_partial *p, dfn_dimkind k, uint64_t ntext)
 {
+    /* a time bin of the window, or the one past it a call may reach */
+    double bins = p->bin_s > 0 ? (p->win_hi_s - p->bin0_s) / p->bin_s + 2 : 0;
     switch (k) {
     case DFN_DIM_LAYER: return 64;
     case DFN_DIM_CLASS: return DFN_CLASS_COUNT;
     case DFN_DIM_OP: return DFN_OP_COUNT;
     case DFN_DIM_SIZEBIN: return DFN_SIZEBIN_COUNT + 1;   /* and "-", a call without a size */
-    case DFN_DIM_TIME: return UINT32_MAX - 1;   /* (a query cuts no window into more bins) */
+    case DFN_DIM_TIME: return bins < UINT32_MAX - 1 ? (uint64_t)bins + 1 : UINT32_MAX - 1;
     default: return ntext;
     }
 }
@@ -509,7 +511,7 @@ static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
     size_t nrows = get_count(in, p->ndims + 13, "the rows");
     uint32_t keys[DFN_MAX_DIMS];
     for (size_t r = 0; r < nrows && !in->bad; r++) {
-        for (size_t d = 0; d < p->ndims; d++) keys[d] = (uint32_t)get_u(in, dim_limit(p->dims[d].kind, nt), "a row's key");
+        for (size_t d = 0; d < p->ndims; d++) keys[d] = (uint32_t)get_u(in, dim_limit(p, p->dims[d].kind, nt), "a row's key");
         if (in->bad) break;
         size_t row = dfn_partial_row(p, keys);
         if (row != r) { in->bad = "a row given twice"; break; }
@@ -547,10 +549,12 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     double *win[] = { &p->win_lo_s, &p->win_hi_s, &p->bin_s, &p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) *win[k] = get_d(&in);
     p->timed = get_u(&in, 2, "its window") != 0;
-    /* a window of seconds a bin of which is at least a µs, or none */
-    if (!in.bad && !(p->bin_s == 0 || (p->bin_s >= 1e-6 && p->bin_s < 1e12 && p->win_lo_s >= 0 &&
-                                       p->win_hi_s >= p->win_lo_s && p->win_hi_s < 1e13 && p->bin0_s >= 0 &&
-                                       p->bin0_s <= p->win_lo_s)))
+    /* a window of seconds a bin of which is at least a µs, or none: its
+     * bins' starts (bin0 from the window's exact µs, which may pass
+     * win_lo by the µs a time>X bound takes) count in an int64 of µs */
+    if (!in.bad && !(p->bin_s == 0 || (p->bin_s >= 1e-6 && p->bin_s <= 1e11 && p->win_lo_s >= 0 &&
+                                       p->win_hi_s >= p->win_lo_s && p->win_hi_s <= 1e12 && p->bin0_s >= 0 &&
+                                       p->bin0_s <= p->win_hi_s + p->bin_s)))
         in.bad = "its window";
     size_t nt = get_count(&in, 1, "the texts");
     for (size_t k = 0; k < nt && !in.bad; k++) {

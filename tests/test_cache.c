@@ -790,6 +790,14 @@ Test(cache, a_shares_sources_come_back_in_the_sets_order)
     cr_assert_gt(missing, (n + 2) / SHARES);
     cr_assert_lt(missing, (n + 2) / SHARES + (n + 1) / SHARES);
     dfn_store_free(back);
+    /* two parts naming one file the set has not: each refused, within
+     * bounds (the second finds the name the first left behind) */
+    const uint8_t *stray[2] = { part[2], part[2] };
+    const size_t slen[2] = { len[2], len[2] };
+    back = dfn_image_sources_store((const char *const *)paths, 1, stray, slen, 2, &lost);
+    cr_assert_eq(lost, 2);
+    cr_assert(strstr(dfn_src_more(&back->src[0])->error, "no account"));
+    dfn_store_free(back);
     for (size_t k = 0; k < SHARES; k++) free(part[k]);
     dfn_store_free(whole);
     for (size_t i = 0; i < n; i++) free(paths[i]);

@@ -248,7 +248,9 @@ Test(partial, shares_merge_into_the_whole_sets_rows)
 Test(partial, time_bins_and_terms_of_shares_spanning_the_set)
 {
     const char *bys[] = { "time", "func,time", "time,file", "func" };
-    const char *wheres[] = { "", "time>0.004 time<0.021", "time>=0.03" };
+    /* (time>0.009999 starts the window at 10000 µs, a bin's edge past
+     * its 0.009999 s: bin0 past win_lo) */
+    const char *wheres[] = { "", "time>0.004 time<0.021", "time>=0.03", "time>0.009999" };
     for (size_t b = 0; b < sizeof bys / sizeof *bys; b++)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
             check_split(halves, 2, bys[b], wheres[w], -1, false, 0, 1);

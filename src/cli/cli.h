@@ -106,12 +106,16 @@ void cli_dist_tell(int word);
 void cli_dist_reopen(void);
 /* This rank's share of the runs' files (rank 0 walks specs and sends each
  * rank its paths; the others pass none): *nmine paths, pointing into the
- * runs or *list, which the caller frees with the array. unplanned: rank
- * 0's share holds what it alone can read (standard input, what is no
- * regular file); else no share does. */
+ * runs or *list, which the caller frees with the array. *left (rank 0):
+ * the files no share holds, which only rank 0's load of the set can read
+ * (standard input, what is no regular file). */
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left, char **list);
 /* The name of rank's image of its share of run number run in dir (malloc'd). */
 char *cli_dist_image_name(const char *dir, int rank, size_t run);
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine, char **list);
+/* Rank 0 said the inputs' errors (cli_dist_report), which a load that
+ * follows does not say again. */
+void cli_dist_inputs_said(void);
+bool cli_dist_inputs_were_said(void);
 char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
 int cli_dist_worker(const cli_opts *o);
 /* Says on stderr how many of the runs' files rank 0 took from the ranks'

@@ -278,10 +278,10 @@ static char *dist_mkdir(void)
  * so was a storm of metadata requests on a parallel file system): it
  * plans who reads what and sends each other rank the paths of its share,
  * each ended by a NUL. Each file of every run once; standard input and
- * what is no regular file only rank 0 can read: in its own share when
- * unplanned (the shares' way), else left out, for rank 0's load of the
- * set to read. Rank 0's own share comes back, as the runs' own paths. */
-static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine)
+ * what is no regular file only rank 0's load of the set can read (once:
+ * a pipe gives its bytes to one reader), so no share holds them: *left
+ * counts them. Rank 0's own share comes back, as the runs' own paths. */
+static const char **dist_share_plan(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left)
 {
     const char **all;
     uint64_t *bytes;
@@ -299,9 +299,11 @@ static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool unp
         free(list);
     }
     /* rank 0's, in place: i never falls behind the count kept */
-    *nmine = 0;
-    for (size_t i = 0; i < m; i++)
-        if (bytes[i] == UINT64_MAX ? unplanned : rank_of[i] == 0) all[(*nmine)++] = all[i];
+    *nmine = *left = 0;
+    for (size_t i = 0; i < m; i++) {
+        *left += bytes[i] == UINT64_MAX;
+        if (rank_of[i] == 0 && bytes[i] != UINT64_MAX) all[(*nmine)++] = all[i];
+    }
     free(rank_of);
     free(bytes);
     return all;
@@ -363,11 +365,19 @@ void cli_dist_reopen(void)
     g_told = false;
 }
 
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool unplanned, size_t *nmine, char **list)
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left, char **list)
 {
     *list = NULL;
-    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, unplanned, nmine) : dist_share_recv(nmine, list);
+    *left = 0;
+    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, nmine, left) : dist_share_recv(nmine, list);
 }
+
+/* Whether rank 0 said the inputs' errors already (a query on the ranks'
+ * shares that went the images' way after all): the load says them once. */
+static bool g_inputs_said;
+
+void cli_dist_inputs_said(void) { g_inputs_said = true; }
+bool cli_dist_inputs_were_said(void) { return g_inputs_said; }
 
 /* Every rank's share of each run into an image of its own, sent to rank
  * 0 (see cli_dist_share). A run an image: the runs of a comparison may
@@ -378,11 +388,11 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
     size_t nruns = (size_t)dfn_dist_bcast_int(o->compare ? (int)n : 1);
     char *dir = dist_mkdir();
     for (size_t k = 0; k < nruns; k++) {
-        size_t nmine;
+        size_t nmine, left;
         char *list;
         /* a run a spec (--compare), else the set of every spec */
         const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
-        const char **mine = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, false, &nmine, &list);
+        const char **mine = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, &nmine, &left, &list);
         char *img = dist_parse_share(o, mine, nmine, dir);
         free(mine);
         free(list);

@@ -106,7 +106,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         runs[k].label = specs[k].label;
         specs[k].label = NULL;
         const dfn_inputs *in = &specs[k].in;
-        for (size_t i = 0; i < in->nerrors; i++) dfn_warnf(stderr, "%s", in->errors[i]);
+        for (size_t i = 0; i < in->nerrors && !cli_dist_inputs_were_said(); i++) dfn_warnf(stderr, "%s", in->errors[i]);
         if (in->n == 0) {
             if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", runs[k].label);
             else fprintf(stderr, "dfnav: no trace file to read\n");

@@ -8,12 +8,15 @@
 #include "cli.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
+#include "dfnav/export.h"
 #include "dfnav/image.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* What every rank knows of one run after its load and the word of the
  * others (report and overview: the set; with --compare, each run). */
@@ -36,6 +39,7 @@ typedef struct {
     size_t n;
     char **labels;            /* --compare: the runs' names, on every rank; else NULL */
     bool too_big;             /* some rank's shares would not fit in its node's memory */
+    bool left;                /* a file no share holds (standard input, a pipe): only rank 0's load reads it */
     double query_s, slices_s, merge_s;   /* the slowest rank's queries, then the swaps and the tree (rank 0's clock) */
 } shares;
 
@@ -199,16 +203,23 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     char **lists = dfn_xcalloc(nruns, sizeof *lists);
     size_t *nmine = dfn_xcalloc(nruns, sizeof *nmine);
     dfn_estimate est = {0};
+    size_t left = 0;
     for (size_t k = 0; k < nruns; k++) {
         /* a run a spec (--compare), else the set of every spec */
         const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
-        mine[k] = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, true, &nmine[k], &lists[k]);
+        size_t l;
+        mine[k] = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, &nmine[k], &l, &lists[k]);
+        left += l;
         dfn_estimate_add(&est, mine[k], nmine[k]);
     }
+    /* a pipe gives its bytes once: read by rank 0's load of the set, the
+     * images' way, before any share is read */
+    all->left = dfn_dist_bcast_int(left > 0);
     char msg[512];
     uint64_t th = (uint64_t)(o->threads > 0 ? o->threads : dfn_ncpus());
-    all->too_big = dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
-    for (size_t k = 0; k < nruns && !all->too_big; k++) {
+    all->too_big = !all->left &&
+                   dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+    for (size_t k = 0; k < nruns && !all->too_big && !all->left; k++) {
         const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
         share_load(o, sp, specs ? (o->compare ? 1 : n) : 0, mine[k], nmine[k], &all->run[k]);
     }
@@ -302,33 +313,60 @@ static void shares_damage(const cli_opts *o, const shares *all)
     }
 }
 
+/* What a rank sends up the tree in place of a partial it does not have:
+ * a NUL (no partial begins so), then 'Q' and why its own query failed
+ * (said in one process's words) or 'M' and what was lost on the way. */
+static uint8_t *reason_bytes(bool own, const char *why, size_t *len)
+{
+    size_t l = strlen(why);
+    uint8_t *b = dfn_xmalloc(l + 2);
+    b[0] = 0;
+    b[1] = own ? 'Q' : 'M';
+    memcpy(b + 2, why, l);
+    *len = l + 2;
+    return b;
+}
+
 /* A partial another rank sent (bytes, len; freed here) merged into into,
- * while ok: the new ok, with err saying what was lost (what, from whom). */
+ * while ok: the new ok. What was lost goes in err (what, from whom; or
+ * the sender's reason, *own when its own query failed), once. */
 static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, const char *what, int from, char *err,
-                       size_t errlen)
+                       size_t errlen, bool *own)
 {
     char why[512] = "did not come";
+    if (bytes && len >= 2 && bytes[0] == 0) {   /* a reason, not a partial */
+        if (ok) {
+            *own = bytes[1] == 'Q';
+            /* (another rank's words: no byte of them reaches a terminal raw) */
+            (void)dfn_fmt_safe(bytes + 2, strnlen(bytes + 2, len - 2), err, errlen);
+        }
+        free(bytes);
+        return false;
+    }
     dfn_partial *q = bytes && len ? dfn_partial_decode((const uint8_t *)bytes, len, why, sizeof why) : NULL;
     free(bytes);
-    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why);
+    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why), *own = false;
     if (!q || !ok) {
         dfn_partial_free(q);
         return false;
     }
-    return dfn_partial_merge(into, q, err, errlen);
+    if (dfn_partial_merge(into, q, err, errlen)) return true;
+    *own = false;
+    return false;
 }
 
 /* This rank's partial merged with those below it in the tree; rank 0's
- * is the set's. NULL (rank 0: said why) when a partial was lost. */
-static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen)
+ * is the set's. NULL (rank 0: why in err, *own when a rank's own query
+ * failed, as one process's would) when a partial was lost. */
+static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen, bool *own)
 {
     int me = dfn_dist_rank(), n = dfn_dist_size();
     bool ok = p != NULL;
     for (int step = 1; step < n; step <<= 1) {
         if (me % (2 * step) == step) {
-            size_t len = 0;   /* (a subtree that lost a partial sends none: never a part as the whole) */
-            uint8_t *bytes = p && ok ? dfn_partial_encode(p, &len) : NULL;
-            (void)dfn_dist_send_bytes(me - step, bytes ? bytes : (const uint8_t *)"", len);
+            size_t len = 0;   /* (a subtree that lost a partial sends why: never a part as the whole) */
+            uint8_t *bytes = p && ok ? dfn_partial_encode(p, &len) : reason_bytes(*own, err, &len);
+            (void)dfn_dist_send_bytes(me - step, bytes, len);
             free(bytes);
             dfn_partial_free(p);
             return NULL;
@@ -336,7 +374,7 @@ static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen)
         if (me % (2 * step) || me + step >= n) continue;
         size_t len;
         char *bytes = dfn_dist_recv_bytes(me + step, &len);
-        ok = merge_sent(p, bytes, len, ok, "partial result", me + step, err, errlen);
+        ok = merge_sent(p, bytes, len, ok, "partial result", me + step, err, errlen, own);
     }
     if (!ok) { dfn_partial_free(p); return NULL; }
     return p;
@@ -417,7 +455,8 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
         dfn_partial_free(cut);
         char *got = dfn_dist_swap_bytes(to, bytes, len, from, &rlen);
         free(bytes);
-        ok = merge_sent(mine, got, rlen, ok, "slice of busy time", from, err, errlen);
+        bool own = false;
+        ok = merge_sent(mine, got, rlen, ok, "slice of busy time", from, err, errlen, &own);
     }
     free(edge);
     dfn_partial_drop_segs(p);
@@ -512,27 +551,33 @@ static void share_partials(share *sh, size_t nq, runq *rq)
 }
 
 /* One query's partials of every rank for one run, merged on rank 0 into
- * its rows there (NULL elsewhere, or with why in err); p is spent. Every
- * rank takes part. Comparing, the rows are whole: runs are cut to --top
- * once matched. */
-static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, bool failed, char *err,
+ * its rows there (NULL elsewhere, or with why in err: *own, in this
+ * rank's query failed, out a rank's own query's failure, which one
+ * process would say so); p is spent. Every rank takes part. Comparing,
+ * the rows are whole: runs are cut to --top once matched. */
+static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, bool *own, char *err,
                                  size_t errlen)
 {
-    /* (what share_reduce says when a partial is lost: rank 0's own, why) */
+    bool failed = *own;
     snprintf(err, errlen, "%s", failed ? sh->why : "a rank's partial result did not come");
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
-    if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, err, errlen)) failed = true;
+    char serr[1024];
+    if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, serr, sizeof serr) && !failed) {
+        snprintf(err, errlen, "%s", serr);
+        failed = true;
+    }
     double t2 = dfn_now();
     if (failed) {
         dfn_partial_free(p);
         p = NULL;
     }
-    p = share_reduce(p, err, errlen);
+    p = share_reduce(p, err, errlen, own);
     if (dfn_dist_rank() != 0) return NULL;
     dfn_query whole = *q;
     if (all->labels) whole.top = 0;
     dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
+    if (p && !r) *own = false;
     all->slices_s += t2 - t1;
     all->merge_s += dfn_now() - t2;
     return r;
@@ -548,17 +593,18 @@ static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool
     bool ok = true;
     for (size_t k = 0; k < all->n; k++) {
         bool own = rq[k].failed[j];
-        res[k] = share_combine(all, &all->run[k], &rq[k].q[j], rq[k].p[j], own, err, sizeof err);
-        /* rank 0's own query's failure in one process's words (every
+        res[k] = share_combine(all, &all->run[k], &rq[k].q[j], rq[k].p[j], &own, err, sizeof err);
+        /* a rank's own query's failure in one process's words (every
          * share refuses such a query alike); a partial lost on the way,
          * MPI's */
         if (dfn_dist_rank() == 0 && !res[k] && ok) snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err), ok = false;
     }
     int rc = 0;
-    if (dfn_dist_rank() == 0 && !ok && print) {
-        fprintf(stderr, "dfnav: %s\n", first);
+    if (dfn_dist_rank() == 0 && !ok) {
+        if (print) fprintf(stderr, "dfnav: %s\n", first);
         rc = 2;
-    } else if (dfn_dist_rank() == 0 && ok && print) {
+        for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
+    } else if (dfn_dist_rank() == 0 && print) {
         const dfn_query *q = &rq[0].q[j];
         dfn_compare *c = all->labels ? dfn_compare_results(res, all->n, q, rq[0].col[j], (const char *const *)all->labels)
                                      : dfn_compare_of(res[0], q->sort, q->desc);
@@ -577,9 +623,11 @@ static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool
 /* nq queries on every run's shares: partials, then each table merged and
  * printed on rank 0 in turn until one fails. The tables are collective:
  * every rank merges every one. heads: what rank 0 prints before each. */
-static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq, const char *const *heads)
+static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq, const char *const *heads,
+                      size_t *tried)
 {
     runq *rq = dfn_xcalloc(all->n, sizeof *rq);
+    *tried = 0;
     int rc = shares_queries(o, all, qs, nq, rq);
     if (rc) {
         free(rq);
@@ -592,6 +640,7 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     for (size_t j = 0; j < nq; j++) {
         if (heads && heads[j] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[j]);
+        if (!rc) *tried = j + 1;
         int r = shares_table(o, all, rq, j, !rc);
         if (!rc) rc = r;
     }
@@ -674,9 +723,10 @@ static int shares_overview(const cli_opts *o, shares *all)
     char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
     const qspec qs[3] = { { "layer", o->where, "key", 0 }, { "class", o->where, NULL, 0 }, { "file", files_where, NULL, 10 } };
     static const char *const heads[3] = { NULL, "\nI/O classes:\n", "\nBusiest files:\n" };
-    int rc = shares_run(o, all, qs, table ? 3 : 1, heads);
-    /* (as one process: said once the busiest files' table is) */
-    if (!rc && table && dfn_dist_rank() == 0) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
+    size_t tried;
+    int rc = shares_run(o, all, qs, table ? 3 : 1, heads, &tried);
+    /* (as one process: said once the busiest files' table was tried) */
+    if (tried == 3 && dfn_dist_rank() == 0) printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");
     free(files_where);
     return rc;
 }
@@ -778,6 +828,7 @@ static int shares_info(const cli_opts *o, const share *sh)
 static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all, int word)
 {
     shares_load(o, specs, n, nruns, all);
+    if (all->left) return -1;
     if (all->too_big) {
         if (dfn_dist_rank() == 0)
             fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
@@ -803,7 +854,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
     else if (!rc && word == CLI_DIST_REPORT) {
         qspec qs = { o->by, o->where, o->sort, o->top };
-        rc = shares_run(o, all, &qs, 1, NULL);
+        size_t tried;
+        rc = shares_run(o, all, &qs, 1, NULL, &tried);
     }
     int wr = dfn_dist_rank() == 0 ? cli_write_status(stdout) : 0;
     return rc ? rc : wr ? wr : status;
@@ -835,6 +887,27 @@ static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, i
     return rc;
 }
 
+/* shares_check with this rank's stderr muted: a query report refuses
+ * goes the images' way, whose load says it where one process does (after
+ * the load's damage, with its status). */
+static int shares_check_quietly(const cli_opts *o, const dfn_runspec *specs, size_t n, int word)
+{
+    fflush(stderr);
+    int keep = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (keep < 0 || null < 0) {   /* (no descriptor to spare: not the shares' way) */
+        if (keep >= 0) close(keep);
+        if (null >= 0) close(null);
+        return 2;
+    }
+    dup2(null, STDERR_FILENO);
+    close(null);
+    int rc = shares_check(o, specs, n, word);
+    fflush(stderr);
+    dup2(keep, STDERR_FILENO);
+    close(keep);
+    return rc;
+}
+
 int cli_dist_report(const cli_opts *o, int word)
 {
     char msg[512];
@@ -845,30 +918,27 @@ int cli_dist_report(const cli_opts *o, int word)
         return 2;
     }
     size_t files = 0;
-    bool empty_run = false;
+    bool empty_run = false, stdin_too = false;
     for (size_t k = 0; k < n; k++) {
         files += specs[k].in.n;
         empty_run |= specs[k].in.n == 0;
+        for (size_t i = 0; i < specs[k].in.n; i++) stdin_too |= strcmp(specs[k].in.paths[i], "-") == 0;
     }
-    if (o->compare && empty_run) {   /* (one process says which run has none) */
+    /* the images' way: a run without files (one process says which),
+     * standard input (rank 0's load reads it, once), a query report
+     * refuses (said after the load, as one process does) */
+    if ((o->compare && empty_run) || stdin_too || (word != CLI_DIST_INFO && shares_check_quietly(o, specs, n, word))) {
         dfn_runs_free(specs, n);
         return -1;
     }
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
+    cli_dist_inputs_said();
     if (!files) {
         fprintf(stderr, "dfnav: no trace file to read\n");
         dfn_runs_free(specs, n);
         cli_dist_tell(CLI_DIST_STOP);
         return 3;
-    }
-    /* a query report refuses, refused before any rank loads (and said
-     * once: the others never see it) */
-    int bad = word == CLI_DIST_INFO ? 0 : shares_check(o, specs, n, word);
-    if (bad) {
-        dfn_runs_free(specs, n);
-        cli_dist_tell(CLI_DIST_STOP);
-        return bad;
     }
     cli_dist_tell(word);
     size_t nruns = o->compare ? n : 1;
@@ -885,8 +955,12 @@ int cli_dist_report(const cli_opts *o, int word)
     else if ((rc == 0 || rc == 1) && !o->quiet)   /* (the query ran) */
         dfn_warnf(stderr, "MPI: %d ranks: each queried its share of the files; rank 0 merged the results (queries "
                   "%.2f s, busy slices %.2f s, merge %.2f s)", dfn_dist_size(), all.query_s, all.slices_s, all.merge_s);
+    if (rc == 0 && input_errors) rc = 1;
+    /* every rank ends with rank 0's status: the launcher gives the first
+     * rank's that fails, which must be one process's */
+    rc = dfn_dist_bcast_int(rc);
     if (rc < 0) cli_dist_reopen();   /* the images' way gives the next word, or the exit does */
-    return rc == 0 && input_errors ? 1 : rc;
+    return rc;
 }
 
 int cli_dist_report_worker(const cli_opts *o, int word)
@@ -895,6 +969,7 @@ int cli_dist_report_worker(const cli_opts *o, int word)
     shares all;
     int rc = dist_report(o, NULL, 0, nruns, &all, word);
     shares_free(&all);
+    rc = dfn_dist_bcast_int(rc);   /* (rank 0's) */
     if (rc >= 0) return rc;
     /* the images' way: rank 0's load gives the word again */
     return cli_dist_worker(o);

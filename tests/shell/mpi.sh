@@ -146,10 +146,27 @@ same "info --list args, each rank its share" 4 info -q --no-cache --list args "$
 same "info --list layers, each rank its share" 2 info -q --no-cache --list layers "$T/newest-gz"
 same "compare, each rank its share" 3 report -q --no-cache --compare --by func --sort count@diff a="$T/u64" b="$T/quoted"
 same "compare of three runs by file, json" 2 report -q --no-cache --compare --by file -f json --top 7 "$T/u64" "$T/v2" "$T/hurt"
-# standard input, which rank 0 alone can read: in its own share
+# standard input, which rank 0 alone can read, and once: the images' way
+# (read in rank 0's share, a fallback after the shares read it again, and
+# found it empty)
 "$DFNAV" report -q --no-cache --by func - "$T/quoted/trace-1-of-3.pfw" <"$T/quoted/trace-0-of-3.pfw" >"$T/one.out"
 $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func - "$T/quoted/trace-1-of-3.pfw" <"$T/quoted/trace-0-of-3.pfw" >"$T/mpi.out"
-same_files "standard input in rank 0's share" "$T/one.out" "$T/mpi.out"
+same_files "standard input, read once" "$T/one.out" "$T/mpi.out"
+"$DFNAV" info -q --no-cache -f csv - "$T/quoted/trace-1-of-3.pfw" <"$T/quoted/trace-0-of-3.pfw" >"$T/one.out"
+$MPIRUN -n 2 "$DFNAV" info -q --no-cache -f csv - "$T/quoted/trace-1-of-3.pfw" <"$T/quoted/trace-0-of-3.pfw" >"$T/mpi.out"
+same_files "info of standard input, read once" "$T/one.out" "$T/mpi.out"
+# a rank 0 whose only file cannot be read (the largest, a damaged gzip
+# file): another rank's refusal of a query, and the status, are one
+# process's
+mkdir -p "$T/norank0"
+head -c 300000 /dev/urandom | gzip -c | head -c 200000 >"$T/norank0/big.pfw.gz"
+printf '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000000,"dur":5000000,"ph":"X"}\nnot json\n' >"$T/norank0/a.pfw"
+"$DFNAV" report -q --no-cache --by time --bin 0.000001 "$T/norank0" >/dev/null 2>"$T/one.err"
+want=$?
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by time --bin 0.000001 "$T/norank0" >/dev/null 2>"$T/mpi.err"
+check "rank 0 without a store: the status" "$want" "$?"
+grep '^dfnav' "$T/mpi.err" >"$T/mpi.dfnav"
+same_files "rank 0 without a store: another rank's refusal in one process's words" "$T/one.err" "$T/mpi.dfnav"
 # a query partial results answer runs on each rank's share, merged on
 # rank 0, which never holds the set (the equality runs above took that
 # way for report by function, and by file: see partial.h)
