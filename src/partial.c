@@ -161,7 +161,10 @@ static uint64_t *log_sorted(const dfn_partial *p, size_t *n)
         if (row < p->nrows) at[row + 1]++;   /* (always: the rows are the partial's) */
     for (size_t r = 0; r < p->nrows; r++) at[r + 1] += at[r];
     *n = at[p->nrows];
-    uint64_t *g = dfn_xmalloc(3 * (*n ? *n : 1) * sizeof *g);
+    /* zeroed: a row's first entry is checked against the slot before it,
+     * the previous row's last, which may not be placed yet (a zero row
+     * orders first: no false alarm) */
+    uint64_t *g = dfn_xcalloc(3 * (*n ? *n : 1), sizeof *g);
     pos = 0;
     last = 0;
     bool sorted = true;
