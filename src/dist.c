@@ -98,26 +98,29 @@ int dfn_dist_bcast_int(int v)
     return v;
 }
 
+#ifdef HAVE_MPI
+/* v (count of type t) reduced by op over the ranks, in place; itself
+ * before MPI starts. */
+static void dist_allreduce(void *v, int count, MPI_Datatype t, MPI_Op op)
+{
+    if (g_started) MPI_Allreduce(MPI_IN_PLACE, v, count, t, op, MPI_COMM_WORLD);
+}
+#endif
+
 int dfn_dist_max_int(int v)
 {
 #ifdef HAVE_MPI
-    int out = v;
-    if (g_started) MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return out;
-#else
-    return v;
+    dist_allreduce(&v, 1, MPI_INT, MPI_MAX);
 #endif
+    return v;
 }
 
 uint64_t dfn_dist_max_u64(uint64_t v)
 {
 #ifdef HAVE_MPI
-    uint64_t out = v;
-    if (g_started) MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    return out;
-#else
-    return v;
+    dist_allreduce(&v, 1, MPI_UINT64_T, MPI_MAX);
 #endif
+    return v;
 }
 
 uint64_t dfn_dist_sum_u64(uint64_t v)
@@ -125,12 +128,11 @@ uint64_t dfn_dist_sum_u64(uint64_t v)
 #ifdef HAVE_MPI
     /* the high and low halves apart: neither sum can wrap (fewer than
      * 2^32 ranks), and their whole is checked */
-    uint64_t part[2] = { v >> 32, v & 0xffffffffu }, sum[2] = { part[0], part[1] };
-    if (g_started) MPI_Allreduce(part, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    uint64_t sum[2] = { v >> 32, v & 0xffffffffu };
+    dist_allreduce(sum, 2, MPI_UINT64_T, MPI_SUM);
     uint64_t lo_carry = sum[1] >> 32;
     if (sum[0] > (UINT64_MAX >> 32) - lo_carry) return UINT64_MAX;
-    uint64_t hi = (sum[0] + lo_carry) << 32, lo = sum[1] & 0xffffffffu;
-    return hi + lo;
+    return ((sum[0] + lo_carry) << 32) + (sum[1] & 0xffffffffu);
 #else
     return v;
 #endif

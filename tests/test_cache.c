@@ -299,22 +299,29 @@ Test(cache, every_record_kind_round_trips)
     free(dir);
 }
 
-Test(cache, damaged_corpus_round_trips)
+/* The damaged corpus's trace files (at most max; malloc'd paths): *n. */
+static void damaged_corpus(char **paths, size_t max, size_t *n)
 {
     const char *src = getenv("SRCDIR");
     char *d = dfn_xasprintf("%s/tests/damaged", src ? src : ".");
     DIR *dir = opendir(d);
     cr_assert_not_null(dir);
-    char *paths[64];
-    size_t n = 0;
     struct dirent *e;
-    while ((e = readdir(dir)) && n < 64)
-        if (strstr(e->d_name, ".pfw")) paths[n++] = dfn_xasprintf("%s/%s", d, e->d_name);
+    *n = 0;
+    while ((e = readdir(dir)) && *n < max)
+        if (strstr(e->d_name, ".pfw")) paths[(*n)++] = dfn_xasprintf("%s/%s", d, e->d_name);
     closedir(dir);
-    cr_assert_gt(n, 10);
+    free(d);
+    cr_assert_gt(*n, 10);
+}
+
+Test(cache, damaged_corpus_round_trips)
+{
+    char *paths[64];
+    size_t n;
+    damaged_corpus(paths, 64, &n);
     check_roundtrip((const char *const *)paths, n);
     for (size_t i = 0; i < n; i++) free(paths[i]);
-    free(d);
 }
 
 Test(cache, every_era_round_trips)
@@ -738,20 +745,12 @@ Test(cache, real_files_come_back_from_other_sets_images)
  * would have given say that no account came, never vanish. */
 Test(cache, a_shares_sources_come_back_in_the_sets_order)
 {
-    const char *src = getenv("SRCDIR");
-    char *d = dfn_xasprintf("%s/tests/damaged", src ? src : ".");
     char *dir = tu_tmpdir();
-    DIR *dd = opendir(d);
-    cr_assert_not_null(dd);
     char *paths[66];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(dd)) && n < 64)
-        if (strstr(e->d_name, ".pfw")) paths[n++] = dfn_xasprintf("%s/%s", d, e->d_name);
-    closedir(dd);
+    size_t n;
+    damaged_corpus(paths, 64, &n);
     paths[n++] = write_trace(dir, "mixed.pfw", mixed_trace);
     paths[n++] = write_trace(dir, "ns.pfw", ns_trace);
-    cr_assert_gt(n, 10);
     dfn_store *whole = load((const char *const *)paths, n, NULL, 1);
     /* three shares, dealt as files go round the ranks: each its own load */
     enum { SHARES = 3 };
@@ -801,6 +800,5 @@ Test(cache, a_shares_sources_come_back_in_the_sets_order)
     for (size_t k = 0; k < SHARES; k++) free(part[k]);
     dfn_store_free(whole);
     for (size_t i = 0; i < n; i++) free(paths[i]);
-    free(d);
     free(dir);
 }
