@@ -12,7 +12,7 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 2
+#define PARTIAL_VERSION 3
 
 /* Key kinds whose rows merge across shares: events are calls of one
  * share, call paths ids of its call tree, and pids and tids sort by
@@ -34,8 +34,8 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     for (size_t d = 0; d < q->ndims && !why; d++)
         if (!dim_mergeable(q->dims[d].kind)) why = "events, call paths, pids and tids are not merged across shares";
     if (!why && (m & ~ok)) why = "the analysis metrics and idle time are not merged across shares";
-    if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->sizes || q->asked_only))
-        why = "counters, sparklines and size bins are not merged across shares";
+    if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->asked_only))
+        why = "counters and sparklines are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);
     return !why;
 }
@@ -46,10 +46,11 @@ dfn_partial *dfn_partial_new(const dfn_query *q)
     p->ndims = q->ndims;
     dfn_dims_copy(p->dims, q->dims, q->ndims);
     p->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
+    p->sizes = q->sizes;
     p->text = dfn_strtab_new();
     p->rowkeys = dfn_strtab_new();
     p->prockeys = dfn_strtab_new();
-    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_init(maps[k]);
     return p;
 }
@@ -64,7 +65,7 @@ void dfn_partial_free(dfn_partial *p)
     free(p->keys);
     free(p->sums);
     free(p->procs);
-    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
     dfn_seglog_free(&p->log);
     free(p);
@@ -207,7 +208,7 @@ void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
 
 static bool partial_same_query(const dfn_partial *a, const dfn_partial *b)
 {
-    if (a->ndims != b->ndims || a->metrics != b->metrics) return false;
+    if (a->ndims != b->ndims || a->metrics != b->metrics || a->sizes != b->sizes) return false;
     for (size_t d = 0; d < a->ndims; d++) {
         if (a->dims[d].kind != b->dims[d].kind || a->dims[d].own != b->dims[d].own) return false;
         if (!a->dims[d].arg != !b->dims[d].arg || (a->dims[d].arg && strcmp(a->dims[d].arg, b->dims[d].arg))) return false;
@@ -243,7 +244,7 @@ static void merge_ids(dfn_partial *a, const dfn_partial *b, uint32_t *rowmap, ui
 
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
 {
-    dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC };
+    dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC, .sizes = q->sizes };
     memcpy(frame.dims, q->dims, sizeof frame.dims);
     return partial_same_query(p, &frame);
 }
@@ -276,6 +277,7 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     merge_ids(a, b, rowmap, procmap);
     dfn_map64_add_rows(&a->hist, &b->hist, rowmap, 16, NULL);
     dfn_map64_add_rows(&a->szh, &b->szh, rowmap, 16, NULL);
+    dfn_map64_add_rows(&a->sizebins, &b->sizebins, rowmap, 8, NULL);
     /* a process's sums add: its events may lie in both */
     dfn_map64_add_rows(&a->procsum, &b->procsum, rowmap, 32, procmap);
     dfn_map64_add_rows(&a->procbytes, &b->procbytes, rowmap, 32, procmap);
@@ -300,7 +302,7 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
 
 dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
 {
-    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics };
+    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
     out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
@@ -399,7 +401,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_u(&o, p->dims[d].arg ? al + 1 : 0);
         put_raw(&o, p->dims[d].arg, al);
     }
-    const uint64_t head[] = { p->metrics, p->total, p->matched, p->matched_calls };
+    const uint64_t head[] = { p->metrics, p->sizes, p->total, p->matched, p->matched_calls };
     for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
     const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
@@ -421,7 +423,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         for (size_t d = 0; d < p->ndims; d++) put_u(&o, p->keys[r * p->ndims + d]);
         put_sums(&o, &p->sums[r]);
     }
-    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh };
+    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
     /* as a log's entries (a few bytes each), in any order: nothing
      * expanded to send them */
@@ -544,6 +546,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     }
     get_dims(&in, &q);
     q.metrics = get_any(&in, "the metrics");
+    q.sizes = get_u(&in, 2, "the size bins") != 0;
     dfn_partial *p = dfn_partial_new(&q);
     dfn_dims_free(q.dims, q.ndims);
     p->total = get_any(&in, "the totals");
@@ -580,6 +583,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->procbytes, 32, p->nrows, p->nprocs, "a process's bytes");
     get_map(&in, &p->files, 32, p->nrows, nt, "a file");
     get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
+    get_map(&in, &p->sizebins, 8, p->nrows, DFN_SIZEBIN_COUNT, "a size bin");
     size_t ns = get_count(&in, 3, "the busy segments");
     uint64_t last = 0;
     for (size_t k = 0; k < ns && !in.bad; k++) {

@@ -3120,6 +3120,13 @@ static void export_sets(part *p, export_ids *x)
     }
     dfn_map64_add_rows(&x->out->hist, &p->hist, x->row, 16, NULL);
     dfn_map64_add_rows(&x->out->szh, &p->szh, x->row, 16, NULL);
+    /* transfer-size bins: a dense row's array, a sparse row's in the map */
+    for (size_t row = 0; c->need_sizes && row < p->nacc; row++) {
+        const uint64_t *sz = AX(&p->acc[row])->sizes;
+        for (int b = 0; sz && b < DFN_SIZEBIN_COUNT; b++)
+            if (sz[b]) *dfn_map64_slot(&x->out->sizebins, (uint64_t)x->row[row] << 8 | (uint64_t)b) += sz[b];
+    }
+    dfn_map64_add_rows(&x->out->sizebins, &p->sizes, x->row, 8, NULL);
     for (size_t j = 0; j < p->procs.cap; j++) {
         uint64_t key = p->procs.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
@@ -3281,6 +3288,12 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
         kept_take(&kp, row, &p->sums[row]);
     }
     partial_hist_files(p, r);
+    if (p->sizes) {   /* each row's transfer-size bins */
+        r->sizes = dfn_xcalloc((n ? n : 1) * DFN_SIZEBIN_COUNT, sizeof *r->sizes);
+        for (size_t k = 0; k < p->sizebins.cap; k++)
+            if (p->sizebins.k[k] != DFN_MAP64_EMPTY)
+                r->sizes[(p->sizebins.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizebins.k[k] & 0xff)] += p->sizebins.v[k];
+    }
     partial_procs(p, r, need_spread, sq);
     if (need_spread) spread_finish(n, r, sq, &kp);
     free(sq);

@@ -117,8 +117,15 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
             cr_assert(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)), "%s: row %zu (%s), %s: %.17g and %.17g",
                       what, row, a, dfn_metric_name(m), x, y);
         }
+        cr_assert_eq(!whole->sizes, !merged->sizes, "%s: size bins", what);
+        for (int bin = 0; whole->sizes && bin < DFN_SIZEBIN_COUNT; bin++)
+            cr_assert_eq(whole->sizes[row * DFN_SIZEBIN_COUNT + bin], merged->sizes[row * DFN_SIZEBIN_COUNT + bin],
+                         "%s: row %zu, size bin %d", what, row, bin);
     }
 }
+
+/* check_split's queries ask for transfer-size bins too. */
+static bool g_sizes;
 
 /* A share's partial after a trip through its bytes. */
 static dfn_partial *partial_of(const dfn_store *s, const dfn_query *q)
@@ -149,7 +156,8 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     dfn_filter f;
     char err[256], what[256];
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
-    dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1 };
+    dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1,
+                    .sizes = g_sizes };
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     q.layers = su_layerset(whole, "posix");
     dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
@@ -185,7 +193,7 @@ static void check_sliced(const unsigned *masks, size_t n, const char *by, size_t
     dfn_store *whole = load_share(0xffu, 1);
     dfn_store *share[NPROCS];
     char err[256];
-    dfn_query q = { .sort = -1, .metrics = all_mergeable, .threads = 1 };
+    dfn_query q = { .sort = -1, .metrics = all_mergeable, .threads = 1, .sizes = g_sizes };
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
     cr_assert(r, "%s", err);
@@ -196,6 +204,7 @@ static void check_sliced(const unsigned *masks, size_t n, const char *by, size_t
     for (size_t k = 1; k < nslices; k++) edge[k] = whole->t0 + (whole->t1 - whole->t0) * k / nslices;
     for (size_t j = 0; j < n; j++) {
         share[j] = load_share(masks[j], 1);
+        cr_assert(dfn_store_rebase(share[j], whole->t0, whole->t1));   /* (as MPI's shares) */
         p[j] = partial_of(share[j], &q);
         for (size_t k = 0; k < nslices; k++) {
             dfn_partial *cut = dfn_partial_slice(p[j], edge[k], edge[k + 1]);
@@ -275,6 +284,20 @@ Test(partial, time_bins_and_terms_of_shares_spanning_the_set)
     dfn_dims_free(q.dims, q.ndims);
     dfn_store_free(a);
     dfn_store_free(b);
+}
+
+/* Transfer-size bins add up across shares: dense rows' arrays and sparse
+ * rows' maps alike (by file, most rows are sparse). */
+Test(partial, size_bins_add_up)
+{
+    g_sizes = true;
+    const char *bys[] = { "", "func", "file", "time", "func,file" };
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++) {
+        check_split(halves, 2, bys[b], "", -1, false, 0, 1);
+        check_split(each, 7, bys[b], "cat=POSIX", DFN_M_COUNT, true, 5, 2);
+        check_sliced(thirds, 3, bys[b], 4);   /* (slices of busy time keep the query's bins) */
+    }
+    g_sizes = false;
 }
 
 Test(partial, busy_time_through_slices_of_time)
@@ -412,7 +435,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     while (v2[at] & 0x80) at++;   /* past the magic: the version */
     v2[at + 1] = 1;
     cr_assert_null(dfn_partial_decode(v2, len, err, sizeof err));
-    cr_assert(strstr(err, "version 1 (this dfnav reads 2)"), "%s", err);
+    cr_assert(strstr(err, "version 1 (this dfnav reads 3)"), "%s", err);
     free(v2);
     free(bytes);
     dfn_dims_free(q.dims, q.ndims);

@@ -72,6 +72,8 @@ typedef struct dfn_partial {
     dfn_map64 procbytes;      /* row << 32 | process -> bytes */
     dfn_map64 files;          /* row << 32 | path text id -> 1 */
     dfn_map64 szh;            /* row << 16 | size bucket -> read and write calls */
+    bool sizes;               /* the query's transfer-size histograms (dfn_query's sizes): */
+    dfn_map64 sizebins;       /* row << 8 | size bin -> calls */
     /* busy segments [s, e) in absolute µs, by row, as the query, a
      * merge, a slice and the bytes give them: united only by the finish
      * (dfn_partial_sum_busy), which alone expands them */

@@ -210,7 +210,10 @@ same "a layer file with time terms" 3 report -q --no-cache --layers "$T/timed.la
 same "time bins and terms" 3 report -q --no-cache --by func,time --where "time>0.5 time<=4" -f csv "$T/u64"
 same "a time series with its gaps" 2 report -q --no-cache --by time --bin 0.25 "$T/quoted"
 same "compare by time" 3 report -q --no-cache --compare --by time -f json "$T/u64" "$T/quoted"
-for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted"; do
+# transfer-size bins add up across shares (their busy slices keep them)
+same "size bins, each rank its share" 3 report -q --no-cache --by file --sizes -f csv "$T/newest-gz"
+same "size bins by layer" 2 report -q --no-cache --by layer --sizes "$T/hurt"
+for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted" "--by func --sizes"; do
     $MPIRUN -n 3 "$DFNAV" report --no-cache $args "$T/u64" >/dev/null 2>"$T/mpi.err"
     check "$args: each rank its share" 1 "$(grep -c 'each queried its share' "$T/mpi.err")"
 done
