@@ -555,11 +555,17 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     double *win[] = { &p->win_lo_s, &p->win_hi_s, &p->bin_s, &p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) *win[k] = get_d(&in);
     p->timed = get_u(&in, 2, "its window") != 0;
-    /* a window of seconds a bin of which is at least a µs, or none: its
-     * bins' starts (bin0 from the window's exact µs, which may pass
-     * win_lo by the µs a time>X bound takes) count in an int64 of µs */
-    if (!in.bad && !(p->bin_s == 0 || (p->bin_s >= 1e-6 && p->bin_s <= 1e11 && p->win_lo_s >= 0 &&
-                                       p->win_hi_s >= p->win_lo_s && p->win_hi_s <= 1e12 && p->bin0_s >= 0 &&
+    /* rows of time bins count from the window, whatever the bytes say */
+    bool time_rows = false;
+    for (size_t d = 0; d < p->ndims; d++) time_rows |= p->dims[d].kind == DFN_DIM_TIME;
+    p->timed |= time_rows;
+    /* a window of seconds a bin of which is at least a µs, or none,
+     * within a store's span (2^64 µs); with time rows, their bins' starts
+     * count in an int64 of µs (bin0 comes from the window's exact µs,
+     * which may pass win_lo by the µs a time>X bound takes) */
+    double most = time_rows ? 9e12 : 1.9e13, bin_most = time_rows ? 5e10 : 1.9e13;
+    if (!in.bad && !(p->bin_s == 0 || (p->bin_s >= 1e-6 && p->bin_s <= bin_most && p->win_lo_s >= 0 &&
+                                       p->win_hi_s >= p->win_lo_s && p->win_hi_s <= most && p->bin0_s >= 0 &&
                                        p->bin0_s <= p->win_hi_s + p->bin_s)))
         in.bad = "its window";
     size_t nt = get_count(&in, 1, "the texts");

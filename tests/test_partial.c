@@ -276,6 +276,19 @@ Test(partial, time_bins_and_terms_of_shares_spanning_the_set)
     cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
     cr_assert_str_eq(err, "partial results of shares of different spans");
     dfn_partial_free(pa);
+    /* a window of 2e12 s (ns read as µs beside µs) travels whole when no
+     * row counts from it */
+    q.dims[0].kind = DFN_DIM_FUNC;
+    dfn_partial *wide = dfn_query_partial(a, &q, err, sizeof err);
+    cr_assert(wide, "%s", err);
+    wide->win_hi_s = 2e12;
+    size_t wlen;
+    uint8_t *wb = dfn_partial_encode(wide, &wlen);
+    dfn_partial_free(wide);
+    wide = dfn_partial_decode(wb, wlen, err, sizeof err);
+    cr_assert(wide, "%s", err);
+    dfn_partial_free(wide);
+    free(wb);
     /* a span that does not hold the store's own is refused, unchanged */
     uint64_t t0 = a->t0;
     cr_assert_not(dfn_store_rebase(a, t0 + 1, a->t1));

@@ -210,6 +210,13 @@ same "a layer file with time terms" 3 report -q --no-cache --layers "$T/timed.la
 same "time bins and terms" 3 report -q --no-cache --by func,time --where "time>0.5 time<=4" -f csv "$T/u64"
 same "a time series with its gaps" 2 report -q --no-cache --by time --bin 0.25 "$T/quoted"
 same "compare by time" 3 report -q --no-cache --compare --by time -f json "$T/u64" "$T/quoted"
+# a window of 1.7e12 s (one file's ns read as µs beside µs files): every
+# partial travels whole, time rows or none
+mkdir -p "$T/wide"
+cp "$T/quoted/trace-0-of-3.pfw" "$T/quoted/trace-1-of-3.pfw" "$T/wide/"
+printf '{"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":1744611912171318000,"dur":500,"ph":"X","args":{"fname":"/z","size_sum":4096}}\n' >"$T/wide/zz.pfw"
+same "a window of 1.7e12 s, by op" 3 report -q --no-cache --by op "$T/wide"
+same "a window of 1.7e12 s, by time" 3 report -q --no-cache --by time "$T/wide"
 # transfer-size bins add up across shares (their busy slices keep them)
 same "size bins, each rank its share" 3 report -q --no-cache --by file --sizes -f csv "$T/newest-gz"
 same "size bins by layer" 2 report -q --no-cache --by layer --sizes "$T/hurt"
