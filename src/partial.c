@@ -12,7 +12,7 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 3
+#define PARTIAL_VERSION 4
 
 /* Key kinds whose rows merge across shares: events are calls of one
  * share, call paths ids of its call tree, and pids and tids sort by
@@ -28,12 +28,13 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     static const uint64_t ok = DFN_M_BASIC | DFN_M_BIT(DFN_M_MAX_PROC) | DFN_M_BIT(DFN_M_AGG_CALLS) |
         DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
         DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN) |
-        DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE);
+        DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE) |
+        DFN_M_BIT(DFN_M_IDLE_S);
     uint64_t m = q->metrics ? q->metrics : DFN_M_BASIC;
     const char *why = NULL;
     for (size_t d = 0; d < q->ndims && !why; d++)
         if (!dim_mergeable(q->dims[d].kind)) why = "events, call paths, pids and tids are not merged across shares";
-    if (!why && (m & ~ok)) why = "the analysis metrics and idle time are not merged across shares";
+    if (!why && (m & ~ok)) why = "the analysis metrics are not merged across shares";
     if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->asked_only))
         why = "counters and sparklines are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);
@@ -254,11 +255,12 @@ bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
 static bool partial_same_window(dfn_partial *a, const dfn_partial *b)
 {
     bool same = a->win_lo_s == b->win_lo_s && a->win_hi_s == b->win_hi_s && a->bin_s == b->bin_s &&
-                a->bin0_s == b->bin0_s;
+                a->bin0_s == b->bin0_s && memcmp(&a->stretch, &b->stretch, sizeof a->stretch) == 0;
     if (b->bin_s == 0) return true;
     if (a->bin_s == 0) {
         a->win_lo_s = b->win_lo_s, a->win_hi_s = b->win_hi_s, a->bin_s = b->bin_s, a->bin0_s = b->bin0_s;
         a->timed = b->timed;
+        a->stretch = b->stretch;
         return true;
     }
     return same || !(a->timed || b->timed);
@@ -307,6 +309,7 @@ dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
     dfn_partial *out = dfn_partial_new(&q);
     out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
     out->timed = p->timed;
+    out->stretch = p->stretch;
     uint32_t keys[DFN_MAX_DIMS];
     uint32_t *orow = dfn_xmalloc((p->nrows ? p->nrows : 1) * sizeof *orow);   /* + 1; 0: not in out yet */
     memset(orow, 0, (p->nrows ? p->nrows : 1) * sizeof *orow);
@@ -406,6 +409,8 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
     const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
     put_u(&o, p->timed);
+    const uint64_t st[] = { p->stretch.clip_lo, p->stretch.clip_hi, p->stretch.span, p->stretch.bin_lo, p->stretch.bin };
+    for (size_t k = 0; k < sizeof st / sizeof *st; k++) put_u(&o, st[k]);
     uint32_t nt = dfn_strtab_count(p->text);
     put_u(&o, nt);
     for (uint32_t k = 0; k < nt; k++) {
@@ -555,6 +560,10 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     double *win[] = { &p->win_lo_s, &p->win_hi_s, &p->bin_s, &p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) *win[k] = get_d(&in);
     p->timed = get_u(&in, 2, "its window") != 0;
+    uint64_t *st[] = { &p->stretch.clip_lo, &p->stretch.clip_hi, &p->stretch.span, &p->stretch.bin_lo, &p->stretch.bin };
+    for (size_t k = 0; k < sizeof st / sizeof *st; k++) *st[k] = get_any(&in, "its window");
+    /* idle time counts from the window, whatever the bytes say */
+    p->timed |= (p->metrics & DFN_M_BIT(DFN_M_IDLE_S)) != 0;
     /* rows of time bins count from the window, whatever the bytes say */
     bool time_rows = false;
     for (size_t d = 0; d < p->ndims; d++) time_rows |= p->dims[d].kind == DFN_DIM_TIME;

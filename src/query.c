@@ -2364,20 +2364,31 @@ static void proc_step(const proc_ctx *c, double *m, proc_sq *sq, size_t row, uin
     }
 }
 
-/* The stretch of time row covers: the window, and its bin when grouped
- * by time. */
-static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi)
+/* The stretch of time a row covers: the window [clip_lo, clip_hi) cut to
+ * the store's span, and bin b of its time bins when grouped by time
+ * (timed). The query's rows and a partial's alike. */
+static void stretch_of(const dfn_stretch *w, bool timed, uint64_t b, uint64_t *lo, uint64_t *hi)
 {
-    const qctx *c = p->c;
-    *lo = c->clip_lo;
-    *hi = c->clip_hi < c->s->t1 - c->s->t0 ? c->clip_hi : c->s->t1 - c->s->t0;
+    *lo = w->clip_lo;
+    *hi = w->clip_hi < w->span ? w->clip_hi : w->span;
     if (*hi < *lo) *hi = *lo;   /* a window past the trace's end */
-    if (c->time_dim < 0) return;
-    uint64_t b = p->keys[row * c->r->ndims + (size_t)c->time_dim];
-    uint64_t blo = dfn_sat_add(c->win_lo_us, dfn_sat_mul(b, c->bin_us)), bhi = dfn_sat_add(blo, c->bin_us);
+    if (!timed) return;
+    uint64_t blo = dfn_sat_add(w->bin_lo, dfn_sat_mul(b, w->bin)), bhi = dfn_sat_add(blo, w->bin);
     if (blo > *lo) *lo = blo;
     if (bhi < *hi) *hi = bhi;
     if (*hi < *lo) *hi = *lo;
+}
+
+static dfn_stretch query_stretch(const qctx *c)
+{
+    return (dfn_stretch){ c->clip_lo, c->clip_hi, c->s->t1 - c->s->t0, c->win_lo_us, c->bin_us };
+}
+
+static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi)
+{
+    const qctx *c = p->c;
+    dfn_stretch w = query_stretch(c);
+    stretch_of(&w, c->time_dim >= 0, c->time_dim < 0 ? 0 : p->keys[row * c->r->ndims + (size_t)c->time_dim], lo, hi);
 }
 
 /* The compute of one of a row's processes inside the row's time: into
@@ -3156,7 +3167,9 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     out->win_hi_s = r->win_hi_s;
     out->bin_s = r->bin_s;
     out->bin0_s = r->bin0_s;
+    out->stretch = query_stretch(c);
     for (size_t d = 0; d < r->ndims; d++) out->timed |= r->dims[d].kind == DFN_DIM_TIME;
+    out->timed |= (out->metrics & DFN_M_BIT(DFN_M_IDLE_S)) != 0;   /* (idle is the stretch less busy) */
     for (size_t k = 0; c->q->filter && k < c->q->filter->n; k++) out->timed |= c->q->filter->terms[k].key == DFN_KEY_TIME;
     out->timed |= c->q->layers && dfn_layers_timed(dfn_layerset_layers(c->q->layers));
     export_ids x = { out, s, r, dfn_xmalloc((c->nprocs ? c->nprocs : 1) * sizeof *x.proc),
@@ -3270,8 +3283,11 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
     }
     dfn_result *r = partial_result(p, q, layers);
     uint64_t want = r->metrics;
-    bool need_busy = want & DFN_M_BIT(DFN_M_BUSY_S);
+    bool need_busy = want & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S));
     bool need_spread = want & KEEP_SPREAD;
+    int time_dim = -1;
+    for (size_t d = 0; d < r->ndims; d++)
+        if (r->dims[d].kind == DFN_DIM_TIME) time_dim = (int)d;
     bool need_size = want & (DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) |
                              DFN_M_BIT(DFN_M_SIZE_MAX));
     size_t n = p->nrows;
@@ -3282,6 +3298,11 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
     for (size_t row = 0; row < n; row++) {
         double m[DFN_M_COUNT_] = { 0 };
         sums_metrics(r, &p->sums[row], need_busy, p->sums[row].busy, m);
+        if (need_busy) {   /* as the query's finish_row */
+            uint64_t lo, hi, busy = p->sums[row].busy;
+            stretch_of(&p->stretch, time_dim >= 0, time_dim < 0 ? 0 : p->keys[row * r->ndims + (size_t)time_dim], &lo, &hi);
+            m[DFN_M_IDLE_S] = hi - lo > busy ? (hi - lo - busy) / 1e6 : 0;
+        }
         m[DFN_M_MAX_PROC] = NAN;
         if (need_size) size_row(&p->sums[row], m);
         row_put(r, row, m);

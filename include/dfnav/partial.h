@@ -51,6 +51,13 @@ typedef struct {
 /* A process: its host's text and pid (the order proc_before gives). */
 typedef struct { uint32_t host; int64_t pid; uint32_t name; } dfn_pproc;
 
+/* The time a query's rows cover, in µs from the store's start: its
+ * window [clip_lo, clip_hi) within the store's span, and time bins of
+ * bin µs from bin_lo (idle time is this less the row's busy time). */
+typedef struct {
+    uint64_t clip_lo, clip_hi, span, bin_lo, bin;
+} dfn_stretch;
+
 typedef struct dfn_partial {
     size_t ndims;
     dfn_dim dims[DFN_MAX_DIMS];
@@ -87,6 +94,7 @@ typedef struct dfn_partial {
      * its own or its layers' (its rows count from the store's start) */
     double win_lo_s, win_hi_s, bin_s, bin0_s;
     bool timed;
+    dfn_stretch stretch;      /* the same window in µs, for idle time */
 } dfn_partial;
 
 /* Whether q has a partial; false with why (a caller runs the query whole).

@@ -563,7 +563,8 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
     char serr[1024];
-    if ((q->metrics & DFN_M_BIT(DFN_M_BUSY_S)) && !share_slices(p, serr, sizeof serr) && !failed) {
+    if ((q->metrics & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S))) && !share_slices(p, serr, sizeof serr) &&
+        !failed) {
         snprintf(err, errlen, "%s", serr);
         failed = true;
     }

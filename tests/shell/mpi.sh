@@ -217,10 +217,12 @@ cp "$T/quoted/trace-0-of-3.pfw" "$T/quoted/trace-1-of-3.pfw" "$T/wide/"
 printf '{"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":1744611912171318000,"dur":500,"ph":"X","args":{"fname":"/z","size_sum":4096}}\n' >"$T/wide/zz.pfw"
 same "a window of 1.7e12 s, by op" 3 report -q --no-cache --by op "$T/wide"
 same "a window of 1.7e12 s, by time" 3 report -q --no-cache --by time "$T/wide"
+# idle time: each row's stretch of the set's window less its busy time
+same "idle time by function and time" 3 report -q --no-cache --by func,time --where "time>1" -m busy_s,idle_s,active -f csv "$T/u64"
 # transfer-size bins add up across shares (their busy slices keep them)
 same "size bins, each rank its share" 3 report -q --no-cache --by file --sizes -f csv "$T/newest-gz"
 same "size bins by layer" 2 report -q --no-cache --by layer --sizes "$T/hurt"
-for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted" "--by func --sizes"; do
+for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted" "--by func --sizes" "--by func -m idle_s"; do
     $MPIRUN -n 3 "$DFNAV" report --no-cache $args "$T/u64" >/dev/null 2>"$T/mpi.err"
     check "$args: each rank its share" 1 "$(grep -c 'each queried its share' "$T/mpi.err")"
 done
