@@ -12,7 +12,7 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 4
+#define PARTIAL_VERSION 5
 
 /* Key kinds whose rows merge across shares: events are calls of one
  * share, call paths ids of its call tree, and pids and tids sort by
@@ -29,7 +29,7 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
         DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
         DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN) |
         DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE) |
-        DFN_M_BIT(DFN_M_IDLE_S);
+        DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_SHARED_FILES);
     uint64_t m = q->metrics ? q->metrics : DFN_M_BASIC;
     const char *why = NULL;
     for (size_t d = 0; d < q->ndims && !why; d++)
@@ -51,7 +51,7 @@ dfn_partial *dfn_partial_new(const dfn_query *q)
     p->text = dfn_strtab_new();
     p->rowkeys = dfn_strtab_new();
     p->prockeys = dfn_strtab_new();
-    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins };
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_init(maps[k]);
     return p;
 }
@@ -66,7 +66,7 @@ void dfn_partial_free(dfn_partial *p)
     free(p->keys);
     free(p->sums);
     free(p->procs);
-    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins };
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
     dfn_seglog_free(&p->log);
     free(p);
@@ -287,6 +287,14 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     for (size_t j = 0; j < bm->cap; j++)
         if (bm->k[j] != DFN_MAP64_EMPTY)
             *dfn_map64_slot(&a->files, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)bm->k[j])) = 1;
+    /* a file two shares' processes used is shared (a process is in one
+     * share's map once: its own files) */
+    const dfn_map64 *sm = &b->share;
+    for (size_t j = 0; j < sm->cap; j++) {
+        if (sm->k[j] == DFN_MAP64_EMPTY) continue;
+        uint64_t v = sm->v[j] == DFN_PARTIAL_MANY ? DFN_PARTIAL_MANY : (uint64_t)procmap[sm->v[j] - 1] + 1;
+        dfn_partial_share_put(&a->share, (uint64_t)rowmap[sm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)sm->k[j]), v);
+    }
     /* b's segments join a's log: nothing is expanded before the finish */
     size_t pos = 0;
     uint64_t last = 0, row, s0, e0;
@@ -428,7 +436,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         for (size_t d = 0; d < p->ndims; d++) put_u(&o, p->keys[r * p->ndims + d]);
         put_sums(&o, &p->sums[r]);
     }
-    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins };
+    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
     /* as a log's entries (a few bytes each), in any order: nothing
      * expanded to send them */
@@ -599,6 +607,11 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->files, 32, p->nrows, nt, "a file");
     get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
     get_map(&in, &p->sizebins, 8, p->nrows, DFN_SIZEBIN_COUNT, "a size bin");
+    get_map(&in, &p->share, 32, p->nrows, nt, "a shared file");
+    for (size_t j = 0; j < p->share.cap && !in.bad; j++)   /* a process of the partial's, or many */
+        if (p->share.k[j] != DFN_MAP64_EMPTY && p->share.v[j] != DFN_PARTIAL_MANY &&
+            (p->share.v[j] == 0 || p->share.v[j] > p->nprocs))
+            in.bad = "a shared file";
     size_t ns = get_count(&in, 3, "the busy segments");
     uint64_t last = 0;
     for (size_t k = 0; k < ns && !in.bad; k++) {

@@ -3138,6 +3138,14 @@ static void export_sets(part *p, export_ids *x)
             if (sz[b]) *dfn_map64_slot(&x->out->sizebins, (uint64_t)x->row[row] << 8 | (uint64_t)b) += sz[b];
     }
     dfn_map64_add_rows(&x->out->sizebins, &p->sizes, x->row, 8, NULL);
+    for (size_t j = 0; j < p->share.cap; j++) {   /* (row, file) -> its one process, or many */
+        uint64_t key = p->share.k[j], v = p->share.v[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        uint32_t f = export_file(x, (uint32_t)key);
+        if (f == UINT32_MAX) continue;
+        v = v == SHARE_MANY ? DFN_PARTIAL_MANY : (uint64_t)export_proc(x, (uint32_t)(v - 1)) + 1;
+        dfn_partial_share_put(&x->out->share, (uint64_t)x->row[key >> 32] << 32 | f, v);
+    }
     for (size_t j = 0; j < p->procs.cap; j++) {
         uint64_t key = p->procs.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
@@ -3309,6 +3317,9 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
         kept_take(&kp, row, &p->sums[row]);
     }
     partial_hist_files(p, r);
+    for (size_t k = 0; (want & DFN_M_BIT(DFN_M_SHARED_FILES)) && k < p->share.cap; k++)
+        if (p->share.k[k] != DFN_MAP64_EMPTY && p->share.v[k] == DFN_PARTIAL_MANY)
+            (*rm(r, p->share.k[k] >> 32, DFN_M_SHARED_FILES))++;
     if (p->sizes) {   /* each row's transfer-size bins */
         r->sizes = dfn_xcalloc((n ? n : 1) * DFN_SIZEBIN_COUNT, sizeof *r->sizes);
         for (size_t k = 0; k < p->sizebins.cap; k++)

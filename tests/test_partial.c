@@ -90,7 +90,7 @@ static const uint64_t all_mergeable = DFN_M_BASIC | DFN_M_BIT(DFN_M_AGG_CALLS) |
     DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC_BYTES) |
     DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN) | DFN_M_BIT(DFN_M_SIZE_P50) |
     DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE) | DFN_M_BIT(DFN_M_MAX_PROC) |
-    DFN_M_BIT(DFN_M_IDLE_S);
+    DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_BIT(DFN_M_SHARED_FILES);
 
 /* Rows of the same keys, metrics and max_proc, in the same order. */
 static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_result *merged, const char *what)
@@ -449,7 +449,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     while (v2[at] & 0x80) at++;   /* past the magic: the version */
     v2[at + 1] = 1;
     cr_assert_null(dfn_partial_decode(v2, len, err, sizeof err));
-    cr_assert(strstr(err, "version 1 (this dfnav reads 4)"), "%s", err);
+    cr_assert(strstr(err, "version 1 (this dfnav reads 5)"), "%s", err);
     free(v2);
     free(bytes);
     dfn_dims_free(q.dims, q.ndims);

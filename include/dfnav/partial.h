@@ -58,6 +58,8 @@ typedef struct {
     uint64_t clip_lo, clip_hi, span, bin_lo, bin;
 } dfn_stretch;
 
+#define DFN_PARTIAL_MANY (UINT64_C(1) << 63)
+
 typedef struct dfn_partial {
     size_t ndims;
     dfn_dim dims[DFN_MAX_DIMS];
@@ -79,6 +81,9 @@ typedef struct dfn_partial {
     dfn_map64 procbytes;      /* row << 32 | process -> bytes */
     dfn_map64 files;          /* row << 32 | path text id -> 1 */
     dfn_map64 szh;            /* row << 16 | size bucket -> read and write calls */
+    /* row << 32 | path text id -> the one process + 1 that used the file
+     * in the row, or DFN_PARTIAL_MANY: more than one (shared_files) */
+    dfn_map64 share;
     bool sizes;               /* the query's transfer-size histograms (dfn_query's sizes): */
     dfn_map64 sizebins;       /* row << 8 | size bin -> calls */
     /* busy segments [s, e) in absolute µs, by row, as the query, a
@@ -97,6 +102,14 @@ typedef struct dfn_partial {
     dfn_stretch stretch;      /* the same window in µs, for idle time */
 } dfn_partial;
 
+/* Notes that process proc + 1 (or DFN_PARTIAL_MANY) used the file of key
+ * in a share map: more than one process makes it DFN_PARTIAL_MANY. */
+static inline void dfn_partial_share_put(dfn_map64 *m, uint64_t key, uint64_t v)
+{
+    uint64_t *slot = dfn_map64_slot(m, key);
+    if (!*slot) *slot = v;
+    else if (*slot != v) *slot = DFN_PARTIAL_MANY;
+}
 /* Whether q has a partial; false with why (a caller runs the query whole).
  * Time bins and time terms count from each store's start: shares of a
  * set answer them as the set does once each is rebased to the set's span

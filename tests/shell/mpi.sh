@@ -219,10 +219,21 @@ same "a window of 1.7e12 s, by op" 3 report -q --no-cache --by op "$T/wide"
 same "a window of 1.7e12 s, by time" 3 report -q --no-cache --by time "$T/wide"
 # idle time: each row's stretch of the set's window less its busy time
 same "idle time by function and time" 3 report -q --no-cache --by func,time --where "time>1" -m busy_s,idle_s,active -f csv "$T/u64"
+# a file is shared when two processes use it, in one share or in two
+mkdir -p "$T/shared"
+for k in 1 2 3; do
+    for f in /shared/x /own/$k /shared/y; do
+        [ "$f" = /shared/y ] && [ "$k" = 3 ] && continue
+        printf '{"name":"read","cat":"POSIX","pid":%d,"tid":1,"ts":%d,"dur":10,"ph":"X","args":{"fname":"%s","ret":4}}\n' \
+            "$k" "$((k * 100))" "$f"
+    done >"$T/shared/p$k.pfw"
+done
+same "shared files across shares" 3 report -q --no-cache --by func,file -m count,files,shared_files -f csv "$T/shared"
+same "shared files by layer" 2 report -q --no-cache --by layer -m shared_files "$T/shared"
 # transfer-size bins add up across shares (their busy slices keep them)
 same "size bins, each rank its share" 3 report -q --no-cache --by file --sizes -f csv "$T/newest-gz"
 same "size bins by layer" 2 report -q --no-cache --by layer --sizes "$T/hurt"
-for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted" "--by func --sizes" "--by func -m idle_s"; do
+for args in "--layers $T/timed.layers --by layer" "--by time" "--compare --by time $T/quoted" "--by func --sizes" "--by func -m idle_s,shared_files"; do
     $MPIRUN -n 3 "$DFNAV" report --no-cache $args "$T/u64" >/dev/null 2>"$T/mpi.err"
     check "$args: each rank its share" 1 "$(grep -c 'each queried its share' "$T/mpi.err")"
 done
