@@ -81,21 +81,26 @@ static bool share_fits(const char **files, const uint64_t *bytes, size_t m, int 
     return dfn_estimate_fits(&est, threads, per_event, false, msg, sizeof msg);
 }
 
+const char **dfn_runs_paths(const dfn_runspec *runs, size_t n, size_t *m)
+{
+    *m = 0;
+    for (size_t k = 0; k < n; k++) *m += runs[k].in.n;
+    const char **paths = dfn_xmalloc((*m ? *m : 1) * sizeof *paths);
+    for (size_t k = 0, j = 0; k < n; k++)
+        for (size_t i = 0; i < runs[k].in.n; i++) paths[j++] = runs[k].in.paths[i];
+    return paths;
+}
+
 size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, uint64_t **bytes)
 {
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++) m += runs[k].in.n;
-    *files = dfn_xmalloc((m ? m : 1) * sizeof **files);
+    size_t m;
+    *files = dfn_runs_paths(runs, n, &m);
     *bytes = dfn_xmalloc((m ? m : 1) * sizeof **bytes);
-    m = 0;
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = 0; i < runs[k].in.n; i++) {
-            dfn_fileid id;
-            char err[128];
-            (*files)[m] = runs[k].in.paths[i];
-            (*bytes)[m] = dfn_fileid_of((*files)[m], &id, err, sizeof err) ? id.size : UINT64_MAX;
-            m++;
-        }
+    for (size_t i = 0; i < m; i++) {
+        dfn_fileid id;
+        char err[128];
+        (*bytes)[i] = dfn_fileid_of((*files)[i], &id, err, sizeof err) ? id.size : UINT64_MAX;
+    }
     return m;
 }
 

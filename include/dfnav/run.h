@@ -32,6 +32,9 @@ void dfn_runs_free(dfn_runspec *runs, size_t n);
  * (0: one per core), are estimated to fit in memory at per_event bytes an
  * event; msg says what they would need when not. */
 bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, char *msg, size_t cap);
+/* Every file of the runs in load order (malloc'd, pointing into them);
+ * how many in *m. */
+const char **dfn_runs_paths(const dfn_runspec *runs, size_t n, size_t *m);
 /* Every file of the runs (pointing into them) and its size (UINT64_MAX:
  * none known, as of standard input); how many. */
 size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, uint64_t **bytes);

@@ -110,6 +110,9 @@ void cli_dist_reopen(void);
  * the files no share holds, which only rank 0's load of the set can read
  * (standard input, what is no regular file). */
 const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left, char **list);
+/* The specs of run k (*ns of them): with --compare its own, else the set
+ * of every spec; none on the other ranks (specs NULL). */
+const dfn_runspec *cli_dist_run_specs(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t k, size_t *ns);
 /* The name of rank's image of its share of run number run in dir (malloc'd). */
 char *cli_dist_image_name(const char *dir, int rank, size_t run);
 /* Rank 0 said the inputs' errors (cli_dist_report), which a load that
@@ -171,6 +174,10 @@ int cli_dist_report_worker(const cli_opts *o, int word);
 typedef struct { uint64_t events, files, procs, threads, accessed, span_us, malformed; } cli_setsum;
 void cli_overview_line(const cli_setsum *t, const char *label);
 int cmd_report(const cli_opts *o);
+/* The paths and runs of o (said and false when they do not parse). */
+bool cli_runs_parse(const cli_opts *o, dfn_runspec **specs, size_t *n);
+/* overview's busiest files: o's --where and file!="" (malloc'd). */
+char *cli_busiest_where(const cli_opts *o);
 /* What info prints of a set's sources (s->src: the table, CSV or JSON),
  * the names of its layers (--list layers: 0, or 2 said) and any names,
  * one a line. */

@@ -349,6 +349,13 @@ static char *dist_parse_share(const cli_opts *o, const char *const *files, size_
     return path;
 }
 
+const dfn_runspec *cli_dist_run_specs(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t k, size_t *ns)
+{
+    /* a run a spec (--compare), else the set of every spec; none past rank 0 */
+    *ns = specs ? (o->compare ? 1 : n) : 0;
+    return specs ? (o->compare ? &specs[k] : specs) : NULL;
+}
+
 char *cli_dist_image_name(const char *dir, int rank, size_t run)
 {
     return dfn_xasprintf("%s/set-rank%05d-run%03zu.img", dir, rank, run);
@@ -388,11 +395,10 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
     size_t nruns = (size_t)dfn_dist_bcast_int(o->compare ? (int)n : 1);
     char *dir = dist_mkdir();
     for (size_t k = 0; k < nruns; k++) {
-        size_t nmine, left;
+        size_t nmine, left, ns;
         char *list;
-        /* a run a spec (--compare), else the set of every spec */
-        const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
-        const char **mine = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, &nmine, &left, &list);
+        const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
+        const char **mine = cli_dist_files(sp, ns, &nmine, &left, &list);
         char *img = dist_parse_share(o, mine, nmine, dir);
         free(mine);
         free(list);

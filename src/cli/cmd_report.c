@@ -87,6 +87,14 @@ dfn_run_opts cli_run_opts(const cli_opts *o)
                            .threads = o->threads };
 }
 
+bool cli_runs_parse(const cli_opts *o, dfn_runspec **specs, size_t *n)
+{
+    char msg[512];
+    if (dfn_runs_parse(o->paths, o->npaths, o->compare, specs, n, msg, sizeof msg)) return true;
+    fprintf(stderr, "dfnav: %s\n", msg);
+    return false;
+}
+
 int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
 {
     char msg[512];
@@ -94,10 +102,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
     size_t n;
     *out = NULL;
     *nout = 0;
-    if (!dfn_runs_parse(o->paths, o->npaths, o->compare, &specs, &n, msg, sizeof msg)) {
-        fprintf(stderr, "dfnav: %s\n", msg);
-        return 2;
-    }
+    if (!cli_runs_parse(o, &specs, &n)) return 2;
     cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     dfn_loader **ls = dfn_xcalloc(n, sizeof *ls);
     double *pct = dfn_xcalloc(n, sizeof *pct);
@@ -500,6 +505,11 @@ int cmd_report(const cli_opts *o)
     return cli_finish(o, runs, n, rc, status);
 }
 
+char *cli_busiest_where(const cli_opts *o)
+{
+    return dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+}
+
 void cli_overview_line(const cli_setsum *t, const char *label)
 {
     if (label) printf("%s: ", label);
@@ -542,9 +552,7 @@ int cmd_overview(const cli_opts *o)
     }
     if (!rc && o->format == DFN_FMT_TABLE) {
         printf("\nBusiest files:\n");
-        size_t len = (o->where ? strlen(o->where) : 0) + 16;
-        char *where = dfn_xmalloc(len);
-        snprintf(where, len, "%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+        char *where = cli_busiest_where(o);
         rc = run_and_print(o, runs, n, "file", where, NULL, 10, o->metrics, stdout);
         free(where);
         printf("\nMore: dfnav report --by DIMS --where EXPR PATH... (see dfnav --help)\n");

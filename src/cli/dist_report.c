@@ -97,13 +97,29 @@ bool cli_dist_info_wanted(const cli_opts *o)
     return dist_wanted(o) && !o->compare;   /* (info refuses --compare) */
 }
 
+/* A query of report's or overview's: --by, --where, --sort, --top. */
+typedef struct { const char *by, *where, *sort; size_t top; } qspec;
+
+/* overview's three queries (layers, I/O classes, busiest files), as
+ * cmd_overview runs them; *where is the busiest files' (freed by the
+ * caller). */
+static void overview_queries(const cli_opts *o, qspec qs[3], char **where)
+{
+    *where = cli_busiest_where(o);
+    qs[0] = (qspec){ "layer", o->where, "key", 0 };
+    qs[1] = (qspec){ "class", o->where, NULL, 0 };
+    qs[2] = (qspec){ "file", *where, NULL, 10 };
+}
+
 bool cli_dist_overview_wanted(const cli_opts *o)
 {
     if (!dist_wanted(o)) return false;
-    char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
-    bool ok = query_wanted(o, "layer", o->where, "key") && query_wanted(o, "class", o->where, NULL) &&
-              query_wanted(o, "file", files_where, NULL);
-    free(files_where);
+    qspec qs[3];
+    char *where;
+    overview_queries(o, qs, &where);
+    bool ok = true;
+    for (size_t j = 0; j < 3 && ok; j++) ok = query_wanted(o, qs[j].by, qs[j].where, qs[j].sort);
+    free(where);
     return ok;
 }
 
@@ -117,13 +133,8 @@ static void share_sources(const dfn_runspec *specs, size_t n, const dfn_store *s
     char **got = dfn_dist_gather_bytes(mine, len, &lens);
     free(mine);
     if (!got) return;   /* (another rank) */
-    const char **all;
-    size_t m = 0, lost;
-    for (size_t k = 0; k < n; k++) m += specs[k].in.n;
-    all = dfn_xmalloc((m ? m : 1) * sizeof *all);
-    m = 0;
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = 0; i < specs[k].in.n; i++) all[m++] = specs[k].in.paths[i];
+    size_t m, lost;
+    const char **all = dfn_runs_paths(specs, n, &m);
     sh->sources = dfn_image_sources_store(all, m, (const uint8_t *const *)got, lens, (size_t)dfn_dist_size(), &lost);
     if (lost) dfn_warnf(stderr, "MPI: %zu ranks' accounts of their files were damaged on the way", lost);
     free(all);
@@ -205,10 +216,9 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     dfn_estimate est = {0};
     size_t left = 0;
     for (size_t k = 0; k < nruns; k++) {
-        /* a run a spec (--compare), else the set of every spec */
-        const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
-        size_t l;
-        mine[k] = cli_dist_files(sp, specs ? (o->compare ? 1 : n) : 0, &nmine[k], &l, &lists[k]);
+        size_t l, ns;
+        const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
+        mine[k] = cli_dist_files(sp, ns, &nmine[k], &l, &lists[k]);
         left += l;
         dfn_estimate_add(&est, mine[k], nmine[k]);
     }
@@ -220,8 +230,9 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     all->too_big = !all->left &&
                    dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
     for (size_t k = 0; k < nruns && !all->too_big && !all->left; k++) {
-        const dfn_runspec *sp = specs ? (o->compare ? &specs[k] : specs) : NULL;
-        share_load(o, sp, specs ? (o->compare ? 1 : n) : 0, mine[k], nmine[k], &all->run[k]);
+        size_t ns;
+        const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
+        share_load(o, sp, ns, mine[k], nmine[k], &all->run[k]);
     }
     for (size_t k = 0; k < nruns; k++) {
         free(mine[k]);
@@ -465,9 +476,6 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
     dfn_partial_free(mine);
     return false;
 }
-
-/* A query of report's or overview's: --by, --where, --sort, --top. */
-typedef struct { const char *by, *where, *sort; size_t top; } qspec;
 
 /* One run's queries (overview has three) and their partials. */
 enum { MAXQ = 3 };
@@ -721,8 +729,9 @@ static int shares_overview(const cli_opts *o, shares *all)
         printf("\nLayers (%s):\n", all->run[0].set.layers.source);
     }
     free(sum);
-    char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
-    const qspec qs[3] = { { "layer", o->where, "key", 0 }, { "class", o->where, NULL, 0 }, { "file", files_where, NULL, 10 } };
+    qspec qs[3];
+    char *files_where;
+    overview_queries(o, qs, &files_where);
     static const char *const heads[3] = { NULL, "\nI/O classes:\n", "\nBusiest files:\n" };
     size_t tried;
     int rc = shares_run(o, all, qs, table ? 3 : 1, heads, &tried);
@@ -868,9 +877,10 @@ static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, i
 {
     cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     for (size_t k = 0; k < n; k++) runs[k].label = specs[k].label;
-    char *files_where = dfn_xasprintf("%s%sfile!=\"\"", o->where ? o->where : "", o->where ? " " : "");
+    qspec overview[3];
+    char *files_where;
+    overview_queries(o, overview, &files_where);
     const qspec report = { o->by, o->where, o->sort, o->top };
-    const qspec overview[3] = { { "layer", o->where, "key", 0 }, { "class", o->where, NULL, 0 }, { "file", files_where, NULL, 10 } };
     const qspec *qs = word == CLI_DIST_OVERVIEW ? overview : &report;
     int rc = 0;
     for (size_t j = 0; j < (word == CLI_DIST_OVERVIEW ? 3u : 1u) && !rc; j++) {
@@ -911,13 +921,9 @@ static int shares_check_quietly(const cli_opts *o, const dfn_runspec *specs, siz
 
 int cli_dist_report(const cli_opts *o, int word)
 {
-    char msg[512];
     dfn_runspec *specs;
     size_t n;
-    if (!dfn_runs_parse(o->paths, o->npaths, o->compare, &specs, &n, msg, sizeof msg)) {
-        fprintf(stderr, "dfnav: %s\n", msg);
-        return 2;
-    }
+    if (!cli_runs_parse(o, &specs, &n)) return 2;
     size_t files = 0;
     bool empty_run = false, stdin_too = false;
     for (size_t k = 0; k < n; k++) {
