@@ -477,14 +477,20 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
     return false;
 }
 
-/* One run's queries (overview has three) and their partials. */
+/* The queries of a table, or of overview's three, parsed once for every
+ * run (with --compare the runs are matched by them). */
 enum { MAXQ = 3 };
 typedef struct {
+    size_t n;
     dfn_query q[MAXQ];
     dfn_filter f[MAXQ];
+    int col[MAXQ];            /* the sort's column: a run, or diff or ratio (--compare) */
+} queries;
+
+/* One run's partials of those queries on this rank's share. */
+typedef struct {
     dfn_partial *p[MAXQ];
     bool failed[MAXQ];        /* this rank's own query failed (why in the share's why) */
-    int col[MAXQ];            /* the sort's column: a run, or diff or ratio (--compare) */
 } runq;
 
 /* Comparing by time, one bin width for every run, from the longest
@@ -509,48 +515,49 @@ static void shares_common_bin(const shares *all, size_t nq, dfn_query *q)
 
 /* The queries as report makes them, with every run's name for --sort
  * (METRIC@RUN): 0, or 2 for one report refuses (said on rank 0; every
- * rank alike, the same options), nothing made then. */
-static int shares_queries(const cli_opts *o, const shares *all, const qspec *qs, size_t nq, runq *rq)
+ * rank alike, the same options). */
+static int shares_queries(const cli_opts *o, const shares *all, const qspec *qs, size_t nq, queries *qq)
 {
     cli_run *runs = dfn_xcalloc(all->n, sizeof *runs);
-    for (size_t k = 0; k < all->n; k++) runs[k] = (cli_run){ all->labels ? all->labels[k] : NULL, all->run[k].set };
     bool agg = false;
-    for (size_t k = 0; k < all->n; k++) agg |= all->run[k].agg;
-    int rc = 0;
-    for (size_t k = 0; k < all->n && !rc; k++) {
-        size_t j = 0;
-        for (; j < nq && !rc; j++)
-            rc = cli_report_query(o, runs, all->n, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, o->metrics, agg,
-                                  &rq[k].q[j], &rq[k].f[j], &rq[k].col[j]);
-        if (!rc) {
-            shares_common_bin(all, nq, rq[k].q);
-            continue;
-        }
-        for (size_t m = 0; m <= k; m++)
-            for (size_t i = 0; i < (m < k ? nq : j - 1); i++) {
-                dfn_filter_free(&rq[m].f[i]);
-                dfn_dims_free(rq[m].q[i].dims, rq[m].q[i].ndims);
-            }
+    for (size_t k = 0; k < all->n; k++) {
+        runs[k] = (cli_run){ all->labels ? all->labels[k] : NULL, all->run[k].set };
+        agg |= all->run[k].agg;
     }
+    int rc = 0;
+    for (qq->n = 0; qq->n < nq; qq->n++) {
+        const qspec *x = &qs[qq->n];
+        rc = cli_report_query(o, runs, all->n, x->by, x->where, x->sort, x->top, o->metrics, agg, &qq->q[qq->n],
+                              &qq->f[qq->n], &qq->col[qq->n]);
+        if (rc) break;   /* (nothing made of this one) */
+    }
+    if (!rc) shares_common_bin(all, nq, qq->q);
     free(runs);
     return rc;
 }
 
-/* The partials of one run's queries on this rank's share (an empty one
+static void queries_free(queries *qq)
+{
+    for (size_t j = 0; j < qq->n; j++) {
+        dfn_filter_free(&qq->f[j]);
+        dfn_dims_free(qq->q[j].dims, qq->q[j].ndims);
+    }
+}
+
+/* The partials of the queries on this rank's share of a run (an empty one
  * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
  * layers' names stay). */
-static void share_partials(share *sh, size_t nq, runq *rq)
+static void share_partials(share *sh, const queries *qq, runq *rq)
 {
     char err[2048];
-    for (size_t j = 0; j < nq; j++) {
-        dfn_query *q = &rq->q[j];
-        q->layers = sh->set.ls;
-        rq->p[j] = sh->set.store ? dfn_query_partial(sh->set.store, q, err, sizeof err) : NULL;
+    for (size_t j = 0; j < qq->n; j++) {
+        dfn_query q = qq->q[j];
+        q.layers = sh->set.ls;
+        rq->p[j] = sh->set.store ? dfn_query_partial(sh->set.store, &q, err, sizeof err) : NULL;
         rq->failed[j] = sh->set.store && !rq->p[j];
         if (rq->failed[j]) snprintf(sh->why, sizeof sh->why, "%s", err);
-        if (!rq->p[j]) rq->p[j] = dfn_partial_new(q);   /* no share: it adds nothing */
-        q->layers = NULL;
+        if (!rq->p[j]) rq->p[j] = dfn_partial_new(&q);   /* no share: it adds nothing */
     }
     dfn_layerset_free(sh->set.ls);
     sh->set.ls = NULL;
@@ -593,16 +600,16 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
 }
 
 /* Query j of every run merged on rank 0, matched across the runs when
- * comparing, and printed there unless told not to; its queries are
- * spent. 0, or 2 when a partial was lost (said). */
-static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool print)
+ * comparing, and printed there unless told not to; the runs' partials of
+ * it are spent. 0, or 2 when a partial was lost (said). */
+static int shares_table(const cli_opts *o, shares *all, const queries *qq, runq *rq, size_t j, bool print)
 {
     char err[2048], first[2064] = "";
     dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
     bool ok = true;
     for (size_t k = 0; k < all->n; k++) {
         bool own = rq[k].failed[j];
-        res[k] = share_combine(all, &all->run[k], &rq[k].q[j], rq[k].p[j], &own, err, sizeof err);
+        res[k] = share_combine(all, &all->run[k], &qq->q[j], rq[k].p[j], &own, err, sizeof err);
         /* a rank's own query's failure in one process's words (every
          * share refuses such a query alike); a partial lost on the way,
          * MPI's */
@@ -614,18 +621,14 @@ static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool
         rc = 2;
         for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
     } else if (dfn_dist_rank() == 0 && print) {
-        const dfn_query *q = &rq[0].q[j];
-        dfn_compare *c = all->labels ? dfn_compare_results(res, all->n, q, rq[0].col[j], (const char *const *)all->labels)
+        const dfn_query *q = &qq->q[j];
+        dfn_compare *c = all->labels ? dfn_compare_results(res, all->n, q, qq->col[j], (const char *const *)all->labels)
                                      : dfn_compare_of(res[0], q->sort, q->desc);
         rc = cli_report_write(o, c, stdout);
     } else {
         for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
     }
     free(res);
-    for (size_t k = 0; k < all->n; k++) {
-        dfn_filter_free(&rq[k].f[j]);
-        dfn_dims_free(rq[k].q[j].dims, rq[k].q[j].ndims);
-    }
     return rc;
 }
 
@@ -635,25 +638,27 @@ static int shares_table(const cli_opts *o, shares *all, runq *rq, size_t j, bool
 static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq, const char *const *heads,
                       size_t *tried)
 {
-    runq *rq = dfn_xcalloc(all->n, sizeof *rq);
+    queries qq;
     *tried = 0;
-    int rc = shares_queries(o, all, qs, nq, rq);
+    int rc = shares_queries(o, all, qs, nq, &qq);
     if (rc) {
-        free(rq);
+        queries_free(&qq);
         return rc;
     }
+    runq *rq = dfn_xcalloc(all->n, sizeof *rq);
     double t0 = dfn_now();
-    for (size_t k = 0; k < all->n; k++) share_partials(&all->run[k], nq, &rq[k]);
+    for (size_t k = 0; k < all->n; k++) share_partials(&all->run[k], &qq, &rq[k]);
     /* the merge's time apart from the queries': from when the slowest
      * rank's partials are ready */
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     for (size_t j = 0; j < nq; j++) {
         if (heads && heads[j] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[j]);
         if (!rc) *tried = j + 1;
-        int r = shares_table(o, all, rq, j, !rc);
+        int r = shares_table(o, all, &qq, rq, j, !rc);
         if (!rc) rc = r;
     }
     free(rq);
+    queries_free(&qq);
     return rc;
 }
 
