@@ -204,13 +204,15 @@ static void match_key(const dfn_result *r, size_t i, char **buf, size_t *cap, si
     }
 }
 
-/* The common bin width of time groupings: from the longest window. */
-static double common_bin(const dfn_store *const *stores, const dfn_query *qs, size_t nruns)
+double dfn_compare_bin(const dfn_query *q, const uint64_t *span_us, size_t nruns)
 {
+    bool has_time = false;
+    for (size_t d = 0; d < q->ndims; d++) has_time |= q->dims[d].kind == DFN_DIM_TIME;
+    if (q->bin_s > 0 || !has_time) return q->bin_s;
     double span = 0;
     for (size_t k = 0; k < nruns; k++) {
-        double lo, hi;
-        dfn_query_window(stores[k], qs[k].filter, &lo, &hi);
+        double lo = 0, hi = span_us[k] / 1e6;   /* (as dfn_query_window) */
+        dfn_filter_time_narrow(q->filter, &lo, &hi);
         if (hi - lo > span) span = hi - lo;
     }
     return dfn_auto_bin(span);
@@ -226,16 +228,18 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
         return dfn_compare_of(r, qs[0].sort, qs[0].desc);
     }
     const dfn_query *q0 = &qs[0];
-    bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT, has_time = false;
+    bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT;
     for (size_t d = 0; d < q0->ndims; d++) {
-        has_time |= q0->dims[d].kind == DFN_DIM_TIME;
         if (q0->dims[d].kind == DFN_DIM_EVENT && !by_event) {
             /* a call of one run matches no call of another */
             snprintf(err, errlen, "comparing runs, calls (event) are a grouping of their own");
             return NULL;
         }
     }
-    double bin = q0->bin_s > 0 || !has_time ? q0->bin_s : common_bin(stores, qs, nruns);
+    uint64_t *span = dfn_xmalloc(nruns * sizeof *span);
+    for (size_t k = 0; k < nruns; k++) span[k] = stores[k]->t1 - stores[k]->t0;
+    double bin = dfn_compare_bin(q0, span, nruns);
+    free(span);
     dfn_result **res = dfn_xcalloc(nruns, sizeof *res);
     for (size_t k = 0; k < nruns; k++) {
         dfn_query q = qs[k];

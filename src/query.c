@@ -3373,12 +3373,7 @@ void dfn_filter_time_narrow(const dfn_filter *f, double *lo, double *hi)
  * bound). */
 static bool calls_span_bins(const dfn_store *s, uint64_t bin_us, uint64_t limit)
 {
-    uint64_t over = dfn_sat_mul(limit, bin_us);
-    if (s->set_calls_us) return s->set_calls_us > over;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if ((sum = dfn_sat_add(sum, dfn_store_dur(s, i))) > over) return true;
-    return false;
+    return (s->set_calls_us ? s->set_calls_us : dfn_store_calls_us(s)) > dfn_sat_mul(limit, bin_us);
 }
 
 static bool query_bins_fit(const dfn_store *s, const dfn_result *r, uint64_t bin_us, char *err, size_t errlen)

@@ -45,6 +45,12 @@ typedef struct {
  * run. labels (copied) name the runs; NULL for a single run. */
 dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
                      const char *const *labels, char *err, size_t errlen);
+/* The bin width q gives runs of these spans (µs from each run's first
+ * start to its last end): its own, else when it groups by time one for
+ * every run from the longest window its time terms leave (each run's bins
+ * count from its start); dfn_compare_run's, and MPI's for runs it holds
+ * in shares. */
+double dfn_compare_bin(const dfn_query *q, const uint64_t *span_us, size_t nruns);
 /* Results of one query on nruns runs (taken over; res itself the
  * caller's) matched by key and sorted as dfn_compare_run does: each
  * result whole (its query's top 0), q0's top applied to the matched

@@ -493,24 +493,15 @@ typedef struct {
     bool failed[MAXQ];        /* this rank's own query failed (why in the share's why) */
 } runq;
 
-/* Comparing by time, one bin width for every run, from the longest
- * window, as dfn_compare_run makes it (its bins count from each run's
- * start). */
+/* Comparing, one bin width for every run's time bins, as
+ * dfn_compare_run gives them, from the runs' spans over the ranks. */
 static void shares_common_bin(const shares *all, size_t nq, dfn_query *q)
 {
-    for (size_t j = 0; all->labels && j < nq; j++) {
-        bool timed = false;
-        for (size_t d = 0; d < q[j].ndims; d++) timed |= q[j].dims[d].kind == DFN_DIM_TIME;
-        if (!timed || q[j].bin_s > 0) continue;
-        double span = 0;
-        for (size_t k = 0; k < all->n; k++) {
-            const share *sh = &all->run[k];
-            double lo = 0, hi = sh->t0 == UINT64_MAX ? 0 : (sh->t1 - sh->t0) / 1e6;
-            dfn_filter_time_narrow(q[j].filter, &lo, &hi);
-            if (hi - lo > span) span = hi - lo;
-        }
-        q[j].bin_s = dfn_auto_bin(span);
-    }
+    if (!all->labels) return;
+    uint64_t *span = dfn_xmalloc(all->n * sizeof *span);
+    for (size_t k = 0; k < all->n; k++) span[k] = all->run[k].t0 == UINT64_MAX ? 0 : all->run[k].t1 - all->run[k].t0;
+    for (size_t j = 0; j < nq; j++) q[j].bin_s = dfn_compare_bin(&q[j], span, all->n);
+    free(span);
 }
 
 /* The queries as report makes them, with every run's name for --sort
@@ -664,9 +655,9 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
 
 /* What overview's first line counts of one run, over every rank's share:
  * events add up; processes, threads and the files accessed are told
- * apart by their text; the span runs from the first start to the last
- * end; the trace files and malformed lines are the ranks' accounts'.
- * Rank 0's is the run's. */
+ * apart by their text; the span is the run's (share_load's); the trace
+ * files and malformed lines are the ranks' accounts'. Rank 0's is the
+ * run's. */
 static void share_summary(const share *sh, cli_setsum *sum)
 {
     const dfn_store *s = sh->set.store;
@@ -674,10 +665,8 @@ static void share_summary(const share *sh, cli_setsum *sum)
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) dfn_out_of_memory("summing up a share", BUFSIZ);
-    /* events, t0, t1 (UINT64_MAX: no event to span) */
-    uint64_t head[3] = { s ? s->n : 0, UINT64_MAX, 0 };
-    if (s && s->n) head[1] = s->t0, head[2] = s->t1;
-    fwrite(head, sizeof head, 1, f);
+    uint64_t events = s ? s->n : 0;
+    fwrite(&events, sizeof events, 1, f);
     char pid[128], tid[128];
     for (size_t i = 0; s && i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
         /* a thread by its host, pid and tid, as a store tells lanes apart
@@ -695,18 +684,14 @@ static void share_summary(const share *sh, cli_setsum *sum)
     free(text);
     if (!got) return;   /* (another rank: rank 0 sums up) */
     memset(sum, 0, sizeof *sum);
-    uint64_t t0 = UINT64_MAX, t1 = 0;
     dfn_strtab *seen = dfn_strtab_new();
     for (int r = 0; r < dfn_dist_size(); r++) {
         size_t l = lens[r];
         const char *t = got[r];
-        if (t && l >= sizeof head) {
-            uint64_t h[3];
-            memcpy(h, t, sizeof h);
-            sum->events += h[0];
-            if (h[1] != UINT64_MAX && h[1] < t0) t0 = h[1];
-            if (h[1] != UINT64_MAX && h[2] > t1) t1 = h[2];
-            for (size_t at = sizeof h; at < l;) {
+        if (t && l >= sizeof events) {
+            memcpy(&events, t, sizeof events);
+            sum->events += events;
+            for (size_t at = sizeof events; at < l;) {
                 size_t n = strnlen(t + at, l - at), before = dfn_strtab_count(seen);
                 if (dfn_strtab_intern(seen, t + at, n) == before)   /* new: count it */
                     *(t[at] == 'P' ? &sum->procs : t[at] == 'T' ? &sum->threads : &sum->accessed) += 1;
@@ -716,7 +701,7 @@ static void share_summary(const share *sh, cli_setsum *sum)
     }
     dfn_dist_gathered_free(got, lens);
     dfn_strtab_free(seen);
-    sum->span_us = t1 > t0 ? t1 - t0 : 0;
+    sum->span_us = sh->t0 == UINT64_MAX ? 0 : sh->t1 - sh->t0;
     sum->files = sh->sources->nsrc;
     for (size_t i = 0; i < sh->sources->nsrc; i++) sum->malformed += sh->sources->src[i].malformed;
 }
