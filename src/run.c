@@ -4,6 +4,7 @@
 #include "dfnav/run.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
+#include "dfnav/filehead.h"
 #include "dfnav/image.h"
 #include "dfnav/util.h"
 
@@ -60,10 +61,10 @@ bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_e
 
 /* Whether, with the files divided among nodes ranks as MPI divides them,
  * the largest share fits in this machine's memory. */
-static bool share_fits(const char **files, const uint64_t *bytes, size_t m, int nodes, int *rank_of, uint64_t threads,
-                       uint64_t per_event)
+static bool share_fits(const char **files, const uint64_t *bytes, const uint64_t *group, size_t m, int nodes,
+                       int *rank_of, uint64_t threads, uint64_t per_event)
 {
-    dfn_dist_plan(bytes, m, nodes, rank_of);
+    dfn_dist_plan(bytes, group, m, nodes, rank_of);
     uint64_t *load = dfn_xcalloc((size_t)nodes, sizeof *load);
     int big = 0;
     for (size_t i = 0; i < m; i++) {
@@ -104,11 +105,13 @@ size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, ui
     return m;
 }
 
-uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event)
+uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, bool by_host)
 {
     const char **files;
     uint64_t *bytes;
     size_t m = dfn_runs_files(runs, n, &files, &bytes);
+    /* (the plan MPI makes: a process's files on one node) */
+    uint64_t *group = dfn_filehead_groups(files, bytes, m, by_host);
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus());
     /* the fewest nodes whose largest share fits: more never hurt, so a
@@ -116,11 +119,12 @@ uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t
     int lo = 1, hi = m > 4096 ? 4096 : (int)(m ? m : 1), found = 0;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
-        if (share_fits(files, bytes, m, mid, rank_of, th, per_event)) { found = mid; hi = mid - 1; }
+        if (share_fits(files, bytes, group, m, mid, rank_of, th, per_event)) { found = mid; hi = mid - 1; }
         else lo = mid + 1;
     }
     free(files);
     free(bytes);
+    free(group);
     free(rank_of);
     return (uint64_t)found;
 }

@@ -3,8 +3,10 @@
  * the sizes; and the ranks' bytes must come out balanced. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dfnav/dist.h"
+#include "dfnav/filehead.h"
 
 static uint64_t rank_bytes(const uint64_t *bytes, const int *rank_of, size_t n, int r)
 {
@@ -19,7 +21,7 @@ Test(dist, largest_first_onto_the_least_loaded)
 {
     const uint64_t bytes[] = { 10, 70, 30, 30, 50, 20 };
     int rank_of[6];
-    dfn_dist_plan(bytes, 6, 3, rank_of);
+    dfn_dist_plan(bytes, NULL, 6, 3, rank_of);
     /* 70 -> 0; 50 -> 1 (0 and 0: the lower); 30 (file 2) -> 2; 30 (file
      * 3) -> 2 (loads 70, 50, 30); 20 -> 1 (70, 50, 60); 10 -> 2 (70, 70,
      * 60): 70 bytes each */
@@ -36,18 +38,18 @@ Test(dist, edges)
 {
     const uint64_t bytes[] = { UINT64_MAX, 5, 5, 0 };
     int rank_of[4];
-    dfn_dist_plan(bytes, 4, 2, rank_of);
+    dfn_dist_plan(bytes, NULL, 4, 2, rank_of);
     cr_assert_eq(rank_of[0], 0, "standard input on rank 0");
     /* rank 0 counts it as one byte: 5 -> rank 1 (1 > 0), 5 -> rank 0
      * (1 < 5), the empty file -> rank 1 (5 < 6) */
     cr_assert_eq(rank_of[1], 1);
     cr_assert_eq(rank_of[2], 0);
     cr_assert_eq(rank_of[3], 1, "an empty file counts as one byte where it goes");
-    dfn_dist_plan(bytes, 4, 1, rank_of);
+    dfn_dist_plan(bytes, NULL, 4, 1, rank_of);
     for (int i = 0; i < 4; i++) cr_assert_eq(rank_of[i], 0);
     const uint64_t two[] = { 3, 4 };
     int r2[2];
-    dfn_dist_plan(two, 2, 8, r2);
+    dfn_dist_plan(two, NULL, 2, 8, r2);
     cr_assert_eq(r2[1], 0);
     cr_assert_eq(r2[0], 1);
 }
@@ -65,12 +67,65 @@ Test(dist, balanced_and_repeatable)
         if (bytes[i] > max) max = bytes[i];
     }
     int a[N], b[N];
-    dfn_dist_plan(bytes, N, R, a);
-    dfn_dist_plan(bytes, N, R, b);
+    dfn_dist_plan(bytes, NULL, N, R, a);
+    dfn_dist_plan(bytes, NULL, N, R, b);
     for (int i = 0; i < N; i++) cr_assert_eq(a[i], b[i]);
     for (int r = 0; r < R; r++) {
         uint64_t got = rank_bytes(bytes, a, N, r);
         cr_assert_leq(got, total / R + max, "rank %d: %llu bytes", r, (unsigned long long)got);
         cr_assert_geq(got + max, total / R, "rank %d: %llu bytes", r, (unsigned long long)got);
     }
+}
+
+/* The files of one group (one traced process) go together, as one of
+ * their summed size, onto one rank; files of group 0 go alone. */
+Test(dist, a_group_goes_together)
+{
+    const uint64_t bytes[] = { 40, 10, 30, 10, 25, 5 };
+    const uint64_t group[] = { 0, 7, 0, 7, 9, 9 };
+    int rank_of[6];
+    dfn_dist_plan(bytes, group, 6, 2, rank_of);
+    /* units: file 0 (40), group 7 (20, first file 1), file 2 (30), group
+     * 9 (30, first file 4): 40 -> 0; 30 (file 2) -> 1; 30 (group 9) -> 1
+     * (30 < 40); 20 (group 7) -> 0 (40 < 60) */
+    const int want[] = { 0, 0, 1, 0, 1, 1 };
+    for (int i = 0; i < 6; i++) cr_assert_eq(rank_of[i], want[i], "file %d on rank %d", i, rank_of[i]);
+    /* a group's key of all ones is a group like any other */
+    const uint64_t ones[] = { UINT64_MAX - 1, UINT64_MAX - 1, 3, 3 };
+    const uint64_t b4[] = { 10, 10, 10, 10 };
+    int r4[4];
+    dfn_dist_plan(b4, NULL, 4, 2, r4);
+    cr_assert_neq(r4[0], r4[1], "without groups equal files alternate");
+    dfn_dist_plan(b4, ones, 4, 2, r4);
+    cr_assert_eq(r4[0], r4[1]);
+    cr_assert_eq(r4[2], r4[3]);
+    cr_assert_neq(r4[0], r4[2]);
+}
+
+/* A head names its process by host and pid in any era's spelling: quoted
+ * or not, inline hostname or a hash; pid alone without a host. */
+Test(dist, file_heads)
+{
+    dfn_filehead a, b, c, d;
+    const char *v0 = "[\n {\"id\":\"0\",\"name\":\"open\",\"pid\":\"12\",\"tid\":\"3\",\"ph\":\"X\","
+                     "\"args\":{\"hostname\":\"n1\"}},\n";
+    const char *v1 = "{\"name\":\"read\",\"pid\":12,\"tid\":4,\"ph\":\"X\",\"args\":{\"hostname\":\"n1\"}}\n";
+    const char *other = "{\"name\":\"read\",\"pid\":12,\"args\":{\"hostname\":\"n2\"}}\n";
+    cr_assert(dfn_filehead_scan(v0, strlen(v0), &a));
+    cr_assert(dfn_filehead_scan(v1, strlen(v1), &b));
+    cr_assert(dfn_filehead_scan(other, strlen(other), &c));
+    cr_assert_eq(a.proc, b.proc, "pid \"12\" and 12 on n1 are one process");
+    cr_assert_eq(a.host, b.host);
+    cr_assert_neq(a.proc, c.proc, "pid 12 on another host is another process");
+    cr_assert_neq(a.host, c.host);
+    /* a hash for the host; the pid on a later line than the host */
+    const char *h = "{\"name\":\"HH\",\"ph\":\"M\",\"args\":{\"hhash\":\"ab\"}}\n{\"pid\":5,\"name\":\"x\"}\n";
+    cr_assert(dfn_filehead_scan(h, strlen(h), &d));
+    cr_assert_neq(d.host, 0);
+    cr_assert_neq(d.proc, 0);
+    /* no pid: no head; a cut last line is not read */
+    const char *none = "[\n{\"name\":\"x\",\"args\":{\"hostname\":\"n1\"}}\n{\"pid\":";
+    cr_assert_not(dfn_filehead_scan(none, strlen(none), &d));
+    cr_assert_eq(d.proc, 0);
+    cr_assert_not(dfn_filehead_read("/nonexistent/dfnav-head.pfw", &d));
 }

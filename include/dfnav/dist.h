@@ -16,9 +16,11 @@
 
 /* Which rank reads each of n files of the given sizes: the largest first,
  * each onto the rank with the fewest bytes so far (the lowest on a tie);
+ * files of one nonzero group (group may be NULL: none), the files of one
+ * traced process (filehead.h), go together as one of their summed size;
  * a file of no known size (UINT64_MAX: standard input, a pipe) stays on
  * rank 0, the only one that can read it. The same plan on every rank. */
-void dfn_dist_plan(const uint64_t *bytes, size_t n, int nranks, int *rank_of);
+void dfn_dist_plan(const uint64_t *bytes, const uint64_t *group, size_t n, int nranks, int *rank_of);
 
 /* Starts MPI when an MPI launcher started this process (its environment
  * says so) and this build has MPI support; false, with why in err, when

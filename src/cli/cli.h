@@ -105,11 +105,13 @@ void cli_dist_tell(int word);
  * way): the exit says stop if no load does. */
 void cli_dist_reopen(void);
 /* This rank's share of the runs' files (rank 0 walks specs and sends each
- * rank its paths; the others pass none): *nmine paths, pointing into the
- * runs or *list, which the caller frees with the array. *left (rank 0):
+ * rank its paths, a process's files together, or with by_host a host's;
+ * the others pass none): *nmine paths, pointing into the runs or *list,
+ * which the caller frees with the array. *left (rank 0):
  * the files no share holds, which only rank 0's load of the set can read
  * (standard input, what is no regular file). */
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left, char **list);
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
+                            char **list);
 /* The specs of run k (*ns of them): with --compare its own, else the set
  * of every spec; none on the other ranks (specs NULL). */
 const dfn_runspec *cli_dist_run_specs(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t k, size_t *ns);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "dfnav/cache.h"
 #include "dfnav/dist.h"
+#include "dfnav/filehead.h"
 #include "dfnav/image.h"
 #include "dfnav/util.h"
 
@@ -281,13 +282,17 @@ static char *dist_mkdir(void)
  * what is no regular file only rank 0's load of the set can read (once:
  * a pipe gives its bytes to one reader), so no share holds them: *left
  * counts them. Rank 0's own share comes back, as the runs' own paths. */
-static const char **dist_share_plan(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left)
+static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left)
 {
     const char **all;
     uint64_t *bytes;
     size_t m = dfn_runs_files(specs, n, &all, &bytes);
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
-    dfn_dist_plan(bytes, m, dfn_dist_size(), rank_of);
+    /* a process's files on one rank (its call tree, access and compute
+     * whole there): what their heads say, checked after the load */
+    uint64_t *group = dfn_filehead_groups(all, bytes, m, by_host);
+    dfn_dist_plan(bytes, group, m, dfn_dist_size(), rank_of);
+    free(group);
     for (int r = 1; r < dfn_dist_size(); r++) {
         size_t len = 0;
         for (size_t i = 0; i < m; i++)
@@ -372,11 +377,12 @@ void cli_dist_reopen(void)
     g_told = false;
 }
 
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, size_t *nmine, size_t *left, char **list)
+const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
+                            char **list)
 {
     *list = NULL;
     *left = 0;
-    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, nmine, left) : dist_share_recv(nmine, list);
+    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, by_host, nmine, left) : dist_share_recv(nmine, list);
 }
 
 /* Whether rank 0 said the inputs' errors already (a query on the ranks'
@@ -398,7 +404,7 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
         size_t nmine, left, ns;
         char *list;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        const char **mine = cli_dist_files(sp, ns, &nmine, &left, &list);
+        const char **mine = cli_dist_files(sp, ns, o->overlap_host, &nmine, &left, &list);
         char *img = dist_parse_share(o, mine, nmine, dir);
         free(mine);
         free(list);
