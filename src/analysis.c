@@ -1,8 +1,10 @@
 /* Building the analysis indexes on demand, with the compute definition
  * defaulting from the layers. */
 #include "dfnav/analysis.h"
+#include "dfnav/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 unsigned dfn_analysis_needs(uint64_t metrics)
@@ -32,6 +34,17 @@ bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset 
     if ((need & DFN_NEED_TREE) && !a->tree) a->tree = dfn_calltree_build(s);
     if ((need & DFN_NEED_ACCESS) && !a->access) a->access = dfn_access_build(s);
     return true;
+}
+
+char *dfn_analysis_compute_text(const dfn_layers *l, const char *compute)
+{
+    const char *text = compute ? compute : dfn_overlap_default(l);
+    dfn_filter f = {0};
+    char ferr[256];
+    if (!text || !dfn_filter_parse(text, &f, ferr, sizeof ferr)) return dfn_xstrdup("");
+    char *t = f.n ? dfn_filter_text(&f) : dfn_xstrdup("");
+    dfn_filter_free(&f);
+    return t;
 }
 
 bool dfn_analysis_set_io(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *io, char *err,

@@ -1,12 +1,17 @@
 /* dfnav file heads: the process a trace file's first lines name (see
- * dfnav/filehead.h). A small read before the load, through the reader so
- * that gzip heads read alike; each line looked into with jsonget. */
+ * dfnav/filehead.h). A small read before the load: the first 16 KiB of
+ * the file, and of a gzip one as much more as its first 64 KiB of text
+ * take; each line looked into with jsonget. */
 #include "dfnav/filehead.h"
 #include "dfnav/jsonget.h"
-#include "dfnav/reader.h"
 #include "dfnav/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 /* A value's text as the hash reads it: a pid of "7" and 7 are one pid. */
 static uint64_t head_hash(const dfn_jsonval *v, uint64_t seed)
@@ -44,20 +49,68 @@ bool dfn_filehead_scan(const char *text, size_t len, dfn_filehead *out)
     return pid != 0;
 }
 
+/* Up to cap bytes of fd; what a read error leaves is what came before. */
+static size_t head_fill(int fd, unsigned char *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* The first cap bytes of text of a gzip stream (members one after
+ * another) whose first n bytes are in in: a few KiB read, not the
+ * reader's MiB (thousands of files' heads on a parallel file system). */
+static size_t head_inflate(int fd, unsigned char *in, size_t insz, size_t n, char *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return 0;
+    z.next_in = in;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out;
+    z.avail_out = (uInt)cap;
+    while (z.avail_out) {
+        if (!z.avail_in) {
+            z.avail_in = (uInt)head_fill(fd, in, insz);
+            z.next_in = in;
+            if (!z.avail_in) break;
+        }
+        int rc = inflate(&z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            if (inflateReset(&z) != Z_OK) break;   /* the next member */
+        } else if (rc != Z_OK) {
+            break;   /* damage: the lines before it are the head */
+        }
+    }
+    size_t len = cap - z.avail_out;
+    inflateEnd(&z);
+    return len;
+}
+
 bool dfn_filehead_read(const char *path, dfn_filehead *out)
 {
     *out = (dfn_filehead){ 0, 0 };
-    char err[256];
-    dfn_reader *r = dfn_reader_open(path, DFN_FILEHEAD_BYTES, err, sizeof err);
-    if (!r) return false;
-    dfn_block b;
-    bool ok = dfn_reader_next(r, &b) == 1;
-    if (ok) {
-        /* a block holds whole lines: a long first line makes it longer */
-        ok = dfn_filehead_scan(b.data, b.len < DFN_FILEHEAD_BYTES ? b.len : DFN_FILEHEAD_BYTES, out);
-        dfn_block_free(&b);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    enum { IN = 16384 };
+    unsigned char *in = dfn_xmalloc(IN);
+    char *text = dfn_xmalloc(DFN_FILEHEAD_BYTES);
+    size_t n = head_fill(fd, in, IN), len;
+    if (n >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
+        len = head_inflate(fd, in, IN, n, text, DFN_FILEHEAD_BYTES);
+    } else {
+        memcpy(text, in, n);
+        len = n + head_fill(fd, (unsigned char *)text + n, DFN_FILEHEAD_BYTES - n);
     }
-    dfn_reader_close(r);
+    close(fd);
+    bool ok = dfn_filehead_scan(text, len, out);
+    free(in);
+    free(text);
     return ok;
 }
 

@@ -127,14 +127,19 @@ const uint64_t *dfn_overlap_io_bits(const dfn_overlap *o) { return o ? o->iobits
 
 bool dfn_overlap_note(const dfn_overlap *o, bool brief, char *buf, size_t cap)
 {
-    if (!o || o->ncompute) return false;
+    return o && dfn_overlap_note_of(o->text, o->ncompute, brief, buf, cap);
+}
+
+bool dfn_overlap_note_of(const char *text, uint64_t ncompute, bool brief, char *buf, size_t cap)
+{
+    if (ncompute) return false;
     /* "all I/O exposed" would be a guess: there is nothing to compare with */
     if (brief)
         snprintf(buf, cap, "compute matched no event: compute, exposed are -; --compute EXPR sets it");
     else
         snprintf(buf, cap, "compute (%s) matched no event: compute_s, exposed_s and overlap_pct are left undefined; "
                  "--compute EXPR says what compute is, e.g. --compute 'cat=compute' or 'layer=training'",
-                 *o->text ? o->text : "no definition");
+                 *text ? text : "no definition");
     return true;
 }
 

@@ -12,7 +12,7 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 5
+#define PARTIAL_VERSION 6
 
 /* Key kinds whose rows merge across shares: events are calls of one
  * share, call paths ids of its call tree, and pids and tids sort by
@@ -25,7 +25,9 @@ static bool dim_mergeable(dfn_dimkind k)
 
 bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
 {
-    static const uint64_t ok = DFN_M_BASIC | DFN_M_BIT(DFN_M_MAX_PROC) | DFN_M_BIT(DFN_M_AGG_CALLS) |
+    /* (the analysis metrics from shares of whole processes: see partial.h) */
+    static const uint64_t ok = DFN_M_BASIC | DFN_M_BIT(DFN_M_MAX_PROC) | DFN_M_BIT(DFN_M_AGG_CALLS) | DFN_M_OVERLAP |
+        DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_SEQ_PCT) |
         DFN_M_BIT(DFN_M_MIN_PROC_S) | DFN_M_BIT(DFN_M_MEAN_PROC_S) | DFN_M_BIT(DFN_M_STD_PROC_S) |
         DFN_M_BIT(DFN_M_MAX_PROC_BYTES) | DFN_M_BIT(DFN_M_MEAN_PROC_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN) |
         DFN_M_BIT(DFN_M_SIZE_P50) | DFN_M_BIT(DFN_M_SIZE_MIN) | DFN_M_BIT(DFN_M_SIZE_MAX) | DFN_M_BIT(DFN_M_ACTIVE) |
@@ -34,7 +36,7 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     const char *why = NULL;
     for (size_t d = 0; d < q->ndims && !why; d++)
         if (!dim_mergeable(q->dims[d].kind)) why = "events, call paths, pids and tids are not merged across shares";
-    if (!why && (m & ~ok)) why = "the analysis metrics are not merged across shares";
+    if (!why && (m & ~ok)) why = "these metrics are not merged across shares";
     if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->asked_only))
         why = "counters and sparklines are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);
@@ -200,6 +202,13 @@ static void sums_add(dfn_rowsums *a, const dfn_rowsums *b)
     a->szn = dfn_sat_add(a->szn, b->szn);
     a->busy = dfn_sat_add(a->busy, b->busy);
     dfn_sat_add_flag(&a->szsum, b->szsum, &a->full, DFN_OVF_BYTES);
+    /* (as the query's threads add them) */
+    a->self += b->self;
+    a->seq += b->seq;
+    a->rnd += b->rnd;
+    a->io_us += b->io_us;
+    a->exposed_us += b->exposed_us;
+    a->compute_us += b->compute_us;
 }
 
 void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
@@ -302,6 +311,7 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     a->total = dfn_sat_add(a->total, b->total);
     a->matched += b->matched;
     a->matched_calls += b->matched_calls;
+    a->ncompute = dfn_sat_add(a->ncompute, b->ncompute);
     free(rowmap);
     free(procmap);
     dfn_partial_free(b);
@@ -393,7 +403,8 @@ static void put_map(obuf *o, const dfn_map64 *m)
 static void put_sums(obuf *o, const dfn_rowsums *s)
 {
     const uint64_t u[] = { s->count, s->dur, s->bytes, s->maxdur, s->agg, s->out_calls, s->out_us, s->cut_us,
-                           s->szn, s->szsum, s->busy, s->full };
+                           s->szn, s->szsum, s->busy, s->full, s->self, s->seq, s->rnd, s->io_us,
+                           s->exposed_us, s->compute_us };
     for (size_t k = 0; k < sizeof u / sizeof *u; k++) put_u(o, u[k]);
     put_d(o, s->szmin);
     put_d(o, s->szmax);
@@ -412,7 +423,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_u(&o, p->dims[d].arg ? al + 1 : 0);
         put_raw(&o, p->dims[d].arg, al);
     }
-    const uint64_t head[] = { p->metrics, p->sizes, p->total, p->matched, p->matched_calls };
+    const uint64_t head[] = { p->metrics, p->sizes, p->total, p->matched, p->matched_calls, p->ncompute };
     for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
     const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
@@ -526,7 +537,7 @@ static uint64_t dim_limit(const dfn_partial *p, dfn_dimkind k, uint64_t ntext)
 
 static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
 {
-    size_t nrows = get_count(in, p->ndims + 13, "the rows");
+    size_t nrows = get_count(in, p->ndims + 19, "the rows");
     uint32_t keys[DFN_MAX_DIMS];
     for (size_t r = 0; r < nrows && !in->bad; r++) {
         for (size_t d = 0; d < p->ndims; d++) keys[d] = (uint32_t)get_u(in, dim_limit(p, p->dims[d].kind, nt), "a row's key");
@@ -538,6 +549,8 @@ static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
                           &s->szn, &s->szsum, &s->busy };
         for (size_t k = 0; k < sizeof u / sizeof *u; k++) *u[k] = get_any(in, "a row's sums");
         s->full = (uint8_t)get_u(in, 16, "a row's sums");
+        uint64_t *an[] = { &s->self, &s->seq, &s->rnd, &s->io_us, &s->exposed_us, &s->compute_us };
+        for (size_t k = 0; k < sizeof an / sizeof *an; k++) *an[k] = get_any(in, "a row's sums");
         s->szmin = get_d(in);
         s->szmax = get_d(in);
     }
@@ -565,6 +578,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     p->total = get_any(&in, "the totals");
     p->matched = get_any(&in, "the totals");
     p->matched_calls = get_any(&in, "the totals");
+    p->ncompute = get_any(&in, "the totals");
     double *win[] = { &p->win_lo_s, &p->win_hi_s, &p->bin_s, &p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) *win[k] = get_d(&in);
     p->timed = get_u(&in, 2, "its window") != 0;

@@ -2391,17 +2391,39 @@ static void row_span(const part *p, size_t row, uint64_t *lo, uint64_t *hi)
     stretch_of(&w, c->time_dim >= 0, c->time_dim < 0 ? 0 : p->keys[row * c->r->ndims + (size_t)c->time_dim], lo, hi);
 }
 
-/* The compute of one of a row's processes inside the row's time: into
- * compute_s, and with split sparklines into the row's compute line. A row
- * filtered to I/O shows the compute its I/O could hide behind. */
-static void row_proc_compute(const part *p, dfn_result *r, const psweep *w)
+/* The compute of one of a row's processes inside the row's time (a row
+ * filtered to I/O shows the compute its I/O could hide behind), in µs. */
+static uint64_t row_proc_compute(const part *p, const psweep *w)
+{
+    uint64_t lo, hi;
+    row_span(p, w->row, &lo, &hi);
+    return dfn_overlap_covered(p->c->q->overlap, w->proc, lo, hi);
+}
+
+/* Each row's I/O, exposed I/O and compute in µs, its processes' summed
+ * as integers: the same sums in any order, however the events were
+ * divided among threads or shares (a sum of seconds would round by it). */
+static void part_overlap_sums(const part *p, uint64_t *io, uint64_t *exposed, uint64_t *compute)
+{
+    for (size_t k = 0; k < p->npsw; k++) {
+        const psweep *w = &p->psw[k];
+        if (w->kind == 0) {
+            io[w->row] += w->len;
+            exposed[w->row] += w->exposed;
+        } else if (w->started) {
+            compute[w->row] += row_proc_compute(p, w);
+        }
+    }
+}
+
+/* With split sparklines, one of a row's processes' compute into the
+ * row's compute line. */
+static void row_proc_spark(const part *p, dfn_result *r, const psweep *w)
 {
     const qctx *c = p->c;
     const dfn_overlap *o = c->q->overlap;
     uint64_t lo, hi;
     row_span(p, w->row, &lo, &hi);
-    *rm(r, w->row, DFN_M_COMPUTE_S) += dfn_overlap_covered(o, w->proc, lo, hi) / 1e6;
-    if (!r->spark_cmp) return;
     uint64_t nb = c->spark_bins;
     for (uint64_t b = 0; b < nb; b++) {
         /* the sparkline's bin edges, as spark_add cuts calls */
@@ -2431,6 +2453,17 @@ static void ctr_finish(const part *p, dfn_result *r)
     free(sum);
 }
 
+/* A row's overlap metrics from its I/O, exposed I/O and compute µs;
+ * none: the definition matched no event anywhere. */
+static void overlap_put(dfn_result *r, size_t row, uint64_t io, uint64_t exposed, uint64_t compute, bool none)
+{
+    *rm(r, row, DFN_M_IO_BUSY_S) = io / 1e6;
+    *rm(r, row, DFN_M_EXPOSED_S) = exposed / 1e6;
+    *rm(r, row, DFN_M_COMPUTE_S) = compute / 1e6;
+    *rm(r, row, DFN_M_OVERLAP_PCT) = io > 0 ? 100.0 * (1 - (double)exposed / (double)io) : NAN;
+    if (none) *rm(r, row, DFN_M_COMPUTE_S) = *rm(r, row, DFN_M_EXPOSED_S) = *rm(r, row, DFN_M_OVERLAP_PCT) = NAN;
+}
+
 /* The analysis metrics of the merged part's rows. */
 static void part_finish_extra(part *p, dfn_result *r)
 {
@@ -2441,17 +2474,15 @@ static void part_finish_extra(part *p, dfn_result *r)
         r->spark_io = part_spark_out(p, 1);
         r->spark_cmp = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark_cmp);
     }
-    for (size_t k = 0; k < p->npsw; k++) {
-        const psweep *w = &p->psw[k];
-        if (w->kind == 0) { *rm(r, w->row, DFN_M_IO_BUSY_S) += w->len / 1e6; *rm(r, w->row, DFN_M_EXPOSED_S) += w->exposed / 1e6; }
-        else if (w->started) row_proc_compute(p, r, w);
-    }
-    /* no compute event at all: nothing to hide I/O behind, nor to say it was not */
-    bool none = c->q->overlap && dfn_overlap_ncompute(c->q->overlap) == 0;
-    for (size_t row = 0; r->mcol[DFN_M_OVERLAP_PCT] >= 0 && row < n; row++) {
-        double io = *rm(r, row, DFN_M_IO_BUSY_S), ex = *rm(r, row, DFN_M_EXPOSED_S);
-        *rm(r, row, DFN_M_OVERLAP_PCT) = io > 0 ? 100.0 * (1 - ex / io) : NAN;
-        if (none) *rm(r, row, DFN_M_COMPUTE_S) = *rm(r, row, DFN_M_EXPOSED_S) = *rm(r, row, DFN_M_OVERLAP_PCT) = NAN;
+    for (size_t k = 0; r->spark_cmp && k < p->npsw; k++)
+        if (p->psw[k].kind == 1 && p->psw[k].started) row_proc_spark(p, r, &p->psw[k]);
+    if (r->mcol[DFN_M_OVERLAP_PCT] >= 0) {
+        uint64_t *ov = dfn_xcalloc(3 * (n ? n : 1), sizeof *ov);
+        part_overlap_sums(p, ov, ov + n, ov + 2 * n);
+        /* no compute event at all: nothing to hide I/O behind, nor to say it was not */
+        bool none = c->q->overlap && dfn_overlap_ncompute(c->q->overlap) == 0;
+        for (size_t row = 0; row < n; row++) overlap_put(r, row, ov[row], ov[n + row], ov[2 * n + row], none);
+        free(ov);
     }
     for (size_t k = 0; k < p->share.cap; k++)
         if (p->share.k[k] != DFN_MAP64_EMPTY && p->share.v[k] == SHARE_MANY)
@@ -2616,7 +2647,8 @@ static dfn_rowsums acc_rowsums(const acc *a)
     const acc_more *am = AM(a);
     return (dfn_rowsums){ .count = a->count, .dur = a->dur, .bytes = a->bytes, .maxdur = a->maxdur, .agg = am->agg,
                           .out_calls = am->out_calls, .out_us = am->out_us, .cut_us = am->cut_us, .szn = am->szn,
-                          .szsum = am->szsum, .szmin = am->szmin, .szmax = am->szmax, .full = a->full };
+                          .szsum = am->szsum, .szmin = am->szmin, .szmax = am->szmax, .full = a->full,
+                          .self = am->self, .seq = am->seq, .rnd = am->rnd };
 }
 
 /* Every metric of one row from its accumulator (the dense rows' arrays
@@ -3186,6 +3218,18 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     memset(x.file, 0xff, (s->nfiles ? s->nfiles : 1) * sizeof *x.file);
     export_rows(p, r, &x);
     export_sets(p, &x);
+    if (c->q->overlap) {   /* (each process's sweeps are whole in a share of whole processes) */
+        uint64_t *ov = dfn_xcalloc(3 * (n ? n : 1), sizeof *ov);
+        part_overlap_sums(p, ov, ov + n, ov + 2 * n);
+        for (size_t row = 0; row < n; row++) {
+            dfn_rowsums *su = &out->sums[x.row[row]];
+            su->io_us += ov[row];
+            su->exposed_us += ov[n + row];
+            su->compute_us += ov[2 * n + row];
+        }
+        free(ov);
+        out->ncompute = dfn_overlap_ncompute(c->q->overlap);
+    }
     /* the part's log becomes the partial's: rows as the partial's, times
      * from the epoch; expanded only once the store is gone (the caller's
      * first read of the segments) */
@@ -3313,7 +3357,11 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
         }
         m[DFN_M_MAX_PROC] = NAN;
         if (need_size) size_row(&p->sums[row], m);
+        const dfn_rowsums *su = &p->sums[row];   /* as finish_row and part_finish_extra */
+        m[DFN_M_SELF_S] = su->self / 1e6;
+        m[DFN_M_SEQ_PCT] = su->seq + su->rnd ? 100.0 * su->seq / (su->seq + su->rnd) : NAN;
         row_put(r, row, m);
+        if (r->mcol[DFN_M_OVERLAP_PCT] >= 0) overlap_put(r, row, su->io_us, su->exposed_us, su->compute_us, p->ncompute == 0);
         kept_take(&kp, row, &p->sums[row]);
     }
     partial_hist_files(p, r);

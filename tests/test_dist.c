@@ -3,7 +3,11 @@
  * the sizes; and the ranks' bytes must come out balanced. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "dfnav/dist.h"
 #include "dfnav/filehead.h"
@@ -128,4 +132,59 @@ Test(dist, file_heads)
     cr_assert_not(dfn_filehead_scan(none, strlen(none), &d));
     cr_assert_eq(d.proc, 0);
     cr_assert_not(dfn_filehead_read("/nonexistent/dfnav-head.pfw", &d));
+}
+
+/* Writes text to path, as gzip members split at each cut when gz. */
+static void write_head(const char *path, const char *text, bool gz, const size_t *cuts, size_t ncuts)
+{
+    if (!gz) {
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fputs(text, f);
+        fclose(f);
+        return;
+    }
+    size_t at = 0, len = strlen(text);
+    for (size_t k = 0; k <= ncuts; k++) {
+        size_t end = k < ncuts ? cuts[k] : len;
+        gzFile g = gzopen(path, k ? "ab" : "wb");
+        cr_assert(g);
+        if (end > at) cr_assert_eq(gzwrite(g, text + at, (unsigned)(end - at)), (int)(end - at));
+        gzclose(g);
+        at = end;
+    }
+}
+
+/* A file's head read plain, gzip and gzip of several members (the pid in
+ * the second) alike; a head past 64 KiB of text is not read. */
+Test(dist, file_heads_read)
+{
+    char dir[] = "/tmp/dfnav-head-XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    const char *text = "[\n{\"name\":\"open\",\"pid\":42,\"args\":{\"hostname\":\"n9\"}}\n";
+    dfn_filehead want, got;
+    cr_assert(dfn_filehead_scan(text, strlen(text), &want));
+    const size_t cut[] = { 2 };
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/h%d.pfw", dir, k);
+        write_head(path, text, k > 0, cut, k == 2 ? 1 : 0);
+        cr_assert(dfn_filehead_read(path, &got), "file %d", k);
+        cr_assert_eq(got.proc, want.proc, "file %d", k);
+        cr_assert_eq(got.host, want.host, "file %d", k);
+        unlink(path);
+    }
+    /* 70,000 bytes of lines without a pid, then one: beyond the head */
+    size_t len = 70000;
+    char *big = malloc(len + 100);
+    memset(big, ' ', len);
+    for (size_t at = 99; at < len; at += 100) big[at] = '\n';
+    snprintf(big + len, 100, "{\"pid\":1}\n");
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/big%d.pfw", dir, k);
+        write_head(path, big, k == 1, NULL, 0);
+        cr_assert_not(dfn_filehead_read(path, &got), "file %d: a pid past the head", k);
+        unlink(path);
+    }
+    free(big);
+    rmdir(dir);
 }

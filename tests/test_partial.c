@@ -127,6 +127,20 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
 
 /* check_split's queries ask for transfer-size bins too. */
 static bool g_sizes;
+/* and, when set, for the analysis metrics with this compute definition */
+static const char *g_compute;
+#define ANALYSIS_METRICS (DFN_M_OVERLAP | DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_SEQ_PCT))
+
+/* Points q at a's analysis of s, built as report builds it. */
+static void analyse(dfn_analysis *a, const dfn_store *s, dfn_query *q)
+{
+    char err[256];
+    memset(a, 0, sizeof *a);
+    if (!g_compute) return;
+    cr_assert(dfn_analysis_build(a, s, q->layers, g_compute, false, dfn_analysis_needs(q->metrics), err, sizeof err),
+              "%s", err);
+    dfn_analysis_apply(a, q);
+}
 
 /* p (spent) after a trip through its bytes. */
 static dfn_partial *partial_trip(dfn_partial *p)
@@ -166,8 +180,11 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
     dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1,
                     .sizes = g_sizes };
+    if (g_compute) q.metrics |= ANALYSIS_METRICS;
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     q.layers = su_layerset(whole, "posix");
+    dfn_analysis an, san;
+    analyse(&an, whole, &q);
     dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
     cr_assert(r, "%s", err);
     dfn_partial *acc = NULL;
@@ -175,7 +192,9 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
         dfn_query qk = q;
         qk.threads = threads;
         qk.layers = su_layerset(share[k], "posix");
+        analyse(&san, share[k], &qk);
         dfn_partial *p = partial_of(share[k], &qk);
+        dfn_analysis_free(&san);
         if (!acc) acc = p;
         else cr_assert(dfn_partial_merge(acc, p, err, sizeof err), "%s", err);
     }
@@ -186,6 +205,7 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     same_result(whole, r, m, what);
     dfn_result_free(r);
     dfn_result_free(m);
+    dfn_analysis_free(&an);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     for (size_t k = 0; k < n; k++) dfn_store_free(share[k]);
@@ -301,6 +321,28 @@ Test(partial, time_bins_and_terms_of_shares_spanning_the_set)
     dfn_store_free(b);
 }
 
+/* The analysis metrics (overlap, self time, sequential share) from shares
+ * that each hold whole processes, as MPI's plan divides a set: every
+ * process's compute, call tree and access patterns are in one share. The
+ * sums of seconds over processes come out the same bits whatever the
+ * division. A definition that matches nothing leaves them undefined
+ * (NaN) across shares as in the whole set. */
+Test(partial, analysis_metrics_from_shares_of_whole_processes)
+{
+    const char *bys[] = { "", "func", "file", "proc", "time", "func,file", "layer" };
+    const char *wheres[] = { "", "cat=POSIX", "time>0.004" };
+    g_compute = "cat=ai_framework";
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+            check_split(halves, 2, bys[b], wheres[w], -1, false, 0, 1);
+            check_split(thirds, 3, bys[b], wheres[w], DFN_M_SELF_S, true, 4, 2);
+        }
+    check_split(each, 7, "func", "", DFN_M_OVERLAP_PCT, true, 0, 1);
+    g_compute = "func=nosuch";
+    check_split(thirds, 3, "func", "", -1, false, 0, 1);
+    g_compute = NULL;
+}
+
 /* Transfer-size bins add up across shares: dense rows' arrays and sparse
  * rows' maps alike (by file, most rows are sparse). */
 Test(partial, size_bins_add_up)
@@ -368,7 +410,7 @@ Test(partial, queries_without_a_partial_say_why)
         { "event", 0, NULL, 0, "events" },
         { "pid", 0, NULL, 0, "pids" },
         { "func", 0, &f, 16, "sparklines" },
-        { "func", DFN_M_BIT(DFN_M_SELF_S), NULL, 0, "analysis" },
+        { "tid", 0, NULL, 0, "tids" },
         { "func", 0, NULL, 16, "sparklines" },
     };
     dfn_store *s = load_share(halves[0], 1);
@@ -449,7 +491,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     while (v2[at] & 0x80) at++;   /* past the magic: the version */
     v2[at + 1] = 1;
     cr_assert_null(dfn_partial_decode(v2, len, err, sizeof err));
-    cr_assert(strstr(err, "version 1 (this dfnav reads 5)"), "%s", err);
+    cr_assert(strstr(err, "version 1 (this dfnav reads 6)"), "%s", err);
     free(v2);
     free(bytes);
     dfn_dims_free(q.dims, q.ndims);

@@ -34,6 +34,10 @@ bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset 
 /* Sets what counts as I/O (a filter text) in the built overlap. */
 bool dfn_analysis_set_io(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *io, char *err,
                          size_t errlen);
+/* The text of the compute definition dfn_analysis_build would use
+ * (dfn_overlap_text's: "" for none, or one that does not parse), without
+ * a store: what a note on shares of a set names. Malloc'd. */
+char *dfn_analysis_compute_text(const dfn_layers *l, const char *compute);
 /* Points a query at the built parts. */
 void dfn_analysis_apply(const dfn_analysis *a, dfn_query *q);
 void dfn_analysis_free(dfn_analysis *a);

@@ -49,6 +49,9 @@ uint64_t dfn_overlap_ncompute(const dfn_overlap *o);
 /* What to tell the user when the definition matched nothing, or false;
  * brief: in a status line's 80 columns. */
 bool dfn_overlap_note(const dfn_overlap *o, bool brief, char *buf, size_t cap);
+/* The same of a definition's text (dfn_overlap_text) and the events it
+ * matched: of shares of a set, their sum. */
+bool dfn_overlap_note_of(const char *text, uint64_t ncompute, bool brief, char *buf, size_t cap);
 /* The definition's text, for titles and notes ("" when none). */
 const char *dfn_overlap_text(const dfn_overlap *o);
 void dfn_overlap_free(dfn_overlap *o);

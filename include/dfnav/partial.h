@@ -8,10 +8,17 @@
  * files and busy segments unite. They travel as bytes (versioned, every
  * field checked on the way in).
  *
- * A query whose metrics or terms need more than these (time bins and
- * time terms, which count from each store's own start; the analysis
- * metrics; counters; sparklines) has no partial: dfn_partial_supports
- * says why. */
+ * The analysis metrics (self_s, seq_pct, compute_s, io_busy_s,
+ * exposed_s, overlap_pct) and arguments inherited from enclosing calls
+ * read each process's call tree, access patterns and compute whole: their
+ * partials merge exactly only from shares that each hold whole processes
+ * (with compute united by host, whole hosts), which the caller checks
+ * (MPI's plan keeps a process's files on one rank, and its load says
+ * whether they were).
+ *
+ * A query whose metrics or terms need more than these (counters,
+ * sparklines, events and call paths) has no partial:
+ * dfn_partial_supports says why. */
 #ifndef DFNAV_PARTIAL_H
 #define DFNAV_PARTIAL_H
 
@@ -46,6 +53,10 @@ typedef struct {
     double szmin, szmax;                  /* their least and largest bytes a call (szn > 0) */
     uint64_t busy;                        /* busy µs already united (dfn_partial_sum_busy): it adds */
     uint8_t full;                         /* DFN_OVF_*: sums that passed 2^64 */
+    /* analysis metrics: self µs; sequential and random transfers; I/O,
+     * exposed I/O and compute µs, each a sum over the row's processes */
+    uint64_t self, seq, rnd;
+    uint64_t io_us, exposed_us, compute_us;
 } dfn_rowsums;
 
 /* A process: its host's text and pid (the order proc_before gives). */
@@ -100,6 +111,9 @@ typedef struct dfn_partial {
     double win_lo_s, win_hi_s, bin_s, bin0_s;
     bool timed;
     dfn_stretch stretch;      /* the same window in µs, for idle time */
+    /* events the compute definition matched, over the shares: none
+     * leaves compute_s, exposed_s and overlap_pct undefined */
+    uint64_t ncompute;
 } dfn_partial;
 
 /* Notes that process proc + 1 (or DFN_PARTIAL_MANY) used the file of key

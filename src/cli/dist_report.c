@@ -31,6 +31,7 @@ typedef struct {
     bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
     uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
+    uint64_t ncompute;        /* rank 0: the events compute matched, of the last table merged (UINT64_MAX: none was) */
 } share;
 
 /* The runs' shares and what their queries took. */
@@ -55,8 +56,9 @@ static int sort_metric(const char *sort)
 }
 
 /* Whether partials answer a query of report's (by, where, sort) with o's
- * metrics and layers. */
-static bool query_wanted(const cli_opts *o, const char *by, const char *where, const char *sort)
+ * metrics and layers; *whole: only from shares of whole processes (its
+ * analysis metrics, or arguments inherited from enclosing calls). */
+static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, bool *whole)
 {
     /* the query as report makes it (a bad one goes the usual way, which
      * says what is wrong) */
@@ -72,12 +74,17 @@ static bool query_wanted(const cli_opts *o, const char *by, const char *where, c
     q.filter = &f;
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
-    /* arg.NAME reads enclosing calls through the call tree of a process,
-     * whose files a share may not all hold */
-    bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err) && !dfn_query_inherits(&q);
+    bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err);
+    *whole = dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     return ok;
+}
+
+static bool query_wanted(const cli_opts *o, const char *by, const char *where, const char *sort)
+{
+    bool whole;
+    return query_probe(o, by, where, sort, &whole);
 }
 
 /* What runs on the ranks' shares: a run of one set, under a launcher. */
@@ -109,6 +116,25 @@ static void overview_queries(const cli_opts *o, qspec qs[3], char **where)
     qs[0] = (qspec){ "layer", o->where, "key", 0 };
     qs[1] = (qspec){ "class", o->where, NULL, 0 };
     qs[2] = (qspec){ "file", *where, NULL, 10 };
+}
+
+/* Whether word's queries need shares of whole processes (query_probe). */
+static bool dist_needs_whole(const cli_opts *o, int word)
+{
+    if (word == CLI_DIST_INFO) return false;
+    qspec qs[3];
+    char *where;
+    overview_queries(o, qs, &where);
+    const qspec report = { o->by, o->where, o->sort, o->top };
+    bool any = false;
+    for (size_t j = 0; j < (word == CLI_DIST_OVERVIEW ? 3u : 1u); j++) {
+        const qspec *x = word == CLI_DIST_OVERVIEW ? &qs[j] : &report;
+        bool whole = false;
+        (void)query_probe(o, x->by, x->where, x->sort, &whole);
+        any |= whole;
+    }
+    free(where);
+    return any;
 }
 
 bool cli_dist_overview_wanted(const cli_opts *o)
@@ -306,6 +332,52 @@ static bool hashdefs_agree(const share *sh)
     free(lens);
     dfn_strtab_free(defs);
     return dfn_dist_bcast_int(agree);
+}
+
+/* Whether every process of the run (with by_host, every host) lies in
+ * one rank's share: the plan keeps them so as their files' heads say
+ * (filehead.h); the loads tell. Rank 0 reads each rank's processes by
+ * their text and gives the word; on rank 0, *who names one that is not. */
+static bool shares_whole(const share *sh, bool by_host, char *who, size_t cap)
+{
+    const dfn_store *s = sh->set.store;
+    char *text = NULL, pid[128];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) dfn_out_of_memory("listing a share's processes", BUFSIZ);
+    for (size_t i = 0; s && i < s->nlanes; i++) {   /* (a process's lanes are its threads: one line each is plenty) */
+        fputs(dfn_store_str(s, s->lanes[i].host), f);
+        if (!by_host) dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid), fprintf(f, "/%s", pid);
+        fputc(0, f);
+    }
+    fclose(f);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(text, len, &lens);
+    free(text);
+    if (!got) return dfn_dist_bcast_int(0);   /* (another rank: rank 0's word) */
+    dfn_strtab *seen = dfn_strtab_new();
+    int *owner = NULL;
+    size_t cap_owner = 0;
+    bool whole = true;
+    for (int r = 0; r < dfn_dist_size() && whole; r++) {
+        whole = got[r] != NULL;   /* (a lost list: the images' way, which needs none) */
+        for (size_t at = 0; whole && at < lens[r];) {
+            size_t l = strnlen(got[r] + at, lens[r] - at), before = dfn_strtab_count(seen);
+            uint32_t id = dfn_strtab_intern(seen, got[r] + at, l);
+            if (id == before) {
+                dfn_grow((void **)&owner, &cap_owner, id + 1, sizeof *owner);
+                owner[id] = r;
+            } else if (owner[id] != r) {
+                (void)dfn_fmt_safe(got[r] + at, l, who, cap);
+                whole = false;
+            }
+            at += l + 1;
+        }
+    }
+    free(owner);
+    dfn_strtab_free(seen);
+    dfn_dist_gathered_free(got, lens);
+    return dfn_dist_bcast_int(whole);
 }
 
 /* What one process says of the runs' files as it loads them, said by
@@ -539,17 +611,25 @@ static void queries_free(queries *qq)
  * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
  * layers' names stay). */
-static void share_partials(share *sh, const queries *qq, runq *rq)
+static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq)
 {
     char err[2048];
+    dfn_run_opts ro = cli_run_opts(o);
     for (size_t j = 0; j < qq->n; j++) {
         dfn_query q = qq->q[j];
         q.layers = sh->set.ls;
-        rq->p[j] = sh->set.store ? dfn_query_partial(sh->set.store, &q, err, sizeof err) : NULL;
+        /* the analysis of whole processes (dist_report saw to that), as
+         * report builds it for the set */
+        unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
+        bool built = !sh->set.store || dfn_runset_analyse(&sh->set, &ro, need, err, sizeof err);
+        dfn_analysis_apply(&sh->set.an, &q);
+        rq->p[j] = sh->set.store && built ? dfn_query_partial(sh->set.store, &q, err, sizeof err) : NULL;
         rq->failed[j] = sh->set.store && !rq->p[j];
         if (rq->failed[j]) snprintf(sh->why, sizeof sh->why, "%s", err);
         if (!rq->p[j]) rq->p[j] = dfn_partial_new(&q);   /* no share: it adds nothing */
     }
+    dfn_analysis_free(&sh->set.an);
+    memset(&sh->set.an, 0, sizeof sh->set.an);
     dfn_layerset_free(sh->set.ls);
     sh->set.ls = NULL;
     dfn_store_free(sh->set.store);
@@ -583,11 +663,26 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     if (dfn_dist_rank() != 0) return NULL;
     dfn_query whole = *q;
     if (all->labels) whole.top = 0;
+    sh->ncompute = p ? p->ncompute : UINT64_MAX;
     dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
     if (p && !r) *own = false;
     all->slices_s += t2 - t1;
     all->merge_s += dfn_now() - t2;
     return r;
+}
+
+/* What report says when the compute definition matched no event of run
+ * k's merged table (the runs' own words when comparing), as one process
+ * says it of the set. */
+static void shares_note(const cli_opts *o, const shares *all, size_t k)
+{
+    const share *sh = &all->run[k];
+    char *text = dfn_analysis_compute_text(&sh->set.layers, o->compute), note[512];
+    if (dfn_overlap_note_of(text, sh->ncompute, false, note, sizeof note)) {
+        if (all->labels) dfn_warnf(stderr, "%s: %s", all->labels[k], note);
+        else dfn_warnf(stderr, "%s", note);
+    }
+    free(text);
 }
 
 /* Query j of every run merged on rank 0, matched across the runs when
@@ -607,6 +702,8 @@ static int shares_table(const cli_opts *o, shares *all, const queries *qq, runq 
         if (dfn_dist_rank() == 0 && !res[k] && ok) snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err), ok = false;
     }
     int rc = 0;
+    for (size_t k = 0; dfn_dist_rank() == 0 && print && !o->quiet && (qq->q[j].metrics & DFN_M_OVERLAP) && k < all->n; k++)
+        shares_note(o, all, k);
     if (dfn_dist_rank() == 0 && !ok) {
         if (print) fprintf(stderr, "dfnav: %s\n", first);
         rc = 2;
@@ -638,7 +735,7 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     }
     runq *rq = dfn_xcalloc(all->n, sizeof *rq);
     double t0 = dfn_now();
-    for (size_t k = 0; k < all->n; k++) share_partials(&all->run[k], &qq, &rq[k]);
+    for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, &rq[k]);
     /* the merge's time apart from the queries': from when the slowest
      * rank's partials are ready */
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
@@ -843,6 +940,19 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
         agree = hashdefs_agree(&all->run[k]) &&
                 !(word == CLI_DIST_INFO ? all->run[k].conflicts : all->run[k].unresolved) && agree;
     if (!agree) return -1;
+    /* the analysis metrics need each process whole on one rank: else the
+     * set goes to rank 0 whole, as one process holds it */
+    if (dist_needs_whole(o, word)) {
+        bool whole = true;
+        char who[256] = "";
+        for (size_t k = 0; k < all->n; k++) whole = shares_whole(&all->run[k], o->overlap_host, who, sizeof who) && whole;
+        if (!whole) {
+            if (dfn_dist_rank() == 0 && !o->quiet)
+                dfn_warnf(stderr, "MPI: the events of %s %s lie in files that went to two ranks: rank 0 loads the set "
+                          "whole for the analysis metrics", o->overlap_host ? "host" : "process", *who ? who : "(lost)");
+            return -1;
+        }
+    }
     shares_damage(o, all);
     int rc = 0, status = 0;
     for (size_t k = 0; k < all->n; k++) {

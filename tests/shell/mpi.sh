@@ -112,6 +112,46 @@ if [ -n "$long" ]; then
     same "compare csv" 4 overview -q --no-cache --compare -f csv "$T/newest-gz" "$T/v2"
     same "extract" 3 extract -q --no-cache --where "func=read" -o - "$T/u64"
 fi
+# the analysis metrics from shares of whole processes: the plan keeps a
+# process's files on one rank by what their first lines name, so a
+# process whose trace was cut in two (the second part without the
+# first's metadata) is whole on its rank; arguments inherited from
+# enclosing calls read the same call trees
+mkdir -p "$T/parts"
+for f in "$T/quoted/"*.pfw; do split -n l/2 -d --additional-suffix=.pfw "$f" "$T/parts/$(basename "$f" .pfw)-"; done
+same "parts: the analysis metrics" 2 report -q --no-cache --by func -m all "$T/parts"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by layer -m self,seq,overlap "$T/parts" >/dev/null 2>"$T/mpi.err"
+check "parts: each rank queried its share of whole processes" 1 \
+    "$(grep -c '^dfnav: MPI: 3 ranks: each queried its share' "$T/mpi.err")"
+same "newest-gz: overlap by time, csv" 3 report -q --no-cache --by func,time -m overlap --sort overlap_pct -f csv "$T/newest-gz"
+same "newest-gz: arguments inherited" 2 report -q --no-cache --by arg.epoch,layer -m count,self "$T/newest-gz"
+same "u64: compute united by host" 3 report -q --no-cache --by layer -m overlap --overlap-by host "$T/u64"
+# a definition that matches nothing: the same note, from the shares' sum
+"$DFNAV" report --no-cache --by func -m overlap --compute func=nosuch "$T/newest-gz" >"$T/one.out" 2>"$T/one.err"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func -m overlap --compute func=nosuch "$T/newest-gz" >"$T/mpi.out" 2>"$T/mpi.err"
+grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+same_files "compute matching nothing: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
+same_files "compute matching nothing: the table" "$T/one.out" "$T/mpi.out"
+"$DFNAV" report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz" >/dev/null 2>"$T/one.err"
+want=$?
+$MPIRUN -n 2 "$DFNAV" report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz" >/dev/null 2>"$T/mpi.err"
+check "a bad compute definition: the status" "$want" "$?"
+# (mpirun's own report of the status follows, between lines of dashes)
+sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+same_files "a bad compute definition: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
+# a process whose head misleads the plan (its first part behind another
+# process's lines): the load finds it on two ranks, and the set goes to
+# rank 0 whole, saying so
+mkdir -p "$T/misled"
+half=$(( $(wc -l <"$T/quoted/trace-1-of-3.pfw") / 2 ))
+{ cat "$T/quoted/trace-0-of-3.pfw"; head -n "$half" "$T/quoted/trace-1-of-3.pfw"; } >"$T/misled/x.pfw"
+tail -n +"$((half + 1))" "$T/quoted/trace-1-of-3.pfw" >"$T/misled/y.pfw"
+cp "$T/quoted/trace-2-of-3.pfw" "$T/misled/"
+same "a process on two ranks: the analysis metrics" 2 report -q --no-cache --by func -m all "$T/misled"
+$MPIRUN -n 2 "$DFNAV" report --no-cache --by func -m self "$T/misled" >/dev/null 2>"$T/mpi.err"
+check "a process on two ranks: said" 1 "$(grep -c 'lie in files that went to two ranks' "$T/mpi.err")"
+check "a process on two ranks: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+same "a process on two ranks: no analysis metric, the shares" 2 report -q --no-cache --by func "$T/misled"
 # the real traces of three eras, when they are beside the sources
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
@@ -173,18 +213,19 @@ same_files "rank 0 without a store: another rank's refusal in one process's word
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/u64" >/dev/null 2>"$T/mpi.err"
 grep -qE '^dfnav: MPI: 3 ranks: each queried its share of the files; rank 0 merged the results \(queries [0-9.]+ s, busy slices [0-9.]+ s, merge [0-9.]+ s\)$' "$T/mpi.err" &&
     ok || fail "report by function: each rank queried its share: $(grep '^dfnav: MPI:' "$T/mpi.err")"
-# and one they do not (the analysis metrics) takes what the ranks' images
-# gave: each rank's files, where every file is a process of its own in
-# microseconds (files sharing one, as these damaged ones do, are read
-# again by rank 0: their events cannot be told apart in an image)
-$MPIRUN -n 3 "$DFNAV" report --no-cache --by func -m all "$T/u64" >/dev/null 2>"$T/mpi.err"
+# and one they do not (rows by pid, which a store may hold as hashes)
+# takes what the ranks' images gave: each rank's files, where every file
+# is a process of its own in microseconds (files sharing one, as these
+# damaged ones do, are read again by rank 0: their events cannot be told
+# apart in an image)
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func,pid "$T/u64" >/dev/null 2>"$T/mpi.err"
 check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # a comparison's runs each an image of its own on every rank: runs that
 # use the same pids, in one image, were files sharing a process, which
 # rank 0 read again (0 of 9)
-same "compare -m all from the runs' images" 3 report -q --no-cache --compare --by func -m all "$T/u64" "$T/quoted"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by func -m all "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
+same "compare by pid from the runs' images" 3 report -q --no-cache --compare --by func,pid "$T/u64" "$T/quoted"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by func,pid "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
 check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # so does a set whose hashes mean one name in one file and another in
@@ -304,7 +345,7 @@ check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 sig_events=2000000
 if sanitized; then sig_events=300000; fi   # as long a load under ASan
 gen sig --seed 6 --events $sig_events --ranks 4
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func -m all "$T/sig" >/dev/null 2>"$T/sig.err" &
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,pid "$T/sig" >/dev/null 2>"$T/sig.err" &
 mpid=$!
 images() { set -- "$DFNAV_MPI_TMPDIR"/*/*.img; [ -e "$1" ]; }
 n=0
@@ -318,7 +359,7 @@ if images; then
     # (the killed ranks gone first: mpirun may leave them to init to reap)
     n=0
     while [ $n -lt 100 ] && pgrep -f "$T/sig" >/dev/null; do sleep 0.1; n=$((n + 1)); done
-    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func -m all "$T/quoted" >/dev/null 2>"$T/mpi.err"
+    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,pid "$T/quoted" >/dev/null 2>"$T/mpi.err"
     check "Ctrl-C on mpirun, then a run: images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 else
     wait $mpid
@@ -354,7 +395,7 @@ for d in "dfnav-rank1-$host-$dead-AbC123" "dfnav-rank0-$host-$dead-XyZ789~" "dfn
     "dfnav-rank1-elsewhere-$dead-OtHeR0" "dfnav-rank1-$host-$dead"; do
     mkdir "$DFNAV_MPI_TMPDIR/$d" && : >"$DFNAV_MPI_TMPDIR/$d/set-0123456789abcdef.img"
 done
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func -m all "$T/quoted" >/dev/null 2>"$T/mpi.err"
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,pid "$T/quoted" >/dev/null 2>"$T/mpi.err"
 check "the next run sweeps what gone ranks left" \
     "$(printf '%s\n' "dfnav-rank1-$host-$$-LiVe00" "dfnav-rank1-$host-$dead" "dfnav-rank1-elsewhere-$dead-OtHeR0" | LC_ALL=C sort | tr '\n' ' ')" \
     "$(ls -A "$DFNAV_MPI_TMPDIR" | LC_ALL=C sort | tr '\n' ' ')"
