@@ -1,12 +1,13 @@
 /* dfnav file heads: the process a trace file's first lines name (see
- * dfnav/filehead.h). A small read before the load: the first 16 KiB of
- * the file, and of a gzip one as much more as its first 64 KiB of text
- * take; each line looked into with jsonget. */
+ * dfnav/filehead.h). A small read before the load, 16 KiB of text at a
+ * time until a pid and a host are found (64 KiB at most; of a gzip file
+ * as much as that text takes); each line looked into with jsonget. */
 #include "dfnav/filehead.h"
 #include "dfnav/jsonget.h"
 #include "dfnav/util.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,34 +63,34 @@ static size_t head_fill(int fd, unsigned char *buf, size_t cap)
     return got;
 }
 
-/* The first cap bytes of text of a gzip stream (members one after
- * another) whose first n bytes are in in: a few KiB read, not the
- * reader's MiB (thousands of files' heads on a parallel file system). */
-static size_t head_inflate(int fd, unsigned char *in, size_t insz, size_t n, char *out, size_t cap)
-{
+/* A gzip stream's text (members one after another) as far as asked:
+ * a few KiB read, not the reader's MiB (thousands of files' heads on a
+ * parallel file system). */
+typedef struct {
     z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 16) != Z_OK) return 0;
-    z.next_in = in;
-    z.avail_in = (uInt)n;
-    z.next_out = (Bytef *)out;
-    z.avail_out = (uInt)cap;
-    while (z.avail_out) {
-        if (!z.avail_in) {
-            z.avail_in = (uInt)head_fill(fd, in, insz);
-            z.next_in = in;
-            if (!z.avail_in) break;
+    int fd;
+    unsigned char *in;
+    size_t insz;
+    bool ok, done;
+} head_gz;
+
+/* More text into out[*len, cap): to cap, or to the stream's end or damage
+ * (the lines before it are the head). */
+static void head_inflate(head_gz *g, char *out, size_t *len, size_t cap)
+{
+    g->z.next_out = (Bytef *)out + *len;
+    g->z.avail_out = (uInt)(cap - *len);
+    while (g->z.avail_out && !g->done) {
+        if (!g->z.avail_in) {
+            g->z.avail_in = (uInt)head_fill(g->fd, g->in, g->insz);
+            g->z.next_in = g->in;
+            if (!g->z.avail_in) { g->done = true; break; }
         }
-        int rc = inflate(&z, Z_NO_FLUSH);
-        if (rc == Z_STREAM_END) {
-            if (inflateReset(&z) != Z_OK) break;   /* the next member */
-        } else if (rc != Z_OK) {
-            break;   /* damage: the lines before it are the head */
-        }
+        int rc = inflate(&g->z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) g->done = inflateReset(&g->z) != Z_OK;   /* the next member */
+        else if (rc != Z_OK) g->done = true;
     }
-    size_t len = cap - z.avail_out;
-    inflateEnd(&z);
-    return len;
+    *len = cap - g->z.avail_out;
 }
 
 bool dfn_filehead_read(const char *path, dfn_filehead *out)
@@ -97,21 +98,39 @@ bool dfn_filehead_read(const char *path, dfn_filehead *out)
     *out = (dfn_filehead){ 0, 0 };
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    enum { IN = 16384 };
-    unsigned char *in = dfn_xmalloc(IN);
+    enum { STEP = 16384 };
+    head_gz g = { .fd = fd, .in = dfn_xmalloc(STEP), .insz = STEP };
     char *text = dfn_xmalloc(DFN_FILEHEAD_BYTES);
-    size_t n = head_fill(fd, in, IN), len;
-    if (n >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
-        len = head_inflate(fd, in, IN, n, text, DFN_FILEHEAD_BYTES);
+    size_t n = head_fill(fd, g.in, STEP), len = 0;
+    bool gz = n >= 2 && g.in[0] == 0x1f && g.in[1] == 0x8b, found = false;
+    if (gz) {
+        g.z.next_in = g.in;
+        g.z.avail_in = (uInt)n;
+        gz = g.ok = inflateInit2(&g.z, 15 + 16) == Z_OK;
     } else {
-        memcpy(text, in, n);
-        len = n + head_fill(fd, (unsigned char *)text + n, DFN_FILEHEAD_BYTES - n);
+        memcpy(text, g.in, n);
+        len = n;
     }
+    /* a step of text at a time: most heads name both in their first lines */
+    bool more = gz || n == STEP;
+    for (size_t want = STEP;; want += STEP) {
+        if (want > DFN_FILEHEAD_BYTES) want = DFN_FILEHEAD_BYTES;
+        if (gz) {
+            head_inflate(&g, text, &len, want);
+            more = !g.done;
+        } else if (more && len < want) {
+            size_t got = head_fill(fd, (unsigned char *)text + len, want - len);
+            more = got == want - len;
+            len += got;
+        }
+        found = dfn_filehead_scan(text, len, out) && out->host;
+        if (found || !more || want == DFN_FILEHEAD_BYTES) break;
+    }
+    if (g.ok) inflateEnd(&g.z);
     close(fd);
-    bool ok = dfn_filehead_scan(text, len, out);
-    free(in);
+    free(g.in);
     free(text);
-    return ok;
+    return out->proc != 0;
 }
 
 uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, size_t n, bool by_host)

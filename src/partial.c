@@ -584,8 +584,8 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     p->timed = get_u(&in, 2, "its window") != 0;
     uint64_t *st[] = { &p->stretch.clip_lo, &p->stretch.clip_hi, &p->stretch.span, &p->stretch.bin_lo, &p->stretch.bin };
     for (size_t k = 0; k < sizeof st / sizeof *st; k++) *st[k] = get_any(&in, "its window");
-    /* idle time counts from the window, whatever the bytes say */
-    p->timed |= (p->metrics & DFN_M_BIT(DFN_M_IDLE_S)) != 0;
+    /* idle time and compute_s count from the window, whatever the bytes say */
+    p->timed |= (p->metrics & (DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_OVERLAP)) != 0;
     /* rows of time bins count from the window, whatever the bytes say */
     bool time_rows = false;
     for (size_t d = 0; d < p->ndims; d++) time_rows |= p->dims[d].kind == DFN_DIM_TIME;

@@ -3209,7 +3209,8 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     out->bin0_s = r->bin0_s;
     out->stretch = query_stretch(c);
     for (size_t d = 0; d < r->ndims; d++) out->timed |= r->dims[d].kind == DFN_DIM_TIME;
-    out->timed |= (out->metrics & DFN_M_BIT(DFN_M_IDLE_S)) != 0;   /* (idle is the stretch less busy) */
+    /* (idle is the stretch less busy; compute_s is the compute within it) */
+    out->timed |= (out->metrics & (DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_OVERLAP)) != 0;
     for (size_t k = 0; c->q->filter && k < c->q->filter->n; k++) out->timed |= c->q->filter->terms[k].key == DFN_KEY_TIME;
     out->timed |= c->q->layers && dfn_layers_timed(dfn_layerset_layers(c->q->layers));
     export_ids x = { out, s, r, dfn_xmalloc((c->nprocs ? c->nprocs : 1) * sizeof *x.proc),

@@ -105,13 +105,13 @@ size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, ui
     return m;
 }
 
-uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, bool by_host)
+uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event)
 {
     const char **files;
     uint64_t *bytes;
     size_t m = dfn_runs_files(runs, n, &files, &bytes);
     /* (the plan MPI makes: a process's files on one node) */
-    uint64_t *group = dfn_filehead_groups(files, bytes, m, by_host);
+    uint64_t *group = dfn_filehead_groups(files, bytes, m, false);
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus());
     /* the fewest nodes whose largest share fits: more never hurt, so a

@@ -185,6 +185,30 @@ Test(dist, file_heads_read)
         cr_assert_not(dfn_filehead_read(path, &got), "file %d: a pid past the head", k);
         unlink(path);
     }
+    /* the host and pid past the first 16 KiB read: found by the next */
+    len = 30000;
+    big = malloc(len + 100);
+    memset(big, ' ', len);
+    for (size_t at = 99; at < len; at += 100) big[at] = '\n';
+    snprintf(big + len, 100, "{\"pid\":42,\"args\":{\"hostname\":\"n9\"}}\n");
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/late%d.pfw", dir, k);
+        write_head(path, big, k == 1, NULL, 0);
+        cr_assert(dfn_filehead_read(path, &got), "file %d", k);
+        cr_assert_eq(got.proc, want.proc, "file %d: the pid 16 KiB in", k);
+        unlink(path);
+    }
     free(big);
+    /* an empty file, and gzip cut short: no head, nothing read amiss */
+    snprintf(path, sizeof path, "%s/empty.pfw", dir);
+    write_head(path, "", false, NULL, 0);
+    cr_assert_not(dfn_filehead_read(path, &got));
+    write_head(path, text, true, NULL, 0);
+    FILE *f = fopen(path, "r+");
+    cr_assert(f);
+    cr_assert_eq(ftruncate(fileno(f), 12), 0);
+    fclose(f);
+    cr_assert_not(dfn_filehead_read(path, &got), "a gzip file cut at 12 bytes");
+    unlink(path);
     rmdir(dir);
 }

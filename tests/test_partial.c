@@ -340,6 +340,10 @@ Test(partial, analysis_metrics_from_shares_of_whole_processes)
     check_split(each, 7, "func", "", DFN_M_OVERLAP_PCT, true, 0, 1);
     g_compute = "func=nosuch";
     check_split(thirds, 3, "func", "", -1, false, 0, 1);
+    /* compute in one share alone: the others' rows show none, not NaN */
+    g_compute = "pid=1 cat=ai_framework";
+    check_split(thirds, 3, "func", "", -1, false, 0, 1);
+    check_split(halves, 2, "proc", "", -1, false, 0, 2);
     g_compute = NULL;
 }
 

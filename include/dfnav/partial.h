@@ -107,10 +107,11 @@ typedef struct dfn_partial {
      * dfn_result's): rows of time bins are numbered from them, so shares
      * merge only with the same ones (bin_s 0: a share without a store,
      * which takes the others'); timed: the query has time bins or terms,
-     * its own or its layers' (its rows count from the store's start) */
+     * its own or its layers' (its rows count from the store's start), or
+     * metrics of the window (idle_s, compute_s) */
     double win_lo_s, win_hi_s, bin_s, bin0_s;
     bool timed;
-    dfn_stretch stretch;      /* the same window in µs, for idle time */
+    dfn_stretch stretch;      /* the same window in µs, for idle time and compute */
     /* events the compute definition matched, over the shares: none
      * leaves compute_s, exposed_s and overlap_pct undefined */
     uint64_t ncompute;

@@ -39,8 +39,9 @@ const char **dfn_runs_paths(const dfn_runspec *runs, size_t n, size_t *m);
  * none known, as of standard input); how many. */
 size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, uint64_t **bytes);
 /* How many nodes of this one's memory hold the runs, a share each, as
- * MPI plans them (by_host: a host's files together, else a process's). */
-uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, bool by_host);
+ * MPI plans them (a traced process's files together); 0 when one
+ * process's files alone need more. */
+uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event);
 
 /* The preset a run takes without --layers: its own choice, or, when it has
  * no DLIO names of its own but another run has, that run's DLIO flavour

@@ -404,7 +404,7 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
         size_t nmine, left, ns;
         char *list;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        const char **mine = cli_dist_files(sp, ns, o->overlap_host, &nmine, &left, &list);
+        const char **mine = cli_dist_files(sp, ns, false, &nmine, &left, &list);
         char *img = dist_parse_share(o, mine, nmine, dir);
         free(mine);
         free(list);

@@ -124,8 +124,8 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         fprintf(stderr, "dfnav: %s\n", msg);
         fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
         /* (a rank a node: each holds its share) */
-        uint64_t nodes = dfn_runs_nodes(specs, n, o->threads, DFN_EST_CLI_PER_EVENT, o->overlap_host);
-        if (nodes == 0) fprintf(stderr, "dfnav: under MPI too: one file alone needs more than this memory\n");
+        uint64_t nodes = dfn_runs_nodes(specs, n, o->threads, DFN_EST_CLI_PER_EVENT);
+        if (nodes == 0) fprintf(stderr, "dfnav: under MPI too: the files of one traced process alone need more than this memory\n");
         if (nodes > 1) fprintf(stderr, "dfnav: about %" PRIu64 " nodes of this memory hold it for report under MPI, a rank each "
                 "(dfnav(1), MPI): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav report --by func %s%s (srun -N %" PRIu64
                 " -n %" PRIu64 ", flux run -N %" PRIu64 " -n %" PRIu64 ")\n", nodes, nodes,

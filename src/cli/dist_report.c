@@ -55,10 +55,14 @@ static int sort_metric(const char *sort)
     return m < 0 ? -2 : m;
 }
 
+/* What a query's partials need of the shares: nothing; whole processes
+ * (its analysis metrics, arguments inherited from enclosing calls); or
+ * whole hosts (compute united by host for its overlap metrics). */
+enum { WHOLE_NONE, WHOLE_PROCS, WHOLE_HOSTS };
+
 /* Whether partials answer a query of report's (by, where, sort) with o's
- * metrics and layers; *whole: only from shares of whole processes (its
- * analysis metrics, or arguments inherited from enclosing calls). */
-static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, bool *whole)
+ * metrics and layers; *whole: what they need of the shares. */
+static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, int *whole)
 {
     /* the query as report makes it (a bad one goes the usual way, which
      * says what is wrong) */
@@ -75,7 +79,9 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err);
-    *whole = dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q);
+    *whole = o->overlap_host && (q.metrics & DFN_M_OVERLAP)                 ? WHOLE_HOSTS
+             : dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q) ? WHOLE_PROCS
+                                                                       : WHOLE_NONE;
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     return ok;
@@ -83,7 +89,7 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
 
 static bool query_wanted(const cli_opts *o, const char *by, const char *where, const char *sort)
 {
-    bool whole;
+    int whole;
     return query_probe(o, by, where, sort, &whole);
 }
 
@@ -118,23 +124,23 @@ static void overview_queries(const cli_opts *o, qspec qs[3], char **where)
     qs[2] = (qspec){ "file", *where, NULL, 10 };
 }
 
-/* Whether word's queries need shares of whole processes (query_probe). */
-static bool dist_needs_whole(const cli_opts *o, int word)
+/* What word's queries need of the shares (query_probe's, the most). */
+static int dist_needs_whole(const cli_opts *o, int word)
 {
-    if (word == CLI_DIST_INFO) return false;
+    if (word == CLI_DIST_INFO) return WHOLE_NONE;
     qspec qs[3];
     char *where;
     overview_queries(o, qs, &where);
     const qspec report = { o->by, o->where, o->sort, o->top };
-    bool any = false;
+    int most = WHOLE_NONE;
     for (size_t j = 0; j < (word == CLI_DIST_OVERVIEW ? 3u : 1u); j++) {
         const qspec *x = word == CLI_DIST_OVERVIEW ? &qs[j] : &report;
-        bool whole = false;
+        int whole = WHOLE_NONE;
         (void)query_probe(o, x->by, x->where, x->sort, &whole);
-        any |= whole;
+        if (whole > most) most = whole;
     }
     free(where);
-    return any;
+    return most;
 }
 
 bool cli_dist_overview_wanted(const cli_opts *o)
@@ -230,7 +236,8 @@ static char **shares_labels(const dfn_runspec *specs, size_t n, bool compare)
 /* Every run's share on this rank, checked together against its node's
  * memory before any loads (one process holds every run too). specs and
  * n: rank 0's; nruns: every rank's. */
-static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all)
+static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, bool by_host,
+                        shares *all)
 {
     memset(all, 0, sizeof *all);
     all->n = nruns;
@@ -244,7 +251,7 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     for (size_t k = 0; k < nruns; k++) {
         size_t l, ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        mine[k] = cli_dist_files(sp, ns, o->overlap_host, &nmine[k], &l, &lists[k]);
+        mine[k] = cli_dist_files(sp, ns, by_host, &nmine[k], &l, &lists[k]);
         left += l;
         dfn_estimate_add(&est, mine[k], nmine[k]);
     }
@@ -924,7 +931,10 @@ static int shares_info(const cli_opts *o, const share *sh)
  * way. specs and n: rank 0's; nruns: every rank's. */
 static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all, int word)
 {
-    shares_load(o, specs, n, nruns, all);
+    /* a process's files together on one rank; a host's only when compute
+     * united by host is asked for (a job of one host would be one rank) */
+    int whole = dist_needs_whole(o, word);
+    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, all);
     if (all->left) return -1;
     if (all->too_big) {
         if (dfn_dist_rank() == 0)
@@ -942,14 +952,14 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!agree) return -1;
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */
-    if (dist_needs_whole(o, word)) {
-        bool whole = true;
+    if (whole != WHOLE_NONE) {
+        bool hosts = whole == WHOLE_HOSTS, all_whole = true;
         char who[256] = "";
-        for (size_t k = 0; k < all->n; k++) whole = shares_whole(&all->run[k], o->overlap_host, who, sizeof who) && whole;
-        if (!whole) {
+        for (size_t k = 0; k < all->n; k++) all_whole = shares_whole(&all->run[k], hosts, who, sizeof who) && all_whole;
+        if (!all_whole) {
             if (dfn_dist_rank() == 0 && !o->quiet)
                 dfn_warnf(stderr, "MPI: the events of %s %s lie in files that went to two ranks: rank 0 loads the set "
-                          "whole for the analysis metrics", o->overlap_host ? "host" : "process", *who ? who : "(lost)");
+                          "whole for the analysis metrics", hosts ? "host" : "process", *who ? who : "(lost)");
             return -1;
         }
     }

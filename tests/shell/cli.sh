@@ -129,7 +129,7 @@ check_status "too big for the memory available" 4 env DFNAV_MEM_AVAILABLE=1M "$D
 grep -qE '^dfnav: this set needs about [0-9]+ MiB \(2 files, ~[0-9.]+ k events estimated\), only 1 MiB available \(DFNAV_MEM_AVAILABLE\)$' "$T/err" &&
     ok || fail "the estimate is said: $(cat "$T/err")"
 grep -q "^dfnav: --force loads it anyway" "$T/err" && ok || fail "the way out is said: $(cat "$T/err")"
-grep -q "^dfnav: under MPI too: one file alone needs more than this memory$" "$T/err" && ok ||
+grep -q "^dfnav: under MPI too: the files of one traced process alone need more than this memory$" "$T/err" && ok ||
     fail "no number of nodes holds it: $(cat "$T/err")"
 check "nothing on standard output when refused" "" "$(cat "$T/out")"
 # the estimate of the events within 5% of what loads

@@ -117,18 +117,26 @@ fi
 # process whose trace was cut in two (the second part without the
 # first's metadata) is whole on its rank; arguments inherited from
 # enclosing calls read the same call trees
+# (shares NAME N ARGS: same, and each rank queried its share)
+shares() {
+    same "$@"
+    grep -q "^dfnav: MPI: $2 ranks: each queried its share" "$T/mpi.err" && ok ||
+        fail "$1: not from the ranks' shares: $(grep '^dfnav: MPI:' "$T/mpi.err")"
+}
 mkdir -p "$T/parts"
 for f in "$T/quoted/"*.pfw; do split -n l/2 -d --additional-suffix=.pfw "$f" "$T/parts/$(basename "$f" .pfw)-"; done
-same "parts: the analysis metrics" 2 report -q --no-cache --by func -m all "$T/parts"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --by layer -m self,seq,overlap "$T/parts" >/dev/null 2>"$T/mpi.err"
-check "parts: each rank queried its share of whole processes" 1 \
-    "$(grep -c '^dfnav: MPI: 3 ranks: each queried its share' "$T/mpi.err")"
-same "newest-gz: overlap by time, csv" 3 report -q --no-cache --by func,time -m overlap --sort overlap_pct -f csv "$T/newest-gz"
-same "newest-gz: arguments inherited" 2 report -q --no-cache --by arg.epoch,layer -m count,self "$T/newest-gz"
-same "u64: compute united by host" 3 report -q --no-cache --by layer -m overlap --overlap-by host "$T/u64"
+shares "parts: the analysis metrics" 2 report --no-cache --by func -m all "$T/parts"
+shares "parts: by layer" 3 report --no-cache --by layer -m self,seq,overlap "$T/parts"
+shares "newest-gz: overlap by time, csv" 3 report --no-cache --by func,time -m overlap --sort overlap_pct -f csv "$T/newest-gz"
+shares "newest-gz: arguments inherited" 2 report --no-cache --by arg.epoch,layer -m count,self "$T/newest-gz"
+# compute united by host: a host's files together (two hosts here), and
+# only for the overlap metrics (self time needs a process's)
+shares "u64: compute united by host" 3 report --no-cache --by layer -m overlap --overlap-by host "$T/u64"
+shares "u64: self time, compute by host unasked" 4 report --no-cache --by func -m self --overlap-by host "$T/u64"
 # a definition that matches nothing: the same note, from the shares' sum
 "$DFNAV" report --no-cache --by func -m overlap --compute func=nosuch "$T/newest-gz" >"$T/one.out" 2>"$T/one.err"
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func -m overlap --compute func=nosuch "$T/newest-gz" >"$T/mpi.out" 2>"$T/mpi.err"
+check "compute matching nothing: from the shares" 1 "$(grep -c '^dfnav: MPI: 3 ranks: each queried its share' "$T/mpi.err")"
 grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
 same_files "compute matching nothing: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
 same_files "compute matching nothing: the table" "$T/one.out" "$T/mpi.out"
