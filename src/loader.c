@@ -475,6 +475,7 @@ typedef struct {
     uint32_t *path_file;
     uint32_t *catfold_best;  size_t catfold_cap;
     dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
+    uint8_t *meta_asked;      /* by key of meta_keys: 1 when a lane looked it up */
     /* ranks by (type, pid, tid): a chain in that order per key, made for
      * meta_n of them, so a lane finds its names without a walk of all */
     dfn_strtab *meta_keys; uint32_t *meta_head, *meta_next; size_t meta_n;
@@ -517,6 +518,8 @@ static void procmeta_index(builder *b)
         b->meta_head[id] = (uint32_t)k;
     }
     b->meta_n = b->nranks;
+    free(b->meta_asked);
+    b->meta_asked = dfn_xcalloc(dfn_strtab_count(b->meta_keys) + 1u, 1);
 }
 
 /* The rank metadata gives process (host, pid): the first that names the
@@ -527,6 +530,7 @@ static uint32_t build_procmeta(builder *b, uint8_t type, uint32_t host, int64_t 
     if (!b->meta_keys || b->meta_n != b->nranks) procmeta_index(b);
     char key[17];
     uint32_t id = dfn_strtab_find(b->meta_keys, key, procmeta_key(key, type, pid, tid));
+    if (id != DFN_NOID) b->meta_asked[id] = 1;   /* (a key some lane asked for: see build_foreign_meta) */
     for (uint32_t k = id == DFN_NOID ? DFN_NOID : b->meta_head[id]; k != DFN_NOID; k = b->meta_next[k]) {
         const dfn_meta *m = &b->ranks[k];
         if (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host) return m->name;
@@ -923,6 +927,44 @@ static void build_metadata(builder *b, const build_in *in)
     }
 }
 
+/* Definitions from the rest of the set (dfn_load_opts's defs) for the
+ * hashes no file here defines, after the files' own. The records are
+ * another process's bytes: read within bounds, a cut one ends them. */
+static void build_extra_defs(builder *b, const build_in *in, const uint8_t *defs, size_t len)
+{
+    size_t nh = dfn_strtab_count(in->ctx->hashes);
+    const uint8_t *p = defs, *end = defs ? defs + len : NULL;
+    while (p && p < end) {
+        uint64_t hl, nl;
+        char kind = (char)*p;
+        size_t k = dfn_varint_get(p + 1, end, &hl);
+        if (!k || hl > (size_t)(end - p - 1 - k)) return;
+        const char *h = (const char *)p + 1 + k;
+        p += 1 + k + hl;
+        k = dfn_varint_get(p, end, &nl);
+        if (!k || nl > (size_t)(end - p - k)) return;
+        const char *name = (const char *)p + k;
+        p += k + nl;
+        uint32_t *map = kind == 'H' ? b->hmap : kind == 'F' ? b->fmap : NULL;
+        uint32_t ref = map ? dfn_strtab_find(in->ctx->hashes, h, (size_t)hl) : DFN_NOID;
+        if (ref < nh && map[ref] == DFN_NOID) map[ref] = dfn_strtab_intern(b->s->strs, name, (size_t)nl);
+    }
+}
+
+/* How many rank and name records no lane asked for: about processes (or
+ * threads) with no event here. */
+static void build_foreign_meta(builder *b)
+{
+    if (!b->nranks) return;
+    if (!b->meta_keys || b->meta_n != b->nranks) procmeta_index(b);
+    for (size_t k = 0; k < b->nranks; k++) {
+        char key[17];
+        const dfn_meta *m = &b->ranks[k];
+        uint32_t id = dfn_strtab_find(b->meta_keys, key, procmeta_key(key, m->type, m->pid, m->tid));
+        if (id == DFN_NOID || !b->meta_asked[id]) b->s->foreign_meta++;
+    }
+}
+
 static void build_schemas(dfn_store *s, dfn_strtab *schemas)
 {
     size_t n = dfn_strtab_count(schemas);
@@ -1291,6 +1333,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     }
     builder b = { .s = s, .ctx = in->ctx };
     build_metadata(&b, in);
+    build_extra_defs(&b, in, l->opts.defs, l->opts.defs_len);
     b.nstr_at_load = dfn_strtab_count(s->strs);
     b.empty = dfn_strtab_intern(s->strs, "", 0);
     build_counters(&b, in);
@@ -1444,10 +1487,11 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     for (size_t k = 0; in->keep && k < npaired; k++) dfn_chunk_free(paired[k]);
     free(paired);
     free(own);
+    build_foreign_meta(&b);   /* (every lane built) */
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
     free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best); free(b.ranks);
     if (b.meta_keys) dfn_strtab_free(b.meta_keys);
-    free(b.meta_head); free(b.meta_next);
+    free(b.meta_head); free(b.meta_next); free(b.meta_asked);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
     free(b.path_file); dfn_strtab_free(b.catfold);
     return s;

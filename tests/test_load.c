@@ -14,6 +14,7 @@
 #include "dfnav/loader.h"
 #include "fuzz/parsecheck.h"
 #include "dfnav/query.h"
+#include "dfnav/util.h"
 #include "storeutil.h"
 #include "testutil.h"
 
@@ -153,6 +154,68 @@ Test(load, one_hash_map_for_the_whole_set)
     dfn_result_free(r);
     dfn_store_free(s);
     free(pa); free(pb); free(dir);
+}
+
+/* A share of a set (an MPI rank's) takes the names of hashes its own
+ * files do not define from the rest's definitions, as the set's load
+ * does; its own definitions come first, a hash none defines stays the
+ * hash, and cut records end the reading there. */
+Test(load, definitions_from_the_rest_of_the_set)
+{
+    char *dir = tu_tmpdir();
+    const char *a =
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/x/y\",\"value\":99}}\n"
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/mine\",\"value\":7}}\n";
+    const char *b =
+        "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":2,\"tid\":2,\"ph\":\"M\",\"args\":{\"name\":\"/own\",\"value\":7}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":10,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":99,\"ret\":7}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":11,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":7,\"ret\":3}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":12,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":12345,\"ret\":1}}\n";
+    char *pa = tu_write_file(dir, "a.pfw", a, strlen(a)), *pb = tu_write_file(dir, "b.pfw", b, strlen(b));
+    dfn_load_opts lo = { .threads = 1 };
+    dfn_store *rest = dfn_load((const char *const *)&pa, 1, &lo);
+    cr_assert(rest && rest->hashdefs_len > 0);
+    /* alone, b knows 7 (its own) and neither 99 nor 12345 */
+    dfn_store *alone = dfn_load((const char *const *)&pb, 1, &lo);
+    cr_assert_eq(alone->unresolved_hashes, 2);
+    size_t own_len = alone->hashdefs_len;
+    dfn_store_free(alone);
+    /* the first record (a's first definition, of 99) ends here */
+    uint64_t hl = 0, nl = 0;
+    const uint8_t *d = rest->hashdefs, *end = d + rest->hashdefs_len;
+    size_t k1 = dfn_varint_get(d + 1, end, &hl), k2 = dfn_varint_get(d + 1 + k1 + hl, end, &nl);
+    size_t first = 1 + k1 + (size_t)hl + k2 + (size_t)nl;
+    cr_assert_lt(first, rest->hashdefs_len);
+    for (size_t cut = 0; cut <= rest->hashdefs_len; cut++) {
+        lo.defs = rest->hashdefs;
+        lo.defs_len = cut;
+        dfn_store *s = dfn_load((const char *const *)&pb, 1, &lo);
+        dfn_result *r = su_query(s, "posix", "file", NULL);
+        bool whole = cut >= first;
+        cr_assert_eq(su_row(s, r, "/x/y") >= 0, whole, "cut at %zu", cut);
+        cr_assert_eq(s->unresolved_hashes, whole ? 1u : 2u, "cut at %zu", cut);
+        if (whole) cr_assert_eq(su_metric(s, r, "/x/y", DFN_M_BYTES), 7);
+        cr_assert_eq(su_metric(s, r, "/own", DFN_M_BYTES), 3, "its own definition first");
+        cr_assert_eq(su_metric(s, r, "12345", DFN_M_COUNT), 1, "a hash none defines stays the hash");
+        cr_assert_eq(s->hashdefs_len, own_len, "its own definitions alone");
+        dfn_result_free(r);
+        dfn_store_free(s);
+    }
+    dfn_store_free(rest);
+    free(pa); free(pb); free(dir);
+}
+
+/* Rank and name metadata of a process with no event in a load is
+ * counted (an MPI share's may be another share's process). */
+Test(load, metadata_of_processes_without_events_is_counted)
+{
+    const char *t =
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":5,\"tid\":5,\"ts\":10,\"dur\":3,\"ph\":\"X\",\"args\":{}}\n"
+        "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":77,\"tid\":77,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":9}}\n"
+        "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":5,\"tid\":5,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":1}}\n";
+    dfn_store *s = su_load_text("m.pfw", t, 1);
+    cr_assert_eq(s->foreign_meta, 1, "pid 77's rank: %" PRIu64, s->foreign_meta);
+    dfn_store_free(s);
 }
 
 Test(load, conflicting_hash_keeps_the_first_definition)

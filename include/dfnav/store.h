@@ -214,6 +214,9 @@ typedef struct dfn_store {
     size_t hash_conflict_src; /* where the first such later definition stands */
     uint64_t hash_conflict_line;
     uint64_t unresolved_hashes;
+    /* rank and name metadata of processes (threads) with no event here:
+     * in a share of a set (an MPI rank's), perhaps another share's */
+    uint64_t foreign_meta;
     /* the hash definitions of a set parsed here (not one from an image):
      * records of a kind byte ('H' host, 'F' file), then the hash's and the
      * name's text, each a varint length and bytes; the first definition of

@@ -27,7 +27,7 @@ typedef struct {
     bool any;                 /* some rank loaded something */
     bool agg;                 /* some rank has aggregated records */
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
-    bool unresolved;          /* some rank has a hash no file of its share defines, two names for one, or pids by name */
+    bool unresolved;          /* some rank has pids by name, metadata of a process it has no event of, or a hash of two names */
     bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
     uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
@@ -173,6 +173,42 @@ static void share_sources(const dfn_runspec *specs, size_t n, const dfn_store *s
     dfn_dist_gathered_free(got, lens);
 }
 
+/* Every rank's hash definitions, the first of each, on every rank (a
+ * block of store.h's records; *len bytes), when some rank's files use a
+ * hash they do not define; else NULL. Collective. */
+static uint8_t *share_all_defs(const dfn_store *s, size_t *len)
+{
+    *len = 0;
+    if (!dfn_dist_max_int(s && s->unresolved_hashes > 0)) return NULL;
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(s && s->hashdefs ? (const void *)s->hashdefs : "", s ? s->hashdefs_len : 0, &lens);
+    if (!got) return (uint8_t *)dfn_dist_recv_bytes(0, len);   /* (another rank: rank 0's union) */
+    dfn_strtab *seen = dfn_strtab_new();
+    size_t cap = 0;
+    uint8_t *all = NULL;
+    for (int r = 0; r < dfn_dist_size(); r++) {
+        const uint8_t *p = (const uint8_t *)got[r], *end = p ? p + lens[r] : NULL;
+        while (p && p < end) {   /* (records as hashdefs_add reads them; a cut one ends the rank's) */
+            uint64_t hl, nl;
+            size_t k = dfn_varint_get(p + 1, end, &hl);
+            if (!k || hl > (size_t)(end - p - 1 - k)) break;
+            size_t keylen = 1 + k + hl, l2 = dfn_varint_get(p + keylen, end, &nl);
+            if (!l2 || nl > (size_t)(end - p - keylen - l2)) break;
+            size_t rec = keylen + l2 + nl, before = dfn_strtab_count(seen);
+            if (dfn_strtab_intern(seen, (const char *)p, keylen) == before) {
+                dfn_grow((void **)&all, &cap, *len + rec, 1);
+                memcpy(all + *len, p, rec);
+                *len += rec;
+            }
+            p += rec;
+        }
+    }
+    dfn_strtab_free(seen);
+    dfn_dist_gathered_free(got, lens);
+    for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, all ? all : (const uint8_t *)"", *len);
+    return all ? all : dfn_xcalloc(1, 1);
+}
+
 /* This rank's share of one run into sh (the files mine), and the ranks'
  * word on what they loaded. Every rank takes part. */
 static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, const char *const *mine, size_t nmine,
@@ -182,6 +218,18 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
     /* (parsed, not from an image: the store keeps the hashes its files define) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
     dfn_store *s = nmine ? dfn_load(mine, nmine, &lo) : NULL;
+    /* hashes other ranks' files define: the share read again with their
+     * names, as the set's load gives them (whether two ranks' files give
+     * one hash two names, hashdefs_agree says: then the images' way) */
+    size_t dlen;
+    uint8_t *defs = share_all_defs(s, &dlen);
+    if (defs && s && s->unresolved_hashes) {
+        dfn_store_free(s);
+        lo.defs = defs;
+        lo.defs_len = dlen;
+        s = dfn_load(mine, nmine, &lo);
+    }
+    free(defs);
     int st = s ? dfn_store_status(s) : 3;
     share_sources(specs, n, s, sh);
     if (st == 3) { dfn_store_free(s); s = NULL; }
@@ -201,11 +249,14 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
     sh->agg = dfn_dist_max_int(s && s->cnt.v);
     sh->level = dfn_dist_max_int(s ? dfn_layers_auto_level(s) : 0);
     /* a pid given as a name is an id of its store's strings: processes
-     * named alike in two shares would not be one, nor order alike */
+     * named alike in two shares would not be one, nor order alike; rank
+     * and name metadata of a process a share has no event of may be
+     * another share's (a hash still unresolved is one no file defines,
+     * shown as its text by the set's load too) */
     bool named = false;
     for (size_t i = 0; s && i < s->nlanes && !named; i++) named = dfn_id_named(s->lanes[i].pid);
     sh->conflicts = dfn_dist_max_int(s && s->hash_conflicts);
-    sh->unresolved = dfn_dist_max_int(s && (s->unresolved_hashes || named || unspanned)) || sh->conflicts;
+    sh->unresolved = dfn_dist_max_int(s && (named || unspanned || s->foreign_meta)) || sh->conflicts;
 }
 
 /* The runs' names (--compare), as rank 0 parsed them, on every rank:

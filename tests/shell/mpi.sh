@@ -160,6 +160,29 @@ $MPIRUN -n 2 "$DFNAV" report --no-cache --by func -m self "$T/misled" >/dev/null
 check "a process on two ranks: said" 1 "$(grep -c 'lie in files that went to two ranks' "$T/mpi.err")"
 check "a process on two ranks: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
 same "a process on two ranks: no analysis metric, the shares" 2 report -q --no-cache --by func "$T/misled"
+# hashes one file uses and another defines, on another rank: the ranks
+# share their definitions and a rank that needs them reads its share
+# again with their names, where the set went to rank 0 whole before
+mkdir -p "$T/cross"
+cp "$T/u64/"*.pfw "$T/cross/"
+grep '"name":"FH"' "$T/u64/trace-1-of-6.pfw" >>"$T/cross/trace-0-of-6.pfw"
+grep -v '"name":"FH"' "$T/u64/trace-1-of-6.pfw" >"$T/cross/trace-1-of-6.pfw"
+for n in 2 3; do shares "hashes defined on another rank: by file" $n report --no-cache --by file,func "$T/cross"; done
+shares "hashes defined on another rank: the analysis" 4 report --no-cache --by dir -m all -f csv "$T/cross"
+same "hashes defined on another rank: info" 3 info -q --no-cache "$T/cross"
+# rank and name metadata of a process in another process's file: its
+# events, on another rank, take the name the set's load gives them (each
+# share alone named it by its pid): the set to rank 0 whole
+mkdir -p "$T/foreign"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":5,"tid":5,"ts":10,"dur":3,"ph":"X","args":{"fname":"/a"}}' \
+    '{"name":"PR","cat":"dftracer","pid":77,"tid":77,"ph":"M","args":{"name":"rank","value":9}}' \
+    '{"name":"process_name","cat":"dftracer","pid":77,"tid":77,"ph":"M","args":{"name":"Trainer","value":"process_name"}}' \
+    >"$T/foreign/a.pfw"
+printf '%s\n' '{"name":"write","cat":"POSIX","pid":77,"tid":77,"ts":12,"dur":4,"ph":"X","args":{"fname":"/b"}}' \
+    '{"name":"write","cat":"POSIX","pid":77,"tid":77,"ts":22,"dur":4,"ph":"X","args":{"fname":"/b"}}' >"$T/foreign/b.pfw"
+same "another process's metadata: by rank and process" 2 report --no-cache --by rank,proc "$T/foreign"
+check "another process's metadata: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+grep -q 'Trainer(77)' "$T/mpi.out" && ok || fail "another process's metadata: the name lost: $(cat "$T/mpi.out")"
 # the real traces of three eras, when they are beside the sources
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
