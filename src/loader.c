@@ -475,7 +475,6 @@ typedef struct {
     uint32_t *path_file;
     uint32_t *catfold_best;  size_t catfold_cap;
     dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
-    uint8_t *meta_asked;      /* by key of meta_keys: 1 when a lane looked it up */
     /* ranks by (type, pid, tid): a chain in that order per key, made for
      * meta_n of them, so a lane finds its names without a walk of all */
     dfn_strtab *meta_keys; uint32_t *meta_head, *meta_next; size_t meta_n;
@@ -518,8 +517,6 @@ static void procmeta_index(builder *b)
         b->meta_head[id] = (uint32_t)k;
     }
     b->meta_n = b->nranks;
-    free(b->meta_asked);
-    b->meta_asked = dfn_xcalloc(dfn_strtab_count(b->meta_keys) + 1u, 1);
 }
 
 /* The rank metadata gives process (host, pid): the first that names the
@@ -530,7 +527,6 @@ static uint32_t build_procmeta(builder *b, uint8_t type, uint32_t host, int64_t 
     if (!b->meta_keys || b->meta_n != b->nranks) procmeta_index(b);
     char key[17];
     uint32_t id = dfn_strtab_find(b->meta_keys, key, procmeta_key(key, type, pid, tid));
-    if (id != DFN_NOID) b->meta_asked[id] = 1;   /* (a key some lane asked for: see build_foreign_meta) */
     for (uint32_t k = id == DFN_NOID ? DFN_NOID : b->meta_head[id]; k != DFN_NOID; k = b->meta_next[k]) {
         const dfn_meta *m = &b->ranks[k];
         if (m->hash_ref == DFN_REF_NONE || build_host(b, m->hash_ref, false) == host) return m->name;
@@ -582,6 +578,7 @@ static uint32_t build_host(builder *b, uint32_t host_ref, bool count)
     uint32_t h = host_ref & ~DFN_REF_HASH;
     if (b->hmap[h] != DFN_NOID) return b->hmap[h];
     if (count) b->s->unresolved_hashes++;
+    else b->s->unresolved_other++;
     return hash_text(b, h);
 }
 
@@ -951,18 +948,45 @@ static void build_extra_defs(builder *b, const build_in *in, const uint8_t *defs
     }
 }
 
-/* How many rank and name records no lane asked for: about processes (or
- * threads) with no event here. */
+/* A lane key for foreign_keys: what of (host, pid, tid) a record names. */
+static size_t foreign_key(char *k, bool host, uint32_t h, int64_t pid, bool tid, int64_t t)
+{
+    size_t n = 0;
+    k[n++] = (char)(host | tid << 1);
+    if (host) memcpy(k + n, &h, 4), n += 4;
+    memcpy(k + n, &pid, 8), n += 8;
+    if (tid) memcpy(k + n, &t, 8), n += 8;
+    return n;
+}
+
+/* The rank and name records that could name no lane here (by host, or
+ * any host; a thread's by its tid too), as the store's foreign_meta: a
+ * share's metadata about another share's processes. */
 static void build_foreign_meta(builder *b)
 {
     if (!b->nranks) return;
-    if (!b->meta_keys || b->meta_n != b->nranks) procmeta_index(b);
-    for (size_t k = 0; k < b->nranks; k++) {
-        char key[17];
-        const dfn_meta *m = &b->ranks[k];
-        uint32_t id = dfn_strtab_find(b->meta_keys, key, procmeta_key(key, m->type, m->pid, m->tid));
-        if (id == DFN_NOID || !b->meta_asked[id]) b->s->foreign_meta++;
+    dfn_strtab *keys = dfn_strtab_new();
+    char k[24];
+    for (size_t i = 0; i < b->s->nlanes; i++) {
+        const dfn_lane *l = &b->s->lanes[i];
+        for (int f = 0; f < 4; f++) dfn_strtab_intern(keys, k, foreign_key(k, f & 1, l->host, l->pid, f & 2, l->tid));
     }
+    FILE *out = NULL;
+    char pid[64], tid[64];
+    for (size_t j = 0; j < b->nranks; j++) {
+        const dfn_meta *m = &b->ranks[j];
+        bool any = m->hash_ref == DFN_REF_NONE, thread = m->type == DFN_META_TNAME;
+        uint32_t host = any ? 0 : build_host(b, m->hash_ref, false);
+        if (dfn_strtab_find(keys, k, foreign_key(k, !any, host, m->pid, thread, m->tid)) != DFN_NOID) continue;
+        if (!out) out = open_memstream(&b->s->foreign_meta, &b->s->foreign_meta_len);
+        if (!out) dfn_out_of_memory("noting metadata of other processes", BUFSIZ);
+        dfn_id_text(b->s, m->pid, pid, sizeof pid);
+        dfn_id_text(b->s, thread ? m->tid : 0, tid, sizeof tid);
+        fprintf(out, "%c%c%s%c%s%c%s%c", m->type == DFN_META_RANK ? 'R' : m->type == DFN_META_PNAME ? 'P' : 'T',
+                any ? 'a' : 'h', any ? "" : dfn_store_str(b->s, host), 0, pid, 0, tid, 0);
+    }
+    if (out) fclose(out);
+    dfn_strtab_free(keys);
 }
 
 static void build_schemas(dfn_store *s, dfn_strtab *schemas)
@@ -1491,7 +1515,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
     free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best); free(b.ranks);
     if (b.meta_keys) dfn_strtab_free(b.meta_keys);
-    free(b.meta_head); free(b.meta_next); free(b.meta_asked);
+    free(b.meta_head); free(b.meta_next);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
     free(b.path_file); dfn_strtab_free(b.catfold);
     return s;
@@ -1670,6 +1694,8 @@ dfn_loader *dfn_loader_start(const char *const *files, size_t nfiles, const dfn_
      * also stays in the cache while it is parsed */
     if (!l->opts.block_size) l->opts.block_size = DFN_BLOCK_SIZE;
     l->pack.unit = l->opts.time_unit ? l->opts.time_unit : DFN_UNIT_US;
+    /* a store named by another load's definitions is no image of its files */
+    if (l->opts.defs) l->opts.cache_dir = NULL;
     if (l->opts.cache_dir) {
         l->opts.cache_dir = dfn_xstrdup(l->opts.cache_dir);
         /* a set with a pipe has no image, but its files may come from others' */

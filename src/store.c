@@ -274,6 +274,7 @@ void dfn_store_free(dfn_store *s)
     free(s->src);
     free(s->paths);
     free(s->hashdefs);
+    free(s->foreign_meta);
     dfn_strtab_free(s->labels);
     free(s);
 }

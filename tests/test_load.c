@@ -214,7 +214,9 @@ Test(load, metadata_of_processes_without_events_is_counted)
         "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":77,\"tid\":77,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":9}}\n"
         "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":5,\"tid\":5,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":1}}\n";
     dfn_store *s = su_load_text("m.pfw", t, 1);
-    cr_assert_eq(s->foreign_meta, 1, "pid 77's rank: %" PRIu64, s->foreign_meta);
+    const char want[] = "Ra\0" "77\0" "0";   /* (and its NUL) */
+    cr_assert_eq(s->foreign_meta_len, sizeof want, "pid 77's rank alone: %zu bytes", s->foreign_meta_len);
+    cr_assert(memcmp(s->foreign_meta, want, sizeof want) == 0);
     dfn_store_free(s);
 }
 

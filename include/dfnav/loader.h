@@ -23,7 +23,8 @@ typedef struct {
     /* hash definitions of the rest of a set (records as dfn_store's
      * hashdefs), which outlive the load: a hash no file of this load
      * defines takes its name from them, as it would in a load of the whole
-     * set (an MPI rank's share, whose hashes other ranks' files define) */
+     * set (an MPI rank's share, whose hashes other ranks' files define);
+     * such a load neither reads nor writes the cache */
     const uint8_t *defs;
     size_t defs_len;
 } dfn_load_opts;

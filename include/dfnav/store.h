@@ -214,9 +214,16 @@ typedef struct dfn_store {
     size_t hash_conflict_src; /* where the first such later definition stands */
     uint64_t hash_conflict_line;
     uint64_t unresolved_hashes;
-    /* rank and name metadata of processes (threads) with no event here:
-     * in a share of a set (an MPI rank's), perhaps another share's */
-    uint64_t foreign_meta;
+    /* uses of a host hash no file here defines by rank and name metadata
+     * and counter samples (not counted above: they name no event) */
+    uint64_t unresolved_other;
+    /* rank and name metadata of processes (threads) with no event here,
+     * which in a share of a set (an MPI rank's) may name another share's:
+     * records of the metadata's type byte ('R' rank, 'P' process name,
+     * 'T' thread name), 'h' with a host or 'a' for any, then the host,
+     * pid and tid as text, each ended by a NUL */
+    char *foreign_meta;
+    size_t foreign_meta_len;
     /* the hash definitions of a set parsed here (not one from an image):
      * records of a kind byte ('H' host, 'F' file), then the hash's and the
      * name's text, each a varint length and bytes; the first definition of

@@ -14,6 +14,7 @@
 #include "dfnav/util.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -179,7 +180,7 @@ static void share_sources(const dfn_runspec *specs, size_t n, const dfn_store *s
 static uint8_t *share_all_defs(const dfn_store *s, size_t *len)
 {
     *len = 0;
-    if (!dfn_dist_max_int(s && s->unresolved_hashes > 0)) return NULL;
+    if (!dfn_dist_max_int(s && (s->unresolved_hashes || s->unresolved_other))) return NULL;
     size_t *lens;
     char **got = dfn_dist_gather_bytes(s && s->hashdefs ? (const void *)s->hashdefs : "", s ? s->hashdefs_len : 0, &lens);
     if (!got) return (uint8_t *)dfn_dist_recv_bytes(0, len);   /* (another rank: rank 0's union) */
@@ -223,12 +224,17 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
      * one hash two names, hashdefs_agree says: then the images' way) */
     size_t dlen;
     uint8_t *defs = share_all_defs(s, &dlen);
-    if (defs && s && s->unresolved_hashes) {
+    bool again = defs && s && (s->unresolved_hashes || s->unresolved_other);
+    if (again) {
         dfn_store_free(s);
         lo.defs = defs;
         lo.defs_len = dlen;
         s = dfn_load(mine, nmine, &lo);
     }
+    uint64_t nagain = defs ? dfn_dist_sum_u64(again) : 0;   /* (defs: on every rank or none) */
+    if (nagain && dfn_dist_rank() == 0 && !o->quiet)
+        dfn_warnf(stderr, "MPI: %" PRIu64 " of %d ranks read their share again with the hash names other ranks' files "
+                  "define", nagain, dfn_dist_size());
     free(defs);
     int st = s ? dfn_store_status(s) : 3;
     share_sources(specs, n, s, sh);
@@ -249,14 +255,13 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
     sh->agg = dfn_dist_max_int(s && s->cnt.v);
     sh->level = dfn_dist_max_int(s ? dfn_layers_auto_level(s) : 0);
     /* a pid given as a name is an id of its store's strings: processes
-     * named alike in two shares would not be one, nor order alike; rank
-     * and name metadata of a process a share has no event of may be
-     * another share's (a hash still unresolved is one no file defines,
-     * shown as its text by the set's load too) */
+     * named alike in two shares would not be one, nor order alike (a hash
+     * still unresolved is one no file defines, shown as its text by the
+     * set's load too) */
     bool named = false;
     for (size_t i = 0; s && i < s->nlanes && !named; i++) named = dfn_id_named(s->lanes[i].pid);
     sh->conflicts = dfn_dist_max_int(s && s->hash_conflicts);
-    sh->unresolved = dfn_dist_max_int(s && (named || unspanned || s->foreign_meta)) || sh->conflicts;
+    sh->unresolved = dfn_dist_max_int(s && (named || unspanned)) || sh->conflicts;
 }
 
 /* The runs' names (--compare), as rank 0 parsed them, on every rank:
@@ -436,6 +441,155 @@ static bool shares_whole(const share *sh, bool by_host, char *who, size_t cap)
     dfn_strtab_free(seen);
     dfn_dist_gathered_free(got, lens);
     return dfn_dist_bcast_int(whole);
+}
+
+/* One rank's lanes and what metadata named them, and its metadata of
+ * processes it has no event of (store.h's foreign_meta), as text: 'L',
+ * then host, pid, tid, process name, thread name and rank, each ended by
+ * a NUL; then 'F' and the foreign records. */
+static char *meta_text(const dfn_store *s, size_t *len)
+{
+    char *text = NULL, pid[128], tid[128];
+    *len = 0;
+    FILE *f = open_memstream(&text, len);
+    if (!f) dfn_out_of_memory("listing a share's processes", BUFSIZ);
+    for (size_t i = 0; s && i < s->nlanes; i++) {
+        const dfn_lane *l = &s->lanes[i];
+        uint32_t pn = dfn_store_lane_pname(s, i), tn = dfn_store_lane_tname(s, i);
+        dfn_id_text(s, l->pid, pid, sizeof pid);
+        dfn_id_text(s, l->tid, tid, sizeof tid);
+        fprintf(f, "L%s%c%s%c%s%c%s%c%s%c%s%c", dfn_store_str(s, l->host), 0, pid, 0, tid, 0,
+                pn == DFN_NOID ? "" : dfn_store_str(s, pn), 0, tn == DFN_NOID ? "" : dfn_store_str(s, tn), 0,
+                dfn_store_str(s, l->rank), 0);
+    }
+    fputc('F', f);
+    if (s && s->foreign_meta_len) fwrite(s->foreign_meta, 1, s->foreign_meta_len, f);
+    fclose(f);
+    return text;
+}
+
+/* The NUL-ended fields of a record at *at in t (len bytes): false when
+ * they are not all there. */
+static bool meta_fields(const char *t, size_t len, size_t *at, const char **field, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (*at >= len) return false;
+        field[k] = t + *at;
+        *at += strnlen(t + *at, len - *at) + 1;
+    }
+    return *at <= len;
+}
+
+/* tag, then the n texts joined by NULs (malloc'd, *len bytes) */
+static char *meta_key(char tag, const char *const *f, size_t n, size_t *len)
+{
+    *len = 1;
+    for (size_t k = 0; k < n; k++) *len += strlen(f[k]) + (k > 0);
+    char *key = dfn_xmalloc(*len + 1), *w = key;
+    *w++ = tag;
+    for (size_t k = 0; k < n; k++) {
+        if (k) *w++ = 0;
+        w = stpcpy(w, f[k]);
+    }
+    return key;
+}
+
+/* What rank 0 has seen: each key's value (key and value ids of their own
+ * tables), and the keys metadata would match lanes by. */
+typedef struct {
+    dfn_strtab *keys, *vals, *match;
+    uint32_t *val;
+    size_t cap;
+} meta_seen;
+
+/* key -> v: false when the key had another value before. */
+static bool meta_note(meta_seen *m, const char *key, size_t klen, const char *v, size_t vlen)
+{
+    uint32_t before = dfn_strtab_count(m->keys), id = dfn_strtab_intern(m->keys, key, klen);
+    uint32_t vid = dfn_strtab_intern(m->vals, v, vlen);
+    if (id < before) return m->val[id] == vid;
+    dfn_grow((void **)&m->val, &m->cap, id + 1, sizeof *m->val);
+    m->val[id] = vid;
+    return true;
+}
+
+/* One rank's lanes (meta_text's, from *at to its 'F'): false when one
+ * took other names or another rank than the same process or thread did
+ * on a rank before, or the text is not whole. */
+static bool meta_lanes(meta_seen *m, const char *t, size_t len, size_t *at)
+{
+    while (*at < len && t[*at] == 'L') {
+        const char *f[6];
+        (*at)++;
+        if (!meta_fields(t, len, at, f, 6)) return false;
+        size_t kl, vl = strlen(f[3]) + 1 + strlen(f[5]);
+        char *v = dfn_xmalloc(vl + 1);
+        memcpy(v, f[3], strlen(f[3]) + 1);
+        memcpy(v + strlen(f[3]) + 1, f[5], strlen(f[5]) + 1);
+        char *kp = meta_key('P', f, 2, &kl);
+        bool ok = meta_note(m, kp, kl, v, vl);
+        free(kp);
+        free(v);
+        char *kt = meta_key('T', f, 3, &kl);
+        ok = ok && meta_note(m, kt, kl, f[4], strlen(f[4]));
+        free(kt);
+        if (!ok) return false;
+        /* what a record could name it by: host or any, pid, and tid */
+        const char *any[] = { f[1], f[2] };
+        char *k[4] = { meta_key('h', f, 2, &kl), NULL, NULL, NULL };
+        size_t l[4] = { kl };
+        k[1] = meta_key('a', any, 1, &l[1]);
+        k[2] = meta_key('H', f, 3, &l[2]);
+        k[3] = meta_key('A', any, 2, &l[3]);
+        for (int j = 0; j < 4; j++) dfn_strtab_intern(m->match, k[j], l[j]), free(k[j]);
+    }
+    return *at < len && t[(*at)++] == 'F';
+}
+
+/* One rank's foreign records (from at): true when none could name a lane
+ * of any rank. */
+static bool meta_foreign(const meta_seen *m, const char *t, size_t len, size_t at)
+{
+    while (at < len) {
+        if (len - at < 2) return false;
+        char type = t[at], any = t[at + 1];
+        const char *f[3];
+        at += 2;
+        if (!meta_fields(t, len, &at, f, 3)) return false;
+        size_t kl;
+        char *key = type == 'T' ? (any == 'a' ? meta_key('A', f + 1, 2, &kl) : meta_key('H', f, 3, &kl))
+                                : (any == 'a' ? meta_key('a', f + 1, 1, &kl) : meta_key('h', f, 2, &kl));
+        bool names = dfn_strtab_find(m->match, key, kl) != DFN_NOID;
+        free(key);
+        if (names) return false;
+    }
+    return true;
+}
+
+/* Whether each process's lanes took the names and rank the set's load
+ * gives them: the same on every rank that has some, and no rank's
+ * metadata about a process whose events another rank holds (the set's
+ * load would have named them by it). Rank 0 reads every rank's
+ * meta_text and gives the word. */
+static bool shares_meta_agree(const share *sh)
+{
+    size_t len, *lens;
+    char *text = meta_text(sh->set.store, &len);
+    char **got = dfn_dist_gather_bytes(text, len, &lens);
+    free(text);
+    if (!got) return dfn_dist_bcast_int(0);   /* (another rank: rank 0's word) */
+    meta_seen m = { dfn_strtab_new(), dfn_strtab_new(), dfn_strtab_new(), NULL, 0 };
+    size_t *from = dfn_xcalloc((size_t)dfn_dist_size(), sizeof *from);
+    bool agree = true;
+    for (int r = 0; r < dfn_dist_size() && agree; r++) agree = got[r] && meta_lanes(&m, got[r], lens[r], &from[r]);
+    for (int r = 0; r < dfn_dist_size() && agree; r++) agree = meta_foreign(&m, got[r], lens[r], from[r]);
+    free(from);
+    free(m.val);
+    dfn_strtab_free(m.keys);
+    dfn_strtab_free(m.vals);
+    dfn_strtab_free(m.match);
+    dfn_dist_gathered_free(got, lens);
+    return dfn_dist_bcast_int(agree);
 }
 
 /* What one process says of the runs' files as it loads them, said by
@@ -997,9 +1151,11 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
      * (info's figures are each file's own, but a hash of two names is
      * damage only the whole set finds, as one process reports it) */
     bool agree = true;
-    for (size_t k = 0; k < all->n; k++)
-        agree = hashdefs_agree(&all->run[k]) &&
-                !(word == CLI_DIST_INFO ? all->run[k].conflicts : all->run[k].unresolved) && agree;
+    for (size_t k = 0; k < all->n; k++) {
+        /* (both collective: every rank asks both, whatever the first said) */
+        bool defs = hashdefs_agree(&all->run[k]), meta = word == CLI_DIST_INFO || shares_meta_agree(&all->run[k]);
+        agree = defs && meta && !(word == CLI_DIST_INFO ? all->run[k].conflicts : all->run[k].unresolved) && agree;
+    }
     if (!agree) return -1;
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */

@@ -167,7 +167,13 @@ mkdir -p "$T/cross"
 cp "$T/u64/"*.pfw "$T/cross/"
 grep '"name":"FH"' "$T/u64/trace-1-of-6.pfw" >>"$T/cross/trace-0-of-6.pfw"
 grep -v '"name":"FH"' "$T/u64/trace-1-of-6.pfw" >"$T/cross/trace-1-of-6.pfw"
-for n in 2 3; do shares "hashes defined on another rank: by file" $n report --no-cache --by file,func "$T/cross"; done
+# (at 3 and 4 ranks the two files are on two ranks: the plan gives the
+# largest first, each to the rank with the fewest bytes)
+for n in 3 4; do
+    shares "hashes defined on another rank: by file" $n report --no-cache --by file,func "$T/cross"
+    check "hashes defined on another rank: a share read again, $n ranks" 1 \
+        "$(grep -c "^dfnav: MPI: 1 of $n ranks read their share again with the hash names" "$T/mpi.err")"
+done
 shares "hashes defined on another rank: the analysis" 4 report --no-cache --by dir -m all -f csv "$T/cross"
 same "hashes defined on another rank: info" 3 info -q --no-cache "$T/cross"
 # rank and name metadata of a process in another process's file: its
@@ -183,6 +189,21 @@ printf '%s\n' '{"name":"write","cat":"POSIX","pid":77,"tid":77,"ts":12,"dur":4,"
 same "another process's metadata: by rank and process" 2 report --no-cache --by rank,proc "$T/foreign"
 check "another process's metadata: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
 grep -q 'Trainer(77)' "$T/mpi.out" && ok || fail "another process's metadata: the name lost: $(cat "$T/mpi.out")"
+# a process whose file with its metadata went to one rank and another of
+# its files (whose head names another process) to the other: its lanes
+# there took no name, so the set goes to rank 0 whole
+mkdir -p "$T/splitmeta"
+printf '%s\n' '{"name":"PR","cat":"dftracer","pid":77,"tid":77,"ph":"M","args":{"name":"rank","value":9}}' \
+    '{"name":"process_name","cat":"dftracer","pid":77,"tid":77,"ph":"M","args":{"name":"Trainer","value":"process_name"}}' \
+    '{"name":"read","cat":"POSIX","pid":77,"tid":77,"ts":10,"dur":3,"ph":"X","args":{"fname":"/a"}}' >"$T/splitmeta/a.pfw"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":5,"tid":5,"ts":11,"dur":3,"ph":"X","args":{"fname":"/c"}}' \
+    '{"name":"write","cat":"POSIX","pid":77,"tid":78,"ts":12,"dur":4,"ph":"X","args":{"fname":"/b"}}' >"$T/splitmeta/b.pfw"
+same "a process named on one rank only" 2 report --no-cache --by rank,proc "$T/splitmeta"
+check "a process named on one rank only: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+# metadata of a thread without events anywhere names nothing: the shares
+printf '%s\n' '{"name":"thread_name","cat":"dftracer","pid":77,"tid":79,"ph":"M","args":{"name":"idle","value":"thread_name"}}' \
+    >>"$T/cross/trace-0-of-6.pfw"
+shares "metadata naming nothing: the shares" 2 report --no-cache --by proc "$T/cross"
 # the real traces of three eras, when they are beside the sources
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
