@@ -211,9 +211,10 @@ static uint8_t *share_all_defs(const dfn_store *s, size_t *len)
 }
 
 /* This rank's share of one run into sh (the files mine), and the ranks'
- * word on what they loaded. Every rank takes part. */
+ * word on what they loaded; names: with the hash names other ranks'
+ * files define. Every rank takes part. */
 static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, const char *const *mine, size_t nmine,
-                       share *sh)
+                       bool names, share *sh)
 {
     memset(sh, 0, sizeof *sh);
     /* (parsed, not from an image: the store keeps the hashes its files define) */
@@ -223,7 +224,7 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
      * names, as the set's load gives them (whether two ranks' files give
      * one hash two names, hashdefs_agree says: then the images' way) */
     size_t dlen;
-    uint8_t *defs = share_all_defs(s, &dlen);
+    uint8_t *defs = names ? share_all_defs(s, &dlen) : NULL;
     bool again = defs && s && (s->unresolved_hashes || s->unresolved_other);
     if (again) {
         dfn_store_free(s);
@@ -292,7 +293,7 @@ static char **shares_labels(const dfn_runspec *specs, size_t n, bool compare)
 /* Every run's share on this rank, checked together against its node's
  * memory before any loads (one process holds every run too). specs and
  * n: rank 0's; nruns: every rank's. */
-static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, bool by_host,
+static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, bool by_host, bool names,
                         shares *all)
 {
     memset(all, 0, sizeof *all);
@@ -321,7 +322,7 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     for (size_t k = 0; k < nruns && !all->too_big && !all->left; k++) {
         size_t ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        share_load(o, sp, ns, mine[k], nmine[k], &all->run[k]);
+        share_load(o, sp, ns, mine[k], nmine[k], names, &all->run[k]);
     }
     for (size_t k = 0; k < nruns; k++) {
         free(mine[k]);
@@ -1139,7 +1140,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     /* a process's files together on one rank; a host's only when compute
      * united by host is asked for (a job of one host would be one rank) */
     int whole = dist_needs_whole(o, word);
-    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, all);
+    /* (info's accounts of the files name no hash) */
+    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, all);
     if (all->left) return -1;
     if (all->too_big) {
         if (dfn_dist_rank() == 0)
