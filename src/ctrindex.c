@@ -111,13 +111,13 @@ static void series_build(const dfn_ctrindex *x, series_ix *sx, long series, cons
 }
 
 dfn_ctrindex *dfn_ctrindex_build(const dfn_store *s, char *const *names, size_t n, const uint32_t *proc_of_lane,
-                                 size_t nprocs, char *err, size_t errlen)
+                                 size_t nprocs, bool lenient, char *err, size_t errlen)
 {
     long ids[64];
     if (n > 64) n = 64;
     for (size_t k = 0; k < n; k++) {
         ids[k] = series_find(s, names[k]);
-        if (ids[k] < 0) { unknown_series(s, names[k], err, errlen); return NULL; }
+        if (ids[k] < 0 && !lenient) { unknown_series(s, names[k], err, errlen); return NULL; }
     }
     if (s->nsamples > UINT32_MAX) { snprintf(err, errlen, "more than 2^32 counter samples"); return NULL; }
     dfn_ctrindex *x = dfn_xcalloc(1, sizeof *x);
@@ -128,7 +128,8 @@ dfn_ctrindex *dfn_ctrindex_build(const dfn_store *s, char *const *names, size_t 
     x->sx = dfn_xcalloc(n ? n : 1, sizeof *x->sx);
     uint32_t *idx;
     dfn_strtab *procs = procs_of(s, proc_of_lane, &idx);
-    for (size_t k = 0; k < n; k++) series_build(x, &x->sx[k], ids[k], procs, idx);
+    for (size_t k = 0; k < n; k++)   /* (an unknown one stays empty: no key, no sample) */
+        if (ids[k] >= 0) series_build(x, &x->sx[k], ids[k], procs, idx);
     dfn_strtab_free(procs);
     free(idx);
     return x;

@@ -12,7 +12,7 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 6
+#define PARTIAL_VERSION 7
 
 /* Key kinds whose rows merge across shares: events are calls of one
  * share, call paths ids of its call tree, and pids and tids sort by
@@ -37,8 +37,7 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     for (size_t d = 0; d < q->ndims && !why; d++)
         if (!dim_mergeable(q->dims[d].kind)) why = "events, call paths, pids and tids are not merged across shares";
     if (!why && (m & ~ok)) why = "these metrics are not merged across shares";
-    if (!why && ((q->ctrs && q->ctrs->n) || q->spark_bins || q->asked_only))
-        why = "counters and sparklines are not merged across shares";
+    if (!why && (q->spark_bins || q->asked_only)) why = "sparklines are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);
     return !why;
 }
@@ -50,10 +49,12 @@ dfn_partial *dfn_partial_new(const dfn_query *q)
     dfn_dims_copy(p->dims, q->dims, q->ndims);
     p->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
     p->sizes = q->sizes;
+    p->nctr = q->ctrs ? q->ctrs->n : 0;
     p->text = dfn_strtab_new();
     p->rowkeys = dfn_strtab_new();
     p->prockeys = dfn_strtab_new();
-    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share };
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
+                          &p->ctrn, &p->ctrlo, &p->ctrhi };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_init(maps[k]);
     return p;
 }
@@ -68,7 +69,8 @@ void dfn_partial_free(dfn_partial *p)
     free(p->keys);
     free(p->sums);
     free(p->procs);
-    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share };
+    dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
+                          &p->ctrn, &p->ctrlo, &p->ctrhi };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
     dfn_seglog_free(&p->log);
     free(p);
@@ -85,6 +87,16 @@ size_t dfn_partial_row(dfn_partial *p, const uint32_t *keys)
     memset(&p->sums[id], 0, sizeof p->sums[id]);
     p->nrows = id + 1u;
     return id;
+}
+
+void dfn_partial_ctr_add(dfn_partial *p, size_t row, size_t k, uint64_t n, dfn_ctrsum sum)
+{
+    uint64_t key = (uint64_t)row << 8 | k;
+    *dfn_map64_slot(&p->ctrn, key) += n;
+    uint64_t *lo = dfn_map64_slot(&p->ctrlo, key), *hi = dfn_map64_slot(&p->ctrhi, key);
+    unsigned __int128 t = ((unsigned __int128)*hi << 64 | *lo) + (unsigned __int128)sum;   /* (two's complement wraps alike) */
+    *lo = (uint64_t)t;
+    *hi = (uint64_t)(t >> 64);
 }
 
 uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len)
@@ -218,7 +230,7 @@ void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
 
 static bool partial_same_query(const dfn_partial *a, const dfn_partial *b)
 {
-    if (a->ndims != b->ndims || a->metrics != b->metrics || a->sizes != b->sizes) return false;
+    if (a->ndims != b->ndims || a->metrics != b->metrics || a->sizes != b->sizes || a->nctr != b->nctr) return false;
     for (size_t d = 0; d < a->ndims; d++) {
         if (a->dims[d].kind != b->dims[d].kind || a->dims[d].own != b->dims[d].own) return false;
         if (!a->dims[d].arg != !b->dims[d].arg || (a->dims[d].arg && strcmp(a->dims[d].arg, b->dims[d].arg))) return false;
@@ -254,7 +266,8 @@ static void merge_ids(dfn_partial *a, const dfn_partial *b, uint32_t *rowmap, ui
 
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
 {
-    dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC, .sizes = q->sizes };
+    dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC, .sizes = q->sizes,
+                          .nctr = q->ctrs ? q->ctrs->n : 0 };
     memcpy(frame.dims, q->dims, sizeof frame.dims);
     return partial_same_query(p, &frame);
 }
@@ -304,6 +317,13 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
         uint64_t v = sm->v[j] == DFN_PARTIAL_MANY ? DFN_PARTIAL_MANY : (uint64_t)procmap[sm->v[j] - 1] + 1;
         dfn_partial_share_put(&a->share, (uint64_t)rowmap[sm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)sm->k[j]), v);
     }
+    for (size_t j = 0; j < b->ctrn.cap; j++) {   /* counters: samples, and their sums with the carry */
+        uint64_t key = b->ctrn.k[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        const uint64_t *lo = dfn_map64_get(&b->ctrlo, key), *hi = dfn_map64_get(&b->ctrhi, key);
+        dfn_partial_ctr_add(a, rowmap[key >> 8], key & 0xff, b->ctrn.v[j],
+                            (dfn_ctrsum)((unsigned __int128)(hi ? *hi : 0) << 64 | (lo ? *lo : 0)));
+    }
     /* b's segments join a's log: nothing is expanded before the finish */
     size_t pos = 0;
     uint64_t last = 0, row, s0, e0;
@@ -325,6 +345,7 @@ dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
     dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
+    out->nctr = p->nctr;   /* (the same query's: its counters stay with p) */
     out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
     out->timed = p->timed;
     out->stretch = p->stretch;
@@ -423,7 +444,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_u(&o, p->dims[d].arg ? al + 1 : 0);
         put_raw(&o, p->dims[d].arg, al);
     }
-    const uint64_t head[] = { p->metrics, p->sizes, p->total, p->matched, p->matched_calls, p->ncompute };
+    const uint64_t head[] = { p->metrics, p->sizes, p->nctr, p->total, p->matched, p->matched_calls, p->ncompute };
     for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
     const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
@@ -447,7 +468,8 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         for (size_t d = 0; d < p->ndims; d++) put_u(&o, p->keys[r * p->ndims + d]);
         put_sums(&o, &p->sums[r]);
     }
-    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share };
+    const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
+                                &p->ctrn, &p->ctrlo, &p->ctrhi };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
     /* as a log's entries (a few bytes each), in any order: nothing
      * expanded to send them */
@@ -573,7 +595,9 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_dims(&in, &q);
     q.metrics = get_any(&in, "the metrics");
     q.sizes = get_u(&in, 2, "the size bins") != 0;
+    size_t nctr = (size_t)get_u(&in, DFN_MAX_CTRS + 1, "the counters");
     dfn_partial *p = dfn_partial_new(&q);
+    p->nctr = nctr;
     dfn_dims_free(q.dims, q.ndims);
     p->total = get_any(&in, "the totals");
     p->matched = get_any(&in, "the totals");
@@ -622,6 +646,9 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
     get_map(&in, &p->sizebins, 8, p->nrows, DFN_SIZEBIN_COUNT, "a size bin");
     get_map(&in, &p->share, 32, p->nrows, nt, "a shared file");
+    get_map(&in, &p->ctrn, 8, p->nrows, p->nctr, "a counter");
+    get_map(&in, &p->ctrlo, 8, p->nrows, p->nctr, "a counter");
+    get_map(&in, &p->ctrhi, 8, p->nrows, p->nctr, "a counter");
     for (size_t j = 0; j < p->share.cap && !in.bad; j++)   /* a process of the partial's, or many */
         if (p->share.k[j] != DFN_MAP64_EMPTY && p->share.v[j] != DFN_PARTIAL_MANY &&
             (p->share.v[j] == 0 || p->share.v[j] > p->nprocs))

@@ -3231,6 +3231,10 @@ static dfn_partial *part_export(part *p, dfn_result *r)
         free(ov);
         out->ncompute = dfn_overlap_ncompute(c->q->overlap);
     }
+    for (size_t i = 0; i < p->ncsw; i++)   /* counters: each row's sweeps, as ctr_finish adds them */
+        for (size_t k = 0; k < c->nctr; k++)
+            if (p->ccnt[i * c->nctr + k] || p->csum[i * c->nctr + k])
+                dfn_partial_ctr_add(out, x.row[p->csw[i].row], k, p->ccnt[i * c->nctr + k], p->csum[i * c->nctr + k]);
     /* the part's log becomes the partial's: rows as the partial's, times
      * from the epoch; expanded only once the store is gone (the caller's
      * first read of the segments) */
@@ -3288,6 +3292,29 @@ static void partial_hist_files(dfn_partial *p, dfn_result *r)
     free(h);
     for (size_t j = 0; j < p->files.cap; j++)
         if (p->files.k[j] != DFN_MAP64_EMPTY) (*rm(r, p->files.k[j] >> 32, DFN_M_FILES))++;
+}
+
+/* A partial's counter samples and sums into its rows' means, as
+ * ctr_finish makes them. */
+static void partial_ctrs(const dfn_partial *p, const dfn_query *q, dfn_result *r)
+{
+    size_t n = p->nrows, nc = p->nctr;
+    if (!nc || !q->ctrs || q->ctrs->n != nc) return;
+    r->nctrs = nc;
+    for (size_t k = 0; k < nc; k++) r->ctr_names[k] = dfn_xasprintf("ctr.%s", q->ctrs->series[k]);
+    r->ctr_samples = dfn_xcalloc((n ? n : 1) * nc, sizeof *r->ctr_samples);
+    dfn_ctrsum *sum = dfn_xcalloc((n ? n : 1) * nc, sizeof *sum);
+    for (size_t j = 0; j < p->ctrn.cap; j++) {
+        uint64_t key = p->ctrn.k[j];
+        if (key == DFN_MAP64_EMPTY) continue;
+        const uint64_t *lo = dfn_map64_get(&p->ctrlo, key), *hi = dfn_map64_get(&p->ctrhi, key);
+        size_t at = (size_t)(key >> 8) * nc + (size_t)(key & 0xff);
+        r->ctr_samples[at] = p->ctrn.v[j];
+        sum[at] = (dfn_ctrsum)((unsigned __int128)(hi ? *hi : 0) << 64 | (lo ? *lo : 0));
+    }
+    r->ctr = dfn_xmalloc((n ? n : 1) * nc * sizeof *r->ctr);
+    for (size_t j = 0; j < n * nc; j++) r->ctr[j] = dfn_ctrindex_mean(sum[j], r->ctr_samples[j]);
+    free(sum);
 }
 
 /* The result's frame for a partial's rows: q's dimensions and metrics,
@@ -3376,6 +3403,7 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
                 r->sizes[(p->sizebins.k[k] >> 8) * DFN_SIZEBIN_COUNT + (p->sizebins.k[k] & 0xff)] += p->sizebins.v[k];
     }
     partial_procs(p, r, need_spread, sq);
+    partial_ctrs(p, q, r);
     if (need_spread) spread_finish(n, r, sq, &kp);
     free(sq);
     if (need_size) size_finish(&p->szh, r, &kp);
@@ -3589,7 +3617,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     ctx_prepare(&c);
     dfn_ctrindex *cix = NULL;
     if (q->ctrs && q->ctrs->n) {
-        cix = dfn_ctrindex_build(s, q->ctrs->series, q->ctrs->n, c.proc_of_lane, c.nprocs, err, errlen);
+        cix = dfn_ctrindex_build(s, q->ctrs->series, q->ctrs->n, c.proc_of_lane, c.nprocs, q->share, err, errlen);
         if (!cix) {
             ctx_free(&c);
             dfn_match_free(m);

@@ -49,6 +49,17 @@ static void proc_lines(char **text, size_t *len, size_t *cap, int pid, unsigned 
         memcpy(*text + *len, line, (size_t)n + 1);
         *len += (size_t)n;
     }
+    /* odd processes sample a counter (2.x), between and during their
+     * calls: a share of even ones has no such series */
+    for (int k = 0; pid % 2 && k < 12; k++) {
+        int n = snprintf(line, sizeof line,
+                         "{\"name\":\"cpu\",\"cat\":\"sys\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"ph\":2,\"type\":7,"
+                         "\"args\":{\"user_pct\":%d.25}}\n",
+                         pid, pid * 10, 1000 + k * 1700 + pid * 13, (int)(rand_r(seed) % 90));
+        dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
+        memcpy(*text + *len, line, (size_t)n + 1);
+        *len += (size_t)n;
+    }
     int n = snprintf(line, sizeof line,
                      "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"pid\":%d,\"tid\":%d,\"ts\":%d,\"ph\":3,"
                      "\"args\":{\"dft_cnt\":%d,\"dur_sum\":%d,\"dur_max\":%d,\"ret_sum\":%d}}\n"
@@ -118,6 +129,15 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
             cr_assert(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)), "%s: row %zu (%s), %s: %.17g and %.17g",
                       what, row, a, dfn_metric_name(m), x, y);
         }
+        cr_assert_eq(whole->nctrs, merged->nctrs, "%s: counters", what);
+        for (size_t k = 0; k < whole->nctrs; k++) {
+            double x = whole->ctr[row * whole->nctrs + k], y = merged->ctr[row * merged->nctrs + k];
+            cr_assert(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)), "%s: row %zu, %s: %.17g and %.17g", what,
+                      row, whole->ctr_names[k], x, y);
+            cr_assert_eq(whole->ctr_samples[row * whole->nctrs + k], merged->ctr_samples[row * merged->nctrs + k],
+                         "%s: row %zu, samples of %s", what, row, whole->ctr_names[k]);
+            cr_assert_str_eq(whole->ctr_names[k], merged->ctr_names[k]);
+        }
         cr_assert_eq(!whole->sizes, !merged->sizes, "%s: size bins", what);
         for (int bin = 0; whole->sizes && bin < DFN_SIZEBIN_COUNT; bin++)
             cr_assert_eq(whole->sizes[row * DFN_SIZEBIN_COUNT + bin], merged->sizes[row * DFN_SIZEBIN_COUNT + bin],
@@ -129,6 +149,8 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
 static bool g_sizes;
 /* and, when set, for the analysis metrics with this compute definition */
 static const char *g_compute;
+/* and, when set, for these counter metrics */
+static const dfn_ctrs *g_ctrs;
 #define ANALYSIS_METRICS (DFN_M_OVERLAP | DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_SEQ_PCT))
 
 /* Points q at a's analysis of s, built as report builds it. */
@@ -181,6 +203,7 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1,
                     .sizes = g_sizes };
     if (g_compute) q.metrics |= ANALYSIS_METRICS;
+    q.ctrs = g_ctrs;
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     q.layers = su_layerset(whole, "posix");
     dfn_analysis an, san;
@@ -192,6 +215,7 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
         dfn_query qk = q;
         qk.threads = threads;
         qk.layers = su_layerset(share[k], "posix");
+        qk.share = true;   /* (a share of even processes has no counter series) */
         analyse(&san, share[k], &qk);
         dfn_partial *p = partial_of(share[k], &qk);
         dfn_analysis_free(&san);
@@ -221,10 +245,11 @@ static void check_sliced(const unsigned *masks, size_t n, const char *by, size_t
     dfn_store *whole = load_share(0xffu, 1);
     dfn_store *share[NPROCS];
     char err[256];
-    dfn_query q = { .sort = -1, .metrics = all_mergeable, .threads = 1, .sizes = g_sizes };
+    dfn_query q = { .sort = -1, .metrics = all_mergeable, .threads = 1, .sizes = g_sizes, .ctrs = g_ctrs };
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
     cr_assert(r, "%s", err);
+    q.share = true;   /* (the shares') */
     dfn_partial *p[NPROCS], *slice[8] = {0};
     uint64_t edge[9];
     edge[0] = 0;
@@ -345,6 +370,23 @@ Test(partial, analysis_metrics_from_shares_of_whole_processes)
     check_split(thirds, 3, "func", "", -1, false, 0, 1);
     check_split(halves, 2, "proc", "", -1, false, 0, 2);
     g_compute = NULL;
+}
+
+/* Counter metrics: each row's samples and their fixed-point sums add up
+ * across shares, a share without the series adding none; the means come
+ * out the same bits as the whole set's. */
+Test(partial, counter_means_from_shares)
+{
+    dfn_ctrs ctrs = { .series = { "cpu.user_pct" }, .n = 1 };
+    g_ctrs = &ctrs;
+    const char *bys[] = { "", "func", "proc", "time", "func,file" };
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++) {
+        check_split(halves, 2, bys[b], "", -1, false, 0, 1);
+        check_split(thirds, 3, bys[b], "cat=POSIX", DFN_M_COUNT_, true, 3, 2);   /* (sorted by the counter) */
+        check_sliced(thirds, 3, bys[b], 3);
+    }
+    check_split(each, 7, "func", "", -1, false, 0, 1);
+    g_ctrs = NULL;
 }
 
 /* Transfer-size bins add up across shares: dense rows' arrays and sparse
@@ -495,7 +537,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     while (v2[at] & 0x80) at++;   /* past the magic: the version */
     v2[at + 1] = 1;
     cr_assert_null(dfn_partial_decode(v2, len, err, sizeof err));
-    cr_assert(strstr(err, "version 1 (this dfnav reads 6)"), "%s", err);
+    cr_assert(strstr(err, "version 1 (this dfnav reads 7)"), "%s", err);
     free(v2);
     free(bytes);
     dfn_dims_free(q.dims, q.ndims);

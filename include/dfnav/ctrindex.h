@@ -19,9 +19,10 @@ typedef __int128 dfn_ctrsum;
 
 /* For the series names (n of them) of s; proc_of_lane and nprocs as
  * dfn_store_procs gives them. NULL with a message naming the series the
- * store has when one is unknown. */
+ * store has when one is unknown, unless lenient: then it has no sample
+ * (a share of a set, which another share may have). */
 dfn_ctrindex *dfn_ctrindex_build(const dfn_store *s, char *const *names, size_t n, const uint32_t *proc_of_lane,
-                                 size_t nprocs, char *err, size_t errlen);
+                                 size_t nprocs, bool lenient, char *err, size_t errlen);
 /* Where the calls of lane l gather samples: its process, and its host
  * (a key past the processes). */
 uint32_t dfn_ctrindex_proc_key(const dfn_ctrindex *x, uint32_t lane);

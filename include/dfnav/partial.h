@@ -14,11 +14,12 @@
  * partials merge exactly only from shares that each hold whole processes
  * (with compute united by host, whole hosts), which the caller checks
  * (MPI's plan keeps a process's files on one rank, and its load says
- * whether they were).
+ * whether they were). Counter metrics take the samples of a host's
+ * telemetry for its processes' calls: they need whole hosts, and the
+ * query's share flag (a series a share lacks is the set's to refuse).
  *
- * A query whose metrics or terms need more than these (counters,
- * sparklines, events and call paths) has no partial:
- * dfn_partial_supports says why. */
+ * A query whose metrics or terms need more than these (sparklines,
+ * events and call paths) has no partial: dfn_partial_supports says why. */
 #ifndef DFNAV_PARTIAL_H
 #define DFNAV_PARTIAL_H
 
@@ -26,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/ctrindex.h"
 #include "dfnav/map64.h"
 #include "dfnav/query.h"
 #include "dfnav/strtab.h"
@@ -115,6 +117,11 @@ typedef struct dfn_partial {
     /* events the compute definition matched, over the shares: none
      * leaves compute_s, exposed_s and overlap_pct undefined */
     uint64_t ncompute;
+    /* counter metrics (the query's ctrs, nctr of them): row << 8 | series
+     * -> samples, and the fixed-point sum of their values (ctrindex.h) as
+     * its low and high 64 bits, which add exactly in any order */
+    size_t nctr;
+    dfn_map64 ctrn, ctrlo, ctrhi;
 } dfn_partial;
 
 /* Notes that process proc + 1 (or DFN_PARTIAL_MANY) used the file of key
@@ -158,6 +165,8 @@ size_t dfn_partial_row(dfn_partial *p, const uint32_t *keys);
 uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len);
 /* Adds a row's sums (saturating, as the query's merge of its threads). */
 void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add);
+/* Adds n samples of counter k summing sum (ctrindex.h's fixed point) to a row. */
+void dfn_partial_ctr_add(dfn_partial *p, size_t row, size_t k, uint64_t n, dfn_ctrsum sum);
 /* The process of (host text, pid) named name, added when new. */
 uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char *name, size_t len);
 

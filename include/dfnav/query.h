@@ -125,6 +125,10 @@ typedef struct {
     const dfn_calltree *tree;     /* self_s */
     const dfn_access *access;     /* seq_pct */
     const dfn_ctrs *ctrs;         /* counter metrics, or NULL */
+    /* the store is a share of a set (an MPI rank's): a counter series it
+     * lacks has no sample here rather than being unknown (the caller
+     * checks the set has it) */
+    bool share;
     /* keep only the metrics asked for, not also those every row gets (a
      * result read for a few of them, such as the explorer's status line
      * facts: 80 bytes a row less) */

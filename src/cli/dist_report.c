@@ -45,20 +45,23 @@ typedef struct {
     double query_s, slices_s, merge_s;   /* the slowest rank's queries, then the swaps and the tree (rank 0's clock) */
 } shares;
 
-/* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key, -2 for
- * what is no metric (a counter's, or a mistake). */
+/* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key or a
+ * counter (no metric to add), -2 for what is no metric (a mistake). */
 static int sort_metric(const char *sort)
 {
     if (!sort) return DFN_M_TIME_S;
     size_t len = strcspn(sort, "@:");
     if ((len == 3 && memcmp(sort, "key", 3) == 0) || (len == 4 && memcmp(sort, "name", 4) == 0)) return -1;
+    /* a counter's: one of the metrics' ctr.SERIES (report refuses another) */
+    if (len > 4 && memcmp(sort, "ctr.", 4) == 0) return -1;
     int m = dfn_metric_parse(sort, len);
     return m < 0 ? -2 : m;
 }
 
 /* What a query's partials need of the shares: nothing; whole processes
  * (its analysis metrics, arguments inherited from enclosing calls); or
- * whole hosts (compute united by host for its overlap metrics). */
+ * whole hosts (compute united by host for its overlap metrics; counter
+ * metrics, whose samples of a host's telemetry count for its calls). */
 enum { WHOLE_NONE, WHOLE_PROCS, WHOLE_HOSTS };
 
 /* Whether partials answer a query of report's (by, where, sort) with o's
@@ -80,7 +83,7 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err);
-    *whole = o->overlap_host && (q.metrics & DFN_M_OVERLAP)                 ? WHOLE_HOSTS
+    *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
              : dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q) ? WHOLE_PROCS
                                                                        : WHOLE_NONE;
     dfn_filter_free(&f);
@@ -593,6 +596,21 @@ static bool shares_meta_agree(const share *sh)
     return dfn_dist_bcast_int(agree);
 }
 
+/* Whether every run has each counter series of ctrs in some rank's share
+ * (a share may lack one the set has). Collective. */
+static bool shares_series_known(const shares *all, const dfn_ctrs *ctrs)
+{
+    bool known = true;
+    for (size_t r = 0; r < all->n; r++)
+        for (size_t k = 0; k < ctrs->n; k++) {
+            const dfn_store *s = all->run[r].set.store;
+            bool mine = false;
+            for (size_t j = 0; s && j < s->nseries && !mine; j++) mine = strcmp(dfn_store_str(s, s->series[j]), ctrs->series[k]) == 0;
+            known = dfn_dist_max_int(mine) && known;
+        }
+    return known;
+}
+
 /* What one process says of the runs' files as it loads them, said by
  * rank 0 from the ranks' accounts: each file's damage and the notes on
  * the set (time units, ns rounding), then a run nothing of which could be
@@ -831,6 +849,7 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq
     for (size_t j = 0; j < qq->n; j++) {
         dfn_query q = qq->q[j];
         q.layers = sh->set.ls;
+        q.share = true;   /* (a series only other shares have: dist_report checked the set has each) */
         /* the analysis of whole processes (dist_report saw to that), as
          * report builds it for the set */
         unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
@@ -1161,6 +1180,9 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!agree) return -1;
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */
+    /* a counter series no share has: the images' way, whose load of the
+     * set says so as one process does */
+    if (word != CLI_DIST_INFO && o->ctrs && o->ctrs->n && !shares_series_known(all, o->ctrs)) return -1;
     if (whole != WHOLE_NONE) {
         bool hosts = whole == WHOLE_HOSTS, all_whole = true;
         char who[256] = "";

@@ -147,6 +147,20 @@ check "a bad compute definition: the status" "$want" "$?"
 # (mpirun's own report of the status follows, between lines of dashes)
 sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
 same_files "a bad compute definition: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
+# counter metrics: a host's files together (its telemetry counts for its
+# processes' calls), each row's samples and fixed-point sums merged
+gen v2hosts --seed 7 --events 16000 --ranks 8 --ranks-per-node 2 --era v2 --counters
+shares "counters: by host" 3 report --no-cache --by host -m count,ctr.mem.MemFree,ctr.cpu.user_pct "$T/v2hosts"
+shares "counters: overview" 2 overview --no-cache -m +ctr.mem.Dirty "$T/v2hosts"
+shares "counters: by function and time, sorted by one" 4 report --no-cache --by func,time -m +ctr.cpu.iowait_pct \
+    --sort ctr.cpu.iowait_pct -f csv "$T/v2hosts"
+# a series no file has: refused as one process refuses it
+"$DFNAV" report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts" >/dev/null 2>"$T/one.err"
+want=$?
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts" >/dev/null 2>"$T/mpi.err"
+check "counters: an unknown series, the status" "$want" "$?"
+sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+same_files "counters: an unknown series, said as one process says it" "$T/one.err" "$T/mpi.dfnav"
 # a process whose head misleads the plan (its first part behind another
 # process's lines): the load finds it on two ranks, and the set goes to
 # rank 0 whole, saying so
