@@ -17,11 +17,17 @@
 /* One process's calls: reads of shared and own files that overlap across
  * processes, writes, calls without a file, an aggregated record, and a
  * long application call that covers others. Seeded: the same every run. */
+/* Whether the processes name hosts (1-4 on h1, 5-7 on h2), and h1's and
+ * h2's telemetry services (pids 101 and 105, written with processes 1
+ * and 5) sample a counter without making a call. */
+static bool g_hosts;
+
 static void proc_lines(char **text, size_t *len, size_t *cap, int pid, unsigned *seed)
 {
     static const char *funcs[] = { "read", "pread64", "write", "open64", "__xstat64" };
     static const char *files[] = { "/shared/a.h5", "/shared/b.h5", "/own/c", "/own/d", "" };
     char line[512];
+    const char *host = !g_hosts ? "" : pid <= 4 ? "\"hostname\":\"h1\"," : "\"hostname\":\"h2\",";
     for (int k = 0; k < 40; k++) {
         const char *fn = funcs[rand_r(seed) % 5];
         int fi = rand_r(seed) % 5;
@@ -30,8 +36,8 @@ static void proc_lines(char **text, size_t *len, size_t *cap, int pid, unsigned 
         if (*files[fi]) snprintf(fname, sizeof fname, "\"fname\":\"%s%s\",", files[fi], fi >= 2 ? (pid % 2 ? "1" : "2") : "");
         int n = snprintf(line, sizeof line,
                          "{\"name\":\"%s\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%u,\"dur\":%u,\"ph\":\"X\","
-                         "\"args\":{%s\"ret\":%d}}\n",
-                         fn, pid, pid * 10 + k % 2, ts, dur, fname, (rand_r(seed) % 4) * 4096 + (k % 3));
+                         "\"args\":{%s%s\"ret\":%d}}\n",
+                         fn, pid, pid * 10 + k % 2, ts, dur, host, fname, (rand_r(seed) % 4) * 4096 + (k % 3));
         dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
         memcpy(*text + *len, line, (size_t)n + 1);
         *len += (size_t)n;
@@ -43,30 +49,33 @@ static void proc_lines(char **text, size_t *len, size_t *cap, int pid, unsigned 
     for (int k = 0; pid >= 6 && k < 4700; k++) {
         int n = snprintf(line, sizeof line,
                          "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\","
-                         "\"args\":{\"fname\":\"/many/%d\",\"ret\":%d}}\n",
-                         pid, pid * 10, 30000 + k * 3 + pid, 2 + rand_r(seed) % 9, k + (pid - 6) * 2000, k * 8 + 1);
+                         "\"args\":{%s\"fname\":\"/many/%d\",\"ret\":%d}}\n",
+                         pid, pid * 10, 30000 + k * 3 + pid, 2 + rand_r(seed) % 9, host, k + (pid - 6) * 2000, k * 8 + 1);
         dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
         memcpy(*text + *len, line, (size_t)n + 1);
         *len += (size_t)n;
     }
     /* odd processes sample a counter (2.x), between and during their
      * calls: a share of even ones has no such series */
-    for (int k = 0; pid % 2 && k < 12; k++) {
+    int own = pid % 2 ? 12 : 0, service = g_hosts && (pid == 1 || pid == 5) ? 10 : 0;
+    for (int k = 0; k < own + service; k++) {
+        bool tele = k >= own;   /* (the host's telemetry service's) */
         int n = snprintf(line, sizeof line,
                          "{\"name\":\"cpu\",\"cat\":\"sys\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"ph\":2,\"type\":7,"
-                         "\"args\":{\"user_pct\":%d.25}}\n",
-                         pid, pid * 10, 1000 + k * 1700 + pid * 13, (int)(rand_r(seed) % 90));
+                         "\"args\":{%s\"user_pct\":%d.25}}\n",
+                         tele ? pid + 100 : pid, tele ? pid + 100 : pid * 10, 1000 + k * 1700 + pid * 13 + (tele ? 850 : 0),
+                         host, (int)(rand_r(seed) % 90));
         dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
         memcpy(*text + *len, line, (size_t)n + 1);
         *len += (size_t)n;
     }
     int n = snprintf(line, sizeof line,
                      "{\"name\":\"pread64\",\"cat\":\"POSIX\",\"type\":3,\"pid\":%d,\"tid\":%d,\"ts\":%d,\"ph\":3,"
-                     "\"args\":{\"dft_cnt\":%d,\"dur_sum\":%d,\"dur_max\":%d,\"ret_sum\":%d}}\n"
+                     "\"args\":{%s\"dft_cnt\":%d,\"dur_sum\":%d,\"dur_max\":%d,\"ret_sum\":%d}}\n"
                      "{\"name\":\"TorchFramework.compute\",\"cat\":\"ai_framework\",\"pid\":%d,\"tid\":%d,\"ts\":%d,"
-                     "\"dur\":%d,\"ph\":\"X\",\"args\":{\"epoch\":%d}}\n",
-                     pid, pid * 10, 5000 + pid * 100, 3 + pid, 400 + pid, 150, 1000 * pid,
-                     pid, pid * 10, 2000 + pid * 700, 3000, pid % 3);
+                     "\"dur\":%d,\"ph\":\"X\",\"args\":{%s\"epoch\":%d}}\n",
+                     pid, pid * 10, 5000 + pid * 100, host, 3 + pid, 400 + pid, 150, 1000 * pid,
+                     pid, pid * 10, 2000 + pid * 700, 3000, host, pid % 3);
     dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
     memcpy(*text + *len, line, (size_t)n + 1);
     *len += (size_t)n;
@@ -386,6 +395,14 @@ Test(partial, counter_means_from_shares)
         check_sliced(thirds, 3, bys[b], 3);
     }
     check_split(each, 7, "func", "", -1, false, 0, 1);
+    /* processes on two hosts, each with a telemetry service whose samples
+     * count for its host's calls: shares of whole hosts */
+    static const unsigned hosts[] = { 0x1e, 0xe0 };
+    g_hosts = true;
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++) check_split(hosts, 2, bys[b], "", -1, false, 0, 1);
+    check_split(hosts, 2, "host", "cat=POSIX", DFN_M_COUNT_, true, 0, 2);
+    check_sliced(hosts, 2, "host", 2);
+    g_hosts = false;
     g_ctrs = NULL;
 }
 

@@ -417,6 +417,16 @@ static bool shares_whole(const share *sh, bool by_host, char *who, size_t cap)
         if (!by_host) dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid), fprintf(f, "/%s", pid);
         fputc(0, f);
     }
+    /* a host's counter samples too: a telemetry file (samples, no calls)
+     * whose head named no host, or another, may lie apart from its
+     * host's calls, which its samples count for (each host once) */
+    dfn_map64 hosts;
+    dfn_map64_init(&hosts);
+    for (size_t j = 0; by_host && s && j < s->nsamples; j++) {
+        uint64_t *seen = dfn_map64_slot(&hosts, s->samples[j].host);
+        if (!*seen) fprintf(f, "%s%c", dfn_store_str(s, s->samples[j].host), 0), *seen = 1;
+    }
+    dfn_map64_free(&hosts);
     fclose(f);
     size_t *lens;
     char **got = dfn_dist_gather_bytes(text, len, &lens);

@@ -154,6 +154,27 @@ shares "counters: by host" 3 report --no-cache --by host -m count,ctr.mem.MemFre
 shares "counters: overview" 2 overview --no-cache -m +ctr.mem.Dirty "$T/v2hosts"
 shares "counters: by function and time, sorted by one" 4 report --no-cache --by func,time -m +ctr.cpu.iowait_pct \
     --sort ctr.cpu.iowait_pct -f csv "$T/v2hosts"
+# a telemetry file (samples of a process that made no call) counts for
+# its host's calls: with the host's files when its head names the host;
+# when its head names another host it lies apart, and the set goes to
+# rank 0 whole, said
+mkdir -p "$T/tele" "$T/tele2"
+cp "$T/v2hosts/"*.pfw "$T/tele/"
+cp "$T/v2hosts/"*.pfw "$T/tele2/"
+grep '"cat":"sys"' "$T/v2hosts/trace-0-of-8.pfw" | sed 's/"pid":1000000,"tid":1000000/"pid":999,"tid":999/' >"$T/tele/t.pfw"
+{ echo '{"name":"read","cat":"POSIX","pid":998,"tid":998,"ts":1744611912000500,"dur":5,"ph":"X","args":{"hostname":"node09"}}'
+  cat "$T/tele/t.pfw"; } >"$T/tele2/t.pfw"
+shares "counters: a host's telemetry" 3 report --no-cache --by host -m count,ctr.cpu.user_pct,ctr.mem.MemFree "$T/tele"
+same "counters: telemetry apart from its host" 3 report --no-cache --by host -m count,ctr.cpu.user_pct "$T/tele2"
+check "counters: telemetry apart from its host, said" 1 "$(grep -c 'the events of host node01 lie in files that went to two ranks' "$T/mpi.err")"
+shares "counters: compare" 2 report --no-cache --compare --by host -m count,ctr.cpu.user_pct "$T/v2hosts" "$T/tele"
+# a series one host's files lack: those ranks have none of it
+mkdir -p "$T/partial-series"
+cp "$T/v2hosts/"*.pfw "$T/partial-series/"
+for f in "$T/partial-series/trace-0-of-8.pfw" "$T/partial-series/trace-1-of-8.pfw"; do
+    grep -v '"name":"mem","cat":"sys"' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
+done
+shares "counters: a series some ranks lack" 4 report --no-cache --by host -m count,ctr.mem.MemFree "$T/partial-series"
 # a series no file has: refused as one process refuses it
 "$DFNAV" report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts" >/dev/null 2>"$T/one.err"
 want=$?
