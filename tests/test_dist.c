@@ -173,32 +173,24 @@ Test(dist, file_heads_read)
         cr_assert_eq(got.host, want.host, "file %d", k);
         unlink(path);
     }
-    /* 70,000 bytes of lines without a pid, then one: beyond the head */
-    size_t len = 70000;
-    char *big = malloc(len + 100);
-    memset(big, ' ', len);
-    for (size_t at = 99; at < len; at += 100) big[at] = '\n';
-    snprintf(big + len, 100, "{\"pid\":1}\n");
-    for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "%s/big%d.pfw", dir, k);
-        write_head(path, big, k == 1, NULL, 0);
-        cr_assert_not(dfn_filehead_read(path, &got), "file %d: a pid past the head", k);
-        unlink(path);
+    /* lines of blanks, then a pid: 16 KiB in, the next step finds it;
+     * 70,000 bytes in, past the head, none does */
+    const struct { size_t at; bool found; } pads[] = { { 30000, true }, { 70000, false } };
+    for (size_t c = 0; c < 2; c++) {
+        size_t len = pads[c].at;
+        char *big = malloc(len + 100);
+        memset(big, ' ', len);
+        for (size_t at = 99; at < len; at += 100) big[at] = '\n';
+        snprintf(big + len, 100, "{\"pid\":42,\"args\":{\"hostname\":\"n9\"}}\n");
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/pad%zu-%d.pfw", dir, c, k);
+            write_head(path, big, k == 1, NULL, 0);
+            cr_assert_eq(dfn_filehead_read(path, &got), pads[c].found, "%zu bytes in, file %d", len, k);
+            if (pads[c].found) cr_assert_eq(got.proc, want.proc, "%zu bytes in, file %d", len, k);
+            unlink(path);
+        }
+        free(big);
     }
-    /* the host and pid past the first 16 KiB read: found by the next */
-    len = 30000;
-    big = malloc(len + 100);
-    memset(big, ' ', len);
-    for (size_t at = 99; at < len; at += 100) big[at] = '\n';
-    snprintf(big + len, 100, "{\"pid\":42,\"args\":{\"hostname\":\"n9\"}}\n");
-    for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof path, "%s/late%d.pfw", dir, k);
-        write_head(path, big, k == 1, NULL, 0);
-        cr_assert(dfn_filehead_read(path, &got), "file %d", k);
-        cr_assert_eq(got.proc, want.proc, "file %d: the pid 16 KiB in", k);
-        unlink(path);
-    }
-    free(big);
     /* an empty file, and gzip cut short: no head, nothing read amiss */
     snprintf(path, sizeof path, "%s/empty.pfw", dir);
     write_head(path, "", false, NULL, 0);

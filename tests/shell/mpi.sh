@@ -140,13 +140,19 @@ check "compute matching nothing: from the shares" 1 "$(grep -c '^dfnav: MPI: 3 r
 grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
 same_files "compute matching nothing: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
 same_files "compute matching nothing: the table" "$T/one.out" "$T/mpi.out"
-"$DFNAV" report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz" >/dev/null 2>"$T/one.err"
-want=$?
-$MPIRUN -n 2 "$DFNAV" report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz" >/dev/null 2>"$T/mpi.err"
-check "a bad compute definition: the status" "$want" "$?"
-# (mpirun's own report of the status follows, between lines of dashes)
-sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
-same_files "a bad compute definition: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
+# refused NAME N ARGS: ARGS refused under mpirun -n N with one process's
+# status and words (mpirun's own report of the status follows them,
+# between lines of dashes)
+refused() {
+    name=$1 n=$2; shift 2
+    "$DFNAV" "$@" >/dev/null 2>"$T/one.err"
+    want=$?
+    $MPIRUN -n "$n" "$DFNAV" "$@" >/dev/null 2>"$T/mpi.err"
+    check "$name: the status" "$want" "$?"
+    sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+    same_files "$name: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
+}
+refused "a bad compute definition" 2 report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz"
 # counter metrics: a host's files together (its telemetry counts for its
 # processes' calls), each row's samples and fixed-point sums merged
 gen v2hosts --seed 7 --events 16000 --ranks 8 --ranks-per-node 2 --era v2 --counters
@@ -176,12 +182,7 @@ for f in "$T/partial-series/trace-0-of-8.pfw" "$T/partial-series/trace-1-of-8.pf
 done
 shares "counters: a series some ranks lack" 4 report --no-cache --by host -m count,ctr.mem.MemFree "$T/partial-series"
 # a series no file has: refused as one process refuses it
-"$DFNAV" report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts" >/dev/null 2>"$T/one.err"
-want=$?
-$MPIRUN -n 3 "$DFNAV" report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts" >/dev/null 2>"$T/mpi.err"
-check "counters: an unknown series, the status" "$want" "$?"
-sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
-same_files "counters: an unknown series, said as one process says it" "$T/one.err" "$T/mpi.dfnav"
+refused "counters: an unknown series" 3 report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts"
 # a process whose head misleads the plan (its first part behind another
 # process's lines): the load finds it on two ranks, and the set goes to
 # rank 0 whole, saying so
