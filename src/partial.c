@@ -130,9 +130,10 @@ void dfn_seglog_add(dfn_seglog *l, uint64_t row, uint64_t s, uint64_t e)
 bool dfn_seglog_next(const dfn_seglog *l, size_t *pos, uint64_t *last, uint64_t *row, uint64_t *s, uint64_t *e)
 {
     uint64_t d, n;
+    if (*pos >= l->len) return false;   /* (before any arithmetic on an empty log's NULL) */
     const uint8_t *p = l->b + *pos, *end = l->b + l->len;
     size_t a, b, c;
-    if (*pos >= l->len || !(a = dfn_varint_get(p, end, row)) || !(b = dfn_varint_get(p + a, end, &d)) ||
+    if (!(a = dfn_varint_get(p, end, row)) || !(b = dfn_varint_get(p + a, end, &d)) ||
         !(c = dfn_varint_get(p + a + b, end, &n)))
         return false;
     *s = *last + (uint64_t)dfn_unzigzag(d);
@@ -523,7 +524,8 @@ static bool get_dims(ibuf *in, dfn_query *q)
         q->dims[d].kind = (dfn_dimkind)get_u(in, DFN_DIM_COUNT, "a dimension");
         if (!in->bad && !dim_mergeable(q->dims[d].kind)) in->bad = "a dimension";
         q->dims[d].own = get_u(in, 2, "a dimension");
-        size_t al = (size_t)get_u(in, (uint64_t)(in->end - in->p) + 2, "an argument name");
+        uint64_t al = get_any(in, "an argument name");   /* (its length + 1, bounded past its own varint) */
+        if (!in->bad && al > (uint64_t)(in->end - in->p) + 1) in->bad = "an argument name";
         if (al && !in->bad) {
             q->dims[d].arg = dfn_xstrndup((const char *)in->p, al - 1);
             in->p += al - 1;
@@ -625,8 +627,9 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
         in.bad = "its window";
     size_t nt = get_count(&in, 1, "the texts");
     for (size_t k = 0; k < nt && !in.bad; k++) {
-        size_t l = (size_t)get_u(&in, (uint64_t)(in.end - in.p) + 1, "a text");
-        if (!in.bad && dfn_strtab_intern(p->text, (const char *)in.p, l) != k) in.bad = "a text given twice";
+        uint64_t l = get_any(&in, "a text");   /* (bounded by what is left past its own varint) */
+        if (!in.bad && l > (uint64_t)(in.end - in.p)) in.bad = "a text";
+        if (!in.bad && dfn_strtab_intern(p->text, (const char *)in.p, (size_t)l) != k) in.bad = "a text given twice";
         in.p += in.bad ? 0 : l;
     }
     size_t np = get_count(&in, 3, "the processes");

@@ -493,10 +493,17 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
 {
     dfn_store *s = load_share(0x0a, 1);   /* two small processes: every cut and byte is tried */
     char err[256];
-    dfn_query q = { .sort = -1, .metrics = all_mergeable };
+    /* (with the analysis sums and counters: every field of a row) */
+    dfn_ctrs ctrs = { .series = { "cpu.user_pct" }, .n = 1 };
+    dfn_query q = { .sort = -1, .metrics = all_mergeable | ANALYSIS_METRICS, .ctrs = &ctrs };
     cr_assert(dfn_dims_parse("func,file", q.dims, &q.ndims, err, sizeof err));
+    dfn_analysis an;
+    g_compute = "cat=ai_framework";
+    analyse(&an, s, &q);
+    g_compute = NULL;
     dfn_partial *p = dfn_query_partial(s, &q, err, sizeof err);
     cr_assert(p, "%s", err);
+    cr_assert(p->ctrn.n > 0 && p->ncompute > 0, "counters and compute in the bytes tried");
     size_t len;
     uint8_t *bytes = dfn_partial_encode(p, &len);
     dfn_partial_free(p);
@@ -557,6 +564,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     cr_assert(strstr(err, "version 1 (this dfnav reads 7)"), "%s", err);
     free(v2);
     free(bytes);
+    dfn_analysis_free(&an);
     dfn_dims_free(q.dims, q.ndims);
     dfn_store_free(s);
 }

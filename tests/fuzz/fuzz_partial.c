@@ -1,0 +1,59 @@
+/* Fuzz target for the partial results MPI ranks send each other
+ * (partial.h): the input is the bytes of one, as a rank reads them from
+ * another. One that decodes must encode to bytes that decode again and
+ * encode to as many bytes (the same entries, its maps' perhaps in another
+ * order), merge with its copy (the same query and window), be cut into
+ * busy-time slices and finish into rows; nothing may read past the input,
+ * nor a finish index past a row or counter it was given. */
+#include "dfnav/partial.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The query a partial says it is of: its dimensions, metrics and counters
+ * (the counters' names are the finish's, any will do). */
+static void query_of(const dfn_partial *p, dfn_query *q, dfn_ctrs *ctrs)
+{
+    static char name[] = "x";
+    memset(q, 0, sizeof *q);
+    q->sort = -1;
+    q->ndims = p->ndims;
+    memcpy(q->dims, p->dims, sizeof q->dims);
+    q->metrics = p->metrics;
+    q->sizes = p->sizes;
+    ctrs->n = p->nctr;
+    for (size_t k = 0; k < p->nctr; k++) ctrs->series[k] = name;
+    q->ctrs = p->nctr ? ctrs : NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char err[512];
+    dfn_partial *p = dfn_partial_decode(data, size, err, sizeof err);
+    if (!p) return 0;
+    size_t len, len2;
+    uint8_t *bytes = dfn_partial_encode(p, &len);
+    dfn_partial *again = dfn_partial_decode(bytes, len, err, sizeof err);
+    if (!again) abort();   /* its own bytes always decode */
+    /* the same entries (its maps may list them in another order) */
+    uint8_t *bytes2 = dfn_partial_encode(again, &len2);
+    if (len2 != len) abort();
+    free(bytes2);
+    dfn_partial *copy = dfn_partial_decode(bytes, len, err, sizeof err);
+    free(bytes);
+    if (!copy || !dfn_partial_merge(again, copy, err, sizeof err)) abort();
+    dfn_partial *slice = dfn_partial_slice(p, 0, UINT64_MAX / 2);
+    dfn_partial_sum_busy(slice);
+    dfn_partial_drop_segs(p);
+    (void)dfn_partial_merge(p, slice, err, sizeof err);   /* (its window may be another's: refused, said) */
+    dfn_query q;
+    dfn_ctrs ctrs;
+    query_of(again, &q, &ctrs);
+    dfn_result *r = dfn_partial_finish(again, &q, NULL, err, sizeof err);
+    dfn_result_free(r);
+    dfn_partial_free(p);
+    return 0;
+}
