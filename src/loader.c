@@ -929,22 +929,13 @@ static void build_metadata(builder *b, const build_in *in)
  * another process's bytes: read within bounds, a cut one ends them. */
 static void build_extra_defs(builder *b, const build_in *in, const uint8_t *defs, size_t len)
 {
+    if (!defs) return;
     size_t nh = dfn_strtab_count(in->ctx->hashes);
-    const uint8_t *p = defs, *end = defs ? defs + len : NULL;
-    while (p && p < end) {
-        uint64_t hl, nl;
-        char kind = (char)*p;
-        size_t k = dfn_varint_get(p + 1, end, &hl);
-        if (!k || hl > (size_t)(end - p - 1 - k)) return;
-        const char *h = (const char *)p + 1 + k;
-        p += 1 + k + hl;
-        k = dfn_varint_get(p, end, &nl);
-        if (!k || nl > (size_t)(end - p - k)) return;
-        const char *name = (const char *)p + k;
-        p += k + nl;
-        uint32_t *map = kind == 'H' ? b->hmap : kind == 'F' ? b->fmap : NULL;
-        uint32_t ref = map ? dfn_strtab_find(in->ctx->hashes, h, (size_t)hl) : DFN_NOID;
-        if (ref < nh && map[ref] == DFN_NOID) map[ref] = dfn_strtab_intern(b->s->strs, name, (size_t)nl);
+    dfn_hashdef d;
+    for (const uint8_t *p = defs; dfn_hashdef_read(p, defs + len, &d); p += d.len) {
+        uint32_t *map = d.kind == 'H' ? b->hmap : d.kind == 'F' ? b->fmap : NULL;
+        uint32_t ref = map ? dfn_strtab_find(in->ctx->hashes, d.hash, d.hashlen) : DFN_NOID;
+        if (ref < nh && map[ref] == DFN_NOID) map[ref] = dfn_strtab_intern(b->s->strs, d.name, d.namelen);
     }
 }
 

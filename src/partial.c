@@ -99,6 +99,12 @@ void dfn_partial_ctr_add(dfn_partial *p, size_t row, size_t k, uint64_t n, dfn_c
     *hi = (uint64_t)(t >> 64);
 }
 
+dfn_ctrsum dfn_partial_ctr_sum(const dfn_partial *p, uint64_t key)
+{
+    const uint64_t *lo = dfn_map64_get(&p->ctrlo, key), *hi = dfn_map64_get(&p->ctrhi, key);
+    return (dfn_ctrsum)((unsigned __int128)(hi ? *hi : 0) << 64 | (lo ? *lo : 0));
+}
+
 uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len)
 {
     return dfn_strtab_intern(p->text, s, len);
@@ -321,9 +327,7 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     for (size_t j = 0; j < b->ctrn.cap; j++) {   /* counters: samples, and their sums with the carry */
         uint64_t key = b->ctrn.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
-        const uint64_t *lo = dfn_map64_get(&b->ctrlo, key), *hi = dfn_map64_get(&b->ctrhi, key);
-        dfn_partial_ctr_add(a, rowmap[key >> 8], key & 0xff, b->ctrn.v[j],
-                            (dfn_ctrsum)((unsigned __int128)(hi ? *hi : 0) << 64 | (lo ? *lo : 0)));
+        dfn_partial_ctr_add(a, rowmap[key >> 8], key & 0xff, b->ctrn.v[j], dfn_partial_ctr_sum(b, key));
     }
     /* b's segments join a's log: nothing is expanded before the finish */
     size_t pos = 0;

@@ -3307,10 +3307,9 @@ static void partial_ctrs(const dfn_partial *p, const dfn_query *q, dfn_result *r
     for (size_t j = 0; j < p->ctrn.cap; j++) {
         uint64_t key = p->ctrn.k[j];
         if (key == DFN_MAP64_EMPTY) continue;
-        const uint64_t *lo = dfn_map64_get(&p->ctrlo, key), *hi = dfn_map64_get(&p->ctrhi, key);
         size_t at = (size_t)(key >> 8) * nc + (size_t)(key & 0xff);
         r->ctr_samples[at] = p->ctrn.v[j];
-        sum[at] = (dfn_ctrsum)((unsigned __int128)(hi ? *hi : 0) << 64 | (lo ? *lo : 0));
+        sum[at] = dfn_partial_ctr_sum(p, key);
     }
     r->ctr = dfn_xmalloc((n ? n : 1) * nc * sizeof *r->ctr);
     for (size_t j = 0; j < n * nc; j++) r->ctr[j] = dfn_ctrindex_mean(sum[j], r->ctr_samples[j]);

@@ -212,6 +212,20 @@ uint64_t dfn_store_calls_us(const dfn_store *s)
     return sum;
 }
 
+bool dfn_hashdef_read(const uint8_t *p, const uint8_t *end, dfn_hashdef *d)
+{
+    uint64_t hl, nl;
+    if (!p || p >= end) return false;
+    size_t k = dfn_varint_get(p + 1, end, &hl);
+    if (!k || hl > (size_t)(end - p - 1 - k)) return false;
+    size_t keylen = 1 + k + (size_t)hl;
+    size_t k2 = dfn_varint_get(p + keylen, end, &nl);
+    if (!k2 || nl > (size_t)(end - p - keylen - k2)) return false;
+    *d = (dfn_hashdef){ (char)*p, p, keylen, keylen + k2 + (size_t)nl, (const char *)p + 1 + k,
+                        (const char *)p + keylen + k2, (size_t)hl, (size_t)nl };
+    return true;
+}
+
 const char *dfn_store_label(dfn_store *s, const char *text)
 {
     if (!s->labels) s->labels = dfn_strtab_new();

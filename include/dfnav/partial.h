@@ -167,6 +167,8 @@ uint32_t dfn_partial_text(dfn_partial *p, const char *s, size_t len);
 void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add);
 /* Adds n samples of counter k summing sum (ctrindex.h's fixed point) to a row. */
 void dfn_partial_ctr_add(dfn_partial *p, size_t row, size_t k, uint64_t n, dfn_ctrsum sum);
+/* The sum kept under key (row << 8 | k) of ctrlo and ctrhi. */
+dfn_ctrsum dfn_partial_ctr_sum(const dfn_partial *p, uint64_t key);
 /* The process of (host text, pid) named name, added when new. */
 uint32_t dfn_partial_proc(dfn_partial *p, uint32_t host, int64_t pid, const char *name, size_t len);
 

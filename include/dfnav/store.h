@@ -290,6 +290,19 @@ bool dfn_store_rebase(dfn_store *s, uint64_t t0, uint64_t t1);
 uint64_t dfn_store_calls_us(const dfn_store *s);
 /* A label sources share (an era), kept once in s->labels. */
 const char *dfn_store_label(dfn_store *s, const char *text);
+/* One record of hashdefs (or of bytes made of them, which may come from
+ * another process): kind, hash and name point into the record; key (the
+ * kind byte and the hash, as the record holds them) is what tells two
+ * definitions of one hash; len is the record's length. */
+typedef struct {
+    char kind;
+    const uint8_t *key;
+    size_t keylen, len;
+    const char *hash, *name;
+    size_t hashlen, namelen;
+} dfn_hashdef;
+/* The record at p (before end): false at the end, or at one cut short. */
+bool dfn_hashdef_read(const uint8_t *p, const uint8_t *end, dfn_hashdef *d);
 static inline const char *dfn_store_str(const dfn_store *s, uint32_t id) { return dfn_strtab_str(s->strs, id); }
 
 /* Argument values. */

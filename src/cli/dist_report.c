@@ -91,29 +91,6 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     return ok;
 }
 
-static bool query_wanted(const cli_opts *o, const char *by, const char *where, const char *sort)
-{
-    int whole;
-    return query_probe(o, by, where, sort, &whole);
-}
-
-/* What runs on the ranks' shares: a run of one set, under a launcher. */
-static bool dist_wanted(const cli_opts *o)
-{
-    return dfn_dist_size() >= 2 && !o->serve && !o->served && o->npaths;
-}
-
-bool cli_dist_report_wanted(const cli_opts *o)
-{
-    return dist_wanted(o) && !o->counters && !o->diagnose && o->format != DFN_FMT_CHROME &&
-           query_wanted(o, o->by, o->where, o->sort);
-}
-
-bool cli_dist_info_wanted(const cli_opts *o)
-{
-    return dist_wanted(o) && !o->compare;   /* (info refuses --compare) */
-}
-
 /* A query of report's or overview's: --by, --where, --sort, --top. */
 typedef struct { const char *by, *where, *sort; size_t top; } qspec;
 
@@ -128,35 +105,60 @@ static void overview_queries(const cli_opts *o, qspec qs[3], char **where)
     qs[2] = (qspec){ "file", *where, NULL, 10 };
 }
 
-/* What word's queries need of the shares (query_probe's, the most). */
-static int dist_needs_whole(const cli_opts *o, int word)
+/* word's queries (report's one, overview's three) into qs; how many.
+ * *where: overview's busiest files' (freed by the caller), or NULL. */
+static size_t word_queries(const cli_opts *o, int word, qspec qs[3], char **where)
 {
-    if (word == CLI_DIST_INFO) return WHOLE_NONE;
+    *where = NULL;
+    if (word == CLI_DIST_OVERVIEW) {
+        overview_queries(o, qs, where);
+        return 3;
+    }
+    qs[0] = (qspec){ o->by, o->where, o->sort, o->top };
+    return 1;
+}
+
+/* Whether partials answer word's queries (query_probe), and *whole:
+ * what they need of the shares (the most of them); info's need none. */
+static bool word_probe(const cli_opts *o, int word, int *whole)
+{
+    *whole = WHOLE_NONE;
+    if (word == CLI_DIST_INFO) return true;
     qspec qs[3];
     char *where;
-    overview_queries(o, qs, &where);
-    const qspec report = { o->by, o->where, o->sort, o->top };
-    int most = WHOLE_NONE;
-    for (size_t j = 0; j < (word == CLI_DIST_OVERVIEW ? 3u : 1u); j++) {
-        const qspec *x = word == CLI_DIST_OVERVIEW ? &qs[j] : &report;
-        int whole = WHOLE_NONE;
-        (void)query_probe(o, x->by, x->where, x->sort, &whole);
-        if (whole > most) most = whole;
+    size_t nq = word_queries(o, word, qs, &where);
+    bool ok = true;
+    for (size_t j = 0; j < nq; j++) {
+        int w = WHOLE_NONE;
+        ok = query_probe(o, qs[j].by, qs[j].where, qs[j].sort, &w) && ok;
+        if (w > *whole) *whole = w;
     }
     free(where);
-    return most;
+    return ok;
+}
+
+/* What runs on the ranks' shares: a run of one set, under a launcher. */
+static bool dist_wanted(const cli_opts *o)
+{
+    return dfn_dist_size() >= 2 && !o->serve && !o->served && o->npaths;
+}
+
+bool cli_dist_report_wanted(const cli_opts *o)
+{
+    int whole;
+    return dist_wanted(o) && !o->counters && !o->diagnose && o->format != DFN_FMT_CHROME &&
+           word_probe(o, CLI_DIST_REPORT, &whole);
+}
+
+bool cli_dist_info_wanted(const cli_opts *o)
+{
+    return dist_wanted(o) && !o->compare;   /* (info refuses --compare) */
 }
 
 bool cli_dist_overview_wanted(const cli_opts *o)
 {
-    if (!dist_wanted(o)) return false;
-    qspec qs[3];
-    char *where;
-    overview_queries(o, qs, &where);
-    bool ok = true;
-    for (size_t j = 0; j < 3 && ok; j++) ok = query_wanted(o, qs[j].by, qs[j].where, qs[j].sort);
-    free(where);
-    return ok;
+    int whole;
+    return dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole);
 }
 
 /* Every rank's account of its share's files (dfn_image_sources_encode),
@@ -190,21 +192,16 @@ static uint8_t *share_all_defs(const dfn_store *s, size_t *len)
     dfn_strtab *seen = dfn_strtab_new();
     size_t cap = 0;
     uint8_t *all = NULL;
+    dfn_hashdef d;
     for (int r = 0; r < dfn_dist_size(); r++) {
         const uint8_t *p = (const uint8_t *)got[r], *end = p ? p + lens[r] : NULL;
-        while (p && p < end) {   /* (records as hashdefs_add reads them; a cut one ends the rank's) */
-            uint64_t hl, nl;
-            size_t k = dfn_varint_get(p + 1, end, &hl);
-            if (!k || hl > (size_t)(end - p - 1 - k)) break;
-            size_t keylen = 1 + k + hl, l2 = dfn_varint_get(p + keylen, end, &nl);
-            if (!l2 || nl > (size_t)(end - p - keylen - l2)) break;
-            size_t rec = keylen + l2 + nl, before = dfn_strtab_count(seen);
-            if (dfn_strtab_intern(seen, (const char *)p, keylen) == before) {
-                dfn_grow((void **)&all, &cap, *len + rec, 1);
-                memcpy(all + *len, p, rec);
-                *len += rec;
+        for (; dfn_hashdef_read(p, end, &d); p += d.len) {   /* (a cut record ends the rank's) */
+            size_t before = dfn_strtab_count(seen);
+            if (dfn_strtab_intern(seen, (const char *)d.key, d.keylen) == before) {
+                dfn_grow((void **)&all, &cap, *len + d.len, 1);
+                memcpy(all + *len, p, d.len);
+                *len += d.len;
             }
-            p += rec;
         }
     }
     dfn_strtab_free(seen);
@@ -354,28 +351,20 @@ static bool hashdefs_add(dfn_strtab *defs, const char ***names, size_t **lens, s
                          size_t len)
 {
     const uint8_t *p = rec, *end = rec + len;
-    while (p < end) {
-        uint64_t hl, nl;
-        const uint8_t *h = p;   /* the kind byte and the hash are the key */
-        size_t k = dfn_varint_get(p + 1, end, &hl);
-        if (!k || hl > (size_t)(end - p - 1 - k)) return false;
-        size_t keylen = 1 + k + hl;
-        p += keylen;
-        k = dfn_varint_get(p, end, &nl);
-        if (!k || nl > (size_t)(end - p - k)) return false;
-        const char *name = (const char *)p + k;
-        p += k + nl;
+    dfn_hashdef d;
+    for (; p < end; p += d.len) {
+        if (!dfn_hashdef_read(p, end, &d)) return false;
         size_t before = dfn_strtab_count(defs);
-        uint32_t id = dfn_strtab_intern(defs, (const char *)h, keylen);
+        uint32_t id = dfn_strtab_intern(defs, (const char *)d.key, d.keylen);
         if (id < before) {
-            if ((*lens)[id] != nl || memcmp((*names)[id], name, nl) != 0) return false;
+            if ((*lens)[id] != d.namelen || memcmp((*names)[id], d.name, d.namelen) != 0) return false;
             continue;
         }
         size_t c = *cap;
         dfn_grow((void **)names, cap, id + 1, sizeof **names);
         dfn_grow((void **)lens, &c, id + 1, sizeof **lens);
-        (*names)[id] = name;
-        (*lens)[id] = nl;
+        (*names)[id] = d.name;
+        (*lens)[id] = d.namelen;
     }
     return true;
 }
@@ -1168,7 +1157,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
 {
     /* a process's files together on one rank; a host's only when compute
      * united by host is asked for (a job of one host would be one rank) */
-    int whole = dist_needs_whole(o, word);
+    int whole;
+    (void)word_probe(o, word, &whole);
     /* (info's accounts of the files name no hash) */
     shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, all);
     if (all->left) return -1;
@@ -1228,13 +1218,11 @@ static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, i
 {
     cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     for (size_t k = 0; k < n; k++) runs[k].label = specs[k].label;
-    qspec overview[3];
+    qspec qs[3];
     char *files_where;
-    overview_queries(o, overview, &files_where);
-    const qspec report = { o->by, o->where, o->sort, o->top };
-    const qspec *qs = word == CLI_DIST_OVERVIEW ? overview : &report;
+    size_t nq = word_queries(o, word, qs, &files_where);
     int rc = 0;
-    for (size_t j = 0; j < (word == CLI_DIST_OVERVIEW ? 3u : 1u) && !rc; j++) {
+    for (size_t j = 0; j < nq && !rc; j++) {
         dfn_query q;
         dfn_filter f;
         int col;
