@@ -256,6 +256,32 @@ int dfn_calltree_path_cmp(const dfn_calltree *ta, const dfn_store *sa, uint32_t 
     return c;
 }
 
+/* The next unit of a path's text at *at: a byte of a function's name
+ * (its escape undone), ';' between functions (-1), or the end (-2). */
+static int text_unit(const char *t, size_t len, size_t *at)
+{
+    if (*at >= len) return -2;
+    char c = t[(*at)++];
+    if (c == ';') return -1;
+    if (c == '\\' && *at < len) c = t[(*at)++];
+    return (unsigned char)c;
+}
+
+int dfn_calltree_text_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t i = 0, j = 0;
+    for (;;) {
+        int x = text_unit(a, la, &i), y = text_unit(b, lb, &j);
+        if (x >= 0 && y >= 0) {
+            if (x != y) return x < y ? -1 : 1;   /* a function's bytes, as memcmp */
+            continue;
+        }
+        if (x >= 0 || y >= 0) return x >= 0 ? 1 : -1;   /* a name before the longer one it begins */
+        if (x != y) return x == -2 ? -1 : 1;            /* a caller before its callees */
+        if (x == -2) return 0;
+    }
+}
+
 void dfn_calltree_free(dfn_calltree *t)
 {
     if (!t) return;

@@ -12,15 +12,15 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 7
+#define PARTIAL_VERSION 8
 
-/* Key kinds whose rows merge across shares: events are calls of one
- * share, call paths ids of its call tree, and pids and tids sort by
- * values a store may hold as hashes. (Time bins merge by number, from the
- * set's start: see partial.h.) */
+/* Key kinds whose rows merge across shares: all but events, which are
+ * calls of one share. (Time bins merge by number, from the set's start;
+ * pids and tids as a number or a name, call paths by their whole text:
+ * see partial.h.) */
 static bool dim_mergeable(dfn_dimkind k)
 {
-    return k != DFN_DIM_EVENT && k != DFN_DIM_PATH && k != DFN_DIM_PID && k != DFN_DIM_TID;
+    return k != DFN_DIM_EVENT;
 }
 
 bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
@@ -35,7 +35,7 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     uint64_t m = q->metrics ? q->metrics : DFN_M_BASIC;
     const char *why = NULL;
     for (size_t d = 0; d < q->ndims && !why; d++)
-        if (!dim_mergeable(q->dims[d].kind)) why = "events, call paths, pids and tids are not merged across shares";
+        if (!dim_mergeable(q->dims[d].kind)) why = "events are not merged across shares";
     if (!why && (m & ~ok)) why = "these metrics are not merged across shares";
     if (!why && (q->spark_bins || q->asked_only)) why = "sparklines are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);

@@ -2859,11 +2859,29 @@ static int key_text_cmp(const char *x, size_t lx, const char *y, size_t ly)
     return lx != ly ? (lx < ly ? -1 : 1) : 0;
 }
 
+/* A named pid's or tid's name: the store's, or a partial's text. */
+static const char *result_id_name(const dfn_result *r, int64_t v)
+{
+    if (!r->keytext) return dfn_id_name(r->store, v);
+    uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
+    return id < dfn_strtab_count(r->keytext) ? dfn_strtab_str(r->keytext, id) : "?";
+}
+
+/* dfn_id_cmp's order, of a store's or a partial's rows alike. */
+static int result_id_cmp(const dfn_result *a, int64_t x, const dfn_result *b, int64_t y)
+{
+    bool nx = dfn_id_named(x), ny = dfn_id_named(y);
+    if (nx != ny) return nx ? 1 : -1;
+    if (!nx) return x < y ? -1 : x > y;
+    return strcmp(result_id_name(a, x), result_id_name(b, y));
+}
+
 char *dfn_result_key_dup(const dfn_result *r, size_t row, size_t dim, size_t *len)
 {
     uint32_t id = dfn_result_key(r, row, dim)->id;
-    if (r->dims[dim].kind == DFN_DIM_PATH) {
-        /* call paths can be longer than any fixed buffer */
+    if (r->dims[dim].kind == DFN_DIM_PATH && !r->keytext) {
+        /* call paths can be longer than any fixed buffer (a partial's
+         * rows keep their whole text) */
         size_t need = dfn_calltree_path_len(r->tree, r->store, id) + 1;
         char *t = dfn_xmalloc(need);
         *len = dfn_calltree_path_text(r->tree, r->store, id, t, need);
@@ -2891,8 +2909,17 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
             continue;
         }
         if (k == DFN_DIM_PID || k == DFN_DIM_TID) {
-            int c = dfn_id_cmp(a->store, a->ints[x], b->store, b->ints[y]);
+            int c = result_id_cmp(a, a->ints[x], b, b->ints[y]);
             if (c) return c;
+            continue;
+        }
+        if (k == DFN_DIM_PATH && (a->keytext || b->keytext)) {   /* a partial's rows: by their text */
+            size_t lx, ly;
+            char *tx = dfn_result_key_dup(a, ra, d, &lx), *ty = dfn_result_key_dup(b, rb, d, &ly);
+            int cmp = dfn_calltree_text_cmp(tx, lx, ty, ly);
+            free(tx);
+            free(ty);
+            if (cmp) return cmp;
             continue;
         }
         if (k == DFN_DIM_PATH) {
@@ -3119,6 +3146,19 @@ static void export_file_add(export_ids *x, size_t row, uint32_t f)
     if (id != UINT32_MAX) *dfn_map64_slot(&x->out->files, (uint64_t)x->row[row] << 32 | id) = 1;
 }
 
+/* A pid's or tid's key in a partial: '#' and its number, or '=' and its
+ * name (a number and a name that read alike are two rows, as in a store;
+ * partial_ids reads them back). */
+static uint32_t export_id(export_ids *x, int64_t v)
+{
+    char *name = dfn_id_dup(x->s, v);
+    char *t = dfn_xasprintf("%c%s", dfn_id_named(v) ? '=' : '#', name);
+    uint32_t id = dfn_partial_text(x->out, t, strlen(t));
+    free(t);
+    free(name);
+    return id;
+}
+
 /* Row keys as text (numbers for the kinds every share numbers alike). */
 static void export_rows(part *p, dfn_result *r, export_ids *x)
 {
@@ -3130,10 +3170,17 @@ static void export_rows(part *p, dfn_result *r, export_ids *x)
                 keys[d] = p->keys[row * nd + d];
                 continue;
             }
+            dfn_dimkind k = r->dims[d].kind;
+            if (k == DFN_DIM_PID || k == DFN_DIM_TID) {
+                keys[d] = export_id(x, r->ints[p->keys[row * nd + d]]);
+                continue;
+            }
             char buf[64];
             size_t len;
-            const char *t = dfn_result_key_str(x->s, r, row, d, buf, sizeof buf, &len);
+            char *whole = k == DFN_DIM_PATH ? dfn_result_key_dup(r, row, d, &len) : NULL;   /* however long */
+            const char *t = whole ? whole : dfn_result_key_str(x->s, r, row, d, buf, sizeof buf, &len);
             keys[d] = dfn_partial_text(x->out, t, len);
+            free(whole);
         }
         x->row[row] = (uint32_t)dfn_partial_row(x->out, keys);
         dfn_rowsums add = acc_rowsums(&p->acc[row]);
@@ -3316,6 +3363,44 @@ static void partial_ctrs(const dfn_partial *p, const dfn_query *q, dfn_result *r
     free(sum);
 }
 
+/* The value of a pid's or tid's key text ('#' number or '=' name, as
+ * export_id makes it), a name put in text. Whatever else a rank sent is
+ * a name: it shows as sent and cannot read as another row's number. */
+static int64_t partial_id_value(dfn_strtab *text, uint32_t id)
+{
+    const char *t = dfn_strtab_str(text, id);
+    size_t len = dfn_strtab_len(text, id), k = 1;
+    if (len >= 2 && t[0] == '#') {
+        bool neg = t[1] == '-';
+        uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+        for (k += neg; k < len && t[k] >= '0' && t[k] <= '9' && v <= (lim - (uint64_t)(t[k] - '0')) / 10; k++)
+            v = v * 10 + (uint64_t)(t[k] - '0');
+        int64_t x = neg ? (v ? -(int64_t)(v - 1) - 1 : 0) : (int64_t)v;
+        if (k == len && len > 1u + neg && !dfn_id_named(x)) return x;
+    }
+    size_t skip = len && t[0] == '=';
+    char *name = dfn_xstrndup(t + skip, len - skip);   /* (interning may move what t points into) */
+    int64_t v = DFN_ID_NAMED_BASE + dfn_strtab_intern(text, name, len - skip);
+    free(name);
+    return v;
+}
+
+/* A partial's pid and tid keys as a store's result keeps them: values in
+ * r->ints, the keys their indexes, names in the result's text. */
+static void partial_ids(dfn_result *r)
+{
+    size_t n = r->nrows, nd = r->ndims, k = 0;
+    for (size_t d = 0; d < nd; d++) {
+        if (r->dims[d].kind != DFN_DIM_PID && r->dims[d].kind != DFN_DIM_TID) continue;
+        if (!r->ints) r->ints = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->ints);
+        for (size_t row = 0; row < n; row++, k++) {
+            dfn_keyval *key = &r->keys[row * nd + d];
+            r->ints[k] = partial_id_value(r->keytext, key->id);
+            key->id = (uint32_t)k;
+        }
+    }
+}
+
 /* The result's frame for a partial's rows: q's dimensions and metrics,
  * keys of the partial's text. */
 static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_layers *layers)
@@ -3344,6 +3429,7 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_
     r->nrows = n;
     r->keys = dfn_xmalloc((n * nd > 0 ? n * nd : 1) * sizeof *r->keys);
     for (size_t k = 0; k < n * nd; k++) r->keys[k].id = p->keys[k];
+    partial_ids(r);
     r->m = dfn_xcalloc((n ? n : 1) * r->mw, sizeof *r->m);
     return r;
 }
@@ -3717,7 +3803,7 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     const char *lit = NULL;
     int n = 0;
     dfn_dimkind kind = r->dims[dim].kind;
-    if (r->keytext && !dfn_dim_numbered(kind)) {
+    if (r->keytext && !dfn_dim_numbered(kind) && kind != DFN_DIM_PID && kind != DFN_DIM_TID) {
         *len = dfn_strtab_len(r->keytext, id);   /* a partial's rows keep their text */
         return dfn_strtab_str(r->keytext, id);
     }
@@ -3725,7 +3811,10 @@ const char *dfn_result_key_str(const dfn_store *s, const dfn_result *r, size_t r
     case DFN_DIM_TIME:   /* the bin's start, exactly: the bins are whole µs */
         n = (int)dfn_fmt_us_s(llround(r->bin0_s * 1e6) + (int64_t)id * llround(r->bin_s * 1e6), buf, cap);
         break;
-    case DFN_DIM_PID: case DFN_DIM_TID: n = (int)dfn_id_text(s, r->ints[id], buf, cap); break;
+    case DFN_DIM_PID: case DFN_DIM_TID:
+        if (r->keytext && dfn_id_named(r->ints[id])) n = snprintf(buf, cap, "%s", result_id_name(r, r->ints[id]));
+        else n = (int)dfn_id_text(s, r->ints[id], buf, cap);
+        break;
     case DFN_DIM_EVENT: n = snprintf(buf, cap, "%u", id); break;
     case DFN_DIM_PATH: n = (int)dfn_calltree_path_text(r->tree, s, id, buf, cap); break;
     case DFN_DIM_PROC: sid = s->lanes[id].name; break;

@@ -345,8 +345,7 @@ bool dfn_arg_nested_text(const dfn_store *s, uint32_t raw, const char *path, con
     return true;
 }
 
-/* The name of a named id ("?" past the table: never from a store we built). */
-static const char *id_name(const dfn_store *s, int64_t v)
+const char *dfn_id_name(const dfn_store *s, int64_t v)
 {
     uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
     return id < dfn_strtab_count(s->strs) ? dfn_store_str(s, id) : "?";
@@ -354,14 +353,14 @@ static const char *id_name(const dfn_store *s, int64_t v)
 
 size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap)
 {
-    int n = dfn_id_named(v) ? snprintf(buf, cap, "%s", id_name(s, v)) : snprintf(buf, cap, "%" PRId64, v);
+    int n = dfn_id_named(v) ? snprintf(buf, cap, "%s", dfn_id_name(s, v)) : snprintf(buf, cap, "%" PRId64, v);
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
 char *dfn_id_dup(const dfn_store *s, int64_t v)
 {
-    return dfn_id_named(v) ? dfn_xstrdup(id_name(s, v)) : dfn_xasprintf("%" PRId64, v);
+    return dfn_id_named(v) ? dfn_xstrdup(dfn_id_name(s, v)) : dfn_xasprintf("%" PRId64, v);
 }
 
 int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b)
@@ -370,6 +369,6 @@ int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b)
     if (na != nb) return na ? 1 : -1;
     if (!na) return a < b ? -1 : a > b;
     if (a == b && sa == sb) return 0;
-    return strcmp(id_name(sa, a), id_name(sb, b));
+    return strcmp(dfn_id_name(sa, a), dfn_id_name(sb, b));
 }
 

@@ -42,6 +42,9 @@ size_t dfn_calltree_path_len(const dfn_calltree *t, const dfn_store *s, uint32_t
  * before its callees (of two trees and stores: two runs). */
 int dfn_calltree_path_cmp(const dfn_calltree *ta, const dfn_store *sa, uint32_t x, const dfn_calltree *tb,
                           const dfn_store *sb, uint32_t y);
+/* The same order of two paths' whole texts (dfn_calltree_path_text's):
+ * what merged partials keep of a path. */
+int dfn_calltree_text_cmp(const char *a, size_t la, const char *b, size_t lb);
 void dfn_calltree_free(dfn_calltree *t);
 
 #endif

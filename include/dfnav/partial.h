@@ -18,8 +18,10 @@
  * telemetry for its processes' calls: they need whole hosts, and the
  * query's share flag (a series a share lacks is the set's to refuse).
  *
+ * Call paths read each process's call tree too: whole processes.
+ *
  * A query whose metrics or terms need more than these (sparklines,
- * events and call paths) has no partial: dfn_partial_supports says why. */
+ * events) has no partial: dfn_partial_supports says why. */
 #ifndef DFNAV_PARTIAL_H
 #define DFNAV_PARTIAL_H
 
@@ -80,7 +82,9 @@ typedef struct dfn_partial {
     dfn_strtab *text;         /* key texts, hosts, process names ("host/pid"), file paths */
     /* rows: ndims key ids each (text ids; layer, class, op and size bin
      * rows keep their number, the same in every share), found by the
-     * bytes of those ids */
+     * bytes of those ids. A pid's or tid's text is '#' and its number or
+     * '=' and its name (a store keeps either); a call path's its whole
+     * text, escaped (dfn_calltree_path_text), which sorts as the tree */
     dfn_strtab *rowkeys;
     uint32_t *keys;
     dfn_rowsums *sums;

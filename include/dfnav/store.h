@@ -347,6 +347,9 @@ bool dfn_arg_nested_text(const dfn_store *s, uint32_t raw, const char *path, con
 /* Text of an argument value (numbers in decimal, strings raw). */
 size_t dfn_arg_text(const dfn_store *s, const dfn_arg *a, char *buf, size_t cap);
 
+/* The name of a named pid or tid ("?" past the table: never from a store
+ * we built). */
+const char *dfn_id_name(const dfn_store *s, int64_t v);
 /* The text of a pid or tid: its number, or its name. */
 size_t dfn_id_text(const dfn_store *s, int64_t v, char *buf, size_t cap);
 /* The same whole, however long a name (malloc'd). */

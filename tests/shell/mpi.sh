@@ -129,6 +129,11 @@ shares "parts: the analysis metrics" 2 report --no-cache --by func -m all "$T/pa
 shares "parts: by layer" 3 report --no-cache --by layer -m self,seq,overlap "$T/parts"
 shares "newest-gz: overlap by time, csv" 3 report --no-cache --by func,time -m overlap --sort overlap_pct -f csv "$T/newest-gz"
 shares "newest-gz: arguments inherited" 2 report --no-cache --by arg.epoch,layer -m count,self "$T/newest-gz"
+# pids and tids by their number, call paths by their text in the tree's
+# order (one rank's call trees, whole processes)
+shares "parts: by pid and tid, json" 3 report --no-cache --by pid,tid -m all -f json "$T/parts"
+shares "u64: by call path, csv" 2 report --no-cache --by path -f csv --sort key "$T/u64"
+shares "newest-gz: call path and file, top 20 by time" 4 report --no-cache --by path,file --sort time_s --top 20 "$T/newest-gz"
 # compute united by host: a host's files together (two hosts here), and
 # only for the overlap metrics (self time needs a process's)
 shares "u64: compute united by host" 3 report --no-cache --by layer -m overlap --overlap-by host "$T/u64"
@@ -301,19 +306,19 @@ same_files "rank 0 without a store: another rank's refusal in one process's word
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/u64" >/dev/null 2>"$T/mpi.err"
 grep -qE '^dfnav: MPI: 3 ranks: each queried its share of the files; rank 0 merged the results \(queries [0-9.]+ s, busy slices [0-9.]+ s, merge [0-9.]+ s\)$' "$T/mpi.err" &&
     ok || fail "report by function: each rank queried its share: $(grep '^dfnav: MPI:' "$T/mpi.err")"
-# and one they do not (rows by pid, which a store may hold as hashes)
-# takes what the ranks' images gave: each rank's files, where every file
+# and one they do not (single calls, each a row of one share's) takes
+# what the ranks' images gave: each rank's files, where every file
 # is a process of its own in microseconds (files sharing one, as these
 # damaged ones do, are read again by rank 0: their events cannot be told
 # apart in an image)
-$MPIRUN -n 3 "$DFNAV" report --no-cache --by func,pid "$T/u64" >/dev/null 2>"$T/mpi.err"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by event --top 30 "$T/u64" >/dev/null 2>"$T/mpi.err"
 check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # a comparison's runs each an image of its own on every rank: runs that
 # use the same pids, in one image, were files sharing a process, which
 # rank 0 read again (0 of 9)
-same "compare by pid from the runs' images" 3 report -q --no-cache --compare --by func,pid "$T/u64" "$T/quoted"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by func,pid "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
+same "compare by call from the runs' images" 3 report -q --no-cache --compare --by event --top 30 "$T/u64" "$T/quoted"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
 check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # so does a set whose hashes mean one name in one file and another in
@@ -433,7 +438,7 @@ check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 sig_events=2000000
 if sanitized; then sig_events=300000; fi   # as long a load under ASan
 gen sig --seed 6 --events $sig_events --ranks 4
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,pid "$T/sig" >/dev/null 2>"$T/sig.err" &
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by event --top 5 "$T/sig" >/dev/null 2>"$T/sig.err" &
 mpid=$!
 images() { set -- "$DFNAV_MPI_TMPDIR"/*/*.img; [ -e "$1" ]; }
 n=0
@@ -447,7 +452,7 @@ if images; then
     # (the killed ranks gone first: mpirun may leave them to init to reap)
     n=0
     while [ $n -lt 100 ] && pgrep -f "$T/sig" >/dev/null; do sleep 0.1; n=$((n + 1)); done
-    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,pid "$T/quoted" >/dev/null 2>"$T/mpi.err"
+    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
     check "Ctrl-C on mpirun, then a run: images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 else
     wait $mpid
@@ -483,7 +488,7 @@ for d in "dfnav-rank1-$host-$dead-AbC123" "dfnav-rank0-$host-$dead-XyZ789~" "dfn
     "dfnav-rank1-elsewhere-$dead-OtHeR0" "dfnav-rank1-$host-$dead"; do
     mkdir "$DFNAV_MPI_TMPDIR/$d" && : >"$DFNAV_MPI_TMPDIR/$d/set-0123456789abcdef.img"
 done
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,pid "$T/quoted" >/dev/null 2>"$T/mpi.err"
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
 check "the next run sweeps what gone ranks left" \
     "$(printf '%s\n' "dfnav-rank1-$host-$$-LiVe00" "dfnav-rank1-$host-$dead" "dfnav-rank1-elsewhere-$dead-OtHeR0" | LC_ALL=C sort | tr '\n' ' ')" \
     "$(ls -A "$DFNAV_MPI_TMPDIR" | LC_ALL=C sort | tr '\n' ' ')"
