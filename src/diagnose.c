@@ -183,13 +183,27 @@ static void eval_scope(dctx *c, dfn_scope scope, const char *where, const char *
 
 /* ---- the queries ---- */
 
-static dfn_result *run(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *sel, const dfn_dimkind *dims,
-                       size_t nd, uint64_t metrics, const dfn_analysis *an, int threads, char *err, size_t errlen)
+/* q's rows where src runs queries; through a runner, the compute events
+ * the set's overlap matched decide the rules it cannot judge (out's). */
+static dfn_result *diag_query(const dfn_diag_src *src, dfn_query *q, dfn_findings *out, char *err, size_t errlen)
 {
-    dfn_query q = { .ndims = nd, .filter = sel, .layers = ls, .sort = -1, .metrics = metrics, .threads = threads };
+    if (!src->run) {
+        q->threads = src->threads;
+        return dfn_query_run(src->s, q, err, errlen);
+    }
+    uint64_t ncompute = UINT64_MAX;
+    dfn_result *r = src->run(src->ctx, q, &ncompute, err, errlen);
+    if (r && (q->metrics & DFN_M_OVERLAP) && ncompute != UINT64_MAX) out->no_compute = ncompute == 0;
+    return r;
+}
+
+static dfn_result *run(const dfn_diag_src *src, const dfn_layerset *ls, const dfn_filter *sel, const dfn_dimkind *dims,
+                       size_t nd, uint64_t metrics, const dfn_analysis *an, dfn_findings *out, char *err, size_t errlen)
+{
+    dfn_query q = { .ndims = nd, .filter = sel, .layers = ls, .sort = -1, .metrics = metrics };
     if (an) dfn_analysis_apply(an, &q);
     for (size_t d = 0; d < nd; d++) q.dims[d].kind = dims[d];
-    return dfn_query_run(s, &q, err, errlen);
+    return diag_query(src, &q, out, err, errlen);
 }
 
 /* Folds a result's rows into the figures of their scopes: pass 0 rows
@@ -222,19 +236,28 @@ static void figs_fold(figs *g, const double *m, const dfn_result *r, size_t row,
 typedef struct {
     const dfn_store *s;
     size_t nlayers;
-    dfn_strtab *procs;        /* (host id, pid) as bytes */
+    /* processes by their text: the host's length (4 bytes), the host and
+     * the pid, the same in every result whatever made it (a store's rows
+     * or merged partials', whose ids are each result's own) */
+    dfn_strtab *procs;
 } scopes;
 
 static size_t scope_of(scopes *sc, const dfn_result *r, size_t row, int layer_dim, int host_dim)
 {
     if (layer_dim >= 0) return 1 + dfn_result_key(r, row, (size_t)layer_dim)->id;
     if (host_dim < 0) return 0;
-    char key[12];
-    uint32_t host = dfn_result_key(r, row, (size_t)host_dim)->id;
-    int64_t pid = r->ints[dfn_result_key(r, row, (size_t)host_dim + 1)->id];
-    memcpy(key, &host, 4);
-    memcpy(key + 4, &pid, 8);
-    return 1 + sc->nlayers + dfn_strtab_intern(sc->procs, key, 12);
+    char hb[64], pb[64];
+    size_t hl, pl;
+    const char *host = dfn_result_key_str(sc->s, r, row, (size_t)host_dim, hb, sizeof hb, &hl);
+    const char *pid = dfn_result_key_str(sc->s, r, row, (size_t)host_dim + 1, pb, sizeof pb, &pl);
+    uint32_t h32 = (uint32_t)hl;
+    char *key = dfn_xmalloc(4 + hl + pl);
+    memcpy(key, &h32, 4);
+    memcpy(key + 4, host, hl);
+    memcpy(key + 4 + hl, pid, pl);
+    size_t k = 1 + sc->nlayers + dfn_strtab_intern(sc->procs, key, 4 + hl + pl);
+    free(key);
+    return k;
 }
 
 static figs *figs_at(figs **all, size_t *cap, size_t k)
@@ -248,21 +271,42 @@ static figs *figs_at(figs **all, size_t *cap, size_t k)
     return &(*all)[k];
 }
 
+/* Whether the set's analysis has an overlap and an access index: a
+ * runner's say (a rank without a share has no analysis of its own). */
+static bool diag_has_overlap(const dfn_diag_src *src, const dfn_analysis *an)
+{
+    return src->run ? src->overlap : an && an->overlap;
+}
+
+static bool diag_has_access(const dfn_diag_src *src, const dfn_analysis *an)
+{
+    return src->run ? src->access : an && an->access;
+}
+
+/* The layers whose rows a diagnosis scores: a runner's names, else the
+ * layerset's (none: no layer scopes). */
+static const dfn_layers *diag_layers(const dfn_diag_src *src, const dfn_layerset *ls)
+{
+    return src->run ? src->layers : ls ? dfn_layerset_layers(ls) : NULL;
+}
+
 /* What every diagnosis starts from: the findings (with the rules that
  * cannot be judged), the metrics of its two passes ([0] by operation,
  * [1] the analysis metrics of a whole scope), and the selection's POSIX
  * and STDIO calls, whose time I/O time per operation is (the MPI-IO and
  * HDF5 calls above them have classes too, and would count it twice). */
-static dfn_findings *diag_begin(const dfn_analysis *an, const dfn_filter *selection, uint64_t metrics[2],
-                                dfn_filter *posix)
+static dfn_findings *diag_begin(const dfn_diag_src *src, const dfn_analysis *an, const dfn_filter *selection,
+                                uint64_t metrics[2], dfn_filter *posix)
 {
     dfn_findings *out = dfn_xcalloc(1, sizeof *out);
-    out->no_compute = !an || !an->overlap || dfn_overlap_ncompute(an->overlap) == 0;
-    out->no_access = !an || !an->access;
+    bool ov = diag_has_overlap(src, an);
+    /* (a runner's merged rows say whether the set's compute matched) */
+    out->no_compute = !ov || (!src->run && dfn_overlap_ncompute(an->overlap) == 0);
+    out->no_access = !diag_has_access(src, an);
     metrics[0] = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN);
     metrics[1] = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
-    if (an && an->overlap) metrics[1] |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
-    if (an && an->access) metrics[1] |= DFN_M_BIT(DFN_M_SEQ_PCT);
+    if (ov) metrics[1] |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
+    if (!out->no_access) metrics[1] |= DFN_M_BIT(DFN_M_SEQ_PCT);
     dfn_filter_parse("cat=POSIX|STDIO", posix, NULL, 0);
     if (selection) dfn_filter_append(posix, selection);
     return out;
@@ -271,13 +315,18 @@ static dfn_findings *diag_begin(const dfn_analysis *an, const dfn_filter *select
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
                            const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen)
 {
-    const dfn_overlap *ov = an ? an->overlap : NULL;
-    const dfn_access *ax = an ? an->access : NULL;
+    dfn_diag_src src = { .s = s, .threads = threads };
+    return dfn_diagnose_via(&src, ls, selection, an, t, err, errlen);
+}
+
+dfn_findings *dfn_diagnose_via(const dfn_diag_src *src, const dfn_layerset *ls, const dfn_filter *selection,
+                               const dfn_analysis *an, const dfn_thresholds *t, char *err, size_t errlen)
+{
     uint64_t metrics[2];
     dfn_filter posix;
-    dfn_findings *out = diag_begin(an, selection, metrics, &posix);
-    const dfn_layers *layers = ls ? dfn_layerset_layers(ls) : NULL;
-    scopes sc = { s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
+    dfn_findings *out = diag_begin(src, an, selection, metrics, &posix);
+    const dfn_layers *layers = diag_layers(src, ls);
+    scopes sc = { src->s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
     figs *all = NULL;
     size_t cap = 0;
     /* three groupings (selection, layer, process), each once by operation
@@ -288,11 +337,11 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
     size_t ngroup[3] = { 1, 2, 3 };
     bool ok = true;
     for (int gi = 0; gi < 3 && ok; gi++) {
-        if (gi == 1 && !ls) continue;
+        if (gi == 1 && !layers) continue;
         for (int pass = 0; pass < 2 && ok; pass++) {
             size_t nd = ngroup[gi] - (pass ? 1 : 0);   /* without the operation */
-            dfn_result *r = run(s, ls, pass ? selection : &posix, groups[gi], nd, metrics[pass], an, threads,
-                                err, errlen);
+            dfn_result *r = run(src, ls, pass ? selection : &posix, groups[gi], nd, metrics[pass], an, out, err,
+                                errlen);
             if (!r) { ok = false; break; }
             int layer_dim = gi == 1 ? 0 : -1, host_dim = gi == 2 ? 0 : -1;
             double m[DFN_M_COUNT_];
@@ -304,7 +353,7 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
         }
     }
     if (ok) {
-        dctx c = { out, t, ov != NULL, ax != NULL, NULL };
+        dctx c = { out, t, diag_has_overlap(src, an), diag_has_access(src, an), NULL };
         size_t nscopes = 1 + sc.nlayers + dfn_strtab_count(sc.procs);
         for (size_t k = 0; k < nscopes && k < cap; k++) {
             char *where, *sf;
@@ -323,20 +372,18 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
                 dfn_filter_free(&f);
             } else {
                 scope = DFN_SCOPE_PROC;
-                const char *key = dfn_strtab_str(sc.procs, (uint32_t)(k - 1 - sc.nlayers));
-                uint32_t host;
-                int64_t pid;
-                memcpy(&host, key, 4);
-                memcpy(&pid, key + 4, 8);
-                const char *hn = dfn_store_str(s, host);
-                char pidtxt[128];
-                dfn_id_text(s, pid, pidtxt, sizeof pidtxt);
+                uint32_t id = (uint32_t)(k - 1 - sc.nlayers), hl;
+                const char *key = dfn_strtab_str(sc.procs, id);
+                memcpy(&hl, key, 4);
+                char *hn = dfn_xstrndup(key + 4, hl), *pidtxt = dfn_xstrndup(key + 4 + hl, dfn_strtab_len(sc.procs, id) - 4 - hl);
                 where = dfn_xasprintf("process %s%s%s", hn, *hn ? "/" : "", pidtxt);
                 dfn_filter f = {0};
                 if (*hn) dfn_filter_add(&f, DFN_KEY_HOST, NULL, DFN_EQ, hn, strlen(hn));
                 dfn_filter_add(&f, DFN_KEY_PID, NULL, DFN_EQ, pidtxt, strlen(pidtxt));
                 sf = dfn_filter_text(&f);
                 dfn_filter_free(&f);
+                free(hn);
+                free(pidtxt);
             }
             eval_scope(&c, scope, where, sf, &all[k]);
             free(where);
@@ -376,14 +423,22 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
                                 const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
                                 int threads, char *err, size_t errlen)
 {
+    dfn_diag_src src = { .s = s, .threads = threads };
+    return dfn_diagnose_rows_via(&src, ls, selection, an, t, by, bin_s, err, errlen);
+}
+
+dfn_findings *dfn_diagnose_rows_via(const dfn_diag_src *src, const dfn_layerset *ls, const dfn_filter *selection,
+                                    const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
+                                    char *err, size_t errlen)
+{
     if (by->kind != DFN_DIM_TIME && dfn_dim_key(by->kind) == DFN_KEY_COUNT) {
         snprintf(err, errlen, "diagnostics per row take one dimension other than event and size");
         return NULL;
     }
     uint64_t metrics[2];
     dfn_filter posix;
-    dfn_findings *out = diag_begin(an, selection, metrics, &posix);
-    bool ov = an && an->overlap, ax = an && an->access;
+    dfn_findings *out = diag_begin(src, an, selection, metrics, &posix);
+    bool ov = diag_has_overlap(src, an), ax = diag_has_access(src, an);
     dfn_strtab *keys = dfn_strtab_new();   /* a row's key text -> its scope, in key order */
     figs *all = NULL;
     size_t cap = 0;
@@ -392,20 +447,22 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
     /* the whole row first (every row has one), then by operation */
     for (int pass = 1; pass >= 0 && ok; pass--) {
         dfn_query q = { .ndims = pass ? 1 : 2, .filter = pass ? selection : &posix, .layers = ls, .sort = -1,
-                        .metrics = metrics[pass], .threads = threads, .bin_s = bin_s };
+                        .metrics = metrics[pass], .bin_s = bin_s };
         if (an) dfn_analysis_apply(an, &q);
         q.dims[0] = *by;
         q.dims[1].kind = DFN_DIM_OP;
-        dfn_result *r = dfn_query_run(s, &q, err, errlen);
+        dfn_result *r = diag_query(src, &q, out, err, errlen);
         if (!r) { ok = false; break; }
         bin_us = llround(r->bin_s * 1e6);
         char buf[64];
         for (size_t row = 0; row < r->nrows; row++) {
-            size_t n;   /* the whole key, however long: the explorer matches it whole */
-            const char *text = dfn_result_key_str(s, r, row, 0, buf, sizeof buf, &n);
+            size_t n;   /* the whole key, however long (a call path too): the explorer matches it whole */
+            char *whole = by->kind == DFN_DIM_PATH ? dfn_result_key_dup(r, row, 0, &n) : NULL;
+            const char *text = whole ? whole : dfn_result_key_str(src->s, r, row, 0, buf, sizeof buf, &n);
             double m[DFN_M_COUNT_];
             dfn_result_row_full(r, row, m);
             figs_fold(figs_at(&all, &cap, dfn_strtab_intern(keys, text, n)), m, r, row, q.ndims, pass);
+            free(whole);
         }
         dfn_result_free(r);
     }

@@ -2913,12 +2913,14 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
             if (c) return c;
             continue;
         }
-        if (k == DFN_DIM_PATH && (a->keytext || b->keytext)) {   /* a partial's rows: by their text */
+        if (k == DFN_DIM_PATH && (a->keytext || b->keytext)) {   /* a partial's rows: by their whole text */
             size_t lx, ly;
-            char *tx = dfn_result_key_dup(a, ra, d, &lx), *ty = dfn_result_key_dup(b, rb, d, &ly);
+            char *dx = NULL, *dy = NULL;
+            const char *tx = a->keytext ? dfn_result_key_str(NULL, a, ra, d, NULL, 0, &lx) : (dx = dfn_result_key_dup(a, ra, d, &lx));
+            const char *ty = b->keytext ? dfn_result_key_str(NULL, b, rb, d, NULL, 0, &ly) : (dy = dfn_result_key_dup(b, rb, d, &ly));
             int cmp = dfn_calltree_text_cmp(tx, lx, ty, ly);
-            free(tx);
-            free(ty);
+            free(dx);
+            free(dy);
             if (cmp) return cmp;
             continue;
         }
@@ -3151,11 +3153,21 @@ static void export_file_add(export_ids *x, size_t row, uint32_t f)
  * partial_ids reads them back). */
 static uint32_t export_id(export_ids *x, int64_t v)
 {
-    char *name = dfn_id_dup(x->s, v);
-    char *t = dfn_xasprintf("%c%s", dfn_id_named(v) ? '=' : '#', name);
-    uint32_t id = dfn_partial_text(x->out, t, strlen(t));
+    char num[32];
+    const char *name = num;
+    size_t len;
+    if (dfn_id_named(v)) {   /* (its every byte: a name may hold a NUL) */
+        uint32_t sid = (uint32_t)(v - DFN_ID_NAMED_BASE);
+        name = dfn_store_str(x->s, sid);
+        len = dfn_strtab_len(x->s->strs, sid);
+    } else {
+        len = (size_t)snprintf(num, sizeof num, "%" PRId64, v);
+    }
+    char *t = dfn_xmalloc(len + 1);
+    t[0] = dfn_id_named(v) ? '=' : '#';
+    memcpy(t + 1, name, len);
+    uint32_t id = dfn_partial_text(x->out, t, len + 1);
     free(t);
-    free(name);
     return id;
 }
 
@@ -3378,11 +3390,8 @@ static int64_t partial_id_value(dfn_strtab *text, uint32_t id)
         int64_t x = neg ? (v ? -(int64_t)(v - 1) - 1 : 0) : (int64_t)v;
         if (k == len && len > 1u + neg && !dfn_id_named(x)) return x;
     }
-    size_t skip = len && t[0] == '=';
-    char *name = dfn_xstrndup(t + skip, len - skip);   /* (interning may move what t points into) */
-    int64_t v = DFN_ID_NAMED_BASE + dfn_strtab_intern(text, name, len - skip);
-    free(name);
-    return v;
+    size_t skip = len && t[0] == '=';   /* (a table's strings stay where they are as it grows) */
+    return DFN_ID_NAMED_BASE + dfn_strtab_intern(text, t + skip, len - skip);
 }
 
 /* A partial's pid and tid keys as a store's result keeps them: values in

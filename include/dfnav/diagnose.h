@@ -16,6 +16,7 @@
 #include "dfnav/filter.h"
 #include "dfnav/match.h"
 #include "dfnav/overlap.h"
+#include "dfnav/query.h"
 #include "dfnav/store.h"
 
 typedef enum {
@@ -68,6 +69,25 @@ const char *dfn_rule_name(dfn_rule r);
  * its call tree. */
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
                            const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen);
+/* Where a diagnosis's queries run: on store s with threads, or, when run
+ * is set, through it (MPI: on every rank's share, merged on rank 0; the
+ * other ranks get rows of nothing, and every rank stops where rank 0
+ * does), which gives in *ncompute the compute events of the set's
+ * overlap (UINT64_MAX: not known): those decide whether the exposed-I/O
+ * rule can be judged. With a runner, the set's layers and whether its
+ * analysis has an overlap and an access index are the runner's to say
+ * (a rank without a share has no layerset or analysis of its own), and s
+ * may be NULL (a merged partial's rows keep their text). */
+typedef struct {
+    const dfn_store *s;
+    int threads;
+    dfn_result *(*run)(void *ctx, dfn_query *q, uint64_t *ncompute, char *err, size_t errlen);
+    void *ctx;
+    const dfn_layers *layers;
+    bool overlap, access;
+} dfn_diag_src;
+dfn_findings *dfn_diagnose_via(const dfn_diag_src *src, const dfn_layerset *ls, const dfn_filter *selection,
+                               const dfn_analysis *an, const dfn_thresholds *t, char *err, size_t errlen);
 /* The rules scored on each row of the selection grouped by one dimension
  * (time in bins of bin_s, 0 = as a query chooses; file; func; any but
  * event and size), as DFAnalyzer scores every view: findings of scope
@@ -75,6 +95,9 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
 dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
                                 const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
                                 int threads, char *err, size_t errlen);
+dfn_findings *dfn_diagnose_rows_via(const dfn_diag_src *src, const dfn_layerset *ls, const dfn_filter *selection,
+                                    const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
+                                    char *err, size_t errlen);
 /* Writes the findings: a list for people (each with the report that shows
  * its evidence), CSV or JSON. compute is the compute definition's text and
  * where the selection's filter (either may be NULL or ""). */

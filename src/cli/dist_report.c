@@ -6,6 +6,7 @@
  * shares whose hashes other files define, go the images' way (cli_dist.c):
  * the whole set on rank 0. */
 #include "cli.h"
+#include "dfnav/diagnose.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
 #include "dfnav/export.h"
@@ -118,12 +119,35 @@ static size_t word_queries(const cli_opts *o, int word, qspec qs[3], char **wher
     return 1;
 }
 
+/* Whether report --diagnose runs on the shares: one run (a comparison
+ * prints each run's findings: the images' way), a --where and a --by of
+ * one dimension it takes (else the images' way, whose load says what is
+ * wrong after it, as one process does). */
+static bool diagnose_probe(const cli_opts *o)
+{
+    char err[256];
+    dfn_filter f;
+    if (o->compare || !dfn_filter_parse(o->where, &f, err, sizeof err)) return false;
+    dfn_filter_free(&f);
+    dfn_query q = {0};
+    if (!o->by) return true;
+    bool ok = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims == 1 &&
+              (q.dims[0].kind == DFN_DIM_TIME || dfn_dim_key(q.dims[0].kind) != DFN_KEY_COUNT) &&
+              dfn_partial_supports(&q, err, sizeof err);
+    dfn_dims_free(q.dims, q.ndims);
+    return ok;
+}
+
 /* Whether partials answer word's queries (query_probe), and *whole:
  * what they need of the shares (the most of them); info's need none. */
 static bool word_probe(const cli_opts *o, int word, int *whole)
 {
     *whole = WHOLE_NONE;
     if (word == CLI_DIST_INFO) return true;
+    if (word == CLI_DIST_REPORT && o->diagnose) {   /* (its rules read the analysis metrics) */
+        *whole = o->overlap_host ? WHOLE_HOSTS : WHOLE_PROCS;
+        return diagnose_probe(o);
+    }
     qspec qs[3];
     char *where;
     size_t nq = word_queries(o, word, qs, &where);
@@ -146,8 +170,7 @@ static bool dist_wanted(const cli_opts *o)
 bool cli_dist_report_wanted(const cli_opts *o)
 {
     int whole;
-    return dist_wanted(o) && !o->counters && !o->diagnose && o->format != DFN_FMT_CHROME &&
-           word_probe(o, CLI_DIST_REPORT, &whole);
+    return dist_wanted(o) && !o->counters && o->format != DFN_FMT_CHROME && word_probe(o, CLI_DIST_REPORT, &whole);
 }
 
 bool cli_dist_info_wanted(const cli_opts *o)
@@ -981,6 +1004,80 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     return rc;
 }
 
+/* report --diagnose on the shares: dfn_diag_src's runner. */
+typedef struct {
+    const cli_opts *o;
+    shares *all;
+} diag_ctx;
+
+/* q on this rank's share (an empty partial without one), merged on rank
+ * 0, whose rows it gives (the other ranks get rows of nothing); a query
+ * that fails on rank 0 fails on every rank, so that all stop there. */
+static dfn_result *share_diag_query(void *ctx, dfn_query *q, uint64_t *ncompute, char *err, size_t errlen)
+{
+    diag_ctx *x = ctx;
+    share *sh = &x->all->run[0];
+    q->share = true;
+    q->threads = x->o->threads;
+    q->layers = sh->set.ls;
+    char qerr[2048] = "";
+    dfn_partial *p = sh->set.store ? dfn_query_partial(sh->set.store, q, qerr, sizeof qerr) : NULL;
+    bool own = sh->set.store && !p;
+    if (own) snprintf(sh->why, sizeof sh->why, "%s", qerr);
+    if (!p) p = dfn_partial_new(q);   /* no share: it adds nothing */
+    char cerr[2048];
+    dfn_result *r = share_combine(x->all, sh, q, p, &own, cerr, sizeof cerr);
+    if (dfn_dist_bcast_int(dfn_dist_rank() == 0 && !r)) {   /* (rank 0's outcome, on every rank) */
+        snprintf(err, errlen, "%s%s", own ? "" : "MPI: ", dfn_dist_rank() == 0 ? cerr : "rank 0's query failed");
+        dfn_result_free(r);
+        return NULL;
+    }
+    *ncompute = sh->ncompute;
+    if (dfn_dist_rank() == 0) return r;
+    dfn_query none = *q;
+    return dfn_partial_finish(dfn_partial_new(&none), &none, &sh->set.layers, err, errlen);
+}
+
+/* report --diagnose, its queries on the shares (each rank's analysis of
+ * its whole processes, as for the analysis metrics): the findings one
+ * process prints, on rank 0. 0, or 2 (said on rank 0). */
+static int shares_diagnose(const cli_opts *o, shares *all)
+{
+    share *sh = &all->run[0];
+    char err[2048];
+    dfn_filter f;
+    dfn_query sel = {0};
+    (void)dfn_filter_parse(o->where, &f, err, sizeof err);   /* (diagnose_probe read them) */
+    if (o->by) (void)dfn_dims_parse(o->by, sel.dims, &sel.ndims, err, sizeof err);
+    unsigned need = DFN_NEED_OVERLAP | DFN_NEED_ACCESS | (dfn_query_inherits(&sel) ? DFN_NEED_TREE : 0);
+    dfn_run_opts ro = cli_run_opts(o);
+    int mine = sh->set.store && !dfn_runset_analyse(&sh->set, &ro, need, err, sizeof err) ? 2 : 0;
+    int rc = dfn_dist_max_int(mine);
+    if (rc && dfn_dist_rank() == 0)
+        fprintf(stderr, "dfnav: %s\n", mine ? err : "MPI: the analysis failed on another rank's share (one process says why)");
+    diag_ctx x = { o, all };
+    dfn_diag_src src = { .s = sh->set.store, .run = share_diag_query, .ctx = &x, .layers = &sh->set.layers,
+                         .overlap = true, .access = true };
+    const dfn_analysis *an = sh->set.store ? &sh->set.an : NULL;
+    dfn_findings *fs = rc ? NULL
+                       : sel.ndims ? dfn_diagnose_rows_via(&src, sh->set.ls, &f, an, &o->thresholds, &sel.dims[0], o->bin_s,
+                                                           err, sizeof err)
+                                   : dfn_diagnose_via(&src, sh->set.ls, &f, an, &o->thresholds, err, sizeof err);
+    if (!rc && !fs) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", err);
+        rc = 2;
+    }
+    if (fs && dfn_dist_rank() == 0) {
+        char *compute = dfn_analysis_compute_text(&sh->set.layers, o->compute);
+        dfn_findings_write(stdout, fs, &o->thresholds, compute, o->where, o->format);
+        free(compute);
+    }
+    dfn_findings_free(fs);
+    dfn_dims_free(sel.dims, sel.ndims);
+    dfn_filter_free(&f);
+    return rc;
+}
+
 /* What overview's first line counts of one run, over every rank's share:
  * events add up; processes, threads and the files accessed are told
  * apart by their text; the span is the run's (share_load's); the trace
@@ -1203,6 +1300,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!rc && word == CLI_DIST_INFO) rc = shares_info(o, &all->run[0]);
     else if (!rc) rc = shares_layers(o, all);
     if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
+    else if (!rc && word == CLI_DIST_REPORT && o->diagnose) rc = shares_diagnose(o, all);
     else if (!rc && word == CLI_DIST_REPORT) {
         qspec qs = { o->by, o->where, o->sort, o->top };
         size_t tried;

@@ -134,6 +134,15 @@ shares "newest-gz: arguments inherited" 2 report --no-cache --by arg.epoch,layer
 shares "parts: by pid and tid, json" 3 report --no-cache --by pid,tid -m all -f json "$T/parts"
 shares "u64: by call path, csv" 2 report --no-cache --by path -f csv --sort key "$T/u64"
 shares "newest-gz: call path and file, top 20 by time" 4 report --no-cache --by path,file --sort time_s --top 20 "$T/newest-gz"
+shares "compare by pid and tid" 2 report --no-cache --compare --by pid,tid --sort time_s@diff "$T/u64" "$T/parts"
+# the diagnosis: its queries on the shares, its rules on rank 0, of the
+# selection, layers and processes, and of rows (the set's compute
+# matched over the ranks: a definition that matches nothing skips the
+# exposed-I/O rule as in one process)
+shares "diagnose" 3 report --no-cache --diagnose "$T/newest-gz"
+shares "diagnose, csv, by time" 2 report --no-cache --diagnose --by time -f csv "$T/newest-gz"
+shares "diagnose json by call path" 4 report --no-cache --diagnose --by path -f json "$T/parts"
+shares "diagnose by file, a compute matching nothing" 3 report --no-cache --diagnose --by file --compute func=nosuch --where cat=POSIX "$T/u64"
 # compute united by host: a host's files together (two hosts here), and
 # only for the overlap metrics (self time needs a process's)
 shares "u64: compute united by host" 3 report --no-cache --by layer -m overlap --overlap-by host "$T/u64"
@@ -158,6 +167,8 @@ refused() {
     same_files "$name: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
 }
 refused "a bad compute definition" 2 report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz"
+refused "diagnose: a bad compute definition" 3 report --no-cache --diagnose --compute nosuch=1 "$T/newest-gz"
+refused "diagnose by two dimensions" 2 report --no-cache --diagnose --by func,file "$T/newest-gz"
 # counter metrics: a host's files together (its telemetry counts for its
 # processes' calls), each row's samples and fixed-point sums merged
 gen v2hosts --seed 7 --events 16000 --ranks 8 --ranks-per-node 2 --era v2 --counters
