@@ -44,16 +44,18 @@ bool dfn_cdims_parse(const char *text, dfn_cdim *dims, size_t *n, char *err, siz
     return true;
 }
 
-/* The store's time origin for counters, in absolute µs. */
-static uint64_t counters_t0(const dfn_store *s)
+/* The time origin of q's counters, in absolute µs: the store's (a share's
+ * set's, when q names its span). */
+static uint64_t counters_t0(const dfn_store *s, const dfn_cquery *q)
 {
+    if (q->span) return q->span->t0;
     return s->n || !s->nsamples ? s->t0 : s->samples[0].ts;
 }
 
-static double sample_s(const dfn_store *s, const dfn_sample *x)
+/* Seconds of absolute µs ts from t0 (negative before it). */
+static double ts_s(uint64_t t0, uint64_t ts)
 {
-    uint64_t t0 = counters_t0(s);
-    return x->ts >= t0 ? (x->ts - t0) / 1e6 : -((t0 - x->ts) / 1e6);
+    return ts >= t0 ? (ts - t0) / 1e6 : -((t0 - ts) / 1e6);
 }
 
 static bool lane_key(dfn_key k)
@@ -157,7 +159,7 @@ static bool sample_pass(const dfn_store *s, const dfn_cquery *q, const procsel *
             ok = q->selection || dfn_term_text(t, dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host), false);
             break;
         case DFN_KEY_PID: ok = q->selection || dfn_term_id(s, t, x->pid); break;
-        case DFN_KEY_TIME: ok = dfn_term_num(t, sample_s(s, x)); break;
+        case DFN_KEY_TIME: ok = dfn_term_num(t, ts_s(counters_t0(s, q), x->ts)); break;
         default: break;
         }
         if (!ok) return false;
@@ -168,18 +170,38 @@ static bool sample_pass(const dfn_store *s, const dfn_cquery *q, const procsel *
 typedef struct { const dfn_store *s; const dfn_cresult *r; } sort_ctx;
 static _Thread_local sort_ctx g_sort;
 
+/* The text of a row's series, host or named pid: of the store's strings,
+ * or (merged rows) of the result's own. */
+static const char *crow_text(const dfn_store *s, const dfn_cresult *r, dfn_cdim d, uint64_t key)
+{
+    if (r->keytext) return dfn_strtab_str(r->keytext, d == DFN_CDIM_PID ? (uint32_t)((int64_t)key - DFN_ID_NAMED_BASE)
+                                                                         : (uint32_t)key);
+    if (d == DFN_CDIM_COUNTER) return dfn_store_str(s, s->series[key]);
+    if (d == DFN_CDIM_PID) return dfn_id_name(s, (int64_t)key);
+    return dfn_store_str(s, (uint32_t)key);
+}
+
 static int crow_cmp(const void *a, const void *b)
 {
     const dfn_crow *x = a, *y = b;
     const dfn_store *s = g_sort.s;
-    for (size_t k = 0; k < g_sort.r->ndims; k++) {
+    const dfn_cresult *r = g_sort.r;
+    for (size_t k = 0; k < r->ndims; k++) {
         int c = 0;
-        switch (g_sort.r->dims[k]) {
-        case DFN_CDIM_COUNTER: c = strcmp(dfn_store_str(s, s->series[x->key[k]]), dfn_store_str(s, s->series[y->key[k]])); break;
-        case DFN_CDIM_HOST: c = strcmp(dfn_store_str(s, (uint32_t)x->key[k]), dfn_store_str(s, (uint32_t)y->key[k])); break;
-        /* a named pid by its name: its value is a string id, which depends
-         * on the parser thread that met the name first */
-        case DFN_CDIM_PID: c = dfn_id_cmp(s, (int64_t)x->key[k], s, (int64_t)y->key[k]); break;
+        dfn_cdim d = r->dims[k];
+        int64_t px = (int64_t)x->key[k], py = (int64_t)y->key[k];
+        switch (d) {
+        case DFN_CDIM_COUNTER: case DFN_CDIM_HOST:
+            c = strcmp(crow_text(s, r, d, x->key[k]), crow_text(s, r, d, y->key[k]));
+            break;
+        /* numbers, then names by their text: a named pid's value is a
+         * string id, which depends on the parser thread that met the name
+         * first (dfn_id_cmp's order) */
+        case DFN_CDIM_PID:
+            if (dfn_id_named(px) != dfn_id_named(py)) c = dfn_id_named(px) ? 1 : -1;
+            else if (!dfn_id_named(px)) c = px < py ? -1 : px > py;
+            else c = strcmp(crow_text(s, r, d, x->key[k]), crow_text(s, r, d, y->key[k]));
+            break;
         /* time: bins before the trace start are negative */
         default: c = (int64_t)x->key[k] < (int64_t)y->key[k] ? -1 : (int64_t)x->key[k] > (int64_t)y->key[k]; break;
         }
@@ -188,7 +210,7 @@ static int crow_cmp(const void *a, const void *b)
     return 0;
 }
 
-static bool cquery_check(const dfn_cquery *q, char *err, size_t errlen)
+bool dfn_counters_check(const dfn_cquery *q, char *err, size_t errlen)
 {
     const dfn_filter *f = q->filter;
     for (size_t k = 0; f && !q->selection && k < f->n; k++) {
@@ -212,8 +234,12 @@ typedef struct { int64_t origin_us, bin_us; } cbins;
  * terms. */
 static cbins cquery_window(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out)
 {
-    double lo = s->nsamples && sample_s(s, &s->samples[0]) < 0 ? sample_s(s, &s->samples[0]) : 0;
-    double hi = s->nsamples ? sample_s(s, &s->samples[s->nsamples - 1]) : 0;
+    /* (the set's samples, when a share's) */
+    bool any = q->span ? q->span->lo <= q->span->hi : s->nsamples > 0;
+    uint64_t t0 = counters_t0(s, q), first = !any ? 0 : q->span ? q->span->lo : s->samples[0].ts;
+    uint64_t last = !any ? 0 : q->span ? q->span->hi : s->samples[s->nsamples - 1].ts;
+    double lo = any && ts_s(t0, first) < 0 ? ts_s(t0, first) : 0;
+    double hi = any ? ts_s(t0, last) : 0;
     dfn_filter_time_narrow(q->filter, &lo, &hi);
     double bin_s = q->bin_s > 0 ? q->bin_s : dfn_auto_bin(hi - lo);
     cbins b = { .origin_us = lo > 0 ? (int64_t)llround(lo * 1e6) : 0, .bin_us = (int64_t)llround(bin_s * 1e6) };
@@ -226,16 +252,15 @@ static cbins cquery_window(const dfn_store *s, const dfn_cquery *q, dfn_cresult 
 }
 
 /* A sample's offset from the store's start, in µs. */
-static int64_t sample_us(const dfn_store *s, const dfn_sample *x)
+static int64_t sample_us(uint64_t t0, const dfn_sample *x)
 {
-    uint64_t t0 = counters_t0(s);
     return x->ts >= t0 ? (int64_t)(x->ts - t0) : -(int64_t)(t0 - x->ts);
 }
 
 /* The bin of sample x: floor, also before the origin. */
-static int64_t cbins_put(const cbins *b, const dfn_store *s, const dfn_sample *x)
+static int64_t cbins_put(const cbins *b, uint64_t t0, const dfn_sample *x)
 {
-    int64_t d = sample_us(s, x) - b->origin_us, k = d / b->bin_us;
+    int64_t d = sample_us(t0, x) - b->origin_us, k = d / b->bin_us;
     return d % b->bin_us && d < 0 ? k - 1 : k;
 }
 
@@ -255,9 +280,9 @@ static tbins tbins_of(const dfn_cquery *q)
 
 /* Where sample x falls: -1 before the window, 1 past it, else 0 with
  * its bin. */
-static int tbins_put(const tbins *b, const dfn_store *s, const dfn_sample *x, uint64_t *bin)
+static int tbins_put(const tbins *b, uint64_t t0, const dfn_sample *x, uint64_t *bin)
 {
-    int64_t rel = sample_us(s, x);
+    int64_t rel = sample_us(t0, x);
     if (rel < b->lo) return -1;
     uint64_t d = (uint64_t)(rel - b->lo);
     if (d >= b->span) return 1;
@@ -277,7 +302,7 @@ static void cquery_key(const dfn_store *s, const dfn_cquery *q, const cbins *cb,
         case DFN_CDIM_HOST: key[k] = x->host; break;
         case DFN_CDIM_PID: key[k] = (uint64_t)x->pid; break;
         default:
-            key[k] = q->nbins ? bin : (uint64_t)cbins_put(cb, s, x);
+            key[k] = q->nbins ? bin : (uint64_t)cbins_put(cb, counters_t0(s, q), x);
             break;
         }
     }
@@ -288,13 +313,13 @@ static void cquery_add(dfn_cresult *out, dfn_strtab *keys, size_t *cap, const ui
     uint32_t before = dfn_strtab_count(keys), row = dfn_strtab_intern(keys, (const char *)key, DFN_CDIMS_MAX * sizeof *key);
     if (row == before) {
         dfn_grow((void **)&out->rows, cap, row + 1, sizeof *out->rows);
-        out->rows[row] = (dfn_crow){ .samples = 0, .sum = 0, .min = INFINITY, .max = -INFINITY };
+        out->rows[row] = (dfn_crow){ .samples = 0, .min = INFINITY, .max = -INFINITY, .xs = DFN_FSUM_INIT };
         memcpy(out->rows[row].key, key, DFN_CDIMS_MAX * sizeof *key);
         out->nrows = row + 1;
     }
     dfn_crow *r = &out->rows[row];
     r->samples++;
-    r->sum += value;
+    dfn_fsum_add(&r->xs, value);
     if (value < r->min) r->min = value;
     if (value > r->max) r->max = value;
 }
@@ -314,9 +339,17 @@ static size_t sample_first(const dfn_store *s, uint64_t ts)
 bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (!cquery_check(q, err, errlen)) return false;
+    if (!dfn_counters_check(q, err, errlen)) return false;
     out->ndims = q->ndims;
     memcpy(out->dims, q->dims, q->ndims * sizeof *q->dims);
+    if (!s) {   /* a share without a store: the set's window, no rows */
+        if (q->span && !q->nbins) {
+            cquery_window(NULL, q, out);
+            return true;
+        }
+        snprintf(err, errlen, "counters of no store");
+        return false;
+    }
     tbins tb = { 0 };
     cbins cb = { 0 };
     size_t from = 0;
@@ -327,7 +360,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
         out->nbins = q->nbins;
         out->bin_s = tb.span / 1e6 / (double)tb.n;
         /* the window's samples only: a track is drawn on every move */
-        uint64_t t0 = counters_t0(s), back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
+        uint64_t t0 = counters_t0(s, q), back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
         from = tb.lo >= 0 ? sample_first(s, t0 + (uint64_t)tb.lo) : back >= t0 ? 0 : sample_first(s, t0 - back);
     } else {
         cb = cquery_window(s, q, out);
@@ -340,7 +373,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
         const dfn_sample *x = &s->samples[i];
         uint64_t key[DFN_CDIMS_MAX] = { 0 }, bin = 0;
         if (q->nbins) {
-            int where = tbins_put(&tb, s, x, &bin);
+            int where = tbins_put(&tb, counters_t0(s, q), x, &bin);
             if (where > 0) break;   /* in time order: the rest is later still */
             if (where < 0) continue;
         }
@@ -350,6 +383,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
     }
     dfn_strtab_free(keys);
     procsel_free(&ps);
+    for (size_t i = 0; i < out->nrows; i++) out->rows[i].sum = dfn_fsum_value(&out->rows[i].xs);
     g_sort = (sort_ctx){ s, out };
     if (out->nrows) qsort(out->rows, out->nrows, sizeof *out->rows, crow_cmp);
     return true;
@@ -358,10 +392,13 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
 size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, size_t k, char *buf, size_t cap)
 {
     int n = 0;
-    switch (r->dims[k]) {
-    case DFN_CDIM_COUNTER: n = snprintf(buf, cap, "%s", dfn_store_str(s, s->series[row->key[k]])); break;
-    case DFN_CDIM_HOST: n = snprintf(buf, cap, "%s", dfn_store_str(s, (uint32_t)row->key[k])); break;
-    case DFN_CDIM_PID: n = (int)dfn_id_text(s, (int64_t)row->key[k], buf, cap); break;
+    dfn_cdim d = r->dims[k];
+    switch (d) {
+    case DFN_CDIM_COUNTER: case DFN_CDIM_HOST: n = snprintf(buf, cap, "%s", crow_text(s, r, d, row->key[k])); break;
+    case DFN_CDIM_PID:
+        if (dfn_id_named((int64_t)row->key[k])) n = snprintf(buf, cap, "%s", crow_text(s, r, d, row->key[k]));
+        else n = snprintf(buf, cap, "%" PRId64, (int64_t)row->key[k]);
+        break;
     default: {
         /* the bin's start to the µs: fixed bins (nbins) are span / n */
         int64_t b = (int64_t)row->key[k];
@@ -375,8 +412,17 @@ size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_cro
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
+void dfn_counters_finish(dfn_cresult *r)
+{
+    for (size_t i = 0; i < r->nrows; i++) r->rows[i].sum = dfn_fsum_value(&r->rows[i].xs);
+    g_sort = (sort_ctx){ NULL, r };
+    if (r->nrows) qsort(r->rows, r->nrows, sizeof *r->rows, crow_cmp);
+}
+
 void dfn_cresult_free(dfn_cresult *r)
 {
+    for (size_t i = 0; i < r->nrows; i++) dfn_fsum_free(&r->rows[i].xs);
     free(r->rows);
+    if (r->keytext) dfn_strtab_free(r->keytext);
     memset(r, 0, sizeof *r);
 }

@@ -5,6 +5,7 @@
 #include "dfnav/partial.h"
 #include "dfnav/ioclass.h"
 #include "dfnav/util.h"
+#include "bytebuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,29 +396,7 @@ void dfn_partial_drop_segs(dfn_partial *p)
     dfn_seglog_free(&p->log);
 }
 
-/* ---- bytes: varints, doubles as their 8 bytes ---- */
-
-typedef struct { uint8_t *b; size_t n, cap; } obuf;
-
-static void put_u(obuf *o, uint64_t v)
-{
-    dfn_grow((void **)&o->b, &o->cap, o->n + 10, 1);
-    o->n += dfn_varint_put(o->b + o->n, v);
-}
-
-static void put_raw(obuf *o, const void *p, size_t len)
-{
-    dfn_grow((void **)&o->b, &o->cap, o->n + len + 1, 1);
-    if (len) memcpy(o->b + o->n, p, len);
-    o->n += len;
-}
-
-static void put_d(obuf *o, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    put_raw(o, &u, sizeof u);
-}
+/* ---- bytes (bytebuf.h) ---- */
 
 static void put_map(obuf *o, const dfn_map64 *m)
 {
@@ -482,43 +461,6 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
     put_raw(&o, p->log.b, p->log.len);   /* (a log's entries start from 0, as the reader's) */
     *len = o.n;
     return o.b ? o.b : dfn_xmalloc(1);
-}
-
-/* A reader over untrusted bytes: the first failure sticks and says where. */
-typedef struct { const uint8_t *p, *end; const char *bad; } ibuf;
-
-/* A varint below `below` (none when it is 0: an id of an empty table). */
-static uint64_t get_lim(ibuf *in, bool any, uint64_t below, const char *what)
-{
-    uint64_t v = 0;
-    size_t n = in->bad ? 0 : dfn_varint_get(in->p, in->end, &v);
-    if (!in->bad && (!n || (!any && v >= below))) in->bad = what;
-    if (in->bad) return 0;
-    in->p += n;
-    return v;
-}
-
-static uint64_t get_u(ibuf *in, uint64_t below, const char *what) { return get_lim(in, false, below, what); }
-/* A varint of any value (a sum, a time). */
-static uint64_t get_any(ibuf *in, const char *what) { return get_lim(in, true, 0, what); }
-
-static double get_d(ibuf *in)
-{
-    uint64_t u = 0;
-    if (!in->bad && (size_t)(in->end - in->p) < sizeof u) in->bad = "a size";
-    if (in->bad) return 0;
-    memcpy(&u, in->p, sizeof u);
-    in->p += sizeof u;
-    double v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-/* A count of items of at least min_bytes each: never more than the bytes left could hold. */
-static size_t get_count(ibuf *in, size_t min_bytes, const char *what)
-{
-    size_t left = in->bad ? 0 : (size_t)(in->end - in->p);
-    return (size_t)get_u(in, left / min_bytes + 1, what);
 }
 
 static bool get_dims(ibuf *in, dfn_query *q)
@@ -631,10 +573,9 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
         in.bad = "its window";
     size_t nt = get_count(&in, 1, "the texts");
     for (size_t k = 0; k < nt && !in.bad; k++) {
-        uint64_t l = get_any(&in, "a text");   /* (bounded by what is left past its own varint) */
-        if (!in.bad && l > (uint64_t)(in.end - in.p)) in.bad = "a text";
-        if (!in.bad && dfn_strtab_intern(p->text, (const char *)in.p, (size_t)l) != k) in.bad = "a text given twice";
-        in.p += in.bad ? 0 : l;
+        size_t l;
+        const uint8_t *t = get_bytes(&in, &l, "a text");
+        if (!in.bad && dfn_strtab_intern(p->text, (const char *)t, l) != k) in.bad = "a text given twice";
     }
     size_t np = get_count(&in, 3, "the processes");
     for (size_t k = 0; k < np && !in.bad; k++) {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dfnav/counters.h"
+#include "dfnav/fsum.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
 #include "storeutil.h"
@@ -559,6 +561,114 @@ Test(partial, queries_without_a_partial_say_why)
     }
     dfn_store_free(s);
     dfn_filter_free(&f);
+}
+
+/* Exact sums: the same bits in any order and merged any way, the double
+ * nearest the exact total (ties to even), non-finite values and totals
+ * past the largest double as such. */
+Test(partial, exact_sums_in_any_order)
+{
+    static const struct { double v[4]; size_t n; double want; } cases[] = {
+        { { 1e16, 1.0, -1e16 }, 3, 1.0 },                      /* naive: 0 or 2 by order */
+        { { 0.1, 0.2, 0.3 }, 3, 0.6 },                         /* naive: 0.6000000000000001 */
+        { { 1.0, 0x1p-53, 0x1p-106 }, 3, 1.0 + 0x1p-52 },     /* above half: up */
+        { { 1.0, 0x1p-53 }, 2, 1.0 },                          /* half: to even */
+        { { 1.0 + 0x1p-52, 0x1p-53 }, 2, 1.0 + 0x1p-51 },      /* half: to even, up */
+        { { -0.5, 0.25, 0.25 }, 3, 0.0 },
+        { { 1e308, 1e308, 1e308, -1e308 }, 4, HUGE_VAL },      /* past the largest double */
+        { { 1.0, HUGE_VAL, -HUGE_VAL }, 3, NAN },
+        { { 5.0, -HUGE_VAL }, 2, -HUGE_VAL },
+    };
+    static const size_t perm[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 }, { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        size_t n = cases[k].n;
+        for (size_t p = 0; p < (n == 4 ? 1 : n == 3 ? 6 : 2); p++) {
+            dfn_fsum a = DFN_FSUM_INIT, b = DFN_FSUM_INIT, m = DFN_FSUM_INIT;
+            for (size_t j = 0; j < n; j++) {
+                size_t at = n == 3 ? perm[p][j] : n == 2 ? (j + p) % 2 : j;
+                dfn_fsum_add(j % 2 ? &b : &a, cases[k].v[at]);   /* two shares, merged */
+                dfn_fsum_add(&m, cases[k].v[at]);
+            }
+            dfn_fsum_merge(&a, &b);
+            double x = dfn_fsum_value(&a), y = dfn_fsum_value(&m), w = cases[k].want;
+            cr_assert(memcmp(&x, &w, sizeof x) == 0 || (isnan(x) && isnan(w)), "case %zu order %zu: %.17g", k, p, x);
+            cr_assert(memcmp(&y, &w, sizeof y) == 0 || (isnan(y) && isnan(w)), "case %zu order %zu, one sum: %.17g", k, p, y);
+            dfn_fsum_free(&a);
+            dfn_fsum_free(&b);
+            dfn_fsum_free(&m);
+        }
+    }
+}
+
+/* The set's counter rows against its shares': each share's rows in the
+ * set's window (its span), through their bytes, merged into rows kept by
+ * their text, the same keys, samples and bits of sum, min and max in the
+ * same order; bytes cut anywhere refused. */
+static void check_counter_split(const unsigned *masks, size_t n, const char *by, const char *where)
+{
+    dfn_store *whole = load_share(0xffu, 1);
+    char err[256];
+    dfn_filter f;
+    cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    dfn_cquery q = { .filter = &f };
+    cr_assert(dfn_cdims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    dfn_cresult w;
+    cr_assert(dfn_counters_query(whole, &q, &w, err, sizeof err), "%s", err);
+    cr_assert(whole->nsamples > 0);
+    dfn_cspan span = { whole->n ? whole->t0 : whole->samples[0].ts, whole->samples[0].ts,
+                       whole->samples[whole->nsamples - 1].ts };
+    q.span = &span;
+    dfn_cresult m;
+    cr_assert(dfn_counters_query(NULL, &q, &m, err, sizeof err), "%s", err);
+    for (size_t k = 0; k < n; k++) {
+        dfn_store *s = load_share(masks[k], 1);
+        dfn_cresult r;
+        cr_assert(dfn_counters_query(s, &q, &r, err, sizeof err), "%s", err);
+        size_t len;
+        uint8_t *bytes = dfn_counters_encode(s, &r, &len);
+        for (size_t cut = 0; k == 0 && cut < len; cut += 1 + len / 97) {
+            dfn_cresult junk;
+            cr_assert(dfn_counters_query(NULL, &q, &junk, err, sizeof err));
+            cr_assert_not(dfn_counters_merge(&junk, bytes, cut, err, sizeof err), "cut at %zu of %zu", cut, len);
+            dfn_cresult_free(&junk);
+        }
+        cr_assert(dfn_counters_merge(&m, bytes, len, err, sizeof err), "%s", err);
+        free(bytes);
+        dfn_cresult_free(&r);
+        dfn_store_free(s);
+    }
+    dfn_counters_finish(&m);
+    cr_assert_eq(m.nrows, w.nrows, "by %s where '%s': %zu rows and %zu", by, where, m.nrows, w.nrows);
+    cr_assert(m.win_lo_s == w.win_lo_s && m.bin_s == w.bin_s, "by %s: the window", by);
+    for (size_t i = 0; i < w.nrows; i++) {
+        const dfn_crow *a = &w.rows[i], *b = &m.rows[i];
+        for (size_t k = 0; k < w.ndims; k++) {
+            char x[128], y[128];
+            dfn_crow_key_text(whole, &w, a, k, x, sizeof x);
+            dfn_crow_key_text(NULL, &m, b, k, y, sizeof y);
+            cr_assert_str_eq(x, y, "by %s, row %zu, key %zu", by, i, k);
+        }
+        cr_assert_eq(a->samples, b->samples, "by %s, row %zu", by, i);
+        cr_assert(memcmp(&a->sum, &b->sum, sizeof a->sum) == 0 && a->min == b->min && a->max == b->max,
+                  "by %s, row %zu: %.17g %.17g", by, i, a->sum, b->sum);
+    }
+    dfn_cresult_free(&w);
+    dfn_cresult_free(&m);
+    dfn_filter_free(&f);
+    dfn_store_free(whole);
+}
+
+Test(partial, counter_rows_merge_across_shares)
+{
+    static const unsigned hosts[] = { 0x1e, 0xe0 };
+    const char *bys[] = { "", "host", "pid", "time", "time,host,pid", "pid,counter" };
+    g_hosts = true;
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++) {
+        check_counter_split(halves, 2, bys[b], "");
+        check_counter_split(each, 7, bys[b], "time>0.004");
+    }
+    check_counter_split(hosts, 2, "host,pid", "host=h2");
+    g_hosts = false;
 }
 
 Test(partial, bytes_that_are_not_a_partial_are_refused)

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #include "dfnav/filter.h"
+#include "dfnav/fsum.h"
 #include "dfnav/store.h"
+#include "dfnav/strtab.h"
 
 typedef enum { DFN_CDIM_COUNTER, DFN_CDIM_TIME, DFN_CDIM_HOST, DFN_CDIM_PID, DFN_CDIM_COUNT } dfn_cdim;
 
@@ -36,12 +38,20 @@ typedef struct {
      * calls (cat, func, file, dur, ...) say nothing of counters and are
      * passed over. */
     bool selection;
+    /* A share of a set (MPI), or NULL: the set's time origin and the
+     * first and last of its samples, absolute µs (no samples: lo > hi),
+     * so that the share's times, window and bins are the set's. The share
+     * may have no store then (dfn_counters_query's s NULL: no rows). */
+    const struct dfn_cspan *span;
 } dfn_cquery;
+
+typedef struct dfn_cspan { uint64_t t0, lo, hi; } dfn_cspan;
 
 typedef struct {
     uint64_t key[DFN_CDIMS_MAX];   /* series index, bin (an int64: negative before the start), host string id, pid */
     uint64_t samples;
-    double sum, min, max;
+    double sum, min, max;     /* sum: xs's value, the double nearest the exact sum, in any order */
+    dfn_fsum xs;              /* the exact sum, which merges */
 } dfn_crow;
 
 typedef struct {
@@ -54,6 +64,10 @@ typedef struct {
      * events' bins start too, and a sample before it is in a bin k < 0. */
     double bin_s, win_lo_s, win_hi_s;
     size_t nbins;             /* the query's nbins: a time key is a bin index of those */
+    /* merged rows of shares (dfn_counters_merge): keys by text, the
+     * series' and hosts' ids of keytext, a pid a number or a named id of
+     * keytext (DFN_ID_NAMED_BASE + id); NULL for a store's rows */
+    dfn_strtab *keytext;
 } dfn_cresult;
 
 /* "counter,time,host,pid" (any order, each once; counter is added first
@@ -64,6 +78,19 @@ const char *dfn_cdim_name(dfn_cdim d);
  * names by their text, whatever the thread count). False with a message
  * for filter terms counters do not have. */
 bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
+/* Whether the terms of q are ones counters have; false with a message. */
+bool dfn_counters_check(const dfn_cquery *q, char *err, size_t errlen);
+/* The rows of a share as bytes (keys by their text, exact sums): what an
+ * MPI rank sends rank 0. */
+uint8_t *dfn_counters_encode(const dfn_store *s, const dfn_cresult *r, size_t *len);
+/* The rows in bytes from a share added into into, a result of the same
+ * query (its window from the same span) that keeps its keys by text:
+ * started empty by dfn_counters_query with a span and no store, as rank 0
+ * may have none. False with a message for bytes that are not such rows;
+ * into may then hold some of them. */
+bool dfn_counters_merge(dfn_cresult *into, const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* Merged rows in key order, their sums their exact sums' values. */
+void dfn_counters_finish(dfn_cresult *r);
 /* The text of key k of a row (series name, bin start in seconds, host, pid). */
 size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_crow *row, size_t k, char *buf, size_t cap);
 void dfn_cresult_free(dfn_cresult *r);

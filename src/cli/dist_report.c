@@ -6,6 +6,7 @@
  * shares whose hashes other files define, go the images' way (cli_dist.c):
  * the whole set on rank 0. */
 #include "cli.h"
+#include "dfnav/counters.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
@@ -138,12 +139,30 @@ static bool diagnose_probe(const cli_opts *o)
     return ok;
 }
 
+/* Whether report --counters runs on the shares: one run, grouped and
+ * filtered as counters are (else the images' way, whose load says what
+ * is wrong after it, as one process does). */
+static bool counters_probe(const cli_opts *o)
+{
+    if (o->compare || o->diagnose || o->sort || o->top || o->metrics) return false;
+    char err[256];
+    dfn_cquery q = { .bin_s = o->bin_s };
+    dfn_filter f;
+    if (!dfn_cdims_parse(o->by, q.dims, &q.ndims, err, sizeof err) || !dfn_filter_parse(o->where, &f, err, sizeof err))
+        return false;
+    q.filter = &f;
+    bool ok = dfn_counters_check(&q, err, sizeof err);
+    dfn_filter_free(&f);
+    return ok;
+}
+
 /* Whether partials answer word's queries (query_probe), and *whole:
  * what they need of the shares (the most of them); info's need none. */
 static bool word_probe(const cli_opts *o, int word, int *whole)
 {
     *whole = WHOLE_NONE;
     if (word == CLI_DIST_INFO) return true;
+    if (word == CLI_DIST_REPORT && o->counters) return counters_probe(o);   /* (samples need no whole process) */
     if (word == CLI_DIST_REPORT && o->diagnose) {   /* (its rules read the analysis metrics) */
         *whole = o->overlap_host ? WHOLE_HOSTS : WHOLE_PROCS;
         return diagnose_probe(o);
@@ -170,7 +189,7 @@ static bool dist_wanted(const cli_opts *o)
 bool cli_dist_report_wanted(const cli_opts *o)
 {
     int whole;
-    return dist_wanted(o) && !o->counters && o->format != DFN_FMT_CHROME && word_probe(o, CLI_DIST_REPORT, &whole);
+    return dist_wanted(o) && o->format != DFN_FMT_CHROME && word_probe(o, CLI_DIST_REPORT, &whole);
 }
 
 bool cli_dist_info_wanted(const cli_opts *o)
@@ -1004,6 +1023,60 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     return rc;
 }
 
+/* report --counters on the shares: each rank's rows of its samples, in
+ * the set's window (its time origin and samples over the ranks), merged
+ * on rank 0 by their keys' text with their exact sums, and printed
+ * there. 0, or 2 when a rank's rows were lost (said on rank 0). */
+static int shares_counters(const cli_opts *o, shares *all)
+{
+    share *sh = &all->run[0];
+    const dfn_store *s = sh->set.store;
+    char err[2048];
+    dfn_cquery q = { .bin_s = o->bin_s };
+    dfn_filter f;
+    (void)dfn_cdims_parse(o->by, q.dims, &q.ndims, err, sizeof err);   /* (counters_probe read them) */
+    (void)dfn_filter_parse(o->where, &f, err, sizeof err);
+    q.filter = &f;
+    bool mine = s && s->nsamples;
+    uint64_t first = ~dfn_dist_max_u64(mine ? ~s->samples[0].ts : 0);
+    uint64_t last = dfn_dist_max_u64(mine ? s->samples[s->nsamples - 1].ts : 0);
+    /* (no samples anywhere: first is UINT64_MAX, past last) */
+    dfn_cspan span = { sh->t0 != UINT64_MAX ? sh->t0 : first, first, last };
+    q.span = &span;
+    double t0 = dfn_now();
+    dfn_cresult r;
+    bool ok = dfn_counters_query(s, &q, &r, err, sizeof err);
+    size_t len = 0;
+    uint8_t *bytes = ok ? dfn_counters_encode(s, &r, &len) : NULL;
+    if (ok) dfn_cresult_free(&r);
+    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    double t1 = dfn_now();
+    size_t *lens = NULL;
+    char **got = dfn_dist_gather_bytes(bytes, len, &lens);
+    free(bytes);
+    int rc = 0;
+    if (dfn_dist_rank() == 0) {
+        dfn_cresult m;
+        ok = dfn_counters_query(NULL, &q, &m, err, sizeof err);
+        for (int k = 0; ok && k < dfn_dist_size(); k++) {
+            if (!got[k]) snprintf(err, sizeof err, "MPI: rank %d's counter rows did not come", k), ok = false;
+            else if (!dfn_counters_merge(&m, (const uint8_t *)got[k], lens[k], err, sizeof err)) ok = false;
+        }
+        if (ok) {
+            dfn_counters_finish(&m);
+            dfn_counters_write(stdout, NULL, &m, o->format);
+        } else {
+            fprintf(stderr, "dfnav: %s\n", err);
+            rc = 2;
+        }
+        dfn_cresult_free(&m);
+        dfn_dist_gathered_free(got, lens);
+    }
+    all->merge_s = dfn_now() - t1;
+    dfn_filter_free(&f);
+    return rc;
+}
+
 /* report --diagnose on the shares: dfn_diag_src's runner. */
 typedef struct {
     const cli_opts *o;
@@ -1048,6 +1121,7 @@ static int shares_diagnose(const cli_opts *o, shares *all)
     dfn_filter f;
     dfn_query sel = {0};
     (void)dfn_filter_parse(o->where, &f, err, sizeof err);   /* (diagnose_probe read them) */
+    sel.filter = &f;   /* (its arg.NAME and path terms read the call tree too) */
     if (o->by) (void)dfn_dims_parse(o->by, sel.dims, &sel.ndims, err, sizeof err);
     unsigned need = DFN_NEED_OVERLAP | DFN_NEED_ACCESS | (dfn_query_inherits(&sel) ? DFN_NEED_TREE : 0);
     dfn_run_opts ro = cli_run_opts(o);
@@ -1301,6 +1375,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     else if (!rc) rc = shares_layers(o, all);
     if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->diagnose) rc = shares_diagnose(o, all);
+    else if (!rc && word == CLI_DIST_REPORT && o->counters) rc = shares_counters(o, all);
     else if (!rc && word == CLI_DIST_REPORT) {
         qspec qs = { o->by, o->where, o->sort, o->top };
         size_t tried;
@@ -1314,6 +1389,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
  * three) with these runs' names: 0, or 2 (said). */
 static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, int word)
 {
+    if (word == CLI_DIST_REPORT && (o->counters || o->diagnose)) return 0;   /* (their probes read theirs) */
     cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     for (size_t k = 0; k < n; k++) runs[k].label = specs[k].label;
     qspec qs[3];

@@ -4,7 +4,9 @@
  * encode to as many bytes (the same entries, its maps' perhaps in another
  * order), merge with its copy (the same query and window), be cut into
  * busy-time slices and finish into rows; nothing may read past the input,
- * nor a finish index past a row or counter it was given. */
+ * nor a finish index past a row or counter it was given. The same bytes
+ * are tried as the counter rows of a share (report --counters). */
+#include "dfnav/counters.h"
 #include "dfnav/partial.h"
 
 #include <stdint.h>
@@ -29,9 +31,36 @@ static void query_of(const dfn_partial *p, dfn_query *q, dfn_ctrs *ctrs)
     q->ctrs = p->nctr ? ctrs : NULL;
 }
 
+/* The input as the counter rows of a share (cpartial.c), merged twice
+ * into rows of each grouping (the second time onto rows it made), then
+ * finished and read as text; nothing may read past it. */
+static void counters_of(const uint8_t *data, size_t size)
+{
+    static const dfn_cdim dims[][DFN_CDIMS_MAX] = {
+        { DFN_CDIM_COUNTER }, { DFN_CDIM_COUNTER, DFN_CDIM_TIME, DFN_CDIM_HOST, DFN_CDIM_PID },
+    };
+    static const size_t nd[] = { 1, 4 };
+    char err[512], buf[64];
+    for (size_t g = 0; g < 2; g++) {
+        dfn_cspan span = { 0, 1, 0 };
+        dfn_cquery q = { .ndims = nd[g], .span = &span };
+        memcpy(q.dims, dims[g], sizeof q.dims);
+        dfn_cresult r;
+        if (!dfn_counters_query(NULL, &q, &r, err, sizeof err)) abort();   /* (a set without samples: its window) */
+        if (dfn_counters_merge(&r, data, size, err, sizeof err)) {
+            if (!dfn_counters_merge(&r, data, size, err, sizeof err)) abort();   /* the same bytes again */
+            dfn_counters_finish(&r);
+            for (size_t i = 0; i < r.nrows; i++)
+                for (size_t k = 0; k < r.ndims; k++) dfn_crow_key_text(NULL, &r, &r.rows[i], k, buf, sizeof buf);
+        }
+        dfn_cresult_free(&r);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
+    counters_of(data, size);
     dfn_partial *p = dfn_partial_decode(data, size, err, sizeof err);
     if (!p) return 0;
     size_t len, len2;

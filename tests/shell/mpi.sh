@@ -142,6 +142,7 @@ shares "compare by pid and tid" 2 report --no-cache --compare --by pid,tid --sor
 shares "diagnose" 3 report --no-cache --diagnose "$T/newest-gz"
 shares "diagnose, csv, by time" 2 report --no-cache --diagnose --by time -f csv "$T/newest-gz"
 shares "diagnose json by call path" 4 report --no-cache --diagnose --by path -f json "$T/parts"
+shares "diagnose where an inherited argument" 2 report --no-cache --diagnose --where arg.epoch=1 "$T/newest-gz"
 shares "diagnose by file, a compute matching nothing" 3 report --no-cache --diagnose --by file --compute func=nosuch --where cat=POSIX "$T/u64"
 # compute united by host: a host's files together (two hosts here), and
 # only for the overlap metrics (self time needs a process's)
@@ -199,6 +200,14 @@ done
 shares "counters: a series some ranks lack" 4 report --no-cache --by host -m count,ctr.mem.MemFree "$T/partial-series"
 # a series no file has: refused as one process refuses it
 refused "counters: an unknown series" 3 report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts"
+# the --counters table: each rank's rows of its samples in the set's
+# window, merged on rank 0 by their text with their exact sums
+shares "counters table" 3 report --no-cache --counters "$T/v2hosts"
+shares "counters table by host and time, csv" 4 report --no-cache --counters --by host,time --bin 0.5 -f csv "$T/v2hosts"
+shares "counters table of a host's telemetry by pid, json" 2 report --no-cache --counters --by pid,host -f json "$T/tele"
+shares "counters table: a series some ranks lack, later samples" 3 report --no-cache --counters --by time \
+    --where 'time>1 counter~mem' -f csv "$T/partial-series"
+refused "counters table: a term counters lack" 2 report --no-cache --counters --where func=read "$T/v2hosts"
 # a process whose head misleads the plan (its first part behind another
 # process's lines): the load finds it on two ranks, and the set goes to
 # rank 0 whole, saying so
