@@ -8,6 +8,7 @@
 #include "bytebuf.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +83,9 @@ static uint32_t get_text(ibuf *in, dfn_strtab *text)
     return in->bad ? 0 : dfn_strtab_intern(text, (const char *)t, n);
 }
 
-static uint64_t get_key(ibuf *in, dfn_strtab *text, dfn_cdim d)
+static uint64_t get_key(ibuf *in, const dfn_cresult *r, dfn_cdim d)
 {
+    dfn_strtab *text = r->keytext;
     switch (d) {
     case DFN_CDIM_COUNTER: case DFN_CDIM_HOST: return get_text(in, text);
     case DFN_CDIM_PID: {
@@ -92,7 +94,14 @@ static uint64_t get_key(ibuf *in, dfn_strtab *text, dfn_cdim d)
         if (!in->bad && dfn_id_named(v)) in->bad = "a pid";   /* (numbers never take the names' range) */
         return (uint64_t)v;
     }
-    default: return (uint64_t)unzigzag(get_any(in, "a time bin"));
+    default: {
+        /* a bin whose start in µs an int64 holds (its label's sum), as
+         * every bin of a store's samples does */
+        int64_t b = unzigzag(get_any(in, "a time bin")), bin_us = llround(r->bin_s * 1e6);
+        int64_t most = INT64_MAX / 4 / (bin_us > 0 ? bin_us : 1);
+        if (!in->bad && (b > most || b < -most)) in->bad = "a time bin";
+        return (uint64_t)b;
+    }
     }
 }
 
@@ -101,7 +110,7 @@ static uint64_t get_key(ibuf *in, dfn_strtab *text, dfn_cdim d)
 static void get_row(ibuf *in, dfn_cresult *r, dfn_strtab *rows, size_t *cap)
 {
     uint64_t key[DFN_CDIMS_MAX] = { 0 };
-    for (size_t k = 0; k < r->ndims; k++) key[k] = get_key(in, r->keytext, r->dims[k]);
+    for (size_t k = 0; k < r->ndims; k++) key[k] = get_key(in, r, r->dims[k]);
     uint64_t samples = get_any(in, "a row's samples");
     double lo = get_d(in), hi = get_d(in);
     uint64_t flags = get_u(in, 6, "a sum's kind");

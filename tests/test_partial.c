@@ -3,6 +3,7 @@
  * shares, finishes into the rows of the whole set, exactly and in the same
  * order; and bytes that are not a partial are refused. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +83,7 @@ static void proc_lines(char **text, size_t *len, size_t *cap, int pid, unsigned 
         snprintf(tpid, sizeof tpid, "%d", pid + 100);
         int n = snprintf(line, sizeof line,
                          "{\"name\":\"cpu\",\"cat\":\"sys\",\"pid\":%s,\"tid\":%d,\"ts\":%d,\"ph\":2,\"type\":7,"
-                         "\"args\":{%s\"user_pct\":%d.25}}\n",
+                         "\"args\":{%s\"user_pct\":%d.1}}\n",   /* (tenths: sums that round by order) */
                          tele ? tpid : pids, tele ? pid + 100 : pid * 10, 1000 + k * 1700 + pid * 13 + (tele ? 850 : 0),
                          host, (int)(rand_r(seed) % 90));
         dfn_grow((void **)text, cap, *len + (size_t)n + 1, 1);
@@ -656,6 +657,43 @@ static void check_counter_split(const unsigned *masks, size_t n, const char *by,
     dfn_cresult_free(&m);
     dfn_filter_free(&f);
     dfn_store_free(whole);
+}
+
+/* Counter rows whose bytes name a time bin no store's samples can have
+ * (its start past an int64 of µs) are refused, not labelled. */
+Test(partial, counter_rows_of_impossible_bins_are_refused)
+{
+    dfn_cspan span = { 0, 1, 0 };
+    dfn_cquery q = { .span = &span, .bin_s = 0.5 };
+    char err[256];
+    cr_assert(dfn_cdims_parse("time", q.dims, &q.ndims, err, sizeof err));
+    for (int big = 0; big < 2; big++) {
+        uint8_t b[128];
+        size_t n = 0;
+        int64_t bin = big ? INT64_C(1) << 61 : -3;
+        const uint64_t head[] = { 0x434e4644, 1, 2, 0, 1, 1 };   /* DFNC, version, dims counter and time, a row */
+        for (size_t k = 0; k < sizeof head / sizeof *head; k++) n += dfn_varint_put(b + n, head[k]);
+        b[n++] = 1, b[n++] = 'x';                                /* the series "x" */
+        n += dfn_varint_put(b + n, ((uint64_t)bin << 1) ^ (uint64_t)(bin >> 63));
+        n += dfn_varint_put(b + n, 1);                           /* a sample */
+        double v = 2.5;
+        for (int k = 0; k < 2; k++) memcpy(b + n, &v, 8), n += 8;   /* its min and max */
+        n += dfn_varint_put(b + n, 2);                           /* a finite sum ... */
+        n += dfn_varint_put(b + n, 1);                           /* ... of one partial */
+        memcpy(b + n, &v, 8), n += 8;
+        dfn_cresult r;
+        cr_assert(dfn_counters_query(NULL, &q, &r, err, sizeof err), "%s", err);
+        bool ok = dfn_counters_merge(&r, b, n, err, sizeof err);
+        cr_assert_eq(ok, !big, "bin %" PRId64 ": %s", bin, err);
+        if (ok) {
+            dfn_counters_finish(&r);
+            char t[64];
+            dfn_crow_key_text(NULL, &r, &r.rows[0], 1, t, sizeof t);
+            cr_assert_str_eq(t, "-1.5", "three half-second bins before the start: %s", t);
+            cr_assert(r.rows[0].sum == 2.5 && r.rows[0].samples == 1);
+        }
+        dfn_cresult_free(&r);
+    }
 }
 
 Test(partial, counter_rows_merge_across_shares)

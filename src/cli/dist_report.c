@@ -128,7 +128,8 @@ static bool diagnose_probe(const cli_opts *o)
 {
     char err[256];
     dfn_filter f;
-    if (o->compare || !dfn_filter_parse(o->where, &f, err, sizeof err)) return false;
+    /* (a comparison's findings are a table per run: never CSV or JSON) */
+    if ((o->compare && o->format != DFN_FMT_TABLE) || !dfn_filter_parse(o->where, &f, err, sizeof err)) return false;
     dfn_filter_free(&f);
     dfn_query q = {0};
     if (!o->by) return true;
@@ -1081,6 +1082,7 @@ static int shares_counters(const cli_opts *o, shares *all)
 typedef struct {
     const cli_opts *o;
     shares *all;
+    size_t run;               /* the run diagnosed (--compare: each in turn) */
 } diag_ctx;
 
 /* q on this rank's share (an empty partial without one), merged on rank
@@ -1089,7 +1091,7 @@ typedef struct {
 static dfn_result *share_diag_query(void *ctx, dfn_query *q, uint64_t *ncompute, char *err, size_t errlen)
 {
     diag_ctx *x = ctx;
-    share *sh = &x->all->run[0];
+    share *sh = &x->all->run[x->run];
     q->share = true;
     q->threads = x->o->threads;
     q->layers = sh->set.ls;
@@ -1111,12 +1113,12 @@ static dfn_result *share_diag_query(void *ctx, dfn_query *q, uint64_t *ncompute,
     return dfn_partial_finish(dfn_partial_new(&none), &none, &sh->set.layers, err, errlen);
 }
 
-/* report --diagnose, its queries on the shares (each rank's analysis of
- * its whole processes, as for the analysis metrics): the findings one
- * process prints, on rank 0. 0, or 2 (said on rank 0). */
-static int shares_diagnose(const cli_opts *o, shares *all)
+/* report --diagnose of run k, its queries on the shares (each rank's
+ * analysis of its whole processes, as for the analysis metrics): the
+ * findings one process prints, on rank 0. 0, or 2 (said on rank 0). */
+static int share_diagnose(const cli_opts *o, shares *all, size_t k)
 {
-    share *sh = &all->run[0];
+    share *sh = &all->run[k];
     char err[2048];
     dfn_filter f;
     dfn_query sel = {0};
@@ -1129,7 +1131,7 @@ static int shares_diagnose(const cli_opts *o, shares *all)
     int rc = dfn_dist_max_int(mine);
     if (rc && dfn_dist_rank() == 0)
         fprintf(stderr, "dfnav: %s\n", mine ? err : "MPI: the analysis failed on another rank's share (one process says why)");
-    diag_ctx x = { o, all };
+    diag_ctx x = { o, all, k };
     dfn_diag_src src = { .s = sh->set.store, .run = share_diag_query, .ctx = &x, .layers = &sh->set.layers,
                          .overlap = true, .access = true };
     const dfn_analysis *an = sh->set.store ? &sh->set.an : NULL;
@@ -1149,6 +1151,18 @@ static int shares_diagnose(const cli_opts *o, shares *all)
     dfn_findings_free(fs);
     dfn_dims_free(sel.dims, sel.ndims);
     dfn_filter_free(&f);
+    return rc;
+}
+
+/* report --diagnose on the shares: each run's findings in turn, under its
+ * name when comparing, as one process prints them; stops at a failure. */
+static int shares_diagnose(const cli_opts *o, shares *all)
+{
+    int rc = 0;
+    for (size_t k = 0; k < all->n && !rc; k++) {
+        if (all->labels && dfn_dist_rank() == 0) printf("%s== %s ==\n", k ? "\n" : "", all->labels[k]);
+        rc = share_diagnose(o, all, k);
+    }
     return rc;
 }
 

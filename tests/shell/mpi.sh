@@ -143,6 +143,8 @@ shares "diagnose" 3 report --no-cache --diagnose "$T/newest-gz"
 shares "diagnose, csv, by time" 2 report --no-cache --diagnose --by time -f csv "$T/newest-gz"
 shares "diagnose json by call path" 4 report --no-cache --diagnose --by path -f json "$T/parts"
 shares "diagnose where an inherited argument" 2 report --no-cache --diagnose --where arg.epoch=1 "$T/newest-gz"
+shares "diagnose two runs, by layer" 3 report --no-cache --diagnose --compare --by layer a="$T/u64" b="$T/quoted"
+refused "diagnose two runs as csv" 2 report --no-cache --diagnose --compare -f csv "$T/u64" "$T/quoted"
 shares "diagnose by file, a compute matching nothing" 3 report --no-cache --diagnose --by file --compute func=nosuch --where cat=POSIX "$T/u64"
 # compute united by host: a host's files together (two hosts here), and
 # only for the overlap metrics (self time needs a process's)
