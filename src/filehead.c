@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -133,14 +135,40 @@ bool dfn_filehead_read(const char *path, dfn_filehead *out)
     return out->proc != 0;
 }
 
+/* Head readers: each takes the next file until none is left. */
+typedef struct {
+    const char *const *paths;
+    const uint64_t *bytes;
+    size_t n;
+    bool by_host;
+    uint64_t *g;
+    _Atomic size_t next;
+} heads;
+
+static void *heads_main(void *arg)
+{
+    heads *h = arg;
+    for (size_t i; (i = atomic_fetch_add(&h->next, 1)) < h->n;) {
+        dfn_filehead fh;
+        /* standard input and what is no regular file: read once, by the load */
+        if (h->bytes[i] == UINT64_MAX || !dfn_filehead_read(h->paths[i], &fh)) continue;
+        h->g[i] = h->by_host ? fh.host : fh.proc;
+    }
+    return NULL;
+}
+
 uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, size_t n, bool by_host)
 {
-    uint64_t *g = dfn_xcalloc(n ? n : 1, sizeof *g);
-    for (size_t i = 0; i < n; i++) {
-        dfn_filehead h;
-        /* standard input and what is no regular file: read once, by the load */
-        if (bytes[i] == UINT64_MAX || !dfn_filehead_read(paths[i], &h)) continue;
-        g[i] = by_host ? h.host : h.proc;
-    }
-    return g;
+    heads h = { paths, bytes, n, by_host, dfn_xcalloc(n ? n : 1, sizeof *h.g), 0 };
+    /* many readers: a head is one small read, whose wait on a parallel
+     * file system is its latency, not the cores' (one per 32 files, at
+     * most 16; this thread is one) */
+    enum { READERS = 16 };
+    pthread_t th[READERS - 1];
+    size_t want = n / 32 < READERS ? n / 32 : READERS, started = 0;
+    for (size_t k = 1; k < want; k++)
+        if (pthread_create(&th[started], NULL, heads_main, &h) == 0) started++;
+    heads_main(&h);
+    for (size_t k = 0; k < started; k++) pthread_join(th[k], NULL);
+    return h.g;
 }
