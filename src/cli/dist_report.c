@@ -34,6 +34,7 @@ typedef struct {
     bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
     uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
+    bool why_analysis;        /* ... its analysis (one process names the run then, comparing) */
     uint64_t ncompute;        /* rank 0: the events compute matched, of the last table merged (UINT64_MAX: none was) */
 } share;
 
@@ -900,6 +901,7 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq
         rq->p[j] = sh->set.store && built ? dfn_query_partial(sh->set.store, &q, err, sizeof err) : NULL;
         rq->failed[j] = sh->set.store && !rq->p[j];
         if (rq->failed[j]) snprintf(sh->why, sizeof sh->why, "%s", err);
+        if (rq->failed[j]) sh->why_analysis = !built;
         if (!rq->p[j]) rq->p[j] = dfn_partial_new(&q);   /* no share: it adds nothing */
     }
     dfn_analysis_free(&sh->set.an);
@@ -967,19 +969,25 @@ static int shares_table(const cli_opts *o, shares *all, const queries *qq, runq 
     char err[2048], first[2064] = "";
     dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
     bool ok = true;
+    const char *label = NULL;   /* the run whose analysis failed, comparing */
     for (size_t k = 0; k < all->n; k++) {
         bool own = rq[k].failed[j];
         res[k] = share_combine(all, &all->run[k], &qq->q[j], rq[k].p[j], &own, err, sizeof err);
         /* a rank's own query's failure in one process's words (every
          * share refuses such a query alike); a partial lost on the way,
          * MPI's */
-        if (dfn_dist_rank() == 0 && !res[k] && ok) snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err), ok = false;
+        if (dfn_dist_rank() == 0 && !res[k] && ok) {
+            snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err);
+            if (own && all->labels && all->run[k].why_analysis) label = all->labels[k];
+            ok = false;
+        }
     }
     int rc = 0;
     for (size_t k = 0; dfn_dist_rank() == 0 && print && !o->quiet && (qq->q[j].metrics & DFN_M_OVERLAP) && k < all->n; k++)
         shares_note(o, all, k);
     if (dfn_dist_rank() == 0 && !ok) {
-        if (print) fprintf(stderr, "dfnav: %s\n", first);
+        if (print && label) dfn_warnf(stderr, "%s: %s", label, first);   /* (as report says it of a run) */
+        else if (print) fprintf(stderr, "dfnav: %s\n", first);
         rc = 2;
         for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
     } else if (dfn_dist_rank() == 0 && print) {

@@ -171,6 +171,8 @@ refused() {
 }
 refused "a bad compute definition" 2 report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz"
 refused "diagnose: a bad compute definition" 3 report --no-cache --diagnose --compute nosuch=1 "$T/newest-gz"
+refused "compare: a bad compute definition, the run named" 2 report --no-cache --compare --by func -m overlap \
+    --compute nosuch=1 "$T/quoted" "$T/u64"
 refused "diagnose by two dimensions" 2 report --no-cache --diagnose --by func,file "$T/newest-gz"
 # counter metrics: a host's files together (its telemetry counts for its
 # processes' calls), each row's samples and fixed-point sums merged
