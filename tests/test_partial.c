@@ -367,6 +367,45 @@ Test(partial, pids_tids_and_call_paths_merge)
     g_named = false;
 }
 
+/* What a rank sends as a pid: '#' and a number, '=' and a name; anything
+ * else (a hostile or damaged rank's) is a name shown as sent, never a
+ * number it does not spell, and the rows sort numbers first. */
+Test(partial, pid_texts_read_back)
+{
+    static const struct { const char *sent, *shown; } cases[] = {
+        { "#5", "5" }, { "#-5", "-5" }, { "#9223372036854775807", "9223372036854775807" },
+        { "=w1", "w1" }, { "#", "#" }, { "#-", "#-" }, { "x", "x" }, { "#12a", "#12a" },
+        { "#9223372036854775808", "#9223372036854775808" },   /* past an int64 */
+        { "#-9223372036854775808", "#-9223372036854775808" }, /* the names' range */
+    };
+    static const char *const order[] = { "-5", "5", "9223372036854775807", "#", "#-",
+                                         "#-9223372036854775808", "#12a", "#9223372036854775808", "w1", "x" };
+    size_t n = sizeof cases / sizeof *cases;
+    char err[256];
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BIT(DFN_M_COUNT) };
+    cr_assert(dfn_dims_parse("pid", q.dims, &q.ndims, err, sizeof err));
+    dfn_partial *p = dfn_partial_new(&q);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t key = dfn_partial_text(p, cases[k].sent, strlen(cases[k].sent));
+        dfn_rowsums a_call = { .count = 1 };
+        dfn_partial_add(p, dfn_partial_row(p, &key), &a_call);
+    }
+    dfn_result *r = dfn_partial_finish(p, &q, NULL, err, sizeof err);
+    cr_assert(r, "%s", err);
+    cr_assert_eq(r->nrows, n);
+    for (size_t row = 0; row < n; row++) {
+        char buf[64];
+        size_t len;
+        const char *t = dfn_result_key_str(NULL, r, row, 0, buf, sizeof buf, &len);
+        cr_assert_str_eq(t, order[row], "row %zu", row);
+        size_t k = 0;
+        while (k < n && strcmp(cases[k].shown, t) != 0) k++;
+        cr_assert(k < n, "row %zu: %s was never sent", row, t);
+    }
+    dfn_result_free(r);
+    dfn_dims_free(q.dims, q.ndims);
+}
+
 /* Call paths' texts sort as the tree does: function by function, a
  * name before the longer names it begins, a caller before its callees,
  * escapes undone. */
