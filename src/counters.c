@@ -197,11 +197,11 @@ static int crow_cmp(const void *a, const void *b)
         /* numbers, then names by their text: a named pid's value is a
          * string id, which depends on the parser thread that met the name
          * first (dfn_id_cmp's order) */
-        case DFN_CDIM_PID:
-            if (dfn_id_named(px) != dfn_id_named(py)) c = dfn_id_named(px) ? 1 : -1;
-            else if (!dfn_id_named(px)) c = px < py ? -1 : px > py;
-            else c = strcmp(crow_text(s, r, d, x->key[k]), crow_text(s, r, d, y->key[k]));
+        case DFN_CDIM_PID: {
+            bool named = dfn_id_named(px) && dfn_id_named(py);
+            c = dfn_id_order(px, named ? crow_text(s, r, d, x->key[k]) : "", py, named ? crow_text(s, r, d, y->key[k]) : "");
             break;
+        }
         /* time: bins before the trace start are negative */
         default: c = (int64_t)x->key[k] < (int64_t)y->key[k] ? -1 : (int64_t)x->key[k] > (int64_t)y->key[k]; break;
         }
@@ -308,16 +308,21 @@ static void cquery_key(const dfn_store *s, const dfn_cquery *q, const cbins *cb,
     }
 }
 
-static void cquery_add(dfn_cresult *out, dfn_strtab *keys, size_t *cap, const uint64_t *key, double value)
+dfn_crow *dfn_cresult_row(dfn_cresult *r, dfn_strtab *keys, size_t *cap, const uint64_t *key)
 {
     uint32_t before = dfn_strtab_count(keys), row = dfn_strtab_intern(keys, (const char *)key, DFN_CDIMS_MAX * sizeof *key);
     if (row == before) {
-        dfn_grow((void **)&out->rows, cap, row + 1, sizeof *out->rows);
-        out->rows[row] = (dfn_crow){ .samples = 0, .min = INFINITY, .max = -INFINITY, .xs = DFN_FSUM_INIT };
-        memcpy(out->rows[row].key, key, DFN_CDIMS_MAX * sizeof *key);
-        out->nrows = row + 1;
+        dfn_grow((void **)&r->rows, cap, row + 1, sizeof *r->rows);
+        r->rows[row] = (dfn_crow){ .samples = 0, .min = INFINITY, .max = -INFINITY, .xs = DFN_FSUM_INIT };
+        memcpy(r->rows[row].key, key, DFN_CDIMS_MAX * sizeof *key);
+        r->nrows = row + 1;
     }
-    dfn_crow *r = &out->rows[row];
+    return &r->rows[row];
+}
+
+static void cquery_add(dfn_cresult *out, dfn_strtab *keys, size_t *cap, const uint64_t *key, double value)
+{
+    dfn_crow *r = dfn_cresult_row(out, keys, cap, key);
     r->samples++;
     dfn_fsum_add(&r->xs, value);
     if (value < r->min) r->min = value;
@@ -334,6 +339,15 @@ static size_t sample_first(const dfn_store *s, uint64_t ts)
         else hi = mid;
     }
     return lo;
+}
+
+/* Rows' sums their exact sums' values, the rows in key order (of s's
+ * strings, or a merged result's own). */
+static void crows_finish(const dfn_store *s, dfn_cresult *r)
+{
+    for (size_t i = 0; i < r->nrows; i++) r->rows[i].sum = dfn_fsum_value(&r->rows[i].xs);
+    g_sort = (sort_ctx){ s, r };
+    if (r->nrows) qsort(r->rows, r->nrows, sizeof *r->rows, crow_cmp);
 }
 
 bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen)
@@ -383,9 +397,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
     }
     dfn_strtab_free(keys);
     procsel_free(&ps);
-    for (size_t i = 0; i < out->nrows; i++) out->rows[i].sum = dfn_fsum_value(&out->rows[i].xs);
-    g_sort = (sort_ctx){ s, out };
-    if (out->nrows) qsort(out->rows, out->nrows, sizeof *out->rows, crow_cmp);
+    crows_finish(s, out);
     return true;
 }
 
@@ -412,12 +424,7 @@ size_t dfn_crow_key_text(const dfn_store *s, const dfn_cresult *r, const dfn_cro
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
-void dfn_counters_finish(dfn_cresult *r)
-{
-    for (size_t i = 0; i < r->nrows; i++) r->rows[i].sum = dfn_fsum_value(&r->rows[i].xs);
-    g_sort = (sort_ctx){ NULL, r };
-    if (r->nrows) qsort(r->rows, r->nrows, sizeof *r->rows, crow_cmp);
-}
+void dfn_counters_finish(dfn_cresult *r) { crows_finish(NULL, r); }
 
 void dfn_cresult_free(dfn_cresult *r)
 {

@@ -98,7 +98,8 @@ static uint64_t get_key(ibuf *in, const dfn_cresult *r, dfn_cdim d)
         /* a bin whose start in µs an int64 holds (its label's sum), as
          * every bin of a store's samples does */
         int64_t b = unzigzag(get_any(in, "a time bin")), bin_us = llround(r->bin_s * 1e6);
-        int64_t most = INT64_MAX / 4 / (bin_us > 0 ? bin_us : 1);
+        double room = (double)INT64_MAX / 4 - fabs(r->win_lo_s) * 1e6;   /* (past the window's start) */
+        int64_t most = room > 0 ? (int64_t)(room / (double)(bin_us > 0 ? bin_us : 1)) : 0;
         if (!in->bad && (b > most || b < -most)) in->bad = "a time bin";
         return (uint64_t)b;
     }
@@ -120,14 +121,7 @@ static void get_row(ibuf *in, dfn_cresult *r, dfn_strtab *rows, size_t *cap)
     if (add.any_special) add.special = get_d(in);
     size_t n = get_count(in, 8, "a sum's partials");
     if (in->bad) return;
-    uint32_t before = dfn_strtab_count(rows), row = dfn_strtab_intern(rows, (const char *)key, sizeof key);
-    if (row == before) {
-        dfn_grow((void **)&r->rows, cap, row + 1, sizeof *r->rows);
-        r->rows[row] = (dfn_crow){ .min = lo, .max = hi, .xs = DFN_FSUM_INIT };
-        memcpy(r->rows[row].key, key, sizeof key);
-        r->nrows = row + 1;
-    }
-    dfn_crow *c = &r->rows[row];
+    dfn_crow *c = dfn_cresult_row(r, rows, cap, key);
     c->samples = samples > UINT64_MAX - c->samples ? UINT64_MAX : c->samples + samples;
     if (lo < c->min) c->min = lo;
     if (hi > c->max) c->max = hi;

@@ -2870,10 +2870,8 @@ static const char *result_id_name(const dfn_result *r, int64_t v)
 /* dfn_id_cmp's order, of a store's or a partial's rows alike. */
 static int result_id_cmp(const dfn_result *a, int64_t x, const dfn_result *b, int64_t y)
 {
-    bool nx = dfn_id_named(x), ny = dfn_id_named(y);
-    if (nx != ny) return nx ? 1 : -1;
-    if (!nx) return x < y ? -1 : x > y;
-    return strcmp(result_id_name(a, x), result_id_name(b, y));
+    bool named = dfn_id_named(x) && dfn_id_named(y);
+    return dfn_id_order(x, named ? result_id_name(a, x) : "", y, named ? result_id_name(b, y) : "");
 }
 
 char *dfn_result_key_dup(const dfn_result *r, size_t row, size_t dim, size_t *len)

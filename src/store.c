@@ -363,12 +363,17 @@ char *dfn_id_dup(const dfn_store *s, int64_t v)
     return dfn_id_named(v) ? dfn_xstrdup(dfn_id_name(s, v)) : dfn_xasprintf("%" PRId64, v);
 }
 
-int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b)
+int dfn_id_order(int64_t a, const char *name_a, int64_t b, const char *name_b)
 {
     bool na = dfn_id_named(a), nb = dfn_id_named(b);
     if (na != nb) return na ? 1 : -1;
     if (!na) return a < b ? -1 : a > b;
-    if (a == b && sa == sb) return 0;
-    return strcmp(dfn_id_name(sa, a), dfn_id_name(sb, b));
+    return strcmp(name_a, name_b);
+}
+
+int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b)
+{
+    if (!dfn_id_named(a) || !dfn_id_named(b) || (a == b && sa == sb)) return dfn_id_order(a, "", b, "");
+    return dfn_id_order(a, dfn_id_name(sa, a), b, dfn_id_name(sb, b));
 }
 

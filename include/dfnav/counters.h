@@ -89,6 +89,9 @@ uint8_t *dfn_counters_encode(const dfn_store *s, const dfn_cresult *r, size_t *l
  * may have none. False with a message for bytes that are not such rows;
  * into may then hold some of them. */
 bool dfn_counters_merge(dfn_cresult *into, const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* The row of key (DFN_CDIMS_MAX of them) in r, added empty when new; keys
+ * holds the rows' keys as bytes, row k's the k-th, and *cap r's room. */
+dfn_crow *dfn_cresult_row(dfn_cresult *r, dfn_strtab *keys, size_t *cap, const uint64_t *key);
 /* Merged rows in key order, their sums their exact sums' values. */
 void dfn_counters_finish(dfn_cresult *r);
 /* The text of key k of a row (series name, bin start in seconds, host, pid). */

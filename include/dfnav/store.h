@@ -358,6 +358,9 @@ char *dfn_id_dup(const dfn_store *s, int64_t v);
  * names by their text. Never by a name's string id, which depends on the
  * parser thread that met the name first. */
 int dfn_id_cmp(const dfn_store *sa, int64_t a, const dfn_store *sb, int64_t b);
+/* The same order of two ids whose names (when named) the caller looked
+ * up: a merged result's own text keeps them. */
+int dfn_id_order(int64_t a, const char *name_a, int64_t b, const char *name_b);
 
 /* Processes are (host, pid): *out maps each lane to its process index,
  * numbered in lane order. Returns the number of processes. */
