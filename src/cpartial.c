@@ -26,22 +26,24 @@ static void put_text(obuf *o, const char *t, size_t len)
     put_raw(o, t, len);
 }
 
+/* The text of string id of s's strings, or of r's own (merged rows). */
+static void put_id_text(obuf *o, const dfn_store *s, const dfn_cresult *r, uint32_t id)
+{
+    if (r->keytext) put_text(o, dfn_strtab_str(r->keytext, id), dfn_strtab_len(r->keytext, id));
+    else put_text(o, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+}
+
 /* A row's key k: text for a series and a host, a tag and a number or a
  * name for a pid, a bin's signed index. */
-static void put_key(obuf *o, const dfn_store *s, dfn_cdim d, uint64_t key)
+static void put_key(obuf *o, const dfn_store *s, const dfn_cresult *r, dfn_cdim d, uint64_t key)
 {
     switch (d) {
-    case DFN_CDIM_COUNTER: {
-        uint32_t id = s->series[key];
-        put_text(o, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
-        break;
-    }
-    case DFN_CDIM_HOST: put_text(o, dfn_store_str(s, (uint32_t)key), dfn_strtab_len(s->strs, (uint32_t)key)); break;
+    case DFN_CDIM_COUNTER: put_id_text(o, s, r, r->keytext ? (uint32_t)key : s->series[key]); break;
+    case DFN_CDIM_HOST: put_id_text(o, s, r, (uint32_t)key); break;
     case DFN_CDIM_PID:
         if (dfn_id_named((int64_t)key)) {
-            uint32_t id = (uint32_t)((int64_t)key - DFN_ID_NAMED_BASE);
             put_u(o, 1);
-            put_text(o, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+            put_id_text(o, s, r, (uint32_t)((int64_t)key - DFN_ID_NAMED_BASE));
         } else {
             put_u(o, 0);
             put_u(o, zigzag((int64_t)key));
@@ -61,7 +63,7 @@ uint8_t *dfn_counters_encode(const dfn_store *s, const dfn_cresult *r, size_t *l
     put_u(&o, r->nrows);
     for (size_t i = 0; i < r->nrows; i++) {
         const dfn_crow *row = &r->rows[i];
-        for (size_t k = 0; k < r->ndims; k++) put_key(&o, s, r->dims[k], row->key[k]);
+        for (size_t k = 0; k < r->ndims; k++) put_key(&o, s, r, r->dims[k], row->key[k]);
         put_u(&o, row->samples);
         put_d(&o, row->min);
         put_d(&o, row->max);

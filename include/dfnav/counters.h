@@ -81,7 +81,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
 /* Whether the terms of q are ones counters have; false with a message. */
 bool dfn_counters_check(const dfn_cquery *q, char *err, size_t errlen);
 /* The rows of a share as bytes (keys by their text, exact sums): what an
- * MPI rank sends rank 0. */
+ * MPI rank sends up the tree to rank 0; s is NULL for merged rows. */
 uint8_t *dfn_counters_encode(const dfn_store *s, const dfn_cresult *r, size_t *len);
 /* The rows in bytes from a share added into into, a result of the same
  * query (its window from the same span) that keeps its keys by text:

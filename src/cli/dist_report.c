@@ -1032,10 +1032,45 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     return rc;
 }
 
+/* Counter rows (bytes, len; freed here) from rank `from` merged into m,
+ * while ok: the new ok, what was lost in err. */
+static bool counters_sent(dfn_cresult *m, char *bytes, size_t len, bool ok, int from, char *err, size_t errlen)
+{
+    char why[512];
+    if (ok && (!bytes || !len)) snprintf(err, errlen, "MPI: rank %d's counter rows did not come", from), ok = false;
+    else if (ok && !dfn_counters_merge(m, (const uint8_t *)bytes, len, why, sizeof why))
+        snprintf(err, errlen, "MPI: rank %d's counter rows: %s", from, why), ok = false;
+    free(bytes);
+    return ok;
+}
+
+/* This rank's counter rows (merged, m) with those below it in the binary
+ * tree of ranks, as the partials' (share_reduce); rank 0's are the set's.
+ * False, with why in err, when some rank's were lost: a subtree that
+ * lost some sends nothing, never a part as the whole. */
+static bool counters_reduce(dfn_cresult *m, bool ok, char *err, size_t errlen)
+{
+    int me = dfn_dist_rank(), n = dfn_dist_size();
+    for (int step = 1; step < n; step <<= 1) {
+        if (me % (2 * step) == step) {
+            size_t len = 0;
+            uint8_t *bytes = ok ? dfn_counters_encode(NULL, m, &len) : NULL;
+            (void)dfn_dist_send_bytes(me - step, bytes, len);
+            free(bytes);
+            return ok;
+        }
+        if (me % (2 * step) || me + step >= n) continue;
+        size_t len;
+        char *bytes = dfn_dist_recv_bytes(me + step, &len);
+        ok = counters_sent(m, bytes, len, ok, me + step, err, errlen);
+    }
+    return ok;
+}
+
 /* report --counters on the shares: each rank's rows of its samples, in
  * the set's window (its time origin and samples over the ranks), merged
- * on rank 0 by their keys' text with their exact sums, and printed
- * there. 0, or 2 when a rank's rows were lost (said on rank 0). */
+ * up the tree by their keys' text with their exact sums, and printed on
+ * rank 0. 0, or 2 when a rank's rows were lost (said on rank 0). */
 static int shares_counters(const cli_opts *o, shares *all)
 {
     share *sh = &all->run[0];
@@ -1053,34 +1088,28 @@ static int shares_counters(const cli_opts *o, shares *all)
     dfn_cspan span = { sh->t0 != UINT64_MAX ? sh->t0 : first, first, last };
     q.span = &span;
     double t0 = dfn_now();
-    dfn_cresult r;
-    bool ok = dfn_counters_query(s, &q, &r, err, sizeof err);
-    size_t len = 0;
-    uint8_t *bytes = ok ? dfn_counters_encode(s, &r, &len) : NULL;
-    if (ok) dfn_cresult_free(&r);
+    /* this rank's rows, by their text (the others' merge into them) */
+    dfn_cresult r = {0}, m = {0};   /* (each query clears its result first) */
+    bool ok = dfn_counters_query(s, &q, &r, err, sizeof err) && dfn_counters_query(NULL, &q, &m, err, sizeof err);
+    if (ok) {
+        size_t len;
+        uint8_t *bytes = dfn_counters_encode(s, &r, &len);
+        ok = dfn_counters_merge(&m, bytes, len, err, sizeof err);
+        free(bytes);
+    }
+    dfn_cresult_free(&r);
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     double t1 = dfn_now();
-    size_t *lens = NULL;
-    char **got = dfn_dist_gather_bytes(bytes, len, &lens);
-    free(bytes);
+    ok = counters_reduce(&m, ok, err, sizeof err);
     int rc = 0;
-    if (dfn_dist_rank() == 0) {
-        dfn_cresult m;
-        ok = dfn_counters_query(NULL, &q, &m, err, sizeof err);
-        for (int k = 0; ok && k < dfn_dist_size(); k++) {
-            if (!got[k]) snprintf(err, sizeof err, "MPI: rank %d's counter rows did not come", k), ok = false;
-            else if (!dfn_counters_merge(&m, (const uint8_t *)got[k], lens[k], err, sizeof err)) ok = false;
-        }
-        if (ok) {
-            dfn_counters_finish(&m);
-            dfn_counters_write(stdout, NULL, &m, o->format);
-        } else {
-            fprintf(stderr, "dfnav: %s\n", err);
-            rc = 2;
-        }
-        dfn_cresult_free(&m);
-        dfn_dist_gathered_free(got, lens);
+    if (dfn_dist_rank() == 0 && ok) {
+        dfn_counters_finish(&m);
+        dfn_counters_write(stdout, NULL, &m, o->format);
+    } else if (dfn_dist_rank() == 0) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        rc = 2;
     }
+    dfn_cresult_free(&m);
     all->merge_s = dfn_now() - t1;
     dfn_filter_free(&f);
     return rc;
