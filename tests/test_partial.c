@@ -677,23 +677,36 @@ static void check_counter_split(const unsigned *masks, size_t n, const char *by,
         dfn_cresult_free(&r);
         dfn_store_free(s);
     }
-    dfn_counters_finish(&m);
-    cr_assert_eq(m.nrows, w.nrows, "by %s where '%s': %zu rows and %zu", by, where, m.nrows, w.nrows);
-    cr_assert(m.win_lo_s == w.win_lo_s && m.bin_s == w.bin_s, "by %s: the window", by);
-    for (size_t i = 0; i < w.nrows; i++) {
-        const dfn_crow *a = &w.rows[i], *b = &m.rows[i];
-        for (size_t k = 0; k < w.ndims; k++) {
-            char x[128], y[128];
-            dfn_crow_key_text(whole, &w, a, k, x, sizeof x);
-            dfn_crow_key_text(NULL, &m, b, k, y, sizeof y);
-            cr_assert_str_eq(x, y, "by %s, row %zu, key %zu", by, i, k);
+    /* and the merged rows through their own bytes once more, as a rank
+     * up the tree sends its subtree's */
+    dfn_cresult up;
+    cr_assert(dfn_counters_query(NULL, &q, &up, err, sizeof err), "%s", err);
+    size_t ulen;
+    uint8_t *ubytes = dfn_counters_encode(NULL, &m, &ulen);
+    cr_assert(dfn_counters_merge(&up, ubytes, ulen, err, sizeof err), "%s", err);
+    free(ubytes);
+    dfn_cresult *merged[] = { &m, &up };
+    for (size_t j = 0; j < 2; j++) {
+        dfn_cresult *g = merged[j];
+        dfn_counters_finish(g);
+        cr_assert_eq(g->nrows, w.nrows, "by %s where '%s': %zu rows and %zu", by, where, g->nrows, w.nrows);
+        cr_assert(g->win_lo_s == w.win_lo_s && g->bin_s == w.bin_s, "by %s: the window", by);
+        for (size_t i = 0; i < w.nrows; i++) {
+            const dfn_crow *a = &w.rows[i], *b = &g->rows[i];
+            for (size_t k = 0; k < w.ndims; k++) {
+                char x[128], y[128];
+                dfn_crow_key_text(whole, &w, a, k, x, sizeof x);
+                dfn_crow_key_text(NULL, g, b, k, y, sizeof y);
+                cr_assert_str_eq(x, y, "by %s, row %zu, key %zu (%zu)", by, i, k, j);
+            }
+            cr_assert_eq(a->samples, b->samples, "by %s, row %zu", by, i);
+            cr_assert(memcmp(&a->sum, &b->sum, sizeof a->sum) == 0 && a->min == b->min && a->max == b->max,
+                      "by %s, row %zu (%zu): %.17g %.17g", by, i, j, a->sum, b->sum);
         }
-        cr_assert_eq(a->samples, b->samples, "by %s, row %zu", by, i);
-        cr_assert(memcmp(&a->sum, &b->sum, sizeof a->sum) == 0 && a->min == b->min && a->max == b->max,
-                  "by %s, row %zu: %.17g %.17g", by, i, a->sum, b->sum);
     }
     dfn_cresult_free(&w);
     dfn_cresult_free(&m);
+    dfn_cresult_free(&up);
     dfn_filter_free(&f);
     dfn_store_free(whole);
 }
