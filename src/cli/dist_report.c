@@ -670,15 +670,20 @@ static void shares_damage(const cli_opts *o, const shares *all)
     }
 }
 
+/* Whose failure lost a partial: MPI's (a rank's bytes), a rank's own
+ * query, or its analysis (which one process names the run of). */
+enum { FAIL_MPI, FAIL_QUERY, FAIL_ANALYSIS };
+
 /* What a rank sends up the tree in place of a partial it does not have:
- * a NUL (no partial begins so), then 'Q' and why its own query failed
- * (said in one process's words) or 'M' and what was lost on the way. */
-static uint8_t *reason_bytes(bool own, const char *why, size_t *len)
+ * a NUL (no partial begins so), then 'Q' and why its own query failed or
+ * 'A' why its analysis did (said in one process's words), or 'M' and what
+ * was lost on the way. */
+static uint8_t *reason_bytes(int own, const char *why, size_t *len)
 {
     size_t l = strlen(why);
     uint8_t *b = dfn_xmalloc(l + 2);
     b[0] = 0;
-    b[1] = own ? 'Q' : 'M';
+    b[1] = own == FAIL_ANALYSIS ? 'A' : own ? 'Q' : 'M';
     memcpy(b + 2, why, l);
     *len = l + 2;
     return b;
@@ -688,12 +693,12 @@ static uint8_t *reason_bytes(bool own, const char *why, size_t *len)
  * while ok: the new ok. What was lost goes in err (what, from whom; or
  * the sender's reason, *own when its own query failed), once. */
 static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, const char *what, int from, char *err,
-                       size_t errlen, bool *own)
+                       size_t errlen, int *own)
 {
     char why[512] = "did not come";
     if (bytes && len >= 2 && bytes[0] == 0) {   /* a reason, not a partial */
         if (ok) {
-            *own = bytes[1] == 'Q';
+            *own = bytes[1] == 'A' ? FAIL_ANALYSIS : bytes[1] == 'Q' ? FAIL_QUERY : FAIL_MPI;
             /* (another rank's words: no byte of them reaches a terminal raw) */
             (void)dfn_fmt_safe(bytes + 2, strnlen(bytes + 2, len - 2), err, errlen);
         }
@@ -702,20 +707,20 @@ static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, cons
     }
     dfn_partial *q = bytes && len ? dfn_partial_decode((const uint8_t *)bytes, len, why, sizeof why) : NULL;
     free(bytes);
-    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why), *own = false;
+    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why), *own = FAIL_MPI;
     if (!q || !ok) {
         dfn_partial_free(q);
         return false;
     }
     if (dfn_partial_merge(into, q, err, errlen)) return true;
-    *own = false;
+    *own = FAIL_MPI;
     return false;
 }
 
 /* This rank's partial merged with those below it in the tree; rank 0's
  * is the set's. NULL (rank 0: why in err, *own when a rank's own query
  * failed, as one process's would) when a partial was lost. */
-static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen, bool *own)
+static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen, int *own)
 {
     int me = dfn_dist_rank(), n = dfn_dist_size();
     bool ok = p != NULL;
@@ -812,7 +817,7 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
         dfn_partial_free(cut);
         char *got = dfn_dist_swap_bytes(to, bytes, len, from, &rlen);
         free(bytes);
-        bool own = false;
+        int own = FAIL_MPI;
         ok = merge_sent(mine, got, rlen, ok, "slice of busy time", from, err, errlen, &own);
     }
     free(edge);
@@ -917,10 +922,10 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq
  * rank's query failed, out a rank's own query's failure, which one
  * process would say so); p is spent. Every rank takes part. Comparing,
  * the rows are whole: runs are cut to --top once matched. */
-static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, bool *own, char *err,
+static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, int *own, char *err,
                                  size_t errlen)
 {
-    bool failed = *own;
+    bool failed = *own != FAIL_MPI;
     snprintf(err, errlen, "%s", failed ? sh->why : "a rank's partial result did not come");
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
@@ -941,7 +946,7 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     if (all->labels) whole.top = 0;
     sh->ncompute = p ? p->ncompute : UINT64_MAX;
     dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
-    if (p && !r) *own = false;
+    if (p && !r) *own = FAIL_MPI;
     all->slices_s += t2 - t1;
     all->merge_s += dfn_now() - t2;
     return r;
@@ -971,14 +976,14 @@ static int shares_table(const cli_opts *o, shares *all, const queries *qq, runq 
     bool ok = true;
     const char *label = NULL;   /* the run whose analysis failed, comparing */
     for (size_t k = 0; k < all->n; k++) {
-        bool own = rq[k].failed[j];
+        int own = !rq[k].failed[j] ? FAIL_MPI : all->run[k].why_analysis ? FAIL_ANALYSIS : FAIL_QUERY;
         res[k] = share_combine(all, &all->run[k], &qq->q[j], rq[k].p[j], &own, err, sizeof err);
         /* a rank's own query's failure in one process's words (every
          * share refuses such a query alike); a partial lost on the way,
          * MPI's */
         if (dfn_dist_rank() == 0 && !res[k] && ok) {
             snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err);
-            if (own && all->labels && all->run[k].why_analysis) label = all->labels[k];
+            if (own == FAIL_ANALYSIS && all->labels) label = all->labels[k];
             ok = false;
         }
     }
@@ -1135,7 +1140,7 @@ static dfn_result *share_diag_query(void *ctx, dfn_query *q, uint64_t *ncompute,
     char qerr[2048] = "";
     double t0 = dfn_now();
     dfn_partial *p = sh->set.store ? dfn_query_partial(sh->set.store, q, qerr, sizeof qerr) : NULL;
-    bool own = sh->set.store && !p;
+    int own = sh->set.store && !p ? FAIL_QUERY : FAIL_MPI;
     if (own) snprintf(sh->why, sizeof sh->why, "%s", qerr);
     if (!p) p = dfn_partial_new(q);   /* no share: it adds nothing */
     /* (the slowest rank's query, as the note says of a report's) */

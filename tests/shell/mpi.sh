@@ -173,6 +173,13 @@ refused "a bad compute definition" 2 report --no-cache --by func -m overlap --co
 refused "diagnose: a bad compute definition" 3 report --no-cache --diagnose --compute nosuch=1 "$T/newest-gz"
 refused "compare: a bad compute definition, the run named" 2 report --no-cache --compare --by func -m overlap \
     --compute nosuch=1 "$T/quoted" "$T/u64"
+# ... also when rank 0 has no readable file of the run (the largest, all
+# damage, went to it): the failing rank's reason says it was the analysis
+mkdir -p "$T/rank0bad"
+cp "$T/quoted/"*.pfw "$T/rank0bad/"
+{ printf '\037\213\010\000'; head -c 2000000 /dev/urandom; } >"$T/rank0bad/zz-broken.pfw.gz"
+refused "compare: a bad compute definition, rank 0 without the run" 2 report --no-cache --compare --by func \
+    -m overlap --compute nosuch=1 a="$T/rank0bad" b="$T/u64"
 refused "diagnose by two dimensions" 2 report --no-cache --diagnose --by func,file "$T/newest-gz"
 # counter metrics: a host's files together (its telemetry counts for its
 # processes' calls), each row's samples and fixed-point sums merged
