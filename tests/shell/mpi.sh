@@ -132,20 +132,25 @@ shares "newest-gz: arguments inherited" 2 report --no-cache --by arg.epoch,layer
 # pids and tids by their number, call paths by their text in the tree's
 # order (one rank's call trees, whole processes)
 shares "parts: by pid and tid, json" 3 report --no-cache --by pid,tid -m all -f json "$T/parts"
-shares "u64: by call path, csv" 2 report --no-cache --by path -f csv --sort key "$T/u64"
-shares "newest-gz: call path and file, top 20 by time" 4 report --no-cache --by path,file --sort time_s --top 20 "$T/newest-gz"
-shares "compare by pid and tid" 2 report --no-cache --compare --by pid,tid --sort time_s@diff "$T/u64" "$T/parts"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    shares "u64: by call path, csv" 2 report --no-cache --by path -f csv --sort key "$T/u64"
+    shares "newest-gz: call path and file, top 20 by time" 4 report --no-cache --by path,file --sort time_s --top 20 "$T/newest-gz"
+    shares "compare by pid and tid" 2 report --no-cache --compare --by pid,tid --sort time_s@diff "$T/u64" "$T/parts"
+fi
 # the diagnosis: its queries on the shares, its rules on rank 0, of the
 # selection, layers and processes, and of rows (the set's compute
 # matched over the ranks: a definition that matches nothing skips the
 # exposed-I/O rule as in one process)
 shares "diagnose" 3 report --no-cache --diagnose "$T/newest-gz"
-shares "diagnose, csv, by time" 2 report --no-cache --diagnose --by time -f csv "$T/newest-gz"
-shares "diagnose json by call path" 4 report --no-cache --diagnose --by path -f json "$T/parts"
-shares "diagnose where an inherited argument" 2 report --no-cache --diagnose --where arg.epoch=1 "$T/newest-gz"
 shares "diagnose two runs, by layer" 3 report --no-cache --diagnose --compare --by layer a="$T/u64" b="$T/quoted"
-refused "diagnose two runs as csv" 2 report --no-cache --diagnose --compare -f csv "$T/u64" "$T/quoted"
-shares "diagnose by file, a compute matching nothing" 3 report --no-cache --diagnose --by file --compute func=nosuch --where cat=POSIX "$T/u64"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    shares "diagnose, csv, by time" 2 report --no-cache --diagnose --by time -f csv "$T/newest-gz"
+    shares "diagnose json by call path" 4 report --no-cache --diagnose --by path -f json "$T/parts"
+    shares "diagnose where an inherited argument" 2 report --no-cache --diagnose --where arg.epoch=1 "$T/newest-gz"
+    refused "diagnose two runs as csv" 2 report --no-cache --diagnose --compare -f csv "$T/u64" "$T/quoted"
+    shares "diagnose by file, a compute matching nothing" 3 report --no-cache --diagnose --by file \
+        --compute func=nosuch --where cat=POSIX "$T/u64"
+fi
 # compute united by host: a host's files together (two hosts here), and
 # only for the overlap metrics (self time needs a process's)
 shares "u64: compute united by host" 3 report --no-cache --by layer -m overlap --overlap-by host "$T/u64"
@@ -171,8 +176,10 @@ refused() {
 }
 refused "a bad compute definition" 2 report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz"
 refused "diagnose: a bad compute definition" 3 report --no-cache --diagnose --compute nosuch=1 "$T/newest-gz"
-refused "compare: a bad compute definition, the run named" 2 report --no-cache --compare --by func -m overlap \
-    --compute nosuch=1 "$T/quoted" "$T/u64"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    refused "compare: a bad compute definition, the run named" 2 report --no-cache --compare --by func -m overlap \
+        --compute nosuch=1 "$T/quoted" "$T/u64"
+fi
 # ... also when rank 0 has no readable file of the run (the largest, all
 # damage, went to it): the failing rank's reason says it was the analysis
 mkdir -p "$T/rank0bad"
@@ -180,7 +187,9 @@ cp "$T/quoted/"*.pfw "$T/rank0bad/"
 { printf '\037\213\010\000'; head -c 2000000 /dev/urandom; } >"$T/rank0bad/zz-broken.pfw.gz"
 refused "compare: a bad compute definition, rank 0 without the run" 2 report --no-cache --compare --by func \
     -m overlap --compute nosuch=1 a="$T/rank0bad" b="$T/u64"
-refused "diagnose by two dimensions" 2 report --no-cache --diagnose --by func,file "$T/newest-gz"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    refused "diagnose by two dimensions" 2 report --no-cache --diagnose --by func,file "$T/newest-gz"
+fi
 # counter metrics: a host's files together (its telemetry counts for its
 # processes' calls), each row's samples and fixed-point sums merged
 gen v2hosts --seed 7 --events 16000 --ranks 8 --ranks-per-node 2 --era v2 --counters
@@ -212,13 +221,15 @@ shares "counters: a series some ranks lack" 4 report --no-cache --by host -m cou
 # a series no file has: refused as one process refuses it
 refused "counters: an unknown series" 3 report --no-cache --by func -m +ctr.cpu.nosuch "$T/v2hosts"
 # the --counters table: each rank's rows of its samples in the set's
-# window, merged on rank 0 by their text with their exact sums
+# window, merged up the tree by their text with their exact sums
 shares "counters table" 3 report --no-cache --counters "$T/v2hosts"
-shares "counters table by host and time, csv" 4 report --no-cache --counters --by host,time --bin 0.5 -f csv "$T/v2hosts"
-shares "counters table of a host's telemetry by pid, json" 2 report --no-cache --counters --by pid,host -f json "$T/tele"
-shares "counters table: a series some ranks lack, later samples" 3 report --no-cache --counters --by time \
-    --where 'time>1 counter~mem' -f csv "$T/partial-series"
-refused "counters table: a term counters lack" 2 report --no-cache --counters --where func=read "$T/v2hosts"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    shares "counters table by host and time, csv" 4 report --no-cache --counters --by host,time --bin 0.5 -f csv "$T/v2hosts"
+    shares "counters table of a host's telemetry by pid, json" 2 report --no-cache --counters --by pid,host -f json "$T/tele"
+    shares "counters table: a series some ranks lack, later samples" 3 report --no-cache --counters --by time \
+        --where 'time>1 counter~mem' -f csv "$T/partial-series"
+    refused "counters table: a term counters lack" 2 report --no-cache --counters --where func=read "$T/v2hosts"
+fi
 # a process whose head misleads the plan (its first part behind another
 # process's lines): the load finds it on two ranks, and the set goes to
 # rank 0 whole, saying so
