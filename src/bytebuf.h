@@ -34,6 +34,13 @@ static inline void put_d(obuf *o, double v)
     put_raw(o, &u, sizeof u);
 }
 
+/* A run of bytes after its length (what get_bytes reads). */
+static inline void put_bytes(obuf *o, const void *p, size_t len)
+{
+    put_u(o, len);
+    put_raw(o, p, len);
+}
+
 /* A reader over untrusted bytes: the first failure sticks and says where. */
 typedef struct { const uint8_t *p, *end; const char *bad; } ibuf;
 

@@ -140,9 +140,10 @@ static void procsel_free(procsel *ps)
     if (ps->all) dfn_strtab_free(ps->all);
 }
 
-/* Whether a sample passes every term; the terms were checked to be ones
- * counters have, or (a selection) the process terms are in ps. */
-static bool sample_pass(const dfn_store *s, const dfn_cquery *q, const procsel *ps, const dfn_sample *x)
+/* Whether a sample passes every term (times from t0); the terms were
+ * checked to be ones counters have, or (a selection) the process terms
+ * are in ps. */
+static bool sample_pass(const dfn_store *s, const dfn_cquery *q, uint64_t t0, const procsel *ps, const dfn_sample *x)
 {
     const dfn_filter *f = q->filter;
     if (q->selection && !procsel_pass(ps, x)) return false;
@@ -159,7 +160,7 @@ static bool sample_pass(const dfn_store *s, const dfn_cquery *q, const procsel *
             ok = q->selection || dfn_term_text(t, dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host), false);
             break;
         case DFN_KEY_PID: ok = q->selection || dfn_term_id(s, t, x->pid); break;
-        case DFN_KEY_TIME: ok = dfn_term_num(t, ts_s(counters_t0(s, q), x->ts)); break;
+        case DFN_KEY_TIME: ok = dfn_term_num(t, ts_s(t0, x->ts)); break;
         default: break;
         }
         if (!ok) return false;
@@ -292,8 +293,8 @@ static int tbins_put(const tbins *b, uint64_t t0, const dfn_sample *x, uint64_t 
 }
 
 /* A sample's key: series, time bin (its index in the fixed bins, or a
- * signed bin of cb), host, pid as the query asks. */
-static void cquery_key(const dfn_store *s, const dfn_cquery *q, const cbins *cb, uint64_t bin, const dfn_sample *x,
+ * signed bin of cb from t0), host, pid as the query asks. */
+static void cquery_key(const dfn_cquery *q, const cbins *cb, uint64_t t0, uint64_t bin, const dfn_sample *x,
                        uint64_t *key)
 {
     for (size_t k = 0; k < q->ndims; k++) {
@@ -302,7 +303,7 @@ static void cquery_key(const dfn_store *s, const dfn_cquery *q, const cbins *cb,
         case DFN_CDIM_HOST: key[k] = x->host; break;
         case DFN_CDIM_PID: key[k] = (uint64_t)x->pid; break;
         default:
-            key[k] = q->nbins ? bin : (uint64_t)cbins_put(cb, counters_t0(s, q), x);
+            key[k] = q->nbins ? bin : (uint64_t)cbins_put(cb, t0, x);
             break;
         }
     }
@@ -367,6 +368,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
     tbins tb = { 0 };
     cbins cb = { 0 };
     size_t from = 0;
+    uint64_t t0 = counters_t0(s, q);
     if (q->nbins) {
         tb = tbins_of(q);
         out->win_lo_s = q->win_lo_s;
@@ -374,7 +376,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
         out->nbins = q->nbins;
         out->bin_s = tb.span / 1e6 / (double)tb.n;
         /* the window's samples only: a track is drawn on every move */
-        uint64_t t0 = counters_t0(s, q), back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
+        uint64_t back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
         from = tb.lo >= 0 ? sample_first(s, t0 + (uint64_t)tb.lo) : back >= t0 ? 0 : sample_first(s, t0 - back);
     } else {
         cb = cquery_window(s, q, out);
@@ -387,12 +389,12 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
         const dfn_sample *x = &s->samples[i];
         uint64_t key[DFN_CDIMS_MAX] = { 0 }, bin = 0;
         if (q->nbins) {
-            int where = tbins_put(&tb, counters_t0(s, q), x, &bin);
+            int where = tbins_put(&tb, t0, x, &bin);
             if (where > 0) break;   /* in time order: the rest is later still */
             if (where < 0) continue;
         }
-        if (!sample_pass(s, q, &ps, x)) continue;
-        cquery_key(s, q, &cb, bin, x, key);
+        if (!sample_pass(s, q, t0, &ps, x)) continue;
+        cquery_key(q, &cb, t0, bin, x, key);
         cquery_add(out, keys, &cap, key, x->value);
     }
     dfn_strtab_free(keys);

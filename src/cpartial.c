@@ -17,20 +17,11 @@
 #define CPARTIAL_MAGIC UINT64_C(0x434e4644)
 #define CPARTIAL_VERSION 1
 
-static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
-
-static void put_text(obuf *o, const char *t, size_t len)
-{
-    put_u(o, len);
-    put_raw(o, t, len);
-}
-
 /* The text of string id of s's strings, or of r's own (merged rows). */
 static void put_id_text(obuf *o, const dfn_store *s, const dfn_cresult *r, uint32_t id)
 {
-    if (r->keytext) put_text(o, dfn_strtab_str(r->keytext, id), dfn_strtab_len(r->keytext, id));
-    else put_text(o, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
+    if (r->keytext) put_bytes(o, dfn_strtab_str(r->keytext, id), dfn_strtab_len(r->keytext, id));
+    else put_bytes(o, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
 }
 
 /* A row's key k: text for a series and a host, a tag and a number or a
@@ -46,10 +37,10 @@ static void put_key(obuf *o, const dfn_store *s, const dfn_cresult *r, dfn_cdim 
             put_id_text(o, s, r, (uint32_t)((int64_t)key - DFN_ID_NAMED_BASE));
         } else {
             put_u(o, 0);
-            put_u(o, zigzag((int64_t)key));
+            put_u(o, dfn_zigzag((int64_t)key));
         }
         break;
-    default: put_u(o, zigzag((int64_t)key)); break;
+    default: put_u(o, dfn_zigzag((int64_t)key)); break;
     }
 }
 
@@ -92,14 +83,14 @@ static uint64_t get_key(ibuf *in, const dfn_cresult *r, dfn_cdim d)
     case DFN_CDIM_COUNTER: case DFN_CDIM_HOST: return get_text(in, text);
     case DFN_CDIM_PID: {
         if (get_u(in, 2, "a pid's kind")) return (uint64_t)(DFN_ID_NAMED_BASE + get_text(in, text));
-        int64_t v = unzigzag(get_any(in, "a pid"));
+        int64_t v = dfn_unzigzag(get_any(in, "a pid"));
         if (!in->bad && dfn_id_named(v)) in->bad = "a pid";   /* (numbers never take the names' range) */
         return (uint64_t)v;
     }
     default: {
         /* a bin whose start in µs an int64 holds (its label's sum), as
          * every bin of a store's samples does */
-        int64_t b = unzigzag(get_any(in, "a time bin")), bin_us = llround(r->bin_s * 1e6);
+        int64_t b = dfn_unzigzag(get_any(in, "a time bin")), bin_us = llround(r->bin_s * 1e6);
         double room = (double)INT64_MAX / 4 - fabs(r->win_lo_s) * 1e6;   /* (past the window's start) */
         int64_t most = room > 0 ? (int64_t)(room / (double)(bin_us > 0 ? bin_us : 1)) : 0;
         if (!in->bad && (b > most || b < -most)) in->bad = "a time bin";

@@ -437,10 +437,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
     for (size_t k = 0; k < sizeof st / sizeof *st; k++) put_u(&o, st[k]);
     uint32_t nt = dfn_strtab_count(p->text);
     put_u(&o, nt);
-    for (uint32_t k = 0; k < nt; k++) {
-        put_u(&o, dfn_strtab_len(p->text, k));
-        put_raw(&o, dfn_strtab_str(p->text, k), dfn_strtab_len(p->text, k));
-    }
+    for (uint32_t k = 0; k < nt; k++) put_bytes(&o, dfn_strtab_str(p->text, k), dfn_strtab_len(p->text, k));
     put_u(&o, p->nprocs);
     for (size_t k = 0; k < p->nprocs; k++) {
         put_u(&o, p->procs[k].host);

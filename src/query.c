@@ -3151,19 +3151,15 @@ static void export_file_add(export_ids *x, size_t row, uint32_t f)
  * partial_ids reads them back). */
 static uint32_t export_id(export_ids *x, int64_t v)
 {
-    char num[32];
-    const char *name = num;
-    size_t len;
-    if (dfn_id_named(v)) {   /* (its every byte: a name may hold a NUL) */
-        uint32_t sid = (uint32_t)(v - DFN_ID_NAMED_BASE);
-        name = dfn_store_str(x->s, sid);
-        len = dfn_strtab_len(x->s->strs, sid);
-    } else {
-        len = (size_t)snprintf(num, sizeof num, "%" PRId64, v);
+    if (!dfn_id_named(v)) {
+        char num[32];
+        return dfn_partial_text(x->out, num, (size_t)snprintf(num, sizeof num, "#%" PRId64, v));
     }
+    uint32_t sid = (uint32_t)(v - DFN_ID_NAMED_BASE);   /* (its every byte: a name may hold a NUL) */
+    size_t len = dfn_strtab_len(x->s->strs, sid);
     char *t = dfn_xmalloc(len + 1);
-    t[0] = dfn_id_named(v) ? '=' : '#';
-    memcpy(t + 1, name, len);
+    t[0] = '=';
+    memcpy(t + 1, dfn_store_str(x->s, sid), len);
     uint32_t id = dfn_partial_text(x->out, t, len + 1);
     free(t);
     return id;
