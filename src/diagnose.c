@@ -271,23 +271,11 @@ static figs *figs_at(figs **all, size_t *cap, size_t k)
     return &(*all)[k];
 }
 
-/* Whether the set's analysis has an overlap and an access index: a
- * runner's say (a rank without a share has no analysis of its own). */
-static bool diag_has_overlap(const dfn_diag_src *src, const dfn_analysis *an)
+/* A store's diagnosis: its layers and analysis say what it has. */
+static dfn_diag_src diag_of_store(const dfn_store *s, const dfn_layerset *ls, const dfn_analysis *an, int threads)
 {
-    return src->run ? src->overlap : an && an->overlap;
-}
-
-static bool diag_has_access(const dfn_diag_src *src, const dfn_analysis *an)
-{
-    return src->run ? src->access : an && an->access;
-}
-
-/* The layers whose rows a diagnosis scores: a runner's names, else the
- * layerset's (none: no layer scopes). */
-static const dfn_layers *diag_layers(const dfn_diag_src *src, const dfn_layerset *ls)
-{
-    return src->run ? src->layers : ls ? dfn_layerset_layers(ls) : NULL;
+    return (dfn_diag_src){ .s = s, .threads = threads, .layers = ls ? dfn_layerset_layers(ls) : NULL,
+                           .overlap = an && an->overlap, .access = an && an->access };
 }
 
 /* What every diagnosis starts from: the findings (with the rules that
@@ -299,10 +287,10 @@ static dfn_findings *diag_begin(const dfn_diag_src *src, const dfn_analysis *an,
                                 uint64_t metrics[2], dfn_filter *posix)
 {
     dfn_findings *out = dfn_xcalloc(1, sizeof *out);
-    bool ov = diag_has_overlap(src, an);
+    bool ov = src->overlap;
     /* (a runner's merged rows say whether the set's compute matched) */
     out->no_compute = !ov || (!src->run && dfn_overlap_ncompute(an->overlap) == 0);
-    out->no_access = !diag_has_access(src, an);
+    out->no_access = !src->access;
     metrics[0] = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_SIZE_MEAN);
     metrics[1] = DFN_M_BIT(DFN_M_FILES) | DFN_M_BIT(DFN_M_SHARED_FILES) | DFN_M_BIT(DFN_M_COUNT);
     if (ov) metrics[1] |= DFN_M_BIT(DFN_M_IO_BUSY_S) | DFN_M_BIT(DFN_M_EXPOSED_S);
@@ -315,7 +303,7 @@ static dfn_findings *diag_begin(const dfn_diag_src *src, const dfn_analysis *an,
 dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *selection,
                            const dfn_analysis *an, const dfn_thresholds *t, int threads, char *err, size_t errlen)
 {
-    dfn_diag_src src = { .s = s, .threads = threads };
+    dfn_diag_src src = diag_of_store(s, ls, an, threads);
     return dfn_diagnose_via(&src, ls, selection, an, t, err, errlen);
 }
 
@@ -325,7 +313,7 @@ dfn_findings *dfn_diagnose_via(const dfn_diag_src *src, const dfn_layerset *ls, 
     uint64_t metrics[2];
     dfn_filter posix;
     dfn_findings *out = diag_begin(src, an, selection, metrics, &posix);
-    const dfn_layers *layers = diag_layers(src, ls);
+    const dfn_layers *layers = src->layers;
     scopes sc = { src->s, layers ? layers->n + 1 : 0, dfn_strtab_new() };
     figs *all = NULL;
     size_t cap = 0;
@@ -353,7 +341,7 @@ dfn_findings *dfn_diagnose_via(const dfn_diag_src *src, const dfn_layerset *ls, 
         }
     }
     if (ok) {
-        dctx c = { out, t, diag_has_overlap(src, an), diag_has_access(src, an), NULL };
+        dctx c = { out, t, src->overlap, src->access, NULL };
         size_t nscopes = 1 + sc.nlayers + dfn_strtab_count(sc.procs);
         for (size_t k = 0; k < nscopes && k < cap; k++) {
             char *where, *sf;
@@ -423,7 +411,7 @@ dfn_findings *dfn_diagnose_rows(const dfn_store *s, const dfn_layerset *ls, cons
                                 const dfn_analysis *an, const dfn_thresholds *t, const dfn_dim *by, double bin_s,
                                 int threads, char *err, size_t errlen)
 {
-    dfn_diag_src src = { .s = s, .threads = threads };
+    dfn_diag_src src = diag_of_store(s, ls, an, threads);
     return dfn_diagnose_rows_via(&src, ls, selection, an, t, by, bin_s, err, errlen);
 }
 
@@ -438,7 +426,7 @@ dfn_findings *dfn_diagnose_rows_via(const dfn_diag_src *src, const dfn_layerset 
     uint64_t metrics[2];
     dfn_filter posix;
     dfn_findings *out = diag_begin(src, an, selection, metrics, &posix);
-    bool ov = diag_has_overlap(src, an), ax = diag_has_access(src, an);
+    bool ov = src->overlap, ax = src->access;
     dfn_strtab *keys = dfn_strtab_new();   /* a row's key text -> its scope, in key order */
     figs *all = NULL;
     size_t cap = 0;

@@ -74,9 +74,10 @@ dfn_findings *dfn_diagnose(const dfn_store *s, const dfn_layerset *ls, const dfn
  * other ranks get rows of nothing, and every rank stops where rank 0
  * does), which gives in *ncompute the compute events of the set's
  * overlap (UINT64_MAX: not known): those decide whether the exposed-I/O
- * rule can be judged. With a runner, the set's layers and whether its
- * analysis has an overlap and an access index are the runner's to say
- * (a rank without a share has no layerset or analysis of its own), and s
+ * rule can be judged. layers are the set's (NULL: no layer scopes);
+ * overlap and access say whether its analysis has those indexes
+ * (dfn_diagnose fills all three from its layerset and analysis; a
+ * runner's rank without a share has neither of its own). With a runner s
  * may be NULL (a merged partial's rows keep their text). */
 typedef struct {
     const dfn_store *s;
