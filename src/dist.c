@@ -284,6 +284,25 @@ char **dfn_dist_gather_bytes(const void *data, size_t len, size_t **lens)
     return out;
 }
 
+void dfn_dist_tree(void *ctx, void (*take)(void *ctx, char *bytes, size_t len, int from),
+                   uint8_t *(*give)(void *ctx, size_t *len))
+{
+    int me = dfn_dist_rank(), n = dfn_dist_size();
+    for (int step = 1; step < n; step <<= 1) {
+        if (me % (2 * step) == step) {   /* this rank's subtree is whole: up it goes */
+            size_t len = 0;
+            uint8_t *bytes = give(ctx, &len);
+            (void)dfn_dist_send_bytes(me - step, bytes, len);
+            free(bytes);
+            return;
+        }
+        if (me % (2 * step) || me + step >= n) continue;
+        size_t len;
+        char *bytes = dfn_dist_recv_bytes(me + step, &len);
+        take(ctx, bytes, len, me + step);
+    }
+}
+
 void dfn_dist_gathered_free(char **bufs, size_t *lens)
 {
     for (int r = 0; bufs && r < dfn_dist_size(); r++) free(bufs[r]);

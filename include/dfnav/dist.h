@@ -59,6 +59,14 @@ char *dfn_dist_swap_bytes(int to, const void *data, size_t len, int from, size_t
  * with dfn_dist_gathered_free. */
 char **dfn_dist_gather_bytes(const void *data, size_t len, size_t **lens);
 void dfn_dist_gathered_free(char **bufs, size_t *lens);
+/* A merge up the binary tree of ranks to rank 0: rank r takes what rank
+ * r + step sends, for each step (1, 2, 4 ...) below r's lowest set bit,
+ * take(ctx, bytes, len, from) (bytes malloc'd as dfn_dist_recv_bytes
+ * gives them, NULL when none came; take frees them); then every rank but
+ * 0 sends what give(ctx, &len) makes (malloc'd, freed here; NULL: none)
+ * to the rank above. Every rank calls it: log2(ranks) steps. */
+void dfn_dist_tree(void *ctx, void (*take)(void *ctx, char *bytes, size_t len, int from),
+                   uint8_t *(*give)(void *ctx, size_t *len));
 /* The MPI this build uses ("Open MPI 4.1.4", "MPICH 4.0"), or "none". */
 const char *dfn_dist_backend(void);
 /* Ends MPI (every rank must call it before exiting). */

@@ -34,7 +34,6 @@ typedef struct {
     bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
     uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
-    bool why_analysis;        /* ... its analysis (one process names the run then, comparing) */
     uint64_t ncompute;        /* rank 0: the events compute matched, of the last table merged (UINT64_MAX: none was) */
 } share;
 
@@ -670,9 +669,10 @@ static void shares_damage(const cli_opts *o, const shares *all)
     }
 }
 
-/* Whose failure lost a partial: MPI's (a rank's bytes), a rank's own
- * query, or its analysis (which one process names the run of). */
-enum { FAIL_MPI, FAIL_QUERY, FAIL_ANALYSIS };
+/* Whether a partial was lost to a rank's own failure, and which: its
+ * query, or its analysis (which one process names the run of); OWN_NOT:
+ * none, or MPI lost it on the way. */
+enum { OWN_NOT, OWN_QUERY, OWN_ANALYSIS };
 
 /* What a rank sends up the tree in place of a partial it does not have:
  * a NUL (no partial begins so), then 'Q' and why its own query failed or
@@ -683,7 +683,7 @@ static uint8_t *reason_bytes(int own, const char *why, size_t *len)
     size_t l = strlen(why);
     uint8_t *b = dfn_xmalloc(l + 2);
     b[0] = 0;
-    b[1] = own == FAIL_ANALYSIS ? 'A' : own ? 'Q' : 'M';
+    b[1] = own == OWN_ANALYSIS ? 'A' : own ? 'Q' : 'M';
     memcpy(b + 2, why, l);
     *len = l + 2;
     return b;
@@ -698,7 +698,7 @@ static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, cons
     char why[512] = "did not come";
     if (bytes && len >= 2 && bytes[0] == 0) {   /* a reason, not a partial */
         if (ok) {
-            *own = bytes[1] == 'A' ? FAIL_ANALYSIS : bytes[1] == 'Q' ? FAIL_QUERY : FAIL_MPI;
+            *own = bytes[1] == 'A' ? OWN_ANALYSIS : bytes[1] == 'Q' ? OWN_QUERY : OWN_NOT;
             /* (another rank's words: no byte of them reaches a terminal raw) */
             (void)dfn_fmt_safe(bytes + 2, strnlen(bytes + 2, len - 2), err, errlen);
         }
@@ -707,14 +707,36 @@ static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, cons
     }
     dfn_partial *q = bytes && len ? dfn_partial_decode((const uint8_t *)bytes, len, why, sizeof why) : NULL;
     free(bytes);
-    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why), *own = FAIL_MPI;
+    if (!q && ok) snprintf(err, errlen, "rank %d's %s: %s", from, what, why), *own = OWN_NOT;
     if (!q || !ok) {
         dfn_partial_free(q);
         return false;
     }
     if (dfn_partial_merge(into, q, err, errlen)) return true;
-    *own = FAIL_MPI;
+    *own = OWN_NOT;
     return false;
+}
+
+/* A partial's merge up the tree (dfn_dist_tree): what this rank holds. */
+typedef struct {
+    dfn_partial *p;
+    bool ok;
+    char *err;
+    size_t errlen;
+    int *own;
+} reduce_ctx;
+
+static void reduce_take(void *ctx, char *bytes, size_t len, int from)
+{
+    reduce_ctx *x = ctx;
+    x->ok = merge_sent(x->p, bytes, len, x->ok, "partial result", from, x->err, x->errlen, x->own);
+}
+
+/* (a subtree that lost a partial sends why: never a part as the whole) */
+static uint8_t *reduce_give(void *ctx, size_t *len)
+{
+    reduce_ctx *x = ctx;
+    return x->ok ? dfn_partial_encode(x->p, len) : reason_bytes(*x->own, x->err, len);
 }
 
 /* This rank's partial merged with those below it in the tree; rank 0's
@@ -722,24 +744,11 @@ static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, cons
  * failed, as one process's would) when a partial was lost. */
 static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen, int *own)
 {
-    int me = dfn_dist_rank(), n = dfn_dist_size();
-    bool ok = p != NULL;
-    for (int step = 1; step < n; step <<= 1) {
-        if (me % (2 * step) == step) {
-            size_t len = 0;   /* (a subtree that lost a partial sends why: never a part as the whole) */
-            uint8_t *bytes = p && ok ? dfn_partial_encode(p, &len) : reason_bytes(*own, err, &len);
-            (void)dfn_dist_send_bytes(me - step, bytes, len);
-            free(bytes);
-            dfn_partial_free(p);
-            return NULL;
-        }
-        if (me % (2 * step) || me + step >= n) continue;
-        size_t len;
-        char *bytes = dfn_dist_recv_bytes(me + step, &len);
-        ok = merge_sent(p, bytes, len, ok, "partial result", me + step, err, errlen, own);
-    }
-    if (!ok) { dfn_partial_free(p); return NULL; }
-    return p;
+    reduce_ctx x = { p, p != NULL, err, errlen, own };
+    dfn_dist_tree(&x, reduce_take, reduce_give);
+    if (dfn_dist_rank() == 0 && x.ok) return p;
+    dfn_partial_free(p);
+    return NULL;
 }
 
 /* The edges of the ranks' slices of time (n + 1 of them, from 0 to the
@@ -817,7 +826,7 @@ static bool share_slices(dfn_partial *p, char *err, size_t errlen)
         dfn_partial_free(cut);
         char *got = dfn_dist_swap_bytes(to, bytes, len, from, &rlen);
         free(bytes);
-        int own = FAIL_MPI;
+        int own = OWN_NOT;
         ok = merge_sent(mine, got, rlen, ok, "slice of busy time", from, err, errlen, &own);
     }
     free(edge);
@@ -841,8 +850,20 @@ typedef struct {
 /* One run's partials of those queries on this rank's share. */
 typedef struct {
     dfn_partial *p[MAXQ];
-    bool failed[MAXQ];        /* this rank's own query failed (why in the share's why) */
+    int failed[MAXQ];         /* this rank's own failure (OWN_*; why in the share's why) */
 } runq;
+
+/* q's partial of this rank's share, or an empty one (it adds nothing)
+ * where the share has no store or its analysis failed (why_not: why) or
+ * its query did: *failed says which (OWN_*), why in sh->why. */
+static dfn_partial *share_partial(share *sh, const dfn_query *q, const char *why_not, int *failed)
+{
+    char err[2048];
+    dfn_partial *p = sh->set.store && !why_not ? dfn_query_partial(sh->set.store, q, err, sizeof err) : NULL;
+    *failed = !sh->set.store ? OWN_NOT : why_not ? OWN_ANALYSIS : p ? OWN_NOT : OWN_QUERY;
+    if (*failed) snprintf(sh->why, sizeof sh->why, "%s", why_not ? why_not : err);
+    return p ? p : dfn_partial_new(q);
+}
 
 /* Comparing, one bin width for every run's time bins, as
  * dfn_compare_run gives them, from the runs' spans over the ranks. */
@@ -903,11 +924,7 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq
         unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
         bool built = !sh->set.store || dfn_runset_analyse(&sh->set, &ro, need, err, sizeof err);
         dfn_analysis_apply(&sh->set.an, &q);
-        rq->p[j] = sh->set.store && built ? dfn_query_partial(sh->set.store, &q, err, sizeof err) : NULL;
-        rq->failed[j] = sh->set.store && !rq->p[j];
-        if (rq->failed[j]) snprintf(sh->why, sizeof sh->why, "%s", err);
-        if (rq->failed[j]) sh->why_analysis = !built;
-        if (!rq->p[j]) rq->p[j] = dfn_partial_new(&q);   /* no share: it adds nothing */
+        rq->p[j] = share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
     }
     dfn_analysis_free(&sh->set.an);
     memset(&sh->set.an, 0, sizeof sh->set.an);
@@ -925,7 +942,7 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq
 static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, int *own, char *err,
                                  size_t errlen)
 {
-    bool failed = *own != FAIL_MPI;
+    bool failed = *own != OWN_NOT;
     snprintf(err, errlen, "%s", failed ? sh->why : "a rank's partial result did not come");
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
@@ -946,7 +963,7 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     if (all->labels) whole.top = 0;
     sh->ncompute = p ? p->ncompute : UINT64_MAX;
     dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
-    if (p && !r) *own = FAIL_MPI;
+    if (p && !r) *own = OWN_NOT;
     all->slices_s += t2 - t1;
     all->merge_s += dfn_now() - t2;
     return r;
@@ -976,14 +993,14 @@ static int shares_table(const cli_opts *o, shares *all, const queries *qq, runq 
     bool ok = true;
     const char *label = NULL;   /* the run whose analysis failed, comparing */
     for (size_t k = 0; k < all->n; k++) {
-        int own = !rq[k].failed[j] ? FAIL_MPI : all->run[k].why_analysis ? FAIL_ANALYSIS : FAIL_QUERY;
+        int own = rq[k].failed[j];
         res[k] = share_combine(all, &all->run[k], &qq->q[j], rq[k].p[j], &own, err, sizeof err);
         /* a rank's own query's failure in one process's words (every
          * share refuses such a query alike); a partial lost on the way,
          * MPI's */
         if (dfn_dist_rank() == 0 && !res[k] && ok) {
             snprintf(first, sizeof first, "%s%s", own ? "" : "MPI: ", err);
-            if (own == FAIL_ANALYSIS && all->labels) label = all->labels[k];
+            if (own == OWN_ANALYSIS && all->labels) label = all->labels[k];
             ok = false;
         }
     }
@@ -1049,27 +1066,35 @@ static bool counters_sent(dfn_cresult *m, char *bytes, size_t len, bool ok, int 
     return ok;
 }
 
+/* Counter rows' merge up the tree (dfn_dist_tree): what this rank holds. */
+typedef struct {
+    dfn_cresult *m;
+    bool ok;
+    char *err;
+    size_t errlen;
+} creduce_ctx;
+
+static void creduce_take(void *ctx, char *bytes, size_t len, int from)
+{
+    creduce_ctx *x = ctx;
+    x->ok = counters_sent(x->m, bytes, len, x->ok, from, x->err, x->errlen);
+}
+
+/* (a subtree that lost some rows sends none: never a part as the whole) */
+static uint8_t *creduce_give(void *ctx, size_t *len)
+{
+    creduce_ctx *x = ctx;
+    return x->ok ? dfn_counters_encode(NULL, x->m, len) : NULL;
+}
+
 /* This rank's counter rows (merged, m) with those below it in the binary
- * tree of ranks, as the partials' (share_reduce); rank 0's are the set's.
- * False, with why in err, when some rank's were lost: a subtree that
- * lost some sends nothing, never a part as the whole. */
+ * tree of ranks, as the partials'; rank 0's are the set's. False, with
+ * why in err, when some rank's were lost. */
 static bool counters_reduce(dfn_cresult *m, bool ok, char *err, size_t errlen)
 {
-    int me = dfn_dist_rank(), n = dfn_dist_size();
-    for (int step = 1; step < n; step <<= 1) {
-        if (me % (2 * step) == step) {
-            size_t len = 0;
-            uint8_t *bytes = ok ? dfn_counters_encode(NULL, m, &len) : NULL;
-            (void)dfn_dist_send_bytes(me - step, bytes, len);
-            free(bytes);
-            return ok;
-        }
-        if (me % (2 * step) || me + step >= n) continue;
-        size_t len;
-        char *bytes = dfn_dist_recv_bytes(me + step, &len);
-        ok = counters_sent(m, bytes, len, ok, me + step, err, errlen);
-    }
-    return ok;
+    creduce_ctx x = { m, ok, err, errlen };
+    dfn_dist_tree(&x, creduce_take, creduce_give);
+    return x.ok;
 }
 
 /* report --counters on the shares: each rank's rows of its samples, in
@@ -1137,12 +1162,9 @@ static dfn_result *share_diag_query(void *ctx, dfn_query *q, uint64_t *ncompute,
     q->share = true;
     q->threads = x->o->threads;
     q->layers = sh->set.ls;
-    char qerr[2048] = "";
     double t0 = dfn_now();
-    dfn_partial *p = sh->set.store ? dfn_query_partial(sh->set.store, q, qerr, sizeof qerr) : NULL;
-    int own = sh->set.store && !p ? FAIL_QUERY : FAIL_MPI;
-    if (own) snprintf(sh->why, sizeof sh->why, "%s", qerr);
-    if (!p) p = dfn_partial_new(q);   /* no share: it adds nothing */
+    int own;
+    dfn_partial *p = share_partial(sh, q, NULL, &own);
     /* (the slowest rank's query, as the note says of a report's) */
     x->all->query_s += dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     char cerr[2048];
