@@ -1015,38 +1015,51 @@ static int sample_cmp(const void *a, const void *b)
 
 /* Counter samples into the store, series numbered in (file, block) order
  * so that they do not depend on the thread count; before the merge, which
- * frees the chunks. */
+ * frees the chunks. A series is its joined name ("cpu" "user_pct" and
+ * "cpu.user" "pct" are both "cpu.user_pct"): the text that ctr.SERIES names
+ * and that MPI ranks key their rows by, so one series, as they merge it. */
 static void build_counters(builder *b, const build_in *in)
 {
     dfn_store *s = b->s;
-    size_t total = 0, cap = 0;
+    size_t total = 0, cap = 0, tcap = 0;
     for (size_t k = 0; k < in->nchunks; k++) total += in->chunks[k] ? in->chunks[k]->ncs : 0;
     if (!total) return;
     s->samples = dfn_xmalloc(total * sizeof *s->samples);
-    dfn_strtab *keys = dfn_strtab_new();
+    /* series by their (name, key) pair, then by their text */
+    dfn_strtab *pairs = dfn_strtab_new(), *texts = dfn_strtab_new();
+    uint32_t *pair_series = NULL;
+    size_t pcap = 0;
+    char *t = NULL;
     for (size_t k = 0; k < in->nchunks; k++) {
         const dfn_chunk *c = in->chunks[k];
         for (size_t j = 0; c && j < c->ncs; j++) {
             const dfn_csample *cs = &c->cs[j];
             uint32_t pair[2] = { cs->name, cs->key };
-            uint32_t before = dfn_strtab_count(keys), id = dfn_strtab_intern(keys, (const char *)pair, sizeof pair);
-            if (id == before) {
+            uint32_t before = dfn_strtab_count(pairs), p = dfn_strtab_intern(pairs, (const char *)pair, sizeof pair);
+            if (p == before) {
                 const char *n = dfn_strtab_str(s->strs, cs->name), *f = dfn_strtab_str(s->strs, cs->key);
                 size_t nl = dfn_strtab_len(s->strs, cs->name), fl = dfn_strtab_len(s->strs, cs->key);
-                char *t = dfn_xmalloc(nl + fl + 2);
+                dfn_grow((void **)&t, &tcap, nl + fl + 2, 1);
                 memcpy(t, n, nl);
                 t[nl] = '.';
                 memcpy(t + nl + 1, f, fl);
-                dfn_grow((void **)&s->series, &cap, id + 1, sizeof *s->series);
-                s->series[id] = dfn_strtab_intern(s->strs, t, nl + 1 + fl);
-                s->nseries = id + 1;
-                free(t);
+                uint32_t had = dfn_strtab_count(texts), id = dfn_strtab_intern(texts, t, nl + 1 + fl);
+                if (id == had) {
+                    dfn_grow((void **)&s->series, &cap, id + 1, sizeof *s->series);
+                    s->series[id] = dfn_strtab_intern(s->strs, t, nl + 1 + fl);
+                    s->nseries = id + 1;
+                }
+                dfn_grow((void **)&pair_series, &pcap, p + 1, sizeof *pair_series);
+                pair_series[p] = id;
             }
-            s->samples[s->nsamples++] = (dfn_sample){ chunk_us(in, c, cs->ts), cs->value, id,
+            s->samples[s->nsamples++] = (dfn_sample){ chunk_us(in, c, cs->ts), cs->value, pair_series[p],
                                                       build_host(b, cs->host, false), cs->pid };
         }
     }
-    dfn_strtab_free(keys);
+    free(t);
+    free(pair_series);
+    dfn_strtab_free(texts);
+    dfn_strtab_free(pairs);
     g_sample_store = s;
     qsort(s->samples, s->nsamples, sizeof *s->samples, sample_cmp);
 }

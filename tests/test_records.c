@@ -644,6 +644,30 @@ Test(counters, samples_per_numeric_field, .init = ctr_setup, .fini = ctr_teardow
     dfn_cresult_free(&r);
 }
 
+/* A series is its joined name: "cpu" with user.x and "cpu.user" with x
+ * are one, as ctr.cpu.user.x names one and as MPI ranks key their rows,
+ * for any thread count. */
+Test(counters, series_of_one_name_are_one)
+{
+    static const char *text =
+        R({"name":"cpu","cat":"sys","type":7,"pid":1,"tid":1,"ts":100,"ph":2,"args":{"user.x":1}})
+        R({"name":"cpu.user","cat":"sys","type":7,"pid":1,"tid":1,"ts":200,"ph":2,"args":{"x":3}})
+        R({"name":"cpu","cat":"sys","type":7,"pid":1,"tid":1,"ts":300,"ph":2,"args":{"user":8}})
+        R({"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":100,"dur":300,"ph":"X","args":{}});
+    for (int threads = 1; threads <= 3; threads += 2) {
+        dfn_store *s = su_load_text("series.pfw", text, threads);
+        cr_assert_eq(s->nsamples, 3);
+        cr_assert_eq(s->nseries, 2, "%d threads: cpu.user.x and cpu.user: %zu series", threads, s->nseries);
+        dfn_cresult r;
+        cquery(s, "counter", NULL, 0, &r);
+        cr_assert_eq(r.nrows, 2);
+        assert_crow(s, &r, "cpu.user.x", 2, 2, 1, 3);
+        assert_crow(s, &r, "cpu.user", 1, 8, 8, 8);
+        dfn_cresult_free(&r);
+        dfn_store_free(s);
+    }
+}
+
 Test(counters, grouped_by_every_dimension, .init = ctr_setup, .fini = ctr_teardown)
 {
     const dfn_store *s = ctr_st;
