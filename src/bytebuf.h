@@ -1,13 +1,14 @@
-/* Bytes that travel between ranks (partial results, counter rows): a
+/* Bytes that travel between ranks (partial results, counter rows, calls): a
  * growing buffer of varints and doubles written as their 8 bytes, and a
  * reader over untrusted bytes whose first failure sticks and says where.
- * Internal to the engine: partial.c and cpartial.c. */
+ * Internal to the engine: partial.c, cpartial.c and evrows.c. */
 #ifndef DFNAV_BYTEBUF_H
 #define DFNAV_BYTEBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dfnav/util.h"
@@ -69,6 +70,21 @@ static inline double get_d(ibuf *in)
     double v;
     memcpy(&v, &u, sizeof v);
     return v;
+}
+
+/* The magic and the layout's version that open bytes of one kind (what:
+ * "counter rows"): false, with why in err, for another version; a wrong
+ * magic is the reader's failure. */
+static inline bool get_head(ibuf *in, uint64_t magic, uint64_t version, const char *what, char *err, size_t errlen)
+{
+    uint64_t m = get_any(in, "the magic"), v = get_any(in, "the version");
+    if (!in->bad && m != magic) in->bad = "the magic";
+    if (!in->bad && v != version) {
+        snprintf(err, errlen, "%s of version %llu (this dfnav reads %llu)", what, (unsigned long long)v,
+                 (unsigned long long)version);
+        return false;
+    }
+    return true;
 }
 
 /* A count of items of at least min_bytes each: never more than the bytes left could hold. */

@@ -7,7 +7,6 @@
 #include "dfnav/util.h"
 #include "bytebuf.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,12 +131,7 @@ bool dfn_counters_merge(dfn_cresult *into, const uint8_t *buf, size_t len, char 
     }
     if (!into->keytext) into->keytext = dfn_strtab_new();
     ibuf in = { buf, buf + len, NULL };
-    uint64_t magic = get_any(&in, "the magic"), version = get_any(&in, "the version");
-    if (!in.bad && magic != CPARTIAL_MAGIC) in.bad = "the magic";
-    if (!in.bad && version != CPARTIAL_VERSION) {
-        snprintf(err, errlen, "counter rows of version %" PRIu64 " (this dfnav reads %d)", version, CPARTIAL_VERSION);
-        return false;
-    }
+    if (!get_head(&in, CPARTIAL_MAGIC, CPARTIAL_VERSION, "counter rows", err, errlen)) return false;
     bool same = get_u(&in, DFN_CDIMS_MAX + 1, "the dimensions") == into->ndims;
     for (size_t k = 0; k < into->ndims && same && !in.bad; k++) same = get_u(&in, DFN_CDIM_COUNT, "a dimension") == into->dims[k];
     if (!in.bad && !same) {

@@ -4,6 +4,7 @@
  * quote and escape them by their own rules. */
 #include "dfnav/export.h"
 #include "dfnav/chrome.h"
+#include "dfnav/evrows.h"
 #include "dfnav/util.h"
 
 #include <csv.h>
@@ -171,6 +172,21 @@ typedef struct {
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* A merged call's argument names (arg NULL: see dfn_evrow_fields) into
+ * the set seen, and names. */
+typedef struct { dfn_strtab *seen; event_keys *ek; size_t cap; } names_of;
+
+static void name_take(void *ctx, const dfn_arg *arg, const char *name, size_t nlen, const char *text, size_t len,
+                      bool num)
+{
+    (void)arg; (void)text; (void)len; (void)num;
+    names_of *x = ctx;
+    if (!name || dfn_strtab_find(x->seen, name, nlen) != DFN_NOID) return;
+    dfn_strtab_intern(x->seen, name, nlen);
+    dfn_grow((void **)&x->ek->names, &x->cap, x->ek->n + 1, sizeof *x->ek->names);
+    x->ek->names[x->ek->n++] = dfn_xstrndup(name, nlen);
+}
+
 static void event_keys_of(const dfn_compare *c, event_keys *ek)
 {
     memset(ek, 0, sizeof *ek);
@@ -178,35 +194,34 @@ static void event_keys_of(const dfn_compare *c, event_keys *ek)
     for (size_t k = 0; k < c->nruns; k++)
         for (size_t d = 0; d < c->res[k]->ndims; d++) any |= c->res[k]->dims[d].kind == DFN_DIM_EVENT;
     if (!any) return;
-    dfn_strtab *seen = dfn_strtab_new();
-    size_t cap = 0;
+    names_of x = { dfn_strtab_new(), ek, 0 };
     dfn_arg args[DFN_ARGS_MAX];
     for (size_t row = 0; row < c->nrows; row++) {
         size_t rep;
         uint32_t rr = dfn_compare_rep_row(c, row, &rep);
         const dfn_result *r = c->res[rep];
+        if (dfn_evrows_merged(r)) {   /* calls of shares: their names travel with them */
+            ek->calls |= r->merged_agg;
+            (void)dfn_evrow_fields(r, rr, false, name_take, &x);
+            continue;
+        }
         const dfn_store *s = r->store;
         ek->calls |= s->cnt.v != NULL;
         for (size_t d = 0; d < r->ndims; d++) {
             if (r->dims[d].kind != DFN_DIM_EVENT) continue;
             size_t na = dfn_store_args(s, dfn_result_key(r, rr, d)->id, args, DFN_ARGS_MAX);
-            for (size_t a = 0; a < na && a < DFN_ARGS_MAX; a++) {
-                const char *name = dfn_store_str(s, args[a].key);
-                size_t len = dfn_strtab_len(s->strs, args[a].key);
-                if (dfn_strtab_find(seen, name, len) != DFN_NOID) continue;
-                dfn_strtab_intern(seen, name, len);
-                dfn_grow((void **)&ek->names, &cap, ek->n + 1, sizeof *ek->names);
-                ek->names[ek->n++] = dfn_xstrndup(name, len);
-            }
+            for (size_t a = 0; a < na && a < DFN_ARGS_MAX; a++)
+                name_take(&x, NULL, dfn_store_str(s, args[a].key), dfn_strtab_len(s->strs, args[a].key), NULL, 0, false);
         }
     }
-    dfn_strtab_free(seen);
+    dfn_strtab_free(x.seen);
     if (ek->n) qsort(ek->names, ek->n, sizeof *ek->names, cmp_name);
     ek->key = dfn_xcalloc(c->nruns, sizeof *ek->key);
     for (size_t k = 0; k < c->nruns; k++) {
         ek->key[k] = dfn_xcalloc(ek->n ? ek->n : 1, sizeof **ek->key);
         for (size_t j = 0; j < ek->n; j++)
-            ek->key[k][j] = dfn_strtab_find(c->res[k]->store->strs, ek->names[j], strlen(ek->names[j]));
+            ek->key[k][j] = c->res[k]->store ? dfn_strtab_find(c->res[k]->store->strs, ek->names[j], strlen(ek->names[j]))
+                                             : DFN_NOID;
     }
 }
 
@@ -218,42 +233,71 @@ static void event_keys_free(event_keys *ek, size_t nruns)
     free(ek->key);
 }
 
-/* A call's cells: its own fields, then its arguments (ek's columns, blank
- * where it has none). */
-static size_t call_cells(const dfn_store *s, size_t i, cell *cells, const event_keys *ek, size_t run)
+void dfn_call_fields(const dfn_store *s, size_t i, bool calls, dfn_call_field_fn fn, void *ctx)
 {
     char buf[4096];
-    size_t n = 0;
     const dfn_kind *k = &s->kinds[s->kind[i]];
     const dfn_lane *ln = &s->lanes[s->lane[i]];
     int l = snprintf(buf, sizeof buf, "%.6f", dfn_store_ts(s, i) / 1e6);
-    cell_set(&cells[n++], buf, (size_t)l, true);
+    fn(ctx, NULL, NULL, 0, buf, (size_t)l, true);
     l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_dur(s, i));
-    cell_set(&cells[n++], buf, (size_t)l, true);
-    cell_set(&cells[n++], dfn_store_str(s, ln->name), dfn_strtab_len(s->strs, ln->name), false);
-    cell_set(&cells[n++], dfn_store_str(s, ln->rank), dfn_strtab_len(s->strs, ln->rank), true);
-    cell_set(&cells[n++], dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat), false);
-    cell_set(&cells[n++], dfn_store_str(s, k->func), dfn_strtab_len(s->strs, k->func), false);
+    fn(ctx, NULL, NULL, 0, buf, (size_t)l, true);
+    fn(ctx, NULL, NULL, 0, dfn_store_str(s, ln->name), dfn_strtab_len(s->strs, ln->name), false);
+    fn(ctx, NULL, NULL, 0, dfn_store_str(s, ln->rank), dfn_strtab_len(s->strs, ln->rank), true);
+    fn(ctx, NULL, NULL, 0, dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat), false);
+    fn(ctx, NULL, NULL, 0, dfn_store_str(s, k->func), dfn_strtab_len(s->strs, k->func), false);
     uint32_t path = s->files[s->file[i]].path;
-    cell_set(&cells[n++], dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
+    fn(ctx, NULL, NULL, 0, dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
     l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_bytes(s, i));
-    cell_set(&cells[n++], buf, (size_t)l, true);
-    if (ek->calls) {
+    fn(ctx, NULL, NULL, 0, buf, (size_t)l, true);
+    if (calls) {
         l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_calls(s, i));
-        cell_set(&cells[n++], buf, (size_t)l, true);
+        fn(ctx, NULL, NULL, 0, buf, (size_t)l, true);
     }
-    /* the call's arguments decoded once, each into its column */
-    for (size_t j = 0; j < ek->n; j++) cell_set(&cells[n + j], "", 0, false);
     dfn_arg args[DFN_ARGS_MAX];
     size_t na = dfn_store_args(s, i, args, DFN_ARGS_MAX);
-    for (size_t a = 0; a < na && a < DFN_ARGS_MAX; a++)
-        for (size_t j = 0; j < ek->n; j++) {
-            if (ek->key[run][j] != args[a].key) continue;
-            size_t vl = dfn_arg_text(s, &args[a], buf, sizeof buf);
-            cell_set(&cells[n + j], buf, vl, args[a].type == DFN_ARG_INT || args[a].type == DFN_ARG_UINT);
-            break;
-        }
-    return n + ek->n;
+    for (size_t a = 0; a < na && a < DFN_ARGS_MAX; a++) {
+        size_t vl = dfn_arg_text(s, &args[a], buf, sizeof buf);
+        fn(ctx, &args[a], dfn_store_str(s, args[a].key), dfn_strtab_len(s->strs, args[a].key), buf, vl,
+           args[a].type == DFN_ARG_INT || args[a].type == DFN_ARG_UINT);
+    }
+}
+
+/* Where a call's fields go: its own in turn, each argument into its
+ * column (a store's by string id, a merged call's by name); the last of
+ * one name wins. */
+typedef struct { cell *cells; size_t n, own; const event_keys *ek; size_t run; } placer;
+
+static void field_place(void *ctx, const dfn_arg *arg, const char *name, size_t nlen, const char *text, size_t len,
+                        bool num)
+{
+    placer *p = ctx;
+    if (!name) {
+        cell_set(&p->cells[p->n++], text, len, num);
+        return;
+    }
+    for (size_t j = 0; j < p->ek->n; j++) {
+        const char *cn = p->ek->names[j];
+        if (arg ? p->ek->key[p->run][j] != arg->key : strlen(cn) != nlen || memcmp(cn, name, nlen) != 0) continue;
+        cell_set(&p->cells[p->own + j], text, len, num);
+        break;
+    }
+}
+
+/* A call's cells: its own fields, then its arguments (ek's columns, blank
+ * where it has none); row: of r, whose rows are calls. */
+static size_t call_cells(const dfn_result *r, size_t row, size_t i, cell *cells, const event_keys *ek, size_t run)
+{
+    placer p = { cells, 0, NEVENT_COLS + (ek->calls ? 1 : 0), ek, run };
+    for (size_t j = 0; j < ek->n; j++) cell_set(&cells[p.own + j], "", 0, false);
+    if (dfn_evrows_merged(r)) {
+        /* (bytes the merge checked: a damaged row's fields stop early) */
+        if (!dfn_evrow_fields(r, row, ek->calls, field_place, &p))
+            while (p.n < p.own) cell_set(&cells[p.n++], "", 0, false);
+    } else {
+        dfn_call_fields(r->store, i, ek->calls, field_place, &p);
+    }
+    return p.own + ek->n;
 }
 
 /* The key columns of row of r (an event expands to several). */
@@ -281,7 +325,7 @@ static size_t key_cells(const dfn_result *r, size_t row, cell *cells, const even
             continue;
         }
         size_t i = dfn_result_key(r, row, d)->id;
-        n += call_cells(s, i, cells + n, ek, run);
+        n += call_cells(r, row, i, cells + n, ek, run);
     }
     return n;
 }

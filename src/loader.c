@@ -1242,6 +1242,7 @@ static void *merge_part_run(void *arg)
         s->lane[w] = lane;
         s->kind[w] = kind;
         s->file[w] = file;
+        if (s->evsrc) s->evsrc[w] = c->srcs ? c->srcs[j] : c->src;
         if (!m->seen_lane[lane]) { m->seen_lane[lane] = 1; part_note(m, FIRST_LANE, lane); }
         if (!m->seen_kind[kind]) { m->seen_kind[kind] = 1; part_note(m, FIRST_KIND, kind); }
         if (file != DFN_REF_NONE) {
@@ -1408,6 +1409,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     s->lane = dfn_xmalloc_column((n ? n : 1) * sizeof(uint32_t));
     s->kind = dfn_xmalloc_column((n ? n : 1) * sizeof(uint32_t));
     s->file = dfn_xmalloc_column((n ? n : 1) * sizeof(uint32_t));
+    if (l->opts.sources && !in->keep) s->evsrc = dfn_xmalloc_column((n ? n : 1) * sizeof(uint32_t));
     if (any_agg) {   /* only sets with aggregated records pay for their columns */
         s->cnt.v = dfn_xmalloc_column((n ? n : 1) * sizeof(uint32_t));
         s->durmax.v = dfn_xmalloc_column((n ? n : 1) * sizeof(uint32_t));

@@ -2976,17 +2976,48 @@ static void rows_permute(void *base, size_t width, const size_t *order, size_t n
     free(tmp);
 }
 
+/* Moves row i of heap h (of hn rows, the one that sorts last on top)
+ * down to where it belongs. */
+static void best_down(size_t *h, size_t hn, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < hn && row_cmp(&h[l], &h[m]) > 0) m = l;
+        if (l + 1 < hn && row_cmp(&h[l + 1], &h[m]) > 0) m = l + 1;
+        if (m == i) return;
+        size_t t = h[i]; h[i] = h[m]; h[m] = t;
+        i = m;
+    }
+}
+
+/* order[0..keep) becomes the first keep of the n rows in g_sort's order,
+ * sorted, the others after them in no order: a heap of the best keep so
+ * far (the calls a --top keeps of millions, at n log keep comparisons
+ * instead of n log n; row_cmp orders every two rows, so these are the
+ * very rows a whole sort puts first). */
+static void rows_best(size_t *order, size_t n, size_t keep)
+{
+    for (size_t i = keep / 2; i-- > 0;) best_down(order, keep, i);
+    for (size_t i = keep; i < n; i++) {
+        if (row_cmp(&order[i], &order[0]) >= 0) continue;
+        size_t t = order[0]; order[0] = order[i]; order[i] = t;
+        best_down(order, keep, 0);
+    }
+    qsort(order, keep, sizeof *order, row_cmp);
+}
+
 /* Reorders the rows and keeps the first keep of them. */
 static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
 {
     size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
+    if (keep > n) keep = n;
     sortctx c = { r, metric, desc };
     g_sort = &c;
-    qsort(order, n, sizeof *order, row_cmp);
+    if (keep && keep < n / 16) rows_best(order, n, keep);
+    else qsort(order, n, sizeof *order, row_cmp);
     g_sort = NULL;
-    if (keep > n) keep = n;
     if (r->events) {
         uint32_t *ev = dfn_xmalloc((keep ? keep : 1) * sizeof *ev);
         for (size_t i = 0; i < keep; i++) ev[i] = r->events[order[i]];
@@ -3019,6 +3050,11 @@ void dfn_result_sort(dfn_result *r, int metric, bool desc)
     if (r->nrows > 1) result_reorder(r, metric, desc, r->nrows);
 }
 
+void dfn_result_sort_top(dfn_result *r, int metric, bool desc, size_t keep)
+{
+    if (r->nrows > 1 || (keep && r->nrows > keep)) result_reorder(r, metric, desc, keep ? keep : r->nrows);
+}
+
 double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
 {
     const dfn_store *s = r->store;
@@ -3048,8 +3084,10 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     }
     case DFN_M_COMPUTE_S: case DFN_M_IO_BUSY_S: case DFN_M_EXPOSED_S: case DFN_M_OVERLAP_PCT: {
         if (!r->overlap) return NAN;
-        /* as the grouped rows: undefined when compute matched no event */
-        if (m != DFN_M_IO_BUSY_S && dfn_overlap_ncompute(r->overlap) == 0) return NAN;
+        /* as the grouped rows: undefined when compute matched no event
+         * (of the set, when the store is a share of it) */
+        bool none = r->set_compute ? r->set_compute < 0 : dfn_overlap_ncompute(r->overlap) == 0;
+        if (m != DFN_M_IO_BUSY_S && none) return NAN;
         bool cmp = dfn_overlap_is_compute(dfn_overlap_bits(r->overlap), i);
         const uint64_t *iob = dfn_overlap_io_bits(r->overlap);
         bool io = iob ? dfn_overlap_is_compute(iob, i) : s->kinds[s->kind[i]].io;
@@ -3420,6 +3458,7 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_
     r->proc_name = dfn_xmalloc((p->nprocs ? p->nprocs : 1) * sizeof *r->proc_name);
     for (size_t k = 0; k < p->nprocs; k++) r->proc_name[k] = p->procs[k].name;
     r->total_time_s = p->total / 1e6;
+    r->total_us = p->total;
     r->matched = p->matched;
     r->matched_calls = p->matched_calls;
     /* the window and its bins, the same in every share of a set rebased
@@ -3670,6 +3709,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     r->tree = q->tree;
     r->access = q->access;
     r->overlap = q->overlap;
+    r->set_compute = q->set_compute;
     r->vals = dfn_strtab_new();
     r->layers = q->layers ? dfn_layerset_layers(q->layers) : NULL;
     dfn_query_window(s, f, &r->win_lo_s, &r->win_hi_s);
@@ -3752,6 +3792,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     r->matched = p->matched;
     r->matched_calls = p->matched_calls;
     r->total_time_s = p->total / 1e6;
+    r->total_us = p->total;
     if (p->spark_total) {
         /* one table: each event is in one row, so the rows add up to the total */
         for (size_t row = 0; c.one_table && row < p->nacc; row++)

@@ -272,6 +272,7 @@ void dfn_store_free(dfn_store *s)
     free(s->lane);
     free(s->kind);
     free(s->file);
+    free(s->evsrc);
     free(s->args);
     free(s->args_idx);
     dfn_strtab_free(s->strs);

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "dfnav/counters.h"
+#include "dfnav/evrows.h"
 #include "dfnav/fsum.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
 #include "storeutil.h"
+#include "testutil.h"
 
 #define NPROCS 7
 
@@ -855,5 +857,214 @@ Test(partial, partials_of_different_queries_do_not_merge)
     dfn_partial_free(pa);
     dfn_dims_free(a.dims, a.ndims);
     dfn_dims_free(b.dims, b.ndims);
+    dfn_store_free(s);
+}
+
+/* ---- calls (report --by event): each share's rows, merged ---- */
+
+/* Each process's calls as a file of its own, in a new folder: the set's
+ * files in pid order, as MPI's plan numbers them. */
+static void proc_files(char *paths[NPROCS])
+{
+    char *dir = tu_tmpdir();
+    for (int pid = 1; pid <= NPROCS; pid++) {
+        char *text = trace_of(1u << pid), name[32];
+        snprintf(name, sizeof name, "p%d.pfw", pid);
+        paths[pid - 1] = tu_write_file(dir, name, text, strlen(text));
+        free(text);
+    }
+    free(dir);
+}
+
+/* The set's total time, as an MPI sum over the shares gives it. */
+static uint64_t g_set_total;
+static uint64_t set_total(uint64_t own) { (void)own; return g_set_total; }
+
+/* The bytes of a share of processes mask (their files, each event's
+ * file kept) for q, as a rank sends them. */
+static uint8_t *calls_of_share(char *const paths[NPROCS], unsigned mask, const dfn_store *whole, const dfn_query *q,
+                               size_t *len)
+{
+    const char *mine[NPROCS];
+    uint32_t place[NPROCS];
+    size_t n = 0;
+    for (int pid = 1; pid <= NPROCS; pid++)
+        if (mask >> pid & 1) { place[n] = (uint32_t)(pid - 1); mine[n++] = paths[pid - 1]; }
+    dfn_load_opts lo = { .threads = 2, .sources = true };
+    dfn_store *s = dfn_load(mine, n, &lo);
+    cr_assert(s && s->evsrc);
+    cr_assert(dfn_store_rebase(s, whole->t0, whole->t1));
+    dfn_query qk = *q;
+    qk.layers = su_layerset(s, "posix");
+    uint8_t *bytes = dfn_evrows_share(s, &qk, place, NULL, set_total, len);
+    dfn_store_free(s);
+    return bytes;
+}
+
+/* The whole set's calls of (where, sort, desc, top) printed as table,
+ * CSV and JSON, against its shares' merged. */
+static void check_calls(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
+                        bool desc, size_t top)
+{
+    char err[256];
+    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    dfn_filter f;
+    cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    dfn_query q = { .sort = sort, .desc = desc, .top = top, .filter = &f, .threads = 1 };
+    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
+    if (sort >= 0) q.metrics = DFN_M_BASIC | DFN_M_BIT(sort);
+    q.layers = su_layerset(whole, "posix");
+    dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
+    cr_assert(r, "%s", err);
+    dfn_evmerge *m = dfn_evmerge_new(sort);
+    for (size_t k = 0; k < nshares; k++) {
+        size_t len;
+        g_set_total = r->total_us;
+        uint8_t *bytes = calls_of_share(paths, masks[k], whole, &q, &len);
+        bool failed;
+        cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
+        free(bytes);
+    }
+    dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
+    cr_assert(dfn_evrows_merged(mr));
+    dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(mr, sort, desc);
+    cr_assert_gt(r->nrows, 0, "where '%s': calls to print", where);
+    const dfn_format fmts[] = { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON };
+    for (size_t k = 0; k < 3; k++) {
+        char *x = su_compare_text(a, fmts[k]), *y = su_compare_text(b, fmts[k]);
+        cr_assert_str_eq(x, y, "where '%s', sort %d%s top %zu, %zu shares, format %zu", where, sort, desc ? " desc" : "",
+                         top, nshares, k);
+        free(x);
+        free(y);
+    }
+    cr_assert_eq(r->matched, mr->matched);
+    cr_assert_eq(r->matched_calls, mr->matched_calls);
+    dfn_compare_free(a);
+    dfn_compare_free(b);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(whole);
+}
+
+/* Calls of one time in several processes' files (the seeded times
+ * repeat) go in the set's file order, then by line, whatever share
+ * holds them; sorted calls as the set sorts them, cut to the top. */
+Test(partial, calls_of_shares_print_as_the_sets)
+{
+    char *paths[NPROCS];
+    proc_files(paths);
+    check_calls(paths, thirds, 3, "", -1, false, 0);
+    check_calls(paths, each, 7, "cat=POSIX func!=write", -1, true, 40);
+    check_calls(paths, halves, 2, "", DFN_M_TIME_S, true, 25);
+    check_calls(paths, thirds, 3, "file~shared", DFN_M_PCT_TIME, true, 9);
+    check_calls(paths, each, 7, "", DFN_M_BYTES, false, 30);
+    check_calls(paths, one, 1, "", DFN_M_MAX_US, true, 0);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+}
+
+/* Ties that matter: the same time in every process, so that an order by
+ * time alone, or by share, prints another order. */
+Test(partial, calls_of_one_time_go_by_file_then_line)
+{
+    char *dir = tu_tmpdir(), *paths[NPROCS];
+    for (int pid = 1; pid <= NPROCS; pid++) {
+        char text[1024], name[32];
+        int n = 0;
+        for (int k = 0; k < 3; k++)
+            n += snprintf(text + n, sizeof text - (size_t)n,
+                          "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":1,\"ph\":\"X\","
+                          "\"args\":{\"ret\":%d}}\n", pid, k < 2 ? 100 : 200, pid * 10 + k);
+        snprintf(name, sizeof name, "t%d.pfw", pid);
+        paths[pid - 1] = tu_write_file(dir, name, text, (size_t)n);
+    }
+    free(dir);
+    static const unsigned odd_even[] = { 0xaa, 0x54 };
+    check_calls(paths, odd_even, 2, "", -1, false, 0);
+    check_calls(paths, each, 7, "", -1, true, 0);
+    check_calls(paths, thirds, 3, "", DFN_M_TIME_S, true, 5);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+}
+
+/* A share's bytes cut anywhere, of another version, or a share that
+ * failed: refused, said, nothing merged; the rows merged before stay. */
+Test(partial, call_rows_that_are_not_whole_are_refused)
+{
+    char *paths[NPROCS], err[4200];
+    proc_files(paths);
+    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    dfn_query q = { .sort = DFN_M_TIME_S, .desc = true, .top = 6 };
+    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
+    size_t len, glen;
+    g_set_total = 1000000;
+    uint8_t *bytes = calls_of_share(paths, 0x06, whole, &q, &len);
+    uint8_t *good = calls_of_share(paths, 0x08, whole, &q, &glen);
+    bool failed;
+    for (size_t cut = 0; cut < len; cut++) {
+        dfn_evmerge *m = dfn_evmerge_new(q.sort);
+        cr_assert(dfn_evmerge_add(m, good, glen, &failed, err, sizeof err), "%s", err);
+        cr_assert_not(dfn_evmerge_add(m, bytes, cut, &failed, err, sizeof err), "cut at %zu of %zu", cut, len);
+        cr_assert_not(failed);
+        dfn_result *r = dfn_evmerge_finish(m, &q, false);
+        cr_assert_eq(r->nrows, 6, "the whole share's rows stay");
+        dfn_result_free(r);
+    }
+    dfn_evmerge *m = dfn_evmerge_new(-1);   /* rows with values where none are wanted */
+    cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
+    cr_assert(strstr(err, "the sort"), "%s", err);
+    dfn_evmerge_free(m);
+    bytes[1 + (bytes[0] & 0x80 ? 4 : 0)] = 9;   /* (past the magic's varint: the version) */
+    m = dfn_evmerge_new(q.sort);
+    cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
+    cr_assert(strstr(err, "version 9 (this dfnav reads 1)"), "%s", err);
+    free(bytes);
+    bytes = dfn_evrows_failed("no layer 'x'", &len);
+    cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
+    cr_assert(failed);
+    cr_assert_str_eq(err, "no layer 'x'");
+    free(bytes);
+    bytes = dfn_evrows_none(&len);
+    cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
+    free(bytes);
+    dfn_evmerge_free(m);
+    free(good);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(whole);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+}
+
+/* A --top of many rows (the first N of thousands of files, of a million
+ * calls) is what a sort of all of them puts first, ties and all: the
+ * query keeps only the best N while it looks. */
+Test(partial, a_top_of_many_rows_is_what_a_whole_sort_puts_first)
+{
+    dfn_store *s = load_share(0xffu, 2);
+    char err[256];
+    const char *bys[] = { "event", "file", "func,file" };
+    const int sorts[] = { DFN_M_TIME_S, DFN_M_COUNT, DFN_M_MAX_US, -1 };
+    for (size_t b = 0; b < 3; b++)
+        for (size_t k = 0; k < 4; k++)
+            for (int desc = 0; desc < 2; desc++) {
+                dfn_query q = { .sort = sorts[k], .desc = desc, .threads = 1 };
+                cr_assert(dfn_dims_parse(bys[b], q.dims, &q.ndims, err, sizeof err));
+                dfn_result *all = dfn_query_run(s, &q, err, sizeof err);
+                q.top = 17;
+                dfn_result *top = dfn_query_run(s, &q, err, sizeof err);
+                cr_assert(all && top, "%s", err);
+                cr_assert_gt(all->nrows, 16 * 17, "by %s: rows enough for the top's own way", bys[b]);
+                cr_assert_eq(top->nrows, 17);
+                for (size_t row = 0; row < 17; row++) {
+                    char a[256], t[256];
+                    for (size_t d = 0; d < q.ndims; d++) {
+                        dfn_result_key_text(s, all, row, d, a, sizeof a);
+                        dfn_result_key_text(s, top, row, d, t, sizeof t);
+                        cr_assert_str_eq(a, t, "by %s, sort %d%s: row %zu", bys[b], sorts[k], desc ? " desc" : "", row);
+                    }
+                    if (q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT)
+                        cr_assert_eq(all->events[row], top->events[row]);
+                }
+                dfn_result_free(all);
+                dfn_result_free(top);
+                dfn_dims_free(q.dims, q.ndims);
+            }
     dfn_store_free(s);
 }

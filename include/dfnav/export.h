@@ -18,6 +18,17 @@
  * calls only (grouped by event). */
 typedef enum { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON, DFN_FMT_CHROME } dfn_format;
 
+/* One field of a call as report --by event shows it: its text and
+ * whether JSON writes it bare (a number). The call's own fields come
+ * first, arg and name NULL: start_s, dur_us, proc, rank, cat, func,
+ * file, bytes and, when asked, calls (the calls an aggregated record
+ * stands for); then each argument by name (arg: the store's, when the
+ * fields are a store's). */
+typedef void (*dfn_call_field_fn)(void *ctx, const dfn_arg *arg, const char *name, size_t nlen, const char *text,
+                                  size_t len, bool num);
+/* The fields of call i of s, in that order. */
+void dfn_call_fields(const dfn_store *s, size_t i, bool calls, dfn_call_field_fn fn, void *ctx);
+
 /* table, csv, json, or chrome (also perfetto). */
 bool dfn_format_parse(const char *s, dfn_format *out);
 /* Writes a comparison (a single run's result is a comparison of one):

@@ -20,6 +20,9 @@ typedef struct {
     uint64_t cache_limit;     /* the cache's size limit; 0: dfn_cache_limit(cache_dir) */
     bool no_save;             /* take files from the cache's images but save none (MPI's rank 0) */
     bool no_pack;             /* every file a chunk of its own, none packed: the store packs must give (tests) */
+    /* keep each event's file (the store's evsrc): where an MPI rank's
+     * calls fall among the set's at equal times (report --by event) */
+    bool sources;
     /* hash definitions of the rest of a set (records as dfn_store's
      * hashdefs), which outlive the load: a hash no file of this load
      * defines takes its name from them, as it would in a load of the whole

@@ -129,6 +129,10 @@ typedef struct {
      * lacks has no sample here rather than being unknown (the caller
      * checks the set has it) */
     bool share;
+    /* a share's calls: whether compute matched any event of the set (1
+     * yes, -1 none: the overlap metrics of a call are undefined), as the
+     * set's count says; 0: this store's own count */
+    int8_t set_compute;
     /* keep only the metrics asked for, not also those every row gets (a
      * result read for a few of them, such as the explorer's status line
      * facts: 80 bytes a row less) */
@@ -160,6 +164,7 @@ typedef struct {
      * whatever the window; the first bin may begin before the window. */
     double bin0_s;
     double total_time_s;      /* sum of durations of all matched events */
+    uint64_t total_us;        /* the same in whole µs (saturating) */
     size_t overflow_rows;     /* rows with a sum past 2^64: shown as inf */
     uint64_t matched;
     uint64_t matched_calls;   /* the calls they stand for (aggregated records count theirs) */
@@ -173,6 +178,7 @@ typedef struct {
     const dfn_calltree *tree;
     const dfn_access *access;
     const dfn_overlap *overlap;
+    int8_t set_compute;       /* the query's (dfn_query) */
     /* counter metrics: nrows * nctrs means (NaN: no sample in the row's
      * calls), with their names and the samples each mean is of */
     size_t nctrs;
@@ -185,6 +191,9 @@ typedef struct {
     struct dfn_strtab *keytext;
     uint32_t *proc_name;
     size_t nproc_names;
+    /* calls merged from shares (evrows.h): the set has aggregated
+     * records, so its calls show the calls each stands for */
+    bool merged_agg;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);
@@ -226,6 +235,8 @@ static inline int dfn_metric_order(double x, double y, bool desc)
 }
 /* Sorts the rows again (metric, or -1 for the key); ties go by key. */
 void dfn_result_sort(dfn_result *r, int metric, bool desc);
+/* ... and keeps the first keep of them (0: all). */
+void dfn_result_sort_top(dfn_result *r, int metric, bool desc, size_t keep);
 static inline const dfn_keyval *dfn_result_key(const dfn_result *r, size_t row, size_t dim) { return &r->keys[row * r->ndims + dim]; }
 /* Text of one key: file path, "host/pid/tid", bin start seconds ...
  * key_str returns the stored string itself (any length) or formats a

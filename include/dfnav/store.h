@@ -185,6 +185,9 @@ typedef struct dfn_store {
      * one call) and the longest of them; v NULL when the set has none. */
     dfn_col32 cnt, durmax;
     uint32_t *lane, *kind, *file;
+    /* each event's file, an index of src, when the load was asked to keep
+     * them (dfn_load_opts.sources); else NULL */
+    uint32_t *evsrc;
     uint8_t *args;            /* encoded argument records, in event order */
     size_t args_len;
     uint64_t *args_idx;       /* offset of event i * 2^DFN_ARGS_INDEX_SHIFT's record */

@@ -109,9 +109,10 @@ void cli_dist_reopen(void);
  * the others pass none): *nmine paths, pointing into the runs or *list,
  * which the caller frees with the array. *left (rank 0):
  * the files no share holds, which only rank 0's load of the set can read
- * (standard input, what is no regular file). */
+ * (standard input, what is no regular file). *place: each path's place
+ * among the runs' files (their load order), malloc'd. */
 const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
-                            char **list);
+                            char **list, uint32_t **place);
 /* The specs of run k (*ns of them): with --compare its own, else the set
  * of every spec; none on the other ranks (specs NULL). */
 const dfn_runspec *cli_dist_run_specs(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t k, size_t *ns);
@@ -121,6 +122,10 @@ char *cli_dist_image_name(const char *dir, int rank, size_t run);
  * follows does not say again. */
 void cli_dist_inputs_said(void);
 bool cli_dist_inputs_were_said(void);
+/* ... and the set's damage and layers (a query on the shares that went
+ * the images' way after printing them): the load does not say them again. */
+void cli_dist_load_said(void);
+bool cli_dist_load_was_said(void);
 char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
 int cli_dist_worker(const cli_opts *o);
 /* Says on stderr how many of the runs' files rank 0 took from the ranks'

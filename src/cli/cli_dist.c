@@ -281,8 +281,10 @@ static char *dist_mkdir(void)
  * each ended by a NUL. Each file of every run once; standard input and
  * what is no regular file only rank 0's load of the set can read (once:
  * a pipe gives its bytes to one reader), so no share holds them: *left
- * counts them. Rank 0's own share comes back, as the runs' own paths. */
-static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left)
+ * counts them. Rank 0's own share comes back, as the runs' own paths;
+ * each path's place among the runs' files goes with it (*place). */
+static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
+                                    uint32_t **place)
 {
     const char **all;
     uint64_t *bytes;
@@ -298,16 +300,28 @@ static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_
         for (size_t i = 0; i < m; i++)
             if (rank_of[i] == r && bytes[i] != UINT64_MAX) len += strlen(all[i]) + 1;
         char *list = dfn_xmalloc(len ? len : 1), *w = list;
+        uint8_t *at = dfn_xmalloc((m ? m : 1) * 4);   /* places, 4 bytes each, least significant first */
+        size_t k = 0;
         for (size_t i = 0; i < m; i++)
-            if (rank_of[i] == r && bytes[i] != UINT64_MAX) w = stpcpy(w, all[i]) + 1;
+            if (rank_of[i] == r && bytes[i] != UINT64_MAX) {
+                w = stpcpy(w, all[i]) + 1;
+                for (int b = 0; b < 4; b++) at[k * 4 + (size_t)b] = (uint8_t)(i >> (8 * b));
+                k++;
+            }
         (void)dfn_dist_send_bytes(r, list, len);
+        (void)dfn_dist_send_bytes(r, at, k * 4);
         free(list);
+        free(at);
     }
     /* rank 0's, in place: i never falls behind the count kept */
     *nmine = *left = 0;
+    *place = dfn_xmalloc((m ? m : 1) * sizeof **place);
     for (size_t i = 0; i < m; i++) {
         *left += bytes[i] == UINT64_MAX;
-        if (rank_of[i] == 0 && bytes[i] != UINT64_MAX) all[(*nmine)++] = all[i];
+        if (rank_of[i] == 0 && bytes[i] != UINT64_MAX) {
+            (*place)[*nmine] = (uint32_t)i;
+            all[(*nmine)++] = all[i];
+        }
     }
     free(rank_of);
     free(bytes);
@@ -315,13 +329,23 @@ static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_
 }
 
 /* Another rank: the paths of its share, as rank 0 sent them (pointing
- * into *list, which the caller frees). */
-static const char **dist_share_recv(size_t *nmine, char **list)
+ * into *list, which the caller frees), and their places (a place rank 0
+ * did not send is past every file's). */
+static const char **dist_share_recv(size_t *nmine, char **list, uint32_t **place)
 {
-    size_t len;
+    size_t len, plen;
     *list = dfn_dist_recv_bytes(0, &len);
+    char *at = dfn_dist_recv_bytes(0, &plen);
     *nmine = 0;
     for (size_t i = 0; i < len; i++) *nmine += (*list)[i] == 0;
+    *place = dfn_xmalloc((*nmine ? *nmine : 1) * sizeof **place);
+    for (size_t k = 0; k < *nmine; k++) {
+        uint32_t v = UINT32_MAX;
+        if (at && (k + 1) * 4 <= plen)
+            for (int b = 3; b >= 0; b--) v = v << 8 | (uint8_t)at[k * 4 + (size_t)b];
+        (*place)[k] = v;
+    }
+    free(at);
     const char **mine = dfn_xmalloc((*nmine ? *nmine : 1) * sizeof *mine);
     for (size_t i = 0, k = 0; i < len && k < *nmine; k++) {
         mine[k] = *list + i;
@@ -378,11 +402,12 @@ void cli_dist_reopen(void)
 }
 
 const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
-                            char **list)
+                            char **list, uint32_t **place)
 {
     *list = NULL;
     *left = 0;
-    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, by_host, nmine, left) : dist_share_recv(nmine, list);
+    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, by_host, nmine, left, place)
+                                : dist_share_recv(nmine, list, place);
 }
 
 /* Whether rank 0 said the inputs' errors already (a query on the ranks'
@@ -391,6 +416,11 @@ static bool g_inputs_said;
 
 void cli_dist_inputs_said(void) { g_inputs_said = true; }
 bool cli_dist_inputs_were_said(void) { return g_inputs_said; }
+
+static bool g_load_said;
+
+void cli_dist_load_said(void) { g_load_said = true; }
+bool cli_dist_load_was_said(void) { return g_load_said; }
 
 /* Every rank's share of each run into an image of its own, sent to rank
  * 0 (see cli_dist_share). A run an image: the runs of a comparison may
@@ -404,10 +434,12 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
         size_t nmine, left, ns;
         char *list;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        const char **mine = cli_dist_files(sp, ns, false, &nmine, &left, &list);
+        uint32_t *place;
+        const char **mine = cli_dist_files(sp, ns, false, &nmine, &left, &list, &place);
         char *img = dist_parse_share(o, mine, nmine, dir);
         free(mine);
         free(list);
+        free(place);
         if (dfn_dist_rank() > 0) {
             (void)dfn_dist_send_file(0, img);
             if (img) unlink(img);

@@ -181,7 +181,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         dfn_store *s = dfn_loader_finish(ls[k]);
         int st = dfn_store_status(s);
         if (specs[k].in.nerrors && st == 0) st = 1;
-        if (!o->quiet) cli_report_damage(o, s, stderr);
+        if (!o->quiet && !cli_dist_load_was_said()) cli_report_damage(o, s, stderr);
         if (!o->quiet && s && s->cache_note) dfn_warnf(stderr, "cache: %s", s->cache_note);
         if (st == 3) {
             if (n > 1) dfn_warnf(stderr, "%s: nothing could be read", runs[k].label);
@@ -207,7 +207,7 @@ static bool run_layers(const cli_opts *o, cli_run *r, const char *preset)
     char err[1024];
     const char *why = NULL;
     const char *name = o->layers ? o->layers : preset ? preset : dfn_layers_auto(r->set.store, &why);
-    if (!o->layers && !o->quiet && dfn_preset_is_dlio(name))
+    if (!o->layers && !o->quiet && dfn_preset_is_dlio(name) && !cli_dist_load_was_said())
         fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", name, why ? why : "as for the other runs");
     dfn_run_opts ro = cli_run_opts(o);
     if (!dfn_runset_layers(&r->set, r->set.store, &ro, o->layers ? NULL : name, err, sizeof err)) {

@@ -10,6 +10,7 @@
 #include "dfnav/diagnose.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
+#include "dfnav/evrows.h"
 #include "dfnav/export.h"
 #include "dfnav/image.h"
 #include "dfnav/partial.h"
@@ -35,6 +36,8 @@ typedef struct {
     uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
     uint64_t ncompute;        /* rank 0: the events compute matched, of the last table merged (UINT64_MAX: none was) */
+    uint32_t *place;          /* calls (report --by event): each of the store's files' place among the run's, or
+                               * UINT32_MAX when its path is none of the share's */
 } share;
 
 /* The runs' shares and what their queries took. */
@@ -84,7 +87,9 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     q.filter = &f;
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
-    bool ok = m >= -1 && dfn_partial_supports(&q, err, sizeof err);
+    /* calls alone (one run): each share's rows merge as they are (evrows.h) */
+    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT && !o->compare;
+    bool ok = m >= -1 && (calls || dfn_partial_supports(&q, err, sizeof err));
     *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
              : dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q) ? WHOLE_PROCS
                                                                        : WHOLE_NONE;
@@ -181,6 +186,19 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
     return ok;
 }
 
+/* Whether word is report of calls alone (--by event) of one run: the
+ * shares' rows merge as they are (shares_calls). */
+static bool word_calls(const cli_opts *o, int word)
+{
+    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || o->compare || !o->by) return false;
+    char err[256];
+    dfn_query q = {0};
+    bool calls = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims == 1 &&
+                 q.dims[0].kind == DFN_DIM_EVENT;
+    dfn_dims_free(q.dims, q.ndims);
+    return calls;
+}
+
 /* What runs on the ranks' shares: a run of one set, under a launcher. */
 static bool dist_wanted(const cli_opts *o)
 {
@@ -253,15 +271,40 @@ static uint8_t *share_all_defs(const dfn_store *s, size_t *len)
     return all ? all : dfn_xcalloc(1, 1);
 }
 
-/* This rank's share of one run into sh (the files mine), and the ranks'
- * word on what they loaded; names: with the hash names other ranks'
- * files define. Every rank takes part. */
+/* The place among the run's files of each of s's files: the place of
+ * the share's path it was read by (UINT32_MAX: none). */
+static uint32_t *share_places(const dfn_store *s, const char *const *mine, const uint32_t *place, size_t nmine)
+{
+    if (!s) return NULL;
+    dfn_strtab *paths = dfn_strtab_new();
+    uint32_t *first = dfn_xmalloc((nmine ? nmine : 1) * sizeof *first);   /* a path's id -> its first place */
+    for (size_t k = 0; k < nmine; k++) {
+        uint32_t had = dfn_strtab_count(paths), id = dfn_strtab_intern(paths, mine[k], strlen(mine[k]));
+        if (id == had) first[id] = place[k];
+    }
+    uint32_t *out = dfn_xmalloc((s->nsrc ? s->nsrc : 1) * sizeof *out);
+    for (size_t f = 0; f < s->nsrc; f++) {
+        const char *p = s->src[f].path;
+        uint32_t id = p ? dfn_strtab_find(paths, p, strlen(p)) : DFN_NOID;
+        out[f] = id != DFN_NOID ? first[id] : UINT32_MAX;
+    }
+    free(first);
+    dfn_strtab_free(paths);
+    return out;
+}
+
+/* This rank's share of one run into sh (the files mine, at places
+ * place among the run's), and the ranks' word on what they loaded;
+ * names: with the hash names other ranks' files define; calls: each
+ * call's file kept, and each file's place. Every rank takes part. */
 static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, const char *const *mine, size_t nmine,
-                       bool names, share *sh)
+                       const uint32_t *place, bool names, bool calls, share *sh)
 {
     memset(sh, 0, sizeof *sh);
-    /* (parsed, not from an image: the store keeps the hashes its files define) */
-    dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit };
+    /* (parsed, not from an image: the store keeps the hashes its files
+     * define; calls: and each call's file, which orders calls of one
+     * time among the ranks) */
+    dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .sources = calls };
     dfn_store *s = nmine ? dfn_load(mine, nmine, &lo) : NULL;
     /* hashes other ranks' files define: the share read again with their
      * names, as the set's load gives them (whether two ranks' files give
@@ -280,6 +323,7 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
         dfn_warnf(stderr, "MPI: %" PRIu64 " of %d ranks read their share again with the hash names other ranks' files "
                   "define", nagain, dfn_dist_size());
     free(defs);
+    if (calls) sh->place = share_places(s, mine, place, nmine);
     int st = s ? dfn_store_status(s) : 3;
     share_sources(specs, n, s, sh);
     if (st == 3) { dfn_store_free(s); s = NULL; }
@@ -337,7 +381,7 @@ static char **shares_labels(const dfn_runspec *specs, size_t n, bool compare)
  * memory before any loads (one process holds every run too). specs and
  * n: rank 0's; nruns: every rank's. */
 static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, bool by_host, bool names,
-                        shares *all)
+                        bool calls, shares *all)
 {
     memset(all, 0, sizeof *all);
     all->n = nruns;
@@ -345,13 +389,14 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     all->labels = shares_labels(specs, nruns, o->compare);
     const char ***mine = dfn_xcalloc(nruns, sizeof *mine);
     char **lists = dfn_xcalloc(nruns, sizeof *lists);
+    uint32_t **places = dfn_xcalloc(nruns, sizeof *places);
     size_t *nmine = dfn_xcalloc(nruns, sizeof *nmine);
     dfn_estimate est = {0};
     size_t left = 0;
     for (size_t k = 0; k < nruns; k++) {
         size_t l, ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        mine[k] = cli_dist_files(sp, ns, by_host, &nmine[k], &l, &lists[k]);
+        mine[k] = cli_dist_files(sp, ns, by_host, &nmine[k], &l, &lists[k], &places[k]);
         left += l;
         dfn_estimate_add(&est, mine[k], nmine[k]);
     }
@@ -365,14 +410,16 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     for (size_t k = 0; k < nruns && !all->too_big && !all->left; k++) {
         size_t ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        share_load(o, sp, ns, mine[k], nmine[k], names, &all->run[k]);
+        share_load(o, sp, ns, mine[k], nmine[k], places[k], names, calls, &all->run[k]);
     }
     for (size_t k = 0; k < nruns; k++) {
         free(mine[k]);
         free(lists[k]);
+        free(places[k]);
     }
     free(mine);
     free(lists);
+    free(places);
     free(nmine);
 }
 
@@ -381,6 +428,7 @@ static void shares_free(shares *all)
     for (size_t k = 0; k < all->n; k++) {
         dfn_runset_free(&all->run[k].set);
         dfn_store_free(all->run[k].sources);
+        free(all->run[k].place);
         if (all->labels) free(all->labels[k]);
     }
     free(all->run);
@@ -1054,6 +1102,127 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     return rc;
 }
 
+/* This rank's calls of query q on its share, as bytes for rank 0
+ * (evrows.h). The store goes before the rows travel. */
+static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, size_t *len)
+{
+    char err[2048] = "";
+    dfn_run_opts ro = cli_run_opts(o);
+    unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
+    dfn_store *s = sh->set.store;
+    bool built = !s || dfn_runset_analyse(&sh->set, &ro, need, err, sizeof err);
+    dfn_analysis_apply(&sh->set.an, &q);
+    /* the events compute matched over the set: a call's overlap metrics
+     * are undefined when none did, and the note says so */
+    uint64_t nc = dfn_dist_sum_u64(q.overlap ? dfn_overlap_ncompute(q.overlap) : 0);
+    bool overlap = dfn_dist_max_int(q.overlap != NULL);
+    sh->ncompute = overlap ? nc : UINT64_MAX;
+    if (overlap) q.set_compute = nc ? 1 : -1;
+    uint8_t *bytes = dfn_evrows_share(s, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, len);
+    dfn_analysis_free(&sh->set.an);
+    memset(&sh->set.an, 0, sizeof sh->set.an);
+    dfn_store_free(sh->set.store);
+    sh->set.store = NULL;
+    return bytes;
+}
+
+/* Every rank's calls (gathered on rank 0) merged into q's rows there,
+ * each rank's bytes freed once merged (only one copy at a time); a
+ * rank's own failure in one process's words, else MPI's (err). */
+static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *q, bool agg, char *err, size_t errlen)
+{
+    dfn_evmerge *m = dfn_evmerge_new(q->sort);
+    for (int k = 0; k < dfn_dist_size(); k++) {
+        char why[4200];
+        bool failed;
+        bool ok = dfn_evmerge_add(m, (const uint8_t *)got[k], got[k] ? lens[k] : 0, &failed, why, sizeof why);
+        free(got[k]);
+        got[k] = NULL;
+        if (!ok) {
+            if (failed) snprintf(err, errlen, "%s", why);
+            else snprintf(err, errlen, "MPI: rank %d's calls: %s", k, why);
+            dfn_evmerge_free(m);
+            return NULL;
+        }
+    }
+    return dfn_evmerge_finish(m, q, agg);
+}
+
+/* Whether rank 0 could not hold every rank's calls (len bytes of this
+ * rank's) as the text it prints, which takes them about three times
+ * while they merge: then rank 0 loads the set whole, which one process
+ * would (said; what the shares' way printed is not said again). Every
+ * rank takes part. */
+static bool calls_too_many(const cli_opts *o, size_t len)
+{
+    uint64_t bytes = dfn_dist_sum_u64(len);
+    int many = 0;
+    if (dfn_dist_rank() == 0) {
+        const char *why;
+        uint64_t avail = dfn_mem_available(&why);
+        if (avail != UINT64_MAX && bytes > avail / 3) {
+            if (!o->quiet)
+                dfn_warnf(stderr, "MPI: the calls to print take %.1f MiB as text, more than a third of the %.1f MiB "
+                          "rank 0 has (%s): rank 0 loads the set whole", bytes / 1048576.0, avail / 1048576.0, why);
+            many = 1;
+        }
+    }
+    many = dfn_dist_bcast_int(many);
+    if (many) cli_dist_load_said();
+    return many != 0;
+}
+
+/* report --by event on the shares: each rank's calls that the query
+ * matches, sorted with the set's total and cut to --top, gathered on
+ * rank 0 and merged into the rows one process prints. 0, or 2 (said). */
+static int shares_calls(const cli_opts *o, shares *all)
+{
+    share *sh = &all->run[0];
+    qspec qs = { o->by, o->where, o->sort, o->top };
+    queries qq;
+    int rc = shares_queries(o, all, &qs, 1, &qq);
+    if (rc) {
+        queries_free(&qq);
+        return rc;
+    }
+    dfn_query q = qq.q[0];
+    q.layers = sh->set.ls;
+    q.share = true;
+    double t0 = dfn_now();
+    size_t len;
+    uint8_t *mine = share_calls(o, sh, q, &len);
+    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    if (calls_too_many(o, len)) {
+        free(mine);
+        dfn_layerset_free(sh->set.ls);
+        sh->set.ls = NULL;
+        queries_free(&qq);
+        return -1;
+    }
+    double t1 = dfn_now();
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(mine, len, &lens);
+    free(mine);
+    if (got) {
+        char err[4400] = "a rank's calls did not come";
+        dfn_result *r = calls_merge(got, lens, &qq.q[0], sh->agg, err, sizeof err);
+        dfn_dist_gathered_free(got, lens);   /* (what was merged, freed on the way) */
+        all->merge_s = dfn_now() - t1;
+        if (!r) {
+            fprintf(stderr, "dfnav: %s\n", err);
+            rc = 2;
+        } else {
+            if (!o->quiet && (qq.q[0].metrics & DFN_M_OVERLAP)) shares_note(o, all, 0);
+            r->layers = &sh->set.layers;
+            rc = cli_report_write(o, dfn_compare_of(r, qq.q[0].sort, qq.q[0].desc), stdout);
+        }
+    }
+    dfn_layerset_free(sh->set.ls);
+    sh->set.ls = NULL;
+    queries_free(&qq);
+    return rc;
+}
+
 /* Counter rows (bytes, len; freed here) from rank `from` merged into m,
  * while ok: the new ok, what was lost in err. */
 static bool counters_sent(dfn_cresult *m, char *bytes, size_t len, bool ok, int from, char *err, size_t errlen)
@@ -1412,7 +1581,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     int whole;
     (void)word_probe(o, word, &whole);
     /* (info's accounts of the files name no hash) */
-    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, all);
+    bool calls = word_calls(o, word);
+    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, calls, all);
     if (all->left) return -1;
     if (all->too_big) {
         if (dfn_dist_rank() == 0)
@@ -1430,6 +1600,11 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
         agree = defs && meta && !(word == CLI_DIST_INFO ? all->run[k].conflicts : all->run[k].unresolved) && agree;
     }
     if (!agree) return -1;
+    /* calls: each file's place among the run's, or the images' way */
+    bool placed = true;
+    for (size_t f = 0; calls && all->run[0].set.store && f < all->run[0].set.store->nsrc; f++)
+        placed &= all->run[0].place && all->run[0].place[f] != UINT32_MAX;
+    if (calls && dfn_dist_max_int(!placed)) return -1;
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */
     /* a counter series no share has: the images' way, whose load of the
@@ -1457,6 +1632,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->diagnose) rc = shares_diagnose(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->counters) rc = shares_counters(o, all);
+    else if (!rc && word_calls(o, word)) rc = shares_calls(o, all);
     else if (!rc && word == CLI_DIST_REPORT) {
         qspec qs = { o->by, o->where, o->sort, o->top };
         size_t tried;

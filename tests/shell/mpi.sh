@@ -123,6 +123,18 @@ shares() {
     grep -q "^dfnav: MPI: $2 ranks: each queried its share" "$T/mpi.err" && ok ||
         fail "$1: not from the ranks' shares: $(grep '^dfnav: MPI:' "$T/mpi.err")"
 }
+# refused NAME N ARGS: ARGS refused under mpirun -n N with one process's
+# status and words (mpirun's own report of the status follows them,
+# between lines of dashes)
+refused() {
+    name=$1 n=$2; shift 2
+    "$DFNAV" "$@" >/dev/null 2>"$T/one.err"
+    want=$?
+    $MPIRUN -n "$n" "$DFNAV" "$@" >/dev/null 2>"$T/mpi.err"
+    check "$name: the status" "$want" "$?"
+    sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+    same_files "$name: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
+}
 mkdir -p "$T/parts"
 for f in "$T/quoted/"*.pfw; do split -n l/2 -d --additional-suffix=.pfw "$f" "$T/parts/$(basename "$f" .pfw)-"; done
 shares "parts: the analysis metrics" 2 report --no-cache --by func -m all "$T/parts"
@@ -162,18 +174,6 @@ check "compute matching nothing: from the shares" 1 "$(grep -c '^dfnav: MPI: 3 r
 grep '^dfnav' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
 same_files "compute matching nothing: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
 same_files "compute matching nothing: the table" "$T/one.out" "$T/mpi.out"
-# refused NAME N ARGS: ARGS refused under mpirun -n N with one process's
-# status and words (mpirun's own report of the status follows them,
-# between lines of dashes)
-refused() {
-    name=$1 n=$2; shift 2
-    "$DFNAV" "$@" >/dev/null 2>"$T/one.err"
-    want=$?
-    $MPIRUN -n "$n" "$DFNAV" "$@" >/dev/null 2>"$T/mpi.err"
-    check "$name: the status" "$want" "$?"
-    sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
-    same_files "$name: said once, as one process says it" "$T/one.err" "$T/mpi.dfnav"
-}
 refused "a bad compute definition" 2 report --no-cache --by func -m overlap --compute nosuch=1 "$T/newest-gz"
 refused "diagnose: a bad compute definition" 3 report --no-cache --diagnose --compute nosuch=1 "$T/newest-gz"
 if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
@@ -287,6 +287,51 @@ check "a process named on one rank only: the images' way" 1 "$(grep -c 'files fr
 printf '%s\n' '{"name":"thread_name","cat":"dftracer","pid":77,"tid":79,"ph":"M","args":{"name":"idle","value":"thread_name"}}' \
     >>"$T/cross/trace-0-of-6.pfw"
 shares "metadata naming nothing: the shares" 2 report --no-cache --by proc "$T/cross"
+# single calls (report --by event): each rank's calls the query matches,
+# sorted with the set's total and cut to --top, merged on rank 0 in the
+# set's order: calls of one time by their file's place among the set's,
+# then by their line (files of one size on four ranks: a merge by rank,
+# or by time alone, gives another order)
+mkdir -p "$T/ties"
+for f in a b c d; do
+    i=0
+    for t in 10 10 20 30 30 30; do
+        i=$((i + 1))
+        printf '{"name":"read","cat":"POSIX","pid":%d,"tid":1,"ts":%d,"dur":%d,"ph":"X","args":{"fname":"/%s%d","ret":%d}}\n' \
+            "$(printf '%d' "'$f")" "$t" "$((t / 10))" "$f" "$t" "$i"
+    done >"$T/ties/$f.pfw"
+done
+shares "calls of one time in four files" 4 report --no-cache --by event -f csv "$T/ties"
+shares "calls: the slowest, json" 3 report --no-cache --by event --sort time_s --top 25 -f json "$T/newest-gz"
+# a call's exposed I/O is undefined only when compute matched no call of
+# the set: here it matches one process's, on one rank
+shares "calls: exposed I/O, compute of one process" 3 report --no-cache --by event -m overlap --sort exposed_s \
+    --top 12 -f csv --compute 'func=TorchFramework.compute pid=1000000' "$T/u64"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    shares "calls of one time, files given in another order" 3 report --no-cache --by event \
+        "$T/ties/d.pfw" "$T/ties/a.pfw" "$T/ties/c.pfw" "$T/ties/b.pfw"
+    shares "calls of one time, two files a rank" 2 report --no-cache --by event --sort key:desc "$T/ties"
+    shares "calls by their share of the set's time" 2 report --no-cache --by event --sort pct_time --top 10 "$T/u64"
+    shares "calls by self time, whole processes" 4 report --no-cache --by event --sort self_s --top 12 -f csv "$T/parts"
+    shares "calls a filter keeps, in time order" 3 report --no-cache --by event --where 'cat=POSIX dur>500' "$T/cross"
+    gen v2agg --seed 6 --events 12000 --ranks 3 --era v2 --aggregate
+    shares "calls of aggregated records" 2 report --no-cache --by event --top 300 -f csv "$T/v2agg"
+    refused "calls: a bad compute definition" 2 report --no-cache --by event -m overlap --sort exposed_s \
+        --compute nosuch=1 "$T/newest-gz"
+    # calls rank 0 could not hold as text (more than a third of its
+    # memory): rank 0 loads the set whole, as one process would, said;
+    # the damage and the layers said once; a top of them, the shares
+    gen callmany --seed 2 --events 300000 --ranks 4
+    echo 'not json' >>"$T/callmany/trace-1-of-4.pfw"
+    DFNAV_MEM_AVAILABLE=150M same "calls too many for rank 0" 3 report --no-cache --by event "$T/callmany"
+    check "calls too many for rank 0: said" 1 "$(grep -c 'the calls to print take [0-9.]* MiB as text, more than a third' "$T/mpi.err")"
+    check "calls too many for rank 0: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+    check "calls too many for rank 0: the damage said once" 1 "$(grep -c 'malformed line' "$T/mpi.err")"
+    check "calls too many for rank 0: the layers said once" 1 "$(grep -c '^dfnav: layers:' "$T/mpi.err")"
+    DFNAV_MEM_AVAILABLE=150M shares "calls too many for rank 0: a top of them" 3 report --no-cache --by event \
+        --top 40 -f csv "$T/callmany"
+    rm -rf "$T/callmany"
+fi
 # the real traces of three eras, when they are beside the sources
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
@@ -348,12 +393,12 @@ same_files "rank 0 without a store: another rank's refusal in one process's word
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/u64" >/dev/null 2>"$T/mpi.err"
 grep -qE '^dfnav: MPI: 3 ranks: each queried its share of the files; rank 0 merged the results \(queries [0-9.]+ s, busy slices [0-9.]+ s, merge [0-9.]+ s\)$' "$T/mpi.err" &&
     ok || fail "report by function: each rank queried its share: $(grep '^dfnav: MPI:' "$T/mpi.err")"
-# and one they do not (single calls, each a row of one share's) takes
-# what the ranks' images gave: each rank's files, where every file
+# and one they do not (calls within groups, each a row of one share's)
+# takes what the ranks' images gave: each rank's files, where every file
 # is a process of its own in microseconds (files sharing one, as these
 # damaged ones do, are read again by rank 0: their events cannot be told
 # apart in an image)
-$MPIRUN -n 3 "$DFNAV" report --no-cache --by event --top 30 "$T/u64" >/dev/null 2>"$T/mpi.err"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func,event --top 30 "$T/u64" >/dev/null 2>"$T/mpi.err"
 check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # a comparison's runs each an image of its own on every rank: runs that
@@ -480,7 +525,7 @@ check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 sig_events=2000000
 if sanitized; then sig_events=300000; fi   # as long a load under ASan
 gen sig --seed 6 --events $sig_events --ranks 4
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by event --top 5 "$T/sig" >/dev/null 2>"$T/sig.err" &
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/sig" >/dev/null 2>"$T/sig.err" &
 mpid=$!
 images() { set -- "$DFNAV_MPI_TMPDIR"/*/*.img; [ -e "$1" ]; }
 n=0
@@ -494,7 +539,7 @@ if images; then
     # (the killed ranks gone first: mpirun may leave them to init to reap)
     n=0
     while [ $n -lt 100 ] && pgrep -f "$T/sig" >/dev/null; do sleep 0.1; n=$((n + 1)); done
-    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
+    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
     check "Ctrl-C on mpirun, then a run: images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 else
     wait $mpid
@@ -530,7 +575,7 @@ for d in "dfnav-rank1-$host-$dead-AbC123" "dfnav-rank0-$host-$dead-XyZ789~" "dfn
     "dfnav-rank1-elsewhere-$dead-OtHeR0" "dfnav-rank1-$host-$dead"; do
     mkdir "$DFNAV_MPI_TMPDIR/$d" && : >"$DFNAV_MPI_TMPDIR/$d/set-0123456789abcdef.img"
 done
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
 check "the next run sweeps what gone ranks left" \
     "$(printf '%s\n' "dfnav-rank1-$host-$$-LiVe00" "dfnav-rank1-$host-$dead" "dfnav-rank1-elsewhere-$dead-OtHeR0" | LC_ALL=C sort | tr '\n' ' ')" \
     "$(ls -A "$DFNAV_MPI_TMPDIR" | LC_ALL=C sort | tr '\n' ' ')"

@@ -1,0 +1,62 @@
+/* dfnav call rows of shares: report --by event on the shares of a set
+ * (MPI ranks, each with a store of its own files) without the set on one
+ * rank. A share's rows travel as bytes: each call with its place in the
+ * set's order (its time from the set's start, its file's place among the
+ * set's files, its place in the share's store, which orders a file's
+ * calls of one time as the set's store does), the fields report shows of
+ * it (dfn_call_fields) and the value it is sorted by, as the share
+ * computed it with the set's total. Rank 0 merges the shares' rows into
+ * one result in the set's order, sorted and cut as the query says: the
+ * rows one process prints. Every byte that comes is checked. */
+#ifndef DFNAV_EVROWS_H
+#define DFNAV_EVROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/export.h"
+#include "dfnav/query.h"
+#include "dfnav/store.h"
+
+/* The first nrows rows of r (a result of s grouped by event alone,
+ * already sorted and cut as the set's will be) and what r matched, as
+ * bytes, *len of them (malloc'd). place[f]: the place of s's file f
+ * among the set's files; sort: the query's metric (values of r's rows),
+ * or none when negative or a counter's. s must keep each event's file
+ * (evsrc). */
+uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
+                           size_t *len);
+/* What share s sends for q (grouped by event alone; its analysis
+ * applied, whose failure is why_not): q's calls on s, sorted with the
+ * set's total time and cut to q's top, or why they are not. total gets
+ * this share's total in whole µs and gives the set's; it is called once
+ * whatever happens (an MPI sum every rank must join). s NULL: a share
+ * without a store. */
+uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
+                          uint64_t (*total)(uint64_t own), size_t *len);
+/* The bytes of a share without calls (no store), and of a share whose
+ * query failed, with why. */
+uint8_t *dfn_evrows_none(size_t *len);
+uint8_t *dfn_evrows_failed(const char *why, size_t *len);
+
+typedef struct dfn_evmerge dfn_evmerge;
+dfn_evmerge *dfn_evmerge_new(int sort);
+/* Adds a share's bytes; false, with why in err, when they are a failed
+ * share's (*failed set: its own words) or not rows of this query and
+ * build (nothing of them is kept then). */
+bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, bool *failed, char *err, size_t errlen);
+/* The rows as q's result: keys are the calls' bytes (r->keytext) in the
+ * set's order, sorted and cut as q says, matched what every share did;
+ * agg: the set has aggregated records. m is spent. */
+dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg);
+void dfn_evmerge_free(dfn_evmerge *m);
+
+/* Whether r's rows are calls merged from shares. */
+bool dfn_evrows_merged(const dfn_result *r);
+/* The fields of merged call row `row` of r, as dfn_call_fields gives a
+ * store's (arg NULL throughout; calls: with the calls field); false when
+ * its bytes are damaged (the fields up to there were given). */
+bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,279 @@
+/* Call rows of shares (see dfnav/evrows.h): a share's rows of report
+ * --by event as bytes, and their merge on rank 0 into the rows one
+ * process prints. A row's key is its bytes: 16 that order it as the
+ * set's store does (time from the set's start, its file's place, its
+ * place in the share's store, each big-endian so that the bytes compare
+ * as the numbers), then its fields. */
+#include "dfnav/evrows.h"
+#include "dfnav/util.h"
+#include "bytebuf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "DFNE" and the layout's version: a rank of another build is refused. */
+#define EVROWS_MAGIC UINT64_C(0x454e4644)
+#define EVROWS_VERSION 1
+#define ORDER_BYTES 16
+/* a field's flags: JSON writes it bare; it is an argument (a name first) */
+enum { F_NUM = 1, F_ARG = 2 };
+/* what a share's bytes hold */
+enum { SHARE_ROWS, SHARE_NONE, SHARE_FAILED };
+
+static void put_be(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int k = bytes - 1; k >= 0; k--, v >>= 8) p[k] = (uint8_t)v;
+}
+
+static void field_put(void *ctx, const dfn_arg *arg, const char *name, size_t nlen, const char *text, size_t len,
+                      bool num)
+{
+    (void)arg;
+    obuf *o = ctx;
+    put_u(o, (uint64_t)(num ? F_NUM : 0) | (name ? F_ARG : 0));
+    if (name) put_bytes(o, name, nlen);
+    put_bytes(o, text, len);
+}
+
+/* The sort's value: one of the metrics (a counter's is none of a call's). */
+static bool sorts_by_value(int sort) { return sort >= 0 && sort < DFN_M_COUNT_; }
+
+uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
+                           size_t *len)
+{
+    obuf o = {0}, row = {0};
+    bool by_value = sorts_by_value(sort);
+    if (nrows > r->nrows) nrows = r->nrows;
+    put_u(&o, EVROWS_MAGIC);
+    put_u(&o, EVROWS_VERSION);
+    put_u(&o, SHARE_ROWS);
+    put_u(&o, r->matched);
+    put_u(&o, r->matched_calls);
+    put_u(&o, by_value);
+    put_u(&o, nrows);
+    for (size_t k = 0; k < nrows; k++) {
+        uint32_t i = r->events[k];
+        uint8_t key[ORDER_BYTES];
+        put_be(key, dfn_store_ts(s, i), 8);
+        put_be(key + 8, place[s->evsrc[i]], 4);
+        put_be(key + 12, i, 4);
+        row.n = 0;
+        put_raw(&row, key, sizeof key);
+        dfn_call_fields(s, i, true, field_put, &row);
+        put_bytes(&o, row.b, row.n);
+        if (by_value) put_d(&o, dfn_result_metric(r, k, (dfn_metric)sort));
+    }
+    free(row.b);
+    *len = o.n;
+    return o.b;
+}
+
+static uint8_t *share_word(int what, const char *why, size_t *len)
+{
+    obuf o = {0};
+    put_u(&o, EVROWS_MAGIC);
+    put_u(&o, EVROWS_VERSION);
+    put_u(&o, (uint64_t)what);
+    if (why) put_bytes(&o, why, strlen(why));
+    *len = o.n;
+    return o.b;
+}
+
+uint8_t *dfn_evrows_none(size_t *len) { return share_word(SHARE_NONE, NULL, len); }
+uint8_t *dfn_evrows_failed(const char *why, size_t *len) { return share_word(SHARE_FAILED, why, len); }
+
+uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
+                          uint64_t (*total)(uint64_t own), size_t *len)
+{
+    char err[2048];
+    /* the query cuts its calls to the top itself, but for pct_time, whose
+     * order is of the set's total (equal shares of it may round apart):
+     * then they come in time order, sorted once the total is known */
+    dfn_query qs = *q;
+    if (q->sort == DFN_M_PCT_TIME) {
+        qs.top = 0;
+        qs.sort = -1;
+        qs.desc = false;
+    }
+    if (s && !why_not && !s->evsrc) why_not = "the calls' files were not kept (a store loaded without sources)";
+    dfn_result *r = s && !why_not ? dfn_query_run(s, &qs, err, sizeof err) : NULL;
+    uint64_t set = total(r ? r->total_us : 0);
+    uint8_t *bytes;
+    if (r) {
+        r->total_us = set;
+        r->total_time_s = set / 1e6;
+        if (q->sort == DFN_M_PCT_TIME) dfn_result_sort_top(r, q->sort, q->desc, q->top);
+        bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, len);
+    } else {
+        bytes = !s ? dfn_evrows_none(len) : dfn_evrows_failed(why_not ? why_not : err, len);
+    }
+    dfn_result_free(r);
+    return bytes;
+}
+
+struct dfn_evmerge {
+    int sort;
+    bool by_value;
+    uint64_t matched, matched_calls;
+    obuf bytes;               /* every row's bytes, end to end */
+    size_t *at, *len;         /* each row's in bytes */
+    double *val;
+    size_t n, cap, lcap, vcap;
+};
+
+dfn_evmerge *dfn_evmerge_new(int sort)
+{
+    dfn_evmerge *m = dfn_xcalloc(1, sizeof *m);
+    m->sort = sort;
+    m->by_value = sorts_by_value(sort);
+    return m;
+}
+
+void dfn_evmerge_free(dfn_evmerge *m)
+{
+    if (!m) return;
+    free(m->bytes.b);
+    free(m->at);
+    free(m->len);
+    free(m->val);
+    free(m);
+}
+
+/* Whether the fields after a row's order bytes read whole. */
+static bool fields_whole(const uint8_t *p, const uint8_t *end)
+{
+    ibuf in = { p, end, NULL };
+    size_t fixed = 0;
+    while (!in.bad && in.p < in.end) {
+        size_t n;
+        uint64_t f = get_u(&in, 4, "a field's kind");
+        if (f & F_ARG) (void)get_bytes(&in, &n, "an argument's name");
+        else fixed++;
+        (void)get_bytes(&in, &n, "a field");
+    }
+    /* start_s ... bytes and calls */
+    return !in.bad && fixed == 9;
+}
+
+bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, bool *failed, char *err, size_t errlen)
+{
+    *failed = false;
+    ibuf in = { buf, buf + len, NULL };
+    if (!get_head(&in, EVROWS_MAGIC, EVROWS_VERSION, "call rows", err, errlen)) return false;
+    uint64_t what = get_u(&in, 3, "what the share sent");
+    if (!in.bad && what == SHARE_NONE && in.p == in.end) return true;
+    if (!in.bad && what == SHARE_FAILED) {
+        size_t wl;
+        const uint8_t *why = get_bytes(&in, &wl, "the share's failure");
+        if (!in.bad) {
+            snprintf(err, errlen, "%.*s", (int)(wl > 4096 ? 4096 : wl), (const char *)why);
+            *failed = true;
+            return false;
+        }
+    }
+    if (!in.bad && what != SHARE_ROWS) in.bad = "what the share sent";
+    uint64_t matched = get_any(&in, "the calls matched"), matched_calls = get_any(&in, "their calls");
+    bool by_value = get_u(&in, 2, "the sort") != 0;
+    if (!in.bad && by_value != m->by_value) in.bad = "the sort";
+    size_t nrows = get_count(&in, 1 + ORDER_BYTES, "the rows"), n0 = m->n, b0 = m->bytes.n;
+    for (size_t k = 0; k < nrows && !in.bad; k++) {
+        size_t rl;
+        const uint8_t *row = get_bytes(&in, &rl, "a row");
+        double v = by_value ? get_d(&in) : NAN;
+        if (!in.bad && (rl < ORDER_BYTES || !fields_whole(row + ORDER_BYTES, row + rl))) in.bad = "a row's fields";
+        if (in.bad) break;
+        dfn_grow((void **)&m->at, &m->cap, m->n + 1, sizeof *m->at);
+        dfn_grow((void **)&m->len, &m->lcap, m->n + 1, sizeof *m->len);
+        dfn_grow((void **)&m->val, &m->vcap, m->n + 1, sizeof *m->val);
+        m->at[m->n] = m->bytes.n;
+        m->len[m->n] = rl;
+        m->val[m->n++] = v;
+        put_raw(&m->bytes, row, rl);
+    }
+    if (!in.bad && in.p != in.end) in.bad = "bytes past the rows";
+    if (in.bad) {
+        m->n = n0;
+        m->bytes.n = b0;
+        snprintf(err, errlen, "damaged call rows (%s)", in.bad);
+        return false;
+    }
+    m->matched = dfn_sat_add(m->matched, matched);
+    m->matched_calls = dfn_sat_add(m->matched_calls, matched_calls);
+    return true;
+}
+
+static _Thread_local const dfn_evmerge *g_merge;   /* qsort has no context argument */
+
+static int order_cmp(const void *a, const void *b)
+{
+    const dfn_evmerge *m = g_merge;
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    int c = memcmp(m->bytes.b + m->at[x], m->bytes.b + m->at[y], ORDER_BYTES);
+    return c ? c : x < y ? -1 : x > y;
+}
+
+dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
+{
+    size_t n = m->n;
+    size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t k = 0; k < n; k++) order[k] = k;
+    g_merge = m;
+    qsort(order, n, sizeof *order, order_cmp);
+    g_merge = NULL;
+    dfn_result *r = dfn_xcalloc(1, sizeof *r);
+    r->ndims = q->ndims;
+    dfn_dims_copy(r->dims, q->dims, q->ndims);
+    r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
+    for (int k = 0; k < DFN_M_COUNT_; k++) r->mcol[k] = -1;
+    /* a call's text ids in the set's order: ties of the sort go by them */
+    r->keytext = dfn_strtab_new();
+    r->keys = dfn_xmalloc((n ? n : 1) * sizeof *r->keys);
+    if (m->by_value) {
+        r->mw = 1;
+        r->mcol[m->sort] = 0;
+        r->m = dfn_xmalloc((n ? n : 1) * sizeof *r->m);
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t j = order[k];
+        r->keys[k].id = dfn_strtab_intern(r->keytext, (const char *)m->bytes.b + m->at[j], m->len[j]);
+        if (m->by_value) r->m[k] = m->val[j];
+    }
+    free(order);
+    r->nrows = n;
+    r->matched = m->matched;
+    r->matched_calls = m->matched_calls;
+    r->merged_agg = agg;
+    /* (the set's order is the query's own without a sort) */
+    if (q->sort >= 0 || q->desc) dfn_result_sort_top(r, q->sort, q->desc, q->top);
+    else if (q->top && r->nrows > q->top) r->nrows = q->top;
+    dfn_evmerge_free(m);
+    return r;
+}
+
+bool dfn_evrows_merged(const dfn_result *r)
+{
+    return r->keytext && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+}
+
+bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx)
+{
+    uint32_t id = dfn_result_key(r, row, 0)->id;
+    size_t len = dfn_strtab_len(r->keytext, id);
+    const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
+    if (len < ORDER_BYTES) return false;
+    ibuf in = { b + ORDER_BYTES, b + len, NULL };
+    size_t fixed = 0;
+    while (!in.bad && in.p < in.end) {
+        uint64_t f = get_u(&in, 4, "a field's kind");
+        size_t nl = 0, tl;
+        const uint8_t *name = f & F_ARG ? get_bytes(&in, &nl, "an argument's name") : NULL;
+        const uint8_t *text = get_bytes(&in, &tl, "a field");
+        if (in.bad) break;
+        /* calls, the ninth of a call's own fields, only when shown */
+        if (!(f & F_ARG) && fixed++ == 8 && !calls) continue;
+        fn(ctx, NULL, (const char *)name, nl, (const char *)text, tl, f & F_NUM);
+    }
+    return !in.bad;
+}
