@@ -20,7 +20,7 @@
 /* a field's flags: JSON writes it bare; it is an argument (a name first) */
 enum { F_NUM = 1, F_ARG = 2 };
 /* what a share's bytes hold */
-enum { SHARE_ROWS, SHARE_NONE, SHARE_FAILED };
+enum { SHARE_ROWS, SHARE_NONE, SHARE_FAILED, SHARE_UNANALYSED };
 
 static void put_be(uint8_t *p, uint64_t v, int bytes)
 {
@@ -82,7 +82,10 @@ static uint8_t *share_word(int what, const char *why, size_t *len)
 }
 
 uint8_t *dfn_evrows_none(size_t *len) { return share_word(SHARE_NONE, NULL, len); }
-uint8_t *dfn_evrows_failed(const char *why, size_t *len) { return share_word(SHARE_FAILED, why, len); }
+uint8_t *dfn_evrows_failed(const char *why, bool analysis, size_t *len)
+{
+    return share_word(analysis ? SHARE_UNANALYSED : SHARE_FAILED, why, len);
+}
 
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
                           uint64_t (*total)(uint64_t own), size_t *len)
@@ -97,8 +100,9 @@ uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t
         qs.sort = -1;
         qs.desc = false;
     }
-    if (s && !why_not && !s->evsrc) why_not = "the calls' files were not kept (a store loaded without sources)";
-    dfn_result *r = s && !why_not ? dfn_query_run(s, &qs, err, sizeof err) : NULL;
+    bool kept = !s || s->evsrc;
+    if (!kept) snprintf(err, sizeof err, "the calls' files were not kept (a store loaded without sources)");
+    dfn_result *r = s && kept && !why_not ? dfn_query_run(s, &qs, err, sizeof err) : NULL;
     uint64_t set = total(r ? r->total_us : 0);
     uint8_t *bytes;
     if (r) {
@@ -107,7 +111,7 @@ uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t
         if (q->sort == DFN_M_PCT_TIME) dfn_result_sort_top(r, q->sort, q->desc, q->top);
         bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, len);
     } else {
-        bytes = !s ? dfn_evrows_none(len) : dfn_evrows_failed(why_not ? why_not : err, len);
+        bytes = !s ? dfn_evrows_none(len) : dfn_evrows_failed(why_not ? why_not : err, why_not != NULL, len);
     }
     dfn_result_free(r);
     return bytes;
@@ -157,21 +161,22 @@ static bool fields_whole(const uint8_t *p, const uint8_t *end)
     return !in.bad && fixed == 9;
 }
 
-bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, bool *failed, char *err, size_t errlen)
+bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed, char *err, size_t errlen)
 {
-    *failed = false;
+    *failed = 0;
     ibuf in = { buf, buf + len, NULL };
     if (!get_head(&in, EVROWS_MAGIC, EVROWS_VERSION, "call rows", err, errlen)) return false;
-    uint64_t what = get_u(&in, 3, "what the share sent");
+    uint64_t what = get_u(&in, 4, "what the share sent");
     if (!in.bad && what == SHARE_NONE && in.p == in.end) return true;
-    if (!in.bad && what == SHARE_FAILED) {
+    if (!in.bad && (what == SHARE_FAILED || what == SHARE_UNANALYSED)) {
         size_t wl;
         const uint8_t *why = get_bytes(&in, &wl, "the share's failure");
-        if (!in.bad) {
+        if (!in.bad && in.p == in.end) {
             snprintf(err, errlen, "%.*s", (int)(wl > 4096 ? 4096 : wl), (const char *)why);
-            *failed = true;
+            *failed = what == SHARE_FAILED ? 1 : 2;
             return false;
         }
+        if (!in.bad) in.bad = "bytes past the share's failure";
     }
     if (!in.bad && what != SHARE_ROWS) in.bad = "what the share sent";
     uint64_t matched = get_any(&in, "the calls matched"), matched_calls = get_any(&in, "their calls");
@@ -255,6 +260,15 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
 bool dfn_evrows_merged(const dfn_result *r)
 {
     return r->keytext && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+}
+
+uint64_t dfn_evrow_ts(const dfn_result *r, size_t row)
+{
+    uint32_t id = dfn_result_key(r, row, 0)->id;
+    const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
+    uint64_t ts = 0;
+    for (int k = 0; k < 8 && dfn_strtab_len(r->keytext, id) >= ORDER_BYTES; k++) ts = ts << 8 | b[k];
+    return ts;
 }
 
 bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx)

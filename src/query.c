@@ -6,6 +6,7 @@
 #include "dfnav/ctrindex.h"
 #include "dfnav/map64.h"
 #include "dfnav/partial.h"
+#include "dfnav/evrows.h"
 #include "dfnav/util.h"
 
 #include <inttypes.h>
@@ -2895,9 +2896,11 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
     for (size_t d = 0; d < a->ndims && d < b->ndims; d++) {
         dfn_dimkind k = a->dims[d].kind;
         uint32_t x = dfn_result_key(a, ra, d)->id, y = dfn_result_key(b, rb, d)->id;
-        if (k == DFN_DIM_EVENT && a->store != b->store) {
-            /* calls of two runs: by time from each run's start */
-            uint64_t tx = dfn_store_ts(a->store, x), ty = dfn_store_ts(b->store, y);
+        if (k == DFN_DIM_EVENT && (a->store != b->store || (a != b && a->keytext))) {
+            /* calls of two runs: by time from each run's start (of calls
+             * merged from shares, the time their bytes begin with) */
+            uint64_t tx = a->keytext ? dfn_evrow_ts(a, ra) : dfn_store_ts(a->store, x);
+            uint64_t ty = b->keytext ? dfn_evrow_ts(b, rb) : dfn_store_ts(b->store, y);
             if (tx != ty) return tx < ty ? -1 : 1;
             continue;
         }

@@ -921,7 +921,7 @@ static void check_calls(char *const paths[NPROCS], const unsigned *masks, size_t
         size_t len;
         g_set_total = r->total_us;
         uint8_t *bytes = calls_of_share(paths, masks[k], whole, &q, &len);
-        bool failed;
+        int failed;
         cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
         free(bytes);
     }
@@ -998,12 +998,12 @@ Test(partial, call_rows_that_are_not_whole_are_refused)
     g_set_total = 1000000;
     uint8_t *bytes = calls_of_share(paths, 0x06, whole, &q, &len);
     uint8_t *good = calls_of_share(paths, 0x08, whole, &q, &glen);
-    bool failed;
+    int failed;
     for (size_t cut = 0; cut < len; cut++) {
         dfn_evmerge *m = dfn_evmerge_new(q.sort);
         cr_assert(dfn_evmerge_add(m, good, glen, &failed, err, sizeof err), "%s", err);
         cr_assert_not(dfn_evmerge_add(m, bytes, cut, &failed, err, sizeof err), "cut at %zu of %zu", cut, len);
-        cr_assert_not(failed);
+        cr_assert_eq(failed, 0);
         dfn_result *r = dfn_evmerge_finish(m, &q, false);
         cr_assert_eq(r->nrows, 6, "the whole share's rows stay");
         dfn_result_free(r);
@@ -1017,10 +1017,17 @@ Test(partial, call_rows_that_are_not_whole_are_refused)
     cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
     cr_assert(strstr(err, "version 9 (this dfnav reads 1)"), "%s", err);
     free(bytes);
-    bytes = dfn_evrows_failed("no layer 'x'", &len);
+    bytes = dfn_evrows_failed("no layer 'x'", false, &len);
     cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
-    cr_assert(failed);
+    cr_assert_eq(failed, 1);
     cr_assert_str_eq(err, "no layer 'x'");
+    free(bytes);
+    bytes = dfn_evrows_failed("compute: no layer 'y'", true, &len);
+    cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
+    cr_assert_eq(failed, 2, "the share's analysis failed");
+    cr_assert_str_eq(err, "compute: no layer 'y'");
+    cr_assert_not(dfn_evmerge_add(m, bytes, len - 1, &failed, err, sizeof err));
+    cr_assert_eq(failed, 0, "a failure cut short is damage");
     free(bytes);
     bytes = dfn_evrows_none(&len);
     cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);

@@ -36,16 +36,17 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
                           uint64_t (*total)(uint64_t own), size_t *len);
 /* The bytes of a share without calls (no store), and of a share whose
- * query failed, with why. */
+ * query (or, analysis, the analysis it needed) failed, with why. */
 uint8_t *dfn_evrows_none(size_t *len);
-uint8_t *dfn_evrows_failed(const char *why, size_t *len);
+uint8_t *dfn_evrows_failed(const char *why, bool analysis, size_t *len);
 
 typedef struct dfn_evmerge dfn_evmerge;
 dfn_evmerge *dfn_evmerge_new(int sort);
 /* Adds a share's bytes; false, with why in err, when they are a failed
- * share's (*failed set: its own words) or not rows of this query and
- * build (nothing of them is kept then). */
-bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, bool *failed, char *err, size_t errlen);
+ * share's (*failed 1, or 2 when its analysis failed: its own words) or
+ * not rows of this query and build (*failed 0; nothing of them is kept
+ * then). */
+bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed, char *err, size_t errlen);
 /* The rows as q's result: keys are the calls' bytes (r->keytext) in the
  * set's order, sorted and cut as q says, matched what every share did;
  * agg: the set has aggregated records. m is spent. */
@@ -54,6 +55,8 @@ void dfn_evmerge_free(dfn_evmerge *m);
 
 /* Whether r's rows are calls merged from shares. */
 bool dfn_evrows_merged(const dfn_result *r);
+/* The start of merged call row `row` of r, in µs from its run's start. */
+uint64_t dfn_evrow_ts(const dfn_result *r, size_t row);
 /* The fields of merged call row `row` of r, as dfn_call_fields gives a
  * store's (arg NULL throughout; calls: with the calls field); false when
  * its bytes are damaged (the fields up to there were given). */

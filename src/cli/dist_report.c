@@ -87,8 +87,8 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     q.filter = &f;
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
-    /* calls alone (one run): each share's rows merge as they are (evrows.h) */
-    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT && !o->compare;
+    /* calls alone: each share's rows merge as they are (evrows.h) */
+    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT;
     bool ok = m >= -1 && (calls || dfn_partial_supports(&q, err, sizeof err));
     *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
              : dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q) ? WHOLE_PROCS
@@ -186,11 +186,11 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
     return ok;
 }
 
-/* Whether word is report of calls alone (--by event) of one run: the
- * shares' rows merge as they are (shares_calls). */
+/* Whether word is report of calls alone (--by event): the shares' rows
+ * merge as they are (shares_calls). */
 static bool word_calls(const cli_opts *o, int word)
 {
-    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || o->compare || !o->by) return false;
+    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return false;
     char err[256];
     dfn_query q = {0};
     bool calls = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims == 1 &&
@@ -1128,19 +1128,23 @@ static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, size_t *l
 
 /* Every rank's calls (gathered on rank 0) merged into q's rows there,
  * each rank's bytes freed once merged (only one copy at a time); a
- * rank's own failure in one process's words, else MPI's (err). */
-static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *q, bool agg, char *err, size_t errlen)
+ * rank's own failure in its words (*analysis: its analysis failed),
+ * else MPI's (err). */
+static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *q, bool agg, bool *analysis, char *err,
+                               size_t errlen)
 {
     dfn_evmerge *m = dfn_evmerge_new(q->sort);
+    *analysis = false;
     for (int k = 0; k < dfn_dist_size(); k++) {
         char why[4200];
-        bool failed;
+        int failed;
         bool ok = dfn_evmerge_add(m, (const uint8_t *)got[k], got[k] ? lens[k] : 0, &failed, why, sizeof why);
         free(got[k]);
         got[k] = NULL;
         if (!ok) {
             if (failed) snprintf(err, errlen, "%s", why);
             else snprintf(err, errlen, "MPI: rank %d's calls: %s", k, why);
+            *analysis = failed == 2;
             dfn_evmerge_free(m);
             return NULL;
         }
@@ -1172,12 +1176,38 @@ static bool calls_too_many(const cli_opts *o, size_t len)
     return many != 0;
 }
 
-/* report --by event on the shares: each rank's calls that the query
- * matches, sorted with the set's total and cut to --top, gathered on
- * rank 0 and merged into the rows one process prints. 0, or 2 (said). */
+/* Each run's calls merged on rank 0 into res (the runs' shares' bytes
+ * spent); 0, or 2 when a run's failed (said as one process says it). */
+static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, uint8_t **mine, const size_t *len,
+                      dfn_result **res)
+{
+    int rc = 0;
+    for (size_t k = 0; k < all->n; k++) {
+        size_t *lens;
+        char **got = dfn_dist_gather_bytes(mine[k], len[k], &lens);
+        free(mine[k]);
+        mine[k] = NULL;
+        if (!got) continue;
+        char err[4400] = "a rank's calls did not come";
+        bool analysis;
+        if (!rc) res[k] = calls_merge(got, lens, q, all->run[k].agg, &analysis, err, sizeof err);
+        dfn_dist_gathered_free(got, lens);   /* (what was merged, freed on the way) */
+        if (!rc && !res[k]) {
+            /* a comparison names the run whose analysis failed, as report does */
+            if (analysis && all->labels) dfn_warnf(stderr, "%s: %s", all->labels[k], err);
+            else fprintf(stderr, "dfnav: %s\n", err);
+            rc = 2;
+        }
+    }
+    return rc;
+}
+
+/* report --by event on the shares (of each run, comparing): each rank's
+ * calls that the query matches, sorted with the run's total and cut to
+ * --top, gathered on rank 0 and merged into the rows one process
+ * prints. 0, 2 (said), or -1: the images' way. */
 static int shares_calls(const cli_opts *o, shares *all)
 {
-    share *sh = &all->run[0];
     qspec qs = { o->by, o->where, o->sort, o->top };
     queries qq;
     int rc = shares_queries(o, all, &qs, 1, &qq);
@@ -1185,40 +1215,43 @@ static int shares_calls(const cli_opts *o, shares *all)
         queries_free(&qq);
         return rc;
     }
-    dfn_query q = qq.q[0];
-    q.layers = sh->set.ls;
-    q.share = true;
+    uint8_t **mine = dfn_xcalloc(all->n, sizeof *mine);
+    size_t *len = dfn_xcalloc(all->n, sizeof *len), total = 0;
     double t0 = dfn_now();
-    size_t len;
-    uint8_t *mine = share_calls(o, sh, q, &len);
+    for (size_t k = 0; k < all->n; k++) {
+        dfn_query q = qq.q[0];
+        q.layers = all->run[k].set.ls;
+        q.share = true;
+        mine[k] = share_calls(o, &all->run[k], q, &len[k]);
+        total += len[k];
+    }
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
-    if (calls_too_many(o, len)) {
-        free(mine);
-        dfn_layerset_free(sh->set.ls);
-        sh->set.ls = NULL;
-        queries_free(&qq);
-        return -1;
-    }
-    double t1 = dfn_now();
-    size_t *lens;
-    char **got = dfn_dist_gather_bytes(mine, len, &lens);
-    free(mine);
-    if (got) {
-        char err[4400] = "a rank's calls did not come";
-        dfn_result *r = calls_merge(got, lens, &qq.q[0], sh->agg, err, sizeof err);
-        dfn_dist_gathered_free(got, lens);   /* (what was merged, freed on the way) */
+    dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
+    if (calls_too_many(o, total)) {
+        rc = -1;
+    } else {
+        double t1 = dfn_now();
+        rc = runs_calls(o, all, &qq.q[0], mine, len, res);
         all->merge_s = dfn_now() - t1;
-        if (!r) {
-            fprintf(stderr, "dfnav: %s\n", err);
-            rc = 2;
-        } else {
-            if (!o->quiet && (qq.q[0].metrics & DFN_M_OVERLAP)) shares_note(o, all, 0);
-            r->layers = &sh->set.layers;
-            rc = cli_report_write(o, dfn_compare_of(r, qq.q[0].sort, qq.q[0].desc), stdout);
-        }
     }
-    dfn_layerset_free(sh->set.ls);
-    sh->set.ls = NULL;
+    if (dfn_dist_rank() == 0 && !rc) {
+        const dfn_query *q = &qq.q[0];
+        for (size_t k = 0; !o->quiet && (q->metrics & DFN_M_OVERLAP) && k < all->n; k++) shares_note(o, all, k);
+        for (size_t k = 0; k < all->n; k++) res[k]->layers = &all->run[k].set.layers;
+        dfn_compare *c = all->labels ? dfn_compare_results(res, all->n, q, qq.col[0], (const char *const *)all->labels)
+                                     : dfn_compare_of(res[0], q->sort, q->desc);
+        rc = cli_report_write(o, c, stdout);
+    } else {
+        for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
+    }
+    for (size_t k = 0; k < all->n; k++) {
+        free(mine[k]);
+        dfn_layerset_free(all->run[k].set.ls);
+        all->run[k].set.ls = NULL;
+    }
+    free(res);
+    free(mine);
+    free(len);
     queries_free(&qq);
     return rc;
 }
@@ -1602,8 +1635,9 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!agree) return -1;
     /* calls: each file's place among the run's, or the images' way */
     bool placed = true;
-    for (size_t f = 0; calls && all->run[0].set.store && f < all->run[0].set.store->nsrc; f++)
-        placed &= all->run[0].place && all->run[0].place[f] != UINT32_MAX;
+    for (size_t k = 0; calls && k < all->n; k++)
+        for (size_t f = 0; all->run[k].set.store && f < all->run[k].set.store->nsrc; f++)
+            placed &= all->run[k].place && all->run[k].place[f] != UINT32_MAX;
     if (calls && dfn_dist_max_int(!placed)) return -1;
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */

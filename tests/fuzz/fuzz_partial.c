@@ -82,7 +82,7 @@ static void calls_of(const uint8_t *data, size_t size)
         dfn_query q = { .ndims = 1, .sort = sorts[g], .desc = g == 1, .top = g ? 3 : 0 };
         q.dims[0].kind = DFN_DIM_EVENT;
         dfn_evmerge *m = dfn_evmerge_new(q.sort);
-        bool failed;
+        int failed;
         if (dfn_evmerge_add(m, data, size, &failed, err, sizeof err) &&
             !dfn_evmerge_add(m, data, size, &failed, err, sizeof err))
             abort();   /* the same bytes again */

@@ -314,6 +314,13 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
     shares "calls by their share of the set's time" 2 report --no-cache --by event --sort pct_time --top 10 "$T/u64"
     shares "calls by self time, whole processes" 4 report --no-cache --by event --sort self_s --top 12 -f csv "$T/parts"
     shares "calls a filter keeps, in time order" 3 report --no-cache --by event --where 'cat=POSIX dur>500' "$T/cross"
+    # comparing, each run's calls merged apart, then the runs' rows by
+    # time from each run's start
+    shares "calls of two runs" 3 report --no-cache --compare --by event --top 30 u="$T/u64" q="$T/quoted"
+    shares "calls of three runs, the slowest, json" 2 report --no-cache --compare --by event --sort time_s --top 12 \
+        -f json "$T/u64" "$T/ties" "$T/quoted"
+    refused "calls of two runs: a bad compute definition, the run named" 3 report --no-cache --compare --by event \
+        -m overlap --sort exposed_s --compute nosuch=1 "$T/quoted" "$T/u64"
     gen v2agg --seed 6 --events 12000 --ranks 3 --era v2 --aggregate
     shares "calls of aggregated records" 2 report --no-cache --by event --top 300 -f csv "$T/v2agg"
     refused "calls: a bad compute definition" 2 report --no-cache --by event -m overlap --sort exposed_s \
@@ -404,8 +411,9 @@ check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files fro
 # a comparison's runs each an image of its own on every rank: runs that
 # use the same pids, in one image, were files sharing a process, which
 # rank 0 read again (0 of 9)
-same "compare by call from the runs' images" 3 report -q --no-cache --compare --by event --top 30 "$T/u64" "$T/quoted"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
+same "compare by call from the runs' images, chrome" 3 report -q --no-cache --compare --by event --top 30 -f chrome \
+    "$T/u64" "$T/quoted"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 -f chrome "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
 check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # so does a set whose hashes mean one name in one file and another in
