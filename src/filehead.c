@@ -157,7 +157,7 @@ static void *heads_main(void *arg)
     return NULL;
 }
 
-uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, size_t n, bool by_host)
+uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, size_t n, bool by_host, int threads)
 {
     heads h = { paths, bytes, n, by_host, dfn_xcalloc(n ? n : 1, sizeof *h.g), 0 };
     /* many readers: a head is one small read, whose wait on a parallel
@@ -166,6 +166,7 @@ uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, s
     enum { READERS = 16 };
     pthread_t th[READERS - 1];
     size_t want = n / 32 < READERS ? n / 32 : READERS, started = 0;
+    if (threads > 0 && want > (size_t)threads) want = (size_t)threads;   /* (the user's bound on threads) */
     for (size_t k = 1; k < want; k++)
         if (pthread_create(&th[started], NULL, heads_main, &h) == 0) started++;
     heads_main(&h);

@@ -111,7 +111,7 @@ uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t
     uint64_t *bytes;
     size_t m = dfn_runs_files(runs, n, &files, &bytes);
     /* (the plan MPI makes: a process's files on one node) */
-    uint64_t *group = dfn_filehead_groups(files, bytes, m, false);
+    uint64_t *group = dfn_filehead_groups(files, bytes, m, false, threads);
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus());
     /* the fewest nodes whose largest share fits: more never hurt, so a

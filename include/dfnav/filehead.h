@@ -28,7 +28,9 @@ bool dfn_filehead_scan(const char *text, size_t len, dfn_filehead *out);
 
 /* Each of n files' group for dfn_dist_plan: its process, or with by_host
  * its host (compute united per host needs a host's files together); 0,
- * a group of its own, for a file without a head (a pipe, no pid). */
-uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, size_t n, bool by_host);
+ * a group of its own, for a file without a head (a pipe, no pid). Heads
+ * are read by up to 16 threads, no more than threads when it is above 0
+ * (the user's --threads). */
+uint64_t *dfn_filehead_groups(const char *const *paths, const uint64_t *bytes, size_t n, bool by_host, int threads);
 
 #endif

@@ -111,8 +111,8 @@ void cli_dist_reopen(void);
  * the files no share holds, which only rank 0's load of the set can read
  * (standard input, what is no regular file). *place: each path's place
  * among the runs' files (their load order), malloc'd. */
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
-                            char **list, uint32_t **place);
+const char **cli_dist_files(const cli_opts *o, const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine,
+                            size_t *left, char **list, uint32_t **place);
 /* The specs of run k (*ns of them): with --compare its own, else the set
  * of every spec; none on the other ranks (specs NULL). */
 const dfn_runspec *cli_dist_run_specs(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t k, size_t *ns);

@@ -283,8 +283,8 @@ static char *dist_mkdir(void)
  * a pipe gives its bytes to one reader), so no share holds them: *left
  * counts them. Rank 0's own share comes back, as the runs' own paths;
  * each path's place among the runs' files goes with it (*place). */
-static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
-                                    uint32_t **place)
+static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_host, int threads, size_t *nmine,
+                                    size_t *left, uint32_t **place)
 {
     const char **all;
     uint64_t *bytes;
@@ -292,7 +292,7 @@ static const char **dist_share_plan(const dfn_runspec *specs, size_t n, bool by_
     int *rank_of = dfn_xmalloc((m ? m : 1) * sizeof *rank_of);
     /* a process's files on one rank (its call tree, access and compute
      * whole there): what their heads say, checked after the load */
-    uint64_t *group = dfn_filehead_groups(all, bytes, m, by_host);
+    uint64_t *group = dfn_filehead_groups(all, bytes, m, by_host, threads);
     dfn_dist_plan(bytes, group, m, dfn_dist_size(), rank_of);
     free(group);
     for (int r = 1; r < dfn_dist_size(); r++) {
@@ -401,12 +401,12 @@ void cli_dist_reopen(void)
     g_told = false;
 }
 
-const char **cli_dist_files(const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine, size_t *left,
-                            char **list, uint32_t **place)
+const char **cli_dist_files(const cli_opts *o, const dfn_runspec *specs, size_t n, bool by_host, size_t *nmine,
+                            size_t *left, char **list, uint32_t **place)
 {
     *list = NULL;
     *left = 0;
-    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, by_host, nmine, left, place)
+    return dfn_dist_rank() == 0 ? dist_share_plan(specs, n, by_host, o->threads, nmine, left, place)
                                 : dist_share_recv(nmine, list, place);
 }
 
@@ -435,7 +435,7 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
         char *list;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
         uint32_t *place;
-        const char **mine = cli_dist_files(sp, ns, false, &nmine, &left, &list, &place);
+        const char **mine = cli_dist_files(o, sp, ns, false, &nmine, &left, &list, &place);
         char *img = dist_parse_share(o, mine, nmine, dir);
         free(mine);
         free(list);

@@ -396,7 +396,7 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     for (size_t k = 0; k < nruns; k++) {
         size_t l, ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        mine[k] = cli_dist_files(sp, ns, by_host, &nmine[k], &l, &lists[k], &places[k]);
+        mine[k] = cli_dist_files(o, sp, ns, by_host, &nmine[k], &l, &lists[k], &places[k]);
         left += l;
         dfn_estimate_add(&est, mine[k], nmine[k]);
     }
