@@ -998,9 +998,9 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
     }
 }
 
-/* Samples by time, series, host name, pid and value: host string ids
- * depend on which parser thread met a name first, the names do not, and
- * the order of the sums of a row must not either. */
+/* Samples by time, series (by text: series_by_text), host name, pid and
+ * value: host string ids depend on which parser thread met a name first,
+ * the names do not, and the order of the sums of a row must not either. */
 static _Thread_local const dfn_store *g_sample_store;
 
 static int sample_cmp(const void *a, const void *b)
@@ -1013,11 +1013,46 @@ static int sample_cmp(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
-/* Counter samples into the store, series numbered in (file, block) order
- * so that they do not depend on the thread count; before the merge, which
- * frees the chunks. A series is its joined name ("cpu" "user_pct" and
- * "cpu.user" "pct" are both "cpu.user_pct"): the text that ctr.SERIES names
- * and that MPI ranks key their rows by, so one series, as they merge it. */
+static _Thread_local const dfn_store *g_series_store;
+
+static int series_text_cmp(const void *a, const void *b)
+{
+    const dfn_store *s = g_series_store;
+    uint32_t x = s->series[*(const uint32_t *)a], y = s->series[*(const uint32_t *)b];
+    size_t lx = dfn_strtab_len(s->strs, x), ly = dfn_strtab_len(s->strs, y);
+    int c = memcmp(dfn_store_str(s, x), dfn_store_str(s, y), lx < ly ? lx : ly);
+    return c ? c : (lx > ly) - (lx < ly);
+}
+
+/* The series numbered by their text, their samples' too: samples of one
+ * time then go alike in every share of a set (an MPI rank's), where the
+ * order the files first name them in differs from share to share. */
+static void series_by_text(dfn_store *s)
+{
+    size_t n = s->nseries;
+    uint32_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order), *now = dfn_xmalloc((n ? n : 1) * sizeof *now);
+    for (size_t k = 0; k < n; k++) order[k] = (uint32_t)k;
+    g_series_store = s;
+    qsort(order, n, sizeof *order, series_text_cmp);
+    g_series_store = NULL;
+    uint32_t *text = dfn_xmalloc((n ? n : 1) * sizeof *text);
+    for (size_t k = 0; k < n; k++) {
+        now[order[k]] = (uint32_t)k;
+        text[k] = s->series[order[k]];
+    }
+    memcpy(s->series, text, n * sizeof *text);
+    for (size_t j = 0; j < s->nsamples; j++) s->samples[j].series = now[s->samples[j].series];
+    free(text);
+    free(now);
+    free(order);
+}
+
+/* Counter samples into the store, series numbered by their text (so that
+ * they depend neither on the thread count nor on which files a share
+ * holds); before the merge, which frees the chunks. A series is its
+ * joined name ("cpu" "user_pct" and "cpu.user" "pct" are both
+ * "cpu.user_pct"): the text that ctr.SERIES names and that MPI ranks key
+ * their rows by, so one series, as they merge it. */
 static void build_counters(builder *b, const build_in *in)
 {
     dfn_store *s = b->s;
@@ -1060,6 +1095,7 @@ static void build_counters(builder *b, const build_in *in)
     free(pair_series);
     dfn_strtab_free(texts);
     dfn_strtab_free(pairs);
+    series_by_text(s);
     g_sample_store = s;
     qsort(s->samples, s->nsamples, sizeof *s->samples, sample_cmp);
 }
