@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dfnav/store.h"
 #include "dfnav/util.h"
 
 typedef struct { uint8_t *b; size_t n, cap; } obuf;
@@ -85,6 +86,23 @@ static inline bool get_head(ibuf *in, uint64_t magic, uint64_t version, const ch
         return false;
     }
     return true;
+}
+
+/* A pid's or tid's value: whether it is a name (whose value is its
+ * store's, the name going apart as text), else the number. */
+static inline void put_id(obuf *o, int64_t v)
+{
+    put_u(o, dfn_id_named(v));
+    if (!dfn_id_named(v)) put_u(o, dfn_zigzag(v));
+}
+
+/* ... read back: a name is any named value. */
+static inline int64_t get_id(ibuf *in)
+{
+    if (get_u(in, 2, "an id's kind")) return DFN_ID_NAMED_BASE;
+    int64_t v = dfn_unzigzag(get_any(in, "an id"));
+    if (!in->bad && dfn_id_named(v)) in->bad = "an id";
+    return v;
 }
 
 /* A count of items of at least min_bytes each: never more than the bytes left could hold. */

@@ -3,8 +3,11 @@
  * "X" event with its arguments, the counter samples of their hosts over
  * their time "C" events. Ids are the trace's own pids and tids when they
  * name every track apart, else numbers given in order (the trace's stay
- * in the track names): two hosts may use the same pid. */
+ * in the track names): two hosts may use the same pid. The tracks are
+ * found by their texts, whether the calls are a store's or came from the
+ * shares of a set (evrows.h) with their parts. */
 #include "dfnav/chrome.h"
+#include "dfnav/evrows.h"
 #include "dfnav/export.h"
 #include "dfnav/jsonget.h"
 #include "dfnav/map64.h"
@@ -16,19 +19,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A process: (run, host, pid); a thread: (run, lane). */
+/* A process: (run, host, pid); a thread: (process, tid); their texts as
+ * the tracks name them (malloc'd). */
 typedef struct {
     size_t run;
-    uint32_t host;
-    int64_t pid;
+    char *host, *pid, *rank;  /* rank NULL when none */
+    size_t hostlen, pidlen;
+    int64_t pidv;
     int64_t id;               /* its pid in the output */
-    uint32_t rank;            /* string id of its rank, UINT32_MAX when none */
 } cproc;
 typedef struct {
-    size_t run;
-    uint32_t lane, proc;
+    uint32_t proc;
+    char *tid;
+    size_t tidlen;
+    int64_t tidv;
     int64_t id;               /* its tid in the output */
 } cthread;
+
+struct dfn_chrome_ranks {
+    dfn_strtab *procs;        /* (host, pid) -> its index */
+    uint32_t *rank;           /* its rank's string id, DFN_NOID when none */
+};
 
 typedef struct {
     const dfn_compare *c;
@@ -36,38 +47,128 @@ typedef struct {
     cproc *procs; size_t nprocs, pcap;
     cthread *threads; size_t nthreads, tcap;
     uint32_t *ev_thread;      /* per row: its thread */
-    /* per run: the hosts of its calls (host id + 1 -> 1) and their span */
-    dfn_map64 *hosts;
+    /* per run: the hosts of its calls (their texts) and their span */
+    dfn_strtab **hosts;
     uint64_t *lo, *hi;
-    /* per run: the string ids of "file", "bytes" and "calls" (UINT32_MAX:
-     * no argument has that name), the names the export adds */
+    /* per run of a store: its processes' ranks, and the string ids of
+     * "file", "bytes" and "calls" (UINT32_MAX: no argument has that
+     * name), the names the export adds */
+    dfn_chrome_ranks **ranks;
     uint32_t (*added)[3];
+    char *kb; size_t kcap;    /* a key being made */
 } tracks;
 
 static const char *const added_names[3] = { "file", "bytes", "calls" };
 
-static uint32_t proc_of(tracks *t, size_t run, uint32_t host, int64_t pid)
+dfn_chrome_ranks *dfn_chrome_ranks_new(const dfn_store *s)
 {
-    uint64_t key[2] = { ((uint64_t)run << 32) | host, (uint64_t)pid };
-    uint32_t n = (uint32_t)dfn_strtab_count(t->pkeys);
-    uint32_t id = dfn_strtab_intern(t->pkeys, (const char *)key, sizeof key);
-    if (id == n) {
+    dfn_chrome_ranks *r = dfn_xcalloc(1, sizeof *r);
+    r->procs = dfn_strtab_new();
+    r->rank = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *r->rank);
+    for (size_t l = 0; l < s->nlanes; l++) {
+        uint64_t key[2] = { s->lanes[l].host, (uint64_t)s->lanes[l].pid };
+        uint32_t had = dfn_strtab_count(r->procs), p = dfn_strtab_intern(r->procs, (const char *)key, sizeof key);
+        if (p == had) r->rank[p] = DFN_NOID;
+        if (r->rank[p] == DFN_NOID && dfn_strtab_len(s->strs, s->lanes[l].rank)) r->rank[p] = s->lanes[l].rank;
+    }
+    return r;
+}
+
+void dfn_chrome_ranks_free(dfn_chrome_ranks *r)
+{
+    if (!r) return;
+    dfn_strtab_free(r->procs);
+    free(r->rank);
+    free(r);
+}
+
+/* A process's rank, as text ("" when none). */
+static const char *rank_of(const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t host, int64_t pid, size_t *len)
+{
+    uint64_t key[2] = { host, (uint64_t)pid };
+    uint32_t p = rk ? dfn_strtab_find(rk->procs, (const char *)key, sizeof key) : DFN_NOID;
+    uint32_t id = p != DFN_NOID ? rk->rank[p] : DFN_NOID;
+    *len = id != DFN_NOID ? dfn_strtab_len(s->strs, id) : 0;
+    return id != DFN_NOID ? dfn_store_str(s, id) : "";
+}
+
+/* An id's text: a name (as far as its first NUL, as the tracks always
+ * named it) or a number's digits in buf. */
+static const char *id_text(const dfn_store *s, int64_t v, char buf[32], size_t *len)
+{
+    if (dfn_id_named(v)) {
+        const char *n = dfn_id_name(s, v);
+        *len = strlen(n);
+        return n;
+    }
+    *len = (size_t)snprintf(buf, 32, "%" PRId64, v);
+    return buf;
+}
+
+void dfn_chrome_who_of(const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t lane, dfn_chrome_who *w, char pid[32],
+                       char tid[32])
+{
+    const dfn_lane *l = &s->lanes[lane];
+    w->host = dfn_store_str(s, l->host);
+    w->hostlen = dfn_strtab_len(s->strs, l->host);
+    w->pidv = l->pid;
+    w->tidv = l->tid;
+    w->pid = id_text(s, l->pid, pid, &w->pidlen);
+    w->tid = id_text(s, l->tid, tid, &w->tidlen);
+    w->rank = rank_of(s, rk, l->host, l->pid, &w->ranklen);
+}
+
+void dfn_chrome_sample_who(const dfn_store *s, const dfn_chrome_ranks *rk, const dfn_sample *x, dfn_chrome_who *w,
+                           char pid[32])
+{
+    w->host = dfn_store_str(s, x->host);
+    w->hostlen = dfn_strtab_len(s->strs, x->host);
+    w->pidv = w->tidv = x->pid;
+    w->pid = id_text(s, x->pid, pid, &w->pidlen);
+    w->tid = "";
+    w->tidlen = 0;
+    w->rank = rank_of(s, rk, x->host, x->pid, &w->ranklen);
+}
+
+/* Appends a length and the bytes to the key being made; named: an id's
+ * text that is a name (a name and a number may read alike). */
+static void key_put(tracks *t, size_t *n, const char *p, size_t len, char named)
+{
+    dfn_grow((void **)&t->kb, &t->kcap, *n + len + 9, 1);
+    uint64_t l = len;
+    memcpy(t->kb + *n, &l, 8);
+    t->kb[*n + 8] = named;
+    memcpy(t->kb + *n + 9, p, len);
+    *n += len + 9;
+}
+
+static uint32_t proc_of(tracks *t, size_t run, const dfn_chrome_who *w)
+{
+    size_t n = 0;
+    uint64_t r = run;
+    key_put(t, &n, (const char *)&r, sizeof r, 0);
+    key_put(t, &n, w->host, w->hostlen, 0);
+    key_put(t, &n, w->pid, w->pidlen, dfn_id_named(w->pidv));
+    uint32_t had = dfn_strtab_count(t->pkeys), id = dfn_strtab_intern(t->pkeys, t->kb, n);
+    if (id == had) {
         dfn_grow((void **)&t->procs, &t->pcap, t->nprocs + 1, sizeof *t->procs);
-        t->procs[t->nprocs++] = (cproc){ run, host, pid, 0, UINT32_MAX };
+        t->procs[t->nprocs++] = (cproc){ run, dfn_xstrndup(w->host, w->hostlen), dfn_xstrndup(w->pid, w->pidlen),
+                                         w->ranklen ? dfn_xstrndup(w->rank, w->ranklen) : NULL, w->hostlen, w->pidlen,
+                                         w->pidv, 0 };
     }
     return id;
 }
 
-static uint32_t thread_of(tracks *t, size_t run, uint32_t lane)
+static uint32_t thread_of(tracks *t, size_t run, const dfn_chrome_who *w)
 {
-    const dfn_lane *l = &t->c->res[run]->store->lanes[lane];
-    uint32_t proc = proc_of(t, run, l->host, l->pid);
-    uint64_t key = ((uint64_t)run << 32) | lane;
-    uint32_t n = (uint32_t)dfn_strtab_count(t->tkeys);
-    uint32_t id = dfn_strtab_intern(t->tkeys, (const char *)&key, sizeof key);
-    if (id == n) {
+    uint32_t proc = proc_of(t, run, w);
+    size_t n = 0;
+    key_put(t, &n, (const char *)&proc, sizeof proc, 0);
+    key_put(t, &n, w->tid, w->tidlen, dfn_id_named(w->tidv));
+    uint32_t had = dfn_strtab_count(t->tkeys), id = dfn_strtab_intern(t->tkeys, t->kb, n);
+    if (id == had) {
         dfn_grow((void **)&t->threads, &t->tcap, t->nthreads + 1, sizeof *t->threads);
-        t->threads[t->nthreads++] = (cthread){ run, lane, proc, 0 };
+        t->threads[t->nthreads++] = (cthread){ proc, dfn_xstrndup(w->tid, w->tidlen), w->tidlen, w->tidv, 0 };
     }
     return id;
 }
@@ -91,28 +192,33 @@ static void tracks_number(tracks *t)
 {
     size_t n = t->nprocs > t->nthreads ? t->nprocs : t->nthreads;
     int64_t *ids = dfn_xmalloc((n ? n : 1) * sizeof *ids);
-    for (size_t i = 0; i < t->nprocs; i++) ids[i] = t->procs[i].pid;
+    for (size_t i = 0; i < t->nprocs; i++) ids[i] = t->procs[i].pidv;
     ids_give(ids, t->nprocs);
     for (size_t i = 0; i < t->nprocs; i++) t->procs[i].id = ids[i];
-    for (size_t i = 0; i < t->nthreads; i++) ids[i] = t->c->res[t->threads[i].run]->store->lanes[t->threads[i].lane].tid;
+    for (size_t i = 0; i < t->nthreads; i++) ids[i] = t->threads[i].tidv;
     ids_give(ids, t->nthreads);
     for (size_t i = 0; i < t->nthreads; i++) t->threads[i].id = ids[i];
     free(ids);
 }
 
-/* Each process's rank: that of its first thread with one, in one pass
- * over each run's threads. */
-static void tracks_ranks(tracks *t)
+/* Whose row's call is and when it ran (absolute µs), from its store or
+ * from the bytes a share sent (cc, then filled). */
+static void row_who(const tracks *t, size_t run, uint32_t rrow, dfn_chrome_who *w, char pid[32], char tid[32],
+                    uint64_t *ts, uint64_t *end, dfn_chrome_call *cc)
 {
-    for (size_t run = 0; run < t->c->nruns; run++) {
-        const dfn_store *s = t->c->res[run]->store;
-        for (size_t l = 0; l < s->nlanes; l++) {
-            uint64_t key[2] = { ((uint64_t)run << 32) | s->lanes[l].host, (uint64_t)s->lanes[l].pid };
-            uint32_t p = dfn_strtab_find(t->pkeys, (const char *)key, sizeof key);
-            if (p != UINT32_MAX && t->procs[p].rank == UINT32_MAX && dfn_strtab_len(s->strs, s->lanes[l].rank))
-                t->procs[p].rank = s->lanes[l].rank;
-        }
+    const dfn_result *r = t->c->res[run];
+    if (dfn_evrows_merged(r)) {
+        (void)dfn_evrow_chrome(r, rrow, cc);
+        *w = cc->who;
+        *ts = cc->ts;
+        *end = cc->ts + cc->dur;
+        return;
     }
+    const dfn_store *s = r->store;
+    uint32_t i = r->events[rrow];
+    dfn_chrome_who_of(s, t->ranks[run], s->lane[i], w, pid, tid);
+    *ts = s->t0 + dfn_store_ts(s, i);   /* absolute, as samples are */
+    *end = *ts + dfn_store_dur(s, i);
 }
 
 /* Every call's thread, and each run's hosts and span for its counters. */
@@ -126,21 +232,26 @@ static void tracks_build(tracks *t, const dfn_compare *c)
     t->hosts = dfn_xcalloc(c->nruns, sizeof *t->hosts);
     t->lo = dfn_xmalloc(c->nruns * sizeof *t->lo);
     t->hi = dfn_xcalloc(c->nruns, sizeof *t->hi);
+    t->ranks = dfn_xcalloc(c->nruns, sizeof *t->ranks);
     t->added = dfn_xmalloc(c->nruns * sizeof *t->added);
     for (size_t k = 0; k < c->nruns; k++) {
-        dfn_map64_init(&t->hosts[k]);
+        t->hosts[k] = dfn_strtab_new();
         t->lo[k] = UINT64_MAX;
-        for (int j = 0; j < 3; j++)
-            t->added[k][j] = dfn_strtab_find(c->res[k]->store->strs, added_names[j], strlen(added_names[j]));
+        const dfn_store *s = c->res[k]->store;
+        if (!s) continue;   /* (calls a share sent: their parts are whole) */
+        t->ranks[k] = dfn_chrome_ranks_new(s);
+        for (int j = 0; j < 3; j++) t->added[k][j] = dfn_strtab_find(s->strs, added_names[j], strlen(added_names[j]));
     }
     for (size_t row = 0; row < c->nrows; row++) {
         size_t run;
         uint32_t rrow = dfn_compare_rep_row(c, row, &run);
-        const dfn_store *s = c->res[run]->store;
-        uint32_t i = c->res[run]->events[rrow];
-        t->ev_thread[row] = thread_of(t, run, s->lane[i]);
-        *dfn_map64_slot(&t->hosts[run], (uint64_t)s->lanes[s->lane[i]].host + 1) = 1;
-        uint64_t ts = s->t0 + dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);   /* absolute, as samples are */
+        dfn_chrome_who w;
+        dfn_chrome_call cc;
+        char pid[32], tid[32];
+        uint64_t ts, end;
+        row_who(t, run, rrow, &w, pid, tid, &ts, &end, &cc);
+        t->ev_thread[row] = thread_of(t, run, &w);
+        dfn_strtab_intern(t->hosts[run], w.host, w.hostlen);
         if (ts < t->lo[run]) t->lo[run] = ts;
         if (end > t->hi[run]) t->hi[run] = end;
     }
@@ -150,37 +261,32 @@ static void tracks_free(tracks *t)
 {
     dfn_strtab_free(t->pkeys);
     dfn_strtab_free(t->tkeys);
+    for (size_t i = 0; i < t->nprocs; i++) { free(t->procs[i].host); free(t->procs[i].pid); free(t->procs[i].rank); }
+    for (size_t i = 0; i < t->nthreads; i++) free(t->threads[i].tid);
     free(t->procs);
     free(t->threads);
     free(t->ev_thread);
-    for (size_t k = 0; k < t->c->nruns; k++) dfn_map64_free(&t->hosts[k]);
+    for (size_t k = 0; k < t->c->nruns; k++) {
+        dfn_strtab_free(t->hosts[k]);
+        dfn_chrome_ranks_free(t->ranks[k]);
+    }
     free(t->hosts);
+    free(t->ranks);
     free(t->lo);
     free(t->hi);
     free(t->added);
-}
-
-/* A counter sample the export takes: on a host of the run's calls, while
- * they ran. */
-static bool sample_taken(const tracks *t, size_t run, const dfn_sample *x)
-{
-    return x->ts >= t->lo[run] && x->ts <= t->hi[run] && isfinite(x->value) &&
-           dfn_map64_get(&t->hosts[run], (uint64_t)x->host + 1);
+    free(t->kb);
 }
 
 /* "run: node01 pid 1234 rank 3" */
 static void proc_name(FILE *out, const tracks *t, const cproc *p)
 {
-    const dfn_store *s = t->c->res[p->run]->store;
-    char *id = dfn_id_dup(s, p->pid);
-    const char *host = dfn_store_str(s, p->host);
     char *name = dfn_xasprintf("%s%s%s%s%s %s", t->c->labels ? t->c->labels[p->run] : "", t->c->labels ? ": " : "",
-                               host, *host ? " " : "", dfn_id_named(p->pid) ? "process" : "pid", id);
-    char *full = p->rank != UINT32_MAX ? dfn_xasprintf("%s rank %s", name, dfn_store_str(s, p->rank)) : dfn_xstrdup(name);
+                               p->host, *p->host ? " " : "", dfn_id_named(p->pidv) ? "process" : "pid", p->pid);
+    char *full = p->rank ? dfn_xasprintf("%s rank %s", name, p->rank) : dfn_xstrdup(name);
     dfn_json_string(out, full, strlen(full));
     free(full);
     free(name);
-    free(id);
 }
 
 static void write_tracks(FILE *out, const tracks *t, bool *first)
@@ -195,10 +301,7 @@ static void write_tracks(FILE *out, const tracks *t, bool *first)
     }
     for (size_t i = 0; i < t->nthreads; i++) {
         const cthread *th = &t->threads[i];
-        const dfn_store *s = t->c->res[th->run]->store;
-        char *id = dfn_id_dup(s, s->lanes[th->lane].tid);
-        char *name = dfn_xasprintf("%s %s", dfn_id_named(s->lanes[th->lane].tid) ? "thread" : "tid", id);
-        free(id);
+        char *name = dfn_xasprintf("%s %s", dfn_id_named(th->tidv) ? "thread" : "tid", th->tid);
         fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
                 t->procs[th->proc].id, th->id);
         dfn_json_string(out, name, strlen(name));
@@ -263,40 +366,93 @@ static void call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, 
     fputs("}}", out);
 }
 
+void dfn_chrome_call_head(FILE *out, const dfn_store *s, uint32_t i)
+{
+    const dfn_kind *k = &s->kinds[s->kind[i]];
+    fputs("\"name\":", out);
+    dfn_json_string(out, dfn_store_str(s, k->func), dfn_strtab_len(s->strs, k->func));
+    fputs(",\"cat\":", out);
+    dfn_json_string(out, dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat));
+}
+
+void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i)
+{
+    uint32_t added[3];
+    for (int j = 0; j < 3; j++) added[j] = dfn_strtab_find(s->strs, added_names[j], strlen(added_names[j]));
+    dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);
+    call_args(out, s, i, args, added);
+    free(args);
+}
+
 static void write_call(FILE *out, const tracks *t, size_t row, dfn_arg *args)
 {
     size_t run;
     uint32_t rrow = dfn_compare_rep_row(t->c, row, &run);
-    const dfn_store *s = t->c->res[run]->store;
-    uint32_t i = t->c->res[run]->events[rrow];
-    const dfn_kind *k = &s->kinds[s->kind[i]];
+    const dfn_result *r = t->c->res[run];
     const cthread *th = &t->threads[t->ev_thread[row]];
-    fputs(",\n{\"ph\":\"X\",\"name\":", out);
-    const char *f = dfn_store_str(s, k->func), *cat = dfn_store_str(s, k->cat);
-    dfn_json_string(out, f, dfn_strtab_len(s->strs, k->func));
-    fputs(",\"cat\":", out);
-    dfn_json_string(out, cat, dfn_strtab_len(s->strs, k->cat));
+    fputs(",\n{\"ph\":\"X\",", out);
     /* an aggregated record lasts its calls' summed time from the start of
      * its interval: where in the interval they ran is not known */
+    if (dfn_evrows_merged(r)) {   /* (the parts a share sent) */
+        dfn_chrome_call cc;
+        (void)dfn_evrow_chrome(r, rrow, &cc);
+        fwrite(cc.head, 1, cc.headlen, out);
+        fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64,
+                t->procs[th->proc].id, th->id, cc.ts, cc.dur);
+        fwrite(cc.args, 1, cc.argslen, out);
+        return;
+    }
+    const dfn_store *s = r->store;
+    uint32_t i = r->events[rrow];
+    dfn_chrome_call_head(out, s, i);
     fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64, t->procs[th->proc].id,
             th->id, s->t0 + dfn_store_ts(s, i), dfn_store_dur(s, i));
     call_args(out, s, i, args, t->added[run]);
 }
 
+/* Sample j of run's (the store's, or those its shares sent) when the
+ * export takes it: whose, its series, time and value. */
+static bool sample_at(const tracks *t, size_t run, size_t j, dfn_chrome_sample *x, char pid[32])
+{
+    const dfn_result *r = t->c->res[run];
+    if (dfn_evrows_merged(r)) {
+        const dfn_chrome_sample *all;
+        (void)dfn_evrow_samples(r, &all);
+        *x = all[j];
+    } else {
+        const dfn_store *s = r->store;
+        const dfn_sample *y = &s->samples[j];
+        dfn_chrome_sample_who(s, t->ranks[run], y, &x->who, pid);
+        uint32_t series = s->series[y->series];
+        x->series = dfn_store_str(s, series);
+        x->serieslen = dfn_strtab_len(s->strs, series);
+        x->ts = y->ts;
+        x->value = y->value;
+    }
+    return x->ts >= t->lo[run] && x->ts <= t->hi[run] && isfinite(x->value) &&
+           dfn_strtab_find(t->hosts[run], x->who.host, x->who.hostlen) != DFN_NOID;
+}
+
+static size_t samples_of(const tracks *t, size_t run)
+{
+    const dfn_result *r = t->c->res[run];
+    const dfn_chrome_sample *all;
+    return dfn_evrows_merged(r) ? dfn_evrow_samples(r, &all) : r->store->nsamples;
+}
+
 static int write_counters(FILE *out, tracks *t, atomic_bool *cancel)
 {
     for (size_t run = 0; run < t->c->nruns; run++) {
-        const dfn_store *s = t->c->res[run]->store;
-        for (size_t j = 0; j < s->nsamples; j++) {
-            const dfn_sample *x = &s->samples[j];
-            if (!sample_taken(t, run, x)) continue;
-            const cproc *p = &t->procs[proc_of(t, run, x->host, x->pid)];
+        for (size_t j = 0, n = samples_of(t, run); j < n; j++) {
+            dfn_chrome_sample x;
+            char pid[32];
+            if (!sample_at(t, run, j, &x, pid)) continue;
+            const cproc *p = &t->procs[proc_of(t, run, &x.who)];
             char v[64];
-            dfn_fmt_double(x->value, v, sizeof v);
+            dfn_fmt_double(x.value, v, sizeof v);
             fputs(",\n{\"ph\":\"C\",\"name\":", out);
-            uint32_t series = s->series[x->series];
-            dfn_json_string(out, dfn_store_str(s, series), dfn_strtab_len(s->strs, series));
-            fprintf(out, ",\"pid\":%" PRId64 ",\"ts\":%" PRIu64 ",\"args\":{\"value\":%s}}", p->id, x->ts, v);
+            dfn_json_string(out, x.series, x.serieslen);
+            fprintf(out, ",\"pid\":%" PRId64 ",\"ts\":%" PRIu64 ",\"args\":{\"value\":%s}}", p->id, x.ts, v);
             if ((j & 4095) == 0 && (ferror(out) || (cancel && atomic_load(cancel)))) return -1;
         }
     }
@@ -309,13 +465,13 @@ int dfn_chrome_write(FILE *out, const dfn_compare *c, atomic_bool *cancel)
     tracks_build(&t, c);
     /* the processes that only sampled counters need tracks too, before
      * the ids are given */
-    for (size_t run = 0; run < c->nruns; run++) {
-        const dfn_store *s = c->res[run]->store;
-        for (size_t j = 0; j < s->nsamples; j++)
-            if (sample_taken(&t, run, &s->samples[j])) proc_of(&t, run, s->samples[j].host, s->samples[j].pid);
-    }
+    for (size_t run = 0; run < c->nruns; run++)
+        for (size_t j = 0, n = samples_of(&t, run); j < n; j++) {
+            dfn_chrome_sample x;
+            char pid[32];
+            if (sample_at(&t, run, j, &x, pid)) proc_of(&t, run, &x.who);
+        }
     tracks_number(&t);
-    tracks_ranks(&t);
     fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"dfnav\",\"clock\":\"us since the epoch, "
           "as traced\"},\n\"traceEvents\":[", out);
     /* calls have tracks: they all come after the first track's record */

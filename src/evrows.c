@@ -3,8 +3,10 @@
  * process prints. A row's key is its bytes: 16 that order it as the
  * set's store does (time from the set's start, its file's place, its
  * place in the share's store, each big-endian so that the bytes compare
- * as the numbers), then its fields. */
+ * as the numbers), then its fields: report's (dfn_call_fields), or the
+ * parts Chrome output writes (chrome.h). */
 #include "dfnav/evrows.h"
+#include "dfnav/chrome.h"
 #include "dfnav/util.h"
 #include "bytebuf.h"
 
@@ -40,8 +42,41 @@ static void field_put(void *ctx, const dfn_arg *arg, const char *name, size_t nl
 /* The sort's value: one of the metrics (a counter's is none of a call's). */
 static bool sorts_by_value(int sort) { return sort >= 0 && sort < DFN_M_COUNT_; }
 
+/* What write makes of call i of s, after its length. */
+static void put_written(obuf *o, void (*write)(FILE *, const dfn_store *, uint32_t), const dfn_store *s, uint32_t i)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) dfn_out_of_memory("a memory stream", 1);
+    write(m, s, i);
+    fclose(m);
+    put_bytes(o, buf, n);
+    free(buf);
+}
+
+/* Call i of s as Chrome output writes it (chrome.h): whose (texts and
+ * ids), its time since the epoch and length, its name and category and
+ * its arguments' members. */
+static void chrome_put(obuf *o, const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t i)
+{
+    dfn_chrome_who w;
+    char pid[32], tid[32];
+    dfn_chrome_who_of(s, rk, s->lane[i], &w, pid, tid);
+    put_bytes(o, w.host, w.hostlen);
+    put_bytes(o, w.pid, w.pidlen);
+    put_id(o, w.pidv);
+    put_bytes(o, w.tid, w.tidlen);
+    put_id(o, w.tidv);
+    put_bytes(o, w.rank, w.ranklen);
+    put_u(o, s->t0 + dfn_store_ts(s, i));
+    put_u(o, dfn_store_dur(s, i));
+    put_written(o, dfn_chrome_call_head, s, i);
+    put_written(o, dfn_chrome_call_args, s, i);
+}
+
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
-                           size_t *len)
+                           dfn_evform form, size_t *len)
 {
     obuf o = {0}, row = {0};
     bool by_value = sorts_by_value(sort);
@@ -51,8 +86,11 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
     put_u(&o, SHARE_ROWS);
     put_u(&o, r->matched);
     put_u(&o, r->matched_calls);
+    put_u(&o, form);
     put_u(&o, by_value);
     put_u(&o, nrows);
+    bool chrome = form == DFN_EVROWS_CHROME;
+    dfn_chrome_ranks *rk = chrome ? dfn_chrome_ranks_new(s) : NULL;
     for (size_t k = 0; k < nrows; k++) {
         uint32_t i = r->events[k];
         uint8_t key[ORDER_BYTES];
@@ -61,10 +99,12 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
         put_be(key + 12, i, 4);
         row.n = 0;
         put_raw(&row, key, sizeof key);
-        dfn_call_fields(s, i, true, field_put, &row);
+        if (chrome) chrome_put(&row, s, rk, i);
+        else dfn_call_fields(s, i, true, field_put, &row);
         put_bytes(&o, row.b, row.n);
         if (by_value) put_d(&o, dfn_result_metric(r, k, (dfn_metric)sort));
     }
+    dfn_chrome_ranks_free(rk);
     free(row.b);
     *len = o.n;
     return o.b;
@@ -88,7 +128,7 @@ uint8_t *dfn_evrows_failed(const char *why, bool analysis, size_t *len)
 }
 
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
-                          uint64_t (*total)(uint64_t own), size_t *len)
+                          uint64_t (*total)(uint64_t own), dfn_evform form, size_t *len)
 {
     char err[2048];
     /* the query cuts its calls to the top itself, but for pct_time, whose
@@ -109,7 +149,7 @@ uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t
         r->total_us = set;
         r->total_time_s = set / 1e6;
         if (q->sort == DFN_M_PCT_TIME) dfn_result_sort_top(r, q->sort, q->desc, q->top);
-        bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, len);
+        bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, form, len);
     } else {
         bytes = !s ? dfn_evrows_none(len) : dfn_evrows_failed(why_not ? why_not : err, why_not != NULL, len);
     }
@@ -119,6 +159,7 @@ uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t
 
 struct dfn_evmerge {
     int sort;
+    dfn_evform form;
     bool by_value;
     uint64_t matched, matched_calls;
     obuf bytes;               /* every row's bytes, end to end */
@@ -127,10 +168,11 @@ struct dfn_evmerge {
     size_t n, cap, lcap, vcap;
 };
 
-dfn_evmerge *dfn_evmerge_new(int sort)
+dfn_evmerge *dfn_evmerge_new(int sort, dfn_evform form)
 {
     dfn_evmerge *m = dfn_xcalloc(1, sizeof *m);
     m->sort = sort;
+    m->form = form;
     m->by_value = sorts_by_value(sort);
     return m;
 }
@@ -145,9 +187,33 @@ void dfn_evmerge_free(dfn_evmerge *m)
     free(m);
 }
 
-/* Whether the fields after a row's order bytes read whole. */
-static bool fields_whole(const uint8_t *p, const uint8_t *end)
+/* A Chrome row's parts after its order bytes (chrome_put), read from
+ * in: false when they are not whole. */
+static bool chrome_get(ibuf *in, dfn_chrome_call *cc)
 {
+    dfn_chrome_who *w = &cc->who;
+    w->host = (const char *)get_bytes(in, &w->hostlen, "a host");
+    w->pid = (const char *)get_bytes(in, &w->pidlen, "a pid");
+    w->pidv = get_id(in);
+    w->tid = (const char *)get_bytes(in, &w->tidlen, "a tid");
+    w->tidv = get_id(in);
+    w->rank = (const char *)get_bytes(in, &w->ranklen, "a rank");
+    cc->ts = get_any(in, "a time");
+    cc->dur = get_any(in, "a length");
+    cc->head = (const char *)get_bytes(in, &cc->headlen, "a name");
+    cc->args = (const char *)get_bytes(in, &cc->argslen, "the arguments");
+    if (!in->bad && cc->dur > UINT64_MAX - cc->ts) in->bad = "a call's end";
+    return !in->bad && in->p == in->end;
+}
+
+/* Whether the fields after a row's order bytes read whole. */
+static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
+{
+    if (form == DFN_EVROWS_CHROME) {
+        dfn_chrome_call cc;
+        ibuf in = { p, end, NULL };
+        return chrome_get(&in, &cc);
+    }
     ibuf in = { p, end, NULL };
     size_t fixed = 0;
     while (!in.bad && in.p < in.end) {
@@ -180,6 +246,8 @@ bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed
     }
     if (!in.bad && what != SHARE_ROWS) in.bad = "what the share sent";
     uint64_t matched = get_any(&in, "the calls matched"), matched_calls = get_any(&in, "their calls");
+    uint64_t form = get_u(&in, 2, "the rows' form");
+    if (!in.bad && form != m->form) in.bad = "the rows' form";
     bool by_value = get_u(&in, 2, "the sort") != 0;
     if (!in.bad && by_value != m->by_value) in.bad = "the sort";
     size_t nrows = get_count(&in, 1 + ORDER_BYTES, "the rows"), n0 = m->n, b0 = m->bytes.n;
@@ -187,7 +255,7 @@ bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed
         size_t rl;
         const uint8_t *row = get_bytes(&in, &rl, "a row");
         double v = by_value ? get_d(&in) : NAN;
-        if (!in.bad && (rl < ORDER_BYTES || !fields_whole(row + ORDER_BYTES, row + rl))) in.bad = "a row's fields";
+        if (!in.bad && (rl < ORDER_BYTES || !fields_whole(m->form, row + ORDER_BYTES, row + rl))) in.bad = "a row's fields";
         if (in.bad) break;
         dfn_grow((void **)&m->at, &m->cap, m->n + 1, sizeof *m->at);
         dfn_grow((void **)&m->len, &m->lcap, m->n + 1, sizeof *m->len);
@@ -253,6 +321,7 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
     /* (the set's order is the query's own without a sort) */
     if (q->sort >= 0 || q->desc) dfn_result_sort_top(r, q->sort, q->desc, q->top);
     else if (q->top && r->nrows > q->top) r->nrows = q->top;
+    r->merged_form = m->form;
     dfn_evmerge_free(m);
     return r;
 }
@@ -260,6 +329,21 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
 bool dfn_evrows_merged(const dfn_result *r)
 {
     return r->keytext && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+}
+
+bool dfn_evrow_chrome(const dfn_result *r, size_t row, dfn_chrome_call *cc)
+{
+    uint32_t id = dfn_result_key(r, row, 0)->id;
+    size_t len = dfn_strtab_len(r->keytext, id);
+    const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
+    memset(cc, 0, sizeof *cc);
+    cc->who.host = cc->who.pid = cc->who.tid = cc->who.rank = cc->head = cc->args = "";
+    if (len < ORDER_BYTES) return false;
+    ibuf in = { b + ORDER_BYTES, b + len, NULL };
+    dfn_chrome_call got;
+    if (!chrome_get(&in, &got)) return false;   /* (the merge checked every row's parts) */
+    *cc = got;
+    return true;
 }
 
 uint64_t dfn_evrow_ts(const dfn_result *r, size_t row)
@@ -273,6 +357,7 @@ uint64_t dfn_evrow_ts(const dfn_result *r, size_t row)
 
 bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx)
 {
+    if (r->merged_form != DFN_EVROWS_REPORT) return false;
     uint32_t id = dfn_result_key(r, row, 0)->id;
     size_t len = dfn_strtab_len(r->keytext, id);
     const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);

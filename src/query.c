@@ -3909,6 +3909,7 @@ void dfn_result_free(dfn_result *r)
     free(r->ints);
     dfn_strtab_free(r->vals);
     dfn_strtab_free(r->keytext);
+    dfn_evsamples_free(r->evsamples);
     free(r->proc_name);
     dfn_dims_free(r->dims, r->ndims);
     free(r);

@@ -882,11 +882,9 @@ static uint64_t set_total(uint64_t own) { (void)own; return g_set_total; }
 
 /* The bytes of a share of processes mask (their files, each event's
  * file kept) for q, as a rank sends them. */
-static uint8_t *calls_of_share(char *const paths[NPROCS], unsigned mask, const dfn_store *whole, const dfn_query *q,
-                               size_t *len)
+static dfn_store *calls_share(char *const paths[NPROCS], unsigned mask, const dfn_store *whole, uint32_t place[NPROCS])
 {
     const char *mine[NPROCS];
-    uint32_t place[NPROCS];
     size_t n = 0;
     for (int pid = 1; pid <= NPROCS; pid++)
         if (mask >> pid & 1) { place[n] = (uint32_t)(pid - 1); mine[n++] = paths[pid - 1]; }
@@ -894,11 +892,36 @@ static uint8_t *calls_of_share(char *const paths[NPROCS], unsigned mask, const d
     dfn_store *s = dfn_load(mine, n, &lo);
     cr_assert(s && s->evsrc);
     cr_assert(dfn_store_rebase(s, whole->t0, whole->t1));
+    return s;
+}
+
+static uint8_t *calls_of_share(char *const paths[NPROCS], unsigned mask, const dfn_store *whole, const dfn_query *q,
+                               size_t *len)
+{
+    uint32_t place[NPROCS];
+    dfn_store *s = calls_share(paths, mask, whole, place);
     dfn_query qk = *q;
     qk.layers = su_layerset(s, "posix");
-    uint8_t *bytes = dfn_evrows_share(s, &qk, place, NULL, set_total, len);
+    uint8_t *bytes = dfn_evrows_share(s, &qk, place, NULL, set_total, DFN_EVROWS_REPORT, len);
     dfn_store_free(s);
     return bytes;
+}
+
+/* The whole set of the files and its calls of (where, sort, desc, top):
+ * q and f the query's. */
+static dfn_result *whole_calls(char *const paths[NPROCS], const char *where, int sort, bool desc, size_t top,
+                               dfn_store **whole, dfn_query *q, dfn_filter *f)
+{
+    char err[256];
+    *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    cr_assert(dfn_filter_parse(where, f, err, sizeof err), "%s", err);
+    *q = (dfn_query){ .sort = sort, .desc = desc, .top = top, .filter = f, .threads = 1 };
+    cr_assert(dfn_dims_parse("event", q->dims, &q->ndims, err, sizeof err));
+    if (sort >= 0) q->metrics = DFN_M_BASIC | DFN_M_BIT(sort);
+    q->layers = su_layerset(*whole, "posix");
+    dfn_result *r = dfn_query_run(*whole, q, err, sizeof err);
+    cr_assert(r, "%s", err);
+    return r;
 }
 
 /* The whole set's calls of (where, sort, desc, top) printed as table,
@@ -907,16 +930,11 @@ static void check_calls(char *const paths[NPROCS], const unsigned *masks, size_t
                         bool desc, size_t top)
 {
     char err[256];
-    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    dfn_store *whole;
+    dfn_query q;
     dfn_filter f;
-    cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
-    dfn_query q = { .sort = sort, .desc = desc, .top = top, .filter = &f, .threads = 1 };
-    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
-    if (sort >= 0) q.metrics = DFN_M_BASIC | DFN_M_BIT(sort);
-    q.layers = su_layerset(whole, "posix");
-    dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
-    cr_assert(r, "%s", err);
-    dfn_evmerge *m = dfn_evmerge_new(sort);
+    dfn_result *r = whole_calls(paths, where, sort, desc, top, &whole, &q, &f);
+    dfn_evmerge *m = dfn_evmerge_new(sort, DFN_EVROWS_REPORT);
     for (size_t k = 0; k < nshares; k++) {
         size_t len;
         g_set_total = r->total_us;
@@ -1000,7 +1018,7 @@ Test(partial, call_rows_that_are_not_whole_are_refused)
     uint8_t *good = calls_of_share(paths, 0x08, whole, &q, &glen);
     int failed;
     for (size_t cut = 0; cut < len; cut++) {
-        dfn_evmerge *m = dfn_evmerge_new(q.sort);
+        dfn_evmerge *m = dfn_evmerge_new(q.sort, DFN_EVROWS_REPORT);
         cr_assert(dfn_evmerge_add(m, good, glen, &failed, err, sizeof err), "%s", err);
         cr_assert_not(dfn_evmerge_add(m, bytes, cut, &failed, err, sizeof err), "cut at %zu of %zu", cut, len);
         cr_assert_eq(failed, 0);
@@ -1008,12 +1026,12 @@ Test(partial, call_rows_that_are_not_whole_are_refused)
         cr_assert_eq(r->nrows, 6, "the whole share's rows stay");
         dfn_result_free(r);
     }
-    dfn_evmerge *m = dfn_evmerge_new(-1);   /* rows with values where none are wanted */
+    dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_REPORT);   /* rows with values where none are wanted */
     cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
     cr_assert(strstr(err, "the sort"), "%s", err);
     dfn_evmerge_free(m);
     bytes[1 + (bytes[0] & 0x80 ? 4 : 0)] = 9;   /* (past the magic's varint: the version) */
-    m = dfn_evmerge_new(q.sort);
+    m = dfn_evmerge_new(q.sort, DFN_EVROWS_REPORT);
     cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
     cr_assert(strstr(err, "version 9 (this dfnav reads 1)"), "%s", err);
     free(bytes);
@@ -1074,4 +1092,115 @@ Test(partial, a_top_of_many_rows_is_what_a_whole_sort_puts_first)
                 dfn_dims_free(q.dims, q.ndims);
             }
     dfn_store_free(s);
+}
+
+/* The whole set's calls of (where, sort, desc, top) as Chrome output,
+ * against its shares': the calls merged, then the counter samples of
+ * their hosts over their span from every share (the window rank 0
+ * sends), in one store's order. */
+static void check_chrome(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
+                         bool desc, size_t top)
+{
+    char err[256];
+    dfn_store *whole;
+    dfn_query q;
+    dfn_filter f;
+    dfn_result *r = whole_calls(paths, where, sort, desc, top, &whole, &q, &f);
+    dfn_store *share[NPROCS];
+    dfn_evmerge *m = dfn_evmerge_new(sort, DFN_EVROWS_CHROME);
+    g_set_total = r->total_us;
+    for (size_t k = 0; k < nshares; k++) {
+        uint32_t place[NPROCS];
+        share[k] = calls_share(paths, masks[k], whole, place);
+        dfn_query qk = q;
+        qk.layers = su_layerset(share[k], "posix");
+        size_t len;
+        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, DFN_EVROWS_CHROME, &len);
+        int failed;
+        cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
+        free(bytes);
+    }
+    dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
+    size_t wlen;
+    uint8_t *window = dfn_evwindow_of(mr, &wlen);
+    for (size_t k = 0; k < nshares; k++) {
+        size_t len;
+        uint8_t *bytes = dfn_evsamples_share(share[k], window, wlen, &len);
+        cr_assert(dfn_evsamples_add(mr, bytes, len, err, sizeof err), "%s", err);
+        dfn_store_free(share[k]);
+    }
+    free(window);
+    dfn_evsamples_finish(mr);
+    dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(mr, sort, desc);
+    char *x = su_compare_text(a, DFN_FMT_CHROME), *y = su_compare_text(b, DFN_FMT_CHROME);
+    cr_assert(strstr(x, "\"ph\":\"C\""), "where '%s': counter samples to merge", where);
+    cr_assert_str_eq(x, y, "where '%s', sort %d%s top %zu, %zu shares", where, sort, desc ? " desc" : "", top, nshares);
+    free(x);
+    free(y);
+    dfn_compare_free(a);
+    dfn_compare_free(b);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(whole);
+}
+
+/* Chrome output of shares: tracks by their texts (two hosts, a process's
+ * rank), each call's parts as its share wrote them, counter samples of
+ * the calls' hosts and span from every share, a telemetry service
+ * without calls its own track. */
+Test(partial, chrome_output_of_shares_as_the_sets)
+{
+    g_hosts = true;
+    char *paths[NPROCS];
+    proc_files(paths);
+    check_chrome(paths, thirds, 3, "", -1, false, 0);
+    check_chrome(paths, each, 7, "cat=POSIX", DFN_M_TIME_S, true, 20);
+    check_chrome(paths, halves, 2, "host=h2", -1, true, 0);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+    g_hosts = false;
+}
+
+/* Samples a share sent cut anywhere: refused, said; those of the whole
+ * shares before stay. */
+Test(partial, counter_samples_that_are_not_whole_are_refused)
+{
+    g_hosts = true;
+    char *paths[NPROCS], err[256];
+    proc_files(paths);
+    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    dfn_query q = { .sort = -1 };
+    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
+    uint32_t place[NPROCS];
+    dfn_store *s = calls_share(paths, 0x22, whole, place);
+    g_set_total = 1;
+    size_t len, wlen, slen;
+    uint8_t *bytes = dfn_evrows_share(s, &q, place, NULL, set_total, DFN_EVROWS_CHROME, &len);
+    dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_CHROME);
+    int failed;
+    cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
+    free(bytes);
+    dfn_result *r = dfn_evmerge_finish(m, &q, false);
+    uint8_t *window = dfn_evwindow_of(r, &wlen), *samples = dfn_evsamples_share(s, window, wlen, &slen);
+    cr_assert_gt(slen, 40, "samples to cut");
+    for (size_t cut = 0; cut < slen; cut += 1 + cut / 16) {
+        uint8_t *copy = dfn_xmalloc(cut ? cut : 1);
+        memcpy(copy, samples, cut);
+        cr_assert_not(dfn_evsamples_add(r, copy, cut, err, sizeof err), "cut at %zu of %zu", cut, slen);
+        const dfn_chrome_sample *all;
+        cr_assert_eq(dfn_evrow_samples(r, &all), 0);
+    }
+    cr_assert(dfn_evsamples_add(r, samples, slen, err, sizeof err), "%s", err);
+    const dfn_chrome_sample *all;
+    cr_assert_gt(dfn_evrow_samples(r, &all), 0);
+    /* a window cut short takes no sample */
+    size_t nlen;
+    uint8_t *none = dfn_evsamples_share(s, window, wlen - 1, &nlen);
+    cr_assert(dfn_evsamples_add(r, none, nlen, err, sizeof err), "%s", err);
+    free(window);
+    dfn_result_free(r);
+    dfn_store_free(s);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(whole);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+    g_hosts = false;
 }

@@ -15,9 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/chrome.h"
 #include "dfnav/export.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
+
+/* What a call row holds: the fields report prints, or the parts Chrome
+ * output writes. */
+typedef enum { DFN_EVROWS_REPORT, DFN_EVROWS_CHROME } dfn_evform;
 
 /* The first nrows rows of r (a result of s grouped by event alone,
  * already sorted and cut as the set's will be) and what r matched, as
@@ -26,7 +31,7 @@
  * or none when negative or a counter's. s must keep each event's file
  * (evsrc). */
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
-                           size_t *len);
+                           dfn_evform form, size_t *len);
 /* What share s sends for q (grouped by event alone; its analysis
  * applied, whose failure is why_not): q's calls on s, sorted with the
  * set's total time and cut to q's top, or why they are not. total gets
@@ -34,14 +39,14 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
  * whatever happens (an MPI sum every rank must join). s NULL: a share
  * without a store. */
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
-                          uint64_t (*total)(uint64_t own), size_t *len);
+                          uint64_t (*total)(uint64_t own), dfn_evform form, size_t *len);
 /* The bytes of a share without calls (no store), and of a share whose
  * query (or, analysis, the analysis it needed) failed, with why. */
 uint8_t *dfn_evrows_none(size_t *len);
 uint8_t *dfn_evrows_failed(const char *why, bool analysis, size_t *len);
 
 typedef struct dfn_evmerge dfn_evmerge;
-dfn_evmerge *dfn_evmerge_new(int sort);
+dfn_evmerge *dfn_evmerge_new(int sort, dfn_evform form);
 /* Adds a share's bytes; false, with why in err, when they are a failed
  * share's (*failed 1, or 2 when its analysis failed: its own words) or
  * not rows of this query and build (*failed 0; nothing of them is kept
@@ -57,9 +62,27 @@ void dfn_evmerge_free(dfn_evmerge *m);
 bool dfn_evrows_merged(const dfn_result *r);
 /* The start of merged call row `row` of r, in µs from its run's start. */
 uint64_t dfn_evrow_ts(const dfn_result *r, size_t row);
+/* The parts of merged call row `row` of r in Chrome's form; false (empty
+ * texts) when it is of the other form or damaged. */
+bool dfn_evrow_chrome(const dfn_result *r, size_t row, dfn_chrome_call *cc);
 /* The fields of merged call row `row` of r, as dfn_call_fields gives a
  * store's (arg NULL throughout; calls: with the calls field); false when
- * its bytes are damaged (the fields up to there were given). */
+ * its bytes are damaged or of Chrome's form (the fields up to there were
+ * given). */
 bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx);
+
+/* Counter samples for Chrome output of calls merged from shares
+ * (evsamples.c): rank 0 says which it takes, the hosts of the calls it
+ * prints and their span (the window of r, merged calls of Chrome's
+ * form); each share sends its samples there, whose they are with them;
+ * rank 0 adds each share's bytes (buf, malloc'd: kept, or freed when
+ * refused, with why in err) to r and puts them in one process's store
+ * order, which dfn_chrome_write then reads. */
+uint8_t *dfn_evwindow_of(const dfn_result *r, size_t *len);
+uint8_t *dfn_evsamples_share(const dfn_store *s, const uint8_t *window, size_t wlen, size_t *len);
+bool dfn_evsamples_add(dfn_result *r, uint8_t *buf, size_t len, char *err, size_t errlen);
+void dfn_evsamples_finish(dfn_result *r);
+size_t dfn_evrow_samples(const dfn_result *r, const dfn_chrome_sample **out);
+void dfn_evsamples_free(struct dfn_evsamples *x);
 
 #endif

@@ -192,8 +192,12 @@ typedef struct {
     uint32_t *proc_name;
     size_t nproc_names;
     /* calls merged from shares (evrows.h): the set has aggregated
-     * records, so its calls show the calls each stands for */
+     * records, so its calls show the calls each stands for; their form
+     * (dfn_evform); the counter samples the shares sent with them, for
+     * Chrome output (evsamples.c) */
     bool merged_agg;
+    int merged_form;
+    struct dfn_evsamples *evsamples;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);

@@ -90,9 +90,12 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     /* calls alone: each share's rows merge as they are (evrows.h) */
     bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT;
     bool ok = m >= -1 && (calls || dfn_partial_supports(&q, err, sizeof err));
+    /* (Chrome output names a process's track by its rank, which its
+     * first thread with one gives: its threads on one rank) */
     *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
-             : dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q) ? WHOLE_PROCS
-                                                                       : WHOLE_NONE;
+             : dfn_analysis_needs(q.metrics) || dfn_query_inherits(&q) || (calls && o->format == DFN_FMT_CHROME)
+                 ? WHOLE_PROCS
+                 : WHOLE_NONE;
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     return ok;
@@ -208,7 +211,9 @@ static bool dist_wanted(const cli_opts *o)
 bool cli_dist_report_wanted(const cli_opts *o)
 {
     int whole;
-    return dist_wanted(o) && o->format != DFN_FMT_CHROME && word_probe(o, CLI_DIST_REPORT, &whole);
+    /* (Chrome output is of calls alone: else report refuses it, the images' way) */
+    return dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT)) &&
+           word_probe(o, CLI_DIST_REPORT, &whole);
 }
 
 bool cli_dist_info_wanted(const cli_opts *o)
@@ -1102,9 +1107,10 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     return rc;
 }
 
-/* This rank's calls of query q on its share, as bytes for rank 0
- * (evrows.h). The store goes before the rows travel. */
-static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, size_t *len)
+/* This rank's calls of query q on its share in form, as bytes for rank
+ * 0 (evrows.h). The store stays until share_done (Chrome output sends its
+ * counter samples after the calls). */
+static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, dfn_evform form, size_t *len)
 {
     char err[2048] = "";
     dfn_run_opts ro = cli_run_opts(o);
@@ -1118,22 +1124,26 @@ static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, size_t *l
     bool overlap = dfn_dist_max_int(q.overlap != NULL);
     sh->ncompute = overlap ? nc : UINT64_MAX;
     if (overlap) q.set_compute = nc ? 1 : -1;
-    uint8_t *bytes = dfn_evrows_share(s, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, len);
+    return dfn_evrows_share(s, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, form, len);
+}
+
+/* The share's analysis and store go: its calls are bytes now. */
+static void share_done(share *sh)
+{
     dfn_analysis_free(&sh->set.an);
     memset(&sh->set.an, 0, sizeof sh->set.an);
     dfn_store_free(sh->set.store);
     sh->set.store = NULL;
-    return bytes;
 }
 
 /* Every rank's calls (gathered on rank 0) merged into q's rows there,
  * each rank's bytes freed once merged (only one copy at a time); a
  * rank's own failure in its words (*analysis: its analysis failed),
  * else MPI's (err). */
-static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *q, bool agg, bool *analysis, char *err,
-                               size_t errlen)
+static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *q, dfn_evform form, bool agg,
+                               bool *analysis, char *err, size_t errlen)
 {
-    dfn_evmerge *m = dfn_evmerge_new(q->sort);
+    dfn_evmerge *m = dfn_evmerge_new(q->sort, form);
     *analysis = false;
     for (int k = 0; k < dfn_dist_size(); k++) {
         char why[4200];
@@ -1178,8 +1188,8 @@ static bool calls_too_many(const cli_opts *o, size_t len)
 
 /* Each run's calls merged on rank 0 into res (the runs' shares' bytes
  * spent); 0, or 2 when a run's failed (said as one process says it). */
-static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, uint8_t **mine, const size_t *len,
-                      dfn_result **res)
+static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, dfn_evform form, uint8_t **mine,
+                      const size_t *len, dfn_result **res)
 {
     int rc = 0;
     for (size_t k = 0; k < all->n; k++) {
@@ -1190,7 +1200,7 @@ static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, uint8_
         if (!got) continue;
         char err[4400] = "a rank's calls did not come";
         bool analysis;
-        if (!rc) res[k] = calls_merge(got, lens, q, all->run[k].agg, &analysis, err, sizeof err);
+        if (!rc) res[k] = calls_merge(got, lens, q, form, all->run[k].agg, &analysis, err, sizeof err);
         dfn_dist_gathered_free(got, lens);   /* (what was merged, freed on the way) */
         if (!rc && !res[k]) {
             /* a comparison names the run whose analysis failed, as report does */
@@ -1198,6 +1208,42 @@ static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, uint8_
             else fprintf(stderr, "dfnav: %s\n", err);
             rc = 2;
         }
+    }
+    return rc;
+}
+
+/* Chrome output: each run's counter samples on the hosts of the calls
+ * rank 0 prints, over their span (the window rank 0 sends every rank),
+ * from every rank's share, added to the run's merged calls on rank 0.
+ * Every rank takes part, whatever failed (rc: 2, then nothing merges);
+ * 0, or 2 (said). */
+static int runs_samples(shares *all, dfn_result **res, int rc)
+{
+    for (size_t k = 0; k < all->n; k++) {
+        size_t wlen = 0, len, *lens;
+        uint8_t *w = NULL;
+        if (dfn_dist_rank() == 0) {
+            w = res[k] ? dfn_evwindow_of(res[k], &wlen) : dfn_xcalloc(1, 1);
+            for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, w, wlen);
+        } else {
+            w = (uint8_t *)dfn_dist_recv_bytes(0, &wlen);
+        }
+        uint8_t *mine = dfn_evsamples_share(all->run[k].set.store, w, w ? wlen : 0, &len);
+        free(w);
+        char **got = dfn_dist_gather_bytes(mine, len, &lens);
+        free(mine);
+        for (int r = 0; got && r < dfn_dist_size(); r++) {
+            char err[512];
+            if (!rc && res[k] && !dfn_evsamples_add(res[k], (uint8_t *)got[r], got[r] ? lens[r] : 0, err, sizeof err)) {
+                fprintf(stderr, "dfnav: MPI: rank %d's counter samples: %s\n", r, err);
+                rc = 2;
+            } else if (rc || !res[k]) {
+                free(got[r]);
+            }
+            got[r] = NULL;   /* (kept by the result, or freed) */
+        }
+        if (got && !rc && res[k]) dfn_evsamples_finish(res[k]);
+        dfn_dist_gathered_free(got, lens);
     }
     return rc;
 }
@@ -1217,13 +1263,16 @@ static int shares_calls(const cli_opts *o, shares *all)
     }
     uint8_t **mine = dfn_xcalloc(all->n, sizeof *mine);
     size_t *len = dfn_xcalloc(all->n, sizeof *len), total = 0;
+    dfn_evform form = o->format == DFN_FMT_CHROME ? DFN_EVROWS_CHROME : DFN_EVROWS_REPORT;
     double t0 = dfn_now();
     for (size_t k = 0; k < all->n; k++) {
         dfn_query q = qq.q[0];
         q.layers = all->run[k].set.ls;
         q.share = true;
-        mine[k] = share_calls(o, &all->run[k], q, &len[k]);
+        mine[k] = share_calls(o, &all->run[k], q, form, &len[k]);
         total += len[k];
+        /* (Chrome's samples come from the store after the calls) */
+        if (form == DFN_EVROWS_REPORT) share_done(&all->run[k]);
     }
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
@@ -1231,9 +1280,11 @@ static int shares_calls(const cli_opts *o, shares *all)
         rc = -1;
     } else {
         double t1 = dfn_now();
-        rc = runs_calls(o, all, &qq.q[0], mine, len, res);
+        rc = runs_calls(o, all, &qq.q[0], form, mine, len, res);
+        if (form == DFN_EVROWS_CHROME) rc = runs_samples(all, res, rc);
         all->merge_s = dfn_now() - t1;
     }
+    for (size_t k = 0; k < all->n; k++) share_done(&all->run[k]);
     if (dfn_dist_rank() == 0 && !rc) {
         const dfn_query *q = &qq.q[0];
         for (size_t k = 0; !o->quiet && (q->metrics & DFN_M_OVERLAP) && k < all->n; k++) shares_note(o, all, k);

@@ -71,28 +71,39 @@ static void field_read(void *ctx, const dfn_arg *arg, const char *name, size_t n
     for (size_t k = 0; k < len; k++) *sum += (unsigned char)text[k] + num;
 }
 
-/* The input as a share's calls (evrows.c), merged twice, without and with
- * a sort, finished, each row's fields read and the rows printed as JSON
- * and as a table; nothing may read past it. */
+/* The input as a share's calls (evrows.c) in each form, merged twice,
+ * without and with a sort, finished, each row's fields read and the rows
+ * printed as JSON, as a table and as Chrome output, with the input as
+ * counter samples too (evsamples.c); nothing may read past it. */
 static void calls_of(const uint8_t *data, size_t size)
 {
     static const int sorts[] = { -1, DFN_M_TIME_S };
+    static const dfn_format fmts[] = { DFN_FMT_JSON, DFN_FMT_TABLE, DFN_FMT_CHROME, DFN_FMT_CHROME };
     char err[512];
-    for (size_t g = 0; g < 2; g++) {
-        dfn_query q = { .ndims = 1, .sort = sorts[g], .desc = g == 1, .top = g ? 3 : 0 };
+    for (size_t g = 0; g < 4; g++) {
+        dfn_query q = { .ndims = 1, .sort = sorts[g & 1], .desc = g & 1, .top = g & 1 ? 3 : 0 };
         q.dims[0].kind = DFN_DIM_EVENT;
-        dfn_evmerge *m = dfn_evmerge_new(q.sort);
+        dfn_evform form = g < 2 ? DFN_EVROWS_REPORT : DFN_EVROWS_CHROME;
+        dfn_evmerge *m = dfn_evmerge_new(q.sort, form);
         int failed;
         if (dfn_evmerge_add(m, data, size, &failed, err, sizeof err) &&
             !dfn_evmerge_add(m, data, size, &failed, err, sizeof err))
             abort();   /* the same bytes again */
-        dfn_result *r = dfn_evmerge_finish(m, &q, g == 1);
+        dfn_result *r = dfn_evmerge_finish(m, &q, g & 1);
         unsigned sum = 0;
-        for (size_t i = 0; i < r->nrows; i++) (void)dfn_evrow_fields(r, i, g == 1, field_read, &sum);
+        for (size_t i = 0; i < r->nrows; i++) (void)dfn_evrow_fields(r, i, g & 1, field_read, &sum);
+        if (form == DFN_EVROWS_CHROME) {
+            size_t wlen;
+            free(dfn_evwindow_of(r, &wlen));
+            uint8_t *copy = malloc(size ? size : 1);
+            if (!copy) abort();
+            memcpy(copy, data, size);
+            if (dfn_evsamples_add(r, copy, size, err, sizeof err)) dfn_evsamples_finish(r);
+        }
         FILE *out = fopen("/dev/null", "w");
         if (!out) abort();
         dfn_compare *c = dfn_compare_of(r, q.sort, q.desc);
-        (void)dfn_compare_write(out, c, g ? DFN_FMT_TABLE : DFN_FMT_JSON);
+        (void)dfn_compare_write(out, c, fmts[g]);
         dfn_compare_free(c);
         fclose(out);
     }

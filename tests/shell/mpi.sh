@@ -211,6 +211,17 @@ shares "counters: a host's telemetry" 3 report --no-cache --by host -m count,ctr
 same "counters: telemetry apart from its host" 3 report --no-cache --by host -m count,ctr.cpu.user_pct "$T/tele2"
 check "counters: telemetry apart from its host, said" 1 "$(grep -c 'the events of host node01 lie in files that went to two ranks' "$T/mpi.err")"
 shares "counters: compare" 2 report --no-cache --compare --by host -m count,ctr.cpu.user_pct "$T/v2hosts" "$T/tele"
+# Chrome output from the shares: the calls as rank 0 merges them, then
+# the counter samples of their hosts over their span from every rank
+# (the window rank 0 sends), in one store's order; a telemetry process
+# without calls gets a track; tracks named by the process's rank
+shares "Chrome output with counters" 3 report --no-cache --by event -f chrome "$T/tele"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    shares "Chrome output, the slowest calls and their counters" 4 report --no-cache --by event -f chrome \
+        --sort time_s --top 7 "$T/v2hosts"
+    shares "Chrome output of two runs" 2 report --no-cache --compare --by event -f chrome --top 60 "$T/tele" "$T/v2"
+    grep -q 'pid 999"' "$T/mpi.out" && ok || fail "Chrome output: the telemetry process's track is missing"
+fi
 # a series one host's files lack: those ranks have none of it
 mkdir -p "$T/partial-series"
 cp "$T/v2hosts/"*.pfw "$T/partial-series/"
@@ -323,6 +334,7 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
         -m overlap --sort exposed_s --compute nosuch=1 "$T/quoted" "$T/u64"
     gen v2agg --seed 6 --events 12000 --ranks 3 --era v2 --aggregate
     shares "calls of aggregated records" 2 report --no-cache --by event --top 300 -f csv "$T/v2agg"
+    shares "Chrome output of aggregated records" 3 report --no-cache --by event -f chrome "$T/v2agg"
     refused "calls: a bad compute definition" 2 report --no-cache --by event -m overlap --sort exposed_s \
         --compute nosuch=1 "$T/newest-gz"
     # calls rank 0 could not hold as text (more than a third of its
@@ -410,10 +422,14 @@ check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files fro
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # a comparison's runs each an image of its own on every rank: runs that
 # use the same pids, in one image, were files sharing a process, which
-# rank 0 read again (0 of 9)
-same "compare by call from the runs' images, chrome" 3 report -q --no-cache --compare --by event --top 30 -f chrome \
-    "$T/u64" "$T/quoted"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 -f chrome "$T/u64" "$T/quoted" >/dev/null 2>"$T/mpi.err"
+# rank 0 read again (0 of 9); pids given as names (below) take this way
+mkdir -p "$T/named"
+for k in 3 1 2; do
+    printf '{"name":"read","cat":"POSIX","pid":"worker-%d","tid":1,"ts":%d,"dur":50,"ph":"X","args":{"fname":"/f%d"}}\n' \
+        "$k" "$((k * 10))" "$k" >"$T/named/w$k.pfw"
+done
+same "compare by call from the runs' images" 3 report -q --no-cache --compare --by event --top 30 "$T/u64" "$T/named"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 "$T/u64" "$T/named" >/dev/null 2>"$T/mpi.err"
 check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # so does a set whose hashes mean one name in one file and another in
@@ -422,11 +438,6 @@ $MPIRUN -n 2 "$DFNAV" report --no-cache --by file "$T/damaged" >/dev/null 2>"$T/
 check "hashes of two names: the whole set on rank 0" "1" "$(grep -c 'files from their images' "$T/mpi.err")"
 # pids given as names (other tools' Chrome traces) are ids of each store's
 # strings: the whole set on rank 0, and one process's rows, ties and all
-mkdir -p "$T/named"
-for k in 3 1 2; do
-    printf '{"name":"read","cat":"POSIX","pid":"worker-%d","tid":1,"ts":%d,"dur":50,"ph":"X","args":{"fname":"/f%d"}}\n' \
-        "$k" "$((k * 10))" "$k" >"$T/named/w$k.pfw"
-done
 same "pids by name: report" 3 report -q --no-cache --by func -m all "$T/named"
 same "pids by name: report, basic" 2 report -q --no-cache --by func "$T/named"
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by func "$T/named" >/dev/null 2>"$T/mpi.err"
