@@ -92,14 +92,16 @@ static const char *rank_of(const dfn_store *s, const dfn_chrome_ranks *rk, uint3
     return id != DFN_NOID ? dfn_store_str(s, id) : "";
 }
 
-/* An id's text: a name (as far as its first NUL, as the tracks always
- * named it) or a number's digits in buf. */
+/* An id's text: a name, whole (the tracks show it as far as a NUL, but
+ * two names that differ past one are two tracks), or a number's digits
+ * in buf. */
 static const char *id_text(const dfn_store *s, int64_t v, char buf[32], size_t *len)
 {
     if (dfn_id_named(v)) {
-        const char *n = dfn_id_name(s, v);
-        *len = strlen(n);
-        return n;
+        uint32_t id = (uint32_t)(v - DFN_ID_NAMED_BASE);
+        bool known = id < dfn_strtab_count(s->strs);
+        *len = known ? dfn_strtab_len(s->strs, id) : 1;
+        return known ? dfn_store_str(s, id) : "?";
     }
     *len = (size_t)snprintf(buf, 32, "%" PRId64, v);
     return buf;
@@ -422,6 +424,7 @@ static bool sample_at(const tracks *t, size_t run, size_t j, dfn_chrome_sample *
     } else {
         const dfn_store *s = r->store;
         const dfn_sample *y = &s->samples[j];
+        if (y->ts < t->lo[run] || y->ts > t->hi[run] || !isfinite(y->value)) return false;   /* (before any text) */
         dfn_chrome_sample_who(s, t->ranks[run], y, &x->who, pid);
         uint32_t series = s->series[y->series];
         x->series = dfn_store_str(s, series);

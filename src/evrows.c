@@ -7,6 +7,7 @@
  * parts Chrome output writes (chrome.h). */
 #include "dfnav/evrows.h"
 #include "dfnav/chrome.h"
+#include "dfnav/jsonget.h"
 #include "dfnav/util.h"
 #include "bytebuf.h"
 
@@ -206,13 +207,28 @@ static bool chrome_get(ibuf *in, dfn_chrome_call *cc)
     return !in->bad && in->p == in->end;
 }
 
+/* Whether a Chrome row's texts are what the export writes there: members
+ * of a JSON object ("name":..,"cat":.. and ,"args":{..}} closing it), so
+ * that no bytes a rank sent can break the output's JSON. */
+static bool chrome_json(const dfn_chrome_call *cc)
+{
+    if (cc->argslen < 2 || cc->args[0] != ',') return false;
+    char *t = dfn_xmalloc(cc->headlen + cc->argslen + 2);
+    t[0] = '{';
+    memcpy(t + 1, cc->head, cc->headlen);
+    memcpy(t + 1 + cc->headlen, cc->args, cc->argslen);   /* (its closing brace closes the object) */
+    bool ok = dfn_json_valid(t, cc->headlen + cc->argslen + 1);
+    free(t);
+    return ok;
+}
+
 /* Whether the fields after a row's order bytes read whole. */
 static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
 {
     if (form == DFN_EVROWS_CHROME) {
         dfn_chrome_call cc;
         ibuf in = { p, end, NULL };
-        return chrome_get(&in, &cc);
+        return chrome_get(&in, &cc) && chrome_json(&cc);
     }
     ibuf in = { p, end, NULL };
     size_t fixed = 0;
@@ -230,6 +246,10 @@ static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
 bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed, char *err, size_t errlen)
 {
     *failed = 0;
+    if (!buf) {
+        snprintf(err, errlen, "no call rows came");
+        return false;
+    }
     ibuf in = { buf, buf + len, NULL };
     if (!get_head(&in, EVROWS_MAGIC, EVROWS_VERSION, "call rows", err, errlen)) return false;
     uint64_t what = get_u(&in, 4, "what the share sent");

@@ -114,6 +114,10 @@ uint8_t *dfn_evsamples_share(const dfn_store *s, const uint8_t *window, size_t w
 
 bool dfn_evsamples_add(dfn_result *r, uint8_t *buf, size_t len, char *err, size_t errlen)
 {
+    if (!buf) {
+        snprintf(err, errlen, "no counter samples came");
+        return false;
+    }
     struct dfn_evsamples *x = r->evsamples;
     if (!x) x = r->evsamples = dfn_xcalloc(1, sizeof *x);
     ibuf in = { buf, buf + len, NULL };
@@ -171,7 +175,7 @@ static int sample_order(const void *pa, const void *pb)
     if (nx != ny) return nx ? 1 : -1;
     if (!nx && x->who.pidv != y->who.pidv) return x->who.pidv < y->who.pidv ? -1 : 1;
     if (nx && (c = cstr_cmp(x->who.pid, x->who.pidlen, y->who.pid, y->who.pidlen)) != 0) return c;
-    return x->value < y->value ? -1 : x->value > y->value;
+    return dfn_value_order(x->value, y->value);
 }
 
 void dfn_evsamples_finish(dfn_result *r)

@@ -1008,9 +1008,9 @@ static int sample_cmp(const void *a, const void *b)
     const dfn_sample *x = a, *y = b;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
     if (x->series != y->series) return x->series < y->series ? -1 : 1;
-    if (x->host != y->host) return strcmp(dfn_store_str(g_sample_store, x->host), dfn_store_str(g_sample_store, y->host));
-    if (x->pid != y->pid) return dfn_id_cmp(g_sample_store, x->pid, g_sample_store, y->pid);
-    return x->value < y->value ? -1 : x->value > y->value;
+    int c = x->host == y->host ? 0 : strcmp(dfn_store_str(g_sample_store, x->host), dfn_store_str(g_sample_store, y->host));
+    if (!c && x->pid != y->pid) c = dfn_id_cmp(g_sample_store, x->pid, g_sample_store, y->pid);
+    return c ? c : dfn_value_order(x->value, y->value);
 }
 
 static _Thread_local const dfn_store *g_series_store;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <string.h>
 
 uint64_t dfn_hash(const void *data, size_t len);
 static inline uint64_t dfn_hash_u64(uint64_t x)
@@ -89,6 +90,19 @@ static inline const uint8_t *dfn_varint_skip(const uint8_t *p, const uint8_t *en
     return p < end ? p + 1 : end;
 }
 /* a + b, or UINT64_MAX when the sum would wrap. */
+/* A total order of doubles for sorts that must give one order: by value,
+ * NaN last, then by their bits (-0 before 0, NaNs apart). */
+static inline int dfn_value_order(double x, double y)
+{
+    bool nx = x != x, ny = y != y;
+    if (nx != ny) return nx ? 1 : -1;
+    if (!nx && x != y) return x < y ? -1 : 1;
+    uint64_t bx, by;
+    memcpy(&bx, &x, sizeof bx);
+    memcpy(&by, &y, sizeof by);
+    return (bx > by) - (bx < by);
+}
+
 static inline uint64_t dfn_sat_add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 /* *sum + v, saturating, with flag set in *full when it did: a sum that
  * passed 2^64 stays there, flagged, and shows as inf, never wrapped. */

@@ -490,7 +490,7 @@ static bool hashdefs_agree(const share *sh)
  * one rank's share: the plan keeps them so as their files' heads say
  * (filehead.h); the loads tell. Rank 0 reads each rank's processes by
  * their text and gives the word; on rank 0, *who names one that is not. */
-static bool shares_whole(const share *sh, bool by_host, char *who, size_t cap)
+static bool shares_whole(const share *sh, bool by_host, bool samples, char *who, size_t cap)
 {
     const dfn_store *s = sh->set.store;
     char *text = NULL, pid[128];
@@ -512,6 +512,17 @@ static bool shares_whole(const share *sh, bool by_host, char *who, size_t cap)
         if (!*seen) fprintf(f, "%s%c", dfn_store_str(s, s->samples[j].host), 0), *seen = 1;
     }
     dfn_map64_free(&hosts);
+    /* samples' processes (Chrome output: a process whose samples lie
+     * apart from its threads would lose its rank on its track) */
+    dfn_strtab *procs = dfn_strtab_new();
+    for (size_t j = 0; samples && !by_host && s && j < s->nsamples; j++) {
+        uint64_t key[2] = { s->samples[j].host, (uint64_t)s->samples[j].pid };
+        uint32_t had = dfn_strtab_count(procs);
+        if (dfn_strtab_intern(procs, (const char *)key, sizeof key) != had) continue;
+        dfn_id_text(s, s->samples[j].pid, pid, sizeof pid);
+        fprintf(f, "%s/%s%c", dfn_store_str(s, s->samples[j].host), pid, 0);
+    }
+    dfn_strtab_free(procs);
     fclose(f);
     size_t *lens;
     char **got = dfn_dist_gather_bytes(text, len, &lens);
@@ -1698,7 +1709,9 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (whole != WHOLE_NONE) {
         bool hosts = whole == WHOLE_HOSTS, all_whole = true;
         char who[256] = "";
-        for (size_t k = 0; k < all->n; k++) all_whole = shares_whole(&all->run[k], hosts, who, sizeof who) && all_whole;
+        bool samples = calls && o->format == DFN_FMT_CHROME;
+        for (size_t k = 0; k < all->n; k++)
+            all_whole = shares_whole(&all->run[k], hosts, samples, who, sizeof who) && all_whole;
         if (!all_whole) {
             if (dfn_dist_rank() == 0 && !o->quiet)
                 dfn_warnf(stderr, "MPI: the events of %s %s lie in files that went to two ranks: rank 0 loads the set "

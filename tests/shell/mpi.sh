@@ -221,6 +221,16 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
         --sort time_s --top 7 "$T/v2hosts"
     shares "Chrome output of two runs" 2 report --no-cache --compare --by event -f chrome --top 60 "$T/tele" "$T/v2"
     grep -q 'pid 999"' "$T/mpi.out" && ok || fail "Chrome output: the telemetry process's track is missing"
+    # a process's samples in a file another process's head leads (on
+    # another rank than its threads): its track would lose its rank, so
+    # the set goes to rank 0 whole, said
+    mkdir -p "$T/apart"
+    cp "$T/v2hosts/"*.pfw "$T/apart/"
+    { grep -m1 '"ph":1' "$T/v2hosts/trace-0-of-8.pfw"; grep '"cat":"sys"' "$T/v2hosts/trace-1-of-8.pfw"; } >"$T/apart/s.pfw"
+    grep -v '"cat":"sys"' "$T/v2hosts/trace-1-of-8.pfw" >"$T/apart/trace-1-of-8.pfw"
+    same "Chrome output: a process's samples apart from its threads" 3 report --no-cache --by event -f chrome \
+        --where pid=1000000 "$T/apart"
+    check "Chrome output: samples apart, said" 1 "$(grep -c 'lie in files that went to two ranks' "$T/mpi.err")"
 fi
 # a series one host's files lack: those ranks have none of it
 mkdir -p "$T/partial-series"
