@@ -367,6 +367,10 @@ if [ -d "$TRACES" ]; then
     same "real traces: report, each rank its share" 4 report -q --no-cache --by layer,func -f csv "$TRACES"
     same "real traces: overview, each rank its share" 4 overview -q --no-cache "$TRACES"
     same "real traces: info" 2 info -q --no-cache -f csv "$TRACES"
+    same "real traces: the slowest calls, each rank its share" 3 report -q --no-cache --by event --sort time_s \
+        --top 10 -f csv "$TRACES"
+    same "real traces: POSIX calls for Perfetto, each rank its share" 2 report -q --no-cache --by event \
+        --where cat=POSIX --top 200 -f chrome "$TRACES"
 fi
 # the damage reports on stderr, once, as one process gives them
 "$DFNAV" report --no-cache --by func "$T/damaged" >/dev/null 2>"$T/one.err"
