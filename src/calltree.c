@@ -247,8 +247,7 @@ int dfn_calltree_path_cmp(const dfn_calltree *ta, const dfn_store *sa, uint32_t 
         if (ta == tb && cx[j] == cy[j]) continue;   /* a shared caller */
         uint32_t fa = ta->node_func[cx[j]], fb = tb->node_func[cy[j]];
         size_t la = dfn_strtab_len(sa->strs, fa), lb = dfn_strtab_len(sb->strs, fb);
-        c = memcmp(dfn_store_str(sa, fa), dfn_store_str(sb, fb), la < lb ? la : lb);
-        if (!c && la != lb) c = la < lb ? -1 : 1;
+        c = dfn_bytes_cmp(dfn_store_str(sa, fa), la, dfn_store_str(sb, fb), lb);
     }
     if (!c && nx != ny) c = nx < ny ? -1 : 1;   /* a caller before its callees */
     free(cx);

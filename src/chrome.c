@@ -107,29 +107,32 @@ static const char *id_text(const dfn_store *s, int64_t v, char buf[32], size_t *
     return buf;
 }
 
+/* A process's part of whose: its host, pid and rank (no thread). */
+static void who_proc(const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t host, int64_t pid, dfn_chrome_who *w,
+                     char buf[32])
+{
+    w->host = dfn_store_str(s, host);
+    w->hostlen = dfn_strtab_len(s->strs, host);
+    w->pidv = w->tidv = pid;
+    w->pid = id_text(s, pid, buf, &w->pidlen);
+    w->tid = "";
+    w->tidlen = 0;
+    w->rank = rank_of(s, rk, host, pid, &w->ranklen);
+}
+
 void dfn_chrome_who_of(const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t lane, dfn_chrome_who *w, char pid[32],
                        char tid[32])
 {
     const dfn_lane *l = &s->lanes[lane];
-    w->host = dfn_store_str(s, l->host);
-    w->hostlen = dfn_strtab_len(s->strs, l->host);
-    w->pidv = l->pid;
+    who_proc(s, rk, l->host, l->pid, w, pid);
     w->tidv = l->tid;
-    w->pid = id_text(s, l->pid, pid, &w->pidlen);
     w->tid = id_text(s, l->tid, tid, &w->tidlen);
-    w->rank = rank_of(s, rk, l->host, l->pid, &w->ranklen);
 }
 
 void dfn_chrome_sample_who(const dfn_store *s, const dfn_chrome_ranks *rk, const dfn_sample *x, dfn_chrome_who *w,
                            char pid[32])
 {
-    w->host = dfn_store_str(s, x->host);
-    w->hostlen = dfn_strtab_len(s->strs, x->host);
-    w->pidv = w->tidv = x->pid;
-    w->pid = id_text(s, x->pid, pid, &w->pidlen);
-    w->tid = "";
-    w->tidlen = 0;
-    w->rank = rank_of(s, rk, x->host, x->pid, &w->ranklen);
+    who_proc(s, rk, x->host, x->pid, w, pid);
 }
 
 /* Appends a length and the bytes to the key being made; named: an id's
@@ -242,7 +245,7 @@ static void tracks_build(tracks *t, const dfn_compare *c)
         const dfn_store *s = c->res[k]->store;
         if (!s) continue;   /* (calls a share sent: their parts are whole) */
         t->ranks[k] = dfn_chrome_ranks_new(s);
-        for (int j = 0; j < 3; j++) t->added[k][j] = dfn_strtab_find(s->strs, added_names[j], strlen(added_names[j]));
+        dfn_chrome_added(s, t->added[k]);
     }
     for (size_t row = 0; row < c->nrows; row++) {
         size_t run;
@@ -333,7 +336,7 @@ static void arg_value(FILE *out, const dfn_store *s, const dfn_arg *a)
 /* The call's file, bytes and, for an aggregated record, its calls and
  * longest call, unless its own arguments use those names (added: their
  * string ids in its store); then its own. */
-static void call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, const uint32_t added[3])
+void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, const uint32_t added[3])
 {
     size_t n = dfn_store_args(s, i, args, DFN_ARGS_MAX);
     if (n > DFN_ARGS_MAX) n = DFN_ARGS_MAX;
@@ -377,13 +380,9 @@ void dfn_chrome_call_head(FILE *out, const dfn_store *s, uint32_t i)
     dfn_json_string(out, dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat));
 }
 
-void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i)
+void dfn_chrome_added(const dfn_store *s, uint32_t added[3])
 {
-    uint32_t added[3];
     for (int j = 0; j < 3; j++) added[j] = dfn_strtab_find(s->strs, added_names[j], strlen(added_names[j]));
-    dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);
-    call_args(out, s, i, args, added);
-    free(args);
 }
 
 static void write_call(FILE *out, const tracks *t, size_t row, dfn_arg *args)
@@ -409,7 +408,15 @@ static void write_call(FILE *out, const tracks *t, size_t row, dfn_arg *args)
     dfn_chrome_call_head(out, s, i);
     fprintf(out, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":%" PRIu64 ",\"dur\":%" PRIu64, t->procs[th->proc].id,
             th->id, s->t0 + dfn_store_ts(s, i), dfn_store_dur(s, i));
-    call_args(out, s, i, args, t->added[run]);
+    dfn_chrome_call_args(out, s, i, args, t->added[run]);
+}
+
+/* Whether the export takes a sample at ts of value on host: on a host of
+ * the run's calls, while they ran. */
+static bool sample_in(const tracks *t, size_t run, uint64_t ts, double value, const char *host, size_t hostlen)
+{
+    return ts >= t->lo[run] && ts <= t->hi[run] && isfinite(value) &&
+           dfn_strtab_find(t->hosts[run], host, hostlen) != DFN_NOID;
 }
 
 /* Sample j of run's (the store's, or those its shares sent) when the
@@ -421,19 +428,19 @@ static bool sample_at(const tracks *t, size_t run, size_t j, dfn_chrome_sample *
         const dfn_chrome_sample *all;
         (void)dfn_evrow_samples(r, &all);
         *x = all[j];
-    } else {
-        const dfn_store *s = r->store;
-        const dfn_sample *y = &s->samples[j];
-        if (y->ts < t->lo[run] || y->ts > t->hi[run] || !isfinite(y->value)) return false;   /* (before any text) */
-        dfn_chrome_sample_who(s, t->ranks[run], y, &x->who, pid);
-        uint32_t series = s->series[y->series];
-        x->series = dfn_store_str(s, series);
-        x->serieslen = dfn_strtab_len(s->strs, series);
-        x->ts = y->ts;
-        x->value = y->value;
+        return sample_in(t, run, x->ts, x->value, x->who.host, x->who.hostlen);
     }
-    return x->ts >= t->lo[run] && x->ts <= t->hi[run] && isfinite(x->value) &&
-           dfn_strtab_find(t->hosts[run], x->who.host, x->who.hostlen) != DFN_NOID;
+    const dfn_store *s = r->store;
+    const dfn_sample *y = &s->samples[j];
+    /* (the tests before any text is made) */
+    if (!sample_in(t, run, y->ts, y->value, dfn_store_str(s, y->host), dfn_strtab_len(s->strs, y->host))) return false;
+    dfn_chrome_sample_who(s, t->ranks[run], y, &x->who, pid);
+    uint32_t series = s->series[y->series];
+    x->series = dfn_store_str(s, series);
+    x->serieslen = dfn_strtab_len(s->strs, series);
+    x->ts = y->ts;
+    x->value = y->value;
+    return true;
 }
 
 static size_t samples_of(const tracks *t, size_t run)

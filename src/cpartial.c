@@ -30,14 +30,9 @@ static void put_key(obuf *o, const dfn_store *s, const dfn_cresult *r, dfn_cdim 
     switch (d) {
     case DFN_CDIM_COUNTER: put_id_text(o, s, r, r->keytext ? (uint32_t)key : s->series[key]); break;
     case DFN_CDIM_HOST: put_id_text(o, s, r, (uint32_t)key); break;
-    case DFN_CDIM_PID:
-        if (dfn_id_named((int64_t)key)) {
-            put_u(o, 1);
-            put_id_text(o, s, r, (uint32_t)((int64_t)key - DFN_ID_NAMED_BASE));
-        } else {
-            put_u(o, 0);
-            put_u(o, dfn_zigzag((int64_t)key));
-        }
+    case DFN_CDIM_PID:   /* (a name's value is its store's: its text follows) */
+        put_id(o, (int64_t)key);
+        if (dfn_id_named((int64_t)key)) put_id_text(o, s, r, (uint32_t)((int64_t)key - DFN_ID_NAMED_BASE));
         break;
     default: put_u(o, dfn_zigzag((int64_t)key)); break;
     }
@@ -81,10 +76,8 @@ static uint64_t get_key(ibuf *in, const dfn_cresult *r, dfn_cdim d)
     switch (d) {
     case DFN_CDIM_COUNTER: case DFN_CDIM_HOST: return get_text(in, text);
     case DFN_CDIM_PID: {
-        if (get_u(in, 2, "a pid's kind")) return (uint64_t)(DFN_ID_NAMED_BASE + get_text(in, text));
-        int64_t v = dfn_unzigzag(get_any(in, "a pid"));
-        if (!in->bad && dfn_id_named(v)) in->bad = "a pid";   /* (numbers never take the names' range) */
-        return (uint64_t)v;
+        int64_t v = get_id(in);   /* (numbers never take the names' range) */
+        return (uint64_t)(dfn_id_named(v) ? DFN_ID_NAMED_BASE + get_text(in, text) : v);
     }
     default: {
         /* a bin whose start in µs an int64 holds (its label's sum), as
@@ -114,7 +107,7 @@ static void get_row(ibuf *in, dfn_cresult *r, dfn_strtab *rows, size_t *cap)
     size_t n = get_count(in, 8, "a sum's partials");
     if (in->bad) return;
     dfn_crow *c = dfn_cresult_row(r, rows, cap, key);
-    c->samples = samples > UINT64_MAX - c->samples ? UINT64_MAX : c->samples + samples;
+    c->samples = dfn_sat_add(c->samples, samples);
     if (lo < c->min) c->min = lo;
     if (hi > c->max) c->max = hi;
     /* each partial added as a value: whatever the bytes say, the sum

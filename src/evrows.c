@@ -43,24 +43,15 @@ static void field_put(void *ctx, const dfn_arg *arg, const char *name, size_t nl
 /* The sort's value: one of the metrics (a counter's is none of a call's). */
 static bool sorts_by_value(int sort) { return sort >= 0 && sort < DFN_M_COUNT_; }
 
-/* What write makes of call i of s, after its length. */
-static void put_written(obuf *o, void (*write)(FILE *, const dfn_store *, uint32_t), const dfn_store *s, uint32_t i)
-{
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    if (!m) dfn_out_of_memory("a memory stream", 1);
-    write(m, s, i);
-    fclose(m);
-    put_bytes(o, buf, n);
-    free(buf);
-}
+/* What Chrome output needs of a store, once (chrome.h). */
+typedef struct { dfn_chrome_ranks *rk; uint32_t added[3]; dfn_arg *args; } chrome_of;
 
 /* Call i of s as Chrome output writes it (chrome.h): whose (texts and
  * ids), its time since the epoch and length, its name and category and
- * its arguments' members. */
-static void chrome_put(obuf *o, const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t i)
+ * its arguments' members, both written into one memory stream. */
+static void chrome_put(obuf *o, const dfn_store *s, const chrome_of *co, uint32_t i)
 {
+    const dfn_chrome_ranks *rk = co->rk;
     dfn_chrome_who w;
     char pid[32], tid[32];
     dfn_chrome_who_of(s, rk, s->lane[i], &w, pid, tid);
@@ -72,8 +63,18 @@ static void chrome_put(obuf *o, const dfn_store *s, const dfn_chrome_ranks *rk, 
     put_bytes(o, w.rank, w.ranklen);
     put_u(o, s->t0 + dfn_store_ts(s, i));
     put_u(o, dfn_store_dur(s, i));
-    put_written(o, dfn_chrome_call_head, s, i);
-    put_written(o, dfn_chrome_call_args, s, i);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) dfn_out_of_memory("a memory stream", 1);
+    dfn_chrome_call_head(m, s, i);
+    long head = ftell(m);
+    dfn_chrome_call_args(m, s, i, co->args, co->added);
+    fclose(m);
+    if (head < 0 || (size_t)head > n) dfn_out_of_memory("a memory stream", n);
+    put_bytes(o, buf, (size_t)head);
+    put_bytes(o, buf + head, n - (size_t)head);
+    free(buf);
 }
 
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
@@ -91,7 +92,9 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
     put_u(&o, by_value);
     put_u(&o, nrows);
     bool chrome = form == DFN_EVROWS_CHROME;
-    dfn_chrome_ranks *rk = chrome ? dfn_chrome_ranks_new(s) : NULL;
+    chrome_of co = { chrome ? dfn_chrome_ranks_new(s) : NULL, { 0, 0, 0 },
+                     chrome ? dfn_xmalloc(DFN_ARGS_MAX * sizeof *co.args) : NULL };
+    if (chrome) dfn_chrome_added(s, co.added);
     for (size_t k = 0; k < nrows; k++) {
         uint32_t i = r->events[k];
         uint8_t key[ORDER_BYTES];
@@ -100,12 +103,13 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
         put_be(key + 12, i, 4);
         row.n = 0;
         put_raw(&row, key, sizeof key);
-        if (chrome) chrome_put(&row, s, rk, i);
+        if (chrome) chrome_put(&row, s, &co, i);
         else dfn_call_fields(s, i, true, field_put, &row);
         put_bytes(&o, row.b, row.n);
         if (by_value) put_d(&o, dfn_result_metric(r, k, (dfn_metric)sort));
     }
-    dfn_chrome_ranks_free(rk);
+    dfn_chrome_ranks_free(co.rk);
+    free(co.args);
     free(row.b);
     *len = o.n;
     return o.b;
@@ -128,28 +132,31 @@ uint8_t *dfn_evrows_failed(const char *why, bool analysis, size_t *len)
     return share_word(analysis ? SHARE_UNANALYSED : SHARE_FAILED, why, len);
 }
 
+/* r's rows sorted and cut as q says (calls come in the set's order). */
+static void rows_cut(dfn_result *r, const dfn_query *q)
+{
+    if (q->sort >= 0 || q->desc) dfn_result_sort_top(r, q->sort, q->desc, q->top);
+    else if (q->top && r->nrows > q->top) r->nrows = q->top;
+}
+
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
                           uint64_t (*total)(uint64_t own), dfn_evform form, size_t *len)
 {
     char err[2048];
-    /* the query cuts its calls to the top itself, but for pct_time, whose
-     * order is of the set's total (equal shares of it may round apart):
-     * then they come in time order, sorted once the total is known */
+    /* the calls in time order, sorted and cut once the set's total is
+     * known: pct_time's whole (equal shares of it may round apart) */
     dfn_query qs = *q;
-    if (q->sort == DFN_M_PCT_TIME) {
-        qs.top = 0;
-        qs.sort = -1;
-        qs.desc = false;
-    }
+    qs.top = 0;
+    qs.sort = -1;
+    qs.desc = false;
     bool kept = !s || s->evsrc;
     if (!kept) snprintf(err, sizeof err, "the calls' files were not kept (a store loaded without sources)");
     dfn_result *r = s && kept && !why_not ? dfn_query_run(s, &qs, err, sizeof err) : NULL;
     uint64_t set = total(r ? r->total_us : 0);
     uint8_t *bytes;
     if (r) {
-        r->total_us = set;
         r->total_time_s = set / 1e6;
-        if (q->sort == DFN_M_PCT_TIME) dfn_result_sort_top(r, q->sort, q->desc, q->top);
+        rows_cut(r, q);
         bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, form, len);
     } else {
         bytes = !s ? dfn_evrows_none(len) : dfn_evrows_failed(why_not ? why_not : err, why_not != NULL, len);
@@ -164,9 +171,8 @@ struct dfn_evmerge {
     bool by_value;
     uint64_t matched, matched_calls;
     obuf bytes;               /* every row's bytes, end to end */
-    size_t *at, *len;         /* each row's in bytes */
-    double *val;
-    size_t n, cap, lcap, vcap;
+    struct { size_t at, len; double val; } *row;   /* each row's in bytes, and its sort's value */
+    size_t n, cap;
 };
 
 dfn_evmerge *dfn_evmerge_new(int sort, dfn_evform form)
@@ -182,9 +188,7 @@ void dfn_evmerge_free(dfn_evmerge *m)
 {
     if (!m) return;
     free(m->bytes.b);
-    free(m->at);
-    free(m->len);
-    free(m->val);
+    free(m->row);
     free(m);
 }
 
@@ -222,6 +226,28 @@ static bool chrome_json(const dfn_chrome_call *cc)
     return ok;
 }
 
+/* A call's own fields: start_s ... bytes, then calls (dfn_call_fields). */
+#define OWN_FIELDS 9
+
+/* Each field of a report row's bytes [p, end) to fn (when given; calls,
+ * the last own field, only with calls); the own fields there, or -1 when
+ * the bytes are not whole. */
+static int fields_each(const uint8_t *p, const uint8_t *end, bool calls, dfn_call_field_fn fn, void *ctx)
+{
+    ibuf in = { p, end, NULL };
+    int own = 0;
+    while (!in.bad && in.p < in.end) {
+        uint64_t f = get_u(&in, 4, "a field's kind");
+        size_t nl = 0, tl;
+        const uint8_t *name = f & F_ARG ? get_bytes(&in, &nl, "an argument's name") : NULL;
+        const uint8_t *text = get_bytes(&in, &tl, "a field");
+        if (in.bad) break;
+        if (!(f & F_ARG) && ++own == OWN_FIELDS && !calls) continue;
+        if (fn) fn(ctx, NULL, (const char *)name, nl, (const char *)text, tl, f & F_NUM);
+    }
+    return in.bad ? -1 : own;
+}
+
 /* Whether the fields after a row's order bytes read whole. */
 static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
 {
@@ -230,17 +256,7 @@ static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
         ibuf in = { p, end, NULL };
         return chrome_get(&in, &cc) && chrome_json(&cc);
     }
-    ibuf in = { p, end, NULL };
-    size_t fixed = 0;
-    while (!in.bad && in.p < in.end) {
-        size_t n;
-        uint64_t f = get_u(&in, 4, "a field's kind");
-        if (f & F_ARG) (void)get_bytes(&in, &n, "an argument's name");
-        else fixed++;
-        (void)get_bytes(&in, &n, "a field");
-    }
-    /* start_s ... bytes and calls */
-    return !in.bad && fixed == 9;
+    return fields_each(p, end, true, NULL, NULL) == OWN_FIELDS;
 }
 
 bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed, char *err, size_t errlen)
@@ -277,12 +293,10 @@ bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed
         double v = by_value ? get_d(&in) : NAN;
         if (!in.bad && (rl < ORDER_BYTES || !fields_whole(m->form, row + ORDER_BYTES, row + rl))) in.bad = "a row's fields";
         if (in.bad) break;
-        dfn_grow((void **)&m->at, &m->cap, m->n + 1, sizeof *m->at);
-        dfn_grow((void **)&m->len, &m->lcap, m->n + 1, sizeof *m->len);
-        dfn_grow((void **)&m->val, &m->vcap, m->n + 1, sizeof *m->val);
-        m->at[m->n] = m->bytes.n;
-        m->len[m->n] = rl;
-        m->val[m->n++] = v;
+        dfn_grow((void **)&m->row, &m->cap, m->n + 1, sizeof *m->row);
+        m->row[m->n].at = m->bytes.n;
+        m->row[m->n].len = rl;
+        m->row[m->n++].val = v;
         put_raw(&m->bytes, row, rl);
     }
     if (!in.bad && in.p != in.end) in.bad = "bytes past the rows";
@@ -303,7 +317,7 @@ static int order_cmp(const void *a, const void *b)
 {
     const dfn_evmerge *m = g_merge;
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    int c = memcmp(m->bytes.b + m->at[x], m->bytes.b + m->at[y], ORDER_BYTES);
+    int c = memcmp(m->bytes.b + m->row[x].at, m->bytes.b + m->row[y].at, ORDER_BYTES);
     return c ? c : x < y ? -1 : x > y;
 }
 
@@ -330,17 +344,15 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
     }
     for (size_t k = 0; k < n; k++) {
         size_t j = order[k];
-        r->keys[k].id = dfn_strtab_intern(r->keytext, (const char *)m->bytes.b + m->at[j], m->len[j]);
-        if (m->by_value) r->m[k] = m->val[j];
+        r->keys[k].id = dfn_strtab_intern(r->keytext, (const char *)m->bytes.b + m->row[j].at, m->row[j].len);
+        if (m->by_value) r->m[k] = m->row[j].val;
     }
     free(order);
     r->nrows = n;
     r->matched = m->matched;
     r->matched_calls = m->matched_calls;
     r->merged_agg = agg;
-    /* (the set's order is the query's own without a sort) */
-    if (q->sort >= 0 || q->desc) dfn_result_sort_top(r, q->sort, q->desc, q->top);
-    else if (q->top && r->nrows > q->top) r->nrows = q->top;
+    rows_cut(r, q);
     r->merged_form = m->form;
     dfn_evmerge_free(m);
     return r;
@@ -351,48 +363,36 @@ bool dfn_evrows_merged(const dfn_result *r)
     return r->keytext && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
 }
 
-bool dfn_evrow_chrome(const dfn_result *r, size_t row, dfn_chrome_call *cc)
+/* A merged row's bytes, from its order bytes to *end; NULL when there
+ * are not even those. */
+static const uint8_t *row_bytes(const dfn_result *r, size_t row, const uint8_t **end)
 {
     uint32_t id = dfn_result_key(r, row, 0)->id;
-    size_t len = dfn_strtab_len(r->keytext, id);
     const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
+    *end = b + dfn_strtab_len(r->keytext, id);
+    return *end - b >= ORDER_BYTES ? b : NULL;
+}
+
+bool dfn_evrow_chrome(const dfn_result *r, size_t row, dfn_chrome_call *cc)
+{
+    const uint8_t *end, *b = row_bytes(r, row, &end);
+    ibuf in = { b ? b + ORDER_BYTES : NULL, end, NULL };
+    if (b && chrome_get(&in, cc)) return true;   /* (the merge checked every row's parts) */
     memset(cc, 0, sizeof *cc);
     cc->who.host = cc->who.pid = cc->who.tid = cc->who.rank = cc->head = cc->args = "";
-    if (len < ORDER_BYTES) return false;
-    ibuf in = { b + ORDER_BYTES, b + len, NULL };
-    dfn_chrome_call got;
-    if (!chrome_get(&in, &got)) return false;   /* (the merge checked every row's parts) */
-    *cc = got;
-    return true;
+    return false;
 }
 
 uint64_t dfn_evrow_ts(const dfn_result *r, size_t row)
 {
-    uint32_t id = dfn_result_key(r, row, 0)->id;
-    const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
+    const uint8_t *end, *b = row_bytes(r, row, &end);
     uint64_t ts = 0;
-    for (int k = 0; k < 8 && dfn_strtab_len(r->keytext, id) >= ORDER_BYTES; k++) ts = ts << 8 | b[k];
+    for (int k = 0; b && k < 8; k++) ts = ts << 8 | b[k];
     return ts;
 }
 
 bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx)
 {
-    if (r->merged_form != DFN_EVROWS_REPORT) return false;
-    uint32_t id = dfn_result_key(r, row, 0)->id;
-    size_t len = dfn_strtab_len(r->keytext, id);
-    const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
-    if (len < ORDER_BYTES) return false;
-    ibuf in = { b + ORDER_BYTES, b + len, NULL };
-    size_t fixed = 0;
-    while (!in.bad && in.p < in.end) {
-        uint64_t f = get_u(&in, 4, "a field's kind");
-        size_t nl = 0, tl;
-        const uint8_t *name = f & F_ARG ? get_bytes(&in, &nl, "an argument's name") : NULL;
-        const uint8_t *text = get_bytes(&in, &tl, "a field");
-        if (in.bad) break;
-        /* calls, the ninth of a call's own fields, only when shown */
-        if (!(f & F_ARG) && fixed++ == 8 && !calls) continue;
-        fn(ctx, NULL, (const char *)name, nl, (const char *)text, tl, f & F_NUM);
-    }
-    return !in.bad;
+    const uint8_t *end, *b = row_bytes(r, row, &end);
+    return r->merged_form == DFN_EVROWS_REPORT && b && fields_each(b + ORDER_BYTES, end, calls, fn, ctx) >= 0;
 }

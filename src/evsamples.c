@@ -157,9 +157,7 @@ bool dfn_evsamples_add(dfn_result *r, uint8_t *buf, size_t len, char *err, size_
 /* Texts as strcmp orders them: as far as a NUL. */
 static int cstr_cmp(const char *a, size_t al, const char *b, size_t bl)
 {
-    size_t la = strnlen(a, al), lb = strnlen(b, bl);
-    int c = memcmp(a, b, la < lb ? la : lb);
-    return c ? c : (la > lb) - (la < lb);
+    return dfn_bytes_cmp(a, strnlen(a, al), b, strnlen(b, bl));
 }
 
 /* One process's store order of samples (the loader's sample_cmp). */
@@ -167,9 +165,8 @@ static int sample_order(const void *pa, const void *pb)
 {
     const dfn_chrome_sample *x = pa, *y = pb;
     if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-    size_t l = x->serieslen < y->serieslen ? x->serieslen : y->serieslen;
-    int c = memcmp(x->series, y->series, l);
-    if (c || x->serieslen != y->serieslen) return c ? c : x->serieslen < y->serieslen ? -1 : 1;
+    int c = dfn_bytes_cmp(x->series, x->serieslen, y->series, y->serieslen);
+    if (c) return c;
     if ((c = cstr_cmp(x->who.host, x->who.hostlen, y->who.host, y->who.hostlen)) != 0) return c;
     bool nx = dfn_id_named(x->who.pidv), ny = dfn_id_named(y->who.pidv);
     if (nx != ny) return nx ? 1 : -1;

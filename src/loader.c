@@ -1019,9 +1019,7 @@ static int series_text_cmp(const void *a, const void *b)
 {
     const dfn_store *s = g_series_store;
     uint32_t x = s->series[*(const uint32_t *)a], y = s->series[*(const uint32_t *)b];
-    size_t lx = dfn_strtab_len(s->strs, x), ly = dfn_strtab_len(s->strs, y);
-    int c = memcmp(dfn_store_str(s, x), dfn_store_str(s, y), lx < ly ? lx : ly);
-    return c ? c : (lx > ly) - (lx < ly);
+    return dfn_bytes_cmp(dfn_store_str(s, x), dfn_strtab_len(s->strs, x), dfn_store_str(s, y), dfn_strtab_len(s->strs, y));
 }
 
 /* The series numbered by their text, their samples' too: samples of one

@@ -2855,9 +2855,7 @@ static int key_text_cmp(const char *x, size_t lx, const char *y, size_t ly)
         int c = decnum_cmp(&a, &b);
         if (c) return c;   /* "1" and "01": by their bytes below */
     }
-    int c = memcmp(x, y, lx < ly ? lx : ly);
-    if (c) return c;
-    return lx != ly ? (lx < ly ? -1 : 1) : 0;
+    return dfn_bytes_cmp(x, lx, y, ly);
 }
 
 /* A named pid's or tid's name: the store's, or a partial's text. */
@@ -3050,12 +3048,12 @@ static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
 
 void dfn_result_sort(dfn_result *r, int metric, bool desc)
 {
-    if (r->nrows > 1) result_reorder(r, metric, desc, r->nrows);
+    dfn_result_sort_top(r, metric, desc, 0);
 }
 
 void dfn_result_sort_top(dfn_result *r, int metric, bool desc, size_t keep)
 {
-    if (r->nrows > 1 || (keep && r->nrows > keep)) result_reorder(r, metric, desc, keep ? keep : r->nrows);
+    if (r->nrows > 1) result_reorder(r, metric, desc, keep ? keep : r->nrows);
 }
 
 double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)

@@ -925,43 +925,73 @@ static dfn_result *whole_calls(char *const paths[NPROCS], const char *where, int
 }
 
 /* The whole set's calls of (where, sort, desc, top) printed as table,
- * CSV and JSON, against its shares' merged. */
-static void check_calls(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
-                        bool desc, size_t top)
+ * CSV and JSON, or in Chrome's form, against its shares' merged; Chrome's
+ * with the counter samples of the calls' hosts over their span from every
+ * share (the window rank 0 sends), in one store's order. */
+static void check_merged(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
+                         bool desc, size_t top, dfn_evform form)
 {
     char err[256];
-    dfn_store *whole;
+    dfn_store *whole, *share[NPROCS];
     dfn_query q;
     dfn_filter f;
     dfn_result *r = whole_calls(paths, where, sort, desc, top, &whole, &q, &f);
-    dfn_evmerge *m = dfn_evmerge_new(sort, DFN_EVROWS_REPORT);
+    dfn_evmerge *m = dfn_evmerge_new(sort, form);
+    g_set_total = r->total_us;
     for (size_t k = 0; k < nshares; k++) {
+        uint32_t place[NPROCS];
+        share[k] = calls_share(paths, masks[k], whole, place);
+        dfn_query qk = q;
+        qk.layers = su_layerset(share[k], "posix");
         size_t len;
-        g_set_total = r->total_us;
-        uint8_t *bytes = calls_of_share(paths, masks[k], whole, &q, &len);
+        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, form, &len);
         int failed;
         cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
         free(bytes);
     }
     dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
     cr_assert(dfn_evrows_merged(mr));
-    dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(mr, sort, desc);
+    size_t wlen;
+    uint8_t *window = form == DFN_EVROWS_CHROME ? dfn_evwindow_of(mr, &wlen) : NULL;
+    for (size_t k = 0; k < nshares; k++) {
+        size_t len;
+        uint8_t *bytes = window ? dfn_evsamples_share(share[k], window, wlen, &len) : NULL;
+        if (bytes) cr_assert(dfn_evsamples_add(mr, bytes, len, err, sizeof err), "%s", err);
+        dfn_store_free(share[k]);
+    }
+    free(window);
+    dfn_evsamples_finish(mr);
     cr_assert_gt(r->nrows, 0, "where '%s': calls to print", where);
-    const dfn_format fmts[] = { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON };
-    for (size_t k = 0; k < 3; k++) {
+    cr_assert_eq(r->matched, mr->matched);
+    cr_assert_eq(r->matched_calls, mr->matched_calls);
+    dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(mr, sort, desc);
+    const dfn_format report[] = { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON }, chrome[] = { DFN_FMT_CHROME };
+    const dfn_format *fmts = form == DFN_EVROWS_CHROME ? chrome : report;
+    for (size_t k = 0; k < (form == DFN_EVROWS_CHROME ? 1u : 3u); k++) {
         char *x = su_compare_text(a, fmts[k]), *y = su_compare_text(b, fmts[k]);
+        if (form == DFN_EVROWS_CHROME) cr_assert(strstr(x, "\"ph\":\"C\""), "where '%s': counter samples to merge", where);
         cr_assert_str_eq(x, y, "where '%s', sort %d%s top %zu, %zu shares, format %zu", where, sort, desc ? " desc" : "",
                          top, nshares, k);
         free(x);
         free(y);
     }
-    cr_assert_eq(r->matched, mr->matched);
-    cr_assert_eq(r->matched_calls, mr->matched_calls);
     dfn_compare_free(a);
     dfn_compare_free(b);
     dfn_filter_free(&f);
     dfn_dims_free(q.dims, q.ndims);
     dfn_store_free(whole);
+}
+
+static void check_calls(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
+                        bool desc, size_t top)
+{
+    check_merged(paths, masks, nshares, where, sort, desc, top, DFN_EVROWS_REPORT);
+}
+
+static void check_chrome(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
+                         bool desc, size_t top)
+{
+    check_merged(paths, masks, nshares, where, sort, desc, top, DFN_EVROWS_CHROME);
 }
 
 /* Calls of one time in several processes' files (the seeded times
@@ -1092,56 +1122,6 @@ Test(partial, a_top_of_many_rows_is_what_a_whole_sort_puts_first)
                 dfn_dims_free(q.dims, q.ndims);
             }
     dfn_store_free(s);
-}
-
-/* The whole set's calls of (where, sort, desc, top) as Chrome output,
- * against its shares': the calls merged, then the counter samples of
- * their hosts over their span from every share (the window rank 0
- * sends), in one store's order. */
-static void check_chrome(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
-                         bool desc, size_t top)
-{
-    char err[256];
-    dfn_store *whole;
-    dfn_query q;
-    dfn_filter f;
-    dfn_result *r = whole_calls(paths, where, sort, desc, top, &whole, &q, &f);
-    dfn_store *share[NPROCS];
-    dfn_evmerge *m = dfn_evmerge_new(sort, DFN_EVROWS_CHROME);
-    g_set_total = r->total_us;
-    for (size_t k = 0; k < nshares; k++) {
-        uint32_t place[NPROCS];
-        share[k] = calls_share(paths, masks[k], whole, place);
-        dfn_query qk = q;
-        qk.layers = su_layerset(share[k], "posix");
-        size_t len;
-        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, DFN_EVROWS_CHROME, &len);
-        int failed;
-        cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
-        free(bytes);
-    }
-    dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
-    size_t wlen;
-    uint8_t *window = dfn_evwindow_of(mr, &wlen);
-    for (size_t k = 0; k < nshares; k++) {
-        size_t len;
-        uint8_t *bytes = dfn_evsamples_share(share[k], window, wlen, &len);
-        cr_assert(dfn_evsamples_add(mr, bytes, len, err, sizeof err), "%s", err);
-        dfn_store_free(share[k]);
-    }
-    free(window);
-    dfn_evsamples_finish(mr);
-    dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(mr, sort, desc);
-    char *x = su_compare_text(a, DFN_FMT_CHROME), *y = su_compare_text(b, DFN_FMT_CHROME);
-    cr_assert(strstr(x, "\"ph\":\"C\""), "where '%s': counter samples to merge", where);
-    cr_assert_str_eq(x, y, "where '%s', sort %d%s top %zu, %zu shares", where, sort, desc ? " desc" : "", top, nshares);
-    free(x);
-    free(y);
-    dfn_compare_free(a);
-    dfn_compare_free(b);
-    dfn_filter_free(&f);
-    dfn_dims_free(q.dims, q.ndims);
-    dfn_store_free(whole);
 }
 
 /* Chrome output of shares: tracks by their texts (two hosts, a process's

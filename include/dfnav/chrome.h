@@ -65,8 +65,12 @@ void dfn_chrome_who_of(const dfn_store *s, const dfn_chrome_ranks *rk, uint32_t 
 /* Whose sample x of s is. */
 void dfn_chrome_sample_who(const dfn_store *s, const dfn_chrome_ranks *rk, const dfn_sample *x, dfn_chrome_who *w,
                            char pid[32]);
-/* Call i of s's name and category members, and its arguments' member. */
+/* Call i of s's name and category members, and its arguments' member
+ * (args: room for DFN_ARGS_MAX; added: the string ids in s of the
+ * names the export adds, "file", "bytes" and "calls", which
+ * dfn_chrome_added gives once a store). */
 void dfn_chrome_call_head(FILE *out, const dfn_store *s, uint32_t i);
-void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i);
+void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *args, const uint32_t added[3]);
+void dfn_chrome_added(const dfn_store *s, uint32_t added[3]);
 
 #endif

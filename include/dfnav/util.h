@@ -89,7 +89,6 @@ static inline const uint8_t *dfn_varint_skip(const uint8_t *p, const uint8_t *en
     while (p < end && (*p & 0x80)) p++;
     return p < end ? p + 1 : end;
 }
-/* a + b, or UINT64_MAX when the sum would wrap. */
 /* A total order of doubles for sorts that must give one order: by value,
  * NaN last, then by their bits (-0 before 0, NaNs apart). */
 static inline int dfn_value_order(double x, double y)
@@ -103,6 +102,15 @@ static inline int dfn_value_order(double x, double y)
     return (bx > by) - (bx < by);
 }
 
+/* Byte strings in the order of their bytes, a string before the longer
+ * ones it begins. */
+static inline int dfn_bytes_cmp(const void *a, size_t la, const void *b, size_t lb)
+{
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+/* a + b, or UINT64_MAX when the sum would wrap. */
 static inline uint64_t dfn_sat_add(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 /* *sum + v, saturating, with flag set in *full when it did: a sum that
  * passed 2^64 stays there, flagged, and shows as inf, never wrapped. */

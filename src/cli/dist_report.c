@@ -971,6 +971,32 @@ static void queries_free(queries *qq)
     }
 }
 
+/* q on this rank's share: its layers, and the analysis of whole
+ * processes (dist_report saw to that) as report builds it for the set,
+ * applied; false, with why in err, when that failed (no store: true). */
+static bool share_analyse(const cli_opts *o, share *sh, dfn_query *q, char *err, size_t errlen)
+{
+    q->layers = sh->set.ls;
+    q->share = true;   /* (a series only other shares have: dist_report checked the set has each) */
+    dfn_run_opts ro = cli_run_opts(o);
+    unsigned need = dfn_analysis_needs(q->metrics) | (dfn_query_inherits(q) ? DFN_NEED_TREE : 0);
+    bool built = !sh->set.store || dfn_runset_analyse(&sh->set, &ro, need, err, errlen);
+    dfn_analysis_apply(&sh->set.an, q);
+    return built;
+}
+
+/* The share's analysis, layer set and store go (its layers' names stay):
+ * what it gives the merges is bytes now. */
+static void share_done(share *sh)
+{
+    dfn_analysis_free(&sh->set.an);
+    memset(&sh->set.an, 0, sizeof sh->set.an);
+    dfn_layerset_free(sh->set.ls);
+    sh->set.ls = NULL;
+    dfn_store_free(sh->set.store);
+    sh->set.store = NULL;
+}
+
 /* The partials of the queries on this rank's share of a run (an empty one
  * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
@@ -978,24 +1004,12 @@ static void queries_free(queries *qq)
 static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq)
 {
     char err[2048];
-    dfn_run_opts ro = cli_run_opts(o);
     for (size_t j = 0; j < qq->n; j++) {
         dfn_query q = qq->q[j];
-        q.layers = sh->set.ls;
-        q.share = true;   /* (a series only other shares have: dist_report checked the set has each) */
-        /* the analysis of whole processes (dist_report saw to that), as
-         * report builds it for the set */
-        unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
-        bool built = !sh->set.store || dfn_runset_analyse(&sh->set, &ro, need, err, sizeof err);
-        dfn_analysis_apply(&sh->set.an, &q);
+        bool built = share_analyse(o, sh, &q, err, sizeof err);
         rq->p[j] = share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
     }
-    dfn_analysis_free(&sh->set.an);
-    memset(&sh->set.an, 0, sizeof sh->set.an);
-    dfn_layerset_free(sh->set.ls);
-    sh->set.ls = NULL;
-    dfn_store_free(sh->set.store);
-    sh->set.store = NULL;
+    share_done(sh);
 }
 
 /* One query's partials of every rank for one run, merged on rank 0 into
@@ -1124,27 +1138,14 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
 static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, dfn_evform form, size_t *len)
 {
     char err[2048] = "";
-    dfn_run_opts ro = cli_run_opts(o);
-    unsigned need = dfn_analysis_needs(q.metrics) | (dfn_query_inherits(&q) ? DFN_NEED_TREE : 0);
-    dfn_store *s = sh->set.store;
-    bool built = !s || dfn_runset_analyse(&sh->set, &ro, need, err, sizeof err);
-    dfn_analysis_apply(&sh->set.an, &q);
+    bool built = share_analyse(o, sh, &q, err, sizeof err);
     /* the events compute matched over the set: a call's overlap metrics
      * are undefined when none did, and the note says so */
     uint64_t nc = dfn_dist_sum_u64(q.overlap ? dfn_overlap_ncompute(q.overlap) : 0);
     bool overlap = dfn_dist_max_int(q.overlap != NULL);
     sh->ncompute = overlap ? nc : UINT64_MAX;
     if (overlap) q.set_compute = nc ? 1 : -1;
-    return dfn_evrows_share(s, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, form, len);
-}
-
-/* The share's analysis and store go: its calls are bytes now. */
-static void share_done(share *sh)
-{
-    dfn_analysis_free(&sh->set.an);
-    memset(&sh->set.an, 0, sizeof sh->set.an);
-    dfn_store_free(sh->set.store);
-    sh->set.store = NULL;
+    return dfn_evrows_share(sh->set.store, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, form, len);
 }
 
 /* Every rank's calls (gathered on rank 0) merged into q's rows there,
@@ -1277,10 +1278,7 @@ static int shares_calls(const cli_opts *o, shares *all)
     dfn_evform form = o->format == DFN_FMT_CHROME ? DFN_EVROWS_CHROME : DFN_EVROWS_REPORT;
     double t0 = dfn_now();
     for (size_t k = 0; k < all->n; k++) {
-        dfn_query q = qq.q[0];
-        q.layers = all->run[k].set.ls;
-        q.share = true;
-        mine[k] = share_calls(o, &all->run[k], q, form, &len[k]);
+        mine[k] = share_calls(o, &all->run[k], qq.q[0], form, &len[k]);
         total += len[k];
         /* (Chrome's samples come from the store after the calls) */
         if (form == DFN_EVROWS_REPORT) share_done(&all->run[k]);
@@ -1306,11 +1304,7 @@ static int shares_calls(const cli_opts *o, shares *all)
     } else {
         for (size_t k = 0; k < all->n; k++) dfn_result_free(res[k]);
     }
-    for (size_t k = 0; k < all->n; k++) {
-        free(mine[k]);
-        dfn_layerset_free(all->run[k].set.ls);
-        all->run[k].set.ls = NULL;
-    }
+    for (size_t k = 0; k < all->n; k++) free(mine[k]);
     free(res);
     free(mine);
     free(len);
@@ -1730,7 +1724,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->diagnose) rc = shares_diagnose(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->counters) rc = shares_counters(o, all);
-    else if (!rc && word_calls(o, word)) rc = shares_calls(o, all);
+    else if (!rc && calls) rc = shares_calls(o, all);
     else if (!rc && word == CLI_DIST_REPORT) {
         qspec qs = { o->by, o->where, o->sort, o->top };
         size_t tried;
