@@ -267,7 +267,9 @@ static void merge_ids(dfn_partial *a, const dfn_partial *b, uint32_t *rowmap, ui
     for (size_t k = 0; k < b->nprocs; k++) {
         const dfn_pproc *pr = &b->procs[k];
         uint32_t name = pr->name;
-        procmap[k] = dfn_partial_proc(a, text_in(a, b, pr->host), pr->pid, dfn_strtab_str(b->text, name),
+        int64_t pid = dfn_id_named(pr->pid) ? DFN_ID_NAMED_BASE + text_in(a, b, (uint32_t)(pr->pid - DFN_ID_NAMED_BASE))
+                                            : pr->pid;   /* (a name: one of b's texts) */
+        procmap[k] = dfn_partial_proc(a, text_in(a, b, pr->host), pid, dfn_strtab_str(b->text, name),
                                       dfn_strtab_len(b->text, name));
     }
 }
@@ -579,6 +581,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
         uint32_t host = (uint32_t)get_u(&in, nt, "a process");
         int64_t pid = dfn_unzigzag(get_any(&in, "a process"));
         uint32_t name = (uint32_t)get_u(&in, nt, "a process");
+        if (!in.bad && dfn_id_named(pid) && (uint64_t)(pid - DFN_ID_NAMED_BASE) >= nt) in.bad = "a process's name";
         if (in.bad) break;
         if (dfn_partial_proc(p, host, pid, dfn_strtab_str(p->text, name), dfn_strtab_len(p->text, name)) != k)
             in.bad = "a process given twice";

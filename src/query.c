@@ -2316,12 +2316,16 @@ static void proc_sq_add(proc_sq *q, uint64_t us)
     else q->v += x;
 }
 
-/* Whether a process goes before another among equals: the smaller pid,
- * then the host's name (a partial's pids are numbers: see dist_report). */
-static bool proc_order(int64_t pa, const char *ha, int64_t pb, const char *hb)
+/* Whether a partial's process goes before another among equals, as a
+ * store's do (proc_before): the smaller pid (a name after the numbers,
+ * by its text, which the partial's texts hold), then the host's name. */
+static bool proc_order(const dfn_strtab *text, const dfn_pproc *x, const dfn_pproc *y)
 {
-    if (pa != pb) return pa < pb;
-    return strcmp(ha, hb) < 0;
+    bool named = dfn_id_named(x->pid) && dfn_id_named(y->pid);
+    int c = dfn_id_order(x->pid, named ? dfn_strtab_str(text, (uint32_t)(x->pid - DFN_ID_NAMED_BASE)) : "", y->pid,
+                         named ? dfn_strtab_str(text, (uint32_t)(y->pid - DFN_ID_NAMED_BASE)) : "");
+    if (c) return c < 0;
+    return strcmp(dfn_strtab_str(text, x->host), dfn_strtab_str(text, y->host)) < 0;
 }
 
 /* The processes of a store's result, or of a partial's. */
@@ -2335,8 +2339,7 @@ typedef struct {
 static bool proc_before(const proc_ctx *pc, uint32_t a, uint32_t b)
 {
     if (pc->pp) {
-        const dfn_pproc *x = &pc->pp->procs[a], *y = &pc->pp->procs[b];
-        return proc_order(x->pid, dfn_strtab_str(pc->r->keytext, x->host), y->pid, dfn_strtab_str(pc->r->keytext, y->host));
+        return proc_order(pc->r->keytext, &pc->pp->procs[a], &pc->pp->procs[b]);
     }
     const dfn_lane *la = &pc->s->lanes[pc->r->proc_lane[a]], *lb = &pc->s->lanes[pc->r->proc_lane[b]];
     /* a pid given as a name orders by its text, not by its id in this
@@ -3158,7 +3161,14 @@ static uint32_t export_proc(export_ids *x, uint32_t pr)
     char name[512];
     size_t len = strlen(proc_name_text(x->s, l, name, sizeof name));
     uint32_t h = dfn_partial_text(x->out, host, dfn_strtab_len(x->s->strs, l->host));
-    return x->proc[pr] = dfn_partial_proc(x->out, h, l->pid, name, len);
+    /* a pid given as a name is an id of this store's strings: in the
+     * partial, of its texts, which every merge reads by their text */
+    int64_t pid = l->pid;
+    if (dfn_id_named(pid)) {
+        uint32_t sid = (uint32_t)(pid - DFN_ID_NAMED_BASE);
+        pid = DFN_ID_NAMED_BASE + dfn_partial_text(x->out, dfn_store_str(x->s, sid), dfn_strtab_len(x->s->strs, sid));
+    }
+    return x->proc[pr] = dfn_partial_proc(x->out, h, pid, name, len);
 }
 
 /* File f of the store: its path's id, UINT32_MAX for "no file" (file 0). */

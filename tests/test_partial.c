@@ -28,8 +28,9 @@
 static bool g_hosts;
 /* Whether process 4's tids are names ("w40" and "io"; a "21" would read
  * as the number), and process 5's "io" and 21: rows of one tid, named and
- * numbered, from two shares. (Pids given as names go the images' way
- * under MPI: dist_report.c.) */
+ * numbered, from two shares; and processes 2 and 3 are named "w2" and
+ * "a3" (by name, 3 goes first): their sums and spread travel keyed by
+ * the name's text, not by an id of one share's strings. */
 static bool g_named;
 
 /* Process pid's pid and its tid pid * 10 + k as the lines give them. */
@@ -37,6 +38,7 @@ static void id_texts(int pid, char pids[16], char tids[2][16])
 {
     snprintf(pids, 16, "%d", pid);
     for (int k = 0; k < 2; k++) snprintf(tids[k], 16, "%d", pid * 10 + k);
+    if (g_named && (pid == 2 || pid == 3)) snprintf(pids, 16, "\"%s%d\"", pid == 2 ? "w" : "a", pid);
     if (g_named && pid == 4) snprintf(tids[0], 16, "\"w40\""), snprintf(tids[1], 16, "\"io\"");
     if (g_named && pid == 5) snprintf(tids[0], 16, "\"io\""), snprintf(tids[1], 16, "21");
 }

@@ -31,7 +31,7 @@ typedef struct {
     bool any;                 /* some rank loaded something */
     bool agg;                 /* some rank has aggregated records */
     int level;                /* the layers' preset level (dfn_layers_auto_level) over the ranks */
-    bool unresolved;          /* some rank has pids by name, metadata of a process it has no event of, or a hash of two names */
+    bool unresolved;          /* some share does not span the run, or a rank has a hash of two names */
     bool conflicts;           /* some rank has a hash of two names (damage one process names by file and line) */
     uint64_t t0, t1;          /* the run's span over the ranks (t0 UINT64_MAX: no events), which every share takes */
     char why[2048];           /* why this rank's own partial failed */
@@ -347,14 +347,11 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
     sh->status = dfn_dist_max_int(st == 3 ? (nmine ? 1 : 0) : st);
     sh->agg = dfn_dist_max_int(s && s->cnt.v);
     sh->level = dfn_dist_max_int(s ? dfn_layers_auto_level(s) : 0);
-    /* a pid given as a name is an id of its store's strings: processes
-     * named alike in two shares would not be one, nor order alike (a hash
-     * still unresolved is one no file defines, shown as its text by the
-     * set's load too) */
-    bool named = false;
-    for (size_t i = 0; s && i < s->nlanes && !named; i++) named = dfn_id_named(s->lanes[i].pid);
+    /* (a pid given as a name travels as its text, as a tid's does; a
+     * hash still unresolved is one no file defines, shown as its text by
+     * the set's load too) */
     sh->conflicts = dfn_dist_max_int(s && s->hash_conflicts);
-    sh->unresolved = dfn_dist_max_int(s && (named || unspanned)) || sh->conflicts;
+    sh->unresolved = dfn_dist_max_int(s && unspanned) || sh->conflicts;
 }
 
 /* The runs' names (--compare), as rank 0 parsed them, on every rank:

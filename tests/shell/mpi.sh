@@ -436,26 +436,51 @@ check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files fro
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # a comparison's runs each an image of its own on every rank: runs that
 # use the same pids, in one image, were files sharing a process, which
-# rank 0 read again (0 of 9); pids given as names (below) take this way
-mkdir -p "$T/named"
-for k in 3 1 2; do
-    printf '{"name":"read","cat":"POSIX","pid":"worker-%d","tid":1,"ts":%d,"dur":50,"ph":"X","args":{"fname":"/f%d"}}\n' \
-        "$k" "$((k * 10))" "$k" >"$T/named/w$k.pfw"
-done
-same "compare by call from the runs' images" 3 report -q --no-cache --compare --by event --top 30 "$T/u64" "$T/named"
-$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 "$T/u64" "$T/named" >/dev/null 2>"$T/mpi.err"
-check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 9 of 9 files from their images" \
+# rank 0 read again (0 of 8); a run with another process's metadata
+# (above) takes this way
+same "compare by call from the runs' images" 3 report -q --no-cache --compare --by event --top 30 "$T/u64" "$T/foreign"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --compare --by event --top 30 "$T/u64" "$T/foreign" >/dev/null 2>"$T/mpi.err"
+check "compare: each run's files from their images" "dfnav: MPI: 3 ranks: 8 of 8 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # so does a set whose hashes mean one name in one file and another in
 # another: one store's first definition names both files' calls
 $MPIRUN -n 2 "$DFNAV" report --no-cache --by file "$T/damaged" >/dev/null 2>"$T/mpi.err"
 check "hashes of two names: the whole set on rank 0" "1" "$(grep -c 'files from their images' "$T/mpi.err")"
-# pids given as names (other tools' Chrome traces) are ids of each store's
-# strings: the whole set on rank 0, and one process's rows, ties and all
+# pids given as names (other tools' Chrome traces) travel as their text,
+# as tids do: each rank its share, and one process's rows. Processes of
+# equal time are told apart by their names, whatever order the shares
+# met them in (w-9 first: the heaviest process of read and write is a tie
+# of three, two hosts each with a w-a)
+mkdir -p "$T/named"
+for k in 3 1 2; do
+    printf '{"name":"read","cat":"POSIX","pid":"worker-%d","tid":1,"ts":%d,"dur":50,"ph":"X","args":{"fname":"/f%d"}}\n' \
+        "$k" "$((k * 10))" "$k" >"$T/named/w$k.pfw"
+done
 same "pids by name: report" 3 report -q --no-cache --by func -m all "$T/named"
-same "pids by name: report, basic" 2 report -q --no-cache --by func "$T/named"
-$MPIRUN -n 2 "$DFNAV" report --no-cache --by func "$T/named" >/dev/null 2>"$T/mpi.err"
-check "pids by name: the whole set on rank 0" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+shares "pids by name: report, basic" 2 report --no-cache --by func "$T/named"
+mkdir -p "$T/named2"
+i=0
+for spec in b:A:11 a:A:11 c:B:22 a:B:22 9:A:11 d:B:22; do
+    n=${spec%%:*} hh=${spec##*:} h=${spec#*:}
+    h=${h%%:*}
+    i=$((i + 1))
+    {
+        echo '['
+        printf '{"name":"HH","cat":"dftracer","type":1,"pid":"w-%s","tid":1,"ph":4,"args":{"name":"node%s","value":"%s"}}\n' \
+            "$n" "$h" "$hh"
+        for t in 1 2; do for e in 1 2 3; do
+            printf '{"name":"%s","cat":"POSIX","pid":"w-%s","tid":%d,"ts":%d,"dur":%d,"ph":"X","args":{"hhash":"%s","fname":"/f%d","ret":4096}}\n' \
+                "$([ "$e" = 2 ] && echo write || echo read)" "$n" "$t" "$((e * 100 + t))" "$((50 + i % 2 * 10))" "$hh" "$e"
+        done; done
+    } >"$T/named2/p$i.pfw"
+done
+for n in 2 3 4; do
+    shares "pids by name: the heaviest process, ties" "$n" report --no-cache --by func -m all "$T/named2"
+done
+shares "pids by name: by host and pid, csv" 4 report --no-cache --by host,pid -m count,time,max_proc -f csv "$T/named2"
+shares "pids by name: by process, the spread" 3 report --no-cache --by proc --sort max_proc_s -m max_proc,mean_proc_s,std_proc_s "$T/named2"
+shares "pids by name: the analysis metrics" 3 report --no-cache --by func -m overlap,self,seq "$T/named2"
+shares "pids by name: overview" 3 overview --no-cache "$T/named2"
 # time bins, time terms and a layer file's time terms count from the
 # set's start on every rank (each share spans the set): each rank its
 # share; comparing by time, one bin for both runs, from the longer
