@@ -7,6 +7,7 @@
  * parts Chrome output writes (chrome.h). */
 #include "dfnav/evrows.h"
 #include "dfnav/chrome.h"
+#include "dfnav/extract.h"
 #include "dfnav/jsonget.h"
 #include "dfnav/util.h"
 #include "bytebuf.h"
@@ -77,8 +78,48 @@ static void chrome_put(obuf *o, const dfn_store *s, const chrome_of *co, uint32_
     free(buf);
 }
 
+/* What extract's form needs of a store, once. */
+typedef struct { dfn_unit unit; dfn_arg *args; char *pid, *tid; size_t pcap, tcap; } extract_of;
+
+/* Text of a store's string id, or none (flag 0) for DFN_NOID. */
+static void put_maybe(obuf *o, const dfn_store *s, uint32_t id)
+{
+    put_u(o, id != DFN_NOID);
+    put_bytes(o, id != DFN_NOID ? dfn_store_str(s, id) : "", id != DFN_NOID ? dfn_strtab_len(s->strs, id) : 0);
+}
+
+/* Call i of s as a subset writes it (dfn_excall): whose, names, file,
+ * time, then the record's head and arguments, both written into one
+ * memory stream. */
+static void extract_put(obuf *o, const dfn_store *s, extract_of *xo, uint32_t i)
+{
+    const dfn_lane *l = &s->lanes[s->lane[i]];
+    put_bytes(o, dfn_store_str(s, l->host), dfn_strtab_len(s->strs, l->host));
+    size_t pl = dfn_extract_id_json(s, l->pid, &xo->pid, &xo->pcap), tl = dfn_extract_id_json(s, l->tid, &xo->tid, &xo->tcap);
+    put_bytes(o, xo->pid, pl);
+    put_bytes(o, xo->tid, tl);
+    put_bytes(o, dfn_store_str(s, l->rank), dfn_strtab_len(s->strs, l->rank));
+    put_maybe(o, s, dfn_store_lane_pname(s, s->lane[i]));
+    put_maybe(o, s, dfn_store_lane_tname(s, s->lane[i]));
+    put_maybe(o, s, s->file[i] ? s->files[s->file[i]].path : DFN_NOID);
+    put_u(o, s->t0 + dfn_store_ts(s, i));
+    put_u(o, dfn_store_dur(s, i));
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) dfn_out_of_memory("a memory stream", 1);
+    dfn_extract_call_head(m, s, i);
+    long head = ftell(m);
+    dfn_extract_call_args(m, s, i, xo->unit, xo->args, false);
+    fclose(m);
+    if (head < 0 || (size_t)head > n) dfn_out_of_memory("a memory stream", n);
+    put_bytes(o, buf, (size_t)head);
+    put_bytes(o, buf + head, n - (size_t)head);
+    free(buf);
+}
+
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
-                           dfn_evform form, size_t *len)
+                           dfn_evform form, dfn_unit agg_unit, size_t *len)
 {
     obuf o = {0}, row = {0};
     bool by_value = sorts_by_value(sort);
@@ -95,6 +136,8 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
     chrome_of co = { chrome ? dfn_chrome_ranks_new(s) : NULL, { 0, 0, 0 },
                      chrome ? dfn_xmalloc(DFN_ARGS_MAX * sizeof *co.args) : NULL };
     if (chrome) dfn_chrome_added(s, co.added);
+    bool extract = form == DFN_EVROWS_EXTRACT;
+    extract_of xo = { agg_unit, extract ? dfn_xmalloc(DFN_ARGS_MAX * sizeof *xo.args) : NULL, NULL, NULL, 0, 0 };
     for (size_t k = 0; k < nrows; k++) {
         uint32_t i = r->events[k];
         uint8_t key[ORDER_BYTES];
@@ -104,12 +147,16 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
         row.n = 0;
         put_raw(&row, key, sizeof key);
         if (chrome) chrome_put(&row, s, &co, i);
+        else if (extract) extract_put(&row, s, &xo, i);
         else dfn_call_fields(s, i, true, field_put, &row);
         put_bytes(&o, row.b, row.n);
         if (by_value) put_d(&o, dfn_result_metric(r, k, (dfn_metric)sort));
     }
     dfn_chrome_ranks_free(co.rk);
     free(co.args);
+    free(xo.args);
+    free(xo.pid);
+    free(xo.tid);
     free(row.b);
     *len = o.n;
     return o.b;
@@ -140,7 +187,7 @@ static void rows_cut(dfn_result *r, const dfn_query *q)
 }
 
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
-                          uint64_t (*total)(uint64_t own), dfn_evform form, size_t *len)
+                          uint64_t (*total)(uint64_t own), dfn_evform form, dfn_unit agg_unit, size_t *len)
 {
     char err[2048];
     /* the calls in time order, sorted and cut once the set's total is
@@ -157,7 +204,7 @@ uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t
     if (r) {
         r->total_time_s = set / 1e6;
         rows_cut(r, q);
-        bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, form, len);
+        bytes = dfn_evrows_encode(s, r, r->nrows, place, q->sort, form, agg_unit, len);
     } else {
         bytes = !s ? dfn_evrows_none(len) : dfn_evrows_failed(why_not ? why_not : err, why_not != NULL, len);
     }
@@ -226,6 +273,56 @@ static bool chrome_json(const dfn_chrome_call *cc)
     return ok;
 }
 
+/* An extract row's parts after its order bytes (extract_put), read
+ * from in: false when they are not whole. */
+static bool extract_get(ibuf *in, dfn_excall *c)
+{
+    c->host = (const char *)get_bytes(in, &c->hostlen, "a host");
+    c->pid = (const char *)get_bytes(in, &c->pidlen, "a pid");
+    c->tid = (const char *)get_bytes(in, &c->tidlen, "a tid");
+    c->rank = (const char *)get_bytes(in, &c->ranklen, "a rank");
+    c->has_pname = get_u(in, 2, "a process's name") != 0;
+    c->pname = (const char *)get_bytes(in, &c->pnamelen, "a process's name");
+    c->has_tname = get_u(in, 2, "a thread's name") != 0;
+    c->tname = (const char *)get_bytes(in, &c->tnamelen, "a thread's name");
+    c->has_file = get_u(in, 2, "a file") != 0;
+    c->path = (const char *)get_bytes(in, &c->pathlen, "a file");
+    c->ts = get_any(in, "a time");
+    c->dur = get_any(in, "a length");
+    c->head = (const char *)get_bytes(in, &c->headlen, "a record");
+    c->args = (const char *)get_bytes(in, &c->argslen, "the arguments");
+    if (!in->bad && c->dur > UINT64_MAX - c->ts) in->bad = "a call's end";
+    return !in->bad && in->p == in->end;
+}
+
+/* Whether the texts of an extract row are what the subset writes there,
+ * so that no bytes a rank sent can break its JSON: the pid and tid JSON
+ * values, the rank a number (or none), and the head and arguments one
+ * object once closed. */
+static bool extract_json(const dfn_excall *c)
+{
+    size_t n = c->headlen + c->argslen + c->pidlen + c->tidlen + c->ranklen + 8;
+    char *t = dfn_xmalloc(n);
+    size_t k = 0;
+    t[k++] = '[';
+    memcpy(t + k, c->pid, c->pidlen), k += c->pidlen;
+    t[k++] = ',';
+    memcpy(t + k, c->tid, c->tidlen), k += c->tidlen;
+    if (c->ranklen) t[k++] = ',', memcpy(t + k, c->rank, c->ranklen), k += c->ranklen;
+    t[k++] = ']';
+    bool ok = dfn_json_valid(t, k);
+    for (size_t j = 0; ok && j < c->ranklen; j++) ok = (c->rank[j] >= '0' && c->rank[j] <= '9') || (!j && c->rank[j] == '-');
+    if (ok) {
+        memcpy(t, c->head, c->headlen);
+        memcpy(t + c->headlen, c->args, c->argslen);
+        memcpy(t + c->headlen + c->argslen, "}}", 2);
+        ok = c->headlen > 8 && memcmp(c->head + c->headlen - 8, "\"args\":{", 8) == 0 &&
+             dfn_json_valid(t, c->headlen + c->argslen + 2);
+    }
+    free(t);
+    return ok;
+}
+
 /* A call's own fields: start_s ... bytes, then calls (dfn_call_fields). */
 #define OWN_FIELDS 9
 
@@ -251,10 +348,14 @@ static int fields_each(const uint8_t *p, const uint8_t *end, bool calls, dfn_cal
 /* Whether the fields after a row's order bytes read whole. */
 static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
 {
+    ibuf in = { p, end, NULL };
     if (form == DFN_EVROWS_CHROME) {
         dfn_chrome_call cc;
-        ibuf in = { p, end, NULL };
         return chrome_get(&in, &cc) && chrome_json(&cc);
+    }
+    if (form == DFN_EVROWS_EXTRACT) {
+        dfn_excall c;
+        return extract_get(&in, &c) && extract_json(&c);
     }
     return fields_each(p, end, true, NULL, NULL) == OWN_FIELDS;
 }
@@ -282,7 +383,7 @@ bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed
     }
     if (!in.bad && what != SHARE_ROWS) in.bad = "what the share sent";
     uint64_t matched = get_any(&in, "the calls matched"), matched_calls = get_any(&in, "their calls");
-    uint64_t form = get_u(&in, 2, "the rows' form");
+    uint64_t form = get_u(&in, DFN_EVROWS_EXTRACT + 1, "the rows' form");
     if (!in.bad && form != m->form) in.bad = "the rows' form";
     bool by_value = get_u(&in, 2, "the sort") != 0;
     if (!in.bad && by_value != m->by_value) in.bad = "the sort";
@@ -321,6 +422,37 @@ static int order_cmp(const void *a, const void *b)
     return c ? c : x < y ? -1 : x > y;
 }
 
+/* Rows of extract's form: the merge's bytes, each row's place in them. */
+struct dfn_evrowtab {
+    uint8_t *bytes;
+    struct { size_t at, len; } *row;
+};
+
+void dfn_evrowtab_free(struct dfn_evrowtab *t)
+{
+    if (!t) return;
+    free(t->bytes);
+    free(t->row);
+    free(t);
+}
+
+/* Extract's rows in the set's order (order: the merge's rows' places),
+ * whose bytes r takes from the merge as they are: a subset's calls are
+ * written in that order, never sorted by their text, so they need no
+ * copy as key texts (rank 0 would hold them twice). */
+static void rows_keep(dfn_result *r, dfn_evmerge *m, const size_t *order)
+{
+    struct dfn_evrowtab *t = dfn_xcalloc(1, sizeof *t);
+    t->row = dfn_xmalloc((m->n ? m->n : 1) * sizeof *t->row);
+    for (size_t k = 0; k < m->n; k++) {
+        t->row[k].at = m->row[order[k]].at;
+        t->row[k].len = m->row[order[k]].len;
+    }
+    t->bytes = m->bytes.b;
+    m->bytes.b = NULL;
+    r->evrowtab = t;
+}
+
 dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
 {
     size_t n = m->n;
@@ -334,6 +466,18 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
     dfn_dims_copy(r->dims, q->dims, q->ndims);
     r->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
     for (int k = 0; k < DFN_M_COUNT_; k++) r->mcol[k] = -1;
+    r->nrows = n;
+    r->matched = m->matched;
+    r->matched_calls = m->matched_calls;
+    r->merged_agg = agg;
+    r->merged_form = m->form;
+    if (m->form == DFN_EVROWS_EXTRACT) {   /* (a subset is never sorted: only cut) */
+        rows_keep(r, m, order);
+        free(order);
+        if (q->top && r->nrows > q->top) r->nrows = q->top;
+        dfn_evmerge_free(m);
+        return r;
+    }
     /* a call's text ids in the set's order: ties of the sort go by them */
     r->keytext = dfn_strtab_new();
     r->keys = dfn_xmalloc((n ? n : 1) * sizeof *r->keys);
@@ -348,25 +492,25 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
         if (m->by_value) r->m[k] = m->row[j].val;
     }
     free(order);
-    r->nrows = n;
-    r->matched = m->matched;
-    r->matched_calls = m->matched_calls;
-    r->merged_agg = agg;
     rows_cut(r, q);
-    r->merged_form = m->form;
     dfn_evmerge_free(m);
     return r;
 }
 
 bool dfn_evrows_merged(const dfn_result *r)
 {
-    return r->keytext && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+    return (r->keytext || r->evrowtab) && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
 }
 
 /* A merged row's bytes, from its order bytes to *end; NULL when there
  * are not even those. */
 static const uint8_t *row_bytes(const dfn_result *r, size_t row, const uint8_t **end)
 {
+    if (r->evrowtab) {
+        const uint8_t *b = r->evrowtab->bytes + r->evrowtab->row[row].at;
+        *end = b + r->evrowtab->row[row].len;
+        return *end - b >= ORDER_BYTES ? b : NULL;
+    }
     uint32_t id = dfn_result_key(r, row, 0)->id;
     const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
     *end = b + dfn_strtab_len(r->keytext, id);
@@ -380,6 +524,16 @@ bool dfn_evrow_chrome(const dfn_result *r, size_t row, dfn_chrome_call *cc)
     if (b && chrome_get(&in, cc)) return true;   /* (the merge checked every row's parts) */
     memset(cc, 0, sizeof *cc);
     cc->who.host = cc->who.pid = cc->who.tid = cc->who.rank = cc->head = cc->args = "";
+    return false;
+}
+
+bool dfn_evrow_extract(const dfn_result *r, size_t row, dfn_excall *c)
+{
+    const uint8_t *end = NULL, *b = r->merged_form == DFN_EVROWS_EXTRACT ? row_bytes(r, row, &end) : NULL;
+    ibuf in = { b ? b + ORDER_BYTES : NULL, end, NULL };
+    if (b && extract_get(&in, c)) return true;   /* (the merge checked every row's parts) */
+    memset(c, 0, sizeof *c);
+    c->host = c->pid = c->tid = c->rank = c->pname = c->tname = c->path = c->head = c->args = "";
     return false;
 }
 

@@ -39,10 +39,19 @@ uint8_t *dfn_evwindow_of(const dfn_result *r, size_t *len)
     dfn_strtab *hosts = dfn_strtab_new();
     for (size_t row = 0; row < r->nrows; row++) {
         dfn_chrome_call cc;
-        if (!dfn_evrow_chrome(r, row, &cc)) continue;
-        dfn_strtab_intern(hosts, cc.who.host, cc.who.hostlen);
-        if (cc.ts < lo) lo = cc.ts;
-        if (cc.ts + cc.dur > hi) hi = cc.ts + cc.dur;
+        dfn_excall xc;
+        const char *host;
+        size_t hostlen;
+        uint64_t ts, dur;
+        if (r->merged_form == DFN_EVROWS_EXTRACT && dfn_evrow_extract(r, row, &xc))
+            host = xc.host, hostlen = xc.hostlen, ts = xc.ts, dur = xc.dur;
+        else if (r->merged_form == DFN_EVROWS_CHROME && dfn_evrow_chrome(r, row, &cc))
+            host = cc.who.host, hostlen = cc.who.hostlen, ts = cc.ts, dur = cc.dur;
+        else
+            continue;
+        dfn_strtab_intern(hosts, host, hostlen);
+        if (ts < lo) lo = ts;
+        if (ts + dur > hi) hi = ts + dur;
     }
     obuf o = {0};
     put_u(&o, EVSAMPLES_MAGIC);

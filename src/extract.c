@@ -19,11 +19,8 @@
  * it: a host's HH, a file's FH, a process's PR (its rank), a process's
  * or a thread's name (process_name, thread_name), each written with the
  * pid of the call that first needed it. */
-typedef enum { META_HH, META_FH, META_PR, META_PNAME, META_TNAME } metakind;
-static const char *const meta_names[] = { "HH", "FH", "PR", "process_name", "thread_name" };
-
 typedef struct {
-    metakind kind;
+    dfn_xmeta kind;
     uint32_t lane, file;
 } metarec;
 
@@ -69,7 +66,7 @@ static bool proc_put(dfn_strtab *t, uint32_t host, int64_t pid)
     return dfn_strtab_intern(t, key, sizeof key) == n;
 }
 
-static void meta_push(extractor *x, metakind kind, uint32_t lane, uint32_t file)
+static void meta_push(extractor *x, dfn_xmeta kind, uint32_t lane, uint32_t file)
 {
     dfn_grow((void **)&x->meta, &x->metacap, x->nmeta + 1, sizeof *x->meta);
     metarec *m = &x->meta[x->nmeta++];
@@ -81,16 +78,18 @@ static void meta_push(extractor *x, metakind kind, uint32_t lane, uint32_t file)
 /* A hash for text, unique among those given: the tracer's hashes are
  * arbitrary 64-bit numbers, and only their agreement with the records
  * matters. */
-static uint64_t hash_give(extractor *x, const char *t, size_t len)
+uint64_t dfn_extract_hash(dfn_map64 *taken, const char *t, size_t len)
 {
     uint64_t h = dfn_hash(t, len);
     for (;;) {
         if (h == 0 || h == DFN_MAP64_EMPTY) { h = 1; continue; }
-        uint64_t *used = dfn_map64_slot(&x->taken, h);
+        uint64_t *used = dfn_map64_slot(taken, h);
         if (!*used) { *used = 1; return h; }
         h++;
     }
 }
+
+static uint64_t hash_give(extractor *x, const char *t, size_t len) { return dfn_extract_hash(&x->taken, t, len); }
 
 static void put_id(FILE *out, const dfn_store *s, int64_t v)
 {
@@ -105,16 +104,68 @@ static void put_str(FILE *out, const dfn_store *s, uint32_t id)
     dfn_json_bytes(out, dfn_store_str(s, id), dfn_strtab_len(s->strs, id));
 }
 
-/* A metadata record: {"name":TYPE,...,"ph":4,"args":{"hhash":..,"name":NAME,"value":...}} */
-static void meta_start(extractor *x, const char *type, int64_t pid, int64_t tid, uint32_t host)
+void dfn_extract_meta(FILE *out, dfn_xmeta kind, const char *pid, size_t pl, const char *tid, size_t tl,
+                      const uint64_t *hh, const char *text, size_t len, uint64_t hash)
 {
-    fprintf(x->out, "{\"name\":\"%s\",\"cat\":\"dftracer\",\"type\":1,\"pid\":", type);
-    put_id(x->out, x->s, pid);
-    fputs(",\"tid\":", x->out);
-    put_id(x->out, x->s, tid);
-    fputs(",\"ph\":4,\"args\":{", x->out);
-    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)host + 1);
-    if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);   /* none for a host without a name */
+    static const char *const names[] = { "CM", "HH", "FH", "PR", "process_name", "thread_name" };
+    fprintf(out, "{\"name\":\"%s\",\"cat\":\"dftracer\",\"type\":1,\"pid\":", names[kind]);
+    fwrite(pid, 1, pl, out);
+    fputs(",\"tid\":", out);
+    fwrite(tid, 1, tl, out);
+    fputs(",\"ph\":4,\"args\":{", out);
+    if (hh) fprintf(out, "\"hhash\":\"%" PRIu64 "\",", *hh);   /* none for a host without a name */
+    switch (kind) {
+    case DFN_XMETA_CM:
+        fputs("\"name\":\"time_metric\",\"value\":\"US\"}}\n", out);
+        break;
+    case DFN_XMETA_PR:
+        fputs("\"name\":\"rank\",\"value\":", out);
+        fwrite(text, 1, len, out);   /* a whole number */
+        fputs("}}\n", out);
+        break;
+    case DFN_XMETA_PNAME: case DFN_XMETA_TNAME:   /* as other tools write them: the name in args.name */
+        fputs("\"name\":", out);
+        dfn_json_bytes(out, text, len);
+        fputs("}}\n", out);
+        break;
+    case DFN_XMETA_HH: case DFN_XMETA_FH:
+        fputs("\"name\":", out);
+        dfn_json_bytes(out, text, len);
+        fprintf(out, ",\"value\":\"%" PRIu64 "\"}}\n", hash);
+        break;
+    }
+}
+
+size_t dfn_extract_id_json(const dfn_store *s, int64_t v, char **buf, size_t *cap)
+{
+    if (!dfn_id_named(v)) {
+        dfn_grow((void **)buf, cap, 32, 1);
+        return (size_t)snprintf(*buf, 32, "%" PRId64, v);
+    }
+    char *t = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&t, &n);
+    if (!m) dfn_out_of_memory("a memory stream", BUFSIZ);
+    put_id(m, s, v);
+    fclose(m);
+    dfn_grow((void **)buf, cap, n + 1, 1);
+    memcpy(*buf, t, n + 1);
+    free(t);
+    return n;
+}
+
+/* A metadata record of kind for lane (pid, and tid for a thread's name)
+ * and host, with text and hash. */
+static void meta_write(extractor *x, dfn_xmeta kind, const dfn_lane *l, uint32_t host, const char *text, size_t len,
+                       uint64_t hash)
+{
+    char *p = NULL, *t = NULL;
+    size_t pc = 0, tc = 0;
+    size_t pl = dfn_extract_id_json(x->s, l->pid, &p, &pc);
+    size_t tl = dfn_extract_id_json(x->s, kind == DFN_XMETA_TNAME ? l->tid : l->pid, &t, &tc);
+    dfn_extract_meta(x->out, kind, p, pl, t, tl, dfn_map64_get(&x->host_hash, (uint64_t)host + 1), text, len, hash);
+    free(p);
+    free(t);
     x->st->metadata++;
 }
 
@@ -123,11 +174,11 @@ static void extract_names(extractor *x, uint32_t lane)
 {
     const dfn_store *s = x->s;
     const dfn_lane *l = &s->lanes[lane];
-    if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, META_PR, lane, 0);
-    if (dfn_store_lane_pname(s, lane) != DFN_NOID && proc_put(x->named, l->host, l->pid)) meta_push(x, META_PNAME, lane, 0);
+    if (dfn_strtab_len(s->strs, l->rank) && proc_put(x->ranked, l->host, l->pid)) meta_push(x, DFN_XMETA_PR, lane, 0);
+    if (dfn_store_lane_pname(s, lane) != DFN_NOID && proc_put(x->named, l->host, l->pid)) meta_push(x, DFN_XMETA_PNAME, lane, 0);
     if (dfn_store_lane_tname(s, lane) != DFN_NOID && !dfn_map64_get(&x->tnamed, (uint64_t)lane + 1)) {
         *dfn_map64_slot(&x->tnamed, (uint64_t)lane + 1) = 1;
-        meta_push(x, META_TNAME, lane, 0);
+        meta_push(x, DFN_XMETA_TNAME, lane, 0);
     }
 }
 
@@ -143,13 +194,13 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
         size_t hl = dfn_strtab_len(s->strs, l->host);
         if (hl && !dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1)) {
             *dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1) = hash_give(x, dfn_store_str(s, l->host), hl);
-            meta_push(x, META_HH, s->lane[i], 0);
+            meta_push(x, DFN_XMETA_HH, s->lane[i], 0);
         }
         uint32_t f = s->file[i];
         if (f && !dfn_map64_get(&x->file_hash, (uint64_t)f + 1)) {
             uint32_t path = s->files[f].path;
             *dfn_map64_slot(&x->file_hash, (uint64_t)f + 1) = hash_give(x, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
-            meta_push(x, META_FH, s->lane[i], f);
+            meta_push(x, DFN_XMETA_FH, s->lane[i], f);
             x->st->files++;
         }
         *dfn_map64_slot(&x->hosts, (uint64_t)l->host + 1) = 1;
@@ -168,27 +219,12 @@ static void write_metadata(extractor *x)
     for (size_t k = 0; k < x->nmeta; k++) {
         const metarec *m = &x->meta[k];
         const dfn_lane *l = &s->lanes[m->lane];
-        meta_start(x, meta_names[m->kind], l->pid, m->kind == META_TNAME ? l->tid : l->pid, l->host);
-        switch (m->kind) {
-        case META_PR:
-            fputs("\"name\":\"rank\",\"value\":", x->out);
-            fwrite(dfn_store_str(s, l->rank), 1, dfn_strtab_len(s->strs, l->rank), x->out);   /* a whole number */
-            fputs("}}\n", x->out);
-            break;
-        case META_PNAME: case META_TNAME:   /* as other tools write them: the name in args.name */
-            fputs("\"name\":", x->out);
-            put_str(x->out, s, m->kind == META_PNAME ? dfn_store_lane_pname(s, m->lane) : dfn_store_lane_tname(s, m->lane));
-            fputs("}}\n", x->out);
-            break;
-        case META_HH: case META_FH: {
-            bool host = m->kind == META_HH;
-            fputs("\"name\":", x->out);
-            put_str(x->out, s, host ? l->host : s->files[m->file].path);
-            fprintf(x->out, ",\"value\":\"%" PRIu64 "\"}}\n",
-                    *dfn_map64_get(host ? &x->host_hash : &x->file_hash, (uint64_t)(host ? l->host : m->file) + 1));
-            break;
-        }
-        }
+        uint32_t id = m->kind == DFN_XMETA_PR ? l->rank : m->kind == DFN_XMETA_PNAME ? dfn_store_lane_pname(s, m->lane)
+                    : m->kind == DFN_XMETA_TNAME ? dfn_store_lane_tname(s, m->lane)
+                    : m->kind == DFN_XMETA_HH ? l->host : s->files[m->file].path;
+        const uint64_t *h = m->kind == DFN_XMETA_HH ? dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1)
+                          : m->kind == DFN_XMETA_FH ? dfn_map64_get(&x->file_hash, (uint64_t)m->file + 1) : NULL;
+        meta_write(x, m->kind, l, l->host, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), h ? *h : 0);
     }
 }
 
@@ -229,25 +265,22 @@ static void put_arg(FILE *out, const dfn_store *s, const dfn_arg *a, const dfn_k
 /* An aggregated record's time argument of a file not in µs: dur, dur_sum
  * and dur_max are written from the store; dur_min in µs when the files'
  * unit is known, else left out. True when the argument is done. */
-static bool agg_time_arg(extractor *x, const dfn_arg *a, bool *sep)
+static bool agg_time_arg(FILE *out, const dfn_store *s, dfn_unit agg_unit, const dfn_arg *a, bool *sep)
 {
-    const dfn_store *s = x->s;
     const char *k = dfn_store_str(s, a->key);
     if (strcmp(k, "dur") == 0 || strcmp(k, "dur_sum") == 0 || strcmp(k, "dur_max") == 0) return true;
     if (strcmp(k, "dur_min") != 0) return false;
     bool num = (a->type == DFN_ARG_INT && a->i >= 0) || a->type == DFN_ARG_UINT;
-    if (x->agg_unit != DFN_UNIT_NONE && num) {
+    if (agg_unit != DFN_UNIT_NONE && num) {
         uint64_t v = a->type == DFN_ARG_UINT ? a->u : (uint64_t)a->i;
-        fprintf(x->out, "%s\"dur_min\":%" PRIu64, *sep ? "," : "", dfn_unit_to_us(x->agg_unit, v));
+        fprintf(out, "%s\"dur_min\":%" PRIu64, *sep ? "," : "", dfn_unit_to_us(agg_unit, v));
         *sep = true;
     }
     return true;
 }
 
-static void write_event(extractor *x, uint32_t i, dfn_arg *args)
+void dfn_extract_call_head(FILE *out, const dfn_store *s, uint32_t i)
 {
-    const dfn_store *s = x->s;
-    FILE *out = x->out;
     const dfn_kind *k = &s->kinds[s->kind[i]];
     const dfn_lane *l = &s->lanes[s->lane[i]];
     bool agg = dfn_store_is_agg(s, i);
@@ -265,16 +298,14 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
     fprintf(out, ",\"ph\":%d", agg ? 3 : 1);
     if (k->type != 255) fprintf(out, ",\"type\":%u", k->type);
     fputs(",\"args\":{", out);
-    bool sep = false;
-    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1);
-    if (h) { fprintf(out, "\"hhash\":\"%" PRIu64 "\"", *h); sep = true; }
-    if (s->file[i]) {
-        fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)s->file[i] + 1));
-        sep = true;
-    }
+}
+
+void dfn_extract_call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_unit agg_unit, dfn_arg *args, bool sep)
+{
+    const dfn_kind *k = &s->kinds[s->kind[i]];
     /* an aggregated record of a file in another unit: its time as the
      * store has it, in µs (copied, dur_sum in ns read as µs 1000 times) */
-    bool convert = agg && x->agg_unit != DFN_UNIT_US;
+    bool convert = dfn_store_is_agg(s, i) && agg_unit != DFN_UNIT_US;
     if (convert) {
         fprintf(out, "%s\"dur_sum\":%" PRIu64 ",\"dur_max\":%" PRIu64, sep ? "," : "", dfn_store_dur(s, i),
                 dfn_store_maxdur(s, i));
@@ -283,15 +314,50 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
     size_t n = dfn_store_args(s, i, args, DFN_ARGS_MAX);
     if (n > DFN_ARGS_MAX) n = DFN_ARGS_MAX;
     for (size_t a = 0; a < n; a++) {
-        if (convert && agg_time_arg(x, &args[a], &sep)) continue;
+        if (convert && agg_time_arg(out, s, agg_unit, &args[a], &sep)) continue;
         if (sep) fputc(',', out);
         put_str(out, s, args[a].key);
         fputc(':', out);
         put_arg(out, s, &args[a], k);
         sep = true;
     }
+}
+
+static void write_event(extractor *x, uint32_t i, dfn_arg *args)
+{
+    const dfn_store *s = x->s;
+    FILE *out = x->out;
+    dfn_extract_call_head(out, s, i);
+    bool sep = false;
+    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)s->lanes[s->lane[i]].host + 1);
+    if (h) { fprintf(out, "\"hhash\":\"%" PRIu64 "\"", *h); sep = true; }
+    if (s->file[i]) {
+        fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)s->file[i] + 1));
+        sep = true;
+    }
+    dfn_extract_call_args(out, s, i, x->agg_unit, args, sep);
     fputs("}}\n", out);
     x->st->events++;
+}
+
+void dfn_extract_sample(FILE *out, const char *series, size_t len, const char *pid, size_t pl, uint64_t ts,
+                        const uint64_t *hh, double value)
+{
+    /* the series is NAME.FIELD: the last dot splits it the same way every time */
+    const char *dot = memrchr(series, '.', len);
+    size_t nl = dot ? (size_t)(dot - series) : len;
+    fputs("{\"name\":", out);
+    dfn_json_bytes(out, series, nl);
+    fputs(",\"cat\":\"sys\",\"pid\":", out);
+    fwrite(pid, 1, pl, out);
+    fputs(",\"tid\":", out);
+    fwrite(pid, 1, pl, out);
+    fprintf(out, ",\"ts\":%" PRIu64 ",\"ph\":2,\"type\":7,\"args\":{", ts);
+    if (hh) fprintf(out, "\"hhash\":\"%" PRIu64 "\",", *hh);
+    char v[64];
+    dfn_fmt_double(value, v, sizeof v);
+    dfn_json_bytes(out, dot ? dot + 1 : "value", dot ? len - nl - 1 : 5);
+    fprintf(out, ":%s}}\n", v);
 }
 
 /* Counter samples a query of the subset sees as the set's did: on the
@@ -304,48 +370,43 @@ static int write_samples(extractor *x)
     dfn_strtab *callers = dfn_strtab_new();
     for (size_t l = 0; l < s->nlanes; l++) proc_put(callers, s->lanes[l].host, s->lanes[l].pid);
     int rc = 0;
+    char *pid = NULL;
+    size_t pcap = 0;
     for (size_t j = 0; j < s->nsamples && !rc; j++) {
         const dfn_sample *c = &s->samples[j];
         if (c->ts < x->lo || c->ts > x->hi || !isfinite(c->value) || !dfn_map64_get(&x->hosts, (uint64_t)c->host + 1))
             continue;
         if (!proc_in(x->procs, c->host, c->pid) && proc_in(callers, c->host, c->pid)) continue;
-        /* the series is NAME.FIELD: the last dot splits it the same way every time */
         uint32_t sid = s->series[c->series];
-        const char *t = dfn_store_str(s, sid);
-        size_t len = dfn_strtab_len(s->strs, sid);
-        const char *dot = memrchr(t, '.', len);
-        size_t nl = dot ? (size_t)(dot - t) : len;
-        fputs("{\"name\":", x->out);
-        dfn_json_bytes(x->out, t, nl);
-        fputs(",\"cat\":\"sys\",\"pid\":", x->out);
-        put_id(x->out, s, c->pid);
-        fputs(",\"tid\":", x->out);
-        put_id(x->out, s, c->pid);
-        fprintf(x->out, ",\"ts\":%" PRIu64 ",\"ph\":2,\"type\":7,\"args\":{", c->ts);
-        const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1);
-        if (h) fprintf(x->out, "\"hhash\":\"%" PRIu64 "\",", *h);
-        char v[64];
-        dfn_fmt_double(c->value, v, sizeof v);
-        dfn_json_bytes(x->out, dot ? dot + 1 : "value", dot ? len - nl - 1 : 5);
-        fprintf(x->out, ":%s}}\n", v);
+        size_t pl = dfn_extract_id_json(s, c->pid, &pid, &pcap);
+        dfn_extract_sample(x->out, dfn_store_str(s, sid), dfn_strtab_len(s->strs, sid), pid, pl, c->ts,
+                           dfn_map64_get(&x->host_hash, (uint64_t)c->host + 1), c->value);
         x->st->samples++;
         if ((j & 4095) == 0 && ferror(x->out)) rc = -1;
     }
+    free(pid);
     dfn_strtab_free(callers);
     return rc;
+}
+
+dfn_unit dfn_extract_agg_unit(const dfn_store *s, bool *any)
+{
+    dfn_unit unit = DFN_UNIT_US;
+    *any = false;
+    for (size_t f = 0; s && f < s->nsrc; f++) {
+        if (!dfn_src_more(&s->src[f])->agg_records) continue;
+        if (!*any) unit = s->src[f].unit;
+        else if (s->src[f].unit != unit) unit = DFN_UNIT_NONE;
+        *any = true;
+    }
+    return unit;
 }
 
 int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, size_t n, dfn_extract_stats *st)
 {
     memset(st, 0, sizeof *st);
-    extractor x = { .s = s, .out = out, .st = st, .agg_unit = DFN_UNIT_US };
-    bool first = true;
-    for (size_t f = 0; f < s->nsrc; f++) {
-        if (!dfn_src_more(&s->src[f])->agg_records) continue;
-        if (first) x.agg_unit = s->src[f].unit;
-        else if (s->src[f].unit != x.agg_unit) x.agg_unit = DFN_UNIT_NONE;
-        first = false;
-    }
+    bool any;
+    extractor x = { .s = s, .out = out, .st = st, .agg_unit = dfn_extract_agg_unit(s, &any) };
     dfn_map64_init(&x.host_hash);
     dfn_map64_init(&x.hosts);
     dfn_map64_init(&x.file_hash);
@@ -358,9 +419,9 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     fputs("[\n", out);
     /* the unit first: dfnav holds whole µs, whatever the traces said, and
      * a --time-unit given when the subset is loaded must not apply */
-    int64_t pid0 = n ? s->lanes[s->lane[events[0]]].pid : 0;
-    meta_start(&x, "CM", pid0, pid0, n ? s->lanes[s->lane[events[0]]].host : 0);
-    fputs("\"name\":\"time_metric\",\"value\":\"US\"}}\n", out);
+    dfn_lane none = {0};
+    const dfn_lane *l0 = n ? &s->lanes[s->lane[events[0]]] : &none;
+    meta_write(&x, DFN_XMETA_CM, l0, l0->host, "", 0, 0);
     write_metadata(&x);
     dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);
     bool stopped = false;

@@ -3918,6 +3918,7 @@ void dfn_result_free(dfn_result *r)
     dfn_strtab_free(r->vals);
     dfn_strtab_free(r->keytext);
     dfn_evsamples_free(r->evsamples);
+    dfn_evrowtab_free(r->evrowtab);
     free(r->proc_name);
     dfn_dims_free(r->dims, r->ndims);
     free(r);

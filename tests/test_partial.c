@@ -11,6 +11,7 @@
 
 #include "dfnav/counters.h"
 #include "dfnav/evrows.h"
+#include "dfnav/extract.h"
 #include "dfnav/fsum.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
@@ -904,7 +905,7 @@ static uint8_t *calls_of_share(char *const paths[NPROCS], unsigned mask, const d
     dfn_store *s = calls_share(paths, mask, whole, place);
     dfn_query qk = *q;
     qk.layers = su_layerset(s, "posix");
-    uint8_t *bytes = dfn_evrows_share(s, &qk, place, NULL, set_total, DFN_EVROWS_REPORT, len);
+    uint8_t *bytes = dfn_evrows_share(s, &qk, place, NULL, set_total, DFN_EVROWS_REPORT, DFN_UNIT_US, len);
     dfn_store_free(s);
     return bytes;
 }
@@ -946,7 +947,7 @@ static void check_merged(char *const paths[NPROCS], const unsigned *masks, size_
         dfn_query qk = q;
         qk.layers = su_layerset(share[k], "posix");
         size_t len;
-        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, form, &len);
+        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, form, DFN_UNIT_US, &len);
         int failed;
         cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
         free(bytes);
@@ -1142,6 +1143,139 @@ Test(partial, chrome_output_of_shares_as_the_sets)
     g_hosts = false;
 }
 
+/* The whole set's subset of where (dfn_extract_write) against the one
+ * rank 0 writes from the shares' calls in extract's form, their samples
+ * of the window it sends and every share's processes with calls: the
+ * same bytes and figures. */
+static void check_subset(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where,
+                         bool samples)
+{
+    char err[256];
+    dfn_store *whole, *share[NPROCS];
+    dfn_query q;
+    dfn_filter f;
+    dfn_result *r = whole_calls(paths, where, -1, false, 0, &whole, &q, &f);
+    bool any;
+    dfn_unit unit = dfn_extract_agg_unit(whole, &any);
+    cr_assert(any, "aggregated records to write");
+    dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_EXTRACT);
+    dfn_strtab *callers = dfn_strtab_new();
+    g_set_total = r->total_us;
+    for (size_t k = 0; k < nshares; k++) {
+        uint32_t place[NPROCS];
+        share[k] = calls_share(paths, masks[k], whole, place);
+        dfn_query qk = q;
+        qk.layers = su_layerset(share[k], "posix");
+        size_t len;
+        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, DFN_EVROWS_EXTRACT, unit, &len);
+        int failed;
+        cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
+        free(bytes);
+        bytes = dfn_extract_callers(share[k], &len);
+        cr_assert(dfn_extract_callers_add(callers, bytes, len, err, sizeof err), "%s", err);
+        free(bytes);
+    }
+    dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
+    size_t wlen;
+    uint8_t *window = dfn_evwindow_of(mr, &wlen);
+    for (size_t k = 0; k < nshares; k++) {
+        size_t len;
+        uint8_t *bytes = dfn_evsamples_share(share[k], window, wlen, &len);
+        cr_assert(dfn_evsamples_add(mr, bytes, len, err, sizeof err), "%s", err);
+        dfn_store_free(share[k]);
+    }
+    free(window);
+    dfn_evsamples_finish(mr);
+    char *x = NULL, *y = NULL;
+    size_t xl, yl;
+    dfn_extract_stats sx, sy;
+    FILE *fx = open_memstream(&x, &xl), *fy = open_memstream(&y, &yl);
+    cr_assert(fx && fy);
+    cr_assert_eq(dfn_extract_write(fx, whole, r->events, r->nrows, &sx), 0);
+    cr_assert_eq(dfn_extract_write_rows(fy, mr, callers, &sy), 0);
+    fclose(fx);
+    fclose(fy);
+    cr_assert_gt(sx.events, 0, "where '%s': calls to write", where);
+    cr_assert_eq(sx.samples > 0, samples, "where '%s': %" PRIu64 " samples", where, sx.samples);
+    cr_assert_str_eq(x, y, "where '%s', %zu shares", where, nshares);
+    cr_assert(memcmp(&sx, &sy, sizeof sx) == 0, "where '%s': the figures said", where);
+    free(x);
+    free(y);
+    dfn_strtab_free(callers);
+    dfn_result_free(mr);
+    dfn_result_free(r);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(whole);
+}
+
+/* Hashes and metadata records in the order the set's calls first need
+ * them, whatever share holds those calls; names of processes and
+ * threads, pids and tids given as names; samples of the calls' hosts
+ * over their span, a telemetry service's (no calls) kept and those of a
+ * process with calls left out dropped (process 1 alone: its host's
+ * service's samples, none of process 3's). */
+Test(partial, subsets_of_shares_write_as_the_sets)
+{
+    g_hosts = g_named = true;
+    char *paths[NPROCS];
+    proc_files(paths);
+    check_subset(paths, thirds, 3, "", true);
+    check_subset(paths, each, 7, "cat=POSIX func!=write", true);
+    check_subset(paths, halves, 2, "pid=1", true);
+    check_subset(paths, halves, 2, "func=__xstat64 host=h2", true);
+    check_subset(paths, one, 1, "dur>800", true);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+    g_hosts = g_named = false;
+}
+
+/* A share's calls in extract's form, or its processes, cut anywhere:
+ * refused, said, nothing merged. */
+Test(partial, subset_rows_that_are_not_whole_are_refused)
+{
+    g_named = true;
+    char *paths[NPROCS], err[4200];
+    proc_files(paths);
+    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    dfn_query q = { .sort = -1 };
+    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
+    uint32_t place[NPROCS];
+    dfn_store *s = calls_share(paths, 0x0c, whole, place);
+    g_set_total = 1;
+    q.layers = su_layerset(s, "posix");
+    size_t len, clen;
+    uint8_t *bytes = dfn_evrows_share(s, &q, place, NULL, set_total, DFN_EVROWS_EXTRACT, DFN_UNIT_US, &len);
+    uint8_t *procs = dfn_extract_callers(s, &clen);
+    int failed;
+    for (size_t cut = 0; cut < len; cut += 1 + cut / 64) {
+        dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_EXTRACT);
+        cr_assert_not(dfn_evmerge_add(m, bytes, cut, &failed, err, sizeof err), "cut at %zu of %zu", cut, len);
+        dfn_result *r = dfn_evmerge_finish(m, &q, false);
+        cr_assert_eq(r->nrows, 0);
+        dfn_result_free(r);
+    }
+    for (size_t cut = 0; cut < clen; cut++) {
+        dfn_strtab *t = dfn_strtab_new();
+        cr_assert_not(dfn_extract_callers_add(t, procs, cut, err, sizeof err), "processes cut at %zu of %zu", cut, clen);
+        dfn_strtab_free(t);
+    }
+    dfn_strtab *t = dfn_strtab_new();
+    cr_assert(dfn_extract_callers_add(t, procs, clen, err, sizeof err), "%s", err);
+    cr_assert_eq(dfn_strtab_count(t), 2, "processes 2 and 3, one each");
+    dfn_strtab_free(t);
+    /* rows of one form are not rows of another */
+    dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_CHROME);
+    cr_assert_not(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err));
+    dfn_evmerge_free(m);
+    free(bytes);
+    free(procs);
+    dfn_store_free(s);
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(whole);
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
+    g_named = false;
+}
+
 /* Samples a share sent cut anywhere: refused, said; those of the whole
  * shares before stay. */
 Test(partial, counter_samples_that_are_not_whole_are_refused)
@@ -1156,7 +1290,7 @@ Test(partial, counter_samples_that_are_not_whole_are_refused)
     dfn_store *s = calls_share(paths, 0x22, whole, place);
     g_set_total = 1;
     size_t len, wlen, slen;
-    uint8_t *bytes = dfn_evrows_share(s, &q, place, NULL, set_total, DFN_EVROWS_CHROME, &len);
+    uint8_t *bytes = dfn_evrows_share(s, &q, place, NULL, set_total, DFN_EVROWS_CHROME, DFN_UNIT_US, &len);
     dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_CHROME);
     int failed;
     cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);

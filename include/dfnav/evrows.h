@@ -22,16 +22,29 @@
 
 /* What a call row holds: the fields report prints, or the parts Chrome
  * output writes. */
-typedef enum { DFN_EVROWS_REPORT, DFN_EVROWS_CHROME } dfn_evform;
+typedef enum { DFN_EVROWS_REPORT, DFN_EVROWS_CHROME, DFN_EVROWS_EXTRACT } dfn_evform;
+
+/* A call of a share as a subset writes it (extract.h): whose (the host
+ * and rank as text, pid and tid as JSON texts), its process's and
+ * thread's names and its file's path when it has them, its time (µs
+ * since the epoch) and length, and its record less the hashes: the head
+ * up to "args":{ and the arguments' members. */
+typedef struct {
+    const char *host, *pid, *tid, *rank, *pname, *tname, *path, *head, *args;
+    size_t hostlen, pidlen, tidlen, ranklen, pnamelen, tnamelen, pathlen, headlen, argslen;
+    bool has_pname, has_tname, has_file;
+    uint64_t ts, dur;
+} dfn_excall;
 
 /* The first nrows rows of r (a result of s grouped by event alone,
  * already sorted and cut as the set's will be) and what r matched, as
  * bytes, *len of them (malloc'd). place[f]: the place of s's file f
  * among the set's files; sort: the query's metric (values of r's rows),
  * or none when negative or a counter's. s must keep each event's file
- * (evsrc). */
+ * (evsrc). agg_unit: extract's form, the set's unit of aggregated
+ * records' time arguments (dfn_extract_agg_unit). */
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
-                           dfn_evform form, size_t *len);
+                           dfn_evform form, dfn_unit agg_unit, size_t *len);
 /* What share s sends for q (grouped by event alone; its analysis
  * applied, whose failure is why_not): q's calls on s, sorted with the
  * set's total time and cut to q's top, or why they are not. total gets
@@ -39,7 +52,7 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
  * whatever happens (an MPI sum every rank must join). s NULL: a share
  * without a store. */
 uint8_t *dfn_evrows_share(const dfn_store *s, const dfn_query *q, const uint32_t *place, const char *why_not,
-                          uint64_t (*total)(uint64_t own), dfn_evform form, size_t *len);
+                          uint64_t (*total)(uint64_t own), dfn_evform form, dfn_unit agg_unit, size_t *len);
 /* The bytes of a share without calls (no store), and of a share whose
  * query (or, analysis, the analysis it needed) failed, with why. */
 uint8_t *dfn_evrows_none(size_t *len);
@@ -65,16 +78,20 @@ uint64_t dfn_evrow_ts(const dfn_result *r, size_t row);
 /* The parts of merged call row `row` of r in Chrome's form; false (empty
  * texts) when it is of the other form or damaged. */
 bool dfn_evrow_chrome(const dfn_result *r, size_t row, dfn_chrome_call *cc);
+/* The parts of merged call row `row` of r in extract's form; false when
+ * it is of another form or damaged. */
+bool dfn_evrow_extract(const dfn_result *r, size_t row, dfn_excall *c);
 /* The fields of merged call row `row` of r, as dfn_call_fields gives a
  * store's (arg NULL throughout; calls: with the calls field); false when
  * its bytes are damaged or of Chrome's form (the fields up to there were
  * given). */
 bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_field_fn fn, void *ctx);
 
-/* Counter samples for Chrome output of calls merged from shares
- * (evsamples.c): rank 0 says which it takes, the hosts of the calls it
- * prints and their span (the window of r, merged calls of Chrome's
- * form); each share sends its samples there, whose they are with them;
+/* Counter samples for Chrome output and subsets of calls merged from
+ * shares (evsamples.c): rank 0 says which it takes, the hosts of the
+ * calls it prints and their span (the window of r, merged calls of
+ * Chrome's or extract's form); each share sends its samples there, whose
+ * they are with them;
  * rank 0 adds each share's bytes (buf, malloc'd: kept, or freed when
  * refused, with why in err) to r and puts them in one process's store
  * order, which dfn_chrome_write then reads. */
@@ -84,5 +101,6 @@ bool dfn_evsamples_add(dfn_result *r, uint8_t *buf, size_t len, char *err, size_
 void dfn_evsamples_finish(dfn_result *r);
 size_t dfn_evrow_samples(const dfn_result *r, const dfn_chrome_sample **out);
 void dfn_evsamples_free(struct dfn_evsamples *x);
+void dfn_evrowtab_free(struct dfn_evrowtab *t);
 
 #endif

@@ -198,6 +198,9 @@ typedef struct {
     bool merged_agg;
     int merged_form;
     struct dfn_evsamples *evsamples;
+    /* extract's form: the rows' bytes as the merge holds them, in order
+     * (no key texts: they are never sorted) */
+    struct dfn_evrowtab *evrowtab;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);

@@ -12,6 +12,7 @@
 #include "dfnav/compare.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/export.h"
+#include "dfnav/extract.h"
 #include "dfnav/layers.h"
 #include "dfnav/loader.h"
 #include "dfnav/query.h"
@@ -99,7 +100,7 @@ void cli_dist_arm(void);
 /* Rank 0's word to the other ranks waiting at the dispatch (every rank
  * past the first hears it once): stop, share the files as images, or
  * run report or overview on each share (cli_dist_report). */
-enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO };
+enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO, CLI_DIST_EXTRACT };
 void cli_dist_tell(int word);
 /* The other ranks wait for another word (report went back to the images'
  * way): the exit says stop if no load does. */
@@ -173,14 +174,28 @@ bool cli_dist_report_wanted(const cli_opts *o);
 bool cli_dist_overview_wanted(const cli_opts *o);
 /* The same for info: its files' figures are each file's own. */
 bool cli_dist_info_wanted(const cli_opts *o);
-/* word: CLI_DIST_REPORT, CLI_DIST_OVERVIEW or CLI_DIST_INFO. -1: the set
- * must go the images' way (a hash of two names, pids by name), as usual. */
+/* The same for extract's calls. */
+bool cli_dist_extract_wanted(const cli_opts *o);
+/* word: CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO or
+ * CLI_DIST_EXTRACT. -1: the set must go the images' way (a hash of two
+ * names, a process's files on two ranks), as usual. */
 int cli_dist_report(const cli_opts *o, int word);
 int cli_dist_report_worker(const cli_opts *o, int word);
 /* What overview's first line says of a set. */
 typedef struct { uint64_t events, files, procs, threads, accessed, span_us, malformed; } cli_setsum;
 void cli_overview_line(const cli_setsum *t, const char *label);
 int cmd_report(const cli_opts *o);
+/* extract (cmd_extract.c): a subset written to o->output, as every
+ * export is (a temporary file renamed into place), by write; 0, or 2
+ * (said). */
+typedef int (*cli_extract_fn)(FILE *w, void *ctx, dfn_extract_stats *st);
+int cli_extract_save(const cli_opts *o, cli_extract_fn write, void *ctx);
+/* The end of f's time window in µs from s's start; the calls f counts on
+ * set (count: those that start in the window; active: those that run
+ * in it); and the note on the calls the window cuts. */
+uint64_t cli_extract_end_us(const dfn_store *s, dfn_filter *f);
+void cli_extract_counts(const cli_opts *o, dfn_runset *set, dfn_filter *f, uint64_t *count, uint64_t *active);
+void cli_extract_note(uint64_t past, uint64_t before);
 /* The paths and runs of o (said and false when they do not parse). */
 bool cli_runs_parse(const cli_opts *o, dfn_runspec **specs, size_t *n);
 /* overview's busiest files: o's --where and file!="" (malloc'd). */

@@ -490,7 +490,8 @@ int cli_dist_worker(const cli_opts *o)
     /* its share comes from rank 0, which walked the inputs; and what to
      * do with it */
     int word = dfn_dist_bcast_int(CLI_DIST_STOP);
-    if (word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO) return cli_dist_report_worker(o, word);
+    if (word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO || word == CLI_DIST_EXTRACT)
+        return cli_dist_report_worker(o, word);
     if (word == CLI_DIST_IMAGES) (void)dist_share_images(&quiet, NULL, 0);   /* (NULL past rank 0) */
     return 0;
 }

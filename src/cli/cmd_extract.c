@@ -57,37 +57,62 @@ static dfn_compare *extract_select(const cli_opts *o, cli_run *run, dfn_filter *
 /* A time window selects the calls that start in it, written whole (a
  * subset holds the trace's own records, never pieces of them), where a
  * report with the filter counts the time and bytes of those that cross
- * its edges in part: says how many do, so that no one takes the subset's
- * time_s for the window's. Those that start before the window and run
- * into it are its active calls less its count. */
-static void extract_window_note(const cli_opts *o, cli_run *run, dfn_filter *f, const dfn_compare *c)
+ * its edges in part: says how many do (past: those that start in it and
+ * end past it; before: those that start before it and run into it), so
+ * that no one takes the subset's time_s for the window's. */
+void cli_extract_note(uint64_t past, uint64_t before)
 {
-    const dfn_store *s = run->set.store;
-    if (o->quiet || !dfn_filter_uses(f, DFN_KEY_TIME) || !s->n) return;
-    double lo, hi;
-    dfn_query_window(s, f, &lo, &hi);
-    uint64_t end_us = hi * 1e6 >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)(hi * 1e6 + 0.5), past = 0;
-    for (size_t k = 0; k < c->nrows; k++) {
-        uint32_t i = c->res[0]->events[k];
-        if (dfn_sat_add(dfn_store_ts(s, i), dfn_store_dur(s, i)) > end_us) past++;
-    }
-    char err[1024];
-    dfn_query q = { .filter = f, .sort = -1, .threads = o->threads,
-                    .metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_ACTIVE) };
-    dfn_run r = dfn_runset_run(&run->set);
-    dfn_compare *t = dfn_compare_query(&r, 1, &q, 0, NULL, err, sizeof err);
-    double active = t && t->nrows ? dfn_compare_metric(t, 0, 0, DFN_M_ACTIVE) : NAN;
-    double count = t && t->nrows ? dfn_compare_metric(t, 0, 0, DFN_M_COUNT) : NAN;
-    dfn_compare_free(t);
-    uint64_t before = active > count ? (uint64_t)(active - count) : 0;   /* false for NaN too */
     if (!past && !before) return;
     fprintf(stderr, "dfnav: the time window cuts %" PRIu64 " calls: %" PRIu64 " that start in it and end past it are "
             "written whole, %" PRIu64 " that start before it are not written; the subset's time and bytes differ from "
             "report --where's by their parts outside the window (EXTRACT in dfnav(1))\n", past + before, past, before);
 }
 
-/* Writes the events to o->output; 0, or 2 when it could not be written. */
-static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare *c)
+uint64_t cli_extract_end_us(const dfn_store *s, dfn_filter *f)
+{
+    double lo, hi;
+    dfn_query_window(s, f, &lo, &hi);
+    return hi * 1e6 >= (double)UINT64_MAX ? UINT64_MAX : (uint64_t)(hi * 1e6 + 0.5);
+}
+
+void cli_extract_counts(const cli_opts *o, dfn_runset *set, dfn_filter *f, uint64_t *count, uint64_t *active)
+{
+    char err[1024];
+    dfn_query q = { .filter = f, .sort = -1, .threads = o->threads,
+                    .metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_ACTIVE) };
+    dfn_run r = dfn_runset_run(set);
+    dfn_compare *t = dfn_compare_query(&r, 1, &q, 0, NULL, err, sizeof err);
+    double a = t && t->nrows ? dfn_compare_metric(t, 0, 0, DFN_M_ACTIVE) : NAN;
+    double c = t && t->nrows ? dfn_compare_metric(t, 0, 0, DFN_M_COUNT) : NAN;
+    dfn_compare_free(t);
+    *active = a > 0 ? (uint64_t)a : 0;   /* (false for NaN too) */
+    *count = c > 0 ? (uint64_t)c : 0;
+}
+
+/* The note on the window's cut calls (cli_extract_note), from the set. */
+static void extract_window_note(const cli_opts *o, cli_run *run, dfn_filter *f, const dfn_compare *c)
+{
+    const dfn_store *s = run->set.store;
+    if (o->quiet || !dfn_filter_uses(f, DFN_KEY_TIME) || !s->n) return;
+    uint64_t end_us = cli_extract_end_us(s, f), past = 0, count, active;
+    for (size_t k = 0; k < c->nrows; k++) {
+        uint32_t i = c->res[0]->events[k];
+        if (dfn_sat_add(dfn_store_ts(s, i), dfn_store_dur(s, i)) > end_us) past++;
+    }
+    cli_extract_counts(o, &run->set, f, &count, &active);
+    cli_extract_note(past, active > count ? active - count : 0);
+}
+
+/* The selected calls of one store (extract_save's writer). */
+typedef struct { const dfn_store *s; const dfn_compare *c; } store_calls;
+
+static int write_store_calls(FILE *w, void *ctx, dfn_extract_stats *st)
+{
+    const store_calls *sc = ctx;
+    return dfn_extract_write(w, sc->s, sc->c->res[0]->events, sc->c->nrows, st);
+}
+
+int cli_extract_save(const cli_opts *o, cli_extract_fn write, void *ctx)
 {
     char err[1024];
     dfn_save save;
@@ -106,7 +131,7 @@ static int extract_save(const cli_opts *o, const dfn_store *s, const dfn_compare
     FILE *raw = to_stdout ? stdout : save.f;
     FILE *w = name_gz(o->output) ? dfn_gzwrite_open(raw) : raw;
     dfn_extract_stats st;
-    int rc = w ? dfn_extract_write(w, s, c->res[0]->events, c->nrows, &st) : -1;
+    int rc = w ? write(w, ctx, &st) : -1;
     int saved = rc ? errno : 0;
     if (w && w != raw && fclose(w) != 0 && !rc) { rc = -1; saved = errno; }
     if (to_stdout) {
@@ -146,6 +171,11 @@ int cmd_extract(const cli_opts *o)
         return 2;
     }
     int status, rc;
+    /* under MPI, each rank selects from its share (dist_report.c) */
+    if (cli_dist_extract_wanted(o) && (rc = cli_dist_report(o, CLI_DIST_EXTRACT)) >= 0) {
+        dfn_filter_free(&f);
+        return rc;
+    }
     cli_run *runs;
     size_t n;
     if ((rc = cli_prepare(o, &runs, &n, &status)) >= 0) {
@@ -153,7 +183,8 @@ int cmd_extract(const cli_opts *o)
         return rc;
     }
     dfn_compare *c = extract_select(o, &runs[0], &f);
-    rc = c ? extract_save(o, runs[0].set.store, c) : 2;
+    store_calls sc = { runs[0].set.store, c };
+    rc = c ? cli_extract_save(o, write_store_calls, &sc) : 2;
     if (rc == 0) extract_window_note(o, &runs[0], &f, c);
     dfn_compare_free(c);
     dfn_filter_free(&f);

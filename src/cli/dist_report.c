@@ -18,6 +18,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +125,10 @@ static size_t word_queries(const cli_opts *o, int word, qspec qs[3], char **wher
         overview_queries(o, qs, where);
         return 3;
     }
+    if (word == CLI_DIST_EXTRACT) {   /* (its calls: cmd_extract's selection) */
+        qs[0] = (qspec){ "event", o->where, NULL, 0 };
+        return 1;
+    }
     qs[0] = (qspec){ o->by, o->where, o->sort, o->top };
     return 1;
 }
@@ -193,6 +198,7 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
  * merge as they are (shares_calls). */
 static bool word_calls(const cli_opts *o, int word)
 {
+    if (word == CLI_DIST_EXTRACT) return true;
     if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return false;
     char err[256];
     dfn_query q = {0};
@@ -225,6 +231,12 @@ bool cli_dist_overview_wanted(const cli_opts *o)
 {
     int whole;
     return dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole);
+}
+
+bool cli_dist_extract_wanted(const cli_opts *o)
+{
+    int whole;
+    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole);
 }
 
 /* Every rank's account of its share's files (dfn_image_sources_encode),
@@ -1132,7 +1144,7 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
 /* This rank's calls of query q on its share in form, as bytes for rank
  * 0 (evrows.h). The store stays until share_done (Chrome output sends its
  * counter samples after the calls). */
-static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, dfn_evform form, size_t *len)
+static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, dfn_evform form, dfn_unit unit, size_t *len)
 {
     char err[2048] = "";
     bool built = share_analyse(o, sh, &q, err, sizeof err);
@@ -1142,14 +1154,16 @@ static uint8_t *share_calls(const cli_opts *o, share *sh, dfn_query q, dfn_evfor
     bool overlap = dfn_dist_max_int(q.overlap != NULL);
     sh->ncompute = overlap ? nc : UINT64_MAX;
     if (overlap) q.set_compute = nc ? 1 : -1;
-    return dfn_evrows_share(sh->set.store, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, form, len);
+    return dfn_evrows_share(sh->set.store, &q, sh->place, built ? NULL : err, dfn_dist_sum_u64, form, unit, len);
 }
 
-/* Every rank's calls (gathered on rank 0) merged into q's rows there,
- * each rank's bytes freed once merged (only one copy at a time); a
- * rank's own failure in its words (*analysis: its analysis failed),
- * else MPI's (err). */
-static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *q, dfn_evform form, bool agg,
+/* Every rank's calls merged into q's rows on rank 0, which takes them
+ * a rank at a time (mine its own, then each other rank's as it comes),
+ * each merged and freed before the next: it holds the merge and one
+ * rank's bytes, never every rank's at once. A rank's own failure in its
+ * words (*analysis: its analysis failed), else MPI's (err); the other
+ * ranks' bytes are still taken (they wait to send them). */
+static dfn_result *calls_merge(uint8_t *mine, size_t len, const dfn_query *q, dfn_evform form, bool agg,
                                bool *analysis, char *err, size_t errlen)
 {
     dfn_evmerge *m = dfn_evmerge_new(q->sort, form);
@@ -1157,18 +1171,23 @@ static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *
     for (int k = 0; k < dfn_dist_size(); k++) {
         char why[4200];
         int failed;
-        bool ok = dfn_evmerge_add(m, (const uint8_t *)got[k], got[k] ? lens[k] : 0, &failed, why, sizeof why);
-        free(got[k]);
-        got[k] = NULL;
+        size_t l = len;
+        char *got = k ? dfn_dist_recv_bytes(k, &l) : (char *)mine;
+        if (!m) {   /* (refused already: the rest are taken and dropped) */
+            if (k) free(got);
+            continue;
+        }
+        bool ok = dfn_evmerge_add(m, (const uint8_t *)got, got ? l : 0, &failed, why, sizeof why);
+        if (k) free(got);
         if (!ok) {
             if (failed) snprintf(err, errlen, "%s", why);
             else snprintf(err, errlen, "MPI: rank %d's calls: %s", k, why);
             *analysis = failed == 2;
             dfn_evmerge_free(m);
-            return NULL;
+            m = NULL;
         }
     }
-    return dfn_evmerge_finish(m, q, agg);
+    return m ? dfn_evmerge_finish(m, q, agg) : NULL;
 }
 
 /* Whether rank 0 could not hold every rank's calls (len bytes of this
@@ -1176,7 +1195,7 @@ static dfn_result *calls_merge(char **got, const size_t *lens, const dfn_query *
  * while they merge: then rank 0 loads the set whole, which one process
  * would (said; what the shares' way printed is not said again). Every
  * rank takes part. */
-static bool calls_too_many(const cli_opts *o, size_t len)
+static bool calls_too_many(const cli_opts *o, size_t len, const char *to)
 {
     uint64_t bytes = dfn_dist_sum_u64(len);
     int many = 0;
@@ -1185,8 +1204,8 @@ static bool calls_too_many(const cli_opts *o, size_t len)
         uint64_t avail = dfn_mem_available(&why);
         if (avail != UINT64_MAX && bytes > avail / 3) {
             if (!o->quiet)
-                dfn_warnf(stderr, "MPI: the calls to print take %.1f MiB as text, more than a third of the %.1f MiB "
-                          "rank 0 has (%s): rank 0 loads the set whole", bytes / 1048576.0, avail / 1048576.0, why);
+                dfn_warnf(stderr, "MPI: the calls to %s take %.1f MiB as text, more than a third of the %.1f MiB "
+                          "rank 0 has (%s): rank 0 loads the set whole", to, bytes / 1048576.0, avail / 1048576.0, why);
             many = 1;
         }
     }
@@ -1202,16 +1221,22 @@ static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, dfn_ev
 {
     int rc = 0;
     for (size_t k = 0; k < all->n; k++) {
-        size_t *lens;
-        char **got = dfn_dist_gather_bytes(mine[k], len[k], &lens);
-        free(mine[k]);
-        mine[k] = NULL;
-        if (!got) continue;
+        if (dfn_dist_rank() > 0) {
+            (void)dfn_dist_send_bytes(0, mine[k], len[k]);
+            free(mine[k]);
+            mine[k] = NULL;
+            continue;
+        }
         char err[4400] = "a rank's calls did not come";
         bool analysis;
-        if (!rc) res[k] = calls_merge(got, lens, q, form, all->run[k].agg, &analysis, err, sizeof err);
-        dfn_dist_gathered_free(got, lens);   /* (what was merged, freed on the way) */
-        if (!rc && !res[k]) {
+        /* (after a run's failure the others' bytes are still taken) */
+        res[k] = calls_merge(mine[k], len[k], q, form, all->run[k].agg, &analysis, err, sizeof err);
+        free(mine[k]);
+        mine[k] = NULL;
+        if (rc) {
+            dfn_result_free(res[k]);
+            res[k] = NULL;
+        } else if (!res[k]) {
             /* a comparison names the run whose analysis failed, as report does */
             if (analysis && all->labels) dfn_warnf(stderr, "%s: %s", all->labels[k], err);
             else fprintf(stderr, "dfnav: %s\n", err);
@@ -1275,14 +1300,14 @@ static int shares_calls(const cli_opts *o, shares *all)
     dfn_evform form = o->format == DFN_FMT_CHROME ? DFN_EVROWS_CHROME : DFN_EVROWS_REPORT;
     double t0 = dfn_now();
     for (size_t k = 0; k < all->n; k++) {
-        mine[k] = share_calls(o, &all->run[k], qq.q[0], form, &len[k]);
+        mine[k] = share_calls(o, &all->run[k], qq.q[0], form, DFN_UNIT_US, &len[k]);
         total += len[k];
         /* (Chrome's samples come from the store after the calls) */
         if (form == DFN_EVROWS_REPORT) share_done(&all->run[k]);
     }
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
-    if (calls_too_many(o, total)) {
+    if (calls_too_many(o, total, "print")) {
         rc = -1;
     } else {
         double t1 = dfn_now();
@@ -1306,6 +1331,119 @@ static int shares_calls(const cli_opts *o, shares *all)
     free(mine);
     free(len);
     queries_free(&qq);
+    return rc;
+}
+
+/* The set's unit of aggregated records' time arguments
+ * (dfn_extract_agg_unit over every rank's share). Every rank takes part. */
+static dfn_unit shares_agg_unit(const dfn_store *s)
+{
+    bool any;
+    dfn_unit own = dfn_extract_agg_unit(s, &any);
+    int code = any ? (int)own + 1 : 0;
+    int hi = dfn_dist_max_int(code), lo = -dfn_dist_max_int(any ? -code : INT_MIN + 1);
+    if (!hi) return DFN_UNIT_US;   /* no aggregated record anywhere */
+    return hi == lo ? (dfn_unit)(hi - 1) : DFN_UNIT_NONE;
+}
+
+/* What rank 0 writes a subset from: the merged calls with their samples,
+ * and every process of the set with calls. */
+typedef struct { const dfn_result *r; const dfn_strtab *callers; } share_subset;
+
+static int write_share_calls(FILE *w, void *ctx, dfn_extract_stats *st)
+{
+    const share_subset *x = ctx;
+    return dfn_extract_write_rows(w, x->r, x->callers, st);
+}
+
+/* Every rank's processes with calls, on rank 0 (NULL elsewhere, or when
+ * a rank's did not come: said). Every rank takes part. */
+static dfn_strtab *shares_callers(const share *sh)
+{
+    size_t len, *lens;
+    uint8_t *mine = dfn_extract_callers(sh->set.store, &len);
+    char **got = dfn_dist_gather_bytes(mine, len, &lens);
+    free(mine);
+    if (!got) return NULL;
+    dfn_strtab *callers = dfn_strtab_new();
+    for (int r = 0; r < dfn_dist_size() && callers; r++) {
+        char err[256];
+        if (!dfn_extract_callers_add(callers, (const uint8_t *)got[r], got[r] ? lens[r] : 0, err, sizeof err)) {
+            fprintf(stderr, "dfnav: MPI: rank %d's processes: %s\n", r, err);
+            dfn_strtab_free(callers);
+            callers = NULL;
+        }
+    }
+    dfn_dist_gathered_free(got, lens);
+    return callers;
+}
+
+/* What the window's note needs of the shares, while they are held: its
+ * end (from the set's start) and the calls it counts, over the ranks.
+ * Every rank takes part. */
+typedef struct { bool timed; uint64_t events, end_us, count, active; } cut_note;
+
+static cut_note shares_cut(const cli_opts *o, share *sh, dfn_filter *f)
+{
+    cut_note n = { !o->quiet && dfn_filter_uses(f, DFN_KEY_TIME), 0, 0, 0, 0 };
+    if (!n.timed) return n;   /* (every rank alike: the same options) */
+    const dfn_store *s = sh->set.store;
+    if (s && s->n) {
+        n.end_us = cli_extract_end_us(s, f);
+        cli_extract_counts(o, &sh->set, f, &n.count, &n.active);
+    }
+    n.events = dfn_dist_sum_u64(s ? s->n : 0);
+    n.end_us = dfn_dist_max_u64(n.end_us);
+    n.count = dfn_dist_sum_u64(n.count);
+    n.active = dfn_dist_sum_u64(n.active);
+    return n;
+}
+
+/* extract on the shares: each rank's calls that the filter selects, in
+ * extract's form, merged on rank 0 in the set's order with the counter
+ * samples the shares have of their hosts and span, and written as one
+ * process writes the set's. 0, 2 (said), or -1: the images' way. */
+static int shares_extract(const cli_opts *o, shares *all)
+{
+    share *sh = &all->run[0];
+    char err[2048];
+    dfn_filter f;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) return 2;   /* (read before, on every rank alike) */
+    dfn_query q = { .filter = &f, .sort = -1, .threads = o->threads, .ndims = 1 };
+    q.dims[0].kind = DFN_DIM_EVENT;
+    dfn_unit unit = shares_agg_unit(sh->set.store);
+    double t0 = dfn_now();
+    size_t len;
+    uint8_t *mine = share_calls(o, sh, q, DFN_EVROWS_EXTRACT, unit, &len);
+    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    cut_note cut = shares_cut(o, sh, &f);
+    dfn_strtab *callers = shares_callers(sh);
+    /* the store stays only for samples to send after the merge: without
+     * them rank 0 merges the calls without its share's store */
+    bool samples = dfn_dist_max_int(sh->set.store && sh->set.store->nsamples);
+    if (!samples) share_done(sh);
+    dfn_result *res = NULL;
+    int rc = 0;
+    if (calls_too_many(o, len, "write")) {
+        rc = -1;
+    } else {
+        double t1 = dfn_now();
+        rc = runs_calls(o, all, &q, DFN_EVROWS_EXTRACT, &mine, &len, &res);
+        if (samples) rc = runs_samples(all, &res, rc);
+        if (!rc && dfn_dist_rank() == 0 && !callers) rc = 2;
+        all->merge_s = dfn_now() - t1;
+    }
+    share_done(sh);
+    if (dfn_dist_rank() == 0 && !rc) {
+        share_subset x = { res, callers };
+        rc = cli_extract_save(o, write_share_calls, &x);
+        if (!rc && cut.timed && cut.events)
+            cli_extract_note(dfn_extract_rows_past(res, cut.end_us), cut.active > cut.count ? cut.active - cut.count : 0);
+    }
+    dfn_result_free(res);
+    dfn_strtab_free(callers);
+    free(mine);
+    dfn_filter_free(&f);
     return rc;
 }
 
@@ -1719,6 +1857,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!rc && word == CLI_DIST_INFO) rc = shares_info(o, &all->run[0]);
     else if (!rc) rc = shares_layers(o, all);
     if (!rc && word == CLI_DIST_OVERVIEW) rc = shares_overview(o, all);
+    else if (!rc && word == CLI_DIST_EXTRACT) rc = shares_extract(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->diagnose) rc = shares_diagnose(o, all);
     else if (!rc && word == CLI_DIST_REPORT && o->counters) rc = shares_counters(o, all);
     else if (!rc && calls) rc = shares_calls(o, all);
@@ -1735,7 +1874,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
  * three) with these runs' names: 0, or 2 (said). */
 static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, int word)
 {
-    if (word == CLI_DIST_REPORT && (o->counters || o->diagnose)) return 0;   /* (their probes read theirs) */
+    /* (report's probes read theirs; extract's filter was read before) */
+    if ((word == CLI_DIST_REPORT && (o->counters || o->diagnose)) || word == CLI_DIST_EXTRACT) return 0;
     cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     for (size_t k = 0; k < n; k++) runs[k].label = specs[k].label;
     qspec qs[3];

@@ -10,6 +10,7 @@
 #include "dfnav/counters.h"
 #include "dfnav/evrows.h"
 #include "dfnav/export.h"
+#include "dfnav/extract.h"
 #include "dfnav/partial.h"
 
 #include <stdint.h>
@@ -73,17 +74,18 @@ static void field_read(void *ctx, const dfn_arg *arg, const char *name, size_t n
 
 /* The input as a share's calls (evrows.c) in each form, merged twice,
  * without and with a sort, finished, each row's fields read and the rows
- * printed as JSON, as a table and as Chrome output, with the input as
- * counter samples too (evsamples.c); nothing may read past it. */
+ * printed as JSON, as a table and as Chrome output or written as a
+ * subset (exrows.c), with the input as counter samples too (evsamples.c)
+ * and as processes with calls; nothing may read past it. */
 static void calls_of(const uint8_t *data, size_t size)
 {
     static const int sorts[] = { -1, DFN_M_TIME_S };
-    static const dfn_format fmts[] = { DFN_FMT_JSON, DFN_FMT_TABLE, DFN_FMT_CHROME, DFN_FMT_CHROME };
+    static const dfn_format fmts[] = { DFN_FMT_JSON, DFN_FMT_TABLE, DFN_FMT_CHROME, DFN_FMT_CHROME, 0, 0 };
     char err[512];
-    for (size_t g = 0; g < 4; g++) {
+    for (size_t g = 0; g < 6; g++) {
         dfn_query q = { .ndims = 1, .sort = sorts[g & 1], .desc = g & 1, .top = g & 1 ? 3 : 0 };
         q.dims[0].kind = DFN_DIM_EVENT;
-        dfn_evform form = g < 2 ? DFN_EVROWS_REPORT : DFN_EVROWS_CHROME;
+        dfn_evform form = g < 2 ? DFN_EVROWS_REPORT : g < 4 ? DFN_EVROWS_CHROME : DFN_EVROWS_EXTRACT;
         dfn_evmerge *m = dfn_evmerge_new(q.sort, form);
         int failed;
         if (dfn_evmerge_add(m, data, size, &failed, err, sizeof err) &&
@@ -92,7 +94,7 @@ static void calls_of(const uint8_t *data, size_t size)
         dfn_result *r = dfn_evmerge_finish(m, &q, g & 1);
         unsigned sum = 0;
         for (size_t i = 0; i < r->nrows; i++) (void)dfn_evrow_fields(r, i, g & 1, field_read, &sum);
-        if (form == DFN_EVROWS_CHROME) {
+        if (form != DFN_EVROWS_REPORT) {
             size_t wlen;
             free(dfn_evwindow_of(r, &wlen));
             uint8_t *copy = malloc(size ? size : 1);
@@ -102,6 +104,16 @@ static void calls_of(const uint8_t *data, size_t size)
         }
         FILE *out = fopen("/dev/null", "w");
         if (!out) abort();
+        if (form == DFN_EVROWS_EXTRACT) {
+            dfn_strtab *callers = dfn_strtab_new();
+            dfn_extract_stats st;
+            (void)dfn_extract_callers_add(callers, data, size, err, sizeof err);
+            (void)dfn_extract_write_rows(out, r, callers, &st);
+            dfn_strtab_free(callers);
+            dfn_result_free(r);
+            fclose(out);
+            continue;
+        }
         dfn_compare *c = dfn_compare_of(r, q.sort, q.desc);
         (void)dfn_compare_write(out, c, fmts[g]);
         dfn_compare_free(c);

@@ -359,8 +359,91 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
     check "calls too many for rank 0: the layers said once" 1 "$(grep -c '^dfnav: layers:' "$T/mpi.err")"
     DFNAV_MEM_AVAILABLE=150M shares "calls too many for rank 0: a top of them" 3 report --no-cache --by event \
         --top 40 -f csv "$T/callmany"
+    # a subset too large for rank 0 to hold as text: the images' way, said
+    DFNAV_MEM_AVAILABLE=150M same "a subset too many calls for rank 0" 2 extract --no-cache -o - "$T/callmany"
+    check "a subset too many calls for rank 0: said" 1 \
+        "$(grep -c 'the calls to write take [0-9.]* MiB as text, more than a third' "$T/mpi.err")"
+    check "a subset too many calls for rank 0: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
     rm -rf "$T/callmany"
 fi
+# extract on the shares: each rank selects its calls in the set's order,
+# rank 0 gives the hashes and metadata records in the order the set's
+# calls first need them and adds the counter samples the shares have of
+# their hosts and span, less those of processes with calls none of which
+# was selected (which only the set knows): one process's subset, byte
+# for byte, and its words
+subset() {   # subset NAME N ARGS: extract -o FILE ARGS in one process and under mpirun
+    name=$1 n=$2; shift 2
+    rm -f "$T/sub.pfw" "$T/one.pfw"
+    "$DFNAV" extract --no-cache -o "$T/sub.pfw" "$@" 2>"$T/one.err"
+    want=$?
+    [ -e "$T/sub.pfw" ] && mv "$T/sub.pfw" "$T/one.pfw"
+    $MPIRUN -n "$n" "$DFNAV" extract --no-cache -o "$T/sub.pfw" "$@" 2>"$T/mpi.err"
+    check "$name, $n ranks: the status" "$want" "$?"
+    same_files "$name, $n ranks: the subset" "$T/one.pfw" "$T/sub.pfw"
+    sed '/^-----/,$d' "$T/mpi.err" | grep -v '^dfnav: MPI:' >"$T/mpi.dfnav"
+    same_files "$name, $n ranks: said as one process says it" "$T/one.err" "$T/mpi.dfnav"
+    grep -q "^dfnav: MPI: $n ranks: each queried its share" "$T/mpi.err" && ok ||
+        fail "$name: not from the ranks' shares: $(grep '^dfnav: MPI:' "$T/mpi.err")"
+}
+gen v2aggc --seed 7 --events 8000 --ranks 3 --era v2 --aggregate --counters
+gen v2ns --seed 8 --events 8000 --ranks 3 --era v2 --time-unit ns --counters --ai-logging
+mkdir -p "$T/mixunits"
+cp "$T/v2aggc/trace-0-of-3.pfw" "$T/mixunits/a.pfw"
+"$DFNAV_GEN" --seed 9 --events 3000 --ranks 2 --era v2 --aggregate --time-unit ns "$T/mixns" >/dev/null
+cp "$T/mixns/trace-1-of-2.pfw" "$T/mixunits/b.pfw"
+subset "extract: a set with counters" 3 "$T/v2"
+subset "extract: aggregated records and counters" 2 --where 'cat=POSIX|STDIO' "$T/v2aggc"
+subset "extract: one process's calls and samples" 4 --where 'pid=1000000' "$T/v2aggc"
+subset "extract: ns" 3 --where 'file~lustre' "$T/v2ns"
+subset "extract: aggregated records in two units" 2 "$T/mixunits"
+subset "extract: a layer" 2 -l dlio --where 'layer=checkpoint_posix' "$T/newest-gz"
+subset "extract: arguments inherited" 3 --where 'arg.epoch=1' "$T/newest-gz"
+subset "extract: an empty selection" 2 --where 'func=nosuch' "$T/u64"
+# process and thread names, a named pid's thread, in files of their own
+mkdir -p "$T/pnames"
+printf '%s\n' '{"name":"process_name","cat":"t","pid":7,"tid":7,"ph":"M","args":{"name":"Trainer"}}' \
+    '{"name":"thread_name","cat":"t","pid":7,"tid":8,"ph":"M","args":{"name":"Loader"}}' \
+    '{"name":"read","cat":"POSIX","pid":7,"tid":8,"ts":100,"dur":5,"ph":"X","args":{"hostname":"h1","size_sum":10}}' \
+    '{"name":"write","cat":"POSIX","pid":7,"tid":7,"ts":200,"dur":5,"ph":"X","args":{"hostname":"h1","size_sum":10}}' \
+    >"$T/pnames/a.pfw"
+printf '%s\n' '{"name":"thread_name","cat":"t","pid":"svc","tid":2,"ph":"M","args":{"name":"Pump"}}' \
+    '{"name":"read","cat":"POSIX","pid":"svc","tid":2,"ts":150,"dur":5,"ph":"X","args":{"hostname":"h2","fname":"/x"}}' \
+    >"$T/pnames/b.pfw"
+subset "extract: process and thread names" 2 "$T/pnames"
+# samples of process 77 in a file whose first lines name process 5 (so
+# on another rank than 77's calls) and of a telemetry process 900 with no
+# call: selecting 5's calls drops 77's samples, a caller's, keeps 900's
+mkdir -p "$T/telem"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":77,"tid":77,"ts":1000,"dur":50,"ph":"X","args":{"hostname":"h","fname":"/a"}}' \
+    '{"name":"read","cat":"POSIX","pid":77,"tid":77,"ts":3000,"dur":50,"ph":"X","args":{"hostname":"h","fname":"/a"}}' \
+    >"$T/telem/a.pfw"
+{
+    printf '%s\n' '{"name":"write","cat":"POSIX","pid":5,"tid":5,"ts":900,"dur":3000,"ph":"X","args":{"hostname":"h","fname":"/b"}}'
+    for k in 1 2 3; do
+        printf '{"name":"cpu","cat":"sys","pid":77,"tid":77,"ts":%d,"ph":2,"type":7,"args":{"hostname":"h","user_pct":%d.5}}\n' \
+            $((k * 1000)) "$k"
+        printf '{"name":"mem","cat":"sys","pid":900,"tid":900,"ts":%d,"ph":2,"type":7,"args":{"hostname":"h","used":%d}}\n' \
+            $((k * 1000 + 1)) "$k"
+    done
+} >"$T/telem/b.pfw"
+subset "extract: samples of callers and of telemetry" 2 --where 'pid=5' "$T/telem"
+check "extract: the telemetry's samples kept, the other caller's dropped" "3 0" \
+    "$(grep -c '"used"' "$T/sub.pfw") $(grep -c '"user_pct"' "$T/sub.pfw")"
+# a time window cuts calls on two ranks: said as one process says it
+mkdir -p "$T/window"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1000000,"dur":4000000,"ph":"X","args":{"ret":4000,"fname":"/a","hostname":"h"}}' \
+    '{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":6000000,"dur":1000000,"ph":"X","args":{"ret":1000,"fname":"/a","hostname":"h"}}' \
+    >"$T/window/a.pfw"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":2500000,"dur":1000000,"ph":"X","args":{"ret":10,"fname":"/b","hostname":"h"}}' \
+    '{"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":3500000,"dur":4000000,"ph":"X","args":{"ret":10,"fname":"/b","hostname":"h"}}' \
+    >"$T/window/b.pfw"
+subset "extract: a window's cut calls" 2 --where 'time>=2 time<3' "$T/window"
+check "extract: a window's cut calls, counted over the ranks" "1" \
+    "$(grep -c 'cuts 3 calls: 1 that start in it and end past it are written whole, 2 that start before' "$T/mpi.err")"
+shares "extract to standard output" 2 extract --no-cache --where 'func=read' -o - "$T/u64"
+: >"$T/exists.pfw"
+refused "extract onto an existing file" 2 extract --no-cache -o "$T/exists.pfw" "$T/u64"
 # the real traces of three eras, when they are beside the sources
 if [ -d "$TRACES" ]; then
     same "real traces: report" 3 report -q --no-cache --by layer,func -m all -f csv "$TRACES"
@@ -481,6 +564,7 @@ shares "pids by name: by host and pid, csv" 4 report --no-cache --by host,pid -m
 shares "pids by name: by process, the spread" 3 report --no-cache --by proc --sort max_proc_s -m max_proc,mean_proc_s,std_proc_s "$T/named2"
 shares "pids by name: the analysis metrics" 3 report --no-cache --by func -m overlap,self,seq "$T/named2"
 shares "pids by name: overview" 3 overview --no-cache "$T/named2"
+subset "extract: pids by name, ties" 4 "$T/named2"
 # time bins, time terms and a layer file's time terms count from the
 # set's start on every rank (each share spans the set): each rank its
 # share; comparing by time, one bin for both runs, from the longer
@@ -603,10 +687,13 @@ else
     wait $mpid
     fail "Ctrl-C on mpirun: no image to interrupt in 60 s: $(head -c 300 "$T/sig.err")"
 fi
-# a signal to rank 0 while it saves an extract: its temporary file and
-# its images both go (the extract's handler hands the signal on to the
-# one that removes the images, which it had replaced)
-$MPIRUN -n 2 "$DFNAV" extract -q --no-cache -o "$T/sig-out.pfw.gz" "$T/sig" 2>"$T/sigx.err" &
+# a signal to rank 0 while it saves an extract the images' way (its
+# calls too many to hold as text): its temporary file and its images both
+# go (the extract's handler hands the signal on to the one that removes
+# the images, which it had replaced)
+sig_mem=400M
+if sanitized; then sig_mem=150M; fi
+DFNAV_MEM_AVAILABLE=$sig_mem $MPIRUN -n 2 "$DFNAV" extract -q --no-cache -o "$T/sig-out.pfw.gz" "$T/sig" 2>"$T/sigx.err" &
 mpid=$!
 saving() { ls "$T"/sig-out.pfw.gz.tmp.* >/dev/null 2>&1; }
 n=0
