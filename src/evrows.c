@@ -44,8 +44,36 @@ static void field_put(void *ctx, const dfn_arg *arg, const char *name, size_t nl
 /* The sort's value: one of the metrics (a counter's is none of a call's). */
 static bool sorts_by_value(int sort) { return sort >= 0 && sort < DFN_M_COUNT_; }
 
+/* Call i's time since the epoch and length, then its record's head and
+ * arguments as two runs of bytes, both written into one memory stream by
+ * the output's own writers. */
+static void put_record(obuf *o, const dfn_store *s, uint32_t i, void (*head)(FILE *, const dfn_store *, uint32_t),
+                       void (*args)(FILE *, const dfn_store *, uint32_t, const void *), const void *ctx)
+{
+    put_u(o, s->t0 + dfn_store_ts(s, i));
+    put_u(o, dfn_store_dur(s, i));
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) dfn_out_of_memory("a memory stream", 1);
+    head(m, s, i);
+    long at = ftell(m);
+    args(m, s, i, ctx);
+    fclose(m);
+    if (at < 0 || (size_t)at > n) dfn_out_of_memory("a memory stream", n);
+    put_bytes(o, buf, (size_t)at);
+    put_bytes(o, buf + at, n - (size_t)at);
+    free(buf);
+}
+
 /* What Chrome output needs of a store, once (chrome.h). */
 typedef struct { dfn_chrome_ranks *rk; uint32_t added[3]; dfn_arg *args; } chrome_of;
+
+static void chrome_args(FILE *m, const dfn_store *s, uint32_t i, const void *ctx)
+{
+    const chrome_of *co = ctx;
+    dfn_chrome_call_args(m, s, i, co->args, co->added);
+}
 
 /* Call i of s as Chrome output writes it (chrome.h): whose (texts and
  * ids), its time since the epoch and length, its name and category and
@@ -62,24 +90,17 @@ static void chrome_put(obuf *o, const dfn_store *s, const chrome_of *co, uint32_
     put_bytes(o, w.tid, w.tidlen);
     put_id(o, w.tidv);
     put_bytes(o, w.rank, w.ranklen);
-    put_u(o, s->t0 + dfn_store_ts(s, i));
-    put_u(o, dfn_store_dur(s, i));
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    if (!m) dfn_out_of_memory("a memory stream", 1);
-    dfn_chrome_call_head(m, s, i);
-    long head = ftell(m);
-    dfn_chrome_call_args(m, s, i, co->args, co->added);
-    fclose(m);
-    if (head < 0 || (size_t)head > n) dfn_out_of_memory("a memory stream", n);
-    put_bytes(o, buf, (size_t)head);
-    put_bytes(o, buf + head, n - (size_t)head);
-    free(buf);
+    put_record(o, s, i, dfn_chrome_call_head, chrome_args, co);
 }
 
 /* What extract's form needs of a store, once. */
 typedef struct { dfn_unit unit; dfn_arg *args; char *pid, *tid; size_t pcap, tcap; } extract_of;
+
+static void extract_args(FILE *m, const dfn_store *s, uint32_t i, const void *ctx)
+{
+    const extract_of *xo = ctx;
+    dfn_extract_call_args(m, s, i, xo->unit, xo->args, false);
+}
 
 /* Text of a store's string id, or none (flag 0) for DFN_NOID. */
 static void put_maybe(obuf *o, const dfn_store *s, uint32_t id)
@@ -102,20 +123,7 @@ static void extract_put(obuf *o, const dfn_store *s, extract_of *xo, uint32_t i)
     put_maybe(o, s, dfn_store_lane_pname(s, s->lane[i]));
     put_maybe(o, s, dfn_store_lane_tname(s, s->lane[i]));
     put_maybe(o, s, s->file[i] ? s->files[s->file[i]].path : DFN_NOID);
-    put_u(o, s->t0 + dfn_store_ts(s, i));
-    put_u(o, dfn_store_dur(s, i));
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    if (!m) dfn_out_of_memory("a memory stream", 1);
-    dfn_extract_call_head(m, s, i);
-    long head = ftell(m);
-    dfn_extract_call_args(m, s, i, xo->unit, xo->args, false);
-    fclose(m);
-    if (head < 0 || (size_t)head > n) dfn_out_of_memory("a memory stream", n);
-    put_bytes(o, buf, (size_t)head);
-    put_bytes(o, buf + head, n - (size_t)head);
-    free(buf);
+    put_record(o, s, i, dfn_extract_call_head, extract_args, xo);
 }
 
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
@@ -239,6 +247,19 @@ void dfn_evmerge_free(dfn_evmerge *m)
     free(m);
 }
 
+/* The end of a Chrome or extract row: the call's time and length, its
+ * record's head and arguments; false when the row is not whole. */
+static bool when_text_get(ibuf *in, uint64_t *ts, uint64_t *dur, const char **head, size_t *headlen, const char **args,
+                          size_t *argslen)
+{
+    *ts = get_any(in, "a time");
+    *dur = get_any(in, "a length");
+    *head = (const char *)get_bytes(in, headlen, "a record");
+    *args = (const char *)get_bytes(in, argslen, "the arguments");
+    if (!in->bad && *dur > UINT64_MAX - *ts) in->bad = "a call's end";
+    return !in->bad && in->p == in->end;
+}
+
 /* A Chrome row's parts after its order bytes (chrome_put), read from
  * in: false when they are not whole. */
 static bool chrome_get(ibuf *in, dfn_chrome_call *cc)
@@ -250,12 +271,7 @@ static bool chrome_get(ibuf *in, dfn_chrome_call *cc)
     w->tid = (const char *)get_bytes(in, &w->tidlen, "a tid");
     w->tidv = get_id(in);
     w->rank = (const char *)get_bytes(in, &w->ranklen, "a rank");
-    cc->ts = get_any(in, "a time");
-    cc->dur = get_any(in, "a length");
-    cc->head = (const char *)get_bytes(in, &cc->headlen, "a name");
-    cc->args = (const char *)get_bytes(in, &cc->argslen, "the arguments");
-    if (!in->bad && cc->dur > UINT64_MAX - cc->ts) in->bad = "a call's end";
-    return !in->bad && in->p == in->end;
+    return when_text_get(in, &cc->ts, &cc->dur, &cc->head, &cc->headlen, &cc->args, &cc->argslen);
 }
 
 /* Whether a Chrome row's texts are what the export writes there: members
@@ -287,12 +303,7 @@ static bool extract_get(ibuf *in, dfn_excall *c)
     c->tname = (const char *)get_bytes(in, &c->tnamelen, "a thread's name");
     c->has_file = get_u(in, 2, "a file") != 0;
     c->path = (const char *)get_bytes(in, &c->pathlen, "a file");
-    c->ts = get_any(in, "a time");
-    c->dur = get_any(in, "a length");
-    c->head = (const char *)get_bytes(in, &c->headlen, "a record");
-    c->args = (const char *)get_bytes(in, &c->argslen, "the arguments");
-    if (!in->bad && c->dur > UINT64_MAX - c->ts) in->bad = "a call's end";
-    return !in->bad && in->p == in->end;
+    return when_text_get(in, &c->ts, &c->dur, &c->head, &c->headlen, &c->args, &c->argslen);
 }
 
 /* Whether the texts of an extract row are what the subset writes there,

@@ -927,35 +927,36 @@ static dfn_result *whole_calls(char *const paths[NPROCS], const char *where, int
     return r;
 }
 
-/* The whole set's calls of (where, sort, desc, top) printed as table,
- * CSV and JSON, or in Chrome's form, against its shares' merged; Chrome's
- * with the counter samples of the calls' hosts over their span from every
- * share (the window rank 0 sends), in one store's order. */
-static void check_merged(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
-                         bool desc, size_t top, dfn_evform form)
+/* Each share's calls of q in form (agg_unit: extract's) merged as rank
+ * 0 merges them, with (Chrome's and extract's) the counter samples each
+ * share has of the merged calls' window; callers, when given, takes every
+ * share's processes with calls. */
+static dfn_result *shares_merged(char *const paths[NPROCS], const unsigned *masks, size_t nshares,
+                                 const dfn_store *whole, const dfn_query *q, dfn_evform form, dfn_unit agg_unit,
+                                 dfn_strtab *callers)
 {
     char err[256];
-    dfn_store *whole, *share[NPROCS];
-    dfn_query q;
-    dfn_filter f;
-    dfn_result *r = whole_calls(paths, where, sort, desc, top, &whole, &q, &f);
-    dfn_evmerge *m = dfn_evmerge_new(sort, form);
-    g_set_total = r->total_us;
+    dfn_store *share[NPROCS];
+    dfn_evmerge *m = dfn_evmerge_new(q->sort, form);
     for (size_t k = 0; k < nshares; k++) {
         uint32_t place[NPROCS];
         share[k] = calls_share(paths, masks[k], whole, place);
-        dfn_query qk = q;
+        dfn_query qk = *q;
         qk.layers = su_layerset(share[k], "posix");
         size_t len;
-        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, form, DFN_UNIT_US, &len);
+        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, form, agg_unit, &len);
         int failed;
         cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
         free(bytes);
+        if (!callers) continue;
+        bytes = dfn_extract_callers(share[k], &len);
+        cr_assert(dfn_extract_callers_add(callers, bytes, len, err, sizeof err), "%s", err);
+        free(bytes);
     }
-    dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
+    dfn_result *mr = dfn_evmerge_finish(m, q, whole->cnt.v != NULL);
     cr_assert(dfn_evrows_merged(mr));
     size_t wlen;
-    uint8_t *window = form == DFN_EVROWS_CHROME ? dfn_evwindow_of(mr, &wlen) : NULL;
+    uint8_t *window = form != DFN_EVROWS_REPORT ? dfn_evwindow_of(mr, &wlen) : NULL;
     for (size_t k = 0; k < nshares; k++) {
         size_t len;
         uint8_t *bytes = window ? dfn_evsamples_share(share[k], window, wlen, &len) : NULL;
@@ -964,6 +965,22 @@ static void check_merged(char *const paths[NPROCS], const unsigned *masks, size_
     }
     free(window);
     dfn_evsamples_finish(mr);
+    return mr;
+}
+
+/* The whole set's calls of (where, sort, desc, top) printed as table,
+ * CSV and JSON, or in Chrome's form, against its shares' merged; Chrome's
+ * with the counter samples of the calls' hosts over their span from every
+ * share (the window rank 0 sends), in one store's order. */
+static void check_merged(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where, int sort,
+                         bool desc, size_t top, dfn_evform form)
+{
+    dfn_store *whole;
+    dfn_query q;
+    dfn_filter f;
+    dfn_result *r = whole_calls(paths, where, sort, desc, top, &whole, &q, &f);
+    g_set_total = r->total_us;
+    dfn_result *mr = shares_merged(paths, masks, nshares, whole, &q, form, DFN_UNIT_US, NULL);
     cr_assert_gt(r->nrows, 0, "where '%s': calls to print", where);
     cr_assert_eq(r->matched, mr->matched);
     cr_assert_eq(r->matched_calls, mr->matched_calls);
@@ -1150,42 +1167,16 @@ Test(partial, chrome_output_of_shares_as_the_sets)
 static void check_subset(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *where,
                          bool samples)
 {
-    char err[256];
-    dfn_store *whole, *share[NPROCS];
+    dfn_store *whole;
     dfn_query q;
     dfn_filter f;
     dfn_result *r = whole_calls(paths, where, -1, false, 0, &whole, &q, &f);
     bool any;
     dfn_unit unit = dfn_extract_agg_unit(whole, &any);
     cr_assert(any, "aggregated records to write");
-    dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_EXTRACT);
     dfn_strtab *callers = dfn_strtab_new();
     g_set_total = r->total_us;
-    for (size_t k = 0; k < nshares; k++) {
-        uint32_t place[NPROCS];
-        share[k] = calls_share(paths, masks[k], whole, place);
-        dfn_query qk = q;
-        qk.layers = su_layerset(share[k], "posix");
-        size_t len;
-        uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, DFN_EVROWS_EXTRACT, unit, &len);
-        int failed;
-        cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
-        free(bytes);
-        bytes = dfn_extract_callers(share[k], &len);
-        cr_assert(dfn_extract_callers_add(callers, bytes, len, err, sizeof err), "%s", err);
-        free(bytes);
-    }
-    dfn_result *mr = dfn_evmerge_finish(m, &q, whole->cnt.v != NULL);
-    size_t wlen;
-    uint8_t *window = dfn_evwindow_of(mr, &wlen);
-    for (size_t k = 0; k < nshares; k++) {
-        size_t len;
-        uint8_t *bytes = dfn_evsamples_share(share[k], window, wlen, &len);
-        cr_assert(dfn_evsamples_add(mr, bytes, len, err, sizeof err), "%s", err);
-        dfn_store_free(share[k]);
-    }
-    free(window);
-    dfn_evsamples_finish(mr);
+    dfn_result *mr = shares_merged(paths, masks, nshares, whole, &q, DFN_EVROWS_EXTRACT, unit, callers);
     char *x = NULL, *y = NULL;
     size_t xl, yl;
     dfn_extract_stats sx, sy;
