@@ -306,29 +306,42 @@ static bool extract_get(ibuf *in, dfn_excall *c)
     return when_text_get(in, &c->ts, &c->dur, &c->head, &c->headlen, &c->args, &c->argslen);
 }
 
+/* Whether len bytes hold no raw line break: a subset is a record a line. */
+static bool one_line(const char *t, size_t len)
+{
+    return !memchr(t, '\n', len) && !memchr(t, '\r', len);
+}
+
+/* A pid or tid as a subset writes it: one JSON number or string. */
+static bool json_id(const char *t, size_t len)
+{
+    return len && (t[0] == '"' || t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) && one_line(t, len) &&
+           dfn_json_valid(t, len);
+}
+
 /* Whether the texts of an extract row are what the subset writes there,
- * so that no bytes a rank sent can break its JSON: the pid and tid JSON
- * values, the rank a number (or none), and the head and arguments one
- * object once closed. */
+ * so that no bytes a rank sent can break its JSON or its lines: the pid
+ * and tid each one number or string, the rank a whole number (or none),
+ * the head an object once closed and ending where the arguments open,
+ * and the arguments members of an object on their own (rank 0 writes
+ * the hashes between them). */
 static bool extract_json(const dfn_excall *c)
 {
-    size_t n = c->headlen + c->argslen + c->pidlen + c->tidlen + c->ranklen + 8;
-    char *t = dfn_xmalloc(n);
-    size_t k = 0;
-    t[k++] = '[';
-    memcpy(t + k, c->pid, c->pidlen), k += c->pidlen;
-    t[k++] = ',';
-    memcpy(t + k, c->tid, c->tidlen), k += c->tidlen;
-    if (c->ranklen) t[k++] = ',', memcpy(t + k, c->rank, c->ranklen), k += c->ranklen;
-    t[k++] = ']';
-    bool ok = dfn_json_valid(t, k);
+    bool ok = json_id(c->pid, c->pidlen) && json_id(c->tid, c->tidlen);
     for (size_t j = 0; ok && j < c->ranklen; j++) ok = (c->rank[j] >= '0' && c->rank[j] <= '9') || (!j && c->rank[j] == '-');
+    if (ok && c->ranklen) ok = dfn_json_valid(c->rank, c->ranklen);
+    ok = ok && c->headlen > 8 && memcmp(c->head + c->headlen - 8, "\"args\":{", 8) == 0 &&
+         one_line(c->head, c->headlen) && one_line(c->args, c->argslen);
+    if (!ok) return false;
+    char *t = dfn_xmalloc(c->headlen + c->argslen + 2);
+    memcpy(t, c->head, c->headlen);
+    memcpy(t + c->headlen, "}}", 2);
+    ok = dfn_json_valid(t, c->headlen + 2);
     if (ok) {
-        memcpy(t, c->head, c->headlen);
-        memcpy(t + c->headlen, c->args, c->argslen);
-        memcpy(t + c->headlen + c->argslen, "}}", 2);
-        ok = c->headlen > 8 && memcmp(c->head + c->headlen - 8, "\"args\":{", 8) == 0 &&
-             dfn_json_valid(t, c->headlen + c->argslen + 2);
+        t[0] = '{';
+        memcpy(t + 1, c->args, c->argslen);
+        t[1 + c->argslen] = '}';
+        ok = dfn_json_valid(t, c->argslen + 2);
     }
     free(t);
     return ok;

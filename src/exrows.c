@@ -186,6 +186,11 @@ static int rows_samples(rows_x *x, const dfn_strtab *callers)
     int rc = 0;
     for (size_t j = 0; j < n && !rc; j++) {
         const dfn_chrome_sample *c = &v[j];
+        /* (what the shares sent is checked as one store's samples are
+         * taken: of the calls' hosts over their span, finite) */
+        if (!isfinite(c->value) || c->ts < x->lo || c->ts > x->hi ||
+            dfn_strtab_find(x->hosts, c->who.host, c->who.hostlen) == DFN_NOID)
+            continue;
         /* its pid as the subset writes it: a number, or the name as a
          * JSON string (as far as a NUL, as a store's name reads) */
         char num[32], *named = NULL;

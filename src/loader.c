@@ -951,8 +951,10 @@ static size_t foreign_key(char *k, bool host, uint32_t h, int64_t pid, bool tid,
 }
 
 /* The rank and name records that could name no lane here (by host, or
- * any host; a thread's by its tid too), as the store's foreign_meta: a
- * share's metadata about another share's processes. */
+ * any host; a thread's by its tid too), and every record given without a
+ * host (it names its pid on every host, so perhaps another share's too),
+ * as the store's foreign_meta: what may be a share's metadata about
+ * another share's processes. */
 static void build_foreign_meta(builder *b)
 {
     if (!b->nranks) return;
@@ -968,7 +970,7 @@ static void build_foreign_meta(builder *b)
         const dfn_meta *m = &b->ranks[j];
         bool any = m->hash_ref == DFN_REF_NONE, thread = m->type == DFN_META_TNAME;
         uint32_t host = any ? 0 : build_host(b, m->hash_ref, false);
-        if (dfn_strtab_find(keys, k, foreign_key(k, !any, host, m->pid, thread, m->tid)) != DFN_NOID) continue;
+        if (!any && dfn_strtab_find(keys, k, foreign_key(k, true, host, m->pid, thread, m->tid)) != DFN_NOID) continue;
         if (!out) out = open_memstream(&b->s->foreign_meta, &b->s->foreign_meta_len);
         if (!out) dfn_out_of_memory("noting metadata of other processes", BUFSIZ);
         dfn_id_text(b->s, m->pid, pid, sizeof pid);

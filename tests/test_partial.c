@@ -15,6 +15,7 @@
 #include "dfnav/fsum.h"
 #include "dfnav/partial.h"
 #include "dfnav/util.h"
+#include "bytebuf.h"
 #include "storeutil.h"
 #include "testutil.h"
 
@@ -1265,6 +1266,107 @@ Test(partial, subset_rows_that_are_not_whole_are_refused)
     dfn_store_free(whole);
     for (int k = 0; k < NPROCS; k++) free(paths[k]);
     g_named = false;
+}
+
+/* One call row of extract's form as a rank could forge it: whose, its
+ * times and its record's texts (no names, no file). */
+static void forged_row(obuf *o, const char *host, const char *pid, const char *tid, uint64_t ts, const char *head,
+                       const char *args)
+{
+    obuf r = {0};
+    uint8_t key[16] = {0};
+    key[7] = (uint8_t)ts;
+    put_raw(&r, key, sizeof key);
+    put_bytes(&r, host, strlen(host));
+    put_bytes(&r, pid, strlen(pid));
+    put_bytes(&r, tid, strlen(tid));
+    put_bytes(&r, "", 0);
+    for (int k = 0; k < 3; k++) put_u(&r, 0), put_bytes(&r, "", 0);   /* no names, no file */
+    put_u(&r, ts);
+    put_u(&r, 5);
+    put_bytes(&r, head, strlen(head));
+    put_bytes(&r, args, strlen(args));
+    put_bytes(o, r.b, r.n);
+    free(r.b);
+}
+
+/* A share's bytes of one forged row, merged alone: whether taken. */
+static bool forged_taken(const char *pid, const char *tid, const char *head, const char *args, dfn_result **r)
+{
+    obuf o = {0};
+    put_u(&o, UINT64_C(0x454e4644));   /* "DFNE", version 1, rows, 1 matched of 1 call */
+    put_u(&o, 1);
+    put_u(&o, 0);
+    put_u(&o, 1);
+    put_u(&o, 1);
+    put_u(&o, DFN_EVROWS_EXTRACT);
+    put_u(&o, 0);
+    put_u(&o, 1);
+    forged_row(&o, "h", pid, tid, 100, head, args);
+    dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_EXTRACT);
+    int failed;
+    char err[512];
+    bool ok = dfn_evmerge_add(m, o.b, o.n, &failed, err, sizeof err);
+    free(o.b);
+    dfn_query q = { .sort = -1, .ndims = 1 };
+    q.dims[0].kind = DFN_DIM_EVENT;
+    *r = dfn_evmerge_finish(m, &q, false);
+    return ok;
+}
+
+/* Whatever a rank sends, the subset stays a JSON record a line: a pid
+ * that is two values, arguments that close the object, a line break, a
+ * bare word are refused; samples outside the calls' hosts and span, or
+ * not finite, are not written. */
+Test(partial, subset_rows_a_rank_forged_cannot_break_the_output)
+{
+    static const char *const bad[][4] = {
+        { "1,2", "3", "{\"name\":\"a\",\"args\":{", "\"x\":1" },
+        { "1", "3", "{\"name\":\"a\",\"args\":{", "},\"x\":{" },
+        { "1", "3", "{\"name\":\n\"a\",\"args\":{", "" },
+        { "1", "3", "{\"name\":\"a\",\"args\":{", "\"x\":\n1" },
+        { "1", "w", "{\"name\":\"a\",\"args\":{", "" },
+        { "1", "3", "{\"name\":\"a\"}", "" },
+        { "[1]", "3", "{\"name\":\"a\",\"args\":{", "" },
+    };
+    dfn_result *r;
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        cr_assert_not(forged_taken(bad[k][0], bad[k][1], bad[k][2], bad[k][3], &r), "forged row %zu taken", k);
+        dfn_result_free(r);
+    }
+    cr_assert(forged_taken("\"w\"", "3", "{\"name\":\"a\",\"args\":{", "\"x\":[1,{}]", &r));
+    obuf o = {0};   /* samples: "DFNS", version 1, four of them */
+    put_u(&o, UINT64_C(0x534e4644));
+    put_u(&o, 1);
+    put_u(&o, 4);
+    static const struct { const char *host; uint64_t ts; double v; } sm[] = {
+        { "h", 102, 1.5 }, { "h", 102, NAN }, { "h", 900, 2.5 }, { "other", 102, 3.5 },
+    };
+    for (size_t k = 0; k < 4; k++) {
+        put_bytes(&o, sm[k].host, strlen(sm[k].host));
+        put_bytes(&o, "9", 1);
+        put_id(&o, 9);
+        put_bytes(&o, "", 0);
+        put_bytes(&o, "cpu.user", 8);
+        put_u(&o, sm[k].ts);
+        put_d(&o, sm[k].v);
+    }
+    char err[256];
+    cr_assert(dfn_evsamples_add(r, o.b, o.n, err, sizeof err), "%s", err);
+    dfn_evsamples_finish(r);
+    char *text = NULL;
+    size_t len;
+    FILE *m = open_memstream(&text, &len);
+    dfn_strtab *callers = dfn_strtab_new();
+    dfn_extract_stats st;
+    cr_assert_eq(dfn_extract_write_rows(m, r, callers, &st), 0);
+    fclose(m);
+    cr_assert_eq(st.samples, 1, "the one finite sample of h in the span: %s", text);
+    cr_assert(strstr(text, "\"user\":1.5"), "%s", text);
+    cr_assert(strstr(text, "{\"name\":\"a\",\"args\":{\"hhash\":\"") && strstr(text, "\",\"x\":[1,{}]}}\n"), "%s", text);
+    free(text);
+    dfn_strtab_free(callers);
+    dfn_result_free(r);
 }
 
 /* Samples a share sent cut anywhere: refused, said; those of the whole

@@ -221,7 +221,8 @@ typedef struct dfn_store {
      * and counter samples (not counted above: they name no event) */
     uint64_t unresolved_other;
     /* rank and name metadata of processes (threads) with no event here,
-     * which in a share of a set (an MPI rank's) may name another share's:
+     * and all given without a host (naming a pid on every host), which in
+     * a share of a set (an MPI rank's) may name another share's:
      * records of the metadata's type byte ('R' rank, 'P' process name,
      * 'T' thread name), 'h' with a host or 'a' for any, then the host,
      * pid and tid as text, each ended by a NUL */

@@ -614,12 +614,25 @@ static char *meta_key(char tag, const char *const *f, size_t n, size_t *len)
 }
 
 /* What rank 0 has seen: each key's value (key and value ids of their own
- * tables), and the keys metadata would match lanes by. */
+ * tables), and the keys metadata would match lanes by, with the rank
+ * whose lanes they match (MANY_RANKS: lanes of two ranks). */
+enum { MANY_RANKS = -1 };
 typedef struct {
     dfn_strtab *keys, *vals, *match;
     uint32_t *val;
     size_t cap;
+    int *owner;
+    size_t ocap;
 } meta_seen;
+
+/* A key metadata would match one of rank r's lanes by. */
+static void meta_match(meta_seen *m, const char *key, size_t klen, int r)
+{
+    uint32_t before = dfn_strtab_count(m->match), id = dfn_strtab_intern(m->match, key, klen);
+    dfn_grow((void **)&m->owner, &m->ocap, (size_t)id + 1, sizeof *m->owner);
+    if (id == before) m->owner[id] = r;
+    else if (m->owner[id] != r) m->owner[id] = MANY_RANKS;
+}
 
 /* key -> v: false when the key had another value before. */
 static bool meta_note(meta_seen *m, const char *key, size_t klen, const char *v, size_t vlen)
@@ -635,7 +648,7 @@ static bool meta_note(meta_seen *m, const char *key, size_t klen, const char *v,
 /* One rank's lanes (meta_text's, from *at to its 'F'): false when one
  * took other names or another rank than the same process or thread did
  * on a rank before, or the text is not whole. */
-static bool meta_lanes(meta_seen *m, const char *t, size_t len, size_t *at)
+static bool meta_lanes(meta_seen *m, const char *t, size_t len, size_t *at, int r)
 {
     while (*at < len && t[*at] == 'L') {
         const char *f[6];
@@ -660,14 +673,14 @@ static bool meta_lanes(meta_seen *m, const char *t, size_t len, size_t *at)
         k[1] = meta_key('a', any, 1, &l[1]);
         k[2] = meta_key('H', f, 3, &l[2]);
         k[3] = meta_key('A', any, 2, &l[3]);
-        for (int j = 0; j < 4; j++) dfn_strtab_intern(m->match, k[j], l[j]), free(k[j]);
+        for (int j = 0; j < 4; j++) meta_match(m, k[j], l[j], r), free(k[j]);
     }
     return *at < len && t[(*at)++] == 'F';
 }
 
 /* One rank's foreign records (from at): true when none could name a lane
  * of any rank. */
-static bool meta_foreign(const meta_seen *m, const char *t, size_t len, size_t at)
+static bool meta_foreign(const meta_seen *m, const char *t, size_t len, size_t at, int r)
 {
     while (at < len) {
         if (len - at < 2) return false;
@@ -678,9 +691,11 @@ static bool meta_foreign(const meta_seen *m, const char *t, size_t len, size_t a
         size_t kl;
         char *key = type == 'T' ? (any == 'a' ? meta_key('A', f + 1, 2, &kl) : meta_key('H', f, 3, &kl))
                                 : (any == 'a' ? meta_key('a', f + 1, 1, &kl) : meta_key('h', f, 2, &kl));
-        bool names = dfn_strtab_find(m->match, key, kl) != DFN_NOID;
+        uint32_t id = dfn_strtab_find(m->match, key, kl);
         free(key);
-        if (names) return false;
+        /* (a record without a host comes whatever it names: it names the
+         * pid on every host, so on another rank's lanes too) */
+        if (id != DFN_NOID && m->owner[id] != r) return false;
     }
     return true;
 }
@@ -697,13 +712,14 @@ static bool shares_meta_agree(const share *sh)
     char **got = dfn_dist_gather_bytes(text, len, &lens);
     free(text);
     if (!got) return dfn_dist_bcast_int(0);   /* (another rank: rank 0's word) */
-    meta_seen m = { dfn_strtab_new(), dfn_strtab_new(), dfn_strtab_new(), NULL, 0 };
+    meta_seen m = { dfn_strtab_new(), dfn_strtab_new(), dfn_strtab_new(), NULL, 0, NULL, 0 };
     size_t *from = dfn_xcalloc((size_t)dfn_dist_size(), sizeof *from);
     bool agree = true;
-    for (int r = 0; r < dfn_dist_size() && agree; r++) agree = got[r] && meta_lanes(&m, got[r], lens[r], &from[r]);
-    for (int r = 0; r < dfn_dist_size() && agree; r++) agree = meta_foreign(&m, got[r], lens[r], from[r]);
+    for (int r = 0; r < dfn_dist_size() && agree; r++) agree = got[r] && meta_lanes(&m, got[r], lens[r], &from[r], r);
+    for (int r = 0; r < dfn_dist_size() && agree; r++) agree = meta_foreign(&m, got[r], lens[r], from[r], r);
     free(from);
     free(m.val);
+    free(m.owner);
     dfn_strtab_free(m.keys);
     dfn_strtab_free(m.vals);
     dfn_strtab_free(m.match);

@@ -11,6 +11,7 @@
 #include "dfnav/evrows.h"
 #include "dfnav/export.h"
 #include "dfnav/extract.h"
+#include "dfnav/jsonget.h"
 #include "dfnav/partial.h"
 
 #include <stdint.h>
@@ -72,6 +73,32 @@ static void field_read(void *ctx, const dfn_arg *arg, const char *name, size_t n
     for (size_t k = 0; k < len; k++) *sum += (unsigned char)text[k] + num;
 }
 
+/* A subset written from merged calls (exrows.c), the input as processes
+ * with calls too: whatever a rank sent, each line between the brackets
+ * is one JSON object. */
+static void subset_of(const dfn_result *r, const uint8_t *data, size_t size)
+{
+    char err[512], *text = NULL;
+    size_t len = 0;
+    dfn_strtab *callers = dfn_strtab_new();
+    dfn_extract_stats st;
+    (void)dfn_extract_callers_add(callers, data, size, err, sizeof err);
+    FILE *m = open_memstream(&text, &len);
+    if (!m) abort();
+    (void)dfn_extract_write_rows(m, r, callers, &st);
+    fclose(m);
+    dfn_strtab_free(callers);
+    if (len < 4 || memcmp(text, "[\n", 2) != 0 || memcmp(text + len - 2, "]\n", 2) != 0) abort();
+    for (size_t at = 2; at < len - 2;) {
+        const char *nl = memchr(text + at, '\n', len - 2 - at);
+        if (!nl) abort();
+        size_t l = (size_t)(nl - (text + at));
+        if (!l || text[at] != '{' || !dfn_json_valid(text + at, l)) abort();
+        at += l + 1;
+    }
+    free(text);
+}
+
 /* The input as a share's calls (evrows.c) in each form, merged twice,
  * without and with a sort, finished, each row's fields read and the rows
  * printed as JSON, as a table and as Chrome output or written as a
@@ -105,11 +132,7 @@ static void calls_of(const uint8_t *data, size_t size)
         FILE *out = fopen("/dev/null", "w");
         if (!out) abort();
         if (form == DFN_EVROWS_EXTRACT) {
-            dfn_strtab *callers = dfn_strtab_new();
-            dfn_extract_stats st;
-            (void)dfn_extract_callers_add(callers, data, size, err, sizeof err);
-            (void)dfn_extract_write_rows(out, r, callers, &st);
-            dfn_strtab_free(callers);
+            subset_of(r, data, size);
             dfn_result_free(r);
             fclose(out);
             continue;

@@ -293,6 +293,20 @@ printf '%s\n' '{"name":"write","cat":"POSIX","pid":77,"tid":77,"ts":12,"dur":4,"
 same "another process's metadata: by rank and process" 2 report --no-cache --by rank,proc "$T/foreign"
 check "another process's metadata: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
 grep -q 'Trainer(77)' "$T/mpi.out" && ok || fail "another process's metadata: the name lost: $(cat "$T/mpi.out")"
+# a process name given without a host names the pid on every host: one
+# on h1 in one file names h2's process 7 in another, on another rank (one
+# process's load names both): the set to rank 0 whole; without a process
+# 7 on h2 the name names only its own rank's: the shares
+mkdir -p "$T/anyhost"
+printf '%s\n' '{"name":"process_name","cat":"t","pid":7,"tid":7,"ph":"M","args":{"name":"Trainer"}}' \
+    '{"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":100,"dur":5,"ph":"X","args":{"hostname":"h1","size_sum":10}}' \
+    >"$T/anyhost/a.pfw"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":150,"dur":5,"ph":"X","args":{"hostname":"h2","fname":"/x"}}' \
+    >"$T/anyhost/b.pfw"
+same "a name without a host, two hosts' pid 7" 2 report --no-cache --by proc "$T/anyhost"
+check "a name without a host, two hosts' pid 7: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+sed -i 's/"pid":7,"tid":7/"pid":8,"tid":8/' "$T/anyhost/b.pfw"
+shares "a name without a host, one host's pid 7" 2 report --no-cache --by proc "$T/anyhost"
 # a process whose file with its metadata went to one rank and another of
 # its files (whose head names another process) to the other: its lanes
 # there took no name, so the set goes to rank 0 whole
