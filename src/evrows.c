@@ -384,7 +384,21 @@ static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
     return fields_each(p, end, true, NULL, NULL) == OWN_FIELDS;
 }
 
-bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed, char *err, size_t errlen)
+/* What a walk of a share's rows gives each row (its bytes from its
+ * order bytes, and its sort's value), and what the share matched. */
+typedef struct {
+    void (*take)(void *ctx, const uint8_t *row, size_t len, double val);
+    void *ctx;
+    uint64_t matched, matched_calls;
+} rows_walk;
+
+/* Each row of a share's bytes (rows of form, with values when by_value)
+ * to w->take, checked whole before it is given; false, with why in err,
+ * when they are a failed share's (*failed 1, or 2 when its analysis
+ * failed: its own words) or not rows of this form and build (*failed 0:
+ * rows given before the damage were given). */
+static bool rows_each(const uint8_t *buf, size_t len, dfn_evform form, bool by_value, rows_walk *w, int *failed,
+                      char *err, size_t errlen)
 {
     *failed = 0;
     if (!buf) {
@@ -406,34 +420,73 @@ bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed
         if (!in.bad) in.bad = "bytes past the share's failure";
     }
     if (!in.bad && what != SHARE_ROWS) in.bad = "what the share sent";
-    uint64_t matched = get_any(&in, "the calls matched"), matched_calls = get_any(&in, "their calls");
-    uint64_t form = get_u(&in, DFN_EVROWS_EXTRACT + 1, "the rows' form");
-    if (!in.bad && form != m->form) in.bad = "the rows' form";
-    bool by_value = get_u(&in, 2, "the sort") != 0;
-    if (!in.bad && by_value != m->by_value) in.bad = "the sort";
-    size_t nrows = get_count(&in, 1 + ORDER_BYTES, "the rows"), n0 = m->n, b0 = m->bytes.n;
+    w->matched = get_any(&in, "the calls matched");
+    w->matched_calls = get_any(&in, "their calls");
+    uint64_t f = get_u(&in, DFN_EVROWS_EXTRACT + 1, "the rows' form");
+    if (!in.bad && f != form) in.bad = "the rows' form";
+    if (!in.bad && (get_u(&in, 2, "the sort") != 0) != by_value) in.bad = "the sort";
+    size_t nrows = get_count(&in, 1 + ORDER_BYTES, "the rows");
     for (size_t k = 0; k < nrows && !in.bad; k++) {
         size_t rl;
         const uint8_t *row = get_bytes(&in, &rl, "a row");
         double v = by_value ? get_d(&in) : NAN;
-        if (!in.bad && (rl < ORDER_BYTES || !fields_whole(m->form, row + ORDER_BYTES, row + rl))) in.bad = "a row's fields";
-        if (in.bad) break;
-        dfn_grow((void **)&m->row, &m->cap, m->n + 1, sizeof *m->row);
-        m->row[m->n].at = m->bytes.n;
-        m->row[m->n].len = rl;
-        m->row[m->n++].val = v;
-        put_raw(&m->bytes, row, rl);
+        if (!in.bad && (rl < ORDER_BYTES || !fields_whole(form, row + ORDER_BYTES, row + rl))) in.bad = "a row's fields";
+        if (!in.bad) w->take(w->ctx, row, rl, v);
     }
     if (!in.bad && in.p != in.end) in.bad = "bytes past the rows";
-    if (in.bad) {
-        m->n = n0;
+    if (in.bad) snprintf(err, errlen, "damaged call rows (%s)", in.bad);
+    return !in.bad;
+}
+
+static void merge_take(void *ctx, const uint8_t *row, size_t len, double val)
+{
+    dfn_evmerge *m = ctx;
+    dfn_grow((void **)&m->row, &m->cap, m->n + 1, sizeof *m->row);
+    m->row[m->n].at = m->bytes.n;
+    m->row[m->n].len = len;
+    m->row[m->n++].val = val;
+    put_raw(&m->bytes, row, len);
+}
+
+bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed, char *err, size_t errlen)
+{
+    size_t n0 = m->n, b0 = m->bytes.n;
+    rows_walk w = { merge_take, m, 0, 0 };
+    if (!rows_each(buf, len, m->form, m->by_value, &w, failed, err, errlen)) {
+        m->n = n0;   /* (nothing of them is kept) */
         m->bytes.n = b0;
-        snprintf(err, errlen, "damaged call rows (%s)", in.bad);
         return false;
     }
-    m->matched = dfn_sat_add(m->matched, matched);
-    m->matched_calls = dfn_sat_add(m->matched_calls, matched_calls);
+    m->matched = dfn_sat_add(m->matched, w.matched);
+    m->matched_calls = dfn_sat_add(m->matched_calls, w.matched_calls);
     return true;
+}
+
+/* A window's hosts and span, as rows of extract's form give them. */
+typedef struct { dfn_strtab *hosts; uint64_t lo, hi; } window_acc;
+
+static void window_take(void *ctx, const uint8_t *row, size_t len, double val)
+{
+    (void)val;
+    window_acc *a = ctx;
+    dfn_excall c;
+    ibuf in = { row + ORDER_BYTES, row + len, NULL };
+    if (!extract_get(&in, &c)) return;   /* (checked whole before it came) */
+    dfn_strtab_intern(a->hosts, c.host, c.hostlen);
+    if (c.ts < a->lo) a->lo = c.ts;
+    if (c.ts + c.dur > a->hi) a->hi = c.ts + c.dur;
+}
+
+uint8_t *dfn_evrows_window(const uint8_t *buf, size_t len, size_t *wlen)
+{
+    window_acc a = { dfn_strtab_new(), UINT64_MAX, 0 };
+    rows_walk w = { window_take, &a, 0, 0 };
+    char err[256];
+    int failed;
+    bool ok = rows_each(buf, len, DFN_EVROWS_EXTRACT, false, &w, &failed, err, sizeof err) || failed;
+    uint8_t *window = ok ? dfn_evwindow_make(a.hosts, a.lo, a.hi, wlen) : NULL;
+    dfn_strtab_free(a.hosts);
+    return window;
 }
 
 static _Thread_local const dfn_evmerge *g_merge;   /* qsort has no context argument */

@@ -33,6 +33,20 @@ void dfn_evsamples_free(struct dfn_evsamples *x)
     free(x);
 }
 
+uint8_t *dfn_evwindow_make(const dfn_strtab *hosts, uint64_t lo, uint64_t hi, size_t *len)
+{
+    obuf o = {0};
+    put_u(&o, EVSAMPLES_MAGIC);
+    put_u(&o, EVSAMPLES_VERSION);
+    put_u(&o, lo);
+    put_u(&o, hi);
+    uint32_t n = dfn_strtab_count(hosts);
+    put_u(&o, n);
+    for (uint32_t k = 0; k < n; k++) put_bytes(&o, dfn_strtab_str(hosts, k), dfn_strtab_len(hosts, k));
+    *len = o.n;
+    return o.b;
+}
+
 uint8_t *dfn_evwindow_of(const dfn_result *r, size_t *len)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -53,17 +67,9 @@ uint8_t *dfn_evwindow_of(const dfn_result *r, size_t *len)
         if (ts < lo) lo = ts;
         if (ts + dur > hi) hi = ts + dur;
     }
-    obuf o = {0};
-    put_u(&o, EVSAMPLES_MAGIC);
-    put_u(&o, EVSAMPLES_VERSION);
-    put_u(&o, lo);
-    put_u(&o, hi);
-    uint32_t n = dfn_strtab_count(hosts);
-    put_u(&o, n);
-    for (uint32_t k = 0; k < n; k++) put_bytes(&o, dfn_strtab_str(hosts, k), dfn_strtab_len(hosts, k));
+    uint8_t *w = dfn_evwindow_make(hosts, lo, hi, len);
     dfn_strtab_free(hosts);
-    *len = o.n;
-    return o.b;
+    return w;
 }
 
 /* The window's span and hosts (NULL when its bytes are not whole). */
@@ -84,6 +90,29 @@ static dfn_strtab *window_read(const uint8_t *w, size_t wlen, uint64_t *lo, uint
     if (!in.bad && in.p == in.end) return hosts;
     dfn_strtab_free(hosts);
     return NULL;
+}
+
+uint8_t *dfn_evwindow_union(char *const *windows, const size_t *lens, size_t n, size_t *len)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    dfn_strtab *hosts = dfn_strtab_new();
+    for (size_t k = 0; k < n && hosts; k++) {
+        uint64_t l, h;
+        dfn_strtab *one = windows[k] ? window_read((const uint8_t *)windows[k], lens[k], &l, &h) : NULL;
+        if (!one) {
+            dfn_strtab_free(hosts);
+            hosts = NULL;
+            break;
+        }
+        for (uint32_t j = 0; j < dfn_strtab_count(one); j++) dfn_strtab_intern(hosts, dfn_strtab_str(one, j), dfn_strtab_len(one, j));
+        dfn_strtab_free(one);
+        if (l < lo) lo = l;
+        if (h > hi) hi = h;
+    }
+    if (!hosts) return NULL;
+    uint8_t *w = dfn_evwindow_make(hosts, lo, hi, len);
+    dfn_strtab_free(hosts);
+    return w;
 }
 
 uint8_t *dfn_evsamples_share(const dfn_store *s, const uint8_t *window, size_t wlen, size_t *len)

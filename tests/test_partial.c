@@ -936,7 +936,8 @@ static dfn_result *shares_merged(char *const paths[NPROCS], const unsigned *mask
                                  const dfn_store *whole, const dfn_query *q, dfn_evform form, dfn_unit agg_unit,
                                  dfn_strtab *callers)
 {
-    char err[256];
+    char err[256], *windows[NPROCS];
+    size_t wlens[NPROCS], wlen;
     dfn_store *share[NPROCS];
     dfn_evmerge *m = dfn_evmerge_new(q->sort, form);
     for (size_t k = 0; k < nshares; k++) {
@@ -948,6 +949,8 @@ static dfn_result *shares_merged(char *const paths[NPROCS], const unsigned *mask
         uint8_t *bytes = dfn_evrows_share(share[k], &qk, place, NULL, set_total, form, agg_unit, &len);
         int failed;
         cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
+        /* extract's window: each share's own, united before the merge */
+        windows[k] = form == DFN_EVROWS_EXTRACT ? (char *)dfn_evrows_window(bytes, len, &wlens[k]) : NULL;
         free(bytes);
         if (!callers) continue;
         bytes = dfn_extract_callers(share[k], &len);
@@ -956,8 +959,12 @@ static dfn_result *shares_merged(char *const paths[NPROCS], const unsigned *mask
     }
     dfn_result *mr = dfn_evmerge_finish(m, q, whole->cnt.v != NULL);
     cr_assert(dfn_evrows_merged(mr));
-    size_t wlen;
-    uint8_t *window = form != DFN_EVROWS_REPORT ? dfn_evwindow_of(mr, &wlen) : NULL;
+    uint8_t *window = form == DFN_EVROWS_CHROME ? dfn_evwindow_of(mr, &wlen) : NULL;
+    if (form == DFN_EVROWS_EXTRACT) {
+        window = dfn_evwindow_union(windows, wlens, nshares, &wlen);
+        cr_assert(window);
+        for (size_t k = 0; k < nshares; k++) free(windows[k]);
+    }
     for (size_t k = 0; k < nshares; k++) {
         size_t len;
         uint8_t *bytes = window ? dfn_evsamples_share(share[k], window, wlen, &len) : NULL;

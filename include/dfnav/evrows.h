@@ -96,6 +96,14 @@ bool dfn_evrow_fields(const dfn_result *r, size_t row, bool calls, dfn_call_fiel
  * refused, with why in err) to r and puts them in one process's store
  * order, which dfn_chrome_write then reads. */
 uint8_t *dfn_evwindow_of(const dfn_result *r, size_t *len);
+/* The window of hosts and span (µs since the epoch, lo to hi), as bytes;
+ * the window of a share's own calls (its bytes for rank 0, of extract's
+ * form; NULL when they are not whole), which rank 0 unites over the
+ * shares (NULL when a window is not whole): the window of the calls
+ * merged from them, known before they merge. */
+uint8_t *dfn_evwindow_make(const dfn_strtab *hosts, uint64_t lo, uint64_t hi, size_t *len);
+uint8_t *dfn_evrows_window(const uint8_t *buf, size_t len, size_t *wlen);
+uint8_t *dfn_evwindow_union(char *const *windows, const size_t *lens, size_t n, size_t *len);
 uint8_t *dfn_evsamples_share(const dfn_store *s, const uint8_t *window, size_t wlen, size_t *len);
 bool dfn_evsamples_add(dfn_result *r, uint8_t *buf, size_t len, char *err, size_t errlen);
 void dfn_evsamples_finish(dfn_result *r);

@@ -1267,33 +1267,49 @@ static int runs_calls(const cli_opts *o, shares *all, const dfn_query *q, dfn_ev
  * from every rank's share, added to the run's merged calls on rank 0.
  * Every rank takes part, whatever failed (rc: 2, then nothing merges);
  * 0, or 2 (said). */
+/* Rank 0's window (w, wlen; freed here) on every rank (NULL, 0 past
+ * rank 0: what comes). */
+static uint8_t *window_bcast(uint8_t *w, size_t *wlen)
+{
+    if (dfn_dist_rank() == 0) {
+        for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, w, *wlen);
+        return w;
+    }
+    free(w);
+    return (uint8_t *)dfn_dist_recv_bytes(0, wlen);
+}
+
+/* Every rank's counter samples (mine, len; freed here) added to res on
+ * rank 0 in one process's order, while rc is 0; the new rc (2: said). */
+static int samples_gather(dfn_result *res, uint8_t *mine, size_t len, int rc)
+{
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(mine, len, &lens);
+    free(mine);
+    for (int r = 0; got && r < dfn_dist_size(); r++) {
+        char err[512];
+        if (!rc && res && !dfn_evsamples_add(res, (uint8_t *)got[r], got[r] ? lens[r] : 0, err, sizeof err)) {
+            fprintf(stderr, "dfnav: MPI: rank %d's counter samples: %s\n", r, err);
+            rc = 2;
+        } else if (rc || !res) {
+            free(got[r]);
+        }
+        got[r] = NULL;   /* (kept by the result, or freed) */
+    }
+    if (got && !rc && res) dfn_evsamples_finish(res);
+    dfn_dist_gathered_free(got, lens);
+    return rc;
+}
+
 static int runs_samples(shares *all, dfn_result **res, int rc)
 {
     for (size_t k = 0; k < all->n; k++) {
-        size_t wlen = 0, len, *lens;
-        uint8_t *w = NULL;
-        if (dfn_dist_rank() == 0) {
-            w = res[k] ? dfn_evwindow_of(res[k], &wlen) : dfn_xcalloc(1, 1);
-            for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, w, wlen);
-        } else {
-            w = (uint8_t *)dfn_dist_recv_bytes(0, &wlen);
-        }
+        size_t wlen = 0, len;
+        uint8_t *w = dfn_dist_rank() == 0 ? (res[k] ? dfn_evwindow_of(res[k], &wlen) : dfn_xcalloc(1, 1)) : NULL;
+        w = window_bcast(w, &wlen);
         uint8_t *mine = dfn_evsamples_share(all->run[k].set.store, w, w ? wlen : 0, &len);
         free(w);
-        char **got = dfn_dist_gather_bytes(mine, len, &lens);
-        free(mine);
-        for (int r = 0; got && r < dfn_dist_size(); r++) {
-            char err[512];
-            if (!rc && res[k] && !dfn_evsamples_add(res[k], (uint8_t *)got[r], got[r] ? lens[r] : 0, err, sizeof err)) {
-                fprintf(stderr, "dfnav: MPI: rank %d's counter samples: %s\n", r, err);
-                rc = 2;
-            } else if (rc || !res[k]) {
-                free(got[r]);
-            }
-            got[r] = NULL;   /* (kept by the result, or freed) */
-        }
-        if (got && !rc && res[k]) dfn_evsamples_finish(res[k]);
-        dfn_dist_gathered_free(got, lens);
+        rc = samples_gather(res[k], mine, len, rc);
     }
     return rc;
 }
@@ -1415,6 +1431,29 @@ static cut_note shares_cut(const cli_opts *o, share *sh, dfn_filter *f)
     return n;
 }
 
+/* This rank's counter samples of the window of every rank's calls (mine,
+ * len: this rank's, of extract's form), which rank 0 unites from each
+ * rank's own and sends back: the window of the calls it will merge.
+ * Every rank takes part. */
+static uint8_t *share_window_samples(const share *sh, const uint8_t *mine, size_t len, size_t *slen)
+{
+    size_t wlen = 0, *lens;
+    uint8_t *own = dfn_evrows_window(mine, len, &wlen);
+    char **got = dfn_dist_gather_bytes(own, own ? wlen : 0, &lens);
+    free(own);
+    uint8_t *w = NULL;
+    wlen = 0;
+    if (got) {   /* (a window not whole takes no sample: the merge says why) */
+        w = dfn_evwindow_union(got, lens, (size_t)dfn_dist_size(), &wlen);
+        if (!w) w = dfn_xcalloc(1, 1), wlen = 0;
+    }
+    dfn_dist_gathered_free(got, lens);
+    w = window_bcast(w, &wlen);
+    uint8_t *bytes = dfn_evsamples_share(sh->set.store, w, w ? wlen : 0, slen);
+    free(w);
+    return bytes;
+}
+
 /* extract on the shares: each rank's calls that the filter selects, in
  * extract's form, merged on rank 0 in the set's order with the counter
  * samples the shares have of their hosts and span, and written as one
@@ -1434,22 +1473,25 @@ static int shares_extract(const cli_opts *o, shares *all)
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     cut_note cut = shares_cut(o, sh, &f);
     dfn_strtab *callers = shares_callers(sh);
-    /* the store stays only for samples to send after the merge: without
-     * them rank 0 merges the calls without its share's store */
+    /* the counter samples of the calls' window, which the ranks' own
+     * calls give before they merge: then every store goes, and rank 0
+     * merges the calls without its share's */
     bool samples = dfn_dist_max_int(sh->set.store && sh->set.store->nsamples);
-    if (!samples) share_done(sh);
+    size_t slen = 0;
+    uint8_t *mysamples = samples ? share_window_samples(sh, mine, len, &slen) : NULL;
+    share_done(sh);
     dfn_result *res = NULL;
     int rc = 0;
     if (calls_too_many(o, len, "write")) {
         rc = -1;
+        free(mysamples);
     } else {
         double t1 = dfn_now();
         rc = runs_calls(o, all, &q, DFN_EVROWS_EXTRACT, &mine, &len, &res);
-        if (samples) rc = runs_samples(all, &res, rc);
+        if (samples) rc = samples_gather(res, mysamples, slen, rc);
         if (!rc && dfn_dist_rank() == 0 && !callers) rc = 2;
         all->merge_s = dfn_now() - t1;
     }
-    share_done(sh);
     if (dfn_dist_rank() == 0 && !rc) {
         share_subset x = { res, callers };
         rc = cli_extract_save(o, write_share_calls, &x);
