@@ -206,16 +206,24 @@ Test(load, definitions_from_the_rest_of_the_set)
 }
 
 /* Rank and name metadata of a process with no event in a load is
- * counted (an MPI share's may be another share's process). */
+ * counted (an MPI share's may be another share's process), and so is
+ * every record given without a host, which names its pid on every host
+ * (pid 5's on another share's host too); one with its host that names a
+ * process here is not. */
 Test(load, metadata_of_processes_without_events_is_counted)
 {
     const char *t =
         "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":5,\"tid\":5,\"ts\":10,\"dur\":3,\"ph\":\"X\",\"args\":{}}\n"
+        "{\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":6,\"tid\":6,\"ph\":\"M\",\"args\":{\"name\":\"h\",\"value\":\"41\"}}\n"
+        "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":6,\"tid\":6,\"ts\":10,\"dur\":3,\"ph\":\"X\","
+        "\"args\":{\"hhash\":\"41\"}}\n"
         "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":77,\"tid\":77,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":9}}\n"
-        "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":5,\"tid\":5,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":1}}\n";
+        "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":5,\"tid\":5,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":1}}\n"
+        "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":6,\"tid\":6,\"ph\":\"M\",\"args\":{\"name\":\"rank\",\"value\":2,"
+        "\"hhash\":\"41\"}}\n";
     dfn_store *s = su_load_text("m.pfw", t, 1);
-    const char want[] = "Ra\0" "77\0" "0";   /* (and its NUL) */
-    cr_assert_eq(s->foreign_meta_len, sizeof want, "pid 77's rank alone: %zu bytes", s->foreign_meta_len);
+    const char want[] = "Ra\0" "77\0" "0\0" "Ra\0" "5\0" "0";   /* (and its NUL) */
+    cr_assert_eq(s->foreign_meta_len, sizeof want, "pid 77's rank and pid 5's: %zu bytes", s->foreign_meta_len);
     cr_assert(memcmp(s->foreign_meta, want, sizeof want) == 0);
     dfn_store_free(s);
 }
