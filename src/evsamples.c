@@ -115,6 +115,18 @@ uint8_t *dfn_evwindow_union(char *const *windows, const size_t *lens, size_t n, 
     return w;
 }
 
+bool dfn_evwindow_within(const uint8_t *inner, size_t ilen, const uint8_t *outer, size_t olen)
+{
+    uint64_t ilo, ihi, olo, ohi;
+    dfn_strtab *in = window_read(inner, ilen, &ilo, &ihi), *out = window_read(outer, olen, &olo, &ohi);
+    bool within = in && out && (!dfn_strtab_count(in) || (ilo >= olo && ihi <= ohi));
+    for (uint32_t k = 0; within && k < dfn_strtab_count(in); k++)
+        within = dfn_strtab_find(out, dfn_strtab_str(in, k), dfn_strtab_len(in, k)) != DFN_NOID;
+    dfn_strtab_free(in);
+    dfn_strtab_free(out);
+    return within;
+}
+
 uint8_t *dfn_evsamples_share(const dfn_store *s, const uint8_t *window, size_t wlen, size_t *len)
 {
     obuf o = {0}, rows = {0};

@@ -965,7 +965,6 @@ static void build_foreign_meta(builder *b)
         for (int f = 0; f < 4; f++) dfn_strtab_intern(keys, k, foreign_key(k, f & 1, l->host, l->pid, f & 2, l->tid));
     }
     FILE *out = NULL;
-    char pid[64], tid[64];
     for (size_t j = 0; j < b->nranks; j++) {
         const dfn_meta *m = &b->ranks[j];
         bool any = m->hash_ref == DFN_REF_NONE, thread = m->type == DFN_META_TNAME;
@@ -973,10 +972,12 @@ static void build_foreign_meta(builder *b)
         if (!any && dfn_strtab_find(keys, k, foreign_key(k, true, host, m->pid, thread, m->tid)) != DFN_NOID) continue;
         if (!out) out = open_memstream(&b->s->foreign_meta, &b->s->foreign_meta_len);
         if (!out) dfn_out_of_memory("noting metadata of other processes", BUFSIZ);
-        dfn_id_text(b->s, m->pid, pid, sizeof pid);
-        dfn_id_text(b->s, thread ? m->tid : 0, tid, sizeof tid);
+        /* (whole, however long: the lanes' texts rank 0 matches are) */
+        char *pid = dfn_id_dup(b->s, m->pid), *tid = dfn_id_dup(b->s, thread ? m->tid : 0);
         fprintf(out, "%c%c%s%c%s%c%s%c", m->type == DFN_META_RANK ? 'R' : m->type == DFN_META_PNAME ? 'P' : 'T',
                 any ? 'a' : 'h', any ? "" : dfn_store_str(b->s, host), 0, pid, 0, tid, 0);
+        free(pid);
+        free(tid);
     }
     if (out) fclose(out);
     dfn_strtab_free(keys);

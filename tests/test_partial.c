@@ -960,9 +960,13 @@ static dfn_result *shares_merged(char *const paths[NPROCS], const unsigned *mask
     dfn_result *mr = dfn_evmerge_finish(m, q, whole->cnt.v != NULL);
     cr_assert(dfn_evrows_merged(mr));
     uint8_t *window = form == DFN_EVROWS_CHROME ? dfn_evwindow_of(mr, &wlen) : NULL;
-    if (form == DFN_EVROWS_EXTRACT) {
+    if (form == DFN_EVROWS_EXTRACT) {   /* the merged calls' window, known before they merge */
         window = dfn_evwindow_union(windows, wlens, nshares, &wlen);
-        cr_assert(window);
+        size_t mlen;
+        uint8_t *merged = dfn_evwindow_of(mr, &mlen);
+        cr_assert(window && dfn_evwindow_within(merged, mlen, window, wlen) &&
+                  dfn_evwindow_within(window, wlen, merged, mlen));
+        free(merged);
         for (size_t k = 0; k < nshares; k++) free(windows[k]);
     }
     for (size_t k = 0; k < nshares; k++) {

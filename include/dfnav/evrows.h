@@ -104,6 +104,9 @@ uint8_t *dfn_evwindow_of(const dfn_result *r, size_t *len);
 uint8_t *dfn_evwindow_make(const dfn_strtab *hosts, uint64_t lo, uint64_t hi, size_t *len);
 uint8_t *dfn_evrows_window(const uint8_t *buf, size_t len, size_t *wlen);
 uint8_t *dfn_evwindow_union(char *const *windows, const size_t *lens, size_t n, size_t *len);
+/* Whether window inner lies within outer (its hosts among outer's, its
+ * span inside outer's; false when either is not whole). */
+bool dfn_evwindow_within(const uint8_t *inner, size_t ilen, const uint8_t *outer, size_t olen);
 uint8_t *dfn_evsamples_share(const dfn_store *s, const uint8_t *window, size_t wlen, size_t *len);
 bool dfn_evsamples_add(dfn_result *r, uint8_t *buf, size_t len, char *err, size_t errlen);
 void dfn_evsamples_finish(dfn_result *r);

@@ -495,6 +495,16 @@ static bool hashdefs_agree(const share *sh)
     return dfn_dist_bcast_int(agree);
 }
 
+/* A pid or tid as text after sep, whole however long (a number, or a
+ * name as far as a NUL): how ranks tell processes and threads apart. */
+static void id_put(FILE *f, const char *sep, const dfn_store *s, int64_t v)
+{
+    char *t = dfn_id_dup(s, v);
+    fputs(sep, f);
+    fputs(t, f);
+    free(t);
+}
+
 /* Whether every process of the run (with by_host, every host) lies in
  * one rank's share: the plan keeps them so as their files' heads say
  * (filehead.h); the loads tell. Rank 0 reads each rank's processes by
@@ -502,13 +512,13 @@ static bool hashdefs_agree(const share *sh)
 static bool shares_whole(const share *sh, bool by_host, bool samples, char *who, size_t cap)
 {
     const dfn_store *s = sh->set.store;
-    char *text = NULL, pid[128];
+    char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) dfn_out_of_memory("listing a share's processes", BUFSIZ);
     for (size_t i = 0; s && i < s->nlanes; i++) {   /* (a process's lanes are its threads: one line each is plenty) */
         fputs(dfn_store_str(s, s->lanes[i].host), f);
-        if (!by_host) dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid), fprintf(f, "/%s", pid);
+        if (!by_host) id_put(f, "/", s, s->lanes[i].pid);
         fputc(0, f);
     }
     /* a host's counter samples too: a telemetry file (samples, no calls)
@@ -528,8 +538,9 @@ static bool shares_whole(const share *sh, bool by_host, bool samples, char *who,
         uint64_t key[2] = { s->samples[j].host, (uint64_t)s->samples[j].pid };
         uint32_t had = dfn_strtab_count(procs);
         if (dfn_strtab_intern(procs, (const char *)key, sizeof key) != had) continue;
-        dfn_id_text(s, s->samples[j].pid, pid, sizeof pid);
-        fprintf(f, "%s/%s%c", dfn_store_str(s, s->samples[j].host), pid, 0);
+        fputs(dfn_store_str(s, s->samples[j].host), f);
+        id_put(f, "/", s, s->samples[j].pid);
+        fputc(0, f);
     }
     dfn_strtab_free(procs);
     fclose(f);
@@ -568,18 +579,19 @@ static bool shares_whole(const share *sh, bool by_host, bool samples, char *who,
  * a NUL; then 'F' and the foreign records. */
 static char *meta_text(const dfn_store *s, size_t *len)
 {
-    char *text = NULL, pid[128], tid[128];
+    char *text = NULL;
     *len = 0;
     FILE *f = open_memstream(&text, len);
     if (!f) dfn_out_of_memory("listing a share's processes", BUFSIZ);
     for (size_t i = 0; s && i < s->nlanes; i++) {
         const dfn_lane *l = &s->lanes[i];
         uint32_t pn = dfn_store_lane_pname(s, i), tn = dfn_store_lane_tname(s, i);
-        dfn_id_text(s, l->pid, pid, sizeof pid);
-        dfn_id_text(s, l->tid, tid, sizeof tid);
-        fprintf(f, "L%s%c%s%c%s%c%s%c%s%c%s%c", dfn_store_str(s, l->host), 0, pid, 0, tid, 0,
-                pn == DFN_NOID ? "" : dfn_store_str(s, pn), 0, tn == DFN_NOID ? "" : dfn_store_str(s, tn), 0,
-                dfn_store_str(s, l->rank), 0);
+        fprintf(f, "L%s%c", dfn_store_str(s, l->host), 0);
+        id_put(f, "", s, l->pid);
+        fputc(0, f);
+        id_put(f, "", s, l->tid);
+        fprintf(f, "%c%s%c%s%c%s%c", 0, pn == DFN_NOID ? "" : dfn_store_str(s, pn), 0,
+                tn == DFN_NOID ? "" : dfn_store_str(s, tn), 0, dfn_store_str(s, l->rank), 0);
     }
     fputc('F', f);
     if (s && s->foreign_meta_len) fwrite(s->foreign_meta, 1, s->foreign_meta_len, f);
@@ -1435,7 +1447,8 @@ static cut_note shares_cut(const cli_opts *o, share *sh, dfn_filter *f)
  * len: this rank's, of extract's form), which rank 0 unites from each
  * rank's own and sends back: the window of the calls it will merge.
  * Every rank takes part. */
-static uint8_t *share_window_samples(const share *sh, const uint8_t *mine, size_t len, size_t *slen)
+static uint8_t *share_window_samples(const share *sh, const uint8_t *mine, size_t len, size_t *slen, uint8_t **united,
+                                     size_t *ulen)
 {
     size_t wlen = 0, *lens;
     uint8_t *own = dfn_evrows_window(mine, len, &wlen);
@@ -1450,8 +1463,22 @@ static uint8_t *share_window_samples(const share *sh, const uint8_t *mine, size_
     dfn_dist_gathered_free(got, lens);
     w = window_bcast(w, &wlen);
     uint8_t *bytes = dfn_evsamples_share(sh->set.store, w, w ? wlen : 0, slen);
-    free(w);
+    *united = w;   /* (rank 0 checks the merged calls' window against it) */
+    *ulen = wlen;
     return bytes;
+}
+
+/* Whether the merged calls (res, on rank 0) lie in the window the ranks'
+ * own calls gave (united, ulen), whose samples they sent: else some
+ * samples were never asked for (said). */
+static bool window_kept(const dfn_result *res, const uint8_t *united, size_t ulen)
+{
+    size_t mlen;
+    uint8_t *merged = dfn_evwindow_of(res, &mlen);
+    bool kept = united && dfn_evwindow_within(merged, mlen, united, ulen);
+    free(merged);
+    if (!kept) fprintf(stderr, "dfnav: MPI: the calls merged lie outside the window of samples their ranks gave\n");
+    return kept;
 }
 
 /* extract on the shares: each rank's calls that the filter selects, in
@@ -1477,17 +1504,19 @@ static int shares_extract(const cli_opts *o, shares *all)
      * calls give before they merge: then every store goes, and rank 0
      * merges the calls without its share's */
     bool samples = dfn_dist_max_int(sh->set.store && sh->set.store->nsamples);
-    size_t slen = 0;
-    uint8_t *mysamples = samples ? share_window_samples(sh, mine, len, &slen) : NULL;
+    size_t slen = 0, ulen = 0;
+    uint8_t *united = NULL, *mysamples = samples ? share_window_samples(sh, mine, len, &slen, &united, &ulen) : NULL;
     share_done(sh);
     dfn_result *res = NULL;
     int rc = 0;
-    if (calls_too_many(o, len, "write")) {
+    /* (rank 0 holds the calls and every rank's samples at once) */
+    if (calls_too_many(o, len + slen, "write")) {
         rc = -1;
         free(mysamples);
     } else {
         double t1 = dfn_now();
         rc = runs_calls(o, all, &q, DFN_EVROWS_EXTRACT, &mine, &len, &res);
+        if (samples && !rc && res && !window_kept(res, united, ulen)) rc = 2;
         if (samples) rc = samples_gather(res, mysamples, slen, rc);
         if (!rc && dfn_dist_rank() == 0 && !callers) rc = 2;
         all->merge_s = dfn_now() - t1;
@@ -1500,6 +1529,7 @@ static int shares_extract(const cli_opts *o, shares *all)
     }
     dfn_result_free(res);
     dfn_strtab_free(callers);
+    free(united);
     free(mine);
     dfn_filter_free(&f);
     return rc;
@@ -1698,15 +1728,17 @@ static void share_summary(const share *sh, cli_setsum *sum)
     if (!f) dfn_out_of_memory("summing up a share", BUFSIZ);
     uint64_t events = s ? s->n : 0;
     fwrite(&events, sizeof events, 1, f);
-    char pid[128], tid[128];
     for (size_t i = 0; s && i < s->nlanes; i++) {   /* 'P' process, 'T' thread, 'F' file: each ends with NUL */
         /* a thread by its host, pid and tid, as a store tells lanes apart
          * (its display name takes process names from metadata another
          * share may hold) */
-        dfn_id_text(s, s->lanes[i].pid, pid, sizeof pid);
-        dfn_id_text(s, s->lanes[i].tid, tid, sizeof tid);
-        fprintf(f, "P%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, 0);
-        fprintf(f, "T%s/%s/%s%c", dfn_store_str(s, s->lanes[i].host), pid, tid, 0);
+        const dfn_lane *l = &s->lanes[i];
+        fprintf(f, "P%s", dfn_store_str(s, l->host));
+        id_put(f, "/", s, l->pid);
+        fprintf(f, "%cT%s", 0, dfn_store_str(s, l->host));
+        id_put(f, "/", s, l->pid);
+        id_put(f, "/", s, l->tid);
+        fputc(0, f);
     }
     for (size_t i = 1; s && i < s->nfiles; i++) fprintf(f, "F%s%c", dfn_store_str(s, s->files[i].path), 0);
     fclose(f);

@@ -307,6 +307,20 @@ same "a name without a host, two hosts' pid 7" 2 report --no-cache --by proc "$T
 check "a name without a host, two hosts' pid 7: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
 sed -i 's/"pid":7,"tid":7/"pid":8,"tid":8/' "$T/anyhost/b.pfw"
 shares "a name without a host, one host's pid 7" 2 report --no-cache --by proc "$T/anyhost"
+# so do names of a pid or tid given as a long name (past any buffer a
+# text of it could be cut to: it must still match its lanes)
+lname=$(printf 'w%.0s' $(seq 300))
+mkdir -p "$T/longname"
+printf '{"name":"read","cat":"POSIX","pid":"%s","tid":"%s","ts":100,"dur":5,"ph":"X","args":{"hostname":"h1","fname":"/a"}}\n' \
+    "$lname" "t$lname" >"$T/longname/a.pfw"
+printf '{"name":"process_name","cat":"t","pid":"%s","tid":1,"ph":"M","args":{"name":"Trainer"}}\n' "$lname" >"$T/longname/b.pfw"
+printf '{"name":"thread_name","cat":"t","pid":"%s","tid":"%s","ph":"M","args":{"name":"Pump"}}\n' "$lname" "t$lname" \
+    >>"$T/longname/b.pfw"
+printf '%s\n' '{"name":"read","cat":"POSIX","pid":8,"tid":8,"ts":150,"dur":5,"ph":"X","args":{"hostname":"h2","fname":"/x"}}' \
+    >>"$T/longname/b.pfw"
+same "names of a long named pid and tid" 2 report --no-cache --by proc,tid "$T/longname"
+check "names of a long named pid and tid: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
+grep -q "h1/Trainer($lname)/Pump(t$lname)" "$T/mpi.out" && ok || fail "names of a long named pid and tid: lost: $(head -c 300 "$T/mpi.out")"
 # a process whose file with its metadata went to one rank and another of
 # its files (whose head names another process) to the other: its lanes
 # there took no name, so the set goes to rank 0 whole
