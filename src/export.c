@@ -373,9 +373,8 @@ static void value_cell(cell *c, int m, int col, double v, bool human)
 /* Metric m of row of r (absent: row DFN_CMP_ABSENT). */
 static void metric_cell(cell *c, const dfn_result *r, uint32_t row, int m, bool human)
 {
-    char buf[4096];
-    const char *text = row == DFN_CMP_ABSENT ? NULL : dfn_result_metric_str(r, row, (dfn_metric)m, buf, sizeof buf);
-    if (text) cell_set(c, text, strlen(text), false);
+    char *text = row == DFN_CMP_ABSENT ? NULL : dfn_result_metric_dup(r, row, (dfn_metric)m);
+    if (text) cell_set(c, text, strlen(text), false), free(text);
     else if (m == DFN_M_MAX_PROC) cell_set(c, "", 0, true);   /* none: empty, null in JSON */
     else value_cell(c, m, 0, row == DFN_CMP_ABSENT ? NAN : dfn_result_metric(r, row, (dfn_metric)m), human);
 }

@@ -134,9 +134,8 @@ bool dfn_term_int(const dfn_term *t, int64_t v)
 bool dfn_term_id(const dfn_store *s, const dfn_term *t, int64_t v)
 {
     if (!dfn_id_named(v)) return dfn_term_int(t, v);
-    char buf[256];
-    size_t n = dfn_id_text(s, v, buf, sizeof buf);
-    return dfn_term_text(t, buf, n, false);
+    const char *name = dfn_id_name(s, v);   /* (whole, however long) */
+    return dfn_term_text(t, name, strlen(name), false);
 }
 
 bool dfn_term_num(const dfn_term *t, double v)

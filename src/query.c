@@ -3112,23 +3112,21 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
 
 /* A process's name as max_proc gives it: host/pid, even when the host is
  * unknown ("/1"), as --by proc's names begin: a bare "1" read as a pid of
- * some other column's kind. */
-static const char *proc_name_text(const dfn_store *s, const dfn_lane *l, char *buf, size_t cap)
+ * some other column's kind (malloc'd: whole, however long). */
+static char *proc_name_dup(const dfn_store *s, const dfn_lane *l)
 {
-    char pid[128];
-    dfn_id_text(s, l->pid, pid, sizeof pid);
-    snprintf(buf, cap, "%s/%s", dfn_store_str(s, l->host), pid);
-    return buf;
+    char *pid = dfn_id_dup(s, l->pid), *t = dfn_xasprintf("%s/%s", dfn_store_str(s, l->host), pid);
+    free(pid);
+    return t;
 }
 
-const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap)
+char *dfn_result_metric_dup(const dfn_result *r, size_t row, dfn_metric m)
 {
     if (m != DFN_M_MAX_PROC) return NULL;
     if (r->keytext) {   /* a partial's rows: the name it keeps */
         double v = dfn_result_metric(r, row, m);
-        if (isnan(v) || v < 0 || v >= (double)r->nproc_names) { if (cap) buf[0] = 0; return buf; }
-        snprintf(buf, cap, "%s", dfn_strtab_str(r->keytext, r->proc_name[(size_t)v]));
-        return buf;
+        if (isnan(v) || v < 0 || v >= (double)r->nproc_names) return dfn_xstrdup("");
+        return dfn_xstrdup(dfn_strtab_str(r->keytext, r->proc_name[(size_t)v]));
     }
     const dfn_store *s = r->store;
     const dfn_lane *l = NULL;
@@ -3138,8 +3136,16 @@ const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m,
         double v = dfn_result_metric(r, row, m);
         if (!isnan(v)) l = &s->lanes[r->proc_lane[(size_t)v]];
     }
-    if (!l) { if (cap) buf[0] = 0; return buf; }
-    return proc_name_text(s, l, buf, cap);
+    return l ? proc_name_dup(s, l) : dfn_xstrdup("");
+}
+
+const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap)
+{
+    char *t = dfn_result_metric_dup(r, row, m);
+    if (!t) return NULL;
+    snprintf(buf, cap, "%s", t);
+    free(t);
+    return buf;
 }
 
 /* ---- partial results (partial.h): a part's rows out, merged rows in ---- */
@@ -3158,8 +3164,8 @@ static uint32_t export_proc(export_ids *x, uint32_t pr)
     if (x->proc[pr] != UINT32_MAX) return x->proc[pr];
     const dfn_lane *l = &x->s->lanes[x->r->proc_lane[pr]];
     const char *host = dfn_store_str(x->s, l->host);
-    char name[512];
-    size_t len = strlen(proc_name_text(x->s, l, name, sizeof name));
+    char *name = proc_name_dup(x->s, l);
+    size_t len = strlen(name);
     uint32_t h = dfn_partial_text(x->out, host, dfn_strtab_len(x->s->strs, l->host));
     /* a pid given as a name is an id of this store's strings: in the
      * partial, of its texts, which every merge reads by their text */
@@ -3168,7 +3174,9 @@ static uint32_t export_proc(export_ids *x, uint32_t pr)
         uint32_t sid = (uint32_t)(pid - DFN_ID_NAMED_BASE);
         pid = DFN_ID_NAMED_BASE + dfn_partial_text(x->out, dfn_store_str(x->s, sid), dfn_strtab_len(x->s->strs, sid));
     }
-    return x->proc[pr] = dfn_partial_proc(x->out, h, pid, name, len);
+    x->proc[pr] = dfn_partial_proc(x->out, h, pid, name, len);
+    free(name);
+    return x->proc[pr];
 }
 
 /* File f of the store: its path's id, UINT32_MAX for "no file" (file 0). */

@@ -231,6 +231,8 @@ const char *dfn_result_metric_name(const dfn_result *r, int m);
  * numeric metrics. Undefined values (NaN: overlap without I/O, a share of
  * nothing) are written "" by the caller's rules. */
 const char *dfn_result_metric_str(const dfn_result *r, size_t row, dfn_metric m, char *buf, size_t cap);
+/* ... whole, however long (malloc'd), or NULL as above. */
+char *dfn_result_metric_dup(const dfn_result *r, size_t row, dfn_metric m);
 /* The order of two metric values in a sort: undefined values (NaN) last
  * either way; 0 when equal or both undefined, for the caller's ties. */
 static inline int dfn_metric_order(double x, double y, bool desc)

@@ -184,7 +184,11 @@ fi
 # damage, went to it): the failing rank's reason says it was the analysis
 mkdir -p "$T/rank0bad"
 cp "$T/quoted/"*.pfw "$T/rank0bad/"
-{ printf '\037\213\010\000'; head -c 2000000 /dev/urandom; } >"$T/rank0bad/zz-broken.pfw.gz"
+# (a deflate block of a reserved type at once, so that nothing inflates:
+# random bytes here sometimes inflated to a partial line first, whose
+# damage one process reports when other files load, and a share that
+# reads nothing of its files does not)
+{ printf '\037\213\010\000'; head -c 2000000 /dev/zero | tr '\0' '\377'; } >"$T/rank0bad/zz-broken.pfw.gz"
 refused "compare: a bad compute definition, rank 0 without the run" 2 report --no-cache --compare --by func \
     -m overlap --compute nosuch=1 a="$T/rank0bad" b="$T/u64"
 if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
@@ -593,6 +597,18 @@ shares "pids by name: by process, the spread" 3 report --no-cache --by proc --so
 shares "pids by name: the analysis metrics" 3 report --no-cache --by func -m overlap,self,seq "$T/named2"
 shares "pids by name: overview" 3 overview --no-cache "$T/named2"
 subset "extract: pids by name, ties" 4 "$T/named2"
+# a process named past any buffer: its whole name as the heaviest, and a
+# filter on it (each rank its share)
+pname=$(printf 'p%.0s' $(seq 1500))
+mkdir -p "$T/named3"
+for k in 1 2; do
+    printf '{"name":"read","cat":"POSIX","pid":"%s%d","tid":1,"ts":%d,"dur":%d,"ph":"X","args":{"fname":"/f"}}\n' \
+        "$pname" "$k" "$((k * 10))" "$((k * 50))" >"$T/named3/w$k.pfw"
+done
+shares "pids by name: a long name, the heaviest process" 2 report --no-cache --by func -m count,max_proc -f csv "$T/named3"
+check "pids by name: a long name, whole" 1 "$(grep -c "/${pname}2" "$T/mpi.out")"
+shares "pids by name: a filter on a long name" 2 report --no-cache --by pid --where "pid=${pname}1" -f csv "$T/named3"
+check "pids by name: a filter on a long name, its row" 2 "$(wc -l <"$T/mpi.out")"
 # time bins, time terms and a layer file's time terms count from the
 # set's start on every rank (each share spans the set): each rank its
 # share; comparing by time, one bin for both runs, from the longer
