@@ -1232,6 +1232,22 @@ Test(partial, subsets_of_shares_write_as_the_sets)
     g_hosts = g_named = false;
 }
 
+/* The set of the files (*whole), the share of processes mask (*s) and
+ * its calls (q: by event, in time order) in form, as bytes for rank 0. */
+static uint8_t *share_rows(char *const paths[NPROCS], unsigned mask, dfn_evform form, dfn_store **whole,
+                           dfn_store **s, dfn_query *q, size_t *len)
+{
+    char err[256];
+    *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    *q = (dfn_query){ .sort = -1 };
+    cr_assert(dfn_dims_parse("event", q->dims, &q->ndims, err, sizeof err));
+    uint32_t place[NPROCS];
+    *s = calls_share(paths, mask, *whole, place);
+    g_set_total = 1;
+    q->layers = su_layerset(*s, "posix");
+    return dfn_evrows_share(*s, q, place, NULL, set_total, form, DFN_UNIT_US, len);
+}
+
 /* A share's calls in extract's form, or its processes, cut anywhere:
  * refused, said, nothing merged. */
 Test(partial, subset_rows_that_are_not_whole_are_refused)
@@ -1239,15 +1255,10 @@ Test(partial, subset_rows_that_are_not_whole_are_refused)
     g_named = true;
     char *paths[NPROCS], err[4200];
     proc_files(paths);
-    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
-    dfn_query q = { .sort = -1 };
-    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
-    uint32_t place[NPROCS];
-    dfn_store *s = calls_share(paths, 0x0c, whole, place);
-    g_set_total = 1;
-    q.layers = su_layerset(s, "posix");
+    dfn_store *whole, *s;
+    dfn_query q;
     size_t len, clen;
-    uint8_t *bytes = dfn_evrows_share(s, &q, place, NULL, set_total, DFN_EVROWS_EXTRACT, DFN_UNIT_US, &len);
+    uint8_t *bytes = share_rows(paths, 0x0c, DFN_EVROWS_EXTRACT, &whole, &s, &q, &len);
     uint8_t *procs = dfn_extract_callers(s, &clen);
     int failed;
     for (size_t cut = 0; cut < len; cut += 1 + cut / 64) {
@@ -1387,14 +1398,10 @@ Test(partial, counter_samples_that_are_not_whole_are_refused)
     g_hosts = true;
     char *paths[NPROCS], err[256];
     proc_files(paths);
-    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
-    dfn_query q = { .sort = -1 };
-    cr_assert(dfn_dims_parse("event", q.dims, &q.ndims, err, sizeof err));
-    uint32_t place[NPROCS];
-    dfn_store *s = calls_share(paths, 0x22, whole, place);
-    g_set_total = 1;
+    dfn_store *whole, *s;
+    dfn_query q;
     size_t len, wlen, slen;
-    uint8_t *bytes = dfn_evrows_share(s, &q, place, NULL, set_total, DFN_EVROWS_CHROME, DFN_UNIT_US, &len);
+    uint8_t *bytes = share_rows(paths, 0x22, DFN_EVROWS_CHROME, &whole, &s, &q, &len);
     dfn_evmerge *m = dfn_evmerge_new(-1, DFN_EVROWS_CHROME);
     int failed;
     cr_assert(dfn_evmerge_add(m, bytes, len, &failed, err, sizeof err), "%s", err);
