@@ -325,7 +325,7 @@ static const char *reader_isal_msg(int ret)
 
 static int reader_decoder_init(dfn_reader *r)
 {
-    r->isal = malloc(sizeof *r->isal);
+    r->isal = calloc(1, sizeof *r->isal);
     if (r->isal == NULL)
         return -1;
     isal_inflate_init(r->isal);

@@ -34,6 +34,11 @@ memcheck "filters, time bins, diagnostics" 0 report -j2 --by time,layer --where 
 memcheck "diagnostics per time range" 0 report -j2 --by time --where 'dur>1ms' --diagnose "$T/gen"
 memcheck "compare" 0 report -j2 --compare --by layer --format json a="$T/gen" b="$T/ssd"
 memcheck "damaged corpus" 1 report -j2 --by file "$SRCDIR/tests/damaged"
+# a gzip member whose deflate data break at once: the decoder's state read
+# before it was written, its bytes taken for text, under ISA-L
+printf '\037\213\010\000\122\360\063\226\132\113\322\136\342\074\240\174\330\304\056\367\237\063\223\056\010\372\021\251\277\214\360\215\067\370\120\325\037\261\216\014\236\175\266\043\303\231\266\065\175\334\252\316\301\144\317\044\052\067\262\224\323\164\241\372' \
+    >"$T/broken-at-once.pfw.gz"
+memcheck "a gzip member broken at once" 3 info --no-cache "$T/broken-at-once.pfw.gz"
 if [ -d "$TRACES" ]; then
     memcheck "real traces: info" 0 info -j2 "$TRACES"
     memcheck "real traces: overview" 0 -j2 "$TRACES/dlio-unet3d"
