@@ -185,9 +185,8 @@ fi
 mkdir -p "$T/rank0bad"
 cp "$T/quoted/"*.pfw "$T/rank0bad/"
 # (a deflate block of a reserved type at once, so that nothing inflates:
-# random bytes here sometimes inflated to a partial line first, whose
-# damage one process reports when other files load, and a share that
-# reads nothing of its files does not)
+# the same bytes every run; damaged.sh has the case random bytes here once
+# found, ISA-L reading its state before writing it)
 { printf '\037\213\010\000'; head -c 2000000 /dev/zero | tr '\0' '\377'; } >"$T/rank0bad/zz-broken.pfw.gz"
 refused "compare: a bad compute definition, rank 0 without the run" 2 report --no-cache --compare --by func \
     -m overlap --compute nosuch=1 a="$T/rank0bad" b="$T/u64"
