@@ -44,26 +44,46 @@ static void field_put(void *ctx, const dfn_arg *arg, const char *name, size_t nl
 /* The sort's value: one of the metrics (a counter's is none of a call's). */
 static bool sorts_by_value(int sort) { return sort >= 0 && sort < DFN_M_COUNT_; }
 
+/* Where a call's record text is written: a stream onto one buffer,
+ * reused call after call (a memory stream a call cost an allocation and
+ * a free each). */
+typedef struct { obuf text; FILE *m; } recbuf;
+
+static ssize_t recbuf_write(void *ctx, const char *b, size_t n)
+{
+    put_raw(ctx, b, n);
+    return (ssize_t)n;
+}
+
+static void recbuf_open(recbuf *rb)
+{
+    cookie_io_functions_t io = { .write = recbuf_write };
+    rb->m = fopencookie(&rb->text, "w", io);
+    if (!rb->m) dfn_out_of_memory("a record's stream", BUFSIZ);
+}
+
+static void recbuf_close(recbuf *rb)
+{
+    if (rb->m) fclose(rb->m);
+    free(rb->text.b);
+}
+
 /* Call i's time since the epoch and length, then its record's head and
- * arguments as two runs of bytes, both written into one memory stream by
- * the output's own writers. */
-static void put_record(obuf *o, const dfn_store *s, uint32_t i, void (*head)(FILE *, const dfn_store *, uint32_t),
+ * arguments as two runs of bytes, written by the output's own writers. */
+static void put_record(obuf *o, recbuf *rb, const dfn_store *s, uint32_t i,
+                       void (*head)(FILE *, const dfn_store *, uint32_t),
                        void (*args)(FILE *, const dfn_store *, uint32_t, const void *), const void *ctx)
 {
     put_u(o, s->t0 + dfn_store_ts(s, i));
     put_u(o, dfn_store_dur(s, i));
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    if (!m) dfn_out_of_memory("a memory stream", 1);
-    head(m, s, i);
-    long at = ftell(m);
-    args(m, s, i, ctx);
-    fclose(m);
-    if (at < 0 || (size_t)at > n) dfn_out_of_memory("a memory stream", n);
-    put_bytes(o, buf, (size_t)at);
-    put_bytes(o, buf + at, n - (size_t)at);
-    free(buf);
+    rb->text.n = 0;
+    head(rb->m, s, i);
+    fflush(rb->m);
+    size_t at = rb->text.n;
+    args(rb->m, s, i, ctx);
+    fflush(rb->m);
+    put_bytes(o, rb->text.b, at);
+    put_bytes(o, rb->text.b + at, rb->text.n - at);
 }
 
 /* What Chrome output needs of a store, once (chrome.h). */
@@ -77,8 +97,8 @@ static void chrome_args(FILE *m, const dfn_store *s, uint32_t i, const void *ctx
 
 /* Call i of s as Chrome output writes it (chrome.h): whose (texts and
  * ids), its time since the epoch and length, its name and category and
- * its arguments' members, both written into one memory stream. */
-static void chrome_put(obuf *o, const dfn_store *s, const chrome_of *co, uint32_t i)
+ * its arguments' members. */
+static void chrome_put(obuf *o, recbuf *rb, const dfn_store *s, const chrome_of *co, uint32_t i)
 {
     const dfn_chrome_ranks *rk = co->rk;
     dfn_chrome_who w;
@@ -90,7 +110,7 @@ static void chrome_put(obuf *o, const dfn_store *s, const chrome_of *co, uint32_
     put_bytes(o, w.tid, w.tidlen);
     put_id(o, w.tidv);
     put_bytes(o, w.rank, w.ranklen);
-    put_record(o, s, i, dfn_chrome_call_head, chrome_args, co);
+    put_record(o, rb, s, i, dfn_chrome_call_head, chrome_args, co);
 }
 
 /* What extract's form needs of a store, once. */
@@ -110,9 +130,8 @@ static void put_maybe(obuf *o, const dfn_store *s, uint32_t id)
 }
 
 /* Call i of s as a subset writes it (dfn_excall): whose, names, file,
- * time, then the record's head and arguments, both written into one
- * memory stream. */
-static void extract_put(obuf *o, const dfn_store *s, extract_of *xo, uint32_t i)
+ * time, then the record's head and arguments. */
+static void extract_put(obuf *o, recbuf *rb, const dfn_store *s, extract_of *xo, uint32_t i)
 {
     const dfn_lane *l = &s->lanes[s->lane[i]];
     put_bytes(o, dfn_store_str(s, l->host), dfn_strtab_len(s->strs, l->host));
@@ -123,7 +142,7 @@ static void extract_put(obuf *o, const dfn_store *s, extract_of *xo, uint32_t i)
     put_maybe(o, s, dfn_store_lane_pname(s, s->lane[i]));
     put_maybe(o, s, dfn_store_lane_tname(s, s->lane[i]));
     put_maybe(o, s, s->file[i] ? s->files[s->file[i]].path : DFN_NOID);
-    put_record(o, s, i, dfn_extract_call_head, extract_args, xo);
+    put_record(o, rb, s, i, dfn_extract_call_head, extract_args, xo);
 }
 
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
@@ -146,6 +165,8 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
     if (chrome) dfn_chrome_added(s, co.added);
     bool extract = form == DFN_EVROWS_EXTRACT;
     extract_of xo = { agg_unit, extract ? dfn_xmalloc(DFN_ARGS_MAX * sizeof *xo.args) : NULL, NULL, NULL, 0, 0 };
+    recbuf rb = {0};
+    if (chrome || extract) recbuf_open(&rb);
     for (size_t k = 0; k < nrows; k++) {
         uint32_t i = r->events[k];
         uint8_t key[ORDER_BYTES];
@@ -154,12 +175,13 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
         put_be(key + 12, i, 4);
         row.n = 0;
         put_raw(&row, key, sizeof key);
-        if (chrome) chrome_put(&row, s, &co, i);
-        else if (extract) extract_put(&row, s, &xo, i);
+        if (chrome) chrome_put(&row, &rb, s, &co, i);
+        else if (extract) extract_put(&row, &rb, s, &xo, i);
         else dfn_call_fields(s, i, true, field_put, &row);
         put_bytes(&o, row.b, row.n);
         if (by_value) put_d(&o, dfn_result_metric(r, k, (dfn_metric)sort));
     }
+    recbuf_close(&rb);
     dfn_chrome_ranks_free(co.rk);
     free(co.args);
     free(xo.args);
