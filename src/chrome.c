@@ -67,8 +67,8 @@ dfn_chrome_ranks *dfn_chrome_ranks_new(const dfn_store *s)
     r->rank = dfn_xmalloc((s->nlanes ? s->nlanes : 1) * sizeof *r->rank);
     for (size_t l = 0; l < s->nlanes; l++) {
         uint64_t key[2] = { s->lanes[l].host, (uint64_t)s->lanes[l].pid };
-        uint32_t had = dfn_strtab_count(r->procs), p = dfn_strtab_intern(r->procs, (const char *)key, sizeof key);
-        if (p == had) r->rank[p] = DFN_NOID;
+        uint32_t p;
+        if (dfn_strtab_add(r->procs, (const char *)key, sizeof key, &p)) r->rank[p] = DFN_NOID;
         if (r->rank[p] == DFN_NOID && dfn_strtab_len(s->strs, s->lanes[l].rank)) r->rank[p] = s->lanes[l].rank;
     }
     return r;
@@ -154,8 +154,8 @@ static uint32_t proc_of(tracks *t, size_t run, const dfn_chrome_who *w)
     key_put(t, &n, (const char *)&r, sizeof r, 0);
     key_put(t, &n, w->host, w->hostlen, 0);
     key_put(t, &n, w->pid, w->pidlen, dfn_id_named(w->pidv));
-    uint32_t had = dfn_strtab_count(t->pkeys), id = dfn_strtab_intern(t->pkeys, t->kb, n);
-    if (id == had) {
+    uint32_t id;
+    if (dfn_strtab_add(t->pkeys, t->kb, n, &id)) {
         dfn_grow((void **)&t->procs, &t->pcap, t->nprocs + 1, sizeof *t->procs);
         t->procs[t->nprocs++] = (cproc){ run, dfn_xstrndup(w->host, w->hostlen), dfn_xstrndup(w->pid, w->pidlen),
                                          w->ranklen ? dfn_xstrndup(w->rank, w->ranklen) : NULL, w->hostlen, w->pidlen,
@@ -170,8 +170,8 @@ static uint32_t thread_of(tracks *t, size_t run, const dfn_chrome_who *w)
     size_t n = 0;
     key_put(t, &n, (const char *)&proc, sizeof proc, 0);
     key_put(t, &n, w->tid, w->tidlen, dfn_id_named(w->tidv));
-    uint32_t had = dfn_strtab_count(t->tkeys), id = dfn_strtab_intern(t->tkeys, t->kb, n);
-    if (id == had) {
+    uint32_t id;
+    if (dfn_strtab_add(t->tkeys, t->kb, n, &id)) {
         dfn_grow((void **)&t->threads, &t->tcap, t->nthreads + 1, sizeof *t->threads);
         t->threads[t->nthreads++] = (cthread){ proc, dfn_xstrndup(w->tid, w->tidlen), w->tidlen, w->tidv, 0 };
     }

@@ -42,8 +42,7 @@ uint8_t *dfn_extract_callers(const dfn_store *s, size_t *len)
         const dfn_lane *ln = &s->lanes[l];
         size_t pl = dfn_extract_id_json(s, ln->pid, &pid, &pcap);
         proc_key(&k, dfn_store_str(s, ln->host), dfn_strtab_len(s->strs, ln->host), pid, pl);
-        uint32_t had = dfn_strtab_count(seen);
-        if (dfn_strtab_intern(seen, (const char *)k.b, k.n) == had) put_bytes(&keys, k.b, k.n);
+        if (dfn_strtab_add(seen, (const char *)k.b, k.n, NULL)) put_bytes(&keys, k.b, k.n);
     }
     put_u(&o, CALLERS_MAGIC);
     put_u(&o, CALLERS_VERSION);
@@ -76,22 +75,21 @@ bool dfn_extract_callers_add(dfn_strtab *callers, const uint8_t *buf, size_t len
     return !in.bad;
 }
 
-/* A text's hash, given once: ids of tab, hashes in *v (0: none yet). */
+/* A text's hash, given once: ids of tab, hashes in v. */
 typedef struct { dfn_strtab *tab; uint64_t *v; size_t cap; } hashes;
 
 static const uint64_t *hash_of(const hashes *h, const char *t, size_t len)
 {
     uint32_t id = dfn_strtab_find(h->tab, t, len);
-    return id != DFN_NOID && h->v[id] ? &h->v[id] : NULL;
+    return id != DFN_NOID ? &h->v[id] : NULL;
 }
 
 /* Gives t a hash when it has none: true when it was given now. */
 static bool hash_take(hashes *h, dfn_map64 *taken, const char *t, size_t len)
 {
-    uint32_t had = dfn_strtab_count(h->tab), id = dfn_strtab_intern(h->tab, t, len);
+    uint32_t id;
+    if (!dfn_strtab_add(h->tab, t, len, &id)) return false;
     dfn_grow((void **)&h->v, &h->cap, (size_t)id + 1, sizeof *h->v);
-    if (id == had) h->v[id] = 0;   /* (new: none yet) */
-    if (h->v[id]) return false;
     h->v[id] = dfn_extract_hash(taken, t, len);
     return true;
 }
@@ -120,8 +118,7 @@ static void meta_push(rows_x *x, dfn_xmeta kind, size_t row)
 /* Adds the key in x->key to t: true when it was not there. */
 static bool key_put(rows_x *x, dfn_strtab *t)
 {
-    uint32_t had = dfn_strtab_count(t);
-    return dfn_strtab_intern(t, (const char *)x->key.b, x->key.n) == had;
+    return dfn_strtab_add(t, (const char *)x->key.b, x->key.n, NULL);
 }
 
 /* The hashes, metadata records, processes and span that call row `row`

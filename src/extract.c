@@ -62,8 +62,7 @@ static bool proc_put(dfn_strtab *t, uint32_t host, int64_t pid)
 {
     char key[12];
     proc_key(key, host, pid);
-    uint32_t n = (uint32_t)dfn_strtab_count(t);
-    return dfn_strtab_intern(t, key, sizeof key) == n;
+    return dfn_strtab_add(t, key, sizeof key, NULL);
 }
 
 static void meta_push(extractor *x, dfn_xmeta kind, uint32_t lane, uint32_t file)
@@ -89,7 +88,6 @@ uint64_t dfn_extract_hash(dfn_map64 *taken, const char *t, size_t len)
     }
 }
 
-static uint64_t hash_give(extractor *x, const char *t, size_t len) { return dfn_extract_hash(&x->taken, t, len); }
 
 static void put_id(FILE *out, const dfn_store *s, int64_t v)
 {
@@ -193,13 +191,13 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
         const dfn_lane *l = &s->lanes[s->lane[i]];
         size_t hl = dfn_strtab_len(s->strs, l->host);
         if (hl && !dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1)) {
-            *dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1) = hash_give(x, dfn_store_str(s, l->host), hl);
+            *dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1) = dfn_extract_hash(&x->taken, dfn_store_str(s, l->host), hl);
             meta_push(x, DFN_XMETA_HH, s->lane[i], 0);
         }
         uint32_t f = s->file[i];
         if (f && !dfn_map64_get(&x->file_hash, (uint64_t)f + 1)) {
             uint32_t path = s->files[f].path;
-            *dfn_map64_slot(&x->file_hash, (uint64_t)f + 1) = hash_give(x, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
+            *dfn_map64_slot(&x->file_hash, (uint64_t)f + 1) = dfn_extract_hash(&x->taken, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
             meta_push(x, DFN_XMETA_FH, s->lane[i], f);
             x->st->files++;
         }

@@ -1079,8 +1079,8 @@ static void build_counters(builder *b, const build_in *in)
                 memcpy(t, n, nl);
                 t[nl] = '.';
                 memcpy(t + nl + 1, f, fl);
-                uint32_t had = dfn_strtab_count(texts), id = dfn_strtab_intern(texts, t, nl + 1 + fl);
-                if (id == had) {
+                uint32_t id;
+                if (dfn_strtab_add(texts, t, nl + 1 + fl, &id)) {
                     dfn_grow((void **)&s->series, &cap, id + 1, sizeof *s->series);
                     s->series[id] = dfn_strtab_intern(s->strs, t, nl + 1 + fl);
                     s->nseries = id + 1;

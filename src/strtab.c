@@ -132,6 +132,13 @@ uint32_t dfn_strtab_intern(dfn_strtab *t, const char *s, size_t len)
     return strtab_intern_hashed(t, s, len, dfn_hash(s, len));
 }
 
+bool dfn_strtab_add(dfn_strtab *t, const char *s, size_t len, uint32_t *id)
+{
+    uint32_t had = dfn_strtab_count(t), got = dfn_strtab_intern(t, s, len);
+    if (id) *id = got;
+    return got == had;
+}
+
 const char *dfn_strtab_str(const dfn_strtab *t, uint32_t id)
 {
     return id < t->count ? t->strs[id] : "";

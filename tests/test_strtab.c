@@ -82,3 +82,18 @@ Test(strtab, caches_on_threads_agree)
     }
     dfn_strtab_free(t);
 }
+
+/* A set of texts: add says whether a text was new, with its id either way. */
+Test(strtab, add_says_whether_a_text_was_new)
+{
+    dfn_strtab *t = dfn_strtab_new();
+    uint32_t a, b, c;
+    cr_assert(dfn_strtab_add(t, "x\0y", 3, &a));
+    cr_assert(dfn_strtab_add(t, "x", 1, &b), "a prefix up to a NUL is another text");
+    cr_assert_not(dfn_strtab_add(t, "x\0y", 3, &c));
+    cr_assert_eq(c, a);
+    cr_assert_neq(a, b);
+    cr_assert_not(dfn_strtab_add(t, "x", 1, NULL));
+    cr_assert_eq(dfn_strtab_count(t), 2);
+    dfn_strtab_free(t);
+}

@@ -5,6 +5,7 @@
 #define DFNAV_STRTAB_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,8 @@ void dfn_strtab_free(dfn_strtab *t);
 /* Returns the id of [s, s+len), adding it if new. Not thread-safe: loader
  * threads go through a dfn_strcache. */
 uint32_t dfn_strtab_intern(dfn_strtab *t, const char *s, size_t len);
+/* The same, and whether it was new: sets of texts (*id may be NULL). */
+bool dfn_strtab_add(dfn_strtab *t, const char *s, size_t len, uint32_t *id);
 /* Id of the string, or DFN_NOID. */
 uint32_t dfn_strtab_find(const dfn_strtab *t, const char *s, size_t len);
 /* NUL-terminated text (may itself contain NUL bytes; use the length). */

@@ -296,8 +296,8 @@ static uint32_t *share_places(const dfn_store *s, const char *const *mine, const
     dfn_strtab *paths = dfn_strtab_new();
     uint32_t *first = dfn_xmalloc((nmine ? nmine : 1) * sizeof *first);   /* a path's id -> its first place */
     for (size_t k = 0; k < nmine; k++) {
-        uint32_t had = dfn_strtab_count(paths), id = dfn_strtab_intern(paths, mine[k], strlen(mine[k]));
-        if (id == had) first[id] = place[k];
+        uint32_t id;
+        if (dfn_strtab_add(paths, mine[k], strlen(mine[k]), &id)) first[id] = place[k];
     }
     uint32_t *out = dfn_xmalloc((s->nsrc ? s->nsrc : 1) * sizeof *out);
     for (size_t f = 0; f < s->nsrc; f++) {
@@ -536,8 +536,7 @@ static bool shares_whole(const share *sh, bool by_host, bool samples, char *who,
     dfn_strtab *procs = dfn_strtab_new();
     for (size_t j = 0; samples && !by_host && s && j < s->nsamples; j++) {
         uint64_t key[2] = { s->samples[j].host, (uint64_t)s->samples[j].pid };
-        uint32_t had = dfn_strtab_count(procs);
-        if (dfn_strtab_intern(procs, (const char *)key, sizeof key) != had) continue;
+        if (!dfn_strtab_add(procs, (const char *)key, sizeof key, NULL)) continue;
         fputs(dfn_store_str(s, s->samples[j].host), f);
         id_put(f, "/", s, s->samples[j].pid);
         fputc(0, f);
@@ -640,9 +639,10 @@ typedef struct {
 /* A key metadata would match one of rank r's lanes by. */
 static void meta_match(meta_seen *m, const char *key, size_t klen, int r)
 {
-    uint32_t before = dfn_strtab_count(m->match), id = dfn_strtab_intern(m->match, key, klen);
+    uint32_t id;
+    bool fresh = dfn_strtab_add(m->match, key, klen, &id);
     dfn_grow((void **)&m->owner, &m->ocap, (size_t)id + 1, sizeof *m->owner);
-    if (id == before) m->owner[id] = r;
+    if (fresh) m->owner[id] = r;
     else if (m->owner[id] != r) m->owner[id] = MANY_RANKS;
 }
 
