@@ -385,7 +385,7 @@ uint64_t dfn_mem_available(const char **why)
 
 /* ---- the verdict ---- */
 
-static void fmt_gib(uint64_t b, char *buf, size_t cap)
+void dfn_estimate_size_text(uint64_t b, char *buf, size_t cap)
 {
     if (b >= (uint64_t)1 << 30) snprintf(buf, cap, "%.1f GiB", (double)b / (1 << 30));
     else snprintf(buf, cap, "%.0f MiB", (double)b / (1 << 20));
@@ -420,6 +420,12 @@ static uint64_t estimate_need(const dfn_estimate *e, uint64_t events, uint64_t t
     return mul_add(mul_add(need, e->files, DFN_EST_PER_FILE), e->path_bytes, DFN_EST_PATH_COPIES);
 }
 
+uint64_t dfn_estimate_need(const dfn_estimate *e, uint64_t threads, uint64_t per_event)
+{
+    uint64_t events = dfn_estimate_events(e);
+    return events ? estimate_need(e, events, threads, per_event) : 0;
+}
+
 uint64_t dfn_estimate_nodes(const dfn_estimate *e, uint64_t threads, uint64_t per_event)
 {
     uint64_t events = dfn_estimate_events(e);
@@ -445,8 +451,8 @@ bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_eve
     uint64_t avail = dfn_mem_available(&why);
     if (need <= avail) return true;
     char n[32], a[32], ev[32];
-    fmt_gib(need, n, sizeof n);
-    fmt_gib(avail, a, sizeof a);
+    dfn_estimate_size_text(need, n, sizeof n);
+    dfn_estimate_size_text(avail, a, sizeof a);
     fmt_events(events, ev, sizeof ev);
     snprintf(msg, cap, "%s about %s (%" PRIu64 " files, ~%s events estimated), only %s available (%s)",
              runs ? "these runs need" : "this set needs", n, e->files, ev, a, why);

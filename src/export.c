@@ -149,6 +149,15 @@ void dfn_warnf(FILE *out, const char *fmt, ...)
     free(safe);
 }
 
+void dfn_warn_lines(FILE *out, const char *text)
+{
+    while (*text) {
+        size_t len = strcspn(text, "\n");
+        dfn_warnf(out, "%.*s", (int)len, text);
+        text += len + (text[len] == '\n');
+    }
+}
+
 /* The raw text of one cell; grows to any name length. */
 typedef struct { char *text; size_t len, cap; bool is_num, inf; } cell;   /* inf: JSON has no such number */
 

@@ -112,6 +112,11 @@ bool dfn_mem_env_check(char *msg, size_t cap);
  * M events estimated), only 3.9 GiB available (MemAvailable)". runs: the
  * set is several runs side by side. */
 bool dfn_estimate_fits(const dfn_estimate *e, uint64_t threads, uint64_t per_event, bool runs, char *msg, size_t cap);
+/* The bytes loading e's files needs (what dfn_estimate_fits compares with
+ * the memory there is); 0 without samples. */
+uint64_t dfn_estimate_need(const dfn_estimate *e, uint64_t threads, uint64_t per_event);
+/* b bytes as the verdicts write them: "478 MiB", "6.2 GiB". */
+void dfn_estimate_size_text(uint64_t b, char *buf, size_t cap);
 /* How many machines with this one's available memory hold e's files
  * between them, each loading a share (MPI ranks, one a node): what the
  * events need over what a node has past its fixed costs, rounded up (1

@@ -108,5 +108,7 @@ void dfn_write_padded(FILE *out, const char *s, size_t len, size_t width, bool r
 /* Writes "dfnav: " and the formatted message with dfn_fmt_safe's escapes
  * and a newline: paths and reasons from traces reach a terminal as text. */
 void dfn_warnf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Each line of text (the last may lack its '\n') as dfn_warnf writes it. */
+void dfn_warn_lines(FILE *out, const char *text);
 
 #endif

@@ -42,6 +42,14 @@ size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, ui
  * MPI plans them (a traced process's files together); 0 when one
  * process's files alone need more. */
 uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event);
+/* Where runs that do not fit here (dfn_runs_fit said no) would, for
+ * report's tables (nodes of this memory, a rank each under MPI), for the
+ * explorer (one process holds the set: a node with the memory it needs,
+ * running dfnav serve for dfnav --connect here), or for dfnav serve
+ * itself: lines, each ended by '\n' (malloc'd; "" when nothing would
+ * help). path: the first PATH argument; more: others follow it. */
+typedef enum { DFN_ADVICE_REPORT, DFN_ADVICE_EXPLORER, DFN_ADVICE_SERVE } dfn_advice;
+char *dfn_runs_advice(const dfn_runspec *runs, size_t n, int threads, dfn_advice what, const char *path, bool more);
 
 /* The preset a run takes without --layers: its own choice, or, when it has
  * no DLIO names of its own but another run has, that run's DLIO flavour

@@ -123,13 +123,10 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
     if (status != 3 && !o->force && !dfn_runs_fit(specs, n, o->threads, DFN_EST_CLI_PER_EVENT, msg, sizeof msg)) {
         fprintf(stderr, "dfnav: %s\n", msg);
         fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
-        /* (a rank a node: each holds its share) */
-        uint64_t nodes = dfn_runs_nodes(specs, n, o->threads, DFN_EST_CLI_PER_EVENT);
-        if (nodes == 0) fprintf(stderr, "dfnav: under MPI too: the files of one traced process alone need more than this memory\n");
-        if (nodes > 1) fprintf(stderr, "dfnav: about %" PRIu64 " nodes of this memory hold it for report under MPI, a rank each "
-                "(dfnav(1), MPI): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav report --by func %s%s (srun -N %" PRIu64
-                " -n %" PRIu64 ", flux run -N %" PRIu64 " -n %" PRIu64 ")\n", nodes, nodes,
-                o->npaths ? o->paths[0] : "PATH", o->npaths > 1 ? " ..." : "", nodes, nodes, nodes, nodes);
+        char *advice = dfn_runs_advice(specs, n, o->threads, o->serve ? DFN_ADVICE_SERVE : DFN_ADVICE_REPORT,
+                                       o->npaths ? o->paths[0] : NULL, o->npaths > 1);
+        dfn_warn_lines(stderr, advice);
+        free(advice);
         status = 4;
     }
     /* under MPI the ranks first parse shares of the files into images,

@@ -140,6 +140,7 @@ static void runner_free(runner *r)
     free(r->a.arg_names);
     free(r->a.edit.buf);
     free(r->a.mem_warning);
+    free(r->a.mem_advice);
     free(r->pending_path);
 }
 
@@ -422,12 +423,18 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
      * the replay gives up as the command line does, the explorer asks */
     char msg[512];
     if (!o->force && !dfn_runs_fit(r->specs, r->nruns, o->threads, DFN_EST_EXPLORER_PER_EVENT, msg, sizeof msg)) {
+        /* and where it would fit: a larger node, through dfnav serve */
+        char *advice = dfn_runs_advice(r->specs, r->nruns, o->threads, DFN_ADVICE_EXPLORER, npaths ? paths[0] : NULL,
+                                       npaths > 1);
         if (r->headless) {
             fprintf(stderr, "dfnav: %s\ndfnav: --force loads it anyway; fewer files need less\n", msg);
+            dfn_warn_lines(stderr, advice);
+            free(advice);
             runner_free(r);
             free(r);
             return 4;
         }
+        a->mem_advice = advice;
         a->mem_warning = dfn_xstrdup(msg);
         a->mode = MODE_MEMORY;
     }

@@ -1400,21 +1400,15 @@ static void draw_diag(app *a)
 
 /* Before loading: the estimate of a set that may not fit, word-wrapped,
  * and the question. */
-static void draw_memory(app *a)
+/* A paragraph of n bytes at m, its first letter capitalised, cut at
+ * spaces into lines w columns wide from row y (the first line indented
+ * one more), above row last; the row after it. */
+static int draw_paragraph(int y, int w, const char *m, size_t n, int last, bool ascii)
 {
-    bool ascii = a->opts.ascii || !a->utf8;
-    attron(A_BOLD);
-    mvaddstr(0, 0, "dfnav");
-    attroff(A_BOLD);
-    const char *m = a->mem_warning ? a->mem_warning : "";
-    int w = a->cols - 4, y = 2;
-    char first[2] = { (char)(*m >= 'a' && *m <= 'z' ? *m - 'a' + 'A' : *m), 0 };
-    attron(A_BOLD | pair(a, PAIR_WARN));
-    /* the first letter capitalised, then the rest cut at spaces */
-    if (*m) { mvaddstr(y, 2, first); m++; }
+    char first[2] = { (char)(n && *m >= 'a' && *m <= 'z' ? *m - 'a' + 'A' : *m), 0 };
+    if (n) { mvaddstr(y, 2, first); m++; n--; }
     int x = 3;
-    while (*m && y < a->rows - 6) {
-        size_t n = strlen(m);
+    while (n && y < last) {
         int room = w - (x - 2);
         size_t take = n;
         if ((int)n > room) {
@@ -1424,10 +1418,24 @@ static void draw_memory(app *a)
         }
         draw_text(y, x, room, m, take, false, false, ascii);
         m += take;
-        while (*m == ' ') m++;
+        n -= take;
+        while (n && *m == ' ') m++, n--;
         y++;
         x = 2;
     }
+    return y;
+}
+
+static void draw_memory(app *a)
+{
+    bool ascii = a->opts.ascii || !a->utf8;
+    attron(A_BOLD);
+    mvaddstr(0, 0, "dfnav");
+    attroff(A_BOLD);
+    const char *m = a->mem_warning ? a->mem_warning : "";
+    int w = a->cols - 4, y = 2, last = a->rows - 5;
+    attron(A_BOLD | pair(a, PAIR_WARN));
+    y = draw_paragraph(y, w, m, strlen(m), last, ascii);
     attroff(A_BOLD | pair(a, PAIR_WARN));
     static const char *rest[] = {
         "Loading it could fill the memory and make the machine swap.",
@@ -1437,6 +1445,12 @@ static void draw_memory(app *a)
     y++;
     for (size_t i = 0; i < sizeof rest / sizeof rest[0] && y < a->rows - 1; i++, y++)
         draw_text(y, 2, w, rest[i], strlen(rest[i]), false, false, ascii);
+    /* where it would fit: a line of dfn_runs_advice's a paragraph */
+    for (const char *p = a->mem_advice ? a->mem_advice : ""; *p && y < a->rows - 2;) {
+        size_t len = strcspn(p, "\n");
+        y = draw_paragraph(y + 1, w, p, len, a->rows - 1, ascii);
+        p += len + (p[len] == '\n');
+    }
     draw_hints(a);
 }
 

@@ -52,6 +52,7 @@ struct app {
     bool msg_middle;          /* cut it in the middle: a failed save's reason follows a path of any length */
     char progress[256];       /* loading: percent, events, rate, ETA */
     char *mem_warning;        /* MODE_MEMORY: why the set may not fit, before it loads */
+    char *mem_advice;         /* ... and where it would (dfn_runs_advice's lines) */
     bool loading;
     /* every run's final store is on screen: only its analyses (call tree,
      * access patterns) may still come, which jobs that read the stores

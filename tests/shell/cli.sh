@@ -132,6 +132,7 @@ grep -q "^dfnav: --force loads it anyway" "$T/err" && ok || fail "the way out is
 grep -q "^dfnav: under MPI too: the files of one traced process alone need more than this memory$" "$T/err" && ok ||
     fail "no number of nodes holds it: $(cat "$T/err")"
 check "nothing on standard output when refused" "" "$(cat "$T/out")"
+check "report's tables: no word of the explorer's node" 0 "$(grep -c "explorer" "$T/err")"
 # the estimate of the events within 5% of what loads
 est=$(sed -n 's/.*~\([0-9.]*\) k events.*/\1/p' "$T/err")
 real=$("$DFNAV" info -q --format csv "$T/ok" | tr -d '\r' | awk -F, '$1 == "total" { print $6 }')
@@ -165,6 +166,17 @@ check_status "info refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" info "$T/o
 check_status "runs side by side add up" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" report --compare "a=$T/ok" "b=$T/ok"
 grep -q "^dfnav: these runs need about [0-9]* MiB (4 files," "$T/err" && ok || fail "runs: $(cat "$T/err")"
 check_status "the replay refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" --replay q "$T/ok"
+# ... and names the node that would hold it for the explorer, and the way
+# there; as dfnav serve does for its clients' explorers
+need=$(sed -n 's/^dfnav: this set needs about \([0-9.]* [MG]iB\) .*/\1/p' "$T/err")
+grep -qF "dfnav: the explorer holds a set in one process: on a node with about $need available, start dfnav serve $T/ok (srun -N 1, flux run -N 1; under mpirun its ranks share the parse) and run dfnav --connect HOST:PORT here (dfnav(1), SERVING)" "$T/err" &&
+    ok || fail "the explorer's node ($need): $(cat "$T/err")"
+grep -q "^dfnav: under MPI too: the files of one traced process alone need more than this memory$" "$T/err" && ok ||
+    fail "the explorer: report under MPI is said too: $(cat "$T/err")"
+check_status "serve refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" serve --token-file "$T/advice-token" "$T/ok"
+grep -qF "dfnav: dfnav serve holds a set in one process (rank 0 under MPI) and each client's explorer needs about $need: start it on a node with that much available" "$T/err" &&
+    ok || fail "serve's node ($need): $(cat "$T/err")"
+[ -e "$T/advice-token" ] && fail "serve refused but left its token file" || ok
 # a real limit: under 20 MB of address space not even the fixed part fits
 # (a sanitizer build cannot start there: its shadow memory is terabytes)
 if (ulimit -v 20000 && exec "$DFNAV" --version >/dev/null 2>&1); then

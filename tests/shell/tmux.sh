@@ -176,6 +176,8 @@ done
 start "DFNAV_MEM_AVAILABLE=1M $E '$S'"
 expect "asks before loading" "This set needs about"
 expect "with the figures" "available (DFNAV_MEM_AVAILABLE)"
+expect "and the node that would hold it, through dfnav serve" "The explorer holds a set in one process: on a"
+expect "... and the way there (dfnav --connect)" "HOST:PORT"
 keys n
 expect "n quits with status 4" "DFNAV-EXIT=4"
 start "DFNAV_MEM_AVAILABLE=1M $E '$S'"
