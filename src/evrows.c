@@ -145,6 +145,26 @@ static void extract_put(obuf *o, recbuf *rb, const dfn_store *s, extract_of *xo,
     put_record(o, rb, s, i, dfn_extract_call_head, extract_args, xo);
 }
 
+/* Call i's order bytes: its time from the set's start, its file's place
+ * among the set's files, its place in the share's store. */
+static void order_put(obuf *o, const dfn_store *s, uint32_t i, const uint32_t *place)
+{
+    uint8_t key[ORDER_BYTES];
+    put_be(key, dfn_store_ts(s, i), 8);
+    put_be(key + 8, place[s->evsrc[i]], 4);
+    put_be(key + 12, i, 4);
+    put_raw(o, key, sizeof key);
+}
+
+uint8_t *dfn_evrow_text(const dfn_store *s, uint32_t i, const uint32_t *place, size_t *len)
+{
+    obuf o = {0};
+    order_put(&o, s, i, place);
+    dfn_call_fields(s, i, true, field_put, &o);
+    *len = o.n;
+    return o.b;
+}
+
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
                            dfn_evform form, dfn_unit agg_unit, size_t *len)
 {
@@ -169,12 +189,8 @@ uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows
     if (chrome || extract) recbuf_open(&rb);
     for (size_t k = 0; k < nrows; k++) {
         uint32_t i = r->events[k];
-        uint8_t key[ORDER_BYTES];
-        put_be(key, dfn_store_ts(s, i), 8);
-        put_be(key + 8, place[s->evsrc[i]], 4);
-        put_be(key + 12, i, 4);
         row.n = 0;
-        put_raw(&row, key, sizeof key);
+        order_put(&row, s, i, place);
         if (chrome) chrome_put(&row, &rb, s, &co, i);
         else if (extract) extract_put(&row, &rb, s, &xo, i);
         else dfn_call_fields(s, i, true, field_put, &row);
@@ -406,6 +422,11 @@ static bool fields_whole(dfn_evform form, const uint8_t *p, const uint8_t *end)
     return fields_each(p, end, true, NULL, NULL) == OWN_FIELDS;
 }
 
+bool dfn_evrow_text_ok(const uint8_t *t, size_t len)
+{
+    return len >= ORDER_BYTES && fields_whole(DFN_EVROWS_REPORT, t + ORDER_BYTES, t + len);
+}
+
 /* What a walk of a share's rows gives each row (its bytes from its
  * order bytes, and its sort's value), and what the share matched. */
 typedef struct {
@@ -596,9 +617,17 @@ dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg)
     return r;
 }
 
+/* The dimension of r's calls, or -1. */
+static int event_dim(const dfn_result *r)
+{
+    for (size_t d = 0; d < r->ndims; d++)
+        if (r->dims[d].kind == DFN_DIM_EVENT) return (int)d;
+    return -1;
+}
+
 bool dfn_evrows_merged(const dfn_result *r)
 {
-    return (r->keytext || r->evrowtab) && r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
+    return (r->keytext || r->evrowtab) && event_dim(r) >= 0;
 }
 
 /* A merged row's bytes, from its order bytes to *end; NULL when there
@@ -610,7 +639,9 @@ static const uint8_t *row_bytes(const dfn_result *r, size_t row, const uint8_t *
         *end = b + r->evrowtab->row[row].len;
         return *end - b >= ORDER_BYTES ? b : NULL;
     }
-    uint32_t id = dfn_result_key(r, row, 0)->id;
+    int d = event_dim(r);
+    if (d < 0 || !r->keytext) return NULL;
+    uint32_t id = dfn_result_key(r, row, (size_t)d)->id;
     const uint8_t *b = (const uint8_t *)dfn_strtab_str(r->keytext, id);
     *end = b + dfn_strtab_len(r->keytext, id);
     return *end - b >= ORDER_BYTES ? b : NULL;
@@ -634,6 +665,14 @@ bool dfn_evrow_extract(const dfn_result *r, size_t row, dfn_excall *c)
     memset(c, 0, sizeof *c);
     c->host = c->pid = c->tid = c->rank = c->pname = c->tname = c->path = c->head = c->args = "";
     return false;
+}
+
+int dfn_evrow_order_cmp(const dfn_result *r, size_t a, size_t b)
+{
+    const uint8_t *ea, *eb, *x = row_bytes(r, a, &ea), *y = row_bytes(r, b, &eb);
+    if (!x || !y) return !x - !y;   /* (never: the merge checked every row) */
+    int c = memcmp(x, y, ORDER_BYTES);
+    return c < 0 ? -1 : c > 0;
 }
 
 uint64_t dfn_evrow_ts(const dfn_result *r, size_t row)

@@ -592,7 +592,7 @@ Test(partial, queries_without_a_partial_say_why)
     cr_assert(dfn_filter_parse("time>1", &f, err, sizeof err));
     struct { const char *by; uint64_t metrics; const dfn_filter *f; size_t spark; const char *says; } cases[] = {
         { "event", 0, NULL, 0, "events" },
-        { "func,event", 0, NULL, 0, "events" },
+        { "func,event", 0, NULL, 0, "files were not kept" },   /* (calls within groups: their files' places) */
         { "func", 0, &f, 16, "sparklines" },
         { "func", 0, NULL, 16, "sparklines" },
     };
@@ -1154,6 +1154,95 @@ Test(partial, a_top_of_many_rows_is_what_a_whole_sort_puts_first)
                 dfn_dims_free(q.dims, q.ndims);
             }
     dfn_store_free(s);
+}
+
+/* Calls within other groups (report --by func,event): each share's
+ * partial, a call keyed by its bytes, cut to the rows that can be among
+ * the set's top with the set's total and compute, after a trip through
+ * its bytes; merged and finished as rank 0 does: the set's table in
+ * every format. */
+static void check_grouped_calls(char *const paths[NPROCS], const unsigned *masks, size_t nshares, const char *by,
+                                const char *where, int sort, bool desc, size_t top, uint64_t metrics)
+{
+    dfn_store *whole = su_load_paths((const char *const *)paths, NPROCS, 1, 0);
+    char err[256];
+    dfn_filter f;
+    cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
+    dfn_query q = { .sort = sort, .desc = desc, .top = top, .filter = &f, .threads = 1, .metrics = metrics };
+    cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+    q.layers = su_layerset(whole, "posix");
+    dfn_analysis an;
+    analyse(&an, whole, &q);
+    dfn_result *r = dfn_query_run(whole, &q, err, sizeof err);
+    cr_assert(r, "%s", err);
+    dfn_store *share[NPROCS];
+    dfn_partial *p[NPROCS];
+    dfn_analysis sa[NPROCS];
+    uint64_t total = 0, ncompute = 0;
+    for (size_t k = 0; k < nshares; k++) {
+        uint32_t place[NPROCS];
+        share[k] = calls_share(paths, masks[k], whole, place);
+        dfn_query qk = q;
+        qk.layers = su_layerset(share[k], "posix");
+        qk.place = place;
+        analyse(&sa[k], share[k], &qk);
+        p[k] = dfn_query_partial(share[k], &qk, err, sizeof err);
+        cr_assert(p[k], "%s", err);
+        total += p[k]->total;
+        ncompute += p[k]->ncompute;
+    }
+    dfn_partial *acc = NULL;
+    size_t sent = 0;
+    for (size_t k = 0; k < nshares; k++) {
+        dfn_partial *cut = partial_trip(dfn_partial_cut(p[k], &q, total, ncompute));
+        if (top) cr_assert_leq(cut->nrows, top, "by %s: a share sends at most the top", by);
+        sent += cut->nrows;
+        if (!acc) acc = cut;
+        else cr_assert(dfn_partial_merge(acc, cut, err, sizeof err), "%s", err);
+        dfn_analysis_free(&sa[k]);
+    }
+    dfn_result *m = dfn_partial_finish(acc, &q, dfn_layerset_layers(q.layers), err, sizeof err);
+    cr_assert(m, "%s", err);
+    m->merged_agg = whole->cnt.v != NULL;
+    cr_assert(dfn_evrows_merged(m));
+    cr_assert_gt(r->nrows, 0, "by %s where '%s': rows to print", by, where);
+    if (top) cr_assert_gt(r->total_us, 0);
+    dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(m, sort, desc);
+    const dfn_format fmts[] = { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON };
+    for (size_t k = 0; k < 3; k++) {
+        char *x = su_compare_text(a, fmts[k]), *y = su_compare_text(b, fmts[k]);
+        cr_assert_str_eq(x, y, "by %s where '%s', sort %d%s top %zu, %zu shares (%zu rows sent), format %zu", by, where,
+                         sort, desc ? " desc" : "", top, nshares, sent, k);
+        free(x);
+        free(y);
+    }
+    dfn_compare_free(a);
+    dfn_compare_free(b);
+    dfn_analysis_free(&an);
+    dfn_filter_free(&f);
+    dfn_dims_free(q.dims, q.ndims);
+    for (size_t k = 0; k < nshares; k++) dfn_store_free(share[k]);
+    dfn_store_free(whole);
+}
+
+/* The slowest calls of each group, by key, by a share of the set's time
+ * and by the overlap metrics of compute in one share alone (undefined in
+ * the others' own eyes), cut where the set's top is. */
+Test(partial, calls_within_groups_merge_as_the_sets)
+{
+    char *paths[NPROCS];
+    proc_files(paths);
+    const uint64_t basic = DFN_M_BASIC;
+    check_grouped_calls(paths, thirds, 3, "func,event", "", DFN_M_TIME_S, true, 10, basic);
+    check_grouped_calls(paths, each, 7, "event,func", "", -1, false, 0, basic);
+    check_grouped_calls(paths, halves, 2, "layer,event", "cat=POSIX", DFN_M_BYTES, true, 15, basic);
+    check_grouped_calls(paths, thirds, 3, "time,event", "", DFN_M_PCT_TIME, true, 7, basic);
+    check_grouped_calls(paths, each, 7, "proc,event", "file~shared", -1, true, 20, basic);
+    check_grouped_calls(paths, one, 1, "func,event", "", DFN_M_MAX_US, false, 5, basic);
+    g_compute = "cat=ai_framework pid=1";
+    check_grouped_calls(paths, thirds, 3, "func,event", "", DFN_M_EXPOSED_S, true, 12, basic | DFN_M_OVERLAP);
+    g_compute = NULL;
+    for (int k = 0; k < NPROCS; k++) free(paths[k]);
 }
 
 /* Chrome output of shares: tracks by their texts (two hosts, a process's

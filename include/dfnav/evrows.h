@@ -45,6 +45,12 @@ typedef struct {
  * records' time arguments (dfn_extract_agg_unit). */
 uint8_t *dfn_evrows_encode(const dfn_store *s, const dfn_result *r, size_t nrows, const uint32_t *place, int sort,
                            dfn_evform form, dfn_unit agg_unit, size_t *len);
+/* Call i of share s as a key of a partial's rows (report --by func,event
+ * on the shares): its order bytes and report's fields, as the rows of
+ * report's form hold them (malloc'd, *len bytes). place as above. */
+uint8_t *dfn_evrow_text(const dfn_store *s, uint32_t i, const uint32_t *place, size_t *len);
+/* Whether bytes that came as such a key read whole. */
+bool dfn_evrow_text_ok(const uint8_t *t, size_t len);
 /* What share s sends for q (grouped by event alone; its analysis
  * applied, whose failure is why_not): q's calls on s, sorted with the
  * set's total time and cut to q's top, or why they are not. total gets
@@ -71,8 +77,11 @@ bool dfn_evmerge_add(dfn_evmerge *m, const uint8_t *buf, size_t len, int *failed
 dfn_result *dfn_evmerge_finish(dfn_evmerge *m, const dfn_query *q, bool agg);
 void dfn_evmerge_free(dfn_evmerge *m);
 
-/* Whether r's rows are calls merged from shares. */
+/* Whether r's rows are (or group) calls merged from shares: calls alone,
+ * or calls within other groups, whose call keys are such bytes. */
 bool dfn_evrows_merged(const dfn_result *r);
+/* The set's order of the calls of merged rows a and b of r. */
+int dfn_evrow_order_cmp(const dfn_result *r, size_t a, size_t b);
 /* The start of merged call row `row` of r, in µs from its run's start. */
 uint64_t dfn_evrow_ts(const dfn_result *r, size_t row);
 /* The parts of merged call row `row` of r in Chrome's form; false (empty

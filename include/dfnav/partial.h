@@ -20,8 +20,14 @@
  *
  * Call paths read each process's call tree too: whole processes.
  *
+ * A call is a key within other groups (report --by func,event): its
+ * bytes (dfnav/evrows.h), which order it as the set's store does and
+ * carry the fields report prints; the query needs each file's place
+ * (dfn_query's place) and a store that keeps its events' files.
+ *
  * A query whose metrics or terms need more than these (sparklines,
- * events) has no partial: dfn_partial_supports says why. */
+ * calls alone, which merge as rows of calls) has no partial:
+ * dfn_partial_supports says why. */
 #ifndef DFNAV_PARTIAL_H
 #define DFNAV_PARTIAL_H
 
@@ -154,6 +160,15 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
 /* Adds from into into (the same query's partials); from is spent. */
 bool dfn_partial_merge(dfn_partial *into, dfn_partial *from, char *err, size_t errlen);
+/* The rows of p that keep marks (a byte a row), with all they hold, and
+ * p's totals (what it matched, its time, its compute); p is spent. */
+dfn_partial *dfn_partial_pick(dfn_partial *p, const uint8_t *keep);
+/* p (a share's partial of q, whose rows each hold calls of this share
+ * alone: calls within other groups) cut to the rows that can be among
+ * the set's first q->top, with the set's total µs and compute events:
+ * those the share's own rows sort first, as the set's rows would sort
+ * them. p is spent. */
+dfn_partial *dfn_partial_cut(dfn_partial *p, const dfn_query *q, uint64_t set_total, uint64_t set_ncompute);
 
 /* Bytes of p (malloc'd, *len of them). */
 uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len);

@@ -137,6 +137,11 @@ typedef struct {
      * result read for a few of them, such as the explorer's status line
      * facts: 80 bytes a row less) */
     bool asked_only;
+    /* a share's partial of calls within other groups (dfn_query_partial
+     * of --by func,event): each of the store's files' place among the
+     * set's files, which orders its calls as the set's store does (the
+     * store keeps its events' files) */
+    const uint32_t *place;
 } dfn_query;
 
 typedef struct {

@@ -89,8 +89,11 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     /* calls alone: each share's rows merge as they are (evrows.h) */
-    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT;
-    bool ok = m >= -1 && (calls || dfn_partial_supports(&q, err, sizeof err));
+    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT, grouped = false;
+    for (size_t d = 0; d < q.ndims; d++) grouped |= !calls && q.dims[d].kind == DFN_DIM_EVENT;
+    /* (comparing, calls within groups are refused once loaded: the
+     * images' way, as one process says it) */
+    bool ok = m >= -1 && !(grouped && o->compare) && (calls || dfn_partial_supports(&q, err, sizeof err));
     /* (Chrome output names a process's track by its rank, which its
      * first thread with one gives: its threads on one rank) */
     *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
@@ -206,6 +209,21 @@ static bool word_calls(const cli_opts *o, int word)
                  q.dims[0].kind == DFN_DIM_EVENT;
     dfn_dims_free(q.dims, q.ndims);
     return calls;
+}
+
+/* Whether word is report of calls within other groups (--by
+ * func,event): a call is a key of the partials, which need each call's
+ * file and its place among the run's, as calls alone do. */
+static bool word_grouped_calls(const cli_opts *o, int word)
+{
+    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return false;
+    char err[256];
+    dfn_query q = {0};
+    bool any = false;
+    if (dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims > 1)
+        for (size_t d = 0; d < q.ndims; d++) any |= q.dims[d].kind == DFN_DIM_EVENT;
+    dfn_dims_free(q.dims, q.ndims);
+    return any;
 }
 
 /* What runs on the ranks' shares: a run of one set, under a launcher. */
@@ -1034,17 +1052,36 @@ static void share_done(share *sh)
     sh->set.store = NULL;
 }
 
+/* Whether q groups calls within other groups: each row's calls lie on
+ * one rank. */
+static bool query_grouped_calls(const dfn_query *q)
+{
+    bool any = false;
+    for (size_t d = 0; d < q->ndims; d++) any |= q->dims[d].kind == DFN_DIM_EVENT;
+    return any && q->ndims > 1;
+}
+
 /* The partials of the queries on this rank's share of a run (an empty one
  * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
- * layers' names stay). */
-static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq)
+ * layers' names stay). Calls within other groups, whose rows each lie on
+ * one rank, go cut to the rows that can be among the set's --top (cut:
+ * not when comparing, whose runs' rows are matched before their top);
+ * every rank takes part. */
+static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq, bool cut)
 {
     char err[2048];
     for (size_t j = 0; j < qq->n; j++) {
         dfn_query q = qq->q[j];
+        q.place = sh->place;
         bool built = share_analyse(o, sh, &q, err, sizeof err);
         rq->p[j] = share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
+        if (cut && q.top && query_grouped_calls(&q)) {
+            /* (the set's total and compute: pct_time and the overlap
+             * metrics sort this share's rows as the set's) */
+            uint64_t total = dfn_dist_sum_u64(rq->p[j]->total), nc = dfn_dist_sum_u64(rq->p[j]->ncompute);
+            rq->p[j] = dfn_partial_cut(rq->p[j], &q, total, nc);
+        }
     }
     share_done(sh);
 }
@@ -1079,6 +1116,7 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     sh->ncompute = p ? p->ncompute : UINT64_MAX;
     dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
     if (p && !r) *own = OWN_NOT;
+    if (r) r->merged_agg = sh->agg;   /* (calls within groups: a calls column, as the set's store has) */
     all->slices_s += t2 - t1;
     all->merge_s += dfn_now() - t2;
     return r;
@@ -1154,7 +1192,7 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     }
     runq *rq = dfn_xcalloc(all->n, sizeof *rq);
     double t0 = dfn_now();
-    for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, &rq[k]);
+    for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, &rq[k], !all->labels);
     /* the merge's time apart from the queries': from when the slowest
      * rank's partials are ready */
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
@@ -1895,8 +1933,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     int whole;
     (void)word_probe(o, word, &whole);
     /* (info's accounts of the files name no hash) */
-    bool calls = word_calls(o, word);
-    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, calls, all);
+    bool calls = word_calls(o, word), placed_calls = calls || word_grouped_calls(o, word);
+    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, placed_calls, all);
     if (all->left) return -1;
     if (all->too_big) {
         if (dfn_dist_rank() == 0)
@@ -1916,10 +1954,10 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     if (!agree) return -1;
     /* calls: each file's place among the run's, or the images' way */
     bool placed = true;
-    for (size_t k = 0; calls && k < all->n; k++)
+    for (size_t k = 0; placed_calls && k < all->n; k++)
         for (size_t f = 0; all->run[k].set.store && f < all->run[k].set.store->nsrc; f++)
             placed &= all->run[k].place && all->run[k].place[f] != UINT32_MAX;
-    if (calls && dfn_dist_max_int(!placed)) return -1;
+    if (placed_calls && dfn_dist_max_int(!placed)) return -1;
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */
     /* a counter series no share has: the images' way, whose load of the

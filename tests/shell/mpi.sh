@@ -32,6 +32,24 @@ for f in nul.pfw negative.pfw truncated.pfw.gz kinds.pfw hash-twice.pfw numbers.
 done
 cp "$T/quoted/trace-0-of-3.pfw" "$T/damaged/gen.pfw"
 
+# foreign_names DIR: each file of DIR names the next one's process (a
+# process_name record without a host, after its first line): a name
+# whose events another rank holds, which only the set's load gives them,
+# so the set goes the images' way
+foreign_names() {
+    set -- "$1"/*.pfw
+    pids=""
+    for f in "$@"; do pids="$pids $(grep -m1 -o '"pid":[0-9]*' "$f" | cut -d: -f2)"; done
+    set -- $pids "$@"   # (the pids, each file's, then the files)
+    n=$(($# / 2)) k=1
+    for pid in $pids; do
+        eval "f=\${$((n + k))}"
+        eval "named=\${$((k % n + 1))}"
+        sed -i "1a {\"name\":\"process_name\",\"cat\":\"dftracer\",\"pid\":$named,\"tid\":$named,\"ph\":\"M\",\"args\":{\"name\":\"Named$named\",\"value\":\"process_name\"}}" "$f"
+        k=$((k + 1))
+    done
+}
+
 # same NAME N ARGS...: ARGS under mpirun -n N give one process's stdout
 # and exit status
 same() {
@@ -100,6 +118,7 @@ for set in $full; do
     same "$set: report json by layer" 2 report -q --no-cache --by layer -m all -f json "$T/$set"
     same "$set: report by time" 3 report -q --no-cache --by time --bin 0.5 -f csv "$T/$set"
     same "$set: report by event" 4 report -q --no-cache --by event --top 500 -f csv "$T/$set"
+    same "$set: report by function and call" 3 report -q --no-cache --by func,event --sort time_s --top 40 "$T/$set"
     same "$set: report --where" 2 report -q --no-cache --by host,func --where "dur>100" -m count,bytes,p99_us "$T/$set"
     same "$set: overview" 3 overview -q --no-cache "$T/$set"
     same "$set: info json" 2 info -q --no-cache -f json "$T/$set"
@@ -397,6 +416,25 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
     check "a subset too many calls for rank 0: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
     rm -rf "$T/callmany"
 fi
+# calls within other groups (report --by func,event): a call is a key of
+# the partials (its bytes: its place in the set's order, its fields),
+# each rank's rows cut to those that can be among the set's --top, as the
+# set's total time and compute sort them
+shares "calls within functions: the slowest" 3 report --no-cache --by func,event --sort time_s --top 20 -f csv \
+    "$T/newest-gz"
+shares "calls of one time within functions, all of them" 4 report --no-cache --by func,event "$T/ties"
+if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
+    shares "calls before their process, json" 2 report --no-cache --by event,proc --sort bytes --top 15 -f json \
+        "$T/quoted"
+    shares "calls within layers and time bins" 3 report --no-cache --by layer,time,event --top 30 "$T/u64"
+    shares "calls within functions by exposed I/O, compute of one process" 3 report --no-cache --by func,event \
+        -m overlap --sort exposed_s --top 12 -f csv --compute 'func=TorchFramework.compute pid=1000000' "$T/u64"
+    shares "calls within functions, the analysis metrics" 2 report --no-cache --by func,event -m all --top 10 "$T/parts"
+    shares "calls of aggregated records within functions" 2 report --no-cache --by func,event --top 50 -f csv \
+        "$T/v2agg"
+    refused "calls within functions of two runs: refused" 3 report --no-cache --compare --by func,event --top 20 \
+        u="$T/u64" q="$T/quoted"
+fi
 # extract on the shares: each rank selects its calls in the set's order,
 # rank 0 gives the hashes and metadata records in the order the set's
 # calls first need them and adds the counter samples the shares have of
@@ -540,12 +578,15 @@ same_files "rank 0 without a store: another rank's refusal in one process's word
 $MPIRUN -n 3 "$DFNAV" report --no-cache --by func "$T/u64" >/dev/null 2>"$T/mpi.err"
 grep -qE '^dfnav: MPI: 3 ranks: each queried its share of the files; rank 0 merged the results \(queries [0-9.]+ s, busy slices [0-9.]+ s, merge [0-9.]+ s\)$' "$T/mpi.err" &&
     ok || fail "report by function: each rank queried its share: $(grep '^dfnav: MPI:' "$T/mpi.err")"
-# and one they do not (calls within groups, each a row of one share's)
-# takes what the ranks' images gave: each rank's files, where every file
-# is a process of its own in microseconds (files sharing one, as these
-# damaged ones do, are read again by rank 0: their events cannot be told
-# apart in an image)
-$MPIRUN -n 3 "$DFNAV" report --no-cache --by func,event --top 30 "$T/u64" >/dev/null 2>"$T/mpi.err"
+# and a set they do not (a process's name in another process's file,
+# which only the set's load gives its events) takes what the ranks'
+# images gave: each rank's files, where every file is a process of its
+# own in microseconds (files sharing one, as these damaged ones do, are
+# read again by rank 0: their events cannot be told apart in an image)
+mkdir -p "$T/u64names"
+cp "$T/u64/"*.pfw "$T/u64names/"
+foreign_names "$T/u64names"
+$MPIRUN -n 3 "$DFNAV" report --no-cache --by func,event --top 30 "$T/u64names" >/dev/null 2>"$T/mpi.err"
 check "the ranks' images give every file" "dfnav: MPI: 3 ranks: 6 of 6 files from their images" \
     "$(grep '^dfnav: MPI:' "$T/mpi.err")"
 # a comparison's runs each an image of its own on every rank: runs that
@@ -710,6 +751,7 @@ check "no images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 sig_events=2000000
 if sanitized; then sig_events=300000; fi   # as long a load under ASan
 gen sig --seed 6 --events $sig_events --ranks 4
+foreign_names "$T/sig"   # (the images' way)
 $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/sig" >/dev/null 2>"$T/sig.err" &
 mpid=$!
 images() { set -- "$DFNAV_MPI_TMPDIR"/*/*.img; [ -e "$1" ]; }
@@ -724,7 +766,7 @@ if images; then
     # (the killed ranks gone first: mpirun may leave them to init to reap)
     n=0
     while [ $n -lt 100 ] && pgrep -f "$T/sig" >/dev/null; do sleep 0.1; n=$((n + 1)); done
-    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
+    $MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/u64names" >/dev/null 2>"$T/mpi.err"
     check "Ctrl-C on mpirun, then a run: images left behind" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 else
     wait $mpid
@@ -763,7 +805,7 @@ for d in "dfnav-rank1-$host-$dead-AbC123" "dfnav-rank0-$host-$dead-XyZ789~" "dfn
     "dfnav-rank1-elsewhere-$dead-OtHeR0" "dfnav-rank1-$host-$dead"; do
     mkdir "$DFNAV_MPI_TMPDIR/$d" && : >"$DFNAV_MPI_TMPDIR/$d/set-0123456789abcdef.img"
 done
-$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/quoted" >/dev/null 2>"$T/mpi.err"
+$MPIRUN -n 2 "$DFNAV" report -q --no-cache --by func,event --top 5 "$T/u64names" >/dev/null 2>"$T/mpi.err"
 check "the next run sweeps what gone ranks left" \
     "$(printf '%s\n' "dfnav-rank1-$host-$$-LiVe00" "dfnav-rank1-$host-$dead" "dfnav-rank1-elsewhere-$dead-OtHeR0" | LC_ALL=C sort | tr '\n' ' ')" \
     "$(ls -A "$DFNAV_MPI_TMPDIR" | LC_ALL=C sort | tr '\n' ' ')"
