@@ -37,6 +37,7 @@ struct dfn_match {
     bool windowed, at_point;
     bool needs_layers;        /* a layer term: the event's mask is read */
     const dfn_calltree *tree; /* where arg.NAME terms find enclosing calls, or NULL */
+    const uint64_t *only;     /* the events that may pass at all, a bit each, or NULL */
 };
 
 struct dfn_layerset {
@@ -322,6 +323,7 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
 static bool match_terms(const dfn_match *m, size_t i, uint64_t layers)
 {
     const dfn_store *s = m->s;
+    if (m->only && !(m->only[i >> 6] >> (i & 63) & 1)) return false;
     if (m->kind_ok && !m->kind_ok[s->kind[i]]) return false;
     if (m->file_ok && !m->file_ok[s->file[i]]) return false;
     if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
@@ -416,6 +418,8 @@ void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree)
     free(pe);
 }
 
+void dfn_match_set_only(dfn_match *m, const uint64_t *only) { m->only = only; }
+
 bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out)
 {
     if (dfn_store_arg(s, i, key, out)) return true;
@@ -437,7 +441,7 @@ void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t
     *kind_ok = m->kind_ok;
     *file_ok = m->file_ok;
     *lane_ok = m->lane_ok;
-    *per_event = m->net > 0 || m->never;
+    *per_event = m->net > 0 || m->never || m->only;
 }
 
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)

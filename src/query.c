@@ -2484,7 +2484,9 @@ static void part_finish_extra(part *p, dfn_result *r)
         uint64_t *ov = dfn_xcalloc(3 * (n ? n : 1), sizeof *ov);
         part_overlap_sums(p, ov, ov + n, ov + 2 * n);
         /* no compute event at all: nothing to hide I/O behind, nor to say it was not */
-        bool none = c->q->overlap && dfn_overlap_ncompute(c->q->overlap) == 0;
+        /* (a share's rows: undefined when compute matched nothing in the set) */
+        bool none = c->q->overlap &&
+                    (c->q->set_compute ? c->q->set_compute < 0 : dfn_overlap_ncompute(c->q->overlap) == 0);
         for (size_t row = 0; row < n; row++) overlap_put(r, row, ov[row], ov[n + row], ov[2 * n + row], none);
         free(ov);
     }
@@ -3017,28 +3019,18 @@ static void rows_best(size_t *order, size_t n, size_t keep)
     qsort(order, keep, sizeof *order, row_cmp);
 }
 
-/* The rows in the order of metric (-1: the key) and desc, as numbers of
- * r's rows: the first keep sorted, the rest after them in no order (all
- * n of them, malloc'd). */
-static size_t *result_order(const dfn_result *r, int metric, bool desc, size_t keep)
+/* Reorders the rows and keeps the first keep of them. */
+static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
 {
-    size_t n = r->nrows;
+    size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
+    if (keep > n) keep = n;
     sortctx c = { r, metric, desc };
     g_sort = &c;
     if (keep && keep < n / 16) rows_best(order, n, keep);
     else qsort(order, n, sizeof *order, row_cmp);
     g_sort = NULL;
-    return order;
-}
-
-/* Reorders the rows and keeps the first keep of them. */
-static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
-{
-    size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
-    if (keep > n) keep = n;
-    size_t *order = result_order(r, metric, desc, keep);
     if (r->events) {
         uint32_t *ev = dfn_xmalloc((keep ? keep : 1) * sizeof *ev);
         for (size_t i = 0; i < keep; i++) ev[i] = r->events[order[i]];
@@ -3519,9 +3511,18 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_
     return r;
 }
 
-/* The rows of p (q's) as a result's, in p's order; p is spent. */
-static dfn_result *partial_rows(dfn_partial *p, const dfn_query *q, const dfn_layers *layers)
+dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
+                               size_t errlen)
 {
+    bool ok = dfn_partial_supports(q, err, errlen);
+    if (ok && !dfn_partial_is_of(p, q)) {
+        snprintf(err, errlen, "a partial result of another query");
+        ok = false;
+    }
+    if (!ok) {
+        dfn_partial_free(p);
+        return NULL;
+    }
     dfn_result *r = partial_result(p, q, layers);
     uint64_t want = r->metrics;
     bool need_busy = want & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S));
@@ -3571,49 +3572,8 @@ static dfn_result *partial_rows(dfn_partial *p, const dfn_query *q, const dfn_la
     kept_full_rows(r, &kp, n);
     kept_free(&kp);
     dfn_partial_free(p);
-    return r;
-}
-
-dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
-                               size_t errlen)
-{
-    bool ok = dfn_partial_supports(q, err, errlen);
-    if (ok && !dfn_partial_is_of(p, q)) {
-        snprintf(err, errlen, "a partial result of another query");
-        ok = false;
-    }
-    if (!ok) {
-        dfn_partial_free(p);
-        return NULL;
-    }
-    dfn_result *r = partial_rows(p, q, layers);
     if (r->nrows && (r->ndims || q->top)) result_reorder(r, q->sort, q->desc, q->top ? q->top : r->nrows);
     return r;
-}
-
-dfn_partial *dfn_partial_cut(dfn_partial *p, const dfn_query *q, uint64_t set_total, uint64_t set_ncompute)
-{
-    if (!q->top || p->nrows <= q->top) return p;
-    /* the rows' metrics as the set's (pct_time of its total; the overlap
-     * metrics undefined only when no share's compute matched), from a
-     * copy, whose rows are p's in p's order */
-    size_t len;
-    uint8_t *bytes = dfn_partial_encode(p, &len);
-    char err[256];
-    dfn_partial *copy = dfn_partial_decode(bytes, len, err, sizeof err);
-    free(bytes);
-    if (!copy) return p;   /* (never: its own bytes) */
-    copy->total = set_total;
-    copy->ncompute = set_ncompute;
-    dfn_result *r = partial_rows(copy, q, NULL);
-    size_t *order = result_order(r, q->sort, q->desc, q->top);
-    uint8_t *keep = dfn_xcalloc(r->nrows, 1);
-    for (size_t k = 0; k < q->top; k++) keep[order[k]] = 1;
-    free(order);
-    dfn_result_free(r);
-    p = dfn_partial_pick(p, keep);
-    free(keep);
-    return p;
 }
 
 /* ---- the query ---- */
@@ -3759,6 +3719,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     dfn_match *m = dfn_match_compile(s, q->layers, f, err, errlen);
     if (!m) return NULL;
     dfn_match_set_tree(m, q->tree);
+    dfn_match_set_only(m, q->only);
     dfn_result *r = dfn_xcalloc(1, sizeof *r);
     r->ndims = q->ndims;
     dfn_dims_copy(r->dims, q->dims, q->ndims);
@@ -3991,6 +3952,54 @@ void dfn_result_free(dfn_result *r)
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
 {
     return query_exec(s, q, NULL, err, errlen);
+}
+
+/* pct_time of r's rows as shares of the set's total (µs): a share's rows
+ * sorted as the set's (sums_metrics' formula). */
+static void rows_pct_of(dfn_result *r, uint64_t set_us)
+{
+    if (r->mcol[DFN_M_PCT_TIME] < 0 || r->mcol[DFN_M_TIME_S] < 0) return;
+    r->total_time_s = set_us / 1e6;
+    for (size_t row = 0; row < r->nrows; row++) {
+        double t = *rm(r, row, DFN_M_TIME_S);
+        *rm(r, row, DFN_M_PCT_TIME) = isinf(t) || !(r->total_time_s > 0) ? NAN : 100.0 * t / r->total_time_s;
+    }
+}
+
+dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint64_t (*total)(uint64_t own),
+                                   char *err, size_t errlen)
+{
+    /* the share's rows whole, sorted once the set's total is known */
+    dfn_query all = *q;
+    all.top = 0;
+    all.sort = -1;
+    all.desc = false;
+    dfn_result *r = dfn_partial_supports(q, err, errlen) ? dfn_query_run(s, &all, err, errlen) : NULL;
+    uint64_t set = total(r ? r->total_us : 0);
+    if (!r) return NULL;
+    rows_pct_of(r, set);
+    dfn_result_sort_top(r, q->sort, q->desc, q->top);
+    uint64_t *only = dfn_xcalloc(s->n / 64 + 1, sizeof *only);
+    for (size_t row = 0; row < r->nrows; row++)
+        for (size_t d = 0; d < r->ndims; d++)
+            if (r->dims[d].kind == DFN_DIM_EVENT) {
+                uint32_t i = dfn_result_key(r, row, d)->id;
+                only[i >> 6] |= UINT64_C(1) << (i & 63);
+            }
+    /* their calls' partial: every row of those calls (a call in two
+     * layers or bins is rows the set may keep too), and the share's own
+     * totals, which the set's are the sum of */
+    dfn_query kept = *q;
+    kept.only = only;
+    dfn_partial *p = dfn_query_partial(s, &kept, err, errlen);
+    if (p) {
+        p->total = r->total_us;
+        p->matched = r->matched;
+        p->matched_calls = r->matched_calls;
+    }
+    free(only);
+    dfn_result_free(r);
+    return p;
 }
 
 dfn_partial *dfn_query_partial(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)

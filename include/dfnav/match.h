@@ -55,6 +55,9 @@ bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi);
  * matches without a tree, such as layer and compute definitions, read the
  * call's own). */
 void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree);
+/* Events beyond the filter's: only those whose bit (by store index) is
+ * set pass (NULL: no such bound); the bits outlive m. */
+void dfn_match_set_only(dfn_match *m, const uint64_t *only);
 /* Argument key of event i, or when it has none (and tree is given) of
  * the innermost enclosing call that has it; false when none has. */
 bool dfn_arg_inherited(const dfn_store *s, const dfn_calltree *tree, size_t i, uint32_t key, dfn_arg *out);

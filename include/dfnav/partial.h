@@ -160,15 +160,16 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
 /* Adds from into into (the same query's partials); from is spent. */
 bool dfn_partial_merge(dfn_partial *into, dfn_partial *from, char *err, size_t errlen);
-/* The rows of p that keep marks (a byte a row), with all they hold, and
- * p's totals (what it matched, its time, its compute); p is spent. */
-dfn_partial *dfn_partial_pick(dfn_partial *p, const uint8_t *keep);
-/* p (a share's partial of q, whose rows each hold calls of this share
- * alone: calls within other groups) cut to the rows that can be among
- * the set's first q->top, with the set's total µs and compute events:
- * those the share's own rows sort first, as the set's rows would sort
- * them. p is spent. */
-dfn_partial *dfn_partial_cut(dfn_partial *p, const dfn_query *q, uint64_t set_total, uint64_t set_ncompute);
+/* q's partial of calls within other groups (report --by func,event) on
+ * share s, of only the rows that can be among the set's first q->top
+ * (q->top > 0): s's rows are found and sorted whole first, with the
+ * set's total time (total: given this share's µs, the set's: an MPI sum,
+ * called once whatever happens) and compute (q->set_compute), then the
+ * partial made of their calls alone, with s's own totals. A row's calls
+ * lie in one share, so the set's first rows are among those of the
+ * shares' partials. NULL with a message (total called all the same). */
+dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint64_t (*total)(uint64_t own),
+                                   char *err, size_t errlen);
 
 /* Bytes of p (malloc'd, *len of them). */
 uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len);

@@ -142,6 +142,10 @@ typedef struct {
      * set's files, which orders its calls as the set's store does (the
      * store keeps its events' files) */
     const uint32_t *place;
+    /* the events the query may take at all, a bit each by store index
+     * (the calls of the rows a share keeps: dfn_query_partial_top); NULL:
+     * every one its filter passes */
+    const uint64_t *only;
 } dfn_query;
 
 typedef struct {

@@ -70,9 +70,15 @@ static int sort_metric(const char *sort)
  * metrics, whose samples of a host's telemetry count for its calls). */
 enum { WHOLE_NONE, WHOLE_PROCS, WHOLE_HOSTS };
 
-/* Whether partials answer a query of report's (by, where, sort) with o's
- * metrics and layers; *whole: what they need of the shares. */
-static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, int *whole)
+/* Calls within other groups go to the shares with a --top of at most
+ * this many: rank 0 merges that many rows a rank, about a KiB each; with
+ * more, or none (every call a row), it holds the set as one process
+ * would rather than every rank's rows of it. */
+#define GROUPED_TOP_MAX 100000
+
+/* Whether partials answer a query of report's (by, where, sort, top) with
+ * o's metrics and layers; *whole: what they need of the shares. */
+static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, size_t top, int *whole)
 {
     /* the query as report makes it (a bad one goes the usual way, which
      * says what is wrong) */
@@ -93,7 +99,8 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     for (size_t d = 0; d < q.ndims; d++) grouped |= !calls && q.dims[d].kind == DFN_DIM_EVENT;
     /* (comparing, calls within groups are refused once loaded: the
      * images' way, as one process says it) */
-    bool ok = m >= -1 && !(grouped && o->compare) && (calls || dfn_partial_supports(&q, err, sizeof err));
+    bool ok = m >= -1 && !(grouped && (o->compare || !top || top > GROUPED_TOP_MAX)) &&
+              (calls || dfn_partial_supports(&q, err, sizeof err));
     /* (Chrome output names a process's track by its rank, which its
      * first thread with one gives: its threads on one rank) */
     *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
@@ -190,7 +197,7 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
     bool ok = true;
     for (size_t j = 0; j < nq; j++) {
         int w = WHOLE_NONE;
-        ok = query_probe(o, qs[j].by, qs[j].where, qs[j].sort, &w) && ok;
+        ok = query_probe(o, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, &w) && ok;
         if (w > *whole) *whole = w;
     }
     free(where);
@@ -984,6 +991,25 @@ static dfn_partial *share_partial(share *sh, const dfn_query *q, const char *why
     return p ? p : dfn_partial_new(q);
 }
 
+/* share_partial of calls within other groups, of only the rows that can
+ * be among the set's first q->top (dfn_query_partial_top), sorted with
+ * the set's total time and compute. Every rank takes part (the sums). */
+static dfn_partial *share_partial_top(share *sh, const dfn_query *q, const char *why_not, int *failed)
+{
+    char err[2048];
+    dfn_query qs = *q;
+    /* (the overlap metrics of a row are undefined only when compute
+     * matched no call of the set) */
+    uint64_t nc = dfn_dist_sum_u64(qs.overlap ? dfn_overlap_ncompute(qs.overlap) : 0);
+    if (qs.overlap) qs.set_compute = nc ? 1 : -1;
+    dfn_partial *p = NULL;
+    if (sh->set.store && !why_not) p = dfn_query_partial_top(sh->set.store, &qs, dfn_dist_sum_u64, err, sizeof err);
+    else (void)dfn_dist_sum_u64(0);   /* (the set's total: every rank adds) */
+    *failed = !sh->set.store ? OWN_NOT : why_not ? OWN_ANALYSIS : p ? OWN_NOT : OWN_QUERY;
+    if (*failed) snprintf(sh->why, sizeof sh->why, "%s", why_not ? why_not : err);
+    return p ? p : dfn_partial_new(q);
+}
+
 /* Comparing, one bin width for every run's time bins, as
  * dfn_compare_run gives them, from the runs' spans over the ranks. */
 static void shares_common_bin(const shares *all, size_t nq, dfn_query *q)
@@ -1065,23 +1091,17 @@ static bool query_grouped_calls(const dfn_query *q)
  * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
  * layers' names stay). Calls within other groups, whose rows each lie on
- * one rank, go cut to the rows that can be among the set's --top (cut:
- * not when comparing, whose runs' rows are matched before their top);
- * every rank takes part. */
-static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq, bool cut)
+ * one rank, go as the rows that can be among the set's --top (the probe
+ * sent them here only with one); every rank takes part. */
+static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq)
 {
     char err[2048];
     for (size_t j = 0; j < qq->n; j++) {
         dfn_query q = qq->q[j];
         q.place = sh->place;
         bool built = share_analyse(o, sh, &q, err, sizeof err);
-        rq->p[j] = share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
-        if (cut && q.top && query_grouped_calls(&q)) {
-            /* (the set's total and compute: pct_time and the overlap
-             * metrics sort this share's rows as the set's) */
-            uint64_t total = dfn_dist_sum_u64(rq->p[j]->total), nc = dfn_dist_sum_u64(rq->p[j]->ncompute);
-            rq->p[j] = dfn_partial_cut(rq->p[j], &q, total, nc);
-        }
+        rq->p[j] = query_grouped_calls(&q) ? share_partial_top(sh, &q, built ? NULL : err, &rq->failed[j])
+                                           : share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
     }
     share_done(sh);
 }
@@ -1192,7 +1212,7 @@ static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq
     }
     runq *rq = dfn_xcalloc(all->n, sizeof *rq);
     double t0 = dfn_now();
-    for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, &rq[k], !all->labels);
+    for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, &rq[k]);
     /* the merge's time apart from the queries': from when the slowest
      * rank's partials are ready */
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;

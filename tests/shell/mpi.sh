@@ -416,13 +416,16 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
     check "a subset too many calls for rank 0: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
     rm -rf "$T/callmany"
 fi
-# calls within other groups (report --by func,event): a call is a key of
-# the partials (its bytes: its place in the set's order, its fields),
-# each rank's rows cut to those that can be among the set's --top, as the
-# set's total time and compute sort them
+# calls within other groups (report --by func,event) with a --top: a call
+# is a key of the partials (its bytes: its place in the set's order, its
+# fields), each rank's the rows of its calls that can be among the set's
+# top, as the set's total time and compute sort them; without a --top
+# (every call a row) rank 0 holds the set, as one process does
 shares "calls within functions: the slowest" 3 report --no-cache --by func,event --sort time_s --top 20 -f csv \
     "$T/newest-gz"
-shares "calls of one time within functions, all of them" 4 report --no-cache --by func,event "$T/ties"
+shares "calls of one time within functions, a top past them all" 4 report --no-cache --by func,event --top 100 "$T/ties"
+same "calls within functions, every one" 3 report --no-cache --by func,event "$T/quoted"
+check "calls within functions, every one: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
 if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s an mpirun there)
     shares "calls before their process, json" 2 report --no-cache --by event,proc --sort bytes --top 15 -f json \
         "$T/quoted"
