@@ -70,6 +70,15 @@ static int sort_metric(const char *sort)
  * metrics, whose samples of a host's telemetry count for its calls). */
 enum { WHOLE_NONE, WHOLE_PROCS, WHOLE_HOSTS };
 
+/* Whether q groups calls within other groups: each row's calls lie on
+ * one rank. */
+static bool query_grouped_calls(const dfn_query *q)
+{
+    bool any = false;
+    for (size_t d = 0; d < q->ndims; d++) any |= q->dims[d].kind == DFN_DIM_EVENT;
+    return any && q->ndims > 1;
+}
+
 /* Calls within other groups go to the shares with a --top of at most
  * this many: rank 0 merges that many rows a rank, about a KiB each; with
  * more, or none (every call a row), it holds the set as one process
@@ -95,8 +104,7 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     int m = sort_metric(sort);
     if (m >= 0) q.metrics |= DFN_M_BIT(m);
     /* calls alone: each share's rows merge as they are (evrows.h) */
-    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT, grouped = false;
-    for (size_t d = 0; d < q.ndims; d++) grouped |= !calls && q.dims[d].kind == DFN_DIM_EVENT;
+    bool calls = q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT, grouped = query_grouped_calls(&q);
     /* (comparing, calls within groups are refused once loaded: the
      * images' way, as one process says it) */
     bool ok = m >= -1 && !(grouped && (o->compare || !top || top > GROUPED_TOP_MAX)) &&
@@ -226,9 +234,7 @@ static bool word_grouped_calls(const cli_opts *o, int word)
     if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return false;
     char err[256];
     dfn_query q = {0};
-    bool any = false;
-    if (dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims > 1)
-        for (size_t d = 0; d < q.ndims; d++) any |= q.dims[d].kind == DFN_DIM_EVENT;
+    bool any = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && query_grouped_calls(&q);
     dfn_dims_free(q.dims, q.ndims);
     return any;
 }
@@ -981,30 +987,25 @@ typedef struct {
 
 /* q's partial of this rank's share, or an empty one (it adds nothing)
  * where the share has no store or its analysis failed (why_not: why) or
- * its query did: *failed says which (OWN_*), why in sh->why. */
+ * its query did: *failed says which (OWN_*), why in sh->why. Calls within
+ * other groups: only the rows that can be among the set's first --top
+ * (dfn_query_partial_top), sorted with the set's total time and, for the
+ * overlap metrics, whether compute matched any call of the set; every
+ * rank takes part (the sums). */
 static dfn_partial *share_partial(share *sh, const dfn_query *q, const char *why_not, int *failed)
 {
     char err[2048];
-    dfn_partial *p = sh->set.store && !why_not ? dfn_query_partial(sh->set.store, q, err, sizeof err) : NULL;
-    *failed = !sh->set.store ? OWN_NOT : why_not ? OWN_ANALYSIS : p ? OWN_NOT : OWN_QUERY;
-    if (*failed) snprintf(sh->why, sizeof sh->why, "%s", why_not ? why_not : err);
-    return p ? p : dfn_partial_new(q);
-}
-
-/* share_partial of calls within other groups, of only the rows that can
- * be among the set's first q->top (dfn_query_partial_top), sorted with
- * the set's total time and compute. Every rank takes part (the sums). */
-static dfn_partial *share_partial_top(share *sh, const dfn_query *q, const char *why_not, int *failed)
-{
-    char err[2048];
-    dfn_query qs = *q;
-    /* (the overlap metrics of a row are undefined only when compute
-     * matched no call of the set) */
-    uint64_t nc = dfn_dist_sum_u64(qs.overlap ? dfn_overlap_ncompute(qs.overlap) : 0);
-    if (qs.overlap) qs.set_compute = nc ? 1 : -1;
+    bool have = sh->set.store && !why_not;
     dfn_partial *p = NULL;
-    if (sh->set.store && !why_not) p = dfn_query_partial_top(sh->set.store, &qs, dfn_dist_sum_u64, err, sizeof err);
-    else (void)dfn_dist_sum_u64(0);   /* (the set's total: every rank adds) */
+    if (query_grouped_calls(q)) {
+        dfn_query qs = *q;
+        uint64_t nc = dfn_dist_sum_u64(have && qs.overlap ? dfn_overlap_ncompute(qs.overlap) : 0);
+        if (qs.overlap) qs.set_compute = nc ? 1 : -1;
+        if (have) p = dfn_query_partial_top(sh->set.store, &qs, dfn_dist_sum_u64, err, sizeof err);
+        else (void)dfn_dist_sum_u64(0);   /* (the set's total: every rank adds) */
+    } else if (have) {
+        p = dfn_query_partial(sh->set.store, q, err, sizeof err);
+    }
     *failed = !sh->set.store ? OWN_NOT : why_not ? OWN_ANALYSIS : p ? OWN_NOT : OWN_QUERY;
     if (*failed) snprintf(sh->why, sizeof sh->why, "%s", why_not ? why_not : err);
     return p ? p : dfn_partial_new(q);
@@ -1078,15 +1079,6 @@ static void share_done(share *sh)
     sh->set.store = NULL;
 }
 
-/* Whether q groups calls within other groups: each row's calls lie on
- * one rank. */
-static bool query_grouped_calls(const dfn_query *q)
-{
-    bool any = false;
-    for (size_t d = 0; d < q->ndims; d++) any |= q->dims[d].kind == DFN_DIM_EVENT;
-    return any && q->ndims > 1;
-}
-
 /* The partials of the queries on this rank's share of a run (an empty one
  * where it has none, or its query failed), then its store goes: the
  * share is its partials now, before the merges hold the others' (the
@@ -1100,8 +1092,7 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq
         dfn_query q = qq->q[j];
         q.place = sh->place;
         bool built = share_analyse(o, sh, &q, err, sizeof err);
-        rq->p[j] = query_grouped_calls(&q) ? share_partial_top(sh, &q, built ? NULL : err, &rq->failed[j])
-                                           : share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
+        rq->p[j] = share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
     }
     share_done(sh);
 }
