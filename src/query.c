@@ -2954,10 +2954,27 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
 typedef struct { const dfn_result *r; int metric; bool desc; } sortctx;
 
 static _Thread_local const sortctx *g_sort;   /* qsort has no context argument */
+/* Rows by their max_proc, the text it shows ("host/pid"), as text keys
+ * sort: the same order for a store's rows and for merged ones, whose
+ * process numbers differ (none last, either way). */
+static int max_proc_cmp(const dfn_result *r, size_t a, size_t b, bool desc)
+{
+    char *x = dfn_result_metric_dup(r, a, DFN_M_MAX_PROC), *y = dfn_result_metric_dup(r, b, DFN_M_MAX_PROC);
+    size_t lx = strlen(x), ly = strlen(y);
+    int o = !lx || !ly ? (lx ? -1 : 0) - (ly ? -1 : 0) : key_text_cmp(x, lx, y, ly) * (desc ? -1 : 1);
+    free(x);
+    free(y);
+    return o;
+}
+
 static int row_cmp(const void *pa, const void *pb)
 {
     const sortctx *c = g_sort;
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    if (c->metric == DFN_M_MAX_PROC && !c->r->events) {   /* (calls alone have none: NaN, as merged ones) */
+        int o = max_proc_cmp(c->r, a, b, c->desc);
+        return o ? o : dfn_result_key_cmp(c->r, a, c->r, b);
+    }
     if (c->metric >= 0) {
         double x = dfn_result_metric(c->r, a, c->metric), y = dfn_result_metric(c->r, b, c->metric);
         /* undefined values (a share of nothing) last, either way */

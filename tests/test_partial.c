@@ -557,6 +557,9 @@ Test(partial, sorting_and_top_as_the_whole_set)
     check_split(thirds, 3, "func,file", "", DFN_M_BUSY_S, false, 0, 2);
     check_split(halves, 2, "proc", "", DFN_M_MAX_US, true, 0, 1);
     check_split(halves, 2, "func", "", -1, true, 2, 1);
+    /* by the slowest process's name, which merged rows number otherwise */
+    check_split(each, 7, "func", "", DFN_M_MAX_PROC, true, 0, 1);
+    check_split(thirds, 3, "file", "", DFN_M_MAX_PROC, false, 5, 2);
 }
 
 /* The union across shares is not the sum of the shares' unions: the

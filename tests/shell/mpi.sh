@@ -416,6 +416,9 @@ if ! sanitized; then   # (under the sanitizers, one check of each way: about 4 s
     check "a subset too many calls for rank 0: the images' way" 1 "$(grep -c 'files from their images' "$T/mpi.err")"
     rm -rf "$T/callmany"
 fi
+# rows sorted by their slowest process's name, which a store and the
+# merged partials number apart
+shares "sorted by the slowest process's name" 3 report --no-cache --by func -m all --sort max_proc -f csv "$T/u64"
 # calls within other groups (report --by func,event) with a --top: a call
 # is a key of the partials (its bytes: its place in the set's order, its
 # fields), each rank's the rows of its calls that can be among the set's
