@@ -58,7 +58,7 @@ void dfn_map64_add_rows(dfn_map64 *dst, const dfn_map64 *src, const uint32_t *ro
     uint64_t low = (UINT64_C(1) << shift) - 1;
     for (size_t j = 0; j < src->cap; j++) {
         uint64_t k = src->k[j];
-        if (k == DFN_MAP64_EMPTY) continue;
+        if (k == DFN_MAP64_EMPTY || rowmap[k >> shift] == DFN_MAP64_NOROW) continue;
         uint64_t *v = dfn_map64_slot(dst, (uint64_t)rowmap[k >> shift] << shift | (lowmap ? lowmap[k & low] : k & low));
         *v = dfn_sat_add(*v, src->v[j]);
     }

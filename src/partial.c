@@ -255,11 +255,16 @@ static uint32_t text_in(dfn_partial *a, const dfn_partial *b, uint32_t id)
     return dfn_strtab_intern(a->text, dfn_strtab_str(b->text, id), dfn_strtab_len(b->text, id));
 }
 
-/* b's rows and processes as a's: maps of their ids. */
-static void merge_ids(dfn_partial *a, const dfn_partial *b, uint32_t *rowmap, uint32_t *procmap)
+/* b's rows and processes as a's: maps of their ids; the rows keep does
+ * not mark (when given) map to DFN_MAP64_NOROW. */
+static void merge_ids(dfn_partial *a, const dfn_partial *b, const uint8_t *keep, uint32_t *rowmap, uint32_t *procmap)
 {
     uint32_t keys[DFN_MAX_DIMS];
     for (size_t r = 0; r < b->nrows; r++) {
+        if (keep && !keep[r]) {
+            rowmap[r] = DFN_MAP64_NOROW;
+            continue;
+        }
         for (size_t d = 0; d < b->ndims; d++) {
             uint32_t k = b->keys[r * b->ndims + d];
             keys[d] = dfn_dim_numbered(b->dims[d].kind) ? k : text_in(a, b, k);
@@ -301,17 +306,13 @@ static bool partial_same_window(dfn_partial *a, const dfn_partial *b)
     return same || !(a->timed || b->timed);
 }
 
-bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
+/* b's rows that keep marks (NULL: all) added into a's, which has b's
+ * query and window; b's totals whole. b stays the caller's. */
+static void partial_absorb(dfn_partial *a, const dfn_partial *b, const uint8_t *keep)
 {
-    if (!partial_same_query(a, b) || !partial_same_window(a, b)) {
-        snprintf(err, errlen, partial_same_query(a, b) ? "partial results of shares of different spans"
-                                                       : "partial results of different queries");
-        dfn_partial_free(b);
-        return false;
-    }
     uint32_t *rowmap = dfn_xmalloc((b->nrows ? b->nrows : 1) * sizeof *rowmap);
     uint32_t *procmap = dfn_xmalloc((b->nprocs ? b->nprocs : 1) * sizeof *procmap);
-    merge_ids(a, b, rowmap, procmap);
+    merge_ids(a, b, keep, rowmap, procmap);
     dfn_map64_add_rows(&a->hist, &b->hist, rowmap, 16, NULL);
     dfn_map64_add_rows(&a->szh, &b->szh, rowmap, 16, NULL);
     dfn_map64_add_rows(&a->sizebins, &b->sizebins, rowmap, 8, NULL);
@@ -320,46 +321,73 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
     dfn_map64_add_rows(&a->procbytes, &b->procbytes, rowmap, 32, procmap);
     const dfn_map64 *bm = &b->files;
     for (size_t j = 0; j < bm->cap; j++)
-        if (bm->k[j] != DFN_MAP64_EMPTY)
+        if (bm->k[j] != DFN_MAP64_EMPTY && rowmap[bm->k[j] >> 32] != DFN_MAP64_NOROW)
             *dfn_map64_slot(&a->files, (uint64_t)rowmap[bm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)bm->k[j])) = 1;
     /* a file two shares' processes used is shared (a process is in one
      * share's map once: its own files) */
     const dfn_map64 *sm = &b->share;
     for (size_t j = 0; j < sm->cap; j++) {
-        if (sm->k[j] == DFN_MAP64_EMPTY) continue;
+        if (sm->k[j] == DFN_MAP64_EMPTY || rowmap[sm->k[j] >> 32] == DFN_MAP64_NOROW) continue;
         uint64_t v = sm->v[j] == DFN_PARTIAL_MANY ? DFN_PARTIAL_MANY : (uint64_t)procmap[sm->v[j] - 1] + 1;
         dfn_partial_share_put(&a->share, (uint64_t)rowmap[sm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)sm->k[j]), v);
     }
     for (size_t j = 0; j < b->ctrn.cap; j++) {   /* counters: samples, and their sums with the carry */
         uint64_t key = b->ctrn.k[j];
-        if (key == DFN_MAP64_EMPTY) continue;
+        if (key == DFN_MAP64_EMPTY || rowmap[key >> 8] == DFN_MAP64_NOROW) continue;
         dfn_partial_ctr_add(a, rowmap[key >> 8], key & 0xff, b->ctrn.v[j], dfn_partial_ctr_sum(b, key));
     }
     /* b's segments join a's log: nothing is expanded before the finish */
     size_t pos = 0;
     uint64_t last = 0, row, s0, e0;
-    while (dfn_seglog_next(&b->log, &pos, &last, &row, &s0, &e0)) dfn_seglog_add(&a->log, rowmap[row], s0, e0);
+    while (dfn_seglog_next(&b->log, &pos, &last, &row, &s0, &e0))
+        if (rowmap[row] != DFN_MAP64_NOROW) dfn_seglog_add(&a->log, rowmap[row], s0, e0);
     a->total = dfn_sat_add(a->total, b->total);
     a->matched += b->matched;
     a->matched_calls += b->matched_calls;
     a->ncompute = dfn_sat_add(a->ncompute, b->ncompute);
     free(rowmap);
     free(procmap);
+}
+
+bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
+{
+    if (!partial_same_query(a, b) || !partial_same_window(a, b)) {
+        snprintf(err, errlen, partial_same_query(a, b) ? "partial results of shares of different spans"
+                                                       : "partial results of different queries");
+        dfn_partial_free(b);
+        return false;
+    }
+    partial_absorb(a, b, NULL);
     dfn_partial_free(b);
     return true;
+}
+
+/* An empty partial of p's query and window. */
+static dfn_partial *partial_frame(const dfn_partial *p)
+{
+    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes };
+    memcpy(q.dims, p->dims, sizeof q.dims);
+    dfn_partial *out = dfn_partial_new(&q);
+    out->nctr = p->nctr;
+    out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
+    out->timed = p->timed;
+    out->stretch = p->stretch;
+    return out;
+}
+
+dfn_partial *dfn_partial_pick(dfn_partial *p, const uint8_t *keep)
+{
+    dfn_partial *out = partial_frame(p);
+    partial_absorb(out, p, keep);
+    dfn_partial_free(p);
+    return out;
 }
 
 /* ---- busy time by slices of time ---- */
 
 dfn_partial *dfn_partial_slice(dfn_partial *p, uint64_t lo, uint64_t hi)
 {
-    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes };
-    memcpy(q.dims, p->dims, sizeof q.dims);
-    dfn_partial *out = dfn_partial_new(&q);
-    out->nctr = p->nctr;   /* (the same query's: its counters stay with p) */
-    out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
-    out->timed = p->timed;
-    out->stretch = p->stretch;
+    dfn_partial *out = partial_frame(p);   /* (the same query's: its counters stay with p) */
     uint32_t keys[DFN_MAX_DIMS];
     uint32_t *orow = dfn_xmalloc((p->nrows ? p->nrows : 1) * sizeof *orow);   /* + 1; 0: not in out yet */
     memset(orow, 0, (p->nrows ? p->nrows : 1) * sizeof *orow);

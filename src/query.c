@@ -3036,18 +3036,28 @@ static void rows_best(size_t *order, size_t n, size_t keep)
     qsort(order, keep, sizeof *order, row_cmp);
 }
 
-/* Reorders the rows and keeps the first keep of them. */
-static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
+/* The rows in the order of metric (-1: the key) and desc, as numbers of
+ * r's rows: the first keep sorted, the rest after them in no order (all
+ * n of them, malloc'd). */
+static size_t *result_order(const dfn_result *r, int metric, bool desc, size_t keep)
 {
-    size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
+    size_t n = r->nrows;
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
-    if (keep > n) keep = n;
     sortctx c = { r, metric, desc };
     g_sort = &c;
     if (keep && keep < n / 16) rows_best(order, n, keep);
     else qsort(order, n, sizeof *order, row_cmp);
     g_sort = NULL;
+    return order;
+}
+
+/* Reorders the rows and keeps the first keep of them. */
+static void result_reorder(dfn_result *r, int metric, bool desc, size_t keep)
+{
+    size_t n = r->nrows, nd = r->ndims, w = r->spark_bins;
+    if (keep > n) keep = n;
+    size_t *order = result_order(r, metric, desc, keep);
     if (r->events) {
         uint32_t *ev = dfn_xmalloc((keep ? keep : 1) * sizeof *ev);
         for (size_t i = 0; i < keep; i++) ev[i] = r->events[order[i]];
@@ -3528,18 +3538,9 @@ static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_
     return r;
 }
 
-dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
-                               size_t errlen)
+/* The rows of p (q's) as a result's, in p's order; p is spent. */
+static dfn_result *partial_rows(dfn_partial *p, const dfn_query *q, const dfn_layers *layers)
 {
-    bool ok = dfn_partial_supports(q, err, errlen);
-    if (ok && !dfn_partial_is_of(p, q)) {
-        snprintf(err, errlen, "a partial result of another query");
-        ok = false;
-    }
-    if (!ok) {
-        dfn_partial_free(p);
-        return NULL;
-    }
     dfn_result *r = partial_result(p, q, layers);
     uint64_t want = r->metrics;
     bool need_busy = want & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S));
@@ -3589,8 +3590,49 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
     kept_full_rows(r, &kp, n);
     kept_free(&kp);
     dfn_partial_free(p);
+    return r;
+}
+
+dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_layers *layers, char *err,
+                               size_t errlen)
+{
+    bool ok = dfn_partial_supports(q, err, errlen);
+    if (ok && !dfn_partial_is_of(p, q)) {
+        snprintf(err, errlen, "a partial result of another query");
+        ok = false;
+    }
+    if (!ok) {
+        dfn_partial_free(p);
+        return NULL;
+    }
+    dfn_result *r = partial_rows(p, q, layers);
     if (r->nrows && (r->ndims || q->top)) result_reorder(r, q->sort, q->desc, q->top ? q->top : r->nrows);
     return r;
+}
+
+dfn_partial *dfn_partial_cut(dfn_partial *p, const dfn_query *q, uint64_t set_total, uint64_t set_ncompute)
+{
+    if (!q->top || p->nrows <= q->top) return p;
+    /* the rows' metrics as the set's (pct_time of its total; the overlap
+     * metrics undefined only when no share's compute matched), from a
+     * copy, whose rows are p's in p's order */
+    size_t len;
+    uint8_t *bytes = dfn_partial_encode(p, &len);
+    char err[256];
+    dfn_partial *copy = dfn_partial_decode(bytes, len, err, sizeof err);
+    free(bytes);
+    if (!copy) return p;   /* (never: its own bytes) */
+    copy->total = set_total;
+    copy->ncompute = set_ncompute;
+    dfn_result *r = partial_rows(copy, q, NULL);
+    size_t *order = result_order(r, q->sort, q->desc, q->top);
+    uint8_t *keep = dfn_xcalloc(r->nrows, 1);
+    for (size_t k = 0; k < q->top; k++) keep[order[k]] = 1;
+    free(order);
+    dfn_result_free(r);
+    p = dfn_partial_pick(p, keep);
+    free(keep);
+    return p;
 }
 
 /* ---- the query ---- */

@@ -1197,8 +1197,15 @@ static void check_grouped_calls(char *const paths[NPROCS], const unsigned *masks
         p = partial_trip(p);
         if (top) cr_assert_leq(p->nrows, top * 4, "by %s: a share sends about the top", by);
         sent += p->nrows;
+        /* as the tree of ranks merges them: each row's busy time united
+         * on its share, each merge cut to the set's first top rows */
+        dfn_partial_sum_busy(p);
         if (!acc) acc = p;
         else cr_assert(dfn_partial_merge(acc, p, err, sizeof err), "%s", err);
+        if (top) {
+            acc = dfn_partial_cut(acc, &q, r->total_us, set_compute > 0 ? 1 : 0);
+            cr_assert_leq(acc->nrows, top, "by %s: a merge keeps the top", by);
+        }
         dfn_analysis_free(&sa);
         dfn_store_free(share);
     }

@@ -22,7 +22,9 @@ const uint64_t *dfn_map64_get(const dfn_map64 *m, uint64_t key);
 
 /* The entries of src, keyed row << shift | low, added into dst (saturating)
  * with each row as rowmap[row] and each low as lowmap[low] (NULL: as it
- * is): one grouping's per-row maps into another's. */
+ * is): one grouping's per-row maps into another's. A row mapped to
+ * DFN_MAP64_NOROW is left out. */
+#define DFN_MAP64_NOROW UINT32_MAX
 void dfn_map64_add_rows(dfn_map64 *dst, const dfn_map64 *src, const uint32_t *rowmap, int shift, const uint32_t *lowmap);
 
 #endif

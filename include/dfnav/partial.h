@@ -160,6 +160,14 @@ dfn_result *dfn_partial_finish(dfn_partial *p, const dfn_query *q, const dfn_lay
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q);
 /* Adds from into into (the same query's partials); from is spent. */
 bool dfn_partial_merge(dfn_partial *into, dfn_partial *from, char *err, size_t errlen);
+/* The rows of p that keep marks (a byte a row), with all they hold, and
+ * p's totals (what it matched, its time, its compute); p is spent. */
+dfn_partial *dfn_partial_pick(dfn_partial *p, const uint8_t *keep);
+/* p (of q, whose rows each hold calls of one share, their busy time
+ * united: calls within other groups) cut to its first q->top rows as
+ * the set's rows sort, with the set's total µs and compute events: a
+ * merge of such partials up a tree of ranks keeps no more. p is spent. */
+dfn_partial *dfn_partial_cut(dfn_partial *p, const dfn_query *q, uint64_t set_total, uint64_t set_ncompute);
 /* q's partial of calls within other groups (report --by func,event) on
  * share s, of only the rows that can be among the set's first q->top
  * (q->top > 0): s's rows are found and sorted whole first, with the

@@ -849,19 +849,24 @@ static bool merge_sent(dfn_partial *into, char *bytes, size_t len, bool ok, cons
     return false;
 }
 
-/* A partial's merge up the tree (dfn_dist_tree): what this rank holds. */
+/* A partial's merge up the tree (dfn_dist_tree): what this rank holds;
+ * cut: calls within other groups, each merge cut to the query's --top
+ * as the set's rows sort (the set's total µs and compute events). */
 typedef struct {
     dfn_partial *p;
     bool ok;
     char *err;
     size_t errlen;
     int *own;
+    const dfn_query *cut;
+    uint64_t total, ncompute;
 } reduce_ctx;
 
 static void reduce_take(void *ctx, char *bytes, size_t len, int from)
 {
     reduce_ctx *x = ctx;
     x->ok = merge_sent(x->p, bytes, len, x->ok, "partial result", from, x->err, x->errlen, x->own);
+    if (x->ok && x->cut) x->p = dfn_partial_cut(x->p, x->cut, x->total, x->ncompute);
 }
 
 /* (a subtree that lost a partial sends why: never a part as the whole) */
@@ -873,13 +878,15 @@ static uint8_t *reduce_give(void *ctx, size_t *len)
 
 /* This rank's partial merged with those below it in the tree; rank 0's
  * is the set's. NULL (rank 0: why in err, *own when a rank's own query
- * failed, as one process's would) when a partial was lost. */
-static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen, int *own)
+ * failed, as one process's would) when a partial was lost. cut: see
+ * reduce_ctx (NULL: none). */
+static dfn_partial *share_reduce(dfn_partial *p, char *err, size_t errlen, int *own, const dfn_query *cut,
+                                 uint64_t total, uint64_t ncompute)
 {
-    reduce_ctx x = { p, p != NULL, err, errlen, own };
+    reduce_ctx x = { p, p != NULL, err, errlen, own, cut, total, ncompute };
     dfn_dist_tree(&x, reduce_take, reduce_give);
-    if (dfn_dist_rank() == 0 && x.ok) return p;
-    dfn_partial_free(p);
+    if (dfn_dist_rank() == 0 && x.ok) return x.p;   /* (a cut gives another) */
+    dfn_partial_free(x.p);
     return NULL;
 }
 
@@ -1110,17 +1117,24 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     double t1 = dfn_now();
     /* (every rank takes part in the swaps, a failed one with nothing) */
     char serr[1024];
-    if ((q->metrics & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S))) && !share_slices(p, serr, sizeof serr) &&
-        !failed) {
+    bool grouped = query_grouped_calls(q), busy = q->metrics & (DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_IDLE_S));
+    if (grouped) {
+        /* calls within groups: a row's busy segments are its calls', on
+         * this rank, so united here; each merge up the tree keeps the
+         * first --top rows of the set's order, rank 0 at most twice that */
+        dfn_partial_sum_busy(p);
+    } else if (busy && !share_slices(p, serr, sizeof serr) && !failed) {
         snprintf(err, errlen, "%s", serr);
         failed = true;
     }
+    uint64_t total = grouped ? dfn_dist_sum_u64(p->total) : 0, nc = grouped ? dfn_dist_sum_u64(p->ncompute) : 0;
+    if (grouped) p = dfn_partial_cut(p, q, total, nc);
     double t2 = dfn_now();
     if (failed) {
         dfn_partial_free(p);
         p = NULL;
     }
-    p = share_reduce(p, err, errlen, own);
+    p = share_reduce(p, err, errlen, own, grouped ? q : NULL, total, nc);
     if (dfn_dist_rank() != 0) return NULL;
     dfn_query whole = *q;
     if (all->labels) whole.top = 0;
