@@ -4,6 +4,7 @@
 #include "dfnav/run.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
+#include "dfnav/export.h"
 #include "dfnav/filehead.h"
 #include "dfnav/image.h"
 #include "dfnav/util.h"
@@ -51,13 +52,19 @@ void dfn_runs_free(dfn_runspec *runs, size_t n)
     free(runs);
 }
 
-bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, char *msg, size_t cap)
+/* Loader threads of n runs loaded at once, each with its own. */
+static uint64_t runs_threads(size_t n, int threads)
 {
-    dfn_estimate est = {0};
-    for (size_t k = 0; k < n; k++) dfn_estimate_add(&est, (const char *const *)runs[k].in.paths, runs[k].in.n);
-    /* every run loads at once, each with its own loader threads */
-    uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus()) * n;
-    return dfn_estimate_fits(&est, th, per_event, n > 1, msg, cap);
+    return (uint64_t)(threads > 0 ? threads : dfn_ncpus()) * n;
+}
+
+bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, dfn_estimate *est, char *msg,
+                  size_t cap)
+{
+    dfn_estimate own = {0}, *e = est ? est : &own;
+    memset(e, 0, sizeof *e);
+    for (size_t k = 0; k < n; k++) dfn_estimate_add(e, (const char *const *)runs[k].in.paths, runs[k].in.n);
+    return dfn_estimate_fits(e, runs_threads(n, threads), per_event, n > 1, msg, cap);
 }
 
 /* Whether, with the files divided among nodes ranks as MPI divides them,
@@ -130,37 +137,42 @@ uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t
     return (uint64_t)found;
 }
 
-char *dfn_runs_advice(const dfn_runspec *runs, size_t n, int threads, dfn_advice what, const char *path, bool more)
+char *dfn_runs_advice(const dfn_runspec *runs, size_t n, const dfn_estimate *est, int threads, dfn_advice what,
+                      const char *path, bool more, bool compare)
 {
-    const char *p = path ? path : "PATH", *etc = more ? " ..." : "";
+    /* (a path's control bytes would end a line of the advice early) */
+    const char *raw = path ? path : "PATH";
+    size_t rl = strlen(raw);
+    char *p = dfn_xmalloc(4 * rl + 1);
+    dfn_fmt_safe(raw, rl, p, 4 * rl + 1);
+    const char *etc = more ? " ..." : "", *cmp = compare ? "--compare " : "";
     char *one = dfn_xstrdup("");
     if (what != DFN_ADVICE_REPORT) {
         /* the explorer, and a server's clients' explorers, hold the set in
          * one process whatever the ranks: a larger node, not more of them */
-        dfn_estimate est = {0};
-        for (size_t k = 0; k < n; k++) dfn_estimate_add(&est, (const char *const *)runs[k].in.paths, runs[k].in.n);
-        uint64_t th = (uint64_t)(threads > 0 ? threads : dfn_ncpus()) * n;
         char need[32];
-        dfn_estimate_size_text(dfn_estimate_need(&est, th, DFN_EST_EXPLORER_PER_EVENT), need, sizeof need);
+        dfn_estimate_size_text(dfn_estimate_need(est, runs_threads(n, threads), DFN_EST_EXPLORER_PER_EVENT), need,
+                               sizeof need);
         free(one);
         one = what == DFN_ADVICE_SERVE
                   ? dfn_xasprintf("dfnav serve holds a set in one process (rank 0 under MPI) and each client's explorer "
                                   "needs about %s: start it on a node with that much available (srun -N 1, flux run "
                                   "-N 1; under mpirun its ranks share the parse) (dfnav(1), SERVING)\n", need)
                   : dfn_xasprintf("the explorer holds a set in one process: on a node with about %s available, start "
-                                  "dfnav serve %s%s (srun -N 1, flux run -N 1; under mpirun its ranks share the parse) "
-                                  "and run dfnav --connect HOST:PORT here (dfnav(1), SERVING)\n", need, p, etc);
+                                  "dfnav serve %s%s%s (srun -N 1, flux run -N 1; under mpirun its ranks share the parse) "
+                                  "and run dfnav --connect HOST:PORT here (dfnav(1), SERVING)\n", need, cmp, p, etc);
     }
     uint64_t nodes = dfn_runs_nodes(runs, n, threads, DFN_EST_CLI_PER_EVENT);
     char *two = nodes == 0 ? dfn_xstrdup("under MPI too: the files of one traced process alone need more than this memory\n")
                 : nodes == 1 ? dfn_xstrdup("")
                 : dfn_xasprintf("about %" PRIu64 " nodes of this memory hold it for report under MPI, a rank each "
-                                "(dfnav(1), MPI): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav report --by func %s%s "
+                                "(dfnav(1), MPI): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav report %s--by func %s%s "
                                 "(srun -N %" PRIu64 " -n %" PRIu64 ", flux run -N %" PRIu64 " -n %" PRIu64 ")\n",
-                                nodes, nodes, p, etc, nodes, nodes, nodes, nodes);
+                                nodes, nodes, cmp, p, etc, nodes, nodes, nodes, nodes);
     char *all = dfn_xasprintf("%s%s", one, two);
     free(one);
     free(two);
+    free(p);
     return all;
 }
 

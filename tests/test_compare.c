@@ -334,7 +334,7 @@ Test(compare, runs_from_paths_and_shared_presets)
     cr_assert_eq(rs[0].in.n, 1);
     cr_assert_str_eq(rs[1].in.paths[0], p2);
     char msg[512];
-    cr_assert(dfn_runs_fit(rs, n, 1, 64, msg, sizeof msg), "%s", msg);
+    cr_assert(dfn_runs_fit(rs, n, 1, 64, NULL, msg, sizeof msg), "%s", msg);
     dfn_runs_free(rs, n);
     char *clash[] = { "x=/a", "x=/b" };
     cr_assert_not(dfn_runs_parse(clash, 2, true, &rs, &n, err, sizeof err));

@@ -7,7 +7,9 @@
  * it (dfn_call_fields) and the value it is sorted by, as the share
  * computed it with the set's total. Rank 0 merges the shares' rows into
  * one result in the set's order, sorted and cut as the query says: the
- * rows one process prints. Every byte that comes is checked. */
+ * rows one process prints. Every byte that comes is checked. Calls
+ * within other groups (--by func,event) are partial results (partial.h)
+ * whose call keys are such a row's bytes (dfn_evrow_text). */
 #ifndef DFNAV_EVROWS_H
 #define DFNAV_EVROWS_H
 

@@ -13,6 +13,7 @@
 
 #include "dfnav/analysis.h"
 #include "dfnav/compare.h"
+#include "dfnav/estimate.h"
 #include "dfnav/layers.h"
 #include "dfnav/loader.h"
 #include "dfnav/store.h"
@@ -30,8 +31,10 @@ bool dfn_runs_parse(char *const *paths, size_t n, bool compare, dfn_runspec **ou
 void dfn_runs_free(dfn_runspec *runs, size_t n);
 /* Whether the runs, loaded side by side with threads loader threads each
  * (0: one per core), are estimated to fit in memory at per_event bytes an
- * event; msg says what they would need when not. */
-bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, char *msg, size_t cap);
+ * event; msg says what they would need when not. est (when given) gets
+ * the estimate, for dfn_runs_advice. */
+bool dfn_runs_fit(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event, dfn_estimate *est, char *msg,
+                  size_t cap);
 /* Every file of the runs in load order (malloc'd, pointing into them);
  * how many in *m. */
 const char **dfn_runs_paths(const dfn_runspec *runs, size_t n, size_t *m);
@@ -42,14 +45,17 @@ size_t dfn_runs_files(const dfn_runspec *runs, size_t n, const char ***files, ui
  * MPI plans them (a traced process's files together); 0 when one
  * process's files alone need more. */
 uint64_t dfn_runs_nodes(const dfn_runspec *runs, size_t n, int threads, uint64_t per_event);
-/* Where runs that do not fit here (dfn_runs_fit said no) would, for
- * report's tables (nodes of this memory, a rank each under MPI), for the
- * explorer (one process holds the set: a node with the memory it needs,
- * running dfnav serve for dfnav --connect here), or for dfnav serve
- * itself: lines, each ended by '\n' (malloc'd; "" when nothing would
- * help). path: the first PATH argument; more: others follow it. */
+/* Where runs that do not fit here (dfn_runs_fit said no, and gave est)
+ * would, for report's tables (nodes of this memory, a rank each under
+ * MPI), for the explorer (one process holds the set: a node with the
+ * memory it needs, running dfnav serve for dfnav --connect here), or for
+ * dfnav serve itself: lines, each ended by '\n' (malloc'd; "" when
+ * nothing would help). path: the first PATH argument (its control bytes
+ * escaped); more: others follow it; compare: the runs are compared
+ * (--compare, PATH as NAME=PATH). */
 typedef enum { DFN_ADVICE_REPORT, DFN_ADVICE_EXPLORER, DFN_ADVICE_SERVE } dfn_advice;
-char *dfn_runs_advice(const dfn_runspec *runs, size_t n, int threads, dfn_advice what, const char *path, bool more);
+char *dfn_runs_advice(const dfn_runspec *runs, size_t n, const dfn_estimate *est, int threads, dfn_advice what,
+                      const char *path, bool more, bool compare);
 
 /* The preset a run takes without --layers: its own choice, or, when it has
  * no DLIO names of its own but another run has, that run's DLIO flavour

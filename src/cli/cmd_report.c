@@ -120,11 +120,12 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
     }
     /* a set that would not fit is said before it fills the memory and
      * the machine swaps, not after */
-    if (status != 3 && !o->force && !dfn_runs_fit(specs, n, o->threads, DFN_EST_CLI_PER_EVENT, msg, sizeof msg)) {
+    dfn_estimate est;
+    if (status != 3 && !o->force && !dfn_runs_fit(specs, n, o->threads, DFN_EST_CLI_PER_EVENT, &est, msg, sizeof msg)) {
         fprintf(stderr, "dfnav: %s\n", msg);
         fprintf(stderr, "dfnav: --force loads it anyway; fewer files need less\n");
-        char *advice = dfn_runs_advice(specs, n, o->threads, o->serve ? DFN_ADVICE_SERVE : DFN_ADVICE_REPORT,
-                                       o->npaths ? o->paths[0] : NULL, o->npaths > 1);
+        char *advice = dfn_runs_advice(specs, n, &est, o->threads, o->serve ? DFN_ADVICE_SERVE : DFN_ADVICE_REPORT,
+                                       o->npaths ? o->paths[0] : NULL, o->npaths > 1, o->compare);
         dfn_warn_lines(stderr, advice);
         free(advice);
         status = 4;

@@ -422,10 +422,11 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
     /* a set that would not fit is said before the load fills the memory:
      * the replay gives up as the command line does, the explorer asks */
     char msg[512];
-    if (!o->force && !dfn_runs_fit(r->specs, r->nruns, o->threads, DFN_EST_EXPLORER_PER_EVENT, msg, sizeof msg)) {
+    dfn_estimate est;
+    if (!o->force && !dfn_runs_fit(r->specs, r->nruns, o->threads, DFN_EST_EXPLORER_PER_EVENT, &est, msg, sizeof msg)) {
         /* and where it would fit: a larger node, through dfnav serve */
-        char *advice = dfn_runs_advice(r->specs, r->nruns, o->threads, DFN_ADVICE_EXPLORER, npaths ? paths[0] : NULL,
-                                       npaths > 1);
+        char *advice = dfn_runs_advice(r->specs, r->nruns, &est, o->threads, DFN_ADVICE_EXPLORER,
+                                       npaths ? paths[0] : NULL, npaths > 1, o->compare);
         if (r->headless) {
             fprintf(stderr, "dfnav: %s\ndfnav: --force loads it anyway; fewer files need less\n", msg);
             dfn_warn_lines(stderr, advice);

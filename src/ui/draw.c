@@ -1398,8 +1398,6 @@ static void draw_diag(app *a)
     draw_hints(a);
 }
 
-/* Before loading: the estimate of a set that may not fit, word-wrapped,
- * and the question. */
 /* A paragraph of n bytes at m, its first letter capitalised, cut at
  * spaces into lines w columns wide from row y (the first line indented
  * one more), above row last; the row after it. */
@@ -1426,6 +1424,8 @@ static int draw_paragraph(int y, int w, const char *m, size_t n, int last, bool 
     return y;
 }
 
+/* Before loading: the estimate of a set that may not fit, word-wrapped,
+ * the question, and where the set would fit. */
 static void draw_memory(app *a)
 {
     bool ascii = a->opts.ascii || !a->utf8;

@@ -173,6 +173,20 @@ grep -qF "dfnav: the explorer holds a set in one process: on a node with about $
     ok || fail "the explorer's node ($need): $(cat "$T/err")"
 grep -q "^dfnav: under MPI too: the files of one traced process alone need more than this memory$" "$T/err" && ok ||
     fail "the explorer: report under MPI is said too: $(cat "$T/err")"
+# ... a path's control bytes escaped (a newline would end the line); runs
+# compared, as the serve and report commands take them
+mkdir -p "$T/nl
+dir"
+cp "$T/ok/"*.pfw "$T/nl
+dir/"
+check_status "the replay refuses a path with a newline" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" --replay q "$T/nl
+dir"
+grep -qF "start dfnav serve $T/nl\x0adir (srun -N 1" "$T/err" && ok || fail "a newline in the advice's path: $(cat "$T/err")"
+check "a newline in the advice's path: each line said whole" 4 "$(grep -c '^dfnav: ' "$T/err")"
+rm -rf "$T/nl
+dir"
+check_status "the replay refuses runs compared" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" --compare --replay q "a=$T/ok" "b=$T/ok"
+grep -qF "start dfnav serve --compare a=$T/ok ... (srun -N 1" "$T/err" && ok || fail "runs compared: $(cat "$T/err")"
 check_status "serve refuses too" 4 env DFNAV_MEM_AVAILABLE=1M "$DFNAV" serve --token-file "$T/advice-token" "$T/ok"
 grep -qF "dfnav: dfnav serve holds a set in one process (rank 0 under MPI) and each client's explorer needs about $need: start it on a node with that much available" "$T/err" &&
     ok || fail "serve's node ($need): $(cat "$T/err")"
