@@ -98,6 +98,19 @@ static double row_max(const dfn_compare *c, size_t row, dfn_metric m)
     return mx;
 }
 
+/* What rows sort by in column col: the metric's value, but max_proc by
+ * its process's rank by name among the run's rows (a store numbers its
+ * processes otherwise than a merge of shares does; by name they agree),
+ * none in a diff or ratio. */
+static double sort_value(const dfn_compare *c, size_t row, int col, dfn_metric m)
+{
+    if (m != DFN_M_MAX_PROC) return dfn_compare_value(c, row, col, m);
+    size_t k = c->calls ? dfn_compare_rep(c, row) : (size_t)col;
+    if (!c->calls && (col < 0 || k >= c->nruns)) return NAN;
+    uint32_t rr = c->row[row * c->nruns + k];
+    return rr == DFN_CMP_ABSENT ? NAN : dfn_result_max_proc_rank(c->res[k], rr);
+}
+
 static int order_cmp(const void *pa, const void *pb)
 {
     const cmp_sortctx *s = g_cs;
@@ -107,12 +120,14 @@ static int order_cmp(const void *pa, const void *pb)
         int k = key_order(c, a, b);
         return s->desc ? -k : k;
     }
-    double x = dfn_compare_value(c, a, s->col, (dfn_metric)s->metric), y = dfn_compare_value(c, b, s->col, (dfn_metric)s->metric);
+    double x = sort_value(c, a, s->col, (dfn_metric)s->metric), y = sort_value(c, b, s->col, (dfn_metric)s->metric);
     /* a row a run lacks has no value there: last, either way */
     int o = dfn_metric_order(x, y, s->desc);
     if (o) return o;
-    double mx = row_max(c, a, (dfn_metric)s->metric), my = row_max(c, b, (dfn_metric)s->metric);
-    if (mx != my) return mx < my ? 1 : -1;
+    if (s->metric != DFN_M_MAX_PROC) {   /* (names of different runs: no larger one) */
+        double mx = row_max(c, a, (dfn_metric)s->metric), my = row_max(c, b, (dfn_metric)s->metric);
+        if (mx != my) return mx < my ? 1 : -1;
+    }
     return key_order(c, a, b);
 }
 
@@ -122,6 +137,7 @@ static void cmp_reorder(dfn_compare *c, size_t keep)
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
     cmp_sortctx s = { c, c->sort, c->sort_col, c->desc };
+    for (size_t k = 0; c->sort == DFN_M_MAX_PROC && k < nr; k++) dfn_result_rank_procs(c->res[k]);
     g_cs = &s;
     qsort(order, n, sizeof *order, order_cmp);
     g_cs = NULL;

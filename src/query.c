@@ -2951,28 +2951,86 @@ int dfn_result_key_cmp(const dfn_result *a, size_t ra, const dfn_result *b, size
     return 0;
 }
 
+static char *proc_name_dup(const dfn_store *s, const dfn_lane *l);
+
+/* The text max_proc shows for process number v of r ("host/pid";
+ * malloc'd). */
+static char *proc_text(const dfn_result *r, size_t v)
+{
+    if (r->keytext) return dfn_xstrdup(v < r->nproc_names ? dfn_strtab_str(r->keytext, r->proc_name[v]) : "");
+    const dfn_store *s = r->store;
+    return proc_name_dup(s, &s->lanes[r->proc_lane[v]]);
+}
+
+static _Thread_local char **g_proc_texts;   /* qsort has no context argument */
+static int proc_text_cmp(const void *a, const void *b)
+{
+    const char *x = g_proc_texts[*(const uint32_t *)a], *y = g_proc_texts[*(const uint32_t *)b];
+    int c = key_text_cmp(x, strlen(x), y, strlen(y));
+    return c ? c : *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* r->proc_rank, once: each process number its rows name ranked by its
+ * text (equal texts alike); a text each, not one a comparison. */
+static void proc_ranks_make(dfn_result *r)
+{
+    if (r->proc_rank || r->events) return;
+    size_t n = 0;
+    for (size_t row = 0; row < r->nrows; row++) {
+        double v = dfn_result_metric(r, row, DFN_M_MAX_PROC);
+        if (!isnan(v) && v >= 0 && (size_t)v + 1 > n) n = (size_t)v + 1;
+    }
+    if (r->keytext && n > r->nproc_names) n = r->nproc_names;
+    r->proc_rank = dfn_xmalloc((n ? n : 1) * sizeof *r->proc_rank);
+    r->nproc_rank = n;
+    for (size_t v = 0; v < n; v++) r->proc_rank[v] = UINT32_MAX;
+    for (size_t row = 0; row < r->nrows; row++) {
+        double v = dfn_result_metric(r, row, DFN_M_MAX_PROC);
+        if (!isnan(v) && v >= 0 && (size_t)v < n) r->proc_rank[(size_t)v] = 0;   /* named */
+    }
+    uint32_t *named = dfn_xmalloc((n ? n : 1) * sizeof *named), k = 0;
+    char **text = dfn_xcalloc(n ? n : 1, sizeof *text);
+    for (uint32_t v = 0; v < n; v++)
+        if (r->proc_rank[v] == 0) { named[k++] = v; text[v] = proc_text(r, v); }
+    g_proc_texts = text;
+    qsort(named, k, sizeof *named, proc_text_cmp);
+    g_proc_texts = NULL;
+    for (uint32_t j = 0, rank = 0; j < k; j++) {
+        if (j && strcmp(text[named[j]], text[named[j - 1]])) rank = j;
+        r->proc_rank[named[j]] = rank;
+    }
+    for (size_t v = 0; v < n; v++) free(text[v]);
+    free(text);
+    free(named);
+}
+
+/* Row's rank of r->proc_rank, NaN without a process. */
+static double proc_rank_of(const dfn_result *r, size_t row)
+{
+    double v = dfn_result_metric(r, row, DFN_M_MAX_PROC);
+    return isnan(v) || v < 0 || (size_t)v >= r->nproc_rank || r->proc_rank[(size_t)v] == UINT32_MAX
+               ? NAN : (double)r->proc_rank[(size_t)v];
+}
+
+void dfn_result_rank_procs(dfn_result *r)
+{
+    proc_ranks_make(r);
+}
+
+double dfn_result_max_proc_rank(const dfn_result *r, size_t row)
+{
+    return r->proc_rank && row < r->nrows ? proc_rank_of(r, row) : NAN;
+}
+
 typedef struct { const dfn_result *r; int metric; bool desc; } sortctx;
 
 static _Thread_local const sortctx *g_sort;   /* qsort has no context argument */
-/* Rows by their max_proc, the text it shows ("host/pid"), as text keys
- * sort: the same order for a store's rows and for merged ones, whose
- * process numbers differ (none last, either way). */
-static int max_proc_cmp(const dfn_result *r, size_t a, size_t b, bool desc)
-{
-    char *x = dfn_result_metric_dup(r, a, DFN_M_MAX_PROC), *y = dfn_result_metric_dup(r, b, DFN_M_MAX_PROC);
-    size_t lx = strlen(x), ly = strlen(y);
-    int o = !lx || !ly ? (lx ? -1 : 0) - (ly ? -1 : 0) : key_text_cmp(x, lx, y, ly) * (desc ? -1 : 1);
-    free(x);
-    free(y);
-    return o;
-}
-
 static int row_cmp(const void *pa, const void *pb)
 {
     const sortctx *c = g_sort;
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-    if (c->metric == DFN_M_MAX_PROC && !c->r->events) {   /* (calls alone have none: NaN, as merged ones) */
-        int o = max_proc_cmp(c->r, a, b, c->desc);
+    if (c->metric == DFN_M_MAX_PROC && c->r->proc_rank) {   /* (calls alone have none: NaN, as merged ones) */
+        int o = dfn_metric_order(proc_rank_of(c->r, a), proc_rank_of(c->r, b), c->desc);
         return o ? o : dfn_result_key_cmp(c->r, a, c->r, b);
     }
     if (c->metric >= 0) {
@@ -3039,9 +3097,10 @@ static void rows_best(size_t *order, size_t n, size_t keep)
 /* The rows in the order of metric (-1: the key) and desc, as numbers of
  * r's rows: the first keep sorted, the rest after them in no order (all
  * n of them, malloc'd). */
-static size_t *result_order(const dfn_result *r, int metric, bool desc, size_t keep)
+static size_t *result_order(dfn_result *r, int metric, bool desc, size_t keep)
 {
     size_t n = r->nrows;
+    if (metric == DFN_M_MAX_PROC) proc_ranks_make(r);
     size_t *order = dfn_xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++) order[i] = i;
     sortctx c = { r, metric, desc };
@@ -3998,6 +4057,7 @@ void dfn_result_free(dfn_result *r)
     free(r->ctr_samples);
     for (size_t k = 0; k < r->nctrs; k++) free(r->ctr_names[k]);
     free(r->proc_lane);
+    free(r->proc_rank);
     free(r->ints);
     dfn_strtab_free(r->vals);
     dfn_strtab_free(r->keytext);

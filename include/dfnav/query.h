@@ -184,6 +184,11 @@ typedef struct {
     double *spark_io, *spark_cmp;   /* nrows * spark_bins, with spark_split */
     uint64_t *sizes;          /* nrows * DFN_SIZEBIN_COUNT calls, with sizes */
     uint32_t *proc_lane;      /* a lane of each process index (max_proc) */
+    /* max_proc's order, made when rows are first sorted by it: the rank
+     * of each process number rows name by its text, as text keys sort
+     * (a store's numbers and a merge's differ; their texts do not) */
+    uint32_t *proc_rank;
+    size_t nproc_rank;
     const dfn_calltree *tree;
     const dfn_access *access;
     const dfn_overlap *overlap;
@@ -236,6 +241,12 @@ static inline double dfn_result_metric(const dfn_result *r, size_t row, dfn_metr
 void dfn_result_row_full(const dfn_result *r, size_t row, double out[DFN_M_COUNT_]);
 /* The name of metric m in r's columns: counter metrics are ctr.SERIES. */
 const char *dfn_result_metric_name(const dfn_result *r, int m);
+/* r->proc_rank, made once (before rows are sorted by max_proc). */
+void dfn_result_rank_procs(dfn_result *r);
+/* Where row's max_proc sorts among r's rows' (its rank by text), NaN
+ * without one or before dfn_result_rank_procs: what a sort by max_proc
+ * compares. */
+double dfn_result_max_proc_rank(const dfn_result *r, size_t row);
 /* Text of a metric that is not a number (max_proc: "host/pid"); NULL for
  * numeric metrics. Undefined values (NaN: overlap without I/O, a share of
  * nothing) are written "" by the caller's rules. */

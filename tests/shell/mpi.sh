@@ -419,6 +419,8 @@ fi
 # rows sorted by their slowest process's name, which a store and the
 # merged partials number apart
 shares "sorted by the slowest process's name" 3 report --no-cache --by func -m all --sort max_proc -f csv "$T/u64"
+shares "two runs sorted by one's slowest process's name" 3 report --no-cache --compare --by func -m max_proc,count \
+    --sort max_proc@a -f csv a="$T/u64" b="$T/quoted"
 # calls within other groups (report --by func,event) with a --top: a call
 # is a key of the partials (its bytes: its place in the set's order, its
 # fields), each rank's the rows of its calls that can be among the set's
