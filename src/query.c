@@ -4088,16 +4088,23 @@ static void rows_pct_of(dfn_result *r, uint64_t set_us)
 dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint64_t (*total)(uint64_t own),
                                    char *err, size_t errlen)
 {
-    /* the share's rows whole, sorted once the set's total is known */
+    /* the share's rows whole, sorted and cut by the query itself (the
+     * overlap metrics of the set's compute: q->set_compute); by
+     * pct_time, once the set's total is known */
+    bool pct = q->sort == DFN_M_PCT_TIME;
     dfn_query all = *q;
-    all.top = 0;
-    all.sort = -1;
-    all.desc = false;
+    if (pct) {
+        all.top = 0;
+        all.sort = -1;
+        all.desc = false;
+    }
     dfn_result *r = dfn_partial_supports(q, err, errlen) ? dfn_query_run(s, &all, err, errlen) : NULL;
     uint64_t set = total(r ? r->total_us : 0);
     if (!r) return NULL;
-    rows_pct_of(r, set);
-    dfn_result_sort_top(r, q->sort, q->desc, q->top);
+    if (pct) {
+        rows_pct_of(r, set);
+        dfn_result_sort_top(r, q->sort, q->desc, q->top);
+    }
     uint64_t *only = dfn_xcalloc(s->n / 64 + 1, sizeof *only);
     for (size_t row = 0; row < r->nrows; row++)
         for (size_t d = 0; d < r->ndims; d++)

@@ -170,10 +170,11 @@ dfn_partial *dfn_partial_pick(dfn_partial *p, const uint8_t *keep);
 dfn_partial *dfn_partial_cut(dfn_partial *p, const dfn_query *q, uint64_t set_total, uint64_t set_ncompute);
 /* q's partial of calls within other groups (report --by func,event) on
  * share s, of only the rows that can be among the set's first q->top
- * (q->top > 0): s's rows are found and sorted whole first, with the
- * set's total time (total: given this share's µs, the set's: an MPI sum,
- * called once whatever happens) and compute (q->set_compute), then the
- * partial made of their calls alone, with s's own totals. A row's calls
+ * (q->top > 0): s's rows are found, sorted and cut first, as the set's
+ * would be (q->set_compute: whether compute matched any call of the set;
+ * total: given this share's µs, the set's, which pct_time is of: an MPI
+ * sum, called once whatever happens), then the partial made of their
+ * calls alone, with s's own totals. A row's calls
  * lie in one share, so the set's first rows are among those of the
  * shares' partials. NULL with a message (total called all the same). */
 dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint64_t (*total)(uint64_t own),
