@@ -4098,7 +4098,10 @@ dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint6
         all.sort = -1;
         all.desc = false;
     }
-    dfn_result *r = dfn_partial_supports(q, err, errlen) ? dfn_query_run(s, &all, err, errlen) : NULL;
+    size_t ev = 0;   /* the calls' dimension */
+    while (ev < q->ndims && q->dims[ev].kind != DFN_DIM_EVENT) ev++;
+    if (ev == q->ndims) snprintf(err, errlen, "not a grouping of calls within other groups");
+    dfn_result *r = ev < q->ndims && dfn_partial_supports(q, err, errlen) ? dfn_query_run(s, &all, err, errlen) : NULL;
     uint64_t set = total(r ? r->total_us : 0);
     if (!r) return NULL;
     if (pct) {
@@ -4106,12 +4109,10 @@ dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint6
         dfn_result_sort_top(r, q->sort, q->desc, q->top);
     }
     uint64_t *only = dfn_xcalloc(s->n / 64 + 1, sizeof *only);
-    for (size_t row = 0; row < r->nrows; row++)
-        for (size_t d = 0; d < r->ndims; d++)
-            if (r->dims[d].kind == DFN_DIM_EVENT) {
-                uint32_t i = dfn_result_key(r, row, d)->id;
-                only[i >> 6] |= UINT64_C(1) << (i & 63);
-            }
+    for (size_t row = 0; row < r->nrows; row++) {
+        uint32_t i = dfn_result_key(r, row, ev)->id;
+        only[i >> 6] |= UINT64_C(1) << (i & 63);
+    }
     /* their calls' partial: every row of those calls (a call in two
      * layers or bins is rows the set may keep too), and the share's own
      * totals, which the set's are the sum of */

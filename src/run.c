@@ -146,14 +146,15 @@ char *dfn_runs_advice(const dfn_runspec *runs, size_t n, const dfn_estimate *est
     char *p = dfn_xmalloc(4 * rl + 1);
     dfn_fmt_safe(raw, rl, p, 4 * rl + 1);
     const char *etc = more ? " ..." : "", *cmp = compare ? "--compare " : "";
-    char *one = dfn_xstrdup("");
-    if (what != DFN_ADVICE_REPORT) {
+    char *one;
+    if (what == DFN_ADVICE_REPORT) {
+        one = dfn_xstrdup("");
+    } else {
         /* the explorer, and a server's clients' explorers, hold the set in
          * one process whatever the ranks: a larger node, not more of them */
         char need[32];
         dfn_estimate_size_text(dfn_estimate_need(est, runs_threads(n, threads), DFN_EST_EXPLORER_PER_EVENT), need,
                                sizeof need);
-        free(one);
         one = what == DFN_ADVICE_SERVE
                   ? dfn_xasprintf("dfnav serve holds a set in one process (rank 0 under MPI) and each client's explorer "
                                   "needs about %s: start it on a node with that much available (srun -N 1, flux run "

@@ -212,31 +212,24 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
     return ok;
 }
 
-/* Whether word is report of calls alone (--by event): the shares' rows
- * merge as they are (shares_calls). */
-static bool word_calls(const cli_opts *o, int word)
+/* What calls word's rows are: none; calls alone (--by event, and
+ * extract's selection: the shares' rows merge as they are, shares_calls);
+ * or calls within other groups (--by func,event: a call is a key of the
+ * partials). Both kinds need each call's file and its place among the
+ * run's. */
+enum { CALLS_NONE, CALLS_ALONE, CALLS_GROUPED };
+static int word_calls(const cli_opts *o, int word)
 {
-    if (word == CLI_DIST_EXTRACT) return true;
-    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return false;
+    if (word == CLI_DIST_EXTRACT) return CALLS_ALONE;
+    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return CALLS_NONE;
     char err[256];
     dfn_query q = {0};
-    bool calls = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims == 1 &&
-                 q.dims[0].kind == DFN_DIM_EVENT;
+    int kind = !dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err)        ? CALLS_NONE
+               : q.ndims == 1 && q.dims[0].kind == DFN_DIM_EVENT                 ? CALLS_ALONE
+               : query_grouped_calls(&q)                                         ? CALLS_GROUPED
+                                                                                 : CALLS_NONE;
     dfn_dims_free(q.dims, q.ndims);
-    return calls;
-}
-
-/* Whether word is report of calls within other groups (--by
- * func,event): a call is a key of the partials, which need each call's
- * file and its place among the run's, as calls alone do. */
-static bool word_grouped_calls(const cli_opts *o, int word)
-{
-    if (word != CLI_DIST_REPORT || o->counters || o->diagnose || !o->by) return false;
-    char err[256];
-    dfn_query q = {0};
-    bool any = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && query_grouped_calls(&q);
-    dfn_dims_free(q.dims, q.ndims);
-    return any;
+    return kind;
 }
 
 /* What runs on the ranks' shares: a run of one set, under a launcher. */
@@ -249,7 +242,7 @@ bool cli_dist_report_wanted(const cli_opts *o)
 {
     int whole;
     /* (Chrome output is of calls alone: else report refuses it, the images' way) */
-    return dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT)) &&
+    return dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT) == CALLS_ALONE) &&
            word_probe(o, CLI_DIST_REPORT, &whole);
 }
 
@@ -1958,7 +1951,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     int whole;
     (void)word_probe(o, word, &whole);
     /* (info's accounts of the files name no hash) */
-    bool calls = word_calls(o, word), placed_calls = calls || word_grouped_calls(o, word);
+    int kind = word_calls(o, word);
+    bool calls = kind == CALLS_ALONE, placed_calls = kind != CALLS_NONE;
     shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, placed_calls, all);
     if (all->left) return -1;
     if (all->too_big) {
