@@ -1658,6 +1658,199 @@ static inline __attribute__((always_inline)) void table_loop(part *p, const uint
     p->total = dfn_sat_add(p->total, total);
 }
 
+#define LEAN_BLOCK 256   /* calls a pass of lean_loop */
+
+/* What lean_loop adds up for a row, apart from its accumulator: small
+ * and side by side, so that a block's adds stay in a few cache lines.
+ * snap and corr make the row's sparkline (see lean_loop). */
+typedef struct {
+    uint64_t count, dur, bytes, maxdur;
+    uint64_t snap;            /* dur when the row's time was last put in a sparkline bin */
+    uint64_t corr;            /* of dur since, the calls put in their bins one by one */
+    uint64_t seen;            /* the sparkline bin's turn in which the row last had a call */
+} __attribute__((aligned(64))) lean_sums;
+
+/* The rows in dirty (their calls since the last time) put their time
+ * in sparkline bin b: what their dur grew by, less the calls put in
+ * their bins one by one. */
+static void lean_spark_flush(part *p, lean_sums *ls, uint64_t **bins, const uint32_t *dirty, size_t ndirty, uint32_t b)
+{
+    for (size_t k = 0; k < ndirty; k++) {
+        uint32_t row = dirty[k];
+        lean_sums *h = &ls[row];
+        uint64_t us = h->dur - h->snap - h->corr;
+        h->snap = h->dur;
+        h->corr = 0;
+        if (!us) continue;
+        if (!bins[row]) bins[row] = AX(&p->acc[row])->spark;
+        spark_put(bins[row], &p->spk[0], row, b, us);
+    }
+}
+
+/* The sums into the rows' accumulators, where part_event added too. */
+static void lean_fold(part *p, const lean_sums *ls, size_t nrows)
+{
+    for (size_t row = 0; row < nrows; row++) {
+        acc *a = &p->acc[row];
+        if (!ls[row].count) continue;
+        acc_sums(a, ls[row].count, 0, ls[row].dur, ls[row].bytes, 0);
+        if (ls[row].maxdur > a->maxdur) a->maxdur = ls[row].maxdur;
+    }
+}
+
+/* Where a call falls on the sparkline, as lean_loop's first pass sees
+ * it: in the bin of the calls before (nothing to do), the start of a
+ * bin the calls after it may share, or a call put in its bins alone. */
+enum { LEAN_INBIN, LEAN_NEWBIN, LEAN_ALONE };
+
+/* The sparkline bin lean_loop's first pass is in: [lo, hi), b. */
+typedef struct { uint64_t lo, hi; uint32_t b; bool ok; } lean_bin;
+
+static inline uint8_t lean_where(const qctx *c, lean_bin *lb, uint64_t ts, uint64_t dur)
+{
+    /* calls come in start order: one that starts at or past lo and ends
+     * by hi is in the bin (one of 0 µs is on no bin, and adds nothing) */
+    if (!dur || (ts >= lb->lo && ts < lb->hi && dur <= lb->hi - ts)) return LEAN_INBIN;
+    spark_pos sp = spark_where(c, ts, dur);
+    if (!lb->ok || !sp.one) return LEAN_ALONE;
+    uint64_t lo = c->spark_lo_us + spark_edge(c, sp.b0), hi = c->spark_lo_us + spark_edge(c, (uint64_t)sp.b0 + 1);
+    /* one cut to the sparkline's ends is in one bin but not whole */
+    if (ts < lo || ts >= hi || dur > hi - ts) return LEAN_ALONE;
+    lb->lo = lo;
+    lb->hi = hi;
+    lb->b = sp.b0;
+    return LEAN_NEWBIN;
+}
+
+/* The scan of a query_plain query of one dimension that needs nothing
+ * but the sums and sparklines (need_any false: the explorer's tables),
+ * its rows a table's (tab of col) or, with by_time, the time bins. In
+ * blocks of calls: first each call's row, then the sums, into a small
+ * array of their own. A row found through three loads in a row left
+ * each add waiting for its address, and the next add of the row
+ * waiting for it: this takes 0.6 of table_loop's time.
+ *
+ * The sparkline: most calls lie in the bin of the call before, as they
+ * come in start order. A row's time in that bin is what its dur grew by
+ * while the calls were there, put in the bin when they move on
+ * (lean_spark_flush); a call in several bins, or out of the sparkline,
+ * is put in its bins alone and kept out of that growth (corr). */
+static inline __attribute__((always_inline)) void lean_loop(part *p, const uint32_t *tab, const uint32_t *col,
+                                                            bool nofilter, bool by_time, bool spark)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    scan_filter sf;
+    scan_filter_init(&sf, c);
+    bin_memo bm = { 0, 0, 0, 0 };
+    const uint32_t *tsv = s->ts.v, *durv = s->dur.v, *bytesv = s->bytes.v;
+    const uint64_t *base = s->ts_base;
+    uint32_t *direct = p->direct;
+    size_t direct_n = c->direct_n, nls = 0, ndirty = 0;
+    bool clip = c->clip;
+    uint64_t matched = 0, total = 0, clip_hi = c->clip_hi, end;
+    lean_sums *ls = NULL;
+    uint64_t **bins = NULL;   /* each row's sparkline bins (NULL: sparse, or not looked up yet) */
+    uint32_t *dirty = NULL, cur_b = 0;
+    uint64_t turn = 1;
+    /* the bins of whole µs that spark_where_memo's condition allows */
+    lean_bin lb = { 1, 0, 0, spark && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
+                                  !__builtin_add_overflow(c->spark_lo_us, c->spark_span_us, &end) };
+    uint32_t rows[LEAN_BLOCK], newbin[LEAN_BLOCK];
+    uint8_t where[LEAN_BLOCK];
+    for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
+        size_t b1 = p->hi - b0 < LEAN_BLOCK ? p->hi : b0 + LEAN_BLOCK;
+        for (size_t i = b0; i < b1; i++) {
+            rows[i - b0] = UINT32_MAX;
+            if (!nofilter && !scan_filter_pass(&sf, i)) continue;
+            uint32_t t32 = tsv[i], d32 = durv[i];
+            uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
+            uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+            matched++;
+            bool whole = by_time ? call_whole_memo(c, &bm, ts, dur) : !(__builtin_expect(clip, 0) && dur > clip_hi - ts);
+            if (!whole) {
+                part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window or its bin */
+                direct = p->direct;
+                continue;
+            }
+            total = dfn_sat_add(total, dur);
+            uint32_t id = by_time ? bm.id : tab[col[i]];
+            size_t row;
+            if (id < direct_n && direct[id]) row = direct[id] - 1;
+            else { row = part_row(p, &id); direct = p->direct; }
+            rows[i - b0] = (uint32_t)row;
+            if (spark) {
+                where[i - b0] = lean_where(c, &lb, ts, dur);
+                newbin[i - b0] = lb.b;
+            }
+        }
+        if (p->nacc > nls) {
+            size_t n = p->nacc < 16 ? 16 : p->nacc * 2;
+            lean_sums *more = aligned_alloc(64, n * sizeof *more);
+            if (!more) dfn_out_of_memory("scanning", n * sizeof *more);
+            if (nls) memcpy(more, ls, nls * sizeof *ls);
+            memset(more + nls, 0, (n - nls) * sizeof *ls);
+            free(ls);
+            ls = more;
+            bins = dfn_xreallocarray(bins, n, sizeof *bins);
+            memset(bins + nls, 0, (n - nls) * sizeof *bins);
+            dirty = dfn_xreallocarray(dirty, n, sizeof *dirty);
+            nls = n;
+        }
+        for (size_t i = b0; i < b1; i++) {
+            uint32_t row = rows[i - b0];
+            if (row == UINT32_MAX) continue;
+            uint32_t d32 = durv[i], b32 = bytesv[i];
+            uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+            uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
+            lean_sums *h = &ls[row];
+            uint8_t w = spark ? where[i - b0] : LEAN_INBIN;
+            if (w == LEAN_NEWBIN) {
+                lean_spark_flush(p, ls, bins, dirty, ndirty, cur_b);
+                ndirty = 0;
+                turn++;
+                cur_b = newbin[i - b0];
+            }
+            uint64_t nd, nb;
+            bool apart = __builtin_add_overflow(h->dur, dur, &nd) | __builtin_add_overflow(h->bytes, bytes, &nb);
+            if (__builtin_expect(apart, 0)) {
+                acc *a = &p->acc[row];   /* the sums would wrap: the row's own saturate, flagged */
+                acc_sums(a, 1, 0, dur, bytes, 0);
+                if (dur > a->maxdur) a->maxdur = dur;
+            } else {
+                h->count++;
+                h->dur = nd;
+                h->bytes = nb;
+                if (dur > h->maxdur) h->maxdur = dur;
+            }
+            if (!spark) continue;
+            if (h->seen != turn) h->seen = turn, dirty[ndirty++] = row;
+            if (w == LEAN_ALONE || apart) {
+                if (!apart) h->corr += dur;
+                uint64_t ts = dfn_store_ts(s, i);
+                spark_pos sp = w == LEAN_ALONE ? spark_where(c, ts, dur) : (spark_pos){ .s = 0, .e = dur, .b0 = cur_b, .b1 = cur_b, .on = dur > 0, .one = true };
+                if (!bins[row]) bins[row] = AX(&p->acc[row])->spark;
+                spark_add(c, bins[row], &p->spk[0], row, &sp);
+            }
+        }
+    }
+    if (spark) lean_spark_flush(p, ls, bins, dirty, ndirty, cur_b);
+    lean_fold(p, ls, nls < p->nacc ? nls : p->nacc);
+    free(ls);
+    free(bins);
+    free(dirty);
+    p->matched = matched;
+    p->matched_calls = matched;
+    p->total = dfn_sat_add(p->total, total);
+}
+
+/* Whether a scan can take lean_loop: a plain query adding nothing but
+ * sums and sparklines. */
+static bool query_lean(const qctx *c)
+{
+    return query_plain(c) && !c->need_any;
+}
+
 static bool part_scan_table(part *p)
 {
     const qctx *c = p->c;
@@ -1669,6 +1862,13 @@ static bool part_scan_table(part *p)
     else return false;
     if (!p->record) part_straddlers(p);   /* the first part */
     bool plain = query_plain(c), nofilter = query_nofilter(c);
+    if (query_lean(c)) {
+        bool spark = p->spark_total != NULL;
+        if (nofilter && spark) lean_loop(p, tab, col, true, false, true);
+        else if (nofilter) lean_loop(p, tab, col, true, false, false);
+        else lean_loop(p, tab, col, false, false, spark);
+        return true;
+    }
     if (plain && nofilter) table_loop(p, tab, col, true, true);
     else if (plain) table_loop(p, tab, col, true, false);
     else table_loop(p, tab, col, false, false);
@@ -1865,6 +2065,12 @@ static void part_scan_general(part *p)
     const qctx *c = p->c;
     if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
     bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
+    if (plain && c->time_dim == 0 && query_lean(c)) {
+        bool spark = p->spark_total != NULL;
+        if (nofilter && spark) lean_loop(p, NULL, NULL, true, true, true);
+        else lean_loop(p, NULL, NULL, nofilter, true, spark);
+        return;
+    }
     if (plain && nofilter) general_loop(p, true, true);
     else if (plain) general_loop(p, true, false);
     else general_loop(p, false, false);

@@ -455,6 +455,79 @@ Test(query, lean_scans_match_the_full_path)
     dfn_store_free(s);
 }
 
+/* The explorer's tables take a scan of their own (lean_loop: in blocks
+ * of calls, the sparkline's time put in a bin when the calls move on).
+ * On a set that its shortcuts meet in every way, the rows and sparklines
+ * are the full path's: thousands of calls over many blocks; calls of
+ * 0 µs; calls over several sparkline bins and past the set's end; files
+ * past the rows with dense sparklines; sums that pass 2^64 (flagged,
+ * saturated); with and without a filter, in windows that cut calls, by
+ * table and by time, with sparklines of several widths and 1 to 3
+ * threads. */
+Test(query, lean_scan_in_blocks_matches_the_full_path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    uint64_t x = 88172645463325252ull, ts = 1000;
+    for (int i = 0; i < 9000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int kind = (int)(x % 100);
+        uint64_t dur = kind < 5 ? 0 : kind < 15 ? 2000 + x % 40000 : 1 + x % 300;
+        ts += x % 97;
+        /* a file of its own for most calls from the 4000th: rows past the dense ones */
+        unsigned file = i >= 4000 && kind < 80 ? (unsigned)i : (unsigned)(x >> 20) % 7;
+        fprintf(f, "{\"name\":\"f%u\",\"cat\":\"POSIX\",\"pid\":%u,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
+                   ",\"ph\":\"X\",\"args\":{\"fname\":\"/d/%u\",\"size\":%" PRIu64 "}}\n",
+                (unsigned)(x >> 8) % 11, (unsigned)(x >> 12) % 3, ts, dur, file, (x >> 30) % 5000);
+    }
+    /* five calls of the longest time a call may take (2^62 - 1 µs), and as many
+     * bytes: a function's sums pass 2^64 */
+    for (int i = 0; i < 5; i++)
+        fprintf(f, "{\"name\":\"huge\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%" PRIu64
+                   ",\"dur\":4611686018427387903,\"ph\":\"X\",\"args\":{\"fname\":\"/d/0\",\"size\":4611686018427387903}}\n",
+                ts + (uint64_t)i * 10);
+    fclose(f);
+    dfn_store *s = su_load_text("blocks.pfw", text, 2);
+    free(text);
+    double end_s = (double)ts / 1e6;
+    char w1[128], w2[128];
+    snprintf(w1, sizeof w1, "time>=%.6f time<%.6f", end_s * 0.1, end_s * 0.6);
+    snprintf(w2, sizeof w2, "time<%.6f func!=f3", end_s * 0.8);
+    const char *wheres[] = { "", "func!=f3", "pid=1", w1, w2 };
+    const char *dims[] = { "func", "file", "proc", "time" };
+    const size_t widths[] = { 16, 37, 300 };
+    for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
+            for (size_t b = 0; b < sizeof widths / sizeof *widths; b++)
+                for (int threads = 1; threads <= 3; threads++) {
+                    dfn_result *r[2];
+                    dfn_filter flt;
+                    char err[256];
+                    cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
+                    for (int k = 0; k < 2; k++) {
+                        dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt,
+                                        .metrics = own_lean | (k ? DFN_M_BIT(DFN_M_FILES) : 0) };
+                        r[k] = su_run(s, &q, dims[d]);
+                    }
+                    char what[256];
+                    snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads", dims[d], wheres[w], widths[b], threads);
+                    same_rows(s, r[0], r[1], own_lean, widths[b], what);
+                    cr_assert_arr_eq(r[0]->spark_total, r[1]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
+                    cr_assert_eq(r[0]->total_us, r[1]->total_us, "%s", what);
+                    cr_assert_eq(r[0]->matched, r[1]->matched, "%s", what);
+                    if (d == 0 && !*wheres[w]) {
+                        /* the huge calls' sums saturate and show as infinite */
+                        cr_assert(isinf(su_metric(s, r[0], "huge", DFN_M_TIME_S)), "%s", what);
+                        cr_assert_eq(su_metric(s, r[0], "huge", DFN_M_COUNT), 5, "%s", what);
+                    }
+                    for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+                    dfn_filter_free(&flt);
+                }
+    dfn_store_free(s);
+}
+
 /* Busy and idle time are made only when asked for (their union is a
  * pass of its own: a layer's for every layer of a call), undefined
  * otherwise; the explorer's rows without them and without the slowest
