@@ -96,12 +96,11 @@ static uint8_t *procsel_lanes(const dfn_store *s, const dfn_filter *f)
     dfn_match *m = lanes.n ? dfn_match_compile(s, NULL, &lanes, err, sizeof err) : NULL;
     free(lanes.terms);
     if (!m) return NULL;
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    if (lane_ok) {
+    dfn_match_tabs t;
+    dfn_match_tables(m, &t);
+    if (t.lane_ok) {
         ok = dfn_xmalloc(s->nlanes ? s->nlanes : 1);
-        memcpy(ok, lane_ok, s->nlanes);
+        memcpy(ok, t.lane_ok, s->nlanes);
     }
     dfn_match_free(m);
     return ok;

@@ -28,6 +28,7 @@ struct dfn_match {
     const dfn_store *s;
     const dfn_layerset *ls;
     uint8_t *kind_ok, *file_ok, *lane_ok;
+    uint8_t *mask_ok;         /* the layer terms, decided per mask of ls's index (NULL: none) */
     eterm *et; size_t net;
     size_t lo, hi;
     bool never;
@@ -157,6 +158,30 @@ static bool str_term(const dfn_store *s, const dfn_term *t, uint32_t id, bool ic
     return dfn_term_text(t, dfn_store_str(s, id), dfn_strtab_len(s->strs, id), icase);
 }
 
+static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t layers);
+
+/* The layer terms decided once per mask of the layer set's index (a
+ * drill into a layer tested each call's mask against them, a call per
+ * call): a table the scans test inline, as they test kinds. Only once
+ * the index is made; a layer's own terms, compiled before it, stay
+ * tested per event. */
+static void match_layers_table(dfn_match *m)
+{
+    const dfn_layerset *ls = m->ls;
+    m->mask_ok = dfn_xmalloc(ls->nmasks ? ls->nmasks : 1);
+    for (size_t mi = 0; mi < ls->nmasks; mi++) {
+        bool ok = true;
+        for (size_t k = 0; k < m->net && ok; k++)
+            if (m->et[k].key == DFN_KEY_LAYER) ok = eterm_event(m, &m->et[k], 0, ls->masks[mi]);
+        m->mask_ok[mi] = ok;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < m->net; k++)
+        if (m->et[k].key != DFN_KEY_LAYER) m->et[kept++] = m->et[k];
+    m->net = kept;
+    m->needs_layers = false;
+}
+
 dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const dfn_filter *f, char *err, size_t errlen)
 {
     dfn_match *m = dfn_xcalloc(1, sizeof *m);
@@ -273,6 +298,7 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
     }
     if (m->lo >= m->hi) m->never = true;
     for (size_t k = 0; k < m->net; k++) if (m->et[k].key == DFN_KEY_LAYER) m->needs_layers = true;
+    if (m->needs_layers && ls->masks) match_layers_table(m);
     return m;
 }
 
@@ -327,6 +353,7 @@ static bool match_terms(const dfn_match *m, size_t i, uint64_t layers)
     if (m->kind_ok && !m->kind_ok[s->kind[i]]) return false;
     if (m->file_ok && !m->file_ok[s->file[i]]) return false;
     if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
+    if (m->mask_ok && !m->mask_ok[m->ls->idx8 ? m->ls->idx8[i] : m->ls->idx32[i]]) return false;
     for (size_t k = 0; k < m->net; k++)
         if (!eterm_event(m, &m->et[k], i, layers)) return false;
     return true;
@@ -435,13 +462,15 @@ bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi)
     return m->windowed && !m->at_point;
 }
 
-void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t **file_ok,
-                      const uint8_t **lane_ok, bool *per_event)
+void dfn_match_tables(const dfn_match *m, dfn_match_tabs *t)
 {
-    *kind_ok = m->kind_ok;
-    *file_ok = m->file_ok;
-    *lane_ok = m->lane_ok;
-    *per_event = m->net > 0 || m->never || m->only;
+    t->kind_ok = m->kind_ok;
+    t->file_ok = m->file_ok;
+    t->lane_ok = m->lane_ok;
+    t->mask_ok = m->mask_ok;
+    t->mask_idx8 = m->mask_ok ? m->ls->idx8 : NULL;
+    t->mask_idx32 = m->mask_ok ? m->ls->idx32 : NULL;
+    t->per_event = m->net > 0 || m->never || m->only;
 }
 
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)
@@ -456,6 +485,7 @@ void dfn_match_free(dfn_match *m)
     free(m->kind_ok);
     free(m->file_ok);
     free(m->lane_ok);
+    free(m->mask_ok);
     for (size_t k = 0; k < m->net; k++) free(m->et[k].path_ok);
     free(m->et);
     free(m);

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1467,10 +1468,9 @@ void part_acc(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint64_t
 /* Whether a query's filter passes every call (scan_filter_pass holds). */
 static bool query_nofilter(const qctx *c)
 {
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
-    dfn_match_tables(c->m, &kind_ok, &file_ok, &lane_ok, &per_event);
-    return !kind_ok && !file_ok && !lane_ok && !per_event;
+    dfn_match_tabs t;
+    dfn_match_tables(c->m, &t);
+    return !t.kind_ok && !t.file_ok && !t.lane_ok && !t.mask_ok && !t.per_event;
 }
 
 /* Whether a query adds only what part_acc_in adds when plain: no
@@ -1588,15 +1588,14 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
  * only for terms that need the event itself. */
 typedef struct {
     const dfn_match *m;
-    const uint8_t *kind_ok, *file_ok, *lane_ok;
-    bool per_event;
+    dfn_match_tabs t;
     const uint32_t *kindc, *filec, *lanec;
 } scan_filter;
 
 static void scan_filter_init(scan_filter *f, const qctx *c)
 {
     f->m = c->m;
-    dfn_match_tables(c->m, &f->kind_ok, &f->file_ok, &f->lane_ok, &f->per_event);
+    dfn_match_tables(c->m, &f->t);
     f->kindc = c->s->kind;
     f->filec = c->s->file;
     f->lanec = c->s->lane;
@@ -1604,10 +1603,12 @@ static void scan_filter_init(scan_filter *f, const qctx *c)
 
 static inline bool scan_filter_pass(const scan_filter *f, size_t i)
 {
-    if (f->kind_ok && !f->kind_ok[f->kindc[i]]) return false;
-    if (f->file_ok && !f->file_ok[f->filec[i]]) return false;
-    if (f->lane_ok && !f->lane_ok[f->lanec[i]]) return false;
-    return !f->per_event || dfn_match_event(f->m, i);
+    const dfn_match_tabs *t = &f->t;
+    if (t->kind_ok && !t->kind_ok[f->kindc[i]]) return false;
+    if (t->file_ok && !t->file_ok[f->filec[i]]) return false;
+    if (t->lane_ok && !t->lane_ok[f->lanec[i]]) return false;
+    if (t->mask_ok && !t->mask_ok[t->mask_idx8 ? t->mask_idx8[i] : t->mask_idx32[i]]) return false;
+    return !t->per_event || dfn_match_event(f->m, i);
 }
 
 /* The explorer's most frequent scan, one dimension read through a table
@@ -1670,34 +1671,6 @@ typedef struct {
     uint64_t seen;            /* the sparkline bin's turn in which the row last had a call */
 } __attribute__((aligned(64))) lean_sums;
 
-/* The rows in dirty (their calls since the last time) put their time
- * in sparkline bin b: what their dur grew by, less the calls put in
- * their bins one by one. */
-static void lean_spark_flush(part *p, lean_sums *ls, uint64_t **bins, const uint32_t *dirty, size_t ndirty, uint32_t b)
-{
-    for (size_t k = 0; k < ndirty; k++) {
-        uint32_t row = dirty[k];
-        lean_sums *h = &ls[row];
-        uint64_t us = h->dur - h->snap - h->corr;
-        h->snap = h->dur;
-        h->corr = 0;
-        if (!us) continue;
-        if (!bins[row]) bins[row] = AX(&p->acc[row])->spark;
-        spark_put(bins[row], &p->spk[0], row, b, us);
-    }
-}
-
-/* The sums into the rows' accumulators, where part_event added too. */
-static void lean_fold(part *p, const lean_sums *ls, size_t nrows)
-{
-    for (size_t row = 0; row < nrows; row++) {
-        acc *a = &p->acc[row];
-        if (!ls[row].count) continue;
-        acc_sums(a, ls[row].count, 0, ls[row].dur, ls[row].bytes, 0);
-        if (ls[row].maxdur > a->maxdur) a->maxdur = ls[row].maxdur;
-    }
-}
-
 /* Where a call falls on the sparkline, as lean_loop's first pass sees
  * it: in the bin of the calls before (nothing to do), the start of a
  * bin the calls after it may share, or a call put in its bins alone. */
@@ -1722,6 +1695,182 @@ static inline uint8_t lean_where(const qctx *c, lean_bin *lb, uint64_t ts, uint6
     return LEAN_NEWBIN;
 }
 
+/* lean_loop's state: the rows' sums and where their sparklines are, and
+ * a block's calls as the first pass found them. */
+typedef struct {
+    lean_sums *ls;
+    uint64_t **bins;          /* each row's sparkline bins (NULL: sparse, or not looked up yet) */
+    uint32_t *dirty;          /* the rows with calls in this sparkline bin */
+    size_t nls, ndirty;
+    uint64_t turn;            /* the sparkline bin's turn */
+    uint32_t cur_b;           /* the sparkline bin of the moment */
+    lean_bin lb;              /* and the first pass's */
+    /* a block's calls the second pass takes: n of them, at[k] from the
+     * block's start, with their rows and places on the sparkline */
+    size_t n;
+    uint16_t at[LEAN_BLOCK];
+    uint32_t rows[LEAN_BLOCK];
+    uint32_t newbin[LEAN_BLOCK];
+    uint8_t where[LEAN_BLOCK];
+    uint16_t sel[LEAN_BLOCK];     /* the calls the filter passes (lean_select) */
+} lean;
+
+static void lean_init(lean *L, const qctx *c, bool spark)
+{
+    memset(L, 0, offsetof(lean, at));
+    L->turn = 1;
+    uint64_t end;
+    /* the bins of whole µs that spark_where_memo's condition allows */
+    L->lb = (lean_bin){ 1, 0, 0, spark && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
+                                     !__builtin_add_overflow(c->spark_lo_us, c->spark_span_us, &end) };
+}
+
+/* Room for n rows. */
+static void lean_grow(lean *L, size_t n)
+{
+    if (n <= L->nls) return;
+    n = n < 16 ? 16 : n * 2;
+    lean_sums *more = aligned_alloc(64, n * sizeof *more);
+    if (!more) dfn_out_of_memory("scanning", n * sizeof *more);
+    if (L->nls) memcpy(more, L->ls, L->nls * sizeof *more);
+    memset(more + L->nls, 0, (n - L->nls) * sizeof *more);
+    free(L->ls);
+    L->ls = more;
+    L->bins = dfn_xreallocarray(L->bins, n, sizeof *L->bins);
+    memset(L->bins + L->nls, 0, (n - L->nls) * sizeof *L->bins);
+    L->dirty = dfn_xreallocarray(L->dirty, n, sizeof *L->dirty);
+    L->nls = n;
+}
+
+/* The rows in dirty (their calls since the last time) put their time
+ * in the sparkline bin of the moment: what their dur grew by, less the
+ * calls put in their bins one by one. accs: the rows' accumulators. */
+static void lean_spark_flush(part *p, lean *L, acc *accs)
+{
+    for (size_t k = 0; k < L->ndirty; k++) {
+        uint32_t row = L->dirty[k];
+        lean_sums *h = &L->ls[row];
+        uint64_t us = h->dur - h->snap - h->corr;
+        h->snap = h->dur;
+        h->corr = 0;
+        if (!us) continue;
+        if (!L->bins[row]) L->bins[row] = AX(&accs[row])->spark;
+        spark_put(L->bins[row], &p->spk[0], row, L->cur_b, us);
+    }
+    L->ndirty = 0;
+}
+
+/* The calls of [b0, b1) the filter passes into L->sel, as offsets from
+ * b0 (with nofilter, all, and sel is not written); how many. Without a term to test per call, with no branch on
+ * whether each passes: a drill's filter passes calls at random, and a
+ * misread branch each time cost a third of the scan. */
+static inline __attribute__((always_inline)) size_t lean_select(lean *L, const scan_filter *sf, size_t b0, size_t b1,
+                                                                bool nofilter)
+{
+    size_t n = 0;
+    const dfn_match_tabs *t = &sf->t;
+    if (nofilter) {
+        n = b1 - b0;   /* every call: the scans take b0 + k, not sel */
+    } else if (!t->per_event) {
+        for (size_t i = b0; i < b1; i++) {
+            unsigned ok = 1;
+            if (t->kind_ok) ok &= t->kind_ok[sf->kindc[i]] != 0;
+            if (t->file_ok) ok &= t->file_ok[sf->filec[i]] != 0;
+            if (t->lane_ok) ok &= t->lane_ok[sf->lanec[i]] != 0;
+            if (t->mask_ok) ok &= t->mask_ok[t->mask_idx8 ? t->mask_idx8[i] : t->mask_idx32[i]] != 0;
+            L->sel[n] = (uint16_t)(i - b0);
+            n += ok;
+        }
+    } else {
+        for (size_t i = b0; i < b1; i++)
+            if (scan_filter_pass(sf, i)) L->sel[n++] = (uint16_t)(i - b0);
+    }
+    return n;
+}
+
+/* The first pass takes call b0 + at, in row, with its place on the
+ * sparkline (spark) from ts and dur. */
+static inline __attribute__((always_inline)) void lean_take(const qctx *c, lean *L, uint16_t at, uint32_t row,
+                                                            bool spark, uint64_t ts, uint64_t dur)
+{
+    L->at[L->n] = at;
+    L->rows[L->n] = row;
+    if (spark) {
+        L->where[L->n] = lean_where(c, &L->lb, ts, dur);
+        L->newbin[L->n] = L->lb.b;
+    }
+    L->n++;
+}
+
+/* The second pass over the calls the first took from the block at b0,
+ * into the sums and sparklines of accs' rows. */
+static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc *accs, size_t b0, bool spark)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    const uint32_t *durv = s->dur.v, *bytesv = s->bytes.v;
+    /* in locals: the sums' stores might be to L's counters, as far as the
+     * compiler knows, which would then be read again for every call */
+    lean_sums *ls = L->ls;
+    uint32_t *dirty = L->dirty;
+    size_t ndirty = L->ndirty;
+    uint64_t turn = L->turn;
+    for (size_t k = 0; k < L->n; k++) {
+        size_t i = b0 + L->at[k];
+        uint32_t row = L->rows[k];
+        uint32_t d32 = durv[i], b32 = bytesv[i];
+        uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+        uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
+        lean_sums *h = &ls[row];
+        uint8_t w = spark ? L->where[k] : LEAN_INBIN;
+        if (w == LEAN_NEWBIN) {
+            L->ndirty = ndirty;
+            lean_spark_flush(p, L, accs);
+            ndirty = 0;
+            turn++;
+            L->cur_b = L->newbin[k];
+        }
+        uint64_t nd, nb;
+        bool apart = __builtin_add_overflow(h->dur, dur, &nd) | __builtin_add_overflow(h->bytes, bytes, &nb);
+        if (__builtin_expect(apart, 0)) {
+            acc *a = &accs[row];   /* the sums would wrap: the row's own saturate, flagged */
+            acc_sums(a, 1, 0, dur, bytes, 0);
+            if (dur > a->maxdur) a->maxdur = dur;
+        } else {
+            h->count++;
+            h->dur = nd;
+            h->bytes = nb;
+            if (dur > h->maxdur) h->maxdur = dur;
+        }
+        if (!spark) continue;
+        if (h->seen != turn) h->seen = turn, dirty[ndirty++] = row;
+        if (w == LEAN_ALONE || apart) {
+            if (!apart) h->corr += dur;
+            spark_pos sp = w == LEAN_ALONE ? spark_where(c, dfn_store_ts(s, i), dur)
+                                           : (spark_pos){ .e = dur, .b0 = L->cur_b, .b1 = L->cur_b, .on = dur > 0, .one = true };
+            if (!L->bins[row]) L->bins[row] = AX(&accs[row])->spark;
+            spark_add(c, L->bins[row], &p->spk[0], row, &sp);
+        }
+    }
+    L->ndirty = ndirty;
+    L->turn = turn;
+}
+
+/* The sums into the first nrows of accs, where part_event added too. */
+static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
+{
+    lean_spark_flush(p, L, accs);
+    for (size_t row = 0; row < nrows && row < L->nls; row++) {
+        const lean_sums *h = &L->ls[row];
+        if (!h->count) continue;
+        acc_sums(&accs[row], h->count, 0, h->dur, h->bytes, 0);
+        if (h->maxdur > accs[row].maxdur) accs[row].maxdur = h->maxdur;
+    }
+    free(L->ls);
+    free(L->bins);
+    free(L->dirty);
+}
+
 /* The scan of a query_plain query of one dimension that needs nothing
  * but the sums and sparklines (need_any false: the explorer's tables),
  * its rows a table's (tab of col) or, with by_time, the time bins. In
@@ -1743,30 +1892,24 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
     scan_filter sf;
     scan_filter_init(&sf, c);
     bin_memo bm = { 0, 0, 0, 0 };
-    const uint32_t *tsv = s->ts.v, *durv = s->dur.v, *bytesv = s->bytes.v;
+    const uint32_t *tsv = s->ts.v, *durv = s->dur.v;
     const uint64_t *base = s->ts_base;
     uint32_t *direct = p->direct;
-    size_t direct_n = c->direct_n, nls = 0, ndirty = 0;
+    size_t direct_n = c->direct_n;
     bool clip = c->clip;
-    uint64_t matched = 0, total = 0, clip_hi = c->clip_hi, end;
-    lean_sums *ls = NULL;
-    uint64_t **bins = NULL;   /* each row's sparkline bins (NULL: sparse, or not looked up yet) */
-    uint32_t *dirty = NULL, cur_b = 0;
-    uint64_t turn = 1;
-    /* the bins of whole µs that spark_where_memo's condition allows */
-    lean_bin lb = { 1, 0, 0, spark && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
-                                  !__builtin_add_overflow(c->spark_lo_us, c->spark_span_us, &end) };
-    uint32_t rows[LEAN_BLOCK], newbin[LEAN_BLOCK];
-    uint8_t where[LEAN_BLOCK];
+    uint64_t matched = 0, total = 0, clip_hi = c->clip_hi;
+    lean L;
+    lean_init(&L, c, spark);
     for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
         size_t b1 = p->hi - b0 < LEAN_BLOCK ? p->hi : b0 + LEAN_BLOCK;
-        for (size_t i = b0; i < b1; i++) {
-            rows[i - b0] = UINT32_MAX;
-            if (!nofilter && !scan_filter_pass(&sf, i)) continue;
+        size_t nsel = lean_select(&L, &sf, b0, b1, nofilter);
+        matched += nsel;
+        L.n = 0;
+        for (size_t k = 0; k < nsel; k++) {
+            size_t i = b0 + (nofilter ? k : L.sel[k]);
             uint32_t t32 = tsv[i], d32 = durv[i];
             uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
             uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
-            matched++;
             bool whole = by_time ? call_whole_memo(c, &bm, ts, dur) : !(__builtin_expect(clip, 0) && dur > clip_hi - ts);
             if (!whole) {
                 part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window or its bin */
@@ -1778,67 +1921,12 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
             size_t row;
             if (id < direct_n && direct[id]) row = direct[id] - 1;
             else { row = part_row(p, &id); direct = p->direct; }
-            rows[i - b0] = (uint32_t)row;
-            if (spark) {
-                where[i - b0] = lean_where(c, &lb, ts, dur);
-                newbin[i - b0] = lb.b;
-            }
+            lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ts, dur);
         }
-        if (p->nacc > nls) {
-            size_t n = p->nacc < 16 ? 16 : p->nacc * 2;
-            lean_sums *more = aligned_alloc(64, n * sizeof *more);
-            if (!more) dfn_out_of_memory("scanning", n * sizeof *more);
-            if (nls) memcpy(more, ls, nls * sizeof *ls);
-            memset(more + nls, 0, (n - nls) * sizeof *ls);
-            free(ls);
-            ls = more;
-            bins = dfn_xreallocarray(bins, n, sizeof *bins);
-            memset(bins + nls, 0, (n - nls) * sizeof *bins);
-            dirty = dfn_xreallocarray(dirty, n, sizeof *dirty);
-            nls = n;
-        }
-        for (size_t i = b0; i < b1; i++) {
-            uint32_t row = rows[i - b0];
-            if (row == UINT32_MAX) continue;
-            uint32_t d32 = durv[i], b32 = bytesv[i];
-            uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
-            uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
-            lean_sums *h = &ls[row];
-            uint8_t w = spark ? where[i - b0] : LEAN_INBIN;
-            if (w == LEAN_NEWBIN) {
-                lean_spark_flush(p, ls, bins, dirty, ndirty, cur_b);
-                ndirty = 0;
-                turn++;
-                cur_b = newbin[i - b0];
-            }
-            uint64_t nd, nb;
-            bool apart = __builtin_add_overflow(h->dur, dur, &nd) | __builtin_add_overflow(h->bytes, bytes, &nb);
-            if (__builtin_expect(apart, 0)) {
-                acc *a = &p->acc[row];   /* the sums would wrap: the row's own saturate, flagged */
-                acc_sums(a, 1, 0, dur, bytes, 0);
-                if (dur > a->maxdur) a->maxdur = dur;
-            } else {
-                h->count++;
-                h->dur = nd;
-                h->bytes = nb;
-                if (dur > h->maxdur) h->maxdur = dur;
-            }
-            if (!spark) continue;
-            if (h->seen != turn) h->seen = turn, dirty[ndirty++] = row;
-            if (w == LEAN_ALONE || apart) {
-                if (!apart) h->corr += dur;
-                uint64_t ts = dfn_store_ts(s, i);
-                spark_pos sp = w == LEAN_ALONE ? spark_where(c, ts, dur) : (spark_pos){ .s = 0, .e = dur, .b0 = cur_b, .b1 = cur_b, .on = dur > 0, .one = true };
-                if (!bins[row]) bins[row] = AX(&p->acc[row])->spark;
-                spark_add(c, bins[row], &p->spk[0], row, &sp);
-            }
-        }
+        lean_grow(&L, p->nacc);
+        lean_add(p, &L, p->acc, b0, spark);
     }
-    if (spark) lean_spark_flush(p, ls, bins, dirty, ndirty, cur_b);
-    lean_fold(p, ls, nls < p->nacc ? nls : p->nacc);
-    free(ls);
-    free(bins);
-    free(dirty);
+    lean_finish(p, &L, p->acc, p->nacc);
     p->matched = matched;
     p->matched_calls = matched;
     p->total = dfn_sat_add(p->total, total);
@@ -1873,6 +1961,42 @@ static bool part_scan_table(part *p)
     else if (plain) table_loop(p, tab, col, true, false);
     else table_loop(p, tab, col, false, false);
     return true;
+}
+
+/* The layer rows of a mask (bits) first met in a scan by layer, in
+ * layer order, into rows (n of them), and the arrays of its sums m. */
+static void mask_rows(part *p, uint64_t bits, size_t mi, acc *m, int32_t *rows, uint8_t *n)
+{
+    const qctx *c = p->c;
+    while (bits) {
+        uint32_t b = (uint32_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        rows[(*n)++] = (int32_t)part_row(p, &b);
+    }
+    if (c->need_hist) acc_own(m)->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->x->hist);
+    if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(acc_own(m), c->nprocs, c->need_procbytes);
+    if (c->need_files && mi < c->dense_file_rows) acc_own(m)->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
+    if (p->spark_total) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
+    if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
+}
+
+/* Each mask's sums spread to its layers' rows, and freed with the masks'
+ * tables; the masks partition the calls, so their sparklines add up to
+ * the total. */
+static void masks_spread(part *p, acc *macc, int32_t (*rows)[64], uint8_t *nrow, size_t nm)
+{
+    const qctx *c = p->c;
+    for (size_t mi = 0; mi < nm; mi++) {
+        acc *m = &macc[mi];
+        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
+        const acc_arrays *mx = AX(m);
+        if (mx->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += mx->spark[b];
+        free(mx->hist);   /* a mask's own, not from a slab */
+        acc_free(m);
+    }
+    free(macc);
+    free(rows);
+    free(nrow);
 }
 
 /* Grouping by layer alone. An event adds the same to each layer of its
@@ -1913,20 +2037,7 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
         total = dfn_sat_add(total, dur);
         size_t mi = idx8 ? idx8[i] : idx32[i];
         acc *m = &macc[mi];
-        if (!known[mi]) {
-            uint64_t bits = masks[mi];
-            while (bits) {
-                uint32_t b = (uint32_t)__builtin_ctzll(bits);
-                bits &= bits - 1;
-                rows[mi][nrow[mi]++] = (int32_t)part_row(p, &b);
-            }
-            known[mi] = true;
-            if (c->need_hist) acc_own(m)->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->x->hist);
-            if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(acc_own(m), c->nprocs, c->need_procbytes);
-            if (c->need_files && mi < c->dense_file_rows) acc_own(m)->files = dfn_xcalloc((s->nfiles + 63) / 64, 8);
-            if (spark) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
-            if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
-        }
+        if (!known[mi]) mask_rows(p, masks[mi], mi, m, rows[mi], &nrow[mi]), known[mi] = true;
         if (c->need_sums) acc_add_event_sums(p, m, 0, i, bytes, plain);
         uint64_t calls = 1, longest = dur, typical = dur, agg = 0;
         if (!plain && c->has_agg && dfn_store_is_agg(s, i)) agg_calls(s, i, dur, &calls, &longest, &typical), agg = calls;
@@ -1962,22 +2073,63 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
                 if (c->need_extra) part_acc_extra(p, (size_t)rows[mi][k], i, ts, dur, &sp);
             }
     }
-    /* spread each mask's sums to its layers; the masks partition the
-     * events, so their sparklines add up to the total */
-    for (size_t mi = 0; mi < nm; mi++) {
-        acc *m = &macc[mi];
-        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
-        const acc_arrays *mx = AX(m);
-        if (mx->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += mx->spark[b];
-        free(mx->hist);   /* a mask's own, not from a slab */
-        acc_free(m);
-    }
-    free(macc);
-    free(rows);
-    free(nrow);
+    masks_spread(p, macc, rows, nrow, nm);
     free(known);
     p->matched = matched;
     p->matched_calls = calls_in;
+    p->total = dfn_sat_add(p->total, total);
+}
+
+/* layers_loop for a query lean_loop takes (query_lean): the sums and
+ * sparklines per mask in lean_loop's two passes, spread as layers_loop's. */
+static inline __attribute__((always_inline)) void layers_lean_loop(part *p, bool nofilter, bool spark)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    scan_filter sf;
+    scan_filter_init(&sf, c);
+    size_t nmasks;
+    const uint8_t *idx8;
+    const uint32_t *idx32;
+    const uint64_t *masks = dfn_layerset_masks(c->q->layers, &nmasks, &idx8, &idx32);
+    size_t nm = nmasks ? nmasks : 1;
+    int32_t (*rows)[64] = dfn_xmalloc(nm * sizeof *rows);
+    uint8_t *nrow = dfn_xcalloc(nm, 1);
+    bool *known = dfn_xcalloc(nm, sizeof *known);
+    acc *macc = dfn_xcalloc(nm, sizeof *macc);
+    const uint32_t *tsv = s->ts.v, *durv = s->dur.v;
+    const uint64_t *base = s->ts_base;
+    bool clip = c->clip;
+    uint64_t matched = 0, total = 0;
+    lean L;
+    lean_init(&L, c, spark);
+    lean_grow(&L, nm);
+    for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
+        size_t b1 = p->hi - b0 < LEAN_BLOCK ? p->hi : b0 + LEAN_BLOCK;
+        size_t nsel = lean_select(&L, &sf, b0, b1, nofilter);
+        matched += nsel;
+        L.n = 0;
+        for (size_t k = 0; k < nsel; k++) {
+            size_t i = b0 + (nofilter ? k : L.sel[k]);
+            uint32_t t32 = tsv[i], d32 = durv[i];
+            uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
+            uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+            if (__builtin_expect(clip, 0) && !call_whole(c, ts, dur)) {
+                part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window: per layer row */
+                continue;
+            }
+            total = dfn_sat_add(total, dur);
+            size_t mi = idx8 ? idx8[i] : idx32[i];
+            if (!known[mi]) mask_rows(p, masks[mi], mi, &macc[mi], rows[mi], &nrow[mi]), known[mi] = true;
+            lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)mi, spark, ts, dur);
+        }
+        lean_add(p, &L, macc, b0, spark);
+    }
+    lean_finish(p, &L, macc, nm);
+    masks_spread(p, macc, rows, nrow, nm);
+    free(known);
+    p->matched = matched;
+    p->matched_calls = matched;
     p->total = dfn_sat_add(p->total, total);
 }
 
@@ -1986,6 +2138,12 @@ static void part_scan_layers(part *p)
     const qctx *c = p->c;
     if (!p->record) part_straddlers(p);   /* the first part */
     bool plain = query_plain(c), nofilter = query_nofilter(c);
+    if (query_lean(c)) {
+        bool spark = p->spark_total != NULL;
+        if (nofilter && spark) layers_lean_loop(p, true, true);
+        else layers_lean_loop(p, nofilter, spark);
+        return;
+    }
     if (plain && nofilter) layers_loop(p, true, true);
     else if (plain) layers_loop(p, true, false);
     else layers_loop(p, false, false);

@@ -455,15 +455,36 @@ Test(query, lean_scans_match_the_full_path)
     dfn_store_free(s);
 }
 
+/* same_rows for results in the same order (by key): row by row, as a
+ * search by key for each of thousands of rows takes minutes. */
+static void same_rows_in_order(const dfn_store *s, const dfn_result *r0, const dfn_result *r1, uint64_t mask,
+                               size_t bins, const char *what)
+{
+    cr_assert_eq(r0->nrows, r1->nrows, "%s", what);
+    for (size_t row = 0; row < r0->nrows; row++) {
+        char k0[512], k1[512];
+        dfn_result_key_text(s, r0, row, 0, k0, sizeof k0);
+        dfn_result_key_text(s, r1, row, 0, k1, sizeof k1);
+        cr_assert_str_eq(k0, k1, "%s, row %zu", what, row);
+        for (int m = 0; m < DFN_M_COUNT_; m++) {
+            double a = dfn_result_metric(r0, row, m), b = dfn_result_metric(r1, row, m);
+            if (!(mask & DFN_M_BIT(m)) || (isnan(a) && isnan(b))) continue;
+            cr_assert_eq(a, b, "%s, row %s, %s: %g and %g", what, k0, dfn_metric_name(m), a, b);
+        }
+        cr_assert_arr_eq(r0->spark + row * bins, r1->spark + row * bins, bins * sizeof *r0->spark,
+                         "%s, row %s: sparkline", what, k0);
+    }
+}
+
 /* The explorer's tables take a scan of their own (lean_loop: in blocks
  * of calls, the sparkline's time put in a bin when the calls move on).
  * On a set that its shortcuts meet in every way, the rows and sparklines
  * are the full path's: thousands of calls over many blocks; calls of
  * 0 µs; calls over several sparkline bins and past the set's end; files
  * past the rows with dense sparklines; sums that pass 2^64 (flagged,
- * saturated); with and without a filter, in windows that cut calls, by
- * table and by time, with sparklines of several widths and 1 to 3
- * threads. */
+ * saturated); with and without a filter (of tables, of layers, with a
+ * term per call), in windows that cut calls, by table, by time and by
+ * layer, with sparklines of several widths and 1 to 3 threads. */
 Test(query, lean_scan_in_blocks_matches_the_full_path)
 {
     char *text = NULL;
@@ -495,8 +516,15 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
     char w1[128], w2[128];
     snprintf(w1, sizeof w1, "time>=%.6f time<%.6f", end_s * 0.1, end_s * 0.6);
     snprintf(w2, sizeof w2, "time<%.6f func!=f3", end_s * 0.8);
-    const char *wheres[] = { "", "func!=f3", "pid=1", w1, w2 };
-    const char *dims[] = { "func", "file", "proc", "time" };
+    /* layers that share calls, under one another, and calls in none */
+    dfn_layers l;
+    char lerr[256];
+    cr_assert(dfn_layers_parse("even : func=f0|f2|f4|f6|f8|f10\nlow : func=f0|f1|f2|f3\nlong < even : dur>1000\n", "t", &l,
+                               lerr, sizeof lerr), "%s", lerr);
+    dfn_layerset *ls = dfn_layerset_compile(s, &l, 2, lerr, sizeof lerr);
+    cr_assert_not_null(ls, "%s", lerr);
+    const char *wheres[] = { "", "func!=f3", "pid=1", w1, w2, "layer=low", "layer!=even pid!=2", "layer=other dur>10" };
+    const char *dims[] = { "func", "file", "proc", "time", "layer" };
     const size_t widths[] = { 16, 37, 300 };
     for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
@@ -508,12 +536,12 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
                     cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
                     for (int k = 0; k < 2; k++) {
                         dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt,
-                                        .metrics = own_lean | (k ? DFN_M_BIT(DFN_M_FILES) : 0) };
+                                        .layers = ls, .metrics = own_lean | (k ? DFN_M_BIT(DFN_M_FILES) : 0) };
                         r[k] = su_run(s, &q, dims[d]);
                     }
                     char what[256];
                     snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads", dims[d], wheres[w], widths[b], threads);
-                    same_rows(s, r[0], r[1], own_lean, widths[b], what);
+                    same_rows_in_order(s, r[0], r[1], own_lean, widths[b], what);
                     cr_assert_arr_eq(r[0]->spark_total, r[1]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
                     cr_assert_eq(r[0]->total_us, r[1]->total_us, "%s", what);
                     cr_assert_eq(r[0]->matched, r[1]->matched, "%s", what);
@@ -525,6 +553,8 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
                     for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
                     dfn_filter_free(&flt);
                 }
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
     dfn_store_free(s);
 }
 
@@ -805,6 +835,55 @@ Test(layers, a_layer_named_again_takes_either_line)
     cr_assert_eq(su_metric(alt, r, "rest", DFN_M_COUNT), 1);
     cr_assert_eq(su_metric(alt, r, "rest", DFN_M_TIME_S), 13e-6);
     dfn_result_free(r);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_store_free(alt);
+}
+
+/* Layer terms of a filter are decided once per mask of the layer set's
+ * index, and the scans test them inline: a call in two layers, a layer
+ * named by two lines, negation, alternatives, a substring, the layer of
+ * calls in none, and beside a term tested per call, on 1 and 3 threads. */
+Test(layers, filters_decided_per_mask)
+{
+    dfn_store *alt = su_load_text("alt.pfw",
+        EV("read", "reader", 1, 1, 10, 5, "") EV("preprocess", "data", 1, 1, 20, 7, "")
+        EV("item", "data", 1, 1, 30, 11, "") EV("read", "POSIX", 1, 1, 40, 13, "")
+        EV("close", "STDIO", 1, 1, 60, 2, ""), 1);
+    dfn_layers l;
+    char err[512];
+    cr_assert(dfn_layers_parse("reader : cat=reader\nloader : cat=data\nreader : func=preprocess\n"
+                               "rest : cat=POSIX\n", "t", &l, err, sizeof err), "%s", err);
+    dfn_layerset *ls = dfn_layerset_compile(alt, &l, 2, err, sizeof err);
+    cr_assert_not_null(ls, "%s", err);
+    const struct { const char *where; uint64_t calls, us; } cases[] = {
+        { "layer=reader", 2, 12 },            /* read, and preprocess in two layers */
+        { "layer!=loader", 3, 20 },           /* read, read of POSIX, close in none */
+        { "layer=reader|rest", 3, 25 },
+        { "layer~load", 2, 18 },
+        { "layer=other", 1, 2 },              /* in no layer */
+        { "layer!=reader layer!=other", 2, 24 },
+        { "layer=loader func=item", 1, 11 },
+        { "layer!=reader dur>12", 1, 13 },    /* a term per call beside */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            dfn_filter f;
+            cr_assert(dfn_filter_parse(cases[k].where, &f, err, sizeof err), "%s", err);
+            dfn_query q = { .layers = ls, .sort = -1, .filter = &f, .threads = threads };
+            dfn_result *r = su_run(alt, &q, "func");
+            cr_assert_eq(r->matched, cases[k].calls, "%s: %" PRIu64 " calls", cases[k].where, r->matched);
+            cr_assert_eq(r->total_us, cases[k].us, "%s: %" PRIu64 " µs", cases[k].where, r->total_us);
+            dfn_result_free(r);
+            /* the same, call by call */
+            dfn_match *m = dfn_match_compile(alt, ls, &f, err, sizeof err);
+            cr_assert_not_null(m, "%s", err);
+            uint64_t n = 0;
+            for (size_t i = 0; i < alt->n; i++) n += dfn_match_event(m, i);
+            cr_assert_eq(n, cases[k].calls, "%s, call by call", cases[k].where);
+            dfn_match_free(m);
+            dfn_filter_free(&f);
+        }
     dfn_layerset_free(ls);
     dfn_layers_free(&l);
     dfn_store_free(alt);

@@ -42,9 +42,16 @@ dfn_match *dfn_match_compile(const dfn_store *s, const dfn_layerset *ls, const d
 bool dfn_match_event(const dfn_match *m, size_t i);
 /* The lookup tables a match reduces to (NULL when that id space has no
  * term), and whether any term must still be tested per event: scans test
- * the tables inline and call dfn_match_event only when per_event is set. */
-void dfn_match_tables(const dfn_match *m, const uint8_t **kind_ok, const uint8_t **file_ok,
-                      const uint8_t **lane_ok, bool *per_event);
+ * the tables inline and call dfn_match_event only when per_event is set.
+ * mask_ok: the layer terms, by the index of event i's mask in the layer
+ * set (mask_idx8[i], or mask_idx32[i] when mask_idx8 is NULL). */
+typedef struct {
+    const uint8_t *kind_ok, *file_ok, *lane_ok, *mask_ok;
+    const uint8_t *mask_idx8;
+    const uint32_t *mask_idx32;
+    bool per_event;
+} dfn_match_tabs;
+void dfn_match_tables(const dfn_match *m, dfn_match_tabs *t);
 /* The window the bounds on the start (time >=, >, <, <=) make: [*lo, *hi)
  * in µs from the store's start; false when they make none (no bound, or a
  * time = x, which names starts, not a stretch of time). Calls that start
