@@ -1772,13 +1772,23 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
     if (nofilter) {
         n = b1 - b0;   /* every call: the scans take b0 + k, not sel */
     } else if (!t->per_event) {
+        const uint8_t *ko = t->kind_ok, *fo = t->file_ok, *lo = t->lane_ok, *mo = t->mask_ok, *m8 = t->mask_idx8;
+        const uint32_t *kc = sf->kindc, *fc = sf->filec, *lc = sf->lanec, *m32 = t->mask_idx32;
+        uint16_t *sel = L->sel;
+        if (ko && !fo && !lo && !mo) {   /* a drill into a function or a category */
+            for (size_t i = b0; i < b1; i++) {
+                sel[n] = (uint16_t)(i - b0);
+                n += ko[kc[i]] != 0;
+            }
+            return n;
+        }
         for (size_t i = b0; i < b1; i++) {
             unsigned ok = 1;
-            if (t->kind_ok) ok &= t->kind_ok[sf->kindc[i]] != 0;
-            if (t->file_ok) ok &= t->file_ok[sf->filec[i]] != 0;
-            if (t->lane_ok) ok &= t->lane_ok[sf->lanec[i]] != 0;
-            if (t->mask_ok) ok &= t->mask_ok[t->mask_idx8 ? t->mask_idx8[i] : t->mask_idx32[i]] != 0;
-            L->sel[n] = (uint16_t)(i - b0);
+            if (ko) ok &= ko[kc[i]] != 0;
+            if (fo) ok &= fo[fc[i]] != 0;
+            if (lo) ok &= lo[lc[i]] != 0;
+            if (mo) ok &= mo[m8 ? m8[i] : m32[i]] != 0;
+            sel[n] = (uint16_t)(i - b0);
             n += ok;
         }
     } else {
