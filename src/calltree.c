@@ -182,6 +182,7 @@ size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i
 }
 
 uint32_t dfn_calltree_path(const dfn_calltree *t, size_t i) { return i < t->n ? t->path[i] : DFN_NOID; }
+const uint32_t *dfn_calltree_paths(const dfn_calltree *t, size_t *n) { *n = t->n; return t->path; }
 size_t dfn_calltree_npaths(const dfn_calltree *t) { return t->nnodes; }
 uint32_t dfn_calltree_path_parent(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_parent[node] : DFN_NOID; }
 uint32_t dfn_calltree_path_func(const dfn_calltree *t, uint32_t node) { return node < t->nnodes ? t->node_func[node] : DFN_NOID; }

@@ -29,6 +29,11 @@ struct dfn_match {
     const dfn_layerset *ls;
     uint8_t *kind_ok, *file_ok, *lane_ok;
     uint8_t *mask_ok;         /* the layer terms, decided per mask of ls's index (NULL: none) */
+    /* the path terms (npath_terms of et) decided per node of the tree's
+     * paths, once it is set: path_all[paths[i]] (NULL: none, or no tree) */
+    uint8_t *path_all;
+    size_t npath_all, npath_terms, npaths_ev;
+    const uint32_t *paths;
     eterm *et; size_t net;
     size_t lo, hi;
     bool never;
@@ -354,8 +359,12 @@ static bool match_terms(const dfn_match *m, size_t i, uint64_t layers)
     if (m->file_ok && !m->file_ok[s->file[i]]) return false;
     if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
     if (m->mask_ok && !m->mask_ok[m->ls->idx8 ? m->ls->idx8[i] : m->ls->idx32[i]]) return false;
+    if (m->path_all) {
+        uint32_t node = i < m->npaths_ev ? m->paths[i] : DFN_NOID;
+        if (node >= m->npath_all || !m->path_all[node]) return false;
+    }
     for (size_t k = 0; k < m->net; k++)
-        if (!eterm_event(m, &m->et[k], i, layers)) return false;
+        if ((!m->path_all || m->et[k].key != DFN_KEY_PATH) && !eterm_event(m, &m->et[k], i, layers)) return false;
     return true;
 }
 
@@ -442,6 +451,22 @@ void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree)
         pe[npe++] = e;
     }
     if (npe && np) path_terms_judge(m, tree, pe, npe);
+    /* all of them in one table, which the scans test inline as they test
+     * kinds (the calls under a path, listed, called this for each call) */
+    free(m->path_all);
+    m->path_all = NULL;
+    m->npath_terms = 0;
+    if (npe && tree) {
+        m->path_all = dfn_xmalloc(np ? np : 1);
+        for (size_t x = 0; x < np; x++) {
+            bool ok = true;
+            for (size_t j = 0; j < npe && ok; j++) ok = pe[j]->path_ok[x];
+            m->path_all[x] = ok;
+        }
+        m->npath_all = np;
+        m->npath_terms = npe;
+        m->paths = dfn_calltree_paths(tree, &m->npaths_ev);
+    }
     free(pe);
 }
 
@@ -470,7 +495,11 @@ void dfn_match_tables(const dfn_match *m, dfn_match_tabs *t)
     t->mask_ok = m->mask_ok;
     t->mask_idx8 = m->mask_ok ? m->ls->idx8 : NULL;
     t->mask_idx32 = m->mask_ok ? m->ls->idx32 : NULL;
-    t->per_event = m->net > 0 || m->never || m->only;
+    t->path_ok = m->path_all;
+    t->npath = m->npath_all;
+    t->paths = m->paths;
+    t->npaths = m->npaths_ev;
+    t->per_event = m->net > (m->path_all ? m->npath_terms : 0) || m->never || m->only;
 }
 
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)
@@ -486,6 +515,7 @@ void dfn_match_free(dfn_match *m)
     free(m->file_ok);
     free(m->lane_ok);
     free(m->mask_ok);
+    free(m->path_all);
     for (size_t k = 0; k < m->net; k++) free(m->et[k].path_ok);
     free(m->et);
     free(m);

@@ -1470,7 +1470,7 @@ static bool query_nofilter(const qctx *c)
 {
     dfn_match_tabs t;
     dfn_match_tables(c->m, &t);
-    return !t.kind_ok && !t.file_ok && !t.lane_ok && !t.mask_ok && !t.per_event;
+    return !t.kind_ok && !t.file_ok && !t.lane_ok && !t.mask_ok && !t.path_ok && !t.per_event;
 }
 
 /* Whether a query adds only what part_acc_in adds when plain: no
@@ -1608,6 +1608,10 @@ static inline bool scan_filter_pass(const scan_filter *f, size_t i)
     if (t->file_ok && !t->file_ok[f->filec[i]]) return false;
     if (t->lane_ok && !t->lane_ok[f->lanec[i]]) return false;
     if (t->mask_ok && !t->mask_ok[t->mask_idx8 ? t->mask_idx8[i] : t->mask_idx32[i]]) return false;
+    if (t->path_ok) {
+        uint32_t node = i < t->npaths ? t->paths[i] : DFN_NOID;
+        if (node >= t->npath || !t->path_ok[node]) return false;
+    }
     return !t->per_event || dfn_match_event(f->m, i);
 }
 
@@ -1775,7 +1779,7 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
         const uint8_t *ko = t->kind_ok, *fo = t->file_ok, *lo = t->lane_ok, *mo = t->mask_ok, *m8 = t->mask_idx8;
         const uint32_t *kc = sf->kindc, *fc = sf->filec, *lc = sf->lanec, *m32 = t->mask_idx32;
         uint16_t *sel = L->sel;
-        if (ko && !fo && !lo && !mo) {   /* a drill into a function or a category */
+        if (ko && !fo && !lo && !mo && !t->path_ok) {   /* a drill into a function or a category */
             for (size_t i = b0; i < b1; i++) {
                 sel[n] = (uint16_t)(i - b0);
                 n += ko[kc[i]] != 0;
@@ -1788,6 +1792,10 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
             if (fo) ok &= fo[fc[i]] != 0;
             if (lo) ok &= lo[lc[i]] != 0;
             if (mo) ok &= mo[m8 ? m8[i] : m32[i]] != 0;
+            if (t->path_ok) {
+                uint32_t node = i < t->npaths ? t->paths[i] : DFN_NOID;
+                ok &= node < t->npath && t->path_ok[node];
+            }
             sel[n] = (uint16_t)(i - b0);
             n += ok;
         }

@@ -608,6 +608,38 @@ Test(calltree, call_paths_group_and_filter)
         cr_assert_eq(su_metric(s, r, "A;B;C", DFN_M_COUNT), 1, "the lone C's path has no ';'");
         dfn_result_free(r);
         dfn_filter_free(&f);
+        /* path terms are tested together, through one table of the tree's
+         * paths: with each other, beside a term of each call, listing the
+         * calls; a call passes the scans as it passes the match */
+        const struct { const char *where; size_t a, b, c, calls; } both[] = {
+            { "path~A* path!=A", 0, 2, 1, 3 },
+            { "path~A* dur>15", 1, 2, 0, 3 },
+            { "path!=C func!=A", 0, 2, 1, 3 },
+        };
+        for (size_t k = 0; k < sizeof both / sizeof *both; k++) {
+            cr_assert(dfn_filter_parse(both[k].where, &f, err, sizeof err), "%s", err);
+            r = su_run(s, &q, "func");
+            const char *fn[] = { "A", "B", "C" };
+            size_t want[] = { both[k].a, both[k].b, both[k].c };
+            for (int j = 0; j < 3; j++) {
+                size_t row = 0;
+                while (row < r->nrows && (dfn_result_key_text(s, r, row, 0, buf, sizeof buf), strcmp(buf, fn[j]))) row++;
+                double got = row < r->nrows ? dfn_result_metric(r, row, DFN_M_COUNT) : 0;
+                cr_assert_eq(got, (double)want[j], "%s: %s", both[k].where, fn[j]);
+            }
+            dfn_result_free(r);
+            r = su_run(s, &q, "event");
+            cr_assert_eq(r->nrows, both[k].calls, "%s: the calls listed", both[k].where);
+            dfn_result_free(r);
+            dfn_match *m = dfn_match_compile(s, NULL, &f, err, sizeof err);
+            cr_assert_not_null(m, "%s", err);
+            dfn_match_set_tree(m, t);
+            size_t n = 0;
+            for (size_t i = 0; i < s->n; i++) n += dfn_match_event(m, i);
+            cr_assert_eq(n, both[k].calls, "%s, call by call", both[k].where);
+            dfn_match_free(m);
+            dfn_filter_free(&f);
+        }
     }
     /* without the tree a path query is refused, not answered empty */
     dfn_query q = { .tree = NULL };

@@ -25,6 +25,8 @@ size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i
  * event, as a node of a tree of paths (nodes numbered from 0, the same
  * path the same node). */
 uint32_t dfn_calltree_path(const dfn_calltree *t, size_t i);
+/* Every event's node, as dfn_calltree_path gives it (*n events). */
+const uint32_t *dfn_calltree_paths(const dfn_calltree *t, size_t *n);
 size_t dfn_calltree_npaths(const dfn_calltree *t);
 /* DFN_NOID at the top. */
 uint32_t dfn_calltree_path_parent(const dfn_calltree *t, uint32_t node);

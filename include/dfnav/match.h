@@ -44,11 +44,15 @@ bool dfn_match_event(const dfn_match *m, size_t i);
  * term), and whether any term must still be tested per event: scans test
  * the tables inline and call dfn_match_event only when per_event is set.
  * mask_ok: the layer terms, by the index of event i's mask in the layer
- * set (mask_idx8[i], or mask_idx32[i] when mask_idx8 is NULL). */
+ * set (mask_idx8[i], or mask_idx32[i] when mask_idx8 is NULL). path_ok:
+ * the path terms, by event i's node paths[i] (i < npaths; a node past
+ * npath, or an event past npaths, passes none). */
 typedef struct {
-    const uint8_t *kind_ok, *file_ok, *lane_ok, *mask_ok;
+    const uint8_t *kind_ok, *file_ok, *lane_ok, *mask_ok, *path_ok;
     const uint8_t *mask_idx8;
     const uint32_t *mask_idx32;
+    const uint32_t *paths;
+    size_t npath, npaths;
     bool per_event;
 } dfn_match_tabs;
 void dfn_match_tables(const dfn_match *m, dfn_match_tabs *t);
