@@ -1903,7 +1903,7 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
  * (lean_spark_flush); a call in several bins, or out of the sparkline,
  * is put in its bins alone and kept out of that growth (corr). */
 static inline __attribute__((always_inline)) void lean_loop(part *p, const uint32_t *tab, const uint32_t *col,
-                                                            bool nofilter, bool by_time, bool spark)
+                                                            uint32_t *rowof, bool nofilter, bool by_time, bool spark)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1935,10 +1935,16 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
                 continue;
             }
             total = dfn_sat_add(total, dur);
-            uint32_t id = by_time ? bm.id : tab[col[i]];
             size_t row;
-            if (id < direct_n && direct[id]) row = direct[id] - 1;
-            else { row = part_row(p, &id); direct = p->direct; }
+            uint32_t v = by_time ? 0 : col[i];   /* below ncol, as tab's index */
+            if (!by_time && rowof[v]) {
+                row = rowof[v] - 1;
+            } else {
+                uint32_t id = by_time ? bm.id : tab[v];
+                if (id < direct_n && direct[id]) row = direct[id] - 1;
+                else { row = part_row(p, &id); direct = p->direct; }
+                if (!by_time) rowof[v] = (uint32_t)row + 1;
+            }
             lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ts, dur);
         }
         lean_grow(&L, p->nacc);
@@ -1962,17 +1968,22 @@ static bool part_scan_table(part *p)
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     const uint32_t *tab, *col;
-    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = s->kind; }
-    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; }
-    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; }
+    size_t ncol;   /* the column's ids */
+    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = s->kind; ncol = s->nkinds; }
+    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; ncol = s->nfiles; }
+    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; ncol = s->nlanes; }
     else return false;
     if (!p->record) part_straddlers(p);   /* the first part */
     bool plain = query_plain(c), nofilter = query_nofilter(c);
     if (query_lean(c)) {
         bool spark = p->spark_total != NULL;
-        if (nofilter && spark) lean_loop(p, tab, col, true, false, true);
-        else if (nofilter) lean_loop(p, tab, col, true, false, false);
-        else lean_loop(p, tab, col, false, false, spark);
+        /* a column id's row + 1, once known: one look-up a call, not the
+         * table's and then the row's, one waiting on the other */
+        uint32_t *rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *rowof);
+        if (nofilter && spark) lean_loop(p, tab, col, rowof, true, false, true);
+        else if (nofilter) lean_loop(p, tab, col, rowof, true, false, false);
+        else lean_loop(p, tab, col, rowof, false, false, spark);
+        free(rowof);
         return true;
     }
     if (plain && nofilter) table_loop(p, tab, col, true, true);
@@ -2243,8 +2254,8 @@ static void part_scan_general(part *p)
     bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
     if (plain && c->time_dim == 0 && query_lean(c)) {
         bool spark = p->spark_total != NULL;
-        if (nofilter && spark) lean_loop(p, NULL, NULL, true, true, true);
-        else lean_loop(p, NULL, NULL, nofilter, true, spark);
+        if (nofilter && spark) lean_loop(p, NULL, NULL, NULL, true, true, true);
+        else lean_loop(p, NULL, NULL, NULL, nofilter, true, spark);
         return;
     }
     if (plain && nofilter) general_loop(p, true, true);
