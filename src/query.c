@@ -1678,7 +1678,7 @@ typedef struct {
 /* Where a call falls on the sparkline, as lean_loop's first pass sees
  * it: in the bin of the calls before (nothing to do), the start of a
  * bin the calls after it may share, or a call put in its bins alone. */
-enum { LEAN_INBIN, LEAN_NEWBIN, LEAN_ALONE };
+enum { LEAN_INBIN, LEAN_NEWBIN, LEAN_ALONE, LEAN_PIECE /* a call the window cuts: part_event's, in its turn */ };
 
 /* The sparkline bin lean_loop's first pass is in: [lo, hi), b. */
 typedef struct { uint64_t lo, hi; uint32_t b; bool ok; } lean_bin;
@@ -1701,8 +1701,15 @@ static inline uint8_t lean_where(const qctx *c, lean_bin *lb, uint64_t ts, uint6
 
 /* lean_loop's state: the rows' sums and where their sparklines are, and
  * a block's calls as the first pass found them. */
+/* A row's I/O time in the sparkline bin of the moment, for the
+ * sparkline's I/O part (spark_split), as lean_sums' dur and snap are for
+ * its time. */
+typedef struct { uint64_t io, snap; } lean_io;   /* the calls put alone are not in io */
+
 typedef struct {
     lean_sums *ls;
+    lean_io *io;              /* with a split sparkline, else NULL */
+    bool split;
     uint64_t **bins;          /* each row's sparkline bins (NULL: sparse, or not looked up yet) */
     uint32_t *dirty;          /* the rows with calls in this sparkline bin */
     size_t nls, ndirty;
@@ -1723,6 +1730,7 @@ static void lean_init(lean *L, const qctx *c, bool spark)
 {
     memset(L, 0, offsetof(lean, at));
     L->turn = 1;
+    L->split = spark && c->spark_split;
     uint64_t end;
     /* the bins of whole µs that spark_where_memo's condition allows */
     L->lb = (lean_bin){ 1, 0, 0, spark && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
@@ -1743,6 +1751,10 @@ static void lean_grow(lean *L, size_t n)
     L->bins = dfn_xreallocarray(L->bins, n, sizeof *L->bins);
     memset(L->bins + L->nls, 0, (n - L->nls) * sizeof *L->bins);
     L->dirty = dfn_xreallocarray(L->dirty, n, sizeof *L->dirty);
+    if (L->split) {
+        L->io = dfn_xreallocarray(L->io, n, sizeof *L->io);
+        memset(L->io + L->nls, 0, (n - L->nls) * sizeof *L->io);
+    }
     L->nls = n;
 }
 
@@ -1754,6 +1766,12 @@ static void lean_spark_flush(part *p, lean *L, acc *accs)
     for (size_t k = 0; k < L->ndirty; k++) {
         uint32_t row = L->dirty[k];
         lean_sums *h = &L->ls[row];
+        if (L->io) {
+            lean_io *o = &L->io[row];
+            uint64_t io = o->io - o->snap;
+            o->snap = o->io;
+            if (io) spark_put(AX(&accs[row])->spk_io, &p->spk[1], row, L->cur_b, io);
+        }
         uint64_t us = h->dur - h->snap - h->corr;
         h->snap = h->dur;
         h->corr = 0;
@@ -1808,6 +1826,17 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
 
 /* The first pass takes call b0 + at, in row, with its place on the
  * sparkline (spark) from ts and dur. */
+/* The first pass takes call b0 + at of row for part_event, in its turn
+ * among the others (lean_add's overlap sweeps meet calls in start order). */
+static inline __attribute__((always_inline)) void lean_take_piece(lean *L, uint16_t at, uint32_t row)
+{
+    L->at[L->n] = at;
+    L->rows[L->n] = row;
+    L->where[L->n] = LEAN_PIECE;
+    L->newbin[L->n] = L->lb.b;
+    L->n++;
+}
+
 static inline __attribute__((always_inline)) void lean_take(const qctx *c, lean *L, uint16_t at, uint32_t row,
                                                             bool spark, uint64_t ts, uint64_t dur)
 {
@@ -1822,7 +1851,31 @@ static inline __attribute__((always_inline)) void lean_take(const qctx *c, lean 
 
 /* The second pass over the calls the first took from the block at b0,
  * into the sums and sparklines of accs' rows. */
-static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc *accs, size_t b0, bool spark)
+/* What the overlap columns add of a whole call i of row (lean_add's,
+ * with ov): its process's compute sweep marked, and an I/O call into the
+ * row's I/O sweep of that process and the sparkline's I/O part (alone:
+ * put in its bins by itself, at sp). part_acc_extra's. */
+static inline __attribute__((always_inline)) void lean_overlap(part *p, lean *L, acc *accs, uint32_t row, size_t i,
+                                                               uint64_t dur, bool alone, const spark_pos *sp)
+{
+    const qctx *c = p->c;
+    const dfn_store *s = c->s;
+    uint32_t op = c->ov_proc[s->lane[i]];
+    if (c->need_cmp_sweep) {
+        const uint32_t *slots = AX(&accs[row])->psw;
+        if (!slots || !slots[2 * (size_t)op + 1]) psw_get(p, row, op, 1)->started = true;
+    }
+    if (!query_is_io(c, i)) return;
+    uint64_t ts = dfn_store_ts(s, i);
+    psw_add(p, row, op, 0, ts, ts + dur);
+    if (!L->io) return;
+    /* in the bin of the moment: put there with the others when the calls
+     * move on; else into its bins now */
+    if (!alone) L->io[row].io += dur;
+    else spark_add(c, AX(&accs[row])->spk_io, &p->spk[1], row, sp);
+}
+
+static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc *accs, size_t b0, bool spark, bool ov)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1840,7 +1893,11 @@ static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc
         uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
         uint64_t bytes = b32 != UINT32_MAX ? b32 : dfn_col32_escaped(&s->bytes, i);
         lean_sums *h = &ls[row];
-        uint8_t w = spark ? L->where[k] : LEAN_INBIN;
+        uint8_t w = spark || ov ? L->where[k] : LEAN_INBIN;
+        if (ov && w == LEAN_PIECE) {
+            part_event(p, i, dfn_store_ts(s, i), dur, bytes);
+            continue;
+        }
         if (w == LEAN_NEWBIN) {
             L->ndirty = ndirty;
             lean_spark_flush(p, L, accs);
@@ -1860,15 +1917,19 @@ static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc
             h->bytes = nb;
             if (dur > h->maxdur) h->maxdur = dur;
         }
-        if (!spark) continue;
-        if (h->seen != turn) h->seen = turn, dirty[ndirty++] = row;
-        if (w == LEAN_ALONE || apart) {
-            if (!apart) h->corr += dur;
-            spark_pos sp = w == LEAN_ALONE ? spark_where(c, dfn_store_ts(s, i), dur)
-                                           : (spark_pos){ .e = dur, .b0 = L->cur_b, .b1 = L->cur_b, .on = dur > 0, .one = true };
-            if (!L->bins[row]) L->bins[row] = AX(&accs[row])->spark;
-            spark_add(c, L->bins[row], &p->spk[0], row, &sp);
+        spark_pos sp = { .on = false };
+        bool alone = spark && (w == LEAN_ALONE || apart);
+        if (spark) {
+            if (h->seen != turn) h->seen = turn, dirty[ndirty++] = row;
+            if (alone) {
+                if (!apart) h->corr += dur;
+                sp = w == LEAN_ALONE ? spark_where(c, dfn_store_ts(s, i), dur)
+                                     : (spark_pos){ .e = dur, .b0 = L->cur_b, .b1 = L->cur_b, .on = dur > 0, .one = true };
+                if (!L->bins[row]) L->bins[row] = AX(&accs[row])->spark;
+                spark_add(c, L->bins[row], &p->spk[0], row, &sp);
+            }
         }
+        if (ov) lean_overlap(p, L, accs, row, i, dur, alone, &sp);
     }
     L->ndirty = ndirty;
     L->turn = turn;
@@ -1885,6 +1946,7 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
         if (h->maxdur > accs[row].maxdur) accs[row].maxdur = h->maxdur;
     }
     free(L->ls);
+    free(L->io);
     free(L->bins);
     free(L->dirty);
 }
@@ -1903,7 +1965,8 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
  * (lean_spark_flush); a call in several bins, or out of the sparkline,
  * is put in its bins alone and kept out of that growth (corr). */
 static inline __attribute__((always_inline)) void lean_loop(part *p, const uint32_t *tab, const uint32_t *col,
-                                                            uint32_t *rowof, bool nofilter, bool by_time, bool spark)
+                                                            uint32_t *rowof, bool nofilter, bool by_time, bool spark,
+                                                            bool ov)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1929,12 +1992,12 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
             uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
             uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
             bool whole = by_time ? call_whole_memo(c, &bm, ts, dur) : !(__builtin_expect(clip, 0) && dur > clip_hi - ts);
-            if (!whole) {
+            if (!whole && !ov) {
                 part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window or its bin */
                 direct = p->direct;
                 continue;
             }
-            total = dfn_sat_add(total, dur);
+            if (whole) total = dfn_sat_add(total, dur);
             size_t row;
             uint32_t v = by_time ? 0 : col[i];   /* below ncol, as tab's index */
             if (!by_time && rowof[v]) {
@@ -1945,10 +2008,14 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
                 else { row = part_row(p, &id); direct = p->direct; }
                 if (!by_time) rowof[v] = (uint32_t)row + 1;
             }
-            lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ts, dur);
+            /* with the overlap, a call the window cuts is part_event's in
+             * the second pass, in its turn; its row is made here, in the
+             * order the rows are met */
+            if (ov && !whole) lean_take_piece(&L, (uint16_t)(i - b0), (uint32_t)row);
+            else lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ts, dur);
         }
         lean_grow(&L, p->nacc);
-        lean_add(p, &L, p->acc, b0, spark);
+        lean_add(p, &L, p->acc, b0, spark, ov);
     }
     lean_finish(p, &L, p->acc, p->nacc);
     p->matched = matched;
@@ -1963,6 +2030,15 @@ static bool query_lean(const qctx *c)
     return query_plain(c) && !c->need_any;
 }
 
+/* Or lean_loop with the overlap columns (ov): a plain query adding sums,
+ * sparklines and the overlap's sweeps, nothing else (the process
+ * levels and the lanes). */
+static bool query_lean_ov(const qctx *c)
+{
+    return query_plain(c) && c->need_overlap && !c->need_share && !c->cix && !c->need_busy && !c->need_hist &&
+           !c->need_procs && !c->need_files && !c->need_sums;
+}
+
 static bool part_scan_table(part *p)
 {
     const qctx *c = p->c;
@@ -1975,14 +2051,16 @@ static bool part_scan_table(part *p)
     else return false;
     if (!p->record) part_straddlers(p);   /* the first part */
     bool plain = query_plain(c), nofilter = query_nofilter(c);
-    if (query_lean(c)) {
+    bool sums_only = query_lean(c), ov = !sums_only && query_lean_ov(c);
+    if (sums_only || ov) {
         bool spark = p->spark_total != NULL;
         /* a column id's row + 1, once known: one look-up a call, not the
          * table's and then the row's, one waiting on the other */
         uint32_t *rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *rowof);
-        if (nofilter && spark) lean_loop(p, tab, col, rowof, true, false, true);
-        else if (nofilter) lean_loop(p, tab, col, rowof, true, false, false);
-        else lean_loop(p, tab, col, rowof, false, false, spark);
+        if (ov) lean_loop(p, tab, col, rowof, nofilter, false, spark, true);
+        else if (nofilter && spark) lean_loop(p, tab, col, rowof, true, false, true, false);
+        else if (nofilter) lean_loop(p, tab, col, rowof, true, false, false, false);
+        else lean_loop(p, tab, col, rowof, false, false, spark, false);
         free(rowof);
         return true;
     }
@@ -2152,7 +2230,7 @@ static inline __attribute__((always_inline)) void layers_lean_loop(part *p, bool
             if (!known[mi]) mask_rows(p, masks[mi], mi, &macc[mi], rows[mi], &nrow[mi]), known[mi] = true;
             lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)mi, spark, ts, dur);
         }
-        lean_add(p, &L, macc, b0, spark);
+        lean_add(p, &L, macc, b0, spark, false);
     }
     lean_finish(p, &L, macc, nm);
     masks_spread(p, macc, rows, nrow, nm);
@@ -2254,8 +2332,8 @@ static void part_scan_general(part *p)
     bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
     if (plain && c->time_dim == 0 && query_lean(c)) {
         bool spark = p->spark_total != NULL;
-        if (nofilter && spark) lean_loop(p, NULL, NULL, NULL, true, true, true);
-        else lean_loop(p, NULL, NULL, NULL, nofilter, true, spark);
+        if (nofilter && spark) lean_loop(p, NULL, NULL, NULL, true, true, true, false);
+        else lean_loop(p, NULL, NULL, NULL, nofilter, true, spark, false);
         return;
     }
     if (plain && nofilter) general_loop(p, true, true);

@@ -484,7 +484,9 @@ static void same_rows_in_order(const dfn_store *s, const dfn_result *r0, const d
  * past the rows with dense sparklines; sums that pass 2^64 (flagged,
  * saturated); with and without a filter (of tables, of layers, with a
  * term per call), in windows that cut calls, by table, by time and by
- * layer, with sparklines of several widths and 1 to 3 threads. */
+ * layer, with sparklines of several widths and 1 and 3 threads; and the
+ * process levels' compute and I/O columns and split sparklines, whose
+ * sweeps meet the calls the window cuts in their turn. */
 Test(query, lean_scan_in_blocks_matches_the_full_path)
 {
     char *text = NULL;
@@ -499,9 +501,11 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
         ts += x % 97;
         /* a file of its own for most calls from the 4000th: rows past the dense ones */
         unsigned file = i >= 4000 && kind < 80 ? (unsigned)i : (unsigned)(x >> 20) % 7;
-        fprintf(f, "{\"name\":\"f%u\",\"cat\":\"POSIX\",\"pid\":%u,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
+        /* compute beside the I/O, for the overlap columns */
+        const char *cat = kind >= 85 ? "compute" : "POSIX";
+        fprintf(f, "{\"name\":\"f%u\",\"cat\":\"%s\",\"pid\":%u,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
                    ",\"ph\":\"X\",\"args\":{\"fname\":\"/d/%u\",\"size\":%" PRIu64 "}}\n",
-                (unsigned)(x >> 8) % 11, (unsigned)(x >> 12) % 3, ts, dur, file, (x >> 30) % 5000);
+                (unsigned)(x >> 8) % 11, cat, (unsigned)(x >> 12) % 3, ts, dur, file, (x >> 30) % 5000);
     }
     /* five calls of the longest time a call may take (2^62 - 1 µs), and as many
      * bytes: a function's sums pass 2^64 */
@@ -524,24 +528,39 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
     dfn_layerset *ls = dfn_layerset_compile(s, &l, 2, lerr, sizeof lerr);
     cr_assert_not_null(ls, "%s", lerr);
     const char *wheres[] = { "", "func!=f3", "pid=1", w1, w2, "layer=low", "layer!=even pid!=2", "layer=other dur>10" };
-    const char *dims[] = { "func", "file", "proc", "time", "layer" };
+    const char *dims[] = { "func", "file", "proc", "time", "layer", "pid" };
     const size_t widths[] = { 16, 37, 300 };
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, ls, "cat=compute", false, DFN_NEED_OVERLAP, lerr, sizeof lerr), "%s", lerr);
+    /* the process levels' columns: compute, I/O and their overlap, the
+     * sparklines split into I/O and compute */
+    const uint64_t own_ov = own_lean | DFN_M_OVERLAP;
+    for (int ov = 0; ov < 2; ov++)
     for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
             for (size_t b = 0; b < sizeof widths / sizeof *widths; b++)
-                for (int threads = 1; threads <= 3; threads++) {
+                for (int threads = 1; threads <= 3; threads += 2) {
                     dfn_result *r[2];
                     dfn_filter flt;
                     char err[256];
                     cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
+                    uint64_t own = ov ? own_ov : own_lean;
                     for (int k = 0; k < 2; k++) {
                         dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt,
-                                        .layers = ls, .metrics = own_lean | (k ? DFN_M_BIT(DFN_M_FILES) : 0) };
+                                        .layers = ls, .metrics = own | (k ? DFN_M_BIT(DFN_M_FILES) : 0), .spark_split = ov };
+                        if (ov) dfn_analysis_apply(&an, &q);
                         r[k] = su_run(s, &q, dims[d]);
                     }
                     char what[256];
-                    snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads", dims[d], wheres[w], widths[b], threads);
-                    same_rows_in_order(s, r[0], r[1], own_lean, widths[b], what);
+                    snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads%s", dims[d], wheres[w], widths[b],
+                             threads, ov ? ", with the overlap" : "");
+                    same_rows_in_order(s, r[0], r[1], own, widths[b], what);
+                    if (ov) {
+                        cr_assert_not_null(r[0]->spark_io, "%s", what);
+                        size_t cells = r[0]->nrows * widths[b];
+                        cr_assert_arr_eq(r[0]->spark_io, r[1]->spark_io, cells * sizeof *r[0]->spark_io, "%s: I/O", what);
+                        cr_assert_arr_eq(r[0]->spark_cmp, r[1]->spark_cmp, cells * sizeof *r[0]->spark_cmp, "%s: compute", what);
+                    }
                     cr_assert_arr_eq(r[0]->spark_total, r[1]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
                     cr_assert_eq(r[0]->total_us, r[1]->total_us, "%s", what);
                     cr_assert_eq(r[0]->matched, r[1]->matched, "%s", what);
@@ -553,6 +572,7 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
                     for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
                     dfn_filter_free(&flt);
                 }
+    dfn_analysis_free(&an);
     dfn_layerset_free(ls);
     dfn_layers_free(&l);
     dfn_store_free(s);
