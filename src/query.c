@@ -1826,6 +1826,15 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
 
 /* The first pass takes call b0 + at, in row, with its place on the
  * sparkline (spark) from ts and dur. */
+/* The block of calls from b0 (before hi): the ones the filter passes
+ * (lean_select's), none taken yet. */
+static inline __attribute__((always_inline)) size_t lean_block(lean *L, const scan_filter *sf, size_t b0, size_t hi,
+                                                               bool nofilter)
+{
+    L->n = 0;
+    return lean_select(L, sf, b0, hi - b0 < LEAN_BLOCK ? hi : b0 + LEAN_BLOCK, nofilter);
+}
+
 /* The first pass takes call b0 + at of row for part_event, in its turn
  * among the others (lean_add's overlap sweeps meet calls in start order). */
 static inline __attribute__((always_inline)) void lean_take_piece(lean *L, uint16_t at, uint32_t row)
@@ -1973,8 +1982,6 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
     scan_filter sf;
     scan_filter_init(&sf, c);
     bin_memo bm = { 0, 0, 0, 0 };
-    const uint32_t *tsv = s->ts.v, *durv = s->dur.v;
-    const uint64_t *base = s->ts_base;
     uint32_t *direct = p->direct;
     size_t direct_n = c->direct_n;
     bool clip = c->clip;
@@ -1982,15 +1989,11 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
     lean L;
     lean_init(&L, c, spark);
     for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
-        size_t b1 = p->hi - b0 < LEAN_BLOCK ? p->hi : b0 + LEAN_BLOCK;
-        size_t nsel = lean_select(&L, &sf, b0, b1, nofilter);
+        size_t nsel = lean_block(&L, &sf, b0, p->hi, nofilter);
         matched += nsel;
-        L.n = 0;
         for (size_t k = 0; k < nsel; k++) {
             size_t i = b0 + (nofilter ? k : L.sel[k]);
-            uint32_t t32 = tsv[i], d32 = durv[i];
-            uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
-            uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+            uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
             bool whole = by_time ? call_whole_memo(c, &bm, ts, dur) : !(__builtin_expect(clip, 0) && dur > clip_hi - ts);
             if (!whole && !ov) {
                 part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window or its bin */
@@ -2204,23 +2207,17 @@ static inline __attribute__((always_inline)) void layers_lean_loop(part *p, bool
     uint8_t *nrow = dfn_xcalloc(nm, 1);
     bool *known = dfn_xcalloc(nm, sizeof *known);
     acc *macc = dfn_xcalloc(nm, sizeof *macc);
-    const uint32_t *tsv = s->ts.v, *durv = s->dur.v;
-    const uint64_t *base = s->ts_base;
     bool clip = c->clip;
     uint64_t matched = 0, total = 0;
     lean L;
     lean_init(&L, c, spark);
     lean_grow(&L, nm);
     for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
-        size_t b1 = p->hi - b0 < LEAN_BLOCK ? p->hi : b0 + LEAN_BLOCK;
-        size_t nsel = lean_select(&L, &sf, b0, b1, nofilter);
+        size_t nsel = lean_block(&L, &sf, b0, p->hi, nofilter);
         matched += nsel;
-        L.n = 0;
         for (size_t k = 0; k < nsel; k++) {
             size_t i = b0 + (nofilter ? k : L.sel[k]);
-            uint32_t t32 = tsv[i], d32 = durv[i];
-            uint64_t ts = base[i >> DFN_TS_BLOCK_SHIFT] + (t32 != UINT32_MAX ? t32 : dfn_col32_escaped(&s->ts, i));
-            uint64_t dur = d32 != UINT32_MAX ? d32 : dfn_col32_escaped(&s->dur, i);
+            uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
             if (__builtin_expect(clip, 0) && !call_whole(c, ts, dur)) {
                 part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window: per layer row */
                 continue;

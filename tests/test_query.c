@@ -347,6 +347,20 @@ static const uint64_t own_lean = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S
                                  DFN_M_BIT(DFN_M_BYTES) | DFN_M_BIT(DFN_M_BW_MIBPS) | DFN_M_BIT(DFN_M_MAX_US);
 static const uint64_t own_wide = own_lean | DFN_M_BIT(DFN_M_BUSY_S) | DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC);
 
+/* Row row of r0 and row other of r1 (key, in a failure): the same
+ * metrics of mask (both undefined passes) and sparkline of bins. */
+static void same_row(const dfn_result *r0, size_t row, const dfn_result *r1, size_t other, uint64_t mask, size_t bins,
+                     const char *what, const char *key)
+{
+    for (int m = 0; m < DFN_M_COUNT_; m++) {
+        double a = dfn_result_metric(r0, row, m), b = dfn_result_metric(r1, other, m);
+        if (!(mask & DFN_M_BIT(m)) || (isnan(a) && isnan(b))) continue;
+        cr_assert_eq(a, b, "%s, row %s, %s: %g and %g", what, key, dfn_metric_name(m), a, b);
+    }
+    cr_assert_arr_eq(r0->spark + row * bins, r1->spark + other * bins, bins * sizeof *r0->spark,
+                     "%s, row %s: sparkline", what, key);
+}
+
 /* Rows r1 has for each of r0's, by key (the one row of totals without
  * dimensions), with the same metrics of mask (both undefined passes: an
  * empty bin's bandwidth), sparklines of bins and size bins; what names
@@ -360,13 +374,7 @@ static void same_rows(const dfn_store *s, const dfn_result *r0, const dfn_result
         if (r0->ndims) dfn_result_key_text(s, r0, row, 0, buf, sizeof buf);
         else snprintf(buf, sizeof buf, "(totals)");
         size_t other = r0->ndims ? su_row_req(s, r1, buf) : 0;
-        for (int m = 0; m < DFN_M_COUNT_; m++) {
-            double a = dfn_result_metric(r0, row, m), b = dfn_result_metric(r1, other, m);
-            if (!(mask & DFN_M_BIT(m)) || (isnan(a) && isnan(b))) continue;
-            cr_assert_eq(a, b, "%s, row %s, %s: %g and %g", what, buf, dfn_metric_name(m), a, b);
-        }
-        cr_assert_arr_eq(r0->spark + row * bins, r1->spark + other * bins, bins * sizeof *r0->spark,
-                         "%s, row %s: sparkline", what, buf);
+        same_row(r0, row, r1, other, mask, bins, what, buf);
         if (r0->sizes)
             cr_assert_arr_eq(r0->sizes + row * DFN_SIZEBIN_COUNT, r1->sizes + other * DFN_SIZEBIN_COUNT,
                              DFN_SIZEBIN_COUNT * sizeof *r0->sizes, "%s, row %s: size bins", what, buf);
@@ -466,13 +474,7 @@ static void same_rows_in_order(const dfn_store *s, const dfn_result *r0, const d
         dfn_result_key_text(s, r0, row, 0, k0, sizeof k0);
         dfn_result_key_text(s, r1, row, 0, k1, sizeof k1);
         cr_assert_str_eq(k0, k1, "%s, row %zu", what, row);
-        for (int m = 0; m < DFN_M_COUNT_; m++) {
-            double a = dfn_result_metric(r0, row, m), b = dfn_result_metric(r1, row, m);
-            if (!(mask & DFN_M_BIT(m)) || (isnan(a) && isnan(b))) continue;
-            cr_assert_eq(a, b, "%s, row %s, %s: %g and %g", what, k0, dfn_metric_name(m), a, b);
-        }
-        cr_assert_arr_eq(r0->spark + row * bins, r1->spark + row * bins, bins * sizeof *r0->spark,
-                         "%s, row %s: sparkline", what, k0);
+        same_row(r0, row, r1, row, mask, bins, what, k0);
     }
 }
 
