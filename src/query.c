@@ -1709,7 +1709,7 @@ typedef struct { uint64_t io, snap; } lean_io;   /* the calls put alone are not 
 typedef struct {
     lean_sums *ls;
     lean_io *io;              /* with a split sparkline, else NULL */
-    bool split;
+    bool spark, split;
     uint64_t **bins;          /* each row's sparkline bins (NULL: sparse, or not looked up yet) */
     uint32_t *dirty;          /* the rows with calls in this sparkline bin */
     size_t nls, ndirty;
@@ -1730,6 +1730,7 @@ static void lean_init(lean *L, const qctx *c, bool spark)
 {
     memset(L, 0, offsetof(lean, at));
     L->turn = 1;
+    L->spark = spark;
     L->split = spark && c->spark_split;
     uint64_t end;
     /* the bins of whole µs that spark_where_memo's condition allows */
@@ -1748,9 +1749,11 @@ static void lean_grow(lean *L, size_t n)
     memset(more + L->nls, 0, (n - L->nls) * sizeof *more);
     free(L->ls);
     L->ls = more;
-    L->bins = dfn_xreallocarray(L->bins, n, sizeof *L->bins);
-    memset(L->bins + L->nls, 0, (n - L->nls) * sizeof *L->bins);
-    L->dirty = dfn_xreallocarray(L->dirty, n, sizeof *L->dirty);
+    if (L->spark) {   /* only a sparkline needs them: a million rows by file need 12 MB */
+        L->bins = dfn_xreallocarray(L->bins, n, sizeof *L->bins);
+        memset(L->bins + L->nls, 0, (n - L->nls) * sizeof *L->bins);
+        L->dirty = dfn_xreallocarray(L->dirty, n, sizeof *L->dirty);
+    }
     if (L->split) {
         L->io = dfn_xreallocarray(L->io, n, sizeof *L->io);
         memset(L->io + L->nls, 0, (n - L->nls) * sizeof *L->io);
@@ -1824,8 +1827,6 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
     return n;
 }
 
-/* The first pass takes call b0 + at, in row, with its place on the
- * sparkline (spark) from ts and dur. */
 /* The block of calls from b0 (before hi): the ones the filter passes
  * (lean_select's), none taken yet. */
 static inline __attribute__((always_inline)) size_t lean_block(lean *L, const scan_filter *sf, size_t b0, size_t hi,
@@ -1842,10 +1843,11 @@ static inline __attribute__((always_inline)) void lean_take_piece(lean *L, uint1
     L->at[L->n] = at;
     L->rows[L->n] = row;
     L->where[L->n] = LEAN_PIECE;
-    L->newbin[L->n] = L->lb.b;
     L->n++;
 }
 
+/* The first pass takes call b0 + at, in row, with its place on the
+ * sparkline (spark) from ts and dur. */
 static inline __attribute__((always_inline)) void lean_take(const qctx *c, lean *L, uint16_t at, uint32_t row,
                                                             bool spark, uint64_t ts, uint64_t dur)
 {
@@ -1854,12 +1856,12 @@ static inline __attribute__((always_inline)) void lean_take(const qctx *c, lean 
     if (spark) {
         L->where[L->n] = lean_where(c, &L->lb, ts, dur);
         L->newbin[L->n] = L->lb.b;
+    } else {
+        L->where[L->n] = LEAN_INBIN;   /* read by the overlap's pass for LEAN_PIECE */
     }
     L->n++;
 }
 
-/* The second pass over the calls the first took from the block at b0,
- * into the sums and sparklines of accs' rows. */
 /* What the overlap columns add of a whole call i of row (lean_add's,
  * with ov): its process's compute sweep marked, and an I/O call into the
  * row's I/O sweep of that process and the sparkline's I/O part (alone:
@@ -1884,6 +1886,8 @@ static inline __attribute__((always_inline)) void lean_overlap(part *p, lean *L,
     else spark_add(c, AX(&accs[row])->spk_io, &p->spk[1], row, sp);
 }
 
+/* The second pass over the calls the first took from the block at b0,
+ * into the sums and sparklines of accs' rows. */
 static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc *accs, size_t b0, bool spark, bool ov)
 {
     const qctx *c = p->c;
