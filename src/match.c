@@ -28,12 +28,11 @@ struct dfn_match {
     const dfn_store *s;
     const dfn_layerset *ls;
     uint8_t *kind_ok, *file_ok, *lane_ok;
-    uint8_t *mask_ok;         /* the layer terms, decided per mask of ls's index (NULL: none) */
-    /* the path terms (npath_terms of et) decided per node of the tree's
-     * paths, once it is set: path_all[paths[i]] (NULL: none, or no tree) */
-    uint8_t *path_all;
-    size_t npath_all, npath_terms, npaths_ev;
-    const uint32_t *paths;
+    /* the layer terms decided per mask of ls's index (tabs.mask_ok), and
+     * the path terms (npath_terms of et) per node of the tree's paths once
+     * it is set (tabs.path_ok): NULL when none; the tables scans test */
+    dfn_match_tabs tabs;
+    size_t npath_terms;
     eterm *et; size_t net;
     size_t lo, hi;
     bool never;
@@ -173,13 +172,16 @@ static bool eterm_event(const dfn_match *m, const eterm *e, size_t i, uint64_t l
 static void match_layers_table(dfn_match *m)
 {
     const dfn_layerset *ls = m->ls;
-    m->mask_ok = dfn_xmalloc(ls->nmasks ? ls->nmasks : 1);
+    uint8_t *mask_ok = dfn_xmalloc(ls->nmasks ? ls->nmasks : 1);
     for (size_t mi = 0; mi < ls->nmasks; mi++) {
         bool ok = true;
         for (size_t k = 0; k < m->net && ok; k++)
             if (m->et[k].key == DFN_KEY_LAYER) ok = eterm_event(m, &m->et[k], 0, ls->masks[mi]);
-        m->mask_ok[mi] = ok;
+        mask_ok[mi] = ok;
     }
+    m->tabs.mask_ok = mask_ok;
+    m->tabs.mask_idx8 = ls->idx8;
+    m->tabs.mask_idx32 = ls->idx32;
     size_t kept = 0;
     for (size_t k = 0; k < m->net; k++)
         if (m->et[k].key != DFN_KEY_LAYER) m->et[kept++] = m->et[k];
@@ -358,13 +360,11 @@ static bool match_terms(const dfn_match *m, size_t i, uint64_t layers)
     if (m->kind_ok && !m->kind_ok[s->kind[i]]) return false;
     if (m->file_ok && !m->file_ok[s->file[i]]) return false;
     if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
-    if (m->mask_ok && !m->mask_ok[m->ls->idx8 ? m->ls->idx8[i] : m->ls->idx32[i]]) return false;
-    if (m->path_all) {
-        uint32_t node = i < m->npaths_ev ? m->paths[i] : DFN_NOID;
-        if (node >= m->npath_all || !m->path_all[node]) return false;
-    }
+    const dfn_match_tabs *t = &m->tabs;
+    if (t->mask_ok && !dfn_match_tabs_mask(t, i)) return false;
+    if (t->path_ok && !dfn_match_tabs_path(t, i)) return false;
     for (size_t k = 0; k < m->net; k++)
-        if ((!m->path_all || m->et[k].key != DFN_KEY_PATH) && !eterm_event(m, &m->et[k], i, layers)) return false;
+        if ((!t->path_ok || m->et[k].key != DFN_KEY_PATH) && !eterm_event(m, &m->et[k], i, layers)) return false;
     return true;
 }
 
@@ -453,19 +453,20 @@ void dfn_match_set_tree(dfn_match *m, const dfn_calltree *tree)
     if (npe && np) path_terms_judge(m, tree, pe, npe);
     /* all of them in one table, which the scans test inline as they test
      * kinds (the calls under a path, listed, called this for each call) */
-    free(m->path_all);
-    m->path_all = NULL;
+    free((uint8_t *)m->tabs.path_ok);
+    m->tabs.path_ok = NULL;
     m->npath_terms = 0;
     if (npe && tree) {
-        m->path_all = dfn_xmalloc(np ? np : 1);
+        uint8_t *all = dfn_xmalloc(np ? np : 1);
         for (size_t x = 0; x < np; x++) {
             bool ok = true;
             for (size_t j = 0; j < npe && ok; j++) ok = pe[j]->path_ok[x];
-            m->path_all[x] = ok;
+            all[x] = ok;
         }
-        m->npath_all = np;
+        m->tabs.path_ok = all;
+        m->tabs.npath = np;
+        m->tabs.paths = dfn_calltree_paths(tree, &m->tabs.npaths);
         m->npath_terms = npe;
-        m->paths = dfn_calltree_paths(tree, &m->npaths_ev);
     }
     free(pe);
 }
@@ -489,17 +490,11 @@ bool dfn_match_window(const dfn_match *m, uint64_t *lo, uint64_t *hi)
 
 void dfn_match_tables(const dfn_match *m, dfn_match_tabs *t)
 {
+    *t = m->tabs;
     t->kind_ok = m->kind_ok;
     t->file_ok = m->file_ok;
     t->lane_ok = m->lane_ok;
-    t->mask_ok = m->mask_ok;
-    t->mask_idx8 = m->mask_ok ? m->ls->idx8 : NULL;
-    t->mask_idx32 = m->mask_ok ? m->ls->idx32 : NULL;
-    t->path_ok = m->path_all;
-    t->npath = m->npath_all;
-    t->paths = m->paths;
-    t->npaths = m->npaths_ev;
-    t->per_event = m->net > (m->path_all ? m->npath_terms : 0) || m->never || m->only;
+    t->per_event = m->net > (t->path_ok ? m->npath_terms : 0) || m->never || m->only;
 }
 
 void dfn_match_range(const dfn_match *m, size_t *lo, size_t *hi)
@@ -514,8 +509,8 @@ void dfn_match_free(dfn_match *m)
     free(m->kind_ok);
     free(m->file_ok);
     free(m->lane_ok);
-    free(m->mask_ok);
-    free(m->path_all);
+    free((uint8_t *)m->tabs.mask_ok);
+    free((uint8_t *)m->tabs.path_ok);
     for (size_t k = 0; k < m->net; k++) free(m->et[k].path_ok);
     free(m->et);
     free(m);

@@ -1607,11 +1607,8 @@ static inline bool scan_filter_pass(const scan_filter *f, size_t i)
     if (t->kind_ok && !t->kind_ok[f->kindc[i]]) return false;
     if (t->file_ok && !t->file_ok[f->filec[i]]) return false;
     if (t->lane_ok && !t->lane_ok[f->lanec[i]]) return false;
-    if (t->mask_ok && !t->mask_ok[t->mask_idx8 ? t->mask_idx8[i] : t->mask_idx32[i]]) return false;
-    if (t->path_ok) {
-        uint32_t node = i < t->npaths ? t->paths[i] : DFN_NOID;
-        if (node >= t->npath || !t->path_ok[node]) return false;
-    }
+    if (t->mask_ok && !dfn_match_tabs_mask(t, i)) return false;
+    if (t->path_ok && !dfn_match_tabs_path(t, i)) return false;
     return !t->per_event || dfn_match_event(f->m, i);
 }
 
@@ -1797,10 +1794,10 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
     if (nofilter) {
         n = b1 - b0;   /* every call: the scans take b0 + k, not sel */
     } else if (!t->per_event) {
-        const uint8_t *ko = t->kind_ok, *fo = t->file_ok, *lo = t->lane_ok, *mo = t->mask_ok, *m8 = t->mask_idx8;
-        const uint32_t *kc = sf->kindc, *fc = sf->filec, *lc = sf->lanec, *m32 = t->mask_idx32;
+        const uint8_t *ko = t->kind_ok, *fo = t->file_ok, *lo = t->lane_ok;
+        const uint32_t *kc = sf->kindc, *fc = sf->filec, *lc = sf->lanec;
         uint16_t *sel = L->sel;
-        if (ko && !fo && !lo && !mo && !t->path_ok) {   /* a drill into a function or a category */
+        if (ko && !fo && !lo && !t->mask_ok && !t->path_ok) {   /* a drill into a function or a category */
             for (size_t i = b0; i < b1; i++) {
                 sel[n] = (uint16_t)(i - b0);
                 n += ko[kc[i]] != 0;
@@ -1812,11 +1809,8 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
             if (ko) ok &= ko[kc[i]] != 0;
             if (fo) ok &= fo[fc[i]] != 0;
             if (lo) ok &= lo[lc[i]] != 0;
-            if (mo) ok &= mo[m8 ? m8[i] : m32[i]] != 0;
-            if (t->path_ok) {
-                uint32_t node = i < t->npaths ? t->paths[i] : DFN_NOID;
-                ok &= node < t->npath && t->path_ok[node];
-            }
+            if (t->mask_ok) ok &= dfn_match_tabs_mask(t, i);
+            if (t->path_ok) ok &= dfn_match_tabs_path(t, i);
             sel[n] = (uint16_t)(i - b0);
             n += ok;
         }

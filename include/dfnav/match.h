@@ -56,6 +56,16 @@ typedef struct {
     bool per_event;
 } dfn_match_tabs;
 void dfn_match_tables(const dfn_match *m, dfn_match_tabs *t);
+/* Whether event i passes t's layer table, and its path table (each set). */
+static inline bool dfn_match_tabs_mask(const dfn_match_tabs *t, size_t i)
+{
+    return t->mask_ok[t->mask_idx8 ? t->mask_idx8[i] : t->mask_idx32[i]] != 0;
+}
+static inline bool dfn_match_tabs_path(const dfn_match_tabs *t, size_t i)
+{
+    uint32_t node = i < t->npaths ? t->paths[i] : DFN_NOID;
+    return node < t->npath && t->path_ok[node];
+}
 /* The window the bounds on the start (time >=, >, <, <=) make: [*lo, *hi)
  * in µs from the store's start; false when they make none (no bound, or a
  * time = x, which names starts, not a stretch of time). Calls that start
