@@ -1057,6 +1057,15 @@ static inline uint64_t spark_edge(const qctx *c, uint64_t b)
     return (b * c->spark_span_us + c->spark_bins - 1) / c->spark_bins;
 }
 
+/* Whether a sparkline bin's edges are exact from spark_edge: span *
+ * bins + bins and lo + span fit 64 bits (past that, every call looks its
+ * bins up). */
+static inline bool spark_bins_exact(const qctx *c)
+{
+    uint64_t end;
+    return c->spark_span_us < UINT64_MAX / c->spark_bins - 1 && !__builtin_add_overflow(c->spark_lo_us, c->spark_span_us, &end);
+}
+
 /* spark_where, through m */
 static inline __attribute__((always_inline)) spark_pos spark_where_memo(const qctx *c, spark_memo *m, uint64_t ts,
                                                                         uint64_t dur)
@@ -1071,9 +1080,7 @@ static inline __attribute__((always_inline)) spark_pos spark_where_memo(const qc
     /* spark_bin is floor(x * bins / span) exactly, and bin b holds
      * [edge(b), edge(b + 1)) from lo, while span * bins + bins and lo +
      * span fit 64 bits (past that, every call looks its bins up) */
-    uint64_t end;
-    if (p.on && p.b0 == p.b1 && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
-        !__builtin_add_overflow(lo, c->spark_span_us, &end)) {
+    if (p.on && p.b0 == p.b1 && spark_bins_exact(c)) {
         m->lo = lo + spark_edge(c, p.b0);
         m->hi = lo + spark_edge(c, (uint64_t)p.b0 + 1);
         m->b = p.b0;
@@ -1660,6 +1667,42 @@ static inline __attribute__((always_inline)) void table_loop(part *p, const uint
     p->total = dfn_sat_add(p->total, total);
 }
 
+/* The layer rows of a mask (bits) first met in a scan by layer, in
+ * layer order, into rows (n of them), and the arrays of its sums m. */
+static void mask_rows(part *p, uint64_t bits, size_t mi, acc *m, int32_t *rows, uint8_t *n)
+{
+    const qctx *c = p->c;
+    while (bits) {
+        uint32_t b = (uint32_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        rows[(*n)++] = (int32_t)part_row(p, &b);
+    }
+    if (c->need_hist) acc_own(m)->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->x->hist);
+    if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(acc_own(m), c->nprocs, c->need_procbytes);
+    if (c->need_files && mi < c->dense_file_rows) acc_own(m)->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
+    if (p->spark_total) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
+    if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
+}
+
+/* Each mask's sums spread to its layers' rows, and freed with the masks'
+ * tables; the masks partition the calls, so their sparklines add up to
+ * the total. */
+static void masks_spread(part *p, acc *macc, int32_t (*rows)[64], uint8_t *nrow, size_t nm)
+{
+    const qctx *c = p->c;
+    for (size_t mi = 0; mi < nm; mi++) {
+        acc *m = &macc[mi];
+        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
+        const acc_arrays *mx = AX(m);
+        if (mx->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += mx->spark[b];
+        free(mx->hist);   /* a mask's own, not from a slab */
+        acc_free(m);
+    }
+    free(macc);
+    free(rows);
+    free(nrow);
+}
+
 #define LEAN_BLOCK 256   /* calls a pass of lean_loop */
 
 /* What lean_loop adds up for a row, apart from its accumulator: small
@@ -1729,10 +1772,7 @@ static void lean_init(lean *L, const qctx *c, bool spark)
     L->turn = 1;
     L->spark = spark;
     L->split = spark && c->spark_split;
-    uint64_t end;
-    /* the bins of whole µs that spark_where_memo's condition allows */
-    L->lb = (lean_bin){ 1, 0, 0, spark && c->spark_span_us < UINT64_MAX / c->spark_bins - 1 &&
-                                     !__builtin_add_overflow(c->spark_lo_us, c->spark_span_us, &end) };
+    L->lb = (lean_bin){ 1, 0, 0, spark && spark_bins_exact(c) };
 }
 
 /* Room for n rows. */
@@ -1830,29 +1870,17 @@ static inline __attribute__((always_inline)) size_t lean_block(lean *L, const sc
     return lean_select(L, sf, b0, hi - b0 < LEAN_BLOCK ? hi : b0 + LEAN_BLOCK, nofilter);
 }
 
-/* The first pass takes call b0 + at of row for part_event, in its turn
- * among the others (lean_add's overlap sweeps meet calls in start order). */
-static inline __attribute__((always_inline)) void lean_take_piece(lean *L, uint16_t at, uint32_t row)
-{
-    L->at[L->n] = at;
-    L->rows[L->n] = row;
-    L->where[L->n] = LEAN_PIECE;
-    L->n++;
-}
-
 /* The first pass takes call b0 + at, in row, with its place on the
- * sparkline (spark) from ts and dur. */
+ * sparkline (spark) from ts and dur; or, cut by the window, for part_event in its
+ * turn among the others (the overlap's sweeps meet calls in start order). */
 static inline __attribute__((always_inline)) void lean_take(const qctx *c, lean *L, uint16_t at, uint32_t row,
-                                                            bool spark, uint64_t ts, uint64_t dur)
+                                                            bool spark, bool cut, uint64_t ts, uint64_t dur)
 {
     L->at[L->n] = at;
     L->rows[L->n] = row;
-    if (spark) {
-        L->where[L->n] = lean_where(c, &L->lb, ts, dur);
-        L->newbin[L->n] = L->lb.b;
-    } else {
-        L->where[L->n] = LEAN_INBIN;   /* read by the overlap's pass for LEAN_PIECE */
-    }
+    /* (read by the overlap's pass for LEAN_PIECE with no sparkline too) */
+    L->where[L->n] = cut ? LEAN_PIECE : spark ? lean_where(c, &L->lb, ts, dur) : LEAN_INBIN;
+    if (spark) L->newbin[L->n] = L->lb.b;
     L->n++;
 }
 
@@ -1960,7 +1988,7 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
 
 /* The scan of a query_plain query of one dimension that needs nothing
  * but the sums and sparklines (need_any false: the explorer's tables),
- * its rows a table's (tab of col) or, with by_time, the time bins. In
+ * its rows from src (lean_rows). In
  * blocks of calls: first each call's row, then the sums, into a small
  * array of their own. A row found through three loads in a row left
  * each add waiting for its address, and the next add of the row
@@ -1971,9 +1999,25 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
  * while the calls were there, put in the bin when they move on
  * (lean_spark_flush); a call in several bins, or out of the sparkline,
  * is put in its bins alone and kept out of that growth (corr). */
-static inline __attribute__((always_inline)) void lean_loop(part *p, const uint32_t *tab, const uint32_t *col,
-                                                            uint32_t *rowof, bool nofilter, bool by_time, bool spark,
-                                                            bool ov)
+/* Where lean_loop's rows come from: a table's (tab of col, with rowof,
+ * a column id's row + 1 once known), the time bins (by_time), or the
+ * masks of a layer set (by_mask: the masks' own sums macc, their layer
+ * rows made on first sight, spread to the layers after). */
+typedef struct {
+    const uint32_t *tab, *col;
+    uint32_t *rowof;
+    const uint64_t *masks;
+    const uint8_t *idx8;
+    const uint32_t *idx32;
+    size_t nm;
+    acc *macc;
+    int32_t (*mrows)[64];
+    uint8_t *nrow;
+    bool *known;
+} lean_rows;
+
+static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_rows *src, bool nofilter, bool by_time,
+                                                            bool by_mask, bool spark, bool ov)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
@@ -1984,8 +2028,15 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
     size_t direct_n = c->direct_n;
     bool clip = c->clip;
     uint64_t matched = 0, total = 0, clip_hi = c->clip_hi;
+    /* src's in locals: stores through pointers of the same type as its
+     * members' targets would have them read again for every call */
+    const uint32_t *tab = src->tab, *col = src->col, *idx32 = src->idx32;
+    const uint8_t *idx8 = src->idx8;
+    uint32_t *rowof = src->rowof;
+    bool *known = src->known;
     lean L;
     lean_init(&L, c, spark);
+    if (by_mask) lean_grow(&L, src->nm);
     for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
         size_t nsel = lean_block(&L, &sf, b0, p->hi, nofilter);
         matched += nsel;
@@ -2000,25 +2051,27 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const uint3
             }
             if (whole) total = dfn_sat_add(total, dur);
             size_t row;
-            uint32_t v = by_time ? 0 : col[i];   /* below ncol, as tab's index */
-            if (!by_time && rowof[v]) {
-                row = rowof[v] - 1;
+            if (by_mask) {
+                row = idx8 ? idx8[i] : idx32[i];
+                if (!known[row])
+                    mask_rows(p, src->masks[row], row, &src->macc[row], src->mrows[row], &src->nrow[row]), known[row] = true;
             } else {
-                uint32_t id = by_time ? bm.id : tab[v];
-                if (id < direct_n && direct[id]) row = direct[id] - 1;
-                else { row = part_row(p, &id); direct = p->direct; }
-                if (!by_time) rowof[v] = (uint32_t)row + 1;
+                uint32_t v = by_time ? 0 : col[i];   /* below ncol, as tab's index */
+                if (!by_time && rowof[v]) {
+                    row = rowof[v] - 1;
+                } else {
+                    uint32_t id = by_time ? bm.id : tab[v];
+                    if (id < direct_n && direct[id]) row = direct[id] - 1;
+                    else { row = part_row(p, &id); direct = p->direct; }
+                    if (!by_time) rowof[v] = (uint32_t)row + 1;
+                }
             }
-            /* with the overlap, a call the window cuts is part_event's in
-             * the second pass, in its turn; its row is made here, in the
-             * order the rows are met */
-            if (ov && !whole) lean_take_piece(&L, (uint16_t)(i - b0), (uint32_t)row);
-            else lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ts, dur);
+            lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ov && !whole, ts, dur);
         }
-        lean_grow(&L, p->nacc);
-        lean_add(p, &L, p->acc, b0, spark, ov);
+        if (!by_mask) lean_grow(&L, p->nacc);
+        lean_add(p, &L, by_mask ? src->macc : p->acc, b0, spark, ov);
     }
-    lean_finish(p, &L, p->acc, p->nacc);
+    lean_finish(p, &L, by_mask ? src->macc : p->acc, by_mask ? src->nm : p->nacc);
     p->matched = matched;
     p->matched_calls = matched;
     p->total = dfn_sat_add(p->total, total);
@@ -2057,54 +2110,18 @@ static bool part_scan_table(part *p)
         bool spark = p->spark_total != NULL;
         /* a column id's row + 1, once known: one look-up a call, not the
          * table's and then the row's, one waiting on the other */
-        uint32_t *rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *rowof);
-        if (ov) lean_loop(p, tab, col, rowof, nofilter, false, spark, true);
-        else if (nofilter && spark) lean_loop(p, tab, col, rowof, true, false, true, false);
-        else if (nofilter) lean_loop(p, tab, col, rowof, true, false, false, false);
-        else lean_loop(p, tab, col, rowof, false, false, spark, false);
-        free(rowof);
+        lean_rows src = { .tab = tab, .col = col, .rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *src.rowof) };
+        if (ov) lean_loop(p, &src, nofilter, false, false, spark, true);
+        else if (nofilter && spark) lean_loop(p, &src, true, false, false, true, false);
+        else if (nofilter) lean_loop(p, &src, true, false, false, false, false);
+        else lean_loop(p, &src, false, false, false, spark, false);
+        free(src.rowof);
         return true;
     }
     if (plain && nofilter) table_loop(p, tab, col, true, true);
     else if (plain) table_loop(p, tab, col, true, false);
     else table_loop(p, tab, col, false, false);
     return true;
-}
-
-/* The layer rows of a mask (bits) first met in a scan by layer, in
- * layer order, into rows (n of them), and the arrays of its sums m. */
-static void mask_rows(part *p, uint64_t bits, size_t mi, acc *m, int32_t *rows, uint8_t *n)
-{
-    const qctx *c = p->c;
-    while (bits) {
-        uint32_t b = (uint32_t)__builtin_ctzll(bits);
-        bits &= bits - 1;
-        rows[(*n)++] = (int32_t)part_row(p, &b);
-    }
-    if (c->need_hist) acc_own(m)->hist = dfn_xcalloc(HIST_BUCKETS, sizeof *m->x->hist);
-    if (c->need_procs && mi < c->dense_proc_rows) procs_alloc(acc_own(m), c->nprocs, c->need_procbytes);
-    if (c->need_files && mi < c->dense_file_rows) acc_own(m)->files = dfn_xcalloc((c->s->nfiles + 63) / 64, 8);
-    if (p->spark_total) acc_own(m)->spark = dfn_xcalloc(c->spark_bins, sizeof *m->x->spark);
-    if (c->need_sizes) acc_own(m)->sizes = dfn_xcalloc(DFN_SIZEBIN_COUNT, sizeof *m->x->sizes);
-}
-
-/* Each mask's sums spread to its layers' rows, and freed with the masks'
- * tables; the masks partition the calls, so their sparklines add up to
- * the total. */
-static void masks_spread(part *p, acc *macc, int32_t (*rows)[64], uint8_t *nrow, size_t nm)
-{
-    const qctx *c = p->c;
-    for (size_t mi = 0; mi < nm; mi++) {
-        acc *m = &macc[mi];
-        for (uint8_t k = 0; k < nrow[mi] && m->count; k++) acc_add_sums(p, (size_t)rows[mi][k], m);
-        const acc_arrays *mx = AX(m);
-        if (mx->spark) for (size_t b = 0; b < c->spark_bins; b++) p->spark_total[b] += mx->spark[b];
-        free(mx->hist);   /* a mask's own, not from a slab */
-        acc_free(m);
-    }
-    free(macc);
-    free(rows);
-    free(nrow);
 }
 
 /* Grouping by layer alone. An event adds the same to each layer of its
@@ -2190,49 +2207,20 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
 
 /* layers_loop for a query lean_loop takes (query_lean): the sums and
  * sparklines per mask in lean_loop's two passes, spread as layers_loop's. */
-static inline __attribute__((always_inline)) void layers_lean_loop(part *p, bool nofilter, bool spark)
+static void layers_lean_loop(part *p, bool nofilter, bool spark)
 {
-    const qctx *c = p->c;
-    const dfn_store *s = c->s;
-    scan_filter sf;
-    scan_filter_init(&sf, c);
+    lean_rows src = { 0 };
     size_t nmasks;
-    const uint8_t *idx8;
-    const uint32_t *idx32;
-    const uint64_t *masks = dfn_layerset_masks(c->q->layers, &nmasks, &idx8, &idx32);
-    size_t nm = nmasks ? nmasks : 1;
-    int32_t (*rows)[64] = dfn_xmalloc(nm * sizeof *rows);
-    uint8_t *nrow = dfn_xcalloc(nm, 1);
-    bool *known = dfn_xcalloc(nm, sizeof *known);
-    acc *macc = dfn_xcalloc(nm, sizeof *macc);
-    bool clip = c->clip;
-    uint64_t matched = 0, total = 0;
-    lean L;
-    lean_init(&L, c, spark);
-    lean_grow(&L, nm);
-    for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
-        size_t nsel = lean_block(&L, &sf, b0, p->hi, nofilter);
-        matched += nsel;
-        for (size_t k = 0; k < nsel; k++) {
-            size_t i = b0 + (nofilter ? k : L.sel[k]);
-            uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
-            if (__builtin_expect(clip, 0) && !call_whole(c, ts, dur)) {
-                part_event(p, i, ts, dur, dfn_store_bytes(s, i));   /* runs past the window: per layer row */
-                continue;
-            }
-            total = dfn_sat_add(total, dur);
-            size_t mi = idx8 ? idx8[i] : idx32[i];
-            if (!known[mi]) mask_rows(p, masks[mi], mi, &macc[mi], rows[mi], &nrow[mi]), known[mi] = true;
-            lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)mi, spark, ts, dur);
-        }
-        lean_add(p, &L, macc, b0, spark, false);
-    }
-    lean_finish(p, &L, macc, nm);
-    masks_spread(p, macc, rows, nrow, nm);
-    free(known);
-    p->matched = matched;
-    p->matched_calls = matched;
-    p->total = dfn_sat_add(p->total, total);
+    src.masks = dfn_layerset_masks(p->c->q->layers, &nmasks, &src.idx8, &src.idx32);
+    src.nm = nmasks ? nmasks : 1;
+    src.mrows = dfn_xmalloc(src.nm * sizeof *src.mrows);
+    src.nrow = dfn_xcalloc(src.nm, 1);
+    src.known = dfn_xcalloc(src.nm, sizeof *src.known);
+    src.macc = dfn_xcalloc(src.nm, sizeof *src.macc);
+    if (nofilter && spark) lean_loop(p, &src, true, false, true, true, false);
+    else lean_loop(p, &src, nofilter, false, true, spark, false);
+    masks_spread(p, src.macc, src.mrows, src.nrow, src.nm);
+    free(src.known);
 }
 
 static void part_scan_layers(part *p)
@@ -2327,8 +2315,9 @@ static void part_scan_general(part *p)
     bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
     if (plain && c->time_dim == 0 && query_lean(c)) {
         bool spark = p->spark_total != NULL;
-        if (nofilter && spark) lean_loop(p, NULL, NULL, NULL, true, true, true, false);
-        else lean_loop(p, NULL, NULL, NULL, nofilter, true, spark, false);
+        lean_rows src = { 0 };
+        if (nofilter && spark) lean_loop(p, &src, true, true, false, true, false);
+        else lean_loop(p, &src, nofilter, true, false, spark, false);
         return;
     }
     if (plain && nofilter) general_loop(p, true, true);
