@@ -162,6 +162,7 @@ dfn_calltree *dfn_calltree_build(const dfn_store *s)
 uint32_t dfn_calltree_parent(const dfn_calltree *t, size_t i) { return i < t->n ? t->parent[i] : DFN_NOID; }
 
 uint64_t dfn_calltree_self(const dfn_calltree *t, size_t i) { return i < t->n ? dfn_col32_get(&t->self, i) : 0; }
+const dfn_col32 *dfn_calltree_selfs(const dfn_calltree *t, size_t *n) { *n = t->n; return &t->self; }
 
 size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i, uint32_t *out, size_t max)
 {

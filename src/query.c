@@ -1713,6 +1713,7 @@ typedef struct {
     uint64_t snap;            /* dur when the row's time was last put in a sparkline bin */
     uint64_t corr;            /* of dur since, the calls put in their bins one by one */
     uint64_t seen;            /* the sparkline bin's turn in which the row last had a call */
+    uint64_t self;            /* the calls' self time, when the query asks for it (the call paths' level) */
 } __attribute__((aligned(64))) lean_sums;
 
 /* Where a call falls on the sparkline, as lean_loop's first pass sees
@@ -1915,6 +1916,8 @@ static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     const uint32_t *durv = s->dur.v, *bytesv = s->bytes.v;
+    size_t nself = 0;   /* query_lean: every call of the store's */
+    const dfn_col32 *selfc = c->self_tree ? dfn_calltree_selfs(c->self_tree, &nself) : NULL;
     /* in locals: the sums' stores might be to L's counters, as far as the
      * compiler knows, which would then be read again for every call */
     lean_sums *ls = L->ls;
@@ -1946,11 +1949,13 @@ static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc
             acc *a = &accs[row];   /* the sums would wrap: the row's own saturate, flagged */
             acc_sums(a, 1, 0, dur, bytes, 0);
             if (dur > a->maxdur) a->maxdur = dur;
+            if (selfc) acc_more_own(a)->self += dfn_col32_get(selfc, i);
         } else {
             h->count++;
             h->dur = nd;
             h->bytes = nb;
             if (dur > h->maxdur) h->maxdur = dur;
+            if (selfc) h->self += dfn_col32_get(selfc, i);
         }
         spark_pos sp = { .on = false };
         bool alone = spark && (w == LEAN_ALONE || apart);
@@ -1979,6 +1984,7 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
         if (!h->count) continue;
         acc_sums(&accs[row], h->count, 0, h->dur, h->bytes, 0);
         if (h->maxdur > accs[row].maxdur) accs[row].maxdur = h->maxdur;
+        if (h->self) acc_more_own(&accs[row])->self += h->self;
     }
     free(L->ls);
     free(L->io);
@@ -2078,10 +2084,16 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
 }
 
 /* Whether a scan can take lean_loop: a plain query adding nothing but
- * sums and sparklines. */
+ * sums and sparklines, and perhaps self time (lean_sums' self: the call
+ * paths' level asks for it). */
 static bool query_lean(const qctx *c)
 {
-    return query_plain(c) && !c->need_any;
+    size_t nself = 0;
+    bool self_only = c->self_tree && !c->need_sizes && !c->judged && dfn_calltree_selfs(c->self_tree, &nself) &&
+                     nself >= c->s->n;
+    bool sums = c->need_sums && !self_only;
+    return !c->has_agg && !c->need_size && !c->need_hist && !c->need_files && !c->judged && !c->need_busy &&
+           !c->need_procs && !sums && !c->need_extra;
 }
 
 /* Or lean_loop with the overlap columns (ov): a plain query adding sums,
@@ -2313,11 +2325,24 @@ static void part_scan_general(part *p)
     const qctx *c = p->c;
     if (!p->record && !p->events) part_straddlers(p);   /* the first part; events are calls, not pieces */
     bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
-    if (plain && c->time_dim == 0 && query_lean(c)) {
-        bool spark = p->spark_total != NULL;
+    bool leanq = c->one_table && !p->events && query_lean(c), spark = p->spark_total != NULL;
+    if (leanq && c->time_dim == 0) {
         lean_rows src = { 0 };
         if (nofilter && spark) lean_loop(p, &src, true, true, false, true, false);
         else lean_loop(p, &src, nofilter, true, false, spark, false);
+        return;
+    }
+    size_t npaths = 0;
+    const uint32_t *paths = leanq && c->r->dims[0].kind == DFN_DIM_PATH ? dfn_calltree_paths(c->q->tree, &npaths) : NULL;
+    if (paths && npaths >= p->hi) {
+        /* the call paths' level: rows by each call's node, as a table's */
+        size_t nn = dfn_calltree_npaths(c->q->tree);
+        uint32_t *ident = dfn_xmalloc((nn ? nn : 1) * sizeof *ident);
+        for (size_t k = 0; k < nn; k++) ident[k] = (uint32_t)k;
+        lean_rows src = { .tab = ident, .col = paths, .rowof = dfn_xcalloc(nn ? nn : 1, sizeof *src.rowof) };
+        lean_loop(p, &src, nofilter, false, false, spark, false);
+        free(src.rowof);
+        free(ident);
         return;
     }
     if (plain && nofilter) general_loop(p, true, true);

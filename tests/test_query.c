@@ -489,7 +489,8 @@ static void same_rows_in_order(const dfn_store *s, const dfn_result *r0, const d
  * term per call), in windows that cut calls, by table, by time and by
  * layer, with sparklines of several widths and 1 and 3 threads; and the
  * process levels' compute and I/O columns and split sparklines, whose
- * sweeps meet the calls the window cuts in their turn. */
+ * sweeps meet the calls the window cuts in their turn; and self time by
+ * call path and by the other rows (the call paths' level). */
 Test(query, lean_scan_in_blocks_matches_the_full_path)
 {
     char *text = NULL;
@@ -531,14 +532,16 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
     dfn_layerset *ls = dfn_layerset_compile(s, &l, 2, lerr, sizeof lerr);
     cr_assert_not_null(ls, "%s", lerr);
     const char *wheres[] = { "", "func!=f3", "pid=1", w1, w2, "layer=low", "layer!=even pid!=2", "layer=other dur>10" };
-    const char *dims[] = { "func", "file", "proc", "time", "layer", "pid" };
+    const char *dims[] = { "func", "file", "proc", "time", "layer", "pid", "path" };
     const size_t widths[] = { 0, 16, 37, 300 };   /* 0: report's, no sparkline */
     dfn_analysis an = {0};
-    cr_assert(dfn_analysis_build(&an, s, ls, "cat=compute", false, DFN_NEED_OVERLAP, lerr, sizeof lerr), "%s", lerr);
-    /* the process levels' columns: compute, I/O and their overlap, the
-     * sparklines split into I/O and compute */
-    const uint64_t own_ov = own_lean | DFN_M_OVERLAP;
-    for (int ov = 0; ov < 2; ov++)
+    cr_assert(dfn_analysis_build(&an, s, ls, "cat=compute", false, DFN_NEED_OVERLAP | DFN_NEED_TREE, lerr, sizeof lerr),
+              "%s", lerr);
+    /* ov 1: the process levels' columns: compute, I/O and their overlap,
+     * the sparklines split into I/O and compute; ov 2: self time, the
+     * call paths' level's (the calls nest: most overlap the one before) */
+    const uint64_t own_ov = own_lean | DFN_M_OVERLAP, own_self = own_lean | DFN_M_BIT(DFN_M_SELF_S);
+    for (int ov = 0; ov < 3; ov++)
     for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
             for (size_t b = 0; b < sizeof widths / sizeof *widths; b++)
@@ -547,18 +550,19 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
                     dfn_filter flt;
                     char err[256];
                     cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
-                    uint64_t own = ov ? own_ov : own_lean;
+                    uint64_t own = ov == 1 ? own_ov : ov == 2 ? own_self : own_lean;
                     for (int k = 0; k < 2; k++) {
                         dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt,
-                                        .layers = ls, .metrics = own | (k ? DFN_M_BIT(DFN_M_FILES) : 0), .spark_split = ov };
-                        if (ov) dfn_analysis_apply(&an, &q);
+                                        .layers = ls, .metrics = own | (k ? DFN_M_BIT(DFN_M_FILES) : 0),
+                                        .spark_split = ov == 1 };
+                        dfn_analysis_apply(&an, &q);   /* the tree for "path", the overlap's sets */
                         r[k] = su_run(s, &q, dims[d]);
                     }
                     char what[256];
                     snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads%s", dims[d], wheres[w], widths[b],
-                             threads, ov ? ", with the overlap" : "");
+                             threads, ov == 1 ? ", with the overlap" : ov == 2 ? ", with self time" : "");
                     same_rows_in_order(s, r[0], r[1], own, widths[b], what);
-                    if (ov) {
+                    if (ov == 1) {
                         cr_assert(r[0]->spark_io || !widths[b], "%s", what);
                         size_t cells = r[0]->nrows * widths[b];
                         if (widths[b]) cr_assert_arr_eq(r[0]->spark_io, r[1]->spark_io, cells * sizeof *r[0]->spark_io, "%s: I/O", what);

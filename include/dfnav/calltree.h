@@ -18,6 +18,9 @@ dfn_calltree *dfn_calltree_build(const dfn_store *s);
 /* DFN_NOID for an event no other event encloses. */
 uint32_t dfn_calltree_parent(const dfn_calltree *t, size_t i);
 uint64_t dfn_calltree_self(const dfn_calltree *t, size_t i);
+/* Every event's self time, as dfn_calltree_self gives it (*n events):
+ * read inline by the scans. */
+const dfn_col32 *dfn_calltree_selfs(const dfn_calltree *t, size_t *n);
 /* Up to max of event i's children, in start order; returns how many it
  * has (which may exceed max). */
 size_t dfn_calltree_children(const dfn_calltree *t, const dfn_store *s, size_t i, uint32_t *out, size_t max);
