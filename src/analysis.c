@@ -33,6 +33,7 @@ bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset 
     }
     if ((need & DFN_NEED_TREE) && !a->tree) a->tree = dfn_calltree_build(s);
     if ((need & DFN_NEED_ACCESS) && !a->access) a->access = dfn_access_build(s);
+    if ((need & DFN_NEED_TILES) && !a->tiles) a->tiles = dfn_tiles_build(s, ls, DFN_TILE_SHIFT);
     return true;
 }
 
@@ -68,6 +69,7 @@ void dfn_analysis_apply(const dfn_analysis *a, dfn_query *q)
     q->overlap = a->overlap;
     q->tree = a->tree;
     q->access = a->access;
+    q->tiles = a->tiles;
 }
 
 void dfn_analysis_free(dfn_analysis *a)
@@ -75,5 +77,6 @@ void dfn_analysis_free(dfn_analysis *a)
     dfn_overlap_free(a->overlap);
     dfn_calltree_free(a->tree);
     dfn_access_free(a->access);
+    dfn_tiles_free(a->tiles);
     memset(a, 0, sizeof *a);
 }

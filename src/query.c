@@ -354,6 +354,7 @@ typedef struct {
     bool need_hist, need_procs, need_files;
     bool need_busy;           /* busy_s or idle_s: each row's union of its calls */
     bool need_any;            /* any of busy, histogram, processes, files, sums, extra: one test a call when none */
+    const dfn_tiles *tiles;   /* the query's tiles, when its filter and sums let lean_loop take them (query_tiles) */
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
@@ -2020,7 +2021,86 @@ typedef struct {
     int32_t (*mrows)[64];
     uint8_t *nrow;
     bool *known;
+    uint8_t tiles;            /* the tiles' field the rows go by (LEAN_TILE_*), or none */
 } lean_rows;
+
+enum { LEAN_TILE_NONE, LEAN_TILE_KIND, LEAN_TILE_LANE, LEAN_TILE_TIME, LEAN_TILE_MASK };
+
+/* Tile k's sums (tiles.h) into lean_loop's rows, in place of its calls,
+ * when they would all be taken whole, in the same time bin and the same
+ * sparkline bin; the sums the filter passes added as lean_add would add
+ * their calls. False, with nothing added, when the calls must be
+ * scanned: the rows it may have made are the ones the calls make too. */
+static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter *sf, size_t k, bool spark,
+                      bin_memo *bm, uint64_t *matched, uint64_t *total)
+{
+    const qctx *c = p->c;
+    const dfn_tiles *tl = c->tiles;
+    const dfn_tile *t = &tl->tiles[k];
+    if (!t->ok || (c->clip && t->end > c->clip_hi)) return false;
+    if (src->tiles == LEAN_TILE_TIME) {
+        /* every call ends by the bin's end (so starts in the bin too) */
+        bin_memo_get(c, bm, t->first_ts);
+        if (!bm->hi || t->end > bm->end) return false;
+    }
+    const dfn_match_tabs *mt = &sf->t;
+    const dfn_tile_sum *sums = tl->sums + t->off;
+    uint32_t rows[DFN_TILE_SUMS_MAX];
+    for (uint32_t j = 0; j < t->n; j++) {
+        const dfn_tile_sum *e = &sums[j];
+        rows[j] = UINT32_MAX;
+        if ((mt->kind_ok && !mt->kind_ok[e->kind]) || (mt->lane_ok && !mt->lane_ok[e->lane]) ||
+            (mt->mask_ok && !mt->mask_ok[e->mask]))
+            continue;
+        size_t row;
+        if (src->tiles == LEAN_TILE_MASK) {
+            row = e->mask;
+            if (!src->known[row])
+                mask_rows(p, src->masks[row], row, &src->macc[row], src->mrows[row], &src->nrow[row]), src->known[row] = true;
+        } else if (src->tiles == LEAN_TILE_TIME) {
+            uint32_t id = bm->id;
+            row = id < c->direct_n && p->direct[id] ? p->direct[id] - 1 : part_row(p, &id);
+        } else {
+            uint32_t v = src->tiles == LEAN_TILE_KIND ? e->kind : e->lane;
+            if (src->rowof[v]) {
+                row = src->rowof[v] - 1;
+            } else {
+                uint32_t id = src->tab[v];
+                row = id < c->direct_n && p->direct[id] ? p->direct[id] - 1 : part_row(p, &id);
+                src->rowof[v] = (uint32_t)row + 1;
+            }
+        }
+        rows[j] = (uint32_t)row;
+    }
+    if (src->tiles != LEAN_TILE_MASK) lean_grow(L, p->nacc);
+    for (uint32_t j = 0; j < t->n; j++) {   /* no row's sums may wrap, whichever sums it takes */
+        const lean_sums *h = rows[j] != UINT32_MAX ? &L->ls[rows[j]] : NULL;
+        if (h && (h->dur > UINT64_MAX - t->dur || h->bytes > UINT64_MAX - t->bytes)) return false;
+    }
+    acc *accs = src->tiles == LEAN_TILE_MASK ? src->macc : p->acc;
+    if (spark) {
+        uint8_t w = lean_where(c, &L->lb, t->first_ts, t->end - t->first_ts);
+        if (w == LEAN_ALONE) return false;
+        if (w == LEAN_NEWBIN) {
+            lean_spark_flush(p, L, accs);
+            L->turn++;
+            L->cur_b = L->lb.b;
+        }
+    }
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (rows[j] == UINT32_MAX) continue;
+        const dfn_tile_sum *e = &sums[j];
+        lean_sums *h = &L->ls[rows[j]];
+        h->count += e->count;
+        h->dur += e->dur;
+        h->bytes += e->bytes;
+        if (e->maxdur > h->maxdur) h->maxdur = e->maxdur;
+        if (spark && h->seen != L->turn) h->seen = L->turn, L->dirty[L->ndirty++] = rows[j];
+        *matched += e->count;
+        *total = dfn_sat_add(*total, e->dur);
+    }
+    return true;
+}
 
 static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_rows *src, bool nofilter, bool by_time,
                                                             bool by_mask, bool spark, bool ov)
@@ -2043,8 +2123,26 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
     lean L;
     lean_init(&L, c, spark);
     if (by_mask) lean_grow(&L, src->nm);
-    for (size_t b0 = p->lo; b0 < p->hi; b0 += LEAN_BLOCK) {
-        size_t nsel = lean_block(&L, &sf, b0, p->hi, nofilter);
+    /* the tiles, where the rows go by a field of theirs (not with the
+     * overlap's sweeps, which take each call) */
+    const dfn_tiles *tl = ov || !src->tiles ? NULL : c->tiles;
+    if (tl && src->tiles == LEAN_TILE_MASK && tl->ls != c->q->layers) tl = NULL;
+    for (size_t b0 = p->lo, hi; b0 < p->hi; b0 = hi) {
+        hi = p->hi;
+        if (tl) {
+            size_t k = b0 >> tl->shift, size = (size_t)1 << tl->shift;
+            if (!(b0 & (size - 1)) && k < tl->ntiles && b0 + size <= p->hi &&
+                lean_tile(p, &L, src, &sf, k, spark, &bm, &matched, &total)) {
+                direct = p->direct;
+                hi = b0 + size;
+                continue;
+            }
+            direct = p->direct;
+            size_t next = (b0 | (size - 1)) + 1;   /* blocks stop at the next tile */
+            if (next < hi) hi = next;
+        }
+        if (hi - b0 > LEAN_BLOCK) hi = b0 + LEAN_BLOCK;
+        size_t nsel = lean_block(&L, &sf, b0, hi, nofilter);
         matched += nsel;
         for (size_t k = 0; k < nsel; k++) {
             size_t i = b0 + (nofilter ? k : L.sel[k]);
@@ -2105,6 +2203,20 @@ static bool query_lean_ov(const qctx *c)
            !c->need_procs && !c->need_files && !c->need_sums;
 }
 
+/* The tiles a query's lean_loop may take: built for this store, a
+ * query adding only sums (not self time), and a filter decided by the
+ * tiles' fields: function kinds, lanes and, on the tiles' layer set,
+ * masks. lean_loop checks the rest (its rows, the window, the bins). */
+static const dfn_tiles *query_tiles(const qctx *c)
+{
+    const dfn_tiles *t = c->q->tiles;
+    if (!t || t->s != c->s || t->n != c->s->n || !query_lean(c) || c->self_tree) return NULL;
+    dfn_match_tabs mt;
+    dfn_match_tables(c->m, &mt);
+    if (mt.per_event || mt.file_ok || mt.path_ok || (mt.mask_ok && t->ls != c->q->layers)) return NULL;
+    return t;
+}
+
 static bool part_scan_table(part *p)
 {
     const qctx *c = p->c;
@@ -2122,7 +2234,8 @@ static bool part_scan_table(part *p)
         bool spark = p->spark_total != NULL;
         /* a column id's row + 1, once known: one look-up a call, not the
          * table's and then the row's, one waiting on the other */
-        lean_rows src = { .tab = tab, .col = col, .rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *src.rowof) };
+        lean_rows src = { .tab = tab, .col = col, .rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *src.rowof),
+                          .tiles = col == s->kind ? LEAN_TILE_KIND : col == s->lane ? LEAN_TILE_LANE : LEAN_TILE_NONE };
         if (ov) lean_loop(p, &src, nofilter, false, false, spark, true);
         else if (nofilter && spark) lean_loop(p, &src, true, false, false, true, false);
         else if (nofilter) lean_loop(p, &src, true, false, false, false, false);
@@ -2221,7 +2334,7 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
  * sparklines per mask in lean_loop's two passes, spread as layers_loop's. */
 static void layers_lean_loop(part *p, bool nofilter, bool spark)
 {
-    lean_rows src = { 0 };
+    lean_rows src = { .tiles = LEAN_TILE_MASK };
     size_t nmasks;
     src.masks = dfn_layerset_masks(p->c->q->layers, &nmasks, &src.idx8, &src.idx32);
     src.nm = nmasks ? nmasks : 1;
@@ -2327,7 +2440,7 @@ static void part_scan_general(part *p)
     bool plain = query_plain(c) && c->one_table && !p->events, nofilter = query_nofilter(c);
     bool leanq = c->one_table && !p->events && query_lean(c), spark = p->spark_total != NULL;
     if (leanq && c->time_dim == 0) {
-        lean_rows src = { 0 };
+        lean_rows src = { .tiles = LEAN_TILE_TIME };
         if (nofilter && spark) lean_loop(p, &src, true, true, false, true, false);
         else lean_loop(p, &src, nofilter, true, false, spark, false);
         return;
@@ -4391,6 +4504,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
         c.need_extra = true;
     }
     c.need_any = c.need_busy || c.need_hist || c.need_procs || c.need_files || c.need_sums || c.need_extra;
+    c.tiles = query_tiles(&c);
     r->proc_lane = dfn_xmalloc((c.nprocs ? c.nprocs : 1) * sizeof *r->proc_lane);
     for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;

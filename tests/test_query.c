@@ -537,6 +537,12 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, ls, "cat=compute", false, DFN_NEED_OVERLAP | DFN_NEED_TREE, lerr, sizeof lerr),
               "%s", lerr);
+    /* the explorer's tiles, small to meet every case: split by the
+     * layers' masks (64 calls a tile), and without a layer set (128) */
+    dfn_tiles *tiles[2] = { dfn_tiles_build(s, ls, 6), dfn_tiles_build(s, NULL, 7) };
+    size_t ok = 0;
+    for (size_t k = 0; k < tiles[0]->ntiles; k++) ok += tiles[0]->tiles[k].ok;
+    cr_assert_gt(ok, tiles[0]->ntiles / 2, "most tiles are kept: %zu of %zu", ok, tiles[0]->ntiles);
     /* ov 1: the process levels' columns: compute, I/O and their overlap,
      * the sparklines split into I/O and compute; ov 2: self time, the
      * call paths' level's (the calls nest: most overlap the one before) */
@@ -546,40 +552,123 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
             for (size_t b = 0; b < sizeof widths / sizeof *widths; b++)
                 for (int threads = 1; threads <= 3; threads += 2) {
-                    dfn_result *r[2];
+                    dfn_result *r[4];
                     dfn_filter flt;
                     char err[256];
                     cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
                     uint64_t own = ov == 1 ? own_ov : ov == 2 ? own_self : own_lean;
-                    for (int k = 0; k < 2; k++) {
+                    /* r[1] the full path's; r[0] the scans', r[2] and r[3] with tiles */
+                    for (int k = 0; k < 4; k++) {
                         dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt,
-                                        .layers = ls, .metrics = own | (k ? DFN_M_BIT(DFN_M_FILES) : 0),
+                                        .layers = ls, .metrics = own | (k == 1 ? DFN_M_BIT(DFN_M_FILES) : 0),
                                         .spark_split = ov == 1 };
                         dfn_analysis_apply(&an, &q);   /* the tree for "path", the overlap's sets */
+                        q.tiles = k >= 2 ? tiles[k - 2] : NULL;
                         r[k] = su_run(s, &q, dims[d]);
                     }
                     char what[256];
                     snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads%s", dims[d], wheres[w], widths[b],
                              threads, ov == 1 ? ", with the overlap" : ov == 2 ? ", with self time" : "");
-                    same_rows_in_order(s, r[0], r[1], own, widths[b], what);
-                    if (ov == 1) {
-                        cr_assert(r[0]->spark_io || !widths[b], "%s", what);
-                        size_t cells = r[0]->nrows * widths[b];
-                        if (widths[b]) cr_assert_arr_eq(r[0]->spark_io, r[1]->spark_io, cells * sizeof *r[0]->spark_io, "%s: I/O", what);
-                        if (widths[b]) cr_assert_arr_eq(r[0]->spark_cmp, r[1]->spark_cmp, cells * sizeof *r[0]->spark_cmp, "%s: compute", what);
+                    for (int k = 0; k < 4; k += k ? 1 : 2) {
+                        char whatk[300];
+                        snprintf(whatk, sizeof whatk, "%s%s", what, k == 2 ? ", tiles by mask" : k == 3 ? ", tiles" : "");
+                        same_rows_in_order(s, r[k], r[1], own, widths[b], whatk);
+                        if (ov == 1) {
+                            cr_assert(r[k]->spark_io || !widths[b], "%s", whatk);
+                            size_t cells = r[k]->nrows * widths[b];
+                            if (widths[b]) cr_assert_arr_eq(r[k]->spark_io, r[1]->spark_io, cells * sizeof *r[k]->spark_io, "%s: I/O", whatk);
+                            if (widths[b]) cr_assert_arr_eq(r[k]->spark_cmp, r[1]->spark_cmp, cells * sizeof *r[k]->spark_cmp, "%s: compute", whatk);
+                        }
+                        if (widths[b]) cr_assert_arr_eq(r[k]->spark_total, r[1]->spark_total, widths[b] * sizeof *r[k]->spark_total, "%s", whatk);
+                        cr_assert_eq(r[k]->total_us, r[1]->total_us, "%s", whatk);
+                        cr_assert_eq(r[k]->matched, r[1]->matched, "%s", whatk);
                     }
-                    if (widths[b]) cr_assert_arr_eq(r[0]->spark_total, r[1]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
-                    cr_assert_eq(r[0]->total_us, r[1]->total_us, "%s", what);
-                    cr_assert_eq(r[0]->matched, r[1]->matched, "%s", what);
                     if (d == 0 && !*wheres[w]) {
                         /* the huge calls' sums saturate and show as infinite */
                         cr_assert(isinf(su_metric(s, r[0], "huge", DFN_M_TIME_S)), "%s", what);
                         cr_assert_eq(su_metric(s, r[0], "huge", DFN_M_COUNT), 5, "%s", what);
                     }
-                    for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+                    for (int k = 0; k < 4; k++) dfn_result_free(r[k]);
                     dfn_filter_free(&flt);
                 }
+    for (int k = 0; k < 2; k++) dfn_tiles_free(tiles[k]);
     dfn_analysis_free(&an);
+    dfn_layerset_free(ls);
+    dfn_layers_free(&l);
+    dfn_store_free(s);
+}
+
+/* The explorer's tiles (tiles.h) on calls short beside the sparkline's
+ * bins, so that most tiles lie in one bin and start bins of their own:
+ * the rows, sparklines and totals with tiles are the scan's and the full
+ * path's, by table, process, time and layer, filtered by those and cut
+ * by a window; and a function's sums close to 2^64, where a tile would
+ * make them wrap, take its calls one by one (saturating, flagged). */
+Test(query, tiles_match_the_scan)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    uint64_t x = 0x2545F4914F6CDD1Dull, ts = 1000;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        ts += 1 + x % 20;
+        uint64_t dur = 1 + (x >> 8) % 40;
+        const char *fn = i >= 6000 && i < 6004 ? "big" : (x >> 16) % 9 == 0 ? "big" : (x >> 20) % 2 ? "read" : "write";
+        /* three calls of the longest time a call may take and one a little
+         * shorter: "big" sums 2003 µs below 2^64, and the tiles after add more */
+        if (i >= 6000 && i < 6004) dur = i < 6003 ? 4611686018427387903ull : 4611686018427387904ull - 2000;
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%u,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
+                   ",\"ph\":\"X\",\"args\":{\"fname\":\"/d/%u\",\"size\":%u}}\n",
+                fn, (x >> 24) % 5 ? "POSIX" : "STDIO", (unsigned)(x >> 28) % 3, ts, dur, (unsigned)(x >> 32) % 5,
+                (unsigned)(x >> 40) % 9000);
+    }
+    fclose(f);
+    dfn_store *s = su_load_text("tiles.pfw", text, 2);
+    free(text);
+    dfn_layers l;
+    char err[256];
+    cr_assert(dfn_layers_parse("rw : func=read|write\nstd : cat=STDIO\n", "t", &l, err, sizeof err), "%s", err);
+    dfn_layerset *ls = dfn_layerset_compile(s, &l, 2, err, sizeof err);
+    cr_assert_not_null(ls, "%s", err);
+    dfn_tiles *tl = dfn_tiles_build(s, ls, 6);
+    size_t ok = 0;
+    for (size_t k = 0; k < tl->ntiles; k++) ok += tl->tiles[k].ok;
+    cr_assert_eq(tl->ntiles, 20000 / 64);
+    cr_assert_eq(ok, tl->ntiles, "the tile of the longest calls too (its sum is below 2^64): %zu of %zu", ok, tl->ntiles);
+    double end_s = (double)ts / 1e6;
+    char w1[128];
+    snprintf(w1, sizeof w1, "time>=%.6f time<%.6f func!=write", end_s * 0.25, end_s * 0.7);
+    const char *wheres[] = { "", "func=big|read", "pid!=1", "layer=std", w1 };
+    const char *dims[] = { "func", "cat", "proc", "time", "layer" };
+    const size_t widths[] = { 0, 8, 50 };
+    for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
+            for (size_t b = 0; b < sizeof widths / sizeof *widths; b++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    dfn_filter flt;
+                    cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
+                    dfn_result *r[3];
+                    for (int k = 0; k < 3; k++) {   /* with tiles, without, the full path */
+                        dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt, .layers = ls,
+                                        .metrics = own_lean | (k == 2 ? DFN_M_BIT(DFN_M_FILES) : 0), .tiles = k ? NULL : tl };
+                        r[k] = su_run(s, &q, dims[d]);
+                    }
+                    char what[256];
+                    snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads", dims[d], wheres[w], widths[b], threads);
+                    for (int k = 1; k < 3; k++) {
+                        same_rows_in_order(s, r[0], r[k], own_lean, widths[b], what);
+                        if (widths[b]) cr_assert_arr_eq(r[0]->spark_total, r[k]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
+                        cr_assert_eq(r[0]->total_us, r[k]->total_us, "%s", what);
+                        cr_assert_eq(r[0]->matched, r[k]->matched, "%s", what);
+                    }
+                    if (d == 0 && w < 2)   /* saturated, not wrapped */
+                        cr_assert(isinf(su_metric(s, r[0], "big", DFN_M_TIME_S)), "%s", what);
+                    for (int k = 0; k < 3; k++) dfn_result_free(r[k]);
+                    dfn_filter_free(&flt);
+                }
+    dfn_tiles_free(tl);
     dfn_layerset_free(ls);
     dfn_layers_free(&l);
     dfn_store_free(s);

@@ -13,17 +13,20 @@
 #include "dfnav/match.h"
 #include "dfnav/overlap.h"
 #include "dfnav/query.h"
+#include "dfnav/tiles.h"
 
 typedef struct {
     dfn_overlap *overlap;
     dfn_calltree *tree;
     dfn_access *access;
+    dfn_tiles *tiles;
 } dfn_analysis;
 
 /* What the metrics need. */
 #define DFN_NEED_OVERLAP 1u
 #define DFN_NEED_TREE 2u
 #define DFN_NEED_ACCESS 4u
+#define DFN_NEED_TILES 8u   /* the explorer's: its tables' scans, not a metric */
 unsigned dfn_analysis_needs(uint64_t metrics);
 
 /* Builds the parts of need not built yet. compute is a filter text, or

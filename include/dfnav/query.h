@@ -15,6 +15,7 @@
 #include "dfnav/match.h"
 #include "dfnav/overlap.h"
 #include "dfnav/store.h"
+#include "dfnav/tiles.h"
 
 #define DFN_MAX_DIMS 6
 
@@ -124,6 +125,7 @@ typedef struct {
     const dfn_overlap *overlap;   /* compute_s io_busy_s exposed_s overlap_pct */
     const dfn_calltree *tree;     /* self_s */
     const dfn_access *access;     /* seq_pct */
+    const dfn_tiles *tiles;       /* pre-aggregated sums the scans may take (tiles.h); never changes a figure */
     const dfn_ctrs *ctrs;         /* counter metrics, or NULL */
     /* the store is a share of a set (an MPI rank's): a counter series it
      * lacks has no sample here rather than being unknown (the caller

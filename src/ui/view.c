@@ -148,7 +148,8 @@ static bool view_analyse(dfn_analysis *an, const dfn_store *s, const dfn_layerse
         dfn_analysis_set_io(an, s, ls, ro.io, err, cap))
         return true;
     char ignore[64];
-    dfn_analysis_build(an, s, ls, NULL, false, need & (DFN_NEED_TREE | DFN_NEED_ACCESS), ignore, sizeof ignore);
+    dfn_analysis_build(an, s, ls, NULL, false, need & (DFN_NEED_TREE | DFN_NEED_ACCESS | DFN_NEED_TILES), ignore,
+                       sizeof ignore);
     return false;
 }
 

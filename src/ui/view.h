@@ -109,9 +109,9 @@ typedef struct {
 /* Builds a set for store (taking it over): layers from --layers, else the
  * preset named (NULL: the store's own choice), and the analyses need asks
  * for (DFN_NEED_*): loading snapshots take the overlap only, the final
- * store all (VIEW_NEED_ALL), first none when its table should show at
- * once (view_set_extra builds the rest). */
-#define VIEW_NEED_ALL (DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS)
+ * store all (VIEW_NEED_ALL, with the tables' tiles), first none when its
+ * table should show at once (view_set_extra builds the rest). */
+#define VIEW_NEED_ALL (DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS | DFN_NEED_TILES)
 dfn_run_opts view_run_opts(const ui_opts *o);
 view_set *view_set_new(dfn_store *store, const ui_opts *o, const char *preset, unsigned need);
 /* The analyses a set built with need 0 lacks, into x (on any thread: it

@@ -1,0 +1,57 @@
+/* dfnav tiles: the explorer's pre-aggregated sums. The store's calls, in
+ * start order, cut into tiles of 8,192 calls; each tile keeps, per
+ * (function kind, lane, layer mask) among its calls, their count and
+ * summed time, bytes and longest call, and the tile's span in time. A
+ * table by function, category, process or time bin, filtered by those,
+ * then adds a few hundred sums a tile rather than thousands of calls,
+ * wherever a tile lies whole in the window, in one time bin and in one
+ * sparkline bin (query.c decides, and scans the tiles it cannot take).
+ * Built once per store (and layer set), read-only afterwards. */
+#ifndef DFNAV_TILES_H
+#define DFNAV_TILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/match.h"
+#include "dfnav/store.h"
+
+#define DFN_TILE_SHIFT 13       /* 8,192 calls a tile */
+#define DFN_TILE_SUMS_MAX 512   /* sums a tile keeps at most */
+
+/* The calls of one (kind, lane, mask) in a tile. mask: the index of
+ * their layer mask in the layer set's (0 without one). */
+typedef struct {
+    uint32_t kind, lane, mask, count;
+    uint64_t dur, bytes, maxdur;
+} dfn_tile_sum;
+
+typedef struct {
+    uint64_t first_ts, last_ts;   /* the first and last call's start */
+    uint64_t end;                 /* the latest end of its calls (saturated) */
+    uint64_t dur, bytes;          /* of all its calls: a row adding any of its sums stays below 2^64 past this */
+    uint32_t off, n;              /* its sums: sums[off, off + n) */
+    bool ok;                      /* false: too many kinds of calls to be worth it, or sums that saturate: scanned */
+} dfn_tile;
+
+typedef struct {
+    const dfn_store *s;
+    const dfn_layerset *ls;       /* the layer set whose masks the sums split by, or NULL */
+    size_t n;                     /* the store's calls when built */
+    unsigned shift;               /* 1 << shift calls a tile */
+    size_t max_sums;              /* a tile's sums at most: fewer than its calls by far */
+    size_t ntiles;                /* whole tiles: the calls past the last are scanned */
+    dfn_tile *tiles;
+    dfn_tile_sum *sums;
+} dfn_tiles;
+
+/* The tiles of s, their sums split by the masks of ls (NULL: none), of
+ * 1 << shift calls each (DFN_TILE_SHIFT; tests take small ones, 6 to
+ * 13). */
+dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, unsigned shift);
+void dfn_tiles_free(dfn_tiles *t);
+/* Bytes they hold. */
+size_t dfn_tiles_bytes(const dfn_tiles *t);
+
+#endif
