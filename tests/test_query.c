@@ -601,7 +601,8 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
 /* The explorer's tiles (tiles.h) on calls short beside the sparkline's
  * bins, so that most tiles lie in one bin and start bins of their own:
  * the rows, sparklines and totals with tiles are the scan's and the full
- * path's, by table, process, time and layer, filtered by those and cut
+ * path's, by function, process, time and layer (and by file, which the
+ * tiles leave to the scan), filtered by those and cut
  * by a window; and a function's sums close to 2^64, where a tile would
  * make them wrap, take its calls one by one (saturating, flagged). */
 Test(query, tiles_match_the_scan)
@@ -640,8 +641,8 @@ Test(query, tiles_match_the_scan)
     double end_s = (double)ts / 1e6;
     char w1[128];
     snprintf(w1, sizeof w1, "time>=%.6f time<%.6f func!=write", end_s * 0.25, end_s * 0.7);
-    const char *wheres[] = { "", "func=big|read", "pid!=1", "layer=std", w1 };
-    const char *dims[] = { "func", "cat", "proc", "time", "layer" };
+    const char *wheres[] = { "", "func=big|read", "pid!=1", "layer=std", "file!=/d/2", w1 };
+    const char *dims[] = { "func", "cat", "proc", "file", "time", "layer" };
     const size_t widths[] = { 0, 8, 50 };
     for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
