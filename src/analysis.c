@@ -33,7 +33,7 @@ bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset 
     }
     if ((need & DFN_NEED_TREE) && !a->tree) a->tree = dfn_calltree_build(s);
     if ((need & DFN_NEED_ACCESS) && !a->access) a->access = dfn_access_build(s);
-    if ((need & DFN_NEED_TILES) && !a->tiles) a->tiles = dfn_tiles_build(s, ls, DFN_TILE_SHIFT);
+    if ((need & DFN_NEED_TILES) && !a->tiles) a->tiles = dfn_tiles_build(s, ls, a->overlap, DFN_TILE_SHIFT);
     return true;
 }
 
@@ -52,6 +52,9 @@ bool dfn_analysis_set_io(dfn_analysis *a, const dfn_store *s, const dfn_layerset
                          size_t errlen)
 {
     if (!io || !a->overlap) return true;
+    /* the tiles swept the I/O as it was: built again when asked */
+    dfn_tiles_free(a->tiles);
+    a->tiles = NULL;
     dfn_filter f;
     char ferr[1024];
     if (!dfn_filter_parse(io, &f, ferr, sizeof ferr) ||

@@ -1240,6 +1240,18 @@ static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row
     return w;
 }
 
+/* The sweep of (row, process, kind) if there is one, not made. */
+static psweep *psw_peek(part *p, size_t row, uint32_t proc, int kind)
+{
+    const uint32_t *psw = AX(&p->acc[row])->psw;
+    if (psw) {
+        uint32_t k = psw[2 * (size_t)proc + (size_t)kind];
+        return k ? &p->psw[k - 1] : NULL;
+    }
+    const uint64_t *k = dfn_map64_get(&p->pswmap, (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind);
+    return k && *k ? &p->psw[*k - 1] : NULL;
+}
+
 /* The compute under [w->s, w->e), and the stretch without compute
  * around its end for the segments after it. */
 static __attribute__((noinline)) uint64_t psw_cover(const qctx *c, psweep *w)
@@ -2031,7 +2043,52 @@ enum { LEAN_TILE_NONE, LEAN_TILE_KIND, LEAN_TILE_LANE, LEAN_TILE_TIME, LEAN_TILE
  * sparkline bin; the sums the filter passes added as lean_add would add
  * their calls. False, with nothing added, when the calls must be
  * scanned: the rows it may have made are the ones the calls make too. */
-static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter *sf, size_t k, bool spark,
+/* What the overlap columns take of tile t (lean_tile's, with ov, the
+ * process level: a lane a row): each lane's process marked for its
+ * compute, and its I/O union's segments into the lane's sweep, as
+ * psw_add would take its calls one by one: the first fed as a call,
+ * then closed at the second, those between closed in their sums, the
+ * last left open. check: only whether that holds (a segment open from
+ * before the tile that reaches into its second: the calls are scanned). */
+static bool lean_tile_ov(part *p, lean *L, const lean_rows *src, const dfn_tiles *tl, const dfn_tile *t,
+                         const uint32_t *rows, bool check)
+{
+    const qctx *c = p->c;
+    for (uint32_t j = 0; j < t->nio; j++) {
+        const dfn_tile_io *io = &tl->io[t->ioff + j];
+        uint32_t r1 = src->rowof[io->lane];
+        if (!r1) continue;   /* the lane's calls the filter leaves out */
+        size_t row = r1 - 1;
+        uint32_t op = c->ov_proc[io->lane];
+        if (check) {
+            const psweep *w = psw_peek(p, row, op, 0);
+            if (w && w->started && io->nseg > 1 && io->s1 <= w->e && w->e >= io->s2) return false;
+            continue;
+        }
+        psweep *w = psw_get(p, row, op, 0);
+        if (!w->started) { w->s = w->f_s = io->s1; w->e = io->e1; w->started = true; }
+        else if (io->s1 > w->e) { psw_close(c, w, io->s1); w->s = io->s1; w->e = io->e1; }
+        else if (io->e1 > w->e) w->e = io->e1;
+        if (io->nseg > 1) {
+            psw_close(c, w, io->s2);
+            w->len += io->mid_len;
+            w->exposed += io->mid_exposed;
+            w->s = io->sm;
+            w->e = io->em;
+        }
+        if (L->io) L->io[row].io += io->io;
+    }
+    if (check || !c->need_cmp_sweep) return true;
+    for (uint32_t j = 0; j < t->n; j++) {
+        if (rows[j] == UINT32_MAX) continue;
+        uint32_t op = c->ov_proc[tl->sums[t->off + j].lane];
+        const uint32_t *slots = AX(&p->acc[rows[j]])->psw;
+        if (!slots || !slots[2 * (size_t)op + 1]) psw_get(p, rows[j], op, 1)->started = true;
+    }
+    return true;
+}
+
+static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter *sf, size_t k, bool spark, bool ov,
                       bin_memo *bm, uint64_t *matched, uint64_t *total)
 {
     const qctx *c = p->c;
@@ -2039,9 +2096,10 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
     const dfn_tile *t = &tl->tiles[k];
     if (!t->ok || (c->clip && t->end > c->clip_hi)) return false;
     if (src->tiles == LEAN_TILE_TIME) {
-        /* every call ends by the bin's end (so starts in the bin too) */
+        /* every call starts in the bin and ends by its end (a call of 0 µs
+         * at the end is in the next bin, review) */
         bin_memo_get(c, bm, t->first_ts);
-        if (!bm->hi || t->end > bm->end) return false;
+        if (!bm->hi || t->last_ts >= bm->hi || t->end > bm->end) return false;
     }
     const dfn_match_tabs *mt = &sf->t;
     const dfn_tile_sum *sums = tl->sums + t->off;
@@ -2077,6 +2135,7 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
         const lean_sums *h = rows[j] != UINT32_MAX ? &L->ls[rows[j]] : NULL;
         if (h && (h->dur > UINT64_MAX - t->dur || h->bytes > UINT64_MAX - t->bytes)) return false;
     }
+    if (ov && !lean_tile_ov(p, L, src, tl, t, rows, true)) return false;
     acc *accs = src->tiles == LEAN_TILE_MASK ? src->macc : p->acc;
     if (spark) {
         uint8_t w = lean_where(c, &L->lb, t->first_ts, t->end - t->first_ts);
@@ -2099,6 +2158,7 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
         *matched += e->count;
         *total = dfn_sat_add(*total, e->dur);
     }
+    if (ov) lean_tile_ov(p, L, src, tl, t, rows, false);
     return true;
 }
 
@@ -2123,16 +2183,15 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
     lean L;
     lean_init(&L, c, spark);
     if (by_mask) lean_grow(&L, src->nm);
-    /* the tiles, where the rows go by a field of theirs (not with the
-     * overlap's sweeps, which take each call) */
-    const dfn_tiles *tl = ov || !src->tiles ? NULL : c->tiles;
+    /* the tiles, where the rows go by a field of theirs */
+    const dfn_tiles *tl = !src->tiles ? NULL : c->tiles;   /* with ov: query_tiles took the process level's */
     if (tl && src->tiles == LEAN_TILE_MASK && tl->ls != c->q->layers) tl = NULL;
     for (size_t b0 = p->lo, hi; b0 < p->hi; b0 = hi) {
         hi = p->hi;
         if (tl) {
             size_t k = b0 >> tl->shift, size = (size_t)1 << tl->shift;
             if (!(b0 & (size - 1)) && k < tl->ntiles && b0 + size <= p->hi &&
-                lean_tile(p, &L, src, &sf, k, spark, &bm, &matched, &total)) {
+                lean_tile(p, &L, src, &sf, k, spark, ov, &bm, &matched, &total)) {
                 direct = p->direct;
                 hi = b0 + size;
                 continue;
@@ -2207,14 +2266,44 @@ static bool query_lean_ov(const qctx *c)
  * query adding only sums (not self time), and a filter decided by the
  * tiles' fields: function kinds, lanes and, on the tiles' layer set,
  * masks. lean_loop checks the rest (its rows, the window, the bins). */
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the query's one dimension gives each lane a row of its own
+ * (processes; threads, pids, hosts or ranks when no two lanes share
+ * one): a row's overlap sweep then takes one lane's calls. */
+static bool lanes_own_rows(const qctx *c)
+{
+    const uint32_t *tab = c->lane_tab[0];
+    size_t n = c->s->nlanes;
+    if (!tab || c->r->ndims != 1) return false;
+    if (c->r->dims[0].kind == DFN_DIM_PROC) return true;
+    uint32_t *v = dfn_xmalloc((n ? n : 1) * sizeof *v);
+    memcpy(v, tab, n * sizeof *v);
+    qsort(v, n, sizeof *v, u32_cmp);
+    size_t k = 1;
+    while (k < n && v[k] != v[k - 1]) k++;
+    free(v);
+    return k >= n;
+}
+
 static const dfn_tiles *query_tiles(const qctx *c)
 {
     const dfn_tiles *t = c->q->tiles;
-    if (!t || t->s != c->s || t->n != c->s->n || !query_lean(c) || c->self_tree) return NULL;
+    if (!t || t->s != c->s || t->n != c->s->n) return NULL;
     dfn_match_tabs mt;
     dfn_match_tables(c->m, &mt);
     if (mt.per_event || mt.file_ok || mt.path_ok || (mt.mask_ok && t->ls != c->q->layers)) return NULL;
-    return t;
+    if (query_lean(c) && !c->self_tree) return t;
+    /* the process levels and lanes with their compute and I/O columns: a
+     * lane a row, each with all its calls (a lane's I/O is swept whole in
+     * a tile) */
+    if (query_lean_ov(c) && t->ov && t->ov == c->q->overlap && !mt.kind_ok && !mt.mask_ok && lanes_own_rows(c))
+        return t;
+    return NULL;
 }
 
 static bool part_scan_table(part *p)

@@ -72,12 +72,64 @@ static bool tile_fill(const dfn_store *s, const uint8_t *idx8, const uint32_t *i
     return ok;
 }
 
-dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, unsigned shift)
+/* What tile_io sweeps of one lane: as the query's sweep (psw_add), a
+ * call starting past the open segment's end closes it. */
+typedef struct {
+    dfn_tile_io io;
+    uint64_t cs, ce;              /* the open segment */
+} lane_sweep;
+
+/* The I/O calls of [lo, hi) swept per lane into t->io (grown; *nio and
+ * *cap its count and room), in the order of their lanes' first I/O
+ * call; slot: per lane, its sweep's index + 1 in w (zero between tiles). */
+static void tile_io(dfn_tiles *t, size_t lo, size_t hi, uint32_t *slot, lane_sweep *w, size_t *nio, size_t *cap)
+{
+    const dfn_store *s = t->s;
+    const uint64_t *iob = dfn_overlap_io_bits(t->ov);
+    size_t np = 0, n = 0;
+    const uint32_t *procs = dfn_overlap_procs(t->ov, &np);
+    for (size_t i = lo; i < hi; i++) {
+        if (!(iob ? dfn_overlap_is_compute(iob, i) : s->kinds[s->kind[i]].io)) continue;
+        uint32_t lane = s->lane[i];
+        uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), end = ts + dur;   /* as the sweep takes it */
+        if (!slot[lane]) {
+            w[n] = (lane_sweep){ .io = { .lane = lane, .nseg = 1, .io = dur }, .cs = ts, .ce = end };
+            slot[lane] = (uint32_t)++n;
+            continue;
+        }
+        lane_sweep *l = &w[slot[lane] - 1];
+        l->io.io += dur;   /* below the tile's total, which did not wrap */
+        if (ts > l->ce) {
+            if (l->io.nseg == 1) {
+                l->io.s1 = l->cs, l->io.e1 = l->ce, l->io.s2 = ts;
+            } else {
+                uint64_t len = l->ce - l->cs;
+                l->io.mid_len += len;
+                l->io.mid_exposed += len - dfn_overlap_covered(t->ov, procs[lane], l->cs, l->ce);
+            }
+            l->io.nseg++;
+            l->cs = ts, l->ce = end;
+        } else if (end > l->ce) {
+            l->ce = end;
+        }
+    }
+    dfn_grow((void **)&t->io, cap, *nio + n, sizeof *t->io);
+    for (size_t k = 0; k < n; k++) {
+        lane_sweep *l = &w[k];
+        if (l->io.nseg == 1) l->io.s1 = l->cs, l->io.e1 = l->ce;
+        l->io.sm = l->cs, l->io.em = l->ce;
+        t->io[(*nio)++] = l->io;
+        slot[l->io.lane] = 0;
+    }
+}
+
+dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn_overlap *ov, unsigned shift)
 {
     dfn_tiles *t = dfn_xcalloc(1, sizeof *t);
     size_t size = (size_t)1 << shift;
     t->s = s;
     t->ls = ls;
+    t->ov = ov;
     t->n = s->n;
     t->shift = shift;
     t->max_sums = size / 16 < 64 ? (size < 64 ? size : 64) : size / 16 > TILE_SUMS_MAX ? TILE_SUMS_MAX : size / 16;
@@ -89,7 +141,10 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, unsigned 
     if (ls) dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
     tile_build *b = dfn_xcalloc(1, sizeof *b);
     b->max = t->max_sums;
-    size_t nsums = 0, cap = 0;
+    size_t nsums = 0, cap = 0, nio = 0, iocap = 0;
+    /* a tile's lanes are among its sums: at most max_sums of them */
+    uint32_t *slot = ov ? dfn_xcalloc(s->nlanes ? s->nlanes : 1, sizeof *slot) : NULL;
+    lane_sweep *sw = ov ? dfn_xmalloc(t->max_sums * sizeof *sw) : NULL;
     for (size_t k = 0; k < t->ntiles; k++) {
         dfn_tile *tl = &t->tiles[k];
         tl->ok = tile_fill(s, idx8, idx32, k * size, (k + 1) * size, b, tl) && nsums + b->n <= UINT32_MAX;
@@ -99,8 +154,16 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, unsigned 
         tl->off = (uint32_t)nsums;
         tl->n = (uint32_t)b->n;
         nsums += b->n;
+        if (!ov) continue;
+        size_t before = nio;
+        tile_io(t, k * size, (k + 1) * size, slot, sw, &nio, &iocap);
+        tl->ioff = (uint32_t)before;
+        tl->nio = (uint32_t)(nio - before);
     }
     free(b);
+    free(slot);
+    free(sw);
+    if (nio) t->io = dfn_xreallocarray(t->io, nio, sizeof *t->io);
     if (nsums) t->sums = dfn_xreallocarray(t->sums, nsums, sizeof *t->sums);   /* the doubling's slack back */
     return t;
 }
@@ -109,8 +172,9 @@ size_t dfn_tiles_bytes(const dfn_tiles *t)
 {
     if (!t) return 0;
     size_t n = 0;
-    for (size_t k = 0; k < t->ntiles; k++) n += t->tiles[k].n;
-    return sizeof *t + t->ntiles * sizeof *t->tiles + n * sizeof *t->sums;
+    size_t nio = 0;
+    for (size_t k = 0; k < t->ntiles; k++) n += t->tiles[k].n, nio += t->tiles[k].nio;
+    return sizeof *t + t->ntiles * sizeof *t->tiles + n * sizeof *t->sums + nio * sizeof *t->io;
 }
 
 void dfn_tiles_free(dfn_tiles *t)
@@ -118,5 +182,6 @@ void dfn_tiles_free(dfn_tiles *t)
     if (!t) return;
     free(t->tiles);
     free(t->sums);
+    free(t->io);
     free(t);
 }

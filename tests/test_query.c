@@ -538,8 +538,9 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
     cr_assert(dfn_analysis_build(&an, s, ls, "cat=compute", false, DFN_NEED_OVERLAP | DFN_NEED_TREE, lerr, sizeof lerr),
               "%s", lerr);
     /* the explorer's tiles, small to meet every case: split by the
-     * layers' masks (64 calls a tile), and without a layer set (128) */
-    dfn_tiles *tiles[2] = { dfn_tiles_build(s, ls, 6), dfn_tiles_build(s, NULL, 7) };
+     * layers' masks with the lanes' I/O swept (64 calls a tile), and
+     * without a layer set or the I/O (128) */
+    dfn_tiles *tiles[2] = { dfn_tiles_build(s, ls, an.overlap, 6), dfn_tiles_build(s, NULL, NULL, 7) };
     size_t ok = 0;
     for (size_t k = 0; k < tiles[0]->ntiles; k++) ok += tiles[0]->tiles[k].ok;
     cr_assert_gt(ok, tiles[0]->ntiles / 2, "most tiles are kept: %zu of %zu", ok, tiles[0]->ntiles);
@@ -612,18 +613,25 @@ Test(query, tiles_match_the_scan)
     FILE *f = open_memstream(&text, &len);
     cr_assert(f);
     uint64_t x = 0x2545F4914F6CDD1Dull, ts = 1000;
-    for (int i = 0; i < 20000; i++) {
+    /* whole tiles only: a lane's calls may all be in tiles */
+    for (int i = 0; i < 19968; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         ts += 1 + x % 20;
-        uint64_t dur = 1 + (x >> 8) % 40;
+        uint64_t dur = (x >> 50) % 20 ? 1 + (x >> 8) % 40 : 0, size = (x >> 40) % 9000;
         const char *fn = i >= 6000 && i < 6004 ? "big" : (x >> 16) % 9 == 0 ? "big" : (x >> 20) % 2 ? "read" : "write";
         /* three calls of the longest time a call may take and one a little
-         * shorter: "big" sums 2003 µs below 2^64, and the tiles after add more */
+         * shorter: "big" sums 2003 µs below 2^64, and the tiles after add
+         * more; and so for the bytes of reads */
         if (i >= 6000 && i < 6004) dur = i < 6003 ? 4611686018427387903ull : 4611686018427387904ull - 2000;
-        fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%u,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
-                   ",\"ph\":\"X\",\"args\":{\"fname\":\"/d/%u\",\"size\":%u}}\n",
-                fn, (x >> 24) % 5 ? "POSIX" : "STDIO", (unsigned)(x >> 28) % 3, ts, dur, (unsigned)(x >> 32) % 5,
-                (unsigned)(x >> 40) % 9000);
+        if (i >= 12000 && i < 12004) {
+            fn = "read";
+            size = i < 12003 ? 4611686018427387903ull : 4611686018427387904ull - 2000000;
+        }
+        /* two threads a process: by pid, two lanes share a row */
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":%" PRIu64 ",\"dur\":%" PRIu64
+                   ",\"ph\":\"X\",\"args\":{\"fname\":\"/d/%u\",\"size\":%" PRIu64 ",\"ret\":%" PRIu64 "}}\n",
+                fn, (x >> 24) % 5 ? "POSIX" : "STDIO", (unsigned)(x >> 28) % 3, 1 + (unsigned)(x >> 36) % 2, ts, dur,
+                (unsigned)(x >> 32) % 5, size, size);
     }
     fclose(f);
     dfn_store *s = su_load_text("tiles.pfw", text, 2);
@@ -633,10 +641,10 @@ Test(query, tiles_match_the_scan)
     cr_assert(dfn_layers_parse("rw : func=read|write\nstd : cat=STDIO\n", "t", &l, err, sizeof err), "%s", err);
     dfn_layerset *ls = dfn_layerset_compile(s, &l, 2, err, sizeof err);
     cr_assert_not_null(ls, "%s", err);
-    dfn_tiles *tl = dfn_tiles_build(s, ls, 6);
+    dfn_tiles *tl = dfn_tiles_build(s, ls, NULL, 6);
     size_t ok = 0;
     for (size_t k = 0; k < tl->ntiles; k++) ok += tl->tiles[k].ok;
-    cr_assert_eq(tl->ntiles, 20000 / 64);
+    cr_assert_eq(tl->ntiles, 19968 / 64);
     cr_assert_eq(ok, tl->ntiles, "the tile of the longest calls too (its sum is below 2^64): %zu of %zu", ok, tl->ntiles);
     double end_s = (double)ts / 1e6;
     char w1[128];
@@ -664,14 +672,136 @@ Test(query, tiles_match_the_scan)
                         cr_assert_eq(r[0]->total_us, r[k]->total_us, "%s", what);
                         cr_assert_eq(r[0]->matched, r[k]->matched, "%s", what);
                     }
-                    if (d == 0 && w < 2)   /* saturated, not wrapped */
+                    if (d == 0 && w < 2) {   /* saturated, not wrapped */
                         cr_assert(isinf(su_metric(s, r[0], "big", DFN_M_TIME_S)), "%s", what);
+                        cr_assert(isinf(su_metric(s, r[0], "read", DFN_M_BYTES)), "%s: %g", what, su_metric(s, r[0], "read", DFN_M_BYTES));
+                    }
                     for (int k = 0; k < 3; k++) dfn_result_free(r[k]);
                     dfn_filter_free(&flt);
                 }
+    /* the process level with its compute and I/O columns, each lane's I/O
+     * from the tiles' sweeps: compute the "big" calls (the longest among
+     * them), I/O the POSIX and STDIO calls, then the reads alone (--io);
+     * by process, and by pid and by thread (lanes share rows: not from
+     * the tiles) */
+    const char *ovdims[] = { "proc", "pid", "tid" };
+    char w2[128];
+    snprintf(w2, sizeof w2, "time>=%.6f time<%.6f", end_s * 0.25, end_s * 0.7);
+    const char *ovw[] = { "", "pid!=1", w2 };
+    for (int io = 0; io < 2; io++) {
+        dfn_analysis an = {0};
+        cr_assert(dfn_analysis_build(&an, s, ls, "func=big", false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
+        if (io) cr_assert(dfn_analysis_set_io(&an, s, ls, "func=read", err, sizeof err), "%s", err);
+        dfn_tiles *tov = dfn_tiles_build(s, ls, an.overlap, 6);
+        size_t swept = 0;
+        for (size_t k = 0; k < tov->ntiles; k++) swept += tov->tiles[k].nio > 0;
+        cr_assert_eq(swept, tov->ntiles, "every tile has I/O");
+        for (size_t d = 0; d < 3; d++)
+        for (size_t w = 0; w < sizeof ovw / sizeof *ovw; w++)
+            for (size_t b = 0; b < sizeof widths / sizeof *widths; b++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    dfn_filter flt;
+                    cr_assert(dfn_filter_parse(ovw[w], &flt, err, sizeof err), "%s", err);
+                    uint64_t own = own_lean | DFN_M_OVERLAP;
+                    dfn_result *r[3];
+                    for (int k = 0; k < 3; k++) {
+                        dfn_query q = { .sort = -1, .spark_bins = widths[b], .threads = threads, .filter = &flt, .layers = ls,
+                                        .metrics = own | (k == 2 ? DFN_M_BIT(DFN_M_FILES) : 0), .spark_split = true };
+                        dfn_analysis_apply(&an, &q);
+                        q.tiles = k ? NULL : tov;
+                        r[k] = su_run(s, &q, ovdims[d]);
+                    }
+                    char what[256];
+                    snprintf(what, sizeof what, "by %s with the overlap%s where '%s', %zu bins, %d threads", ovdims[d],
+                             io ? " (I/O: reads)" : "", ovw[w], widths[b], threads);
+                    for (int k = 1; k < 3; k++) {
+                        same_rows_in_order(s, r[0], r[k], own, widths[b], what);
+                        size_t cells = r[0]->nrows * widths[b];
+                        if (cells) {
+                            cr_assert_arr_eq(r[0]->spark_io, r[k]->spark_io, cells * sizeof *r[0]->spark_io, "%s: I/O", what);
+                            cr_assert_arr_eq(r[0]->spark_cmp, r[k]->spark_cmp, cells * sizeof *r[0]->spark_cmp, "%s: compute", what);
+                            cr_assert_arr_eq(r[0]->spark_total, r[k]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
+                        }
+                        cr_assert_eq(r[0]->total_us, r[k]->total_us, "%s", what);
+                        cr_assert_eq(r[0]->matched, r[k]->matched, "%s", what);
+                    }
+                    cr_assert_gt(dfn_result_metric(r[0], 0, DFN_M_IO_BUSY_S), 0, "%s", what);
+                    for (int k = 0; k < 3; k++) dfn_result_free(r[k]);
+                    dfn_filter_free(&flt);
+                }
+        dfn_tiles_free(tov);
+        dfn_analysis_free(&an);
+    }
     dfn_tiles_free(tl);
     dfn_layerset_free(ls);
     dfn_layers_free(&l);
+    dfn_store_free(s);
+}
+
+/* A call of 0 µs starting where a time bin ends is in the next bin,
+ * though it ends by the bin's end: a tile ending with one is not in one
+ * bin (review). 63 calls of 1 µs in bin 0 (100 µs wide), the 64th at
+ * 100 µs, and 64 more from 101 µs: 63 and 65 calls. */
+Test(query, tiles_leave_a_call_at_a_bin_edge_to_its_bin)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    for (int i = 0; i < 128; i++) {
+        uint64_t at = i < 63 ? (uint64_t)i : i == 63 ? 100 : 101 + (uint64_t)(i - 64);
+        fprintf(f, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%d,\"ph\":\"X\"}\n",
+                1000000 + at, i == 63 ? 0 : 1);
+    }
+    fclose(f);
+    dfn_store *s = su_load_text("binedge.pfw", text, 1);
+    free(text);
+    dfn_tiles *tl = dfn_tiles_build(s, NULL, NULL, 6);
+    cr_assert(tl->ntiles == 2 && tl->tiles[0].ok && tl->tiles[1].ok);
+    for (int k = 0; k < 2; k++) {
+        dfn_query q = { .sort = -1, .threads = 1, .bin_s = 0.0001, .metrics = own_lean, .tiles = k ? NULL : tl };
+        dfn_result *r = su_run(s, &q, "time");
+        cr_assert_eq(r->nrows, 2);
+        cr_assert_eq(dfn_result_metric(r, 0, DFN_M_COUNT), 63, "%s", k ? "scan" : "tiles");
+        cr_assert_eq(dfn_result_metric(r, 1, DFN_M_COUNT), 65, "%s", k ? "scan" : "tiles");
+        dfn_result_free(r);
+    }
+    dfn_tiles_free(tl);
+    dfn_store_free(s);
+}
+
+/* The process level from tiles alone (two whole tiles, no window): each
+ * process's compute (pid 1's "step" calls) and I/O (reads of both) come
+ * from the tiles' sweeps and marks, as from the scan. */
+Test(query, tiles_give_the_process_level_its_compute_and_io)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert(f);
+    for (int i = 0; i < 128; i++)
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"}\n",
+                i % 4 == 0 ? "step" : "read", i % 4 == 0 ? "compute" : "POSIX", 1 + i % 2, 1000 + 10 * i, i % 4 == 0 ? 25 : 3);
+    fclose(f);
+    dfn_store *s = su_load_text("tileov.pfw", text, 1);
+    free(text);
+    char err[256];
+    dfn_analysis an = {0};
+    cr_assert(dfn_analysis_build(&an, s, NULL, "cat=compute", false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
+    dfn_tiles *tl = dfn_tiles_build(s, NULL, an.overlap, 6);
+    cr_assert(tl->ntiles == 2 && tl->tiles[0].ok && tl->tiles[1].ok && tl->tiles[0].nio == 2);
+    dfn_result *r[2];
+    for (int k = 0; k < 2; k++) {
+        dfn_query q = { .sort = -1, .threads = 1, .metrics = own_lean | DFN_M_OVERLAP };
+        dfn_analysis_apply(&an, &q);
+        q.tiles = k ? NULL : tl;
+        r[k] = su_run(s, &q, "proc");
+    }
+    same_rows_in_order(s, r[0], r[1], own_lean | DFN_M_OVERLAP, 0, "the process level from tiles");
+    cr_assert_gt(dfn_result_metric(r[0], 0, DFN_M_COMPUTE_S) + dfn_result_metric(r[0], 1, DFN_M_COMPUTE_S), 0);
+    for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+    dfn_tiles_free(tl);
+    dfn_analysis_free(&an);
     dfn_store_free(s);
 }
 

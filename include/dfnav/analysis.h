@@ -34,7 +34,8 @@ unsigned dfn_analysis_needs(uint64_t metrics);
  * by_host unites compute per host rather than per process. */
 bool dfn_analysis_build(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *compute,
                         bool by_host, unsigned need, char *err, size_t errlen);
-/* Sets what counts as I/O (a filter text) in the built overlap. */
+/* Sets what counts as I/O (a filter text) in the built overlap (and
+ * drops tiles built before: build them after). */
 bool dfn_analysis_set_io(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const char *io, char *err,
                          size_t errlen);
 /* The text of the compute definition dfn_analysis_build would use

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dfnav/match.h"
+#include "dfnav/overlap.h"
 #include "dfnav/store.h"
 
 #define DFN_TILE_SHIFT 13       /* 8,192 calls a tile */
@@ -27,11 +28,25 @@ typedef struct {
     uint64_t dur, bytes, maxdur;
 } dfn_tile_sum;
 
+/* A lane's I/O calls in a tile (tiles built with an overlap): their
+ * union, swept as the overlap columns sweep a process's I/O, kept as its
+ * first segment, where its second starts, its last, and the summed
+ * length and exposed part (not under the process's compute) of the
+ * segments from the second to the one before the last. io: the calls'
+ * summed time (the I/O part of a split sparkline). */
+typedef struct {
+    uint32_t lane, nseg;
+    uint64_t s1, e1, s2, sm, em;
+    uint64_t mid_len, mid_exposed;
+    uint64_t io;
+} dfn_tile_io;
+
 typedef struct {
     uint64_t first_ts, last_ts;   /* the first and last call's start */
     uint64_t end;                 /* the latest end of its calls (saturated) */
     uint64_t dur, bytes;          /* of all its calls: a row adding any of its sums stays below 2^64 past this */
     uint32_t off, n;              /* its sums: sums[off, off + n) */
+    uint32_t ioff, nio;           /* its lanes' I/O: io[ioff, ioff + nio) */
     bool ok;                      /* false: too many kinds of calls to be worth it, or sums that saturate: scanned */
 } dfn_tile;
 
@@ -44,12 +59,15 @@ typedef struct {
     size_t ntiles;                /* whole tiles: the calls past the last are scanned */
     dfn_tile *tiles;
     dfn_tile_sum *sums;
+    const dfn_overlap *ov;        /* the overlap (compute and I/O) the lanes' I/O was swept with, or NULL */
+    dfn_tile_io *io;
 } dfn_tiles;
 
 /* The tiles of s, their sums split by the masks of ls (NULL: none), of
  * 1 << shift calls each (DFN_TILE_SHIFT; tests take small ones, 6 to
- * 13). */
-dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, unsigned shift);
+ * 13), with their lanes' I/O swept against ov's compute and I/O (NULL:
+ * none; its I/O set first, dfn_overlap_set_io). */
+dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn_overlap *ov, unsigned shift);
 void dfn_tiles_free(dfn_tiles *t);
 /* Bytes they hold. */
 size_t dfn_tiles_bytes(const dfn_tiles *t);
