@@ -479,6 +479,44 @@ static void same_rows_in_order(const dfn_store *s, const dfn_result *r0, const d
     }
 }
 
+/* The next of a xorshift sequence: test data that is the same each run. */
+static void xorshift(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+}
+
+/* A trace's text, written to f and read as text once f is closed. */
+typedef struct {
+    char *text;
+    size_t len;
+    FILE *f;
+} memtext;
+
+static FILE *text_open(memtext *m)
+{
+    m->f = open_memstream(&m->text, &m->len);   /* into m: the stream writes through these */
+    cr_assert(m->f);
+    return m->f;
+}
+
+/* Two results of the same query by different scans: the same rows in
+ * order (metrics of mask), sparklines of bins (split: the I/O and
+ * compute lines too), total and matched calls. */
+static void same_results(const dfn_store *s, const dfn_result *r0, const dfn_result *r1, uint64_t mask, size_t bins,
+                         bool split, const char *what)
+{
+    same_rows_in_order(s, r0, r1, mask, bins, what);
+    size_t cells = r0->nrows * bins;
+    if (split) cr_assert(r0->spark_io || !bins, "%s", what);
+    if (split && cells) {
+        cr_assert_arr_eq(r0->spark_io, r1->spark_io, cells * sizeof *r0->spark_io, "%s: I/O", what);
+        cr_assert_arr_eq(r0->spark_cmp, r1->spark_cmp, cells * sizeof *r0->spark_cmp, "%s: compute", what);
+    }
+    if (bins) cr_assert_arr_eq(r0->spark_total, r1->spark_total, bins * sizeof *r0->spark_total, "%s", what);
+    cr_assert_eq(r0->total_us, r1->total_us, "%s", what);
+    cr_assert_eq(r0->matched, r1->matched, "%s", what);
+}
+
 /* The explorer's tables take a scan of their own (lean_loop: in blocks
  * of calls, the sparkline's time put in a bin when the calls move on).
  * On a set that its shortcuts meet in every way, the rows and sparklines
@@ -493,13 +531,11 @@ static void same_rows_in_order(const dfn_store *s, const dfn_result *r0, const d
  * call path and by the other rows (the call paths' level). */
 Test(query, lean_scan_in_blocks_matches_the_full_path)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert(f);
+    memtext mt;
+    FILE *f = text_open(&mt);
     uint64_t x = 88172645463325252ull, ts = 1000;
     for (int i = 0; i < 9000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        xorshift(&x);
         int kind = (int)(x % 100);
         uint64_t dur = kind < 5 ? 0 : kind < 15 ? 2000 + x % 40000 : 1 + x % 300;
         ts += x % 97;
@@ -518,8 +554,8 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
                    ",\"dur\":4611686018427387903,\"ph\":\"X\",\"args\":{\"fname\":\"/d/0\",\"size\":4611686018427387903}}\n",
                 ts + (uint64_t)i * 10);
     fclose(f);
-    dfn_store *s = su_load_text("blocks.pfw", text, 2);
-    free(text);
+    dfn_store *s = su_load_text("blocks.pfw", mt.text, 2);
+    free(mt.text);
     double end_s = (double)ts / 1e6;
     char w1[128], w2[128];
     snprintf(w1, sizeof w1, "time>=%.6f time<%.6f", end_s * 0.1, end_s * 0.6);
@@ -573,16 +609,7 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
                     for (int k = 0; k < 4; k += k ? 1 : 2) {
                         char whatk[300];
                         snprintf(whatk, sizeof whatk, "%s%s", what, k == 2 ? ", tiles by mask" : k == 3 ? ", tiles" : "");
-                        same_rows_in_order(s, r[k], r[1], own, widths[b], whatk);
-                        if (ov == 1) {
-                            cr_assert(r[k]->spark_io || !widths[b], "%s", whatk);
-                            size_t cells = r[k]->nrows * widths[b];
-                            if (widths[b]) cr_assert_arr_eq(r[k]->spark_io, r[1]->spark_io, cells * sizeof *r[k]->spark_io, "%s: I/O", whatk);
-                            if (widths[b]) cr_assert_arr_eq(r[k]->spark_cmp, r[1]->spark_cmp, cells * sizeof *r[k]->spark_cmp, "%s: compute", whatk);
-                        }
-                        if (widths[b]) cr_assert_arr_eq(r[k]->spark_total, r[1]->spark_total, widths[b] * sizeof *r[k]->spark_total, "%s", whatk);
-                        cr_assert_eq(r[k]->total_us, r[1]->total_us, "%s", whatk);
-                        cr_assert_eq(r[k]->matched, r[1]->matched, "%s", whatk);
+                        same_results(s, r[k], r[1], own, widths[b], ov == 1, whatk);
                     }
                     if (d == 0 && !*wheres[w]) {
                         /* the huge calls' sums saturate and show as infinite */
@@ -608,14 +635,12 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
  * make them wrap, take its calls one by one (saturating, flagged). */
 Test(query, tiles_match_the_scan)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert(f);
+    memtext mt;
+    FILE *f = text_open(&mt);
     uint64_t x = 0x2545F4914F6CDD1Dull, ts = 1000;
     /* whole tiles only: a lane's calls may all be in tiles */
     for (int i = 0; i < 19968; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        xorshift(&x);
         ts += 1 + x % 20;
         uint64_t dur = (x >> 50) % 20 ? 1 + (x >> 8) % 40 : 0, size = (x >> 40) % 9000;
         const char *fn = i >= 6000 && i < 6004 ? "big" : (x >> 16) % 9 == 0 ? "big" : (x >> 20) % 2 ? "read" : "write";
@@ -634,8 +659,8 @@ Test(query, tiles_match_the_scan)
                 (unsigned)(x >> 32) % 5, size, size);
     }
     fclose(f);
-    dfn_store *s = su_load_text("tiles.pfw", text, 2);
-    free(text);
+    dfn_store *s = su_load_text("tiles.pfw", mt.text, 2);
+    free(mt.text);
     dfn_layers l;
     char err[256];
     cr_assert(dfn_layers_parse("rw : func=read|write\nstd : cat=STDIO\n", "t", &l, err, sizeof err), "%s", err);
@@ -666,12 +691,7 @@ Test(query, tiles_match_the_scan)
                     }
                     char what[256];
                     snprintf(what, sizeof what, "by %s where '%s', %zu bins, %d threads", dims[d], wheres[w], widths[b], threads);
-                    for (int k = 1; k < 3; k++) {
-                        same_rows_in_order(s, r[0], r[k], own_lean, widths[b], what);
-                        if (widths[b]) cr_assert_arr_eq(r[0]->spark_total, r[k]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
-                        cr_assert_eq(r[0]->total_us, r[k]->total_us, "%s", what);
-                        cr_assert_eq(r[0]->matched, r[k]->matched, "%s", what);
-                    }
+                    for (int k = 1; k < 3; k++) same_results(s, r[0], r[k], own_lean, widths[b], false, what);
                     if (d == 0 && w < 2) {   /* saturated, not wrapped */
                         cr_assert(isinf(su_metric(s, r[0], "big", DFN_M_TIME_S)), "%s", what);
                         cr_assert(isinf(su_metric(s, r[0], "read", DFN_M_BYTES)), "%s: %g", what, su_metric(s, r[0], "read", DFN_M_BYTES));
@@ -714,17 +734,7 @@ Test(query, tiles_match_the_scan)
                     char what[256];
                     snprintf(what, sizeof what, "by %s with the overlap%s where '%s', %zu bins, %d threads", ovdims[d],
                              io ? " (I/O: reads)" : "", ovw[w], widths[b], threads);
-                    for (int k = 1; k < 3; k++) {
-                        same_rows_in_order(s, r[0], r[k], own, widths[b], what);
-                        size_t cells = r[0]->nrows * widths[b];
-                        if (cells) {
-                            cr_assert_arr_eq(r[0]->spark_io, r[k]->spark_io, cells * sizeof *r[0]->spark_io, "%s: I/O", what);
-                            cr_assert_arr_eq(r[0]->spark_cmp, r[k]->spark_cmp, cells * sizeof *r[0]->spark_cmp, "%s: compute", what);
-                            cr_assert_arr_eq(r[0]->spark_total, r[k]->spark_total, widths[b] * sizeof *r[0]->spark_total, "%s", what);
-                        }
-                        cr_assert_eq(r[0]->total_us, r[k]->total_us, "%s", what);
-                        cr_assert_eq(r[0]->matched, r[k]->matched, "%s", what);
-                    }
+                    for (int k = 1; k < 3; k++) same_results(s, r[0], r[k], own, widths[b], true, what);
                     cr_assert_gt(dfn_result_metric(r[0], 0, DFN_M_IO_BUSY_S), 0, "%s", what);
                     for (int k = 0; k < 3; k++) dfn_result_free(r[k]);
                     dfn_filter_free(&flt);
@@ -744,18 +754,16 @@ Test(query, tiles_match_the_scan)
  * 100 µs, and 64 more from 101 µs: 63 and 65 calls. */
 Test(query, tiles_leave_a_call_at_a_bin_edge_to_its_bin)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert(f);
+    memtext mt;
+    FILE *f = text_open(&mt);
     for (int i = 0; i < 128; i++) {
         uint64_t at = i < 63 ? (uint64_t)i : i == 63 ? 100 : 101 + (uint64_t)(i - 64);
         fprintf(f, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%" PRIu64 ",\"dur\":%d,\"ph\":\"X\"}\n",
                 1000000 + at, i == 63 ? 0 : 1);
     }
     fclose(f);
-    dfn_store *s = su_load_text("binedge.pfw", text, 1);
-    free(text);
+    dfn_store *s = su_load_text("binedge.pfw", mt.text, 1);
+    free(mt.text);
     dfn_tiles *tl = dfn_tiles_build(s, NULL, NULL, 6);
     cr_assert(tl->ntiles == 2 && tl->tiles[0].ok && tl->tiles[1].ok);
     for (int k = 0; k < 2; k++) {
@@ -775,16 +783,14 @@ Test(query, tiles_leave_a_call_at_a_bin_edge_to_its_bin)
  * from the tiles' sweeps and marks, as from the scan. */
 Test(query, tiles_give_the_process_level_its_compute_and_io)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert(f);
+    memtext mt;
+    FILE *f = text_open(&mt);
     for (int i = 0; i < 128; i++)
         fprintf(f, "{\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":%d,\"ph\":\"X\"}\n",
                 i % 4 == 0 ? "step" : "read", i % 4 == 0 ? "compute" : "POSIX", 1 + i % 2, 1000 + 10 * i, i % 4 == 0 ? 25 : 3);
     fclose(f);
-    dfn_store *s = su_load_text("tileov.pfw", text, 1);
-    free(text);
+    dfn_store *s = su_load_text("tileov.pfw", mt.text, 1);
+    free(mt.text);
     char err[256];
     dfn_analysis an = {0};
     cr_assert(dfn_analysis_build(&an, s, NULL, "cat=compute", false, DFN_NEED_OVERLAP, err, sizeof err), "%s", err);
@@ -797,7 +803,7 @@ Test(query, tiles_give_the_process_level_its_compute_and_io)
         q.tiles = k ? NULL : tl;
         r[k] = su_run(s, &q, "proc");
     }
-    same_rows_in_order(s, r[0], r[1], own_lean | DFN_M_OVERLAP, 0, "the process level from tiles");
+    same_results(s, r[0], r[1], own_lean | DFN_M_OVERLAP, 0, true, "the process level from tiles");
     cr_assert_gt(dfn_result_metric(r[0], 0, DFN_M_COMPUTE_S) + dfn_result_metric(r[0], 1, DFN_M_COMPUTE_S), 0);
     for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
     dfn_tiles_free(tl);
