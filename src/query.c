@@ -1216,6 +1216,12 @@ void acc_busy(part *p, acc *a, uint64_t ts, uint64_t end)
     else if (end > a->cur_e) a->cur_e = end;
 }
 
+/* A sparse row's sweep of (process, kind) in the part's map. */
+static inline uint64_t psw_key(size_t row, uint32_t proc, int kind)
+{
+    return (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind;
+}
+
 /* The sweep of (row, process, kind), created on first use. */
 static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row, uint32_t proc, int kind)
 {
@@ -1227,7 +1233,7 @@ static inline __attribute__((always_inline)) psweep *psw_get(part *p, size_t row
         slot32 = &psw[2 * (size_t)proc + (size_t)kind];
         if (*slot32) return &p->psw[*slot32 - 1];
     } else {
-        slot64 = dfn_map64_slot(&p->pswmap, (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind);
+        slot64 = dfn_map64_slot(&p->pswmap, psw_key(row, proc, kind));
         if (*slot64) return &p->psw[*slot64 - 1];
     }
     dfn_grow((void **)&p->psw, &p->pswcap, p->npsw + 1, sizeof *p->psw);
@@ -1248,7 +1254,7 @@ static psweep *psw_peek(part *p, size_t row, uint32_t proc, int kind)
         uint32_t k = psw[2 * (size_t)proc + (size_t)kind];
         return k ? &p->psw[k - 1] : NULL;
     }
-    const uint64_t *k = dfn_map64_get(&p->pswmap, (uint64_t)row << 33 | (uint64_t)proc << 1 | (uint64_t)kind);
+    const uint64_t *k = dfn_map64_get(&p->pswmap, psw_key(row, proc, kind));
     return k && *k ? &p->psw[*k - 1] : NULL;
 }
 
@@ -1275,13 +1281,24 @@ static inline __attribute__((always_inline)) void psw_close(const qctx *c, pswee
     if (__builtin_expect(!w->closed_one, 0)) { w->f_e = w->e; w->second = next_start; w->closed_one = true; }
 }
 
+/* [ts, end) into the sweep of (row, proc, kind), which it returns. */
 static inline __attribute__((always_inline))
-void psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t end)
+psweep *psw_add(part *p, size_t row, uint32_t proc, int kind, uint64_t ts, uint64_t end)
 {
     psweep *w = psw_get(p, row, proc, kind);
     if (!w->started) { w->s = w->f_s = ts; w->e = end; w->started = true; }
     else if (ts > w->e) { psw_close(p->c, w, ts); w->s = ts; w->e = end; }
     else if (end > w->e) w->e = end;
+    return w;
+}
+
+/* Row's process proc among those whose compute the row measures at the
+ * end: made once per row and process, started then (the slot of a dense
+ * row says whether it was). */
+static inline __attribute__((always_inline)) void psw_mark_compute(part *p, size_t row, uint32_t proc)
+{
+    const uint32_t *slots = AX(&p->acc[row])->psw;
+    if (!slots || !slots[2 * (size_t)proc + 1]) psw_get(p, row, proc, 1)->started = true;
 }
 
 /* ---- counter metrics: the samples taken while a row's calls ran ---- */
@@ -1389,13 +1406,7 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
     }
     if (c->need_overlap) {
         uint32_t op = c->ov_proc[s->lane[i]];
-        /* the row's processes: their compute is measured at the end */
-        if (c->need_cmp_sweep) {
-            /* made once per row and process, started then (the slot of a
-             * dense row says whether it was) */
-            const uint32_t *slots = AX(a)->psw;
-            if (!slots || !slots[2 * (size_t)op + 1]) psw_get(p, row, op, 1)->started = true;
-        }
+        if (c->need_cmp_sweep) psw_mark_compute(p, row, op);   /* the row's processes */
         if (!query_is_io(c, i)) return;
         psw_add(p, row, op, 0, ts, ts + dur);
         if (c->spark_split) spark_add_one(c, AX(a)->spk_io, &p->spk[1], row, sp);
@@ -1908,10 +1919,7 @@ static inline __attribute__((always_inline)) void lean_overlap(part *p, lean *L,
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     uint32_t op = c->ov_proc[s->lane[i]];
-    if (c->need_cmp_sweep) {
-        const uint32_t *slots = AX(&accs[row])->psw;
-        if (!slots || !slots[2 * (size_t)op + 1]) psw_get(p, row, op, 1)->started = true;
-    }
+    if (c->need_cmp_sweep) psw_mark_compute(p, row, op);   /* accs: the part's, with ov */
     if (!query_is_io(c, i)) return;
     uint64_t ts = dfn_store_ts(s, i);
     psw_add(p, row, op, 0, ts, ts + dur);
@@ -2018,8 +2026,9 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
  * while the calls were there, put in the bin when they move on
  * (lean_spark_flush); a call in several bins, or out of the sparkline,
  * is put in its bins alone and kept out of that growth (corr). */
-/* Where lean_loop's rows come from: a table's (tab of col, with rowof,
- * a column id's row + 1 once known), the time bins (by_time), or the
+/* Where lean_loop's rows come from: a table's (tab of col, NULL when
+ * col holds the ids, with rowof, a column id's row + 1 once known), the
+ * time bins (by_time), or the
  * masks of a layer set (by_mask: the masks' own sums macc, their layer
  * rows made on first sight, spread to the layers after). */
 typedef struct {
@@ -2038,11 +2047,37 @@ typedef struct {
 
 enum { LEAN_TILE_NONE, LEAN_TILE_KIND, LEAN_TILE_LANE, LEAN_TILE_TIME, LEAN_TILE_MASK };
 
-/* Tile k's sums (tiles.h) into lean_loop's rows, in place of its calls,
- * when they would all be taken whole, in the same time bin and the same
- * sparkline bin; the sums the filter passes added as lean_add would add
- * their calls. False, with nothing added, when the calls must be
- * scanned: the rows it may have made are the ones the calls make too. */
+/* The row of id, made on first sight; through direct (the part's, or a
+ * copy of it in the caller's register, which part_row may move) when id
+ * is small. */
+static inline __attribute__((always_inline)) size_t lean_id_row(part *p, uint32_t id, uint32_t **direct,
+                                                                size_t direct_n)
+{
+    if (id < direct_n && (*direct)[id]) return (*direct)[id] - 1;
+    size_t row = part_row(p, &id);
+    *direct = p->direct;
+    return row;
+}
+
+/* The row of column id v of a table (tab; NULL: v is the id), through
+ * rowof once known. */
+static inline __attribute__((always_inline)) size_t lean_col_row(part *p, const uint32_t *tab, uint32_t *rowof,
+                                                                 uint32_t v, uint32_t **direct, size_t direct_n)
+{
+    if (rowof[v]) return rowof[v] - 1;
+    size_t row = lean_id_row(p, tab ? tab[v] : v, direct, direct_n);
+    rowof[v] = (uint32_t)row + 1;
+    return row;
+}
+
+/* Mask mi's row, its layer rows made on first sight (by_mask). */
+static inline __attribute__((always_inline)) size_t lean_mask_row(part *p, const lean_rows *src, size_t mi)
+{
+    if (!src->known[mi])
+        mask_rows(p, src->masks[mi], mi, &src->macc[mi], src->mrows[mi], &src->nrow[mi]), src->known[mi] = true;
+    return mi;
+}
+
 /* What the overlap columns take of tile t (lean_tile's, with ov, the
  * process level: a lane a row): each lane's process marked for its
  * compute, and its I/O union's segments into the lane's sweep, as
@@ -2065,10 +2100,7 @@ static bool lean_tile_ov(part *p, lean *L, const lean_rows *src, const dfn_tiles
             if (w && w->started && io->nseg > 1 && io->s1 <= w->e && w->e >= io->s2) return false;
             continue;
         }
-        psweep *w = psw_get(p, row, op, 0);
-        if (!w->started) { w->s = w->f_s = io->s1; w->e = io->e1; w->started = true; }
-        else if (io->s1 > w->e) { psw_close(c, w, io->s1); w->s = io->s1; w->e = io->e1; }
-        else if (io->e1 > w->e) w->e = io->e1;
+        psweep *w = psw_add(p, row, op, 0, io->s1, io->e1);   /* the first segment, as a call */
         if (io->nseg > 1) {
             psw_close(c, w, io->s2);
             w->len += io->mid_len;
@@ -2079,15 +2111,16 @@ static bool lean_tile_ov(part *p, lean *L, const lean_rows *src, const dfn_tiles
         if (L->io) L->io[row].io += io->io;
     }
     if (check || !c->need_cmp_sweep) return true;
-    for (uint32_t j = 0; j < t->n; j++) {
-        if (rows[j] == UINT32_MAX) continue;
-        uint32_t op = c->ov_proc[tl->sums[t->off + j].lane];
-        const uint32_t *slots = AX(&p->acc[rows[j]])->psw;
-        if (!slots || !slots[2 * (size_t)op + 1]) psw_get(p, rows[j], op, 1)->started = true;
-    }
+    for (uint32_t j = 0; j < t->n; j++)
+        if (rows[j] != UINT32_MAX) psw_mark_compute(p, rows[j], c->ov_proc[tl->sums[t->off + j].lane]);
     return true;
 }
 
+/* Tile k's sums (tiles.h) into lean_loop's rows, in place of its calls,
+ * when they would all be taken whole, in the same time bin and the same
+ * sparkline bin; the sums the filter passes added as lean_add would add
+ * their calls. False, with nothing added, when the calls must be
+ * scanned: the rows it may have made are the ones the calls make too. */
 static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter *sf, size_t k, bool spark, bool ov,
                       bin_memo *bm, uint64_t *matched, uint64_t *total)
 {
@@ -2103,6 +2136,7 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
     }
     const dfn_match_tabs *mt = &sf->t;
     const dfn_tile_sum *sums = tl->sums + t->off;
+    uint32_t *direct = p->direct;
     uint32_t rows[DFN_TILE_SUMS_MAX];
     for (uint32_t j = 0; j < t->n; j++) {
         const dfn_tile_sum *e = &sums[j];
@@ -2110,24 +2144,10 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
         if ((mt->kind_ok && !mt->kind_ok[e->kind]) || (mt->lane_ok && !mt->lane_ok[e->lane]) ||
             (mt->mask_ok && !mt->mask_ok[e->mask]))
             continue;
-        size_t row;
-        if (src->tiles == LEAN_TILE_MASK) {
-            row = e->mask;
-            if (!src->known[row])
-                mask_rows(p, src->masks[row], row, &src->macc[row], src->mrows[row], &src->nrow[row]), src->known[row] = true;
-        } else if (src->tiles == LEAN_TILE_TIME) {
-            uint32_t id = bm->id;
-            row = id < c->direct_n && p->direct[id] ? p->direct[id] - 1 : part_row(p, &id);
-        } else {
-            uint32_t v = src->tiles == LEAN_TILE_KIND ? e->kind : e->lane;
-            if (src->rowof[v]) {
-                row = src->rowof[v] - 1;
-            } else {
-                uint32_t id = src->tab[v];
-                row = id < c->direct_n && p->direct[id] ? p->direct[id] - 1 : part_row(p, &id);
-                src->rowof[v] = (uint32_t)row + 1;
-            }
-        }
+        size_t row = src->tiles == LEAN_TILE_MASK ? lean_mask_row(p, src, e->mask)
+                     : src->tiles == LEAN_TILE_TIME ? lean_id_row(p, bm->id, &direct, c->direct_n)
+                     : lean_col_row(p, src->tab, src->rowof, src->tiles == LEAN_TILE_KIND ? e->kind : e->lane, &direct,
+                                    c->direct_n);
         rows[j] = (uint32_t)row;
     }
     if (src->tiles != LEAN_TILE_MASK) lean_grow(L, p->nacc);
@@ -2179,7 +2199,6 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
     const uint32_t *tab = src->tab, *col = src->col, *idx32 = src->idx32;
     const uint8_t *idx8 = src->idx8;
     uint32_t *rowof = src->rowof;
-    bool *known = src->known;
     lean L;
     lean_init(&L, c, spark);
     if (by_mask) lean_grow(&L, src->nm);
@@ -2213,22 +2232,10 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
                 continue;
             }
             if (whole) total = dfn_sat_add(total, dur);
-            size_t row;
-            if (by_mask) {
-                row = idx8 ? idx8[i] : idx32[i];
-                if (!known[row])
-                    mask_rows(p, src->masks[row], row, &src->macc[row], src->mrows[row], &src->nrow[row]), known[row] = true;
-            } else {
-                uint32_t v = by_time ? 0 : col[i];   /* below ncol, as tab's index */
-                if (!by_time && rowof[v]) {
-                    row = rowof[v] - 1;
-                } else {
-                    uint32_t id = by_time ? bm.id : tab[v];
-                    if (id < direct_n && direct[id]) row = direct[id] - 1;
-                    else { row = part_row(p, &id); direct = p->direct; }
-                    if (!by_time) rowof[v] = (uint32_t)row + 1;
-                }
-            }
+            /* col[i] is below ncol, as tab's index */
+            size_t row = by_mask ? lean_mask_row(p, src, idx8 ? idx8[i] : idx32[i])
+                         : by_time ? lean_id_row(p, bm.id, &direct, direct_n)
+                         : lean_col_row(p, tab, rowof, col[i], &direct, direct_n);
             lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ov && !whole, ts, dur);
         }
         if (!by_mask) lean_grow(&L, p->nacc);
@@ -2262,10 +2269,6 @@ static bool query_lean_ov(const qctx *c)
            !c->need_procs && !c->need_files && !c->need_sums;
 }
 
-/* The tiles a query's lean_loop may take: built for this store, a
- * query adding only sums (not self time), and a filter decided by the
- * tiles' fields: function kinds, lanes and, on the tiles' layer set,
- * masks. lean_loop checks the rest (its rows, the window, the bins). */
 static int u32_cmp(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -2290,6 +2293,10 @@ static bool lanes_own_rows(const qctx *c)
     return k >= n;
 }
 
+/* The tiles a query's lean_loop may take: built for this store, a
+ * query adding only sums (not self time), and a filter decided by the
+ * tiles' fields: function kinds, lanes and, on the tiles' layer set,
+ * masks. lean_loop checks the rest (its rows, the window, the bins). */
 static const dfn_tiles *query_tiles(const qctx *c)
 {
     const dfn_tiles *t = c->q->tiles;
@@ -2537,14 +2544,12 @@ static void part_scan_general(part *p)
     size_t npaths = 0;
     const uint32_t *paths = leanq && c->r->dims[0].kind == DFN_DIM_PATH ? dfn_calltree_paths(c->q->tree, &npaths) : NULL;
     if (paths && npaths >= p->hi) {
-        /* the call paths' level: rows by each call's node, as a table's */
+        /* the call paths' level: rows by each call's node, a table whose
+         * ids are the nodes (tab NULL) */
         size_t nn = dfn_calltree_npaths(c->q->tree);
-        uint32_t *ident = dfn_xmalloc((nn ? nn : 1) * sizeof *ident);
-        for (size_t k = 0; k < nn; k++) ident[k] = (uint32_t)k;
-        lean_rows src = { .tab = ident, .col = paths, .rowof = dfn_xcalloc(nn ? nn : 1, sizeof *src.rowof) };
+        lean_rows src = { .col = paths, .rowof = dfn_xcalloc(nn ? nn : 1, sizeof *src.rowof) };
         lean_loop(p, &src, nofilter, false, false, spark, false);
         free(src.rowof);
-        free(ident);
         return;
     }
     if (plain && nofilter) general_loop(p, true, true);

@@ -132,7 +132,9 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn
     t->ov = ov;
     t->n = s->n;
     t->shift = shift;
-    t->max_sums = size / 16 < 64 ? (size < 64 ? size : 64) : size / 16 > TILE_SUMS_MAX ? TILE_SUMS_MAX : size / 16;
+    /* a 16th of its calls, up to TILE_SUMS_MAX; at least 64 (tests' small tiles: all their calls) */
+    size_t max_sums = size / 16 > TILE_SUMS_MAX ? TILE_SUMS_MAX : size / 16;
+    if (max_sums < 64) max_sums = size < 64 ? size : 64;
     t->ntiles = s->n >> shift;
     t->tiles = dfn_xcalloc(t->ntiles ? t->ntiles : 1, sizeof *t->tiles);
     const uint8_t *idx8 = NULL;
@@ -140,11 +142,11 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn
     size_t nmasks = 0;
     if (ls) dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
     tile_build *b = dfn_xcalloc(1, sizeof *b);
-    b->max = t->max_sums;
+    b->max = max_sums;
     size_t nsums = 0, cap = 0, nio = 0, iocap = 0;
     /* a tile's lanes are among its sums: at most max_sums of them */
     uint32_t *slot = ov ? dfn_xcalloc(s->nlanes ? s->nlanes : 1, sizeof *slot) : NULL;
-    lane_sweep *sw = ov ? dfn_xmalloc(t->max_sums * sizeof *sw) : NULL;
+    lane_sweep *sw = ov ? dfn_xmalloc(max_sums * sizeof *sw) : NULL;
     for (size_t k = 0; k < t->ntiles; k++) {
         dfn_tile *tl = &t->tiles[k];
         tl->ok = tile_fill(s, idx8, idx32, k * size, (k + 1) * size, b, tl) && nsums + b->n <= UINT32_MAX;
@@ -166,15 +168,6 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn
     if (nio) t->io = dfn_xreallocarray(t->io, nio, sizeof *t->io);
     if (nsums) t->sums = dfn_xreallocarray(t->sums, nsums, sizeof *t->sums);   /* the doubling's slack back */
     return t;
-}
-
-size_t dfn_tiles_bytes(const dfn_tiles *t)
-{
-    if (!t) return 0;
-    size_t n = 0;
-    size_t nio = 0;
-    for (size_t k = 0; k < t->ntiles; k++) n += t->tiles[k].n, nio += t->tiles[k].nio;
-    return sizeof *t + t->ntiles * sizeof *t->tiles + n * sizeof *t->sums + nio * sizeof *t->io;
 }
 
 void dfn_tiles_free(dfn_tiles *t)

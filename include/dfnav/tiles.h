@@ -55,7 +55,6 @@ typedef struct {
     const dfn_layerset *ls;       /* the layer set whose masks the sums split by, or NULL */
     size_t n;                     /* the store's calls when built */
     unsigned shift;               /* 1 << shift calls a tile */
-    size_t max_sums;              /* a tile's sums at most: fewer than its calls by far */
     size_t ntiles;                /* whole tiles: the calls past the last are scanned */
     dfn_tile *tiles;
     dfn_tile_sum *sums;
@@ -69,7 +68,5 @@ typedef struct {
  * none; its I/O set first, dfn_overlap_set_io). */
 dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn_overlap *ov, unsigned shift);
 void dfn_tiles_free(dfn_tiles *t);
-/* Bytes they hold. */
-size_t dfn_tiles_bytes(const dfn_tiles *t);
 
 #endif
