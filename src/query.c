@@ -355,6 +355,7 @@ typedef struct {
     bool need_busy;           /* busy_s or idle_s: each row's union of its calls */
     bool need_any;            /* any of busy, histogram, processes, files, sums, extra: one test a call when none */
     const dfn_tiles *tiles;   /* the query's tiles, when its filter and sums let lean_loop take them (query_tiles) */
+    bool tile_files;          /* ... their sums by file, not by lane */
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
@@ -2045,7 +2046,7 @@ typedef struct {
     uint8_t tiles;            /* the tiles' field the rows go by (LEAN_TILE_*), or none */
 } lean_rows;
 
-enum { LEAN_TILE_NONE, LEAN_TILE_KIND, LEAN_TILE_LANE, LEAN_TILE_TIME, LEAN_TILE_MASK };
+enum { LEAN_TILE_NONE, LEAN_TILE_KIND, LEAN_TILE_LANE, LEAN_TILE_FILE, LEAN_TILE_TIME, LEAN_TILE_MASK };
 
 /* The row of id, made on first sight; through direct (the part's, or a
  * copy of it in the caller's register, which part_row may move) when id
@@ -2127,7 +2128,8 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
     const qctx *c = p->c;
     const dfn_tiles *tl = c->tiles;
     const dfn_tile *t = &tl->tiles[k];
-    if (!t->ok || (c->clip && t->end > c->clip_hi)) return false;
+    bool files = c->tile_files;
+    if (!(files ? t->fok : t->ok) || (c->clip && t->end > c->clip_hi)) return false;
     if (src->tiles == LEAN_TILE_TIME) {
         /* every call starts in the bin and ends by its end (a call of 0 µs
          * at the end is in the next bin, review) */
@@ -2135,23 +2137,26 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
         if (!bm->hi || t->last_ts >= bm->hi || t->end > bm->end) return false;
     }
     const dfn_match_tabs *mt = &sf->t;
-    const dfn_tile_sum *sums = tl->sums + t->off;
+    const dfn_tile_sum *sums = files ? tl->fsums + t->foff : tl->sums + t->off;
+    uint32_t n = files ? t->nf : t->n;
+    const uint8_t *who_ok = files ? mt->file_ok : mt->lane_ok;
     uint32_t *direct = p->direct;
-    uint32_t rows[DFN_TILE_SUMS_MAX];
-    for (uint32_t j = 0; j < t->n; j++) {
+    uint32_t rows[DFN_TILE_FSUMS_MAX];
+    for (uint32_t j = 0; j < n; j++) {
         const dfn_tile_sum *e = &sums[j];
         rows[j] = UINT32_MAX;
-        if ((mt->kind_ok && !mt->kind_ok[e->kind]) || (mt->lane_ok && !mt->lane_ok[e->lane]) ||
+        uint32_t who = files ? e->file : e->lane;
+        if ((mt->kind_ok && !mt->kind_ok[e->kind]) || (who_ok && !who_ok[who]) ||
             (mt->mask_ok && !mt->mask_ok[e->mask]))
             continue;
         size_t row = src->tiles == LEAN_TILE_MASK ? lean_mask_row(p, src, e->mask)
                      : src->tiles == LEAN_TILE_TIME ? lean_id_row(p, bm->id, &direct, c->direct_n)
-                     : lean_col_row(p, src->tab, src->rowof, src->tiles == LEAN_TILE_KIND ? e->kind : e->lane, &direct,
+                     : lean_col_row(p, src->tab, src->rowof, src->tiles == LEAN_TILE_KIND ? e->kind : who, &direct,
                                     c->direct_n);
         rows[j] = (uint32_t)row;
     }
     if (src->tiles != LEAN_TILE_MASK) lean_grow(L, p->nacc);
-    for (uint32_t j = 0; j < t->n; j++) {   /* no row's sums may wrap, whichever sums it takes */
+    for (uint32_t j = 0; j < n; j++) {   /* no row's sums may wrap, whichever sums it takes */
         const lean_sums *h = rows[j] != UINT32_MAX ? &L->ls[rows[j]] : NULL;
         if (h && (h->dur > UINT64_MAX - t->dur || h->bytes > UINT64_MAX - t->bytes)) return false;
     }
@@ -2166,7 +2171,7 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
             L->cur_b = L->lb.b;
         }
     }
-    for (uint32_t j = 0; j < t->n; j++) {
+    for (uint32_t j = 0; j < n; j++) {
         if (rows[j] == UINT32_MAX) continue;
         const dfn_tile_sum *e = &sums[j];
         lean_sums *h = &L->ls[rows[j]];
@@ -2205,6 +2210,7 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
     /* the tiles, where the rows go by a field of theirs */
     const dfn_tiles *tl = !src->tiles ? NULL : c->tiles;   /* with ov: query_tiles took the process level's */
     if (tl && src->tiles == LEAN_TILE_MASK && tl->ls != c->q->layers) tl = NULL;
+    if (tl && src->tiles == (c->tile_files ? LEAN_TILE_LANE : LEAN_TILE_FILE)) tl = NULL;   /* rows the sums lack */
     for (size_t b0 = p->lo, hi; b0 < p->hi; b0 = hi) {
         hi = p->hi;
         if (tl) {
@@ -2295,20 +2301,30 @@ static bool lanes_own_rows(const qctx *c)
 
 /* The tiles a query's lean_loop may take: built for this store, a
  * query adding only sums (not self time), and a filter decided by the
- * tiles' fields: function kinds, lanes and, on the tiles' layer set,
- * masks. lean_loop checks the rest (its rows, the window, the bins). */
-static const dfn_tiles *query_tiles(const qctx *c)
+ * tiles' fields: function kinds, lanes or files and, on the tiles' layer
+ * set, masks. *files: the query takes their sums by file (its rows or
+ * its filter go by file). lean_loop checks the rest (its rows, the
+ * window, the bins). */
+static const dfn_tiles *query_tiles(const qctx *c, bool *files)
 {
     const dfn_tiles *t = c->q->tiles;
+    *files = false;
     if (!t || t->s != c->s || t->n != c->s->n) return NULL;
     dfn_match_tabs mt;
     dfn_match_tables(c->m, &mt);
-    if (mt.per_event || mt.file_ok || mt.path_ok || (mt.mask_ok && t->ls != c->q->layers)) return NULL;
-    if (query_lean(c) && !c->self_tree) return t;
+    if (mt.per_event || mt.path_ok || (mt.mask_ok && t->ls != c->q->layers)) return NULL;
+    bool by_file = mt.file_ok, by_lane = mt.lane_ok;
+    for (size_t d = 0; d < c->r->ndims; d++) by_file |= c->file_tab[d] != NULL, by_lane |= c->lane_tab[d] != NULL;
+    if (by_file && by_lane) return NULL;
+    if (query_lean(c) && !c->self_tree) {
+        *files = by_file;
+        return t;
+    }
     /* the process levels and lanes with their compute and I/O columns: a
      * lane a row, each with all its calls (a lane's I/O is swept whole in
      * a tile) */
-    if (query_lean_ov(c) && t->ov && t->ov == c->q->overlap && !mt.kind_ok && !mt.mask_ok && lanes_own_rows(c))
+    if (query_lean_ov(c) && t->ov && t->ov == c->q->overlap && !mt.kind_ok && !mt.mask_ok && !mt.file_ok &&
+        lanes_own_rows(c))
         return t;
     return NULL;
 }
@@ -2331,7 +2347,10 @@ static bool part_scan_table(part *p)
         /* a column id's row + 1, once known: one look-up a call, not the
          * table's and then the row's, one waiting on the other */
         lean_rows src = { .tab = tab, .col = col, .rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *src.rowof),
-                          .tiles = col == s->kind ? LEAN_TILE_KIND : col == s->lane ? LEAN_TILE_LANE : LEAN_TILE_NONE };
+                          .tiles = col == s->kind   ? LEAN_TILE_KIND
+                                   : col == s->lane ? LEAN_TILE_LANE
+                                   : col == s->file ? LEAN_TILE_FILE
+                                                    : LEAN_TILE_NONE };
         if (ov) lean_loop(p, &src, nofilter, false, false, spark, true);
         else if (nofilter && spark) lean_loop(p, &src, true, false, false, true, false);
         else if (nofilter) lean_loop(p, &src, true, false, false, false, false);
@@ -4598,7 +4617,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
         c.need_extra = true;
     }
     c.need_any = c.need_busy || c.need_hist || c.need_procs || c.need_files || c.need_sums || c.need_extra;
-    c.tiles = query_tiles(&c);
+    c.tiles = query_tiles(&c, &c.tile_files);
     r->proc_lane = dfn_xmalloc((c.nprocs ? c.nprocs : 1) * sizeof *r->proc_lane);
     for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;

@@ -1,6 +1,7 @@
 /* The explorer's pre-aggregated sums (tiles.h): one pass over the store,
- * a tile at a time, its calls summed per (kind, lane, mask) through a
- * small open-addressed table that is emptied slot by slot between tiles. */
+ * a tile at a time, its calls summed per (kind, lane, mask) and per
+ * (kind, file, mask) through two small open-addressed tables that are
+ * emptied slot by slot between tiles. */
 #include "dfnav/tiles.h"
 #include "dfnav/util.h"
 
@@ -9,67 +10,86 @@
 
 /* Past max_sums sums (a 16th of its calls, up to DFN_TILE_SUMS_MAX) a
  * tile costs about what its calls do, and the memory would grow towards
- * a sum per call: the tile is scanned. */
-#define TILE_SUMS_MAX DFN_TILE_SUMS_MAX
-#define TILE_SLOTS 1024   /* a power of two, twice TILE_SUMS_MAX */
+ * a sum per call: the tile is scanned. Its file sums may be twice as
+ * many (an eighth of its calls): a file level's calls read more bytes
+ * each (the file as well as the function) and calls of one process
+ * spread over more files than over lanes (random reads of shared HDF5
+ * files: 0.1 (kind, file) a call in the benchmark's 30 M set). */
+#define TILE_SLOTS 2048   /* a power of two, twice DFN_TILE_FSUMS_MAX */
 
 typedef struct {
-    uint16_t slot[TILE_SLOTS];      /* a sum's index + 1, or 0 */
-    uint16_t used[TILE_SUMS_MAX];   /* the slots taken, to empty */
-    dfn_tile_sum sum[TILE_SUMS_MAX];
+    uint16_t slot[TILE_SLOTS];        /* a sum's index + 1, or 0 */
+    uint16_t used[DFN_TILE_FSUMS_MAX];   /* the slots taken, to empty */
+    dfn_tile_sum sum[DFN_TILE_FSUMS_MAX];
     size_t n, max;
 } tile_build;
 
-static inline uint32_t tile_hash(uint32_t kind, uint32_t lane, uint32_t mask)
+static inline uint32_t tile_hash(uint32_t kind, uint32_t who, uint32_t mask)
 {
-    uint64_t h = ((uint64_t)kind * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)lane * 0xC2B2AE3D27D4EB4Full) ^
+    uint64_t h = ((uint64_t)kind * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)who * 0xC2B2AE3D27D4EB4Full) ^
                  ((uint64_t)mask * 0x165667B19E3779F9ull);
     return (uint32_t)(h >> 40) & (TILE_SLOTS - 1);
 }
 
-/* The sum of (kind, lane, mask) in b, made on first sight; NULL when the
- * tile has TILE_SUMS_MAX already. */
-static dfn_tile_sum *tile_sum(tile_build *b, uint32_t kind, uint32_t lane, uint32_t mask)
+/* The sum of (kind, who, mask) in b (who: the lane, or the file in the
+ * file sums), made on first sight; NULL when the tile has b->max already. */
+static dfn_tile_sum *tile_sum(tile_build *b, uint32_t kind, uint32_t who, uint32_t mask)
 {
-    uint32_t h = tile_hash(kind, lane, mask);
+    uint32_t h = tile_hash(kind, who, mask);
     for (;; h = (h + 1) & (TILE_SLOTS - 1)) {
         uint16_t k = b->slot[h];
         if (!k) break;
         dfn_tile_sum *e = &b->sum[k - 1];
-        if (e->kind == kind && e->lane == lane && e->mask == mask) return e;
+        if (e->kind == kind && e->lane == who && e->mask == mask) return e;
     }
     if (b->n == b->max) return NULL;
     dfn_tile_sum *e = &b->sum[b->n];
-    *e = (dfn_tile_sum){ .kind = kind, .lane = lane, .mask = mask };
+    *e = (dfn_tile_sum){ .kind = kind, .lane = who, .mask = mask };
     b->used[b->n] = (uint16_t)h;
     b->slot[h] = (uint16_t)++b->n;
     return e;
 }
 
-/* The calls [lo, hi) of a tile summed into b (emptied first); its span
- * and totals into *t; false when it is not worth keeping. */
-static bool tile_fill(const dfn_store *s, const uint8_t *idx8, const uint32_t *idx32, size_t lo, size_t hi,
-                      tile_build *b, dfn_tile *t)
+static void tile_empty(tile_build *b)
 {
     for (size_t k = 0; k < b->n; k++) b->slot[b->used[k]] = 0;
     b->n = 0;
+}
+
+static inline void tile_add(dfn_tile_sum *e, uint64_t dur, uint64_t bytes)
+{
+    e->count++;
+    e->dur += dur;      /* below the tile's dur, which did not wrap when it is kept */
+    e->bytes += bytes;
+    if (dur > e->maxdur) e->maxdur = dur;
+}
+
+/* The calls [lo, hi) of a tile summed by lane into b and by file into fb
+ * (both emptied first); its span and totals into *t, with whether each
+ * family of sums is worth keeping (t->ok, t->fok). */
+static void tile_fill(const dfn_store *s, const uint8_t *idx8, const uint32_t *idx32, size_t lo, size_t hi,
+                      tile_build *b, tile_build *fb, dfn_tile *t)
+{
+    tile_empty(b);
+    tile_empty(fb);
     *t = (dfn_tile){ .first_ts = dfn_store_ts(s, lo), .last_ts = dfn_store_ts(s, hi - 1) };
-    bool ok = true;
-    for (size_t i = lo; i < hi; i++) {
+    bool ok = true, fok = true, fits = true;
+    for (size_t i = lo; i < hi && (ok || fok); i++) {
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), bytes = dfn_store_bytes(s, i);
         uint32_t mask = idx8 ? idx8[i] : idx32 ? idx32[i] : 0;
-        dfn_tile_sum *e = tile_sum(b, s->kind[i], s->lane[i], mask);
-        if (!e) return false;
         uint64_t end = dfn_sat_add(ts, dur);
         if (end > t->end) t->end = end;
         /* a tile's totals bound every row's sums from it: saturating, it is scanned */
-        ok &= !__builtin_add_overflow(t->dur, dur, &t->dur) & !__builtin_add_overflow(t->bytes, bytes, &t->bytes);
-        e->count++;
-        e->dur += dur;      /* below t->dur, which did not wrap when ok */
-        e->bytes += bytes;
-        if (dur > e->maxdur) e->maxdur = dur;
+        fits &= !__builtin_add_overflow(t->dur, dur, &t->dur) & !__builtin_add_overflow(t->bytes, bytes, &t->bytes);
+        dfn_tile_sum *e = ok ? tile_sum(b, s->kind[i], s->lane[i], mask) : NULL;
+        dfn_tile_sum *f = fok ? tile_sum(fb, s->kind[i], s->file[i], mask) : NULL;
+        if (e) tile_add(e, dur, bytes);
+        else ok = false;
+        if (f) tile_add(f, dur, bytes);
+        else fok = false;
     }
-    return ok;
+    t->ok = ok && fits;
+    t->fok = fok && fits;
 }
 
 /* What tile_io sweeps of one lane: as the query's sweep (psw_add), a
@@ -123,6 +143,14 @@ static void tile_io(dfn_tiles *t, size_t lo, size_t hi, uint32_t *slot, lane_swe
     }
 }
 
+/* b's sums appended to *sums (n of them, room for *cap). */
+static void tiles_keep(dfn_tile_sum **sums, size_t *n, size_t *cap, const tile_build *b)
+{
+    dfn_grow((void **)sums, cap, *n + b->n, sizeof **sums);
+    memcpy(*sums + *n, b->sum, b->n * sizeof *b->sum);
+    *n += b->n;
+}
+
 dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn_overlap *ov, unsigned shift)
 {
     dfn_tiles *t = dfn_xcalloc(1, sizeof *t);
@@ -132,30 +160,39 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn
     t->ov = ov;
     t->n = s->n;
     t->shift = shift;
-    /* a 16th of its calls, up to TILE_SUMS_MAX; at least 64 (tests' small tiles: all their calls) */
-    size_t max_sums = size / 16 > TILE_SUMS_MAX ? TILE_SUMS_MAX : size / 16;
+    /* a 16th of its calls, up to DFN_TILE_SUMS_MAX, and an eighth by
+     * file; at least 64 (tests' small tiles: all their calls) */
+    size_t max_sums = size / 16 > DFN_TILE_SUMS_MAX ? DFN_TILE_SUMS_MAX : size / 16;
+    size_t max_fsums = size / 8 > DFN_TILE_FSUMS_MAX ? DFN_TILE_FSUMS_MAX : size / 8;
     if (max_sums < 64) max_sums = size < 64 ? size : 64;
+    if (max_fsums < 64) max_fsums = size < 64 ? size : 64;
     t->ntiles = s->n >> shift;
     t->tiles = dfn_xcalloc(t->ntiles ? t->ntiles : 1, sizeof *t->tiles);
     const uint8_t *idx8 = NULL;
     const uint32_t *idx32 = NULL;
     size_t nmasks = 0;
     if (ls) dfn_layerset_masks(ls, &nmasks, &idx8, &idx32);
-    tile_build *b = dfn_xcalloc(1, sizeof *b);
+    tile_build *b = dfn_xcalloc(1, sizeof *b), *fb = dfn_xcalloc(1, sizeof *fb);
     b->max = max_sums;
-    size_t nsums = 0, cap = 0, nio = 0, iocap = 0;
+    fb->max = max_fsums;
+    size_t nsums = 0, cap = 0, nfs = 0, fcap = 0, nio = 0, iocap = 0;
     /* a tile's lanes are among its sums: at most max_sums of them */
     uint32_t *slot = ov ? dfn_xcalloc(s->nlanes ? s->nlanes : 1, sizeof *slot) : NULL;
     lane_sweep *sw = ov ? dfn_xmalloc(max_sums * sizeof *sw) : NULL;
     for (size_t k = 0; k < t->ntiles; k++) {
         dfn_tile *tl = &t->tiles[k];
-        tl->ok = tile_fill(s, idx8, idx32, k * size, (k + 1) * size, b, tl) && nsums + b->n <= UINT32_MAX;
+        tile_fill(s, idx8, idx32, k * size, (k + 1) * size, b, fb, tl);
+        tl->ok &= nsums + b->n <= UINT32_MAX;
+        tl->fok &= nfs + fb->n <= UINT32_MAX;
+        if (tl->fok) {
+            tl->foff = (uint32_t)nfs;
+            tl->nf = (uint32_t)fb->n;
+            tiles_keep(&t->fsums, &nfs, &fcap, fb);
+        }
         if (!tl->ok) continue;
-        dfn_grow((void **)&t->sums, &cap, nsums + b->n, sizeof *t->sums);
-        memcpy(t->sums + nsums, b->sum, b->n * sizeof *b->sum);
         tl->off = (uint32_t)nsums;
         tl->n = (uint32_t)b->n;
-        nsums += b->n;
+        tiles_keep(&t->sums, &nsums, &cap, b);
         if (!ov) continue;
         size_t before = nio;
         tile_io(t, k * size, (k + 1) * size, slot, sw, &nio, &iocap);
@@ -163,10 +200,13 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn
         tl->nio = (uint32_t)(nio - before);
     }
     free(b);
+    free(fb);
     free(slot);
     free(sw);
     if (nio) t->io = dfn_xreallocarray(t->io, nio, sizeof *t->io);
-    if (nsums) t->sums = dfn_xreallocarray(t->sums, nsums, sizeof *t->sums);   /* the doubling's slack back */
+    /* the doubling's slack back */
+    if (nsums) t->sums = dfn_xreallocarray(t->sums, nsums, sizeof *t->sums);
+    if (nfs) t->fsums = dfn_xreallocarray(t->fsums, nfs, sizeof *t->fsums);
     return t;
 }
 
@@ -175,6 +215,7 @@ void dfn_tiles_free(dfn_tiles *t)
     if (!t) return;
     free(t->tiles);
     free(t->sums);
+    free(t->fsums);
     free(t->io);
     free(t);
 }

@@ -629,8 +629,8 @@ Test(query, lean_scan_in_blocks_matches_the_full_path)
 /* The explorer's tiles (tiles.h) on calls short beside the sparkline's
  * bins, so that most tiles lie in one bin and start bins of their own:
  * the rows, sparklines and totals with tiles are the scan's and the full
- * path's, by function, process, time and layer (and by file, which the
- * tiles leave to the scan), filtered by those and cut
+ * path's, by function, process, file, directory, time and layer,
+ * filtered by those (lanes and files together left to the scan) and cut
  * by a window; and a function's sums close to 2^64, where a tile would
  * make them wrap, take its calls one by one (saturating, flagged). */
 Test(query, tiles_match_the_scan)
@@ -671,11 +671,12 @@ Test(query, tiles_match_the_scan)
     for (size_t k = 0; k < tl->ntiles; k++) ok += tl->tiles[k].ok;
     cr_assert_eq(tl->ntiles, 19968 / 64);
     cr_assert_eq(ok, tl->ntiles, "the tile of the longest calls too (its sum is below 2^64): %zu of %zu", ok, tl->ntiles);
+    for (size_t k = 0; k < tl->ntiles; k++) cr_assert(tl->tiles[k].fok, "tile %zu's sums by file", k);
     double end_s = (double)ts / 1e6;
     char w1[128];
     snprintf(w1, sizeof w1, "time>=%.6f time<%.6f func!=write", end_s * 0.25, end_s * 0.7);
-    const char *wheres[] = { "", "func=big|read", "pid!=1", "layer=std", "file!=/d/2", w1 };
-    const char *dims[] = { "func", "cat", "proc", "file", "time", "layer" };
+    const char *wheres[] = { "", "func=big|read", "pid!=1", "layer=std", "file!=/d/2", "file=/d/1|/d/3 layer=rw", w1 };
+    const char *dims[] = { "func", "cat", "proc", "file", "dir", "time", "layer" };
     const size_t widths[] = { 0, 8, 50 };
     for (size_t d = 0; d < sizeof dims / sizeof *dims; d++)
         for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++)
@@ -774,6 +775,64 @@ Test(query, tiles_leave_a_call_at_a_bin_edge_to_its_bin)
         cr_assert_eq(dfn_result_metric(r, 1, DFN_M_COUNT), 65, "%s", k ? "scan" : "tiles");
         dfn_result_free(r);
     }
+    dfn_tiles_free(tl);
+    dfn_store_free(s);
+}
+
+/* Tiles of 1,024 calls keep at most 64 sums by lane and 128 by file:
+ * the second tile's 1,024 files, and the third's 80 lanes, are too many,
+ * so each is scanned for the rows that would take those sums, and its
+ * other sums serve the rest; the fourth's 100 files are not. Every count
+ * is known: 4,096 reads of call N, file /f/(N % 8) but /g/(N - 1024) in
+ * the second tile and /h/(N % 100) in the fourth, lane N % 4 but pid
+ * 10 + N % 80 in the third. */
+Test(query, tiles_scan_a_tile_of_too_many_files_or_lanes)
+{
+    memtext mt;
+    FILE *f = text_open(&mt);
+    for (int i = 0; i < 4096; i++) {
+        int tile = i / 1024;
+        fprintf(f, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":1,\"ts\":%d,\"dur\":2,\"ph\":\"X\","
+                   "\"args\":{\"fname\":\"/%c/%d\",\"size\":10}}\n",
+                tile == 2 ? 10 + i % 80 : i % 4, 1000 + 3 * i, "fgfh"[tile],
+                tile == 1 ? i - 1024 : tile == 3 ? i % 100 : i % 8);
+    }
+    fclose(f);
+    dfn_store *s = su_load_text("toomany.pfw", mt.text, 1);
+    free(mt.text);
+    dfn_tiles *tl = dfn_tiles_build(s, NULL, NULL, 10);
+    cr_assert_eq(tl->ntiles, 4);
+    bool ok[4] = { true, true, false, true }, fok[4] = { true, false, true, true };
+    for (int k = 0; k < 4; k++) {
+        cr_assert_eq(tl->tiles[k].ok, ok[k], "tile %d by lane", k);
+        cr_assert_eq(tl->tiles[k].fok, fok[k], "tile %d by file", k);
+    }
+    const char *dims[] = { "file", "dir", "pid", "func" }, *wheres[] = { "", "file=/f/3|/g/7", "pid=2|17" };
+    for (size_t d = 0; d < 4; d++)
+        for (size_t w = 0; w < 3; w++) {
+            dfn_filter flt;
+            char err[256];
+            cr_assert(dfn_filter_parse(wheres[w], &flt, err, sizeof err), "%s", err);
+            dfn_result *r[2];
+            for (int k = 0; k < 2; k++) {
+                dfn_query q = { .sort = -1, .threads = 1, .spark_bins = 4, .filter = &flt, .metrics = own_lean,
+                                .tiles = k ? NULL : tl };
+                r[k] = su_run(s, &q, dims[d]);
+            }
+            char what[128];
+            snprintf(what, sizeof what, "by %s where '%s'", dims[d], wheres[w]);
+            same_results(s, r[0], r[1], own_lean, 4, false, what);
+            if (d == 0 && w == 0) {
+                cr_assert_eq(r[0]->nrows, 8 + 1024 + 100, "%s", what);
+                cr_assert_eq(su_metric(s, r[0], "/g/5", DFN_M_COUNT), 1, "%s", what);
+                cr_assert_eq(su_metric(s, r[0], "/h/5", DFN_M_COUNT), 10, "%s", what);   /* 3105 ... 4005 */
+                cr_assert_eq(su_metric(s, r[0], "/f/5", DFN_M_COUNT), 2 * 1024 / 8, "%s", what);
+            }
+            if (d == 3 && w == 1) cr_assert_eq(su_metric(s, r[0], "read", DFN_M_COUNT), 2 * 1024 / 8 + 1, "%s", what);
+            if (d == 3 && w == 2) cr_assert_eq(su_metric(s, r[0], "read", DFN_M_COUNT), 3 * 1024 / 4 + 1024 / 80 + 1, "%s", what);
+            for (int k = 0; k < 2; k++) dfn_result_free(r[k]);
+            dfn_filter_free(&flt);
+        }
     dfn_tiles_free(tl);
     dfn_store_free(s);
 }

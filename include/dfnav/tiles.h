@@ -1,9 +1,11 @@
 /* dfnav tiles: the explorer's pre-aggregated sums. The store's calls, in
  * start order, cut into tiles of 8,192 calls; each tile keeps, per
  * (function kind, lane, layer mask) among its calls, their count and
- * summed time, bytes and longest call, and the tile's span in time. A
- * table by function, category, process or time bin, filtered by those,
- * then adds a few hundred sums a tile rather than thousands of calls,
+ * summed time, bytes and longest call, the same per (function kind,
+ * file, layer mask), and the tile's span in time. A table by function,
+ * category, process, file (or what a file gives: its file system) or
+ * time bin, filtered by those (lanes or files, not both), then adds a
+ * few hundred sums a tile rather than thousands of calls,
  * wherever a tile lies whole in the window, in one time bin and in one
  * sparkline bin (query.c decides, and scans the tiles it cannot take).
  * Built once per store (and layer set), read-only afterwards. */
@@ -19,12 +21,16 @@
 #include "dfnav/store.h"
 
 #define DFN_TILE_SHIFT 13       /* 8,192 calls a tile */
-#define DFN_TILE_SUMS_MAX 512   /* sums a tile keeps at most */
+#define DFN_TILE_SUMS_MAX 512   /* sums by lane a tile keeps at most */
+#define DFN_TILE_FSUMS_MAX 1024 /* sums by file a tile keeps at most */
 
-/* The calls of one (kind, lane, mask) in a tile. mask: the index of
- * their layer mask in the layer set's (0 without one). */
+/* The calls of one (kind, lane, mask) in a tile, or of one (kind, file,
+ * mask) among its file sums. mask: the index of their layer mask in the
+ * layer set's (0 without one). */
 typedef struct {
-    uint32_t kind, lane, mask, count;
+    uint32_t kind;
+    union { uint32_t lane, file; };
+    uint32_t mask, count;
     uint64_t dur, bytes, maxdur;
 } dfn_tile_sum;
 
@@ -45,9 +51,12 @@ typedef struct {
     uint64_t first_ts, last_ts;   /* the first and last call's start */
     uint64_t end;                 /* the latest end of its calls (saturated) */
     uint64_t dur, bytes;          /* of all its calls: a row adding any of its sums stays below 2^64 past this */
-    uint32_t off, n;              /* its sums: sums[off, off + n) */
+    uint32_t off, n;              /* its sums by lane: sums[off, off + n) */
+    uint32_t foff, nf;            /* its sums by file: fsums[foff, foff + nf) */
     uint32_t ioff, nio;           /* its lanes' I/O: io[ioff, ioff + nio) */
-    bool ok;                      /* false: too many kinds of calls to be worth it, or sums that saturate: scanned */
+    /* false: too many kinds of calls to be worth it, or sums that
+     * saturate (both then): a query that would take those sums scans */
+    bool ok, fok;
 } dfn_tile;
 
 typedef struct {
@@ -57,7 +66,8 @@ typedef struct {
     unsigned shift;               /* 1 << shift calls a tile */
     size_t ntiles;                /* whole tiles: the calls past the last are scanned */
     dfn_tile *tiles;
-    dfn_tile_sum *sums;
+    dfn_tile_sum *sums;           /* by (kind, lane, mask) */
+    dfn_tile_sum *fsums;          /* by (kind, file, mask) */
     const dfn_overlap *ov;        /* the overlap (compute and I/O) the lanes' I/O was swept with, or NULL */
     dfn_tile_io *io;
 } dfn_tiles;
