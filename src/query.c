@@ -355,7 +355,7 @@ typedef struct {
     bool need_busy;           /* busy_s or idle_s: each row's union of its calls */
     bool need_any;            /* any of busy, histogram, processes, files, sums, extra: one test a call when none */
     const dfn_tiles *tiles;   /* the query's tiles, when its filter and sums let lean_loop take them (query_tiles) */
-    bool tile_files;          /* ... their sums by file, not by lane */
+    uint8_t tile_sums;        /* ... the sums it needs (TILE_BY_*) */
     bool need_procbytes;      /* per-process bytes too (max_proc_bytes) */
     size_t dense_proc_rows;   /* rows (and masks) that keep per-process sums in arrays */
     size_t dense_file_rows;   /* rows that keep their files in a bitset of all files */
@@ -412,6 +412,7 @@ typedef struct {
     uint64_t szh_key, szh_n;  /* the last key's calls not yet in szh: runs of one size (see szh_add) */
     uint64_t total, matched;
     uint64_t matched_calls;   /* calls of the matched events (aggregated records count theirs) */
+    size_t tiles_taken;       /* tiles lean_loop added whole */
     const uint8_t *rec; size_t rec_i;   /* argument record cursor */
     uint64_t *spark_total;
     uint32_t *events; size_t nevents, eventcap;   /* grouping by event */
@@ -2047,6 +2048,9 @@ typedef struct {
 } lean_rows;
 
 enum { LEAN_TILE_NONE, LEAN_TILE_KIND, LEAN_TILE_LANE, LEAN_TILE_FILE, LEAN_TILE_TIME, LEAN_TILE_MASK };
+/* The tiles' sums a query's rows and filter need: by lane, by file, or
+ * either (a tile then gives whichever it kept, by lane first). */
+enum { TILE_BY_EITHER, TILE_BY_LANE, TILE_BY_FILE };
 
 /* The row of id, made on first sight; through direct (the part's, or a
  * copy of it in the caller's register, which part_row may move) when id
@@ -2128,7 +2132,7 @@ static bool lean_tile(part *p, lean *L, const lean_rows *src, const scan_filter 
     const qctx *c = p->c;
     const dfn_tiles *tl = c->tiles;
     const dfn_tile *t = &tl->tiles[k];
-    bool files = c->tile_files;
+    bool files = c->tile_sums == TILE_BY_FILE || (c->tile_sums == TILE_BY_EITHER && !t->ok);
     if (!(files ? t->fok : t->ok) || (c->clip && t->end > c->clip_hi)) return false;
     if (src->tiles == LEAN_TILE_TIME) {
         /* every call starts in the bin and ends by its end (a call of 0 µs
@@ -2210,13 +2214,13 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
     /* the tiles, where the rows go by a field of theirs */
     const dfn_tiles *tl = !src->tiles ? NULL : c->tiles;   /* with ov: query_tiles took the process level's */
     if (tl && src->tiles == LEAN_TILE_MASK && tl->ls != c->q->layers) tl = NULL;
-    if (tl && src->tiles == (c->tile_files ? LEAN_TILE_LANE : LEAN_TILE_FILE)) tl = NULL;   /* rows the sums lack */
     for (size_t b0 = p->lo, hi; b0 < p->hi; b0 = hi) {
         hi = p->hi;
         if (tl) {
             size_t k = b0 >> tl->shift, size = (size_t)1 << tl->shift;
             if (!(b0 & (size - 1)) && k < tl->ntiles && b0 + size <= p->hi &&
                 lean_tile(p, &L, src, &sf, k, spark, ov, &bm, &matched, &total)) {
+                p->tiles_taken++;
                 direct = p->direct;
                 hi = b0 + size;
                 continue;
@@ -2302,13 +2306,13 @@ static bool lanes_own_rows(const qctx *c)
 /* The tiles a query's lean_loop may take: built for this store, a
  * query adding only sums (not self time), and a filter decided by the
  * tiles' fields: function kinds, lanes or files and, on the tiles' layer
- * set, masks. *files: the query takes their sums by file (its rows or
- * its filter go by file). lean_loop checks the rest (its rows, the
- * window, the bins). */
-static const dfn_tiles *query_tiles(const qctx *c, bool *files)
+ * set, masks. *by: the sums it takes (TILE_BY_*), by file where its rows
+ * or filter go by file, by lane where they go by lane (both: none).
+ * lean_loop checks the rest (its rows, the window, the bins). */
+static const dfn_tiles *query_tiles(const qctx *c, uint8_t *by)
 {
     const dfn_tiles *t = c->q->tiles;
-    *files = false;
+    *by = TILE_BY_LANE;
     if (!t || t->s != c->s || t->n != c->s->n) return NULL;
     dfn_match_tabs mt;
     dfn_match_tables(c->m, &mt);
@@ -2317,14 +2321,13 @@ static const dfn_tiles *query_tiles(const qctx *c, bool *files)
     for (size_t d = 0; d < c->r->ndims; d++) by_file |= c->file_tab[d] != NULL, by_lane |= c->lane_tab[d] != NULL;
     if (by_file && by_lane) return NULL;
     if (query_lean(c) && !c->self_tree) {
-        *files = by_file;
+        *by = by_file ? TILE_BY_FILE : by_lane ? TILE_BY_LANE : TILE_BY_EITHER;
         return t;
     }
     /* the process levels and lanes with their compute and I/O columns: a
      * lane a row, each with all its calls (a lane's I/O is swept whole in
      * a tile) */
-    if (query_lean_ov(c) && t->ov && t->ov == c->q->overlap && !mt.kind_ok && !mt.mask_ok && !mt.file_ok &&
-        lanes_own_rows(c))
+    if (query_lean_ov(c) && t->ov && t->ov == c->q->overlap && !mt.kind_ok && !mt.mask_ok && lanes_own_rows(c))
         return t;
     return NULL;
 }
@@ -2919,6 +2922,7 @@ static void part_merge(part *f, part *t)
     f->total = dfn_sat_add(f->total, t->total);
     f->matched += t->matched;
     f->matched_calls += t->matched_calls;
+    f->tiles_taken += t->tiles_taken;
     if (f->spark_total) for (size_t k = 0; k < c->spark_bins; k++) f->spark_total[k] += t->spark_total[k];
     if (t->nevents) {
         dfn_grow((void **)&f->events, &f->eventcap, f->nevents + t->nevents, sizeof *f->events);
@@ -4617,7 +4621,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
         c.need_extra = true;
     }
     c.need_any = c.need_busy || c.need_hist || c.need_procs || c.need_files || c.need_sums || c.need_extra;
-    c.tiles = query_tiles(&c, &c.tile_files);
+    c.tiles = query_tiles(&c, &c.tile_sums);
     r->proc_lane = dfn_xmalloc((c.nprocs ? c.nprocs : 1) * sizeof *r->proc_lane);
     for (size_t l = s->nlanes; l-- > 0;) r->proc_lane[c.proc_of_lane[l]] = (uint32_t)l;
     bool by_event = r->ndims == 1 && r->dims[0].kind == DFN_DIM_EVENT;
@@ -4652,6 +4656,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
     part *p = &parts[0];
     r->matched = p->matched;
     r->matched_calls = p->matched_calls;
+    r->tiles_taken = p->tiles_taken;
     r->total_time_s = p->total / 1e6;
     r->total_us = p->total;
     if (p->spark_total) {

@@ -179,6 +179,7 @@ typedef struct {
     size_t overflow_rows;     /* rows with a sum past 2^64: shown as inf */
     uint64_t matched;
     uint64_t matched_calls;   /* the calls they stand for (aggregated records count theirs) */
+    size_t tiles_taken;       /* tiles (tiles.h) whose sums stood for their calls: what tests check, not shown */
     int64_t *ints;            /* pid / tid values by index */
     struct dfn_strtab *vals;  /* arg.NAME values */
     const dfn_layers *layers;
