@@ -749,14 +749,14 @@ static void layerset_index(dfn_layerset *ls, int threads)
     size_t nparts = (size_t)(threads > 0 ? threads : dfn_ncpus());
     if (nparts > s->n >> 16) nparts = s->n >> 16 ? s->n >> 16 : 1;
     layer_part *parts = dfn_xcalloc(nparts, sizeof *parts);
-    ls->idx8 = dfn_xmalloc_column(s->n ? s->n : 1);
+    ls->idx8 = dfn_xmalloc(s->n ? s->n : 1);
     for (size_t t = 0; t < nparts; t++)
         parts[t] = (layer_part){ .ls = ls, .from = s->n * t / nparts, .to = s->n * (t + 1) / nparts, .idx8 = ls->idx8 };
     dfn_parallel_each(parts, nparts, sizeof *parts, layerset_index_part);
     if (!layerset_join(ls, parts, nparts)) {
         free(ls->idx8);
         ls->idx8 = NULL;
-        ls->idx32 = dfn_xmalloc_column((s->n ? s->n : 1) * sizeof *ls->idx32);
+        ls->idx32 = dfn_xmalloc((s->n ? s->n : 1) * sizeof *ls->idx32);
         for (size_t t = 0; t < nparts; t++) parts[t].idx8 = NULL, parts[t].idx32 = ls->idx32;
         dfn_parallel_each(parts, nparts, sizeof *parts, layerset_index_part);
         layerset_join(ls, parts, nparts);

@@ -122,22 +122,6 @@ bool dfn_release_pages(uintptr_t lo, uintptr_t hi, uintptr_t *a, uintptr_t *b)
     return true;
 }
 
-void *dfn_xmalloc_column(size_t n)
-{
-    void *p = dfn_xmalloc(n);
-#ifdef MADV_HUGEPAGE
-    /* malloc maps anything this large on its own (M_MMAP_THRESHOLD), so
-     * the advice reaches no other allocation; a kernel without THP says
-     * EINVAL and the pages are small, as before */
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (n >= (size_t)4 << 20) {
-        uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
-        if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
-    }
-#endif
-    return p;
-}
-
 void *dfn_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);

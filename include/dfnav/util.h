@@ -29,10 +29,6 @@ _Noreturn void dfn_out_of_memory(const char *what, size_t n);
 void dfn_set_oom_hook(void (*hook)(void));
 void *dfn_xmalloc(size_t n);
 void *dfn_xcalloc(size_t n, size_t size);
-/* n bytes for a column the program writes from end to end (the store's):
- * past 4 MiB its memory comes in huge pages where the kernel gives them
- * on request (THP "madvise"), one fault per 2 MiB instead of 512. */
-void *dfn_xmalloc_column(size_t n);
 void *dfn_xrealloc(void *p, size_t n);
 void *dfn_xreallocarray(void *p, size_t n, size_t size);
 /* A malloc'd copy of the n items of size bytes at p; NULL for none. */
