@@ -682,8 +682,12 @@ static bool schemas_read(const image *im, dfn_store *s, uint64_t nschemas)
         for (uint32_t j = 0; j < len; j++) {
             s->schema_keys[i][j] = rb_u32(&r);
             s->schema_types[i][j] = rb_u8(&r);
-            if (s->schema_keys[i][j] >= ns || s->schema_types[i][j] > DFN_ARG_RAW) return false;
-            if (s->schema_types[i][j] >= DFN_ARG_INT) s->schema_nval[i]++;
+            uint8_t ty = s->schema_types[i][j];
+            /* DFN_ARG_SAME repeats a value: one must come before it */
+            bool after_value = j && (dfn_argtype_valued(s->schema_types[i][j - 1]) ||
+                                     s->schema_types[i][j - 1] == DFN_ARG_SAME);
+            if (s->schema_keys[i][j] >= ns || ty > DFN_ARG_SAME || (ty == DFN_ARG_SAME && !after_value)) return false;
+            if (dfn_argtype_valued(ty)) s->schema_nval[i]++;
         }
     }
     return !r.bad && r.p == r.end;

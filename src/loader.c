@@ -996,7 +996,7 @@ static void build_schemas(dfn_store *s, dfn_strtab *schemas)
         for (size_t j = 0; j < m; j++) {
             memcpy(&s->schema_keys[i][j], k + j * 5, 4);
             s->schema_types[i][j] = (uint8_t)k[j * 5 + 4];
-            if (s->schema_types[i][j] >= DFN_ARG_INT) s->schema_nval[i]++;
+            if (dfn_argtype_valued(s->schema_types[i][j])) s->schema_nval[i]++;
         }
     }
 }

@@ -599,15 +599,20 @@ static void batch_args_reserve(dfn_batch *b, size_t more)
 
 static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size_t n)
 {
+    /* an argument equal to the one before (type and value) is DFN_ARG_SAME
+     * in the schema, its value not repeated in the record */
+    uint8_t ty[DFN_ARGS_MAX];
     uint8_t schema[DFN_ARGS_MAX * 5];
     for (size_t k = 0; k < n; k++) {
+        bool same = k && dfn_argtype_valued(a[k].type) && a[k].type == a[k - 1].type && a[k].val == a[k - 1].val;
+        ty[k] = same ? DFN_ARG_SAME : a[k].type;
         memcpy(schema + k * 5, &a[k].key, 4);
-        schema[k * 5 + 4] = a[k].type;
+        schema[k * 5 + 4] = ty[k];
     }
     /* nearly every event repeats one of a few schemas: look the last one
      * of each hash slot up first */
     uint64_t h = n;
-    for (size_t k = 0; k < n; k++) h = (h ^ ((uint64_t)a[k].key << 8 | a[k].type)) * 0x9e3779b97f4a7c15ULL;
+    for (size_t k = 0; k < n; k++) h = (h ^ ((uint64_t)a[k].key << 8 | ty[k])) * 0x9e3779b97f4a7c15ULL;
     schema_memo *sm = &p->schema_memo[(h >> 56) & (SCHEMA_MEMO - 1)];
     uint32_t sid;
     if (sm->id != DFN_REF_NONE && sm->h == h && sm->len == n * 5 && memcmp(sm->bytes, schema, n * 5) == 0) {
@@ -624,7 +629,7 @@ static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size
     uint8_t *o = b->args + b->args_len;
     size_t w = dfn_varint_put(o, sid);
     for (size_t k = 0; k < n; k++)
-        if (a[k].type >= DFN_ARG_INT) w += dfn_varint_put(o + w, a[k].val);
+        if (dfn_argtype_valued(ty[k])) w += dfn_varint_put(o + w, a[k].val);
     b->args_len += w;
 }
 

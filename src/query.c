@@ -609,13 +609,17 @@ static void ctx_prepare(qctx *c)
             c->argtype[d] = dfn_xcalloc(s->nschemas ? s->nschemas : 1, 1);
             for (size_t sc = 0; sc < s->nschemas; sc++) {
                 int16_t pos = -2, valued = 0;
+                uint8_t last = DFN_ARG_NULL;   /* the type of the last valued argument */
                 for (uint16_t j = 0; j < s->schema_len[sc]; j++) {
-                    bool has_val = s->schema_types[sc][j] >= DFN_ARG_INT;
+                    uint8_t ty = s->schema_types[sc][j];
+                    bool has_val = dfn_argtype_valued(ty);
                     if (s->schema_keys[sc][j] == c->argkey[d]) {
-                        pos = has_val ? valued : -1;
-                        c->argtype[d][sc] = s->schema_types[sc][j];
+                        /* DFN_ARG_SAME: the value of the last valued argument (its type) */
+                        pos = has_val ? valued : ty == DFN_ARG_SAME ? (int16_t)(valued - 1) : -1;
+                        c->argtype[d][sc] = ty == DFN_ARG_SAME ? last : ty;
                         break;
                     }
+                    if (has_val) last = ty;
                     valued += has_val;
                 }
                 c->argpos[d][sc] = pos;

@@ -285,7 +285,7 @@ static size_t xl_record(xlate *x, const uint8_t *rec, const uint8_t *end, uint8_
     w = dfn_varint_put(out, xl_schema(x, (uint32_t)sid));
     for (size_t j = 0; j < x->img->schema_len[sid]; j++) {
         uint8_t type = x->img->schema_types[sid][j];
-        if (type < DFN_ARG_INT) continue;
+        if (!dfn_argtype_valued(type)) continue;   /* none, or the one before's (DFN_ARG_SAME) */
         k = dfn_varint_get(rec, end, &v);
         if (!k) { x->bad = true; return w; }
         rec += k;

@@ -84,9 +84,13 @@ static size_t store_decode(const dfn_store *s, const uint8_t *p, dfn_arg *out, s
     if (!k || sid >= s->nschemas) return 0;
     p += k;
     size_t n = s->schema_len[sid], w = 0;
+    dfn_arg prev = { 0 };
     for (size_t j = 0; j < n; j++) {
         dfn_arg a = { .key = s->schema_keys[sid][j], .type = (dfn_argtype)s->schema_types[sid][j] };
-        if (a.type >= DFN_ARG_INT) {
+        if (a.type == DFN_ARG_SAME) {   /* the one before's (a schema never starts with one: image.c, loader.c) */
+            a = prev;
+            a.key = s->schema_keys[sid][j];
+        } else if (a.type >= DFN_ARG_INT) {
             uint64_t v;
             k = dfn_varint_get(p, end, &v);
             if (!k) return w;
@@ -95,6 +99,7 @@ static size_t store_decode(const dfn_store *s, const uint8_t *p, dfn_arg *out, s
             else if (a.type == DFN_ARG_UINT) a.u = v;
             else a.str = (uint32_t)v;
         }
+        prev = a;
         if (only_key != DFN_NOID) {
             if (a.key == only_key) { *out = a; *found = true; return 1; }
             continue;

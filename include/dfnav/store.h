@@ -309,9 +309,15 @@ typedef struct {
 bool dfn_hashdef_read(const uint8_t *p, const uint8_t *end, dfn_hashdef *d);
 static inline const char *dfn_store_str(const dfn_store *s, uint32_t id) { return dfn_strtab_str(s->strs, id); }
 
-/* Argument values. */
+/* Argument values. In a schema (never in a decoded dfn_arg), DFN_ARG_SAME
+ * is an argument whose type and value are those of the argument before
+ * it, which its record then does not repeat: a read's "count" and "ret"
+ * are nearly always equal, a varint of up to 4 bytes each. */
 typedef enum { DFN_ARG_NULL, DFN_ARG_FALSE, DFN_ARG_TRUE, DFN_ARG_INT, DFN_ARG_UINT,
-               DFN_ARG_STR, DFN_ARG_RAW } dfn_argtype;
+               DFN_ARG_STR, DFN_ARG_RAW, DFN_ARG_SAME } dfn_argtype;
+/* Whether a schema's argument of type t has a value of its own in the
+ * record (a varint). */
+static inline bool dfn_argtype_valued(unsigned t) { return t >= DFN_ARG_INT && t <= DFN_ARG_RAW; }
 typedef struct {
     uint32_t key;             /* string id of the name */
     dfn_argtype type;
