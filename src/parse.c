@@ -600,11 +600,14 @@ static void batch_args_reserve(dfn_batch *b, size_t more)
 static void parser_emit_args(dfn_parser *p, dfn_batch *b, const enc_arg *a, size_t n)
 {
     /* an argument equal to the one before (type and value) is DFN_ARG_SAME
-     * in the schema, its value not repeated in the record */
+     * in the schema, its value not repeated in the record; only a value of
+     * two varint bytes or more: small ones (a level, an fd) match their
+     * neighbours by chance, and each such match would be a schema more */
     uint8_t ty[DFN_ARGS_MAX];
     uint8_t schema[DFN_ARGS_MAX * 5];
     for (size_t k = 0; k < n; k++) {
-        bool same = k && dfn_argtype_valued(a[k].type) && a[k].type == a[k - 1].type && a[k].val == a[k - 1].val;
+        bool same = k && dfn_argtype_valued(a[k].type) && a[k].type == a[k - 1].type && a[k].val == a[k - 1].val &&
+                    a[k].val >= 128;
         ty[k] = same ? DFN_ARG_SAME : a[k].type;
         memcpy(schema + k * 5, &a[k].key, 4);
         schema[k * 5 + 4] = ty[k];

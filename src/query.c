@@ -335,7 +335,7 @@ typedef struct {
     uint32_t *lane_tab[DFN_MAX_DIMS], *kind_tab[DFN_MAX_DIMS], *file_tab[DFN_MAX_DIMS];
     uint32_t argkey[DFN_MAX_DIMS];
     const char *argpath[DFN_MAX_DIMS];   /* a value nested in the argument's object, or NULL */
-    int16_t *argpos[DFN_MAX_DIMS];   /* by schema: index among valued args, -1 valueless, -2 absent */
+    int16_t *argpos[DFN_MAX_DIMS];   /* by schema: index among valued args (a DFN_ARG_SAME: its value's), -1 valueless, -2 absent */
     uint8_t *argtype[DFN_MAX_DIMS];
     int layer_dim;
     bool has_arg;

@@ -39,7 +39,8 @@ void dfn_col32_free(dfn_col32 *c)
 }
 
 /* ---- argument records: varint schema id, then one varint per value of a
- * type that carries one (int zigzag, uint, string id) ---- */
+ * type that carries one (int zigzag, uint, string id; not DFN_ARG_SAME,
+ * the value before it again) ---- */
 
 const uint8_t *dfn_store_record_end(const dfn_store *s, const uint8_t *p, const uint8_t *end)
 {

@@ -797,14 +797,15 @@ Test(load, long_argument_records_survive_the_merge)
     free(dir);
 }
 
-/* An argument equal to the one before it (type and value) is kept once in
- * the record (DFN_ARG_SAME): every argument still reads back exactly, as
- * numbers, negatives, numbers past 2^63, strings, runs of four (the
- * fourth a quoted "7", which reads as the number, as quoted eras write
- * numbers), and neighbours that only look alike (-5 and 5, equal values
- * not side by side); a
- * read's equal ret and count take 4 bytes less than unequal ones; and
- * tables and filters by either argument see both. */
+/* An argument equal to the one before it (type and value), of two varint
+ * bytes or more, is kept once in the record (DFN_ARG_SAME): every
+ * argument still reads back exactly, as numbers, negatives, numbers past
+ * 2^63, strings, runs of four (the fourth a quoted "70000", which reads as
+ * the number, as quoted eras write numbers), neighbours that only look
+ * alike (-500 and 500, equal values not side by side), and small equal
+ * values (5 and 5), which are written twice; a read's equal ret and count
+ * take 4 bytes less than unequal ones; and tables and filters by either
+ * argument see both. */
 Test(load, equal_neighbour_arguments_are_kept_once)
 {
     char *same = NULL, *differ = NULL;
@@ -812,11 +813,11 @@ Test(load, equal_neighbour_arguments_are_kept_once)
     FILE *fs = open_memstream(&same, &ls), *fd = open_memstream(&differ, &ld);
     for (int i = 0; i < 100; i++) {
         fprintf(fs, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"ph\":\"X\","
-                    "\"args\":{\"ret\":4194304,\"count\":4194304,\"a\":-5,\"b\":-5,\"c\":5,\"s\":\"x\",\"t\":\"x\","
-                    "\"u\":7,\"v\":7,\"w\":7,\"y\":\"7\",\"z\":5,\"n\":null,\"o\":null,\"big\":18446744073709551615,\"big2\":18446744073709551615}}\n", 10 + 3 * i);
+                    "\"args\":{\"ret\":4194304,\"count\":4194304,\"a\":-500,\"b\":-500,\"c\":500,\"s\":\"x\",\"t\":\"x\","
+                    "\"u\":70000,\"v\":70000,\"w\":70000,\"y\":\"70000\",\"z\":5,\"z2\":5,\"n\":null,\"o\":null,\"big\":18446744073709551615,\"big2\":18446744073709551615}}\n", 10 + 3 * i);
         fprintf(fd, "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"ph\":\"X\","
-                    "\"args\":{\"ret\":4194304,\"count\":4194305,\"a\":-5,\"b\":-5,\"c\":5,\"s\":\"x\",\"t\":\"x\","
-                    "\"u\":7,\"v\":7,\"w\":7,\"y\":\"7\",\"z\":5,\"n\":null,\"o\":null,\"big\":18446744073709551615,\"big2\":18446744073709551615}}\n", 10 + 3 * i);
+                    "\"args\":{\"ret\":4194304,\"count\":4194305,\"a\":-500,\"b\":-500,\"c\":500,\"s\":\"x\",\"t\":\"x\","
+                    "\"u\":70000,\"v\":70000,\"w\":70000,\"y\":\"70000\",\"z\":5,\"z2\":6,\"n\":null,\"o\":null,\"big\":18446744073709551615,\"big2\":18446744073709551615}}\n", 10 + 3 * i);
     }
     fclose(fs);
     fclose(fd);
@@ -825,12 +826,14 @@ Test(load, equal_neighbour_arguments_are_kept_once)
     free(differ);
     cr_assert_eq(s->n, 100);
     cr_assert_eq(d->n, 100);
+    /* count 4194305 (4 bytes) instead of the same as ret; z2 6 instead of 5, both a byte */
     cr_assert_eq(d->args_len - s->args_len, 4 * 100, "%zu and %zu bytes", s->args_len, d->args_len);
     struct { const char *key; dfn_argtype type; int64_t v; } want[] = {
-        { "ret", DFN_ARG_INT, 4194304 }, { "count", DFN_ARG_INT, 4194304 }, { "a", DFN_ARG_INT, -5 },
-        { "b", DFN_ARG_INT, -5 }, { "c", DFN_ARG_INT, 5 }, { "s", DFN_ARG_STR, 0 }, { "t", DFN_ARG_STR, 0 },
-        { "u", DFN_ARG_INT, 7 }, { "v", DFN_ARG_INT, 7 }, { "w", DFN_ARG_INT, 7 }, { "y", DFN_ARG_INT, 7 },
-        { "z", DFN_ARG_INT, 5 }, { "n", DFN_ARG_NULL, 0 }, { "o", DFN_ARG_NULL, 0 },
+        { "ret", DFN_ARG_INT, 4194304 }, { "count", DFN_ARG_INT, 4194304 }, { "a", DFN_ARG_INT, -500 },
+        { "b", DFN_ARG_INT, -500 }, { "c", DFN_ARG_INT, 500 }, { "s", DFN_ARG_STR, 0 }, { "t", DFN_ARG_STR, 0 },
+        { "u", DFN_ARG_INT, 70000 }, { "v", DFN_ARG_INT, 70000 }, { "w", DFN_ARG_INT, 70000 },
+        { "y", DFN_ARG_INT, 70000 }, { "z", DFN_ARG_INT, 5 }, { "z2", DFN_ARG_INT, 5 }, { "n", DFN_ARG_NULL, 0 },
+        { "o", DFN_ARG_NULL, 0 },
         { "big", DFN_ARG_UINT, 0 }, { "big2", DFN_ARG_UINT, 0 },
     };
     size_t nw = sizeof want / sizeof *want;
@@ -852,14 +855,14 @@ Test(load, equal_neighbour_arguments_are_kept_once)
     /* tables by each argument, and filters on them, through the query's
      * own reading of a record (argpos) */
     const char *bys[] = { "arg.count", "arg.ret", "arg.b", "arg.t", "arg.w", "arg.o", "arg.big2" };
-    const char *keys[] = { "4194304", "4194304", "-5", "x", "7", "null", "18446744073709551615" };
+    const char *keys[] = { "4194304", "4194304", "-500", "x", "70000", "null", "18446744073709551615" };
     for (size_t k = 0; k < sizeof bys / sizeof *bys; k++) {
         dfn_result *r = su_query(s, NULL, bys[k], NULL);
         cr_assert_eq(r->nrows, 1, "by %s", bys[k]);
         cr_assert_eq(su_metric(s, r, keys[k], DFN_M_COUNT), 100, "by %s", bys[k]);
         dfn_result_free(r);
     }
-    dfn_result *r = su_query(s, NULL, "func", "arg.count=4194304 arg.v=7 arg.b<0");
+    dfn_result *r = su_query(s, NULL, "func", "arg.count=4194304 arg.v=70000 arg.b<0 arg.z2=5");
     cr_assert_eq(su_metric(s, r, "read", DFN_M_COUNT), 100);
     dfn_result_free(r);
     dfn_store_free(s);

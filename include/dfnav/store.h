@@ -312,7 +312,8 @@ static inline const char *dfn_store_str(const dfn_store *s, uint32_t id) { retur
 /* Argument values. In a schema (never in a decoded dfn_arg), DFN_ARG_SAME
  * is an argument whose type and value are those of the argument before
  * it, which its record then does not repeat: a read's "count" and "ret"
- * are nearly always equal, a varint of up to 4 bytes each. */
+ * are nearly always equal, a varint of several bytes each. The parser
+ * marks only values of two varint bytes or more (see parser_emit_args). */
 typedef enum { DFN_ARG_NULL, DFN_ARG_FALSE, DFN_ARG_TRUE, DFN_ARG_INT, DFN_ARG_UINT,
                DFN_ARG_STR, DFN_ARG_RAW, DFN_ARG_SAME } dfn_argtype;
 /* Whether a schema's argument of type t has a value of its own in the
