@@ -2316,7 +2316,6 @@ static bool lanes_own_rows(const qctx *c)
 static const dfn_tiles *query_tiles(const qctx *c, uint8_t *by)
 {
     const dfn_tiles *t = c->q->tiles;
-    *by = TILE_BY_LANE;
     if (!t || t->s != c->s || t->n != c->s->n) return NULL;
     dfn_match_tabs mt;
     dfn_match_tables(c->m, &mt);
@@ -2324,13 +2323,11 @@ static const dfn_tiles *query_tiles(const qctx *c, uint8_t *by)
     bool by_file = mt.file_ok, by_lane = mt.lane_ok;
     for (size_t d = 0; d < c->r->ndims; d++) by_file |= c->file_tab[d] != NULL, by_lane |= c->lane_tab[d] != NULL;
     if (by_file && by_lane) return NULL;
-    if (query_lean(c) && !c->self_tree) {
-        *by = by_file ? TILE_BY_FILE : by_lane ? TILE_BY_LANE : TILE_BY_EITHER;
-        return t;
-    }
+    *by = by_file ? TILE_BY_FILE : by_lane ? TILE_BY_LANE : TILE_BY_EITHER;
+    if (query_lean(c) && !c->self_tree) return t;
     /* the process levels and lanes with their compute and I/O columns: a
-     * lane a row, each with all its calls (a lane's I/O is swept whole in
-     * a tile) */
+     * lane a row (so by lane), each with all its calls (a lane's I/O is
+     * swept whole in a tile) */
     if (query_lean_ov(c) && t->ov && t->ov == c->q->overlap && !mt.kind_ok && !mt.mask_ok && lanes_own_rows(c))
         return t;
     return NULL;

@@ -195,10 +195,18 @@ bool dfn_runset_layers(dfn_runset *rs, dfn_store *store, const dfn_run_opts *o, 
     return rs->ls != NULL;
 }
 
+bool dfn_run_analyse(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const dfn_run_opts *o, unsigned need,
+                     char *err, size_t errlen)
+{
+    /* the tiles sweep each lane's I/O: built once it is set */
+    return dfn_analysis_build(a, s, ls, o->compute, o->overlap_host, need & ~DFN_NEED_TILES, err, errlen) &&
+           dfn_analysis_set_io(a, s, ls, o->io, err, errlen) &&
+           dfn_analysis_build(a, s, ls, o->compute, o->overlap_host, need & DFN_NEED_TILES, err, errlen);
+}
+
 bool dfn_runset_analyse(dfn_runset *rs, const dfn_run_opts *o, unsigned need, char *err, size_t errlen)
 {
-    return dfn_analysis_build(&rs->an, rs->store, rs->ls, o->compute, o->overlap_host, need, err, errlen) &&
-           dfn_analysis_set_io(&rs->an, rs->store, rs->ls, o->io, err, errlen);
+    return dfn_run_analyse(&rs->an, rs->store, rs->ls, o, need, err, errlen);
 }
 
 dfn_run dfn_runset_run(const dfn_runset *rs) { return (dfn_run){ rs->store, rs->ls, &rs->an }; }

@@ -143,6 +143,14 @@ static void tile_io(dfn_tiles *t, size_t lo, size_t hi, uint32_t *slot, lane_swe
     }
 }
 
+/* The sums a tile of size calls keeps at most: a share of its calls, up
+ * to max; at least 64 (tests' small tiles: all their calls). */
+static size_t tile_cap(size_t size, size_t share, size_t max)
+{
+    size_t n = size / share > max ? max : size / share;
+    return n >= 64 ? n : size < 64 ? size : 64;
+}
+
 /* b's sums appended to *sums (n of them, room for *cap). */
 static void tiles_keep(dfn_tile_sum **sums, size_t *n, size_t *cap, const tile_build *b)
 {
@@ -160,12 +168,8 @@ dfn_tiles *dfn_tiles_build(const dfn_store *s, const dfn_layerset *ls, const dfn
     t->ov = ov;
     t->n = s->n;
     t->shift = shift;
-    /* a 16th of its calls, up to DFN_TILE_SUMS_MAX, and an eighth by
-     * file; at least 64 (tests' small tiles: all their calls) */
-    size_t max_sums = size / 16 > DFN_TILE_SUMS_MAX ? DFN_TILE_SUMS_MAX : size / 16;
-    size_t max_fsums = size / 8 > DFN_TILE_FSUMS_MAX ? DFN_TILE_FSUMS_MAX : size / 8;
-    if (max_sums < 64) max_sums = size < 64 ? size : 64;
-    if (max_fsums < 64) max_fsums = size < 64 ? size : 64;
+    /* a 16th of its calls by lane, an eighth by file */
+    size_t max_sums = tile_cap(size, 16, DFN_TILE_SUMS_MAX), max_fsums = tile_cap(size, 8, DFN_TILE_FSUMS_MAX);
     t->ntiles = s->n >> shift;
     t->tiles = dfn_xcalloc(t->ntiles ? t->ntiles : 1, sizeof *t->tiles);
     const uint8_t *idx8 = NULL;

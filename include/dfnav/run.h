@@ -85,8 +85,12 @@ typedef struct {
  * rs->store, to free with dfn_runset_free). */
 bool dfn_runset_layers(dfn_runset *rs, dfn_store *store, const dfn_run_opts *o, const char *preset, char *err,
                        size_t errlen);
-/* Builds the analyses need asks for (DFN_NEED_*) not built yet, with the
- * compute and I/O definitions of o. */
+/* Builds into a the analyses need asks for (DFN_NEED_*) not built yet,
+ * with the compute and I/O definitions of o: the I/O set on the overlap
+ * before the tiles, which sweep it. */
+bool dfn_run_analyse(dfn_analysis *a, const dfn_store *s, const dfn_layerset *ls, const dfn_run_opts *o, unsigned need,
+                     char *err, size_t errlen);
+/* The same into rs's own analyses. */
 bool dfn_runset_analyse(dfn_runset *rs, const dfn_run_opts *o, unsigned need, char *err, size_t errlen);
 /* What a query reads of it. */
 dfn_run dfn_runset_run(const dfn_runset *rs);

@@ -144,11 +144,7 @@ static bool view_analyse(dfn_analysis *an, const dfn_store *s, const dfn_layerse
                          unsigned need, char *err, size_t cap)
 {
     dfn_run_opts ro = view_run_opts(o);
-    /* the tiles sweep the I/O: after it is set */
-    if (dfn_analysis_build(an, s, ls, ro.compute, ro.overlap_host, need & ~DFN_NEED_TILES, err, cap) &&
-        dfn_analysis_set_io(an, s, ls, ro.io, err, cap) &&
-        dfn_analysis_build(an, s, ls, ro.compute, ro.overlap_host, need & DFN_NEED_TILES, err, cap))
-        return true;
+    if (dfn_run_analyse(an, s, ls, &ro, need, err, cap)) return true;
     char ignore[64];
     dfn_analysis_build(an, s, ls, NULL, false, need & (DFN_NEED_TREE | DFN_NEED_ACCESS | DFN_NEED_TILES), ignore,
                        sizeof ignore);
