@@ -68,7 +68,7 @@ dfn_access *dfn_access_build(const dfn_store *s)
     const uint8_t *cur = NULL;
     size_t cur_i = 0;
     for (size_t i = 0; i < s->n; i++) {
-        int r = role[s->kind[i]];
+        int r = role[dfn_store_kind(s, i)];
         if (r == R_NONE) continue;
         /* records are variable length: walk forward from the last one
          * rather than from the index block each time */
@@ -77,7 +77,7 @@ dfn_access *dfn_access_build(const dfn_store *s)
         as.n = dfn_store_args_in(s, cur, as.a, sizeof as.a / sizeof as.a[0]);
         if (as.n > sizeof as.a / sizeof as.a[0]) as.n = sizeof as.a / sizeof as.a[0];
         const argset *rec = &as;
-        uint64_t proc = proc_of_lane[s->lane[i]];
+        uint64_t proc = proc_of_lane[dfn_store_lane(s, i)];
         int64_t fd, off, ret, whence = 0;
         bool has_fd = r != R_OPEN_FD && r != R_OPEN_STREAM && arg_int(s, rec, k_fd, &fd);
         bool has_ret = arg_int(s, rec, k_ret, &ret);
@@ -89,7 +89,7 @@ dfn_access *dfn_access_build(const dfn_store *s)
         /* the lane: (process, fd), else (process, file) for streams */
         uint64_t key;
         if (has_fd) key = proc << 33 | (uint64_t)(uint32_t)fd;
-        else if (s->file[i]) key = proc << 33 | 1ull << 32 | s->file[i];
+        else if (dfn_store_file(s, i)) key = proc << 33 | 1ull << 32 | dfn_store_file(s, i);
         else continue;
         uint64_t *slot = dfn_map64_slot(&lanes, key);
         if (!*slot) {

@@ -96,7 +96,7 @@ static void lane_walk(dfn_calltree *t, const dfn_store *s, const uint32_t *ev, s
             if (end > from) f->covered += end - from;
             if (end > f->cov_end) f->cov_end = end;
         }
-        t->path[i] = path_node(t, up, s->kinds[s->kind[i]].func);
+        t->path[i] = path_node(t, up, s->kinds[dfn_store_kind(s, i)].func);
         dfn_grow((void **)stack, cap, depth + 1, sizeof **stack);
         stack[0][depth++] = (frame){ i, ts, end, 0, 0 };
     }
@@ -137,12 +137,12 @@ dfn_calltree *dfn_calltree_build(const dfn_store *s)
     /* events grouped by lane, in store order within each (counting sort) */
     size_t nl = s->nlanes ? s->nlanes : 1;
     size_t *start = dfn_xcalloc(nl + 1, sizeof *start);
-    for (size_t i = 0; i < s->n; i++) start[s->lane[i] + 1]++;
+    for (size_t i = 0; i < s->n; i++) start[dfn_store_lane(s, i) + 1]++;
     for (size_t l = 0; l < nl; l++) start[l + 1] += start[l];
     uint32_t *ev = dfn_xmalloc((s->n ? s->n : 1) * sizeof *ev);
     size_t *fill = dfn_xmalloc(nl * sizeof *fill);
     memcpy(fill, start, nl * sizeof *fill);
-    for (size_t i = 0; i < s->n; i++) ev[fill[s->lane[i]]++] = (uint32_t)i;
+    for (size_t i = 0; i < s->n; i++) ev[fill[dfn_store_lane(s, i)]++] = (uint32_t)i;
     frame *stack = NULL;
     size_t cap = 0;
     for (size_t l = 0; l < nl; l++) {

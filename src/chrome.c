@@ -221,7 +221,7 @@ static void row_who(const tracks *t, size_t run, uint32_t rrow, dfn_chrome_who *
     }
     const dfn_store *s = r->store;
     uint32_t i = r->events[rrow];
-    dfn_chrome_who_of(s, t->ranks[run], s->lane[i], w, pid, tid);
+    dfn_chrome_who_of(s, t->ranks[run], dfn_store_lane(s, i), w, pid, tid);
     *ts = s->t0 + dfn_store_ts(s, i);   /* absolute, as samples are */
     *end = *ts + dfn_store_dur(s, i);
 }
@@ -345,8 +345,8 @@ void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *ar
         for (int j = 0; j < 3; j++) own[j] |= args[k].key == added[j];
     bool sep = false;
     fputs(",\"args\":{", out);
-    uint32_t path = s->files[s->file[i]].path;
-    if (s->file[i] && !own[0]) {
+    uint32_t path = s->files[dfn_store_file(s, i)].path;
+    if (dfn_store_file(s, i) && !own[0]) {
         fputs("\"file\":", out);
         /* by its length: a name may hold a NUL (\u0000), as CSV keeps it */
         dfn_json_string(out, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
@@ -373,7 +373,7 @@ void dfn_chrome_call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_arg *ar
 
 void dfn_chrome_call_head(FILE *out, const dfn_store *s, uint32_t i)
 {
-    const dfn_kind *k = &s->kinds[s->kind[i]];
+    const dfn_kind *k = &s->kinds[dfn_store_kind(s, i)];
     fputs("\"name\":", out);
     dfn_json_string(out, dfn_store_str(s, k->func), dfn_strtab_len(s->strs, k->func));
     fputs(",\"cat\":", out);

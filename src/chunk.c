@@ -53,10 +53,10 @@ static void chunk_take_pairs(dfn_chunk *c, const dfn_batch *b)
     c->nends = b->nends;
 }
 
-/* A chunk of n events with room for args_len bytes of records; lanes and
- * kinds in tables of nlt and nkt ids (0: one id per event). */
+/* A chunk of n events with room for args_len bytes of records; lanes,
+ * kinds and files in tables of nlt, nkt and nft ids (0: one id per event). */
 static dfn_chunk *chunk_alloc(dfn_chunkmem *mem, uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg,
-                              size_t nlt, size_t nkt)
+                              size_t nlt, size_t nkt, size_t nft)
 {
     dfn_chunk *c = dfn_xcalloc(1, sizeof *c);
     c->src = src;
@@ -72,9 +72,10 @@ static dfn_chunk *chunk_alloc(dfn_chunkmem *mem, uint32_t src, uint64_t seq, siz
      * pages in one call instead of a fault each halved the parse's system
      * time on this VM (no shared zero page, a paravirtual fault path). */
     size_t nidx = (n >> DFN_ARGS_INDEX_SHIFT) + 1;
-    size_t lw = nlt ? nlt : n, kw = nkt ? nkt : n;   /* 32-bit words: tables or ids */
-    size_t bytes8 = (nlt ? n : 0) + (nkt ? n : 0);
-    c->map_len = nidx * sizeof(size_t) + (4 * n + lw + kw) * sizeof(uint32_t) + bytes8 + n + args_len + DFN_RECORD_SLACK;
+    size_t lw = nlt ? nlt : n, kw = nkt ? nkt : n, fw = nft ? nft : n;   /* 32-bit words: tables or ids */
+    size_t bytes8 = (nlt ? n : 0) + (nkt ? n : 0) + (nft ? n : 0);
+    c->map_len = nidx * sizeof(size_t) + (3 * n + lw + kw + fw) * sizeof(uint32_t) + bytes8 + n + args_len +
+                 DFN_RECORD_SLACK;
     void *m;
     c->map_heap = c->map_len < CHUNK_HEAP_MAX;
     if (c->map_heap) {
@@ -89,12 +90,13 @@ static dfn_chunk *chunk_alloc(dfn_chunkmem *mem, uint32_t src, uint64_t seq, siz
     c->ts.v = cols;
     c->dur.v = cols + n;
     c->bytes.v = cols + 2 * n;
-    c->file = cols + 3 * n;
-    c->lane.ids = cols + 4 * n;
+    c->lane.ids = cols + 3 * n;
     c->kind.ids = c->lane.ids + lw;
-    uint8_t *b8 = (uint8_t *)(c->kind.ids + kw);
+    c->file.ids = c->kind.ids + kw;
+    uint8_t *b8 = (uint8_t *)(c->file.ids + fw);
     if (nlt) { c->lane.idx = b8; b8 += n; }
     if (nkt) { c->kind.idx = b8; b8 += n; }
+    if (nft) { c->file.idx = b8; b8 += n; }
     /* the merge copies records in a new order: their lengths spare it
      * decoding each one to find its end */
     c->args_size = b8;
@@ -108,7 +110,7 @@ static dfn_chunk *chunk_alloc(dfn_chunkmem *mem, uint32_t src, uint64_t seq, siz
 
 dfn_chunk *dfn_chunk_alloc(uint32_t src, uint64_t seq, size_t n, size_t args_len, bool agg)
 {
-    return chunk_alloc(NULL, src, seq, n, args_len, agg, 0, 0);
+    return chunk_alloc(NULL, src, seq, n, args_len, agg, 0, 0, 0);
 }
 
 #define IDTAB_MAX 256
@@ -145,10 +147,10 @@ static bool idcol_table(const uint32_t *v, size_t n, uint32_t *tab, size_t *ntab
 }
 
 /* Sets chunk c's n events to b's events order[0..n) in that order, their
- * starts from base; li and ki: each batch event's index into the chunk's
- * lane and kind tables (where the chunk has them). */
+ * starts from base; li, ki and fi: each batch event's index into the
+ * chunk's lane, kind and file tables (where the chunk has them). */
 static void chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order, uint64_t base, const uint8_t *li,
-                       const uint8_t *ki)
+                       const uint8_t *ki, const uint8_t *fi)
 {
     size_t n = c->n;
     c->ts_base = base;
@@ -164,7 +166,7 @@ static void chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order,
         }
         if (c->lane.idx) c->lane.idx[j] = li[i]; else c->lane.ids[j] = b->lane[i];
         if (c->kind.idx) c->kind.idx[j] = ki[i]; else c->kind.ids[j] = b->kind[i];
-        c->file[j] = b->file[i];
+        if (c->file.idx) c->file.idx[j] = fi[i]; else c->file.ids[j] = b->file[i];
         if ((j & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) c->args_idx[j >> DFN_ARGS_INDEX_SHIFT] = w;
         size_t from = b->args_off[i];
         size_t to = i + 1 < b->n ? b->args_off[i + 1] : b->args_len;
@@ -181,16 +183,18 @@ static void chunk_fill(dfn_chunk *c, const dfn_batch *b, const dfn_tsidx *order,
 dfn_chunk *dfn_chunk_of(dfn_chunkmem *mem, const dfn_batch *b, uint32_t src, uint64_t seq, const dfn_tsidx *order,
                         size_t n, uint64_t base)
 {
-    if (n == 0) return chunk_alloc(mem, src, seq, 0, 0, false, 0, 0);
-    uint32_t ltab[IDTAB_MAX], ktab[IDTAB_MAX];
-    size_t nl = 0, nk = 0;
-    uint8_t *li = dfn_xmalloc(2 * b->n), *ki = li + b->n;
+    if (n == 0) return chunk_alloc(mem, src, seq, 0, 0, false, 0, 0, 0);
+    uint32_t ltab[IDTAB_MAX], ktab[IDTAB_MAX], ftab[IDTAB_MAX];
+    size_t nl = 0, nk = 0, nf = 0;
+    uint8_t *li = dfn_xmalloc(3 * b->n), *ki = li + b->n, *fi = ki + b->n;
     if (!idcol_table(b->lane, b->n, ltab, &nl, li)) nl = 0;
     if (!idcol_table(b->kind, b->n, ktab, &nk, ki)) nk = 0;
-    dfn_chunk *c = chunk_alloc(mem, src, seq, n, b->args_len, b->cnt != NULL, nl, nk);
+    if (!idcol_table(b->file, b->n, ftab, &nf, fi)) nf = 0;
+    dfn_chunk *c = chunk_alloc(mem, src, seq, n, b->args_len, b->cnt != NULL, nl, nk, nf);
     memcpy(c->lane.ids, ltab, nl * sizeof *ltab);
     memcpy(c->kind.ids, ktab, nk * sizeof *ktab);
-    chunk_fill(c, b, order, base, li, ki);
+    memcpy(c->file.ids, ftab, nf * sizeof *ftab);
+    chunk_fill(c, b, order, base, li, ki, fi);
     free(li);
     return c;
 }

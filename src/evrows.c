@@ -103,7 +103,7 @@ static void chrome_put(obuf *o, recbuf *rb, const dfn_store *s, const chrome_of 
     const dfn_chrome_ranks *rk = co->rk;
     dfn_chrome_who w;
     char pid[32], tid[32];
-    dfn_chrome_who_of(s, rk, s->lane[i], &w, pid, tid);
+    dfn_chrome_who_of(s, rk, dfn_store_lane(s, i), &w, pid, tid);
     put_bytes(o, w.host, w.hostlen);
     put_bytes(o, w.pid, w.pidlen);
     put_id(o, w.pidv);
@@ -133,15 +133,15 @@ static void put_maybe(obuf *o, const dfn_store *s, uint32_t id)
  * time, then the record's head and arguments. */
 static void extract_put(obuf *o, recbuf *rb, const dfn_store *s, extract_of *xo, uint32_t i)
 {
-    const dfn_lane *l = &s->lanes[s->lane[i]];
+    const dfn_lane *l = &s->lanes[dfn_store_lane(s, i)];
     put_bytes(o, dfn_store_str(s, l->host), dfn_strtab_len(s->strs, l->host));
     size_t pl = dfn_extract_id_json(s, l->pid, &xo->pid, &xo->pcap), tl = dfn_extract_id_json(s, l->tid, &xo->tid, &xo->tcap);
     put_bytes(o, xo->pid, pl);
     put_bytes(o, xo->tid, tl);
     put_bytes(o, dfn_store_str(s, l->rank), dfn_strtab_len(s->strs, l->rank));
-    put_maybe(o, s, dfn_store_lane_pname(s, s->lane[i]));
-    put_maybe(o, s, dfn_store_lane_tname(s, s->lane[i]));
-    put_maybe(o, s, s->file[i] ? s->files[s->file[i]].path : DFN_NOID);
+    put_maybe(o, s, dfn_store_lane_pname(s, dfn_store_lane(s, i)));
+    put_maybe(o, s, dfn_store_lane_tname(s, dfn_store_lane(s, i)));
+    put_maybe(o, s, dfn_store_file(s, i) ? s->files[dfn_store_file(s, i)].path : DFN_NOID);
     put_record(o, rb, s, i, dfn_extract_call_head, extract_args, xo);
 }
 

@@ -245,8 +245,8 @@ static void event_keys_free(event_keys *ek, size_t nruns)
 void dfn_call_fields(const dfn_store *s, size_t i, bool calls, dfn_call_field_fn fn, void *ctx)
 {
     char buf[4096];
-    const dfn_kind *k = &s->kinds[s->kind[i]];
-    const dfn_lane *ln = &s->lanes[s->lane[i]];
+    const dfn_kind *k = &s->kinds[dfn_store_kind(s, i)];
+    const dfn_lane *ln = &s->lanes[dfn_store_lane(s, i)];
     int l = snprintf(buf, sizeof buf, "%.6f", dfn_store_ts(s, i) / 1e6);
     fn(ctx, NULL, NULL, 0, buf, (size_t)l, true);
     l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_dur(s, i));
@@ -255,7 +255,7 @@ void dfn_call_fields(const dfn_store *s, size_t i, bool calls, dfn_call_field_fn
     fn(ctx, NULL, NULL, 0, dfn_store_str(s, ln->rank), dfn_strtab_len(s->strs, ln->rank), true);
     fn(ctx, NULL, NULL, 0, dfn_store_str(s, k->cat), dfn_strtab_len(s->strs, k->cat), false);
     fn(ctx, NULL, NULL, 0, dfn_store_str(s, k->func), dfn_strtab_len(s->strs, k->func), false);
-    uint32_t path = s->files[s->file[i]].path;
+    uint32_t path = s->files[dfn_store_file(s, i)].path;
     fn(ctx, NULL, NULL, 0, dfn_store_str(s, path), dfn_strtab_len(s->strs, path), false);
     l = snprintf(buf, sizeof buf, "%" PRIu64, dfn_store_bytes(s, i));
     fn(ctx, NULL, NULL, 0, buf, (size_t)l, true);

@@ -188,22 +188,22 @@ static void extract_scan(extractor *x, const uint32_t *events, size_t n)
     x->lo = UINT64_MAX;
     for (size_t k = 0; k < n; k++) {
         uint32_t i = events[k];
-        const dfn_lane *l = &s->lanes[s->lane[i]];
+        const dfn_lane *l = &s->lanes[dfn_store_lane(s, i)];
         size_t hl = dfn_strtab_len(s->strs, l->host);
         if (hl && !dfn_map64_get(&x->host_hash, (uint64_t)l->host + 1)) {
             *dfn_map64_slot(&x->host_hash, (uint64_t)l->host + 1) = dfn_extract_hash(&x->taken, dfn_store_str(s, l->host), hl);
-            meta_push(x, DFN_XMETA_HH, s->lane[i], 0);
+            meta_push(x, DFN_XMETA_HH, dfn_store_lane(s, i), 0);
         }
-        uint32_t f = s->file[i];
+        uint32_t f = dfn_store_file(s, i);
         if (f && !dfn_map64_get(&x->file_hash, (uint64_t)f + 1)) {
             uint32_t path = s->files[f].path;
             *dfn_map64_slot(&x->file_hash, (uint64_t)f + 1) = dfn_extract_hash(&x->taken, dfn_store_str(s, path), dfn_strtab_len(s->strs, path));
-            meta_push(x, DFN_XMETA_FH, s->lane[i], f);
+            meta_push(x, DFN_XMETA_FH, dfn_store_lane(s, i), f);
             x->st->files++;
         }
         *dfn_map64_slot(&x->hosts, (uint64_t)l->host + 1) = 1;
         if (proc_put(x->procs, l->host, l->pid)) x->st->processes++;
-        extract_names(x, s->lane[i]);
+        extract_names(x, dfn_store_lane(s, i));
         uint64_t ts = s->t0 + dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);   /* absolute, as samples are */
         if (ts < x->lo) x->lo = ts;
         if (end > x->hi) x->hi = end;
@@ -279,8 +279,8 @@ static bool agg_time_arg(FILE *out, const dfn_store *s, dfn_unit agg_unit, const
 
 void dfn_extract_call_head(FILE *out, const dfn_store *s, uint32_t i)
 {
-    const dfn_kind *k = &s->kinds[s->kind[i]];
-    const dfn_lane *l = &s->lanes[s->lane[i]];
+    const dfn_kind *k = &s->kinds[dfn_store_kind(s, i)];
+    const dfn_lane *l = &s->lanes[dfn_store_lane(s, i)];
     bool agg = dfn_store_is_agg(s, i);
     fputs("{\"name\":", out);
     put_str(out, s, k->func);
@@ -300,7 +300,7 @@ void dfn_extract_call_head(FILE *out, const dfn_store *s, uint32_t i)
 
 void dfn_extract_call_args(FILE *out, const dfn_store *s, uint32_t i, dfn_unit agg_unit, dfn_arg *args, bool sep)
 {
-    const dfn_kind *k = &s->kinds[s->kind[i]];
+    const dfn_kind *k = &s->kinds[dfn_store_kind(s, i)];
     /* an aggregated record of a file in another unit: its time as the
      * store has it, in µs (copied, dur_sum in ns read as µs 1000 times) */
     bool convert = dfn_store_is_agg(s, i) && agg_unit != DFN_UNIT_US;
@@ -327,10 +327,10 @@ static void write_event(extractor *x, uint32_t i, dfn_arg *args)
     FILE *out = x->out;
     dfn_extract_call_head(out, s, i);
     bool sep = false;
-    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)s->lanes[s->lane[i]].host + 1);
+    const uint64_t *h = dfn_map64_get(&x->host_hash, (uint64_t)s->lanes[dfn_store_lane(s, i)].host + 1);
     if (h) { fprintf(out, "\"hhash\":\"%" PRIu64 "\"", *h); sep = true; }
-    if (s->file[i]) {
-        fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)s->file[i] + 1));
+    if (dfn_store_file(s, i)) {
+        fprintf(out, "%s\"fhash\":\"%" PRIu64 "\"", sep ? "," : "", *dfn_map64_get(&x->file_hash, (uint64_t)dfn_store_file(s, i) + 1));
         sep = true;
     }
     dfn_extract_call_args(out, s, i, x->agg_unit, args, sep);
@@ -418,7 +418,7 @@ int dfn_extract_write(FILE *out, const dfn_store *s, const uint32_t *events, siz
     /* the unit first: dfnav holds whole µs, whatever the traces said, and
      * a --time-unit given when the subset is loaded must not apply */
     dfn_lane none = {0};
-    const dfn_lane *l0 = n ? &s->lanes[s->lane[events[0]]] : &none;
+    const dfn_lane *l0 = n ? &s->lanes[dfn_store_lane(s, events[0])] : &none;
     meta_write(&x, DFN_XMETA_CM, l0, l0->host, "", 0, 0);
     write_metadata(&x);
     dfn_arg *args = dfn_xmalloc(DFN_ARGS_MAX * sizeof *args);

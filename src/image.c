@@ -41,6 +41,9 @@ enum {
     S_STRS, S_LANES, S_KINDS, S_FILES, S_SCHEMAS, S_SRC, S_SAMPLES, S_SERIES,
     /* what gives files back to other loads (rebuild.h); empty without */
     S_RB_SRC, S_RB_LANES, S_RB_KINDS, S_RB_FILES, S_RB_HASHES, S_RB_META, S_RB_CS,
+    /* the id columns when 16 bits hold them (dfn_ids): then S_LANE and
+     * the others are empty, else these are */
+    S_LANE16, S_KIND16, S_FILE16,
     S_END
 };
 
@@ -106,8 +109,8 @@ typedef struct {
     const uint8_t *base;
     size_t off, len;
     uint64_t sum;
-    uint32_t max;             /* the largest u32 of a piece of an id column */
-    bool ids;
+    uint32_t max;             /* the largest id of a piece of an id column */
+    unsigned width;           /* an id column's bytes an id; 0: not one */
 } piece;
 
 typedef struct {
@@ -125,12 +128,18 @@ static void *pieces_run(void *arg)
         piece *p = &w->pieces[i];
         if (!p->len) { p->sum = img_sum(NULL, 0); continue; }
         p->sum = img_sum(p->base + p->off, p->len);
-        if (p->ids) {
+        if (p->width) {
             const uint8_t *q = p->base + p->off;
             uint32_t m = 0;
-            for (size_t j = 0; j + 4 <= p->len; j += 4) {
+            for (size_t j = 0; j + p->width <= p->len; j += p->width) {
                 uint32_t v;
-                memcpy(&v, q + j, 4);
+                if (p->width == 2) {
+                    uint16_t h;
+                    memcpy(&h, q + j, 2);
+                    v = h;
+                } else {
+                    memcpy(&v, q + j, 4);
+                }
                 m = v > m ? v : m;
             }
             p->max = m;
@@ -149,7 +158,13 @@ typedef struct {
 
 static size_t npieces(uint64_t len) { return len ? (size_t)((len + IMG_PIECE - 1) / IMG_PIECE) : 1; }
 
-static bool is_id_column(uint32_t id) { return id == S_LANE || id == S_KIND || id == S_FILE; }
+/* The bytes an id of section id take, 0 for a section of no ids. */
+static unsigned id_width(uint32_t id)
+{
+    if (id == S_LANE || id == S_KIND || id == S_FILE) return 4;
+    if (id == S_LANE16 || id == S_KIND16 || id == S_FILE16) return 2;
+    return 0;
+}
 
 /* Sums each section (bases[i] holds section i's bytes) on up to threads
  * threads. */
@@ -162,7 +177,7 @@ static void sections_sum(section *sec, size_t n, const uint8_t *const *bases, in
     for (size_t i = 0; i < n; i++) {
         for (uint64_t off = 0;; off += IMG_PIECE) {
             uint64_t left = sec[i].len - off;
-            pc[k++] = (piece){ bases[i], off, left < IMG_PIECE ? left : IMG_PIECE, 0, 0, is_id_column(sec[i].id) };
+            pc[k++] = (piece){ bases[i], off, left < IMG_PIECE ? left : IMG_PIECE, 0, 0, id_width(sec[i].id) };
             if (left <= IMG_PIECE) break;
         }
     }
@@ -335,6 +350,13 @@ static void put_col(section_list *l, uint32_t vid, uint32_t eid, const dfn_col32
     add_raw(l, eid, c->esc, c->nesc * sizeof *c->esc);
 }
 
+/* An id column in the section of its width, the other one empty. */
+static void put_ids(section_list *l, uint32_t id32, uint32_t id16, const dfn_ids *c, size_t n)
+{
+    add_raw(l, id32, c->v32, c->v32 ? n * 4 : 0);
+    add_raw(l, id16, c->v16, c->v16 ? n * 2 : 0);
+}
+
 static void put_columns(section_list *l, const dfn_store *s)
 {
     size_t nblocks = (s->n >> DFN_TS_BLOCK_SHIFT) + 1;
@@ -345,9 +367,9 @@ static void put_columns(section_list *l, const dfn_store *s)
     put_col(l, S_BYTES, S_BYTES_ESC, &s->bytes, s->n);
     put_col(l, S_CNT, S_CNT_ESC, &s->cnt, s->n);
     put_col(l, S_DURMAX, S_DURMAX_ESC, &s->durmax, s->n);
-    add_raw(l, S_LANE, s->lane, s->n * 4);
-    add_raw(l, S_KIND, s->kind, s->n * 4);
-    add_raw(l, S_FILE, s->file, s->n * 4);
+    put_ids(l, S_LANE, S_LANE16, &s->lane, s->n);
+    put_ids(l, S_KIND, S_KIND16, &s->kind, s->n);
+    put_ids(l, S_FILE, S_FILE16, &s->file, s->n);
     /* the slack the merge leaves after the records is zeroed by it too */
     add_raw(l, S_ARGS, s->args, s->args_len);
     add_raw(l, S_ARGS_IDX, s->args_idx, ((s->n >> DFN_ARGS_INDEX_SHIFT) + 1) * 8);
@@ -580,6 +602,14 @@ static rbuf sect(const image *im, uint32_t id)
 
 static const void *sect_ptr(const image *im, uint32_t id) { return im->p + im->sec[id].off; }
 
+/* An id column from the section that holds it (ids_sized checked which). */
+static void ids_map(const image *im, uint32_t id32, uint32_t id16, dfn_ids *c)
+{
+    *c = (dfn_ids){ NULL, NULL };
+    if (im->sec[id16].len) c->v16 = (uint16_t *)sect_ptr(im, id16);
+    else c->v32 = (uint32_t *)sect_ptr(im, id32);
+}
+
 /* The scalars of S_META, in the order put_meta writes them. */
 enum { M_N, M_T0, M_T1, M_ARGS_LEN, M_NLANES, M_NKINDS, M_NFILES, M_NSCHEMAS, M_NSRC, M_NSAMPLES,
        M_NSERIES, M_CONFLICTS, M_CONFLICT_SRC, M_CONFLICT_LINE, M_UNRESOLVED, M_NSTRS, M_HAS_CNT,
@@ -589,6 +619,19 @@ enum { M_N, M_T0, M_T1, M_ARGS_LEN, M_NLANES, M_NKINDS, M_NFILES, M_NSCHEMAS, M_
 static bool sized(const image *im, uint32_t id, uint64_t count, uint64_t size)
 {
     return count <= im->len / (size ? size : 1) && im->sec[id].len == count * size;
+}
+
+/* Whether an id column holds n ids in one of its two sections, the
+ * other empty. */
+static bool ids_sized(const image *im, uint32_t id32, uint32_t id16, uint64_t n)
+{
+    return (sized(im, id32, n, 4) && sized(im, id16, 0, 2)) || (sized(im, id32, 0, 4) && sized(im, id16, n, 2));
+}
+
+/* An id column's largest id (an empty section's is 0). */
+static uint32_t ids_max(const image *im, uint32_t id32, uint32_t id16)
+{
+    return im->sec[id32].max > im->sec[id16].max ? im->sec[id32].max : im->sec[id16].max;
 }
 
 static bool meta_read(const image *im, uint64_t *m)
@@ -603,7 +646,8 @@ static bool meta_read(const image *im, uint64_t *m)
     bool ok = sized(im, S_TS_BASE, nb, 8) && sized(im, S_TS_REACH, nb, 8) &&
               sized(im, S_TS, n, 4) && sized(im, S_DUR, n, 4) && sized(im, S_BYTES, n, 4) &&
               sized(im, S_CNT, m[M_HAS_CNT] ? n : 0, 4) && sized(im, S_DURMAX, m[M_HAS_CNT] ? n : 0, 4) &&
-              sized(im, S_LANE, n, 4) && sized(im, S_KIND, n, 4) && sized(im, S_FILE, n, 4) &&
+              ids_sized(im, S_LANE, S_LANE16, n) && ids_sized(im, S_KIND, S_KIND16, n) &&
+              ids_sized(im, S_FILE, S_FILE16, n) &&
               sized(im, S_ARGS, m[M_ARGS_LEN], 1) && sized(im, S_ARGS_IDX, (n >> DFN_ARGS_INDEX_SHIFT) + 1, 8) &&
               sized(im, S_TS_ESC, m[M_ESC_TS], 16) && sized(im, S_DUR_ESC, m[M_ESC_DUR], 16) &&
               sized(im, S_BYTES_ESC, m[M_ESC_BYTES], 16) && sized(im, S_CNT_ESC, m[M_ESC_CNT], 16) &&
@@ -612,8 +656,8 @@ static bool meta_read(const image *im, uint64_t *m)
               sized(im, S_FILES, m[M_NFILES], 20) && sized(im, S_SAMPLES, m[M_NSAMPLES], 32) &&
               sized(im, S_SERIES, m[M_NSERIES], 4);
     /* ids in the columns name rows of the tables; file 0 is "no file" */
-    if (n && (im->sec[S_LANE].max >= m[M_NLANES] || im->sec[S_KIND].max >= m[M_NKINDS] ||
-              im->sec[S_FILE].max >= m[M_NFILES]))
+    if (n && (ids_max(im, S_LANE, S_LANE16) >= m[M_NLANES] || ids_max(im, S_KIND, S_KIND16) >= m[M_NKINDS] ||
+              ids_max(im, S_FILE, S_FILE16) >= m[M_NFILES]))
         return false;
     return ok && m[M_NFILES] >= 1 && (m[M_CONFLICTS] == 0 || m[M_CONFLICT_SRC] < m[M_NSRC]);
 }
@@ -803,9 +847,9 @@ static bool columns_read(const image *im, dfn_store *s, const uint64_t *m)
         s->cnt.v = (uint32_t *)sect_ptr(im, S_CNT);
         s->durmax.v = (uint32_t *)sect_ptr(im, S_DURMAX);
     }
-    s->lane = (uint32_t *)sect_ptr(im, S_LANE);
-    s->kind = (uint32_t *)sect_ptr(im, S_KIND);
-    s->file = (uint32_t *)sect_ptr(im, S_FILE);
+    ids_map(im, S_LANE, S_LANE16, &s->lane);
+    ids_map(im, S_KIND, S_KIND16, &s->kind);
+    ids_map(im, S_FILE, S_FILE16, &s->file);
     s->args = (uint8_t *)sect_ptr(im, S_ARGS);
     s->args_len = m[M_ARGS_LEN];
     s->args_idx = (uint64_t *)sect_ptr(im, S_ARGS_IDX);

@@ -128,8 +128,7 @@ typedef struct {
     uint64_t ts_base;         /* absolute µs */
     dfn_col32 ts, dur, bytes;
     dfn_col32 cnt, durmax;    /* aggregated records (see dfn_batch); v NULL without */
-    dfn_idcol lane, kind;
-    uint32_t *file;
+    dfn_idcol lane, kind, file;   /* file: its DFN_REF_* ref */
     uint8_t *args; size_t args_len;
     size_t *args_idx;         /* offset in args of every 2^DFN_ARGS_INDEX_SHIFT-th event */
     uint8_t *args_size;       /* each event's record length; 0 = 255 or more */

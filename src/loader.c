@@ -1222,6 +1222,24 @@ static const uint8_t *chunk_args_at(const dfn_store *s, const dfn_chunk *c, size
     return p;
 }
 
+/* A pending file id, as event i's until merge_part_remap: its file by
+ * string or hash ref in one dense range, so that the column's width
+ * (file_pending_count) is known before the merge, when the store's own
+ * file ids are not. */
+static inline uint32_t file_pending(size_t nstr_at_load, uint32_t ref)
+{
+    if (ref == DFN_REF_NONE) return 0;
+    if (ref & DFN_REF_HASH) return (uint32_t)(1 + nstr_at_load + (ref & ~DFN_REF_HASH));
+    return ref < nstr_at_load ? 1 + ref : 0;
+}
+
+/* How many pending ids there can be: more than the store's files, which
+ * are the distinct ones of those named by an event. */
+static size_t file_pending_count(size_t nstr_at_load, size_t nhashes)
+{
+    return 1 + nstr_at_load + nhashes;
+}
+
 static void part_note(merge_part *m, uint32_t what, uint32_t ref)
 {
     if (m->nfirst + 2 > m->firstcap) {
@@ -1275,10 +1293,10 @@ static void *merge_part_run(void *arg)
             dfn_col32_set(&m->cnt, w, agg ? dfn_col32_get(&c->cnt, j) : 0);
             dfn_col32_set(&m->durmax, w, agg ? chunk_us(in, c, dfn_col32_get(&c->durmax, j)) : 0);
         }
-        uint32_t lane = dfn_idcol_get(&c->lane, j), kind = dfn_idcol_get(&c->kind, j), file = c->file[j];
-        s->lane[w] = lane;
-        s->kind[w] = kind;
-        s->file[w] = file;
+        uint32_t lane = dfn_idcol_get(&c->lane, j), kind = dfn_idcol_get(&c->kind, j), file = dfn_idcol_get(&c->file, j);
+        dfn_ids_set(&s->lane, w, lane);
+        dfn_ids_set(&s->kind, w, kind);
+        dfn_ids_set(&s->file, w, file_pending(m->nstr_at_load, file));
         if (s->evsrc) s->evsrc[w] = c->srcs ? c->srcs[j] : c->src;
         if (!m->seen_lane[lane]) { m->seen_lane[lane] = 1; part_note(m, FIRST_LANE, lane); }
         if (!m->seen_kind[kind]) { m->seen_kind[kind] = 1; part_note(m, FIRST_KIND, kind); }
@@ -1319,11 +1337,12 @@ static void *merge_part_run(void *arg)
     return NULL;
 }
 
-static uint32_t file_id(const builder *b, uint32_t ref)
+/* The store's file id of pending id t. */
+static uint32_t file_id(const builder *b, uint32_t t)
 {
-    if (ref == DFN_REF_NONE) return 0;
-    if (ref & DFN_REF_HASH) return b->hashfile_map[ref & ~DFN_REF_HASH];
-    return ref < b->nstr_at_load ? b->strfile_map[ref] : 0;
+    if (t == 0) return 0;
+    if (t <= b->nstr_at_load) return b->strfile_map[t - 1];
+    return b->hashfile_map[t - 1 - b->nstr_at_load];
 }
 
 static void *merge_part_remap(void *arg)
@@ -1332,9 +1351,9 @@ static void *merge_part_remap(void *arg)
     dfn_store *s = m->s;
     const builder *b = m->b;
     for (size_t w = m->w0; w < m->w1; w++) {
-        s->lane[w] = b->lane_map[s->lane[w]];
-        s->kind[w] = b->kind_map[s->kind[w]];
-        s->file[w] = file_id(b, s->file[w]);
+        dfn_ids_set(&s->lane, w, b->lane_map[dfn_store_lane(s, w)]);
+        dfn_ids_set(&s->kind, w, b->kind_map[dfn_store_kind(s, w)]);
+        dfn_ids_set(&s->file, w, file_id(b, dfn_store_file(s, w)));
     }
     return NULL;
 }
@@ -1449,9 +1468,10 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     s->ts.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->dur.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     s->bytes.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
-    s->lane = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
-    s->kind = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
-    s->file = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
+    /* the store's ids are at most the load's: their widths are known now */
+    dfn_ids_alloc(&s->lane, n, nlanes);
+    dfn_ids_alloc(&s->kind, n, nkinds);
+    dfn_ids_alloc(&s->file, n, file_pending_count(b.nstr_at_load, nhashes));
     if (l->opts.sources && !in->keep) s->evsrc = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     if (any_agg) {   /* only sets with aggregated records pay for their columns */
         s->cnt.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));

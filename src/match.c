@@ -357,9 +357,9 @@ static bool match_terms(const dfn_match *m, size_t i, uint64_t layers)
 {
     const dfn_store *s = m->s;
     if (m->only && !(m->only[i >> 6] >> (i & 63) & 1)) return false;
-    if (m->kind_ok && !m->kind_ok[s->kind[i]]) return false;
-    if (m->file_ok && !m->file_ok[s->file[i]]) return false;
-    if (m->lane_ok && !m->lane_ok[s->lane[i]]) return false;
+    if (m->kind_ok && !m->kind_ok[dfn_store_kind(s, i)]) return false;
+    if (m->file_ok && !m->file_ok[dfn_store_file(s, i)]) return false;
+    if (m->lane_ok && !m->lane_ok[dfn_store_lane(s, i)]) return false;
     const dfn_match_tabs *t = &m->tabs;
     if (t->mask_ok && !dfn_match_tabs_mask(t, i)) return false;
     if (t->path_ok && !dfn_match_tabs_path(t, i)) return false;
@@ -646,7 +646,7 @@ static void *layerset_index_part(void *arg)
                       ? dfn_xcalloc(s->nkinds * s->nfiles, sizeof *pairs) : NULL;
     uint32_t last[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, last_m = 0;
     for (size_t i = lp->from; i < lp->to; i++) {
-        uint32_t kf[3] = { s->kind[i], s->file[i], s->lane[i] };
+        uint32_t kf[3] = { dfn_store_kind(s, i), dfn_store_file(s, i), dfn_store_lane(s, i) };
         size_t j = 0, pj = 0;
         if (pairs) {
             pj = (size_t)kf[0] * s->nfiles + kf[1];

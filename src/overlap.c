@@ -80,7 +80,7 @@ dfn_overlap *dfn_overlap_build(const dfn_store *s, const dfn_layerset *ls, const
             o->ncompute++;
             uint64_t ts = dfn_store_ts(s, i), end = ts + dfn_store_dur(s, i);
             if (end == ts) continue;
-            uint32_t pr = o->proc_of_lane[s->lane[i]];
+            uint32_t pr = o->proc_of_lane[dfn_store_lane(s, i)];
             if (!open[pr]) { cs[pr] = ts; ce[pr] = end; open[pr] = true; }
             else if (ts > ce[pr]) { ivals_push(&o->p[pr], cs[pr], ce[pr]); cs[pr] = ts; ce[pr] = end; }
             else if (end > ce[pr]) ce[pr] = end;

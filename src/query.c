@@ -780,7 +780,7 @@ static void part_free(part *p)
 /* Reads and writes: the calls that have a transfer size. */
 static inline bool event_is_rw(const dfn_store *s, size_t i)
 {
-    uint8_t cls = s->kinds[s->kind[i]].cls;
+    uint8_t cls = s->kinds[dfn_store_kind(s, i)].cls;
     return cls == DFN_CLASS_READ || cls == DFN_CLASS_WRITE;
 }
 
@@ -941,11 +941,11 @@ static inline uint32_t part_dim_id(part *p, size_t d, size_t i, uint64_t ts, uin
     switch (c->r->dims[d].kind) {
     case DFN_DIM_TIME: return time_bin(c, ts);
     case DFN_DIM_HOST: case DFN_DIM_PID: case DFN_DIM_TID: case DFN_DIM_PROC: case DFN_DIM_RANK:
-        return c->lane_tab[d][s->lane[i]];
+        return c->lane_tab[d][dfn_store_lane(s, i)];
     case DFN_DIM_CAT: case DFN_DIM_FUNC: case DFN_DIM_CLASS: case DFN_DIM_OP: case DFN_DIM_TYPE:
-        return c->kind_tab[d][s->kind[i]];
+        return c->kind_tab[d][dfn_store_kind(s, i)];
     case DFN_DIM_FILE: case DFN_DIM_PATTERN: case DFN_DIM_DIR: case DFN_DIM_FS: case DFN_DIM_PART:
-        return c->file_tab[d][s->file[i]];
+        return c->file_tab[d][dfn_store_file(s, i)];
     case DFN_DIM_SIZEBIN: return bytes ? (uint32_t)dfn_sizebin_mean(bytes, dfn_store_calls(s, i)) : DFN_SIZEBIN_COUNT;
     case DFN_DIM_ARG: return part_arg_id(p, d, i);
     case DFN_DIM_SIZE: return part_size_id(p, i, bytes);
@@ -1386,7 +1386,7 @@ static inline void acc_size(part *p, acc *a, size_t row, bool hist, uint64_t cal
 /* Whether event i is I/O for overlap: --io's events, else POSIX and STDIO. */
 static inline bool query_is_io(const qctx *c, size_t i)
 {
-    return c->io_bits ? dfn_overlap_is_compute(c->io_bits, i) : c->s->kinds[c->s->kind[i]].io;
+    return c->io_bits ? dfn_overlap_is_compute(c->io_bits, i) : c->s->kinds[dfn_store_kind(c->s, i)].io;
 }
 
 static inline __attribute__((always_inline))
@@ -1395,23 +1395,23 @@ void part_acc_extra(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, co
     const qctx *c = p->c;
     const dfn_store *s = c->s;
     acc *a = &p->acc[row];
-    if (c->need_share && s->file[i]) {
-        uint32_t proc = c->proc_of_lane[s->lane[i]];
-        uint64_t key = (uint64_t)s->file[i] << 32 | (proc + 1u);
+    if (c->need_share && dfn_store_file(s, i)) {
+        uint32_t proc = c->proc_of_lane[dfn_store_lane(s, i)];
+        uint64_t key = (uint64_t)dfn_store_file(s, i) << 32 | (proc + 1u);
         acc_more *am = acc_more_own(a);
         if (key != am->share_key) {
             am->share_key = key;
-            uint64_t *v = dfn_map64_slot(&p->share, (uint64_t)row << 32 | s->file[i]);
+            uint64_t *v = dfn_map64_slot(&p->share, (uint64_t)row << 32 | dfn_store_file(s, i));
             if (!*v) *v = proc + 1u;
             else if (*v != proc + 1u) *v = SHARE_MANY;
         }
     }
     if (c->cix) {
-        csw_add(p, row, dfn_ctrindex_proc_key(c->cix, s->lane[i]), ts, ts + dur);
-        csw_add(p, row, dfn_ctrindex_host_key(c->cix, s->lane[i]), ts, ts + dur);
+        csw_add(p, row, dfn_ctrindex_proc_key(c->cix, dfn_store_lane(s, i)), ts, ts + dur);
+        csw_add(p, row, dfn_ctrindex_host_key(c->cix, dfn_store_lane(s, i)), ts, ts + dur);
     }
     if (c->need_overlap) {
-        uint32_t op = c->ov_proc[s->lane[i]];
+        uint32_t op = c->ov_proc[dfn_store_lane(s, i)];
         if (c->need_cmp_sweep) psw_mark_compute(p, row, op);   /* the row's processes */
         if (!query_is_io(c, i)) return;
         psw_add(p, row, op, 0, ts, ts + dur);
@@ -1489,8 +1489,8 @@ void part_acc_in(part *p, size_t row, size_t i, uint64_t ts, uint64_t dur, uint6
     if (!c->need_any) return;
     if (c->need_busy) acc_busy(p, a, ts, ts + dur);
     if (!plain && counted && c->need_hist) row_hist(p, row, hist_bucket(typical), calls);
-    if (c->need_procs) row_proc(p, row, c->proc_of_lane[c->s->lane[i]], dur, bytes);
-    if (!plain && c->need_files) row_file(p, row, c->s->file[i]);
+    if (c->need_procs) row_proc(p, row, c->proc_of_lane[dfn_store_lane(c->s, i)], dur, bytes);
+    if (!plain && c->need_files) row_file(p, row, dfn_store_file(c->s, i));
     if (counted && c->need_sums) acc_add_event_sums(p, a, row, i, fbytes, plain);
     if (c->need_extra) part_acc_extra(p, row, i, ts, dur, sp);
 }
@@ -1626,24 +1626,24 @@ static void acc_add_sums(part *p, size_t row, const acc *src)
 typedef struct {
     const dfn_match *m;
     dfn_match_tabs t;
-    const uint32_t *kindc, *filec, *lanec;
+    const dfn_ids *kindc, *filec, *lanec;
 } scan_filter;
 
 static void scan_filter_init(scan_filter *f, const qctx *c)
 {
     f->m = c->m;
     dfn_match_tables(c->m, &f->t);
-    f->kindc = c->s->kind;
-    f->filec = c->s->file;
-    f->lanec = c->s->lane;
+    f->kindc = &c->s->kind;
+    f->filec = &c->s->file;
+    f->lanec = &c->s->lane;
 }
 
 static inline bool scan_filter_pass(const scan_filter *f, size_t i)
 {
     const dfn_match_tabs *t = &f->t;
-    if (t->kind_ok && !t->kind_ok[f->kindc[i]]) return false;
-    if (t->file_ok && !t->file_ok[f->filec[i]]) return false;
-    if (t->lane_ok && !t->lane_ok[f->lanec[i]]) return false;
+    if (t->kind_ok && !t->kind_ok[dfn_ids_get(f->kindc, i)]) return false;
+    if (t->file_ok && !t->file_ok[dfn_ids_get(f->filec, i)]) return false;
+    if (t->lane_ok && !t->lane_ok[dfn_ids_get(f->lanec, i)]) return false;
     if (t->mask_ok && !dfn_match_tabs_mask(t, i)) return false;
     if (t->path_ok && !dfn_match_tabs_path(t, i)) return false;
     return !t->per_event || dfn_match_event(f->m, i);
@@ -1654,7 +1654,7 @@ static inline bool scan_filter_pass(const scan_filter *f, size_t i)
  * with every invariant in a local: no switch or call per event. plain
  * (query_plain) and nofilter are constants in each of its instances:
  * the explorer's own columns take a fifth fewer instructions a call. */
-static inline __attribute__((always_inline)) void table_loop(part *p, const uint32_t *tab, const uint32_t *col,
+static inline __attribute__((always_inline)) void table_loop(part *p, const uint32_t *tab, const dfn_ids *col,
                                                              bool plain, bool nofilter)
 {
     const qctx *c = p->c;
@@ -1684,7 +1684,7 @@ static inline __attribute__((always_inline)) void table_loop(part *p, const uint
             continue;
         }
         total = dfn_sat_add(total, dur);
-        uint32_t id = tab[col[i]];
+        uint32_t id = tab[dfn_ids_get(col, i)];
         size_t row;
         if (id < direct_n && direct[id]) row = direct[id] - 1;
         else { row = part_row(p, &id); direct = p->direct; }
@@ -1866,20 +1866,27 @@ static inline __attribute__((always_inline)) size_t lean_select(lean *L, const s
         n = b1 - b0;   /* every call: the scans take b0 + k, not sel */
     } else if (!t->per_event) {
         const uint8_t *ko = t->kind_ok, *fo = t->file_ok, *lo = t->lane_ok;
-        const uint32_t *kc = sf->kindc, *fc = sf->filec, *lc = sf->lanec;
+        const dfn_ids *kc = sf->kindc, *fc = sf->filec, *lc = sf->lanec;
         uint16_t *sel = L->sel;
         if (ko && !fo && !lo && !t->mask_ok && !t->path_ok) {   /* a drill into a function or a category */
-            for (size_t i = b0; i < b1; i++) {
-                sel[n] = (uint16_t)(i - b0);
-                n += ko[kc[i]] != 0;
+            if (kc->v16) {   /* the width once a block, not a call */
+                for (size_t i = b0; i < b1; i++) {
+                    sel[n] = (uint16_t)(i - b0);
+                    n += ko[kc->v16[i]] != 0;
+                }
+            } else {
+                for (size_t i = b0; i < b1; i++) {
+                    sel[n] = (uint16_t)(i - b0);
+                    n += ko[kc->v32[i]] != 0;
+                }
             }
             return n;
         }
         for (size_t i = b0; i < b1; i++) {
             unsigned ok = 1;
-            if (ko) ok &= ko[kc[i]] != 0;
-            if (fo) ok &= fo[fc[i]] != 0;
-            if (lo) ok &= lo[lc[i]] != 0;
+            if (ko) ok &= ko[dfn_ids_get(kc, i)] != 0;
+            if (fo) ok &= fo[dfn_ids_get(fc, i)] != 0;
+            if (lo) ok &= lo[dfn_ids_get(lc, i)] != 0;
             if (t->mask_ok) ok &= dfn_match_tabs_mask(t, i);
             if (t->path_ok) ok &= dfn_match_tabs_path(t, i);
             sel[n] = (uint16_t)(i - b0);
@@ -1924,7 +1931,7 @@ static inline __attribute__((always_inline)) void lean_overlap(part *p, lean *L,
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
-    uint32_t op = c->ov_proc[s->lane[i]];
+    uint32_t op = c->ov_proc[dfn_store_lane(s, i)];
     if (c->need_cmp_sweep) psw_mark_compute(p, row, op);   /* accs: the part's, with ov */
     if (!query_is_io(c, i)) return;
     uint64_t ts = dfn_store_ts(s, i);
@@ -2038,7 +2045,9 @@ static void lean_finish(part *p, lean *L, acc *accs, size_t nrows)
  * masks of a layer set (by_mask: the masks' own sums macc, their layer
  * rows made on first sight, spread to the layers after). */
 typedef struct {
-    const uint32_t *tab, *col;
+    const uint32_t *tab;
+    const uint16_t *col16;    /* the column: one of the two */
+    const uint32_t *col32;
     uint32_t *rowof;
     const uint64_t *masks;
     const uint8_t *idx8;
@@ -2209,7 +2218,8 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
     uint64_t matched = 0, total = 0, clip_hi = c->clip_hi;
     /* src's in locals: stores through pointers of the same type as its
      * members' targets would have them read again for every call */
-    const uint32_t *tab = src->tab, *col = src->col, *idx32 = src->idx32;
+    const uint32_t *tab = src->tab, *col32 = src->col32, *idx32 = src->idx32;
+    const uint16_t *col16 = src->col16;
     const uint8_t *idx8 = src->idx8;
     uint32_t *rowof = src->rowof;
     lean L;
@@ -2249,7 +2259,7 @@ static inline __attribute__((always_inline)) void lean_loop(part *p, const lean_
             /* col[i] is below ncol, as tab's index */
             size_t row = by_mask ? lean_mask_row(p, src, idx8 ? idx8[i] : idx32[i])
                          : by_time ? lean_id_row(p, bm.id, &direct, direct_n)
-                         : lean_col_row(p, tab, rowof, col[i], &direct, direct_n);
+                         : lean_col_row(p, tab, rowof, col16 ? col16[i] : col32[i], &direct, direct_n);
             lean_take(c, &L, (uint16_t)(i - b0), (uint32_t)row, spark, ov && !whole, ts, dur);
         }
         if (!by_mask) lean_grow(&L, p->nacc);
@@ -2337,11 +2347,12 @@ static bool part_scan_table(part *p)
 {
     const qctx *c = p->c;
     const dfn_store *s = c->s;
-    const uint32_t *tab, *col;
+    const uint32_t *tab;
+    const dfn_ids *col;
     size_t ncol;   /* the column's ids */
-    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = s->kind; ncol = s->nkinds; }
-    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = s->file; ncol = s->nfiles; }
-    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = s->lane; ncol = s->nlanes; }
+    if (c->kind_tab[0]) { tab = c->kind_tab[0]; col = &s->kind; ncol = s->nkinds; }
+    else if (c->file_tab[0]) { tab = c->file_tab[0]; col = &s->file; ncol = s->nfiles; }
+    else if (c->lane_tab[0]) { tab = c->lane_tab[0]; col = &s->lane; ncol = s->nlanes; }
     else return false;
     if (!p->record) part_straddlers(p);   /* the first part */
     bool plain = query_plain(c), nofilter = query_nofilter(c);
@@ -2350,11 +2361,12 @@ static bool part_scan_table(part *p)
         bool spark = p->spark_total != NULL;
         /* a column id's row + 1, once known: one look-up a call, not the
          * table's and then the row's, one waiting on the other */
-        lean_rows src = { .tab = tab, .col = col, .rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *src.rowof),
-                          .tiles = col == s->kind   ? LEAN_TILE_KIND
-                                   : col == s->lane ? LEAN_TILE_LANE
-                                   : col == s->file ? LEAN_TILE_FILE
-                                                    : LEAN_TILE_NONE };
+        lean_rows src = { .tab = tab, .col16 = col->v16, .col32 = col->v32,
+                          .rowof = dfn_xcalloc(ncol ? ncol : 1, sizeof *src.rowof),
+                          .tiles = col == &s->kind   ? LEAN_TILE_KIND
+                                   : col == &s->lane ? LEAN_TILE_LANE
+                                   : col == &s->file ? LEAN_TILE_FILE
+                                                     : LEAN_TILE_NONE };
         if (ov) lean_loop(p, &src, nofilter, false, false, spark, true);
         else if (nofilter && spark) lean_loop(p, &src, true, false, false, true, false);
         else if (nofilter) lean_loop(p, &src, true, false, false, false, false);
@@ -2420,17 +2432,17 @@ static inline __attribute__((always_inline)) void layers_loop(part *p, bool plai
         const acc_arrays *mx = AX(m);
         if (!plain && mx->hist) hist_add(mx->hist, hist_bucket(typical), calls);
         if (mx->procsum) {
-            proc_add(m, c->proc_of_lane[s->lane[i]], dur, bytes);
+            proc_add(m, c->proc_of_lane[dfn_store_lane(s, i)], dur, bytes);
         } else if (c->need_procs) {
             /* many processes: each layer row's own sparse sums */
-            uint64_t pr = c->proc_of_lane[s->lane[i]];
+            uint64_t pr = c->proc_of_lane[dfn_store_lane(s, i)];
             for (uint8_t k = 0; k < nrow[mi]; k++) row_proc(p, (size_t)rows[mi][k], (uint32_t)pr, dur, bytes);
         }
         if (!plain && mx->files) {
-            mx->files[s->file[i] >> 6] |= 1ull << (s->file[i] & 63);
+            mx->files[dfn_store_file(s, i) >> 6] |= 1ull << (dfn_store_file(s, i) & 63);
         } else if (!plain && c->need_files) {
             /* many files: each layer row's own */
-            uint32_t f = s->file[i];
+            uint32_t f = dfn_store_file(s, i);
             for (uint8_t k = 0; k < nrow[mi]; k++) row_file(p, (size_t)rows[mi][k], f);
         }
         spark_pos sp = { .on = false };
@@ -2570,7 +2582,7 @@ static void part_scan_general(part *p)
         /* the call paths' level: rows by each call's node, a table whose
          * ids are the nodes (tab NULL) */
         size_t nn = dfn_calltree_npaths(c->q->tree);
-        lean_rows src = { .col = paths, .rowof = dfn_xcalloc(nn ? nn : 1, sizeof *src.rowof) };
+        lean_rows src = { .col32 = paths, .rowof = dfn_xcalloc(nn ? nn : 1, sizeof *src.rowof) };
         lean_loop(p, &src, nofilter, false, false, spark, false);
         free(src.rowof);
         return;
@@ -2631,7 +2643,7 @@ static uint64_t seg_below(const qctx *c, uint32_t proc, uint64_t cs, uint64_t ce
  * compute of overlap process proc, 2 any call gathering counter key proc. */
 static bool rescan_takes(const qctx *c, size_t i, uint32_t proc, int kind)
 {
-    uint32_t lane = c->s->lane[i];
+    uint32_t lane = dfn_store_lane(c->s, i);
     if (kind == 2) return dfn_ctrindex_proc_key(c->cix, lane) == proc || dfn_ctrindex_host_key(c->cix, lane) == proc;
     if (c->ov_proc[lane] != proc) return false;
     return kind == 0 ? query_is_io(c, i) : dfn_overlap_is_compute(c->cmp_bits, i);
@@ -3885,7 +3897,7 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
     case DFN_M_OPS_PER_S: return t > 0 ? calls / t : NAN;
     case DFN_M_MEAN_US: case DFN_M_P50_US: case DFN_M_P90_US: case DFN_M_P99_US: return dur / calls;
     case DFN_M_MAX_US: return (double)dfn_store_maxdur(s, i);
-    case DFN_M_FILES: return s->file[i] != 0;
+    case DFN_M_FILES: return dfn_store_file(s, i) != 0;
     case DFN_M_PCT_TIME: return total_time_s > 0 ? 100.0 * t / total_time_s : NAN;
     case DFN_M_SELF_S: return r->tree ? dfn_calltree_self(r->tree, i) / 1e6 : NAN;
     case DFN_M_SEQ_PCT: {
@@ -3900,11 +3912,11 @@ double dfn_event_metric(const dfn_result *r, uint32_t i, dfn_metric m)
         if (m != DFN_M_IO_BUSY_S && none) return NAN;
         bool cmp = dfn_overlap_is_compute(dfn_overlap_bits(r->overlap), i);
         const uint64_t *iob = dfn_overlap_io_bits(r->overlap);
-        bool io = iob ? dfn_overlap_is_compute(iob, i) : s->kinds[s->kind[i]].io;
+        bool io = iob ? dfn_overlap_is_compute(iob, i) : s->kinds[dfn_store_kind(s, i)].io;
         if (m == DFN_M_COMPUTE_S) return cmp ? t : 0;
         if (m == DFN_M_IO_BUSY_S) return io ? t : 0;
         size_t np;
-        uint32_t proc = dfn_overlap_procs(r->overlap, &np)[s->lane[i]];
+        uint32_t proc = dfn_overlap_procs(r->overlap, &np)[dfn_store_lane(s, i)];
         uint64_t ts = dfn_store_ts(s, i);
         double exposed = io ? (dur - (double)dfn_overlap_covered(r->overlap, proc, ts, ts + (uint64_t)dur)) / 1e6 : 0;
         if (m == DFN_M_EXPOSED_S) return exposed;
@@ -3937,7 +3949,7 @@ char *dfn_result_metric_dup(const dfn_result *r, size_t row, dfn_metric m)
     const dfn_store *s = r->store;
     const dfn_lane *l = NULL;
     if (r->events) {
-        l = &s->lanes[s->lane[r->events[row]]];
+        l = &s->lanes[dfn_store_lane(s, r->events[row])];
     } else {
         double v = dfn_result_metric(r, row, m);
         if (!isnan(v)) l = &s->lanes[r->proc_lane[(size_t)v]];

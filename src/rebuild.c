@@ -374,9 +374,9 @@ static void put_event(xlate *x, out_file *o, size_t i, const uint8_t *rec, const
         dfn_col32_set(&c->durmax, j, s->durmax.v ? dfn_col32_get(&s->durmax, i) : 0);
     }
     if (ts + dur > o->max_end) o->max_end = ts + dur;
-    c->lane.ids[j] = xl_lane(x, s->lane[i]);   /* dfn_chunk_alloc's: an id per event */
-    c->kind.ids[j] = xl_kind(x, s->kind[i]);
-    c->file[j] = xl_file(x, s->file[i]);
+    c->lane.ids[j] = xl_lane(x, dfn_store_lane(s, i));   /* dfn_chunk_alloc's: an id per event */
+    c->kind.ids[j] = xl_kind(x, dfn_store_kind(s, i));
+    c->file.ids[j] = xl_file(x, dfn_store_file(s, i));
     uint64_t sid;
     size_t room = dfn_varint_get(rec, end, &sid) && sid < s->nschemas ? 10 * (1 + (size_t)s->schema_len[sid]) : 10;
     dfn_grow((void **)&c->args_own, &o->args_cap, c->args_len + room + DFN_RECORD_SLACK, 1);
@@ -395,7 +395,7 @@ static void put_events(xlate *x, const dfn_rebuild *rb, out_file *out)
     for (size_t i = 0; i < s->n; i++) {
         const uint8_t *rec = p;
         p = dfn_store_record_end(s, p, end);
-        uint32_t k = rb->lanes[s->lane[i]].src;
+        uint32_t k = rb->lanes[dfn_store_lane(s, i)].src;
         if (k >= rb->nsrc || !out[k].c || out[k].failed) continue;
         x->bad = false;
         put_event(x, &out[k], i, rec, end);
@@ -410,10 +410,10 @@ static void out_files(const dfn_store *s, const dfn_rebuild *rb, const uint8_t *
     size_t *count = dfn_xcalloc(rb->nsrc ? rb->nsrc : 1, sizeof *count);
     bool *folded = dfn_xcalloc(rb->nsrc ? rb->nsrc : 1, sizeof *folded);
     for (size_t i = 0; i < s->n; i++) {
-        uint32_t k = rb->lanes[s->lane[i]].src;
+        uint32_t k = rb->lanes[dfn_store_lane(s, i)].src;
         if (k >= rb->nsrc || !take[k]) continue;
         count[k]++;
-        folded[k] |= rb->lanes[s->lane[i]].collapsed || rb->kinds[s->kind[i]].collapsed || rb->files[s->file[i]].collapsed;
+        folded[k] |= rb->lanes[dfn_store_lane(s, i)].collapsed || rb->kinds[dfn_store_kind(s, i)].collapsed || rb->files[dfn_store_file(s, i)].collapsed;
     }
     for (size_t k = 0; k < rb->nsrc; k++) {
         out[k] = (out_file){ 0 };

@@ -38,6 +38,20 @@ void dfn_col32_free(dfn_col32 *c)
     memset(c, 0, sizeof *c);
 }
 
+void dfn_ids_alloc(dfn_ids *c, size_t n, size_t nids)
+{
+    *c = (dfn_ids){ NULL, NULL };
+    if (nids <= DFN_IDS16_MAX) c->v16 = dfn_xmalloc((n ? n : 1) * sizeof *c->v16);
+    else c->v32 = dfn_xmalloc((n ? n : 1) * sizeof *c->v32);
+}
+
+void dfn_ids_free(dfn_ids *c)
+{
+    free(c->v16);
+    free(c->v32);
+    *c = (dfn_ids){ NULL, NULL };
+}
+
 /* ---- argument records: varint schema id, then one varint per value of a
  * type that carries one (int zigzag, uint, string id; not DFN_ARG_SAME,
  * the value before it again) ---- */
@@ -260,7 +274,8 @@ void dfn_store_free(dfn_store *s)
     free(s->save_note);
     if (s->map) {   /* the mapping's columns are not the heap's */
         s->ts_base = s->ts_reach = s->args_idx = NULL;
-        s->ts.v = s->dur.v = s->bytes.v = s->cnt.v = s->durmax.v = s->lane = s->kind = s->file = NULL;
+        s->ts.v = s->dur.v = s->bytes.v = s->cnt.v = s->durmax.v = NULL;
+        s->lane = s->kind = s->file = (dfn_ids){ NULL, NULL };
         s->args = NULL;
         munmap(s->map, s->map_len);
     }
@@ -275,9 +290,9 @@ void dfn_store_free(dfn_store *s)
     dfn_col32_free(&s->durmax);
     free(s->samples);
     free(s->series);
-    free(s->lane);
-    free(s->kind);
-    free(s->file);
+    dfn_ids_free(&s->lane);
+    dfn_ids_free(&s->kind);
+    dfn_ids_free(&s->file);
     free(s->evsrc);
     free(s->args);
     free(s->args_idx);

@@ -81,8 +81,8 @@ static void tile_fill(const dfn_store *s, const uint8_t *idx8, const uint32_t *i
         if (end > t->end) t->end = end;
         /* a tile's totals bound every row's sums from it: saturating, it is scanned */
         fits &= !__builtin_add_overflow(t->dur, dur, &t->dur) & !__builtin_add_overflow(t->bytes, bytes, &t->bytes);
-        dfn_tile_sum *e = ok ? tile_sum(b, s->kind[i], s->lane[i], mask) : NULL;
-        dfn_tile_sum *f = fok ? tile_sum(fb, s->kind[i], s->file[i], mask) : NULL;
+        dfn_tile_sum *e = ok ? tile_sum(b, dfn_store_kind(s, i), dfn_store_lane(s, i), mask) : NULL;
+        dfn_tile_sum *f = fok ? tile_sum(fb, dfn_store_kind(s, i), dfn_store_file(s, i), mask) : NULL;
         if (e) tile_add(e, dur, bytes);
         else ok = false;
         if (f) tile_add(f, dur, bytes);
@@ -109,8 +109,8 @@ static void tile_io(dfn_tiles *t, size_t lo, size_t hi, uint32_t *slot, lane_swe
     size_t np = 0, n = 0;
     const uint32_t *procs = dfn_overlap_procs(t->ov, &np);
     for (size_t i = lo; i < hi; i++) {
-        if (!(iob ? dfn_overlap_is_compute(iob, i) : s->kinds[s->kind[i]].io)) continue;
-        uint32_t lane = s->lane[i];
+        if (!(iob ? dfn_overlap_is_compute(iob, i) : s->kinds[dfn_store_kind(s, i)].io)) continue;
+        uint32_t lane = dfn_store_lane(s, i);
         uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i), end = ts + dur;   /* as the sweep takes it */
         if (!slot[lane]) {
             w[n] = (lane_sweep){ .io = { .lane = lane, .nseg = 1, .io = dur }, .cs = ts, .ce = end };

@@ -252,7 +252,7 @@ static const char *tree_trace =
 static uint32_t event_named(const dfn_store *s, const char *name)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (strcmp(dfn_store_str(s, s->kinds[s->kind[i]].func), name) == 0) return (uint32_t)i;
+        if (strcmp(dfn_store_str(s, s->kinds[dfn_store_kind(s, i)].func), name) == 0) return (uint32_t)i;
     cr_assert_fail("no event %s", name);
     return 0;
 }
@@ -322,7 +322,7 @@ Test(access, sequential_and_random_calls)
         if (a == DFN_ACCESS_NONE) continue;
         cr_assert_lt(k, strlen(want));
         cr_assert_eq(a == DFN_ACCESS_SEQ ? 'S' : 'R', want[k], "judged call %zu (%s at %.0f us)", k,
-                     dfn_store_str(s, s->kinds[s->kind[i]].func), (double)dfn_store_ts(s, i));
+                     dfn_store_str(s, s->kinds[dfn_store_kind(s, i)].func), (double)dfn_store_ts(s, i));
         k++;
     }
     cr_assert_eq(k, strlen(want));

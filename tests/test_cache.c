@@ -150,7 +150,7 @@ static void store_same(const dfn_store *a, const dfn_store *b)
         cr_assert_eq(dfn_store_bytes(a, i), dfn_store_bytes(b, i));
         cr_assert_eq(dfn_store_calls(a, i), dfn_store_calls(b, i));
         cr_assert_eq(dfn_store_maxdur(a, i), dfn_store_maxdur(b, i));
-        cr_assert(a->lane[i] == b->lane[i] && a->kind[i] == b->kind[i] && a->file[i] == b->file[i]);
+        cr_assert(dfn_store_lane(a, i) == dfn_store_lane(b, i) && dfn_store_kind(a, i) == dfn_store_kind(b, i) && dfn_store_file(a, i) == dfn_store_file(b, i));
     }
     for (size_t k = 0; k <= a->n >> DFN_TS_BLOCK_SHIFT; k++) cr_assert_eq(a->ts_reach[k], b->ts_reach[k]);
     cr_assert_eq(a->args_len, b->args_len);
@@ -206,7 +206,7 @@ static void store_equiv(const dfn_store *a, const dfn_store *b)
         cr_assert_eq(dfn_store_ts(a, i), dfn_store_ts(b, i), "event %zu", i);
         cr_assert(dfn_store_dur(a, i) == dfn_store_dur(b, i) && dfn_store_bytes(a, i) == dfn_store_bytes(b, i));
         cr_assert(dfn_store_calls(a, i) == dfn_store_calls(b, i) && dfn_store_maxdur(a, i) == dfn_store_maxdur(b, i));
-        cr_assert(a->lane[i] == b->lane[i] && a->kind[i] == b->kind[i] && a->file[i] == b->file[i], "event %zu", i);
+        cr_assert(dfn_store_lane(a, i) == dfn_store_lane(b, i) && dfn_store_kind(a, i) == dfn_store_kind(b, i) && dfn_store_file(a, i) == dfn_store_file(b, i), "event %zu", i);
         args_same(a, b, i);
     }
     cr_assert(a->nlanes == b->nlanes && a->nkinds == b->nkinds && a->nfiles == b->nfiles);
@@ -300,6 +300,82 @@ Test(cache, every_record_kind_round_trips)
 }
 
 /* The damaged corpus's trace files (at most max; malloc'd paths): *n. */
+/* 70,000 calls, each of a lane, a function and a file of its own
+ * (hashed files in the newest era's way, and named ones), or of ids
+ * few enough for the store's 16-bit columns: each column takes the
+ * width its ids need, every call keeps its own, and the image gives
+ * the same back in either width. */
+static char *wide_trace(const char *dir, size_t n, size_t nids)
+{
+    size_t cap = n * 200 + 64, len = 0;
+    char *t = malloc(cap);
+    cr_assert_not_null(t);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i % nids;
+        if (i % 2)
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
+                                    "\"args\":{\"name\":\"/h/%zu\",\"value\":\"%zu\"}}\n"
+                                    "{\"name\":\"f%zu\",\"cat\":\"POSIX\",\"pid\":%zu,\"tid\":%zu,\"ts\":%zu,"
+                                    "\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":\"%zu\"}}\n",
+                                    k, 1000 + k, k, 1 + k, 1 + k, 100 + i, 1000 + k);
+        else
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "{\"name\":\"f%zu\",\"cat\":\"POSIX\",\"pid\":%zu,\"tid\":%zu,\"ts\":%zu,"
+                                    "\"dur\":1,\"ph\":\"X\",\"args\":{\"fname\":\"/n/%zu\"}}\n",
+                                    k, 1 + k, 1 + k, 100 + i, k);
+    }
+    char *path = tu_write_file(dir, nids > 1000 ? "wide.pfw" : "narrow.pfw", t, len);
+    free(t);
+    return path;
+}
+
+static void ids_check(const dfn_store *s, size_t n, size_t nids, bool wide)
+{
+    cr_assert_eq(s->n, n);
+    cr_assert_eq(s->nlanes, nids);
+    cr_assert_eq(s->nkinds, nids);
+    cr_assert_eq(s->nfiles, 1 + nids);   /* k is odd just where i is: one file a k */
+    const dfn_ids *col[3] = { &s->lane, &s->kind, &s->file };
+    for (int c = 0; c < 3; c++) {
+        cr_assert_eq(dfn_ids_width(col[c]), wide ? 4u : 2u, "column %d", c);
+        cr_assert((col[c]->v16 != NULL) != (col[c]->v32 != NULL), "column %d", c);
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i % nids;   /* events are in start order: the lines' */
+        char want[32];
+        snprintf(want, sizeof want, "f%zu", k);
+        cr_assert_str_eq(dfn_store_str(s, s->kinds[dfn_store_kind(s, i)].func), want, "call %zu", i);
+        cr_assert_eq(s->lanes[dfn_store_lane(s, i)].tid, (int64_t)(1 + k), "call %zu", i);
+        snprintf(want, sizeof want, "/%c/%zu", i % 2 ? 'h' : 'n', k);
+        cr_assert_str_eq(dfn_store_str(s, s->files[dfn_store_file(s, i)].path), want, "call %zu", i);
+    }
+}
+
+Test(cache, id_columns_of_either_width_round_trip, .timeout = 120)
+{
+    char *dir = tu_tmpdir();
+    struct { size_t n, nids; bool wide; } v[] = { { 70000, 70000, true }, { 4000, 500, false } };
+    for (size_t x = 0; x < 2; x++) {
+        char *p = wide_trace(dir, v[x].n, v[x].nids);
+        const char *paths[1] = { p };
+        char *cache = tu_tmpdir();
+        dfn_store *fresh = load(paths, 1, NULL, 1);   /* one parser: string ids as the image's */
+        ids_check(fresh, v[x].n, v[x].nids, v[x].wide);
+        dfn_store *first = load(paths, 1, cache, 1);
+        dfn_store *again = load(paths, 1, cache, 2);
+        cr_assert_eq(again->cache_from, DFN_CACHE_WHOLE);
+        ids_check(again, v[x].n, v[x].nids, v[x].wide);
+        store_same(fresh, again);
+        dfn_store_free(fresh);
+        dfn_store_free(first);
+        dfn_store_free(again);
+        free(cache);
+        free(p);
+    }
+    free(dir);
+}
+
 static void damaged_corpus(char **paths, size_t max, size_t *n)
 {
     const char *src = getenv("SRCDIR");

@@ -236,7 +236,7 @@ Test(load, conflicting_hash_keeps_the_first_definition)
         "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":1,\"ph\":\"X\",\"args\":{\"fhash\":5,\"ret\":1}}\n";
     dfn_store *s = su_load_text("c.pfw", t, 1);
     cr_assert_eq(s->hash_conflicts, 1);
-    cr_assert_str_eq(dfn_store_str(s, s->files[s->file[0]].path), "/first");
+    cr_assert_str_eq(dfn_store_str(s, s->files[dfn_store_file(s, 0)].path), "/first");
     dfn_store_free(s);
 }
 
@@ -393,13 +393,13 @@ static void assert_same_store(const dfn_store *s, const dfn_store *ref, bool sam
         cr_assert_eq(dfn_store_ts(s, i), dfn_store_ts(ref, i), "event %zu, %d threads", i, threads);
         cr_assert_eq(dfn_store_dur(s, i), dfn_store_dur(ref, i));
         cr_assert_eq(dfn_store_bytes(s, i), dfn_store_bytes(ref, i));
-        cr_assert_str_eq(dfn_store_str(s, s->files[s->file[i]].path), dfn_store_str(ref, ref->files[ref->file[i]].path));
-        cr_assert_str_eq(dfn_store_str(s, s->lanes[s->lane[i]].name), dfn_store_str(ref, ref->lanes[ref->lane[i]].name));
-        cr_assert_str_eq(dfn_store_str(s, s->kinds[s->kind[i]].func), dfn_store_str(ref, ref->kinds[ref->kind[i]].func));
+        cr_assert_str_eq(dfn_store_str(s, s->files[dfn_store_file(s, i)].path), dfn_store_str(ref, ref->files[dfn_store_file(ref, i)].path));
+        cr_assert_str_eq(dfn_store_str(s, s->lanes[dfn_store_lane(s, i)].name), dfn_store_str(ref, ref->lanes[dfn_store_lane(ref, i)].name));
+        cr_assert_str_eq(dfn_store_str(s, s->kinds[dfn_store_kind(s, i)].func), dfn_store_str(ref, ref->kinds[dfn_store_kind(ref, i)].func));
         if (same_ids) {
-            cr_assert_eq(s->lane[i], ref->lane[i]);
-            cr_assert_eq(s->kind[i], ref->kind[i]);
-            cr_assert_eq(s->file[i], ref->file[i]);
+            cr_assert_eq(dfn_store_lane(s, i), dfn_store_lane(ref, i));
+            cr_assert_eq(dfn_store_kind(s, i), dfn_store_kind(ref, i));
+            cr_assert_eq(dfn_store_file(s, i), dfn_store_file(ref, i));
         }
         dfn_arg a[8], b[8];
         size_t na = dfn_store_args(s, i, a, 8), nb = dfn_store_args(ref, i, b, 8);
@@ -444,22 +444,23 @@ Test(load, same_store_for_any_thread_count_and_block_size)
     free(dir);
 }
 
-/* A block's lanes and kinds sit in tables of a byte per call when it has
- * at most 256 of each, else as ids: a file whose one block has 300
- * threads and 290 functions (ids), the same in 2 KiB blocks (tables), and
- * one of exactly 256 of each, give every call its own thread and
- * function, and the same store either way. */
+/* A block's lanes, kinds and files sit in tables of a byte per call when
+ * it has at most 256 of each, else as ids: a file whose one block has 300
+ * threads, 290 functions and 270 files (ids), the same in 2 KiB blocks
+ * (tables), and one of exactly 256 of each, give every call its own
+ * thread, function and file, and the same store either way. */
 Test(load, chunks_of_many_threads_and_functions)
 {
     char *dir = tu_tmpdir();
-    int lanes[] = { 300, 256 }, funcs[] = { 290, 256 };
+    int lanes[] = { 300, 256 }, funcs[] = { 290, 256 }, files[] = { 270, 256 };
     for (int v = 0; v < 2; v++) {
-        size_t cap = 1200 * 160, len = 0;
+        size_t cap = 1200 * 200, len = 0;
         char *t = malloc(cap);
         for (int i = 0; i < 1200; i++)
             len += (size_t)snprintf(t + len, cap - len,
-                "{\"name\":\"f%d\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":%d,\"ts\":%d,\"dur\":3,\"ph\":\"X\"}\n",
-                (i * 7) % funcs[v], 1000 + i % lanes[v], 100 + i * 5);
+                "{\"name\":\"f%d\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":%d,\"ts\":%d,\"dur\":3,\"ph\":\"X\","
+                "\"args\":{\"fname\":\"/p/%d\"}}\n",
+                (i * 7) % funcs[v], 1000 + i % lanes[v], 100 + i * 5, (i / 2) % files[v]);
         char name[32];
         snprintf(name, sizeof name, "many%d.pfw", v);
         char *path = tu_write_file(dir, name, t, len), *t0 = t;
@@ -471,8 +472,10 @@ Test(load, chunks_of_many_threads_and_functions)
         for (size_t i = 0; i < whole->n; i++) {
             char want[32];
             snprintf(want, sizeof want, "f%d", (int)(i * 7) % funcs[v]);
-            cr_assert_str_eq(dfn_store_str(whole, whole->kinds[whole->kind[i]].func), want, "call %zu", i);
-            cr_assert_eq(whole->lanes[whole->lane[i]].tid, 1000 + (int64_t)(i % (size_t)lanes[v]), "call %zu", i);
+            cr_assert_str_eq(dfn_store_str(whole, whole->kinds[dfn_store_kind(whole, i)].func), want, "call %zu", i);
+            cr_assert_eq(whole->lanes[dfn_store_lane(whole, i)].tid, 1000 + (int64_t)(i % (size_t)lanes[v]), "call %zu", i);
+            snprintf(want, sizeof want, "/p/%d", (int)(i / 2) % files[v]);
+            cr_assert_str_eq(dfn_store_str(whole, whole->files[dfn_store_file(whole, i)].path), want, "call %zu", i);
         }
         assert_same_store(small, whole, false, 2);
         /* the chunk itself: a byte a call past 256 ids would not fit */
@@ -485,8 +488,12 @@ Test(load, chunks_of_many_threads_and_functions)
         dfn_chunk *c = dfn_chunk_from_batch(NULL, &b, 0, 0);
         cr_assert_eq(c->lane.idx == NULL, lanes[v] > 256, "%d lanes", lanes[v]);
         cr_assert_eq(c->kind.idx == NULL, funcs[v] > 256, "%d functions", funcs[v]);
-        for (size_t j = 0; j < c->n; j++)
+        cr_assert_eq(c->file.idx == NULL, files[v] > 256, "%d files", files[v]);
+        for (size_t j = 0; j < c->n; j++) {
             cr_assert_eq(dfn_idcol_get(&c->lane, j), b.lane[j], "call %zu", j);   /* in time order already */
+            cr_assert_eq(dfn_idcol_get(&c->kind, j), b.kind[j], "call %zu", j);
+            cr_assert_eq(dfn_idcol_get(&c->file, j), b.file[j], "call %zu", j);
+        }
         dfn_chunk_free(c);
         dfn_batch_free(&b);
         dfn_parser_free(pr);

@@ -15,7 +15,7 @@
 
 /* Raised whenever the layout or the meaning of a section changes: an
  * image of another version is rebuilt, never read. */
-#define DFN_IMAGE_VERSION 7
+#define DFN_IMAGE_VERSION 8
 
 /* What a trace file was when it was read: an image is valid for exactly
  * these bytes (same device, inode, size and modification time). */

@@ -436,7 +436,7 @@ static bool many_hosts(const dfn_store *s)
  * (cut in the middle, the pid stays). */
 static size_t call_proc(const dfn_store *s, uint32_t ev, char *b, size_t cap)
 {
-    const dfn_lane *ln = &s->lanes[s->lane[ev]];
+    const dfn_lane *ln = &s->lanes[dfn_store_lane(s, ev)];
     const char *rank = dfn_store_str(s, ln->rank), *host = many_hosts(s) ? dfn_store_str(s, ln->host) : "";
     char pid[48];
     dfn_id_text(s, ln->pid, pid, sizeof pid);
@@ -464,8 +464,8 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         size_t run;
         uint32_t ev = view_call(l, l->top + (size_t)i, &run);
         const dfn_store *s = a->v.runs[run].s;
-        int fl = (int)dfn_strtab_len(s->strs, s->files[s->file[ev]].path);
-        int fn = (int)dfn_strtab_len(s->strs, s->kinds[s->kind[ev]].func);
+        int fl = (int)dfn_strtab_len(s->strs, s->files[dfn_store_file(s, ev)].path);
+        int fn = (int)dfn_strtab_len(s->strs, s->kinds[dfn_store_kind(s, ev)].func);
         if (fl > max_file) max_file = fl;
         if (fn > max_fn) max_fn = fn;
     }
@@ -518,7 +518,7 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         draw_text(y, x, w_dur, b, strlen(b), true, false, true); x += w_dur + 1;
         size_t pl = call_proc(s, ev, b, sizeof b);
         draw_text(y, x, w_proc, b, pl, false, true, ascii); x += w_proc + 1;
-        uint32_t fn = s->kinds[s->kind[ev]].func, fp = s->files[s->file[ev]].path;
+        uint32_t fn = s->kinds[dfn_store_kind(s, ev)].func, fp = s->files[dfn_store_file(s, ev)].path;
         draw_text(y, x, w_func, dfn_store_str(s, fn), dfn_strtab_len(s->strs, fn), false, true, ascii); x += w_func + 1;
         draw_text(y, x, w_file, dfn_store_str(s, fp), dfn_strtab_len(s->strs, fp), false, true, ascii); x += w_file + 1;
         uint64_t by = dfn_store_bytes(s, ev);
@@ -757,7 +757,7 @@ static size_t row_title(const app *a, const level *l, char *buf, size_t cap)
     const dfn_store *s = a->v.runs[run].s;
     char proc[160];
     call_proc(s, ev, proc, sizeof proc);
-    const char *fn = dfn_store_str(s, s->kinds[s->kind[ev]].func), *fl = dfn_store_str(s, s->files[s->file[ev]].path);
+    const char *fn = dfn_store_str(s, s->kinds[dfn_store_kind(s, ev)].func), *fl = dfn_store_str(s, s->files[dfn_store_file(s, ev)].path);
     int n = snprintf(buf, cap, "%s%s%s (%s)", fn, *fl ? " " : "", fl, proc);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
@@ -1229,9 +1229,9 @@ static void tree_line(const dfn_store *s, uint32_t e, const char *indent, char *
 {
     char d[32];
     dfn_fmt_us((double)dfn_store_dur(s, e), d, sizeof d);
-    uint32_t fp = s->files[s->file[e]].path;
+    uint32_t fp = s->files[dfn_store_file(s, e)].path;
     /* labelled: a start and a duration side by side read alike */
-    add_line(lines, n, cap, "%s%s  at %.6f s, for %s%s%s", indent, dfn_store_str(s, s->kinds[s->kind[e]].func),
+    add_line(lines, n, cap, "%s%s  at %.6f s, for %s%s%s", indent, dfn_store_str(s, s->kinds[dfn_store_kind(s, e)].func),
              dfn_store_ts(s, e) / 1e6, d, *dfn_store_str(s, fp) ? ", on " : "", dfn_store_str(s, fp));
 }
 
@@ -1273,8 +1273,8 @@ static void draw_detail(app *a)
     char **lines = NULL;
     size_t n = 0, cap = 0;
     if (a->v.labels) add_line(&lines, &n, &cap, "run        %s", a->v.labels[a->detail_run]);
-    const dfn_kind *k = &s->kinds[s->kind[i]];
-    const dfn_lane *ln = &s->lanes[s->lane[i]];
+    const dfn_kind *k = &s->kinds[dfn_store_kind(s, i)];
+    const dfn_lane *ln = &s->lanes[dfn_store_lane(s, i)];
     uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
     add_line(&lines, &n, &cap, "function   %s", dfn_store_str(s, k->func));
     add_line(&lines, &n, &cap, "category   %s", dfn_store_str(s, k->cat));
@@ -1287,7 +1287,7 @@ static void draw_detail(app *a)
     dfn_id_text(s, ln->tid, pt[1], sizeof pt[1]);
     add_line(&lines, &n, &cap, "process    %s (host %s, pid %s, tid %s)", dfn_store_str(s, ln->name),
              dfn_store_str(s, ln->host), pt[0], pt[1]);
-    add_line(&lines, &n, &cap, "file       %s", dfn_store_str(s, s->files[s->file[i]].path));
+    add_line(&lines, &n, &cap, "file       %s", dfn_store_str(s, s->files[dfn_store_file(s, i)].path));
     add_line(&lines, &n, &cap, "bytes      %" PRIu64, dfn_store_bytes(s, i));
     add_line(&lines, &n, &cap, "arguments");
     dfn_arg args[64];

@@ -838,8 +838,8 @@ static void call_anchor_key(const view *v, const level *l, size_t row, char *buf
     uint32_t i = view_call(l, row, &run);
     const dfn_store *s = v->runs[run].s;
     /* absolute: a later snapshot may start earlier */
-    snprintf(buf, cap, "%zu %" PRIu64 " %s %s", run, s->t0 + dfn_store_ts(s, i), dfn_store_str(s, s->lanes[s->lane[i]].name),
-             dfn_store_str(s, s->kinds[s->kind[i]].func));
+    snprintf(buf, cap, "%zu %" PRIu64 " %s %s", run, s->t0 + dfn_store_ts(s, i), dfn_store_str(s, s->lanes[dfn_store_lane(s, i)].name),
+             dfn_store_str(s, s->kinds[dfn_store_kind(s, i)].func));
 }
 
 /* The level that follows a grouping when the user presses Enter: the
@@ -1190,8 +1190,8 @@ static bool row_matches(const view *v, const level *l, size_t row, size_t slen)
         size_t run;
         uint32_t i = view_call(l, row, &run);
         const dfn_store *s = v->runs[run].s;
-        const dfn_kind *kd = &s->kinds[s->kind[i]];
-        const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[s->file[i]].path);
+        const dfn_kind *kd = &s->kinds[dfn_store_kind(s, i)];
+        const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[dfn_store_file(s, i)].path);
         return dfn_ascii_icontains(fn, strlen(fn), v->search, slen) || dfn_ascii_icontains(fl, strlen(fl), v->search, slen);
     }
     char key[4096];
