@@ -122,10 +122,12 @@ static bool make_dirs(const char *dir)
     return ok;
 }
 
-/* The least an image of s takes: its columns and records. */
+/* The least an image of s takes: its columns (start, duration, bytes,
+ * the ids in their widths, aggregated records' two) and records. */
 static uint64_t image_floor(const dfn_store *s)
 {
-    return (uint64_t)s->n * (s->cnt.v ? 32 : 24) + s->args_len;
+    size_t ids = dfn_ids_width(&s->lane) + dfn_ids_width(&s->kind) + dfn_ids_width(&s->file);
+    return (uint64_t)s->n * (12 + ids + (s->cnt.v ? 8 : 0)) + s->args_len;
 }
 
 bool dfn_cache_save(const char *dir, const dfn_store *s, const dfn_image_ident *id, uint64_t limit,

@@ -94,9 +94,9 @@ static dfn_chunk *chunk_alloc(dfn_chunkmem *mem, uint32_t src, uint64_t seq, siz
     c->kind.ids = c->lane.ids + lw;
     c->file.ids = c->kind.ids + kw;
     uint8_t *b8 = (uint8_t *)(c->file.ids + fw);
-    if (nlt) { c->lane.idx = b8; b8 += n; }
-    if (nkt) { c->kind.idx = b8; b8 += n; }
-    if (nft) { c->file.idx = b8; b8 += n; }
+    if (nlt) { c->lane.idx = b8; b8 += n; c->lane.ntab = (uint32_t)nlt; }
+    if (nkt) { c->kind.idx = b8; b8 += n; c->kind.ntab = (uint32_t)nkt; }
+    if (nft) { c->file.idx = b8; b8 += n; c->file.ntab = (uint32_t)nft; }
     /* the merge copies records in a new order: their lengths spare it
      * decoding each one to find its end */
     c->args_size = b8;

@@ -107,12 +107,13 @@ struct dfn_batch {
  * process's few threads and few dozen functions): a byte per event into
  * the chunk's table of the distinct ids, or the ids themselves where
  * there are more than 256 (a pack of many small files may have) and in
- * the chunks an image gives back (dfn_chunk_alloc's). 6 bytes a call
- * less for lanes and kinds, where all chunks at once are the parse's
- * peak. */
+ * the chunks an image gives back (dfn_chunk_alloc's). 9 bytes a call
+ * less for lanes, kinds and files, where all chunks at once are the
+ * parse's peak. */
 typedef struct {
     uint8_t *idx;             /* per event, into ids; NULL: ids holds one per event */
     uint32_t *ids;
+    uint32_t ntab;            /* the table's ids (with idx) */
 } dfn_idcol;
 
 static inline uint32_t dfn_idcol_get(const dfn_idcol *c, size_t j)

@@ -473,6 +473,10 @@ typedef struct {
      * by a string ref or a hash's: a path interned later is a hash's own
      * text, made once per hash (hashfile_map), so it needs no entry */
     uint32_t *path_file;
+    /* the files' pending ids (file_pending): by a file ref's slot (string
+     * refs, then hash refs) its pending id, 0 for none; and back */
+    uint32_t *pend_of, *pend_ref;
+    size_t npend;
     uint32_t *catfold_best;  size_t catfold_cap;
     dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
     /* ranks by (type, pid, tid): a chain in that order per key, made for
@@ -1123,6 +1127,7 @@ typedef struct {
     size_t nfirst, firstcap;
     uint8_t *seen_lane, *seen_kind, *seen_hfile, *seen_sfile;
     size_t nstr_at_load;
+    const uint32_t *pend_of;      /* the builder's */
     atomic_int *users;            /* per chunk: parts still reading it */
     const builder *b;             /* for the remap, once ids are handed out */
 } merge_part;
@@ -1222,22 +1227,25 @@ static const uint8_t *chunk_args_at(const dfn_store *s, const dfn_chunk *c, size
     return p;
 }
 
-/* A pending file id, as event i's until merge_part_remap: its file by
- * string or hash ref in one dense range, so that the column's width
- * (file_pending_count) is known before the merge, when the store's own
- * file ids are not. */
-static inline uint32_t file_pending(size_t nstr_at_load, uint32_t ref)
+/* A file ref's slot in pend_of: string refs of the load, then hash
+ * refs; SIZE_MAX for none (no file, or a string made after the load,
+ * which names none). */
+static inline size_t file_slot(size_t nstr_at_load, uint32_t ref)
 {
-    if (ref == DFN_REF_NONE) return 0;
-    if (ref & DFN_REF_HASH) return (uint32_t)(1 + nstr_at_load + (ref & ~DFN_REF_HASH));
-    return ref < nstr_at_load ? 1 + ref : 0;
+    if (ref == DFN_REF_NONE) return SIZE_MAX;
+    if (ref & DFN_REF_HASH) return nstr_at_load + (ref & ~DFN_REF_HASH);
+    return ref < nstr_at_load ? ref : SIZE_MAX;
 }
 
-/* How many pending ids there can be: more than the store's files, which
- * are the distinct ones of those named by an event. */
-static size_t file_pending_count(size_t nstr_at_load, size_t nhashes)
+/* Event i's pending file id until merge_part_remap: the store's file ids
+ * are known only after the merge (first use in merge order), but the
+ * column's width must be known before it; so each file ref an event
+ * names gets a dense number first (file_pending_table), and a set of few
+ * files takes 2 bytes a call however many strings and hashes it has. */
+static inline uint32_t file_pending(const uint32_t *pend_of, size_t nstr_at_load, uint32_t ref)
 {
-    return 1 + nstr_at_load + nhashes;
+    size_t slot = file_slot(nstr_at_load, ref);
+    return slot == SIZE_MAX ? 0 : pend_of[slot];
 }
 
 static void part_note(merge_part *m, uint32_t what, uint32_t ref)
@@ -1296,7 +1304,7 @@ static void *merge_part_run(void *arg)
         uint32_t lane = dfn_idcol_get(&c->lane, j), kind = dfn_idcol_get(&c->kind, j), file = dfn_idcol_get(&c->file, j);
         dfn_ids_set(&s->lane, w, lane);
         dfn_ids_set(&s->kind, w, kind);
-        dfn_ids_set(&s->file, w, file_pending(m->nstr_at_load, file));
+        dfn_ids_set(&s->file, w, file_pending(m->pend_of, m->nstr_at_load, file));
         if (s->evsrc) s->evsrc[w] = c->srcs ? c->srcs[j] : c->src;
         if (!m->seen_lane[lane]) { m->seen_lane[lane] = 1; part_note(m, FIRST_LANE, lane); }
         if (!m->seen_kind[kind]) { m->seen_kind[kind] = 1; part_note(m, FIRST_KIND, kind); }
@@ -1337,12 +1345,38 @@ static void *merge_part_run(void *arg)
     return NULL;
 }
 
+/* Numbers the file refs the chunks' events name, 1 up, in b's pend_of
+ * and back in pend_ref: a chunk's table of files when it has one, else
+ * each event's. */
+static void file_pending_table(builder *b, const build_in *in, size_t nhashes)
+{
+    size_t nslots = b->nstr_at_load + nhashes;
+    b->pend_of = dfn_xcalloc(nslots ? nslots : 1, sizeof *b->pend_of);
+    size_t cap = 64;
+    b->pend_ref = dfn_xmalloc(cap * sizeof *b->pend_ref);
+    b->npend = 1;   /* 0: no file */
+    for (size_t k = 0; k < in->nchunks; k++) {
+        const dfn_chunk *c = in->chunks[k];
+        if (!c || !c->n) continue;
+        size_t m = c->file.idx ? c->file.ntab : c->n;
+        for (size_t j = 0; j < m; j++) {
+            uint32_t ref = c->file.ids[j];
+            size_t slot = file_slot(b->nstr_at_load, ref);
+            if (slot == SIZE_MAX || b->pend_of[slot]) continue;
+            if (b->npend == cap) b->pend_ref = dfn_xreallocarray(b->pend_ref, cap *= 2, sizeof *b->pend_ref);
+            b->pend_of[slot] = (uint32_t)b->npend;
+            b->pend_ref[b->npend++] = ref;
+        }
+    }
+}
+
 /* The store's file id of pending id t. */
 static uint32_t file_id(const builder *b, uint32_t t)
 {
     if (t == 0) return 0;
-    if (t <= b->nstr_at_load) return b->strfile_map[t - 1];
-    return b->hashfile_map[t - 1 - b->nstr_at_load];
+    uint32_t ref = b->pend_ref[t];
+    if (ref & DFN_REF_HASH) return b->hashfile_map[ref & ~DFN_REF_HASH];
+    return b->strfile_map[ref];
 }
 
 static void *merge_part_remap(void *arg)
@@ -1471,7 +1505,8 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     /* the store's ids are at most the load's: their widths are known now */
     dfn_ids_alloc(&s->lane, n, nlanes);
     dfn_ids_alloc(&s->kind, n, nkinds);
-    dfn_ids_alloc(&s->file, n, file_pending_count(b.nstr_at_load, nhashes));
+    file_pending_table(&b, in, nhashes);
+    dfn_ids_alloc(&s->file, n, b.npend);
     if (l->opts.sources && !in->keep) s->evsrc = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
     if (any_agg) {   /* only sets with aggregated records pay for their columns */
         s->cnt.v = dfn_xmalloc((n ? n : 1) * sizeof(uint32_t));
@@ -1515,6 +1550,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
         m->seen_hfile = dfn_xcalloc(nhashes ? nhashes : 1, 1);
         m->seen_sfile = dfn_xcalloc(b.nstr_at_load ? b.nstr_at_load : 1, 1);
         m->nstr_at_load = b.nstr_at_load;
+        m->pend_of = b.pend_of;
         m->users = users;
         m->b = &b;
         for (size_t k = 0; k < in->nchunks; k++) {
@@ -1582,7 +1618,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     free(own);
     build_foreign_meta(&b);   /* (every lane built) */
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
-    free(b.strfile_map); free(b.hashfile_map); free(b.catfold_best); free(b.ranks);
+    free(b.strfile_map); free(b.hashfile_map); free(b.pend_of); free(b.pend_ref); free(b.catfold_best); free(b.ranks);
     if (b.meta_keys) dfn_strtab_free(b.meta_keys);
     free(b.meta_head); free(b.meta_next);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);

@@ -299,7 +299,6 @@ Test(cache, every_record_kind_round_trips)
     free(dir);
 }
 
-/* The damaged corpus's trace files (at most max; malloc'd paths): *n. */
 /* 70,000 calls, each of a lane, a function and a file of its own
  * (hashed files in the newest era's way, and named ones), or of ids
  * few enough for the store's 16-bit columns: each column takes the
@@ -352,6 +351,49 @@ static void ids_check(const dfn_store *s, size_t n, size_t nids, bool wide)
     }
 }
 
+/* Few files among many strings and hashes: 70,000 distinct string values
+ * and 70,000 file hashes defined, of which the calls name 2 paths and 2
+ * hashes. The file column takes 2 bytes: its width counts the files
+ * calls name, not every string or hash a file could be named by. */
+Test(cache, few_files_among_many_strings_take_two_bytes, .timeout = 120)
+{
+    char *dir = tu_tmpdir();
+    size_t n = 70000, cap = n * 260, len = 0;
+    char *t = malloc(cap);
+    cr_assert_not_null(t);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\","
+                                "\"args\":{\"name\":\"/h/%zu\",\"value\":\"%zu\"}}\n"
+                                "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%zu,"
+                                "\"dur\":1,\"ph\":\"X\",\"args\":{\"%s\":\"%s%zu\",\"tag\":\"t%zu\"}}\n",
+                                i, 5000 + i, 100 + i, i % 4 < 2 ? "fname" : "fhash", i % 4 < 2 ? "/n/" : "",
+                                i % 4 < 2 ? i % 2 : 5000 + i % 2, i);
+    char *p = tu_write_file(dir, "few.pfw", t, len);
+    free(t);
+    const char *paths[1] = { p };
+    char *cache = tu_tmpdir();
+    dfn_store *st[3] = { load(paths, 1, NULL, 1), load(paths, 1, cache, 1), load(paths, 1, cache, 2) };
+    cr_assert_eq(st[2]->cache_from, DFN_CACHE_WHOLE);
+    for (int k = 0; k < 3; k++) {
+        const dfn_store *s = st[k];
+        cr_assert_eq(s->n, n);
+        cr_assert_gt(dfn_strtab_count(s->strs), 140000);
+        cr_assert_eq(s->nfiles, 5);
+        cr_assert_not_null(s->file.v16, "store %d", k);
+        for (size_t i = 0; i < n; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "/%c/%zu", i % 4 < 2 ? 'n' : 'h', i % 2);
+            cr_assert_str_eq(dfn_store_str(s, s->files[dfn_store_file(s, i)].path), want, "store %d call %zu", k, i);
+        }
+    }
+    store_same(st[0], st[2]);
+    for (int k = 0; k < 3; k++) dfn_store_free(st[k]);
+    free(cache);
+    free(p);
+    free(dir);
+}
+
 Test(cache, id_columns_of_either_width_round_trip, .timeout = 120)
 {
     char *dir = tu_tmpdir();
@@ -376,6 +418,7 @@ Test(cache, id_columns_of_either_width_round_trip, .timeout = 120)
     free(dir);
 }
 
+/* The damaged corpus's trace files (at most max; malloc'd paths): *n. */
 static void damaged_corpus(char **paths, size_t max, size_t *n)
 {
     const char *src = getenv("SRCDIR");

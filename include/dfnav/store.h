@@ -209,7 +209,7 @@ typedef struct dfn_store {
     /* Aggregated records (2.x ph 3): the calls each folds (0: an event of
      * one call) and the longest of them; v NULL when the set has none. */
     dfn_col32 cnt, durmax;
-    dfn_ids lane, kind, file; /* each event's lane, kind and file (0: none); read through dfn_store_lane ... */
+    dfn_ids lane, kind, file; /* each event's lane, kind and file (file 0: none); read through dfn_store_lane ... */
     /* each event's file, an index of src, when the load was asked to keep
      * them (dfn_load_opts.sources); else NULL */
     uint32_t *evsrc;
@@ -279,7 +279,7 @@ static inline uint64_t dfn_store_ts(const dfn_store *s, size_t i)
 {
     return s->ts_base[i >> DFN_TS_BLOCK_SHIFT] + dfn_col32_get(&s->ts, i);
 }
-/* Event i's lane, function kind and file (0: none). */
+/* Event i's lane, function kind and file (file 0: none). */
 static inline uint32_t dfn_store_lane(const dfn_store *s, size_t i) { return dfn_ids_get(&s->lane, i); }
 static inline uint32_t dfn_store_kind(const dfn_store *s, size_t i) { return dfn_ids_get(&s->kind, i); }
 static inline uint32_t dfn_store_file(const dfn_store *s, size_t i) { return dfn_ids_get(&s->file, i); }
