@@ -1263,6 +1263,10 @@ static void *merge_part_run(void *arg)
     merge_part *m = arg;
     const build_in *in = m->in;
     dfn_store *s = m->s;
+    /* the id columns in locals: the records' memcpy below may write any
+     * byte, so members would be read again for every call */
+    dfn_ids lane_col = s->lane, kind_col = s->kind, file_col = s->file;
+    const uint32_t *pend_of = m->pend_of;
     size_t nk = in->nchunks ? in->nchunks : 1;
     cursor *cur = dfn_xmalloc(nk * sizeof *cur);
     heap_key *later = dfn_xmalloc(nk * sizeof *later), *heap = dfn_xmalloc(nk * sizeof *heap);
@@ -1302,9 +1306,9 @@ static void *merge_part_run(void *arg)
             dfn_col32_set(&m->durmax, w, agg ? chunk_us(in, c, dfn_col32_get(&c->durmax, j)) : 0);
         }
         uint32_t lane = dfn_idcol_get(&c->lane, j), kind = dfn_idcol_get(&c->kind, j), file = dfn_idcol_get(&c->file, j);
-        dfn_ids_set(&s->lane, w, lane);
-        dfn_ids_set(&s->kind, w, kind);
-        dfn_ids_set(&s->file, w, file_pending(m->pend_of, m->nstr_at_load, file));
+        dfn_ids_set(&lane_col, w, lane);
+        dfn_ids_set(&kind_col, w, kind);
+        dfn_ids_set(&file_col, w, file_pending(pend_of, m->nstr_at_load, file));
         if (s->evsrc) s->evsrc[w] = c->srcs ? c->srcs[j] : c->src;
         if (!m->seen_lane[lane]) { m->seen_lane[lane] = 1; part_note(m, FIRST_LANE, lane); }
         if (!m->seen_kind[kind]) { m->seen_kind[kind] = 1; part_note(m, FIRST_KIND, kind); }

@@ -1638,7 +1638,7 @@ static void scan_filter_init(scan_filter *f, const qctx *c)
     f->lanec = &c->s->lane;
 }
 
-static inline bool scan_filter_pass(const scan_filter *f, size_t i)
+static inline __attribute__((always_inline)) bool scan_filter_pass(const scan_filter *f, size_t i)
 {
     const dfn_match_tabs *t = &f->t;
     if (t->kind_ok && !t->kind_ok[dfn_ids_get(f->kindc, i)]) return false;

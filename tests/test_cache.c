@@ -299,7 +299,7 @@ Test(cache, every_record_kind_round_trips)
     free(dir);
 }
 
-/* 70,000 calls, each of a lane, a function and a file of its own
+/* Calls each of a lane, a function and a file of its own
  * (hashed files in the newest era's way, and named ones), or of ids
  * few enough for the store's 16-bit columns: each column takes the
  * width its ids need, every call keeps its own, and the image gives
@@ -329,15 +329,17 @@ static char *wide_trace(const char *dir, size_t n, size_t nids)
     return path;
 }
 
-static void ids_check(const dfn_store *s, size_t n, size_t nids, bool wide)
+/* The widths: lanes and kinds count nids, files nids and "none". */
+static void ids_check(const dfn_store *s, size_t n, size_t nids)
 {
     cr_assert_eq(s->n, n);
     cr_assert_eq(s->nlanes, nids);
     cr_assert_eq(s->nkinds, nids);
     cr_assert_eq(s->nfiles, 1 + nids);   /* k is odd just where i is: one file a k */
     const dfn_ids *col[3] = { &s->lane, &s->kind, &s->file };
+    size_t count[3] = { nids, nids, 1 + nids };
     for (int c = 0; c < 3; c++) {
-        cr_assert_eq(dfn_ids_width(col[c]), wide ? 4u : 2u, "column %d", c);
+        cr_assert_eq(dfn_ids_width(col[c]), count[c] > 65536 ? 4u : 2u, "column %d of %zu ids", c, count[c]);
         cr_assert((col[c]->v16 != NULL) != (col[c]->v32 != NULL), "column %d", c);
     }
     for (size_t i = 0; i < n; i++) {
@@ -397,19 +399,24 @@ Test(cache, few_files_among_many_strings_take_two_bytes, .timeout = 120)
 Test(cache, id_columns_of_either_width_round_trip, .timeout = 120)
 {
     char *dir = tu_tmpdir();
-    struct { size_t n, nids; bool wide; } v[] = { { 70000, 70000, true }, { 4000, 500, false } };
-    for (size_t x = 0; x < 2; x++) {
+    /* 140,000 calls: a merge in two parts, each remapping its half; 65,536
+     * ids: lanes and kinds in 16 bits, files (with "none") past them */
+    struct { size_t n, nids; } v[] = { { 140000, 70000 }, { 65536, 65536 }, { 65535, 65535 }, { 4000, 500 } };
+    for (size_t x = 0; x < sizeof v / sizeof *v; x++) {
         char *p = wide_trace(dir, v[x].n, v[x].nids);
         const char *paths[1] = { p };
         char *cache = tu_tmpdir();
         dfn_store *fresh = load(paths, 1, NULL, 1);   /* one parser: string ids as the image's */
-        ids_check(fresh, v[x].n, v[x].nids, v[x].wide);
+        ids_check(fresh, v[x].n, v[x].nids);
+        dfn_store *two = load(paths, 1, NULL, 2);
+        ids_check(two, v[x].n, v[x].nids);
         dfn_store *first = load(paths, 1, cache, 1);
         dfn_store *again = load(paths, 1, cache, 2);
         cr_assert_eq(again->cache_from, DFN_CACHE_WHOLE);
-        ids_check(again, v[x].n, v[x].nids, v[x].wide);
+        ids_check(again, v[x].n, v[x].nids);
         store_same(fresh, again);
         dfn_store_free(fresh);
+        dfn_store_free(two);
         dfn_store_free(first);
         dfn_store_free(again);
         free(cache);
