@@ -575,6 +575,67 @@ static dfn_image_ident ident_of(const char *const *paths, size_t n, dfn_fileid *
 
 /* Every byte flipped in turn, and every length cut short: each such
  * image is refused (and its entry rebuilt by the next load). */
+/* Whether the image the writer makes of s, its checksums right, is
+ * refused as damaged when mapped. */
+static bool image_refused(const dfn_store *s, const dfn_image_ident *id, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(fd >= 0);
+    cr_assert(dfn_image_write(fd, s, id));
+    close(fd);
+    char err[256];
+    bool bad = false;
+    dfn_store *m = dfn_image_map(path, id, 1, err, sizeof err, &bad);
+    if (m) dfn_store_free(m);
+    return !m && bad;
+}
+
+/* Images whose id columns are wrong where no checksum tells: an id one
+ * past its table (lanes, kinds, files) in a column of either width, or a
+ * column in both its sections. The reader's own checks refuse each. */
+Test(cache, images_of_wrong_ids_are_refused, .timeout = 120)
+{
+    char *dir = tu_tmpdir();
+    size_t v[2][2] = { { 4000, 500 }, { 70000, 70000 } };
+    for (int x = 0; x < 2; x++) {
+        char *p = wide_trace(dir, v[x][0], v[x][1]);
+        const char *paths[1] = { p };
+        dfn_fileid fid[1];
+        dfn_image_ident id = ident_of(paths, 1, fid);
+        char img[512];
+        snprintf(img, sizeof img, "%s/wrong.img", dir);
+        dfn_store *s = load(paths, 1, NULL, 1);
+        cr_assert_eq(dfn_ids_width(&s->lane), x ? 4u : 2u);
+        cr_assert_not(image_refused(s, &id, img), "the image as written");
+        dfn_ids *col[3] = { &s->lane, &s->kind, &s->file };
+        size_t count[3] = { s->nlanes, s->nkinds, s->nfiles };
+        for (int c = 0; c < 3; c++) {
+            uint32_t was = dfn_ids_get(col[c], 5);
+            dfn_ids_set(col[c], 5, (uint32_t)count[c]);
+            cr_assert(image_refused(s, &id, img), "column %d, width %zu: an id past its table", c, dfn_ids_width(col[c]));
+            dfn_ids_set(col[c], 5, was);
+            /* the same ids in the other width's section too */
+            dfn_ids both = *col[c];
+            if (both.v16) {
+                both.v32 = malloc(s->n * sizeof *both.v32);
+                for (size_t i = 0; i < s->n; i++) both.v32[i] = both.v16[i];
+            } else {
+                both.v16 = malloc(s->n * sizeof *both.v16);
+                for (size_t i = 0; i < s->n; i++) both.v16[i] = (uint16_t)both.v32[i];
+            }
+            dfn_ids one = *col[c];
+            *col[c] = both;
+            cr_assert(image_refused(s, &id, img), "column %d in both sections", c);
+            *col[c] = one;
+            free(one.v16 ? (void *)both.v32 : (void *)both.v16);
+        }
+        cr_assert_not(image_refused(s, &id, img), "the image as written, again");
+        dfn_store_free(s);
+        free(p);
+    }
+    free(dir);
+}
+
 Test(cache, damaged_images_are_refused)
 {
     char *dir = tu_tmpdir(), *cache = tu_tmpdir(), *entry;
