@@ -22,8 +22,11 @@
  * index, call tree, access patterns and loading snapshots. A little above
  * the measurements, so that a set refused would really not have fitted
  * with room to spare. The fixed part: a one-line file peaks at 4.7 MB,
- * 85,000 events with one thread at 12.6 MB, 7.5 M at 36 B an event and
- * 9 MB a thread more. */
+ * 85,000 events with one thread at 12.6 MB, 7.5 M at 30.4 B an event
+ * (the command line; the explorer's replay 50.9) and 9 MB a thread more.
+ * The per-event parts stay above that for sets past 65,536 lanes,
+ * functions or files, whose ids take 4 bytes and not 2 (about 36.5 and
+ * 57 B an event), which the estimate cannot tell before the load. */
 #define DFN_EST_BASE ((uint64_t)8 << 20)
 #define DFN_EST_PER_THREAD ((uint64_t)12 << 20)
 #define DFN_EST_CLI_PER_EVENT 40
