@@ -474,8 +474,9 @@ typedef struct {
      * text, made once per hash (hashfile_map), so it needs no entry */
     uint32_t *path_file;
     /* the files' pending ids (file_pending): by a file ref's slot (string
-     * refs, then hash refs) its pending id, 0 for none; and back */
-    uint32_t *pend_of, *pend_ref;
+     * refs, then hash refs) its pending id, 0 for none; back to the ref;
+     * and on to the store's file id once built, as lane_map's */
+    uint32_t *pend_of, *pend_ref, *file_map;
     size_t npend;
     uint32_t *catfold_best;  size_t catfold_cap;
     dfn_meta *ranks; size_t nranks, rankcap;   /* rank and name metadata, in (file, block) order */
@@ -1125,7 +1126,7 @@ typedef struct {
     dfn_col32 cnt, durmax;        /* v NULL when no chunk has aggregated records */
     uint32_t *first;              /* (FIRST_*, ref) pairs in order of first use */
     size_t nfirst, firstcap;
-    uint8_t *seen_lane, *seen_kind, *seen_hfile, *seen_sfile;
+    uint8_t *seen_lane, *seen_kind, *seen_file;   /* seen_file: by pending id */
     size_t nstr_at_load;
     const uint32_t *pend_of;      /* the builder's */
     atomic_int *users;            /* per chunk: parts still reading it */
@@ -1308,15 +1309,12 @@ static void *merge_part_run(void *arg)
         uint32_t lane = dfn_idcol_get(&c->lane, j), kind = dfn_idcol_get(&c->kind, j), file = dfn_idcol_get(&c->file, j);
         dfn_ids_set(&lane_col, w, lane);
         dfn_ids_set(&kind_col, w, kind);
-        dfn_ids_set(&file_col, w, file_pending(pend_of, m->nstr_at_load, file));
+        uint32_t pend = file_pending(pend_of, m->nstr_at_load, file);
+        dfn_ids_set(&file_col, w, pend);
         if (s->evsrc) s->evsrc[w] = c->srcs ? c->srcs[j] : c->src;
         if (!m->seen_lane[lane]) { m->seen_lane[lane] = 1; part_note(m, FIRST_LANE, lane); }
         if (!m->seen_kind[kind]) { m->seen_kind[kind] = 1; part_note(m, FIRST_KIND, kind); }
-        if (file != DFN_REF_NONE) {
-            uint8_t *seen = file & DFN_REF_HASH ? &m->seen_hfile[file & ~DFN_REF_HASH]
-                          : file < m->nstr_at_load ? &m->seen_sfile[file] : NULL;
-            if (seen && !*seen) { *seen = 1; part_note(m, FIRST_FILE, file); }
-        }
+        if (pend && !m->seen_file[pend]) { m->seen_file[pend] = 1; part_note(m, FIRST_FILE, pend); }
         size_t rl = chunk_record_len(s, c, j, cu->args);
         if ((w & ((1u << DFN_ARGS_INDEX_SHIFT) - 1)) == 0) s->args_idx[w >> DFN_ARGS_INDEX_SHIFT] = aw;
         if (rl <= DFN_RECORD_SLACK && aw + DFN_RECORD_SLACK <= m->a_lim) {
@@ -1372,15 +1370,8 @@ static void file_pending_table(builder *b, const build_in *in, size_t nhashes)
             b->pend_ref[b->npend++] = ref;
         }
     }
-}
-
-/* The store's file id of pending id t. */
-static uint32_t file_id(const builder *b, uint32_t t)
-{
-    if (t == 0) return 0;
-    uint32_t ref = b->pend_ref[t];
-    if (ref & DFN_REF_HASH) return b->hashfile_map[ref & ~DFN_REF_HASH];
-    return b->strfile_map[ref];
+    b->file_map = map_new(b->npend);
+    b->file_map[0] = 0;
 }
 
 static void *merge_part_remap(void *arg)
@@ -1391,7 +1382,7 @@ static void *merge_part_remap(void *arg)
     for (size_t w = m->w0; w < m->w1; w++) {
         dfn_ids_set(&s->lane, w, b->lane_map[dfn_store_lane(s, w)]);
         dfn_ids_set(&s->kind, w, b->kind_map[dfn_store_kind(s, w)]);
-        dfn_ids_set(&s->file, w, file_id(b, dfn_store_file(s, w)));
+        dfn_ids_set(&s->file, w, b->file_map[dfn_store_file(s, w)]);
     }
     return NULL;
 }
@@ -1551,8 +1542,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
         m->durmax.v = s->durmax.v;
         m->seen_lane = dfn_xcalloc(nlanes ? nlanes : 1, 1);
         m->seen_kind = dfn_xcalloc(nkinds ? nkinds : 1, 1);
-        m->seen_hfile = dfn_xcalloc(nhashes ? nhashes : 1, 1);
-        m->seen_sfile = dfn_xcalloc(b.nstr_at_load ? b.nstr_at_load : 1, 1);
+        m->seen_file = dfn_xcalloc(b.npend, 1);
         m->nstr_at_load = b.nstr_at_load;
         m->pend_of = b.pend_of;
         m->users = users;
@@ -1578,7 +1568,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
             uint32_t ref = m->first[f + 1];
             if (m->first[f] == FIRST_LANE) build_lane(&b, ref);
             else if (m->first[f] == FIRST_KIND) build_kind(&b, ref);
-            else build_file(&b, ref);
+            else b.file_map[ref] = build_file(&b, b.pend_ref[ref]);
         }
     }
     dfn_parallel_each(parts, nparts, sizeof *parts, merge_part_remap);
@@ -1605,7 +1595,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     for (size_t i = 0; i < nparts; i++) {
         free(parts[i].first);
         free(parts[i].seen_lane); free(parts[i].seen_kind);
-        free(parts[i].seen_hfile); free(parts[i].seen_sfile);
+        free(parts[i].seen_file);
     }
     free(parts);
     free(users);
@@ -1622,7 +1612,7 @@ static dfn_store *loader_build(dfn_loader *l, build_in *in)
     free(own);
     build_foreign_meta(&b);   /* (every lane built) */
     free(b.hmap); free(b.fmap); free(b.lane_map); free(b.kind_map);
-    free(b.strfile_map); free(b.hashfile_map); free(b.pend_of); free(b.pend_ref); free(b.catfold_best); free(b.ranks);
+    free(b.strfile_map); free(b.hashfile_map); free(b.pend_of); free(b.pend_ref); free(b.file_map); free(b.catfold_best); free(b.ranks);
     if (b.meta_keys) dfn_strtab_free(b.meta_keys);
     free(b.meta_head); free(b.meta_next);
     dfn_strtab_free(b.lane_keys); dfn_strtab_free(b.kind_keys);
