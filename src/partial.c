@@ -14,7 +14,10 @@
 
 /* "DFNP" and the layout's version: a rank of another build is refused. */
 #define PARTIAL_MAGIC UINT64_C(0x504e4644)
-#define PARTIAL_VERSION 8
+#define PARTIAL_VERSION 9
+
+/* a sparkline's bin is the low 16 bits of its key */
+_Static_assert(DFN_SPARK_BINS_MAX <= 0x10000, "sparkline bins fit their keys");
 
 /* Key kinds whose rows merge across shares: all but events, which are
  * calls of one share. (Time bins merge by number, from the set's start;
@@ -41,7 +44,7 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     for (size_t d = 0; d < q->ndims && !why; d++)
         if (!dim_mergeable(q, q->dims[d].kind)) why = "events are not merged across shares";
     if (!why && (m & ~ok)) why = "these metrics are not merged across shares";
-    if (!why && (q->spark_bins || q->asked_only)) why = "sparklines are not merged across shares";
+    if (!why && q->spark_bins && q->spark_split) why = "sparklines of compute and I/O are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);
     return !why;
 }
@@ -54,11 +57,13 @@ dfn_partial *dfn_partial_new(const dfn_query *q)
     p->metrics = q->metrics ? q->metrics : DFN_M_BASIC;
     p->sizes = q->sizes;
     p->nctr = q->ctrs ? q->ctrs->n : 0;
+    p->spark_bins = dfn_query_spark_bins(q);
+    if (p->spark_bins) p->spark_total = dfn_xcalloc(p->spark_bins, sizeof *p->spark_total);
     p->text = dfn_strtab_new();
     p->rowkeys = dfn_strtab_new();
     p->prockeys = dfn_strtab_new();
     dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
-                          &p->ctrn, &p->ctrlo, &p->ctrhi };
+                          &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_init(maps[k]);
     return p;
 }
@@ -74,8 +79,9 @@ void dfn_partial_free(dfn_partial *p)
     free(p->sums);
     free(p->procs);
     dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
-                          &p->ctrn, &p->ctrlo, &p->ctrhi };
+                          &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
+    free(p->spark_total);
     dfn_seglog_free(&p->log);
     free(p);
 }
@@ -241,7 +247,9 @@ void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
 
 static bool partial_same_query(const dfn_partial *a, const dfn_partial *b)
 {
-    if (a->ndims != b->ndims || a->metrics != b->metrics || a->sizes != b->sizes || a->nctr != b->nctr) return false;
+    if (a->ndims != b->ndims || a->metrics != b->metrics || a->sizes != b->sizes || a->nctr != b->nctr ||
+        a->spark_bins != b->spark_bins)
+        return false;
     for (size_t d = 0; d < a->ndims; d++) {
         if (a->dims[d].kind != b->dims[d].kind || a->dims[d].own != b->dims[d].own) return false;
         if (!a->dims[d].arg != !b->dims[d].arg || (a->dims[d].arg && strcmp(a->dims[d].arg, b->dims[d].arg))) return false;
@@ -285,7 +293,7 @@ static void merge_ids(dfn_partial *a, const dfn_partial *b, const uint8_t *keep,
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
 {
     dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC, .sizes = q->sizes,
-                          .nctr = q->ctrs ? q->ctrs->n : 0 };
+                          .nctr = q->ctrs ? q->ctrs->n : 0, .spark_bins = dfn_query_spark_bins(q) };
     memcpy(frame.dims, q->dims, sizeof frame.dims);
     return partial_same_query(p, &frame);
 }
@@ -331,6 +339,10 @@ static void partial_absorb(dfn_partial *a, const dfn_partial *b, const uint8_t *
         uint64_t v = sm->v[j] == DFN_PARTIAL_MANY ? DFN_PARTIAL_MANY : (uint64_t)procmap[sm->v[j] - 1] + 1;
         dfn_partial_share_put(&a->share, (uint64_t)rowmap[sm->k[j] >> 32] << 32 | text_in(a, b, (uint32_t)sm->k[j]), v);
     }
+    /* sparklines add bin by bin; the totals are of every call, kept or not */
+    dfn_map64_add_rows(&a->spark, &b->spark, rowmap, 16, NULL);
+    for (size_t k = 0; b->spark_total && k < a->spark_bins; k++)
+        a->spark_total[k] = dfn_sat_add(a->spark_total[k], b->spark_total[k]);
     for (size_t j = 0; j < b->ctrn.cap; j++) {   /* counters: samples, and their sums with the carry */
         uint64_t key = b->ctrn.k[j];
         if (key == DFN_MAP64_EMPTY || rowmap[key >> 8] == DFN_MAP64_NOROW) continue;
@@ -365,7 +377,7 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
 /* An empty partial of p's query and window. */
 static dfn_partial *partial_frame(const dfn_partial *p)
 {
-    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes };
+    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes, .spark_bins = p->spark_bins };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
     out->nctr = p->nctr;
@@ -461,7 +473,8 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_u(&o, p->dims[d].arg ? al + 1 : 0);
         put_raw(&o, p->dims[d].arg, al);
     }
-    const uint64_t head[] = { p->metrics, p->sizes, p->nctr, p->total, p->matched, p->matched_calls, p->ncompute };
+    const uint64_t head[] = { p->metrics, p->sizes, p->nctr, p->spark_bins, p->total, p->matched, p->matched_calls,
+                              p->ncompute };
     for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
     const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
@@ -483,8 +496,9 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_sums(&o, &p->sums[r]);
     }
     const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
-                                &p->ctrn, &p->ctrlo, &p->ctrhi };
+                                &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
+    for (size_t k = 0; k < p->spark_bins; k++) put_u(&o, p->spark_total[k]);
     /* as a log's entries (a few bytes each), in any order: nothing
      * expanded to send them */
     put_u(&o, p->log.n);
@@ -580,6 +594,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     q.metrics = get_any(&in, "the metrics");
     q.sizes = get_u(&in, 2, "the size bins") != 0;
     size_t nctr = (size_t)get_u(&in, DFN_MAX_CTRS + 1, "the counters");
+    q.spark_bins = (size_t)get_u(&in, DFN_SPARK_BINS_MAX + 1, "the sparklines");
     dfn_partial *p = dfn_partial_new(&q);
     p->nctr = nctr;
     dfn_dims_free(q.dims, q.ndims);
@@ -598,6 +613,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     bool time_rows = false;
     for (size_t d = 0; d < p->ndims; d++) time_rows |= p->dims[d].kind == DFN_DIM_TIME;
     p->timed |= time_rows;
+    p->timed |= p->spark_bins > 0;   /* (and sparkline bins) */
     /* a window of seconds a bin of which is at least a µs, or none,
      * within a store's span (2^64 µs); with time rows, their bins' starts
      * count in an int64 of µs (bin0 comes from the window's exact µs,
@@ -634,6 +650,8 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->ctrn, 8, p->nrows, p->nctr, "a counter");
     get_map(&in, &p->ctrlo, 8, p->nrows, p->nctr, "a counter");
     get_map(&in, &p->ctrhi, 8, p->nrows, p->nctr, "a counter");
+    get_map(&in, &p->spark, 16, p->nrows, p->spark_bins, "a sparkline bin");
+    for (size_t k = 0; k < p->spark_bins && !in.bad; k++) p->spark_total[k] = get_any(&in, "the sparklines' totals");
     for (size_t j = 0; j < p->share.cap && !in.bad; j++)   /* a process of the partial's, or many */
         if (p->share.k[j] != DFN_MAP64_EMPTY && p->share.v[j] != DFN_PARTIAL_MANY &&
             (p->share.v[j] == 0 || p->share.v[j] > p->nprocs))

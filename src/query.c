@@ -4123,6 +4123,21 @@ static void export_sets(part *p, export_ids *x)
         if (p->files.k[j] != DFN_MAP64_EMPTY) export_file_add(x, p->files.k[j] >> 32, (uint32_t)p->files.k[j]);
 }
 
+/* Each row's sparkline (a dense row's array, a sparse row's bins in the
+ * part's map, as part_spark_out reads them) and the total's, in µs. */
+static void export_spark(part *p, export_ids *x)
+{
+    const qctx *c = p->c;
+    if (!c->spark_bins) return;
+    for (size_t row = 0; row < p->nacc && row < DENSE_ROWS; row++) {
+        const uint64_t *bins = AX(&p->acc[row])->spark;
+        for (size_t b = 0; bins && b < c->spark_bins; b++)
+            if (bins[b]) *dfn_map64_slot(&x->out->spark, (uint64_t)x->row[row] << 16 | b) += bins[b];
+    }
+    dfn_map64_add_rows(&x->out->spark, &p->spk[0], x->row, 16, NULL);
+    memcpy(x->out->spark_total, p->spark_total, c->spark_bins * sizeof *p->spark_total);
+}
+
 /* The merged part as a partial result: keys, processes and files by text,
  * busy segments in absolute µs. */
 static dfn_partial *part_export(part *p, dfn_result *r)
@@ -4148,12 +4163,14 @@ static dfn_partial *part_export(part *p, dfn_result *r)
     out->timed |= (out->metrics & (DFN_M_BIT(DFN_M_IDLE_S) | DFN_M_OVERLAP)) != 0;
     for (size_t k = 0; c->q->filter && k < c->q->filter->n; k++) out->timed |= c->q->filter->terms[k].key == DFN_KEY_TIME;
     out->timed |= c->q->layers && dfn_layers_timed(dfn_layerset_layers(c->q->layers));
+    out->timed |= c->spark_bins > 0;   /* (sparkline bins count from the window too) */
     export_ids x = { out, s, r, dfn_xmalloc((c->nprocs ? c->nprocs : 1) * sizeof *x.proc),
                      dfn_xmalloc((s->nfiles ? s->nfiles : 1) * sizeof *x.file), dfn_xmalloc((n ? n : 1) * sizeof *x.row) };
     memset(x.proc, 0xff, (c->nprocs ? c->nprocs : 1) * sizeof *x.proc);
     memset(x.file, 0xff, (s->nfiles ? s->nfiles : 1) * sizeof *x.file);
     export_rows(p, r, &x);
     export_sets(p, &x);
+    export_spark(p, &x);
     if (c->q->overlap) {   /* (each process's sweeps are whole in a share of whole processes) */
         uint64_t *ov = dfn_xcalloc(3 * (n ? n : 1), sizeof *ov);
         part_overlap_sums(p, ov, ov + n, ov + 2 * n);
@@ -4286,6 +4303,21 @@ static void partial_ids(dfn_result *r)
     }
 }
 
+/* A partial's sparklines as a result's doubles: each bin's µs, summed
+ * over the shares, converted once as the query converts its own. */
+static void partial_spark(const dfn_partial *p, dfn_result *r)
+{
+    size_t w = p->spark_bins, n = p->nrows;
+    if (!w) return;
+    r->spark_bins = w;
+    r->spark = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark);
+    for (size_t j = 0; j < p->spark.cap; j++)
+        if (p->spark.k[j] != DFN_MAP64_EMPTY)
+            r->spark[(p->spark.k[j] >> 16) * w + (p->spark.k[j] & 0xffff)] = (double)p->spark.v[j];
+    r->spark_total = dfn_xmalloc(w * sizeof *r->spark_total);
+    for (size_t k = 0; k < w; k++) r->spark_total[k] = (double)p->spark_total[k];
+}
+
 /* The result's frame for a partial's rows: q's dimensions and metrics,
  * keys of the partial's text. */
 static dfn_result *partial_result(dfn_partial *p, const dfn_query *q, const dfn_layers *layers)
@@ -4366,6 +4398,7 @@ static dfn_result *partial_rows(dfn_partial *p, const dfn_query *q, const dfn_la
     }
     partial_procs(p, r, need_spread, sq);
     partial_ctrs(p, q, r);
+    partial_spark(p, r);
     if (need_spread) spread_finish(n, r, sq, &kp);
     free(sq);
     if (need_size) size_finish(&p->szh, r, &kp);
@@ -4610,7 +4643,7 @@ static dfn_result *query_exec(const dfn_store *s, const dfn_query *q, dfn_partia
         return NULL;
     }
     if (q->spark_bins) {
-        c.spark_bins = q->spark_bins > 4096 ? 4096 : q->spark_bins;
+        c.spark_bins = dfn_query_spark_bins(q);
         c.spark_lo_us = lo_us;
         c.spark_span_us = (uint64_t)llround((r->win_hi_s - r->win_lo_s) * 1e6);
         /* the window the calls are cut to, exactly (time<=X holds X's µs) */

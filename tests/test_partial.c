@@ -174,13 +174,27 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
                          "%s: row %zu, samples of %s", what, row, whole->ctr_names[k]);
             cr_assert_str_eq(whole->ctr_names[k], merged->ctr_names[k]);
         }
+        cr_assert_eq(whole->spark_bins, merged->spark_bins, "%s: sparkline bins", what);
+        for (size_t bin = 0; whole->spark && bin < whole->spark_bins; bin++) {
+            double x = whole->spark[row * whole->spark_bins + bin], y = merged->spark[row * merged->spark_bins + bin];
+            cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s: row %zu, sparkline bin %zu: %.17g and %.17g", what, row, bin,
+                      x, y);
+        }
         cr_assert_eq(!whole->sizes, !merged->sizes, "%s: size bins", what);
         for (int bin = 0; whole->sizes && bin < DFN_SIZEBIN_COUNT; bin++)
             cr_assert_eq(whole->sizes[row * DFN_SIZEBIN_COUNT + bin], merged->sizes[row * DFN_SIZEBIN_COUNT + bin],
                          "%s: row %zu, size bin %d", what, row, bin);
     }
+    cr_assert_eq(!whole->spark_total, !merged->spark_total, "%s: the sparklines' total", what);
+    for (size_t b = 0; whole->spark_total && b < whole->spark_bins; b++)
+        cr_assert(memcmp(&whole->spark_total[b], &merged->spark_total[b], sizeof(double)) == 0,
+                  "%s: total of sparkline bin %zu: %.17g and %.17g", what, b, whole->spark_total[b], merged->spark_total[b]);
 }
 
+/* check_split's queries ask for sparklines of this many bins too, */
+static size_t g_spark;
+/* and keep only the metrics they ask for (the explorer's facts) */
+static bool g_asked;
 /* check_split's queries ask for transfer-size bins too. */
 static bool g_sizes;
 /* and, when set, for the analysis metrics with this compute definition */
@@ -237,7 +251,7 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     char err[256], what[256];
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
     dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1,
-                    .sizes = g_sizes };
+                    .sizes = g_sizes, .spark_bins = g_spark, .asked_only = g_asked };
     if (g_compute) q.metrics |= ANALYSIS_METRICS;
     q.ctrs = g_ctrs;
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
@@ -476,6 +490,56 @@ Test(partial, time_bins_and_terms_of_shares_spanning_the_set)
     dfn_store_free(b);
 }
 
+/* Sparklines: each row's µs in each bin, and all the calls', the same
+ * bits from shares of the set as from the set, whether the window cuts
+ * calls or not, with rows past the query's dense ones (by file), calls
+ * longer than a bin and aggregated records. */
+Test(partial, sparklines_add_up_as_the_sets)
+{
+    const char *bys[] = { "", "func", "file", "proc", "time", "func,file", "layer" };
+    const char *wheres[] = { "", "time>0.004 time<0.021", "time>=0.03" };
+    const size_t bins[] = { 1, 7, 200 };
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+            g_spark = bins[(b + w) % 3];
+            check_split(halves, 2, bys[b], wheres[w], -1, false, 0, 1);
+            check_split(each, 7, bys[b], wheres[w], DFN_M_TIME_S, true, 0, 2);
+        }
+    g_spark = DFN_SPARK_BINS_MAX + 1;   /* taken as the most there are, in both */
+    check_split(thirds, 3, "func", "", DFN_M_TIME_S, true, 3, 1);
+    g_spark = 0;
+    /* shares not rebased have bins of their own spans: they do not merge,
+     * though rows by function alone would */
+    dfn_store *a = load_share(0x2, 1), *b = load_share(0x80, 1);
+    char err[256];
+    dfn_query q = { .sort = -1, .metrics = DFN_M_BASIC, .threads = 1, .spark_bins = 10 };
+    cr_assert(dfn_dims_parse("func", q.dims, &q.ndims, err, sizeof err));
+    for (int trip = 0; trip < 2; trip++) {   /* as the query makes them, and through their bytes */
+        dfn_partial *pa = dfn_query_partial(a, &q, err, sizeof err), *pb = dfn_query_partial(b, &q, err, sizeof err);
+        cr_assert(pa && pb, "%s", err);
+        if (trip) pa = partial_trip(pa), pb = partial_trip(pb);
+        cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
+        cr_assert_str_eq(err, "partial results of shares of different spans");
+        dfn_partial_free(pa);
+    }
+    dfn_dims_free(q.dims, q.ndims);
+    dfn_store_free(a);
+    dfn_store_free(b);
+}
+
+/* The explorer's facts (a few metrics kept, the others read as NaN), with
+ * and without sparklines. */
+Test(partial, metrics_asked_only_as_the_sets)
+{
+    g_asked = true;
+    check_split(halves, 2, "func", "", DFN_M_TIME_S, true, 0, 1);
+    check_split(thirds, 3, "file", "time>0.004", -1, false, 5, 2);
+    g_spark = 16;
+    check_split(each, 7, "proc", "", -1, false, 0, 1);
+    g_spark = 0;
+    g_asked = false;
+}
+
 /* The analysis metrics (overlap, self time, sequential share) from shares
  * that each hold whole processes, as MPI's plan divides a set: every
  * process's compute, call tree and access patterns are in one share. The
@@ -593,15 +657,16 @@ Test(partial, queries_without_a_partial_say_why)
     char err[256];
     dfn_filter f;
     cr_assert(dfn_filter_parse("time>1", &f, err, sizeof err));
-    struct { const char *by; uint64_t metrics; const dfn_filter *f; size_t spark; const char *says; } cases[] = {
-        { "event", 0, NULL, 0, "events" },
-        { "func,event", 0, NULL, 0, "files were not kept" },   /* (calls within groups: their files' places) */
-        { "func", 0, &f, 16, "sparklines" },
-        { "func", 0, NULL, 16, "sparklines" },
+    struct { const char *by; uint64_t metrics; const dfn_filter *f; size_t spark; bool split; const char *says; } cases[] = {
+        { "event", 0, NULL, 0, false, "events" },
+        { "func,event", 0, NULL, 0, false, "files were not kept" },   /* (calls within groups: their files' places) */
+        { "func", 0, &f, 16, true, "sparklines of compute and I/O" },
+        { "func", 0, NULL, 16, true, "sparklines of compute and I/O" },
     };
     dfn_store *s = load_share(halves[0], 1);
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        dfn_query q = { .sort = -1, .metrics = cases[k].metrics, .filter = cases[k].f, .spark_bins = cases[k].spark };
+        dfn_query q = { .sort = -1, .metrics = cases[k].metrics, .filter = cases[k].f, .spark_bins = cases[k].spark,
+                        .spark_split = cases[k].split };
         cr_assert(dfn_dims_parse(cases[k].by, q.dims, &q.ndims, err, sizeof err));
         err[0] = 0;
         cr_assert_null(dfn_query_partial(s, &q, err, sizeof err), "case %zu", k);
@@ -776,7 +841,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     char err[256];
     /* (with the analysis sums and counters: every field of a row) */
     dfn_ctrs ctrs = { .series = { "cpu.user_pct" }, .n = 1 };
-    dfn_query q = { .sort = -1, .metrics = all_mergeable | ANALYSIS_METRICS, .ctrs = &ctrs };
+    dfn_query q = { .sort = -1, .metrics = all_mergeable | ANALYSIS_METRICS, .ctrs = &ctrs, .spark_bins = 5 };
     cr_assert(dfn_dims_parse("func,file", q.dims, &q.ndims, err, sizeof err));
     dfn_analysis an;
     g_compute = "cat=ai_framework";
@@ -784,7 +849,7 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     g_compute = NULL;
     dfn_partial *p = dfn_query_partial(s, &q, err, sizeof err);
     cr_assert(p, "%s", err);
-    cr_assert(p->ctrn.n > 0 && p->ncompute > 0, "counters and compute in the bytes tried");
+    cr_assert(p->ctrn.n > 0 && p->ncompute > 0 && p->spark.n > 0, "counters, compute and sparklines in the bytes tried");
     size_t len;
     uint8_t *bytes = dfn_partial_encode(p, &len);
     dfn_partial_free(p);
@@ -859,6 +924,15 @@ Test(partial, partials_of_different_queries_do_not_merge)
     cr_assert(dfn_dims_parse("file", b.dims, &b.ndims, err, sizeof err));
     dfn_partial *pa = dfn_query_partial(s, &a, err, sizeof err), *pb = dfn_query_partial(s, &b, err, sizeof err);
     cr_assert(pa && pb);
+    cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
+    cr_assert(strstr(err, "different queries"), "%s", err);
+    dfn_partial_free(pa);
+    /* sparklines of other bins: another query */
+    b = a;
+    b.spark_bins = 10;
+    pa = dfn_query_partial(s, &a, err, sizeof err), pb = dfn_query_partial(s, &b, err, sizeof err);
+    cr_assert(pa && pb);
+    cr_assert_not(dfn_partial_is_of(pb, &a));
     cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
     cr_assert(strstr(err, "different queries"), "%s", err);
     dfn_partial_free(pa);

@@ -25,8 +25,12 @@
  * carry the fields report prints; the query needs each file's place
  * (dfn_query's place) and a store that keeps its events' files.
  *
- * A query whose metrics or terms need more than these (sparklines,
- * calls alone, which merge as rows of calls) has no partial:
+ * Sparklines add up bin by bin: a call's µs in each bin are the same in
+ * any share that holds it, once shares span the set (dfn_store_rebase).
+ * Those split into compute and I/O (spark_split) are not kept.
+ *
+ * A query whose metrics or terms need more than these (split
+ * sparklines, calls alone, which merge as rows of calls) has no partial:
  * dfn_partial_supports says why. */
 #ifndef DFNAV_PARTIAL_H
 #define DFNAV_PARTIAL_H
@@ -132,6 +136,13 @@ typedef struct dfn_partial {
      * its low and high 64 bits, which add exactly in any order */
     size_t nctr;
     dfn_map64 ctrn, ctrlo, ctrhi;
+    /* sparklines (the query's spark_bins, as the query takes them): row
+     * << 16 | bin -> µs of the row's calls in the bin, and spark_total,
+     * of every matched call (spark_bins of them; NULL without). Bins
+     * count from the window, so shares merge only with the same one. */
+    size_t spark_bins;
+    dfn_map64 spark;
+    uint64_t *spark_total;
 } dfn_partial;
 
 /* Notes that process proc + 1 (or DFN_PARTIAL_MANY) used the file of key

@@ -108,6 +108,9 @@ dfn_key dfn_dim_key(dfn_dimkind k);
  * nothing, for time, event and size, whose rows no equality selects. */
 bool dfn_dim_term_add(dfn_filter *f, const dfn_dim *d, const char *key, size_t len);
 
+/* The most sparkline bins a query makes: more are taken as this many. */
+#define DFN_SPARK_BINS_MAX 4096
+
 typedef struct {
     dfn_dim dims[DFN_MAX_DIMS];
     size_t ndims;             /* 0: one row of totals */
@@ -119,7 +122,7 @@ typedef struct {
     size_t top;               /* 0 = all rows */
     uint64_t metrics;         /* bit per dfn_metric to compute; 0 = all */
     int threads;              /* 0 = one per online core; results never depend on it */
-    size_t spark_bins;        /* > 0: each row's time per bin over the window (sparklines) */
+    size_t spark_bins;        /* > 0: each row's time per bin over the window (sparklines), at most DFN_SPARK_BINS_MAX */
     bool spark_split;         /* also each row's compute and I/O time per bin (needs overlap) */
     bool sizes;               /* each row's transfer-size histogram */
     const dfn_overlap *overlap;   /* compute_s io_busy_s exposed_s overlap_pct */
@@ -149,6 +152,12 @@ typedef struct {
      * every one its filter passes */
     const uint64_t *only;
 } dfn_query;
+
+/* The sparkline bins q makes. */
+static inline size_t dfn_query_spark_bins(const dfn_query *q)
+{
+    return q->spark_bins > DFN_SPARK_BINS_MAX ? DFN_SPARK_BINS_MAX : q->spark_bins;
+}
 
 typedef struct {
     uint32_t id;              /* string id, value index, bin, layer or event index */
