@@ -44,7 +44,6 @@ bool dfn_partial_supports(const dfn_query *q, char *err, size_t errlen)
     for (size_t d = 0; d < q->ndims && !why; d++)
         if (!dim_mergeable(q, q->dims[d].kind)) why = "events are not merged across shares";
     if (!why && (m & ~ok)) why = "these metrics are not merged across shares";
-    if (!why && q->spark_bins && q->spark_split) why = "sparklines of compute and I/O are not merged across shares";
     if (why) snprintf(err, errlen, "%s", why);
     return !why;
 }
@@ -59,11 +58,12 @@ dfn_partial *dfn_partial_new(const dfn_query *q)
     p->nctr = q->ctrs ? q->ctrs->n : 0;
     p->spark_bins = dfn_query_spark_bins(q);
     if (p->spark_bins) p->spark_total = dfn_xcalloc(p->spark_bins, sizeof *p->spark_total);
+    p->spark_split = dfn_query_spark_split(q);
     p->text = dfn_strtab_new();
     p->rowkeys = dfn_strtab_new();
     p->prockeys = dfn_strtab_new();
     dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
-                          &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark };
+                          &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark, &p->spark_io, &p->spark_cmp };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_init(maps[k]);
     return p;
 }
@@ -79,7 +79,7 @@ void dfn_partial_free(dfn_partial *p)
     free(p->sums);
     free(p->procs);
     dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
-                          &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark };
+                          &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark, &p->spark_io, &p->spark_cmp };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) dfn_map64_free(maps[k]);
     free(p->spark_total);
     dfn_seglog_free(&p->log);
@@ -248,7 +248,7 @@ void dfn_partial_add(dfn_partial *p, size_t row, const dfn_rowsums *add)
 static bool partial_same_query(const dfn_partial *a, const dfn_partial *b)
 {
     if (a->ndims != b->ndims || a->metrics != b->metrics || a->sizes != b->sizes || a->nctr != b->nctr ||
-        a->spark_bins != b->spark_bins)
+        a->spark_bins != b->spark_bins || a->spark_split != b->spark_split)
         return false;
     for (size_t d = 0; d < a->ndims; d++) {
         if (a->dims[d].kind != b->dims[d].kind || a->dims[d].own != b->dims[d].own) return false;
@@ -293,7 +293,8 @@ static void merge_ids(dfn_partial *a, const dfn_partial *b, const uint8_t *keep,
 bool dfn_partial_is_of(const dfn_partial *p, const dfn_query *q)
 {
     dfn_partial frame = { .ndims = q->ndims, .metrics = q->metrics ? q->metrics : DFN_M_BASIC, .sizes = q->sizes,
-                          .nctr = q->ctrs ? q->ctrs->n : 0, .spark_bins = dfn_query_spark_bins(q) };
+                          .nctr = q->ctrs ? q->ctrs->n : 0, .spark_bins = dfn_query_spark_bins(q),
+                          .spark_split = dfn_query_spark_split(q) };
     memcpy(frame.dims, q->dims, sizeof frame.dims);
     return partial_same_query(p, &frame);
 }
@@ -341,6 +342,8 @@ static void partial_absorb(dfn_partial *a, const dfn_partial *b, const uint8_t *
     }
     /* sparklines add bin by bin; the totals are of every call, kept or not */
     dfn_map64_add_rows(&a->spark, &b->spark, rowmap, 16, NULL);
+    dfn_map64_add_rows(&a->spark_io, &b->spark_io, rowmap, 16, NULL);
+    dfn_map64_add_rows(&a->spark_cmp, &b->spark_cmp, rowmap, 16, NULL);
     for (size_t k = 0; b->spark_total && k < a->spark_bins; k++)
         a->spark_total[k] = dfn_sat_add(a->spark_total[k], b->spark_total[k]);
     for (size_t j = 0; j < b->ctrn.cap; j++) {   /* counters: samples, and their sums with the carry */
@@ -381,6 +384,7 @@ static dfn_partial *partial_frame(const dfn_partial *p)
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
     out->nctr = p->nctr;
+    out->spark_split = p->spark_split;   /* (the query above has no overlap to say so) */
     out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
     out->timed = p->timed;
     out->stretch = p->stretch;
@@ -473,8 +477,8 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_u(&o, p->dims[d].arg ? al + 1 : 0);
         put_raw(&o, p->dims[d].arg, al);
     }
-    const uint64_t head[] = { p->metrics, p->sizes, p->nctr, p->spark_bins, p->total, p->matched, p->matched_calls,
-                              p->ncompute };
+    const uint64_t head[] = { p->metrics, p->sizes, p->nctr, p->spark_bins, p->spark_split, p->total, p->matched,
+                              p->matched_calls, p->ncompute };
     for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_u(&o, head[k]);
     const double win[] = { p->win_lo_s, p->win_hi_s, p->bin_s, p->bin0_s };
     for (size_t k = 0; k < sizeof win / sizeof *win; k++) put_d(&o, win[k]);
@@ -496,7 +500,7 @@ uint8_t *dfn_partial_encode(const dfn_partial *p, size_t *len)
         put_sums(&o, &p->sums[r]);
     }
     const dfn_map64 *maps[] = { &p->hist, &p->procsum, &p->procbytes, &p->files, &p->szh, &p->sizebins, &p->share,
-                                &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark };
+                                &p->ctrn, &p->ctrlo, &p->ctrhi, &p->spark, &p->spark_io, &p->spark_cmp };
     for (size_t k = 0; k < sizeof maps / sizeof *maps; k++) put_map(&o, maps[k]);
     for (size_t k = 0; k < p->spark_bins; k++) put_u(&o, p->spark_total[k]);
     /* as a log's entries (a few bytes each), in any order: nothing
@@ -595,8 +599,10 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     q.sizes = get_u(&in, 2, "the size bins") != 0;
     size_t nctr = (size_t)get_u(&in, DFN_MAX_CTRS + 1, "the counters");
     q.spark_bins = (size_t)get_u(&in, DFN_SPARK_BINS_MAX + 1, "the sparklines");
+    bool split = get_u(&in, 2, "the sparklines") != 0;
     dfn_partial *p = dfn_partial_new(&q);
     p->nctr = nctr;
+    p->spark_split = split && p->spark_bins;
     dfn_dims_free(q.dims, q.ndims);
     p->total = get_any(&in, "the totals");
     p->matched = get_any(&in, "the totals");
@@ -651,6 +657,8 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     get_map(&in, &p->ctrlo, 8, p->nrows, p->nctr, "a counter");
     get_map(&in, &p->ctrhi, 8, p->nrows, p->nctr, "a counter");
     get_map(&in, &p->spark, 16, p->nrows, p->spark_bins, "a sparkline bin");
+    get_map(&in, &p->spark_io, 16, p->nrows, p->spark_split ? p->spark_bins : 0, "a sparkline bin");
+    get_map(&in, &p->spark_cmp, 16, p->nrows, p->spark_split ? p->spark_bins : 0, "a sparkline bin");
     for (size_t k = 0; k < p->spark_bins && !in.bad; k++) p->spark_total[k] = get_any(&in, "the sparklines' totals");
     for (size_t j = 0; j < p->share.cap && !in.bad; j++)   /* a process of the partial's, or many */
         if (p->share.k[j] != DFN_MAP64_EMPTY && p->share.v[j] != DFN_PARTIAL_MANY &&

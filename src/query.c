@@ -3143,9 +3143,9 @@ static void part_overlap_sums(const part *p, uint64_t *io, uint64_t *exposed, ui
     }
 }
 
-/* With split sparklines, one of a row's processes' compute into the
- * row's compute line. */
-static void row_proc_spark(const part *p, dfn_result *r, const psweep *w)
+/* With split sparklines, one of a row's processes' compute in each bin
+ * of the row's compute line, in µs (0 where none). */
+static void row_proc_spark(const part *p, const psweep *w, uint64_t *bins)
 {
     const qctx *c = p->c;
     const dfn_overlap *o = c->q->overlap;
@@ -3156,7 +3156,7 @@ static void row_proc_spark(const part *p, dfn_result *r, const psweep *w)
         /* the sparkline's bin edges, as spark_add cuts calls */
         uint64_t bs = c->spark_lo_us + spark_edge(c, b), be = c->spark_lo_us + spark_edge(c, b + 1);
         uint64_t from = bs > lo ? bs : lo, to = be < hi ? be : hi;
-        if (to > from) r->spark_cmp[w->row * nb + b] += (double)dfn_overlap_covered(o, w->proc, from, to);
+        bins[b] = to > from ? dfn_overlap_covered(o, w->proc, from, to) : 0;
     }
 }
 
@@ -3198,11 +3198,17 @@ static void part_finish_extra(part *p, dfn_result *r)
     size_t n = p->nacc;
     if (c->cix) ctr_finish(p, r);
     if (c->spark_split) {
+        size_t nb = c->spark_bins;
         r->spark_io = part_spark_out(p, 1);
-        r->spark_cmp = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark_cmp);
+        r->spark_cmp = dfn_xcalloc((n ? n : 1) * nb, sizeof *r->spark_cmp);
+        uint64_t *bins = dfn_xmalloc(nb * sizeof *bins);
+        for (size_t k = 0; k < p->npsw; k++) {
+            if (p->psw[k].kind != 1 || !p->psw[k].started) continue;
+            row_proc_spark(p, &p->psw[k], bins);
+            for (size_t b = 0; b < nb; b++) r->spark_cmp[p->psw[k].row * nb + b] += (double)bins[b];
+        }
+        free(bins);
     }
-    for (size_t k = 0; r->spark_cmp && k < p->npsw; k++)
-        if (p->psw[k].kind == 1 && p->psw[k].started) row_proc_spark(p, r, &p->psw[k]);
     if (r->mcol[DFN_M_OVERLAP_PCT] >= 0) {
         uint64_t *ov = dfn_xcalloc(3 * (n ? n : 1), sizeof *ov);
         part_overlap_sums(p, ov, ov + n, ov + 2 * n);
@@ -4136,6 +4142,23 @@ static void export_spark(part *p, export_ids *x)
     }
     dfn_map64_add_rows(&x->out->spark, &p->spk[0], x->row, 16, NULL);
     memcpy(x->out->spark_total, p->spark_total, c->spark_bins * sizeof *p->spark_total);
+    if (!c->spark_split) return;
+    /* split: the I/O line as the row's, the compute line of each of the
+     * row's processes (a share holds whole processes) */
+    for (size_t row = 0; row < p->nacc && row < DENSE_ROWS; row++) {
+        const uint64_t *bins = AX(&p->acc[row])->spk_io;
+        for (size_t b = 0; bins && b < c->spark_bins; b++)
+            if (bins[b]) *dfn_map64_slot(&x->out->spark_io, (uint64_t)x->row[row] << 16 | b) += bins[b];
+    }
+    dfn_map64_add_rows(&x->out->spark_io, &p->spk[1], x->row, 16, NULL);
+    uint64_t *bins = dfn_xmalloc(c->spark_bins * sizeof *bins);
+    for (size_t k = 0; k < p->npsw; k++) {
+        if (p->psw[k].kind != 1 || !p->psw[k].started) continue;
+        row_proc_spark(p, &p->psw[k], bins);
+        for (size_t b = 0; b < c->spark_bins; b++)
+            if (bins[b]) *dfn_map64_slot(&x->out->spark_cmp, (uint64_t)x->row[p->psw[k].row] << 16 | b) += bins[b];
+    }
+    free(bins);
 }
 
 /* The merged part as a partial result: keys, processes and files by text,
@@ -4316,6 +4339,16 @@ static void partial_spark(const dfn_partial *p, dfn_result *r)
             r->spark[(p->spark.k[j] >> 16) * w + (p->spark.k[j] & 0xffff)] = (double)p->spark.v[j];
     r->spark_total = dfn_xmalloc(w * sizeof *r->spark_total);
     for (size_t k = 0; k < w; k++) r->spark_total[k] = (double)p->spark_total[k];
+    if (!p->spark_split) return;
+    /* (the query sums its processes' compute in doubles: whole µs, the
+     * same value while a bin's sum is below 2^53 µs) */
+    r->spark_io = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_io);
+    r->spark_cmp = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_cmp);
+    const dfn_map64 *m[2] = { &p->spark_io, &p->spark_cmp };
+    double *out[2] = { r->spark_io, r->spark_cmp };
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < m[k]->cap; j++)
+            if (m[k]->k[j] != DFN_MAP64_EMPTY) out[k][(m[k]->k[j] >> 16) * w + (m[k]->k[j] & 0xffff)] = (double)m[k]->v[j];
 }
 
 /* The result's frame for a partial's rows: q's dimensions and metrics,

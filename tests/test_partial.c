@@ -175,10 +175,15 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
             cr_assert_str_eq(whole->ctr_names[k], merged->ctr_names[k]);
         }
         cr_assert_eq(whole->spark_bins, merged->spark_bins, "%s: sparkline bins", what);
-        for (size_t bin = 0; whole->spark && bin < whole->spark_bins; bin++) {
-            double x = whole->spark[row * whole->spark_bins + bin], y = merged->spark[row * merged->spark_bins + bin];
-            cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s: row %zu, sparkline bin %zu: %.17g and %.17g", what, row, bin,
-                      x, y);
+        const double *lines[3][2] = { { whole->spark, merged->spark }, { whole->spark_io, merged->spark_io },
+                                      { whole->spark_cmp, merged->spark_cmp } };
+        for (int k = 0; k < 3; k++) {
+            cr_assert_eq(!lines[k][0], !lines[k][1], "%s: sparkline %d", what, k);
+            for (size_t bin = 0; lines[k][0] && bin < whole->spark_bins; bin++) {
+                double x = lines[k][0][row * whole->spark_bins + bin], y = lines[k][1][row * merged->spark_bins + bin];
+                cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s: row %zu, sparkline %d, bin %zu: %.17g and %.17g", what,
+                          row, k, bin, x, y);
+            }
         }
         cr_assert_eq(!whole->sizes, !merged->sizes, "%s: size bins", what);
         for (int bin = 0; whole->sizes && bin < DFN_SIZEBIN_COUNT; bin++)
@@ -193,6 +198,8 @@ static void same_result(const dfn_store *s, const dfn_result *whole, const dfn_r
 
 /* check_split's queries ask for sparklines of this many bins too, */
 static size_t g_spark;
+/* split into compute and I/O (with g_compute), */
+static bool g_split;
 /* and keep only the metrics they ask for (the explorer's facts) */
 static bool g_asked;
 /* check_split's queries ask for transfer-size bins too. */
@@ -251,7 +258,7 @@ static void check_split(const unsigned *masks, size_t n, const char *by, const c
     char err[256], what[256];
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
     dfn_query q = { .sort = sort, .desc = desc, .top = top, .metrics = all_mergeable, .filter = &f, .threads = 1,
-                    .sizes = g_sizes, .spark_bins = g_spark, .asked_only = g_asked };
+                    .sizes = g_sizes, .spark_bins = g_spark, .spark_split = g_split, .asked_only = g_asked };
     if (g_compute) q.metrics |= ANALYSIS_METRICS;
     q.ctrs = g_ctrs;
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
@@ -527,6 +534,30 @@ Test(partial, sparklines_add_up_as_the_sets)
     dfn_store_free(b);
 }
 
+/* Sparklines split into compute and I/O, as lanes and the process levels
+ * show them, from shares of whole processes: the I/O line adds up as the
+ * row's, the compute line is each of a row's processes' compute in the
+ * bin, and a row's processes are in one share each. */
+Test(partial, split_sparklines_from_shares_of_whole_processes)
+{
+    const char *bys[] = { "proc", "pid", "host", "func", "", "file" };   /* (by file: rows past the dense ones) */
+    const char *wheres[] = { "", "time>0.004 time<0.021" };
+    g_compute = "cat=ai_framework";
+    g_split = true;
+    for (size_t b = 0; b < sizeof bys / sizeof *bys; b++)
+        for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+            g_spark = b % 2 ? 9 : 120;
+            check_split(halves, 2, bys[b], wheres[w], -1, false, 0, 1);
+            check_split(each, 7, bys[b], wheres[w], DFN_M_TIME_S, true, 3, 2);
+        }
+    g_hosts = true;   /* (by host: two of them, their processes in several shares) */
+    check_split(thirds, 3, "host", "", -1, false, 0, 1);
+    g_hosts = false;
+    g_split = false;
+    g_spark = 0;
+    g_compute = NULL;
+}
+
 /* The explorer's facts (a few metrics kept, the others read as NaN), with
  * and without sparklines. */
 Test(partial, metrics_asked_only_as_the_sets)
@@ -655,18 +686,15 @@ Test(partial, busy_time_unites_the_shares)
 Test(partial, queries_without_a_partial_say_why)
 {
     char err[256];
-    dfn_filter f;
-    cr_assert(dfn_filter_parse("time>1", &f, err, sizeof err));
-    struct { const char *by; uint64_t metrics; const dfn_filter *f; size_t spark; bool split; const char *says; } cases[] = {
-        { "event", 0, NULL, 0, false, "events" },
-        { "func,event", 0, NULL, 0, false, "files were not kept" },   /* (calls within groups: their files' places) */
-        { "func", 0, &f, 16, true, "sparklines of compute and I/O" },
-        { "func", 0, NULL, 16, true, "sparklines of compute and I/O" },
+    struct { const char *by; uint64_t metrics; size_t spark; const char *says; } cases[] = {
+        { "event", 0, 0, "events" },
+        { "event", 0, 16, "events" },   /* (calls alone: rows of calls, sparklines or not) */
+        { "func,event", 0, 0, "files were not kept" },   /* (calls within groups: their files' places) */
+        { "func", UINT64_C(1) << 63, 0, "metrics" },   /* (none such) */
     };
     dfn_store *s = load_share(halves[0], 1);
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-        dfn_query q = { .sort = -1, .metrics = cases[k].metrics, .filter = cases[k].f, .spark_bins = cases[k].spark,
-                        .spark_split = cases[k].split };
+        dfn_query q = { .sort = -1, .metrics = cases[k].metrics, .spark_bins = cases[k].spark };
         cr_assert(dfn_dims_parse(cases[k].by, q.dims, &q.ndims, err, sizeof err));
         err[0] = 0;
         cr_assert_null(dfn_query_partial(s, &q, err, sizeof err), "case %zu", k);
@@ -674,7 +702,6 @@ Test(partial, queries_without_a_partial_say_why)
         dfn_dims_free(q.dims, q.ndims);
     }
     dfn_store_free(s);
-    dfn_filter_free(&f);
 }
 
 /* Exact sums: the same bits in any order and merged any way, the double

@@ -27,11 +27,12 @@
  *
  * Sparklines add up bin by bin: a call's µs in each bin are the same in
  * any share that holds it, once shares span the set (dfn_store_rebase).
- * Those split into compute and I/O (spark_split) are not kept.
+ * Split into compute and I/O (spark_split), the compute line is each of
+ * a row's processes' compute in the bin: whole processes again.
  *
- * A query whose metrics or terms need more than these (split
- * sparklines, calls alone, which merge as rows of calls) has no partial:
- * dfn_partial_supports says why. */
+ * A query whose metrics or terms need more than these (calls alone,
+ * which merge as rows of calls) has no partial: dfn_partial_supports
+ * says why. */
 #ifndef DFNAV_PARTIAL_H
 #define DFNAV_PARTIAL_H
 
@@ -143,6 +144,10 @@ typedef struct dfn_partial {
     size_t spark_bins;
     dfn_map64 spark;
     uint64_t *spark_total;
+    /* split sparklines (dfn_query_spark_split), keyed as spark: each
+     * row's I/O µs, and its processes' compute µs, in each bin */
+    bool spark_split;
+    dfn_map64 spark_io, spark_cmp;
 } dfn_partial;
 
 /* Notes that process proc + 1 (or DFN_PARTIAL_MANY) used the file of key

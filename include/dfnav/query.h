@@ -158,6 +158,11 @@ static inline size_t dfn_query_spark_bins(const dfn_query *q)
 {
     return q->spark_bins > DFN_SPARK_BINS_MAX ? DFN_SPARK_BINS_MAX : q->spark_bins;
 }
+/* Whether q splits its sparklines into compute and I/O (it has the overlap to). */
+static inline bool dfn_query_spark_split(const dfn_query *q)
+{
+    return q->spark_split && q->spark_bins && q->overlap;
+}
 
 typedef struct {
     uint32_t id;              /* string id, value index, bin, layer or event index */
