@@ -1,0 +1,41 @@
+/* dfnav query specs: a query as bytes, for ranks that each hold a share
+ * of a set and answer it there with a partial (partial.h): the
+ * explorer's queries on a set held across MPI ranks.
+ *
+ * The bytes say what a query asks, never what one store has: dimensions
+ * and arguments by name, the filter as its text (which the receiver's
+ * parser reads again, checking it as it checks a typed one: every term
+ * of a filter is made from text, so the text is the whole filter),
+ * metrics, bins, sparklines, sort and top, counter series by name. The
+ * indexes a query points to (layers, overlap, call tree, access) are a
+ * store's own: the bytes say which the sender's query had, and the
+ * receiver attaches its share's. Threads are the receiver's choice (a
+ * result never depends on them). Decoding trusts nothing: every number
+ * is bounded, every name checked. */
+#ifndef DFNAV_QSPEC_H
+#define DFNAV_QSPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dfnav/filter.h"
+#include "dfnav/query.h"
+
+typedef struct {
+    dfn_query q;              /* its filter and counters point into this spec */
+    dfn_filter filter;
+    dfn_ctrs ctrs;
+    /* which indexes the sender's query had: the receiver's query needs
+     * its own of each (dfn_analysis_apply, its layer set) */
+    bool layers, overlap, tree, access;
+} dfn_qspec;
+
+/* Bytes of q (malloc'd, *len of them). */
+uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len);
+/* The query of bytes of dfn_qspec_encode into out; false with a message
+ * (naming what is wrong) when they are not one. */
+bool dfn_qspec_decode(const uint8_t *buf, size_t len, dfn_qspec *out, char *err, size_t errlen);
+void dfn_qspec_free(dfn_qspec *s);
+
+#endif

@@ -1,0 +1,156 @@
+/* Query specs (see qspec.h): a query to bytes and back. */
+#include "dfnav/qspec.h"
+#include "dfnav/util.h"
+#include "bytebuf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(DFN_M_COUNT_ < 64, "a query's metrics are below bit DFN_M_COUNT_");
+
+/* "DFNQ" and the layout's version: a rank of another build is refused. */
+#define QSPEC_MAGIC UINT64_C(0x514e4644)
+#define QSPEC_VERSION 1
+
+enum { QF_DESC = 1, QF_SPLIT = 2, QF_SIZES = 4, QF_SHARE = 8, QF_ASKED = 16, QF_LAYERS = 32, QF_OVERLAP = 64,
+       QF_TREE = 128, QF_ACCESS = 256, QF_ALL = 511 };
+
+uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len)
+{
+    obuf o = {0};
+    put_u(&o, QSPEC_MAGIC);
+    put_u(&o, QSPEC_VERSION);
+    put_u(&o, q->ndims);
+    for (size_t d = 0; d < q->ndims; d++) {
+        put_u(&o, q->dims[d].kind);
+        put_u(&o, q->dims[d].own);
+        const char *a = q->dims[d].arg;
+        put_u(&o, a != NULL);
+        if (a) put_bytes(&o, a, strlen(a));
+    }
+    char *text = q->filter ? dfn_filter_text(q->filter) : NULL;
+    put_u(&o, text != NULL);
+    if (text) put_bytes(&o, text, strlen(text));
+    free(text);
+    put_d(&o, q->bin_s);
+    put_u(&o, dfn_zigzag(q->sort));
+    put_u(&o, q->top);
+    put_u(&o, q->metrics);
+    put_u(&o, dfn_query_spark_bins(q));
+    put_u(&o, dfn_zigzag(q->set_compute));
+    unsigned flags = (q->desc ? QF_DESC : 0) | (q->spark_split ? QF_SPLIT : 0) | (q->sizes ? QF_SIZES : 0) |
+                     (q->share ? QF_SHARE : 0) | (q->asked_only ? QF_ASKED : 0) | (q->layers ? QF_LAYERS : 0) |
+                     (q->overlap ? QF_OVERLAP : 0) | (q->tree ? QF_TREE : 0) | (q->access ? QF_ACCESS : 0);
+    put_u(&o, flags);
+    size_t nc = q->ctrs ? q->ctrs->n : 0;
+    put_u(&o, nc);
+    for (size_t k = 0; k < nc; k++) put_bytes(&o, q->ctrs->series[k], strlen(q->ctrs->series[k]));
+    *len = o.n;
+    return o.b;
+}
+
+/* A name of bytes without a NUL (what a C string of the query holds), or
+ * NULL with in's failure. */
+static char *get_name(ibuf *in, const char *what)
+{
+    size_t l;
+    const uint8_t *b = get_bytes(in, &l, what);
+    if (in->bad) return NULL;
+    if (memchr(b, 0, l)) {
+        in->bad = what;
+        return NULL;
+    }
+    return dfn_xstrndup((const char *)b, l);
+}
+
+static void get_dims(ibuf *in, dfn_query *q)
+{
+    size_t n = (size_t)get_u(in, DFN_MAX_DIMS + 1, "the dimensions");
+    for (size_t d = 0; d < n && !in->bad; d++) {
+        dfn_dim *dim = &q->dims[d];
+        dim->kind = (dfn_dimkind)get_u(in, DFN_DIM_COUNT, "a dimension");
+        dim->own = get_u(in, 2, "a dimension") != 0;
+        bool arg = get_u(in, 2, "a dimension") != 0;
+        /* arg.NAME and own.NAME alone have a name, and only they own */
+        if (!in->bad && (arg != (dim->kind == DFN_DIM_ARG) || (dim->own && !arg))) in->bad = "a dimension's argument";
+        if (arg && !in->bad) dim->arg = get_name(in, "a dimension's argument");
+        if (!in->bad) q->ndims = d + 1;
+    }
+}
+
+/* The filter's text, read by the parser as a typed one is. */
+static void get_filter(ibuf *in, dfn_qspec *s, char *err, size_t errlen)
+{
+    if (!get_u(in, 2, "the filter") || in->bad) return;
+    char *text = get_name(in, "the filter");
+    if (!text) return;
+    char why[256];
+    if (dfn_filter_parse(text, &s->filter, why, sizeof why)) {
+        s->q.filter = &s->filter;
+    } else {
+        snprintf(err, errlen, "a query whose filter does not read: %s", why);
+        in->bad = "the filter";
+    }
+    free(text);
+}
+
+static void get_ctrs(ibuf *in, dfn_qspec *s)
+{
+    size_t n = (size_t)get_u(in, DFN_MAX_CTRS + 1, "the counters");
+    for (size_t k = 0; k < n && !in->bad; k++) {
+        char *name = get_name(in, "a counter");
+        if (name) s->ctrs.series[s->ctrs.n++] = name;
+    }
+    if (s->ctrs.n) s->q.ctrs = &s->ctrs;
+}
+
+/* The numbers after the filter: each within what a query may hold. */
+static void get_numbers(ibuf *in, dfn_qspec *s)
+{
+    dfn_query *q = &s->q;
+    q->bin_s = get_d(in);
+    if (!in->bad && !(isfinite(q->bin_s) && q->bin_s >= 0)) in->bad = "the time bins";
+    int64_t sort = dfn_unzigzag(get_any(in, "the sort"));
+    q->top = (size_t)get_any(in, "the top");
+    q->metrics = get_u(in, UINT64_C(1) << DFN_M_COUNT_, "the metrics");
+    q->spark_bins = (size_t)get_u(in, DFN_SPARK_BINS_MAX + 1, "the sparklines");
+    int64_t set_compute = dfn_unzigzag(get_any(in, "the compute"));
+    unsigned f = (unsigned)get_u(in, QF_ALL + 1, "the flags");
+    if (!in->bad && (set_compute < -1 || set_compute > 1)) in->bad = "the compute";
+    q->set_compute = (int8_t)set_compute;
+    q->desc = f & QF_DESC, q->spark_split = f & QF_SPLIT, q->sizes = f & QF_SIZES, q->share = f & QF_SHARE;
+    q->asked_only = f & QF_ASKED;
+    s->layers = f & QF_LAYERS, s->overlap = f & QF_OVERLAP, s->tree = f & QF_TREE, s->access = f & QF_ACCESS;
+    get_ctrs(in, s);
+    /* a metric, a counter of the query's, or the key (-1) */
+    if (!in->bad && (sort < -1 || sort >= (int64_t)(DFN_M_COUNT_ + s->ctrs.n))) in->bad = "the sort";
+    q->sort = (int)sort;
+}
+
+bool dfn_qspec_decode(const uint8_t *buf, size_t len, dfn_qspec *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    ibuf in = { buf, buf + len, NULL };
+    char why[320] = "";
+    if (!get_head(&in, QSPEC_MAGIC, QSPEC_VERSION, "a query", err, errlen)) return false;
+    get_dims(&in, &out->q);
+    get_filter(&in, out, why, sizeof why);
+    get_numbers(&in, out);
+    if (!in.bad && in.p != in.end) in.bad = "its end";
+    if (in.bad) {
+        if (why[0]) snprintf(err, errlen, "%s", why);
+        else snprintf(err, errlen, "a damaged query (%s, at byte %zu of %zu)", in.bad, (size_t)(in.p - buf), len);
+        dfn_qspec_free(out);
+        return false;
+    }
+    return true;
+}
+
+void dfn_qspec_free(dfn_qspec *s)
+{
+    dfn_dims_free(s->q.dims, s->q.ndims);
+    dfn_filter_free(&s->filter);
+    dfn_ctrs_free(&s->ctrs);
+    memset(s, 0, sizeof *s);
+}
