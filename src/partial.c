@@ -580,6 +580,30 @@ static void get_rows(ibuf *in, dfn_partial *p, uint64_t nt)
     }
 }
 
+/* The maps of p's rows, processes and texts (nt of them), and its
+ * sparklines' totals. */
+static void get_maps(ibuf *in, dfn_partial *p, size_t nt)
+{
+    get_map(in, &p->hist, 16, p->nrows, 0x10000, "a latency bucket");
+    get_map(in, &p->procsum, 32, p->nrows, p->nprocs, "a process's time");
+    get_map(in, &p->procbytes, 32, p->nrows, p->nprocs, "a process's bytes");
+    get_map(in, &p->files, 32, p->nrows, nt, "a file");
+    get_map(in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
+    get_map(in, &p->sizebins, 8, p->nrows, DFN_SIZEBIN_COUNT, "a size bin");
+    get_map(in, &p->share, 32, p->nrows, nt, "a shared file");
+    get_map(in, &p->ctrn, 8, p->nrows, p->nctr, "a counter");
+    get_map(in, &p->ctrlo, 8, p->nrows, p->nctr, "a counter");
+    get_map(in, &p->ctrhi, 8, p->nrows, p->nctr, "a counter");
+    get_map(in, &p->spark, 16, p->nrows, p->spark_bins, "a sparkline bin");
+    get_map(in, &p->spark_io, 16, p->nrows, p->spark_split ? p->spark_bins : 0, "a sparkline bin");
+    get_map(in, &p->spark_cmp, 16, p->nrows, p->spark_split ? p->spark_bins : 0, "a sparkline bin");
+    for (size_t k = 0; k < p->spark_bins && !in->bad; k++) p->spark_total[k] = get_any(in, "the sparklines' totals");
+    for (size_t j = 0; j < p->share.cap && !in->bad; j++)   /* a process of the partial's, or many */
+        if (p->share.k[j] != DFN_MAP64_EMPTY && p->share.v[j] != DFN_PARTIAL_MANY &&
+            (p->share.v[j] == 0 || p->share.v[j] > p->nprocs))
+            in->bad = "a shared file";
+}
+
 dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_t errlen)
 {
     ibuf in = { buf, buf + len, NULL };
@@ -646,24 +670,7 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
             in.bad = "a process given twice";
     }
     get_rows(&in, p, nt);
-    get_map(&in, &p->hist, 16, p->nrows, 0x10000, "a latency bucket");
-    get_map(&in, &p->procsum, 32, p->nrows, p->nprocs, "a process's time");
-    get_map(&in, &p->procbytes, 32, p->nrows, p->nprocs, "a process's bytes");
-    get_map(&in, &p->files, 32, p->nrows, nt, "a file");
-    get_map(&in, &p->szh, 16, p->nrows, 0x10000, "a size bucket");
-    get_map(&in, &p->sizebins, 8, p->nrows, DFN_SIZEBIN_COUNT, "a size bin");
-    get_map(&in, &p->share, 32, p->nrows, nt, "a shared file");
-    get_map(&in, &p->ctrn, 8, p->nrows, p->nctr, "a counter");
-    get_map(&in, &p->ctrlo, 8, p->nrows, p->nctr, "a counter");
-    get_map(&in, &p->ctrhi, 8, p->nrows, p->nctr, "a counter");
-    get_map(&in, &p->spark, 16, p->nrows, p->spark_bins, "a sparkline bin");
-    get_map(&in, &p->spark_io, 16, p->nrows, p->spark_split ? p->spark_bins : 0, "a sparkline bin");
-    get_map(&in, &p->spark_cmp, 16, p->nrows, p->spark_split ? p->spark_bins : 0, "a sparkline bin");
-    for (size_t k = 0; k < p->spark_bins && !in.bad; k++) p->spark_total[k] = get_any(&in, "the sparklines' totals");
-    for (size_t j = 0; j < p->share.cap && !in.bad; j++)   /* a process of the partial's, or many */
-        if (p->share.k[j] != DFN_MAP64_EMPTY && p->share.v[j] != DFN_PARTIAL_MANY &&
-            (p->share.v[j] == 0 || p->share.v[j] > p->nprocs))
-            in.bad = "a shared file";
+    get_maps(&in, p, nt);
     size_t ns = get_count(&in, 3, "the busy segments");
     uint64_t last = 0;
     for (size_t k = 0; k < ns && !in.bad; k++) {

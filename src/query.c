@@ -656,7 +656,7 @@ static void ctx_prepare(qctx *c)
     c->dense_file_rows = FILE_ARRAYS / per_files < DENSE_ROWS ? FILE_ARRAYS / per_files : DENSE_ROWS;
     size_t per_hist = (size_t)HIST_BUCKETS * sizeof(uint32_t);
     c->dense_hist_rows = HIST_ARRAYS / per_hist < DENSE_ROWS ? HIST_ARRAYS / per_hist : DENSE_ROWS;
-    c->spark_split = c->q->spark_split && c->spark_bins && c->q->overlap;
+    c->spark_split = dfn_query_spark_split(c->q) && c->q->overlap;
     c->need_overlap = (want & DFN_M_OVERLAP) || c->spark_split;
     c->need_share = want & DFN_M_BIT(DFN_M_SHARED_FILES);
     c->need_sizes = c->q->sizes;
@@ -4129,28 +4129,31 @@ static void export_sets(part *p, export_ids *x)
         if (p->files.k[j] != DFN_MAP64_EMPTY) export_file_add(x, p->files.k[j] >> 32, (uint32_t)p->files.k[j]);
 }
 
-/* Each row's sparkline (a dense row's array, a sparse row's bins in the
- * part's map, as part_spark_out reads them) and the total's, in µs. */
+/* A sparkline of each row (spark or spk_io: k 0, 1) into the partial's
+ * map out: a dense row's array, a sparse row's bins in the part's map, as
+ * part_spark_out reads them. */
+static void export_line(const part *p, const export_ids *x, int k, dfn_map64 *out)
+{
+    size_t w = p->c->spark_bins;
+    for (size_t row = 0; row < p->nacc && row < DENSE_ROWS; row++) {
+        const uint64_t *bins = k == 0 ? AX(&p->acc[row])->spark : AX(&p->acc[row])->spk_io;
+        for (size_t b = 0; bins && b < w; b++)
+            if (bins[b]) *dfn_map64_slot(out, (uint64_t)x->row[row] << 16 | b) += bins[b];
+    }
+    dfn_map64_add_rows(out, &p->spk[k], x->row, 16, NULL);
+}
+
+/* Each row's sparkline and the total's, in µs; split, each row's I/O
+ * line and the compute line of each of its processes (a share holds
+ * whole processes). */
 static void export_spark(part *p, export_ids *x)
 {
     const qctx *c = p->c;
     if (!c->spark_bins) return;
-    for (size_t row = 0; row < p->nacc && row < DENSE_ROWS; row++) {
-        const uint64_t *bins = AX(&p->acc[row])->spark;
-        for (size_t b = 0; bins && b < c->spark_bins; b++)
-            if (bins[b]) *dfn_map64_slot(&x->out->spark, (uint64_t)x->row[row] << 16 | b) += bins[b];
-    }
-    dfn_map64_add_rows(&x->out->spark, &p->spk[0], x->row, 16, NULL);
+    export_line(p, x, 0, &x->out->spark);
     memcpy(x->out->spark_total, p->spark_total, c->spark_bins * sizeof *p->spark_total);
     if (!c->spark_split) return;
-    /* split: the I/O line as the row's, the compute line of each of the
-     * row's processes (a share holds whole processes) */
-    for (size_t row = 0; row < p->nacc && row < DENSE_ROWS; row++) {
-        const uint64_t *bins = AX(&p->acc[row])->spk_io;
-        for (size_t b = 0; bins && b < c->spark_bins; b++)
-            if (bins[b]) *dfn_map64_slot(&x->out->spark_io, (uint64_t)x->row[row] << 16 | b) += bins[b];
-    }
-    dfn_map64_add_rows(&x->out->spark_io, &p->spk[1], x->row, 16, NULL);
+    export_line(p, x, 1, &x->out->spark_io);
     uint64_t *bins = dfn_xmalloc(c->spark_bins * sizeof *bins);
     for (size_t k = 0; k < p->npsw; k++) {
         if (p->psw[k].kind != 1 || !p->psw[k].started) continue;
@@ -4326,29 +4329,31 @@ static void partial_ids(dfn_result *r)
     }
 }
 
-/* A partial's sparklines as a result's doubles: each bin's µs, summed
- * over the shares, converted once as the query converts its own. */
+/* A sparkline map of a partial (row << 16 | bin -> µs) as a result's
+ * nrows x w doubles, each bin's sum over the shares converted once, as
+ * the query converts its own. */
+static double *partial_line(const dfn_map64 *m, size_t n, size_t w)
+{
+    double *out = dfn_xcalloc((n ? n : 1) * w, sizeof *out);
+    for (size_t j = 0; j < m->cap; j++)
+        if (m->k[j] != DFN_MAP64_EMPTY) out[(m->k[j] >> 16) * w + (m->k[j] & 0xffff)] = (double)m->v[j];
+    return out;
+}
+
+/* A partial's sparklines as a result's. (The query sums its processes'
+ * compute in doubles: whole µs, the same value while a bin's sum is below
+ * 2^53 µs.) */
 static void partial_spark(const dfn_partial *p, dfn_result *r)
 {
     size_t w = p->spark_bins, n = p->nrows;
     if (!w) return;
     r->spark_bins = w;
-    r->spark = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark);
-    for (size_t j = 0; j < p->spark.cap; j++)
-        if (p->spark.k[j] != DFN_MAP64_EMPTY)
-            r->spark[(p->spark.k[j] >> 16) * w + (p->spark.k[j] & 0xffff)] = (double)p->spark.v[j];
+    r->spark = partial_line(&p->spark, n, w);
     r->spark_total = dfn_xmalloc(w * sizeof *r->spark_total);
     for (size_t k = 0; k < w; k++) r->spark_total[k] = (double)p->spark_total[k];
     if (!p->spark_split) return;
-    /* (the query sums its processes' compute in doubles: whole µs, the
-     * same value while a bin's sum is below 2^53 µs) */
-    r->spark_io = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_io);
-    r->spark_cmp = dfn_xcalloc((n ? n : 1) * w, sizeof *r->spark_cmp);
-    const dfn_map64 *m[2] = { &p->spark_io, &p->spark_cmp };
-    double *out[2] = { r->spark_io, r->spark_cmp };
-    for (int k = 0; k < 2; k++)
-        for (size_t j = 0; j < m[k]->cap; j++)
-            if (m[k]->k[j] != DFN_MAP64_EMPTY) out[k][(m[k]->k[j] >> 16) * w + (m[k]->k[j] & 0xffff)] = (double)m[k]->v[j];
+    r->spark_io = partial_line(&p->spark_io, n, w);
+    r->spark_cmp = partial_line(&p->spark_cmp, n, w);
 }
 
 /* The result's frame for a partial's rows: q's dimensions and metrics,
@@ -4914,6 +4919,8 @@ dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint6
         p->total = r->total_us;
         p->matched = r->matched;
         p->matched_calls = r->matched_calls;
+        /* (whole µs: the bins' sums, exact below 2^53 µs a bin) */
+        for (size_t k = 0; r->spark_total && k < p->spark_bins; k++) p->spark_total[k] = (uint64_t)r->spark_total[k];
     }
     free(only);
     dfn_result_free(r);
@@ -4923,6 +4930,12 @@ dfn_partial *dfn_query_partial_top(const dfn_store *s, const dfn_query *q, uint6
 dfn_partial *dfn_query_partial(const dfn_store *s, const dfn_query *q, char *err, size_t errlen)
 {
     if (!dfn_partial_supports(q, err, errlen)) return NULL;
+    if (dfn_query_spark_split(q) && !q->overlap) {
+        /* (a partial says it splits by what was asked: one that could not
+         * would add nothing where others add compute) */
+        snprintf(err, errlen, "sparklines of compute and I/O need a compute definition");
+        return NULL;
+    }
     for (size_t d = 0; d < q->ndims; d++)
         if (q->dims[d].kind == DFN_DIM_EVENT && (!q->place || !s->evsrc)) {
             snprintf(err, errlen, "the calls' files were not kept (a store loaded without sources)");

@@ -954,6 +954,20 @@ Test(partial, partials_of_different_queries_do_not_merge)
     cr_assert_not(dfn_partial_merge(pa, pb, err, sizeof err));
     cr_assert(strstr(err, "different queries"), "%s", err);
     dfn_partial_free(pa);
+    /* split sparklines asked without a compute definition: none to split */
+    dfn_query split = a;
+    split.spark_bins = 10;
+    split.spark_split = true;
+    cr_assert_null(dfn_query_partial(s, &split, err, sizeof err));
+    cr_assert(strstr(err, "compute definition"), "%s", err);
+    /* partials of shares with and without split sparklines (a share with
+     * no store makes its own partial): another query */
+    dfn_partial *plain10 = dfn_partial_new(&(dfn_query){ .ndims = 1, .dims = { { .kind = DFN_DIM_FUNC } }, .spark_bins = 10 });
+    dfn_partial *split10 = dfn_partial_new(&split);
+    cr_assert(dfn_partial_is_of(split10, &split), "split as asked, overlap or not");
+    cr_assert_not(dfn_partial_merge(plain10, split10, err, sizeof err));
+    cr_assert(strstr(err, "different queries"), "%s", err);
+    dfn_partial_free(plain10);
     /* sparklines of other bins: another query */
     b = a;
     b.spark_bins = 10;
@@ -1272,7 +1286,8 @@ static void check_grouped_calls(char *const paths[NPROCS], const unsigned *masks
     char err[256];
     dfn_filter f;
     cr_assert(dfn_filter_parse(where, &f, err, sizeof err), "%s", err);
-    dfn_query q = { .sort = sort, .desc = desc, .top = top, .filter = &f, .threads = 1, .metrics = metrics };
+    dfn_query q = { .sort = sort, .desc = desc, .top = top, .filter = &f, .threads = 1, .metrics = metrics,
+                    .spark_bins = g_spark };
     cr_assert(dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err), "%s", err);
     q.layers = su_layerset(whole, "posix");
     dfn_analysis an;
@@ -1317,6 +1332,14 @@ static void check_grouped_calls(char *const paths[NPROCS], const unsigned *masks
     cr_assert_gt(r->nrows, 0, "by %s where '%s': rows to print", by, where);
     cr_assert_eq(r->matched, m->matched);
     cr_assert_eq(r->total_us, m->total_us);
+    /* sparklines: every call's total (a share sends the calls of its top
+     * rows alone), and each printed row's */
+    cr_assert_eq(r->spark_bins, m->spark_bins);
+    for (size_t b = 0; r->spark_total && b < r->spark_bins; b++)
+        cr_assert_eq(r->spark_total[b], m->spark_total[b], "by %s: total of sparkline bin %zu", by, b);
+    cr_assert_eq(r->nrows, m->nrows);
+    for (size_t i = 0; r->spark && i < r->nrows * r->spark_bins; i++)
+        cr_assert_eq(r->spark[i], m->spark[i], "by %s: row %zu's sparkline", by, i / r->spark_bins);
     dfn_compare *a = dfn_compare_of(r, sort, desc), *b = dfn_compare_of(m, sort, desc);
     const dfn_format fmts[] = { DFN_FMT_TABLE, DFN_FMT_CSV, DFN_FMT_JSON };
     for (size_t k = 0; k < 3; k++) {
@@ -1351,6 +1374,10 @@ Test(partial, calls_within_groups_merge_as_the_sets)
     g_compute = "cat=ai_framework pid=1";
     check_grouped_calls(paths, thirds, 3, "func,event", "", DFN_M_EXPOSED_S, true, 12, basic | DFN_M_OVERLAP);
     g_compute = NULL;
+    g_spark = 16;   /* (with a top, a share's calls are its top rows' alone) */
+    check_grouped_calls(paths, thirds, 3, "func,event", "", DFN_M_TIME_S, true, 4, basic);
+    check_grouped_calls(paths, each, 7, "proc,event", "time<0.02", -1, false, 0, basic);
+    g_spark = 0;
     for (int k = 0; k < NPROCS; k++) free(paths[k]);
 }
 

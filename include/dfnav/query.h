@@ -158,10 +158,11 @@ static inline size_t dfn_query_spark_bins(const dfn_query *q)
 {
     return q->spark_bins > DFN_SPARK_BINS_MAX ? DFN_SPARK_BINS_MAX : q->spark_bins;
 }
-/* Whether q splits its sparklines into compute and I/O (it has the overlap to). */
+/* Whether q asks for its sparklines split into compute and I/O (which
+ * a query makes only with the overlap). */
 static inline bool dfn_query_spark_split(const dfn_query *q)
 {
-    return q->spark_split && q->spark_bins && q->overlap;
+    return q->spark_split && q->spark_bins;
 }
 
 typedef struct {
