@@ -316,6 +316,24 @@ char *dfn_filter_text(const dfn_filter *f)
     return b;
 }
 
+static bool term_same(const dfn_term *a, const dfn_term *b)
+{
+    if (a->key != b->key || a->op != b->op || a->own != b->own || a->nvalues != b->nvalues || a->has_num != b->has_num ||
+        memcmp(&a->num, &b->num, sizeof a->num) != 0 || !a->arg != !b->arg || (a->arg && strcmp(a->arg, b->arg) != 0))
+        return false;
+    for (size_t v = 0; v < a->nvalues; v++)
+        if (a->value_lens[v] != b->value_lens[v] || memcmp(a->values[v], b->values[v], a->value_lens[v]) != 0) return false;
+    return true;
+}
+
+bool dfn_filter_same(const dfn_filter *a, const dfn_filter *b)
+{
+    if (a->n != b->n) return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (!term_same(&a->terms[i], &b->terms[i])) return false;
+    return true;
+}
+
 void dfn_filter_free(dfn_filter *f)
 {
     for (size_t i = 0; i < f->n; i++) term_free(&f->terms[i]);

@@ -3,7 +3,6 @@
 #include "dfnav/util.h"
 #include "bytebuf.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +12,31 @@ _Static_assert(DFN_M_COUNT_ < 64, "a query's metrics are below bit DFN_M_COUNT_"
 #define QSPEC_MAGIC UINT64_C(0x514e4644)
 #define QSPEC_VERSION 1
 
-enum { QF_DESC = 1, QF_SPLIT = 2, QF_SIZES = 4, QF_SHARE = 8, QF_ASKED = 16, QF_LAYERS = 32, QF_OVERLAP = 64,
-       QF_TREE = 128, QF_ACCESS = 256, QF_ALL = 511 };
+enum { QF_DESC = 1, QF_SPLIT = 2, QF_SIZES = 4, QF_ASKED = 8, QF_LAYERS = 16, QF_OVERLAP = 32, QF_TREE = 64,
+       QF_ACCESS = 128, QF_ALL = 255 };
 
-uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len)
+/* f's text, when it reads back to f's very terms (a value holding a NUL
+ * ends the text early, and reads back as less); else NULL, with why. */
+static char *filter_text(const dfn_filter *f, char *err, size_t errlen)
 {
+    char *text = dfn_filter_text(f), why[256];
+    dfn_filter back;
+    bool read = dfn_filter_parse(text, &back, why, sizeof why);
+    bool same = read && dfn_filter_same(f, &back);
+    if (read) dfn_filter_free(&back);
+    if (!same) {
+        if (read) snprintf(err, errlen, "a filter whose text reads back as other terms: %.200s", text);
+        else snprintf(err, errlen, "a filter whose text does not read (%s): %.200s", why, text);
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len, char *err, size_t errlen)
+{
+    char *text = NULL;
+    if (q->filter && !(text = filter_text(q->filter, err, errlen))) return NULL;
     obuf o = {0};
     put_u(&o, QSPEC_MAGIC);
     put_u(&o, QSPEC_VERSION);
@@ -29,7 +48,6 @@ uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len)
         put_u(&o, a != NULL);
         if (a) put_bytes(&o, a, strlen(a));
     }
-    char *text = q->filter ? dfn_filter_text(q->filter) : NULL;
     put_u(&o, text != NULL);
     if (text) put_bytes(&o, text, strlen(text));
     free(text);
@@ -38,16 +56,31 @@ uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len)
     put_u(&o, q->top);
     put_u(&o, q->metrics);
     put_u(&o, dfn_query_spark_bins(q));
-    put_u(&o, dfn_zigzag(q->set_compute));
     unsigned flags = (q->desc ? QF_DESC : 0) | (q->spark_split ? QF_SPLIT : 0) | (q->sizes ? QF_SIZES : 0) |
-                     (q->share ? QF_SHARE : 0) | (q->asked_only ? QF_ASKED : 0) | (q->layers ? QF_LAYERS : 0) |
-                     (q->overlap ? QF_OVERLAP : 0) | (q->tree ? QF_TREE : 0) | (q->access ? QF_ACCESS : 0);
+                     (q->asked_only ? QF_ASKED : 0) | (q->layers ? QF_LAYERS : 0) | (q->overlap ? QF_OVERLAP : 0) |
+                     (q->tree ? QF_TREE : 0) | (q->access ? QF_ACCESS : 0);
     put_u(&o, flags);
     size_t nc = q->ctrs ? q->ctrs->n : 0;
     put_u(&o, nc);
     for (size_t k = 0; k < nc; k++) put_bytes(&o, q->ctrs->series[k], strlen(q->ctrs->series[k]));
     *len = o.n;
     return o.b;
+}
+
+/* An argument's name as dfn_dims_parse gives one: some bytes, none a
+ * NUL, a comma or a space. */
+static char *get_arg_name(ibuf *in)
+{
+    size_t l;
+    const uint8_t *b = get_bytes(in, &l, "a dimension's argument");
+    if (in->bad) return NULL;
+    for (size_t k = 0; k < l; k++)
+        if (!b[k] || b[k] == ',' || b[k] == ' ') l = 0;
+    if (!l) {
+        in->bad = "a dimension's argument";
+        return NULL;
+    }
+    return dfn_xstrndup((const char *)b, l);
 }
 
 /* A name of bytes without a NUL (what a C string of the query holds), or
@@ -74,7 +107,7 @@ static void get_dims(ibuf *in, dfn_query *q)
         bool arg = get_u(in, 2, "a dimension") != 0;
         /* arg.NAME and own.NAME alone have a name, and only they own */
         if (!in->bad && (arg != (dim->kind == DFN_DIM_ARG) || (dim->own && !arg))) in->bad = "a dimension's argument";
-        if (arg && !in->bad) dim->arg = get_name(in, "a dimension's argument");
+        if (arg && !in->bad) dim->arg = get_arg_name(in);
         if (!in->bad) q->ndims = d + 1;
     }
 }
@@ -110,17 +143,14 @@ static void get_numbers(ibuf *in, dfn_qspec *s)
 {
     dfn_query *q = &s->q;
     q->bin_s = get_d(in);
-    if (!in->bad && !(isfinite(q->bin_s) && q->bin_s >= 0)) in->bad = "the time bins";
+    /* none (from the window), or a µs to the longest span a store has */
+    if (!in->bad && !(q->bin_s == 0 || (q->bin_s >= 1e-6 && q->bin_s <= 1.9e13))) in->bad = "the time bins";
     int64_t sort = dfn_unzigzag(get_any(in, "the sort"));
     q->top = (size_t)get_any(in, "the top");
     q->metrics = get_u(in, UINT64_C(1) << DFN_M_COUNT_, "the metrics");
     q->spark_bins = (size_t)get_u(in, DFN_SPARK_BINS_MAX + 1, "the sparklines");
-    int64_t set_compute = dfn_unzigzag(get_any(in, "the compute"));
     unsigned f = (unsigned)get_u(in, QF_ALL + 1, "the flags");
-    if (!in->bad && (set_compute < -1 || set_compute > 1)) in->bad = "the compute";
-    q->set_compute = (int8_t)set_compute;
-    q->desc = f & QF_DESC, q->spark_split = f & QF_SPLIT, q->sizes = f & QF_SIZES, q->share = f & QF_SHARE;
-    q->asked_only = f & QF_ASKED;
+    q->desc = f & QF_DESC, q->spark_split = f & QF_SPLIT, q->sizes = f & QF_SIZES, q->asked_only = f & QF_ASKED;
     s->layers = f & QF_LAYERS, s->overlap = f & QF_OVERLAP, s->tree = f & QF_TREE, s->access = f & QF_ACCESS;
     get_ctrs(in, s);
     /* a metric, a counter of the query's, or the key (-1) */

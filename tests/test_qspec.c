@@ -89,6 +89,8 @@ static void same_rows(const dfn_store *s, const dfn_result *a, const dfn_result 
         size_t w = a->spark_bins;
         cr_assert(same_doubles(a->spark ? a->spark + row * w : NULL, b->spark ? b->spark + row * w : NULL, w),
                   "%s: row %zu's sparkline", what, row);
+        cr_assert(same_doubles(a->spark_io ? a->spark_io + row * w : NULL, b->spark_io ? b->spark_io + row * w : NULL, w),
+                  "%s: row %zu's I/O line", what, row);
         cr_assert(same_doubles(a->spark_cmp ? a->spark_cmp + row * w : NULL, b->spark_cmp ? b->spark_cmp + row * w : NULL,
                                w), "%s: row %zu's compute line", what, row);
         cr_assert_eq(a->nctrs, b->nctrs, "%s", what);
@@ -118,6 +120,7 @@ typedef struct {
     size_t top, spark;
     bool split, sizes, asked, ctr;
     double bin_s;
+    bool drill;               /* and terms added as a drill adds them */
 } qcase;
 
 /* The explorer's shapes: levels with their sparklines, drills, windows
@@ -125,19 +128,21 @@ typedef struct {
  * compute and I/O, the call paths, status-line facts, a counter column,
  * arguments, a time level. */
 static const qcase cases[] = {
-    { "func", "", 0, DFN_M_TIME_S, true, 0, 60, false, false, false, false, 0 },
-    { "file", "func=read|pread64 time>=0.004000 time<0.021000", 0, DFN_M_COUNT, true, 0, 48, false, false, false, false, 0 },
-    { "proc", "", DFN_M_BASIC | DFN_M_OVERLAP, -1, false, 0, 80, true, false, false, false, 0 },
-    { "tid", "file=\"/d/a b.h5\"", DFN_M_BASIC | DFN_M_OVERLAP, DFN_M_COUNT, false, 5, 80, true, false, false, false, 0 },
-    { "path", "", DFN_M_BASIC | DFN_M_BIT(DFN_M_SELF_S), DFN_M_SELF_S, true, 0, 40, false, false, false, false, 0 },
-    { "func", "", DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC), -1, false, 0, 0, false, true, true, false, 0 },
-    { "arg.fd", "own.ret>=512 cat!=sys", 0, -1, false, 0, 20, false, false, false, false, 0 },
-    { "arg.epoch", "", 0, DFN_M_COUNT, true, 0, 0, false, false, false, false, 0 },   /* (inherited from train) */
-    { "own.epoch", "", 0, DFN_M_COUNT, true, 0, 0, false, false, false, false, 0 },
-    { "time", "time>0.002", 0, -1, false, 0, 0, false, false, false, false, 0.0025 },
-    { "layer", "", DFN_M_BASIC | DFN_M_BIT(DFN_M_SEQ_PCT), DFN_M_SEQ_PCT, true, 0, 30, false, true, false, false, 0 },
-    { "func,file", "", 0, DFN_M_COUNT_, true, 3, 12, false, false, false, true, 0 },   /* sorted by the counter */
-    { "", "dur>100", 0, -1, false, 0, 24, false, false, false, false, 0 },
+    { "func", "", 0, DFN_M_TIME_S, true, 0, 60, false, false, false, false, 0, false },
+    { "file", "func=read|pread64 time>=0.004000 time<0.021000", 0, DFN_M_COUNT, true, 0, 48, false, false, false, false, 0, false },
+    { "proc", "", DFN_M_BASIC | DFN_M_OVERLAP, -1, false, 0, 80, true, false, false, false, 0, false },
+    { "tid", "file=\"/d/a b.h5\"", DFN_M_BASIC | DFN_M_OVERLAP, DFN_M_COUNT, false, 5, 80, true, false, false, false, 0, false },
+    { "path", "", DFN_M_BASIC | DFN_M_BIT(DFN_M_SELF_S), DFN_M_SELF_S, true, 0, 40, false, false, false, false, 0, false },
+    { "func", "", DFN_M_BIT(DFN_M_MAX_PROC_S) | DFN_M_BIT(DFN_M_MAX_PROC), -1, false, 0, 0, false, true, true, false, 0, false },
+    { "arg.fd", "own.ret>=512 cat!=sys", 0, -1, false, 0, 20, false, false, false, false, 0, false },
+    { "arg.epoch", "", 0, DFN_M_COUNT, true, 0, 0, false, false, false, false, 0, false },   /* (inherited from train) */
+    { "own.epoch", "", 0, DFN_M_COUNT, true, 0, 0, false, false, false, false, 0, false },
+    { "time", "time>0.002", 0, -1, false, 0, 0, false, false, false, false, 0.0025, false },
+    { "layer", "", DFN_M_BASIC | DFN_M_BIT(DFN_M_SEQ_PCT), DFN_M_SEQ_PCT, true, 0, 30, false, true, false, false, 0, false },
+    { "func,file", "", 0, DFN_M_COUNT_, true, 3, 12, false, false, false, true, 0, false },   /* sorted by the counter */
+    { "", "dur>100", 0, -1, false, 0, 24, false, false, false, false, 0, false },
+    { "func", "cat=POSIX", 0, DFN_M_TIME_S, true, 0, 30, false, false, false, false, 0, true },
+    { "proc", "", DFN_M_BASIC | DFN_M_OVERLAP, DFN_M_COUNT, true, 0, 50, true, false, false, false, 0, true },
 };
 
 Test(qspec, the_explorers_queries_travel_whole)
@@ -155,6 +160,14 @@ Test(qspec, the_explorers_queries_travel_whole)
                         .sizes = c->sizes, .asked_only = c->asked, .bin_s = c->bin_s, .ctrs = c->ctr ? &ctrs : NULL,
                         .threads = 1 };
         cr_assert(dfn_dims_parse(c->by, q.dims, &q.ndims, err, sizeof err), "%s", err);
+        if (c->drill) {   /* a drill as the explorer makes it: terms, not text */
+            dfn_dim d = { .kind = DFN_DIM_ARG, .arg = "ret", .own = true };
+            cr_assert(dfn_dim_term_add(&f, &d, "512", 3));
+            d = (dfn_dim){ .kind = DFN_DIM_FILE };
+            cr_assert(dfn_dim_term_add(&f, &d, "/d/a b.h5", 9));
+            dfn_filter_add(&f, DFN_KEY_TIME, NULL, DFN_LT, "0.025000", 8);
+            q.filter = &f;
+        }
         dfn_analysis an = {0};
         cr_assert(dfn_analysis_build(&an, s, ls, "cat=ai_framework", false, DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS | DFN_NEED_TILES, err, sizeof err), "%s", err);
         dfn_analysis_apply(&an, &q);
@@ -163,7 +176,8 @@ Test(qspec, the_explorers_queries_travel_whole)
         cr_assert(home->nrows > 0 && home->matched > 0, "case %zu: rows to compare", k);
         cr_assert(!c->split || home->spark_cmp, "case %zu: a compute line to compare", k);
         size_t len;
-        uint8_t *bytes = dfn_qspec_encode(&q, &len);
+        uint8_t *bytes = dfn_qspec_encode(&q, &len, err, sizeof err);
+        cr_assert(bytes, "case %zu: %s", k, err);
         dfn_qspec sp;
         cr_assert(dfn_qspec_decode(bytes, len, &sp, err, sizeof err), "case %zu: %s", k, err);
         cr_assert_eq(sp.overlap, q.overlap != NULL);
@@ -173,7 +187,7 @@ Test(qspec, the_explorers_queries_travel_whole)
         sp.q.threads = 2;   /* (the receiver's own choice) */
         /* the same bytes again: nothing lost or added on the way */
         size_t len2;
-        uint8_t *again = dfn_qspec_encode(&sp.q, &len2);
+        uint8_t *again = dfn_qspec_encode(&sp.q, &len2, err, sizeof err);
         cr_assert(len2 == len && memcmp(again, bytes, len) == 0, "case %zu: the bytes of what came", k);
         dfn_result *there = dfn_query_run(s, &sp.q, err, sizeof err);
         cr_assert(there, "case %zu: %s", k, err);
@@ -190,6 +204,40 @@ Test(qspec, the_explorers_queries_travel_whole)
         dfn_filter_free(&f);
     }
     dfn_store_free(s);
+}
+
+/* A filter whose text would read back as other terms (an argument whose
+ * name holds an operator, a value holding a NUL) does not travel: a
+ * receiver would answer another query. */
+Test(qspec, filters_that_do_not_read_back_stay_home)
+{
+    char err[256];
+    static const struct { const char *arg, *value; size_t vlen; } terms[] = {
+        { "a<b", "x", 1 },          /* arg.a<b=x would read as arg.a < "b=x" */
+        { "fd", "4\0002", 3 },     /* (a NUL ends the text) */
+        { "x y", "1", 1 },
+    };
+    for (size_t k = 0; k < sizeof terms / sizeof *terms; k++) {
+        dfn_filter f = {0};
+        dfn_filter_add(&f, DFN_KEY_ARG, terms[k].arg, DFN_EQ, terms[k].value, terms[k].vlen);
+        dfn_query q = { .filter = &f, .sort = -1 };
+        size_t len;
+        err[0] = 0;
+        cr_assert_null(dfn_qspec_encode(&q, &len, err, sizeof err), "term %zu", k);
+        cr_assert(strstr(err, "a filter whose text"), "term %zu: %s", k, err);
+        dfn_filter_free(&f);
+    }
+    /* the same names in dimensions: refused on the way in (dfn_dims_parse
+     * never makes one with a space) */
+    dfn_query q = { .sort = -1, .ndims = 1 };
+    q.dims[0] = (dfn_dim){ .kind = DFN_DIM_ARG, .arg = "x y" };
+    size_t len;
+    uint8_t *bytes = dfn_qspec_encode(&q, &len, err, sizeof err);
+    cr_assert(bytes);
+    dfn_qspec sp;
+    cr_assert_not(dfn_qspec_decode(bytes, len, &sp, err, sizeof err));
+    cr_assert(strstr(err, "a dimension's argument"), "%s", err);
+    free(bytes);
 }
 
 /* Bytes cut anywhere or changed anywhere: refused with what is wrong, or
@@ -210,7 +258,8 @@ Test(qspec, bytes_that_are_not_a_query_are_refused)
                                  err, sizeof err), "%s", err);
     dfn_analysis_apply(&an, &q);
     size_t len;
-    uint8_t *bytes = dfn_qspec_encode(&q, &len);
+    uint8_t *bytes = dfn_qspec_encode(&q, &len, err, sizeof err);
+    cr_assert(bytes, "%s", err);
     dfn_qspec sp;
     for (size_t cut = 0; cut < len; cut++) {
         cr_assert_not(dfn_qspec_decode(bytes, cut, &sp, err, sizeof err), "cut at %zu of %zu", cut, len);

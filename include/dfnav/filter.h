@@ -53,6 +53,9 @@ void dfn_filter_add(dfn_filter *f, dfn_key key, const char *arg, dfn_cmp op, con
 bool dfn_filter_uses(const dfn_filter *f, dfn_key k);
 /* Canonical text of a filter, quoting values as needed; malloc'd. */
 char *dfn_filter_text(const dfn_filter *f);
+/* Whether a and b have the same terms (what each tests, not where it
+ * stood in a text). */
+bool dfn_filter_same(const dfn_filter *a, const dfn_filter *b);
 void dfn_filter_free(dfn_filter *f);
 
 const char *dfn_key_name(dfn_key k);

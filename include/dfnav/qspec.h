@@ -4,14 +4,19 @@
  *
  * The bytes say what a query asks, never what one store has: dimensions
  * and arguments by name, the filter as its text (which the receiver's
- * parser reads again, checking it as it checks a typed one: every term
- * of a filter is made from text, so the text is the whole filter),
- * metrics, bins, sparklines, sort and top, counter series by name. The
- * indexes a query points to (layers, overlap, call tree, access) are a
- * store's own: the bytes say which the sender's query had, and the
- * receiver attaches its share's. Threads are the receiver's choice (a
- * result never depends on them). Decoding trusts nothing: every number
- * is bounded, every name checked. */
+ * parser reads again, checking it as it checks a typed one), metrics,
+ * bins, sparklines, sort and top, counter series by name. A filter goes
+ * only when its text reads back to the very terms: a drill into an
+ * argument whose name holds an operator does not, and such a query does
+ * not travel (said).
+ *
+ * Not in the bytes, as the receiver's own: the indexes a query points to
+ * (layers, overlap, call tree, access, tiles), of which the bytes say
+ * only which the sender's query had; what they were built from (the
+ * layers' definition, the compute and I/O definitions), which every rank
+ * of a set takes from one command line; and share, set_compute, place,
+ * only and threads (a result never depends on threads). Decoding trusts
+ * nothing: every number is bounded, every name checked. */
 #ifndef DFNAV_QSPEC_H
 #define DFNAV_QSPEC_H
 
@@ -31,8 +36,9 @@ typedef struct {
     bool layers, overlap, tree, access;
 } dfn_qspec;
 
-/* Bytes of q (malloc'd, *len of them). */
-uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len);
+/* Bytes of q (malloc'd, *len of them); NULL, with why, when its filter
+ * cannot travel as text. */
+uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len, char *err, size_t errlen);
 /* The query of bytes of dfn_qspec_encode into out; false with a message
  * (naming what is wrong) when they are not one. */
 bool dfn_qspec_decode(const uint8_t *buf, size_t len, dfn_qspec *out, char *err, size_t errlen);

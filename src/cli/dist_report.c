@@ -121,22 +121,22 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
 }
 
 /* A query of report's or overview's: --by, --where, --sort, --top. */
-typedef struct { const char *by, *where, *sort; size_t top; } qspec;
+typedef struct { const char *by, *where, *sort; size_t top; } qtext;
 
 /* overview's three queries (layers, I/O classes, busiest files), as
  * cmd_overview runs them; *where is the busiest files' (freed by the
  * caller). */
-static void overview_queries(const cli_opts *o, qspec qs[3], char **where)
+static void overview_queries(const cli_opts *o, qtext qs[3], char **where)
 {
     *where = cli_busiest_where(o);
-    qs[0] = (qspec){ "layer", o->where, "key", 0 };
-    qs[1] = (qspec){ "class", o->where, NULL, 0 };
-    qs[2] = (qspec){ "file", *where, NULL, 10 };
+    qs[0] = (qtext){ "layer", o->where, "key", 0 };
+    qs[1] = (qtext){ "class", o->where, NULL, 0 };
+    qs[2] = (qtext){ "file", *where, NULL, 10 };
 }
 
 /* word's queries (report's one, overview's three) into qs; how many.
  * *where: overview's busiest files' (freed by the caller), or NULL. */
-static size_t word_queries(const cli_opts *o, int word, qspec qs[3], char **where)
+static size_t word_queries(const cli_opts *o, int word, qtext qs[3], char **where)
 {
     *where = NULL;
     if (word == CLI_DIST_OVERVIEW) {
@@ -144,10 +144,10 @@ static size_t word_queries(const cli_opts *o, int word, qspec qs[3], char **wher
         return 3;
     }
     if (word == CLI_DIST_EXTRACT) {   /* (its calls: cmd_extract's selection) */
-        qs[0] = (qspec){ "event", o->where, NULL, 0 };
+        qs[0] = (qtext){ "event", o->where, NULL, 0 };
         return 1;
     }
-    qs[0] = (qspec){ o->by, o->where, o->sort, o->top };
+    qs[0] = (qtext){ o->by, o->where, o->sort, o->top };
     return 1;
 }
 
@@ -199,7 +199,7 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
         *whole = o->overlap_host ? WHOLE_HOSTS : WHOLE_PROCS;
         return diagnose_probe(o);
     }
-    qspec qs[3];
+    qtext qs[3];
     char *where;
     size_t nq = word_queries(o, word, qs, &where);
     bool ok = true;
@@ -1025,7 +1025,7 @@ static void shares_common_bin(const shares *all, size_t nq, dfn_query *q)
 /* The queries as report makes them, with every run's name for --sort
  * (METRIC@RUN): 0, or 2 for one report refuses (said on rank 0; every
  * rank alike, the same options). */
-static int shares_queries(const cli_opts *o, const shares *all, const qspec *qs, size_t nq, queries *qq)
+static int shares_queries(const cli_opts *o, const shares *all, const qtext *qs, size_t nq, queries *qq)
 {
     cli_run *runs = dfn_xcalloc(all->n, sizeof *runs);
     bool agg = false;
@@ -1035,7 +1035,7 @@ static int shares_queries(const cli_opts *o, const shares *all, const qspec *qs,
     }
     int rc = 0;
     for (qq->n = 0; qq->n < nq; qq->n++) {
-        const qspec *x = &qs[qq->n];
+        const qtext *x = &qs[qq->n];
         rc = cli_report_query(o, runs, all->n, x->by, x->where, x->sort, x->top, o->metrics, agg, &qq->q[qq->n],
                               &qq->f[qq->n], &qq->col[qq->n]);
         if (rc) break;   /* (nothing made of this one) */
@@ -1198,7 +1198,7 @@ static int shares_table(const cli_opts *o, shares *all, const queries *qq, runq 
 /* nq queries on every run's shares: partials, then each table merged and
  * printed on rank 0 in turn until one fails. The tables are collective:
  * every rank merges every one. heads: what rank 0 prints before each. */
-static int shares_run(const cli_opts *o, shares *all, const qspec *qs, size_t nq, const char *const *heads,
+static int shares_run(const cli_opts *o, shares *all, const qtext *qs, size_t nq, const char *const *heads,
                       size_t *tried)
 {
     queries qq;
@@ -1388,7 +1388,7 @@ static int runs_samples(shares *all, dfn_result **res, int rc)
  * prints. 0, 2 (said), or -1: the images' way. */
 static int shares_calls(const cli_opts *o, shares *all)
 {
-    qspec qs = { o->by, o->where, o->sort, o->top };
+    qtext qs = { o->by, o->where, o->sort, o->top };
     queries qq;
     int rc = shares_queries(o, all, &qs, 1, &qq);
     if (rc) {
@@ -1838,7 +1838,7 @@ static int shares_overview(const cli_opts *o, shares *all)
         printf("\nLayers (%s):\n", all->run[0].set.layers.source);
     }
     free(sum);
-    qspec qs[3];
+    qtext qs[3];
     char *files_where;
     overview_queries(o, qs, &files_where);
     static const char *const heads[3] = { NULL, "\nI/O classes:\n", "\nBusiest files:\n" };
@@ -2009,7 +2009,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     else if (!rc && word == CLI_DIST_REPORT && o->counters) rc = shares_counters(o, all);
     else if (!rc && calls) rc = shares_calls(o, all);
     else if (!rc && word == CLI_DIST_REPORT) {
-        qspec qs = { o->by, o->where, o->sort, o->top };
+        qtext qs = { o->by, o->where, o->sort, o->top };
         size_t tried;
         rc = shares_run(o, all, &qs, 1, NULL, &tried);
     }
@@ -2025,7 +2025,7 @@ static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, i
     if ((word == CLI_DIST_REPORT && (o->counters || o->diagnose)) || word == CLI_DIST_EXTRACT) return 0;
     cli_run *runs = dfn_xcalloc(n, sizeof *runs);
     for (size_t k = 0; k < n; k++) runs[k].label = specs[k].label;
-    qspec qs[3];
+    qtext qs[3];
     char *files_where;
     size_t nq = word_queries(o, word, qs, &files_where);
     int rc = 0;
