@@ -80,7 +80,8 @@ static void tile_fill(const dfn_store *s, const uint8_t *idx8, const uint32_t *i
         uint64_t end = dfn_sat_add(ts, dur);
         if (end > t->end) t->end = end;
         /* a tile's totals bound every row's sums from it: saturating, it is scanned */
-        fits &= !__builtin_add_overflow(t->dur, dur, &t->dur) & !__builtin_add_overflow(t->bytes, bytes, &t->bytes);
+        /* (both adds always: a bitwise and of ints) */
+        fits &= (int)!__builtin_add_overflow(t->dur, dur, &t->dur) & (int)!__builtin_add_overflow(t->bytes, bytes, &t->bytes);
         dfn_tile_sum *e = ok ? tile_sum(b, dfn_store_kind(s, i), dfn_store_lane(s, i), mask) : NULL;
         dfn_tile_sum *f = fok ? tile_sum(fb, dfn_store_kind(s, i), dfn_store_file(s, i), mask) : NULL;
         if (e) tile_add(e, dur, bytes);
