@@ -1978,7 +1978,7 @@ static inline __attribute__((always_inline)) void lean_add(part *p, lean *L, acc
             L->cur_b = L->newbin[k];
         }
         uint64_t nd, nb;
-        bool apart = __builtin_add_overflow(h->dur, dur, &nd) | __builtin_add_overflow(h->bytes, bytes, &nb);
+        bool apart = (int)__builtin_add_overflow(h->dur, dur, &nd) | (int)__builtin_add_overflow(h->bytes, bytes, &nb);
         if (__builtin_expect(apart, 0)) {
             acc *a = &accs[row];   /* the sums would wrap: the row's own saturate, flagged */
             acc_sums(a, 1, 0, dur, bytes, 0);
