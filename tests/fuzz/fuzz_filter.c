@@ -3,12 +3,8 @@
  * print as canonical text that parses again to the same text; and it is
  * compiled and evaluated by a query over a small fixed store, with the DLIO
  * layers so that layer terms resolve. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memfd_create */
-#endif
+#include "fuzzstore.h"
 #include "dfnav/filter.h"
-#include "dfnav/layers.h"
-#include "dfnav/loader.h"
 #include "dfnav/match.h"
 #include "dfnav/query.h"
 
@@ -16,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,38 +27,18 @@ static const char fuzz_trace[] =
     "{\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":2,\"tid\":2,\"ts\":60000,\"dur\":2500000,\"ph\":\"X\",\"args\":{\"hostname\":\"node02\",\"fname\":\"/l/ssd/ck/layer-1-2.pt\",\"size\":8,\"ret\":65536,\"note\":\"a|b c\",\"ok\":true,\"none\":null,\"neg\":-5}}\n"
     "{\"name\":\"close\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":2600000,\"dur\":1,\"ph\":\"X\",\"args\":{\"hostname\":\"node02\",\"fname\":\"/l/ssd/ck/layer-1-2.pt\",\"ret\":0}}\n";
 
-/* libFuzzer calls the target many times in one process; the store and its
- * layers are built once and only read afterwards. */
-typedef struct {
-    dfn_store *store;
-    dfn_layers layers;
-    dfn_layerset *ls;
-} fuzz_world;
-
-static fuzz_world *fuzz_world_get(void)
+static fuzz_store *fuzz_world_get(void)
 {
-    static fuzz_world w;
+    static fuzz_store w;
     static int ready;
-    if (ready) return &w;
+    if (!ready) fuzz_store_load(&w, fuzz_trace, sizeof fuzz_trace - 1, 6, "dlio");
     ready = 1;
-    int fd = memfd_create("fuzz-filter", MFD_CLOEXEC);
-    if (fd < 0 || write(fd, fuzz_trace, sizeof fuzz_trace - 1) != (ssize_t)(sizeof fuzz_trace - 1)) abort();
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    const char *files[] = { path };
-    dfn_load_opts lo = { .threads = 1 };
-    w.store = dfn_load(files, 1, &lo);
-    close(fd);
-    char err[512];
-    if (w.store == NULL || w.store->n != 6 || !dfn_layers_load("dlio", &w.layers, err, sizeof err)) abort();
-    w.ls = dfn_layerset_compile(w.store, &w.layers, 0, err, sizeof err);
-    if (w.ls == NULL) abort();
     return &w;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_world *w = fuzz_world_get();
+    fuzz_store *w = fuzz_world_get();
     char *text = malloc(size + 1);
     if (text == NULL) return 0;
     if (size) memcpy(text, data, size);

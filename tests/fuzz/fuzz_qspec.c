@@ -5,21 +5,14 @@
  * indexes where the bytes ask for them, whole and as a share's partial,
  * which finishes into rows. Nothing may read past the input, nor a query
  * past its store, whatever its numbers. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memfd_create */
-#endif
+#include "fuzzstore.h"
 #include "dfnav/analysis.h"
-#include "dfnav/layers.h"
-#include "dfnav/loader.h"
 #include "dfnav/partial.h"
 #include "dfnav/qspec.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,12 +25,9 @@ static const char fuzz_trace[] =
     "{\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":2,\"tid\":2,\"ts\":60000,\"dur\":2500000,\"ph\":\"X\",\"args\":{\"fname\":\"/c/k.pt\",\"ret\":65536}}\n"
     "{\"name\":\"cpu\",\"cat\":\"sys\",\"pid\":2,\"tid\":2,\"ts\":70000,\"ph\":2,\"type\":7,\"args\":{\"user_pct\":12.5}}\n";
 
-/* libFuzzer calls the target many times in one process; the store, its
- * layers and its analysis are built once and only read afterwards. */
+/* The store, its layers and its analysis, built once. */
 typedef struct {
-    dfn_store *store;
-    dfn_layers layers;
-    dfn_layerset *ls;
+    fuzz_store fs;
     dfn_analysis an;
 } fuzz_world;
 
@@ -47,19 +37,9 @@ static fuzz_world *fuzz_world_get(void)
     static int ready;
     if (ready) return &w;
     ready = 1;
-    int fd = memfd_create("fuzz-qspec", MFD_CLOEXEC);
-    if (fd < 0 || write(fd, fuzz_trace, sizeof fuzz_trace - 1) != (ssize_t)(sizeof fuzz_trace - 1)) abort();
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    const char *files[] = { path };
-    dfn_load_opts lo = { .threads = 1 };
-    w.store = dfn_load(files, 1, &lo);
-    close(fd);
+    fuzz_store_load(&w.fs, fuzz_trace, sizeof fuzz_trace - 1, 5, "posix");
     char err[512];
-    if (w.store == NULL || w.store->n != 5 || !dfn_layers_load("posix", &w.layers, err, sizeof err)) abort();
-    w.ls = dfn_layerset_compile(w.store, &w.layers, 0, err, sizeof err);
-    if (w.ls == NULL ||
-        !dfn_analysis_build(&w.an, w.store, w.ls, "cat=ai_framework", false,
+    if (!dfn_analysis_build(&w.an, w.fs.store, w.fs.ls, "cat=ai_framework", false,
                             DFN_NEED_OVERLAP | DFN_NEED_TREE | DFN_NEED_ACCESS | DFN_NEED_TILES, err, sizeof err))
         abort();
     return &w;
@@ -86,16 +66,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(bytes2);
     dfn_qspec_free(&again);
     /* the receiver's indexes where the bytes ask for them */
-    if (sp.layers) sp.q.layers = w->ls;
+    if (sp.layers) sp.q.layers = w->fs.ls;
     if (sp.overlap) sp.q.overlap = w->an.overlap;
     if (sp.tree) sp.q.tree = w->an.tree;
     if (sp.access) sp.q.access = w->an.access;
     sp.q.tiles = w->an.tiles;
     sp.q.threads = 1;
-    dfn_result *r = dfn_query_run(w->store, &sp.q, err, sizeof err);
+    dfn_result *r = dfn_query_run(w->fs.store, &sp.q, err, sizeof err);
     dfn_result_free(r);
-    dfn_partial *p = dfn_query_partial(w->store, &sp.q, err, sizeof err);
-    if (p) dfn_result_free(dfn_partial_finish(p, &sp.q, &w->layers, err, sizeof err));
+    dfn_partial *p = dfn_query_partial(w->fs.store, &sp.q, err, sizeof err);
+    if (p) dfn_result_free(dfn_partial_finish(p, &sp.q, &w->fs.layers, err, sizeof err));
     dfn_qspec_free(&sp);
     return 0;
 }
