@@ -3,11 +3,13 @@
  * shares, finishes into the rows of the whole set, exactly and in the same
  * order; and bytes that are not a partial are refused. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dfnav/counters.h"
 #include "dfnav/evrows.h"
@@ -221,12 +223,22 @@ static void analyse(dfn_analysis *a, const dfn_store *s, dfn_query *q)
     dfn_analysis_apply(a, q);
 }
 
-/* p (spent) after a trip through its bytes. */
+/* p (spent) after a trip through its bytes. With DFN_SEED_DIR set, the
+ * bytes are also written there, a file each: fuzz_partial's seeds are
+ * made again so when PARTIAL_VERSION changes (tests/fuzz/seeds/). */
 static dfn_partial *partial_trip(dfn_partial *p)
 {
     char err[256];
     size_t len;
     uint8_t *bytes = dfn_partial_encode(p, &len);
+    const char *seeds = getenv("DFN_SEED_DIR");
+    if (seeds) {
+        static unsigned n;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%u-%u.bin", seeds, (unsigned)getpid(), n++);
+        FILE *f = fopen(path, "wb");
+        cr_assert(f && fwrite(bytes, 1, len, f) == len && fclose(f) == 0, "%s", path);
+    }
     dfn_partial_free(p);
     p = dfn_partial_decode(bytes, len, err, sizeof err);
     cr_assert(p, "%s", err);
@@ -940,6 +952,37 @@ Test(partial, bytes_that_are_not_a_partial_are_refused)
     dfn_analysis_free(&an);
     dfn_dims_free(q.dims, q.ndims);
     dfn_store_free(s);
+}
+
+/* fuzz_partial's committed seeds of partials (the other seeds are other
+ * bytes ranks send) decode in this version: a seed of another version is
+ * refused at its first bytes and tests nothing. When PARTIAL_VERSION
+ * changes, DFN_SEED_DIR (partial_trip) makes them again. */
+Test(partial, fuzz_seeds_are_partials_of_this_version)
+{
+    const char *src = getenv("SRCDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/seeds/fuzz_partial", src ? src : ".");
+    DIR *d = opendir(dir);
+    cr_assert(d, "%s", dir);
+    size_t partials = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[8192], err[256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        cr_assert(f, "%s", path);
+        static char bytes[1 << 20];   /* (seeds are small: libFuzzer's inputs here are at most 64 KiB) */
+        size_t len = fread(bytes, 1, sizeof bytes, f);
+        fclose(f);
+        dfn_partial *p = dfn_partial_decode((const uint8_t *)bytes, len, err, sizeof err);
+        if (!p && strcmp(err, "not a partial result") == 0) continue;   /* counter rows, calls */
+        cr_assert(p, "%s: %s", e->d_name, err);
+        dfn_partial_free(p);
+        partials++;
+    }
+    closedir(d);
+    cr_assert_geq(partials, 8, "%zu seeds of partials", partials);
 }
 
 Test(partial, partials_of_different_queries_do_not_merge)
