@@ -3160,6 +3160,29 @@ static void row_proc_spark(const part *p, const psweep *w, uint64_t *bins)
     }
 }
 
+/* Each compute line of the rows' processes (row_proc_spark), handed to
+ * add with its row: the query adds them into its doubles, a partial into
+ * its map. */
+static void part_compute_lines(const part *p, void (*add)(void *ctx, uint32_t row, const uint64_t *bins), void *ctx)
+{
+    uint64_t *bins = dfn_xmalloc(p->c->spark_bins * sizeof *bins);
+    for (size_t k = 0; k < p->npsw; k++) {
+        if (p->psw[k].kind != 1 || !p->psw[k].started) continue;
+        row_proc_spark(p, &p->psw[k], bins);
+        add(ctx, p->psw[k].row, bins);
+    }
+    free(bins);
+}
+
+/* (part_compute_lines into a result's compute lines) */
+typedef struct { double *line; size_t w; } line_sink;
+
+static void line_add(void *ctx, uint32_t row, const uint64_t *bins)
+{
+    line_sink *k = ctx;
+    for (size_t b = 0; b < k->w; b++) k->line[row * k->w + b] += (double)bins[b];
+}
+
 /* Each row's counter means from its sweeps: a sample is in one sweep of
  * a row, by its key. */
 static void ctr_finish(const part *p, dfn_result *r)
@@ -3198,16 +3221,10 @@ static void part_finish_extra(part *p, dfn_result *r)
     size_t n = p->nacc;
     if (c->cix) ctr_finish(p, r);
     if (c->spark_split) {
-        size_t nb = c->spark_bins;
         r->spark_io = part_spark_out(p, 1);
-        r->spark_cmp = dfn_xcalloc((n ? n : 1) * nb, sizeof *r->spark_cmp);
-        uint64_t *bins = dfn_xmalloc(nb * sizeof *bins);
-        for (size_t k = 0; k < p->npsw; k++) {
-            if (p->psw[k].kind != 1 || !p->psw[k].started) continue;
-            row_proc_spark(p, &p->psw[k], bins);
-            for (size_t b = 0; b < nb; b++) r->spark_cmp[p->psw[k].row * nb + b] += (double)bins[b];
-        }
-        free(bins);
+        r->spark_cmp = dfn_xcalloc((n ? n : 1) * c->spark_bins, sizeof *r->spark_cmp);
+        line_sink k = { r->spark_cmp, c->spark_bins };
+        part_compute_lines(p, line_add, &k);
     }
     if (r->mcol[DFN_M_OVERLAP_PCT] >= 0) {
         uint64_t *ov = dfn_xcalloc(3 * (n ? n : 1), sizeof *ov);
@@ -4143,6 +4160,14 @@ static void export_line(const part *p, const export_ids *x, int k, dfn_map64 *ou
     dfn_map64_add_rows(out, &p->spk[k], x->row, 16, NULL);
 }
 
+/* (part_compute_lines into the partial's compute lines) */
+static void export_compute_add(void *ctx, uint32_t row, const uint64_t *bins)
+{
+    const export_ids *x = ctx;
+    for (size_t b = 0; b < x->out->spark_bins; b++)
+        if (bins[b]) *dfn_map64_slot(&x->out->spark_cmp, (uint64_t)x->row[row] << 16 | b) += bins[b];
+}
+
 /* Each row's sparkline and the total's, in µs; split, each row's I/O
  * line and the compute line of each of its processes (a share holds
  * whole processes). */
@@ -4154,14 +4179,7 @@ static void export_spark(part *p, export_ids *x)
     memcpy(x->out->spark_total, p->spark_total, c->spark_bins * sizeof *p->spark_total);
     if (!c->spark_split) return;
     export_line(p, x, 1, &x->out->spark_io);
-    uint64_t *bins = dfn_xmalloc(c->spark_bins * sizeof *bins);
-    for (size_t k = 0; k < p->npsw; k++) {
-        if (p->psw[k].kind != 1 || !p->psw[k].started) continue;
-        row_proc_spark(p, &p->psw[k], bins);
-        for (size_t b = 0; b < c->spark_bins; b++)
-            if (bins[b]) *dfn_map64_slot(&x->out->spark_cmp, (uint64_t)x->row[p->psw[k].row] << 16 | b) += bins[b];
-    }
-    free(bins);
+    part_compute_lines(p, export_compute_add, x);
 }
 
 /* The merged part as a partial result: keys, processes and files by text,
