@@ -380,11 +380,11 @@ bool dfn_partial_merge(dfn_partial *a, dfn_partial *b, char *err, size_t errlen)
 /* An empty partial of p's query and window. */
 static dfn_partial *partial_frame(const dfn_partial *p)
 {
-    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes, .spark_bins = p->spark_bins };
+    dfn_query q = { .ndims = p->ndims, .metrics = p->metrics, .sizes = p->sizes, .spark_bins = p->spark_bins,
+                    .spark_split = p->spark_split };
     memcpy(q.dims, p->dims, sizeof q.dims);
     dfn_partial *out = dfn_partial_new(&q);
     out->nctr = p->nctr;
-    out->spark_split = p->spark_split;   /* (the query above has no overlap to say so) */
     out->win_lo_s = p->win_lo_s, out->win_hi_s = p->win_hi_s, out->bin_s = p->bin_s, out->bin0_s = p->bin0_s;
     out->timed = p->timed;
     out->stretch = p->stretch;
@@ -623,10 +623,9 @@ dfn_partial *dfn_partial_decode(const uint8_t *buf, size_t len, char *err, size_
     q.sizes = get_u(&in, 2, "the size bins") != 0;
     size_t nctr = (size_t)get_u(&in, DFN_MAX_CTRS + 1, "the counters");
     q.spark_bins = (size_t)get_u(&in, DFN_SPARK_BINS_MAX + 1, "the sparklines");
-    bool split = get_u(&in, 2, "the sparklines") != 0;
+    q.spark_split = get_u(&in, 2, "the sparklines") != 0;
     dfn_partial *p = dfn_partial_new(&q);
     p->nctr = nctr;
-    p->spark_split = split && p->spark_bins;
     dfn_dims_free(q.dims, q.ndims);
     p->total = get_any(&in, "the totals");
     p->matched = get_any(&in, "the totals");
