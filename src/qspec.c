@@ -67,22 +67,6 @@ uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len, char *err, size_t err
     return o.b;
 }
 
-/* An argument's name as dfn_dims_parse gives one: some bytes, none a
- * NUL, a comma or a space. */
-static char *get_arg_name(ibuf *in)
-{
-    size_t l;
-    const uint8_t *b = get_bytes(in, &l, "a dimension's argument");
-    if (in->bad) return NULL;
-    for (size_t k = 0; k < l; k++)
-        if (!b[k] || b[k] == ',' || b[k] == ' ') l = 0;
-    if (!l) {
-        in->bad = "a dimension's argument";
-        return NULL;
-    }
-    return dfn_xstrndup((const char *)b, l);
-}
-
 /* A name of bytes without a NUL (what a C string of the query holds), or
  * NULL with in's failure. */
 static char *get_name(ibuf *in, const char *what)
@@ -95,6 +79,19 @@ static char *get_name(ibuf *in, const char *what)
         return NULL;
     }
     return dfn_xstrndup((const char *)b, l);
+}
+
+/* An argument's name as dfn_dims_parse gives one: a name, not empty,
+ * without a comma or a space. */
+static char *get_arg_name(ibuf *in)
+{
+    char *name = get_name(in, "a dimension's argument");
+    if (name && (!name[0] || strpbrk(name, ", "))) {
+        free(name);
+        name = NULL;
+        in->bad = "a dimension's argument";
+    }
+    return name;
 }
 
 static void get_dims(ibuf *in, dfn_query *q)
