@@ -1354,8 +1354,10 @@ static void file_pending_table(builder *b, const build_in *in, size_t nhashes)
 {
     size_t nslots = b->nstr_at_load + nhashes;
     b->pend_of = dfn_xcalloc(nslots ? nslots : 1, sizeof *b->pend_of);
-    size_t cap = 64;
-    b->pend_ref = dfn_xmalloc(cap * sizeof *b->pend_ref);
+    size_t cap = 0;
+    b->pend_ref = NULL;
+    dfn_grow((void **)&b->pend_ref, &cap, 1, sizeof *b->pend_ref);
+    b->pend_ref[0] = DFN_REF_NONE;
     b->npend = 1;   /* 0: no file */
     for (size_t k = 0; k < in->nchunks; k++) {
         const dfn_chunk *c = in->chunks[k];
@@ -1365,7 +1367,7 @@ static void file_pending_table(builder *b, const build_in *in, size_t nhashes)
             uint32_t ref = c->file.ids[j];
             size_t slot = file_slot(b->nstr_at_load, ref);
             if (slot == SIZE_MAX || b->pend_of[slot]) continue;
-            if (b->npend == cap) b->pend_ref = dfn_xreallocarray(b->pend_ref, cap *= 2, sizeof *b->pend_ref);
+            dfn_grow((void **)&b->pend_ref, &cap, b->npend + 1, sizeof *b->pend_ref);
             b->pend_of[slot] = (uint32_t)b->npend;
             b->pend_ref[b->npend++] = ref;
         }
