@@ -48,6 +48,8 @@ typedef struct {
     void (*progress)(const char *line);
     bool serve;
     bool served;              /* run by dfnav serve for a client: the set's image is read, never written */
+    bool spread;              /* serve --spread: the set stays in shares on the ranks */
+    const char *ranks;        /* a client's command of serve --spread: the socket its ranks take commands on */
     /* dfnav --connect: the server; the command line it is sent */
     const char *connect;
     char **fwd;
@@ -100,11 +102,15 @@ void cli_dist_arm(void);
 /* Rank 0's word to the other ranks waiting at the dispatch (every rank
  * past the first hears it once): stop, share the files as images, or
  * run report or overview on each share (cli_dist_report). */
-enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO, CLI_DIST_EXTRACT };
+enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO, CLI_DIST_EXTRACT,
+       CLI_DIST_SPREAD };
 void cli_dist_tell(int word);
 /* The other ranks wait for another word (report went back to the images'
  * way): the exit says stop if no load does. */
 void cli_dist_reopen(void);
+/* Rank 0: the other ranks hear stop unless they heard a word since
+ * cli_dist_reopen (a command that ended before its load). */
+void cli_dist_settle(void);
 /* This rank's share of the runs' files (rank 0 walks specs and sends each
  * rank its paths, a process's files together, or with by_host a host's;
  * the others pass none): *nmine paths, pointing into the runs or *list,
@@ -181,6 +187,26 @@ bool cli_dist_extract_wanted(const cli_opts *o);
  * names, a process's files on two ranks), as usual. */
 int cli_dist_report(const cli_opts *o, int word);
 int cli_dist_report_worker(const cli_opts *o, int word);
+/* dfnav serve --spread: every rank loads its share of the set (one run)
+ * and keeps it; rank 0 walks the paths and gives the other ranks the word
+ * (CLI_DIST_SPREAD). From then on report, overview and info answer on the
+ * kept shares, and what needs the set whole is refused (said). The load's
+ * status (0, 1 damage, 2, 3 nothing read, 4 too big: said), and the set's
+ * events in *events. cli_dist_spread_free: every rank, at the end. */
+int cli_dist_spread_load(const cli_opts *o, uint64_t *events);
+void cli_dist_spread_free(void);
+/* A client's command line (a served one: dfnav serve runs it) parsed
+ * into o, its ctr.SERIES metrics into ctrs, *words malloc'd (o's paths
+ * point into it). -1 when it parsed, else the status (said). */
+int cli_request_opts(int argc, char **argv, cli_opts *o, dfn_ctrs *ctrs, char ***words);
+/* serve --spread (serve_ranks.c). serve_ranks_ask: a client's command
+ * (cmd: cmd_report, cmd_overview or cmd_info; NULL: the explorer, or the
+ * overview where piped) sent to the ranks on o->ranks, with this
+ * process's stdout and stderr for them to write to; its status. */
+int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped, int argc, char **argv);
+/* The other ranks of serve --spread: their shares loaded, then each
+ * command rank 0 hands them, until it says the end. Their status. */
+int serve_ranks_worker(const cli_opts *o);
 /* What overview's first line says of a set. */
 typedef struct { uint64_t events, files, procs, threads, accessed, span_us, malformed; } cli_setsum;
 void cli_overview_line(const cli_setsum *t, const char *label);

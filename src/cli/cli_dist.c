@@ -173,12 +173,17 @@ static void dist_rmdir(const char *dir)
     cli_rmdir(dir);
 }
 
-static void dist_atexit(void)
+void cli_dist_settle(void)
 {
     if (dfn_dist_rank() == 0 && g_armed && !g_told) {
         g_told = true;
         (void)dfn_dist_bcast_int(CLI_DIST_STOP);   /* nothing to share: they stop */
     }
+}
+
+static void dist_atexit(void)
+{
+    cli_dist_settle();
     if (g_dir) {
         dist_rmdir(g_dir);
         free(g_dir);
@@ -493,6 +498,7 @@ int cli_dist_worker(const cli_opts *o)
     if (word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO || word == CLI_DIST_EXTRACT)
         return cli_dist_report_worker(o, word);
     if (word == CLI_DIST_IMAGES) (void)dist_share_images(&quiet, NULL, 0);   /* (NULL past rank 0) */
+    if (word == CLI_DIST_SPREAD) return serve_ranks_worker(o);
     return 0;
 }
 

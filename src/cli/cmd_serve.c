@@ -127,9 +127,8 @@ static const char *volatile sig_dir;
 static volatile pid_t sig_gate;
 static struct sigaction sig_prev[3];
 
-static void serve_on_signal_loading(int sig)
+static void serve_clean(void)
 {
-    (void)cli_signal_first();
     const char *path = sig_tokpath, *tok = sig_token;
     if (path && tok) {
         char buf[DFN_TOKEN_LEN];
@@ -140,6 +139,12 @@ static void serve_on_signal_loading(int sig)
     }
     if (sig_dir) cli_rmdir_now(sig_dir);
     if (sig_gate > 0) kill(sig_gate, SIGTERM);
+}
+
+static void serve_on_signal_loading(int sig)
+{
+    (void)cli_signal_first();
+    serve_clean();
     cli_signal_chain(sig, sig_prev);
 }
 
@@ -240,6 +245,24 @@ static bool serve_token_free(const char *path, const char *host)
     return true;
 }
 
+/* The board, and the log, say how the load went: ready (text), or
+ * failed with its status. */
+static void serve_announce(serve_board *board, int status, const char *ready)
+{
+    char text[256];
+    if (status >= 3) {
+        snprintf(text, sizeof text, "dfnav: serve: the set could not be loaded (status %d; the server's log says why)\n",
+                 status);
+        atomic_store(&board->status, status);
+        board_say(board, text);
+        atomic_store(&board->state, SERVE_FAILED);
+    } else {
+        board_say(board, ready);
+        atomic_store(&board->state, SERVE_READY);
+        dfn_warnf(stderr, "serve: %s; Ctrl-C stops the server", ready);
+    }
+}
+
 /* Loads the set, keeping its image in dir; the load's status, with the
  * board saying how it went. */
 static int serve_load(const cli_opts *o, serve_board *board, const char **dir)
@@ -276,18 +299,39 @@ static int serve_load(const cli_opts *o, serve_board *board, const char **dir)
     }
     snprintf(board->dir, sizeof board->dir, "%s", *dir);
     char text[256];
-    if (status >= 3) {
-        snprintf(text, sizeof text, "dfnav: serve: the set could not be loaded (status %d; the server's log says why)\n",
-                 status);
-        atomic_store(&board->status, status);
-        board_say(board, text);
-        atomic_store(&board->state, SERVE_FAILED);
-    } else {
-        snprintf(text, sizeof text, "ready: %" PRIu64 " events", events);
-        board_say(board, text);
-        atomic_store(&board->state, SERVE_READY);
-        dfn_warnf(stderr, "serve: %s; Ctrl-C stops the server", text);
-    }
+    snprintf(text, sizeof text, "ready: %" PRIu64 " events", events);
+    serve_announce(board, status, text);
+    return status;
+}
+
+/* serve --spread: every rank loads its share and keeps it; rank 0 then
+ * runs its clients' commands on the ranks (serve_ranks.c) until a
+ * signal. The load's status. */
+static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
+{
+    char text[256];
+    snprintf(text, sizeof text, "the %d rank%s load their shares of the set", dfn_dist_size(),
+             dfn_dist_size() == 1 ? "" : "s");
+    board_say(board, text);
+    uint64_t events;
+    int status = cli_dist_spread_load(o, &events);
+    char *path = NULL;
+    int lfd = status < 3 ? serve_ranks_listen(priv, &path) : -1;
+    if (status < 3 && lfd < 0) status = 3;
+    snprintf(board->dir, sizeof board->dir, "%s", priv);
+    snprintf(text, sizeof text, "ready: %" PRIu64 " events, in shares on %d rank%s", events, dfn_dist_size(),
+             dfn_dist_size() == 1 ? "" : "s");
+    serve_announce(board, status, text);
+    if (status < 3) cli_signal_install(serve_on_signal, NULL);
+    if (status < 3) serve_ranks_loop(lfd, &serve_signal);
+    /* what the server leaves goes first (the token, the socket, the
+     * gate): a launcher ends the ranks soon after a signal */
+    serve_clean();
+    if (status < 3) dfn_warnf(stderr, "serve: stopped by signal %d", (int)serve_signal);
+    serve_ranks_end();
+    cli_dist_spread_free();
+    if (lfd >= 0) close(lfd);
+    free(path);
     return status;
 }
 
@@ -365,6 +409,10 @@ int cmd_serve(const cli_opts *o)
             fprintf(stderr, "dfnav: serve reads trace files, not standard input (each client's command reopens the set)\n");
             return 2;
         }
+    if (o->spread && o->compare) {
+        fprintf(stderr, "dfnav: serve --spread holds one set in shares; serve runs to compare without --spread\n");
+        return 2;
+    }
     serve_ctx c = { .o = o, .lfd = -1 };
     char *tokpath = NULL, *priv = NULL;
     int status = 2;
@@ -385,6 +433,15 @@ int cmd_serve(const cli_opts *o)
     close(c.lfd);
     c.lfd = -1;
     const char *dir = priv;
+    if (o->spread) {
+        status = serve_spread(o, c.board, priv);
+        dfn_dist_end();
+        if (status >= 3) {   /* (the clients that wait hear of the failure first) */
+            struct timespec ts = { 0, 500 * 1000000 };
+            nanosleep(&ts, NULL);
+        }
+        goto out;
+    }
     status = serve_load(o, c.board, &dir);
     /* the other ranks are done: they end now, not with the server */
     dfn_dist_end();

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +40,7 @@ typedef struct {
     uint64_t ncompute;        /* rank 0: the events compute matched, of the last table merged (UINT64_MAX: none was) */
     uint32_t *place;          /* calls (report --by event): each of the store's files' place among the run's, or
                                * UINT32_MAX when its path is none of the share's */
+    bool kept;                /* dfnav serve --spread: the store stays for the next command */
 } share;
 
 /* The runs' shares and what their queries took. */
@@ -50,6 +52,34 @@ typedef struct {
     bool left;                /* a file no share holds (standard input, a pipe): only rank 0's load reads it */
     double query_s, slices_s, merge_s;   /* the slowest rank's queries, then the swaps and the tree (rank 0's clock) */
 } shares;
+
+/* dfnav serve --spread: the set's shares, loaded once and kept for every
+ * client's command (cli_dist_spread_load); NULL otherwise. */
+static shares *g_kept;
+static dfn_runspec *g_kept_specs;   /* rank 0: the set's paths as the load walked them */
+static size_t g_kept_nspecs;
+static int kept_report(const cli_opts *o, int word);
+static int kept_answer(const cli_opts *o, int word);
+
+/* What a command on kept shares (serve --spread) says where the batch
+ * would load the set whole on rank 0, the images' way: the refusal
+ * (rank 0), and status 2 on every rank; -1 (the images' way) otherwise. */
+static int images_way(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int images_way(const char *fmt, ...)
+{
+    if (!g_kept) return -1;
+    if (dfn_dist_rank() == 0) {
+        char why[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof why, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "dfnav: this server holds the set in shares on its %d rank%s (serve --spread), and this needs "
+                "it whole in one process: %s (dfnav serve without --spread holds it so)\n", dfn_dist_size(),
+                dfn_dist_size() == 1 ? "" : "s", why);
+    }
+    return 2;
+}
 
 /* The metric --sort names (METRIC[@RUN][:DIR]): -1 for the key or a
  * counter (no metric to add), -2 for what is no metric (a mistake). */
@@ -86,8 +116,10 @@ static bool query_grouped_calls(const dfn_query *q)
 #define GROUPED_TOP_MAX 100000
 
 /* Whether partials answer a query of report's (by, where, sort, top) with
- * o's metrics and layers; *whole: what they need of the shares. */
-static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, size_t top, int *whole)
+ * o's metrics and layers; *whole: what they need of the shares; why
+ * not in why (cap bytes). */
+static bool query_probe(const cli_opts *o, const char *by, const char *where, const char *sort, size_t top, int *whole,
+                        char *why, size_t cap)
 {
     /* the query as report makes it (a bad one goes the usual way, which
      * says what is wrong) */
@@ -95,8 +127,8 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
     dfn_query q = { .metrics = (o->metrics ? o->metrics : DFN_M_BASIC) | DFN_M_BIT(DFN_M_AGG_CALLS), .sizes = o->sizes,
                     .ctrs = o->ctrs };
     dfn_filter f;
-    if (by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) return false;
-    if (!dfn_filter_parse(where, &f, err, sizeof err)) {
+    if ((by && !dfn_dims_parse(by, q.dims, &q.ndims, err, sizeof err)) || !dfn_filter_parse(where, &f, err, sizeof err)) {
+        snprintf(why, cap, "%s", err);
         dfn_dims_free(q.dims, q.ndims);
         return false;
     }
@@ -109,6 +141,10 @@ static bool query_probe(const cli_opts *o, const char *by, const char *where, co
      * images' way, as one process says it) */
     bool ok = m >= -1 && !(grouped && (o->compare || !top || top > GROUPED_TOP_MAX)) &&
               (calls || dfn_partial_supports(&q, err, sizeof err));
+    if (!ok && m < -1) snprintf(why, cap, "--sort names no metric");
+    else if (!ok && grouped) snprintf(why, cap, "calls within other groups add up on the ranks with a --top of 1 to %d",
+                                      GROUPED_TOP_MAX);
+    else if (!ok) snprintf(why, cap, "%s", err);
     /* (Chrome output names a process's track by its rank, which its
      * first thread with one gives: its threads on one rank) */
     *whole = (o->overlap_host && (q.metrics & DFN_M_OVERLAP)) || (o->ctrs && o->ctrs->n) ? WHOLE_HOSTS
@@ -189,14 +225,19 @@ static bool counters_probe(const cli_opts *o)
 }
 
 /* Whether partials answer word's queries (query_probe), and *whole:
- * what they need of the shares (the most of them); info's need none. */
-static bool word_probe(const cli_opts *o, int word, int *whole)
+ * what they need of the shares (the most of them); info's need none.
+ * Why not in why (cap bytes). */
+static bool word_probe(const cli_opts *o, int word, int *whole, char *why, size_t cap)
 {
     *whole = WHOLE_NONE;
     if (word == CLI_DIST_INFO) return true;
-    if (word == CLI_DIST_REPORT && o->counters) return counters_probe(o);   /* (samples need no whole process) */
+    if (word == CLI_DIST_REPORT && o->counters) {   /* (samples need no whole process) */
+        snprintf(why, cap, "--counters of one run, by hosts, series and time");
+        return counters_probe(o);
+    }
     if (word == CLI_DIST_REPORT && o->diagnose) {   /* (its rules read the analysis metrics) */
         *whole = o->overlap_host ? WHOLE_HOSTS : WHOLE_PROCS;
+        snprintf(why, cap, "--diagnose by one dimension of sums, or by time");
         return diagnose_probe(o);
     }
     qtext qs[3];
@@ -205,7 +246,7 @@ static bool word_probe(const cli_opts *o, int word, int *whole)
     bool ok = true;
     for (size_t j = 0; j < nq; j++) {
         int w = WHOLE_NONE;
-        ok = query_probe(o, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, &w) && ok;
+        ok = query_probe(o, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, &w, why, cap) && ok;
         if (w > *whole) *whole = w;
     }
     free(where);
@@ -235,32 +276,36 @@ static int word_calls(const cli_opts *o, int word)
 /* What runs on the ranks' shares: a run of one set, under a launcher. */
 static bool dist_wanted(const cli_opts *o)
 {
+    if (g_kept) return true;   /* (serve --spread: nothing else holds the set) */
     return dfn_dist_size() >= 2 && !o->serve && !o->served && o->npaths;
 }
 
 bool cli_dist_report_wanted(const cli_opts *o)
 {
     int whole;
+    char why[256];
     /* (Chrome output is of calls alone: else report refuses it, the images' way) */
-    return dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT) == CALLS_ALONE) &&
-           word_probe(o, CLI_DIST_REPORT, &whole);
+    return g_kept || (dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT) == CALLS_ALONE) &&
+           word_probe(o, CLI_DIST_REPORT, &whole, why, sizeof why));
 }
 
 bool cli_dist_info_wanted(const cli_opts *o)
 {
-    return dist_wanted(o) && !o->compare;   /* (info refuses --compare) */
+    return g_kept || (dist_wanted(o) && !o->compare);   /* (info refuses --compare) */
 }
 
 bool cli_dist_overview_wanted(const cli_opts *o)
 {
     int whole;
-    return dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole);
+    char why[256];
+    return g_kept || (dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole, why, sizeof why));
 }
 
 bool cli_dist_extract_wanted(const cli_opts *o)
 {
     int whole;
-    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole);
+    char why[256];
+    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole, why, sizeof why);
 }
 
 /* Every rank's account of its share's files (dfn_image_sources_encode),
@@ -1068,13 +1113,15 @@ static bool share_analyse(const cli_opts *o, share *sh, dfn_query *q, char *err,
 }
 
 /* The share's analysis, layer set and store go (its layers' names stay):
- * what it gives the merges is bytes now. */
+ * what it gives the merges is bytes now. A kept share (serve --spread)
+ * keeps its store for the next command. */
 static void share_done(share *sh)
 {
     dfn_analysis_free(&sh->set.an);
     memset(&sh->set.an, 0, sizeof sh->set.an);
     dfn_layerset_free(sh->set.ls);
     sh->set.ls = NULL;
+    if (sh->kept) return;   /* (serve --spread: the next command's) */
     dfn_store_free(sh->set.store);
     sh->set.store = NULL;
 }
@@ -1287,7 +1334,7 @@ static bool calls_too_many(const cli_opts *o, size_t len, const char *to)
         const char *why;
         uint64_t avail = dfn_mem_available(&why);
         if (avail != UINT64_MAX && bytes > avail / 3) {
-            if (!o->quiet)
+            if (!o->quiet && !g_kept)
                 dfn_warnf(stderr, "MPI: the calls to %s take %.1f MiB as text, more than a third of the %.1f MiB "
                           "rank 0 has (%s): rank 0 loads the set whole", to, bytes / 1048576.0, avail / 1048576.0, why);
             many = 1;
@@ -1408,7 +1455,7 @@ static int shares_calls(const cli_opts *o, shares *all)
     all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
     dfn_result **res = dfn_xcalloc(all->n, sizeof *res);
     if (calls_too_many(o, total, "print")) {
-        rc = -1;
+        rc = images_way("its calls take more than a third of rank 0's memory as text");
     } else {
         double t1 = dfn_now();
         rc = runs_calls(o, all, &qq.q[0], form, mine, len, res);
@@ -1567,7 +1614,7 @@ static int shares_extract(const cli_opts *o, shares *all)
     int rc = 0;
     /* (rank 0 holds the calls and every rank's samples at once) */
     if (calls_too_many(o, len + slen, "write")) {
-        rc = -1;
+        rc = images_way("its calls take more than a third of rank 0's memory as text");
         free(mysamples);
     } else {
         double t1 = dfn_now();
@@ -1942,25 +1989,16 @@ static int shares_info(const cli_opts *o, const share *sh)
     return 0;
 }
 
-/* Every rank: load, agree, query. -1 when the set must go the images'
- * way. specs and n: rank 0's; nruns: every rank's. */
-static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all, int word)
+/* The command (word) on the loaded shares, every rank: they agree on
+ * the set's names, hold what the queries need whole, and report damage
+ * as one process does. -1 when the set must go the images' way. */
+static int dist_answer(const cli_opts *o, shares *all, int word)
 {
-    /* a process's files together on one rank; a host's only when compute
-     * united by host is asked for (a job of one host would be one rank) */
     int whole;
-    (void)word_probe(o, word, &whole);
-    /* (info's accounts of the files name no hash) */
+    char why[256];
+    (void)word_probe(o, word, &whole, why, sizeof why);
     int kind = word_calls(o, word);
     bool calls = kind == CALLS_ALONE, placed_calls = kind != CALLS_NONE;
-    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, placed_calls, all);
-    if (all->left) return -1;
-    if (all->too_big) {
-        if (dfn_dist_rank() == 0)
-            fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
-                    "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
-        return 4;
-    }
     /* a hash another rank's file defines: only the whole set names it
      * (info's figures are each file's own, but a hash of two names is
      * damage only the whole set finds, as one process reports it) */
@@ -1970,24 +2008,29 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
         bool defs = hashdefs_agree(&all->run[k]), meta = word == CLI_DIST_INFO || shares_meta_agree(&all->run[k]);
         agree = defs && meta && !(word == CLI_DIST_INFO ? all->run[k].conflicts : all->run[k].unresolved) && agree;
     }
-    if (!agree) return -1;
+    if (!agree) return images_way("two ranks' files give one hash two names, or a process's metadata differs between them");
     /* calls: each file's place among the run's, or the images' way */
     bool placed = true;
     for (size_t k = 0; placed_calls && k < all->n; k++)
         for (size_t f = 0; all->run[k].set.store && f < all->run[k].set.store->nsrc; f++)
             placed &= all->run[k].place && all->run[k].place[f] != UINT32_MAX;
-    if (placed_calls && dfn_dist_max_int(!placed)) return -1;
+    if (placed_calls && dfn_dist_max_int(!placed)) return images_way("a file of calls has no place among the set's");
     /* the analysis metrics need each process whole on one rank: else the
      * set goes to rank 0 whole, as one process holds it */
     /* a counter series no share has: the images' way, whose load of the
      * set says so as one process does */
-    if (word != CLI_DIST_INFO && o->ctrs && o->ctrs->n && !shares_series_known(all, o->ctrs)) return -1;
+    if (word != CLI_DIST_INFO && o->ctrs && o->ctrs->n && !shares_series_known(all, o->ctrs))
+        return images_way("a counter series no share has");
     if (whole != WHOLE_NONE) {
         bool hosts = whole == WHOLE_HOSTS, all_whole = true;
         char who[256] = "";
         bool samples = calls && o->format == DFN_FMT_CHROME;
         for (size_t k = 0; k < all->n; k++)
             all_whole = shares_whole(&all->run[k], hosts, samples, who, sizeof who) && all_whole;
+        if (!all_whole && g_kept)
+            return images_way("the events of %s %s lie in files on two ranks, and %s", hosts ? "host" : "process",
+                              *who ? who : "(lost)", hosts ? "compute united by host needs each host whole" :
+                              "the analysis metrics need each process whole");
         if (!all_whole) {
             if (dfn_dist_rank() == 0 && !o->quiet)
                 dfn_warnf(stderr, "MPI: the events of %s %s lie in files that went to two ranks: rank 0 loads the set "
@@ -2015,6 +2058,28 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     }
     int wr = dfn_dist_rank() == 0 ? cli_write_status(stdout) : 0;
     return rc ? rc : wr ? wr : status;
+}
+
+/* Every rank: load, then the command on the shares. -1 when the set must
+ * go the images' way. specs and n: rank 0's; nruns: every rank's. */
+static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, shares *all, int word)
+{
+    /* a process's files together on one rank; a host's only when compute
+     * united by host is asked for (a job of one host would be one rank) */
+    int whole;
+    char why[256];
+    (void)word_probe(o, word, &whole, why, sizeof why);
+    /* (info's accounts of the files name no hash) */
+    int kind = word_calls(o, word);
+    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, kind != CALLS_NONE, all);
+    if (all->left) return -1;
+    if (all->too_big) {
+        if (dfn_dist_rank() == 0)
+            fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
+                    "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
+        return 4;
+    }
+    return dist_answer(o, all, word);
 }
 
 /* Whether report takes the queries of word (report's, or overview's
@@ -2067,6 +2132,7 @@ static int shares_check_quietly(const cli_opts *o, const dfn_runspec *specs, siz
 
 int cli_dist_report(const cli_opts *o, int word)
 {
+    if (g_kept) return kept_report(o, word);
     dfn_runspec *specs;
     size_t n;
     if (!cli_runs_parse(o, &specs, &n)) return 2;
@@ -2118,6 +2184,7 @@ int cli_dist_report(const cli_opts *o, int word)
 
 int cli_dist_report_worker(const cli_opts *o, int word)
 {
+    if (g_kept) return dfn_dist_bcast_int(kept_answer(o, word));
     size_t nruns = (size_t)dfn_dist_bcast_int(1);
     shares all;
     int rc = dist_report(o, NULL, 0, nruns, &all, word);
@@ -2126,4 +2193,90 @@ int cli_dist_report_worker(const cli_opts *o, int word)
     if (rc >= 0) return rc;
     /* the images' way: rank 0's load gives the word again */
     return cli_dist_worker(o);
+}
+
+/* A command on the kept shares, every rank: the last command's layers and
+ * analyses go first (each command builds its own, as one process does). */
+static int kept_answer(const cli_opts *o, int word)
+{
+    for (size_t k = 0; k < g_kept->n; k++) {
+        share *sh = &g_kept->run[k];
+        dfn_runset_release(&sh->set);
+        sh->why[0] = 0;
+        sh->ncompute = 0;
+    }
+    g_kept->query_s = g_kept->slices_s = g_kept->merge_s = 0;
+    return dist_answer(o, g_kept, word);
+}
+
+/* cli_dist_report on the kept shares (rank 0): a query partials cannot
+ * answer is refused, in report's words when report refuses it; the
+ * others answer with every rank. */
+static int kept_report(const cli_opts *o, int word)
+{
+    int whole;
+    char why[256] = "";
+    if (word != CLI_DIST_INFO && !word_probe(o, word, &whole, why, sizeof why)) {
+        cli_dist_tell(CLI_DIST_STOP);
+        /* (the layers' choice first, as one process's load says it) */
+        const char *said, *preset = dfn_layers_auto_name(g_kept->run[0].level, &said);
+        if (!o->layers && !o->quiet && dfn_preset_is_dlio(preset))
+            fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, said);
+        int rc = shares_check(o, g_kept_specs, g_kept_nspecs, word);
+        return rc ? rc : images_way("%s", why);
+    }
+    cli_dist_tell(word);
+    int rc = kept_answer(o, word);
+    return dfn_dist_bcast_int(rc);
+}
+
+int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
+{
+    static shares kept;
+    dfn_runspec *specs = NULL;
+    size_t n = 0;
+    *events = 0;
+    if (dfn_dist_rank() == 0) {
+        if (!cli_runs_parse(o, &specs, &n)) {
+            cli_dist_tell(CLI_DIST_STOP);
+            return 2;
+        }
+        for (size_t k = 0; k < n; k++)
+            for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
+        cli_dist_inputs_said();
+        cli_dist_tell(CLI_DIST_SPREAD);
+    }
+    /* (a process's files on one rank, a host's with compute united by
+     * host; hash names shared; each call's file kept, for --by event) */
+    shares_load(o, specs, n, 1, o->overlap_host, true, true, &kept);
+    int status = kept.run[0].any ? kept.run[0].status : 3;
+    if (kept.too_big) {
+        if (dfn_dist_rank() == 0)
+            fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
+                    "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
+        status = 4;
+    }
+    const dfn_store *s = kept.run[0].set.store;
+    *events = dfn_dist_sum_u64(s ? s->n : 0);
+    if (status < 3) {
+        shares_damage(o, &kept);
+        kept.run[0].kept = true;
+        g_kept = &kept;
+        g_kept_specs = specs;
+        g_kept_nspecs = n;
+    } else {
+        shares_free(&kept);
+        dfn_runs_free(specs, n);
+    }
+    return status;
+}
+
+void cli_dist_spread_free(void)
+{
+    if (!g_kept) return;
+    shares_free(g_kept);
+    dfn_runs_free(g_kept_specs, g_kept_nspecs);
+    g_kept = NULL;
+    g_kept_specs = NULL;
+    g_kept_nspecs = 0;
 }

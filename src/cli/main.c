@@ -159,6 +159,8 @@ static dfn_ctrs main_ctrs;
 static void main_ctrs_free(void) { dfn_ctrs_free(&main_ctrs); }
 static char *cache_path;
 static void cache_path_free(void) { free(cache_path); }
+static char **main_words;   /* main's parsed words, which its paths point into */
+static void main_words_free(void) { free(main_words); }
 
 /* The explorer takes --where as its first filter; report's shaping
  * options have keys of their own there, and were ignored without a word. */
@@ -185,7 +187,7 @@ static bool explorer_opts(const cli_opts *o, ui_opts *ui)
     return true;
 }
 
-enum { OPT_LISTEN = 1000, OPT_TOKEN, OPT_CONNECT, OPT_SERVED };
+enum { OPT_LISTEN = 1000, OPT_TOKEN, OPT_CONNECT, OPT_SERVED, OPT_RANKS, OPT_SPREAD };
 
 /* Every option: the one table getopt reads, --connect forwards by and
  * dfnav serve checks a client's options against. */
@@ -209,6 +211,7 @@ const struct option cli_longopts[] = {
     {"list", required_argument, 0, 'E'},
     {"listen", required_argument, 0, OPT_LISTEN}, {"token-file", required_argument, 0, OPT_TOKEN},
     {"connect", required_argument, 0, OPT_CONNECT}, {"served", no_argument, 0, OPT_SERVED},
+    {"ranks", required_argument, 0, OPT_RANKS}, {"spread", no_argument, 0, OPT_SPREAD},
     {0, 0, 0, 0}};
 const char cli_shortopts[] = "b:w:s:n:l:f:j:m:o:qhV";
 
@@ -216,7 +219,8 @@ const char cli_shortopts[] = "b:w:s:n:l:f:j:m:o:qhV";
  * set's shape, files written on the server, and another server. */
 static bool served_refuses(int c)
 {
-    return strchr("XxOuFKoL", c) != NULL || c == OPT_LISTEN || c == OPT_TOKEN || c == OPT_CONNECT;
+    return strchr("XxOuFKoL", c) != NULL || c == OPT_LISTEN || c == OPT_TOKEN || c == OPT_CONNECT || c == OPT_RANKS ||
+           c == OPT_SPREAD;
 }
 
 /* The option of cli_longopts that word names ("--by", "--by=x", "--b"
@@ -334,22 +338,22 @@ static int main_connect(cli_opts *o, const ui_opts *ui, int (*cmd)(const cli_opt
     return cli_connect(o, pty);
 }
 
-int main(int argc, char **argv)
+/* A command line, parsed. */
+typedef struct {
+    cli_opts o;
+    ui_opts ui;
+    int (*cmd)(const cli_opts *);   /* NULL: the explorer */
+    bool cache_cmd, clear, no_cache;
+    const char *cache_dir;
+    char **av;                /* the words o.paths points into (malloc'd; the strings are argv's) */
+} main_args;
+
+/* argv into a (its ctr.SERIES metrics into ctrs); served: a client's
+ * command run by dfnav serve, whose options come before --served. -1 to
+ * go on, else the exit status (help and errors said). */
+static int main_parse_opts(int argc, char **argv, bool served, dfn_ctrs *ctrs, main_args *a)
 {
-    dfn_malloc_policy();
-    /* under mpirun, srun or flux: MPI first (it may take its own
-     * arguments), then finalized last of all at exit */
-    char dist_err[512];
-    if (!dfn_dist_start(&argc, &argv, dist_err, sizeof dist_err)) {
-        fprintf(stderr, "dfnav: %s\n", dist_err);
-        return 2;
-    }
-    atexit(dfn_dist_end);
-    cli_dist_quiet();
-    signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
-    signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
-    atexit(main_ctrs_free);
-    cli_opts o = { .format = DFN_FMT_TABLE, .ctrs = &main_ctrs };
+    cli_opts o = { .format = DFN_FMT_TABLE, .ctrs = ctrs };
     dfn_thresholds_default(&o.thresholds);
     char err[1024];
     int (*cmd)(const cli_opts *) = NULL;   /* NULL: the explorer */
@@ -360,19 +364,26 @@ int main(int argc, char **argv)
     else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "extract") == 0) { cmd = cmd_extract; first = 2; }
     else if (argc > 1 && strcmp(argv[1], "serve") == 0) { cmd = cmd_serve; first = 2; }
-    bool cache_cmd = argc > 1 && strcmp(argv[1], "cache") == 0, clear = false, no_cache = false;
-    const char *cache_dir = NULL;
+    bool cache_cmd = argc > 1 && strcmp(argv[1], "cache") == 0;
     if (cache_cmd) first = 2;
     ui_opts ui = { .color = -1, .rows = 24, .cols = 80 };
+    a->clear = a->no_cache = false;
+    a->cache_dir = NULL;
     /* a client's command run by dfnav serve: its options come before
      * --served, the server's after, and the client's may not choose what
      * the server holds (its set, cache, files it writes) */
-    bool client_part = getenv("DFNAV_SERVED") != NULL;
+    bool client_part = served;
     ui.served = client_part;
     o.served = client_part;
     int c;
-    optind = first;
-    while ((c = getopt_long(argc, argv, cli_shortopts, cli_longopts, NULL)) != -1) {
+    /* the program and the words after the command (optind 0 starts
+     * getopt afresh, as a second parse in one process needs, at 1) */
+    int ac = argc - first + 1;
+    char **av = a->av = dfn_xcalloc((size_t)ac + 1, sizeof *av);
+    av[0] = argv[0];
+    for (int i = first; i < argc; i++) av[i - first + 1] = argv[i];
+    optind = 0;
+    while ((c = getopt_long(ac, av, cli_shortopts, cli_longopts, NULL)) != -1) {
         char *end;
         if (client_part && served_refuses(c)) {
             const char *name = "?";
@@ -391,6 +402,14 @@ int main(int argc, char **argv)
         case OPT_SERVED:
             if (!client_part) { fprintf(stderr, "dfnav: --served is dfnav serve's own\n"); return 2; }
             client_part = false;
+            break;
+        case OPT_RANKS:   /* (what serve --spread gives its clients' commands: where its ranks take them) */
+            if (!served || client_part) { fprintf(stderr, "dfnav: --ranks is dfnav serve's own\n"); return 2; }
+            o.ranks = optarg;
+            break;
+        case OPT_SPREAD:
+            if (cmd != cmd_serve) { fprintf(stderr, "dfnav: --spread belongs to 'dfnav serve'\n"); return 2; }
+            o.spread = true;
             break;
         case 'b': o.by = optarg; break;
         case 'w': o.where = optarg; break;
@@ -434,7 +453,7 @@ int main(int argc, char **argv)
             break;
         case 'O': ui.screens = optarg; break;
         case 'm':
-            if (!dfn_metrics_parse(optarg, &o.metrics, &main_ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
+            if (!dfn_metrics_parse(optarg, &o.metrics, ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
             break;
         case 'Z': o.sizes = true; break;
         case 'U':
@@ -452,11 +471,11 @@ int main(int argc, char **argv)
             if (!o.time_unit) { fprintf(stderr, "dfnav: --time-unit is us, ns, ms or sec, not '%s'\n", optarg); return 2; }
             break;
         case 'c': o.counters = true; break;
-        case 'X': cache_dir = optarg; break;
-        case 'x': no_cache = true; break;
+        case 'X': a->cache_dir = optarg; break;
+        case 'x': a->no_cache = true; break;
         case 'L':
             if (!cache_cmd) { fprintf(stderr, "dfnav: --clear belongs to 'dfnav cache'\n"); return 2; }
-            clear = true;
+            a->clear = true;
             break;
         case 'E':
             if (cmd != cmd_info) { fprintf(stderr, "dfnav: --list belongs to 'dfnav info'\n"); return 2; }
@@ -484,27 +503,79 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    o.paths = av + optind;
+    o.npaths = (size_t)(ac - optind);
+    if (client_part) { fprintf(stderr, "dfnav: a served command without the server's --served\n"); return 2; }
+    a->o = o;
+    a->ui = ui;
+    a->cmd = cmd;
+    a->cache_cmd = cache_cmd;
+    return -1;
+}
+
+static int main_parse(int argc, char **argv, bool served, dfn_ctrs *ctrs, main_args *a)
+{
+    a->av = NULL;
+    int rc = main_parse_opts(argc, argv, served, ctrs, a);
+    if (rc >= 0) {
+        free(a->av);
+        a->av = NULL;
+    }
+    return rc;
+}
+
+int cli_request_opts(int argc, char **argv, cli_opts *o, dfn_ctrs *ctrs, char ***words)
+{
+    main_args a;
+    int rc = main_parse(argc, argv, true, ctrs, &a);
+    if (rc >= 0) return rc;
+    *o = a.o;
+    *words = a.av;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    dfn_malloc_policy();
+    /* under mpirun, srun or flux: MPI first (it may take its own
+     * arguments), then finalized last of all at exit */
+    char dist_err[512];
+    if (!dfn_dist_start(&argc, &argv, dist_err, sizeof dist_err)) {
+        fprintf(stderr, "dfnav: %s\n", dist_err);
+        return 2;
+    }
+    atexit(dfn_dist_end);
+    cli_dist_quiet();
+    signal(SIGPIPE, SIG_IGN);   /* a closed pipe is seen as EPIPE and ends quietly */
+    signal(SIGXFSZ, SIG_IGN);   /* a file over ulimit -f fails with EFBIG and is reported, not a silent death */
+    atexit(main_ctrs_free);
+    main_args a;
+    int rc = main_parse(argc, argv, getenv("DFNAV_SERVED") != NULL, &main_ctrs, &a);
+    if (rc >= 0) return rc;
+    main_words = a.av;
+    atexit(main_words_free);
+    cli_opts o = a.o;
+    ui_opts ui = a.ui;
+    int (*cmd)(const cli_opts *) = a.cmd;
+    bool cache_cmd = a.cache_cmd;
     char envmsg[256];
     if (!dfn_mem_env_check(envmsg, sizeof envmsg)) {
         fprintf(stderr, "dfnav: %s\n", envmsg);
         return 2;
     }
     /* the cache's directory lives as long as the program */
-    if (!no_cache) {
-        cache_path = dfn_cache_dir(cache_dir);
+    if (!a.no_cache) {
+        cache_path = dfn_cache_dir(a.cache_dir);
         atexit(cache_path_free);
     }
     o.cache = cache_path;
-    o.paths = argv + optind;
-    o.npaths = (size_t)(argc - optind);
-    if (client_part) { fprintf(stderr, "dfnav: a served command without the server's --served\n"); return 2; }
     if (o.connect) return main_connect(&o, &ui, cmd, argv, argc);
     /* from here the ranks past the first follow rank 0's word */
     cli_dist_arm();
     if (dfn_dist_rank() > 0) return cli_dist_worker(&o);
     if (cache_cmd) {
         if (o.npaths) { fprintf(stderr, "dfnav: 'dfnav cache' takes no path\n"); return 2; }
-        return cmd_cache(&o, clear);
+        return cmd_cache(&o, a.clear);
     }
     if (o.npaths == 0) {
         fprintf(stderr, "dfnav: no trace given\n\n");
@@ -521,6 +592,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "dfnav: --format chrome writes calls: use it with 'dfnav report --by event'\n");
         return 2;
     }
+    /* a client's command on a set held by serve --spread's ranks */
+    if (o.ranks) return serve_ranks_ask(&o, cmd, !ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)), argc, argv);
     if (cmd) return cmd(&o);
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);

@@ -6,6 +6,7 @@
 #ifndef DFNAV_SERVE_H
 #define DFNAV_SERVE_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,6 +67,13 @@ _Noreturn void serve_gate_run(const serve_ctx *c);
  * its own; in holds what the client sent past its greeting. The exit
  * status of the handler. */
 int serve_handler_run(const serve_ctx *c, int fd, const char *peer, const dfn_hello *h, dfn_wirebuf *in);
+/* serve --spread (serve_ranks.c), rank 0: the socket its clients'
+ * commands ask the ranks through, dir/ranks (*path malloc'd), or -1
+ * (said); the loop that runs their commands on every rank until *stop;
+ * and the word that ends the other ranks' loop. */
+int serve_ranks_listen(const char *dir, char **path);
+void serve_ranks_loop(int lfd, volatile sig_atomic_t *stop);
+void serve_ranks_end(void);
 /* The largest terminal a client may ask for (those of --size). */
 #define SERVE_MAX_ROWS 1000
 #define SERVE_MAX_COLS 2000

@@ -81,6 +81,7 @@ static char **serve_tail(const cli_opts *o, const char *dir)
     if (o->threads) { t[k++] = dfn_xstrdup("--threads"); t[k++] = dfn_xasprintf("%d", o->threads); }
     if (o->compare) t[k++] = dfn_xstrdup("--compare");
     if (o->force) t[k++] = dfn_xstrdup("--force");
+    if (o->spread) { t[k++] = dfn_xstrdup("--ranks"); t[k++] = dfn_xasprintf("%s/ranks", dir); }
     t[k++] = dfn_xstrdup("--");
     for (size_t i = 0; i < o->npaths; i++) t[k++] = dfn_xstrdup(o->paths[i]);
     return t;
