@@ -334,3 +334,87 @@ void dfn_hello_free(dfn_hello *h)
     h->term = NULL;
     h->argc = 0;
 }
+
+/* ---- serve --spread's commands to its ranks ---- */
+
+static void le32_put(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+uint8_t *dfn_ranksreq_encode(int word, size_t argc, char *const *argv, size_t *len)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < argc; i++) bytes += strlen(argv[i]) + 1;
+    if (word < 1 || word > 255 || argc < 1 || argc > DFN_RANKSREQ_MAX_WORDS || bytes > DFN_RANKSREQ_MAX_BYTES)
+        return NULL;
+    uint8_t *b = dfn_xmalloc(DFN_RANKSREQ_HEAD + bytes);
+    memcpy(b, "DFNR", 4);
+    b[4] = DFN_RANKSREQ_VERSION;
+    b[5] = (uint8_t)word;
+    b[6] = b[7] = 0;
+    le32_put(b + 8, (uint32_t)argc);
+    le32_put(b + 12, (uint32_t)bytes);
+    size_t at = DFN_RANKSREQ_HEAD;
+    for (size_t i = 0; i < argc; i++) {
+        size_t l = strlen(argv[i]) + 1;
+        memcpy(b + at, argv[i], l);
+        at += l;
+    }
+    *len = at;
+    return b;
+}
+
+bool dfn_ranksreq_head(const uint8_t *h, size_t *body, char *err, size_t cap)
+{
+    uint32_t argc = le32(h + 8), bytes = le32(h + 12);
+    const char *why = memcmp(h, "DFNR", 4) != 0                                  ? "no command of dfnav's"
+                      : h[4] != DFN_RANKSREQ_VERSION                             ? "a command of another version"
+                      : h[5] == 0 || h[6] || h[7]                                ? "a command of no word"
+                      : argc < 1 || argc > DFN_RANKSREQ_MAX_WORDS                ? "a command of no words, or too many"
+                      : bytes > DFN_RANKSREQ_MAX_BYTES || bytes < argc           ? "a command of too many bytes, or too few"
+                                                                                 : NULL;
+    if (why) snprintf(err, cap, "%s", why);
+    *body = bytes;
+    return !why;
+}
+
+bool dfn_ranksreq_decode(const uint8_t *p, size_t len, dfn_ranksreq *r, char *err, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    size_t body;
+    if (len < DFN_RANKSREQ_HEAD) { snprintf(err, cap, "a command cut short"); return false; }
+    if (!dfn_ranksreq_head(p, &body, err, cap)) return false;
+    if (len != DFN_RANKSREQ_HEAD + body) {
+        snprintf(err, cap, "a command of %zu bytes, not %zu", len, DFN_RANKSREQ_HEAD + body);
+        return false;
+    }
+    size_t argc = le32(p + 8);
+    char *words = dfn_xmalloc(body);
+    memcpy(words, p + DFN_RANKSREQ_HEAD, body);
+    r->argv = dfn_xcalloc(argc + 1, sizeof *r->argv);
+    r->argv[0] = words;   /* (the block, freed by dfn_ranksreq_free even when cut) */
+    size_t at = 0;
+    for (size_t i = 0; i < argc; i++) {
+        const char *nul = at < body ? memchr(words + at, 0, body - at) : NULL;
+        if (!nul) { snprintf(err, cap, "a command of fewer words than it says"); return false; }
+        r->argv[i] = words + at;
+        at = (size_t)(nul - words) + 1;
+    }
+    if (at != body) { snprintf(err, cap, "%zu bytes after a command's words", body - at); return false; }
+    r->word = p[5];
+    r->argc = argc;
+    return true;
+}
+
+void dfn_ranksreq_free(dfn_ranksreq *r)
+{
+    if (r->argv) free(r->argv[0]);
+    free(r->argv);
+    memset(r, 0, sizeof *r);
+}

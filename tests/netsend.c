@@ -9,7 +9,11 @@
  * PORT_FILE` is a server without the token: it listens on a free port of
  * 127.0.0.1 (written to PORT_FILE), answers one client's greeting with a
  * welcome of a made-up proof and then output, which no client may show;
- * `--forger-refuse PORT_FILE` refuses it with terminal escapes instead. */
+ * `--forger-refuse PORT_FILE` refuses it with terminal escapes instead.
+ * `netsend --unix PATH [--fds] < BYTES` sends the bytes to the local
+ * socket of dfnav serve --spread's ranks, with this process's stdout and
+ * stderr beside them (--fds), as a client's command does, and copies
+ * what comes back. */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "dfnav/util.h"
@@ -146,8 +151,42 @@ static int forger(const char *portfile, bool refuse)
     return 0;
 }
 
+/* The bytes of stdin to a local socket, fds 1 and 2 beside the first
+ * (fds), then what comes back. */
+static int unix_send(const char *path, bool fds)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    static uint8_t buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, stdin);
+    int fd = strlen(path) < sizeof a.sun_path ? socket(AF_UNIX, SOCK_STREAM, 0) : -1;
+    if (fd >= 0) memcpy(a.sun_path, path, strlen(path) + 1);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) { perror("netsend: connect"); return 2; }
+    int two[2] = { STDOUT_FILENO, STDERR_FILENO };
+    union { struct cmsghdr h; char b[CMSG_SPACE(sizeof two)]; } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { buf, n ? n : 1 };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (fds) {
+        m.msg_control = ctl.b;
+        m.msg_controllen = sizeof ctl.b;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof two);
+        memcpy(CMSG_DATA(c), two, sizeof two);
+    }
+    if (n && sendmsg(fd, &m, 0) < 0) perror("netsend: sendmsg");
+    shutdown(fd, SHUT_WR);
+    char got[4096];
+    ssize_t r;
+    while ((r = read(fd, got, sizeof got)) > 0) fwrite(got, 1, (size_t)r, stdout);
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 3 && strcmp(argv[1], "--unix") == 0) return unix_send(argv[2], argc > 3 && strcmp(argv[3], "--fds") == 0);
     if (argc == 3 && strcmp(argv[1], "--forger") == 0) return forger(argv[2], false);
     if (argc == 3 && strcmp(argv[1], "--forger-refuse") == 0) return forger(argv[2], true);
     if (argc < 3) { fprintf(stderr, "usage: netsend HOST PORT [--hello TOKEN_FILE [--pty] [--bad] ARG...] < BYTES\n"); return 2; }

@@ -149,4 +149,30 @@ bool dfn_token_owner(const char *path, char *host, size_t cap, long *pid);
  * that others may read (the token is the key to the user's traces). */
 bool dfn_token_read(const char *path, char out[DFN_TOKEN_LEN + 1], char *err, size_t cap);
 
+/* A command for the ranks of `dfnav serve --spread`, which a client's
+ * command (a process the server started) sends to rank 0 on a socket in
+ * the server's private directory: "DFNR", the version, a word (which
+ * command: nonzero, the receiver's to check), two zero bytes, how many
+ * words the command line has and their bytes (u32 each, little-endian),
+ * then each word and a NUL. Rank 0 hands the same bytes to the other
+ * ranks. */
+#define DFN_RANKSREQ_HEAD 16
+#define DFN_RANKSREQ_VERSION 1
+#define DFN_RANKSREQ_MAX_WORDS 4096
+#define DFN_RANKSREQ_MAX_BYTES ((size_t)1 << 20)
+typedef struct {
+    int word;
+    size_t argc;
+    char **argv;              /* argc words and a NULL, pointing into one block (argv[0]) */
+} dfn_ranksreq;
+/* The bytes of a command (malloc'd, *len); NULL past the limits. */
+uint8_t *dfn_ranksreq_encode(int word, size_t argc, char *const *argv, size_t *len);
+/* The length of the words that follow a head (DFN_RANKSREQ_HEAD bytes):
+ * false with why when it is no head of this version and its limits. */
+bool dfn_ranksreq_head(const uint8_t *h, size_t *body, char *err, size_t cap);
+/* A whole command into r (free with dfn_ranksreq_free either way): false
+ * with why unless it is a head and exactly its words, each ended. */
+bool dfn_ranksreq_decode(const uint8_t *p, size_t len, dfn_ranksreq *r, char *err, size_t cap);
+void dfn_ranksreq_free(dfn_ranksreq *r);
+
 #endif

@@ -18,6 +18,7 @@
 #include "serve.h"
 #include "dfnav/dist.h"
 #include "dfnav/util.h"
+#include "dfnav/wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,79 +33,21 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* A request: "DFNR", the version, the word (CLI_DIST_*), two bytes 0,
- * the words of the command line (u32, little-endian) and their bytes
- * (u32), then each word and a NUL; the client's stdout and stderr ride
- * along (SCM_RIGHTS). The answer: the exit status, an i32. */
-enum { REQ_HEAD = 16, REQ_VERSION = 1, REQ_MAX_WORDS = 4096, REQ_MAX_BYTES = 1 << 20 };
-
-static void put_u32(uint8_t *p, uint32_t v)
+/* A command's status, answered on the socket: an i32, little-endian. */
+static void status_put(uint8_t *p, int v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)((uint32_t)v >> (8 * i));
 }
 
-static uint32_t get_u32(const uint8_t *p)
+static int status_get(const uint8_t *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return (int)(int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 }
 
-/* The request's bytes (malloc'd, *len), or NULL past the limits. */
-static uint8_t *req_encode(int word, int argc, char **argv, size_t *len)
+/* Whether a command's word is one the ranks answer. */
+static bool word_ok(int word)
 {
-    size_t bytes = 0;
-    for (int i = 0; i < argc; i++) bytes += strlen(argv[i]) + 1;
-    if (argc > REQ_MAX_WORDS || bytes > REQ_MAX_BYTES) return NULL;
-    uint8_t *b = dfn_xmalloc(REQ_HEAD + bytes);
-    memcpy(b, "DFNR", 4);
-    b[4] = REQ_VERSION;
-    b[5] = (uint8_t)word;
-    b[6] = b[7] = 0;
-    put_u32(b + 8, (uint32_t)argc);
-    put_u32(b + 12, (uint32_t)bytes);
-    size_t at = REQ_HEAD;
-    for (int i = 0; i < argc; i++) {
-        size_t l = strlen(argv[i]) + 1;
-        memcpy(b + at, argv[i], l);
-        at += l;
-    }
-    *len = at;
-    return b;
-}
-
-/* The head's word and body length; false when it is no request of ours. */
-static bool req_head(const uint8_t *h, int *word, uint32_t *argc, uint32_t *bytes)
-{
-    *argc = get_u32(h + 8);
-    *bytes = get_u32(h + 12);
-    *word = h[5];
-    return memcmp(h, "DFNR", 4) == 0 && h[4] == REQ_VERSION && h[6] == 0 && h[7] == 0 &&
-           (*word == CLI_DIST_REPORT || *word == CLI_DIST_OVERVIEW || *word == CLI_DIST_INFO) && *argc >= 1 &&
-           *argc <= REQ_MAX_WORDS && *bytes <= REQ_MAX_BYTES;
-}
-
-/* The words of a whole request (argv pointing into b, malloc'd, a NULL
- * after them): NULL unless it holds exactly argc of them, each ended. */
-static char **req_words(uint8_t *b, size_t len, int *argc, int *word)
-{
-    uint32_t n, bytes;
-    if (len < REQ_HEAD || !req_head(b, word, &n, &bytes) || len != REQ_HEAD + (size_t)bytes) return NULL;
-    char **argv = dfn_xcalloc((size_t)n + 1, sizeof *argv);
-    size_t at = REQ_HEAD;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *nul = at < len ? memchr(b + at, 0, len - at) : NULL;
-        if (!nul) {
-            free(argv);
-            return NULL;
-        }
-        argv[i] = (char *)b + at;
-        at = (size_t)(nul - b) + 1;
-    }
-    if (at != len) {
-        free(argv);
-        return NULL;
-    }
-    *argc = (int)n;
-    return argv;
+    return word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO;
 }
 
 /* ---- the client's command (a handler's child) ---- */
@@ -151,7 +94,7 @@ int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped,
         return 2;
     }
     size_t len;
-    uint8_t *req = req_encode(word, argc, argv, &len);
+    uint8_t *req = dfn_ranksreq_encode(word, (size_t)argc, argv, &len);
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     int fd = -1;
     bool ok = req && strlen(o->ranks) < sizeof a.sun_path;
@@ -174,7 +117,7 @@ int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped,
         fprintf(stderr, "dfnav: serve: the ranks did not answer (%s)\n", ok ? "the server is gone" : strerror(errno));
         return 2;
     }
-    return (int)(int32_t)get_u32(st);
+    return status_get(st);
 }
 
 /* ---- rank 0 ---- */
@@ -190,7 +133,7 @@ int serve_ranks_listen(const char *dir, char **path)
     memcpy(a.sun_path, *path, strlen(*path) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     /* (in a directory of mode 0700, and 0600 itself: the server's user only) */
-    mode_t old = umask(077);
+    mode_t old = umask(0177);
     bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 64) == 0;
     umask(old);
     if (!ok) {
@@ -218,7 +161,7 @@ static bool recv_all(int fd, uint8_t *p, size_t n)
 static uint8_t *req_recv(int fd, size_t *len, int out[2], char *why, size_t cap)
 {
     out[0] = out[1] = -1;
-    uint8_t head[REQ_HEAD];
+    uint8_t head[DFN_RANKSREQ_HEAD];
     int fds[2] = { -1, -1 };
     union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof fds)]; } ctl;
     struct iovec iov = { head, sizeof head };
@@ -237,23 +180,23 @@ static uint8_t *req_recv(int fd, size_t *len, int out[2], char *why, size_t cap)
                 else close(got[i]);
             }
         }
-    int word;
-    uint32_t argc, bytes;
-    if (r <= 0 || (m.msg_flags & MSG_CTRUNC) || fds[1] < 0 ||
-        !(recv_all(fd, head + r, sizeof head - (size_t)r) && req_head(head, &word, &argc, &bytes))) {
-        snprintf(why, cap, "%s", r <= 0 ? "nothing came" : fds[1] < 0 ? "no descriptors came" : "no request");
+    size_t body = 0;
+    bool whole = r > 0 && !(m.msg_flags & MSG_CTRUNC) && fds[1] >= 0 &&
+                 recv_all(fd, head + r, sizeof head - (size_t)r);
+    if (!whole || !dfn_ranksreq_head(head, &body, why, cap)) {
+        if (!whole) snprintf(why, cap, "%s", r <= 0 ? "nothing came" : fds[1] < 0 ? "no descriptors came" : "cut short");
         for (int i = 0; i < 2; i++) if (fds[i] >= 0) close(fds[i]);
         return NULL;
     }
-    uint8_t *b = dfn_xmalloc(REQ_HEAD + (size_t)bytes);
-    memcpy(b, head, REQ_HEAD);
-    if (!recv_all(fd, b + REQ_HEAD, bytes)) {
-        snprintf(why, cap, "the request was cut short");
+    uint8_t *b = dfn_xmalloc(DFN_RANKSREQ_HEAD + body);
+    memcpy(b, head, DFN_RANKSREQ_HEAD);
+    if (!recv_all(fd, b + DFN_RANKSREQ_HEAD, body)) {
+        snprintf(why, cap, "the command was cut short");
         free(b);
         for (int i = 0; i < 2; i++) close(fds[i]);
         return NULL;
     }
-    *len = REQ_HEAD + (size_t)bytes;
+    *len = DFN_RANKSREQ_HEAD + body;
     out[0] = fds[0];
     out[1] = fds[1];
     return b;
@@ -262,11 +205,15 @@ static uint8_t *req_recv(int fd, size_t *len, int out[2], char *why, size_t cap)
 /* The command of request b on every rank: the bytes to the others, then
  * the command here with its output on the client's descriptors. Its
  * exit status. */
-static int ranks_run(uint8_t *b, size_t len, const int out[2])
+static int ranks_run(const uint8_t *b, size_t len, const int out[2], char *why, size_t cap)
 {
-    int argc, word;
-    char **argv = req_words(b, len, &argc, &word);
-    if (!argv) return 2;
+    dfn_ranksreq q;
+    bool decoded = dfn_ranksreq_decode(b, len, &q, why, cap);
+    if (!decoded || !word_ok(q.word)) {
+        if (decoded) snprintf(why, cap, "a command of word %d", q.word);
+        dfn_ranksreq_free(&q);
+        return -1;
+    }
     for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, b, len);
     fflush(stdout);
     fflush(stderr);
@@ -279,8 +226,8 @@ static int ranks_run(uint8_t *b, size_t len, const int out[2])
     dfn_ctrs ctrs = {0};
     char **words = NULL;
     cli_dist_reopen();
-    int rc = cli_request_opts(argc, argv, &o, &ctrs, &words);
-    if (rc < 0) rc = word == CLI_DIST_REPORT ? cmd_report(&o) : word == CLI_DIST_INFO ? cmd_info(&o) : cmd_overview(&o);
+    int rc = cli_request_opts((int)q.argc, q.argv, &o, &ctrs, &words);
+    if (rc < 0) rc = q.word == CLI_DIST_REPORT ? cmd_report(&o) : q.word == CLI_DIST_INFO ? cmd_info(&o) : cmd_overview(&o);
     cli_dist_settle();   /* (the other ranks hear a word for every command) */
     fflush(stdout);
     fflush(stderr);
@@ -292,7 +239,7 @@ static int ranks_run(uint8_t *b, size_t len, const int out[2])
     clearerr(stderr);
     free(words);
     dfn_ctrs_free(&ctrs);
-    free(argv);
+    dfn_ranksreq_free(&q);
     return rc;
 }
 
@@ -317,12 +264,16 @@ static void ranks_take(int fd)
         serve_log(peer, "ranks: refused: %s", peer_ours(fd) ? why : "another user");
         return;
     }
-    int rc = ranks_run(b, len, out);
+    int rc = ranks_run(b, len, out, why, sizeof why);
     free(b);
     close(out[0]);
     close(out[1]);
+    if (rc < 0) {   /* (no command of a client's: its connection just ends) */
+        serve_log(peer, "ranks: refused: %s", why);
+        return;
+    }
     uint8_t st[4];
-    put_u32(st, (uint32_t)(int32_t)rc);
+    status_put(st, rc);
     (void)send_all(fd, st, sizeof st);
 }
 
@@ -368,24 +319,25 @@ int serve_ranks_worker(const cli_opts *o)
     signal(SIGHUP, SIG_IGN);
     for (;;) {
         size_t len;
-        uint8_t *b = (uint8_t *)dfn_dist_recv_bytes(0, &len);
-        int argc, word;
-        char **argv = b ? req_words(b, len, &argc, &word) : NULL;
-        if (!argv) {   /* 'E': the server ends (or rank 0 is gone) */
+        char *b = dfn_dist_recv_bytes(0, &len), why[128];
+        dfn_ranksreq q;
+        /* (rank 0 sends only what it decoded: else 'E', the end) */
+        if (!b || !dfn_ranksreq_decode((const uint8_t *)b, len, &q, why, sizeof why)) {
+            dfn_ranksreq_free(&q);
             free(b);
             break;
         }
         cli_opts ro;
         dfn_ctrs ctrs = {0};
         char **words = NULL;
-        bool parsed = cli_request_opts(argc, argv, &ro, &ctrs, &words) < 0;
+        bool parsed = cli_request_opts((int)q.argc, q.argv, &ro, &ctrs, &words) < 0;
         /* (rank 0 gives a word for every command, whatever its parse said) */
         int w = dfn_dist_bcast_int(CLI_DIST_STOP);
         if (parsed && (w == CLI_DIST_REPORT || w == CLI_DIST_OVERVIEW || w == CLI_DIST_INFO))
             (void)cli_dist_report_worker(&ro, w);
         free(words);
         dfn_ctrs_free(&ctrs);
-        free(argv);
+        dfn_ranksreq_free(&q);
         free(b);
     }
     cli_dist_spread_free();

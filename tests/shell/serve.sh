@@ -232,6 +232,85 @@ same "damaged: report" "$T/damaged" report --by func
 same "damaged: info" "$T/damaged" info
 stop 1
 
+# serve --spread: the set stays in shares on the ranks (here one, without
+# a launcher; 2 and 3 under MPI below) and clients' report, overview and
+# info give the local run's bytes; a command after another builds its
+# own layers; what needs the set whole, and the explorer, are refused
+# with why; the ranks' socket is the server's user's and refuses what no
+# client's command sends; stopping leaves nothing behind
+# spread_same NAME: the commands a spread server answers as a local run
+spread_same() {
+    for fmt in table csv json; do
+        same "$1: report by func ($fmt)" "$T/set" report --by func -f "$fmt"
+    done
+    same "$1: report by file,pid all metrics" "$T/set" report --by file,pid -m all -f csv
+    same "$1: report by layer, where" "$T/set" report --by layer --where "dur>100" -f json
+    same "$1: report by time" "$T/set" report --by time --bin 0.5 -f csv
+    same "$1: report by event" "$T/set" report --by event --top 300 -f csv
+    same "$1: report by func,event" "$T/set" report --by func,event --top 5
+    same "$1: report overlap" "$T/set" report --by pid -m compute_s,io_busy_s,overlap_pct
+    same "$1: report diagnose" "$T/set" report --diagnose
+    same "$1: report counters" "$T/set" report --counters -f csv
+    same "$1: report, layers of a preset" "$T/set" report --by layer --layers posix
+    same "$1: report, layers of its own again" "$T/set" report --by layer
+    same "$1: overview" "$T/set" overview
+    same "$1: info" "$T/set" info -f csv
+    same "$1: info --list args" "$T/set" info --list args
+    # a query report refuses: its words, and its status
+    "$DFNAV" report --by nosuch --no-cache "$T/set" 2>"$T/local.err"
+    want=$?
+    "$DFNAV" report --by nosuch --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>"$T/remote.err"
+    check "$1: a bad --by: its status" "$want" "$?"
+    same_files "$1: a bad --by: what it says" "$T/local.err" "$T/remote.err"
+}
+# spread_refuses NAME: what needs the set whole in one process
+spread_refuses() {
+    check_status "$1: calls within groups without --top" 2 \
+        "$DFNAV" report --by func,event --connect "127.0.0.1:$PORT" --token-file "$TOK"
+    grep -q "needs it whole in one process: calls within other groups add up on the ranks with a --top" "$T/err" &&
+        ok || fail "$1: calls within groups: $(cat "$T/err")"
+    check_status "$1: the explorer" 2 \
+        "$DFNAV" --replay 'p l' --connect "127.0.0.1:$PORT" --token-file "$TOK"
+    grep -q "the explorer needs the set in one process (dfnav serve without --spread" "$T/err" &&
+        ok || fail "$1: the explorer: $(cat "$T/err")"
+}
+mkdir -p "$T/spreadtmp"
+keep_tmp=${TMPDIR-}
+export TMPDIR="$T/spreadtmp"
+serve spread1 -- --spread "$T/set"
+export TMPDIR="$keep_tmp"
+grep -q "serve: ready: 30745 events, in shares on 1 rank;" "$T/spread1.log" && ok ||
+    fail "spread: the ready line: $(cat "$T/spread1.log")"
+spread_same "spread"
+spread_refuses "spread"
+ranks=$(echo "$T"/spreadtmp/dfnav-serve-*/ranks)
+check "spread: the ranks' socket's mode" "600" "$(stat -c %a "$ranks")"
+check "spread: its directory's mode" "700" "$(stat -c %a "$(dirname "$ranks")")"
+# what no client's command sends: each refused and logged, the server serving on
+printf 'GET / HTTP/1.1\r\n\r\n' | "$NETSEND" --unix "$ranks" --fds >"$T/reply"
+printf 'DFNR\002\002\000\000\001\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
+printf 'DFNR\001\011\000\000\001\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
+printf 'DFNR\001\002\000\000\002\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
+printf 'DFNR\001\002\000\000\001\000\000\000\002\000\000\000report\000' | "$NETSEND" --unix "$ranks" >/dev/null
+check "spread: a request that is none: no answer" "" "$(cat "$T/reply")"
+for why in "no command of dfnav's" "a command of another version" "a command of word 9" \
+           "a command of fewer words than it says" "no descriptors came"; do
+    grep -q "ranks: refused: $why" "$T/spread1.log" && ok || fail "spread: not refused: $why: $(tail -3 "$T/spread1.log")"
+done
+same "spread: serving on" "$T/set" report --by func -f csv
+stop 0
+check "spread: nothing left in TMPDIR" "" "$(ls -A "$T/spreadtmp")"
+
+# a damaged set in shares: the damage reports reach the client as they are
+serve spreaddmg -- --spread "$T/damaged"
+same "spread: damaged: report" "$T/damaged" report --by func
+same "spread: damaged: overview" "$T/damaged" overview
+same "spread: damaged: info" "$T/damaged" info
+stop 1
+check_status "spread: one set, not runs side by side" 2 \
+    "$DFNAV" serve --spread --compare --token-file "$T/x.tok" "a=$T/set" "b=$T/damaged"
+check_status "--spread belongs to serve" 2 "$DFNAV" report --spread "$T/set"
+
 # runs side by side: the server's --compare, its runs' names
 serve cmp -- --compare "base=$T/set" "bad=$T/damaged"
 "$DFNAV" report --compare --by layer --no-cache "base=$T/set" "bad=$T/damaged" >"$T/local.out" 2>"$T/local.err"
@@ -288,6 +367,14 @@ else
             grep -v '^latency' >"$T/remote.screens"
         "$DFNAV" --replay 'p l <Enter>' --size 80x24 --no-cache "$T/set" 2>/dev/null | grep -v '^latency' >"$T/local.screens"
         same_files "$ranks ranks: replay screens" "$T/local.screens" "$T/remote.screens"
+        stop mpi
+    done
+    for ranks in 2 3; do
+        serve "spread$ranks" $MPIRUN -n $ranks -- --spread "$T/set"
+        grep -q "serve: ready: 30745 events, in shares on $ranks ranks;" "$T/spread$ranks.log" && ok ||
+            fail "spread, $ranks ranks: $(cat "$T/spread$ranks.log")"
+        spread_same "spread, $ranks ranks"
+        spread_refuses "spread, $ranks ranks"
         stop mpi
     done
     check "MPI: nothing left in the images' directory" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
