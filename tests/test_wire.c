@@ -417,3 +417,59 @@ Test(sha256, published_vectors)
     hex(d, 32, h);
     cr_assert_str_eq(h, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
+
+/* serve --spread's command to its ranks: decoded as encoded, and every
+ * cut, changed or longer byte string refused with why. */
+Test(ranksreq, round_trip_and_refusals)
+{
+    char *argv[] = { "/usr/bin/dfnav", "report", "--by", "func", "--where", "", "--served", "--", "/p/set" };
+    size_t len;
+    uint8_t *b = dfn_ranksreq_encode(2, 9, argv, &len);
+    cr_assert_not_null(b);
+    cr_assert_eq(len, DFN_RANKSREQ_HEAD + 60);
+    dfn_ranksreq q;
+    char err[256] = "";
+    cr_assert(dfn_ranksreq_decode(b, len, &q, err, sizeof err), "%s", err);
+    cr_assert_eq(q.word, 2);
+    cr_assert_eq(q.argc, 9);
+    for (size_t i = 0; i < 9; i++) cr_assert_str_eq(q.argv[i], argv[i]);
+    cr_assert_null(q.argv[9]);
+    dfn_ranksreq_free(&q);
+    /* every cut is refused, each saying why */
+    for (size_t cut = 0; cut < len; cut++) {
+        err[0] = 0;
+        cr_assert(!dfn_ranksreq_decode(b, cut, &q, err, sizeof err), "cut at %zu", cut);
+        cr_assert(err[0], "cut at %zu: no reason", cut);
+        dfn_ranksreq_free(&q);
+    }
+    /* a byte more, another magic, version, word or padding, one word
+     * fewer than said, one byte fewer than said */
+    uint8_t *more = malloc(len + 1);
+    memcpy(more, b, len);
+    more[len] = 0;
+    cr_assert(!dfn_ranksreq_decode(more, len + 1, &q, err, sizeof err));
+    dfn_ranksreq_free(&q);
+    free(more);
+    static const struct { size_t at; uint8_t to; const char *why; } bad[] = {
+        { 0, 'X', "no command of dfnav's" },         { 4, 2, "another version" },
+        { 5, 0, "no word" },                        { 7, 1, "no word" },
+        { 8, 10, "fewer words" },                   { 12, 59, "bytes, not" },
+        { 8, 0, "no words" },                       { 15, 1, "too many bytes" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint8_t keep = b[bad[i].at];
+        b[bad[i].at] = bad[i].to;
+        cr_assert(!dfn_ranksreq_decode(b, len, &q, err, sizeof err), "case %zu", i);
+        cr_assert(strstr(err, bad[i].why), "case %zu: %s", i, err);
+        dfn_ranksreq_free(&q);
+        b[bad[i].at] = keep;
+    }
+    /* a word that does not end where the words do */
+    b[len - 1] = 'x';
+    cr_assert(!dfn_ranksreq_decode(b, len, &q, err, sizeof err));
+    dfn_ranksreq_free(&q);
+    free(b);
+    /* what cannot be sent: no word, no words */
+    cr_assert_null(dfn_ranksreq_encode(0, 9, argv, &len));
+    cr_assert_null(dfn_ranksreq_encode(2, 0, argv, &len));
+}

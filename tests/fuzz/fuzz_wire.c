@@ -1,8 +1,10 @@
 /* Fuzz target for the serve/--connect decoder (wire.h): the input is the
  * bytes a server (or a client) reads from a connection. Frames are taken while whole
  * ones are there, as the server does; a HELLO is decoded, and one that
- * decodes must encode and decode again to the same greeting. Nothing may
- * read past the input or take a frame larger than the limit. */
+ * decodes must encode and decode again to the same greeting. The input is
+ * also taken as a command to serve --spread's ranks (dfn_ranksreq), which
+ * must travel again to the same bytes. Nothing may read past the input or
+ * take a frame larger than the limit. */
 #include "dfnav/wire.h"
 
 #include <stdint.h>
@@ -31,8 +33,27 @@ static void hello_again(const dfn_hello *h)
     dfn_wirebuf_free(&b);
 }
 
+/* The input as serve --spread's command to its ranks too: one that
+ * decodes travels again to the very bytes; a refusal says why. */
+static void ranksreq_check(const uint8_t *data, size_t size)
+{
+    dfn_ranksreq q;
+    char err[256] = "";
+    if (!dfn_ranksreq_decode(data, size, &q, err, sizeof err)) {
+        if (!err[0]) abort();
+        dfn_ranksreq_free(&q);
+        return;
+    }
+    size_t len;
+    uint8_t *again = dfn_ranksreq_encode(q.word, q.argc, q.argv, &len);
+    if (!again || len != size || memcmp(again, data, size) != 0) abort();
+    free(again);
+    dfn_ranksreq_free(&q);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    ranksreq_check(data, size);
     size_t off = 0;
     for (;;) {
         dfn_msg m;
