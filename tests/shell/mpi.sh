@@ -729,6 +729,26 @@ if [ $# -eq 2 ] && [ "$1" = "$2" ] && [ "$1" -ge 2 ] && [ "$1" -le 6 ]; then
         >"$T/mpi.out" 2>"$T/mpi.err"
     check "the nodes it names hold it: status" 0 "$?"
     same_files "the nodes it names hold it: the rows" "$T/one.out" "$T/mpi.out"
+    # serve: as many nodes hold the set in shares (serve --spread), whose
+    # clients get the same rows
+    DFNAV_MEM_AVAILABLE=$avail "$DFNAV" serve --token-file "$T/advice.tok" "$T/nodes" 2>"$T/serve.err"
+    check "serve: a set too big for its node: status" 4 "$?"
+    grep -qF "dfnav: about $1 nodes of this memory hold it in shares for clients' report, overview and info (dfnav(1), SERVING): mpirun -n $1 --map-by ppr:1:node dfnav serve --spread $T/nodes" "$T/serve.err" &&
+        ok || fail "serve's advice: $(cat "$T/serve.err")"
+    DFNAV_MEM_AVAILABLE=$avail $MPIRUN -n "$1" "$DFNAV" serve --spread --listen 127.0.0.1:0 --token-file "$T/spread.tok" \
+        "$T/nodes" 2>"$T/spread.log" &
+    spid=$!
+    i=0
+    while [ $i -lt 600 ] && ! grep -q "serve: ready" "$T/spread.log"; do sleep 0.1; i=$((i + 1)); done
+    if grep -q "serve: ready" "$T/spread.log"; then
+        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\);.*/\1/p' "$T/spread.log")
+        "$DFNAV" report -q --by func --connect "127.0.0.1:$port" --token-file "$T/spread.tok" >"$T/spread.out" 2>/dev/null
+        same_files "serve --spread on the nodes it names: the rows" "$T/one.out" "$T/spread.out"
+    else
+        fail "serve --spread on the nodes it names: $(cat "$T/spread.log")"
+    fi
+    kill "$spid"
+    wait "$spid"
 else
     fail "nodes to hold a set needing $need MiB in $avail: '$nodes'"
 fi
