@@ -33,7 +33,7 @@ _dfnav_options()
     extract) echo "-o --output -w --where -l --layers -j --threads --time-unit --cache --no-cache -q --quiet --force -h --help" ;;
     info) echo "--list -l --layers -f --format -j --threads --time-unit --cache --no-cache -q --quiet --force -h --help
 --connect --token-file" ;;
-    serve) echo "--listen --token-file -l --layers --compute --io --overlap-by --compare -j --threads --time-unit -q --quiet
+    serve) echo "--spread --listen --token-file -l --layers --compute --io --overlap-by --compare -j --threads --time-unit -q --quiet
 --force -h --help" ;;
     cache) echo "--clear --cache --no-cache -f --format -h --help" ;;
     *) echo "$_dfnav_opts_common --ascii --color --replay --size --screens --keys -V --version --connect --token-file" ;;

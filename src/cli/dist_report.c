@@ -1126,22 +1126,20 @@ static void share_done(share *sh)
     sh->set.store = NULL;
 }
 
-/* The partials of the queries on this rank's share of a run (an empty one
- * where it has none, or its query failed), then its store goes: the
- * share is its partials now, before the merges hold the others' (the
- * layers' names stay). Calls within other groups, whose rows each lie on
- * one rank, go as the rows that can be among the set's --top (the probe
- * sent them here only with one); every rank takes part. */
-static void share_partials(const cli_opts *o, share *sh, const queries *qq, runq *rq)
+/* The partials of queries [j0, j1) on this rank's share of a run (an
+ * empty one where it has none, or its query failed). Calls within other
+ * groups, whose rows each lie on one rank, go as the rows that can be
+ * among the set's --top (the probe sent them here only with one); every
+ * rank takes part. */
+static void share_partials(const cli_opts *o, share *sh, const queries *qq, size_t j0, size_t j1, runq *rq)
 {
     char err[2048];
-    for (size_t j = 0; j < qq->n; j++) {
+    for (size_t j = j0; j < j1; j++) {
         dfn_query q = qq->q[j];
         q.place = sh->place;
         bool built = share_analyse(o, sh, &q, err, sizeof err);
         rq->p[j] = share_partial(sh, &q, built ? NULL : err, &rq->failed[j]);
     }
-    share_done(sh);
 }
 
 /* One query's partials of every rank for one run, merged on rank 0 into
@@ -1256,17 +1254,26 @@ static int shares_run(const cli_opts *o, shares *all, const qtext *qs, size_t nq
         return rc;
     }
     runq *rq = dfn_xcalloc(all->n, sizeof *rq);
-    double t0 = dfn_now();
-    for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, &rq[k]);
-    /* the merge's time apart from the queries': from when the slowest
-     * rank's partials are ready */
-    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
-    for (size_t j = 0; j < nq; j++) {
-        if (heads && heads[j] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[j]);
-        if (!rc) *tried = j + 1;
-        int r = shares_table(o, all, &qq, rq, j, !rc);
-        if (!rc) rc = r;
+    /* every query's partials, then the store goes (the share is its
+     * partials now, before the merges hold the others'); a kept store
+     * stays, and each query's partials merge before the next's are made:
+     * the peak of one query's, not of all */
+    size_t step = g_kept ? 1 : nq;
+    for (size_t j0 = 0; j0 < nq; j0 += step) {
+        double t0 = dfn_now();
+        for (size_t k = 0; k < all->n; k++) share_partials(o, &all->run[k], &qq, j0, j0 + step, &rq[k]);
+        for (size_t k = 0; !g_kept && k < all->n; k++) share_done(&all->run[k]);
+        /* the merge's time apart from the queries': from when the
+         * slowest rank's partials are ready */
+        all->query_s += dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+        for (size_t j = j0; j < j0 + step; j++) {
+            if (heads && heads[j] && dfn_dist_rank() == 0 && !rc) printf("%s", heads[j]);
+            if (!rc) *tried = j + 1;
+            int r = shares_table(o, all, &qq, rq, j, !rc);
+            if (!rc) rc = r;
+        }
     }
+    for (size_t k = 0; g_kept && k < all->n; k++) share_done(&all->run[k]);   /* (its analysis and layer set) */
     free(rq);
     queries_free(&qq);
     return rc;

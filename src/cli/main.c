@@ -36,8 +36,9 @@ static void usage(FILE *f)
 "                                        among MPI ranks, most queries run on\n"
 "                                        each rank's share (built with MPI;\n"
 "                                        see MPI in dfnav(1))\n"
-"       [mpirun -n N] dfnav serve [--listen [HOST:]PORT] PATH...  load the set\n"
-"                                        once and run clients' commands on it\n"
+"       [mpirun -n N] dfnav serve [--spread] [--listen [HOST:]PORT] PATH...\n"
+"                                        load the set once and run clients'\n"
+"                                        commands on it\n"
 "       dfnav [report|overview|info] --connect HOST:PORT [OPTIONS]  a command,\n"
 "                                        or the explorer, run by a server\n"
 "\n"
@@ -116,6 +117,9 @@ static void usage(FILE *f)
 "      --listen [HOST:]PORT  serve: where to listen (default 127.0.0.1 and a\n"
 "                         free port, printed; 0.0.0.0:PORT listens on every\n"
 "                         network, which the token alone then guards)\n"
+"      --spread           serve: keep the set in shares on the MPI ranks (a set\n"
+"                         no one node holds) for clients' report, overview\n"
+"                         and info; not the explorer (see SERVING)\n"
 "      --connect HOST:PORT  run the command, or the explorer, on the set a\n"
 "                         dfnav serve holds there (no PATH; see SERVING in\n"
 "                         dfnav(1))\n"
@@ -593,7 +597,8 @@ int main(int argc, char **argv)
         return 2;
     }
     /* a client's command on a set held by serve --spread's ranks */
-    if (o.ranks) return serve_ranks_ask(&o, cmd, !ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)), argc, argv);
+    bool piped = !ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
+    if (o.ranks) return serve_ranks_ask(&o, cmd, piped, argc, argv);
     if (cmd) return cmd(&o);
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);

@@ -32,6 +32,9 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* A command's status, answered on the socket: an i32, little-endian. */
 static void status_put(uint8_t *p, int v)
@@ -48,6 +51,16 @@ static int status_get(const uint8_t *p)
 static bool word_ok(int word)
 {
     return word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO;
+}
+
+/* What a command's queries took goes back to the system between
+ * commands: a server waits long with its shares (glibc keeps freed
+ * memory in its heaps otherwise). */
+static void ranks_idle(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 /* ---- the client's command (a handler's child) ---- */
@@ -240,6 +253,7 @@ static int ranks_run(const uint8_t *b, size_t len, const int out[2], char *why, 
     free(words);
     dfn_ctrs_free(&ctrs);
     dfn_ranksreq_free(&q);
+    ranks_idle();
     return rc;
 }
 
@@ -339,6 +353,7 @@ int serve_ranks_worker(const cli_opts *o)
         dfn_ctrs_free(&ctrs);
         dfn_ranksreq_free(&q);
         free(b);
+        ranks_idle();
     }
     cli_dist_spread_free();
     return 0;
