@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dfnav/util.h"
@@ -330,6 +331,26 @@ char *dfn_dist_recv_bytes(int from, size_t *len)
 #else
     (void)from;
     return NULL;
+#endif
+}
+
+void dfn_dist_wait_bytes(int from)
+{
+#ifdef HAVE_MPI
+    if (!g_started) return;
+    /* (a blocking receive polls without rest: a core a rank, for as
+     * long as it waits) */
+    long ns = 100000;
+    for (;;) {
+        int there = 0;
+        MPI_Iprobe(from, DIST_TAG_BYTES, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
+        if (there) return;
+        struct timespec ts = { 0, ns };
+        nanosleep(&ts, NULL);
+        if (ns < 20000000) ns *= 2;
+    }
+#else
+    (void)from;
 #endif
 }
 

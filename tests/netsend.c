@@ -10,10 +10,10 @@
  * 127.0.0.1 (written to PORT_FILE), answers one client's greeting with a
  * welcome of a made-up proof and then output, which no client may show;
  * `--forger-refuse PORT_FILE` refuses it with terminal escapes instead.
- * `netsend --unix PATH [--fds] < BYTES` sends the bytes to the local
- * socket of dfnav serve --spread's ranks, with this process's stdout and
- * stderr beside them (--fds), as a client's command does, and copies
- * what comes back. */
+ * `netsend --unix PATH [--fds] [--hold] < BYTES` sends the bytes to the
+ * local socket of dfnav serve --spread's ranks, with this process's
+ * stdout and stderr beside them (--fds), half-closes unless told to hold
+ * (as a client's command holds it), and copies what comes back. */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -153,7 +153,7 @@ static int forger(const char *portfile, bool refuse)
 
 /* The bytes of stdin to a local socket, fds 1 and 2 beside the first
  * (fds), then what comes back. */
-static int unix_send(const char *path, bool fds)
+static int unix_send(const char *path, bool fds, bool hold)
 {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     static uint8_t buf[1 << 16];
@@ -176,7 +176,7 @@ static int unix_send(const char *path, bool fds)
         memcpy(CMSG_DATA(c), two, sizeof two);
     }
     if (n && sendmsg(fd, &m, 0) < 0) perror("netsend: sendmsg");
-    shutdown(fd, SHUT_WR);
+    if (!hold) shutdown(fd, SHUT_WR);
     char got[4096];
     ssize_t r;
     while ((r = read(fd, got, sizeof got)) > 0) fwrite(got, 1, (size_t)r, stdout);
@@ -186,7 +186,14 @@ static int unix_send(const char *path, bool fds)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && strcmp(argv[1], "--unix") == 0) return unix_send(argv[2], argc > 3 && strcmp(argv[3], "--fds") == 0);
+    if (argc >= 3 && strcmp(argv[1], "--unix") == 0) {
+        bool fds = false, hold = false;
+        for (int i = 3; i < argc; i++) {
+            fds |= strcmp(argv[i], "--fds") == 0;
+            hold |= strcmp(argv[i], "--hold") == 0;
+        }
+        return unix_send(argv[2], fds, hold);
+    }
     if (argc == 3 && strcmp(argv[1], "--forger") == 0) return forger(argv[2], false);
     if (argc == 3 && strcmp(argv[1], "--forger-refuse") == 0) return forger(argv[2], true);
     if (argc < 3) { fprintf(stderr, "usage: netsend HOST PORT [--hello TOKEN_FILE [--pty] [--bad] ARG...] < BYTES\n"); return 2; }

@@ -49,6 +49,11 @@ bool dfn_dist_send_bytes(int to, const void *data, size_t len);
 /* What rank `from` sends with dfn_dist_send_bytes, malloc'd with a NUL
  * after its *len bytes; NULL without MPI. */
 char *dfn_dist_recv_bytes(int from, size_t *len);
+/* Waits, resting, until rank `from` has sent bytes (dfn_dist_send_bytes)
+ * to this rank: for a rank that idles between messages, as a served
+ * set's ranks do between commands, where a receive would keep a core
+ * busy. Up to 20 ms later than a receive. */
+void dfn_dist_wait_bytes(int from);
 /* Sends len bytes to rank `to` while receiving what rank `from` sends
  * it the same way (a ring's step: every rank calls it at once); what came,
  * malloc'd with a NUL after its *rlen bytes; NULL without MPI. */

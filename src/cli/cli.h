@@ -100,8 +100,9 @@ int cli_write_status(FILE *f);
 void cli_dist_quiet(void);
 void cli_dist_arm(void);
 /* Rank 0's word to the other ranks waiting at the dispatch (every rank
- * past the first hears it once): stop, share the files as images, or
- * run report or overview on each share (cli_dist_report). */
+ * past the first hears it once): stop, share the files as images, run
+ * report, overview, info or extract on each share (cli_dist_report), or
+ * keep the shares for a server's commands (serve --spread). */
 enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO, CLI_DIST_EXTRACT,
        CLI_DIST_SPREAD };
 void cli_dist_tell(int word);
@@ -149,6 +150,9 @@ void cli_rmdir_now(const char *dir);
  * only sets a flag); cli_signal_chain(sig), at the end of such a handler, runs
  * the one it replaced (which may chain on) and then dies of sig. */
 void cli_signal_install(void (*handler)(int), struct sigaction prev[3]);
+/* INT, TERM and HUP blocked (*stops), and *during the mask to wait for
+ * them with (sigsuspend, ppoll): the one before, without them. */
+void cli_signal_stops(sigset_t *stops, sigset_t *during);
 void cli_signal_chain(int sig, const struct sigaction prev[3]);
 /* Called first in the first such handler to run: true; in any later one
  * (another signal reaching another thread) it never returns, and the

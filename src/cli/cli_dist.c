@@ -69,6 +69,14 @@ void cli_signal_install(void (*handler)(int), struct sigaction prev[3])
     for (int i = 0; i < 3; i++) sigaction(cli_sigs[i], &sa, prev ? &prev[i] : NULL);
 }
 
+void cli_signal_stops(sigset_t *stops, sigset_t *during)
+{
+    sigemptyset(stops);
+    for (int i = 0; i < 3; i++) sigaddset(stops, cli_sigs[i]);
+    sigprocmask(SIG_BLOCK, stops, during);
+    for (int i = 0; i < 3; i++) sigdelset(during, cli_sigs[i]);
+}
+
 /* The thread whose handlers clean up: the first a signal reached. A
  * second signal that reaches another thread meanwhile waits there for
  * the first to end the process; the first thread's own chain of handlers

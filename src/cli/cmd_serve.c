@@ -245,12 +245,19 @@ static bool serve_token_free(const char *path, const char *host)
     return true;
 }
 
+/* The clients that wait hear of a failed load before the server goes. */
+static void serve_linger(void)
+{
+    struct timespec ts = { 0, 500 * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
 /* The board, and the log, say how the load went: ready (text), or
  * failed with its status. */
-static void serve_announce(serve_board *board, int status, const char *ready)
+static void serve_announce(serve_board *board, bool ok, int status, const char *ready)
 {
     char text[256];
-    if (status >= 3) {
+    if (!ok) {
         snprintf(text, sizeof text, "dfnav: serve: the set could not be loaded (status %d; the server's log says why)\n",
                  status);
         atomic_store(&board->status, status);
@@ -300,8 +307,17 @@ static int serve_load(const cli_opts *o, serve_board *board, const char **dir)
     snprintf(board->dir, sizeof board->dir, "%s", *dir);
     char text[256];
     snprintf(text, sizeof text, "ready: %" PRIu64 " events", events);
-    serve_announce(board, status, text);
+    serve_announce(board, status < 3, status, text);
     return status;
+}
+
+/* serve --spread's stop (a signal while the ranks hold the set): what
+ * the server leaves goes at once (the token, the socket, the gate), as a
+ * launcher ends the ranks soon after; the loop ends after its command. */
+static void serve_on_signal_spread(int sig)
+{
+    serve_signal = sig;
+    serve_clean();
 }
 
 /* serve --spread: every rank loads its share and keeps it; rank 0 then
@@ -309,27 +325,42 @@ static int serve_load(const cli_opts *o, serve_board *board, const char **dir)
  * signal. The load's status. */
 static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
 {
-    char text[256];
-    snprintf(text, sizeof text, "the %d rank%s load their shares of the set", dfn_dist_size(),
-             dfn_dist_size() == 1 ? "" : "s");
-    board_say(board, text);
-    uint64_t events;
-    int status = cli_dist_spread_load(o, &events);
-    char *path = NULL;
-    int lfd = status < 3 ? serve_ranks_listen(priv, &path) : -1;
-    if (status < 3 && lfd < 0) status = 3;
+    char text[256], *path = NULL;
+    /* (the socket before the load: a TMPDIR too long for it is said at once) */
+    int lfd = serve_ranks_listen(priv, &path), status = 3;
+    uint64_t events = 0;
+    if (lfd >= 0) {
+        snprintf(text, sizeof text, "the %d rank%s load their shares of the set", dfn_dist_size(),
+                 dfn_dist_size() == 1 ? "" : "s");
+        board_say(board, text);
+        status = cli_dist_spread_load(o, &events);
+    }
+    bool kept = lfd >= 0 && status < 2;
+    if (lfd < 0) status = 3;
     snprintf(board->dir, sizeof board->dir, "%s", priv);
     snprintf(text, sizeof text, "ready: %" PRIu64 " events, in shares on %d rank%s", events, dfn_dist_size(),
              dfn_dist_size() == 1 ? "" : "s");
-    serve_announce(board, status, text);
-    if (status < 3) cli_signal_install(serve_on_signal, NULL);
-    if (status < 3) serve_ranks_loop(lfd, &serve_signal);
-    /* what the server leaves goes first (the token, the socket, the
-     * gate): a launcher ends the ranks soon after a signal */
+    serve_announce(board, kept, status, text);
+    if (kept) {
+        /* (restarted, not cut short: a command's writes run on) */
+        cli_signal_install(serve_on_signal_spread, NULL);
+        for (int i = 0; i < 3; i++) {
+            static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+            struct sigaction sa;
+            sigaction(sigs[i], NULL, &sa);
+            sa.sa_flags |= SA_RESTART;
+            sigaction(sigs[i], &sa, NULL);
+        }
+        serve_ranks_loop(lfd, priv, &serve_signal);
+    } else {
+        serve_linger();
+    }
     serve_clean();
-    if (status < 3) dfn_warnf(stderr, "serve: stopped by signal %d", (int)serve_signal);
-    serve_ranks_end();
-    cli_dist_spread_free();
+    if (kept) {
+        dfn_warnf(stderr, "serve: stopped by signal %d", (int)serve_signal);
+        serve_ranks_end();
+        cli_dist_spread_free();
+    }
     if (lfd >= 0) close(lfd);
     free(path);
     return status;
@@ -339,14 +370,7 @@ static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
 static void serve_wait(void)
 {
     sigset_t stops, during;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_BLOCK, &stops, &during);
-    sigdelset(&during, SIGINT);
-    sigdelset(&during, SIGTERM);
-    sigdelset(&during, SIGHUP);
+    cli_signal_stops(&stops, &during);
     while (!serve_signal) sigsuspend(&during);
 }
 
@@ -436,10 +460,6 @@ int cmd_serve(const cli_opts *o)
     if (o->spread) {
         status = serve_spread(o, c.board, priv);
         dfn_dist_end();
-        if (status >= 3) {   /* (the clients that wait hear of the failure first) */
-            struct timespec ts = { 0, 500 * 1000000 };
-            nanosleep(&ts, NULL);
-        }
         goto out;
     }
     status = serve_load(o, c.board, &dir);
@@ -450,9 +470,7 @@ int cmd_serve(const cli_opts *o)
         serve_wait();
         dfn_warnf(stderr, "serve: stopped by signal %d", (int)serve_signal);
     } else {
-        /* the clients that wait hear of the failure before the server goes */
-        struct timespec ts = { 0, 500 * 1000000 };
-        nanosleep(&ts, NULL);
+        serve_linger();
     }
 out:
     sig_gate = 0;

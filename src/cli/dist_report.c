@@ -226,9 +226,11 @@ static bool counters_probe(const cli_opts *o)
 
 /* Whether partials answer word's queries (query_probe), and *whole:
  * what they need of the shares (the most of them); info's need none.
- * Why not in why (cap bytes). */
+ * Why not in why (cap bytes; NULL: not wanted). */
 static bool word_probe(const cli_opts *o, int word, int *whole, char *why, size_t cap)
 {
+    char none[256];
+    if (!why) why = none, cap = sizeof none;
     *whole = WHOLE_NONE;
     if (word == CLI_DIST_INFO) return true;
     if (word == CLI_DIST_REPORT && o->counters) {   /* (samples need no whole process) */
@@ -283,10 +285,9 @@ static bool dist_wanted(const cli_opts *o)
 bool cli_dist_report_wanted(const cli_opts *o)
 {
     int whole;
-    char why[256];
     /* (Chrome output is of calls alone: else report refuses it, the images' way) */
     return g_kept || (dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT) == CALLS_ALONE) &&
-           word_probe(o, CLI_DIST_REPORT, &whole, why, sizeof why));
+           word_probe(o, CLI_DIST_REPORT, &whole, NULL, 0));
 }
 
 bool cli_dist_info_wanted(const cli_opts *o)
@@ -297,15 +298,13 @@ bool cli_dist_info_wanted(const cli_opts *o)
 bool cli_dist_overview_wanted(const cli_opts *o)
 {
     int whole;
-    char why[256];
-    return g_kept || (dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole, why, sizeof why));
+    return g_kept || (dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole, NULL, 0));
 }
 
 bool cli_dist_extract_wanted(const cli_opts *o)
 {
     int whole;
-    char why[256];
-    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole, why, sizeof why);
+    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole, NULL, 0);
 }
 
 /* Every rank's account of its share's files (dfn_image_sources_encode),
@@ -1331,8 +1330,8 @@ static dfn_result *calls_merge(uint8_t *mine, size_t len, const dfn_query *q, df
 /* Whether rank 0 could not hold every rank's calls (len bytes of this
  * rank's) as the text it prints, which takes them about three times
  * while they merge: then rank 0 loads the set whole, which one process
- * would (said; what the shares' way printed is not said again). Every
- * rank takes part. */
+ * would (said; what the shares' way printed is not said again), or a
+ * kept set refuses (images_way). Every rank takes part. */
 static bool calls_too_many(const cli_opts *o, size_t len, const char *to)
 {
     uint64_t bytes = dfn_dist_sum_u64(len);
@@ -2002,8 +2001,7 @@ static int shares_info(const cli_opts *o, const share *sh)
 static int dist_answer(const cli_opts *o, shares *all, int word)
 {
     int whole;
-    char why[256];
-    (void)word_probe(o, word, &whole, why, sizeof why);
+    (void)word_probe(o, word, &whole, NULL, 0);
     int kind = word_calls(o, word);
     bool calls = kind == CALLS_ALONE, placed_calls = kind != CALLS_NONE;
     /* a hash another rank's file defines: only the whole set names it
@@ -2074,8 +2072,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     /* a process's files together on one rank; a host's only when compute
      * united by host is asked for (a job of one host would be one rank) */
     int whole;
-    char why[256];
-    (void)word_probe(o, word, &whole, why, sizeof why);
+    (void)word_probe(o, word, &whole, NULL, 0);
     /* (info's accounts of the files name no hash) */
     int kind = word_calls(o, word);
     shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, kind != CALLS_NONE, all);
@@ -2213,7 +2210,10 @@ static int kept_answer(const cli_opts *o, int word)
         sh->ncompute = 0;
     }
     g_kept->query_s = g_kept->slices_s = g_kept->merge_s = 0;
-    return dist_answer(o, g_kept, word);
+    int rc = dist_answer(o, g_kept, word);
+    /* (what the command built goes with it: the server idles long) */
+    for (size_t k = 0; k < g_kept->n; k++) dfn_runset_release(&g_kept->run[k].set);
+    return rc;
 }
 
 /* cli_dist_report on the kept shares (rank 0): a query partials cannot
@@ -2223,6 +2223,11 @@ static int kept_report(const cli_opts *o, int word)
 {
     int whole;
     char why[256] = "";
+    /* the paths that gave no file, first, as one process's load says them */
+    size_t input_errors = 0;
+    for (size_t k = 0; k < g_kept_nspecs; k++)
+        for (size_t i = 0; i < g_kept_specs[k].in.nerrors; i++, input_errors++)
+            dfn_warnf(stderr, "%s", g_kept_specs[k].in.errors[i]);
     if (word != CLI_DIST_INFO && !word_probe(o, word, &whole, why, sizeof why)) {
         cli_dist_tell(CLI_DIST_STOP);
         /* (the layers' choice first, as one process's load says it) */
@@ -2233,8 +2238,8 @@ static int kept_report(const cli_opts *o, int word)
         return rc ? rc : images_way("%s", why);
     }
     cli_dist_tell(word);
-    int rc = kept_answer(o, word);
-    return dfn_dist_bcast_int(rc);
+    int rc = dfn_dist_bcast_int(kept_answer(o, word));
+    return rc == 0 && input_errors ? 1 : rc;
 }
 
 int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
@@ -2262,6 +2267,13 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
             fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
                     "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
         status = 4;
+    }
+    if (status < 3 && kept.run[0].unresolved) {
+        /* (every query of it would go the images' way: refused at once) */
+        if (dfn_dist_rank() == 0)
+            fprintf(stderr, "dfnav: serve --spread: the ranks' files give a hash two names, or a share's events lie "
+                    "outside the set's span: only the set whole names them (serve it without --spread)\n");
+        status = 3;
     }
     const dfn_store *s = kept.run[0].set.store;
     *events = dfn_dist_sum_u64(s ? s->n : 0);

@@ -2,12 +2,14 @@
  * holding its own (dist_report.c keeps them), and a client's report,
  * overview or info runs on every rank at once, as report does under
  * mpirun. A client's command is still dfnav started by its handler
- * (serve_handler.c); here it asks the ranks: it sends its command line,
- * and its stdout and stderr, over a socket in the server's private
- * directory to rank 0, which hands the command line to the other ranks,
- * runs the command with its output going to the client's descriptors,
- * and answers its exit status. One command at a time: every rank takes
- * part in each.
+ * (serve_handler.c); here it asks the ranks: it sends its command line
+ * (dfn_ranksreq, wire.h) over a socket in the server's private directory
+ * to rank 0, which hands it to the other ranks and runs the command with
+ * its output going to two files of its own. The answer is the exit
+ * status, with those two files (their descriptors), which the client's
+ * command copies to its own output at its client's pace: a client that
+ * stops reading holds up no rank. One command at a time: every rank
+ * takes part in each.
  *
  * What this file owns: that socket and its messages (both ends), rank
  * 0's loop over them, and the other ranks' loop over rank 0's word. */
@@ -28,24 +30,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-
-/* A command's status, answered on the socket: an i32, little-endian. */
-static void status_put(uint8_t *p, int v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)((uint32_t)v >> (8 * i));
-}
-
-static int status_get(const uint8_t *p)
-{
-    return (int)(int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
 
 /* Whether a command's word is one the ranks answer. */
 static bool word_ok(int word)
@@ -63,8 +56,6 @@ static void ranks_idle(void)
 #endif
 }
 
-/* ---- the client's command (a handler's child) ---- */
-
 static bool send_all(int fd, const uint8_t *p, size_t n)
 {
     while (n) {
@@ -77,23 +68,52 @@ static bool send_all(int fd, const uint8_t *p, size_t n)
     return true;
 }
 
-/* Sends the request with fds 1 and 2 beside its first bytes. */
-static bool ask_send(int fd, const uint8_t *req, size_t len)
+/* ---- the client's command (a handler's child) ---- */
+
+/* The answer on fd: its EXIT frame, and the command's output and error
+ * files (fds[0], fds[1]); false when none came whole. */
+static bool ask_answer(int fd, int *status, int fds[2])
 {
-    int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof fds)]; } ctl;
-    memset(&ctl, 0, sizeof ctl);
-    struct iovec iov = { (void *)req, len };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf };
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(c), fds, sizeof fds);
-    ssize_t w;
-    do w = sendmsg(fd, &m, MSG_NOSIGNAL);
-    while (w < 0 && errno == EINTR);
-    return w > 0 && send_all(fd, req + w, len - (size_t)w);
+    uint8_t buf[DFN_WIRE_HEAD + 4];
+    int got[2];
+    union { struct cmsghdr h; char b[CMSG_SPACE(sizeof got)]; } ctl;
+    struct iovec iov = { buf, sizeof buf };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+    ssize_t r;
+    do r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+    while (r < 0 && errno == EINTR);
+    struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof got))
+        return false;
+    memcpy(got, CMSG_DATA(c), sizeof got);
+    fds[0] = got[0];
+    fds[1] = got[1];
+    dfn_msg msg;
+    size_t used;
+    char err[128];
+    if (r != (ssize_t)sizeof buf || dfn_wire_next(buf, sizeof buf, &msg, &used, err, sizeof err) != 1 ||
+        msg.type != DFN_MSG_EXIT) {
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    *status = dfn_wire_i32(msg.data);
+    return true;
+}
+
+/* The file at fd, from its start, to out. */
+static void copy_file(int fd, int out)
+{
+    static char buf[1 << 16];
+    ssize_t n;
+    (void)lseek(fd, 0, SEEK_SET);
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t done = 0; done < n;) {
+            ssize_t w = write(out, buf + done, (size_t)(n - done));
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) return;   /* (the client is gone) */
+            done += w;
+        }
 }
 
 int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped, int argc, char **argv)
@@ -109,28 +129,26 @@ int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped,
     size_t len;
     uint8_t *req = dfn_ranksreq_encode(word, (size_t)argc, argv, &len);
     struct sockaddr_un a = { .sun_family = AF_UNIX };
-    int fd = -1;
+    int fd = -1, status = 2, fds[2];
     bool ok = req && strlen(o->ranks) < sizeof a.sun_path;
     if (ok) {
         memcpy(a.sun_path, o->ranks, strlen(o->ranks) + 1);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && ask_send(fd, req, len);
+        ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && send_all(fd, req, len) &&
+             ask_answer(fd, &status, fds);
     }
     free(req);
-    uint8_t st[4];
-    size_t got = 0;
-    while (ok && got < sizeof st) {
-        ssize_t r = recv(fd, st + got, sizeof st - got, 0);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
     if (fd >= 0) close(fd);
-    if (got != sizeof st) {
-        fprintf(stderr, "dfnav: serve: the ranks did not answer (%s)\n", ok ? "the server is gone" : strerror(errno));
+    if (!ok) {
+        fprintf(stderr, "dfnav: serve: the ranks did not answer (the server is gone, or refused the command)\n");
         return 2;
     }
-    return status_get(st);
+    /* (what the command says comes before its table, as on a terminal) */
+    copy_file(fds[1], STDERR_FILENO);
+    copy_file(fds[0], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    return status;
 }
 
 /* ---- rank 0 ---- */
@@ -140,7 +158,7 @@ int serve_ranks_listen(const char *dir, char **path)
     struct sockaddr_un a = { .sun_family = AF_UNIX };
     *path = dfn_xasprintf("%s/ranks", dir);
     if (strlen(*path) >= sizeof a.sun_path) {
-        dfn_warnf(stderr, "serve: the private directory's name is too long for a socket: %s", dir);
+        dfn_warnf(stderr, "serve: the private directory's name is too long for a socket: %s (a shorter TMPDIR)", dir);
         return -1;
     }
     memcpy(a.sun_path, *path, strlen(*path) + 1);
@@ -169,91 +187,67 @@ static bool recv_all(int fd, uint8_t *p, size_t n)
     return true;
 }
 
-/* A request from connection fd (its bytes malloc'd, *len) and the
- * descriptors that came with it; NULL, said in why, when it is none. */
-static uint8_t *req_recv(int fd, size_t *len, int out[2], char *why, size_t cap)
+/* A request from connection fd (its bytes malloc'd, *len); NULL, said in
+ * why, when it is none. */
+static uint8_t *req_recv(int fd, size_t *len, char *why, size_t cap)
 {
-    out[0] = out[1] = -1;
     uint8_t head[DFN_RANKSREQ_HEAD];
-    int fds[2] = { -1, -1 };
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof fds)]; } ctl;
-    struct iovec iov = { head, sizeof head };
-    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf };
-    ssize_t r;
-    do r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
-    while (r < 0 && errno == EINTR);
-    for (struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-            size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            int got[8];
-            if (k > 8) k = 8;
-            memcpy(got, CMSG_DATA(c), k * sizeof(int));
-            for (size_t i = 0; i < k; i++) {
-                if (i < 2 && fds[i] < 0) fds[i] = got[i];
-                else close(got[i]);
-            }
-        }
     size_t body = 0;
-    bool whole = r > 0 && !(m.msg_flags & MSG_CTRUNC) && fds[1] >= 0 &&
-                 recv_all(fd, head + r, sizeof head - (size_t)r);
-    if (!whole || !dfn_ranksreq_head(head, &body, why, cap)) {
-        if (!whole) snprintf(why, cap, "%s", r <= 0 ? "nothing came" : fds[1] < 0 ? "no descriptors came" : "cut short");
-        for (int i = 0; i < 2; i++) if (fds[i] >= 0) close(fds[i]);
+    if (!recv_all(fd, head, sizeof head)) {
+        snprintf(why, cap, "a command cut short");
         return NULL;
     }
+    if (!dfn_ranksreq_head(head, &body, why, cap)) return NULL;
     uint8_t *b = dfn_xmalloc(DFN_RANKSREQ_HEAD + body);
     memcpy(b, head, DFN_RANKSREQ_HEAD);
     if (!recv_all(fd, b + DFN_RANKSREQ_HEAD, body)) {
-        snprintf(why, cap, "the command was cut short");
+        snprintf(why, cap, "a command cut short");
         free(b);
-        for (int i = 0; i < 2; i++) close(fds[i]);
         return NULL;
     }
     *len = DFN_RANKSREQ_HEAD + body;
-    out[0] = fds[0];
-    out[1] = fds[1];
     return b;
 }
 
-/* The command of request b on every rank: the bytes to the others, then
- * the command here with its output on the client's descriptors. Its
- * exit status. */
-static int ranks_run(const uint8_t *b, size_t len, const int out[2], char *why, size_t cap)
+/* A file for a command's output, of this user's only, gone once closed:
+ * in dir, else in memory; -1 when neither can be had. */
+static int output_file(const char *dir)
 {
-    dfn_ranksreq q;
-    bool decoded = dfn_ranksreq_decode(b, len, &q, why, cap);
-    if (!decoded || !word_ok(q.word)) {
-        if (decoded) snprintf(why, cap, "a command of word %d", q.word);
-        dfn_ranksreq_free(&q);
-        return -1;
-    }
-    for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, b, len);
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    return fd >= 0 ? fd : memfd_create("dfnav-output", MFD_CLOEXEC);
+}
+
+/* The command of request q here, its output on files out (which it
+ * writes from their start); its exit status. The other ranks have the
+ * request. */
+static int ranks_command(const dfn_ranksreq *q, const int out[2])
+{
     fflush(stdout);
     fflush(stderr);
     int keep[2] = { dup(STDOUT_FILENO), dup(STDERR_FILENO) };
-    dup2(out[0], STDOUT_FILENO);
-    dup2(out[1], STDERR_FILENO);
-    clearerr(stdout);   /* (a client that left early set its error) */
+    bool moved = keep[0] >= 0 && keep[1] >= 0 && dup2(out[0], STDOUT_FILENO) >= 0 && dup2(out[1], STDERR_FILENO) >= 0;
+    clearerr(stdout);   /* (a command that could not write set them) */
     clearerr(stderr);
     cli_opts o;
     dfn_ctrs ctrs = {0};
     char **words = NULL;
     cli_dist_reopen();
-    int rc = cli_request_opts((int)q.argc, q.argv, &o, &ctrs, &words);
-    if (rc < 0) rc = q.word == CLI_DIST_REPORT ? cmd_report(&o) : q.word == CLI_DIST_INFO ? cmd_info(&o) : cmd_overview(&o);
+    int rc = cli_request_opts((int)q->argc, q->argv, &o, &ctrs, &words);
+    if (rc < 0 && !moved) rc = 2;   /* (nowhere to say anything: the ranks hear stop) */
+    else if (rc < 0) rc = q->word == CLI_DIST_REPORT ? cmd_report(&o) : q->word == CLI_DIST_INFO ? cmd_info(&o)
+                                                                          : cmd_overview(&o);
     cli_dist_settle();   /* (the other ranks hear a word for every command) */
     fflush(stdout);
     fflush(stderr);
-    dup2(keep[0], STDOUT_FILENO);
-    dup2(keep[1], STDERR_FILENO);
-    close(keep[0]);
-    close(keep[1]);
+    for (int i = 0; i < 2; i++)
+        if (keep[i] >= 0) {
+            dup2(keep[i], i ? STDERR_FILENO : STDOUT_FILENO);
+            close(keep[i]);
+        }
     clearerr(stdout);
     clearerr(stderr);
     free(words);
     dfn_ctrs_free(&ctrs);
-    dfn_ranksreq_free(&q);
-    ranks_idle();
     return rc;
 }
 
@@ -265,49 +259,90 @@ static bool peer_ours(int fd)
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) == 0 && cr.uid == getuid();
 }
 
-/* One connection: its request run, its status answered. */
-static void ranks_take(int fd)
+/* Whether the client of connection fd left (it sends nothing after its
+ * request: readable means gone). */
+static bool peer_gone(int fd)
 {
-    char why[128], peer[64] = "a local command";
-    int out[2];
-    size_t len;
-    struct timeval tv = { 5, 0 };   /* (a request is sent at once: no peer holds the ranks) */
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    uint8_t *b = peer_ours(fd) ? req_recv(fd, &len, out, why, sizeof why) : NULL;
-    if (!b) {
-        serve_log(peer, "ranks: refused: %s", peer_ours(fd) ? why : "another user");
-        return;
-    }
-    int rc = ranks_run(b, len, out, why, sizeof why);
-    free(b);
-    close(out[0]);
-    close(out[1]);
-    if (rc < 0) {   /* (no command of a client's: its connection just ends) */
-        serve_log(peer, "ranks: refused: %s", why);
-        return;
-    }
-    uint8_t st[4];
-    status_put(st, rc);
-    (void)send_all(fd, st, sizeof st);
+    struct pollfd p = { fd, POLLIN, 0 };
+    return poll(&p, 1, 0) > 0;
 }
 
-void serve_ranks_loop(int lfd, volatile sig_atomic_t *stop)
+/* Sends the status and the output files on fd. */
+static void answer(int fd, int status, const int out[2])
 {
+    dfn_wirebuf w = {0};
+    dfn_wire_put_i32(&w, DFN_MSG_EXIT, status);
+    union { struct cmsghdr h; char b[CMSG_SPACE(2 * sizeof(int))]; } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { w.buf, w.len };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+    memcpy(CMSG_DATA(c), out, 2 * sizeof(int));
+    ssize_t r;
+    do r = sendmsg(fd, &m, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    dfn_wirebuf_free(&w);
+}
+
+/* One connection: its command run on every rank, its answer sent. */
+static void ranks_take(int fd, const char *dir)
+{
+    const char *peer = "a local command";
+    char why[128];
+    size_t len;
+    struct timeval tv = { 5, 0 };   /* (a client's command sends its request at once) */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    bool ours = peer_ours(fd);
+    uint8_t *b = ours ? req_recv(fd, &len, why, sizeof why) : NULL;
+    dfn_ranksreq q = {0};
+    int out[2] = { -1, -1 };
+    bool decoded = b && dfn_ranksreq_decode(b, len, &q, why, sizeof why);
+    if (b && (!decoded || !word_ok(q.word))) {
+        if (decoded) snprintf(why, sizeof why, "a command of word %d", q.word);
+        free(b);
+        b = NULL;
+    } else if (b && ((out[0] = output_file(dir)) < 0 || (out[1] = output_file(dir)) < 0)) {
+        snprintf(why, sizeof why, "no file for its output: %s", strerror(errno));
+        free(b);
+        b = NULL;
+    } else if (b && peer_gone(fd)) {
+        snprintf(why, sizeof why, "gone before its command ran");
+        free(b);
+        b = NULL;
+    }
+    if (b) {
+        for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, b, len);
+        answer(fd, ranks_command(&q, out), out);
+    } else {
+        serve_log(peer, "ranks: refused: %s", ours ? why : "another user's");
+    }
+    for (int i = 0; i < 2; i++) if (out[i] >= 0) close(out[i]);
+    dfn_ranksreq_free(&q);
+    free(b);
+    ranks_idle();
+}
+
+void serve_ranks_loop(int lfd, const char *dir, volatile sig_atomic_t *stop)
+{
+    /* the stops wait while *stop is read, and come during ppoll (and
+     * while a command runs: their handler cleans up at once) */
     sigset_t stops, during;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_BLOCK, &stops, &during);
-    sigdelset(&during, SIGINT);
-    sigdelset(&during, SIGTERM);
-    sigdelset(&during, SIGHUP);
+    cli_signal_stops(&stops, &during);
     while (!*stop) {
         struct pollfd p = { lfd, POLLIN, 0 };
-        if (ppoll(&p, 1, NULL, &during) <= 0) continue;   /* (a signal: *stop says) */
+        if (ppoll(&p, 1, NULL, &during) <= 0 || *stop) continue;
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) continue;
-        ranks_take(fd);
+        if (fd < 0) {   /* (no descriptor to spare: a rest, not a spin) */
+            struct timespec ts = { 0, 50 * 1000000 };
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        sigprocmask(SIG_SETMASK, &during, NULL);
+        ranks_take(fd, dir);
+        sigprocmask(SIG_BLOCK, &stops, NULL);
         close(fd);
     }
     sigprocmask(SIG_UNBLOCK, &stops, NULL);
@@ -324,7 +359,7 @@ int serve_ranks_worker(const cli_opts *o)
 {
     uint64_t events;
     int status = cli_dist_spread_load(o, &events);
-    if (status >= 3) return status;
+    if (status >= 2) return status;
     /* rank 0 ends the server, cleaning up what it owns (the token file),
      * and then tells these the end: a launcher passes Ctrl-C to every
      * rank, and a rank that died of it would take rank 0 down first */
@@ -332,9 +367,10 @@ int serve_ranks_worker(const cli_opts *o)
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     for (;;) {
+        dfn_dist_wait_bytes(0);
         size_t len;
         char *b = dfn_dist_recv_bytes(0, &len), why[128];
-        dfn_ranksreq q;
+        dfn_ranksreq q = {0};
         /* (rank 0 sends only what it decoded: else 'E', the end) */
         if (!b || !dfn_ranksreq_decode((const uint8_t *)b, len, &q, why, sizeof why)) {
             dfn_ranksreq_free(&q);
@@ -347,8 +383,7 @@ int serve_ranks_worker(const cli_opts *o)
         bool parsed = cli_request_opts((int)q.argc, q.argv, &ro, &ctrs, &words) < 0;
         /* (rank 0 gives a word for every command, whatever its parse said) */
         int w = dfn_dist_bcast_int(CLI_DIST_STOP);
-        if (parsed && (w == CLI_DIST_REPORT || w == CLI_DIST_OVERVIEW || w == CLI_DIST_INFO))
-            (void)cli_dist_report_worker(&ro, w);
+        if (parsed && word_ok(w)) (void)cli_dist_report_worker(&ro, w);
         free(words);
         dfn_ctrs_free(&ctrs);
         dfn_ranksreq_free(&q);

@@ -291,13 +291,39 @@ printf 'GET / HTTP/1.1\r\n\r\n' | "$NETSEND" --unix "$ranks" --fds >"$T/reply"
 printf 'DFNR\002\002\000\000\001\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
 printf 'DFNR\001\011\000\000\001\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
 printf 'DFNR\001\002\000\000\002\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
-printf 'DFNR\001\002\000\000\001\000\000\000\002\000\000\000report\000' | "$NETSEND" --unix "$ranks" >/dev/null
+printf 'DFNR\001\002\000\000\001\000\000\000\144\000\000\000report\000' | "$NETSEND" --unix "$ranks" >/dev/null
 check "spread: a request that is none: no answer" "" "$(cat "$T/reply")"
 for why in "no command of dfnav's" "a command of another version" "a command of word 9" \
-           "a command of fewer words than it says" "no descriptors came"; do
+           "a command of fewer words than it says" "a command cut short"; do
     grep -q "ranks: refused: $why" "$T/spread1.log" && ok || fail "spread: not refused: $why: $(tail -3 "$T/spread1.log")"
 done
 same "spread: serving on" "$T/set" report --by func -f csv
+# a client that stops reading holds up no other: its command's output
+# waits in files of its own, never in the client's pipe (here a request
+# sent as a client's command sends it, with descriptors to a pipe that
+# nobody reads, which a rank that wrote there would fill and wait on)
+le32() {
+    printf "\\$(printf %03o $(($1 & 255)))\\$(printf %03o $((($1 >> 8) & 255)))"
+    printf "\\$(printf %03o $((($1 >> 16) & 255)))\\$(printf %03o $((($1 >> 24) & 255)))"
+}
+ranksreq() {   # ranksreq WORD ARGS...: serve --spread's command (dfn_ranksreq)
+    word=$1; shift
+    bytes=0
+    for a; do bytes=$((bytes + ${#a} + 1)); done
+    printf 'DFNR\001'; printf "\\$(printf %03o "$word")"; printf '\000\000'
+    le32 $#; le32 $bytes
+    for a; do printf '%s\000' "$a"; done
+}
+ranksreq 2 "$DFNAV" report --by event -f csv --served --ranks "$ranks" -- "$T/set" |
+    "$NETSEND" --unix "$ranks" --fds --hold | sleep 30 &
+stalled=$!
+sleep 1
+timeout 20 "$DFNAV" report --by func -f csv --connect "127.0.0.1:$PORT" --token-file "$TOK" >"$T/remote.out" 2>/dev/null
+check "spread: answered while another client stalls" 0 "$?"
+"$DFNAV" report --by func -f csv --no-cache "$T/set" >"$T/local.out" 2>/dev/null
+same_files "spread: answered while another client stalls: the rows" "$T/local.out" "$T/remote.out"
+kill "$stalled" 2>/dev/null
+wait "$stalled" 2>/dev/null
 stop 0
 check "spread: nothing left in TMPDIR" "" "$(ls -A "$T/spreadtmp")"
 
