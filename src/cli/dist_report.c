@@ -463,7 +463,7 @@ static char **shares_labels(const dfn_runspec *specs, size_t n, bool compare)
  * memory before any loads (one process holds every run too). specs and
  * n: rank 0's; nruns: every rank's. */
 static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, size_t nruns, bool by_host, bool names,
-                        bool calls, shares *all)
+                        bool calls, uint64_t per_event, shares *all)
 {
     memset(all, 0, sizeof *all);
     all->n = nruns;
@@ -488,7 +488,7 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     char msg[512];
     uint64_t th = (uint64_t)(o->threads > 0 ? o->threads : dfn_ncpus());
     all->too_big = !all->left &&
-                   dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, DFN_EST_CLI_PER_EVENT, false, msg, sizeof msg));
+                   dfn_dist_max_int(!o->force && !dfn_estimate_fits(&est, th, per_event, false, msg, sizeof msg));
     for (size_t k = 0; k < nruns && !all->too_big && !all->left; k++) {
         size_t ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
@@ -2075,7 +2075,8 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     (void)word_probe(o, word, &whole, NULL, 0);
     /* (info's accounts of the files name no hash) */
     int kind = word_calls(o, word);
-    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, kind != CALLS_NONE, all);
+    shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, kind != CALLS_NONE, DFN_EST_CLI_PER_EVENT,
+                all);
     if (all->left) return -1;
     if (all->too_big) {
         if (dfn_dist_rank() == 0)
@@ -2260,7 +2261,7 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
     }
     /* (a process's files on one rank, a host's with compute united by
      * host; hash names shared; each call's file kept, for --by event) */
-    shares_load(o, specs, n, 1, o->overlap_host, true, true, &kept);
+    shares_load(o, specs, n, 1, o->overlap_host, true, true, DFN_EST_SERVED_PER_EVENT, &kept);
     int status = kept.run[0].any ? kept.run[0].status : 3;
     if (kept.too_big) {
         if (dfn_dist_rank() == 0)

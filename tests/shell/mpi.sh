@@ -729,13 +729,17 @@ if [ $# -eq 2 ] && [ "$1" = "$2" ] && [ "$1" -ge 2 ] && [ "$1" -le 6 ]; then
         >"$T/mpi.out" 2>"$T/mpi.err"
     check "the nodes it names hold it: status" 0 "$?"
     same_files "the nodes it names hold it: the rows" "$T/one.out" "$T/mpi.out"
-    # serve: as many nodes hold the set in shares (serve --spread), whose
-    # clients get the same rows
+    # serve: the nodes that hold the set in shares (serve --spread; at
+    # least as many: a served rank keeps its share while a command runs),
+    # whose clients get the same rows
     DFNAV_MEM_AVAILABLE=$avail "$DFNAV" serve --token-file "$T/advice.tok" "$T/nodes" 2>"$T/serve.err"
     check "serve: a set too big for its node: status" 4 "$?"
-    grep -qF "dfnav: about $1 nodes of this memory hold it in shares for clients' report, overview and info (dfnav(1), SERVING): mpirun -n $1 --map-by ppr:1:node dfnav serve --spread $T/nodes" "$T/serve.err" &&
-        ok || fail "serve's advice: $(cat "$T/serve.err")"
-    DFNAV_MEM_AVAILABLE=$avail $MPIRUN -n "$1" "$DFNAV" serve --spread --listen 127.0.0.1:0 --token-file "$T/spread.tok" \
+    served=$(sed -n "s|^dfnav: about \([0-9]*\) nodes of this memory hold it in shares for clients' report, overview and info (dfnav(1), SERVING): mpirun -n \([0-9]*\) --map-by ppr:1:node dfnav serve --spread $T/nodes\$|\1 \2|p" "$T/serve.err")
+    set -- $nodes $served
+    if [ $# -eq 4 ] && [ "$3" = "$4" ] && [ "$3" -ge "$1" ] && [ "$3" -le 6 ]; then ok; else
+        fail "serve's advice (report's nodes: $1): $(cat "$T/serve.err")"
+    fi
+    DFNAV_MEM_AVAILABLE=$avail $MPIRUN -n "${3:-2}" "$DFNAV" serve --spread --listen 127.0.0.1:0 --token-file "$T/spread.tok" \
         "$T/nodes" 2>"$T/spread.log" &
     spid=$!
     i=0
