@@ -350,170 +350,182 @@ typedef struct {
     bool cache_cmd, clear, no_cache;
     const char *cache_dir;
     char **av;                /* the words o.paths points into (malloc'd; the strings are argv's) */
+    /* while parsing: a served command's, and its client's part still
+     * (before --served); where ctr.SERIES metrics go */
+    bool served, client_part;
+    dfn_ctrs *ctrs;
 } main_args;
 
 /* argv into a (its ctr.SERIES metrics into ctrs); served: a client's
  * command run by dfnav serve, whose options come before --served. -1 to
  * go on, else the exit status (help and errors said). */
+/* Option c (its value arg) of those that shape a table or a load: -1
+ * taken, 0 another kind, else the exit status (said). */
+static int main_opt_table(main_args *a, int c, const char *arg)
+{
+    char *end, err[1024];
+    switch (c) {
+    case 'b': a->o.by = arg; return -1;
+    case 'w': a->o.where = arg; return -1;
+    case 's': a->o.sort = arg; return -1;
+    case 'n':
+        errno = 0;
+        a->o.top = strtoul(arg, &end, 10);
+        if (*end || errno || arg[0] == '-') { fprintf(stderr, "dfnav: --top takes a whole number, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'B':
+        a->o.bin_s = strtod(arg, &end);
+        if (*end || !(a->o.bin_s > 0) || a->o.bin_s > 1e9) { fprintf(stderr, "dfnav: --bin takes seconds > 0, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'l': a->o.layers = arg; return -1;
+    case 'o':
+        if (a->cmd != cmd_extract) { fprintf(stderr, "dfnav: -o/--output belongs to 'dfnav extract'\n"); return 2; }
+        a->o.output = arg;
+        return -1;
+    case 'f':
+        if (!dfn_format_parse(arg, &a->o.format)) { fprintf(stderr, "dfnav: --format is table, csv, json or chrome, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'j':
+        errno = 0;
+        a->o.threads = (int)strtol(arg, &end, 10);
+        if (*end || errno || a->o.threads < 1 || a->o.threads > 256) { fprintf(stderr, "dfnav: -j takes 1 to 256, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'm':
+        if (!dfn_metrics_parse(arg, &a->o.metrics, a->ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
+        return -1;
+    case 'Z': a->o.sizes = true; return -1;
+    case 'U':
+        if (strcmp(arg, "process") == 0) a->o.overlap_host = false;
+        else if (strcmp(arg, "host") == 0) a->o.overlap_host = true;
+        else { fprintf(stderr, "dfnav: --overlap-by is process or host, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'P': a->o.compute = arg; return -1;
+    case 'I': a->o.io = arg; return -1;
+    case 'D': a->o.diagnose = true; return -1;
+    case 'K': a->o.compare = true; return -1;
+    case 'F': a->o.force = true; return -1;
+    case 'u':
+        a->o.time_unit = dfn_unit_parse(arg, strlen(arg));
+        if (!a->o.time_unit) { fprintf(stderr, "dfnav: --time-unit is us, ns, ms or sec, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'c': a->o.counters = true; return -1;
+    case 'E':
+        if (a->cmd != cmd_info) { fprintf(stderr, "dfnav: --list belongs to 'dfnav info'\n"); return 2; }
+        if (strcmp(arg, "args") != 0 && strcmp(arg, "layers") != 0) {
+            fprintf(stderr, "dfnav: --list is args or layers, not '%s'\n", arg);
+            return 2;
+        }
+        a->o.list = arg;
+        return -1;
+    case 'T':
+        if (!dfn_thresholds_parse(arg, &a->o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
+        return -1;
+    default: return 0;
+    }
+}
+
+/* Option c of the others: the server's and client's, the explorer's,
+ * the cache's, help: -1 taken, else the exit status (said). */
+static int main_opt_other(main_args *a, int c, const char *arg)
+{
+    switch (c) {
+    case OPT_LISTEN:
+        if (a->cmd != cmd_serve) { fprintf(stderr, "dfnav: --listen belongs to 'dfnav serve'\n"); return 2; }
+        a->o.listen = arg;
+        return -1;
+    case OPT_TOKEN: a->o.token_file = arg; return -1;
+    case OPT_CONNECT: a->o.connect = arg; return -1;
+    case OPT_SERVED:
+        if (!a->client_part) { fprintf(stderr, "dfnav: --served is dfnav serve's own\n"); return 2; }
+        a->client_part = false;
+        return -1;
+    case OPT_RANKS:   /* (what serve --spread gives its clients' commands: where its ranks take them) */
+        if (!a->served || a->client_part) { fprintf(stderr, "dfnav: --ranks is dfnav serve's own\n"); return 2; }
+        a->o.ranks = arg;
+        return -1;
+    case OPT_SPREAD:
+        if (a->cmd != cmd_serve) { fprintf(stderr, "dfnav: --spread belongs to 'dfnav serve'\n"); return 2; }
+        a->o.spread = true;
+        return -1;
+    case 'q': a->o.quiet = true; return -1;
+    case 'A': a->ui.ascii = true; return -1;
+    case 'C':
+        if (strcmp(arg, "auto") == 0) a->ui.color = -1;
+        else if (strcmp(arg, "always") == 0) a->ui.color = 1;
+        else if (strcmp(arg, "never") == 0) a->ui.color = 0;
+        else { fprintf(stderr, "dfnav: --color is auto, always or never, not '%s'\n", arg); return 2; }
+        return -1;
+    case 'R': a->ui.replay = arg; return -1;
+    case 'S':
+        if (sscanf(arg, "%dx%d", &a->ui.cols, &a->ui.rows) != 2 || a->ui.cols < 1 || a->ui.rows < 1 || a->ui.cols > 2000 || a->ui.rows > 1000) {
+            fprintf(stderr, "dfnav: --size is COLSxROWS such as 80x24, not '%s'\n", arg);
+            return 2;
+        }
+        return -1;
+    case 'O': a->ui.screens = arg; return -1;
+    case 'X': a->cache_dir = arg; return -1;
+    case 'x': a->no_cache = true; return -1;
+    case 'L':
+        if (!a->cache_cmd) { fprintf(stderr, "dfnav: --clear belongs to 'dfnav cache'\n"); return 2; }
+        a->clear = true;
+        return -1;
+    case 'h': usage(stdout); return cli_write_status(stdout) ? 2 : 0;
+    case 'k': {
+        /* the explorer's help screen, from the same key table */
+        char **lines;
+        size_t n = keymap_help(78, &lines);
+        for (size_t i = 0; i < n; i++) { puts(lines[i]); free(lines[i]); }
+        free(lines);
+        return cli_write_status(stdout) ? 2 : 0;
+    }
+    case 'V':
+        printf("dfnav %s (gzip: %s, MPI: %s)\n", PACKAGE_VERSION, dfn_reader_backend(), dfn_dist_backend());
+        return 0;
+    default: usage(stderr); return 2;
+    }
+}
+
 static int main_parse_opts(int argc, char **argv, bool served, dfn_ctrs *ctrs, main_args *a)
 {
-    cli_opts o = { .format = DFN_FMT_TABLE, .ctrs = ctrs };
-    dfn_thresholds_default(&o.thresholds);
-    char err[1024];
-    int (*cmd)(const cli_opts *) = NULL;   /* NULL: the explorer */
+    *a = (main_args){ .o = { .format = DFN_FMT_TABLE, .ctrs = ctrs }, .ui = { .color = -1, .rows = 24, .cols = 80 },
+                      .served = served, .ctrs = ctrs };
+    dfn_thresholds_default(&a->o.thresholds);
     int first = 1;
-    if (argc > 1 && strcmp(argv[1], "report") == 0) { cmd = cmd_report; first = 2; }
-    else if (argc > 1 && strcmp(argv[1], "compare") == 0) { o.compare = true; first = 2; }
-    else if (argc > 1 && strcmp(argv[1], "info") == 0) { cmd = cmd_info; first = 2; }
-    else if (argc > 1 && strcmp(argv[1], "overview") == 0) { cmd = cmd_overview; first = 2; }
-    else if (argc > 1 && strcmp(argv[1], "extract") == 0) { cmd = cmd_extract; first = 2; }
-    else if (argc > 1 && strcmp(argv[1], "serve") == 0) { cmd = cmd_serve; first = 2; }
-    bool cache_cmd = argc > 1 && strcmp(argv[1], "cache") == 0;
-    if (cache_cmd) first = 2;
-    ui_opts ui = { .color = -1, .rows = 24, .cols = 80 };
-    a->clear = a->no_cache = false;
-    a->cache_dir = NULL;
+    const char *word = argc > 1 ? argv[1] : "";
+    if (strcmp(word, "report") == 0) a->cmd = cmd_report;
+    else if (strcmp(word, "compare") == 0) a->o.compare = true;
+    else if (strcmp(word, "info") == 0) a->cmd = cmd_info;
+    else if (strcmp(word, "overview") == 0) a->cmd = cmd_overview;
+    else if (strcmp(word, "extract") == 0) a->cmd = cmd_extract;
+    else if (strcmp(word, "serve") == 0) a->cmd = cmd_serve;
+    else a->cache_cmd = strcmp(word, "cache") == 0;
+    if (a->cmd || a->o.compare || a->cache_cmd) first = 2;
     /* a client's command run by dfnav serve: its options come before
      * --served, the server's after, and the client's may not choose what
      * the server holds (its set, cache, files it writes) */
-    bool client_part = served;
-    ui.served = client_part;
-    o.served = client_part;
-    int c;
+    a->client_part = a->ui.served = a->o.served = served;
     /* the program and the words after the command (optind 0 starts
      * getopt afresh, as a second parse in one process needs, at 1) */
-    int ac = argc - first + 1;
+    int ac = argc - first + 1, c;
     char **av = a->av = dfn_xcalloc((size_t)ac + 1, sizeof *av);
     av[0] = argv[0];
     for (int i = first; i < argc; i++) av[i - first + 1] = argv[i];
     optind = 0;
     while ((c = getopt_long(ac, av, cli_shortopts, cli_longopts, NULL)) != -1) {
-        char *end;
-        if (client_part && served_refuses(c)) {
+        if (a->client_part && served_refuses(c)) {
             const char *name = "?";
             for (size_t k = 0; cli_longopts[k].name; k++)
                 if (cli_longopts[k].val == c) { name = cli_longopts[k].name; break; }
             fprintf(stderr, "dfnav: --%s is the server's to set, not a client's\n", name);
             return 2;
         }
-        switch (c) {
-        case OPT_LISTEN:
-            if (cmd != cmd_serve) { fprintf(stderr, "dfnav: --listen belongs to 'dfnav serve'\n"); return 2; }
-            o.listen = optarg;
-            break;
-        case OPT_TOKEN: o.token_file = optarg; break;
-        case OPT_CONNECT: o.connect = optarg; break;
-        case OPT_SERVED:
-            if (!client_part) { fprintf(stderr, "dfnav: --served is dfnav serve's own\n"); return 2; }
-            client_part = false;
-            break;
-        case OPT_RANKS:   /* (what serve --spread gives its clients' commands: where its ranks take them) */
-            if (!served || client_part) { fprintf(stderr, "dfnav: --ranks is dfnav serve's own\n"); return 2; }
-            o.ranks = optarg;
-            break;
-        case OPT_SPREAD:
-            if (cmd != cmd_serve) { fprintf(stderr, "dfnav: --spread belongs to 'dfnav serve'\n"); return 2; }
-            o.spread = true;
-            break;
-        case 'b': o.by = optarg; break;
-        case 'w': o.where = optarg; break;
-        case 's': o.sort = optarg; break;
-        case 'n':
-            errno = 0;
-            o.top = strtoul(optarg, &end, 10);
-            if (*end || errno || optarg[0] == '-') { fprintf(stderr, "dfnav: --top takes a whole number, not '%s'\n", optarg); return 2; }
-            break;
-        case 'B':
-            o.bin_s = strtod(optarg, &end);
-            if (*end || !(o.bin_s > 0) || o.bin_s > 1e9) { fprintf(stderr, "dfnav: --bin takes seconds > 0, not '%s'\n", optarg); return 2; }
-            break;
-        case 'l': o.layers = optarg; break;
-        case 'o':
-            if (cmd != cmd_extract) { fprintf(stderr, "dfnav: -o/--output belongs to 'dfnav extract'\n"); return 2; }
-            o.output = optarg;
-            break;
-        case 'f':
-            if (!dfn_format_parse(optarg, &o.format)) { fprintf(stderr, "dfnav: --format is table, csv, json or chrome, not '%s'\n", optarg); return 2; }
-            break;
-        case 'j':
-            errno = 0;
-            o.threads = (int)strtol(optarg, &end, 10);
-            if (*end || errno || o.threads < 1 || o.threads > 256) { fprintf(stderr, "dfnav: -j takes 1 to 256, not '%s'\n", optarg); return 2; }
-            break;
-        case 'q': o.quiet = true; break;
-        case 'A': ui.ascii = true; break;
-        case 'C':
-            if (strcmp(optarg, "auto") == 0) ui.color = -1;
-            else if (strcmp(optarg, "always") == 0) ui.color = 1;
-            else if (strcmp(optarg, "never") == 0) ui.color = 0;
-            else { fprintf(stderr, "dfnav: --color is auto, always or never, not '%s'\n", optarg); return 2; }
-            break;
-        case 'R': ui.replay = optarg; break;
-        case 'S':
-            if (sscanf(optarg, "%dx%d", &ui.cols, &ui.rows) != 2 || ui.cols < 1 || ui.rows < 1 || ui.cols > 2000 || ui.rows > 1000) {
-                fprintf(stderr, "dfnav: --size is COLSxROWS such as 80x24, not '%s'\n", optarg);
-                return 2;
-            }
-            break;
-        case 'O': ui.screens = optarg; break;
-        case 'm':
-            if (!dfn_metrics_parse(optarg, &o.metrics, ctrs, err, sizeof err)) { fprintf(stderr, "dfnav: --metrics: %s\n", err); return 2; }
-            break;
-        case 'Z': o.sizes = true; break;
-        case 'U':
-            if (strcmp(optarg, "process") == 0) o.overlap_host = false;
-            else if (strcmp(optarg, "host") == 0) o.overlap_host = true;
-            else { fprintf(stderr, "dfnav: --overlap-by is process or host, not '%s'\n", optarg); return 2; }
-            break;
-        case 'P': o.compute = optarg; break;
-        case 'I': o.io = optarg; break;
-        case 'D': o.diagnose = true; break;
-        case 'K': o.compare = true; break;
-        case 'F': o.force = true; break;
-        case 'u':
-            o.time_unit = dfn_unit_parse(optarg, strlen(optarg));
-            if (!o.time_unit) { fprintf(stderr, "dfnav: --time-unit is us, ns, ms or sec, not '%s'\n", optarg); return 2; }
-            break;
-        case 'c': o.counters = true; break;
-        case 'X': a->cache_dir = optarg; break;
-        case 'x': a->no_cache = true; break;
-        case 'L':
-            if (!cache_cmd) { fprintf(stderr, "dfnav: --clear belongs to 'dfnav cache'\n"); return 2; }
-            a->clear = true;
-            break;
-        case 'E':
-            if (cmd != cmd_info) { fprintf(stderr, "dfnav: --list belongs to 'dfnav info'\n"); return 2; }
-            if (strcmp(optarg, "args") != 0 && strcmp(optarg, "layers") != 0) {
-                fprintf(stderr, "dfnav: --list is args or layers, not '%s'\n", optarg);
-                return 2;
-            }
-            o.list = optarg;
-            break;
-        case 'T':
-            if (!dfn_thresholds_parse(optarg, &o.thresholds, err, sizeof err)) { fprintf(stderr, "dfnav: --threshold: %s\n", err); return 2; }
-            break;
-        case 'h': usage(stdout); return cli_write_status(stdout) ? 2 : 0;
-        case 'k': {
-            /* the explorer's help screen, from the same key table */
-            char **lines;
-            size_t n = keymap_help(78, &lines);
-            for (size_t i = 0; i < n; i++) { puts(lines[i]); free(lines[i]); }
-            free(lines);
-            return cli_write_status(stdout) ? 2 : 0;
-        }
-        case 'V':
-            printf("dfnav %s (gzip: %s, MPI: %s)\n", PACKAGE_VERSION, dfn_reader_backend(), dfn_dist_backend());
-            return 0;
-        default: usage(stderr); return 2;
-        }
+        int rc = main_opt_table(a, c, optarg);
+        if (rc == 0) rc = main_opt_other(a, c, optarg);
+        if (rc >= 0) return rc;
     }
-    o.paths = av + optind;
-    o.npaths = (size_t)(ac - optind);
-    if (client_part) { fprintf(stderr, "dfnav: a served command without the server's --served\n"); return 2; }
-    a->o = o;
-    a->ui = ui;
-    a->cmd = cmd;
-    a->cache_cmd = cache_cmd;
+    a->o.paths = av + optind;
+    a->o.npaths = (size_t)(ac - optind);
+    if (a->client_part) { fprintf(stderr, "dfnav: a served command without the server's --served\n"); return 2; }
     return -1;
 }
 
