@@ -505,6 +505,15 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     free(nmine);
 }
 
+/* What a share too big for its node says (rank 0, once): status 4. */
+static int shares_too_big(void)
+{
+    if (dfn_dist_rank() == 0)
+        fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
+                "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
+    return 4;
+}
+
 static void shares_free(shares *all)
 {
     for (size_t k = 0; k < all->n; k++) {
@@ -2078,12 +2087,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, kind != CALLS_NONE, DFN_EST_CLI_PER_EVENT,
                 all);
     if (all->left) return -1;
-    if (all->too_big) {
-        if (dfn_dist_rank() == 0)
-            fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
-                    "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
-        return 4;
-    }
+    if (all->too_big) return shares_too_big();
     return dist_answer(o, all, word);
 }
 
@@ -2263,12 +2267,7 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
      * host; hash names shared; each call's file kept, for --by event) */
     shares_load(o, specs, n, 1, o->overlap_host, true, true, DFN_EST_SERVED_PER_EVENT, &kept);
     int status = kept.run[0].any ? kept.run[0].status : 3;
-    if (kept.too_big) {
-        if (dfn_dist_rank() == 0)
-            fprintf(stderr, "dfnav: MPI: a rank's share of the files needs more memory than its node has: more ranks, "
-                    "a rank a node (mpirun --map-by ppr:1:node), or --force\n");
-        status = 4;
-    }
+    if (kept.too_big) status = shares_too_big();
     if (status < 3 && kept.run[0].unresolved) {
         /* (every query of it would go the images' way: refused at once) */
         if (dfn_dist_rank() == 0)

@@ -56,18 +56,6 @@ static void ranks_idle(void)
 #endif
 }
 
-static bool send_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* ---- the client's command (a handler's child) ---- */
 
 /* The answer on fd: its EXIT frame, and the command's output and error
@@ -134,7 +122,8 @@ int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped,
     if (ok) {
         memcpy(a.sun_path, o->ranks, strlen(o->ranks) + 1);
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && send_all(fd, req, len) &&
+        dfn_wirebuf w = { req, len, len };   /* (the request's bytes as they are: no frame) */
+        ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && dfn_wire_send(fd, &w) &&
              ask_answer(fd, &status, fds);
     }
     free(req);
