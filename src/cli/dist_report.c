@@ -190,57 +190,68 @@ static size_t word_queries(const cli_opts *o, int word, qtext qs[3], char **wher
 /* Whether report --diagnose runs on the shares: one run (a comparison
  * prints each run's findings: the images' way), a --where and a --by of
  * one dimension it takes (else the images' way, whose load says what is
- * wrong after it, as one process does). */
-static bool diagnose_probe(const cli_opts *o)
+ * wrong after it, as one process does). Why not in why, and *own when
+ * that is report's own refusal (then why is its words). */
+static bool diagnose_probe(const cli_opts *o, char *why, size_t cap, bool *own)
 {
-    char err[256];
+    char err[2048];
     dfn_filter f;
+    *own = false;
     /* (a comparison's findings are a table per run: never CSV or JSON) */
-    if ((o->compare && o->format != DFN_FMT_TABLE) || !dfn_filter_parse(o->where, &f, err, sizeof err)) return false;
+    if (o->compare && o->format != DFN_FMT_TABLE) return snprintf(why, cap, "--diagnose --compare in CSV or JSON"), false;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) return *own = true, snprintf(why, cap, "--where: %s", err), false;
     dfn_filter_free(&f);
     dfn_query q = {0};
     if (!o->by) return true;
-    bool ok = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err) && q.ndims == 1 &&
-              (q.dims[0].kind == DFN_DIM_TIME || dfn_dim_key(q.dims[0].kind) != DFN_KEY_COUNT) &&
+    bool parsed = dfn_dims_parse(o->by, q.dims, &q.ndims, err, sizeof err);
+    *own = !parsed || q.ndims != 1;
+    if (*own) snprintf(why, cap, "--by: %s", parsed ? "--diagnose scores the rows of one dimension" : err);
+    bool ok = !*own && (q.dims[0].kind == DFN_DIM_TIME || dfn_dim_key(q.dims[0].kind) != DFN_KEY_COUNT) &&
               dfn_partial_supports(&q, err, sizeof err);
+    if (!ok && !*own) snprintf(why, cap, "--diagnose by %s", o->by);
     dfn_dims_free(q.dims, q.ndims);
     return ok;
 }
 
 /* Whether report --counters runs on the shares: one run, grouped and
  * filtered as counters are (else the images' way, whose load says what
- * is wrong after it, as one process does). */
-static bool counters_probe(const cli_opts *o)
+ * is wrong after it, as one process does). Each refusal is report's own
+ * (*own), in its words (why). */
+static bool counters_probe(const cli_opts *o, char *why, size_t cap, bool *own)
 {
-    if (o->compare || o->diagnose || o->sort || o->top || o->metrics) return false;
-    char err[256];
+    *own = true;
+    if (o->compare || o->diagnose || o->sort || o->top || o->metrics)
+        return snprintf(why, cap, "--counters reports one run, by --by and --where (and --bin)"), false;
+    char err[2048];
     dfn_cquery q = { .bin_s = o->bin_s };
     dfn_filter f;
-    if (!dfn_cdims_parse(o->by, q.dims, &q.ndims, err, sizeof err) || !dfn_filter_parse(o->where, &f, err, sizeof err))
-        return false;
+    if (!dfn_cdims_parse(o->by, q.dims, &q.ndims, err, sizeof err)) return snprintf(why, cap, "--by: %s", err), false;
+    if (!dfn_filter_parse(o->where, &f, err, sizeof err)) return snprintf(why, cap, "--where: %s", err), false;
     q.filter = &f;
     bool ok = dfn_counters_check(&q, err, sizeof err);
+    if (!ok) snprintf(why, cap, "--where: %s", err);
     dfn_filter_free(&f);
     return ok;
 }
 
 /* Whether partials answer word's queries (query_probe), and *whole:
  * what they need of the shares (the most of them); info's need none.
- * Why not in why (cap bytes; NULL: not wanted). */
-static bool word_probe(const cli_opts *o, int word, int *whole, char *why, size_t cap)
+ * Why not in why (cap bytes; NULL: not wanted), and *own (may be NULL)
+ * when that is report's own refusal of --counters or --diagnose, in its
+ * words (a query's is said by shares_check). */
+static bool word_probe(const cli_opts *o, int word, int *whole, char *why, size_t cap, bool *own)
 {
-    char none[256];
+    char none[4096];
+    bool mine = false;
     if (!why) why = none, cap = sizeof none;
+    if (!own) own = &mine;
+    *own = false;
     *whole = WHOLE_NONE;
     if (word == CLI_DIST_INFO) return true;
-    if (word == CLI_DIST_REPORT && o->counters) {   /* (samples need no whole process) */
-        snprintf(why, cap, "--counters of one run, by hosts, series and time");
-        return counters_probe(o);
-    }
+    if (word == CLI_DIST_REPORT && o->counters) return counters_probe(o, why, cap, own);   /* (samples need no whole process) */
     if (word == CLI_DIST_REPORT && o->diagnose) {   /* (its rules read the analysis metrics) */
         *whole = o->overlap_host ? WHOLE_HOSTS : WHOLE_PROCS;
-        snprintf(why, cap, "--diagnose by one dimension of sums, or by time");
-        return diagnose_probe(o);
+        return diagnose_probe(o, why, cap, own);
     }
     qtext qs[3];
     char *where;
@@ -287,7 +298,7 @@ bool cli_dist_report_wanted(const cli_opts *o)
     int whole;
     /* (Chrome output is of calls alone: else report refuses it, the images' way) */
     return g_kept || (dist_wanted(o) && (o->format != DFN_FMT_CHROME || word_calls(o, CLI_DIST_REPORT) == CALLS_ALONE) &&
-           word_probe(o, CLI_DIST_REPORT, &whole, NULL, 0));
+           word_probe(o, CLI_DIST_REPORT, &whole, NULL, 0, NULL));
 }
 
 bool cli_dist_info_wanted(const cli_opts *o)
@@ -298,13 +309,13 @@ bool cli_dist_info_wanted(const cli_opts *o)
 bool cli_dist_overview_wanted(const cli_opts *o)
 {
     int whole;
-    return g_kept || (dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole, NULL, 0));
+    return g_kept || (dist_wanted(o) && word_probe(o, CLI_DIST_OVERVIEW, &whole, NULL, 0, NULL));
 }
 
 bool cli_dist_extract_wanted(const cli_opts *o)
 {
     int whole;
-    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole, NULL, 0);
+    return dist_wanted(o) && word_probe(o, CLI_DIST_EXTRACT, &whole, NULL, 0, NULL);
 }
 
 /* Every rank's account of its share's files (dfn_image_sources_encode),
@@ -2010,7 +2021,7 @@ static int shares_info(const cli_opts *o, const share *sh)
 static int dist_answer(const cli_opts *o, shares *all, int word)
 {
     int whole;
-    (void)word_probe(o, word, &whole, NULL, 0);
+    (void)word_probe(o, word, &whole, NULL, 0, NULL);
     int kind = word_calls(o, word);
     bool calls = kind == CALLS_ALONE, placed_calls = kind != CALLS_NONE;
     /* a hash another rank's file defines: only the whole set names it
@@ -2081,7 +2092,7 @@ static int dist_report(const cli_opts *o, const dfn_runspec *specs, size_t n, si
     /* a process's files together on one rank; a host's only when compute
      * united by host is asked for (a job of one host would be one rank) */
     int whole;
-    (void)word_probe(o, word, &whole, NULL, 0);
+    (void)word_probe(o, word, &whole, NULL, 0, NULL);
     /* (info's accounts of the files name no hash) */
     int kind = word_calls(o, word);
     shares_load(o, specs, n, nruns, whole == WHOLE_HOSTS, word != CLI_DIST_INFO, kind != CALLS_NONE, DFN_EST_CLI_PER_EVENT,
@@ -2227,19 +2238,23 @@ static int kept_answer(const cli_opts *o, int word)
 static int kept_report(const cli_opts *o, int word)
 {
     int whole;
-    char why[256] = "";
+    char why[4096] = "";
     /* the paths that gave no file, first, as one process's load says them */
     size_t input_errors = 0;
     for (size_t k = 0; k < g_kept_nspecs; k++)
         for (size_t i = 0; i < g_kept_specs[k].in.nerrors; i++, input_errors++)
             dfn_warnf(stderr, "%s", g_kept_specs[k].in.errors[i]);
-    if (word != CLI_DIST_INFO && !word_probe(o, word, &whole, why, sizeof why)) {
+    bool own;
+    if (word != CLI_DIST_INFO && !word_probe(o, word, &whole, why, sizeof why, &own)) {
         cli_dist_tell(CLI_DIST_STOP);
-        /* (the layers' choice first, as one process's load says it) */
+        /* (the load's damage and the layers' choice first, as one
+         * process's load says them) */
+        shares_damage(o, g_kept);
         const char *said, *preset = dfn_layers_auto_name(g_kept->run[0].level, &said);
         if (!o->layers && !o->quiet && dfn_preset_is_dlio(preset))
             fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, said);
-        int rc = shares_check(o, g_kept_specs, g_kept_nspecs, word);
+        if (own) fprintf(stderr, "dfnav: %s\n", why);
+        int rc = own ? 2 : shares_check(o, g_kept_specs, g_kept_nspecs, word);
         return rc ? rc : images_way("%s", why);
     }
     cli_dist_tell(word);

@@ -256,12 +256,23 @@ spread_same() {
     same "$1: overview" "$T/set" overview
     same "$1: info" "$T/set" info -f csv
     same "$1: info --list args" "$T/set" info --list args
-    # a query report refuses: its words, and its status
-    "$DFNAV" report --by nosuch --no-cache "$T/set" 2>"$T/local.err"
+    # what report refuses: in its words, with its status
+    same_refusal "$1: a bad --by" report --by nosuch
+    same_refusal "$1: --counters with --top" report --counters --top 3
+    same_refusal "$1: --counters by what counters lack" report --counters --by func
+    same_refusal "$1: --counters where counters lack" report --counters --where "func=read"
+    same_refusal "$1: --diagnose by two dimensions" report --diagnose --by func,file
+}
+# same_refusal NAME ARGS...: ARGS over --connect say what a local run
+# says on stderr, with its status (and print nothing)
+same_refusal() {
+    name=$1; shift
+    "$DFNAV" "$@" --no-cache "$T/set" >"$T/local.out" 2>"$T/local.err"
     want=$?
-    "$DFNAV" report --by nosuch --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>"$T/remote.err"
-    check "$1: a bad --by: its status" "$want" "$?"
-    same_files "$1: a bad --by: what it says" "$T/local.err" "$T/remote.err"
+    "$DFNAV" "$@" --connect "127.0.0.1:$PORT" --token-file "$TOK" >"$T/remote.out" 2>"$T/remote.err"
+    check "$name: its status" "$want" "$?"
+    same_files "$name: what it says" "$T/local.err" "$T/remote.err"
+    check "$name: nothing printed" "" "$(cat "$T/local.out" "$T/remote.out")"
 }
 # spread_refuses NAME: what needs the set whole in one process
 spread_refuses() {
