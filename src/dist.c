@@ -347,7 +347,7 @@ void dfn_dist_wait_bytes(int from)
         if (there) return;
         struct timespec ts = { 0, ns };
         nanosleep(&ts, NULL);
-        if (ns < 20000000) ns *= 2;
+        ns = ns * 2 > 20000000 ? 20000000 : ns * 2;
     }
 #else
     (void)from;

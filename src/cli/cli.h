@@ -150,6 +150,9 @@ void cli_rmdir_now(const char *dir);
  * only sets a flag); cli_signal_chain(sig), at the end of such a handler, runs
  * the one it replaced (which may chain on) and then dies of sig. */
 void cli_signal_install(void (*handler)(int), struct sigaction prev[3]);
+/* The same with sigaction's flags (SA_RESTART: a system call the signal
+ * came during goes on). */
+void cli_signal_install_flags(void (*handler)(int), struct sigaction prev[3], int flags);
 /* INT, TERM and HUP blocked (*stops), and *during the mask to wait for
  * them with (sigsuspend, ppoll): the one before, without them. */
 void cli_signal_stops(sigset_t *stops, sigset_t *during);

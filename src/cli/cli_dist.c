@@ -59,14 +59,19 @@ static struct sigaction g_sigprev[3];
  * extract's temporary file, whichever were installed. */
 static const int cli_sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
-void cli_signal_install(void (*handler)(int), struct sigaction prev[3])
+void cli_signal_install_flags(void (*handler)(int), struct sigaction prev[3], int flags)
 {
     /* the others wait while one runs: mpirun and srun send SIGTERM soon
      * after SIGINT, whose handler must finish its cleaning first */
-    struct sigaction sa = { .sa_handler = handler };
+    struct sigaction sa = { .sa_handler = handler, .sa_flags = flags };
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, cli_sigs[i]);
     for (int i = 0; i < 3; i++) sigaction(cli_sigs[i], &sa, prev ? &prev[i] : NULL);
+}
+
+void cli_signal_install(void (*handler)(int), struct sigaction prev[3])
+{
+    cli_signal_install_flags(handler, prev, 0);
 }
 
 void cli_signal_stops(sigset_t *stops, sigset_t *during)

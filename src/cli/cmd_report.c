@@ -418,8 +418,9 @@ static int diagnose(const cli_opts *o, cli_run *cs)
     int rc = 0;
     /* --by: the rules per row of one dimension */
     dfn_query sel = { .filter = &f };
-    if (o->by && (!dfn_dims_parse(o->by, sel.dims, &sel.ndims, err, sizeof err) || sel.ndims != 1)) {
-        fprintf(stderr, "dfnav: --by: %s\n", sel.ndims ? "--diagnose scores the rows of one dimension" : err);
+    bool parsed = !o->by || dfn_dims_parse(o->by, sel.dims, &sel.ndims, err, sizeof err);
+    if (o->by && (!parsed || sel.ndims != 1)) {
+        fprintf(stderr, "dfnav: --by: %s\n", parsed ? "--diagnose scores the rows of one dimension" : err);
         dfn_dims_free(sel.dims, sel.ndims);
         dfn_filter_free(&f);
         return 2;

@@ -314,10 +314,12 @@ static int serve_load(const cli_opts *o, serve_board *board, const char **dir)
 /* serve --spread's stop (a signal while the ranks hold the set): what
  * the server leaves goes at once (the token, the socket, the gate), as a
  * launcher ends the ranks soon after; the loop ends after its command. */
+static int spread_wake[2] = { -1, -1 };
 static void serve_on_signal_spread(int sig)
 {
     serve_signal = sig;
     serve_clean();
+    if (spread_wake[1] >= 0) (void)!write(spread_wake[1], "", 1);   /* (another thread may have taken it) */
 }
 
 /* serve --spread: every rank loads its share and keeps it; rank 0 then
@@ -329,7 +331,9 @@ static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
     /* (the socket before the load: a TMPDIR too long for it is said at once) */
     int lfd = serve_ranks_listen(priv, &path), status = 3;
     uint64_t events = 0;
-    if (lfd >= 0) {
+    if (lfd < 0) {
+        cli_dist_settle();   /* (the other ranks hear stop, before MPI ends) */
+    } else {
         snprintf(text, sizeof text, "the %d rank%s load their shares of the set", dfn_dist_size(),
                  dfn_dist_size() == 1 ? "" : "s");
         board_say(board, text);
@@ -342,16 +346,10 @@ static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
              dfn_dist_size() == 1 ? "" : "s");
     serve_announce(board, kept, status, text);
     if (kept) {
+        if (pipe2(spread_wake, O_CLOEXEC | O_NONBLOCK) != 0) spread_wake[0] = spread_wake[1] = -1;
         /* (restarted, not cut short: a command's writes run on) */
-        cli_signal_install(serve_on_signal_spread, NULL);
-        for (int i = 0; i < 3; i++) {
-            static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-            struct sigaction sa;
-            sigaction(sigs[i], NULL, &sa);
-            sa.sa_flags |= SA_RESTART;
-            sigaction(sigs[i], &sa, NULL);
-        }
-        serve_ranks_loop(lfd, priv, &serve_signal);
+        cli_signal_install_flags(serve_on_signal_spread, NULL, SA_RESTART);
+        serve_ranks_loop(lfd, spread_wake[0], priv, &serve_signal);
     } else {
         serve_linger();
     }
@@ -362,6 +360,7 @@ static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
         cli_dist_spread_free();
     }
     if (lfd >= 0) close(lfd);
+    for (int i = 0; i < 2; i++) if (spread_wake[i] >= 0) close(spread_wake[i]);
     free(path);
     return status;
 }

@@ -60,6 +60,12 @@ static dfn_runspec *g_kept_specs;   /* rank 0: the set's paths as the load walke
 static size_t g_kept_nspecs;
 static int kept_report(const cli_opts *o, int word);
 static int kept_answer(const cli_opts *o, int word);
+/* The command a kept set answers (kept_answer), and whether what one
+ * process's load says first (the damage, the layers' choice) is said. */
+static const cli_opts *g_answer_o;
+static int g_answer_word;
+static bool g_answer_said;
+static void kept_said_first(const cli_opts *o, int word);
 
 /* What a command on kept shares (serve --spread) says where the batch
  * would load the set whole on rank 0, the images' way: the refusal
@@ -68,6 +74,7 @@ static int images_way(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 static int images_way(const char *fmt, ...)
 {
     if (!g_kept) return -1;
+    if (g_answer_o && !g_answer_said) kept_said_first(g_answer_o, g_answer_word);
     if (dfn_dist_rank() == 0) {
         char why[1024];
         va_list ap;
@@ -2064,6 +2071,7 @@ static int dist_answer(const cli_opts *o, shares *all, int word)
         }
     }
     shares_damage(o, all);
+    g_answer_said = true;   /* (and the layers' choice, next) */
     int rc = 0, status = 0;
     for (size_t k = 0; k < all->n; k++) {
         if (!all->run[k].any) rc = 3;
@@ -2226,10 +2234,25 @@ static int kept_answer(const cli_opts *o, int word)
         sh->ncompute = 0;
     }
     g_kept->query_s = g_kept->slices_s = g_kept->merge_s = 0;
+    g_answer_o = o;
+    g_answer_word = word;
+    g_answer_said = false;
     int rc = dist_answer(o, g_kept, word);
+    g_answer_o = NULL;
     /* (what the command built goes with it: the server idles long) */
     for (size_t k = 0; k < g_kept->n; k++) dfn_runset_release(&g_kept->run[k].set);
     return rc;
+}
+
+/* What one process's load says before a refusal (rank 0): the damage
+ * and, but for info, the layers' choice. */
+static void kept_said_first(const cli_opts *o, int word)
+{
+    g_answer_said = true;
+    shares_damage(o, g_kept);
+    const char *said, *preset = dfn_layers_auto_name(g_kept->run[0].level, &said);
+    if (word != CLI_DIST_INFO && dfn_dist_rank() == 0 && !o->layers && !o->quiet && dfn_preset_is_dlio(preset))
+        fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, said);
 }
 
 /* cli_dist_report on the kept shares (rank 0): a query partials cannot
@@ -2247,12 +2270,7 @@ static int kept_report(const cli_opts *o, int word)
     bool own;
     if (word != CLI_DIST_INFO && !word_probe(o, word, &whole, why, sizeof why, &own)) {
         cli_dist_tell(CLI_DIST_STOP);
-        /* (the load's damage and the layers' choice first, as one
-         * process's load says them) */
-        shares_damage(o, g_kept);
-        const char *said, *preset = dfn_layers_auto_name(g_kept->run[0].level, &said);
-        if (!o->layers && !o->quiet && dfn_preset_is_dlio(preset))
-            fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, said);
+        kept_said_first(o, word);
         if (own) fprintf(stderr, "dfnav: %s\n", why);
         int rc = own ? 2 : shares_check(o, g_kept_specs, g_kept_nspecs, word);
         return rc ? rc : images_way("%s", why);

@@ -356,9 +356,6 @@ typedef struct {
     dfn_ctrs *ctrs;
 } main_args;
 
-/* argv into a (its ctr.SERIES metrics into ctrs); served: a client's
- * command run by dfnav serve, whose options come before --served. -1 to
- * go on, else the exit status (help and errors said). */
 /* Option c (its value arg) of those that shape a table or a load: -1
  * taken, 0 another kind, else the exit status (said). */
 static int main_opt_table(main_args *a, int c, const char *arg)
@@ -485,6 +482,9 @@ static int main_opt_other(main_args *a, int c, const char *arg)
     }
 }
 
+/* argv into a (its ctr.SERIES metrics into ctrs); served: a client's
+ * command run by dfnav serve, whose options come before --served. -1 to
+ * go on, else the exit status (help and errors said). */
 static int main_parse_opts(int argc, char **argv, bool served, dfn_ctrs *ctrs, main_args *a)
 {
     *a = (main_args){ .o = { .format = DFN_FMT_TABLE, .ctrs = ctrs }, .ui = { .color = -1, .rows = 24, .cols = 80 },
@@ -529,6 +529,7 @@ static int main_parse_opts(int argc, char **argv, bool served, dfn_ctrs *ctrs, m
     return -1;
 }
 
+/* main_parse_opts, its words freed when it ends the program. */
 static int main_parse(int argc, char **argv, bool served, dfn_ctrs *ctrs, main_args *a)
 {
     a->av = NULL;

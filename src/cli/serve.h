@@ -70,10 +70,11 @@ int serve_handler_run(const serve_ctx *c, int fd, const char *peer, const dfn_he
 /* serve --spread (serve_ranks.c), rank 0: the socket its clients'
  * commands ask the ranks through, dir/ranks (*path malloc'd), or -1
  * (said); the loop that runs their commands on every rank (their output
- * in files in dir) until *stop; and the word that ends the other ranks'
+ * in files in dir) until *stop (whose handler also writes to the pipe
+ * whose read end is wake); and the word that ends the other ranks'
  * loop. */
 int serve_ranks_listen(const char *dir, char **path);
-void serve_ranks_loop(int lfd, const char *dir, volatile sig_atomic_t *stop);
+void serve_ranks_loop(int lfd, int wake, const char *dir, volatile sig_atomic_t *stop);
 void serve_ranks_end(void);
 /* The largest terminal a client may ask for (those of --size). */
 #define SERVE_MAX_ROWS 1000

@@ -71,8 +71,17 @@ static bool ask_answer(int fd, int *status, int fds[2])
     do r = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | MSG_WAITALL);
     while (r < 0 && errno == EINTR);
     struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof got))
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof got)) {
+        /* (what came instead is not kept open) */
+        for (; c; c = CMSG_NXTHDR(&m, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+                for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+                    int x;
+                    memcpy(&x, CMSG_DATA(c) + i * sizeof x, sizeof x);
+                    close(x);
+                }
         return false;
+    }
     memcpy(got, CMSG_DATA(c), sizeof got);
     fds[0] = got[0];
     fds[1] = got[1];
@@ -203,7 +212,10 @@ static uint8_t *req_recv(int fd, size_t *len, char *why, size_t cap)
 static int output_file(const char *dir)
 {
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    return fd >= 0 ? fd : memfd_create("dfnav-output", MFD_CLOEXEC);
+#ifdef MFD_CLOEXEC
+    if (fd < 0) fd = memfd_create("dfnav-output", MFD_CLOEXEC);
+#endif
+    return fd;
 }
 
 /* The command of request q here, its output on files out (which it
@@ -276,8 +288,9 @@ static void answer(int fd, int status, const int out[2])
     dfn_wirebuf_free(&w);
 }
 
-/* One connection: its command run on every rank, its answer sent. */
-static void ranks_take(int fd, const char *dir)
+/* One connection: its command run on every rank, its answer sent;
+ * none once the server stops. */
+static void ranks_take(int fd, const char *dir, volatile sig_atomic_t *stop)
 {
     const char *peer = "a local command";
     char why[128];
@@ -297,8 +310,8 @@ static void ranks_take(int fd, const char *dir)
         snprintf(why, sizeof why, "no file for its output: %s", strerror(errno));
         free(b);
         b = NULL;
-    } else if (b && peer_gone(fd)) {
-        snprintf(why, sizeof why, "gone before its command ran");
+    } else if (b && (peer_gone(fd) || *stop)) {
+        snprintf(why, sizeof why, "%s", *stop ? "the server stops" : "gone before its command ran");
         free(b);
         b = NULL;
     }
@@ -314,23 +327,26 @@ static void ranks_take(int fd, const char *dir)
     ranks_idle();
 }
 
-void serve_ranks_loop(int lfd, const char *dir, volatile sig_atomic_t *stop)
+void serve_ranks_loop(int lfd, int wake, const char *dir, volatile sig_atomic_t *stop)
 {
     /* the stops wait while *stop is read, and come during ppoll (and
-     * while a command runs: their handler cleans up at once) */
+     * while a command runs: their handler cleans up at once); one that
+     * another thread took (MPI's own) says so on wake */
     sigset_t stops, during;
     cli_signal_stops(&stops, &during);
+    struct timespec rest = { 0, 50 * 1000000 };
     while (!*stop) {
-        struct pollfd p = { lfd, POLLIN, 0 };
-        if (ppoll(&p, 1, NULL, &during) <= 0 || *stop) continue;
+        struct pollfd p[2] = { { lfd, POLLIN, 0 }, { wake, POLLIN, 0 } };
+        int n = ppoll(p, 2, NULL, &during);
+        if (n < 0 && errno != EINTR) nanosleep(&rest, NULL);   /* (a rest, not a spin) */
+        if (n <= 0 || *stop || !(p[0].revents & POLLIN)) continue;
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) {   /* (no descriptor to spare: a rest, not a spin) */
-            struct timespec ts = { 0, 50 * 1000000 };
-            nanosleep(&ts, NULL);
+        if (fd < 0) {   /* (no descriptor to spare) */
+            nanosleep(&rest, NULL);
             continue;
         }
         sigprocmask(SIG_SETMASK, &during, NULL);
-        ranks_take(fd, dir);
+        ranks_take(fd, dir, stop);
         sigprocmask(SIG_BLOCK, &stops, NULL);
         close(fd);
     }
