@@ -337,42 +337,25 @@ void dfn_hello_free(dfn_hello *h)
 
 /* ---- serve --spread's commands to its ranks ---- */
 
-static void le32_put(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 uint8_t *dfn_ranksreq_encode(int word, size_t argc, char *const *argv, size_t *len)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < argc; i++) bytes += strlen(argv[i]) + 1;
     if (word < 1 || word > 255 || argc < 1 || argc > DFN_RANKSREQ_MAX_WORDS || bytes > DFN_RANKSREQ_MAX_BYTES)
         return NULL;
-    uint8_t *b = dfn_xmalloc(DFN_RANKSREQ_HEAD + bytes);
-    memcpy(b, "DFNR", 4);
-    b[4] = DFN_RANKSREQ_VERSION;
-    b[5] = (uint8_t)word;
-    b[6] = b[7] = 0;
-    le32_put(b + 8, (uint32_t)argc);
-    le32_put(b + 12, (uint32_t)bytes);
-    size_t at = DFN_RANKSREQ_HEAD;
-    for (size_t i = 0; i < argc; i++) {
-        size_t l = strlen(argv[i]) + 1;
-        memcpy(b + at, argv[i], l);
-        at += l;
-    }
-    *len = at;
-    return b;
+    dfn_wirebuf b = {0};
+    const uint8_t head[8] = { 'D', 'F', 'N', 'R', DFN_RANKSREQ_VERSION, (uint8_t)word, 0, 0 };
+    buf_add(&b, head, sizeof head);
+    buf_u32(&b, (uint32_t)argc);
+    buf_u32(&b, (uint32_t)bytes);
+    for (size_t i = 0; i < argc; i++) buf_add(&b, argv[i], strlen(argv[i]) + 1);
+    *len = b.len;
+    return b.buf;
 }
 
 bool dfn_ranksreq_head(const uint8_t *h, size_t *body, char *err, size_t cap)
 {
-    uint32_t argc = le32(h + 8), bytes = le32(h + 12);
+    uint32_t argc = wire_u32(h + 8), bytes = wire_u32(h + 12);
     const char *why = memcmp(h, "DFNR", 4) != 0                                  ? "no command of dfnav's"
                       : h[4] != DFN_RANKSREQ_VERSION                             ? "a command of another version"
                       : h[5] == 0 || h[6] || h[7]                                ? "a command of no word"
@@ -394,7 +377,7 @@ bool dfn_ranksreq_decode(const uint8_t *p, size_t len, dfn_ranksreq *r, char *er
         snprintf(err, cap, "a command of %zu bytes, not %zu", len, DFN_RANKSREQ_HEAD + body);
         return false;
     }
-    size_t argc = le32(p + 8);
+    size_t argc = wire_u32(p + 8);
     char *words = dfn_xmalloc(body);
     memcpy(words, p + DFN_RANKSREQ_HEAD, body);
     r->argv = dfn_xcalloc(argc + 1, sizeof *r->argv);

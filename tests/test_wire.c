@@ -453,8 +453,8 @@ Test(ranksreq, round_trip_and_refusals)
     static const struct { size_t at; uint8_t to; const char *why; } bad[] = {
         { 0, 'X', "no command of dfnav's" },         { 4, 2, "another version" },
         { 5, 0, "no word" },                        { 7, 1, "no word" },
-        { 8, 10, "fewer words" },                   { 12, 59, "bytes, not" },
-        { 8, 0, "no words" },                       { 15, 1, "too many bytes" },
+        { 11, 10, "fewer words" },                  { 15, 59, "bytes, not" },
+        { 11, 0, "no words" },                      { 12, 1, "too many bytes" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         uint8_t keep = b[bad[i].at];

@@ -153,9 +153,9 @@ bool dfn_token_read(const char *path, char out[DFN_TOKEN_LEN + 1], char *err, si
  * command (a process the server started) sends to rank 0 on a socket in
  * the server's private directory: "DFNR", the version, a word (which
  * command: nonzero, the receiver's to check), two zero bytes, how many
- * words the command line has and their bytes (u32 each, little-endian),
- * then each word and a NUL. Rank 0 hands the same bytes to the other
- * ranks. */
+ * words the command line has and their bytes (u32 each, big-endian as
+ * every number here), then each word and a NUL. Rank 0 hands the same
+ * bytes to the other ranks. */
 #define DFN_RANKSREQ_HEAD 16
 #define DFN_RANKSREQ_VERSION 1
 #define DFN_RANKSREQ_MAX_WORDS 4096

@@ -299,10 +299,10 @@ check "spread: the ranks' socket's mode" "600" "$(stat -c %a "$ranks")"
 check "spread: its directory's mode" "700" "$(stat -c %a "$(dirname "$ranks")")"
 # what no client's command sends: each refused and logged, the server serving on
 printf 'GET / HTTP/1.1\r\n\r\n' | "$NETSEND" --unix "$ranks" --fds >"$T/reply"
-printf 'DFNR\002\002\000\000\001\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
-printf 'DFNR\001\011\000\000\001\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
-printf 'DFNR\001\002\000\000\002\000\000\000\002\000\000\000a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
-printf 'DFNR\001\002\000\000\001\000\000\000\144\000\000\000report\000' | "$NETSEND" --unix "$ranks" >/dev/null
+printf 'DFNR\002\002\000\000\000\000\000\001\000\000\000\002a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
+printf 'DFNR\001\011\000\000\000\000\000\001\000\000\000\002a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
+printf 'DFNR\001\002\000\000\000\000\000\002\000\000\000\002a\000' | "$NETSEND" --unix "$ranks" --fds >/dev/null
+printf 'DFNR\001\002\000\000\000\000\000\001\000\000\000\144report\000' | "$NETSEND" --unix "$ranks" >/dev/null
 check "spread: a request that is none: no answer" "" "$(cat "$T/reply")"
 for why in "no command of dfnav's" "a command of another version" "a command of word 9" \
            "a command of fewer words than it says" "a command cut short"; do
@@ -313,16 +313,16 @@ same "spread: serving on" "$T/set" report --by func -f csv
 # waits in files of its own, never in the client's pipe (here a request
 # sent as a client's command sends it, with descriptors to a pipe that
 # nobody reads, which a rank that wrote there would fill and wait on)
-le32() {
-    printf "\\$(printf %03o $(($1 & 255)))\\$(printf %03o $((($1 >> 8) & 255)))"
-    printf "\\$(printf %03o $((($1 >> 16) & 255)))\\$(printf %03o $((($1 >> 24) & 255)))"
+be32() {
+    printf "\\$(printf %03o $((($1 >> 24) & 255)))\\$(printf %03o $((($1 >> 16) & 255)))"
+    printf "\\$(printf %03o $((($1 >> 8) & 255)))\\$(printf %03o $(($1 & 255)))"
 }
 ranksreq() {   # ranksreq WORD ARGS...: serve --spread's command (dfn_ranksreq)
     word=$1; shift
     bytes=0
     for a; do bytes=$((bytes + ${#a} + 1)); done
     printf 'DFNR\001'; printf "\\$(printf %03o "$word")"; printf '\000\000'
-    le32 $#; le32 $bytes
+    be32 $#; be32 $bytes
     for a; do printf '%s\000' "$a"; done
 }
 ranksreq 2 "$DFNAV" report --by event -f csv --served --ranks "$ranks" -- "$T/set" |
