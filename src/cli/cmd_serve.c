@@ -340,7 +340,6 @@ static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
         status = cli_dist_spread_load(o, &events);
     }
     bool kept = lfd >= 0 && status < 2;
-    if (lfd < 0) status = 3;
     snprintf(board->dir, sizeof board->dir, "%s", priv);
     snprintf(text, sizeof text, "ready: %" PRIu64 " events, in shares on %d rank%s", events, dfn_dist_size(),
              dfn_dist_size() == 1 ? "" : "s");

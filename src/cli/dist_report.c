@@ -40,7 +40,6 @@ typedef struct {
     uint64_t ncompute;        /* rank 0: the events compute matched, of the last table merged (UINT64_MAX: none was) */
     uint32_t *place;          /* calls (report --by event): each of the store's files' place among the run's, or
                                * UINT32_MAX when its path is none of the share's */
-    bool kept;                /* dfnav serve --spread: the store stays for the next command */
 } share;
 
 /* The runs' shares and what their queries took. */
@@ -521,6 +520,16 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     free(lists);
     free(places);
     free(nmine);
+}
+
+/* The paths of specs that gave no file, said as one process's load says
+ * them (rank 0): how many. */
+static size_t specs_said(const dfn_runspec *specs, size_t n)
+{
+    size_t said = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < specs[k].in.nerrors; i++, said++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
+    return said;
 }
 
 /* What a share too big for its node says (rank 0, once): status 4. */
@@ -1147,7 +1156,7 @@ static void share_done(share *sh)
     memset(&sh->set.an, 0, sizeof sh->set.an);
     dfn_layerset_free(sh->set.ls);
     sh->set.ls = NULL;
-    if (sh->kept) return;   /* (serve --spread: the next command's) */
+    if (g_kept) return;   /* (serve --spread: the next command's) */
     dfn_store_free(sh->set.store);
     sh->set.store = NULL;
 }
@@ -1299,7 +1308,6 @@ static int shares_run(const cli_opts *o, shares *all, const qtext *qs, size_t nq
             if (!rc) rc = r;
         }
     }
-    for (size_t k = 0; g_kept && k < all->n; k++) share_done(&all->run[k]);   /* (its analysis and layer set) */
     free(rq);
     queries_free(&qq);
     return rc;
@@ -1934,6 +1942,14 @@ static int shares_overview(const cli_opts *o, shares *all)
  * run's level over the ranks; comparing, DLIO's for all when any run has
  * DLIO names. A rank that fails them fails them all (the same file for
  * every rank). 0 or 2. */
+/* The layers chosen for the user, said (rank 0) when a DLIO preset was,
+ * so that a wrong guess shows, as one process says it. */
+static void layers_choice_said(const cli_opts *o, const char *preset, const char *why)
+{
+    if (!o->layers && !o->quiet && dfn_dist_rank() == 0 && dfn_preset_is_dlio(preset))
+        fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, why);
+}
+
 static int shares_layers(const cli_opts *o, shares *all)
 {
     const char *dlio = NULL;
@@ -1948,8 +1964,7 @@ static int shares_layers(const cli_opts *o, shares *all)
         const char *why, *preset = dfn_layers_auto_name(sh->level, &why);
         if (dlio && !dfn_preset_is_dlio(preset)) preset = dlio;
         if (dlio) why = "as for the other runs";
-        if (!o->layers && !o->quiet && dfn_dist_rank() == 0 && dfn_preset_is_dlio(preset))
-            fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, why);
+        layers_choice_said(o, preset, why);
         dfn_run_opts ro = cli_run_opts(o);
         dfn_store *s = sh->set.store;
         sh->set.store = NULL;
@@ -2178,8 +2193,7 @@ int cli_dist_report(const cli_opts *o, int word)
         dfn_runs_free(specs, n);
         return -1;
     }
-    for (size_t k = 0; k < n; k++)
-        for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
+    size_t input_errors = specs_said(specs, n);
     cli_dist_inputs_said();
     if (!files) {
         fprintf(stderr, "dfnav: no trace file to read\n");
@@ -2193,8 +2207,6 @@ int cli_dist_report(const cli_opts *o, int word)
     shares all;
     int rc = dist_report(o, specs, n, nruns, &all, word);
     shares_free(&all);
-    bool input_errors = false;
-    for (size_t k = 0; k < n; k++) input_errors |= specs[k].in.nerrors > 0;
     dfn_runs_free(specs, n);
     if ((rc == 0 || rc == 1) && !o->quiet && word == CLI_DIST_INFO)
         dfn_warnf(stderr, "MPI: %d ranks: each read its share of the files; rank 0 gathered their accounts",
@@ -2223,15 +2235,13 @@ int cli_dist_report_worker(const cli_opts *o, int word)
     return cli_dist_worker(o);
 }
 
-/* A command on the kept shares, every rank: the last command's layers and
- * analyses go first (each command builds its own, as one process does). */
+/* A command on the kept shares, every rank: it builds its own layers and
+ * analyses, as one process does, and they go with it. */
 static int kept_answer(const cli_opts *o, int word)
 {
     for (size_t k = 0; k < g_kept->n; k++) {
-        share *sh = &g_kept->run[k];
-        dfn_runset_release(&sh->set);
-        sh->why[0] = 0;
-        sh->ncompute = 0;
+        g_kept->run[k].why[0] = 0;
+        g_kept->run[k].ncompute = 0;
     }
     g_kept->query_s = g_kept->slices_s = g_kept->merge_s = 0;
     g_answer_o = o;
@@ -2239,7 +2249,7 @@ static int kept_answer(const cli_opts *o, int word)
     g_answer_said = false;
     int rc = dist_answer(o, g_kept, word);
     g_answer_o = NULL;
-    /* (what the command built goes with it: the server idles long) */
+    /* (the server idles long between commands) */
     for (size_t k = 0; k < g_kept->n; k++) dfn_runset_release(&g_kept->run[k].set);
     return rc;
 }
@@ -2251,8 +2261,7 @@ static void kept_said_first(const cli_opts *o, int word)
     g_answer_said = true;
     shares_damage(o, g_kept);
     const char *said, *preset = dfn_layers_auto_name(g_kept->run[0].level, &said);
-    if (word != CLI_DIST_INFO && dfn_dist_rank() == 0 && !o->layers && !o->quiet && dfn_preset_is_dlio(preset))
-        fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, said);
+    if (word != CLI_DIST_INFO) layers_choice_said(o, preset, said);
 }
 
 /* cli_dist_report on the kept shares (rank 0): a query partials cannot
@@ -2262,11 +2271,7 @@ static int kept_report(const cli_opts *o, int word)
 {
     int whole;
     char why[4096] = "";
-    /* the paths that gave no file, first, as one process's load says them */
-    size_t input_errors = 0;
-    for (size_t k = 0; k < g_kept_nspecs; k++)
-        for (size_t i = 0; i < g_kept_specs[k].in.nerrors; i++, input_errors++)
-            dfn_warnf(stderr, "%s", g_kept_specs[k].in.errors[i]);
+    size_t input_errors = specs_said(g_kept_specs, g_kept_nspecs);   /* (first, as a load says them) */
     bool own;
     if (word != CLI_DIST_INFO && !word_probe(o, word, &whole, why, sizeof why, &own)) {
         cli_dist_tell(CLI_DIST_STOP);
@@ -2291,8 +2296,7 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
             cli_dist_tell(CLI_DIST_STOP);
             return 2;
         }
-        for (size_t k = 0; k < n; k++)
-            for (size_t i = 0; i < specs[k].in.nerrors; i++) dfn_warnf(stderr, "%s", specs[k].in.errors[i]);
+        (void)specs_said(specs, n);
         cli_dist_inputs_said();
         cli_dist_tell(CLI_DIST_SPREAD);
     }
@@ -2312,7 +2316,6 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
     *events = dfn_dist_sum_u64(s ? s->n : 0);
     if (status < 3) {
         shares_damage(o, &kept);
-        kept.run[0].kept = true;
         g_kept = &kept;
         g_kept_specs = specs;
         g_kept_nspecs = n;
