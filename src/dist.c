@@ -25,6 +25,7 @@
 #define DIST_TAG_FILE 17
 #define DIST_TAG_BYTES 18
 #define DIST_TAG_SWAP 19
+#define DIST_TAG_NOTE 20
 
 static int g_rank = 0, g_size = 1;
 static bool g_started = false;
@@ -351,6 +352,39 @@ void dfn_dist_wait_bytes(int from)
     }
 #else
     (void)from;
+#endif
+}
+
+bool dfn_dist_note_send(const uint64_t *v, size_t n)
+{
+#ifdef HAVE_MPI
+    if (!g_started || g_rank == 0 || n > DFN_DIST_NOTE_MAX) return false;
+    /* (a few words: sent at once whatever rank 0 does meanwhile) */
+    return MPI_Send(v, (int)n, MPI_UINT64_T, 0, DIST_TAG_NOTE, MPI_COMM_WORLD) == MPI_SUCCESS;
+#else
+    (void)v; (void)n;
+    return false;
+#endif
+}
+
+bool dfn_dist_note_take(uint64_t *v, size_t n, int *from)
+{
+#ifdef HAVE_MPI
+    if (!g_started || g_rank != 0 || n > DFN_DIST_NOTE_MAX) return false;
+    int there = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, DIST_TAG_NOTE, MPI_COMM_WORLD, &there, &st);
+    if (!there) return false;
+    /* (a note of another length is taken all the same: its words past n
+     * are dropped, and missing ones read 0) */
+    uint64_t buf[DFN_DIST_NOTE_MAX] = { 0 };
+    MPI_Recv(buf, DFN_DIST_NOTE_MAX, MPI_UINT64_T, st.MPI_SOURCE, DIST_TAG_NOTE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    memcpy(v, buf, n * sizeof *v);
+    *from = st.MPI_SOURCE;
+    return true;
+#else
+    (void)v; (void)n; (void)from;
+    return false;
 #endif
 }
 

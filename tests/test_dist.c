@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "dfnav/dist.h"
+#include "dfnav/distload.h"
 #include "dfnav/filehead.h"
 
 static uint64_t rank_bytes(const uint64_t *bytes, const int *rank_of, size_t n, int r)
@@ -201,6 +202,90 @@ Test(dist, file_heads_read)
     cr_assert_eq(ftruncate(fileno(f), 12), 0);
     fclose(f);
     cr_assert_not(dfn_filehead_read(path, &got), "a gzip file cut at 12 bytes");
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The line a server's clients see while its ranks load: exact figures
+ * from every rank's last note, the slowest rank named, and once all are
+ * done, each one's time. */
+Test(dist, progress_text)
+{
+    dfn_rank_load r[3] = {
+        { .bytes_done = 512, .bytes_total = 1024, .events = 100, .heard = true },
+        { .bytes_done = 1024, .bytes_total = 1024, .events = 300, .heard = true, .done = true, .elapsed_s = 1.25 },
+        { .bytes_done = 0, .bytes_total = 0, .events = 0, .heard = false },
+    };
+    dfn_dist_progress p = { .nranks = 3, .rank = r };
+    char buf[256];
+    dfn_dist_progress_text(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "2 of 3 ranks started, 400 events");
+    r[2] = (dfn_rank_load){ .bytes_done = 256, .bytes_total = 1024, .events = 50, .heard = true };
+    dfn_dist_progress_text(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "58% of 3.0KiB, 450 events; 1 of 3 ranks done, the slowest (rank 2) at 25%");
+    r[2].bytes_done = 1024;
+    r[2].building = true;
+    dfn_dist_progress_text(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "83% of 3.0KiB, 450 events; 1 of 3 ranks done, the slowest (rank 0) at 50%");
+    r[0].bytes_done = 1024;
+    r[0].done = true;
+    r[0].elapsed_s = 0.5;
+    dfn_dist_progress_text(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "100% of 3.0KiB, 450 events; 2 of 3 ranks done, the slowest (rank 2) building its store");
+    r[2].done = true;
+    r[2].building = false;
+    r[2].elapsed_s = 2.0;
+    dfn_dist_progress_text(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "3.0KiB, 450 events in 2.0 s; the slowest, rank 2, 2.0 s, the fastest, rank 0, 0.5 s");
+    /* a pipe: no percent, and the line fits any buffer */
+    r[2].done = false;
+    r[2].unsized = 1;
+    dfn_dist_progress_text(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, "?% of 3.0KiB, 450 events; 2 of 3 ranks done, the slowest (rank 2) at ?%");
+    char small[8];
+    size_t n = dfn_dist_progress_text(&p, small, sizeof small);
+    cr_assert_eq(n, 7);
+    cr_assert_str_eq(small, "?% of 3");
+}
+
+typedef struct { int calls, done_calls; uint64_t events; } said;
+
+static void count_said(void *ctx, const dfn_dist_progress *p)
+{
+    said *s = ctx;
+    s->calls++;
+    cr_assert_eq(p->nranks, 1);
+    if (p->rank[0].done) { s->done_calls++; s->events = p->rank[0].events; }
+}
+
+/* One rank: the load is dfn_load's, and it is said done exactly once,
+ * with the events the store holds. */
+Test(dist, load_one_rank_says_done_once)
+{
+    char dir[] = "/tmp/dfnav-distload-XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/a.pfw", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    fputs("[\n", f);
+    for (int i = 0; i < 5; i++)
+        fprintf(f, "{\"id\":%d,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"ph\":\"X\"}\n", i,
+                10 * i);
+    fclose(f);
+    const char *files[] = { path };
+    dfn_load_opts lo = { .threads = 1 };
+    said s = { 0 };
+    dfn_store *st = dfn_dist_load(files, 1, &lo, count_said, &s);
+    cr_assert(st);
+    cr_assert_eq(st->n, 5);
+    cr_assert_eq(s.done_calls, 1);
+    cr_assert_geq(s.calls, 1);
+    cr_assert_eq(s.events, 5);
+    dfn_store_free(st);
+    /* nothing to load: NULL, still said done */
+    s = (said){ 0 };
+    cr_assert_null(dfn_dist_load(NULL, 0, &lo, count_said, &s));
+    cr_assert_eq(s.done_calls, 1);
     unlink(path);
     rmdir(dir);
 }

@@ -72,6 +72,14 @@ void dfn_dist_gathered_free(char **bufs, size_t *lens);
  * to the rank above. Every rank calls it: log2(ranks) steps. */
 void dfn_dist_tree(void *ctx, void (*take)(void *ctx, char *bytes, size_t len, int from),
                    uint8_t *(*give)(void *ctx, size_t *len));
+/* Notes: a few words a rank tells rank 0 while both go on with their
+ * own work (how a rank's load goes, dist_load.h). A note is at most
+ * DFN_DIST_NOTE_MAX words; notes from one rank come in the order sent.
+ * Send: not from rank 0; false without MPI. Take: rank 0 only; false
+ * when no note waits, else the words (n of them) and the sender. */
+#define DFN_DIST_NOTE_MAX 16
+bool dfn_dist_note_send(const uint64_t *v, size_t n);
+bool dfn_dist_note_take(uint64_t *v, size_t n, int *from);
 /* The MPI this build uses ("Open MPI 4.1.4", "MPICH 4.0"), or "none". */
 const char *dfn_dist_backend(void);
 /* Ends MPI (every rank must call it before exiting). */

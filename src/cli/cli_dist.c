@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "dfnav/cache.h"
 #include "dfnav/dist.h"
+#include "dfnav/distload.h"
 #include "dfnav/filehead.h"
 #include "dfnav/image.h"
 #include "dfnav/util.h"
@@ -372,14 +373,42 @@ static const char **dist_share_recv(size_t *nmine, char **list, uint32_t **place
     return mine;
 }
 
+/* What rank 0 says of the ranks' loads (cli_dist_load). */
+typedef struct {
+    const cli_opts *o;
+    const char *doing, *done;
+} load_say;
+
+static void load_said(void *ctx, const dfn_dist_progress *p)
+{
+    const load_say *ls = ctx;
+    char text[400], line[512];
+    dfn_dist_progress_text(p, text, sizeof text);
+    bool one = p->nranks == 1;
+    bool all = true;
+    for (int r = 0; r < p->nranks; r++) all &= p->rank[r].done;
+    snprintf(line, sizeof line, "the %d rank%s %s %s share%s of the set: %s", p->nranks, one ? "" : "s",
+             all ? ls->done : ls->doing, one ? "its" : "their", one ? "" : "s", text);
+    ls->o->progress(line);
+    /* (a server's log: a plan whose bytes balance, but not its time) */
+    if (all && ls->o->serve) dfn_warnf(stderr, "serve: %s", line);
+}
+
+dfn_store *cli_dist_load(const cli_opts *o, const char *doing, const char *done, const char *const *files, size_t n,
+                         const dfn_load_opts *lo)
+{
+    load_say ls = { o, doing, done };
+    return dfn_dist_load(files, n, lo, o->progress && dfn_dist_rank() == 0 ? load_said : NULL, &ls);
+}
+
 /* Parses this rank's share into an image in dir; the image's path, or
  * NULL when there is none (no share, a file changed while read). */
 static char *dist_parse_share(const cli_opts *o, const char *const *files, size_t n, const char *dir)
 {
-    if (!n || !dir) return NULL;
-    /* the image is the point: no size limit of the cache's may refuse it */
+    /* the image is the point: no size limit of the cache's may refuse it
+     * (every rank takes part in the load, one without a share too) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .cache_dir = dir, .cache_limit = UINT64_MAX };
-    dfn_store *s = dfn_load(files, n, &lo);
+    dfn_store *s = cli_dist_load(o, "parse", "parsed", files, dir ? n : 0, &lo);
     if (!s) return NULL;
     const char *note = dfn_store_saved(s);   /* waits for the image */
     if (note && dfn_dist_rank() == 0 && !o->quiet) dfn_warnf(stderr, "MPI: %s", note);

@@ -337,7 +337,11 @@ static int serve_spread(const cli_opts *o, serve_board *board, const char *priv)
         snprintf(text, sizeof text, "the %d rank%s load their shares of the set", dfn_dist_size(),
                  dfn_dist_size() == 1 ? "" : "s");
         board_say(board, text);
-        status = cli_dist_spread_load(o, &events);
+        /* (the ranks' progress on the board as they load) */
+        cli_opts so = *o;
+        so.progress = serve_progress;
+        so.serve = true;
+        status = cli_dist_spread_load(&so, &events);
     }
     bool kept = lfd >= 0 && status < 2;
     snprintf(board->dir, sizeof board->dir, "%s", priv);

@@ -407,23 +407,29 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
      * define; calls: and each call's file, which orders calls of one
      * time among the ranks) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .sources = calls };
-    dfn_store *s = nmine ? dfn_load(mine, nmine, &lo) : NULL;
+    dfn_store *s = cli_dist_load(o, "load", "loaded", mine, nmine, &lo);
     /* hashes other ranks' files define: the share read again with their
      * names, as the set's load gives them (whether two ranks' files give
      * one hash two names, hashdefs_agree says: then the images' way) */
     size_t dlen;
     uint8_t *defs = names ? share_all_defs(s, &dlen) : NULL;
     bool again = defs && s && (s->unresolved_hashes || s->unresolved_other);
-    if (again) {
-        dfn_store_free(s);
-        lo.defs = defs;
-        lo.defs_len = dlen;
-        s = dfn_load(mine, nmine, &lo);
-    }
     uint64_t nagain = defs ? dfn_dist_sum_u64(again) : 0;   /* (defs: on every rank or none) */
     if (nagain && dfn_dist_rank() == 0 && !o->quiet)
         dfn_warnf(stderr, "MPI: %" PRIu64 " of %d ranks read their share again with the hash names other ranks' files "
                   "define", nagain, dfn_dist_size());
+    if (nagain) {
+        /* (every rank takes part, one that reads nothing again too) */
+        lo.defs = defs;
+        lo.defs_len = dlen;
+        dfn_store *s2 = cli_dist_load(o, "read again, with the hash names other ranks' files define,",
+                                      "read again, with the hash names other ranks' files define,", again ? mine : NULL,
+                                      again ? nmine : 0, &lo);
+        if (again) {
+            dfn_store_free(s);
+            s = s2;
+        }
+    }
     free(defs);
     if (calls) sh->place = share_places(s, mine, place, nmine);
     int st = s ? dfn_store_status(s) : 3;

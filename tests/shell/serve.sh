@@ -292,6 +292,8 @@ serve spread1 -- --spread "$T/set"
 export TMPDIR="$keep_tmp"
 grep -q "serve: ready: 30745 events, in shares on 1 rank;" "$T/spread1.log" && ok ||
     fail "spread: the ready line: $(cat "$T/spread1.log")"
+grep -Eq "serve: the 1 rank loaded its share of the set: [0-9.]+[KMGT]?i?B, 30745 events in [0-9.]+ s\$" "$T/spread1.log" && ok ||
+    fail "spread: how the rank loaded: $(cat "$T/spread1.log")"
 spread_same "spread"
 spread_refuses "spread"
 ranks=$(echo "$T"/spreadtmp/dfnav-serve-*/ranks)
@@ -398,6 +400,9 @@ else
         serve "mpi$ranks" $MPIRUN -n $ranks -- "$T/set"
         grep -q "MPI: $ranks ranks: 4 of 4 files from their images" "$T/mpi$ranks.log" && ok ||
             fail "$ranks ranks: the shares: $(cat "$T/mpi$ranks.log")"
+        # every rank's last note reached rank 0: the events are the set's
+        grep -Eq "serve: the $ranks ranks parsed their shares of the set: [0-9.]+[KMGT]?i?B, 30745 events in [0-9.]+ s; the slowest, rank [0-9], [0-9.]+ s, the fastest, rank [0-9], [0-9.]+ s\$" "$T/mpi$ranks.log" && ok ||
+            fail "$ranks ranks: how the ranks parsed: $(cat "$T/mpi$ranks.log")"
         same "$ranks ranks: report by func" "$T/set" report --by func -f csv
         same "$ranks ranks: overview" "$T/set" overview
         "$DFNAV" --replay 'p l <Enter>' --size 80x24 --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>/dev/null |
@@ -410,6 +415,8 @@ else
         serve "spread$ranks" $MPIRUN -n $ranks -- --spread "$T/set"
         grep -q "serve: ready: 30745 events, in shares on $ranks ranks;" "$T/spread$ranks.log" && ok ||
             fail "spread, $ranks ranks: $(cat "$T/spread$ranks.log")"
+        grep -Eq "serve: the $ranks ranks loaded their shares of the set: [0-9.]+[KMGT]?i?B, 30745 events in [0-9.]+ s; the slowest, rank [0-9], [0-9.]+ s, the fastest, rank [0-9], [0-9.]+ s\$" "$T/spread$ranks.log" && ok ||
+            fail "spread, $ranks ranks: how the ranks loaded: $(cat "$T/spread$ranks.log")"
         spread_same "spread, $ranks ranks"
         spread_refuses "spread, $ranks ranks"
         stop mpi
