@@ -359,7 +359,8 @@ bool dfn_dist_note_send(const uint64_t *v, size_t n)
 {
 #ifdef HAVE_MPI
     if (!g_started || g_rank == 0 || n > DFN_DIST_NOTE_MAX) return false;
-    /* (a few words: sent at once whatever rank 0 does meanwhile) */
+    /* (a few words, which MPI sends eagerly; were it to wait for rank
+     * 0's receive, rank 0 takes notes until every rank's last one) */
     return MPI_Send(v, (int)n, MPI_UINT64_T, 0, DIST_TAG_NOTE, MPI_COMM_WORLD) == MPI_SUCCESS;
 #else
     (void)v; (void)n;

@@ -8,6 +8,7 @@
 #include "dfnav/util.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ enum { NOTE_BUILDING = 1, NOTE_DONE = 2 };
 /* how often a rank tells rank 0, and rank 0 says it */
 #define DISTLOAD_EVERY_S 0.25
 
-static dfn_rank_load load_of(dfn_loader *l)
+static dfn_rank_load load_read(dfn_loader *l)
 {
     dfn_progress p = { .done = true };
     if (l) dfn_loader_progress(l, &p);
@@ -29,7 +30,7 @@ static dfn_rank_load load_of(dfn_loader *l)
                             .elapsed_s = p.elapsed_s, .heard = true, .building = p.building, .done = p.done };
 }
 
-static void note_words(const dfn_rank_load *r, uint64_t *w)
+static void note_encode(const dfn_rank_load *r, uint64_t *w)
 {
     w[NOTE_BYTES_DONE] = r->bytes_done;
     w[NOTE_BYTES_TOTAL] = r->bytes_total;
@@ -41,7 +42,7 @@ static void note_words(const dfn_rank_load *r, uint64_t *w)
     w[NOTE_FLAGS] = (r->building ? NOTE_BUILDING : 0) | (r->done ? NOTE_DONE : 0);
 }
 
-static dfn_rank_load note_load(const uint64_t *w)
+static dfn_rank_load note_decode(const uint64_t *w)
 {
     return (dfn_rank_load){ .bytes_done = w[NOTE_BYTES_DONE], .bytes_total = w[NOTE_BYTES_TOTAL],
                             .events = w[NOTE_EVENTS], .files_done = w[NOTE_FILES_DONE],
@@ -51,7 +52,7 @@ static dfn_rank_load note_load(const uint64_t *w)
                             .done = (w[NOTE_FLAGS] & NOTE_DONE) != 0 };
 }
 
-static void rest(void)
+static void load_rest(void)
 {
     struct timespec ts = { 0, 20 * 1000000 };
     nanosleep(&ts, NULL);
@@ -63,7 +64,7 @@ static bool load_hear(dfn_dist_progress *p)
     uint64_t w[NOTE_N];
     int from;
     while (dfn_dist_note_take(w, NOTE_N, &from))
-        if (from > 0 && from < p->nranks) p->rank[from] = note_load(w);
+        if (from > 0 && from < p->nranks) p->rank[from] = note_decode(w);
     for (int r = 0; r < p->nranks; r++)
         if (!p->rank[r].done) return false;
     return true;
@@ -77,7 +78,7 @@ dfn_store *dfn_dist_load(const char *const *files, size_t n, const dfn_load_opts
     dfn_dist_progress p = { .nranks = nranks, .rank = dfn_xcalloc((size_t)nranks, sizeof *p.rank) };
     double last = -1;
     for (;;) {
-        dfn_rank_load mine = load_of(l);
+        dfn_rank_load mine = load_read(l);
         double now = dfn_now();
         bool due = last < 0 || now - last >= DISTLOAD_EVERY_S;
         if (me != 0) {
@@ -85,7 +86,7 @@ dfn_store *dfn_dist_load(const char *const *files, size_t n, const dfn_load_opts
              * left behind for a later load to take) */
             if (due || mine.done) {
                 uint64_t w[NOTE_N];
-                note_words(&mine, w);
+                note_encode(&mine, w);
                 (void)dfn_dist_note_send(w, NOTE_N);
                 last = now;
             }
@@ -99,18 +100,20 @@ dfn_store *dfn_dist_load(const char *const *files, size_t n, const dfn_load_opts
             }
             if (all) break;
         }
-        rest();
+        load_rest();
     }
     free(p.rank);
     return dfn_loader_finish(l);
 }
 
+/* A rank's percent; -1 when a file of its has no known size. */
 static double rank_pct(const dfn_rank_load *r)
 {
     if (r->done || r->building) return 100;
-    if (r->unsized || !r->bytes_total) return r->bytes_total ? -1 : 0;
-    return 100.0 * (double)r->bytes_done / (double)r->bytes_total;
+    if (r->unsized) return -1;
+    return r->bytes_total ? 100.0 * (double)r->bytes_done / (double)r->bytes_total : 0;
 }
+
 
 /* The rank that is furthest behind (the least percent, the longest
  * time when done), or the fastest when fast. */
@@ -131,7 +134,9 @@ static int rank_pick(const dfn_dist_progress *p, bool done, bool fast)
 size_t dfn_dist_progress_text(const dfn_dist_progress *p, char *buf, size_t cap)
 {
     size_t w = 0;
-#define PUT(...) (w += (size_t)snprintf(buf + w, w < cap ? cap - w : 0, __VA_ARGS__))
+#define PUT(...) dfn_text_put(buf, cap, &w, __VA_ARGS__)
+    if (cap) buf[0] = 0;
+    if (p->nranks < 1) return 0;
     dfn_rank_load sum = { .done = true };
     int heard = 0, done = 0;
     for (int r = 0; r < p->nranks; r++) {
@@ -145,7 +150,6 @@ size_t dfn_dist_progress_text(const dfn_dist_progress *p, char *buf, size_t cap)
     }
     char total[32];
     dfn_fmt_bytes((double)sum.bytes_total, total, sizeof total);
-    if (cap) buf[0] = 0;
     if (heard < p->nranks) {
         PUT("%d of %d ranks started, %" PRIu64 " events", heard, p->nranks, sum.events);
     } else if (done == p->nranks) {
@@ -156,14 +160,14 @@ size_t dfn_dist_progress_text(const dfn_dist_progress *p, char *buf, size_t cap)
                 p->rank[fast].elapsed_s);
     } else {
         if (sum.unsized) PUT("?%% of %s", total);
-        else PUT("%.0f%% of %s", sum.bytes_total ? 100.0 * (double)sum.bytes_done / (double)sum.bytes_total : 0.0,
-                 total);
+        else PUT("%.0f%% of %s",   /* (floored: 100% only once done) */
+                 floor(sum.bytes_total ? 100.0 * (double)sum.bytes_done / (double)sum.bytes_total : 0.0), total);
         int slow = rank_pick(p, false, false);
         const dfn_rank_load *s = &p->rank[slow];
         PUT(", %" PRIu64 " events; %d of %d ranks done, the slowest (rank %d) ", sum.events, done, p->nranks, slow);
         if (s->building) PUT("building its store");
         else if (rank_pct(s) < 0) PUT("at ?%%");
-        else PUT("at %.0f%%", rank_pct(s));
+        else PUT("at %.0f%%", floor(rank_pct(s)));
     }
 #undef PUT
     return w < cap ? w : cap ? cap - 1 : 0;

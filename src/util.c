@@ -189,6 +189,15 @@ char *dfn_xasprintf(const char *fmt, ...)
     return s;
 }
 
+void dfn_text_put(char *buf, size_t cap, size_t *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(*w < cap ? buf + *w : NULL, *w < cap ? cap - *w : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) *w += (size_t)k;
+}
+
 void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize)
 {
     if (need <= *cap) return;

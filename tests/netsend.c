@@ -13,7 +13,12 @@
  * `netsend --unix PATH [--fds] [--hold] < BYTES` sends the bytes to the
  * local socket of dfnav serve --spread's ranks, with this process's
  * stdout and stderr beside them (--fds), half-closes unless told to hold
- * (as a client's command holds it), and copies what comes back. */
+ * (as a client's command holds it), and copies what comes back.
+ * `netsend --flood HOST PORT N < BYTES` opens N silent connections at
+ * once, holds them until stdin ends, and prints how many were refused as too many. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* memmem */
+#endif
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -184,8 +189,45 @@ static int unix_send(const char *path, bool fds, bool hold)
     return 0;
 }
 
+/* n silent connections at once, held until stdin ends: a flood that
+ * does not depend on how fast a shell starts processes. How many were
+ * refused as too many on stdout. */
+static int flood(const char *host, const char *port, int n)
+{
+    int *fds = dfn_xcalloc((size_t)n, sizeof *fds);
+    for (int i = 0; i < n; i++) fds[i] = dial(host, port);
+    char sink[256];
+    while (fread(sink, 1, sizeof sink, stdin) > 0) {}
+    int refused = 0;
+    for (int i = 0; i < n; i++) {
+        if (fds[i] < 0) continue;
+        shutdown(fds[i], SHUT_WR);
+        uint8_t *buf = NULL;
+        size_t len = 0, cap = 0;
+        char got[4096], err[256];
+        ssize_t r;
+        while ((r = read(fds[i], got, sizeof got)) > 0) {
+            dfn_grow((void **)&buf, &cap, len + (size_t)r, 1);
+            memcpy(buf + len, got, (size_t)r);
+            len += (size_t)r;
+        }
+        dfn_msg m;
+        size_t at = 0, used;
+        while (dfn_wire_next(buf + at, len - at, &m, &used, err, sizeof err) == 1) {
+            refused += m.type == DFN_MSG_REFUSE && memmem(m.data, m.len, "too many", 8) != NULL;
+            at += used;
+        }
+        free(buf);
+        close(fds[i]);
+    }
+    free(fds);
+    printf("%d\n", refused);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--flood") == 0) return flood(argv[2], argv[3], atoi(argv[4]));
     if (argc >= 3 && strcmp(argv[1], "--unix") == 0) {
         bool fds = false, hold = false;
         for (int i = 3; i < argc; i++) {

@@ -73,7 +73,7 @@ void dfn_dist_gathered_free(char **bufs, size_t *lens);
 void dfn_dist_tree(void *ctx, void (*take)(void *ctx, char *bytes, size_t len, int from),
                    uint8_t *(*give)(void *ctx, size_t *len));
 /* Notes: a few words a rank tells rank 0 while both go on with their
- * own work (how a rank's load goes, dist_load.h). A note is at most
+ * own work (how a rank's load goes, distload.h). A note is at most
  * DFN_DIST_NOTE_MAX words; notes from one rank come in the order sent.
  * Send: not from rank 0; false without MPI. Take: rank 0 only; false
  * when no note waits, else the words (n of them) and the sender. */

@@ -57,6 +57,10 @@ char *dfn_xstrndup(const char *s, size_t n);
 /* A formatted string of any length, malloc'd. */
 char *dfn_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dfn_xvasprintf(const char *fmt, va_list ap);
+/* Appends to a line in buf (cap bytes) at *w, which counts what would
+ * have been written had all fitted: a line cut short stays NUL-ended,
+ * and no pointer goes past buf. */
+void dfn_text_put(char *buf, size_t cap, size_t *w, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Grows *buf (element size elsize, capacity *cap) to hold at least need. */
 void dfn_grow(void **buf, size_t *cap, size_t need, size_t elsize);

@@ -379,7 +379,7 @@ typedef struct {
     const char *doing, *done;
 } load_say;
 
-static void load_said(void *ctx, const dfn_dist_progress *p)
+static void dist_load_say(void *ctx, const dfn_dist_progress *p)
 {
     const load_say *ls = ctx;
     char text[400], line[512];
@@ -388,17 +388,17 @@ static void load_said(void *ctx, const dfn_dist_progress *p)
     bool all = true;
     for (int r = 0; r < p->nranks; r++) all &= p->rank[r].done;
     snprintf(line, sizeof line, "the %d rank%s %s %s share%s of the set: %s", p->nranks, one ? "" : "s",
-             all ? ls->done : ls->doing, one ? "its" : "their", one ? "" : "s", text);
+             all && ls->done ? ls->done : ls->doing, one ? "its" : "their", one ? "" : "s", text);
     ls->o->progress(line);
     /* (a server's log: a plan whose bytes balance, but not its time) */
-    if (all && ls->o->serve) dfn_warnf(stderr, "serve: %s", line);
+    if (all && ls->done && ls->o->serve) dfn_warnf(stderr, "serve: %s", line);
 }
 
 dfn_store *cli_dist_load(const cli_opts *o, const char *doing, const char *done, const char *const *files, size_t n,
                          const dfn_load_opts *lo)
 {
     load_say ls = { o, doing, done };
-    return dfn_dist_load(files, n, lo, o->progress && dfn_dist_rank() == 0 ? load_said : NULL, &ls);
+    return dfn_dist_load(files, n, lo, o->progress && dfn_dist_rank() == 0 ? dist_load_say : NULL, &ls);
 }
 
 /* Parses this rank's share into an image in dir; the image's path, or

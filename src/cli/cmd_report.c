@@ -69,7 +69,7 @@ static void progress_text(const cli_run *runs, size_t n, const dfn_progress *sum
                           size_t cap)
 {
     size_t w = 0;
-#define PUT(...) (w += (size_t)snprintf(buf + w, w < cap ? cap - w : 0, __VA_ARGS__))
+#define PUT(...) dfn_text_put(buf, cap, &w, __VA_ARGS__)
     PUT("%s ", sum->building ? "building" : "loading");
     if (sum->reused) PUT("(%" PRIu64 " files from the cache) ", sum->reused);
     for (size_t k = 0; k < n; k++) {

@@ -422,13 +422,13 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
         /* (every rank takes part, one that reads nothing again too) */
         lo.defs = defs;
         lo.defs_len = dlen;
-        dfn_store *s2 = cli_dist_load(o, "read again, with the hash names other ranks' files define,",
-                                      "read again, with the hash names other ranks' files define,", again ? mine : NULL,
-                                      again ? nmine : 0, &lo);
-        if (again) {
+        if (again) {   /* (the first store goes first: the estimate counted one) */
             dfn_store_free(s);
-            s = s2;
+            s = NULL;
         }
+        dfn_store *s2 = cli_dist_load(o, "read again, with the hash names other ranks' files define,", NULL,
+                                      again ? mine : NULL, again ? nmine : 0, &lo);
+        if (again) s = s2;
     }
     free(defs);
     if (calls) sh->place = share_places(s, mine, place, nmine);

@@ -167,15 +167,18 @@ same "--layers preset over --connect" "$T/set" report --layers posix --by layer
 same "an option cluster over --connect" "$T/set" report -qbfunc
 # a flood of connections that never greet: dropped, the oldest first,
 # and a client still served
-flood=""
-for i in $(seq 1 70); do
-    sleep 3 | "$NETSEND" 127.0.0.1 "$PORT" >/dev/null 2>&1 &
-    flood="$flood $!"
-done
+# (one process opens all 70 at once and holds them 3 s: 70 shells'
+# pipelines started one by one on a loaded machine did not all overlap)
+sleep 3 | "$NETSEND" --flood 127.0.0.1 "$PORT" 70 >"$T/flood.out" 2>&1 &
+flood=$!
 sleep 1
 same "served during a flood of silent connections" "$T/set" report --by layer -f csv
-poll 5 grep -q "too many connections waiting to be admitted" "$T/one.log" && ok || fail "the flood: none dropped"
 wait $flood
+# (70 less the gate's 64, but a connection the kernel's backlog made
+# wait may come as others leave)
+n=$(cat "$T/flood.out")
+[ "${n:-0}" -ge 1 ] && ok || fail "the flood: no silent connection refused as too many ($n)"
+grep -q "too many connections waiting to be admitted" "$T/one.log" && ok || fail "the flood: none dropped"
 # a second server may not take the token file of one that runs
 check_status "a second server on the same token file" 2 "$DFNAV" serve --token-file "$TOK" "$T/set"
 grep -q "holds the token of a server that runs here" "$T/err" && ok || fail "second server: $(cat "$T/err")"
