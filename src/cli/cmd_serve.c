@@ -428,13 +428,39 @@ static bool serve_setup(serve_ctx *c, const cli_opts *o, char **tokpath, char **
     return true;
 }
 
-int cmd_serve(const cli_opts *o)
+/* Whether every input is a file that can be read again: each client's
+ * command reopens the set (from its image, checked against each file),
+ * and a pipe, a process substitution or standard input gives its bytes
+ * once: a client's command would wait on it forever. Said when not. */
+static bool serve_inputs_reread(const cli_opts *o)
 {
     for (size_t i = 0; i < o->npaths; i++)
         if (strcmp(o->paths[i], "-") == 0) {
             fprintf(stderr, "dfnav: serve reads trace files, not standard input (each client's command reopens the set)\n");
-            return 2;
+            return false;
         }
+    dfn_runspec *specs;
+    size_t n, m;
+    char msg[512];
+    if (!dfn_runs_parse(o->paths, o->npaths, o->compare, &specs, &n, msg, sizeof msg)) return true;   /* (the load says it) */
+    const char **files = dfn_runs_paths(specs, n, &m);
+    bool ok = true;
+    for (size_t i = 0; i < m && ok; i++) {
+        struct stat st;
+        if (stat(files[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+            dfn_warnf(stderr, "serve reads trace files, and %s is none (a pipe gives its bytes once, and each "
+                      "client's command reopens the set): save it to a file first", files[i]);
+            ok = false;
+        }
+    }
+    free(files);
+    dfn_runs_free(specs, n);
+    return ok;
+}
+
+int cmd_serve(const cli_opts *o)
+{
+    if (!serve_inputs_reread(o)) return 2;
     if (o->spread && o->compare) {
         fprintf(stderr, "dfnav: serve --spread holds one set in shares; serve runs to compare without --spread\n");
         return 2;

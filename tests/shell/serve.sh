@@ -369,6 +369,15 @@ stop 1
 check "serve: nothing to load" 3 "$?"
 [ ! -e "$T/none.tok" ] && ok || fail "the token file outlived a failed load"
 check_status "serve: standard input refused" 2 "$DFNAV" serve --token-file "$T/x.tok" -
+# a named pipe too, also as one run of a comparison: a client's command,
+# which reopens the set, would wait on it forever
+mkfifo "$T/pipe.pfw"
+check_status "serve: a named pipe refused" 2 "$DFNAV" serve --token-file "$T/x.tok" "$T/set" "$T/pipe.pfw"
+grep -q "serve reads trace files, and $T/pipe.pfw is none (a pipe gives its bytes once" "$T/err" && ok ||
+    fail "serve: a named pipe: $(cat "$T/err")"
+check_status "serve: a named pipe in a comparison refused" 2 \
+    "$DFNAV" serve --compare --token-file "$T/x.tok" "a=$T/set" "b=$T/pipe.pfw"
+[ ! -e "$T/x.tok" ] && ok || fail "serve: a refused pipe left a token file"
 check_status "serve: --listen needs a port" 2 "$DFNAV" serve --listen localhost: --token-file "$T/x.tok" "$T/set"
 check_status "--listen belongs to serve" 2 "$DFNAV" report --listen 1 "$T/set"
 
