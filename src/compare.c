@@ -234,6 +234,19 @@ double dfn_compare_bin(const dfn_query *q, const uint64_t *span_us, size_t nruns
     return dfn_auto_bin(span);
 }
 
+bool dfn_compare_takes(const dfn_query *q, char *err, size_t errlen)
+{
+    bool by_event = q->ndims == 1 && q->dims[0].kind == DFN_DIM_EVENT;
+    for (size_t d = 0; d < q->ndims; d++) {
+        if (q->dims[d].kind == DFN_DIM_EVENT && !by_event) {
+            /* a call of one run matches no call of another */
+            snprintf(err, errlen, "comparing runs, calls (event) are a grouping of their own");
+            return false;
+        }
+    }
+    return true;
+}
+
 dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
                      const char *const *labels, char *err, size_t errlen)
 {
@@ -244,14 +257,8 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
         return dfn_compare_of(r, qs[0].sort, qs[0].desc);
     }
     const dfn_query *q0 = &qs[0];
+    if (!dfn_compare_takes(q0, err, errlen)) return NULL;
     bool by_event = q0->ndims == 1 && q0->dims[0].kind == DFN_DIM_EVENT;
-    for (size_t d = 0; d < q0->ndims; d++) {
-        if (q0->dims[d].kind == DFN_DIM_EVENT && !by_event) {
-            /* a call of one run matches no call of another */
-            snprintf(err, errlen, "comparing runs, calls (event) are a grouping of their own");
-            return NULL;
-        }
-    }
     uint64_t *span = dfn_xmalloc(nruns * sizeof *span);
     for (size_t k = 0; k < nruns; k++) span[k] = stores[k]->t1 - stores[k]->t0;
     double bin = dfn_compare_bin(q0, span, nruns);

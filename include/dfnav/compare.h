@@ -36,6 +36,11 @@ typedef struct {
     bool desc;
 } dfn_compare;
 
+/* Whether runs compared side by side can take q (with why when not):
+ * calls within other groups cannot, a call of one run matching none of
+ * another's. What dfn_compare_run checks first; MPI's runs in shares ask
+ * it before any rank queries. */
+bool dfn_compare_takes(const dfn_query *q, char *err, size_t errlen);
 /* Runs qs[k] on stores[k] for every run. The queries must agree on their
  * grouping and time terms (bins are numbered from the window's start);
  * their layers and indexes are each run's own. Time bins are

@@ -137,11 +137,12 @@ bool cli_dist_load_was_said(void);
 char *cli_dist_share(const cli_opts *o, const dfn_runspec *specs, size_t n, bool go);
 /* This rank's share (n files, maybe none) loaded while every rank
  * takes part, rank 0 saying the ranks' progress through o->progress
- * ("the 4 ranks <doing> their shares of the set: ...", then <done>)
+ * ("the 4 ranks <doing> their shares of the set: ...", then <done>;
+ * comparing, "of run NAME")
  * and, for a server, the ranks' times in its log (done NULL: a load
  * whose figures are not the set's, which the log leaves out). */
-dfn_store *cli_dist_load(const cli_opts *o, const char *doing, const char *done, const char *const *files, size_t n,
-                         const dfn_load_opts *lo);
+dfn_store *cli_dist_load(const cli_opts *o, const char *doing, const char *done, const char *run,
+                         const char *const *files, size_t n, const dfn_load_opts *lo);
 int cli_dist_worker(const cli_opts *o);
 /* Says on stderr how many of the runs' files rank 0 took from the ranks'
  * images, of how many; those it did not, it read again. */

@@ -376,7 +376,7 @@ static const char **dist_share_recv(size_t *nmine, char **list, uint32_t **place
 /* What rank 0 says of the ranks' loads (cli_dist_load). */
 typedef struct {
     const cli_opts *o;
-    const char *doing, *done;
+    const char *doing, *done, *run;
 } load_say;
 
 static void dist_load_say(void *ctx, const dfn_dist_progress *p)
@@ -387,28 +387,29 @@ static void dist_load_say(void *ctx, const dfn_dist_progress *p)
     bool one = p->nranks == 1;
     bool all = true;
     for (int r = 0; r < p->nranks; r++) all &= p->rank[r].done;
-    snprintf(line, sizeof line, "the %d rank%s %s %s share%s of the set: %s", p->nranks, one ? "" : "s",
-             all && ls->done ? ls->done : ls->doing, one ? "its" : "their", one ? "" : "s", text);
+    snprintf(line, sizeof line, "the %d rank%s %s %s share%s of %s%s: %s", p->nranks, one ? "" : "s",
+             all && ls->done ? ls->done : ls->doing, one ? "its" : "their", one ? "" : "s", ls->run ? "run " : "the set",
+             ls->run ? ls->run : "", text);
     ls->o->progress(line);
     /* (a server's log: a plan whose bytes balance, but not its time) */
     if (all && ls->done && ls->o->serve) dfn_warnf(stderr, "serve: %s", line);
 }
 
-dfn_store *cli_dist_load(const cli_opts *o, const char *doing, const char *done, const char *const *files, size_t n,
-                         const dfn_load_opts *lo)
+dfn_store *cli_dist_load(const cli_opts *o, const char *doing, const char *done, const char *run,
+                         const char *const *files, size_t n, const dfn_load_opts *lo)
 {
-    load_say ls = { o, doing, done };
+    load_say ls = { o, doing, done, run };
     return dfn_dist_load(files, n, lo, o->progress && dfn_dist_rank() == 0 ? dist_load_say : NULL, &ls);
 }
 
 /* Parses this rank's share into an image in dir; the image's path, or
  * NULL when there is none (no share, a file changed while read). */
-static char *dist_parse_share(const cli_opts *o, const char *const *files, size_t n, const char *dir)
+static char *dist_parse_share(const cli_opts *o, const char *run, const char *const *files, size_t n, const char *dir)
 {
     /* the image is the point: no size limit of the cache's may refuse it
      * (every rank takes part in the load, one without a share too) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .cache_dir = dir, .cache_limit = UINT64_MAX };
-    dfn_store *s = cli_dist_load(o, "parse", "parsed", files, dir ? n : 0, &lo);
+    dfn_store *s = cli_dist_load(o, "parse", "parsed", run, files, dir ? n : 0, &lo);
     if (!s) return NULL;
     const char *note = dfn_store_saved(s);   /* waits for the image */
     if (note && dfn_dist_rank() == 0 && !o->quiet) dfn_warnf(stderr, "MPI: %s", note);
@@ -483,7 +484,7 @@ static char *dist_share_images(const cli_opts *o, const dfn_runspec *specs, size
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
         uint32_t *place;
         const char **mine = cli_dist_files(o, sp, ns, false, &nmine, &left, &list, &place);
-        char *img = dist_parse_share(o, mine, nmine, dir);
+        char *img = dist_parse_share(o, o->compare && sp ? sp->label : NULL, mine, nmine, dir);
         free(mine);
         free(list);
         free(place);

@@ -461,10 +461,6 @@ static bool serve_inputs_reread(const cli_opts *o)
 int cmd_serve(const cli_opts *o)
 {
     if (!serve_inputs_reread(o)) return 2;
-    if (o->spread && o->compare) {
-        fprintf(stderr, "dfnav: serve --spread holds one set in shares; serve runs to compare without --spread\n");
-        return 2;
-    }
     serve_ctx c = { .o = o, .lfd = -1 };
     char *tokpath = NULL, *priv = NULL;
     int status = 2;

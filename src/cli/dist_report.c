@@ -395,19 +395,19 @@ static uint32_t *share_places(const dfn_store *s, const char *const *mine, const
     return out;
 }
 
-/* This rank's share of one run into sh (the files mine, at places
+/* This rank's share of one run (named run when comparing) into sh (the files mine, at places
  * place among the run's), and the ranks' word on what they loaded;
  * names: with the hash names other ranks' files define; calls: each
  * call's file kept, and each file's place. Every rank takes part. */
-static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, const char *const *mine, size_t nmine,
-                       const uint32_t *place, bool names, bool calls, share *sh)
+static void share_load(const cli_opts *o, const char *run, const dfn_runspec *specs, size_t n, const char *const *mine,
+                       size_t nmine, const uint32_t *place, bool names, bool calls, share *sh)
 {
     memset(sh, 0, sizeof *sh);
     /* (parsed, not from an image: the store keeps the hashes its files
      * define; calls: and each call's file, which orders calls of one
      * time among the ranks) */
     dfn_load_opts lo = { .threads = o->threads, .time_unit = o->time_unit, .sources = calls };
-    dfn_store *s = cli_dist_load(o, "load", "loaded", mine, nmine, &lo);
+    dfn_store *s = cli_dist_load(o, "load", "loaded", run, mine, nmine, &lo);
     /* hashes other ranks' files define: the share read again with their
      * names, as the set's load gives them (whether two ranks' files give
      * one hash two names, hashdefs_agree says: then the images' way) */
@@ -426,7 +426,7 @@ static void share_load(const cli_opts *o, const dfn_runspec *specs, size_t n, co
             dfn_store_free(s);
             s = NULL;
         }
-        dfn_store *s2 = cli_dist_load(o, "read again, with the hash names other ranks' files define,", NULL,
+        dfn_store *s2 = cli_dist_load(o, "read again, with the hash names other ranks' files define,", NULL, run,
                                       again ? mine : NULL, again ? nmine : 0, &lo);
         if (again) s = s2;
     }
@@ -515,7 +515,8 @@ static void shares_load(const cli_opts *o, const dfn_runspec *specs, size_t n, s
     for (size_t k = 0; k < nruns && !all->too_big && !all->left; k++) {
         size_t ns;
         const dfn_runspec *sp = cli_dist_run_specs(o, specs, n, k, &ns);
-        share_load(o, sp, ns, mine[k], nmine[k], places[k], names, calls, &all->run[k]);
+        share_load(o, all->labels ? all->labels[k] : NULL, sp, ns, mine[k], nmine[k], places[k], names, calls,
+                   &all->run[k]);
     }
     for (size_t k = 0; k < nruns; k++) {
         free(mine[k]);
@@ -1956,20 +1957,28 @@ static void layers_choice_said(const cli_opts *o, const char *preset, const char
         fprintf(stderr, "dfnav: layers: %s (%s; --layers chooses)\n", preset, why);
 }
 
-static int shares_layers(const cli_opts *o, shares *all)
+/* Run k's preset, as one process chooses it (comparing, one DLIO
+ * flavour for every run once any run shows DLIO names), and why. */
+static const char *share_preset(const shares *all, size_t k, const char **why)
 {
     const char *dlio = NULL;
-    for (size_t k = 0; all->labels && k < all->n && !dlio; k++) {
-        const char *why, *own = dfn_layers_auto_name(all->run[k].level, &why);
+    for (size_t j = 0; all->labels && j < all->n && !dlio; j++) {
+        const char *w, *own = dfn_layers_auto_name(all->run[j].level, &w);
         if (dfn_preset_is_dlio(own)) dlio = own;
     }
+    const char *preset = dfn_layers_auto_name(all->run[k].level, why);
+    if (dlio && !dfn_preset_is_dlio(preset)) preset = dlio;
+    if (dlio) *why = "as for the other runs";
+    return preset;
+}
+
+static int shares_layers(const cli_opts *o, shares *all)
+{
     int rc = 0;
     for (size_t k = 0; k < all->n && !rc; k++) {
         share *sh = &all->run[k];
         char err[1024];
-        const char *why, *preset = dfn_layers_auto_name(sh->level, &why);
-        if (dlio && !dfn_preset_is_dlio(preset)) preset = dlio;
-        if (dlio) why = "as for the other runs";
+        const char *why, *preset = share_preset(all, k, &why);
         layers_choice_said(o, preset, why);
         dfn_run_opts ro = cli_run_opts(o);
         dfn_store *s = sh->set.store;
@@ -2150,6 +2159,11 @@ static int shares_check(const cli_opts *o, const dfn_runspec *specs, size_t n, i
         rc = cli_report_query(o, runs, o->compare ? n : 1, qs[j].by, qs[j].where, qs[j].sort, qs[j].top, o->metrics,
                               false, &q, &f, &col);
         if (rc) break;
+        char err[256];
+        if (o->compare && !dfn_compare_takes(&q, err, sizeof err)) {   /* (report says it once the runs loaded) */
+            fprintf(stderr, "dfnav: %s\n", err);
+            rc = 2;
+        }
         dfn_filter_free(&f);
         dfn_dims_free(q.dims, q.ndims);
     }
@@ -2266,8 +2280,10 @@ static void kept_said_first(const cli_opts *o, int word)
 {
     g_answer_said = true;
     shares_damage(o, g_kept);
-    const char *said, *preset = dfn_layers_auto_name(g_kept->run[0].level, &said);
-    if (word != CLI_DIST_INFO) layers_choice_said(o, preset, said);
+    for (size_t k = 0; word != CLI_DIST_INFO && k < g_kept->n; k++) {
+        const char *why, *preset = share_preset(g_kept, k, &why);
+        layers_choice_said(o, preset, why);
+    }
 }
 
 /* cli_dist_report on the kept shares (rank 0): a query partials cannot
@@ -2304,22 +2320,44 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
         }
         (void)specs_said(specs, n);
         cli_dist_inputs_said();
+        /* a run without files: said as one process's load says it */
+        size_t empty = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (specs[k].in.n) continue;
+            if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", specs[k].label);
+            else fprintf(stderr, "dfnav: no trace file to read\n");
+            empty++;
+        }
+        if (empty) {
+            cli_dist_tell(CLI_DIST_STOP);
+            dfn_runs_free(specs, n);
+            return 3;
+        }
         cli_dist_tell(CLI_DIST_SPREAD);
     }
+    /* (comparing, a run a share of every rank's, as report holds them) */
+    size_t nruns = (size_t)dfn_dist_bcast_int(o->compare ? (int)n : 1);
     /* (a process's files on one rank, a host's with compute united by
      * host; hash names shared; each call's file kept, for --by event) */
-    shares_load(o, specs, n, 1, o->overlap_host, true, true, DFN_EST_SERVED_PER_EVENT, &kept);
-    int status = kept.run[0].any ? kept.run[0].status : 3;
+    shares_load(o, specs, n, nruns, o->overlap_host, true, true, DFN_EST_SERVED_PER_EVENT, &kept);
+    int status = 0;
+    bool unresolved = false;
+    for (size_t k = 0; k < kept.n; k++) {
+        int st = kept.run[k].any ? kept.run[k].status : 3;
+        if (st > status) status = st;
+        unresolved |= kept.run[k].unresolved;
+    }
     if (kept.too_big) status = shares_too_big();
-    if (status < 3 && kept.run[0].unresolved) {
+    if (status < 3 && unresolved) {
         /* (every query of it would go the images' way: refused at once) */
         if (dfn_dist_rank() == 0)
             fprintf(stderr, "dfnav: serve --spread: the ranks' files give a hash two names, or a share's events lie "
                     "outside the set's span: only the set whole names them (serve it without --spread)\n");
         status = 3;
     }
-    const dfn_store *s = kept.run[0].set.store;
-    *events = dfn_dist_sum_u64(s ? s->n : 0);
+    uint64_t mine = 0;
+    for (size_t k = 0; k < kept.n; k++) mine += kept.run[k].set.store ? kept.run[k].set.store->n : 0;
+    *events = dfn_dist_sum_u64(mine);
     if (status < 3) {
         shares_damage(o, &kept);
         g_kept = &kept;

@@ -237,8 +237,8 @@ stop 1
 
 # serve --spread: the set stays in shares on the ranks (here one, without
 # a launcher; 2 and 3 under MPI below) and clients' report, overview and
-# info give the local run's bytes; a command after another builds its
-# own layers; what needs the set whole, and the explorer, are refused
+# info give the local run's bytes (runs compared too); a command after
+# another builds its own layers; what needs the set whole, and the explorer, are refused
 # with why; the ranks' socket is the server's user's and refuses what no
 # client's command sends; stopping leaves nothing behind
 # spread_same NAME: the commands a spread server answers as a local run
@@ -349,8 +349,46 @@ same "spread: damaged: report" "$T/damaged" report --by func
 same "spread: damaged: overview" "$T/damaged" overview
 same "spread: damaged: info" "$T/damaged" info
 stop 1
-check_status "spread: one set, not runs side by side" 2 \
-    "$DFNAV" serve --spread --compare --token-file "$T/x.tok" "a=$T/set" "b=$T/damaged"
+
+# runs side by side in shares (--compare): each run a share of every
+# rank's, each client's comparison the local one's bytes
+mkdir -p "$T/cmpa" "$T/cmpb"
+cp "$T"/set/trace-0-of-4.pfw "$T"/set/trace-1-of-4.pfw "$T/cmpa/"
+cp "$T"/set/trace-2-of-4.pfw "$T"/set/trace-3-of-4.pfw "$T/cmpb/"
+# same_cmp NAME ARGS...: a comparison of runs a and b over --connect
+# gives the local one's stdout, stderr and status
+same_cmp() {
+    name=$1; shift
+    "$DFNAV" "$@" --compare --no-cache "a=$T/cmpa" "b=$T/cmpb" >"$T/local.out" 2>"$T/local.err"
+    want=$?
+    "$DFNAV" "$@" --connect "127.0.0.1:$PORT" --token-file "$TOK" >"$T/remote.out" 2>"$T/remote.err"
+    check "$name: its status" "$want" "$?"
+    same_files "$name: what it says" "$T/local.err" "$T/remote.err"
+    if [ -s "$T/local.out" ]; then same_files "$name: its rows" "$T/local.out" "$T/remote.out"
+    else check "$name: nothing printed" "" "$(cat "$T/remote.out")"; fi
+}
+spread_cmp_same() {
+    same_cmp "$1: compare by func" report --by func
+    same_cmp "$1: compare by layer,time (json)" report --by layer,time -f json
+    same_cmp "$1: compare by func, all metrics, sorted by run b" report --by func -m all --sort time_s@b -f csv
+    same_cmp "$1: compare calls" report --by event --top 20
+    same_cmp "$1: compare diagnose" report --diagnose
+    same_cmp "$1: compare overview" overview
+    # what a comparison refuses, in report's words after the runs' layers
+    same_cmp "$1: compare calls within groups" report --by func,event --top 5
+    same_cmp "$1: compare counters" report --counters
+    same_cmp "$1: compare sorted by no run" report --by func --sort time_s@c
+}
+serve spreadcmp -- --spread --compare "a=$T/cmpa" "b=$T/cmpb"
+grep -q "serve: ready: 30745 events, in shares on 1 rank;" "$T/spreadcmp.log" && ok ||
+    fail "spread, compare: the ready line: $(cat "$T/spreadcmp.log")"
+grep -q "serve: the 1 rank loaded its share of run b: " "$T/spreadcmp.log" && ok ||
+    fail "spread, compare: how run b loaded: $(cat "$T/spreadcmp.log")"
+spread_cmp_same "spread"
+stop 0
+check_status "spread, compare: a run without files" 3 \
+    "$DFNAV" serve --spread --compare --token-file "$T/x.tok" "a=$T/cmpa" "b=$T/nothing-here"
+grep -q "b: no trace file to read" "$T/err" && ok || fail "spread, compare: a run without files: $(cat "$T/err")"
 check_status "--spread belongs to serve" 2 "$DFNAV" report --spread "$T/set"
 
 # runs side by side: the server's --compare, its runs' names
@@ -431,6 +469,9 @@ else
             fail "spread, $ranks ranks: how the ranks loaded: $(cat "$T/spread$ranks.log")"
         spread_same "spread, $ranks ranks"
         spread_refuses "spread, $ranks ranks"
+        stop mpi
+        serve "spreadcmp$ranks" $MPIRUN -n $ranks -- --spread --compare "a=$T/cmpa" "b=$T/cmpb"
+        spread_cmp_same "spread, $ranks ranks"
         stop mpi
     done
     check "MPI: nothing left in the images' directory" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
