@@ -8,7 +8,8 @@
  * text, PROGRESS text, OUT and ERR bytes, EXIT status. `netsend --forger
  * PORT_FILE` is a server without the token: it listens on a free port of
  * 127.0.0.1 (written to PORT_FILE), answers one client's greeting with a
- * welcome of a made-up proof and then output, which no client may show;
+ * welcome of a made-up proof and then output, which no client may show
+ * (it gives up after 60 s without one);
  * `--forger-refuse PORT_FILE` refuses it with terminal escapes instead.
  * `netsend --unix PATH [--fds] [--hold] < BYTES` sends the bytes to the
  * local socket of dfnav serve --spread's ranks, with this process's
@@ -131,6 +132,10 @@ static int forger(const char *portfile, bool refuse)
     if (!f) return 2;
     fprintf(f, "%d\n", ntohs(sa.sin_port));
     fclose(f);
+    /* a client that never comes (its test failed before it connected)
+     * must not hold the suite forever at its wait */
+    struct pollfd pl = { lfd, POLLIN, 0 };
+    if (poll(&pl, 1, 60 * 1000) != 1) { fprintf(stderr, "netsend: --forger: no client in 60 s\n"); return 2; }
     int fd = accept(lfd, NULL, NULL);
     if (fd < 0) return 2;
     uint8_t nonce[DFN_NONCE_LEN] = { 1 }, proof[DFN_PROOF_LEN] = { 2 };
