@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-/* A note's words: a rank's dfn_progress, its time in ms, and flags. */
-enum { NOTE_BYTES_DONE, NOTE_BYTES_TOTAL, NOTE_EVENTS, NOTE_FILES_DONE, NOTE_FILES_TOTAL, NOTE_UNSIZED,
-       NOTE_MS, NOTE_FLAGS, NOTE_N };
+/* A note's words: what the line says of a rank's dfn_progress, its
+ * time in ms, and flags. */
+enum { NOTE_BYTES_DONE, NOTE_BYTES_TOTAL, NOTE_EVENTS, NOTE_UNSIZED, NOTE_MS, NOTE_FLAGS, NOTE_N };
 enum { NOTE_BUILDING = 1, NOTE_DONE = 2 };
 /* how often a rank tells rank 0, and rank 0 says it */
 #define DISTLOAD_EVERY_S 0.25
@@ -26,7 +26,7 @@ static dfn_rank_load load_read(dfn_loader *l)
     dfn_progress p = { .done = true };
     if (l) dfn_loader_progress(l, &p);
     return (dfn_rank_load){ .bytes_done = p.bytes_done, .bytes_total = p.bytes_total, .events = p.events,
-                            .files_done = p.files_done, .files_total = p.files_total, .unsized = p.unsized,
+                            .unsized = p.unsized,
                             .elapsed_s = p.elapsed_s, .heard = true, .building = p.building, .done = p.done };
 }
 
@@ -35,8 +35,6 @@ static void note_encode(const dfn_rank_load *r, uint64_t *w)
     w[NOTE_BYTES_DONE] = r->bytes_done;
     w[NOTE_BYTES_TOTAL] = r->bytes_total;
     w[NOTE_EVENTS] = r->events;
-    w[NOTE_FILES_DONE] = r->files_done;
-    w[NOTE_FILES_TOTAL] = r->files_total;
     w[NOTE_UNSIZED] = r->unsized;
     w[NOTE_MS] = r->elapsed_s > 0 ? (uint64_t)(r->elapsed_s * 1000) : 0;
     w[NOTE_FLAGS] = (r->building ? NOTE_BUILDING : 0) | (r->done ? NOTE_DONE : 0);
@@ -45,8 +43,7 @@ static void note_encode(const dfn_rank_load *r, uint64_t *w)
 static dfn_rank_load note_decode(const uint64_t *w)
 {
     return (dfn_rank_load){ .bytes_done = w[NOTE_BYTES_DONE], .bytes_total = w[NOTE_BYTES_TOTAL],
-                            .events = w[NOTE_EVENTS], .files_done = w[NOTE_FILES_DONE],
-                            .files_total = w[NOTE_FILES_TOTAL], .unsized = w[NOTE_UNSIZED],
+                            .events = w[NOTE_EVENTS], .unsized = w[NOTE_UNSIZED],
                             .elapsed_s = w[NOTE_MS] / 1000.0, .heard = true,
                             .building = (w[NOTE_FLAGS] & NOTE_BUILDING) != 0,
                             .done = (w[NOTE_FLAGS] & NOTE_DONE) != 0 };
@@ -114,7 +111,6 @@ static double rank_pct(const dfn_rank_load *r)
     return r->bytes_total ? 100.0 * (double)r->bytes_done / (double)r->bytes_total : 0;
 }
 
-
 /* The rank that is furthest behind (the least percent, the longest
  * time when done), or the fastest when fast. */
 static int rank_pick(const dfn_dist_progress *p, bool done, bool fast)
@@ -137,7 +133,7 @@ size_t dfn_dist_progress_text(const dfn_dist_progress *p, char *buf, size_t cap)
 #define PUT(...) dfn_text_put(buf, cap, &w, __VA_ARGS__)
     if (cap) buf[0] = 0;
     if (p->nranks < 1) return 0;
-    dfn_rank_load sum = { .done = true };
+    dfn_rank_load sum = { 0 };   /* (its sums only) */
     int heard = 0, done = 0;
     for (int r = 0; r < p->nranks; r++) {
         const dfn_rank_load *x = &p->rank[r];

@@ -16,7 +16,7 @@
 /* One rank's load, as last heard. */
 typedef struct {
     uint64_t bytes_done, bytes_total;   /* as stored (compressed for gzip) */
-    uint64_t events, files_done, files_total;
+    uint64_t events;
     uint64_t unsized;                   /* files of no known size: no percent */
     double elapsed_s;
     bool heard;                         /* it has told rank 0 at least once */

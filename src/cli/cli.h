@@ -239,6 +239,8 @@ void cli_extract_counts(const cli_opts *o, dfn_runset *set, dfn_filter *f, uint6
 void cli_extract_note(uint64_t past, uint64_t before);
 /* The paths and runs of o (said and false when they do not parse). */
 bool cli_runs_parse(const cli_opts *o, dfn_runspec **specs, size_t *n);
+/* That a run (label, of nruns) has no trace file, as a load says it. */
+void cli_run_empty_said(const char *label, size_t nruns);
 /* overview's busiest files: o's --where and file!="" (malloc'd). */
 char *cli_busiest_where(const cli_opts *o);
 /* What info prints of a set's sources (s->src: the table, CSV or JSON),

@@ -95,6 +95,12 @@ bool cli_runs_parse(const cli_opts *o, dfn_runspec **specs, size_t *n)
     return false;
 }
 
+void cli_run_empty_said(const char *label, size_t nruns)
+{
+    if (nruns > 1) dfn_warnf(stderr, "%s: no trace file to read", label);
+    else fprintf(stderr, "dfnav: no trace file to read\n");
+}
+
 int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
 {
     char msg[512];
@@ -113,8 +119,7 @@ int cli_load(const cli_opts *o, cli_run **out, size_t *nout)
         const dfn_inputs *in = &specs[k].in;
         for (size_t i = 0; i < in->nerrors && !cli_dist_inputs_were_said(); i++) dfn_warnf(stderr, "%s", in->errors[i]);
         if (in->n == 0) {
-            if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", runs[k].label);
-            else fprintf(stderr, "dfnav: no trace file to read\n");
+            cli_run_empty_said(runs[k].label, n);
             status = 3;
         }
     }

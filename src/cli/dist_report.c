@@ -395,8 +395,9 @@ static uint32_t *share_places(const dfn_store *s, const char *const *mine, const
     return out;
 }
 
-/* This rank's share of one run (named run when comparing) into sh (the files mine, at places
- * place among the run's), and the ranks' word on what they loaded;
+/* This rank's share of one run (named run when comparing) into sh
+ * (the files mine, at places place among the run's), and the ranks'
+ * word on what they loaded;
  * names: with the hash names other ranks' files define; calls: each
  * call's file kept, and each file's place. Every rank takes part. */
 static void share_load(const cli_opts *o, const char *run, const dfn_runspec *specs, size_t n, const char *const *mine,
@@ -2324,8 +2325,7 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
         size_t empty = 0;
         for (size_t k = 0; k < n; k++) {
             if (specs[k].in.n) continue;
-            if (n > 1) dfn_warnf(stderr, "%s: no trace file to read", specs[k].label);
-            else fprintf(stderr, "dfnav: no trace file to read\n");
+            cli_run_empty_said(specs[k].label, n);
             empty++;
         }
         if (empty) {
