@@ -4,6 +4,7 @@
  * the same numbers in every run once the bins agree. */
 #include "dfnav/compare.h"
 #include "dfnav/util.h"
+#include "dfnav/remote.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -247,12 +248,21 @@ bool dfn_compare_takes(const dfn_query *q, char *err, size_t errlen)
     return true;
 }
 
-dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
-                     const char *const *labels, char *err, size_t errlen)
+/* Run k's rows of q: its store's, or those of the processes that hold
+ * it (runs NULL: stores only). */
+static dfn_result *compare_one(const dfn_run *runs, const dfn_store *const *stores, size_t k, const dfn_query *q,
+                               char *err, size_t errlen)
+{
+    if (runs && runs[k].remote) return runs[k].remote->query(runs[k].remote->ctx, runs[k].remote_run, q, NULL, err, errlen);
+    return dfn_query_run(stores[k], q, err, errlen);
+}
+
+static dfn_compare *compare_core(const dfn_run *runs, const dfn_store *const *stores, const dfn_query *qs,
+                                 size_t nruns, int sort_col, const char *const *labels, char *err, size_t errlen)
 {
     if (nruns == 0) { snprintf(err, errlen, "no run to compare"); return NULL; }
     if (nruns == 1 && !labels) {
-        dfn_result *r = dfn_query_run(stores[0], &qs[0], err, errlen);
+        dfn_result *r = compare_one(runs, stores, 0, &qs[0], err, errlen);
         if (!r) return NULL;
         return dfn_compare_of(r, qs[0].sort, qs[0].desc);
     }
@@ -269,7 +279,7 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
         q.bin_s = bin;
         /* calls: each run's first top is enough; groups are cut once matched */
         if (!by_event) q.top = 0;
-        res[k] = dfn_query_run(stores[k], &q, err, errlen);
+        res[k] = compare_one(runs, stores, k, &q, err, errlen);
         if (!res[k]) {
             for (size_t j = 0; j < k; j++) dfn_result_free(res[j]);
             free(res);
@@ -279,6 +289,12 @@ dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs
     dfn_compare *c = dfn_compare_results(res, nruns, q0, sort_col, labels);
     free(res);
     return c;
+}
+
+dfn_compare *dfn_compare_run(const dfn_store *const *stores, const dfn_query *qs, size_t nruns, int sort_col,
+                     const char *const *labels, char *err, size_t errlen)
+{
+    return compare_core(NULL, stores, qs, nruns, sort_col, labels, err, errlen);
 }
 
 dfn_compare *dfn_compare_results(dfn_result **res, size_t nruns, const dfn_query *q0, int sort_col,
@@ -339,10 +355,11 @@ dfn_compare *dfn_compare_query(const dfn_run *runs, size_t nruns, const dfn_quer
         qs[k] = *base;
         qs[k].layers = runs[k].ls;
         if (runs[k].an) dfn_analysis_apply(runs[k].an, &qs[k]);
-        qs[k].spark_split = base->spark_split && qs[k].overlap;
+        /* (a remote set's holders have every analysis, as a loaded set) */
+        qs[k].spark_split = base->spark_split && (qs[k].overlap || runs[k].remote);
         stores[k] = runs[k].s;
     }
-    dfn_compare *c = dfn_compare_run(stores, qs, nruns, sort_col, labels, err, errlen);
+    dfn_compare *c = compare_core(runs, stores, qs, nruns, sort_col, labels, err, errlen);
     free(qs);
     free(stores);
     return c;

@@ -219,7 +219,7 @@ bool dfn_runset_analyse(dfn_runset *rs, const dfn_run_opts *o, unsigned need, ch
     return dfn_run_analyse(&rs->an, rs->store, rs->ls, o, need, err, errlen);
 }
 
-dfn_run dfn_runset_run(const dfn_runset *rs) { return (dfn_run){ rs->store, rs->ls, &rs->an }; }
+dfn_run dfn_runset_run(const dfn_runset *rs) { return (dfn_run){ rs->store, rs->ls, &rs->an, rs->remote, rs->remote_run }; }
 
 void dfn_runset_release(dfn_runset *rs)
 {

@@ -376,3 +376,37 @@ size_t dfn_fmt_us_s(int64_t us, char *buf, size_t cap)
     if (n < 0) n = 0;
     return (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
+
+char *dfn_hex(const uint8_t *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *h = dfn_xmalloc(2 * n + 1);
+    for (size_t i = 0; i < n; i++) {
+        h[2 * i] = digits[p[i] >> 4];
+        h[2 * i + 1] = digits[p[i] & 15];
+    }
+    h[2 * n] = 0;
+    return h;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+uint8_t *dfn_unhex(const char *hex, size_t *len)
+{
+    size_t l = strlen(hex);
+    if (l % 2) return NULL;
+    uint8_t *b = dfn_xmalloc(l / 2 + 1);
+    for (size_t i = 0; i < l / 2; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            free(b);
+            return NULL;
+        }
+        b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *len = l / 2;
+    return b;
+}

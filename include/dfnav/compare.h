@@ -71,6 +71,10 @@ typedef struct {
     const dfn_store *s;
     const dfn_layerset *ls;
     const dfn_analysis *an;   /* may be NULL */
+    /* a set other processes hold (remote.h): its queries go there, s
+     * being its outline (no events); NULL: s holds it */
+    const struct dfn_remote *remote;
+    size_t remote_run;        /* which of the remote's runs */
 } dfn_run;
 
 /* base on every run: each with its own layers and indexes (row

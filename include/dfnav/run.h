@@ -78,6 +78,10 @@ typedef struct {
     dfn_layerset *ls;         /* NULL until the layers compiled */
     dfn_analysis an;
     const char *preset;       /* the preset taken; NULL with --layers */
+    /* a set other processes hold (remote.h): store is its outline, ls and
+     * an stay empty, its queries go there */
+    const struct dfn_remote *remote;
+    size_t remote_run;
 } dfn_runset;
 
 /* Takes store, loads the layers (o->layers, else preset, else the store's

@@ -54,6 +54,10 @@ char *dfn_xstrdup(const char *s);
  * chunk of its own (20,000 paths of 26 bytes: 0.55 MB, not 1.1). */
 char **dfn_strv_block(const char *const *v, size_t n);
 char *dfn_xstrndup(const char *s, size_t n);
+/* Bytes as lowercase hex digits (malloc'd, NUL-ended), and back: NULL
+ * unless the text is whole pairs of hex digits (*len bytes malloc'd). */
+char *dfn_hex(const uint8_t *p, size_t n);
+uint8_t *dfn_unhex(const char *hex, size_t *len);
 /* A formatted string of any length, malloc'd. */
 char *dfn_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dfn_xvasprintf(const char *fmt, va_list ap);

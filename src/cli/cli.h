@@ -102,9 +102,10 @@ void cli_dist_arm(void);
 /* Rank 0's word to the other ranks waiting at the dispatch (every rank
  * past the first hears it once): stop, share the files as images, run
  * report, overview, info or extract on each share (cli_dist_report), or
- * keep the shares for a server's commands (serve --spread). */
+ * keep the shares for a server's commands (serve --spread), and answer an
+ * explorer's query on them (cli_dist_query). */
 enum { CLI_DIST_STOP, CLI_DIST_IMAGES, CLI_DIST_REPORT, CLI_DIST_OVERVIEW, CLI_DIST_INFO, CLI_DIST_EXTRACT,
-       CLI_DIST_SPREAD };
+       CLI_DIST_SPREAD, CLI_DIST_QUERY };
 void cli_dist_tell(int word);
 /* The other ranks wait for another word (report went back to the images'
  * way): the exit says stop if no load does. */
@@ -214,11 +215,23 @@ void cli_dist_spread_free(void);
  * into o, its ctr.SERIES metrics into ctrs, *words malloc'd (o's paths
  * point into it). -1 when it parsed, else the status (said). */
 int cli_request_opts(int argc, char **argv, cli_opts *o, dfn_ctrs *ctrs, char ***words);
+/* serve --spread, an explorer's query on the kept shares, every rank
+ * (rank 0 told the others CLI_DIST_QUERY): CLI_QUERY_OUTLINE, the set's
+ * outline (remote.h), or CLI_QUERY_ROWS, run's merged partial of the
+ * query of spec's bytes (qspec.h), which rank 0 writes on stdout (or
+ * says why none on stderr). The layers and analyses they build stay for
+ * the next query of command line key. Rank 0's status, on every rank. */
+enum { CLI_QUERY_OUTLINE = 1, CLI_QUERY_ROWS };
+int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len);
 /* serve --spread (serve_ranks.c). serve_ranks_ask: a client's command
  * (cmd: cmd_report, cmd_overview or cmd_info; NULL: the explorer, or the
  * overview where piped) sent to the ranks on o->ranks, with this
  * process's stdout and stderr for them to write to; its status. */
 int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped, int argc, char **argv);
+/* The same for any word and command line: the ranks' answer, its exit
+ * status and its output and error files (fds, to close); false when no
+ * answer came whole. */
+bool serve_ranks_call(const char *sock, int word, size_t argc, char *const *argv, int *status, int fds[2]);
 /* The other ranks of serve --spread: their shares loaded, then each
  * command rank 0 hands them, until it says the end. Their status. */
 int serve_ranks_worker(const cli_opts *o);

@@ -14,6 +14,8 @@
 #include "dfnav/export.h"
 #include "dfnav/image.h"
 #include "dfnav/partial.h"
+#include "dfnav/qspec.h"
+#include "dfnav/remote.h"
 #include "dfnav/util.h"
 
 #include <fcntl.h>
@@ -1185,13 +1187,12 @@ static void share_partials(const cli_opts *o, share *sh, const queries *qq, size
     }
 }
 
-/* One query's partials of every rank for one run, merged on rank 0 into
- * its rows there (NULL elsewhere, or with why in err: *own, in this
- * rank's query failed, out a rank's own query's failure, which one
- * process would say so); p is spent. Every rank takes part. Comparing,
- * the rows are whole: runs are cut to --top once matched. */
-static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, int *own, char *err,
-                                 size_t errlen)
+/* One query's partials of every rank for one run, merged on rank 0 (NULL
+ * elsewhere, or with why in err: *own, in this rank's query failed, out
+ * a rank's own query's failure, which one process would say so); p is
+ * spent. Every rank takes part. */
+static dfn_partial *share_merged(shares *all, share *sh, const dfn_query *q, dfn_partial *p, int *own, char *err,
+                                 size_t errlen, double *t_merge)
 {
     bool failed = *own != OWN_NOT;
     snprintf(err, errlen, "%s", failed ? sh->why : "a rank's partial result did not come");
@@ -1216,6 +1217,18 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
         p = NULL;
     }
     p = share_reduce(p, err, errlen, own, grouped ? q : NULL, total, nc);
+    all->slices_s += t2 - t1;
+    *t_merge = t2;
+    return p;
+}
+
+/* The same, finished into its rows on rank 0. Comparing, the rows are
+ * whole: runs are cut to --top once matched. */
+static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn_partial *p, int *own, char *err,
+                                 size_t errlen)
+{
+    double t2;
+    p = share_merged(all, sh, q, p, own, err, errlen, &t2);
     if (dfn_dist_rank() != 0) return NULL;
     dfn_query whole = *q;
     if (all->labels) whole.top = 0;
@@ -1223,7 +1236,6 @@ static dfn_result *share_combine(shares *all, share *sh, const dfn_query *q, dfn
     dfn_result *r = p ? dfn_partial_finish(p, &whole, &sh->set.layers, err, errlen) : NULL;
     if (p && !r) *own = OWN_NOT;
     if (r) r->merged_agg = sh->agg;   /* (calls within groups: a calls column, as the set's store has) */
-    all->slices_s += t2 - t1;
     all->merge_s += dfn_now() - t2;
     return r;
 }
@@ -2258,8 +2270,11 @@ int cli_dist_report_worker(const cli_opts *o, int word)
 
 /* A command on the kept shares, every rank: it builds its own layers and
  * analyses, as one process does, and they go with it. */
+static void session_end(void);
+
 static int kept_answer(const cli_opts *o, int word)
 {
+    session_end();   /* (a command builds its own layers, as one process does) */
     for (size_t k = 0; k < g_kept->n; k++) {
         g_kept->run[k].why[0] = 0;
         g_kept->run[k].ncompute = 0;
@@ -2306,6 +2321,98 @@ static int kept_report(const cli_opts *o, int word)
     cli_dist_tell(word);
     int rc = dfn_dist_bcast_int(kept_answer(o, word));
     return rc == 0 && input_errors ? 1 : rc;
+}
+
+/* ---- the explorer on the kept shares (serve --spread) ---- */
+
+/* The layers and analyses an explorer's queries built stay between them
+ * (a keypress cannot wait for a set's overlap to be built again): those
+ * of the command line g_session, until another command, or another
+ * explorer's options, asks for its own. */
+static char *g_session;
+
+static void session_end(void)
+{
+    if (!g_session) return;
+    for (size_t k = 0; k < g_kept->n; k++) dfn_runset_release(&g_kept->run[k].set);
+    free(g_session);
+    g_session = NULL;
+}
+
+/* Rank 0: the set's outline (remote.h) on stdout. */
+static int kept_outline(void)
+{
+    dfn_outline ol = { dfn_xcalloc(g_kept->n, sizeof *ol.run), g_kept->n };
+    for (size_t k = 0; k < g_kept->n; k++) {
+        share *sh = &g_kept->run[k];
+        const char *why, *preset = share_preset(g_kept, k, &why);
+        uint64_t events = 0;
+        for (size_t i = 0; sh->sources && i < sh->sources->nsrc; i++) events += sh->sources->src[i].events;
+        ol.run[k] = (dfn_outline_run){ g_kept->labels ? g_kept->labels[k] : NULL, (char *)preset, (char *)why, sh->agg,
+                                       sh->t0, sh->t1, events, sh->sources };
+    }
+    size_t len;
+    uint8_t *b = dfn_outline_encode(&ol, &len);
+    free(ol.run);
+    bool ok = fwrite(b, 1, len, stdout) == len;
+    free(b);
+    return ok ? 0 : 2;
+}
+
+/* Every rank: run's rows of the query of spec (qspec.h), merged; rank 0
+ * writes their partial (partial.h) on stdout, or says why none. */
+static int kept_rows(const cli_opts *o, size_t run, const uint8_t *spec, size_t len)
+{
+    char err[2048];
+    dfn_qspec qs;
+    /* (every rank decodes the same bytes: each refuses them alike) */
+    if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err);
+        dfn_qspec_free(&qs);
+        return 2;
+    }
+    share *sh = &g_kept->run[run];
+    dfn_query q = qs.q;
+    q.threads = o->threads;
+    bool built = share_analyse(o, sh, &q, err, sizeof err);
+    int own;
+    dfn_partial *p = share_partial(sh, &q, built ? NULL : err, &own);
+    double t2;
+    p = share_merged(g_kept, sh, &q, p, &own, err, sizeof err, &t2);
+    int rc = 0;
+    if (dfn_dist_rank() == 0 && p) {
+        size_t blen;
+        uint8_t *b = dfn_partial_encode(p, &blen);
+        rc = fwrite(b, 1, blen, stdout) == blen ? 0 : 2;
+        free(b);
+    } else if (dfn_dist_rank() == 0) {
+        fprintf(stderr, "dfnav: %s%s\n", own ? "" : "MPI: ", err);
+        rc = 2;
+    }
+    dfn_partial_free(p);
+    dfn_qspec_free(&qs);
+    return rc;
+}
+
+int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len)
+{
+    int rc = 0;
+    if (!g_session || strcmp(g_session, key) != 0) {
+        session_end();
+        g_kept->query_s = g_kept->slices_s = g_kept->merge_s = 0;
+        /* (the explorer shows the layers' choice of its outline) */
+        cli_opts quiet = *o;
+        quiet.quiet = true;
+        rc = shares_layers(&quiet, g_kept);
+        if (rc) {
+            for (size_t k = 0; k < g_kept->n; k++) dfn_runset_release(&g_kept->run[k].set);
+            return dfn_dist_bcast_int(rc);
+        }
+        g_session = dfn_xstrdup(key);
+    }
+    if (op == CLI_QUERY_OUTLINE) rc = dfn_dist_rank() == 0 ? kept_outline() : 0;
+    else rc = kept_rows(o, run, spec, len);
+    return dfn_dist_bcast_int(rc);
 }
 
 int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
@@ -2373,6 +2480,7 @@ int cli_dist_spread_load(const cli_opts *o, uint64_t *events)
 void cli_dist_spread_free(void)
 {
     if (!g_kept) return;
+    session_end();
     shares_free(g_kept);
     dfn_runs_free(g_kept_specs, g_kept_nspecs);
     g_kept = NULL;

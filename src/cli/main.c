@@ -1,6 +1,7 @@
 /* dfnav: the program. Parses the command line and hands over to a command;
  * each command is a thin layer over the engine library. */
 #include "cli.h"
+#include "serve.h"
 #include "dfnav/cache.h"
 #include "dfnav/dist.h"
 #include "dfnav/estimate.h"
@@ -611,7 +612,7 @@ int main(int argc, char **argv)
     }
     /* a client's command on a set held by serve --spread's ranks */
     bool piped = !ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
-    if (o.ranks) return serve_ranks_ask(&o, cmd, piped, argc, argv);
+    if (o.ranks && (cmd || piped)) return serve_ranks_ask(&o, cmd, piped, argc, argv);
     if (cmd) return cmd(&o);
     /* no command: the explorer on a terminal (or replaying), else the overview */
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
@@ -636,5 +637,7 @@ int main(int argc, char **argv)
     ui.time_unit = o.time_unit;
     ui.cache_dir = o.cache;
     if (!explorer_opts(&o, &ui)) return 2;
+    /* the explorer of a set held by serve --spread's ranks */
+    if (o.ranks) return serve_remote_explore(&o, &ui, argc, argv);
     return ui_run(&ui, o.paths, o.npaths);
 }

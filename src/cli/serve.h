@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "dfnav/wire.h"
+#include "../ui/view.h"
 
 /* What the server tells the gate and the handlers, which are other
  * processes: a page shared with them. The text is written under a
@@ -76,6 +77,10 @@ int serve_handler_run(const serve_ctx *c, int fd, const char *peer, const dfn_he
 int serve_ranks_listen(const char *dir, char **path);
 void serve_ranks_loop(int lfd, int wake, const char *dir, volatile sig_atomic_t *stop);
 void serve_ranks_end(void);
+/* The explorer of a client of serve --spread (serve_remote.c): on the
+ * set's outline from the ranks on o->ranks, its queries asked of them;
+ * its status (argv: its command line, which every query carries). */
+int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **argv);
 /* The largest terminal a client may ask for (those of --size). */
 #define SERVE_MAX_ROWS 1000
 #define SERVE_MAX_COLS 2000

@@ -43,7 +43,62 @@
 /* Whether a command's word is one the ranks answer. */
 static bool word_ok(int word)
 {
-    return word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO;
+    return word == CLI_DIST_REPORT || word == CLI_DIST_OVERVIEW || word == CLI_DIST_INFO || word == CLI_DIST_QUERY;
+}
+
+/* An explorer's query (CLI_DIST_QUERY) is the words: its op, the run, the
+ * query's bytes in hex, then the explorer's command line. */
+enum { QUERY_WORDS = 3 };
+
+/* The query's parts of request q; false when they are none. */
+static bool query_parts(const dfn_ranksreq *q, int *op, size_t *run, uint8_t **spec, size_t *len)
+{
+    char *end;
+    if (q->argc <= QUERY_WORDS) return false;
+    unsigned long o = strtoul(q->argv[0], &end, 10), r;
+    if (*end || (o != CLI_QUERY_OUTLINE && o != CLI_QUERY_ROWS)) return false;
+    r = strtoul(q->argv[1], &end, 10);
+    if (*end || !*q->argv[1] || r > 4096) return false;
+    *spec = dfn_unhex(q->argv[2], len);
+    if (!*spec) return false;
+    *op = (int)o;
+    *run = r;
+    return true;
+}
+
+/* The command line of an explorer's query as one text (each word after
+ * its length: two lines are one only when their words are): whose
+ * layers and analyses the ranks keep. */
+static char *query_key(const dfn_ranksreq *q)
+{
+    size_t cap = 1;
+    for (size_t i = QUERY_WORDS; i < q->argc; i++) cap += strlen(q->argv[i]) + 24;
+    char *k = dfn_xmalloc(cap);
+    size_t at = 0;
+    k[0] = 0;
+    for (size_t i = QUERY_WORDS; i < q->argc; i++)
+        at += (size_t)snprintf(k + at, cap - at, "%zu:%s", strlen(q->argv[i]), q->argv[i]);
+    return k;
+}
+
+/* The query of request q on every rank (this one's o parsed from its
+ * command line); rank 0 tells the others once its parts are whole. Its
+ * status. */
+static int query_run(const cli_opts *o, const dfn_ranksreq *q)
+{
+    int op;
+    size_t run, len;
+    uint8_t *spec;
+    if (!query_parts(q, &op, &run, &spec, &len)) {
+        fprintf(stderr, "dfnav: serve: an explorer's query that is none\n");   /* (rank 0 alone: it told none) */
+        return 2;
+    }
+    if (dfn_dist_rank() == 0) cli_dist_tell(CLI_DIST_QUERY);
+    char *key = query_key(q);
+    int rc = cli_dist_query(o, key, op, run, spec, len);
+    free(key);
+    free(spec);
+    return rc;
 }
 
 /* What a command's queries took goes back to the system between
@@ -113,31 +168,32 @@ static void copy_file(int fd, int out)
         }
 }
 
+bool serve_ranks_call(const char *sock, int word, size_t argc, char *const *argv, int *status, int fds[2])
+{
+    size_t len;
+    uint8_t *req = dfn_ranksreq_encode(word, argc, argv, &len);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    int fd = -1;
+    bool ok = req && strlen(sock) < sizeof a.sun_path;
+    if (ok) {
+        memcpy(a.sun_path, sock, strlen(sock) + 1);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        dfn_wirebuf w = { req, len, len };   /* (the request's bytes as they are: no frame) */
+        ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && dfn_wire_send(fd, &w) &&
+             ask_answer(fd, status, fds);
+    }
+    free(req);
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
 int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped, int argc, char **argv)
 {
     int word = cmd == cmd_report ? CLI_DIST_REPORT : cmd == cmd_overview || (!cmd && piped) ? CLI_DIST_OVERVIEW
                : cmd == cmd_info ? CLI_DIST_INFO : -1;
-    if (word < 0) {
-        fprintf(stderr, "dfnav: this server holds the set in shares on its ranks (serve --spread), which answer report, "
-                "overview and info; the explorer needs the set in one process (dfnav serve without --spread, on a node "
-                "that holds it)\n");
-        return 2;
-    }
-    size_t len;
-    uint8_t *req = dfn_ranksreq_encode(word, (size_t)argc, argv, &len);
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
-    int fd = -1, status = 2, fds[2];
-    bool ok = req && strlen(o->ranks) < sizeof a.sun_path;
-    if (ok) {
-        memcpy(a.sun_path, o->ranks, strlen(o->ranks) + 1);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        dfn_wirebuf w = { req, len, len };   /* (the request's bytes as they are: no frame) */
-        ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 && dfn_wire_send(fd, &w) &&
-             ask_answer(fd, &status, fds);
-    }
-    free(req);
-    if (fd >= 0) close(fd);
-    if (!ok) {
+    if (word < 0) return 2;   /* (main takes the explorer to serve_remote_explore) */
+    int status = 2, fds[2];
+    if (!serve_ranks_call(o->ranks, word, (size_t)argc, argv, &status, fds)) {
         fprintf(stderr, "dfnav: serve: the ranks did not answer (the server is gone, or refused the command)\n");
         return 2;
     }
@@ -233,10 +289,15 @@ static int ranks_command(const dfn_ranksreq *q, const int out[2])
     dfn_ctrs ctrs = {0};
     char **words = NULL;
     cli_dist_reopen();
-    int rc = cli_request_opts((int)q->argc, q->argv, &o, &ctrs, &words);
-    if (rc < 0 && !moved) rc = 2;   /* (nowhere to say anything: the ranks hear stop) */
-    else if (rc < 0) rc = q->word == CLI_DIST_REPORT ? cmd_report(&o) : q->word == CLI_DIST_INFO ? cmd_info(&o)
-                                                                          : cmd_overview(&o);
+    size_t skip = q->word == CLI_DIST_QUERY ? QUERY_WORDS : 0;
+    int rc = q->argc > skip ? cli_request_opts((int)(q->argc - skip), q->argv + skip, &o, &ctrs, &words) : 2;
+    if (rc < 0 && !moved) {
+        rc = 2;   /* (nowhere to say anything: the ranks hear stop) */
+    } else if (rc < 0 && q->word == CLI_DIST_QUERY) {
+        rc = query_run(&o, q);
+    } else if (rc < 0) {
+        rc = q->word == CLI_DIST_REPORT ? cmd_report(&o) : q->word == CLI_DIST_INFO ? cmd_info(&o) : cmd_overview(&o);
+    }
     cli_dist_settle();   /* (the other ranks hear a word for every command) */
     fflush(stdout);
     fflush(stderr);
@@ -385,10 +446,12 @@ int serve_ranks_worker(const cli_opts *o)
         cli_opts ro;
         dfn_ctrs ctrs = {0};
         char **words = NULL;
-        bool parsed = cli_request_opts((int)q.argc, q.argv, &ro, &ctrs, &words) < 0;
+        size_t skip = q.word == CLI_DIST_QUERY ? QUERY_WORDS : 0;
+        bool parsed = q.argc > skip && cli_request_opts((int)(q.argc - skip), q.argv + skip, &ro, &ctrs, &words) < 0;
         /* (rank 0 gives a word for every command, whatever its parse said) */
         int w = dfn_dist_bcast_int(CLI_DIST_STOP);
-        if (parsed && word_ok(w)) (void)cli_dist_report_worker(&ro, w);
+        if (parsed && w == CLI_DIST_QUERY) (void)query_run(&ro, &q);
+        else if (parsed && word_ok(w)) (void)cli_dist_report_worker(&ro, w);
         free(words);
         dfn_ctrs_free(&ctrs);
         dfn_ranksreq_free(&q);

@@ -361,6 +361,88 @@ static int run_headless(runner *r, const ui_opts *o)
     return r->status;
 }
 
+/* The explorer's loop (or the replay's) until it quits, then the runner
+ * freed; the status (missing: some path gave no file). */
+static int ui_loop(runner *r, const ui_opts *o, bool missing)
+{
+    app *a = &r->a;
+    int status;
+    if (r->headless) {
+        status = run_headless(r, o);
+    } else {
+        signals_install();
+        if (!initscr()) {
+            fprintf(stderr, "dfnav: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
+            runner_free(r);
+            free(r);
+            return 2;
+        }
+        dfn_set_oom_hook(app_oom);   /* the message must reach a usable terminal */
+        cbreak();
+        noecho();
+        nonl();
+        keypad(stdscr, TRUE);
+        keys_define_missing();
+        set_escdelay(25);
+        timeout(50);          /* the loop polls the loader between keys */
+        curs_set(0);
+        init_colors(a);
+        app_set_size(r, LINES, COLS);
+        double started = dfn_now();
+        while (!r->quit && !got_signal) {
+            if (got_stop) app_suspend();
+            if (got_cont) app_resume(r);
+            /* the first second polls often: a set from the cache is
+             * there within it, and each poll's wait would add to it */
+            timeout(a->loading && dfn_now() - started < 1 ? 10 : 50);
+            load_poll(r);
+            export_poll(r, false);
+            diag_poll(r, false);
+            marks_poll(a, &r->mk, false);
+            facts_poll(a, &r->fc, false);
+            curs_set(a->mode == MODE_PROMPT ? 1 : 0);
+            draw_screen(a);
+            refresh();
+            char u[8];
+            size_t ul;
+            int key = read_key(u, &ul);
+            if (key == ERR || got_signal || got_stop) continue;
+            if (key == KEY_RESIZE) { app_set_size(r, LINES, COLS); continue; }
+            keys_handle(r, key, u, ul);
+        }
+        endwin();
+        if (got_signal) die_of_signal(r);
+        export_after_screen(r);
+        status = r->status;
+    }
+    if (a->loading && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
+    if (status == 0 && missing) status = 1;
+    runner_free(r);
+    free(r);
+    if (got_signal) die_of_signal(NULL);   /* one that came while cleaning up */
+    return status;
+}
+
+int ui_run_remote(const ui_opts *o, dfn_outline *ol, const dfn_remote *rem)
+{
+    runner *r = dfn_xcalloc(1, sizeof *r);
+    app *a = &r->a;
+    a->opts = *o;
+    setlocale(LC_ALL, "");
+    a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    r->headless = o->replay != NULL;
+    r->nruns = ol->n;
+    r->runs = dfn_xcalloc(r->nruns, sizeof *r->runs);
+    a->damage_store = dfn_xcalloc(r->nruns, sizeof *a->damage_store);
+    a->nruns = r->nruns;
+    if (o->compare) {
+        r->labels = dfn_xcalloc(r->nruns, sizeof *r->labels);
+        for (size_t k = 0; k < r->nruns; k++) r->labels[k] = ol->run[k].label ? ol->run[k].label : "";
+    }
+    load_remote(r, ol, rem);
+    return ui_loop(r, o, false);
+}
+
 int ui_run(const ui_opts *o, char **paths, size_t npaths)
 {
     runner *r = dfn_xcalloc(1, sizeof *r);
@@ -440,61 +522,6 @@ int ui_run(const ui_opts *o, char **paths, size_t npaths)
         a->mode = MODE_MEMORY;
     }
     if (a->mode != MODE_MEMORY) load_start(r);
-
-    int status;
-    if (r->headless) {
-        status = run_headless(r, o);
-    } else {
-        signals_install();
-        if (!initscr()) {
-            fprintf(stderr, "dfnav: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
-            runner_free(r);
-            free(r);
-            return 2;
-        }
-        dfn_set_oom_hook(app_oom);   /* the message must reach a usable terminal */
-        cbreak();
-        noecho();
-        nonl();
-        keypad(stdscr, TRUE);
-        keys_define_missing();
-        set_escdelay(25);
-        timeout(50);          /* the loop polls the loader between keys */
-        curs_set(0);
-        init_colors(a);
-        app_set_size(r, LINES, COLS);
-        double started = dfn_now();
-        while (!r->quit && !got_signal) {
-            if (got_stop) app_suspend();
-            if (got_cont) app_resume(r);
-            /* the first second polls often: a set from the cache is
-             * there within it, and each poll's wait would add to it */
-            timeout(a->loading && dfn_now() - started < 1 ? 10 : 50);
-            load_poll(r);
-            export_poll(r, false);
-            diag_poll(r, false);
-            marks_poll(a, &r->mk, false);
-            facts_poll(a, &r->fc, false);
-            curs_set(a->mode == MODE_PROMPT ? 1 : 0);
-            draw_screen(a);
-            refresh();
-            char u[8];
-            size_t ul;
-            int key = read_key(u, &ul);
-            if (key == ERR || got_signal || got_stop) continue;
-            if (key == KEY_RESIZE) { app_set_size(r, LINES, COLS); continue; }
-            keys_handle(r, key, u, ul);
-        }
-        endwin();
-        if (got_signal) die_of_signal(r);
-        export_after_screen(r);
-        status = r->status;
-    }
-    if (a->loading && !r->headless) status = 0;   /* quit while loading: cancelled on purpose */
-    if (status == 0 && missing) status = 1;
-    runner_free(r);
-    free(r);
-    if (got_signal) die_of_signal(NULL);   /* one that came while cleaning up */
-    return status;
+    return ui_loop(r, o, missing);
 }
 

@@ -156,6 +156,9 @@ void facts_poll(app *a, facter *w, bool wait);
 /* loading.c */
 /* Starts every run's loader (and its snapshots unless headless). */
 void load_start(runner *r);
+/* A set other processes hold (remote.h): each run's outline store shown
+ * at once, its queries going to rem; nothing loads here. */
+void load_remote(runner *r, dfn_outline *ol, const dfn_remote *rem);
 /* Takes snapshots and final stores to the view; the progress text. */
 void load_poll(runner *r);
 /* Once, where it matters: that the compute definition matched nothing. */

@@ -67,8 +67,9 @@ static void *diagnoser_main(void *arg)
     const view *v = d->v;
     for (size_t k = 0; k < v->nruns; k++) {
         const dfn_run *run = &v->runs[k];
-        dfn_findings *f = dfn_diagnose(run->s, run->ls, &d->filter, run->an, &d->th, 0,
-                                       d->err, sizeof d->err);
+        dfn_diag_src src = run->remote ? dfn_remote_diag_src(run) : (dfn_diag_src){0};
+        dfn_findings *f = run->remote ? dfn_diagnose_via(&src, run->ls, &d->filter, run->an, &d->th, d->err, sizeof d->err)
+                                      : dfn_diagnose(run->s, run->ls, &d->filter, run->an, &d->th, 0, d->err, sizeof d->err);
         if (!f) { dfn_findings_free(d->out); d->out = NULL; break; }
         if (!v->labels) { d->out = f; break; }
         if (!d->out) d->out = dfn_xcalloc(1, sizeof *d->out);
@@ -98,8 +99,11 @@ static void *marker_main(void *arg)
     /* behind the keys: on Linux a thread has its own nice value, and the
      * query threads it starts inherit it */
     (void)setpriority(PRIO_PROCESS, 0, 10);
-    dfn_findings *f = dfn_diagnose_rows(m->run->s, m->run->ls, &m->filter, m->run->an, &m->th, &m->by, m->bin_s, 0,
-                                        err, sizeof err);
+    dfn_diag_src src = m->run->remote ? dfn_remote_diag_src(m->run) : (dfn_diag_src){0};
+    dfn_findings *f = m->run->remote ? dfn_diagnose_rows_via(&src, m->run->ls, &m->filter, m->run->an, &m->th, &m->by,
+                                                             m->bin_s, err, sizeof err)
+                                     : dfn_diagnose_rows(m->run->s, m->run->ls, &m->filter, m->run->an, &m->th, &m->by,
+                                                         m->bin_s, 0, err, sizeof err);
     m->keys = dfn_strtab_new();
     for (size_t i = 0; f && i < f->n; i++)
         if (!f->v[i].info) dfn_strtab_intern(m->keys, f->v[i].key, strlen(f->v[i].key));
@@ -149,7 +153,9 @@ static void *facts_main(void *arg)
     if (w->run->an) dfn_analysis_apply(w->run->an, &q);   /* arg.NAME inherits through the call tree */
     q.dims[0] = w->by;
     q.ndims = 1;
-    w->res = dfn_query_run(w->run->s, &q, err, sizeof err);   /* none: the status line says nothing */
+    /* none: the status line says nothing */
+    const dfn_remote *rem = w->run->remote;
+    w->res = rem ? rem->query(rem->ctx, w->run->remote_run, &q, NULL, err, sizeof err) : dfn_query_run(w->run->s, &q, err, sizeof err);
     atomic_store(&w->job.done, true);
     return NULL;
 }

@@ -317,6 +317,28 @@ void load_start(runner *r)
     r->a.loading = true;
 }
 
+void load_remote(runner *r, dfn_outline *ol, const dfn_remote *rem)
+{
+    app *a = &r->a;
+    view_set **sets = dfn_xcalloc(r->nruns, sizeof *sets);
+    for (size_t k = 0; k < r->nruns; k++) {
+        dfn_store *s = dfn_outline_store(ol, k);
+        /* the layers the ranks took: --layers, else their preset */
+        sets[k] = view_set_new(s, &a->opts, a->opts.layers || !*ol->run[k].preset ? NULL : ol->run[k].preset, 0);
+        sets[k]->rs.remote = rem;
+        sets[k]->rs.remote_run = k;
+        sets[k]->full = true;   /* (its holders built every analysis) */
+        r->runs[k].final = s;
+        int st = dfn_store_status(s);
+        if (st > r->status) r->status = st;
+    }
+    count_damage(r);
+    for (size_t k = 0; k < r->nruns; k++) show_set(r, k, sets[k]);
+    free(sets);
+    a->loading = false;
+    a->settled = true;
+}
+
 void load_poll(runner *r)
 {
     app *a = &r->a;
@@ -348,7 +370,7 @@ void load_compute_note(runner *r)
     app *a = &r->a;
     if (r->compute_noted || !a->have_view || a->msg[0] || a->loading) return;
     const view_set *vs = r->runs[0].cur;
-    if (!vs || !vs->full || r->labels) return;
+    if (!vs || !vs->full || r->labels || vs->rs.remote) return;   /* (a remote set's overlap is its holders') */
     bool quiet = !a->malformed && !a->bad_files && !a->set_aside;
     if (!quiet && !view_shows_compute(view_top(&a->v))) return;
     r->compute_noted = true;

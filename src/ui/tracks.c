@@ -70,6 +70,11 @@ bool view_tracks_next(view *v, char *msg, size_t msglen)
         snprintf(msg, msglen, "counter tracks show one run: open it alone to see them");
         return false;
     }
+    if (view_is_remote(v)) {
+        snprintf(msg, msglen, "counter tracks are drawn only where the set is held whole: this server keeps it in "
+                 "shares on MPI ranks (serve --spread); dfnav report --counters gives the series");
+        return false;
+    }
     tracks_order(v);
     if (!v->ntrack_series) {
         v->track_on = false;

@@ -9,8 +9,12 @@
 
 #include "view.h"
 #include "keymap.h"
+#include "dfnav/remote.h"
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths);
+/* The explorer on a set other processes hold (dfnav serve --spread's
+ * ranks): ol's runs (their stores taken over), queried through rem. */
+int ui_run_remote(const ui_opts *o, dfn_outline *ol, const dfn_remote *rem);
 /* Whether this machine's terminfo has the terminal TERM names. */
 bool ui_term_known(const char *term);
 

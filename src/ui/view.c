@@ -63,7 +63,8 @@ static void level_free(level *l)
     memset(l, 0, sizeof *l);
 }
 
-static double store_span(const dfn_store *s) { return s->n ? (s->t1 - s->t0) / 1e6 : 0; }
+/* A run's span in seconds (a remote run's outline has its span, no events). */
+static double run_span(const dfn_run *r) { return r->s->n || r->remote ? (r->s->t1 - r->s->t0) / 1e6 : 0; }
 
 /* The longest run's span in seconds: time windows are relative to each
  * run's start. */
@@ -71,15 +72,23 @@ static double view_span(const view *v)
 {
     double span = 0;
     for (size_t k = 0; k < v->nruns; k++)
-        if (store_span(v->runs[k].s) > span) span = store_span(v->runs[k].s);
+        if (run_span(&v->runs[k]) > span) span = run_span(&v->runs[k]);
     return span;
 }
 
-/* Whether every run has the index (an analysis part, by offset). */
+bool view_is_remote(const view *v)
+{
+    for (size_t k = 0; k < v->nruns; k++)
+        if (v->runs[k].remote) return true;
+    return false;
+}
+
+/* Whether every run has the index (an analysis part, by offset): a
+ * remote run's holders built each. */
 static bool runs_have(const view *v, bool (*has)(const dfn_analysis *))
 {
     for (size_t k = 0; k < v->nruns; k++)
-        if (!v->runs[k].an || !has(v->runs[k].an)) return false;
+        if (!v->runs[k].remote && (!v->runs[k].an || !has(v->runs[k].an))) return false;
     return v->nruns > 0;
 }
 static bool has_overlap(const dfn_analysis *an) { return an->overlap != NULL; }
@@ -594,7 +603,9 @@ static bool view_query(view *v, char *err, size_t errlen)
         q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_PCT_TIME);
         q.spark_split = false;
     }
-    dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
+    dfn_compare *r = view_is_calls(l) && view_is_remote(v) ? NULL
+                     : dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
+    if (!r && view_is_calls(l) && view_is_remote(v)) snprintf(err, errlen, "%s", VIEW_REMOTE_CALLS);
     if (!r) { dfn_filter_free(&f); return false; }
     dfn_compare_free(l->res);
     l->res = r;
@@ -809,6 +820,11 @@ bool view_flame_open(view *v, char *err, size_t errlen)
     level *l = view_top(v);
     if (l->flame) { view_back(v); return true; }   /* F again: back */
     if (v->labels) { snprintf(err, errlen, "the flame view shows one run: open a run on its own for its call paths"); return false; }
+    if (view_is_remote(v)) {
+        snprintf(err, errlen, "the flame view needs the call tree here, which a set held in shares on MPI ranks (serve "
+                 "--spread) has only there: p pivots by call path");
+        return false;
+    }
     if (!runs_have(v, has_tree)) { snprintf(err, errlen, "call paths need the call tree, built when the load finishes"); return false; }
     level *c = level_open(v, &l);
     level_inherit(l, c);
@@ -1337,6 +1353,8 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
 
 char **view_arg_names(const view *v, size_t *n)
 {
+    *n = 0;
+    if (view_is_remote(v)) return NULL;   /* (its calls are not here) */
     const level *l = &v->lv[v->nlv - 1];
     dfn_filter f;
     view_filter(v, l, &f);

@@ -202,6 +202,11 @@ level *view_level_of(view *v, unsigned gen);
 bool view_row_is_process(const level *l);
 /* The row of l->facts with the key of l's row (one run), or SIZE_MAX. */
 size_t view_facts_row(const level *l, size_t row);
+/* Whether a run is held by other processes (remote.h: dfnav serve
+ * --spread's ranks), whose calls and per-event views are not here. */
+bool view_is_remote(const view *v);
+#define VIEW_REMOTE_CALLS "calls are listed only where the set is held whole: this server keeps it in shares on MPI " \
+    "ranks (serve --spread); dfnav report --by event lists them"
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
 /* Enter: opens the next level on the cursor's row. False with a message

@@ -1,0 +1,159 @@
+/* The explorer of a client of dfnav serve --spread: the set stays in
+ * shares on the server's MPI ranks, and the explorer runs here (a
+ * process the server's handler started for the client) on the set's
+ * outline, each of its queries asked of the ranks on the server's
+ * private socket (serve_ranks.c): the query's bytes (qspec.h) go, the
+ * ranks' merged partial (partial.h) comes back as a file, and here it is
+ * finished into rows with the run's layers, as report does on rank 0.
+ *
+ * What this file owns: the outline's request, the remote query function
+ * (dfn_remote, remote.h) and the layers it finishes rows with. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cli.h"
+#include "serve.h"
+#include "../ui/ui.h"
+#include "dfnav/export.h"
+#include "dfnav/partial.h"
+#include "dfnav/qspec.h"
+#include "dfnav/remote.h"
+#include "dfnav/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *sock;         /* the ranks' socket */
+    size_t argc;              /* the explorer's command line, which every query carries */
+    char **argv;
+    dfn_layers *layers;       /* each run's, as the ranks took them */
+    bool *agg;                /* each run's: some share has aggregated records */
+    size_t nruns;
+} remote_ctx;
+
+/* All of the file at fd from its start (malloc'd, *len); NULL when it
+ * cannot be read. */
+static uint8_t *file_all(int fd, size_t *len)
+{
+    size_t cap = 0, n = 0;
+    uint8_t *b = NULL;
+    if (lseek(fd, 0, SEEK_SET) != 0) return NULL;
+    for (;;) {
+        dfn_grow((void **)&b, &cap, n + 65536, 1);
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            free(b);
+            return NULL;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    *len = n;
+    return b;
+}
+
+/* What the ranks said on stderr, its first line without "dfnav: ", as a
+ * message here (its bytes made safe for a terminal). */
+static void ranks_said(int fd, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *t = (char *)file_all(fd, &n);
+    size_t skip = n >= 7 && t && memcmp(t, "dfnav: ", 7) == 0 ? 7 : 0;
+    const char *nl = t ? memchr(t + skip, '\n', n - skip) : NULL;
+    size_t l = nl ? (size_t)(nl - t) - skip : n - skip;
+    if (!t || !l) snprintf(err, errlen, "the ranks failed and said nothing");
+    else (void)dfn_fmt_safe(t + skip, l, err, errlen);
+    free(t);
+}
+
+/* Asks the ranks op of run with spec (len bytes) on the command line of
+ * x: their answer's bytes (malloc'd, *len), or NULL with why. */
+static uint8_t *remote_ask(const remote_ctx *x, int op, size_t run, const uint8_t *spec, size_t slen, size_t *len,
+                           char *err, size_t errlen)
+{
+    char opw[8], runw[24];
+    snprintf(opw, sizeof opw, "%d", op);
+    snprintf(runw, sizeof runw, "%zu", run);
+    char *hex = dfn_hex(spec, slen);
+    char **words = dfn_xcalloc(x->argc + 4, sizeof *words);
+    words[0] = opw;
+    words[1] = runw;
+    words[2] = hex;
+    for (size_t i = 0; i < x->argc; i++) words[3 + i] = x->argv[i];
+    int status = 2, fds[2];
+    bool asked = serve_ranks_call(x->sock, CLI_DIST_QUERY, x->argc + 3, words, &status, fds);
+    free(words);
+    free(hex);
+    if (!asked) {
+        snprintf(err, errlen, "the server's ranks did not answer (the server is gone, or the query is too long)");
+        return NULL;
+    }
+    uint8_t *b = NULL;
+    if (status != 0) ranks_said(fds[1], err, errlen);
+    else if (!(b = file_all(fds[0], len))) snprintf(err, errlen, "the ranks' answer could not be read: %s", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return b;
+}
+
+static dfn_result *remote_query(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen)
+{
+    const remote_ctx *x = ctx;
+    if (run >= x->nruns) {
+        snprintf(err, errlen, "no such run");
+        return NULL;
+    }
+    size_t slen, len;
+    uint8_t *spec = dfn_qspec_encode(q, &slen, err, errlen);
+    if (!spec) return NULL;
+    uint8_t *b = remote_ask(x, CLI_QUERY_ROWS, run, spec, slen, &len, err, errlen);
+    free(spec);
+    if (!b) return NULL;
+    dfn_partial *p = dfn_partial_decode(b, len, err, errlen);
+    free(b);
+    if (!p) return NULL;
+    if (ncompute) *ncompute = p->ncompute;
+    dfn_result *r = dfn_partial_finish(p, q, &x->layers[run], err, errlen);
+    if (r) r->merged_agg = x->agg[run];   /* (a calls column, as the set's store has) */
+    return r;
+}
+
+int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **argv)
+{
+    remote_ctx x = { o->ranks, (size_t)argc, argv, NULL, NULL, 0 };
+    char err[2048];
+    size_t len;
+    uint8_t *b = remote_ask(&x, CLI_QUERY_OUTLINE, 0, NULL, 0, &len, err, sizeof err);
+    dfn_outline ol = {0};
+    if (!b || !dfn_outline_decode(b, len, &ol, err, sizeof err)) {
+        fprintf(stderr, "dfnav: serve: %s\n", err);
+        free(b);
+        dfn_outline_free(&ol);
+        return 2;
+    }
+    free(b);
+    x.nruns = ol.n;
+    x.layers = dfn_xcalloc(ol.n, sizeof *x.layers);
+    x.agg = dfn_xcalloc(ol.n, sizeof *x.agg);
+    int rc = 0;
+    for (size_t k = 0; k < ol.n && !rc; k++) {
+        x.agg[k] = ol.run[k].agg;
+        const char *def = o->layers ? o->layers : *ol.run[k].preset ? ol.run[k].preset : "posix";
+        if (!dfn_layers_load(def, &x.layers[k], err, sizeof err)) {
+            fprintf(stderr, "dfnav: layers: %s\n", err);
+            rc = 2;
+        }
+    }
+    dfn_remote rem = { remote_query, &x };
+    if (!rc) rc = ui_run_remote(ui, &ol, &rem);
+    for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
+    free(x.layers);
+    free(x.agg);
+    dfn_outline_free(&ol);
+    return rc;
+}
