@@ -3,6 +3,9 @@
  * series, time bin, host and pid. Times are seconds from the store's start
  * (its first event; its first sample when it has no events). */
 #include "dfnav/counters.h"
+
+#include "bytebuf.h"
+#include "dfnav/extract.h"
 #include "dfnav/match.h"
 #include "dfnav/query.h"
 #include "dfnav/strtab.h"
@@ -65,8 +68,9 @@ static bool lane_key(dfn_key k)
 
 /* The processes an event selection keeps (dfn_cquery.selection), as
  * (host, pid) keys: those a lane passing every process term has, their
- * hosts, and every process that made calls. NULL sets: no process term. */
-typedef struct { dfn_strtab *sel, *hosts, *all; } procsel;
+ * hosts, and every process that made calls. NULL sets: no process term.
+ * set: the set's hosts and callers by text (a share's), else NULL. */
+typedef struct { dfn_strtab *sel, *hosts, *all; const dfn_csel *set; } procsel;
 
 static uint32_t hp_find(const dfn_strtab *t, uint32_t host, int64_t pid)
 {
@@ -106,9 +110,10 @@ static uint8_t *procsel_lanes(const dfn_store *s, const dfn_filter *f)
     return ok;
 }
 
-static void procsel_build(const dfn_store *s, const dfn_filter *f, procsel *ps)
+static void procsel_build(const dfn_store *s, const dfn_filter *f, const dfn_csel *set, procsel *ps)
 {
     memset(ps, 0, sizeof *ps);
+    ps->set = set;
     uint8_t *ok = procsel_lanes(s, f);
     if (!ok) return;
     ps->sel = dfn_strtab_new();
@@ -124,12 +129,70 @@ static void procsel_build(const dfn_store *s, const dfn_filter *f, procsel *ps)
     free(ok);
 }
 
-static bool procsel_pass(const procsel *ps, const dfn_sample *x)
+/* A share's sample's process as the set knows it: whether the set's
+ * selection has its host, and whether it made calls on some share. */
+static bool procsel_set_pass(const dfn_store *s, const dfn_csel *set, const dfn_sample *x)
+{
+    if (dfn_strtab_find(set->hosts, dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host)) == DFN_NOID)
+        return false;
+    char *pid = NULL;
+    size_t cap = 0, pl = dfn_extract_id_json(s, x->pid, &pid, &cap);
+    size_t klen;
+    uint8_t *key = dfn_extract_proc_key(dfn_store_str(s, x->host), dfn_strtab_len(s->strs, x->host), pid, pl, &klen);
+    bool caller = dfn_strtab_find(set->callers, (const char *)key, klen) != DFN_NOID;
+    free(key);
+    free(pid);
+    return !caller;
+}
+
+static bool procsel_pass(const dfn_store *s, const procsel *ps, const dfn_sample *x)
 {
     if (!ps->sel || hp_find(ps->sel, x->host, x->pid) != DFN_NOID) return true;
     /* a host-wide sampler: no calls of its own, on a selected host */
+    if (ps->set) return procsel_set_pass(s, ps->set, x);
     return dfn_strtab_find(ps->hosts, (const char *)&x->host, sizeof x->host) != DFN_NOID &&
            hp_find(ps->all, x->host, x->pid) == DFN_NOID;
+}
+
+bool dfn_counters_sel_needed(const dfn_filter *f)
+{
+    for (size_t k = 0; f && k < f->n; k++)
+        if (lane_key(f->terms[k].key)) return true;
+    return false;
+}
+
+uint8_t *dfn_counters_sel_hosts(const dfn_store *s, const dfn_filter *f, size_t *len)
+{
+    uint8_t *ok = s && s->nlanes ? procsel_lanes(s, f) : NULL;
+    dfn_strtab *seen = dfn_strtab_new();
+    obuf o = {0}, keys = {0};
+    for (size_t i = 0; ok && i < s->nlanes; i++) {
+        const dfn_lane *ln = &s->lanes[i];
+        if (ok[i] && dfn_strtab_add(seen, dfn_store_str(s, ln->host), dfn_strtab_len(s->strs, ln->host), NULL))
+            put_bytes(&keys, dfn_store_str(s, ln->host), dfn_strtab_len(s->strs, ln->host));
+    }
+    put_u(&o, dfn_strtab_count(seen));
+    put_raw(&o, keys.b, keys.n);
+    free(keys.b);
+    free(ok);
+    dfn_strtab_free(seen);
+    *len = o.n;
+    return o.b;
+}
+
+bool dfn_csel_hosts_add(dfn_csel *c, const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    ibuf in = { buf, buf ? buf + len : NULL, NULL };
+    if (!buf) in.bad = "none came";
+    size_t n = get_count(&in, 1, "the hosts");
+    for (size_t k = 0; k < n && !in.bad; k++) {
+        size_t l;
+        const uint8_t *h = get_bytes(&in, &l, "a host");
+        if (h) dfn_strtab_intern(c->hosts, (const char *)h, l);
+    }
+    if (!in.bad && in.p != in.end) in.bad = "bytes past the hosts";
+    if (in.bad) snprintf(err, errlen, "a rank's selected hosts: %s", in.bad);
+    return !in.bad;
 }
 
 static void procsel_free(procsel *ps)
@@ -145,7 +208,7 @@ static void procsel_free(procsel *ps)
 static bool sample_pass(const dfn_store *s, const dfn_cquery *q, uint64_t t0, const procsel *ps, const dfn_sample *x)
 {
     const dfn_filter *f = q->filter;
-    if (q->selection && !procsel_pass(ps, x)) return false;
+    if (q->selection && !procsel_pass(s, ps, x)) return false;
     for (size_t k = 0; f && k < f->n; k++) {
         const dfn_term *t = &f->terms[k];
         bool ok = true;
@@ -278,6 +341,17 @@ static tbins tbins_of(const dfn_cquery *q)
     return b;
 }
 
+/* The fixed bins of an explorer's window, said in out. */
+static tbins tbins_window(const dfn_cquery *q, dfn_cresult *out)
+{
+    tbins tb = tbins_of(q);
+    out->win_lo_s = q->win_lo_s;
+    out->win_hi_s = q->win_hi_s;
+    out->nbins = q->nbins;
+    out->bin_s = tb.span / 1e6 / (double)tb.n;
+    return tb;
+}
+
 /* Where sample x falls: -1 before the window, 1 past it, else 0 with
  * its bin. */
 static int tbins_put(const tbins *b, uint64_t t0, const dfn_sample *x, uint64_t *bin)
@@ -357,7 +431,11 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
     out->ndims = q->ndims;
     memcpy(out->dims, q->dims, q->ndims * sizeof *q->dims);
     if (!s) {   /* a share without a store: the set's window, no rows */
-        if (q->span && !q->nbins) {
+        if (q->span && q->nbins) {
+            (void)tbins_window(q, out);
+            return true;
+        }
+        if (q->span) {
             cquery_window(NULL, q, out);
             return true;
         }
@@ -369,11 +447,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
     size_t from = 0;
     uint64_t t0 = counters_t0(s, q);
     if (q->nbins) {
-        tb = tbins_of(q);
-        out->win_lo_s = q->win_lo_s;
-        out->win_hi_s = q->win_hi_s;
-        out->nbins = q->nbins;
-        out->bin_s = tb.span / 1e6 / (double)tb.n;
+        tb = tbins_window(q, out);
         /* the window's samples only: a track is drawn on every move */
         uint64_t back = tb.lo < 0 ? (uint64_t)-(tb.lo + 1) + 1 : 0;
         from = tb.lo >= 0 ? sample_first(s, t0 + (uint64_t)tb.lo) : back >= t0 ? 0 : sample_first(s, t0 - back);
@@ -381,7 +455,7 @@ bool dfn_counters_query(const dfn_store *s, const dfn_cquery *q, dfn_cresult *ou
         cb = cquery_window(s, q, out);
     }
     procsel ps;
-    procsel_build(s, q->selection ? q->filter : NULL, &ps);
+    procsel_build(s, q->selection ? q->filter : NULL, q->set_sel, &ps);
     dfn_strtab *keys = dfn_strtab_new();
     size_t cap = 0;
     for (size_t i = from; i < s->nsamples; i++) {

@@ -32,6 +32,14 @@ static size_t proc_key(obuf *k, const char *host, size_t hl, const char *pid, si
     return k->n;
 }
 
+uint8_t *dfn_extract_proc_key(const char *host, size_t hl, const char *pid, size_t pl, size_t *len)
+{
+    obuf k = {0};
+    proc_key(&k, host, hl, pid, pl);
+    *len = k.n;
+    return k.b;
+}
+
 uint8_t *dfn_extract_callers(const dfn_store *s, size_t *len)
 {
     obuf o = {0}, k = {0}, keys = {0};

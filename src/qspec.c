@@ -181,3 +181,71 @@ void dfn_qspec_free(dfn_qspec *s)
     dfn_ctrs_free(&s->ctrs);
     memset(s, 0, sizeof *s);
 }
+
+/* ---- counter queries (an explorer's tracks) ---- */
+
+#define CQSPEC_MAGIC UINT64_C(0x434e4644)
+#define CQSPEC_VERSION 1
+
+uint8_t *dfn_cqspec_encode(const dfn_cquery *q, size_t *len, char *err, size_t errlen)
+{
+    char *text = NULL;
+    if (q->filter && !(text = filter_text(q->filter, err, errlen))) return NULL;
+    obuf o = {0};
+    put_u(&o, CQSPEC_MAGIC);
+    put_u(&o, CQSPEC_VERSION);
+    put_u(&o, q->ndims);
+    for (size_t d = 0; d < q->ndims; d++) put_u(&o, q->dims[d]);
+    put_u(&o, text != NULL);
+    if (text) put_bytes(&o, text, strlen(text));
+    free(text);
+    put_d(&o, q->bin_s);
+    put_u(&o, q->nbins);
+    put_d(&o, q->win_lo_s);
+    put_d(&o, q->win_hi_s);
+    put_u(&o, q->selection);
+    *len = o.n;
+    return o.b;
+}
+
+/* A window's edge or a bin's width: finite, within what a query holds. */
+static bool time_ok(double v) { return v >= -1.9e13 && v <= 1.9e13; }
+
+bool dfn_cqspec_decode(const uint8_t *buf, size_t len, dfn_cqspec *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    ibuf in = { buf, buf + len, NULL };
+    char why[320] = "";
+    if (!get_head(&in, CQSPEC_MAGIC, CQSPEC_VERSION, "a counter query", err, errlen)) return false;
+    size_t n = (size_t)get_u(&in, DFN_CDIMS_MAX + 1, "the dimensions");
+    for (size_t d = 0; d < n && !in.bad; d++) out->q.dims[d] = (dfn_cdim)get_u(&in, DFN_CDIM_COUNT, "a dimension");
+    if (!in.bad) out->q.ndims = n;
+    if (get_u(&in, 2, "the filter") && !in.bad) {
+        char *text = get_name(&in, "the filter");
+        if (text && dfn_filter_parse(text, &out->filter, why, sizeof why)) out->q.filter = &out->filter;
+        else if (text) in.bad = "the filter";
+        free(text);
+    }
+    out->q.bin_s = get_d(&in);
+    out->q.nbins = (size_t)get_u(&in, DFN_SPARK_BINS_MAX + 1, "the bins");
+    out->q.win_lo_s = get_d(&in);
+    out->q.win_hi_s = get_d(&in);
+    out->q.selection = get_u(&in, 2, "the selection") != 0;
+    if (!in.bad && (!(out->q.bin_s >= 0 && time_ok(out->q.bin_s)) || !time_ok(out->q.win_lo_s) ||
+                    !time_ok(out->q.win_hi_s) || out->q.win_lo_s > out->q.win_hi_s))
+        in.bad = "the window";
+    if (!in.bad && in.p != in.end) in.bad = "its end";
+    if (in.bad) {
+        if (why[0]) snprintf(err, errlen, "a counter query whose filter does not read: %s", why);
+        else snprintf(err, errlen, "a damaged counter query (%s, at byte %zu of %zu)", in.bad, (size_t)(in.p - buf), len);
+        dfn_cqspec_free(out);
+        return false;
+    }
+    return true;
+}
+
+void dfn_cqspec_free(dfn_cqspec *s)
+{
+    if (s->q.filter) dfn_filter_free(&s->filter);
+    memset(s, 0, sizeof *s);
+}

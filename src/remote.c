@@ -44,12 +44,14 @@ uint8_t *dfn_outline_encode(const dfn_outline *o, size_t *len)
             put_u(&b, r->t1 - r->t0);
         }
         put_u(&b, r->events);
+        put_u(&b, r->nseries);
+        for (size_t i = 0; i < r->nseries; i++) put_bytes(&b, r->series[i], strlen(r->series[i]));
         /* the files' paths, then their accounts as a rank gives them */
-        size_t n = r->sources ? r->sources->nsrc : 0;
+        size_t n = r->store ? r->store->nsrc : 0;
         put_u(&b, n);
-        for (size_t i = 0; i < n; i++) put_bytes(&b, r->sources->src[i].path, strlen(r->sources->src[i].path));
+        for (size_t i = 0; i < n; i++) put_bytes(&b, r->store->src[i].path, strlen(r->store->src[i].path));
         size_t slen = 0;
-        uint8_t *src = r->sources ? dfn_image_sources_encode(r->sources, &slen) : NULL;
+        uint8_t *src = r->store ? dfn_image_sources_encode(r->store, &slen) : NULL;
         put_bytes(&b, src, slen);
         free(src);
     }
@@ -71,6 +73,23 @@ static char *get_text(ibuf *in, const char *what)
     return dfn_xstrndup((const char *)p, l);
 }
 
+/* The run's store as the explorer reads it: "" as every store's string
+ * 0, its counter series, its span. */
+static void outline_store_finish(dfn_outline_run *r)
+{
+    dfn_store *s = r->store;
+    if (!s->strs) {
+        s->strs = dfn_strtab_new();
+        (void)dfn_strtab_intern(s->strs, "", 0);
+    }
+    free(s->series);
+    s->series = dfn_xmalloc((r->nseries ? r->nseries : 1) * sizeof *s->series);
+    for (size_t i = 0; i < r->nseries; i++) s->series[i] = dfn_strtab_intern(s->strs, r->series[i], strlen(r->series[i]));
+    s->nseries = r->nseries;
+    s->t0 = r->t0 == UINT64_MAX ? 0 : r->t0;
+    s->t1 = r->t0 == UINT64_MAX ? 0 : r->t1;
+}
+
 static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
 {
     r->label = get_text(in, "a run's name");
@@ -86,6 +105,15 @@ static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
         r->t1 = r->t0 + w;
     }
     r->events = get_any(in, "a run's events");
+    r->nseries = get_count(in, 1, "a run's counter series");
+    r->series = in->bad ? NULL : dfn_xcalloc(r->nseries ? r->nseries : 1, sizeof *r->series);
+    for (size_t i = 0; i < r->nseries && !in->bad; i++) {
+        size_t l;
+        const uint8_t *p = get_bytes(in, &l, "a counter series");
+        if (p && memchr(p, 0, l)) in->bad = "a counter series";
+        if (!in->bad) r->series[i] = dfn_xstrndup((const char *)p, l);
+    }
+    if (in->bad) r->nseries = 0;   /* (what was read is freed with the outline) */
     size_t n = get_count(in, 1, "a run's files");
     if (in->bad) return false;
     char **paths = dfn_xcalloc(n ? n : 1, sizeof *paths);
@@ -99,8 +127,9 @@ static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
     const uint8_t *src = in->bad ? NULL : get_bytes(in, &slen, "the files' accounts");
     size_t lost = 0;
     if (!in->bad) {
-        r->sources = dfn_image_sources_store((const char *const *)paths, n, &src, &slen, 1, &lost);
+        r->store = dfn_image_sources_store((const char *const *)paths, n, &src, &slen, 1, &lost);
         if (lost) in->bad = "the files' accounts";
+        else outline_store_finish(r);
     }
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths);
@@ -130,27 +159,14 @@ void dfn_outline_free(dfn_outline *o)
         free(o->run[k].label);
         free(o->run[k].preset);
         free(o->run[k].why);
-        dfn_store_free(o->run[k].sources);
+        for (size_t i = 0; o->run[k].series && i < o->run[k].nseries; i++) free(o->run[k].series[i]);
+        free(o->run[k].series);
+        dfn_store_free(o->run[k].store);
     }
     free(o->run);
     memset(o, 0, sizeof *o);
 }
 
-dfn_store *dfn_outline_store(dfn_outline *o, size_t k)
-{
-    dfn_outline_run *r = &o->run[k];
-    dfn_store *s = r->sources;
-    r->sources = NULL;
-    if (!s) s = dfn_xcalloc(1, sizeof *s);
-    /* (what a string id 0 names: "", as in every store) */
-    if (!s->strs) {
-        s->strs = dfn_strtab_new();
-        (void)dfn_strtab_intern(s->strs, "", 0);
-    }
-    s->t0 = r->t0 == UINT64_MAX ? 0 : r->t0;
-    s->t1 = r->t0 == UINT64_MAX ? 0 : r->t1;
-    return s;
-}
 
 static dfn_result *remote_diag_run(void *ctx, dfn_query *q, uint64_t *ncompute, char *err, size_t errlen)
 {
@@ -162,4 +178,25 @@ dfn_diag_src dfn_remote_diag_src(const dfn_run *run)
 {
     return (dfn_diag_src){ .s = NULL, .run = remote_diag_run, .ctx = (void *)run,
                            .layers = run->ls ? dfn_layerset_layers(run->ls) : NULL, .overlap = true, .access = true };
+}
+
+bool dfn_remote_counters_local(const dfn_store *s, dfn_cresult *r, char *err, size_t errlen)
+{
+    if (!r->keytext) return true;
+    /* the outline's series by name (few: a linear look-up per row's is
+     * cheap next to the network) */
+    for (size_t i = 0; i < r->nrows; i++) {
+        uint64_t id = r->rows[i].key[0];
+        const char *name = id < dfn_strtab_count(r->keytext) ? dfn_strtab_str(r->keytext, (uint32_t)id) : NULL;
+        size_t k = 0;
+        while (name && k < s->nseries && strcmp(dfn_store_str(s, s->series[k]), name) != 0) k++;
+        if (!name || k == s->nseries) {
+            snprintf(err, errlen, "a counter series the set's outline does not name: %.200s", name ? name : "?");
+            return false;
+        }
+        r->rows[i].key[0] = k;
+    }
+    dfn_strtab_free(r->keytext);
+    r->keytext = NULL;
+    return true;
 }

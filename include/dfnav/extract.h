@@ -66,6 +66,9 @@ void dfn_extract_meta(FILE *out, dfn_xmeta kind, const char *pid, size_t pl, con
  * byte checked (false, with why in err). */
 uint8_t *dfn_extract_callers(const dfn_store *s, size_t *len);
 bool dfn_extract_callers_add(dfn_strtab *callers, const uint8_t *buf, size_t len, char *err, size_t errlen);
+/* A process's key among callers: its host's text and its pid's JSON
+ * text (dfn_extract_id_json's); malloc'd, *len bytes. */
+uint8_t *dfn_extract_proc_key(const char *host, size_t hl, const char *pid, size_t pl, size_t *len);
 /* Writes calls merged from shares (r: extract's form, in the set's
  * order, with the shares' counter samples of their window added) as
  * dfn_extract_write writes them from the set's store; callers: every

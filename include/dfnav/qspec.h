@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dfnav/counters.h"
 #include "dfnav/filter.h"
 #include "dfnav/query.h"
 
@@ -43,5 +44,17 @@ uint8_t *dfn_qspec_encode(const dfn_query *q, size_t *len, char *err, size_t err
  * (naming what is wrong) when they are not one. */
 bool dfn_qspec_decode(const uint8_t *buf, size_t len, dfn_qspec *out, char *err, size_t errlen);
 void dfn_qspec_free(dfn_qspec *s);
+
+/* A counter query (counters.h: an explorer's tracks) as bytes, the same
+ * way: its dimensions, filter text, bins, window and whether the filter
+ * is a selection of events; not its span or set-wide selection, which
+ * the receiving share makes with the others. */
+typedef struct {
+    dfn_cquery q;             /* its filter points into this spec */
+    dfn_filter filter;
+} dfn_cqspec;
+uint8_t *dfn_cqspec_encode(const dfn_cquery *q, size_t *len, char *err, size_t errlen);
+bool dfn_cqspec_decode(const uint8_t *buf, size_t len, dfn_cqspec *out, char *err, size_t errlen);
+void dfn_cqspec_free(dfn_cqspec *s);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "dfnav/compare.h"
+#include "dfnav/counters.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/query.h"
 #include "dfnav/store.h"
@@ -24,8 +25,12 @@
  * that run, its bins included), or NULL with why in err; *ncompute (when
  * not NULL) gets the compute events of the set's overlap, as
  * dfn_diag_src's runner gives them. */
+/* counters: run's counter rows of q into out, as a store of the run's
+ * outline gives them (a series is its index in the outline store's
+ * series), finished; false with why in err. */
 typedef struct dfn_remote {
     dfn_result *(*query)(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen);
+    bool (*counters)(void *ctx, size_t run, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
     void *ctx;
 } dfn_remote;
 
@@ -36,7 +41,12 @@ typedef struct {
     bool agg;                 /* some share has aggregated records */
     uint64_t t0, t1;          /* absolute µs over the shares; t0 UINT64_MAX: no events */
     uint64_t events;          /* over the shares */
-    dfn_store *sources;       /* its files and their accounts, no events; malloc'd */
+    char **series;            /* the counter series some share has samples of, by name */
+    size_t nseries;
+    /* the store that stands for the run here: its files and their
+     * accounts, span and counter series, no events (the ranks': rank 0's
+     * account of the files alone); malloc'd */
+    dfn_store *store;
 } dfn_outline_run;
 
 typedef struct {
@@ -51,12 +61,14 @@ uint8_t *dfn_outline_encode(const dfn_outline *o, size_t *len);
  * either way); false with why in err when they are not one. */
 bool dfn_outline_decode(const uint8_t *b, size_t len, dfn_outline *out, char *err, size_t errlen);
 void dfn_outline_free(dfn_outline *o);
-/* Run k's store for the explorer: its sources, span and no events (taken
- * over from the outline: its sources become NULL). */
-dfn_store *dfn_outline_store(dfn_outline *o, size_t k);
 
 /* Where the diagnosis of a remote run (run->remote set) runs its
  * queries: through its remote, whose holders have every index. */
 dfn_diag_src dfn_remote_diag_src(const dfn_run *run);
+
+/* Merged counter rows (keys by text) in the form of outline store s's
+ * own rows: each series its index in s's series; false with why when a
+ * row's series is none of s's. */
+bool dfn_remote_counters_local(const dfn_store *s, dfn_cresult *r, char *err, size_t errlen);
 
 #endif

@@ -1746,36 +1746,49 @@ static bool counters_reduce(dfn_cresult *m, bool ok, char *err, size_t errlen)
  * the set's window (its time origin and samples over the ranks), merged
  * up the tree by their keys' text with their exact sums, and printed on
  * rank 0. 0, or 2 when a rank's rows were lost (said on rank 0). */
+/* Counter query q (its span set here, in *span) on this rank's share,
+ * merged on rank 0 into m (keys by text, not finished); false, with why
+ * in err, when a rank's rows were lost. Every rank takes part. */
+static bool share_cquery(shares *all, share *sh, dfn_cquery *q, dfn_cspan *span, dfn_cresult *m, char *err,
+                         size_t errlen)
+{
+    const dfn_store *s = sh->set.store;
+    bool mine = s && s->nsamples;
+    uint64_t first = ~dfn_dist_max_u64(mine ? ~s->samples[0].ts : 0);
+    uint64_t last = dfn_dist_max_u64(mine ? s->samples[s->nsamples - 1].ts : 0);
+    /* (no samples anywhere: first is UINT64_MAX, past last) */
+    *span = (dfn_cspan){ sh->t0 != UINT64_MAX ? sh->t0 : first, first, last };
+    q->span = span;
+    double t0 = dfn_now();
+    /* this rank's rows, by their text (the others' merge into them) */
+    dfn_cresult r = {0};   /* (each query clears its result first) */
+    bool ok = dfn_counters_query(s, q, &r, err, errlen) && dfn_counters_query(NULL, q, m, err, errlen);
+    if (ok) {
+        size_t len;
+        uint8_t *bytes = dfn_counters_encode(s, &r, &len);
+        ok = dfn_counters_merge(m, bytes, len, err, errlen);
+        free(bytes);
+    }
+    dfn_cresult_free(&r);
+    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
+    double t1 = dfn_now();
+    ok = counters_reduce(m, ok, err, errlen);
+    all->merge_s = dfn_now() - t1;
+    return ok;
+}
+
 static int shares_counters(const cli_opts *o, shares *all)
 {
     share *sh = &all->run[0];
-    const dfn_store *s = sh->set.store;
     char err[2048];
     dfn_cquery q = { .bin_s = o->bin_s };
     dfn_filter f;
     (void)dfn_cdims_parse(o->by, q.dims, &q.ndims, err, sizeof err);   /* (counters_probe read them) */
     (void)dfn_filter_parse(o->where, &f, err, sizeof err);
     q.filter = &f;
-    bool mine = s && s->nsamples;
-    uint64_t first = ~dfn_dist_max_u64(mine ? ~s->samples[0].ts : 0);
-    uint64_t last = dfn_dist_max_u64(mine ? s->samples[s->nsamples - 1].ts : 0);
-    /* (no samples anywhere: first is UINT64_MAX, past last) */
-    dfn_cspan span = { sh->t0 != UINT64_MAX ? sh->t0 : first, first, last };
-    q.span = &span;
-    double t0 = dfn_now();
-    /* this rank's rows, by their text (the others' merge into them) */
-    dfn_cresult r = {0}, m = {0};   /* (each query clears its result first) */
-    bool ok = dfn_counters_query(s, &q, &r, err, sizeof err) && dfn_counters_query(NULL, &q, &m, err, sizeof err);
-    if (ok) {
-        size_t len;
-        uint8_t *bytes = dfn_counters_encode(s, &r, &len);
-        ok = dfn_counters_merge(&m, bytes, len, err, sizeof err);
-        free(bytes);
-    }
-    dfn_cresult_free(&r);
-    all->query_s = dfn_dist_max_int((int)((dfn_now() - t0) * 1000)) / 1000.0;
-    double t1 = dfn_now();
-    ok = counters_reduce(&m, ok, err, sizeof err);
+    dfn_cspan span;
+    dfn_cresult m = {0};
+    bool ok = share_cquery(all, sh, &q, &span, &m, err, sizeof err);
     int rc = 0;
     if (dfn_dist_rank() == 0 && ok) {
         dfn_counters_finish(&m);
@@ -1785,7 +1798,6 @@ static int shares_counters(const cli_opts *o, shares *all)
         rc = 2;
     }
     dfn_cresult_free(&m);
-    all->merge_s = dfn_now() - t1;
     dfn_filter_free(&f);
     return rc;
 }
@@ -2339,24 +2351,77 @@ static void session_end(void)
     g_session = NULL;
 }
 
-/* Rank 0: the set's outline (remote.h) on stdout. */
+/* The counter series of every rank's share, by name, sorted, on rank 0
+ * (*n of them, malloc'd; NULL elsewhere, or when a rank's were lost). */
+static char **share_series_union(const share *sh, size_t *n)
+{
+    const dfn_store *s = sh->set.store;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) dfn_out_of_memory("listing a share's counter series", BUFSIZ);
+    fputc('S', f);   /* (never empty: what came is told from what did not) */
+    for (size_t i = 0; s && i < s->nseries; i++) fprintf(f, "%s%c", dfn_store_str(s, s->series[i]), 0);
+    fclose(f);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(text, len, &lens);
+    free(text);
+    *n = 0;
+    if (!got) return NULL;   /* (another rank) */
+    dfn_strtab *seen = dfn_strtab_new();
+    bool lost = false;
+    for (int r = 0; r < dfn_dist_size(); r++) {
+        const char *t = got[r];
+        lost |= !t || !lens[r] || t[0] != 'S';
+        for (size_t at = 1; !lost && at < lens[r]; at += strnlen(t + at, lens[r] - at) + 1)
+            dfn_strtab_intern(seen, t + at, strnlen(t + at, lens[r] - at));
+    }
+    dfn_dist_gathered_free(got, lens);
+    size_t m = lost ? 0 : dfn_strtab_count(seen);
+    char **all = dfn_xmalloc((m ? m : 1) * sizeof *all);
+    for (size_t i = 0; i < m; i++) all[i] = dfn_xstrdup(dfn_strtab_str(seen, (uint32_t)i));
+    if (m) qsort(all, m, sizeof *all, name_cmp);
+    dfn_strtab_free(seen);
+    *n = m;
+    if (lost) {
+        free(all);
+        return NULL;
+    }
+    return all;
+}
+
+/* The set's outline (remote.h) on stdout (rank 0; every rank takes
+ * part). */
 static int kept_outline(void)
 {
     dfn_outline ol = { dfn_xcalloc(g_kept->n, sizeof *ol.run), g_kept->n };
+    bool lost = false;
     for (size_t k = 0; k < g_kept->n; k++) {
         share *sh = &g_kept->run[k];
         const char *why, *preset = share_preset(g_kept, k, &why);
         uint64_t events = 0;
         for (size_t i = 0; sh->sources && i < sh->sources->nsrc; i++) events += sh->sources->src[i].events;
         ol.run[k] = (dfn_outline_run){ g_kept->labels ? g_kept->labels[k] : NULL, (char *)preset, (char *)why, sh->agg,
-                                       sh->t0, sh->t1, events, sh->sources };
+                                       sh->t0, sh->t1, events, NULL, 0, sh->sources };   /* (rank 0's accounts) */
+        ol.run[k].series = share_series_union(sh, &ol.run[k].nseries);
+        lost |= dfn_dist_rank() == 0 && !ol.run[k].series;
     }
-    size_t len;
-    uint8_t *b = dfn_outline_encode(&ol, &len);
+    int rc = 0;
+    if (dfn_dist_rank() == 0 && lost) {
+        fprintf(stderr, "dfnav: MPI: a rank's names of counter series did not come\n");
+        rc = 2;
+    } else if (dfn_dist_rank() == 0) {
+        size_t len;
+        uint8_t *b = dfn_outline_encode(&ol, &len);
+        rc = fwrite(b, 1, len, stdout) == len ? 0 : 2;
+        free(b);
+    }
+    for (size_t k = 0; k < ol.n; k++) {
+        for (size_t i = 0; i < ol.run[k].nseries; i++) free(ol.run[k].series[i]);
+        free(ol.run[k].series);
+    }
     free(ol.run);
-    bool ok = fwrite(b, 1, len, stdout) == len;
-    free(b);
-    return ok ? 0 : 2;
+    return rc;
 }
 
 /* Every rank: run's rows of the query of spec (qspec.h), merged; rank 0
@@ -2394,6 +2459,111 @@ static int kept_rows(const cli_opts *o, size_t run, const uint8_t *spec, size_t 
     return rc;
 }
 
+/* The set's selection for counter query q (dfn_csel) into c: every
+ * rank's hosts of the processes its filter keeps and its processes with
+ * calls, united on rank 0 and sent to every rank. False, with why in
+ * err, when a rank's did not come (on every rank: rank 0's word). */
+static bool share_csel(const share *sh, const dfn_cquery *q, dfn_csel *c, char *err, size_t errlen)
+{
+    size_t hl, cl;
+    uint8_t *hosts = dfn_counters_sel_hosts(sh->set.store, q->filter, &hl);
+    uint8_t *callers = dfn_extract_callers(sh->set.store, &cl);
+    /* each rank's part: its hosts' bytes' length, then both */
+    size_t ml = 8 + hl + cl;
+    uint8_t *m = dfn_xmalloc(ml);
+    for (int i = 0; i < 8; i++) m[i] = (uint8_t)((uint64_t)hl >> (8 * i));
+    memcpy(m + 8, hosts, hl);
+    memcpy(m + 8 + hl, callers, cl);
+    free(hosts);
+    free(callers);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(m, ml, &lens);
+    free(m);
+    /* rank 0 hands every rank the parts as they came, one after another */
+    char *all = NULL;
+    size_t alen = 0;
+    if (got) {
+        FILE *f = open_memstream(&all, &alen);
+        if (!f) dfn_out_of_memory("uniting the ranks' selections", BUFSIZ);
+        for (int r = 0; r < dfn_dist_size(); r++) {
+            uint64_t l = got[r] ? lens[r] : 0;
+            fwrite(&l, sizeof l, 1, f);
+            if (l) fwrite(got[r], 1, l, f);
+        }
+        fclose(f);
+        dfn_dist_gathered_free(got, lens);
+        for (int r = 1; r < dfn_dist_size(); r++) (void)dfn_dist_send_bytes(r, all, alen);
+    } else {
+        all = dfn_dist_recv_bytes(0, &alen);
+    }
+    c->hosts = dfn_strtab_new();
+    c->callers = dfn_strtab_new();
+    bool ok = all != NULL;
+    snprintf(err, errlen, "MPI: a rank's selection of processes did not come");
+    for (size_t at = 0, r = 0; ok && at < alen; r++) {
+        uint64_t l, h = 0;
+        ok = alen - at >= sizeof l;
+        if (ok) memcpy(&l, all + at, sizeof l), at += sizeof l;
+        ok = ok && l >= 8 && l <= alen - at;
+        for (int i = 0; ok && i < 8; i++) h |= (uint64_t)(uint8_t)all[at + (size_t)i] << (8 * i);
+        ok = ok && h <= l - 8;
+        ok = ok && dfn_csel_hosts_add(c, (const uint8_t *)all + at + 8, (size_t)h, err, errlen) &&
+             dfn_extract_callers_add(c->callers, (const uint8_t *)all + at + 8 + h, (size_t)(l - 8 - h), err, errlen);
+        at += ok ? (size_t)l : 0;
+        ok = ok && (at < alen || r + 1 == (size_t)dfn_dist_size());
+    }
+    free(all);
+    return dfn_dist_bcast_int(ok);
+}
+
+static void csel_free(dfn_csel *c)
+{
+    if (c->hosts) dfn_strtab_free(c->hosts);
+    if (c->callers) dfn_strtab_free(c->callers);
+}
+
+/* Every rank: run's counter rows of the query of spec (qspec.h); rank 0
+ * writes the set's span (three µs: origin, first and last sample, each 8
+ * bytes little-endian) and the merged rows (dfn_counters_encode) on
+ * stdout, or says why none. */
+static int kept_counters(size_t run, const uint8_t *spec, size_t len)
+{
+    char err[2048];
+    dfn_cqspec cs;
+    if (!dfn_cqspec_decode(spec, len, &cs, err, sizeof err) || run >= g_kept->n) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err);
+        dfn_cqspec_free(&cs);
+        return 2;
+    }
+    share *sh = &g_kept->run[run];
+    dfn_csel sel = {0};
+    bool ok = true;
+    if (cs.q.selection && dfn_counters_sel_needed(cs.q.filter) && dfn_dist_size() > 1) {
+        ok = share_csel(sh, &cs.q, &sel, err, sizeof err);
+        cs.q.set_sel = &sel;
+    }
+    dfn_cspan span;
+    dfn_cresult m = {0};
+    ok = ok && share_cquery(g_kept, sh, &cs.q, &span, &m, err, sizeof err);
+    int rc = 0;
+    if (dfn_dist_rank() == 0 && ok) {
+        uint8_t head[24];
+        const uint64_t v[3] = { span.t0, span.lo, span.hi };
+        for (int i = 0; i < 24; i++) head[i] = (uint8_t)(v[i / 8] >> (8 * (i % 8)));
+        size_t blen;
+        uint8_t *b = dfn_counters_encode(NULL, &m, &blen);
+        rc = fwrite(head, 1, sizeof head, stdout) == sizeof head && fwrite(b, 1, blen, stdout) == blen ? 0 : 2;
+        free(b);
+    } else if (dfn_dist_rank() == 0) {
+        fprintf(stderr, "dfnav: %s\n", err);
+        rc = 2;
+    }
+    dfn_cresult_free(&m);
+    csel_free(&sel);
+    dfn_cqspec_free(&cs);
+    return rc;
+}
+
 int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len)
 {
     int rc = 0;
@@ -2410,7 +2580,8 @@ int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const
         }
         g_session = dfn_xstrdup(key);
     }
-    if (op == CLI_QUERY_OUTLINE) rc = dfn_dist_rank() == 0 ? kept_outline() : 0;
+    if (op == CLI_QUERY_OUTLINE) rc = kept_outline();
+    else if (op == CLI_QUERY_COUNTERS) rc = kept_counters(run, spec, len);
     else rc = kept_rows(o, run, spec, len);
     return dfn_dist_bcast_int(rc);
 }

@@ -32,6 +32,7 @@ typedef struct {
     char **argv;
     dfn_layers *layers;       /* each run's, as the ranks took them */
     bool *agg;                /* each run's: some share has aggregated records */
+    const dfn_store **stores; /* each run's outline store, whose series name counter rows */
     size_t nruns;
 } remote_ctx;
 
@@ -123,9 +124,39 @@ static dfn_result *remote_query(void *ctx, size_t run, const dfn_query *q, uint6
     return r;
 }
 
+static bool remote_counters(void *ctx, size_t run, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen)
+{
+    const remote_ctx *x = ctx;
+    if (run >= x->nruns) {
+        snprintf(err, errlen, "no such run");
+        return false;
+    }
+    size_t slen, len;
+    uint8_t *spec = dfn_cqspec_encode(q, &slen, err, errlen);
+    if (!spec) return false;
+    uint8_t *b = remote_ask(x, CLI_QUERY_COUNTERS, run, spec, slen, &len, err, errlen);
+    free(spec);
+    if (!b) return false;
+    bool ok = len >= 24;
+    dfn_cspan span = {0};
+    uint64_t v[3] = {0};
+    for (size_t i = 0; ok && i < 24; i++) v[i / 8] |= (uint64_t)b[i] << (8 * (i % 8));
+    span = (dfn_cspan){ v[0], v[1], v[2] };
+    dfn_cquery mq = *q;
+    mq.span = &span;
+    if (!ok) snprintf(err, errlen, "the ranks' counter rows came cut short");
+    /* (rows of a set that keep their keys by text, then as the outline's) */
+    ok = ok && dfn_counters_query(NULL, &mq, out, err, errlen) && dfn_counters_merge(out, b + 24, len - 24, err, errlen);
+    free(b);
+    if (ok) dfn_counters_finish(out);
+    ok = ok && dfn_remote_counters_local(x->stores[run], out, err, errlen);
+    if (!ok) dfn_cresult_free(out);
+    return ok;
+}
+
 int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **argv)
 {
-    remote_ctx x = { o->ranks, (size_t)argc, argv, NULL, NULL, 0 };
+    remote_ctx x = { o->ranks, (size_t)argc, argv, NULL, NULL, NULL, 0 };
     char err[2048];
     size_t len;
     uint8_t *b = remote_ask(&x, CLI_QUERY_OUTLINE, 0, NULL, 0, &len, err, sizeof err);
@@ -140,20 +171,23 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
     x.nruns = ol.n;
     x.layers = dfn_xcalloc(ol.n, sizeof *x.layers);
     x.agg = dfn_xcalloc(ol.n, sizeof *x.agg);
+    x.stores = dfn_xcalloc(ol.n, sizeof *x.stores);
     int rc = 0;
     for (size_t k = 0; k < ol.n && !rc; k++) {
         x.agg[k] = ol.run[k].agg;
+        x.stores[k] = ol.run[k].store;   /* (the explorer's sets hold it as long as it queries) */
         const char *def = o->layers ? o->layers : *ol.run[k].preset ? ol.run[k].preset : "posix";
         if (!dfn_layers_load(def, &x.layers[k], err, sizeof err)) {
             fprintf(stderr, "dfnav: layers: %s\n", err);
             rc = 2;
         }
     }
-    dfn_remote rem = { remote_query, &x };
+    dfn_remote rem = { remote_query, remote_counters, &x };
     if (!rc) rc = ui_run_remote(ui, &ol, &rem);
     for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
     free(x.layers);
     free(x.agg);
+    free(x.stores);
     dfn_outline_free(&ol);
     return rc;
 }

@@ -322,7 +322,8 @@ void load_remote(runner *r, dfn_outline *ol, const dfn_remote *rem)
     app *a = &r->a;
     view_set **sets = dfn_xcalloc(r->nruns, sizeof *sets);
     for (size_t k = 0; k < r->nruns; k++) {
-        dfn_store *s = dfn_outline_store(ol, k);
+        dfn_store *s = ol->run[k].store;
+        ol->run[k].store = NULL;   /* (the view's set has it now) */
         /* the layers the ranks took: --layers, else their preset */
         sets[k] = view_set_new(s, &a->opts, a->opts.layers || !*ol->run[k].preset ? NULL : ol->run[k].preset, 0);
         sets[k]->rs.remote = rem;

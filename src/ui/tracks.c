@@ -6,6 +6,7 @@
  * processes the level selects (dfn_counters_query's selection), so a
  * track lines up with the I/O time drawn above it. */
 #include "view.h"
+#include "dfnav/remote.h"
 
 #include "dfnav/util.h"
 
@@ -70,11 +71,6 @@ bool view_tracks_next(view *v, char *msg, size_t msglen)
         snprintf(msg, msglen, "counter tracks show one run: open it alone to see them");
         return false;
     }
-    if (view_is_remote(v)) {
-        snprintf(msg, msglen, "counter tracks are drawn only where the set is held whole: this server keeps it in "
-                 "shares on MPI ranks (serve --spread); dfnav report --counters gives the series");
-        return false;
-    }
     tracks_order(v);
     if (!v->ntrack_series) {
         v->track_on = false;
@@ -133,7 +129,10 @@ void view_tracks_query(view *v, level *l, const dfn_filter *f)
     dfn_cquery q = { .dims = { DFN_CDIM_COUNTER, DFN_CDIM_TIME }, .ndims = 2, .filter = f, .nbins = r->spark_bins,
                      .win_lo_s = r->win_lo_s, .win_hi_s = r->win_hi_s, .selection = true };
     char err[256];
-    if (!dfn_counters_query(tracks_store(v), &q, &l->tracks, err, sizeof err)) dfn_cresult_free(&l->tracks);
+    const dfn_remote *rem = v->runs[0].remote;   /* (a set other processes hold: theirs) */
+    bool ok = rem ? rem->counters(rem->ctx, v->runs[0].remote_run, &q, &l->tracks, err, sizeof err)
+                  : dfn_counters_query(tracks_store(v), &q, &l->tracks, err, sizeof err);
+    if (!ok) dfn_cresult_free(&l->tracks);
 }
 
 void view_tracks_refresh(view *v, level *l)
