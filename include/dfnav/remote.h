@@ -25,12 +25,15 @@
  * that run, its bins included), or NULL with why in err; *ncompute (when
  * not NULL) gets the compute events of the set's overlap, as
  * dfn_diag_src's runner gives them. */
-/* counters: run's counter rows of q into out, as a store of the run's
+/* arg_names: the names of the arguments of run's calls that q's filter
+ * selects, sorted (malloc'd, each malloc'd; *n), or NULL with why.
+ * counters: run's counter rows of q into out, as a store of the run's
  * outline gives them (a series is its index in the outline store's
  * series), finished; false with why in err. */
 typedef struct dfn_remote {
     dfn_result *(*query)(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen);
     bool (*counters)(void *ctx, size_t run, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
+    char **(*arg_names)(void *ctx, size_t run, const dfn_query *q, size_t *n, char *err, size_t errlen);
     void *ctx;
 } dfn_remote;
 

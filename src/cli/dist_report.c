@@ -2024,42 +2024,66 @@ static int name_cmp(const void *a, const void *b) { return strcmp(*(const char *
 
 /* The names of the arguments of the set's events (info --list args): each
  * rank's, united and sorted on rank 0. 0, or 2 when a share's failed. */
-static int share_arg_names(const share *sh)
+/* Every rank's names (n of them, or why it has none: failed), united and
+ * sorted on rank 0 (*m of them, malloc'd, each malloc'd); NULL there,
+ * with why in err, when a rank failed (its own words) or its names were
+ * lost (MPI's), and NULL on the other ranks. Every rank takes part. */
+static char **names_gather(char *const *names, size_t n, const char *failed, size_t *m, char *err, size_t errlen)
 {
-    char err[1024] = "", *text = NULL;
-    size_t n = 0, len = 0;
-    dfn_query q = {0};
-    char **names = sh->set.store ? dfn_query_arg_names(sh->set.store, &q, &n, err, sizeof err) : NULL;
-    bool failed = sh->set.store && !names;
+    char *text = NULL;
+    size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    if (!f) dfn_out_of_memory("listing a share's arguments", BUFSIZ);
+    if (!f) dfn_out_of_memory("listing a share's names", BUFSIZ);
     fputc(failed ? 'E' : 'N', f);   /* (E: the rest is why) */
-    if (failed) fputs(err, f);
-    for (size_t i = 0; i < n; i++) fprintf(f, "%s%c", names[i], 0);
+    if (failed) fputs(failed, f);
+    for (size_t i = 0; !failed && i < n; i++) fprintf(f, "%s%c", names[i], 0);
     fclose(f);
-    for (size_t i = 0; i < n; i++) free(names[i]);
-    free(names);
     size_t *lens;
     char **got = dfn_dist_gather_bytes(text, len, &lens);
     free(text);
-    if (!got) return dfn_dist_bcast_int(0);   /* (another rank: rank 0's word) */
-    int rc = 0;
+    *m = 0;
+    if (!got) return NULL;   /* (another rank) */
+    bool ok = true;
     dfn_strtab *seen = dfn_strtab_new();
-    for (int r = 0; r < dfn_dist_size() && !rc; r++) {
+    for (int r = 0; r < dfn_dist_size() && ok; r++) {
         const char *t = got[r];
-        if (!t || !lens[r]) fprintf(stderr, "dfnav: MPI: rank %d's names of arguments did not come\n", r), rc = 2;
-        else if (t[0] == 'E') fprintf(stderr, "dfnav: %.*s\n", (int)(lens[r] - 1), t + 1), rc = 2;
-        for (size_t at = 1; !rc && at < lens[r]; at += strnlen(t + at, lens[r] - at) + 1)
+        if (!t || !lens[r]) snprintf(err, errlen, "MPI: rank %d's names did not come", r), ok = false;
+        else if (t[0] == 'E') snprintf(err, errlen, "%.*s", (int)(lens[r] - 1), t + 1), ok = false;
+        for (size_t at = 1; ok && at < lens[r]; at += strnlen(t + at, lens[r] - at) + 1)
             dfn_strtab_intern(seen, t + at, strnlen(t + at, lens[r] - at));
     }
     dfn_dist_gathered_free(got, lens);
-    size_t m = dfn_strtab_count(seen);
-    const char **all = dfn_xmalloc((m ? m : 1) * sizeof *all);
-    for (size_t i = 0; i < m; i++) all[i] = dfn_strtab_str(seen, (uint32_t)i);
-    if (m) qsort(all, m, sizeof *all, name_cmp);   /* (as one store sorts them) */
-    if (!rc) cli_info_names(stdout, all, m);
-    free(all);
+    size_t k = ok ? dfn_strtab_count(seen) : 0;
+    char **all = ok ? dfn_xmalloc((k ? k : 1) * sizeof *all) : NULL;
+    for (size_t i = 0; i < k; i++) all[i] = dfn_xstrdup(dfn_strtab_str(seen, (uint32_t)i));
+    if (k) qsort(all, k, sizeof *all, name_cmp);   /* (as one store sorts them) */
     dfn_strtab_free(seen);
+    *m = k;
+    return all;
+}
+
+static void names_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) free(v[i]);
+    free(v);
+}
+
+/* The names of the arguments of the set's events (info --list args): each
+ * rank's, united and sorted on rank 0. 0, or 2 when a share's failed. */
+static int share_arg_names(const share *sh)
+{
+    char err[1024] = "";
+    size_t n = 0, m;
+    dfn_query q = {0};
+    char **names = sh->set.store ? dfn_query_arg_names(sh->set.store, &q, &n, err, sizeof err) : NULL;
+    bool failed = sh->set.store && !names;
+    char gerr[1100];
+    char **all = names_gather(names, n, failed ? err : NULL, &m, gerr, sizeof gerr);
+    names_free(names, n);
+    int rc = 0;
+    if (dfn_dist_rank() == 0 && !all) fprintf(stderr, "dfnav: %s\n", gerr), rc = 2;
+    if (all) cli_info_names(stdout, (const char *const *)all, m);
+    names_free(all, m);
     return dfn_dist_bcast_int(rc);
 }
 
@@ -2352,41 +2376,16 @@ static void session_end(void)
 }
 
 /* The counter series of every rank's share, by name, sorted, on rank 0
- * (*n of them, malloc'd; NULL elsewhere, or when a rank's were lost). */
-static char **share_series_union(const share *sh, size_t *n)
+ * (*n of them, malloc'd; NULL elsewhere, or when a rank's were lost,
+ * why in err). */
+static char **share_series_union(const share *sh, size_t *n, char *err, size_t errlen)
 {
     const dfn_store *s = sh->set.store;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) dfn_out_of_memory("listing a share's counter series", BUFSIZ);
-    fputc('S', f);   /* (never empty: what came is told from what did not) */
-    for (size_t i = 0; s && i < s->nseries; i++) fprintf(f, "%s%c", dfn_store_str(s, s->series[i]), 0);
-    fclose(f);
-    size_t *lens;
-    char **got = dfn_dist_gather_bytes(text, len, &lens);
-    free(text);
-    *n = 0;
-    if (!got) return NULL;   /* (another rank) */
-    dfn_strtab *seen = dfn_strtab_new();
-    bool lost = false;
-    for (int r = 0; r < dfn_dist_size(); r++) {
-        const char *t = got[r];
-        lost |= !t || !lens[r] || t[0] != 'S';
-        for (size_t at = 1; !lost && at < lens[r]; at += strnlen(t + at, lens[r] - at) + 1)
-            dfn_strtab_intern(seen, t + at, strnlen(t + at, lens[r] - at));
-    }
-    dfn_dist_gathered_free(got, lens);
-    size_t m = lost ? 0 : dfn_strtab_count(seen);
-    char **all = dfn_xmalloc((m ? m : 1) * sizeof *all);
-    for (size_t i = 0; i < m; i++) all[i] = dfn_xstrdup(dfn_strtab_str(seen, (uint32_t)i));
-    if (m) qsort(all, m, sizeof *all, name_cmp);
-    dfn_strtab_free(seen);
-    *n = m;
-    if (lost) {
-        free(all);
-        return NULL;
-    }
+    size_t k = s ? s->nseries : 0;
+    char **mine = dfn_xmalloc((k ? k : 1) * sizeof *mine);
+    for (size_t i = 0; i < k; i++) mine[i] = (char *)dfn_store_str(s, s->series[i]);
+    char **all = names_gather(mine, k, NULL, n, err, errlen);
+    free(mine);
     return all;
 }
 
@@ -2396,6 +2395,7 @@ static int kept_outline(void)
 {
     dfn_outline ol = { dfn_xcalloc(g_kept->n, sizeof *ol.run), g_kept->n };
     bool lost = false;
+    char err[1024] = "";
     for (size_t k = 0; k < g_kept->n; k++) {
         share *sh = &g_kept->run[k];
         const char *why, *preset = share_preset(g_kept, k, &why);
@@ -2403,12 +2403,12 @@ static int kept_outline(void)
         for (size_t i = 0; sh->sources && i < sh->sources->nsrc; i++) events += sh->sources->src[i].events;
         ol.run[k] = (dfn_outline_run){ g_kept->labels ? g_kept->labels[k] : NULL, (char *)preset, (char *)why, sh->agg,
                                        sh->t0, sh->t1, events, NULL, 0, sh->sources };   /* (rank 0's accounts) */
-        ol.run[k].series = share_series_union(sh, &ol.run[k].nseries);
+        ol.run[k].series = share_series_union(sh, &ol.run[k].nseries, err, sizeof err);
         lost |= dfn_dist_rank() == 0 && !ol.run[k].series;
     }
     int rc = 0;
     if (dfn_dist_rank() == 0 && lost) {
-        fprintf(stderr, "dfnav: MPI: a rank's names of counter series did not come\n");
+        fprintf(stderr, "dfnav: counter series: %s\n", err);
         rc = 2;
     } else if (dfn_dist_rank() == 0) {
         size_t len;
@@ -2416,10 +2416,7 @@ static int kept_outline(void)
         rc = fwrite(b, 1, len, stdout) == len ? 0 : 2;
         free(b);
     }
-    for (size_t k = 0; k < ol.n; k++) {
-        for (size_t i = 0; i < ol.run[k].nseries; i++) free(ol.run[k].series[i]);
-        free(ol.run[k].series);
-    }
+    for (size_t k = 0; k < ol.n; k++) names_free(ol.run[k].series, ol.run[k].nseries);
     free(ol.run);
     return rc;
 }
@@ -2564,6 +2561,36 @@ static int kept_counters(size_t run, const uint8_t *spec, size_t len)
     return rc;
 }
 
+/* Every rank: the names of the arguments of run's calls that the query of
+ * spec selects (its filter); rank 0 writes them, sorted, each ended by a
+ * NUL, on stdout, or says why none. */
+static int kept_args(const cli_opts *o, size_t run, const uint8_t *spec, size_t len)
+{
+    char err[2048] = "";
+    dfn_qspec qs;
+    if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err);
+        dfn_qspec_free(&qs);
+        return 2;
+    }
+    share *sh = &g_kept->run[run];
+    dfn_query q = qs.q;
+    q.threads = o->threads;
+    bool built = share_analyse(o, sh, &q, err, sizeof err);
+    size_t n = 0, m;
+    char **names = built && sh->set.store ? dfn_query_arg_names(sh->set.store, &q, &n, err, sizeof err) : NULL;
+    bool failed = !built || (sh->set.store && !names);
+    char gerr[2100];
+    char **all = names_gather(names, n, failed ? err : NULL, &m, gerr, sizeof gerr);
+    names_free(names, n);
+    int rc = 0;
+    if (dfn_dist_rank() == 0 && !all) fprintf(stderr, "dfnav: %s\n", gerr), rc = 2;
+    for (size_t i = 0; all && i < m && !rc; i++) rc = fwrite(all[i], 1, strlen(all[i]) + 1, stdout) == strlen(all[i]) + 1 ? 0 : 2;
+    names_free(all, m);
+    dfn_qspec_free(&qs);
+    return rc;
+}
+
 int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len)
 {
     int rc = 0;
@@ -2582,6 +2609,7 @@ int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const
     }
     if (op == CLI_QUERY_OUTLINE) rc = kept_outline();
     else if (op == CLI_QUERY_COUNTERS) rc = kept_counters(run, spec, len);
+    else if (op == CLI_QUERY_ARGS) rc = kept_args(o, run, spec, len);
     else rc = kept_rows(o, run, spec, len);
     return dfn_dist_bcast_int(rc);
 }

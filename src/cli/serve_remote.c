@@ -154,6 +154,35 @@ static bool remote_counters(void *ctx, size_t run, const dfn_cquery *q, dfn_cres
     return ok;
 }
 
+static char **remote_arg_names(void *ctx, size_t run, const dfn_query *q, size_t *n, char *err, size_t errlen)
+{
+    const remote_ctx *x = ctx;
+    *n = 0;
+    size_t slen, len;
+    uint8_t *spec = run < x->nruns ? dfn_qspec_encode(q, &slen, err, errlen) : NULL;
+    if (!spec) return NULL;
+    uint8_t *b = remote_ask(x, CLI_QUERY_ARGS, run, spec, slen, &len, err, errlen);
+    free(spec);
+    if (!b) return NULL;
+    /* each name ended by a NUL: what follows the last is cut, and said */
+    if (len && b[len - 1]) {
+        snprintf(err, errlen, "the ranks' names of arguments came cut short");
+        free(b);
+        return NULL;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < len; i++) m += !b[i];
+    char **names = dfn_xmalloc((m ? m : 1) * sizeof *names);
+    for (size_t at = 0, k = 0; k < m; k++) {
+        size_t l = strlen((const char *)b + at);
+        names[k] = dfn_xstrndup((const char *)b + at, l);
+        at += l + 1;
+    }
+    free(b);
+    *n = m;
+    return names;
+}
+
 int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **argv)
 {
     remote_ctx x = { o->ranks, (size_t)argc, argv, NULL, NULL, NULL, 0 };
@@ -182,7 +211,7 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
             rc = 2;
         }
     }
-    dfn_remote rem = { remote_query, remote_counters, &x };
+    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, &x };
     if (!rc) rc = ui_run_remote(ui, &ol, &rem);
     for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
     free(x.layers);

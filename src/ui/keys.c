@@ -31,8 +31,7 @@ static void arg_names_load(app *a)
     free(a->arg_names);
     a->arg_names = view_arg_names(&a->v, &a->narg_names);
     size_t w = (size_t)snprintf(a->pnote, sizeof a->pnote, a->narg_names ? "arguments here (Tab completes):" :
-                                view_is_remote(&a->v) ? "argument names are known where the set is held whole "
-                                "(dfnav info --list args names them): type one" : "the calls here have no arguments");
+                                "the calls here have no arguments");
     for (size_t i = 0; i < a->narg_names && w < sizeof a->pnote; i++)
         w += (size_t)snprintf(a->pnote + w, sizeof a->pnote - w, " %s", a->arg_names[i]);
 }

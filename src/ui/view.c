@@ -3,6 +3,7 @@
  * window, sort, cursor and result. Every table comes from dfn_query_run,
  * the same path as `dfnav report`. No curses here. */
 #include "view.h"
+#include "dfnav/remote.h"
 #include "dfnav/export.h"
 #include "dfnav/strtab.h"
 #include "dfnav/util.h"
@@ -1354,7 +1355,6 @@ bool view_open_finding(view *v, const dfn_finding *f, char *err, size_t errlen)
 char **view_arg_names(const view *v, size_t *n)
 {
     *n = 0;
-    if (view_is_remote(v)) return NULL;   /* (its calls are not here) */
     const level *l = &v->lv[v->nlv - 1];
     dfn_filter f;
     view_filter(v, l, &f);
@@ -1362,7 +1362,9 @@ char **view_arg_names(const view *v, size_t *n)
     dfn_analysis_apply(v->runs[0].an, &q);
     q.layers = v->runs[0].ls;
     char err[256];
-    char **names = dfn_query_arg_names(v->runs[0].s, &q, n, err, sizeof err);
+    const dfn_remote *rem = v->runs[0].remote;   /* (its holders': the calls are theirs) */
+    char **names = rem ? rem->arg_names(rem->ctx, v->runs[0].remote_run, &q, n, err, sizeof err)
+                       : dfn_query_arg_names(v->runs[0].s, &q, n, err, sizeof err);
     dfn_filter_free(&f);
     return names;
 }
