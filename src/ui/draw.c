@@ -842,15 +842,20 @@ static void draw_flame(app *a, level *l, int y0, int nrows)
         /* deep trees: the indent stops at a third of the name's room */
         int depth = l->flame_depth[row], indent = depth * 2 < name_w / 3 ? depth * 2 : name_w / 3;
         uint32_t node = dfn_result_key(r, rr, 0)->id;
-        uint32_t fn = t ? dfn_calltree_path_func(t, node) : DFN_NOID;
-        const char *name = fn != DFN_NOID ? dfn_store_str(r->store, fn) : "?";
+        uint32_t fn = t && !r->keytext ? dfn_calltree_path_func(t, node) : DFN_NOID;
+        /* a remote run's rows keep their paths as text, its tree is its holders' */
+        char *own = NULL;
+        size_t tl = 0;
+        const char *text = r->keytext ? dfn_result_key_str(NULL, r, rr, 0, NULL, 0, &tl) : NULL;
+        unsigned pdepth = text ? view_path_text_last(text, tl, &own) : t ? dfn_calltree_path_depth(t, node) : 0;
+        const char *name = own ? own : fn != DFN_NOID ? dfn_store_str(r->store, fn) : "?";
         x = indent;
         if (depth * 2 > indent) {   /* say how deep it is */
             int n = snprintf(num, sizeof num, "%d> ", depth);
             draw_text(y, x, n, num, (size_t)n, false, false, true);
             x += n;
         }
-        if (t && dfn_calltree_path_depth(t, node) != (unsigned)depth) {
+        if ((t || text) && pdepth != (unsigned)depth) {
             /* callers the selection left out: the whole path says whose
              * call this is (__xstat64 under read_index, not the others) */
             size_t kl;
@@ -860,6 +865,7 @@ static void draw_flame(app *a, level *l, int y0, int nrows)
         } else {
             draw_text(y, x, name_w - x, name, strlen(name), false, true, ascii);
         }
+        free(own);
         x = name_w + 1;
         metric_text(COL_COUNT, dfn_result_metric(r, rr, DFN_M_COUNT), num, sizeof num);
         draw_text(y, x, w_cnt, num, strlen(num), true, false, true); x += w_cnt + 1;

@@ -768,27 +768,96 @@ static void flame_order(const view *v, level *l)
     view_flame_rows(v, l->res, &l->flame_depth);
 }
 
-void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth)
+/* Each result row's nearest caller among the shown rows (up[rr], r->nrows
+ * for none), by the run's call tree. */
+static void flame_up_tree(const dfn_calltree *t, const dfn_compare *c, uint32_t *up)
 {
-    const dfn_calltree *t = v->runs[0].an ? v->runs[0].an->tree : NULL;
-    if (!t || c->nruns != 1) return;
     const dfn_result *r = c->res[0];
-    size_t n = c->nrows, np = dfn_calltree_npaths(t);
+    size_t n = c->nrows, np = dfn_calltree_npaths(t), nr = r->nrows;
     uint32_t *row_of = dfn_xmalloc((np ? np : 1) * sizeof *row_of);   /* node -> result row */
     memset(row_of, 0xff, (np ? np : 1) * sizeof *row_of);
     for (size_t k = 0; k < n; k++) {
         uint32_t node = dfn_result_key(r, c->row[k], 0)->id;
         if (node < np) row_of[node] = c->row[k];
     }
-    /* each result row's caller among the rows, and its children */
-    size_t nr = r->nrows;
-    uint32_t *up = dfn_xmalloc((nr ? nr : 1) * sizeof *up), *nkids = dfn_xcalloc(nr + 1, sizeof *nkids);
     for (size_t rr = 0; rr < nr; rr++) {
         uint32_t x = dfn_calltree_path_parent(t, dfn_result_key(r, rr, 0)->id);
         while (x != DFN_NOID && x < np && row_of[x] == UINT32_MAX) x = dfn_calltree_path_parent(t, x);
         up[rr] = x == DFN_NOID || x >= np ? (uint32_t)nr : row_of[x];   /* nr: the top */
-        nkids[up[rr]]++;
     }
+    free(row_of);
+}
+
+/* A call path's caller in its text ("f;g;h": "f;g"), *len cut to it;
+ * false for a top one (a ';' in a name is escaped, \; ). */
+static bool path_text_parent(const char *t, size_t *len)
+{
+    size_t cut = 0;
+    bool any = false;
+    for (size_t i = 0; i < *len; i++) {
+        if (t[i] == '\\') { i++; continue; }
+        if (t[i] == ';') cut = i, any = true;
+    }
+    if (any) *len = cut;
+    return any;
+}
+
+unsigned view_path_text_last(const char *t, size_t len, char **name)
+{
+    size_t from = 0;
+    unsigned depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (t[i] == '\\') { i++; continue; }
+        if (t[i] == ';') from = i + 1, depth++;
+    }
+    char *n = dfn_xmalloc(len - from + 1);
+    size_t w = 0;
+    for (size_t i = from; i < len; i++) {
+        if (t[i] == '\\' && i + 1 < len) i++;
+        n[w++] = t[i];
+    }
+    n[w] = 0;
+    *name = n;
+    return depth;
+}
+
+/* The same by the rows' texts: a remote run's rows (merged partials) keep
+ * their paths as text, and the call tree is its holders'. */
+static void flame_up_text(const dfn_compare *c, uint32_t *up)
+{
+    const dfn_result *r = c->res[0];
+    size_t nr = r->nrows;
+    dfn_strtab *shown = dfn_strtab_new();
+    uint32_t *row_of = dfn_xmalloc((c->nrows ? c->nrows : 1) * sizeof *row_of);
+    for (size_t k = 0; k < c->nrows; k++) {
+        size_t l;
+        const char *t = dfn_result_key_str(NULL, r, c->row[k], 0, NULL, 0, &l);
+        uint32_t before = dfn_strtab_count(shown), id = dfn_strtab_intern(shown, t, l);
+        if (id == before) row_of[id] = c->row[k];   /* (each path's first row) */
+    }
+    for (size_t rr = 0; rr < nr; rr++) {
+        size_t l;
+        const char *t = dfn_result_key_str(NULL, r, rr, 0, NULL, 0, &l);
+        uint32_t id = DFN_NOID;
+        while (id == DFN_NOID && path_text_parent(t, &l)) id = dfn_strtab_find(shown, t, l);
+        up[rr] = id == DFN_NOID ? (uint32_t)nr : row_of[id];
+    }
+    free(row_of);
+    dfn_strtab_free(shown);
+}
+
+void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth)
+{
+    const dfn_calltree *t = v->runs[0].an ? v->runs[0].an->tree : NULL;
+    if ((!t && !c->res[0]->keytext) || c->nruns != 1) return;
+    const dfn_result *r = c->res[0];
+    size_t n = c->nrows;
+    /* each result row's caller among the rows, and its children */
+    size_t nr = r->nrows;
+    uint32_t *up = dfn_xmalloc((nr ? nr : 1) * sizeof *up), *nkids = dfn_xcalloc(nr + 1, sizeof *nkids);
+    if (r->keytext) flame_up_text(c, up);
+    else flame_up_tree(t, c, up);
+    for (size_t rr = 0; rr < nr; rr++) nkids[up[rr]]++;
     size_t *first = dfn_xcalloc(nr + 2, sizeof *first);
     for (size_t k = 0; k <= nr; k++) first[k + 1] = first[k] + nkids[k];
     uint32_t *kids = dfn_xmalloc((nr ? nr : 1) * sizeof *kids);
@@ -813,7 +882,7 @@ void view_flame_rows(const view *v, dfn_compare *c, uint16_t **depth)
     for (size_t k = 0; k < out && k < n; k++) c->row[k] = order[k];
     if (depth) *depth = dep;
     else free(dep);
-    free(order); free(stack); free(sdepth); free(kids); free(fill); free(first); free(nkids); free(up); free(row_of);
+    free(order); free(stack); free(sdepth); free(kids); free(fill); free(first); free(nkids); free(up);
 }
 
 bool view_flame_open(view *v, char *err, size_t errlen)
@@ -821,11 +890,6 @@ bool view_flame_open(view *v, char *err, size_t errlen)
     level *l = view_top(v);
     if (l->flame) { view_back(v); return true; }   /* F again: back */
     if (v->labels) { snprintf(err, errlen, "the flame view shows one run: open a run on its own for its call paths"); return false; }
-    if (view_is_remote(v)) {
-        snprintf(err, errlen, "the flame view needs the call tree here, which a set held in shares on MPI ranks (serve "
-                 "--spread) has only there: p pivots by call path");
-        return false;
-    }
     if (!runs_have(v, has_tree)) { snprintf(err, errlen, "call paths need the call tree, built when the load finishes"); return false; }
     level *c = level_open(v, &l);
     level_inherit(l, c);

@@ -258,6 +258,10 @@ const char *view_shade_name(int shade);
 
 /* ---- flame ---- */
 
+/* A call path's text ("f;g;h", a ';' or '\' in a name escaped by '\'):
+ * its depth (2) and its last function, unescaped (*name malloc'd). */
+unsigned view_path_text_last(const char *t, size_t len, char **name);
+
 /* F: the top level's selection by call path, as a tree. False with a
  * message without a call tree (while loading) or comparing. */
 bool view_flame_open(view *v, char *err, size_t errlen);
