@@ -4879,6 +4879,7 @@ void dfn_result_free(dfn_result *r)
     dfn_evrowtab_free(r->evrowtab);
     free(r->proc_name);
     dfn_dims_free(r->dims, r->ndims);
+    dfn_store_free(r->owned);
     free(r);
 }
 

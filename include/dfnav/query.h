@@ -233,6 +233,9 @@ typedef struct {
     /* extract's form: the rows' bytes as the merge holds them, in order
      * (no key texts: they are never sorted) */
     struct dfn_evrowtab *evrowtab;
+    /* a store the result holds and frees (store is it): a remote run's
+     * calls, loaded here from what its holders sent (remote.h) */
+    dfn_store *owned;
 } dfn_result;
 
 dfn_result *dfn_query_run(const dfn_store *s, const dfn_query *q, char *err, size_t errlen);

@@ -25,7 +25,11 @@
  * that run, its bins included), or NULL with why in err; *ncompute (when
  * not NULL) gets the compute events of the set's overlap, as
  * dfn_diag_src's runner gives them. */
-/* arg_names: the names of the arguments of run's calls that q's filter
+/* A query of calls (grouped by event alone) gives rows of a store of its
+ * own (the result's owned): the calls, sent by the holders, loaded here
+ * with the run's span; its matched and sparklines are the set's.
+ * many_hosts: whether the run's processes run on more than one host.
+ * arg_names: the names of the arguments of run's calls that q's filter
  * selects, sorted (malloc'd, each malloc'd; *n), or NULL with why.
  * counters: run's counter rows of q into out, as a store of the run's
  * outline gives them (a series is its index in the outline store's
@@ -34,6 +38,7 @@ typedef struct dfn_remote {
     dfn_result *(*query)(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen);
     bool (*counters)(void *ctx, size_t run, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
     char **(*arg_names)(void *ctx, size_t run, const dfn_query *q, size_t *n, char *err, size_t errlen);
+    bool (*many_hosts)(void *ctx, size_t run);
     void *ctx;
 } dfn_remote;
 
@@ -45,6 +50,7 @@ typedef struct {
     uint64_t t0, t1;          /* absolute µs over the shares; t0 UINT64_MAX: no events */
     uint64_t events;          /* over the shares */
     char **series;            /* the counter series some share has samples of, by name */
+    bool many_hosts;          /* its processes run on more than one host */
     size_t nseries;
     /* the store that stands for the run here: its files and their
      * accounts, span and counter series, no events (the ranks': rank 0's

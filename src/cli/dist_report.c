@@ -2401,10 +2401,21 @@ static int kept_outline(void)
         const char *why, *preset = share_preset(g_kept, k, &why);
         uint64_t events = 0;
         for (size_t i = 0; sh->sources && i < sh->sources->nsrc; i++) events += sh->sources->src[i].events;
-        ol.run[k] = (dfn_outline_run){ g_kept->labels ? g_kept->labels[k] : NULL, (char *)preset, (char *)why, sh->agg,
-                                       sh->t0, sh->t1, events, NULL, 0, sh->sources };   /* (rank 0's accounts) */
+        ol.run[k] = (dfn_outline_run){ .label = g_kept->labels ? g_kept->labels[k] : NULL, .preset = (char *)preset,
+                                       .why = (char *)why, .agg = sh->agg, .t0 = sh->t0, .t1 = sh->t1, .events = events,
+                                       .store = sh->sources };   /* (rank 0's accounts) */
         ol.run[k].series = share_series_union(sh, &ol.run[k].nseries, err, sizeof err);
         lost |= dfn_dist_rank() == 0 && !ol.run[k].series;
+        /* (the calls level names a call's host when the set has several) */
+        const dfn_store *s = sh->set.store;
+        size_t nh = 0, m = 0;
+        char **hosts = dfn_xmalloc((s && s->nlanes ? s->nlanes : 1) * sizeof *hosts);
+        for (size_t i = 0; s && i < s->nlanes; i++) hosts[nh++] = (char *)dfn_store_str(s, s->lanes[i].host);
+        char **all = names_gather(hosts, nh, NULL, &m, err, sizeof err);
+        free(hosts);
+        lost |= dfn_dist_rank() == 0 && !all;
+        ol.run[k].many_hosts = m > 1;
+        names_free(all, m);
     }
     int rc = 0;
     if (dfn_dist_rank() == 0 && lost) {
@@ -2591,6 +2602,67 @@ static int kept_args(const cli_opts *o, size_t run, const uint8_t *spec, size_t 
     return rc;
 }
 
+/* Every rank: a query of calls (an explorer's calls level) on run's
+ * shares: its selection's totals as a partial (the set's matched and
+ * sparklines), then the calls it shows, merged on rank 0 in the set's
+ * order, sorted and cut as it says, which rank 0 writes as a subset of
+ * the set; see cli_dist_query. */
+static int kept_calls(const cli_opts *o, size_t run, const uint8_t *spec, size_t len)
+{
+    char err[4400] = "";
+    dfn_qspec qs;
+    if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n || qs.q.ndims != 1 ||
+        qs.q.dims[0].kind != DFN_DIM_EVENT) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err[0] ? err : "no query of calls");
+        dfn_qspec_free(&qs);
+        return 2;
+    }
+    share *sh = &g_kept->run[run];
+    dfn_query q = qs.q;
+    q.threads = o->threads;
+    dfn_query tq = q;
+    tq.ndims = 0;
+    tq.sort = -1;
+    tq.top = 0;
+    tq.metrics = DFN_M_BASIC;
+    bool built = share_analyse(o, sh, &tq, err, sizeof err);
+    int own;
+    dfn_partial *p = share_partial(sh, &tq, built ? NULL : err, &own);
+    double t2;
+    p = share_merged(g_kept, sh, &tq, p, &own, err, sizeof err, &t2);
+    dfn_unit unit = shares_agg_unit(sh->set.store);
+    size_t clen;
+    uint8_t *mine = share_calls(o, sh, q, DFN_EVROWS_EXTRACT, unit, &clen);
+    dfn_strtab *callers = shares_callers(sh);
+    dfn_result *res = NULL;
+    int rc = 0;
+    if (dfn_dist_rank() > 0) {
+        (void)dfn_dist_send_bytes(0, mine, clen);
+    } else {
+        bool analysis;
+        char cerr[4400] = "a rank's calls did not come";
+        res = calls_merge(mine, clen, &q, DFN_EVROWS_EXTRACT, sh->agg, &analysis, cerr, sizeof cerr);
+        if (!p) fprintf(stderr, "dfnav: %s%s\n", own ? "" : "MPI: ", err), rc = 2;
+        else if (!res) fprintf(stderr, "dfnav: %s\n", cerr), rc = 2;
+        else if (!callers) rc = 2;   /* (said) */
+    }
+    free(mine);
+    if (dfn_dist_rank() == 0 && !rc) {
+        size_t plen;
+        uint8_t *pb = dfn_partial_encode(p, &plen), head[8];
+        for (int i = 0; i < 8; i++) head[i] = (uint8_t)((uint64_t)plen >> (8 * i));
+        dfn_extract_stats st;
+        rc = fwrite(head, 1, 8, stdout) == 8 && fwrite(pb, 1, plen, stdout) == plen &&
+             dfn_extract_write_rows(stdout, res, callers, &st) == 0 ? 0 : 2;
+        free(pb);
+    }
+    dfn_result_free(res);
+    dfn_strtab_free(callers);
+    dfn_partial_free(p);
+    dfn_qspec_free(&qs);
+    return rc;
+}
+
 int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len)
 {
     int rc = 0;
@@ -2610,6 +2682,7 @@ int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const
     if (op == CLI_QUERY_OUTLINE) rc = kept_outline();
     else if (op == CLI_QUERY_COUNTERS) rc = kept_counters(run, spec, len);
     else if (op == CLI_QUERY_ARGS) rc = kept_args(o, run, spec, len);
+    else if (op == CLI_QUERY_CALLS) rc = kept_calls(o, run, spec, len);
     else rc = kept_rows(o, run, spec, len);
     return dfn_dist_bcast_int(rc);
 }

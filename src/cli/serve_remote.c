@@ -15,6 +15,7 @@
 #include "serve.h"
 #include "../ui/ui.h"
 #include "dfnav/export.h"
+#include "dfnav/loader.h"
 #include "dfnav/partial.h"
 #include "dfnav/qspec.h"
 #include "dfnav/remote.h"
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 typedef struct {
@@ -33,6 +35,8 @@ typedef struct {
     dfn_layers *layers;       /* each run's, as the ranks took them */
     bool *agg;                /* each run's: some share has aggregated records */
     const dfn_store **stores; /* each run's outline store, whose series name counter rows */
+    bool *many_hosts;         /* each run's processes run on more than one host */
+    const ui_opts *ui;        /* the explorer's options (threads) */
     size_t nruns;
 } remote_ctx;
 
@@ -102,6 +106,94 @@ static uint8_t *remote_ask(const remote_ctx *x, int op, size_t run, const uint8_
     return b;
 }
 
+/* The calls the ranks sent (a subset of the set in DFTracer's own form,
+ * extract.h), loaded as a store of their own counting from the run's
+ * start; NULL with why. */
+static dfn_store *calls_store(const remote_ctx *x, size_t run, const uint8_t *b, size_t len, char *err, size_t errlen)
+{
+    int fd = memfd_create("dfnav-calls", MFD_CLOEXEC);
+    bool ok = fd >= 0;
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t w = write(fd, b + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        ok = w > 0;
+        if (ok) done += (size_t)w;
+    }
+    if (!ok) {
+        snprintf(err, errlen, "the ranks' calls could not be held: %s", strerror(errno));
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    const char *files[1] = { path };
+    dfn_load_opts lo = { .threads = x->ui->threads, .no_save = true };
+    dfn_store *s = dfn_load(files, 1, &lo);
+    close(fd);
+    const dfn_store *o = x->stores[run];
+    if (!s || dfn_store_status(s) >= 2 || !dfn_store_rebase(s, o->t0, o->t1)) {
+        snprintf(err, errlen, "the ranks' calls did not load whole");
+        dfn_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* A query of calls: the ranks' totals of its selection (matched, the
+ * sparklines), then its calls, which are loaded here and queried as the
+ * set's store would be (every call of them is one the filter selects,
+ * and they are as many as the level shows). */
+static dfn_result *remote_calls(const remote_ctx *x, size_t run, const dfn_query *q, const uint8_t *b, size_t len,
+                                char *err, size_t errlen)
+{
+    uint64_t plen = 0;
+    for (int i = 0; i < 8 && len >= 8; i++) plen |= (uint64_t)b[i] << (8 * i);
+    if (len < 8 || plen > len - 8) {
+        snprintf(err, errlen, "the ranks' calls came cut short");
+        return NULL;
+    }
+    dfn_query tq = *q;
+    tq.ndims = 0;
+    tq.sort = -1;
+    tq.top = 0;
+    tq.metrics = DFN_M_BASIC;
+    dfn_partial *p = dfn_partial_decode(b + 8, (size_t)plen, err, errlen);
+    dfn_result *t = p ? dfn_partial_finish(p, &tq, &x->layers[run], err, errlen) : NULL;
+    dfn_store *s = t ? calls_store(x, run, b + 8 + plen, len - 8 - (size_t)plen, err, errlen) : NULL;
+    dfn_query cq = *q;
+    cq.filter = NULL;   /* (they are the selection's) */
+    cq.layers = NULL;
+    cq.overlap = NULL;
+    cq.tree = NULL;
+    cq.access = NULL;
+    cq.tiles = NULL;
+    cq.spark_bins = 0;
+    cq.spark_split = false;
+    dfn_result *r = s ? dfn_query_run(s, &cq, err, errlen) : NULL;
+    if (r) {
+        r->owned = s;
+        /* the set's: what the selection matched and its time per bin */
+        r->matched = t->matched;
+        r->matched_calls = t->matched_calls;
+        r->win_lo_s = t->win_lo_s;
+        r->win_hi_s = t->win_hi_s;
+        r->bin_s = t->bin_s;
+        r->spark_bins = t->spark_bins;
+        r->spark_total = t->spark_total;
+        t->spark_total = NULL;
+    } else {
+        dfn_store_free(s);
+    }
+    dfn_result_free(t);
+    return r;
+}
+
+static bool remote_many_hosts(void *ctx, size_t run)
+{
+    const remote_ctx *x = ctx;
+    return run < x->nruns && x->many_hosts[run];
+}
+
 static dfn_result *remote_query(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen)
 {
     const remote_ctx *x = ctx;
@@ -109,12 +201,18 @@ static dfn_result *remote_query(void *ctx, size_t run, const dfn_query *q, uint6
         snprintf(err, errlen, "no such run");
         return NULL;
     }
+    bool calls = q->ndims == 1 && q->dims[0].kind == DFN_DIM_EVENT;
     size_t slen, len;
     uint8_t *spec = dfn_qspec_encode(q, &slen, err, errlen);
     if (!spec) return NULL;
-    uint8_t *b = remote_ask(x, CLI_QUERY_ROWS, run, spec, slen, &len, err, errlen);
+    uint8_t *b = remote_ask(x, calls ? CLI_QUERY_CALLS : CLI_QUERY_ROWS, run, spec, slen, &len, err, errlen);
     free(spec);
     if (!b) return NULL;
+    if (calls) {
+        dfn_result *r = remote_calls(x, run, q, b, len, err, errlen);
+        free(b);
+        return r;
+    }
     dfn_partial *p = dfn_partial_decode(b, len, err, errlen);
     free(b);
     if (!p) return NULL;
@@ -185,7 +283,7 @@ static char **remote_arg_names(void *ctx, size_t run, const dfn_query *q, size_t
 
 int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **argv)
 {
-    remote_ctx x = { o->ranks, (size_t)argc, argv, NULL, NULL, NULL, 0 };
+    remote_ctx x = { .sock = o->ranks, .argc = (size_t)argc, .argv = argv, .ui = ui };
     char err[2048];
     size_t len;
     uint8_t *b = remote_ask(&x, CLI_QUERY_OUTLINE, 0, NULL, 0, &len, err, sizeof err);
@@ -201,9 +299,11 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
     x.layers = dfn_xcalloc(ol.n, sizeof *x.layers);
     x.agg = dfn_xcalloc(ol.n, sizeof *x.agg);
     x.stores = dfn_xcalloc(ol.n, sizeof *x.stores);
+    x.many_hosts = dfn_xcalloc(ol.n, sizeof *x.many_hosts);
     int rc = 0;
     for (size_t k = 0; k < ol.n && !rc; k++) {
         x.agg[k] = ol.run[k].agg;
+        x.many_hosts[k] = ol.run[k].many_hosts;
         x.stores[k] = ol.run[k].store;   /* (the explorer's sets hold it as long as it queries) */
         const char *def = o->layers ? o->layers : *ol.run[k].preset ? ol.run[k].preset : "posix";
         if (!dfn_layers_load(def, &x.layers[k], err, sizeof err)) {
@@ -211,12 +311,13 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
             rc = 2;
         }
     }
-    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, &x };
+    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, remote_many_hosts, &x };
     if (!rc) rc = ui_run_remote(ui, &ol, &rem);
     for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
     free(x.layers);
     free(x.agg);
     free(x.stores);
+    free(x.many_hosts);
     dfn_outline_free(&ol);
     return rc;
 }

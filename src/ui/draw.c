@@ -423,21 +423,13 @@ static void draw_groups(app *a, level *l, int y0, int nrows)
 }
 
 /* The calls level; comparing, each call says whose run it is. */
-/* Whether the set's processes run on more than one host. */
-static bool many_hosts(const dfn_store *s)
-{
-    for (size_t i = 1; i < s->nlanes; i++)
-        if (s->lanes[i].host != s->lanes[0].host) return true;
-    return false;
-}
-
 /* The process of a call as the calls level shows it: its rank when the
- * trace gives one, else its pid, after its host when there are several
+ * trace gives one, else its pid, after its host when the set has several
  * (cut in the middle, the pid stays). */
-static size_t call_proc(const dfn_store *s, uint32_t ev, char *b, size_t cap)
+static size_t call_proc(const dfn_store *s, uint32_t ev, bool hosts, char *b, size_t cap)
 {
     const dfn_lane *ln = &s->lanes[dfn_store_lane(s, ev)];
-    const char *rank = dfn_store_str(s, ln->rank), *host = many_hosts(s) ? dfn_store_str(s, ln->host) : "";
+    const char *rank = dfn_store_str(s, ln->rank), *host = hosts ? dfn_store_str(s, ln->host) : "";
     char pid[48];
     dfn_id_text(s, ln->pid, pid, sizeof pid);
     int n = *rank ? snprintf(b, cap, "rank %s", rank) : snprintf(b, cap, "%s%s%s", host, *host ? "/" : "", pid);
@@ -463,7 +455,7 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
     for (int i = 0; r && i < nrows && l->top + (size_t)i < r->nrows; i++) {
         size_t run;
         uint32_t ev = view_call(l, l->top + (size_t)i, &run);
-        const dfn_store *s = a->v.runs[run].s;
+        const dfn_store *s = view_call_store(l, run);
         int fl = (int)dfn_strtab_len(s->strs, s->files[dfn_store_file(s, ev)].path);
         int fn = (int)dfn_strtab_len(s->strs, s->kinds[dfn_store_kind(s, ev)].func);
         if (fl > max_file) max_file = fl;
@@ -496,14 +488,15 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
     attroff(A_UNDERLINE);
     if (!r) return;
     char b[128];
-    bool ascii = a->opts.ascii || !a->utf8;
+    bool ascii = a->opts.ascii || !a->utf8, hosts[DFN_COMPARE_MAX_RUNS];
+    for (size_t k = 0; k < a->v.nruns && k < DFN_COMPARE_MAX_RUNS; k++) hosts[k] = view_many_hosts(&a->v, k);
     for (int i = 0; i < nrows; i++) {
         size_t row = l->top + (size_t)i;
         if (row >= r->nrows) break;
         int y = y0 + 1 + i;
         size_t run;
         uint32_t ev = view_call(l, row, &run);
-        const dfn_store *s = a->v.runs[run].s;
+        const dfn_store *s = view_call_store(l, run);
         uint32_t koff = dfn_strtab_find(s->strs, "offset", 6), kret = dfn_strtab_find(s->strs, "ret", 3);
         bool sel = row == l->cursor;
         if (sel) { attron(A_REVERSE); fill(y, 0, a->cols); }
@@ -516,7 +509,7 @@ static void draw_calls(app *a, level *l, int y0, int nrows)
         draw_text(y, x, w_start, b, strlen(b), true, false, true); x += w_start + 1;
         dfn_fmt_us((double)dfn_store_dur(s, ev), b, sizeof b);
         draw_text(y, x, w_dur, b, strlen(b), true, false, true); x += w_dur + 1;
-        size_t pl = call_proc(s, ev, b, sizeof b);
+        size_t pl = call_proc(s, ev, hosts[run], b, sizeof b);
         draw_text(y, x, w_proc, b, pl, false, true, ascii); x += w_proc + 1;
         uint32_t fn = s->kinds[dfn_store_kind(s, ev)].func, fp = s->files[dfn_store_file(s, ev)].path;
         draw_text(y, x, w_func, dfn_store_str(s, fn), dfn_strtab_len(s->strs, fn), false, true, ascii); x += w_func + 1;
@@ -712,7 +705,7 @@ static void draw_timeline(app *a, level *l)
     if (!r->nrows) return;
     if (view_is_calls(l)) {
         /* the selected call's place in the window */
-        const dfn_store *s = a->v.runs[0].s;
+        const dfn_store *s = view_call_store(l, 0);
         uint32_t ev = r->events[l->cursor];
         double t = dfn_store_ts(s, ev) / 1e6, d = dfn_store_dur(s, ev) / 1e6;
         double span = l->win_hi - l->win_lo;
@@ -754,9 +747,9 @@ static size_t row_title(const app *a, const level *l, char *buf, size_t cap)
     if (!view_is_calls(l)) return view_key_text(&a->v, l, l->cursor, buf, cap);
     size_t run;
     uint32_t ev = view_call(l, l->cursor, &run);
-    const dfn_store *s = a->v.runs[run].s;
+    const dfn_store *s = view_call_store(l, run);
     char proc[160];
-    call_proc(s, ev, proc, sizeof proc);
+    call_proc(s, ev, view_many_hosts(&a->v, run), proc, sizeof proc);
     const char *fn = dfn_store_str(s, s->kinds[dfn_store_kind(s, ev)].func), *fl = dfn_store_str(s, s->files[dfn_store_file(s, ev)].path);
     int n = snprintf(buf, cap, "%s%s%s (%s)", fn, *fl ? " " : "", fl, proc);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;

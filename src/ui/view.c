@@ -108,6 +108,17 @@ uint32_t view_call(const level *l, size_t row, size_t *run)
     return l->res->res[*run]->events[r];
 }
 
+const dfn_store *view_call_store(const level *l, size_t run) { return l->res->res[run]->store; }
+
+bool view_many_hosts(const view *v, size_t run)
+{
+    const dfn_run *r = &v->runs[run];
+    if (r->remote) return r->remote->many_hosts(r->remote->ctx, r->remote_run);
+    for (size_t i = 1; i < r->s->nlanes; i++)
+        if (r->s->lanes[i].host != r->s->lanes[0].host) return true;
+    return false;
+}
+
 static void level_default_sort(level *l)
 {
     bool by_key = l->dim.kind == DFN_DIM_TIME || l->dim.kind == DFN_DIM_EVENT;
@@ -604,9 +615,7 @@ static bool view_query(view *v, char *err, size_t errlen)
         q.metrics = DFN_M_BIT(DFN_M_COUNT) | DFN_M_BIT(DFN_M_TIME_S) | DFN_M_BIT(DFN_M_SELF_S) | DFN_M_BIT(DFN_M_PCT_TIME);
         q.spark_split = false;
     }
-    dfn_compare *r = view_is_calls(l) && view_is_remote(v) ? NULL
-                     : dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
-    if (!r && view_is_calls(l) && view_is_remote(v)) snprintf(err, errlen, "%s", VIEW_REMOTE_CALLS);
+    dfn_compare *r = dfn_compare_query(v->runs, v->nruns, &q, l->sort_col, (const char *const *)v->labels, err, errlen);
     if (!r) { dfn_filter_free(&f); return false; }
     dfn_compare_free(l->res);
     l->res = r;
@@ -657,7 +666,7 @@ size_t view_key_text(const view *v, const level *l, size_t row, char *buf, size_
     if (view_is_calls(l)) {
         size_t run;
         uint32_t i = view_call(l, row, &run);
-        int n = snprintf(buf, cap, "%.6f", dfn_store_ts(v->runs[run].s, i) / 1e6);
+        int n = snprintf(buf, cap, "%.6f", dfn_store_ts(view_call_store(l, run), i) / 1e6);
         return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     }
     const dfn_compare *c = l->res;
@@ -917,7 +926,7 @@ static void call_anchor_key(const view *v, const level *l, size_t row, char *buf
 {
     size_t run;
     uint32_t i = view_call(l, row, &run);
-    const dfn_store *s = v->runs[run].s;
+    const dfn_store *s = view_call_store(l, run);
     /* absolute: a later snapshot may start earlier */
     snprintf(buf, cap, "%zu %" PRIu64 " %s %s", run, s->t0 + dfn_store_ts(s, i), dfn_store_str(s, s->lanes[dfn_store_lane(s, i)].name),
              dfn_store_str(s, s->kinds[dfn_store_kind(s, i)].func));
@@ -1270,7 +1279,7 @@ static bool row_matches(const view *v, const level *l, size_t row, size_t slen)
     if (view_is_calls(l)) {
         size_t run;
         uint32_t i = view_call(l, row, &run);
-        const dfn_store *s = v->runs[run].s;
+        const dfn_store *s = view_call_store(l, run);
         const dfn_kind *kd = &s->kinds[dfn_store_kind(s, i)];
         const char *fn = dfn_store_str(s, kd->func), *fl = dfn_store_str(s, s->files[dfn_store_file(s, i)].path);
         return dfn_ascii_icontains(fn, strlen(fn), v->search, slen) || dfn_ascii_icontains(fl, strlen(fl), v->search, slen);

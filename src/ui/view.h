@@ -159,8 +159,14 @@ void view_free(view *v);
 /* Swaps in a newer set of run k (a snapshot while loading, then the final
  * one), keeping levels, filters, sort and the cursor's row where it can. */
 void view_set_store(view *v, size_t k, const view_set *vs);
-/* The call on row of the calls level l: its event and its run. */
+/* The call on row of the calls level l: its event and its run, and the
+ * store the event is of (the run's, or a remote run's calls: a store of
+ * their own). */
 uint32_t view_call(const level *l, size_t row, size_t *run);
+const dfn_store *view_call_store(const level *l, size_t run);
+/* Whether run's processes run on more than one host (the calls level
+ * names a call's host then). */
+bool view_many_hosts(const view *v, size_t run);
 /* Lines above the table's rows: breadcrumb, filter, a timeline line per
  * run (at least two, at most four) and the header (two lines comparing). */
 int view_timeline_lines(const view *v);
@@ -205,8 +211,6 @@ size_t view_facts_row(const level *l, size_t row);
 /* Whether a run is held by other processes (remote.h: dfnav serve
  * --spread's ranks), whose calls and per-event views are not here. */
 bool view_is_remote(const view *v);
-#define VIEW_REMOTE_CALLS "calls are listed only where the set is held whole: this server keeps it in shares on MPI " \
-    "ranks (serve --spread); dfnav report --by event lists them"
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
 /* Enter: opens the next level on the cursor's row. False with a message
