@@ -29,6 +29,9 @@
  * own (the result's owned): the calls, sent by the holders, loaded here
  * with the run's span; its matched and sparklines are the set's.
  * many_hosts: whether the run's processes run on more than one host.
+ * call_place: the call detail's lines (callplace.h) of call i of s (a
+ * store of the run's calls), made where its process is held; NULL with
+ * why.
  * arg_names: the names of the arguments of run's calls that q's filter
  * selects, sorted (malloc'd, each malloc'd; *n), or NULL with why.
  * counters: run's counter rows of q into out, as a store of the run's
@@ -39,6 +42,7 @@ typedef struct dfn_remote {
     bool (*counters)(void *ctx, size_t run, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
     char **(*arg_names)(void *ctx, size_t run, const dfn_query *q, size_t *n, char *err, size_t errlen);
     bool (*many_hosts)(void *ctx, size_t run);
+    char **(*call_place)(void *ctx, size_t run, const dfn_store *s, uint32_t i, size_t *n, char *err, size_t errlen);
     void *ctx;
 } dfn_remote;
 

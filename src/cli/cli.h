@@ -224,10 +224,11 @@ int cli_request_opts(int argc, char **argv, cli_opts *o, dfn_ctrs *ctrs, char **
  * of the calls that query selects, sorted, each ended by a NUL, or
  * CLI_QUERY_CALLS, for a query of calls: the partial of its selection's
  * totals (after its length, 8 bytes little-endian) and then its calls as
- * a subset of the set (extract.h), which rank 0 writes on stdout (or
- * says why none on stderr). The layers and analyses they build stay for
+ * a subset of the set (extract.h), or CLI_QUERY_PLACE, the call detail's
+ * lines of the call spec names (callplace.h), each ended by a NUL, which
+ * rank 0 writes on stdout (or says why none on stderr). The layers and analyses they build stay for
  * the next query of command line key. Rank 0's status, on every rank. */
-enum { CLI_QUERY_OUTLINE = 1, CLI_QUERY_ROWS, CLI_QUERY_COUNTERS, CLI_QUERY_ARGS, CLI_QUERY_CALLS };
+enum { CLI_QUERY_OUTLINE = 1, CLI_QUERY_ROWS, CLI_QUERY_COUNTERS, CLI_QUERY_ARGS, CLI_QUERY_CALLS, CLI_QUERY_PLACE };
 int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len);
 /* serve --spread (serve_ranks.c). serve_ranks_ask: a client's command
  * (cmd: cmd_report, cmd_overview or cmd_info; NULL: the explorer, or the

@@ -6,6 +6,7 @@
  * shares whose hashes other files define, go the images' way (cli_dist.c):
  * the whole set on rank 0. */
 #include "cli.h"
+#include "dfnav/callplace.h"
 #include "dfnav/counters.h"
 #include "dfnav/diagnose.h"
 #include "dfnav/dist.h"
@@ -2663,6 +2664,55 @@ static int kept_calls(const cli_opts *o, size_t run, const uint8_t *spec, size_t
     return rc;
 }
 
+/* Every rank: the call detail's lines of the call spec names
+ * (callplace.h), made by the rank that holds its process (its thread's
+ * tree is whole there); rank 0 writes them, each ended by a NUL, on
+ * stdout, or says why none. */
+static int kept_place(const cli_opts *o, size_t run, const uint8_t *spec, size_t len)
+{
+    char err[2048] = "";
+    uint32_t found = UINT32_MAX;
+    share *sh = run < g_kept->n ? &g_kept->run[run] : NULL;
+    dfn_run_opts ro = cli_run_opts(o);
+    bool ok = sh && dfn_call_place_find(sh->set.store, spec, len, &found, err, sizeof err);
+    if (!sh) snprintf(err, sizeof err, "no such run");
+    if (ok && found != UINT32_MAX)
+        ok = dfn_runset_analyse(&sh->set, &ro, DFN_NEED_TREE | DFN_NEED_ACCESS, err, sizeof err);
+    /* mine: 'E' and why, 'N' (not here), or 'F' and the lines */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (!f) dfn_out_of_memory("a call's place", BUFSIZ);
+    if (!ok) {
+        fprintf(f, "E%s", err);
+    } else if (found == UINT32_MAX) {
+        fputc('N', f);
+    } else {
+        size_t n;
+        char **lines = dfn_call_place(sh->set.store, sh->set.an.tree, sh->set.an.access, found, &n);
+        fputc('F', f);
+        for (size_t k = 0; k < n; k++) fprintf(f, "%s%c", lines[k], 0);
+        dfn_call_place_free(lines, n);
+    }
+    fclose(f);
+    size_t *lens;
+    char **got = dfn_dist_gather_bytes(text, tlen, &lens);
+    free(text);
+    if (!got) return 0;   /* (another rank: rank 0's word) */
+    int rc = 2, r = 0;
+    const char *why = "MPI: a rank's answer did not come";
+    for (; r < dfn_dist_size(); r++) {
+        if (!got[r] || !lens[r]) break;
+        if (got[r][0] == 'E') { why = got[r] + 1; break; }
+        if (got[r][0] == 'F') { rc = 0; break; }
+        why = "no rank holds this call (the set changed?)";
+    }
+    if (rc) fprintf(stderr, "dfnav: %s\n", why);
+    else rc = fwrite(got[r] + 1, 1, lens[r] - 1, stdout) == lens[r] - 1 ? 0 : 2;
+    dfn_dist_gathered_free(got, lens);
+    return rc;
+}
+
 int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len)
 {
     int rc = 0;
@@ -2683,6 +2733,7 @@ int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const
     else if (op == CLI_QUERY_COUNTERS) rc = kept_counters(run, spec, len);
     else if (op == CLI_QUERY_ARGS) rc = kept_args(o, run, spec, len);
     else if (op == CLI_QUERY_CALLS) rc = kept_calls(o, run, spec, len);
+    else if (op == CLI_QUERY_PLACE) rc = kept_place(o, run, spec, len);
     else rc = kept_rows(o, run, spec, len);
     return dfn_dist_bcast_int(rc);
 }

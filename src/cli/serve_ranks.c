@@ -56,7 +56,7 @@ static bool query_parts(const dfn_ranksreq *q, int *op, size_t *run, uint8_t **s
     char *end;
     if (q->argc <= QUERY_WORDS) return false;
     unsigned long o = strtoul(q->argv[0], &end, 10), r;
-    if (*end || o < CLI_QUERY_OUTLINE || o > CLI_QUERY_CALLS) return false;
+    if (*end || o < CLI_QUERY_OUTLINE || o > CLI_QUERY_PLACE) return false;
     r = strtoul(q->argv[1], &end, 10);
     if (*end || !*q->argv[1] || r > 4096) return false;
     *spec = dfn_unhex(q->argv[2], len);

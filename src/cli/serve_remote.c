@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "serve.h"
 #include "../ui/ui.h"
+#include "dfnav/callplace.h"
 #include "dfnav/export.h"
 #include "dfnav/loader.h"
 #include "dfnav/partial.h"
@@ -188,6 +189,39 @@ static dfn_result *remote_calls(const remote_ctx *x, size_t run, const dfn_query
     return r;
 }
 
+/* Lines each ended by a NUL (b, len) as an array (malloc'd, *n); NULL
+ * when the last is not ended. */
+static char **nul_lines(const uint8_t *b, size_t len, size_t *n)
+{
+    *n = 0;
+    if (len && b[len - 1]) return NULL;
+    size_t m = 0;
+    for (size_t i = 0; i < len; i++) m += !b[i];
+    char **v = dfn_xmalloc((m ? m : 1) * sizeof *v);
+    for (size_t at = 0, k = 0; k < m; k++) {
+        size_t l = strlen((const char *)b + at);
+        v[k] = dfn_xstrndup((const char *)b + at, l);
+        at += l + 1;
+    }
+    *n = m;
+    return v;
+}
+
+static char **remote_call_place(void *ctx, size_t run, const dfn_store *s, uint32_t i, size_t *n, char *err, size_t errlen)
+{
+    const remote_ctx *x = ctx;
+    *n = 0;
+    size_t klen, len;
+    uint8_t *key = dfn_call_place_key(s, i, &klen);
+    uint8_t *b = remote_ask(x, CLI_QUERY_PLACE, run, key, klen, &len, err, errlen);
+    free(key);
+    if (!b) return NULL;
+    char **v = nul_lines(b, len, n);
+    free(b);
+    if (!v) snprintf(err, errlen, "the ranks' lines came cut short");
+    return v;
+}
+
 static bool remote_many_hosts(void *ctx, size_t run)
 {
     const remote_ctx *x = ctx;
@@ -263,21 +297,9 @@ static char **remote_arg_names(void *ctx, size_t run, const dfn_query *q, size_t
     free(spec);
     if (!b) return NULL;
     /* each name ended by a NUL: what follows the last is cut, and said */
-    if (len && b[len - 1]) {
-        snprintf(err, errlen, "the ranks' names of arguments came cut short");
-        free(b);
-        return NULL;
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < len; i++) m += !b[i];
-    char **names = dfn_xmalloc((m ? m : 1) * sizeof *names);
-    for (size_t at = 0, k = 0; k < m; k++) {
-        size_t l = strlen((const char *)b + at);
-        names[k] = dfn_xstrndup((const char *)b + at, l);
-        at += l + 1;
-    }
+    char **names = nul_lines(b, len, n);
     free(b);
-    *n = m;
+    if (!names) snprintf(err, errlen, "the ranks' names of arguments came cut short");
     return names;
 }
 
@@ -311,7 +333,7 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
             rc = 2;
         }
     }
-    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, remote_many_hosts, &x };
+    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, remote_many_hosts, remote_call_place, &x };
     if (!rc) rc = ui_run_remote(ui, &ol, &rem);
     for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
     free(x.layers);

@@ -10,6 +10,7 @@
 #include "dfnav/export.h"
 #include "dfnav/loader.h"
 #include "dfnav/strtab.h"
+#include "dfnav/callplace.h"
 #include "dfnav/util.h"
 
 #include <curses.h>
@@ -124,7 +125,7 @@ static void runner_free(runner *r)
     }
     dfn_findings_free(r->a.diag);
     free(r->a.diag_where);
-    free(r->a.detail_kids);
+    dfn_call_place_free(r->a.detail_place, r->a.ndetail_place);
     if (r->a.have_view) view_free(&r->a.v);
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];

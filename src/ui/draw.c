@@ -1223,51 +1223,21 @@ static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...
     (*lines)[(*n)++] = s;
 }
 
-/* One event as a line of the call tree. */
-static void tree_line(const dfn_store *s, uint32_t e, const char *indent, char ***lines, size_t *n, size_t *cap)
-{
-    char d[32];
-    dfn_fmt_us((double)dfn_store_dur(s, e), d, sizeof d);
-    uint32_t fp = s->files[dfn_store_file(s, e)].path;
-    /* labelled: a start and a duration side by side read alike */
-    add_line(lines, n, cap, "%s%s  at %.6f s, for %s%s%s", indent, dfn_store_str(s, s->kinds[dfn_store_kind(s, e)].func),
-             dfn_store_ts(s, e) / 1e6, d, *dfn_store_str(s, fp) ? ", on " : "", dfn_store_str(s, fp));
-}
-
 /* Where the call sits: its self time, the calls that enclose it in its
- * thread and the calls it made. */
-static void detail_tree(app *a, uint32_t i, char ***lines, size_t *n, size_t *cap)
+ * thread and the calls it made (callplace.h), made when it was opened. */
+static void detail_tree(app *a, char ***lines, size_t *n, size_t *cap)
 {
-    const dfn_run *run = &a->v.runs[a->detail_run];
-    const dfn_store *s = run->s;
-    const dfn_calltree *t = run->an ? run->an->tree : NULL;
-    if (!t) { add_line(lines, n, cap, "call tree  (once loading finishes)"); return; }
-    char d[32];
-    dfn_fmt_us((double)dfn_calltree_self(t, i), d, sizeof d);
-    add_line(lines, n, cap, "self time  %s (not inside a child call)", d);
-    if (run->an->access) {
-        dfn_access_kind k = dfn_access_of(run->an->access, i);
-        if (k != DFN_ACCESS_NONE) add_line(lines, n, cap, "access     %s", k == DFN_ACCESS_SEQ ? "sequential" : "random");
+    if (!a->detail_place && a->detail_place_err[0]) {
+        add_line(lines, n, cap, "call tree  (%s)", a->detail_place_err);
+        return;
     }
-    uint32_t chain[64];
-    size_t depth = 0;
-    for (uint32_t p = dfn_calltree_parent(t, i); p != DFN_NOID && depth < 64; p = dfn_calltree_parent(t, p)) chain[depth++] = p;
-    add_line(lines, n, cap, "called from%s", depth ? "" : "  (nothing encloses it in its thread)");
-    for (size_t k = depth; k-- > 0;) {
-        char indent[80];
-        size_t lvl = depth - 1 - k;
-        snprintf(indent, sizeof indent, "  %*s", (int)(lvl < 30 ? lvl * 2 : 60), "");
-        tree_line(s, chain[k], indent, lines, n, cap);
-    }
-    size_t nk = a->ndetail_kids;
-    if (nk > DETAIL_KIDS) add_line(lines, n, cap, "calls made  %zu (the first %d)", nk, DETAIL_KIDS);
-    else add_line(lines, n, cap, "calls made  %zu", nk);
-    for (size_t k = 0; k < nk && k < DETAIL_KIDS; k++) tree_line(s, a->detail_kids[k], "  ", lines, n, cap);
+    if (!a->detail_place) { add_line(lines, n, cap, "call tree  (once loading finishes)"); return; }
+    for (size_t k = 0; k < a->ndetail_place; k++) add_line(lines, n, cap, "%s", a->detail_place[k]);
 }
 
 static void draw_detail(app *a)
 {
-    const dfn_store *s = a->v.runs[a->detail_run].s;
+    const dfn_store *s = a->detail_store;
     uint32_t i = a->detail_event;
     char **lines = NULL;
     size_t n = 0, cap = 0;
@@ -1297,7 +1267,7 @@ static void draw_detail(app *a)
         add_line(&lines, &n, &cap, "  %-14s %s", dfn_store_str(s, args[j].key), v);
     }
     if (!na) add_line(&lines, &n, &cap, "  (none)");
-    detail_tree(a, i, &lines, &n, &cap);
+    detail_tree(a, &lines, &n, &cap);
     draw_lines(a, " call detail", lines, n);
     for (size_t j = 0; j < n; j++) free(lines[j]);
     free(lines);

@@ -3,6 +3,7 @@
  * and the replay alike. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "app.h"
+#include "dfnav/callplace.h"
 #include "dfnav/util.h"
 
 #include <curses.h>
@@ -207,16 +208,20 @@ static void open_detail(app *a)
     level *l = view_top(&a->v);
     if (!l->res || !l->res->nrows) return;
     a->detail_event = view_call(l, l->cursor, &a->detail_run);
+    a->detail_store = view_call_store(l, a->detail_run);
     const dfn_run *run = &a->v.runs[a->detail_run];
-    /* the children once, not on every redraw: finding them scans the
-     * events the call spans */
-    free(a->detail_kids);
-    a->detail_kids = NULL;
-    a->ndetail_kids = 0;
-    if (run->an && run->an->tree) {
-        /* one scan fills the first DETAIL_KIDS and counts them all */
-        a->detail_kids = dfn_xmalloc(DETAIL_KIDS * sizeof *a->detail_kids);
-        a->ndetail_kids = dfn_calltree_children(run->an->tree, run->s, a->detail_event, a->detail_kids, DETAIL_KIDS);
+    /* its place once, not on every redraw: finding its children scans
+     * the events the call spans (a remote run's: where its process is) */
+    dfn_call_place_free(a->detail_place, a->ndetail_place);
+    a->detail_place = NULL;
+    a->ndetail_place = 0;
+    a->detail_place_err[0] = 0;
+    const dfn_remote *rem = run->remote;
+    if (rem) {
+        a->detail_place = rem->call_place(rem->ctx, run->remote_run, a->detail_store, a->detail_event, &a->ndetail_place,
+                                          a->detail_place_err, sizeof a->detail_place_err);
+    } else if (run->an && run->an->tree) {
+        a->detail_place = dfn_call_place(run->s, run->an->tree, run->an->access, a->detail_event, &a->ndetail_place);
     }
     a->scroll = 0;
     a->mode = MODE_DETAIL;

@@ -72,8 +72,10 @@ struct app {
     size_t ninput_errors;
     uint32_t detail_event;
     size_t detail_run;
-    uint32_t *detail_kids;    /* its first DETAIL_KIDS children */
-    size_t ndetail_kids;      /* how many it has */
+    const dfn_store *detail_store;   /* the call's (view_call_store) */
+    char **detail_place;      /* what the detail says of its place in its thread (callplace.h), or NULL */
+    size_t ndetail_place;
+    char detail_place_err[512];   /* why none, when the call tree exists */
     size_t scroll;            /* of the help, detail and damage screens */
     bool export_calls;        /* the export prompt is for E */
     bool exporting;
@@ -89,7 +91,6 @@ struct app {
 
 typedef struct app app;
 
-#define DETAIL_KIDS 200
 
 /* Colour pairs; nothing depends on colour alone (selection is reverse
  * video, the sort column bold, warnings bold). */
