@@ -45,6 +45,7 @@ uint8_t *dfn_outline_encode(const dfn_outline *o, size_t *len)
         }
         put_u(&b, r->events);
         put_u(&b, r->many_hosts);
+        put_u(&b, r->hosts_whole);
         put_u(&b, r->nseries);
         for (size_t i = 0; i < r->nseries; i++) put_bytes(&b, r->series[i], strlen(r->series[i]));
         /* the files' paths, then their accounts as a rank gives them */
@@ -107,6 +108,7 @@ static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
     }
     r->events = get_any(in, "a run's events");
     r->many_hosts = get_u(in, 2, "a run's hosts") != 0;
+    r->hosts_whole = get_u(in, 2, "a run's hosts") != 0;
     r->nseries = get_count(in, 1, "a run's counter series");
     r->series = in->bad ? NULL : dfn_xcalloc(r->nseries ? r->nseries : 1, sizeof *r->series);
     for (size_t i = 0; i < r->nseries && !in->bad; i++) {

@@ -28,7 +28,6 @@
 /* A query of calls (grouped by event alone) gives rows of a store of its
  * own (the result's owned): the calls, sent by the holders, loaded here
  * with the run's span; its matched and sparklines are the set's.
- * many_hosts: whether the run's processes run on more than one host.
  * call_place: the call detail's lines (callplace.h) of call i of s (a
  * store of the run's calls), made where its process is held; NULL with
  * why.
@@ -41,9 +40,9 @@ typedef struct dfn_remote {
     dfn_result *(*query)(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen);
     bool (*counters)(void *ctx, size_t run, const dfn_cquery *q, dfn_cresult *out, char *err, size_t errlen);
     char **(*arg_names)(void *ctx, size_t run, const dfn_query *q, size_t *n, char *err, size_t errlen);
-    bool (*many_hosts)(void *ctx, size_t run);
     char **(*call_place)(void *ctx, size_t run, const dfn_store *s, uint32_t i, size_t *n, char *err, size_t errlen);
     void *ctx;
+    const struct dfn_outline *outline;   /* what the runs are (their stores are the view's) */
 } dfn_remote;
 
 typedef struct {
@@ -55,6 +54,9 @@ typedef struct {
     uint64_t events;          /* over the shares */
     char **series;            /* the counter series some share has samples of, by name */
     bool many_hosts;          /* its processes run on more than one host */
+    /* each host's files lie on one rank: counter metrics of rows (ctr.*),
+     * whose host-wide samples may be in another process's files, need it */
+    bool hosts_whole;
     size_t nseries;
     /* the store that stands for the run here: its files and their
      * accounts, span and counter series, no events (the ranks': rank 0's
@@ -62,7 +64,7 @@ typedef struct {
     dfn_store *store;
 } dfn_outline_run;
 
-typedef struct {
+typedef struct dfn_outline {
     dfn_outline_run *run;
     size_t n;
 } dfn_outline;

@@ -2390,10 +2390,33 @@ static char **share_series_union(const share *sh, size_t *n, char *err, size_t e
     return all;
 }
 
+/* Whether the explorer's analysis can be the set's on these shares: each
+ * process whole on one rank, and each host with --overlap-by host (rank 0
+ * says why not); *hosts: every host is whole. Every rank takes part. */
+static bool kept_whole(const cli_opts *o, bool *hosts)
+{
+    bool procs = true;
+    char who[256] = "", hwho[256] = "";
+    *hosts = true;
+    for (size_t k = 0; k < g_kept->n; k++) {
+        procs = shares_whole(&g_kept->run[k], false, false, who, sizeof who) && procs;
+        *hosts = shares_whole(&g_kept->run[k], true, false, hwho, sizeof hwho) && *hosts;
+    }
+    if (dfn_dist_rank() == 0 && !procs)
+        fprintf(stderr, "dfnav: the events of process %s lie in files on two ranks, and the analysis needs each process "
+                "whole: serve this set without --spread\n", *who ? who : "(lost)");
+    else if (dfn_dist_rank() == 0 && o->overlap_host && !*hosts)
+        fprintf(stderr, "dfnav: the events of host %s lie in files on two ranks, and compute united by host needs each "
+                "host whole: serve it with --spread --overlap-by host\n", *hwho ? hwho : "(lost)");
+    return procs && (*hosts || !o->overlap_host);
+}
+
 /* The set's outline (remote.h) on stdout (rank 0; every rank takes
  * part). */
-static int kept_outline(void)
+static int kept_outline(const cli_opts *o)
 {
+    bool hosts_whole;
+    if (!kept_whole(o, &hosts_whole)) return 2;
     dfn_outline ol = { dfn_xcalloc(g_kept->n, sizeof *ol.run), g_kept->n };
     bool lost = false;
     char err[1024] = "";
@@ -2404,7 +2427,7 @@ static int kept_outline(void)
         for (size_t i = 0; sh->sources && i < sh->sources->nsrc; i++) events += sh->sources->src[i].events;
         ol.run[k] = (dfn_outline_run){ .label = g_kept->labels ? g_kept->labels[k] : NULL, .preset = (char *)preset,
                                        .why = (char *)why, .agg = sh->agg, .t0 = sh->t0, .t1 = sh->t1, .events = events,
-                                       .store = sh->sources };   /* (rank 0's accounts) */
+                                       .hosts_whole = hosts_whole, .store = sh->sources };   /* (rank 0's accounts) */
         ol.run[k].series = share_series_union(sh, &ol.run[k].nseries, err, sizeof err);
         lost |= dfn_dist_rank() == 0 && !ol.run[k].series;
         /* (the calls level names a call's host when the set has several) */
@@ -2729,7 +2752,7 @@ int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const
         }
         g_session = dfn_xstrdup(key);
     }
-    if (op == CLI_QUERY_OUTLINE) rc = kept_outline();
+    if (op == CLI_QUERY_OUTLINE) rc = kept_outline(o);
     else if (op == CLI_QUERY_COUNTERS) rc = kept_counters(run, spec, len);
     else if (op == CLI_QUERY_ARGS) rc = kept_args(o, run, spec, len);
     else if (op == CLI_QUERY_CALLS) rc = kept_calls(o, run, spec, len);

@@ -36,7 +36,6 @@ typedef struct {
     dfn_layers *layers;       /* each run's, as the ranks took them */
     bool *agg;                /* each run's: some share has aggregated records */
     const dfn_store **stores; /* each run's outline store, whose series name counter rows */
-    bool *many_hosts;         /* each run's processes run on more than one host */
     const ui_opts *ui;        /* the explorer's options (threads) */
     size_t nruns;
 } remote_ctx;
@@ -222,12 +221,6 @@ static char **remote_call_place(void *ctx, size_t run, const dfn_store *s, uint3
     return v;
 }
 
-static bool remote_many_hosts(void *ctx, size_t run)
-{
-    const remote_ctx *x = ctx;
-    return run < x->nruns && x->many_hosts[run];
-}
-
 static dfn_result *remote_query(void *ctx, size_t run, const dfn_query *q, uint64_t *ncompute, char *err, size_t errlen)
 {
     const remote_ctx *x = ctx;
@@ -321,11 +314,11 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
     x.layers = dfn_xcalloc(ol.n, sizeof *x.layers);
     x.agg = dfn_xcalloc(ol.n, sizeof *x.agg);
     x.stores = dfn_xcalloc(ol.n, sizeof *x.stores);
-    x.many_hosts = dfn_xcalloc(ol.n, sizeof *x.many_hosts);
+
     int rc = 0;
     for (size_t k = 0; k < ol.n && !rc; k++) {
         x.agg[k] = ol.run[k].agg;
-        x.many_hosts[k] = ol.run[k].many_hosts;
+
         x.stores[k] = ol.run[k].store;   /* (the explorer's sets hold it as long as it queries) */
         const char *def = o->layers ? o->layers : *ol.run[k].preset ? ol.run[k].preset : "posix";
         if (!dfn_layers_load(def, &x.layers[k], err, sizeof err)) {
@@ -333,13 +326,13 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
             rc = 2;
         }
     }
-    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, remote_many_hosts, remote_call_place, &x };
+    dfn_remote rem = { remote_query, remote_counters, remote_arg_names, remote_call_place, &x, &ol };
     if (!rc) rc = ui_run_remote(ui, &ol, &rem);
     for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
     free(x.layers);
     free(x.agg);
     free(x.stores);
-    free(x.many_hosts);
+
     dfn_outline_free(&ol);
     return rc;
 }

@@ -336,6 +336,9 @@ void load_remote(runner *r, dfn_outline *ol, const dfn_remote *rem)
     count_damage(r);
     for (size_t k = 0; k < r->nruns; k++) show_set(r, k, sets[k]);
     free(sets);
+    if (!r->labels && ol->run[0].nseries && !ol->run[0].hosts_whole)
+        snprintf(a->msg, sizeof a->msg, "no ctr column: a host's samples may lie on another rank than its calls "
+                 "(serve --spread --overlap-by host keeps them whole)");
     a->loading = false;
     a->settled = true;
 }
@@ -371,10 +374,20 @@ void load_compute_note(runner *r)
     app *a = &r->a;
     if (r->compute_noted || !a->have_view || a->msg[0] || a->loading) return;
     const view_set *vs = r->runs[0].cur;
-    if (!vs || !vs->full || r->labels || vs->rs.remote) return;   /* (a remote set's overlap is its holders') */
+    if (!vs || !vs->full || r->labels) return;
     bool quiet = !a->malformed && !a->bad_files && !a->set_aside;
     if (!quiet && !view_shows_compute(view_top(&a->v))) return;
     r->compute_noted = true;
+    const dfn_remote *rem = vs->rs.remote;
+    if (rem) {   /* (its overlap is its holders': they count what compute matched) */
+        dfn_query q = { .sort = -1, .metrics = DFN_M_OVERLAP, .threads = a->opts.threads };
+        uint64_t nc = UINT64_MAX;
+        char err[256];
+        dfn_result *t = rem->query(rem->ctx, vs->rs.remote_run, &q, &nc, err, sizeof err);
+        if (t && nc != UINT64_MAX) (void)dfn_overlap_note_of("", nc, true, a->msg, sizeof a->msg);
+        dfn_result_free(t);
+        return;
+    }
     dfn_overlap_note(vs->rs.an.overlap, true, a->msg, sizeof a->msg);
 }
 

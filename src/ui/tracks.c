@@ -47,6 +47,8 @@ const char *view_ctr_series(const view *v)
 {
     const dfn_store *s = tracks_store(v);
     if (!s || !s->nseries || v->labels) return NULL;
+    /* a remote run's rows' counter means need each host whole on a rank */
+    if (v->runs[0].remote && !v->runs[0].remote->outline->run[v->runs[0].remote_run].hosts_whole) return NULL;
     if (v->track_on && v->track_series && v->track_first < v->ntrack_series)
         return dfn_store_str(s, s->series[v->track_series[v->track_first]]);
     const char *first = NULL;   /* else the first by name */

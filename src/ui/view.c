@@ -113,7 +113,7 @@ const dfn_store *view_call_store(const level *l, size_t run) { return l->res->re
 bool view_many_hosts(const view *v, size_t run)
 {
     const dfn_run *r = &v->runs[run];
-    if (r->remote) return r->remote->many_hosts(r->remote->ctx, r->remote_run);
+    if (r->remote) return r->remote->outline->run[r->remote_run].many_hosts;
     for (size_t i = 1; i < r->s->nlanes; i++)
         if (r->s->lanes[i].host != r->s->lanes[0].host) return true;
     return false;
