@@ -154,14 +154,14 @@ static bool procsel_pass(const dfn_store *s, const procsel *ps, const dfn_sample
            hp_find(ps->all, x->host, x->pid) == DFN_NOID;
 }
 
-bool dfn_counters_sel_needed(const dfn_filter *f)
+bool dfn_counters_sel_wanted(const dfn_filter *f)
 {
     for (size_t k = 0; f && k < f->n; k++)
         if (lane_key(f->terms[k].key)) return true;
     return false;
 }
 
-uint8_t *dfn_counters_sel_hosts(const dfn_store *s, const dfn_filter *f, size_t *len)
+uint8_t *dfn_counters_select_hosts(const dfn_store *s, const dfn_filter *f, size_t *len)
 {
     uint8_t *ok = s && s->nlanes ? procsel_lanes(s, f) : NULL;
     dfn_strtab *seen = dfn_strtab_new();

@@ -219,6 +219,11 @@ bool dfn_cqspec_decode(const uint8_t *buf, size_t len, dfn_cqspec *out, char *er
     if (!get_head(&in, CQSPEC_MAGIC, CQSPEC_VERSION, "a counter query", err, errlen)) return false;
     size_t n = (size_t)get_u(&in, DFN_CDIMS_MAX + 1, "the dimensions");
     for (size_t d = 0; d < n && !in.bad; d++) out->q.dims[d] = (dfn_cdim)get_u(&in, DFN_CDIM_COUNT, "a dimension");
+    /* the series first, each dimension once, as dfn_cdims_parse gives them */
+    for (size_t d = 0; d < n && !in.bad; d++)
+        for (size_t e = 0; e < d; e++)
+            if (out->q.dims[e] == out->q.dims[d]) in.bad = "a dimension twice";
+    if (!in.bad && (n == 0 || out->q.dims[0] != DFN_CDIM_COUNTER)) in.bad = "the dimensions";
     if (!in.bad) out->q.ndims = n;
     if (get_u(&in, 2, "the filter") && !in.bad) {
         char *text = get_name(&in, "the filter");

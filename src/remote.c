@@ -14,7 +14,7 @@
 #define OUTLINE_MAGIC 0x44464e4fu   /* "DFNO" */
 #define OUTLINE_VERSION 1
 /* More runs than a comparison takes are no outline. */
-#define OUTLINE_MAX_RUNS 64
+#define OUTLINE_MAX_RUNS DFN_COMPARE_MAX_RUNS
 
 static void put_text(obuf *o, const char *s)
 {
@@ -97,6 +97,7 @@ static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
     r->label = get_text(in, "a run's name");
     r->preset = get_text(in, "a run's preset");
     r->why = get_text(in, "why its preset");
+    if (!in->bad && (!r->preset || !r->why)) in->bad = "a run's preset";
     r->agg = get_u(in, 2, "a run's aggregated records");
     r->t0 = UINT64_MAX;
     r->t1 = 0;
@@ -109,15 +110,15 @@ static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
     r->events = get_any(in, "a run's events");
     r->many_hosts = get_u(in, 2, "a run's hosts") != 0;
     r->hosts_whole = get_u(in, 2, "a run's hosts") != 0;
-    r->nseries = get_count(in, 1, "a run's counter series");
-    r->series = in->bad ? NULL : dfn_xcalloc(r->nseries ? r->nseries : 1, sizeof *r->series);
-    for (size_t i = 0; i < r->nseries && !in->bad; i++) {
+    size_t ns = get_count(in, 1, "a run's counter series");
+    r->series = in->bad ? NULL : dfn_xcalloc(ns ? ns : 1, sizeof *r->series);
+    /* (nseries counts those read: the outline frees them, cut or whole) */
+    for (size_t i = 0; i < ns && !in->bad; i++) {
         size_t l;
         const uint8_t *p = get_bytes(in, &l, "a counter series");
         if (p && memchr(p, 0, l)) in->bad = "a counter series";
-        if (!in->bad) r->series[i] = dfn_xstrndup((const char *)p, l);
+        if (!in->bad) r->series[r->nseries++] = dfn_xstrndup((const char *)p, l);
     }
-    if (in->bad) r->nseries = 0;   /* (what was read is freed with the outline) */
     size_t n = get_count(in, 1, "a run's files");
     if (in->bad) return false;
     char **paths = dfn_xcalloc(n ? n : 1, sizeof *paths);
@@ -131,7 +132,9 @@ static bool outline_run_decode(ibuf *in, dfn_outline_run *r)
     const uint8_t *src = in->bad ? NULL : get_bytes(in, &slen, "the files' accounts");
     size_t lost = 0;
     if (!in->bad) {
-        r->store = dfn_image_sources_store((const char *const *)paths, n, &src, &slen, 1, &lost);
+        /* (no accounts at all: a run of no files, none to read) */
+        const uint8_t *parts[1] = { slen ? src : NULL };
+        r->store = dfn_image_sources_store((const char *const *)paths, n, parts, &slen, 1, &lost);
         if (lost) in->bad = "the files' accounts";
         else outline_store_finish(r);
     }
@@ -151,6 +154,8 @@ bool dfn_outline_decode(const uint8_t *b, size_t len, dfn_outline *out, char *er
     for (size_t k = 0; k < n && !in.bad; k++) {
         out->n = k + 1;
         outline_run_decode(&in, &out->run[k]);
+        /* runs side by side are named, each; one run is not */
+        if (!in.bad && (n > 1) != (out->run[k].label != NULL)) in.bad = "a run's name";
     }
     if (!in.bad && in.p != in.end) in.bad = "bytes past its end";
     if (in.bad) snprintf(err, errlen, "a set's outline, damaged at %s", in.bad);
@@ -178,15 +183,21 @@ static dfn_result *remote_diag_run(void *ctx, dfn_query *q, uint64_t *ncompute, 
     return run->remote->query(run->remote->ctx, run->remote_run, q, ncompute, err, errlen);
 }
 
-dfn_diag_src dfn_remote_diag_src(const dfn_run *run)
+dfn_diag_src dfn_remote_diag_route(const dfn_run *run)
 {
     return (dfn_diag_src){ .s = NULL, .run = remote_diag_run, .ctx = (void *)run,
                            .layers = run->ls ? dfn_layerset_layers(run->ls) : NULL, .overlap = true, .access = true };
 }
 
-bool dfn_remote_counters_local(const dfn_store *s, dfn_cresult *r, char *err, size_t errlen)
+bool dfn_remote_relabel_counters(const dfn_store *s, dfn_cresult *r, char *err, size_t errlen)
 {
     if (!r->keytext) return true;
+    /* (a host's key is an id of keytext too, which goes: no such rows here) */
+    for (size_t d = 0; d < r->ndims; d++)
+        if (r->dims[d] == DFN_CDIM_HOST || (d == 0) != (r->dims[d] == DFN_CDIM_COUNTER)) {
+            snprintf(err, errlen, "counter rows by host, or not by series first, are not an explorer's");
+            return false;
+        }
     /* the outline's series by name (few: a linear look-up per row's is
      * cheap next to the network) */
     for (size_t i = 0; i < r->nrows; i++) {

@@ -126,7 +126,7 @@ static char *query_csv(loaded *const *runs, size_t nruns, const query_spec *qs, 
     q.metrics |= DFN_M_BIT(DFN_M_TIME_S);
     dfn_run rs[2];
     const char *labels[2] = { "a", "b" };
-    for (size_t k = 0; k < nruns; k++) rs[k] = (dfn_run){ runs[k]->s, runs[k]->ls, &runs[k]->an };
+    for (size_t k = 0; k < nruns; k++) rs[k] = (dfn_run){ .s = runs[k]->s, .ls = runs[k]->ls, .an = &runs[k]->an };
     dfn_compare *c = ok ? dfn_compare_query(rs, nruns, &q, 0, nruns > 1 ? labels : NULL, err, errlen) : NULL;
     char *text = NULL;
     size_t len = 0;

@@ -54,12 +54,12 @@ typedef struct {
 typedef struct dfn_csel { struct dfn_strtab *hosts, *callers; } dfn_csel;
 /* The hosts of s's processes that filter f's process terms keep, by
  * their text, as bytes (malloc'd, *len; none when f has no process
- * term): each rank's part of a dfn_csel, which dfn_csel_add unites
+ * term): each rank's part of a dfn_csel, which dfn_csel_hosts_add unites
  * (false with why for bytes that are not such). */
-uint8_t *dfn_counters_sel_hosts(const dfn_store *s, const dfn_filter *f, size_t *len);
+uint8_t *dfn_counters_select_hosts(const dfn_store *s, const dfn_filter *f, size_t *len);
 bool dfn_csel_hosts_add(dfn_csel *c, const uint8_t *buf, size_t len, char *err, size_t errlen);
 /* Whether f has terms on processes (host, pid, tid, proc, rank). */
-bool dfn_counters_sel_needed(const dfn_filter *f);
+bool dfn_counters_sel_wanted(const dfn_filter *f);
 
 typedef struct dfn_cspan { uint64_t t0, lo, hi; } dfn_cspan;
 

@@ -47,7 +47,7 @@ typedef struct dfn_remote {
 
 typedef struct {
     char *label;              /* comparing: the run's name; NULL for one run */
-    char *preset;             /* the layers' preset the ranks took without --layers ("" with it) */
+    char *preset;             /* the layers' preset the set takes without --layers (its own choice) */
     char *why;                /* why that one ("" when none is said) */
     bool agg;                 /* some share has aggregated records */
     uint64_t t0, t1;          /* absolute µs over the shares; t0 UINT64_MAX: no events */
@@ -79,11 +79,11 @@ void dfn_outline_free(dfn_outline *o);
 
 /* Where the diagnosis of a remote run (run->remote set) runs its
  * queries: through its remote, whose holders have every index. */
-dfn_diag_src dfn_remote_diag_src(const dfn_run *run);
+dfn_diag_src dfn_remote_diag_route(const dfn_run *run);
 
 /* Merged counter rows (keys by text) in the form of outline store s's
  * own rows: each series its index in s's series; false with why when a
  * row's series is none of s's. */
-bool dfn_remote_counters_local(const dfn_store *s, dfn_cresult *r, char *err, size_t errlen);
+bool dfn_remote_relabel_counters(const dfn_store *s, dfn_cresult *r, char *err, size_t errlen);
 
 #endif

@@ -216,20 +216,28 @@ void cli_dist_spread_free(void);
  * point into it). -1 when it parsed, else the status (said). */
 int cli_request_opts(int argc, char **argv, cli_opts *o, dfn_ctrs *ctrs, char ***words);
 /* serve --spread, an explorer's query on the kept shares, every rank
- * (rank 0 told the others CLI_DIST_QUERY): CLI_QUERY_OUTLINE, the set's
- * outline (remote.h), CLI_QUERY_ROWS, run's merged partial of the query
- * of spec's bytes (qspec.h), or CLI_QUERY_COUNTERS, run's counter rows
- * of the counter query of spec's bytes, after the set's span (three µs,
- * each 8 bytes little-endian), or CLI_QUERY_ARGS, the argument names
- * of the calls that query selects, sorted, each ended by a NUL, or
- * CLI_QUERY_CALLS, for a query of calls: the partial of its selection's
- * totals (after its length, 8 bytes little-endian) and then its calls as
- * a subset of the set (extract.h), or CLI_QUERY_PLACE, the call detail's
- * lines of the call spec names (callplace.h), each ended by a NUL, which
- * rank 0 writes on stdout (or says why none on stderr). The layers and analyses they build stay for
- * the next query of command line key. Rank 0's status, on every rank. */
-enum { CLI_QUERY_OUTLINE = 1, CLI_QUERY_ROWS, CLI_QUERY_COUNTERS, CLI_QUERY_ARGS, CLI_QUERY_CALLS, CLI_QUERY_PLACE };
-int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len);
+ * (rank 0 told the others CLI_DIST_QUERY), op one of:
+ *   CLI_QUERY_OUTLINE  the set's outline (remote.h);
+ *   CLI_QUERY_ROWS     run's merged partial of the query of spec's bytes
+ *                      (qspec.h);
+ *   CLI_QUERY_COUNTERS run's counter rows of the counter query of spec,
+ *                      after the set's span (three µs, each 8 bytes
+ *                      little-endian);
+ *   CLI_QUERY_ARGS     the argument names of the calls spec's query
+ *                      selects, sorted, each ended by a NUL;
+ *   CLI_QUERY_CALLS    for a query of calls: the partial of its
+ *                      selection's totals (after its length, 8 bytes
+ *                      little-endian), then its calls as a subset of the
+ *                      set (extract.h);
+ *   CLI_QUERY_PLACE    the call detail's lines of the call spec names
+ *                      (callplace.h), each ended by a NUL;
+ *   CLI_QUERY_END      an explorer gone: its layers and analyses go.
+ * Rank 0 writes the answer on stdout, or says why none on stderr. The
+ * layers and analyses built stay for the next query of the same options
+ * (layers, compute, I/O, overlap by). Rank 0's status, on every rank. */
+enum { CLI_QUERY_OUTLINE = 1, CLI_QUERY_ROWS, CLI_QUERY_COUNTERS, CLI_QUERY_ARGS, CLI_QUERY_CALLS, CLI_QUERY_PLACE,
+       CLI_QUERY_END };
+int cli_dist_query(const cli_opts *o, int op, size_t run, const uint8_t *spec, size_t len);
 /* serve --spread (serve_ranks.c). serve_ranks_ask: a client's command
  * (cmd: cmd_report, cmd_overview or cmd_info; NULL: the explorer, or the
  * overview where piped) sent to the ranks on o->ranks, with this

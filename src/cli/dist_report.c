@@ -1743,10 +1743,6 @@ static bool counters_reduce(dfn_cresult *m, bool ok, char *err, size_t errlen)
     return x.ok;
 }
 
-/* report --counters on the shares: each rank's rows of its samples, in
- * the set's window (its time origin and samples over the ranks), merged
- * up the tree by their keys' text with their exact sums, and printed on
- * rank 0. 0, or 2 when a rank's rows were lost (said on rank 0). */
 /* Counter query q (its span set here, in *span) on this rank's share,
  * merged on rank 0 into m (keys by text, not finished); false, with why
  * in err, when a rank's rows were lost. Every rank takes part. */
@@ -1778,6 +1774,10 @@ static bool share_cquery(shares *all, share *sh, dfn_cquery *q, dfn_cspan *span,
     return ok;
 }
 
+/* report --counters on the shares: each rank's rows of its samples, in
+ * the set's window (its time origin and samples over the ranks), merged
+ * up the tree by their keys' text with their exact sums, and printed on
+ * rank 0. 0, or 2 when a rank's rows were lost (said on rank 0). */
 static int shares_counters(const cli_opts *o, shares *all)
 {
     share *sh = &all->run[0];
@@ -2023,8 +2023,6 @@ static int shares_layers(const cli_opts *o, shares *all)
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
-/* The names of the arguments of the set's events (info --list args): each
- * rank's, united and sorted on rank 0. 0, or 2 when a share's failed. */
 /* Every rank's names (n of them, or why it has none: failed), united and
  * sorted on rank 0 (*m of them, malloc'd, each malloc'd); NULL there,
  * with why in err, when a rank failed (its own words) or its names were
@@ -2305,10 +2303,10 @@ int cli_dist_report_worker(const cli_opts *o, int word)
     return cli_dist_worker(o);
 }
 
-/* A command on the kept shares, every rank: it builds its own layers and
- * analyses, as one process does, and they go with it. */
 static void session_end(void);
 
+/* A command on the kept shares, every rank: it builds its own layers and
+ * analyses, as one process does, and they go with it. */
 static int kept_answer(const cli_opts *o, int word)
 {
     session_end();   /* (a command builds its own layers, as one process does) */
@@ -2364,9 +2362,18 @@ static int kept_report(const cli_opts *o, int word)
 
 /* The layers and analyses an explorer's queries built stay between them
  * (a keypress cannot wait for a set's overlap to be built again): those
- * of the command line g_session, until another command, or another
- * explorer's options, asks for its own. */
+ * of the options g_session names (session_key), until another command,
+ * or another explorer's options, asks for its own, or the explorer ends. */
 static char *g_session;
+
+/* What the layers and analyses are built from, as one text (each part
+ * after its length: two are one only when their parts are). */
+static char *session_key(const cli_opts *o)
+{
+    const char *l = o->layers ? o->layers : "", *c = o->compute ? o->compute : "", *i = o->io ? o->io : "";
+    return dfn_xasprintf("%zu:%s%c%zu:%s%c%zu:%s%c%d", strlen(l), l, o->layers ? 'L' : '-', strlen(c), c,
+                         o->compute ? 'C' : '-', strlen(i), i, o->io ? 'I' : '-', o->overlap_host);
+}
 
 static void session_end(void)
 {
@@ -2443,7 +2450,7 @@ static int kept_outline(const cli_opts *o)
     }
     int rc = 0;
     if (dfn_dist_rank() == 0 && lost) {
-        fprintf(stderr, "dfnav: counter series: %s\n", err);
+        fprintf(stderr, "dfnav: the ranks' counter series or hosts: %s\n", err);
         rc = 2;
     } else if (dfn_dist_rank() == 0) {
         size_t len;
@@ -2498,7 +2505,7 @@ static int kept_rows(const cli_opts *o, size_t run, const uint8_t *spec, size_t 
 static bool share_csel(const share *sh, const dfn_cquery *q, dfn_csel *c, char *err, size_t errlen)
 {
     size_t hl, cl;
-    uint8_t *hosts = dfn_counters_sel_hosts(sh->set.store, q->filter, &hl);
+    uint8_t *hosts = dfn_counters_select_hosts(sh->set.store, q->filter, &hl);
     uint8_t *callers = dfn_extract_callers(sh->set.store, &cl);
     /* each rank's part: its hosts' bytes' length, then both */
     size_t ml = 8 + hl + cl;
@@ -2545,7 +2552,7 @@ static bool share_csel(const share *sh, const dfn_cquery *q, dfn_csel *c, char *
         ok = ok && (at < alen || r + 1 == (size_t)dfn_dist_size());
     }
     free(all);
-    return dfn_dist_bcast_int(ok);
+    return !dfn_dist_max_int(!ok);   /* (a rank whose copy did not come fails them all) */
 }
 
 static void csel_free(dfn_csel *c)
@@ -2570,7 +2577,7 @@ static int kept_counters(size_t run, const uint8_t *spec, size_t len)
     share *sh = &g_kept->run[run];
     dfn_csel sel = {0};
     bool ok = true;
-    if (cs.q.selection && dfn_counters_sel_needed(cs.q.filter) && dfn_dist_size() > 1) {
+    if (cs.q.selection && dfn_counters_sel_wanted(cs.q.filter) && dfn_dist_size() > 1) {
         ok = share_csel(sh, &cs.q, &sel, err, sizeof err);
         cs.q.set_sel = &sel;
     }
@@ -2635,9 +2642,12 @@ static int kept_calls(const cli_opts *o, size_t run, const uint8_t *spec, size_t
 {
     char err[4400] = "";
     dfn_qspec qs;
+    /* (a level's calls are at most GROUPED_TOP_MAX: rank 0 holds them as text) */
     if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n || qs.q.ndims != 1 ||
-        qs.q.dims[0].kind != DFN_DIM_EVENT) {
-        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err[0] ? err : "no query of calls");
+        qs.q.dims[0].kind != DFN_DIM_EVENT || qs.q.top == 0 || qs.q.top > GROUPED_TOP_MAX) {
+        if (dfn_dist_rank() == 0)
+            fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err[0] ? err
+                                                   : "no query of at most 100000 calls");
         dfn_qspec_free(&qs);
         return 2;
     }
@@ -2736,9 +2746,15 @@ static int kept_place(const cli_opts *o, size_t run, const uint8_t *spec, size_t
     return rc;
 }
 
-int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const uint8_t *spec, size_t len)
+int cli_dist_query(const cli_opts *o, int op, size_t run, const uint8_t *spec, size_t len)
 {
     int rc = 0;
+    char *key = session_key(o);
+    if (op == CLI_QUERY_END) {   /* (another explorer's stay) */
+        if (g_session && strcmp(g_session, key) == 0) session_end();
+        free(key);
+        return dfn_dist_bcast_int(0);
+    }
     if (!g_session || strcmp(g_session, key) != 0) {
         session_end();
         g_kept->query_s = g_kept->slices_s = g_kept->merge_s = 0;
@@ -2748,10 +2764,13 @@ int cli_dist_query(const cli_opts *o, const char *key, int op, size_t run, const
         rc = shares_layers(&quiet, g_kept);
         if (rc) {
             for (size_t k = 0; k < g_kept->n; k++) dfn_runset_release(&g_kept->run[k].set);
+            free(key);
             return dfn_dist_bcast_int(rc);
         }
-        g_session = dfn_xstrdup(key);
+        g_session = key;
+        key = NULL;
     }
+    free(key);
     if (op == CLI_QUERY_OUTLINE) rc = kept_outline(o);
     else if (op == CLI_QUERY_COUNTERS) rc = kept_counters(run, spec, len);
     else if (op == CLI_QUERY_ARGS) rc = kept_args(o, run, spec, len);

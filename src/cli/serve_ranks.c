@@ -56,7 +56,7 @@ static bool query_parts(const dfn_ranksreq *q, int *op, size_t *run, uint8_t **s
     char *end;
     if (q->argc <= QUERY_WORDS) return false;
     unsigned long o = strtoul(q->argv[0], &end, 10), r;
-    if (*end || o < CLI_QUERY_OUTLINE || o > CLI_QUERY_PLACE) return false;
+    if (*end || o < CLI_QUERY_OUTLINE || o > CLI_QUERY_END) return false;
     r = strtoul(q->argv[1], &end, 10);
     if (*end || !*q->argv[1] || r > 4096) return false;
     *spec = dfn_unhex(q->argv[2], len);
@@ -64,21 +64,6 @@ static bool query_parts(const dfn_ranksreq *q, int *op, size_t *run, uint8_t **s
     *op = (int)o;
     *run = r;
     return true;
-}
-
-/* The command line of an explorer's query as one text (each word after
- * its length: two lines are one only when their words are): whose
- * layers and analyses the ranks keep. */
-static char *query_key(const dfn_ranksreq *q)
-{
-    size_t cap = 1;
-    for (size_t i = QUERY_WORDS; i < q->argc; i++) cap += strlen(q->argv[i]) + 24;
-    char *k = dfn_xmalloc(cap);
-    size_t at = 0;
-    k[0] = 0;
-    for (size_t i = QUERY_WORDS; i < q->argc; i++)
-        at += (size_t)snprintf(k + at, cap - at, "%zu:%s", strlen(q->argv[i]), q->argv[i]);
-    return k;
 }
 
 /* The query of request q on every rank (this one's o parsed from its
@@ -94,9 +79,7 @@ static int query_run(const cli_opts *o, const dfn_ranksreq *q)
         return 2;
     }
     if (dfn_dist_rank() == 0) cli_dist_tell(CLI_DIST_QUERY);
-    char *key = query_key(q);
-    int rc = cli_dist_query(o, key, op, run, spec, len);
-    free(key);
+    int rc = cli_dist_query(o, op, run, spec, len);
     free(spec);
     return rc;
 }
@@ -191,7 +174,10 @@ int serve_ranks_ask(const cli_opts *o, int (*cmd)(const cli_opts *), bool piped,
 {
     int word = cmd == cmd_report ? CLI_DIST_REPORT : cmd == cmd_overview || (!cmd && piped) ? CLI_DIST_OVERVIEW
                : cmd == cmd_info ? CLI_DIST_INFO : -1;
-    if (word < 0) return 2;   /* (main takes the explorer to serve_remote_explore) */
+    if (word < 0) {   /* (main takes the explorer to serve_remote_explore) */
+        fprintf(stderr, "dfnav: serve: no command the ranks answer\n");
+        return 2;
+    }
     int status = 2, fds[2];
     if (!serve_ranks_call(o->ranks, word, (size_t)argc, argv, &status, fds)) {
         fprintf(stderr, "dfnav: serve: the ranks did not answer (the server is gone, or refused the command)\n");

@@ -175,6 +175,9 @@ static dfn_result *remote_calls(const remote_ctx *x, size_t run, const dfn_query
         /* the set's: what the selection matched and its time per bin */
         r->matched = t->matched;
         r->matched_calls = t->matched_calls;
+        r->total_time_s = t->total_time_s;
+        r->total_us = t->total_us;
+        r->bin0_s = t->bin0_s;
         r->win_lo_s = t->win_lo_s;
         r->win_hi_s = t->win_hi_s;
         r->bin_s = t->bin_s;
@@ -274,7 +277,7 @@ static bool remote_counters(void *ctx, size_t run, const dfn_cquery *q, dfn_cres
     ok = ok && dfn_counters_query(NULL, &mq, out, err, errlen) && dfn_counters_merge(out, b + 24, len - 24, err, errlen);
     free(b);
     if (ok) dfn_counters_finish(out);
-    ok = ok && dfn_remote_counters_local(x->stores[run], out, err, errlen);
+    ok = ok && dfn_remote_relabel_counters(x->stores[run], out, err, errlen);
     if (!ok) dfn_cresult_free(out);
     return ok;
 }
@@ -284,7 +287,11 @@ static char **remote_arg_names(void *ctx, size_t run, const dfn_query *q, size_t
     const remote_ctx *x = ctx;
     *n = 0;
     size_t slen, len;
-    uint8_t *spec = run < x->nruns ? dfn_qspec_encode(q, &slen, err, errlen) : NULL;
+    if (run >= x->nruns) {
+        snprintf(err, errlen, "no such run");
+        return NULL;
+    }
+    uint8_t *spec = dfn_qspec_encode(q, &slen, err, errlen);
     if (!spec) return NULL;
     uint8_t *b = remote_ask(x, CLI_QUERY_ARGS, run, spec, slen, &len, err, errlen);
     free(spec);
@@ -328,6 +335,11 @@ int serve_remote_explore(const cli_opts *o, const ui_opts *ui, int argc, char **
     }
     dfn_remote rem = { remote_query, remote_counters, remote_arg_names, remote_call_place, &x, &ol };
     if (!rc) rc = ui_run_remote(ui, &ol, &rem);
+    /* the ranks let go of what this explorer's queries built (another's
+     * stays: theirs is kept by its options) */
+    size_t elen;
+    char eerr[256];
+    free(remote_ask(&x, CLI_QUERY_END, 0, NULL, 0, &elen, eerr, sizeof eerr));
     for (size_t k = 0; k < ol.n; k++) dfn_layers_free(&x.layers[k]);
     free(x.layers);
     free(x.agg);

@@ -125,7 +125,8 @@ static void runner_free(runner *r)
     }
     dfn_findings_free(r->a.diag);
     free(r->a.diag_where);
-    dfn_call_place_free(r->a.detail_place, r->a.ndetail_place);
+    for (size_t k = 0; k < r->a.ndetail_lines; k++) free(r->a.detail_lines[k]);
+    free(r->a.detail_lines);
     if (r->a.have_view) view_free(&r->a.v);
     for (size_t k = 0; k < r->nruns; k++) {
         run_load *rl = &r->runs[k];
@@ -436,9 +437,9 @@ int ui_run_remote(const ui_opts *o, dfn_outline *ol, const dfn_remote *rem)
     r->runs = dfn_xcalloc(r->nruns, sizeof *r->runs);
     a->damage_store = dfn_xcalloc(r->nruns, sizeof *a->damage_store);
     a->nruns = r->nruns;
-    if (o->compare) {
+    if (ol->n > 1) {   /* (runs side by side: each named, the outline checked) */
         r->labels = dfn_xcalloc(r->nruns, sizeof *r->labels);
-        for (size_t k = 0; k < r->nruns; k++) r->labels[k] = ol->run[k].label ? ol->run[k].label : "";
+        for (size_t k = 0; k < r->nruns; k++) r->labels[k] = ol->run[k].label;
     }
     load_remote(r, ol, rem);
     return ui_loop(r, o, false);

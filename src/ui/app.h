@@ -153,6 +153,11 @@ void marks_poll(app *a, marker *m, bool wait);
 #define FACTS_REST 0.25
 void facts_poll(app *a, facter *w, bool wait);
 
+/* draw.c: the call detail's lines of call i of s (place: what callplace.h
+ * says of it, or NULL with why in place_err, "" while the call tree is
+ * built), into a->detail_lines. */
+void detail_make(app *a, const dfn_store *s, uint32_t i, char **place, size_t nplace, const char *place_err);
+
 /* loading.c */
 /* Starts every run's loader (and its snapshots unless headless). */
 void load_start(runner *r);

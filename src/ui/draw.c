@@ -840,7 +840,7 @@ static void draw_flame(app *a, level *l, int y0, int nrows)
         char *own = NULL;
         size_t tl = 0;
         const char *text = r->keytext ? dfn_result_key_str(NULL, r, rr, 0, NULL, 0, &tl) : NULL;
-        unsigned pdepth = text ? view_path_text_last(text, tl, &own) : t ? dfn_calltree_path_depth(t, node) : 0;
+        unsigned pdepth = text ? view_path_split(text, tl, &own) : t ? dfn_calltree_path_depth(t, node) : 0;
         const char *name = own ? own : fn != DFN_NOID ? dfn_store_str(r->store, fn) : "?";
         x = indent;
         if (depth * 2 > indent) {   /* say how deep it is */
@@ -1223,22 +1223,8 @@ static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...
     (*lines)[(*n)++] = s;
 }
 
-/* Where the call sits: its self time, the calls that enclose it in its
- * thread and the calls it made (callplace.h), made when it was opened. */
-static void detail_tree(app *a, char ***lines, size_t *n, size_t *cap)
+void detail_make(app *a, const dfn_store *s, uint32_t i, char **place, size_t nplace, const char *place_err)
 {
-    if (!a->detail_place && a->detail_place_err[0]) {
-        add_line(lines, n, cap, "call tree  (%s)", a->detail_place_err);
-        return;
-    }
-    if (!a->detail_place) { add_line(lines, n, cap, "call tree  (once loading finishes)"); return; }
-    for (size_t k = 0; k < a->ndetail_place; k++) add_line(lines, n, cap, "%s", a->detail_place[k]);
-}
-
-static void draw_detail(app *a)
-{
-    const dfn_store *s = a->detail_store;
-    uint32_t i = a->detail_event;
     char **lines = NULL;
     size_t n = 0, cap = 0;
     if (a->v.labels) add_line(&lines, &n, &cap, "run        %s", a->v.labels[a->detail_run]);
@@ -1267,11 +1253,21 @@ static void draw_detail(app *a)
         add_line(&lines, &n, &cap, "  %-14s %s", dfn_store_str(s, args[j].key), v);
     }
     if (!na) add_line(&lines, &n, &cap, "  (none)");
-    detail_tree(a, &lines, &n, &cap);
-    draw_lines(a, " call detail", lines, n);
-    for (size_t j = 0; j < n; j++) free(lines[j]);
-    free(lines);
+    /* where it sits: its self time, the calls that enclose it in its
+     * thread and the calls it made (callplace.h) */
+    if (!place && place_err && *place_err) add_line(&lines, &n, &cap, "call tree  (%s)", place_err);
+    else if (!place) add_line(&lines, &n, &cap, "call tree  (once loading finishes)");
+    for (size_t k2 = 0; k2 < nplace; k2++) add_line(&lines, &n, &cap, "%s", place[k2]);
+    for (size_t j = 0; j < a->ndetail_lines; j++) free(a->detail_lines[j]);
+    free(a->detail_lines);
+    a->detail_lines = lines;
+    a->ndetail_lines = n;
 }
+
+/* The call detail, as made when it opened: the store it read may have
+ * gone since (a remote run's calls go with their level's rows, a
+ * snapshot with the next one). */
+static void draw_detail(app *a) { draw_lines(a, " call detail", a->detail_lines, a->ndetail_lines); }
 
 /* A file's records of kinds not used, by their ph. */
 static void set_aside_line(const dfn_srcinfo *si, char ***lines, size_t *n, size_t *cap)

@@ -67,7 +67,7 @@ static void *diagnoser_main(void *arg)
     const view *v = d->v;
     for (size_t k = 0; k < v->nruns; k++) {
         const dfn_run *run = &v->runs[k];
-        dfn_diag_src src = run->remote ? dfn_remote_diag_src(run) : (dfn_diag_src){0};
+        dfn_diag_src src = run->remote ? dfn_remote_diag_route(run) : (dfn_diag_src){0};
         dfn_findings *f = run->remote ? dfn_diagnose_via(&src, run->ls, &d->filter, run->an, &d->th, d->err, sizeof d->err)
                                       : dfn_diagnose(run->s, run->ls, &d->filter, run->an, &d->th, 0, d->err, sizeof d->err);
         if (!f) { dfn_findings_free(d->out); d->out = NULL; break; }
@@ -99,7 +99,7 @@ static void *marker_main(void *arg)
     /* behind the keys: on Linux a thread has its own nice value, and the
      * query threads it starts inherit it */
     (void)setpriority(PRIO_PROCESS, 0, 10);
-    dfn_diag_src src = m->run->remote ? dfn_remote_diag_src(m->run) : (dfn_diag_src){0};
+    dfn_diag_src src = m->run->remote ? dfn_remote_diag_route(m->run) : (dfn_diag_src){0};
     dfn_findings *f = m->run->remote ? dfn_diagnose_rows_via(&src, m->run->ls, &m->filter, m->run->an, &m->th, &m->by,
                                                              m->bin_s, err, sizeof err)
                                      : dfn_diagnose_rows(m->run->s, m->run->ls, &m->filter, m->run->an, &m->th, &m->by,

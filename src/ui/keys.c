@@ -208,21 +208,17 @@ static void open_detail(app *a)
     level *l = view_top(&a->v);
     if (!l->res || !l->res->nrows) return;
     a->detail_event = view_call(l, l->cursor, &a->detail_run);
-    a->detail_store = view_call_store(l, a->detail_run);
+    const dfn_store *s = view_call_store(l, a->detail_run);
     const dfn_run *run = &a->v.runs[a->detail_run];
-    /* its place once, not on every redraw: finding its children scans
-     * the events the call spans (a remote run's: where its process is) */
-    dfn_call_place_free(a->detail_place, a->ndetail_place);
-    a->detail_place = NULL;
-    a->ndetail_place = 0;
-    a->detail_place_err[0] = 0;
+    /* made once, not on every redraw: finding its children scans the
+     * events the call spans (a remote run's: where its process is) */
+    char **place = NULL, err[512] = "";
+    size_t n = 0;
     const dfn_remote *rem = run->remote;
-    if (rem) {
-        a->detail_place = rem->call_place(rem->ctx, run->remote_run, a->detail_store, a->detail_event, &a->ndetail_place,
-                                          a->detail_place_err, sizeof a->detail_place_err);
-    } else if (run->an && run->an->tree) {
-        a->detail_place = dfn_call_place(run->s, run->an->tree, run->an->access, a->detail_event, &a->ndetail_place);
-    }
+    if (rem) place = rem->call_place(rem->ctx, run->remote_run, s, a->detail_event, &n, err, sizeof err);
+    else if (run->an && run->an->tree) place = dfn_call_place(run->s, run->an->tree, run->an->access, a->detail_event, &n);
+    detail_make(a, s, a->detail_event, place, n, err);
+    dfn_call_place_free(place, n);
     a->scroll = 0;
     a->mode = MODE_DETAIL;
 }

@@ -72,10 +72,8 @@ struct app {
     size_t ninput_errors;
     uint32_t detail_event;
     size_t detail_run;
-    const dfn_store *detail_store;   /* the call's (view_call_store) */
-    char **detail_place;      /* what the detail says of its place in its thread (callplace.h), or NULL */
-    size_t ndetail_place;
-    char detail_place_err[512];   /* why none, when the call tree exists */
+    char **detail_lines;      /* what the detail says of it, made when it opened */
+    size_t ndetail_lines;
     size_t scroll;            /* of the help, detail and damage screens */
     bool export_calls;        /* the export prompt is for E */
     bool exporting;

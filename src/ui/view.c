@@ -77,13 +77,6 @@ static double view_span(const view *v)
     return span;
 }
 
-bool view_is_remote(const view *v)
-{
-    for (size_t k = 0; k < v->nruns; k++)
-        if (v->runs[k].remote) return true;
-    return false;
-}
-
 /* Whether every run has the index (an analysis part, by offset): a
  * remote run's holders built each. */
 static bool runs_have(const view *v, bool (*has)(const dfn_analysis *))
@@ -811,7 +804,7 @@ static bool path_text_parent(const char *t, size_t *len)
     return any;
 }
 
-unsigned view_path_text_last(const char *t, size_t len, char **name)
+unsigned view_path_split(const char *t, size_t len, char **name)
 {
     size_t from = 0;
     unsigned depth = 0;

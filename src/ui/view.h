@@ -208,9 +208,6 @@ level *view_level_of(view *v, unsigned gen);
 bool view_row_is_process(const level *l);
 /* The row of l->facts with the key of l's row (one run), or SIZE_MAX. */
 size_t view_facts_row(const level *l, size_t row);
-/* Whether a run is held by other processes (remote.h: dfnav serve
- * --spread's ranks), whose calls and per-event views are not here. */
-bool view_is_remote(const view *v);
 /* Runs the top level's query again. */
 bool view_refresh(view *v, char *err, size_t errlen);
 /* Enter: opens the next level on the cursor's row. False with a message
@@ -264,7 +261,7 @@ const char *view_shade_name(int shade);
 
 /* A call path's text ("f;g;h", a ';' or '\' in a name escaped by '\'):
  * its depth (2) and its last function, unescaped (*name malloc'd). */
-unsigned view_path_text_last(const char *t, size_t len, char **name);
+unsigned view_path_split(const char *t, size_t len, char **name);
 
 /* F: the top level's selection by call path, as a tree. False with a
  * message without a call tree (while loading) or comparing. */
