@@ -3,7 +3,7 @@
 # the gcc build of `make`. Run by `make fuzz` from the build tree's fuzz/
 # directory, which passes every variable below.
 #   SRCDIR TOP_BUILDDIR ENGINE_SOURCES FUZZ_CC WARNFLAGS DEP_CFLAGS DEP_LIBS
-TARGETS := fuzz_parse fuzz_gzip fuzz_filter fuzz_walk fuzz_wire fuzz_partial fuzz_qspec
+TARGETS := fuzz_parse fuzz_gzip fuzz_filter fuzz_walk fuzz_wire fuzz_partial fuzz_qspec fuzz_remote
 SANITIZE := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 CFLAGS_FUZZ := -std=c11 -D_GNU_SOURCE -DHAVE_CONFIG_H -g -O1 $(SANITIZE) $(WARNFLAGS) \
 	-I$(TOP_BUILDDIR) -I$(SRCDIR)/include -I$(SRCDIR)/src $(DEP_CFLAGS) \

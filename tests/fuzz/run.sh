@@ -9,7 +9,7 @@
 set -u
 SRCDIR=$1; shift
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-TARGETS=${*:-fuzz_parse fuzz_gzip fuzz_filter fuzz_walk fuzz_wire fuzz_partial fuzz_qspec}
+TARGETS=${*:-fuzz_parse fuzz_gzip fuzz_filter fuzz_walk fuzz_wire fuzz_partial fuzz_qspec fuzz_remote}
 TRACES="$SRCDIR/../shared/traces"
 mkdir -p crashes
 

@@ -5,7 +5,7 @@
 . "$SRCDIR/tests/shell/lib.sh"
 B=${DFN_BUILDDIR:-$PWD}
 
-for t in parse gzip filter walk wire partial qspec; do
+for t in parse gzip filter walk wire partial qspec remote; do
     seeds="$SRCDIR/tests/fuzz/seeds/fuzz_$t"
     regress="$SRCDIR/tests/fuzz/regress/fuzz_$t"
     inputs=$(($(ls "$seeds" | wc -l) + $(ls "$regress" | wc -l)))

@@ -734,11 +734,16 @@ if [ $# -eq 2 ] && [ "$1" = "$2" ] && [ "$1" -ge 2 ] && [ "$1" -le 6 ]; then
     # whose clients get the same rows
     DFNAV_MEM_AVAILABLE=$avail "$DFNAV" serve --token-file "$T/advice.tok" "$T/nodes" 2>"$T/serve.err"
     check "serve: a set too big for its node: status" 4 "$?"
-    served=$(sed -n "s|^dfnav: about \([0-9]*\) nodes of this memory hold it in shares for clients' report, overview and info (dfnav(1), SERVING): mpirun -n \([0-9]*\) --map-by ppr:1:node dfnav serve --spread $T/nodes\$|\1 \2|p" "$T/serve.err")
+    served=$(sed -n "s|^dfnav: about \([0-9]*\) nodes of this memory hold it in shares for clients' commands and explorers (dfnav(1), SERVING): mpirun -n \([0-9]*\) --map-by ppr:1:node dfnav serve --spread $T/nodes\$|\1 \2|p" "$T/serve.err")
     set -- $nodes $served
     if [ $# -eq 4 ] && [ "$3" = "$4" ] && [ "$3" -ge "$1" ] && [ "$3" -le 6 ]; then ok; else
         fail "serve's advice (report's nodes: $1): $(cat "$T/serve.err")"
     fi
+    # the explorer names those nodes too, and the way to it from here
+    DFNAV_MEM_AVAILABLE=$avail "$DFNAV" --replay q "$T/nodes" 2>"$T/explorer.err"
+    check "the explorer: a set too big for its node: status" 4 "$?"
+    grep -qF "dfnav: or about $3 nodes of this memory hold it in shares: mpirun -n $3 --map-by ppr:1:node dfnav serve --spread $T/nodes there, and dfnav --connect HOST:PORT here (dfnav(1), SERVING)" "$T/explorer.err" &&
+        ok || fail "the explorer's advice: $(cat "$T/explorer.err")"
     DFNAV_MEM_AVAILABLE=$avail $MPIRUN -n "${3:-2}" "$DFNAV" serve --spread --listen 127.0.0.1:0 --token-file "$T/spread.tok" \
         "$T/nodes" 2>"$T/spread.log" &
     spid=$!
@@ -748,6 +753,12 @@ if [ $# -eq 2 ] && [ "$1" = "$2" ] && [ "$1" -ge 2 ] && [ "$1" -le 6 ]; then
         port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\);.*/\1/p' "$T/spread.log")
         "$DFNAV" report -q --by func --connect "127.0.0.1:$port" --token-file "$T/spread.tok" >"$T/spread.out" 2>/dev/null
         same_files "serve --spread on the nodes it names: the rows" "$T/one.out" "$T/spread.out"
+        # and the explorer there: the screens of one process that holds it
+        keys='p l <Enter> <Enter> <Enter> <Enter> <Enter>'
+        "$DFNAV" --replay "$keys" --size 80x24 --no-cache "$T/nodes" 2>/dev/null | grep -v '^latency' >"$T/local.screens"
+        "$DFNAV" --replay "$keys" --size 80x24 --connect "127.0.0.1:$port" --token-file "$T/spread.tok" 2>/dev/null |
+            grep -v '^latency' >"$T/remote.screens"
+        same_files "serve --spread on the nodes it names: the explorer's screens" "$T/local.screens" "$T/remote.screens"
     else
         fail "serve --spread on the nodes it names: $(cat "$T/spread.log")"
     fi

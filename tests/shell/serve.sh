@@ -16,6 +16,8 @@ export LC_ALL=C.UTF-8 SOURCE_DATE_EPOCH=1790000000
 
 "$DFNAV_GEN" --seed 7 --events 30000 --ranks 4 --era newest --ckpt-func PyTorchCheckpointing.checkpoint "$T/set" >/dev/null ||
     fail "dfnav-gen"
+# (a set with counter samples: the explorer's tracks and ctr column)
+"$DFNAV_GEN" --seed 5 --events 6000 --ranks 3 --era v2 --counters "$T/cset" >/dev/null || fail "dfnav-gen counters"
 mkdir -p "$T/damaged"
 for f in nul.pfw negative.pfw kinds.pfw numbers.pfw; do cp "$SRCDIR/tests/damaged/$f" "$T/damaged/"; done
 cp "$T/set/trace-0-of-4.pfw" "$T/damaged/gen.pfw"
@@ -283,10 +285,32 @@ spread_refuses() {
         "$DFNAV" report --by func,event --connect "127.0.0.1:$PORT" --token-file "$TOK"
     grep -q "needs it whole in one process: calls within other groups add up on the ranks with a --top" "$T/err" &&
         ok || fail "$1: calls within groups: $(cat "$T/err")"
-    check_status "$1: the explorer" 2 \
-        "$DFNAV" --replay 'p l' --connect "127.0.0.1:$PORT" --token-file "$TOK"
-    grep -q "the explorer needs the set in one process (dfnav serve without --spread" "$T/err" &&
-        ok || fail "$1: the explorer: $(cat "$T/err")"
+}
+# explore_same NAME SET KEYS SIZE [ARGS...]: the explorer's screens over
+# --connect, key by key, are a local run's of SET with ARGS
+explore_same() {
+    name=$1 set=$2 keys=$3 size=$4; shift 4
+    "$DFNAV" --replay "$keys" --size "$size" "$@" --no-cache "$set" 2>/dev/null | grep -v '^latency' >"$T/local.screens"
+    "$DFNAV" --replay "$keys" --size "$size" "$@" --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>"$T/remote.err" |
+        grep -v '^latency' >"$T/remote.screens"
+    same_files "$name: $keys" "$T/local.screens" "$T/remote.screens"
+}
+# spread_explore NAME KEYS...: the explorer on the spread set, each KEYS
+# a replay: every level and view, queried on the ranks (calls and a
+# call's detail, lanes, flame, diagnostics and marks, filters, search,
+# the argument prompt), as a local run of $T/set shows them
+spread_explore() {
+    name=$1; shift
+    for keys; do explore_same "$name: explorer" "$T/set" "$keys" 80x24; done
+}
+explore_all() {
+    spread_explore "$1" 'p l' '<Enter> <Enter> <Enter>' 'p f > > r <Enter>' 'L m <Right> <Enter>' 'L p p' \
+        'd <Down> <Enter>' 'F <Down> <Down> <Enter>' 'p F / ckpt <Enter> n' 'z z Z [ ]' 'p a <Tab>' \
+        'f dur>1000 <Enter> p l' '!' '<Enter> <Enter> <Enter> <Enter> <Enter>' 'p e > > <Enter> <Down>' \
+        'p t <Enter> <Enter>'
+}
+explore_ranks() {
+    spread_explore "$1" 'p l' '<Enter> <Enter> <Enter> <Enter> <Enter>' 'p e > > <Enter>' 'F <Down> <Enter>' 'd' 'L'
 }
 mkdir -p "$T/spreadtmp"
 keep_tmp=${TMPDIR-}
@@ -299,6 +323,10 @@ grep -Eq "serve: the 1 rank loaded its share of the set: [0-9.]+[KMGT]?i?B, 3074
     fail "spread: how the rank loaded: $(cat "$T/spread1.log")"
 spread_same "spread"
 spread_refuses "spread"
+explore_all spread
+explore_same "spread: wide calls" "$T/set" 'p e > r <Down> <Enter>' 130x40
+explore_same "spread: a client's own layers" "$T/set" '<Enter> <Enter>' 80x24 --layers posix
+explore_same "spread: a compute that matches nothing" "$T/set" 'p p' 80x24 --compute func=nosuch
 ranks=$(echo "$T"/spreadtmp/dfnav-serve-*/ranks)
 check "spread: the ranks' socket's mode" "600" "$(stat -c %a "$ranks")"
 check "spread: its directory's mode" "700" "$(stat -c %a "$(dirname "$ranks")")"
@@ -330,6 +358,20 @@ ranksreq() {   # ranksreq WORD ARGS...: serve --spread's command (dfn_ranksreq)
     be32 $#; be32 $bytes
     for a; do printf '%s\000' "$a"; done
 }
+# spread_bad_queries SOCKET: an explorer's queries that are none (no such
+# op, no hex, damaged bytes of each kind, no such run) are answered, and
+# every rank goes on serving: each refuses the same bytes alike
+spread_bad_queries() {   # spread_bad_queries SOCKET
+    sock=$1
+    for q in "9 0 00" "2 0 zz" "2 0 0102" "3 0 0102" "4 0 0102" "5 0 0102" "6 0 0102" "2 99 00"; do
+        # shellcheck disable=SC2086
+        set -- $q
+        ranksreq 7 "$1" "$2" "$3" "$DFNAV" --served --ranks "$sock" -- "$T/set" |
+            "$NETSEND" --unix "$sock" --fds >/dev/null 2>&1
+    done
+}
+spread_bad_queries "$ranks"
+same "spread: serving on after queries that are none" "$T/set" report --by func -f csv
 ranksreq 2 "$DFNAV" report --by event -f csv --served --ranks "$ranks" -- "$T/set" |
     "$NETSEND" --unix "$ranks" --fds --hold | sleep 30 &
 stalled=$!
@@ -342,6 +384,12 @@ kill "$stalled" 2>/dev/null
 wait "$stalled" 2>/dev/null
 stop 0
 check "spread: nothing left in TMPDIR" "" "$(ls -A "$T/spreadtmp")"
+# the counter tracks and the ctr column from the ranks
+serve spreadc -- --spread "$T/cset"
+for keys in 'p l' 'C' 'C C' 'C <Enter> <Enter>' 'C <Enter> <Enter> <Enter> z'; do
+    explore_same "spread: counters" "$T/cset" "$keys" 80x24
+done
+stop 0
 
 # a damaged set in shares: the damage reports reach the client as they are
 serve spreaddmg -- --spread "$T/damaged"
@@ -462,18 +510,37 @@ else
         stop mpi
     done
     for ranks in 2 3; do
+        keep_tmp=${TMPDIR-}
+        export TMPDIR="$T/spreadtmp"   # (its private directory, where its ranks' socket is)
         serve "spread$ranks" $MPIRUN -n $ranks -- --spread "$T/set"
+        export TMPDIR="$keep_tmp"
         grep -q "serve: ready: 30745 events, in shares on $ranks ranks;" "$T/spread$ranks.log" && ok ||
             fail "spread, $ranks ranks: $(cat "$T/spread$ranks.log")"
         grep -Eq "serve: the $ranks ranks loaded their shares of the set: [0-9.]+[KMGT]?i?B, 30745 events in [0-9.]+ s; the slowest, rank [0-9], [0-9.]+ s, the fastest, rank [0-9], [0-9.]+ s\$" "$T/spread$ranks.log" && ok ||
             fail "spread, $ranks ranks: how the ranks loaded: $(cat "$T/spread$ranks.log")"
         spread_same "spread, $ranks ranks"
         spread_refuses "spread, $ranks ranks"
+        explore_ranks "spread, $ranks ranks"
+        spread_bad_queries "$(echo "$T"/spreadtmp/dfnav-serve-*/ranks)"
+        same "spread, $ranks ranks: serving on after queries that are none" "$T/set" report --by func -f csv
         stop mpi
         serve "spreadcmp$ranks" $MPIRUN -n $ranks -- --spread --compare "a=$T/cmpa" "b=$T/cmpb"
         spread_cmp_same "spread, $ranks ranks"
         stop mpi
     done
+    # counters on 3 ranks: a row's counter means need each host whole on a
+    # rank (--overlap-by host), and without it are not offered, which the
+    # explorer says; with it, tracks and the ctr column as one process's
+    serve spreadc3 $MPIRUN -n 3 -- --spread "$T/cset"
+    "$DFNAV" --replay 'p l' --size 80x24 --connect "127.0.0.1:$PORT" --token-file "$TOK" 2>/dev/null >"$T/remote.screens"
+    grep -q "no ctr column: a host's samples may lie on another rank" "$T/remote.screens" && ok ||
+        fail "spread, 3 ranks: the ctr column, said: $(grep row "$T/remote.screens" | head -3)"
+    stop mpi
+    serve spreadch3 $MPIRUN -n 3 -- --spread --overlap-by host "$T/cset"
+    for keys in 'p l' 'C <Enter> <Enter>'; do
+        explore_same "spread, 3 ranks, hosts whole: counters" "$T/cset" "$keys" 80x24 --overlap-by host
+    done
+    stop mpi
     check "MPI: nothing left in the images' directory" "" "$(ls -A "$DFNAV_MPI_TMPDIR")"
 fi
 finish
