@@ -170,15 +170,19 @@ char *dfn_runs_advice(const dfn_runspec *runs, size_t n, const dfn_estimate *est
                                 "(dfnav(1), MPI): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav report %s--by func %s%s "
                                 "(srun -N %" PRIu64 " -n %" PRIu64 ", flux run -N %" PRIu64 " -n %" PRIu64 ")\n",
                                 nodes, nodes, cmp, p, etc, nodes, nodes, nodes, nodes);
-    /* a server's set in shares answers report, overview and info (the
-     * explorer still needs it in one process); a served rank keeps its
-     * share while a command runs, so it counts its own nodes */
-    uint64_t served = what == DFN_ADVICE_SERVE && !compare ? dfn_runs_nodes(runs, n, threads, DFN_EST_SERVED_PER_EVENT)
-                                                           : 0;
+    /* a server's set in shares answers its clients' commands and
+     * explorers; a served rank keeps its share while a command runs, so
+     * it counts its own nodes */
+    uint64_t served = what != DFN_ADVICE_REPORT && !compare ? dfn_runs_nodes(runs, n, threads, DFN_EST_SERVED_PER_EVENT)
+                                                            : 0;
     char *three = served < 2 ? dfn_xstrdup("")
-                  : dfn_xasprintf("about %" PRIu64 " nodes of this memory hold it in shares for clients' report, overview "
-                                  "and info (dfnav(1), SERVING): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav serve "
-                                  "--spread %s%s\n", served, served, p, etc);
+                  : what == DFN_ADVICE_SERVE
+                      ? dfn_xasprintf("about %" PRIu64 " nodes of this memory hold it in shares for clients' commands "
+                                      "and explorers (dfnav(1), SERVING): mpirun -n %" PRIu64 " --map-by ppr:1:node dfnav "
+                                      "serve --spread %s%s\n", served, served, p, etc)
+                      : dfn_xasprintf("or about %" PRIu64 " nodes of this memory hold it in shares: mpirun -n %" PRIu64
+                                      " --map-by ppr:1:node dfnav serve --spread %s%s there, and dfnav --connect "
+                                      "HOST:PORT here (dfnav(1), SERVING)\n", served, served, p, etc);
     char *all = dfn_xasprintf("%s%s%s", one, two, three);
     free(one);
     free(two);

@@ -119,8 +119,8 @@ static void usage(FILE *f)
 "                         free port, printed; 0.0.0.0:PORT listens on every\n"
 "                         network, which the token alone then guards)\n"
 "      --spread           serve: keep the set in shares on the MPI ranks (a set\n"
-"                         no one node holds) for clients' report, overview\n"
-"                         and info; not the explorer (see SERVING)\n"
+"                         no one node holds) for clients' commands and\n"
+"                         explorers (see SERVING)\n"
 "      --connect HOST:PORT  run the command, or the explorer, on the set a\n"
 "                         dfnav serve holds there (no PATH; see SERVING in\n"
 "                         dfnav(1))\n"
@@ -618,7 +618,8 @@ int main(int argc, char **argv)
     if (!ui.replay && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) return cmd_overview(&o);
     if (dfn_dist_size() > 1) {
         fprintf(stderr, "dfnav: the explorer runs as one process, not under mpirun (%d ranks): give the ranks a "
-                "command (report, overview, info, extract), or run the explorer on its own\n", dfn_dist_size());
+                "command (report, overview, info, extract), or serve the set (dfnav serve --spread) and run the "
+                "explorer with --connect, or run it on its own\n", dfn_dist_size());
         return 2;
     }
     if (o.compare && o.npaths > 4) {
