@@ -6,21 +6,9 @@
 #include "dfnav/export.h"
 #include "dfnav/util.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void line_add(char ***lines, size_t *n, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void line_add(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = dfn_xvasprintf(fmt, ap);
-    va_end(ap);
-    dfn_grow((void **)lines, cap, *n + 1, sizeof **lines);
-    (*lines)[(*n)++] = s;
-}
 
 /* One call as a line of the tree. */
 static void call_line(const dfn_store *s, uint32_t e, const char *indent, char ***lines, size_t *n, size_t *cap)
@@ -29,7 +17,7 @@ static void call_line(const dfn_store *s, uint32_t e, const char *indent, char *
     dfn_fmt_us((double)dfn_store_dur(s, e), d, sizeof d);
     uint32_t fp = s->files[dfn_store_file(s, e)].path;
     /* labelled: a start and a duration side by side read alike */
-    line_add(lines, n, cap, "%s%s  at %.6f s, for %s%s%s", indent, dfn_store_str(s, s->kinds[dfn_store_kind(s, e)].func),
+    dfn_lines_add(lines, n, cap, "%s%s  at %.6f s, for %s%s%s", indent, dfn_store_str(s, s->kinds[dfn_store_kind(s, e)].func),
              dfn_store_ts(s, e) / 1e6, d, *dfn_store_str(s, fp) ? ", on " : "", dfn_store_str(s, fp));
 }
 
@@ -40,15 +28,15 @@ char **dfn_call_place(const dfn_store *s, const dfn_calltree *t, const dfn_acces
     *n = 0;
     char d[32];
     dfn_fmt_us((double)dfn_calltree_self(t, i), d, sizeof d);
-    line_add(&lines, n, &cap, "self time  %s (not inside a child call)", d);
+    dfn_lines_add(&lines, n, &cap, "self time  %s (not inside a child call)", d);
     if (acc) {
         dfn_access_kind k = dfn_access_of(acc, i);
-        if (k != DFN_ACCESS_NONE) line_add(&lines, n, &cap, "access     %s", k == DFN_ACCESS_SEQ ? "sequential" : "random");
+        if (k != DFN_ACCESS_NONE) dfn_lines_add(&lines, n, &cap, "access     %s", k == DFN_ACCESS_SEQ ? "sequential" : "random");
     }
     uint32_t chain[64];
     size_t depth = 0;
     for (uint32_t p = dfn_calltree_parent(t, i); p != DFN_NOID && depth < 64; p = dfn_calltree_parent(t, p)) chain[depth++] = p;
-    line_add(&lines, n, &cap, "called from%s", depth ? "" : "  (nothing encloses it in its thread)");
+    dfn_lines_add(&lines, n, &cap, "called from%s", depth ? "" : "  (nothing encloses it in its thread)");
     for (size_t k = depth; k-- > 0;) {
         char indent[80];
         size_t lvl = depth - 1 - k;
@@ -58,8 +46,8 @@ char **dfn_call_place(const dfn_store *s, const dfn_calltree *t, const dfn_acces
     /* one scan fills the first DFN_PLACE_KIDS and counts them all */
     uint32_t *kids = dfn_xmalloc(DFN_PLACE_KIDS * sizeof *kids);
     size_t nk = dfn_calltree_children(t, s, i, kids, DFN_PLACE_KIDS);
-    if (nk > DFN_PLACE_KIDS) line_add(&lines, n, &cap, "calls made  %zu (the first %d)", nk, DFN_PLACE_KIDS);
-    else line_add(&lines, n, &cap, "calls made  %zu", nk);
+    if (nk > DFN_PLACE_KIDS) dfn_lines_add(&lines, n, &cap, "calls made  %zu (the first %d)", nk, DFN_PLACE_KIDS);
+    else dfn_lines_add(&lines, n, &cap, "calls made  %zu", nk);
     for (size_t k = 0; k < nk && k < DFN_PLACE_KIDS; k++) call_line(s, kids[k], "  ", &lines, n, &cap);
     free(kids);
     return lines;

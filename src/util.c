@@ -410,3 +410,13 @@ uint8_t *dfn_unhex(const char *hex, size_t *len)
     *len = l / 2;
     return b;
 }
+
+void dfn_lines_add(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = dfn_xvasprintf(fmt, ap);
+    va_end(ap);
+    dfn_grow((void **)lines, cap, *n + 1, sizeof **lines);
+    (*lines)[(*n)++] = s;
+}

@@ -61,6 +61,8 @@ uint8_t *dfn_unhex(const char *hex, size_t *len);
 /* A formatted string of any length, malloc'd. */
 char *dfn_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dfn_xvasprintf(const char *fmt, va_list ap);
+/* A formatted line (malloc'd) added to lines (*n of them, room for *cap). */
+void dfn_lines_add(char ***lines, size_t *n, size_t *cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Appends to a line in buf (cap bytes) at *w, which counts what would
  * have been written had all fitted: a line cut short stays NUL-ended,
  * and no pointer goes past buf. */

@@ -2463,21 +2463,32 @@ static int kept_outline(const cli_opts *o)
     return rc;
 }
 
+/* The query of spec (qspec.h) on run's share into qs and *q, with this
+ * rank's threads; NULL, said on rank 0, when the bytes are none or the
+ * run is not the set's (every rank decodes the same bytes: each refuses
+ * them alike). */
+static share *kept_spec(const cli_opts *o, size_t run, const uint8_t *spec, size_t len, dfn_qspec *qs, dfn_query *q)
+{
+    char err[2048];
+    if (!dfn_qspec_decode(spec, len, qs, err, sizeof err) || run >= g_kept->n) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err);
+        dfn_qspec_free(qs);
+        return NULL;
+    }
+    *q = qs->q;
+    q->threads = o->threads;
+    return &g_kept->run[run];
+}
+
 /* Every rank: run's rows of the query of spec (qspec.h), merged; rank 0
  * writes their partial (partial.h) on stdout, or says why none. */
 static int kept_rows(const cli_opts *o, size_t run, const uint8_t *spec, size_t len)
 {
     char err[2048];
     dfn_qspec qs;
-    /* (every rank decodes the same bytes: each refuses them alike) */
-    if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n) {
-        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err);
-        dfn_qspec_free(&qs);
-        return 2;
-    }
-    share *sh = &g_kept->run[run];
-    dfn_query q = qs.q;
-    q.threads = o->threads;
+    dfn_query q;
+    share *sh = kept_spec(o, run, spec, len, &qs, &q);
+    if (!sh) return 2;
     bool built = share_analyse(o, sh, &q, err, sizeof err);
     int own;
     dfn_partial *p = share_partial(sh, &q, built ? NULL : err, &own);
@@ -2610,14 +2621,9 @@ static int kept_args(const cli_opts *o, size_t run, const uint8_t *spec, size_t 
 {
     char err[2048] = "";
     dfn_qspec qs;
-    if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n) {
-        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err);
-        dfn_qspec_free(&qs);
-        return 2;
-    }
-    share *sh = &g_kept->run[run];
-    dfn_query q = qs.q;
-    q.threads = o->threads;
+    dfn_query q;
+    share *sh = kept_spec(o, run, spec, len, &qs, &q);
+    if (!sh) return 2;
     bool built = share_analyse(o, sh, &q, err, sizeof err);
     size_t n = 0, m;
     char **names = built && sh->set.store ? dfn_query_arg_names(sh->set.store, &q, &n, err, sizeof err) : NULL;
@@ -2642,18 +2648,15 @@ static int kept_calls(const cli_opts *o, size_t run, const uint8_t *spec, size_t
 {
     char err[4400] = "";
     dfn_qspec qs;
+    dfn_query q;
+    share *sh = kept_spec(o, run, spec, len, &qs, &q);
+    if (!sh) return 2;
     /* (a level's calls are at most GROUPED_TOP_MAX: rank 0 holds them as text) */
-    if (!dfn_qspec_decode(spec, len, &qs, err, sizeof err) || run >= g_kept->n || qs.q.ndims != 1 ||
-        qs.q.dims[0].kind != DFN_DIM_EVENT || qs.q.top == 0 || qs.q.top > GROUPED_TOP_MAX) {
-        if (dfn_dist_rank() == 0)
-            fprintf(stderr, "dfnav: %s\n", run >= g_kept->n ? "no such run" : err[0] ? err
-                                                   : "no query of at most 100000 calls");
+    if (q.ndims != 1 || q.dims[0].kind != DFN_DIM_EVENT || q.top == 0 || q.top > GROUPED_TOP_MAX) {
+        if (dfn_dist_rank() == 0) fprintf(stderr, "dfnav: no query of at most 100000 calls\n");
         dfn_qspec_free(&qs);
         return 2;
     }
-    share *sh = &g_kept->run[run];
-    dfn_query q = qs.q;
-    q.threads = o->threads;
     dfn_query tq = q;
     tq.ndims = 0;
     tq.sort = -1;

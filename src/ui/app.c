@@ -425,14 +425,21 @@ static int ui_loop(runner *r, const ui_opts *o, bool missing)
     return status;
 }
 
-int ui_run_remote(const ui_opts *o, dfn_outline *ol, const dfn_remote *rem)
+/* A runner of the explorer with options o, and the terminal's locale. */
+static runner *runner_new(const ui_opts *o)
 {
     runner *r = dfn_xcalloc(1, sizeof *r);
-    app *a = &r->a;
-    a->opts = *o;
+    r->a.opts = *o;
     setlocale(LC_ALL, "");
-    a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    r->a.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     r->headless = o->replay != NULL;
+    return r;
+}
+
+int ui_run_remote(const ui_opts *o, dfn_outline *ol, const dfn_remote *rem)
+{
+    runner *r = runner_new(o);
+    app *a = &r->a;
     r->nruns = ol->n;
     r->runs = dfn_xcalloc(r->nruns, sizeof *r->runs);
     a->damage_store = dfn_xcalloc(r->nruns, sizeof *a->damage_store);
@@ -447,12 +454,8 @@ int ui_run_remote(const ui_opts *o, dfn_outline *ol, const dfn_remote *rem)
 
 int ui_run(const ui_opts *o, char **paths, size_t npaths)
 {
-    runner *r = dfn_xcalloc(1, sizeof *r);
+    runner *r = runner_new(o);
     app *a = &r->a;
-    a->opts = *o;
-    setlocale(LC_ALL, "");
-    a->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-    r->headless = o->replay != NULL;
 
     /* comparing, each path is a run of its own; else all are one */
     char err[1024];

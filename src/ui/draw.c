@@ -1211,53 +1211,42 @@ static void draw_columns(app *a)
     draw_menu(a, "Columns", items, checked, COL_N - 1);
 }
 
-static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add_line(char ***lines, size_t *n, size_t *cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = dfn_xvasprintf(fmt, ap);
-    va_end(ap);
-    dfn_grow((void **)lines, cap, *n + 1, sizeof **lines);
-    (*lines)[(*n)++] = s;
-}
 
 void detail_make(app *a, const dfn_store *s, uint32_t i, char **place, size_t nplace, const char *place_err)
 {
     char **lines = NULL;
     size_t n = 0, cap = 0;
-    if (a->v.labels) add_line(&lines, &n, &cap, "run        %s", a->v.labels[a->detail_run]);
+    if (a->v.labels) dfn_lines_add(&lines, &n, &cap, "run        %s", a->v.labels[a->detail_run]);
     const dfn_kind *k = &s->kinds[dfn_store_kind(s, i)];
     const dfn_lane *ln = &s->lanes[dfn_store_lane(s, i)];
     uint64_t ts = dfn_store_ts(s, i), dur = dfn_store_dur(s, i);
-    add_line(&lines, &n, &cap, "function   %s", dfn_store_str(s, k->func));
-    add_line(&lines, &n, &cap, "category   %s", dfn_store_str(s, k->cat));
-    add_line(&lines, &n, &cap, "I/O class  %s (%s)", dfn_class_name((dfn_class)k->cls), dfn_op_name((dfn_op)k->op));
-    add_line(&lines, &n, &cap, "start      %.6f s from the trace start (%" PRIu64 " us since the epoch)", ts / 1e6, s->t0 + ts);
-    add_line(&lines, &n, &cap, "duration   %" PRIu64 " us", dur);
-    add_line(&lines, &n, &cap, "end        %.6f s", (ts + dur) / 1e6);
+    dfn_lines_add(&lines, &n, &cap, "function   %s", dfn_store_str(s, k->func));
+    dfn_lines_add(&lines, &n, &cap, "category   %s", dfn_store_str(s, k->cat));
+    dfn_lines_add(&lines, &n, &cap, "I/O class  %s (%s)", dfn_class_name((dfn_class)k->cls), dfn_op_name((dfn_op)k->op));
+    dfn_lines_add(&lines, &n, &cap, "start      %.6f s from the trace start (%" PRIu64 " us since the epoch)", ts / 1e6, s->t0 + ts);
+    dfn_lines_add(&lines, &n, &cap, "duration   %" PRIu64 " us", dur);
+    dfn_lines_add(&lines, &n, &cap, "end        %.6f s", (ts + dur) / 1e6);
     char pt[2][128];
     dfn_id_text(s, ln->pid, pt[0], sizeof pt[0]);
     dfn_id_text(s, ln->tid, pt[1], sizeof pt[1]);
-    add_line(&lines, &n, &cap, "process    %s (host %s, pid %s, tid %s)", dfn_store_str(s, ln->name),
+    dfn_lines_add(&lines, &n, &cap, "process    %s (host %s, pid %s, tid %s)", dfn_store_str(s, ln->name),
              dfn_store_str(s, ln->host), pt[0], pt[1]);
-    add_line(&lines, &n, &cap, "file       %s", dfn_store_str(s, s->files[dfn_store_file(s, i)].path));
-    add_line(&lines, &n, &cap, "bytes      %" PRIu64, dfn_store_bytes(s, i));
-    add_line(&lines, &n, &cap, "arguments");
+    dfn_lines_add(&lines, &n, &cap, "file       %s", dfn_store_str(s, s->files[dfn_store_file(s, i)].path));
+    dfn_lines_add(&lines, &n, &cap, "bytes      %" PRIu64, dfn_store_bytes(s, i));
+    dfn_lines_add(&lines, &n, &cap, "arguments");
     dfn_arg args[64];
     size_t na = dfn_store_args(s, i, args, 64);
     char v[4096];
     for (size_t j = 0; j < na && j < 64; j++) {
         dfn_arg_text(s, &args[j], v, sizeof v);
-        add_line(&lines, &n, &cap, "  %-14s %s", dfn_store_str(s, args[j].key), v);
+        dfn_lines_add(&lines, &n, &cap, "  %-14s %s", dfn_store_str(s, args[j].key), v);
     }
-    if (!na) add_line(&lines, &n, &cap, "  (none)");
+    if (!na) dfn_lines_add(&lines, &n, &cap, "  (none)");
     /* where it sits: its self time, the calls that enclose it in its
      * thread and the calls it made (callplace.h) */
-    if (!place && place_err && *place_err) add_line(&lines, &n, &cap, "call tree  (%s)", place_err);
-    else if (!place) add_line(&lines, &n, &cap, "call tree  (once loading finishes)");
-    for (size_t k2 = 0; k2 < nplace; k2++) add_line(&lines, &n, &cap, "%s", place[k2]);
+    if (!place && place_err && *place_err) dfn_lines_add(&lines, &n, &cap, "call tree  (%s)", place_err);
+    else if (!place) dfn_lines_add(&lines, &n, &cap, "call tree  (once loading finishes)");
+    for (size_t k2 = 0; k2 < nplace; k2++) dfn_lines_add(&lines, &n, &cap, "%s", place[k2]);
     for (size_t j = 0; j < a->ndetail_lines; j++) free(a->detail_lines[j]);
     free(a->detail_lines);
     a->detail_lines = lines;
@@ -1278,29 +1267,29 @@ static void set_aside_line(const dfn_srcinfo *si, char ***lines, size_t *n, size
     for (size_t k = 0; k < dfn_phcount_len(m->other_ph) && w < sizeof buf; k++)
         w += (size_t)snprintf(buf + w, sizeof buf - w, "%s %s: %" PRIu64, k ? "," : "", m->other_ph[k].ph,
                               m->other_ph[k].n);
-    add_line(lines, n, cap, "%s", buf);
+    dfn_lines_add(lines, n, cap, "%s", buf);
 }
 
 static void draw_damage(app *a)
 {
     char **lines = NULL;
     size_t n = 0, cap = 0;
-    for (size_t k = 0; k < a->ninput_errors; k++) add_line(&lines, &n, &cap, "%s", a->input_errors[k]);
+    for (size_t k = 0; k < a->ninput_errors; k++) dfn_lines_add(&lines, &n, &cap, "%s", a->input_errors[k]);
     for (size_t k = 0; k < a->nruns; k++) {
     const dfn_store *s = a->damage_store[k] ? a->damage_store[k] : a->have_view ? a->v.runs[k].s : NULL;
     for (size_t f = 0; s && f < s->nsrc; f++) {
         const dfn_srcinfo *si = &s->src[f];
         const dfn_srcmore *m = dfn_src_more(si);
         if (!m->error && !si->malformed && !m->other) continue;
-        add_line(&lines, &n, &cap, "%s", si->path);
-        if (m->error) add_line(&lines, &n, &cap, "    error: %s", m->error);
-        if (si->malformed) add_line(&lines, &n, &cap, "    %" PRIu64 " malformed lines", si->malformed);
+        dfn_lines_add(&lines, &n, &cap, "%s", si->path);
+        if (m->error) dfn_lines_add(&lines, &n, &cap, "    error: %s", m->error);
+        if (si->malformed) dfn_lines_add(&lines, &n, &cap, "    %" PRIu64 " malformed lines", si->malformed);
         for (size_t b = 0; b < m->nbad; b++)
-            add_line(&lines, &n, &cap, "    line %" PRIu64 ": %s", m->bad_lines[b], m->bad_reason[b]);
+            dfn_lines_add(&lines, &n, &cap, "    line %" PRIu64 ": %s", m->bad_lines[b], m->bad_reason[b]);
         if (m->other) set_aside_line(si, &lines, &n, &cap);
     }
     }
-    if (!n) add_line(&lines, &n, &cap, "No damage: every line of every file loaded.");
+    if (!n) dfn_lines_add(&lines, &n, &cap, "No damage: every line of every file loaded.");
     draw_lines(a, " damaged input", lines, n);
     for (size_t j = 0; j < n; j++) free(lines[j]);
     free(lines);
