@@ -131,6 +131,18 @@ static inline uint64_t dfn_sat_mul(uint64_t a, uint64_t b)
     uint64_t r;
     return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
+/* 8 bytes little-endian: the lengths and times at the head of what the
+ * ranks of a spread server answer (whatever each host's byte order). */
+static inline void dfn_le64_put(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint64_t dfn_le64_get(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
 static inline uint64_t dfn_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t dfn_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 

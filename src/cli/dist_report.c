@@ -2536,7 +2536,7 @@ static bool share_csel(const share *sh, const dfn_cquery *q, dfn_csel *c, char *
     /* each rank's part: its hosts' bytes' length, then both */
     size_t ml = 8 + hl + cl;
     uint8_t *m = dfn_xmalloc(ml);
-    for (int i = 0; i < 8; i++) m[i] = (uint8_t)((uint64_t)hl >> (8 * i));
+    dfn_le64_put(m, hl);
     memcpy(m + 8, hosts, hl);
     memcpy(m + 8 + hl, callers, cl);
     free(hosts);
@@ -2551,9 +2551,10 @@ static bool share_csel(const share *sh, const dfn_cquery *q, dfn_csel *c, char *
         FILE *f = open_memstream(&all, &alen);
         if (!f) dfn_out_of_memory("uniting the ranks' selections", BUFSIZ);
         for (int r = 0; r < dfn_dist_size(); r++) {
-            uint64_t l = got[r] ? lens[r] : 0;
-            fwrite(&l, sizeof l, 1, f);
-            if (l) fwrite(got[r], 1, l, f);
+            uint8_t l[8];
+            dfn_le64_put(l, got[r] ? lens[r] : 0);
+            fwrite(l, sizeof l, 1, f);
+            if (got[r] && lens[r]) fwrite(got[r], 1, lens[r], f);
         }
         fclose(f);
         dfn_dist_gathered_free(got, lens);
@@ -2566,11 +2567,11 @@ static bool share_csel(const share *sh, const dfn_cquery *q, dfn_csel *c, char *
     bool ok = all != NULL;
     snprintf(err, errlen, "MPI: a rank's selection of processes did not come");
     for (size_t at = 0, r = 0; ok && at < alen; r++) {
-        uint64_t l, h = 0;
-        ok = alen - at >= sizeof l;
-        if (ok) memcpy(&l, all + at, sizeof l), at += sizeof l;
+        uint64_t l = 0, h = 0;
+        ok = alen - at >= 8;
+        if (ok) l = dfn_le64_get((const uint8_t *)all + at), at += 8;
         ok = ok && l >= 8 && l <= alen - at;
-        for (int i = 0; ok && i < 8; i++) h |= (uint64_t)(uint8_t)all[at + (size_t)i] << (8 * i);
+        if (ok) h = dfn_le64_get((const uint8_t *)all + at);
         ok = ok && h <= l - 8;
         ok = ok && dfn_csel_hosts_add(c, (const uint8_t *)all + at + 8, (size_t)h, err, errlen) &&
              dfn_extract_callers_add(c->callers, (const uint8_t *)all + at + 8 + h, (size_t)(l - 8 - h), err, errlen);
@@ -2614,7 +2615,7 @@ static int kept_counters(size_t run, const uint8_t *spec, size_t len)
     if (dfn_dist_rank() == 0 && ok) {
         uint8_t head[24];
         const uint64_t v[3] = { span.t0, span.lo, span.hi };
-        for (int i = 0; i < 24; i++) head[i] = (uint8_t)(v[i / 8] >> (8 * (i % 8)));
+        for (int i = 0; i < 3; i++) dfn_le64_put(head + 8 * i, v[i]);
         size_t blen;
         uint8_t *b = dfn_counters_encode(NULL, &m, &blen);
         rc = fwrite(head, 1, sizeof head, stdout) == sizeof head && fwrite(b, 1, blen, stdout) == blen ? 0 : 2;
@@ -2702,7 +2703,7 @@ static int kept_calls(const cli_opts *o, size_t run, const uint8_t *spec, size_t
     if (dfn_dist_rank() == 0 && !rc) {
         size_t plen;
         uint8_t *pb = dfn_partial_encode(p, &plen), head[8];
-        for (int i = 0; i < 8; i++) head[i] = (uint8_t)((uint64_t)plen >> (8 * i));
+        dfn_le64_put(head, plen);
         dfn_extract_stats st;
         rc = fwrite(head, 1, 8, stdout) == 8 && fwrite(pb, 1, plen, stdout) == plen &&
              dfn_extract_write_rows(stdout, res, callers, &st) == 0 ? 0 : 2;

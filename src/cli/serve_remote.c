@@ -146,8 +146,7 @@ static dfn_store *calls_store(const remote_ctx *x, size_t run, const uint8_t *b,
 static dfn_result *remote_calls(const remote_ctx *x, size_t run, const dfn_query *q, const uint8_t *b, size_t len,
                                 char *err, size_t errlen)
 {
-    uint64_t plen = 0;
-    for (int i = 0; i < 8 && len >= 8; i++) plen |= (uint64_t)b[i] << (8 * i);
+    uint64_t plen = len >= 8 ? dfn_le64_get(b) : 0;
     if (len < 8 || plen > len - 8) {
         snprintf(err, errlen, "the ranks' calls came cut short");
         return NULL;
@@ -267,9 +266,7 @@ static bool remote_counters(void *ctx, size_t run, const dfn_cquery *q, dfn_cres
     if (!b) return false;
     bool ok = len >= 24;
     dfn_cspan span = {0};
-    uint64_t v[3] = {0};
-    for (size_t i = 0; ok && i < 24; i++) v[i / 8] |= (uint64_t)b[i] << (8 * (i % 8));
-    span = (dfn_cspan){ v[0], v[1], v[2] };
+    if (ok) span = (dfn_cspan){ dfn_le64_get(b), dfn_le64_get(b + 8), dfn_le64_get(b + 16) };
     dfn_cquery mq = *q;
     mq.span = &span;
     if (!ok) snprintf(err, errlen, "the ranks' counter rows came cut short");
